@@ -1,0 +1,104 @@
+/**
+ * The engine contract. An engine is data plus pure-ish functions: `prepare` writes its config/trust/skills
+ * roots into the managed home, `buildStartArgs`/`buildResumeArgs` build argv, `createParser` turns its native
+ * output into RASP parsed events. Optional members mark optional capabilities.
+ */
+import type { ConfigInjection, Diagnostic, EngineId, FailureCategory, ModelMode, ParsedEvent, StreamName } from '../protocol/index.js';
+
+/** The wire APIs the scripted model server speaks. */
+export type WireApi = 'openai-responses' | 'anthropic-messages' | 'gemini' | 'openai-chat';
+
+/** What an engine needs to know to prepare one attempt. */
+export interface EnginePrepareContext {
+  /** The run directory: the agent's working directory. */
+  runDir: string;
+  /** Managed HOME given to the engine process. */
+  agentHome: string;
+  /** Model mode of the run. */
+  modelMode: ModelMode;
+  /** Base URL of the scripted model server (`http://127.0.0.1:PORT`), null in live mode. */
+  modelBaseUrl: string | null;
+  /** Name of the harness profile for engines that have profiles (codex). */
+  profile: string;
+}
+
+/** The result of {@link EngineAdapter.prepare}. */
+export interface PreparedEngine {
+  /** Env vars the engine needs on top of the managed base env (config homes, fake keys, quiet flags). */
+  env: Record<string, string>;
+  /** Directories the engine reads config from; checked against the host HOME before spawning. */
+  configRoots: string[];
+  /** Arguments placed before any other argument (global flags such as codex `-c key=value`). */
+  leadingArgs: string[];
+  /** Summary for the audit meta. */
+  configInjection: ConfigInjection | null;
+  /** Trust registration done for the run dir, or null when the engine has no trust concept. */
+  trust: { path: string; config_path: string } | null;
+  /** Undo what must not outlive the attempt (trust registration). Never throws; safe to call twice. */
+  cleanup(): Promise<void>;
+}
+
+/** One line of parser output: a parsed engine event or a diagnostic. */
+export type ParserOutput = ParsedEvent | { type: 'diagnostic'; diagnostic: Diagnostic };
+
+/** A stateful parser of one attempt's native output. Never throws. */
+export interface EngineParser {
+  /** Called with each complete line (without the line terminator) of a stream, in arrival order. */
+  line(stream: StreamName, text: string): ParserOutput[];
+  /** Called once when the process has exited and every line was fed. */
+  end(): ParserOutput[];
+}
+
+/** A row of an engine's error-pattern table: a message pattern and what it means. */
+export interface ErrorPattern {
+  /** Matched against engine error messages (case-insensitive regexes are recommended). */
+  pattern: RegExp;
+  /** Category for `conversation.failed`. */
+  category: FailureCategory;
+  /** Stable code for `conversation.failed`. */
+  code: string;
+}
+
+/** Input of {@link EngineAdapter.buildStartArgs}. */
+export interface StartArgsRequest {
+  /** A prompt for the engine's default headless command; used when `passthrough` is empty. */
+  prompt: string | null;
+  /** Arguments given by the user, passed verbatim and in order. */
+  passthrough: readonly string[];
+}
+
+/** Input of {@link EngineAdapter.buildResumeArgs}. */
+export interface ResumeArgsRequest {
+  /** Session id recorded from the previous attempt. */
+  sessionId: string;
+  /** The next user message. */
+  message: string;
+}
+
+/** An engine adapter. One per folder under `src/engines/`. */
+export interface EngineAdapter {
+  /** Engine id. */
+  readonly id: EngineId;
+  /** Name of the executable looked up in the managed prefix, `node_modules/.bin`, then PATH. */
+  readonly executableName: string;
+  /** npm package that ships the CLI (pinned as a devDependency), or null when none is served. */
+  readonly packageName: string | null;
+  /** Where skills go, relative to the run dir (e.g. `.codex/skills`). */
+  readonly skillRoot: string;
+  /** Wire API of the scripted model server this engine talks to. */
+  readonly wireApi: WireApi;
+  /** Vendor env vars passed through in live mode only. */
+  readonly liveEnvKeys: readonly string[];
+  /** How stdin is given: `ignore` closes it (codex waits for EOF otherwise). */
+  readonly stdin: 'ignore' | 'pipe';
+  /** Known error messages and what they mean. */
+  readonly errorPatterns: readonly ErrorPattern[];
+  /** Writes config/trust for one attempt; throws ENGINE_CONFIG_INJECTION_FAILED on failure. */
+  prepare(ctx: EnginePrepareContext): Promise<PreparedEngine>;
+  /** argv (without the executable) for a new session. */
+  buildStartArgs(request: StartArgsRequest): string[];
+  /** argv for resuming a session. Absent when the engine cannot resume. */
+  buildResumeArgs?(request: ResumeArgsRequest): string[];
+  /** A fresh parser for one attempt. */
+  createParser(): EngineParser;
+}

@@ -1,0 +1,27 @@
+/**
+ * Stable error codes. A code never changes meaning once released; add new ones at the end of a group.
+ * Each code carries a default hint: what the user should do about it.
+ */
+export const ERROR_CODES = {
+  ENGINE_UNKNOWN: 'Use one of the engine ids listed by `agent-harness doctor`.',
+  ENGINE_EXECUTABLE_MISSING: 'Install the engine CLI (npm install in this project installs the pinned ones) or put it on PATH.',
+  ENGINE_CAPABILITY_UNAVAILABLE: 'This engine cannot do that yet; pick another engine or drop the option.',
+  ENGINE_CONFIG_INJECTION_FAILED: 'Check that the managed agent home is writable and its config file is valid.',
+  ENGINE_TIMEOUT: 'Raise the timeout (--timeout-ms) or check the model script: the engine did not finish in time.',
+  ENGINE_SPAWN_FAILED: 'Check the executable and its permissions; the process could not be started.',
+  RUN_NOT_FOUND: 'List runs with `agent-harness runs`, then pass a handle, a run id or a run directory.',
+  RUN_SELECTOR_AMBIGUOUS: 'Give more characters of the handle or the full run id.',
+  RUN_STORE_CORRUPT: 'The run index could not be read; move it aside and the harness rebuilds it from the run directories.',
+  RUN_NO_SESSION: 'The run has no session id recorded, so it cannot be resumed; start a new run.',
+  SKILL_INVALID: 'A skill is a directory with a plain name ([A-Za-z0-9._-], not starting with a dot) holding a SKILL.md.',
+  ENV_LEAK_DETECTED: 'Point SKILL_RUNNER_AGENT_HOME / SKILL_RUNNER_DATA_DIR / AGENT_HARNESS_RUN_ROOT outside your own HOME config directories.',
+  CONFIG_INVALID: 'Fix the value named in the message.',
+  USAGE_ERROR: 'Run the command with --help to see its usage.',
+  MODEL_SCRIPT_INVALID: 'Fix the model script; its format is documented in the README (Scripted model).',
+  MODEL_SERVER_FAILED: 'The scripted model server could not start or answer; check the port and the script.',
+  TRANSLATE_INPUT_INVALID: 'Pass readable recorded output files.',
+  INTERNAL_ERROR: 'This is a bug in agent-harness; please report it with the run directory.',
+} as const;
+
+/** A stable error code. */
+export type ErrorCode = keyof typeof ERROR_CODES;

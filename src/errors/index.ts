@@ -1,0 +1,3 @@
+/** Errors of agent-harness: one class, stable codes. */
+export * from './codes.js';
+export * from './agent-harness-error.js';

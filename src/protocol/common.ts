@@ -1,0 +1,59 @@
+/**
+ * Shared zod building blocks for every protocol of agent-harness.
+ * This folder imports nothing but zod: it is the contract the runtime, the translators, the reporters and
+ * external tools depend on.
+ */
+import { z } from 'zod';
+
+/** Engine identifiers the harness knows about. */
+export const EngineIdSchema = z.enum(['codex', 'claude', 'gemini', 'iflow', 'opencode']);
+/** An engine identifier. */
+export type EngineId = z.infer<typeof EngineIdSchema>;
+/** Every known engine id, in display order. */
+export const ENGINE_IDS: readonly EngineId[] = EngineIdSchema.options;
+
+/** The raw streams the harness records. */
+export const StreamNameSchema = z.enum(['stdout', 'stderr', 'pty']);
+/** A raw stream name. */
+export type StreamName = z.infer<typeof StreamNameSchema>;
+
+/** Byte range `[from, to)` inside one raw audit log of the same attempt. */
+export const RawRefSchema = z.object({
+  stream: StreamNameSchema,
+  from: z.number().int().nonnegative(),
+  to: z.number().int().nonnegative(),
+});
+/** A reference into a raw log. */
+export type RawRef = z.infer<typeof RawRefSchema>;
+
+/** ISO-8601 timestamp string. */
+export const TimestampSchema = z.string().min(10);
+
+/** A diagnostic: a doubtful parse or an environment problem, with a stable code. */
+export const DiagnosticSchema = z.object({
+  code: z.string().regex(/^[A-Z][A-Z0-9_]*$/),
+  message: z.string(),
+  level: z.enum(['info', 'warning', 'error']).default('warning'),
+});
+/** A diagnostic. */
+export type Diagnostic = z.infer<typeof DiagnosticSchema>;
+
+/** Token usage as far as the engine reported it. */
+export const UsageSchema = z.object({
+  input_tokens: z.number().int().nonnegative().nullable(),
+  output_tokens: z.number().int().nonnegative().nullable(),
+  cached_input_tokens: z.number().int().nonnegative().nullable().optional(),
+  reasoning_output_tokens: z.number().int().nonnegative().nullable().optional(),
+});
+/** Token usage. */
+export type Usage = z.infer<typeof UsageSchema>;
+
+/** Translate view levels: 0 raw, 1 RASP, 2 FCMP, 3 simulated frontend markdown. */
+export const TranslateModeSchema = z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]);
+/** A translate view level. */
+export type TranslateMode = z.infer<typeof TranslateModeSchema>;
+
+/** Where the model comes from for a run. */
+export const ModelModeSchema = z.enum(['scripted', 'replay', 'record', 'live']);
+/** A model mode. */
+export type ModelMode = z.infer<typeof ModelModeSchema>;

@@ -1,0 +1,69 @@
+/**
+ * FCMP/1.0 — the conversation domain, derived from RASP (0..N FCMP events per RASP event).
+ * Invariants: `seq` strictly increasing per run (across attempts); `conversation.completed` and
+ * `conversation.failed` are exclusive within an attempt; a `assistant.message.final` closes one message id once.
+ */
+import { z } from 'zod';
+import { EngineIdSchema, RawRefSchema, TimestampSchema } from './common.js';
+
+/** Version tag written in every FCMP envelope. */
+export const FCMP_VERSION = 'fcmp/1.0';
+
+/** FCMP event types. */
+export const FcmpTypeSchema = z.enum([
+  'conversation.started',
+  'assistant.message.delta',
+  'assistant.message.final',
+  'user.input.required',
+  'user.input.replied',
+  'conversation.completed',
+  'conversation.failed',
+  'diagnostic.warning',
+]);
+/** An FCMP event type. */
+export type FcmpType = z.infer<typeof FcmpTypeSchema>;
+
+/** Failure categories of `conversation.failed`. */
+export const FailureCategorySchema = z.enum([
+  'auth',
+  'rate_limit',
+  'model',
+  'context_length',
+  'network',
+  'timeout',
+  'canceled',
+  'engine_crash',
+  'protocol',
+  'unknown',
+]);
+/** A failure category. */
+export type FailureCategory = z.infer<typeof FailureCategorySchema>;
+
+const envelope = {
+  protocol_version: z.literal(FCMP_VERSION),
+  run_id: z.string(),
+  seq: z.number().int().positive(),
+  ts: TimestampSchema,
+  engine: EngineIdSchema,
+  session_id: z.string().nullable(),
+  meta: z.object({ attempt: z.number().int().positive() }),
+  raw_ref: RawRefSchema.nullable(),
+};
+
+/** One FCMP event as written to `.audit/fcmp.N.jsonl`. */
+export const FcmpEventSchema = z.discriminatedUnion('type', [
+  z.object({ ...envelope, type: z.literal('conversation.started'), data: z.object({ launch: z.enum(['start', 'resume', 'passthrough']) }) }),
+  z.object({ ...envelope, type: z.literal('assistant.message.delta'), data: z.object({ message_id: z.string(), text: z.string() }) }),
+  z.object({ ...envelope, type: z.literal('assistant.message.final'), data: z.object({ message_id: z.string(), text: z.string() }) }),
+  z.object({ ...envelope, type: z.literal('user.input.required'), data: z.object({ reason: z.string() }) }),
+  z.object({ ...envelope, type: z.literal('user.input.replied'), data: z.object({ text: z.string() }) }),
+  z.object({ ...envelope, type: z.literal('conversation.completed'), data: z.object({ reason: z.string() }) }),
+  z.object({
+    ...envelope,
+    type: z.literal('conversation.failed'),
+    data: z.object({ category: FailureCategorySchema, code: z.string(), message: z.string() }),
+  }),
+  z.object({ ...envelope, type: z.literal('diagnostic.warning'), data: z.object({ code: z.string(), message: z.string() }) }),
+]);
+/** One FCMP event. */
+export type FcmpEvent = z.infer<typeof FcmpEventSchema>;

@@ -1,0 +1,89 @@
+/**
+ * The audit record of one attempt: `.audit/meta.N.json`. Written at the start of an attempt (status
+ * `running`) and rewritten when it ends, so a crash still leaves a meta file behind.
+ */
+import { z } from 'zod';
+import { EngineIdSchema, ModelModeSchema, TimestampSchema, TranslateModeSchema, UsageSchema } from './common.js';
+
+/** Version tag of the meta file. */
+export const META_VERSION = 'agent-harness.meta/1';
+
+/** One injected skill. */
+export const InjectedSkillSchema = z.object({
+  name: z.string(),
+  source: z.string(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  contract_appended: z.boolean(),
+});
+
+/** What skill injection did before the attempt. */
+export const SkillInjectionSchema = z.object({
+  source_roots: z.array(z.string()),
+  target_root: z.string(),
+  skill_count: z.number().int().nonnegative(),
+  skills: z.array(InjectedSkillSchema),
+});
+/** A skill injection summary. */
+export type SkillInjection = z.infer<typeof SkillInjectionSchema>;
+
+/** What config injection did before the attempt. */
+export const ConfigInjectionSchema = z.object({
+  engine: EngineIdSchema,
+  config_path: z.string(),
+  profile: z.string().nullable(),
+});
+/** A config injection summary. */
+export type ConfigInjection = z.infer<typeof ConfigInjectionSchema>;
+
+/** Trust registration of the run directory in the engine's config. */
+export const TrustRecordSchema = z.object({
+  path: z.string(),
+  config_path: z.string(),
+  registered_at: TimestampSchema.nullable(),
+  removed_at: TimestampSchema.nullable(),
+});
+
+/** Completion state of an attempt, as judged from its events (never from the exit code alone). */
+export const CompletionSchema = z.object({
+  state: z.enum(['completed', 'awaiting_input', 'failed', 'interrupted', 'unknown']),
+  reason: z.string(),
+});
+/** A completion state. */
+export type Completion = z.infer<typeof CompletionSchema>;
+
+/** `.audit/meta.N.json`. */
+export const AttemptMetaSchema = z.object({
+  version: z.literal(META_VERSION),
+  run_id: z.string(),
+  handle: z.string().regex(/^[0-9a-f]{8}$/),
+  attempt: z.number().int().positive(),
+  engine: EngineIdSchema,
+  launch: z.enum(['start', 'resume', 'passthrough']),
+  status: z.enum(['running', 'finished']),
+  translate_mode: TranslateModeSchema,
+  model: z.object({ mode: ModelModeSchema, base_url: z.string().nullable(), script: z.string().nullable() }),
+  command: z.object({ executable: z.string(), argv: z.array(z.string()), cwd: z.string(), io: z.enum(['split', 'pty', 'passthrough']) }),
+  /** The env the engine saw, secrets redacted. */
+  env: z.record(z.string(), z.string()),
+  timings: z.object({
+    started_at: TimestampSchema,
+    ended_at: TimestampSchema.nullable(),
+    duration_ms: z.number().nonnegative().nullable(),
+  }),
+  exit: z.object({
+    code: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    timed_out: z.boolean(),
+    canceled: z.boolean(),
+  }).nullable(),
+  session_id: z.string().nullable(),
+  completion: CompletionSchema.nullable(),
+  usage: UsageSchema.nullable(),
+  skill_injection: SkillInjectionSchema,
+  config_injection: ConfigInjectionSchema.nullable(),
+  trust: TrustRecordSchema.nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  files: z.record(z.string(), z.string()),
+});
+/** The audit record of one attempt. */
+export type AttemptMeta = z.infer<typeof AttemptMetaSchema>;

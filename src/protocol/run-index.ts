@@ -1,0 +1,34 @@
+/**
+ * The run index: `<run_root>/index.json`, one entry per run, updated atomically under a lock.
+ */
+import { z } from 'zod';
+import { EngineIdSchema, ModelModeSchema, TimestampSchema, TranslateModeSchema } from './common.js';
+
+/** Version tag of the index file. */
+export const RUN_INDEX_VERSION = 'agent-harness.index/1';
+
+/** One run in the index. */
+export const RunIndexEntrySchema = z.object({
+  run_id: z.string().regex(/^\d{8}T\d{6}-[a-z]+-[0-9a-f]{8}$/),
+  handle: z.string().regex(/^[0-9a-f]{8}$/),
+  engine: EngineIdSchema,
+  run_dir: z.string(),
+  created_at: TimestampSchema,
+  updated_at: TimestampSchema,
+  attempts: z.number().int().nonnegative(),
+  session_id: z.string().nullable(),
+  translate_mode: TranslateModeSchema,
+  model_mode: ModelModeSchema,
+  script: z.string().nullable(),
+  last_completion: z.string().nullable(),
+});
+/** One run in the index. */
+export type RunIndexEntry = z.infer<typeof RunIndexEntrySchema>;
+
+/** `<run_root>/index.json`. */
+export const RunIndexSchema = z.object({
+  version: z.literal(RUN_INDEX_VERSION),
+  runs: z.array(RunIndexEntrySchema),
+});
+/** The run index. */
+export type RunIndex = z.infer<typeof RunIndexSchema>;
