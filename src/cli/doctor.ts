@@ -1,0 +1,123 @@
+/**
+ * `agent-harness doctor [--json]`: the resolved paths and env (as an export snapshot), then self-checks of
+ * executables and directories. Each failed check carries a stable error code; exit 1 when any failed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { execa } from 'execa';
+import { availableEngines, getEngine } from '../engines/registry.js';
+import { toAgentHarnessError } from '../errors/index.js';
+import { ENGINE_IDS } from '../protocol/index.js';
+import { findEnvLeak } from '../runtime/leak-guard.js';
+import { findScriptBinary } from '../runtime/passthrough.js';
+import { PATH_ENV_VARS, resolveHarnessPaths, type HarnessPaths } from '../runtime/paths.js';
+import { resolveExecutable } from '../runtime/executables.js';
+import type { CliStreams } from './output.js';
+
+/** One self-check. */
+export interface DoctorCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+  error: { code: string; message: string; hint: string } | null;
+}
+
+function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The export snapshot: every path variable with its resolved value. */
+export function exportSnapshot(paths: HarnessPaths): string[] {
+  const values: Record<(typeof PATH_ENV_VARS)[number], string> = {
+    AGENT_HARNESS_RUN_ROOT: paths.runRoot,
+    AGENT_HARNESS_SKILL_ROOTS: paths.skillRoots.join(path.delimiter),
+    AGENT_HARNESS_CODEX_PROFILE: paths.codexProfile,
+    SKILL_RUNNER_DATA_DIR: paths.dataDir,
+    SKILL_RUNNER_AGENT_CACHE_DIR: paths.agentCacheDir,
+    SKILL_RUNNER_AGENT_HOME: paths.agentHome,
+    SKILL_RUNNER_NPM_PREFIX: paths.npmPrefix,
+    NPM_CONFIG_PREFIX: paths.npmPrefix,
+    UV_CACHE_DIR: paths.uvCacheDir,
+    UV_PROJECT_ENVIRONMENT: paths.uvProjectEnvironment,
+  };
+  return PATH_ENV_VARS.map((name) => `export ${name}=${shellQuote(values[name])}`);
+}
+
+async function checkDirectory(name: string, dir: string): Promise<DoctorCheck> {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.accessSync(dir, fs.constants.W_OK);
+    return { name, ok: true, detail: dir, error: null };
+  } catch (error) {
+    return {
+      name,
+      ok: false,
+      detail: dir,
+      error: { code: 'CONFIG_INVALID', message: `${dir} is not a writable directory: ${(error as Error).message}`, hint: 'Point the variable at a writable directory.' },
+    };
+  }
+}
+
+/** Runs every self-check. */
+export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.ProcessEnv = process.env): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [];
+  for (const [name, dir] of [['run root', paths.runRoot], ['agent home', paths.agentHome], ['agent cache', paths.agentCacheDir], ['tmp dir', paths.tmpDir]] as const) {
+    checks.push(await checkDirectory(name, dir));
+  }
+  const leak = findEnvLeak([paths.agentHome, paths.tmpDir, paths.runRoot], hostEnv.HOME);
+  checks.push(leak
+    ? { name: 'host isolation', ok: false, detail: leak.root, error: { code: 'ENV_LEAK_DETECTED', message: `${leak.root}: ${leak.reason}`, hint: 'Move the managed roots outside your HOME config directories.' } }
+    : { name: 'host isolation', ok: true, detail: `managed roots are outside ${hostEnv.HOME ?? '(no HOME)'}`, error: null });
+  for (const id of ENGINE_IDS) {
+    if (!availableEngines().includes(id)) {
+      checks.push({ name: `engine ${id}`, ok: true, detail: 'capability-gated (not implemented yet)', error: null });
+      continue;
+    }
+    const adapter = getEngine(id);
+    try {
+      const file = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
+      const version = await execa(file, ['--version'], { reject: false, timeout: 20_000, stdin: 'ignore', env: { PATH: hostEnv.PATH ?? '', HOME: paths.agentHome, CODEX_HOME: path.join(paths.agentHome, '.codex'), TMPDIR: paths.tmpDir }, extendEnv: false });
+      checks.push({ name: `engine ${id}`, ok: version.exitCode === 0, detail: `${file} (${String(version.stdout).trim() || `exit ${version.exitCode}`})`, error: null });
+    } catch (error) {
+      const e = toAgentHarnessError(error);
+      checks.push({ name: `engine ${id}`, ok: false, detail: adapter.executableName, error: { code: e.code, message: e.message, hint: e.hint } });
+    }
+  }
+  const script = findScriptBinary();
+  checks.push(script
+    ? { name: 'util-linux script', ok: true, detail: script, error: null }
+    : { name: 'util-linux script', ok: false, detail: 'not found', error: { code: 'ENGINE_CAPABILITY_UNAVAILABLE', message: 'util-linux `script` is not on PATH: live terminal passthrough is unavailable.', hint: 'Install util-linux (Debian: bsdutils).' } });
+  try {
+    await import('@lydell/node-pty');
+    checks.push({ name: 'node-pty', ok: true, detail: '@lydell/node-pty loads', error: null });
+  } catch (error) {
+    checks.push({ name: 'node-pty', ok: false, detail: (error as Error).message, error: { code: 'ENGINE_CAPABILITY_UNAVAILABLE', message: `@lydell/node-pty does not load: ${(error as Error).message}`, hint: 'Reinstall dependencies (npm ci).' } });
+  }
+  return checks;
+}
+
+/** Registers `doctor`. */
+export function registerDoctor(program: Command, streams: CliStreams, setExit: (code: number) => void): void {
+  program
+    .command('doctor')
+    .description('print resolved paths and env, and check executables and directories')
+    .option('--json', 'print one JSON object')
+    .action(async (options: { json?: boolean }) => {
+      const paths = resolveHarnessPaths();
+      const checks = await runDoctorChecks(paths);
+      const failed = checks.filter((check) => !check.ok);
+      if (options.json) {
+        streams.stdout.write(`${JSON.stringify({ paths, env: exportSnapshot(paths), node: process.version, checks }, null, 2)}\n`);
+      } else {
+        const out: string[] = ['# paths', ...Object.entries(paths).map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(path.delimiter) : value}`), '', '# env (export snapshot)', ...exportSnapshot(paths), '', '# checks'];
+        for (const check of checks) {
+          out.push(`${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
+          if (check.error) out.push(`     error ${check.error.code}: ${check.error.message}`, `     hint: ${check.error.hint}`);
+        }
+        out.push('', failed.length === 0 ? 'All checks passed.' : `${failed.length} check(s) failed.`);
+        streams.stdout.write(`${out.join('\n')}\n`);
+      }
+      if (failed.length > 0) setExit(1);
+    });
+}

@@ -1,0 +1,57 @@
+/**
+ * Parsing of the options shared by several commands, with errors that name the bad value.
+ */
+import { AgentHarnessError } from '../errors/index.js';
+import type { ModelMode, TranslateMode } from '../protocol/index.js';
+
+/** Parses `--translate` (0..3). */
+export function parseTranslateMode(value: string): TranslateMode {
+  if (!/^[0-3]$/.test(value)) {
+    throw new AgentHarnessError('USAGE_ERROR', `--translate must be 0, 1, 2 or 3, not ${JSON.stringify(value)}.`);
+  }
+  return Number(value) as TranslateMode;
+}
+
+/** Parses `--model` (scripted|live; replay/record come with cassettes). */
+export function parseModelMode(value: string): ModelMode {
+  if (value !== 'scripted' && value !== 'live') {
+    throw new AgentHarnessError('USAGE_ERROR', `--model must be "scripted" or "live", not ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+/** Parses a positive integer option such as `--timeout-ms`. */
+export function parsePositiveInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) throw new AgentHarnessError('USAGE_ERROR', `${name} must be a positive integer, not ${JSON.stringify(value)}.`);
+    return n;
+  };
+}
+
+/**
+ * Removes every `--translate N` / `--translate=N` from engine passthrough args (the flag is the harness's and
+ * never reaches the engine, wherever it was written) and returns the last value seen.
+ */
+export function extractTranslateFlag(args: readonly string[]): { args: string[]; translate: TranslateMode | undefined } {
+  const out: string[] = [];
+  let translate: TranslateMode | undefined;
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] ?? '';
+    if (arg === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    if (arg === '--translate') {
+      const value = args[i + 1];
+      if (value === undefined) throw new AgentHarnessError('USAGE_ERROR', '--translate needs a value (0, 1, 2 or 3).');
+      translate = parseTranslateMode(value);
+      i += 1;
+    } else if (arg.startsWith('--translate=')) {
+      translate = parseTranslateMode(arg.slice('--translate='.length));
+    } else {
+      out.push(arg);
+    }
+  }
+  return { args: out, translate };
+}

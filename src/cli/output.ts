@@ -1,0 +1,75 @@
+/**
+ * The CLI's output contract. stderr: info lines before the runtime, the begin/end separators, the summary.
+ * stdout: only the engine's output in the chosen translate view, so `> file` captures a clean stream.
+ */
+import type { AttemptReadyInfo } from '../core/run-attempt.js';
+import type { AttemptResult } from '../core/attempt-result.js';
+import type { EngineId, StreamName, TranslateMode } from '../protocol/index.js';
+import { renderTranslateView } from '../translate/views.js';
+import type { RaspEvent } from '../protocol/index.js';
+
+/** Where the CLI writes. */
+export interface CliStreams {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** The separator line printed once before and once after the engine's output. */
+export function separator(engine: EngineId, which: 'begin' | 'end'): string {
+  return `[agent:${engine}] ---------------- runtime ${which} ----------------`;
+}
+
+/** Prints the info lines and the begin separator. */
+export function printReady(streams: CliStreams, info: AttemptReadyInfo, passthrough: readonly string[]): void {
+  const names = info.skills.skills.map((skill) => skill.name);
+  const lines = [
+    `run_id: ${info.run.run_id}`,
+    `run_dir: ${info.run.run_dir}`,
+    `attempt: ${info.attempt}`,
+    `executable: ${info.executable}`,
+    `passthrough: ${JSON.stringify(passthrough)}`,
+    `translate_mode: ${info.translateMode}`,
+    `injected_skills: ${info.skills.skill_count}${names.length ? ` (${names.join(', ')})` : ''}`,
+    `config_roots: ${info.configRoots.join(', ')}`,
+    `model: ${info.modelUrl ?? 'live'}`,
+  ];
+  streams.stderr.write(`${lines.join('\n')}\n${separator(info.run.engine, 'begin')}\n`);
+}
+
+/** Live output handlers for a view: raw chunks for view 0, RASP lines for view 1. */
+export function liveHandlers(streams: CliStreams, mode: TranslateMode): {
+  onOutput?: (stream: StreamName, chunk: Uint8Array) => void;
+  onRaspEvent?: (event: RaspEvent) => void;
+} {
+  if (mode === 0) return { onOutput: (stream, chunk) => (stream === 'stderr' ? streams.stderr : streams.stdout).write(chunk) };
+  if (mode === 1) {
+    return {
+      onRaspEvent: (event) => {
+        if (event.data.type !== 'raw.line') streams.stdout.write(`${JSON.stringify(event)}\n`);
+      },
+    };
+  }
+  return {};
+}
+
+/** Prints what is printed after the process ended: views 2/3, the end separator and the summary. */
+export function printFinished(streams: CliStreams, result: AttemptResult, mode: TranslateMode, verb: 'Start' | 'Resume', readyPrinted: boolean): void {
+  if (readyPrinted) {
+    if (mode === 2 || mode === 3) {
+      const text = renderTranslateView(mode, { rasp: result.rasp, fcmp: result.fcmp });
+      streams.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    }
+    streams.stderr.write(`${separator(result.engine, 'end')}\n`);
+  }
+  const lines = [
+    `Run id: ${result.runId}`,
+    `Run directory: ${result.runDir}`,
+    `Run handle: ${result.handle}`,
+    `Attempt: ${result.attempt}`,
+    `Session: ${result.sessionId ?? '(none)'}`,
+    `Completion: ${result.completion.state} (${result.completion.reason})`,
+    `Audit: ${result.audit.dir}`,
+    `${verb} complete. exitCode=${result.exitCode ?? 'null'}`,
+  ];
+  streams.stderr.write(`${lines.join('\n')}\n`);
+}

@@ -1,0 +1,41 @@
+/**
+ * `agent-harness resume [--translate N] <handle> <message>`: the next turn of a run's session. The engine's
+ * resume command is rebuilt from the run's metadata; the translate view is the run's unless given.
+ */
+import type { Command } from 'commander';
+import type { TranslateMode } from '../protocol/index.js';
+import { resolveHarnessPaths } from '../runtime/paths.js';
+import { resolveRunSelector } from '../runtime/run-store.js';
+import { chooseIo, runAttemptCommand } from './attempt-command.js';
+import { parsePositiveInt, parseTranslateMode } from './options.js';
+import type { CliStreams } from './output.js';
+
+/** Registers `resume`. */
+export function registerResume(program: Command, streams: CliStreams, setExit: (code: number) => void): void {
+  program
+    .command('resume')
+    .description("send the next message to a run's session (attempt N+1 in the same run directory)")
+    .argument('<handle>', 'run handle (8 hex digits, or a unique prefix), run id or run directory')
+    .argument('<message>', 'the next user message')
+    .option('--translate <mode>', "output view 0..3 (default: the run's)", parseTranslateMode)
+    .option('--script <file>', "model script (default: the run's)")
+    .option('--timeout-ms <ms>', 'kill the engine after this many milliseconds', parsePositiveInt('--timeout-ms'))
+    .addHelpText('after', '\nExample:\n  agent-harness resume 3f9a01bc "now add a README"')
+    .action(async (handle: string, message: string, options: { translate?: TranslateMode; script?: string; timeoutMs?: number }) => {
+      const paths = resolveHarnessPaths();
+      const run = await resolveRunSelector(paths.runRoot, handle);
+      const translate = options.translate ?? run.translate_mode;
+      const { status } = await runAttemptCommand(streams, {
+        paths,
+        engine: run.engine,
+        launch: 'resume',
+        run,
+        message,
+        translateMode: translate,
+        script: options.script ?? run.script,
+        io: chooseIo(translate, undefined),
+        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      }, 'Resume');
+      setExit(status);
+    });
+}

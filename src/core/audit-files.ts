@@ -1,0 +1,129 @@
+/**
+ * The audit files of one attempt (`<run_dir>/.audit/*.N.*`) and a writer that appends raw output as it
+ * arrives with synchronous writes, so whatever the engine printed is on disk even if the harness dies.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { StreamName } from '../protocol/index.js';
+import { AUDIT_DIR } from '../runtime/run-store.js';
+
+/** Absolute paths of every audit file of an attempt. */
+export interface AttemptAuditPaths {
+  dir: string;
+  meta: string;
+  stdin: string;
+  stdout: string;
+  stderr: string;
+  ptyOutput: string;
+  ptyTiming: string;
+  fsBefore: string;
+  fsAfter: string;
+  fsDiff: string;
+  rasp: string;
+  fcmp: string;
+}
+
+/** Paths of the audit files of attempt `attempt` in `runDir`. */
+export function attemptAuditPaths(runDir: string, attempt: number): AttemptAuditPaths {
+  const dir = path.join(runDir, AUDIT_DIR);
+  const file = (name: string, ext: string): string => path.join(dir, `${name}.${attempt}.${ext}`);
+  return {
+    dir,
+    meta: file('meta', 'json'),
+    stdin: file('stdin', 'log'),
+    stdout: file('stdout', 'log'),
+    stderr: file('stderr', 'log'),
+    ptyOutput: file('pty-output', 'log'),
+    ptyTiming: file('pty-timing', 'log'),
+    fsBefore: file('fs-before', 'json'),
+    fsAfter: file('fs-after', 'json'),
+    fsDiff: file('fs-diff', 'json'),
+    rasp: file('rasp', 'jsonl'),
+    fcmp: file('fcmp', 'jsonl'),
+  };
+}
+
+/** Appends raw chunks to the stream logs and tracks each stream's byte offset. */
+export class RawLogWriter {
+  private readonly fds = new Map<StreamName | 'timing' | 'rasp', number>();
+  private readonly offsets = new Map<StreamName, number>();
+
+  constructor(private readonly paths: AttemptAuditPaths) {}
+
+  private fd(key: StreamName | 'timing' | 'rasp'): number {
+    let fd = this.fds.get(key);
+    if (fd === undefined) {
+      const file = key === 'stdout' ? this.paths.stdout
+        : key === 'stderr' ? this.paths.stderr
+        : key === 'pty' ? this.paths.ptyOutput
+        : key === 'timing' ? this.paths.ptyTiming
+        : this.paths.rasp;
+      fd = fs.openSync(file, 'a');
+      this.fds.set(key, fd);
+    }
+    return fd;
+  }
+
+  /** Creates the given logs empty (so every file exists even when nothing is printed). */
+  touch(keys: ReadonlyArray<StreamName | 'timing' | 'rasp'>): void {
+    for (const key of keys) this.fd(key);
+  }
+
+  /** Appends a chunk; returns its byte offset in the stream's log. */
+  append(stream: StreamName, chunk: Uint8Array): number {
+    const from = this.offsets.get(stream) ?? 0;
+    fs.writeSync(this.fd(stream), chunk);
+    this.offsets.set(stream, from + chunk.byteLength);
+    return from;
+  }
+
+  /** Appends one line of PTY timing. */
+  timing(line: string): void {
+    fs.writeSync(this.fd('timing'), `${line}\n`);
+  }
+
+  /** Appends one RASP event as a JSON line. */
+  rasp(event: unknown): void {
+    fs.writeSync(this.fd('rasp'), `${JSON.stringify(event)}\n`);
+  }
+
+  /** Closes every file; safe to call twice. */
+  close(): void {
+    for (const fd of this.fds.values()) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // already closed
+      }
+    }
+    this.fds.clear();
+  }
+}
+
+/** Writes a JSONL file in one go. */
+export function writeJsonl(file: string, rows: readonly unknown[]): void {
+  fs.writeFileSync(file, rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+}
+
+/** Reads the last FCMP seq of the attempts before `attempt` (0 when there are none). */
+export function lastFcmpSeq(runDir: string, attempt: number): number {
+  for (let n = attempt - 1; n >= 1; n -= 1) {
+    const file = attemptAuditPaths(runDir, n).fcmp;
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    const lines = text.trim().split('\n').filter(Boolean);
+    for (let i = lines.length - 1; i >= 0; i -= 1) {
+      try {
+        const seq = (JSON.parse(lines[i] ?? '') as { seq?: unknown }).seq;
+        if (typeof seq === 'number') return seq;
+      } catch {
+        // a torn last line: look further up
+      }
+    }
+  }
+  return 0;
+}

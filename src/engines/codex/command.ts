@@ -1,0 +1,17 @@
+/**
+ * codex argv, as measured on 0.169.0: `codex exec --json --skip-git-repo-check PROMPT` with stdin closed (an
+ * open stdin makes codex wait for EOF), and `codex exec resume --json --skip-git-repo-check THREAD_ID PROMPT`.
+ * `exec resume` has no `-s` flag, so the sandbox comes from the profile.
+ */
+import type { ResumeArgsRequest, StartArgsRequest } from '../engine.js';
+
+/** argv for a new session: the passthrough as given, else the default headless command with the prompt. */
+export function buildCodexStartArgs(request: StartArgsRequest): string[] {
+  if (request.passthrough.length > 0) return [...request.passthrough];
+  return ['exec', '--json', '--skip-git-repo-check', request.prompt ?? ''];
+}
+
+/** argv for resuming thread `sessionId` with `message`. */
+export function buildCodexResumeArgs(request: ResumeArgsRequest): string[] {
+  return ['exec', 'resume', '--json', '--skip-git-repo-check', request.sessionId, request.message];
+}

@@ -1,0 +1,55 @@
+/**
+ * The codex engine (`@openai/codex`, pinned 0.169.0): data and functions only; the runtime does the rest.
+ */
+import path from 'node:path';
+import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
+import { buildCodexResumeArgs, buildCodexStartArgs } from './command.js';
+import { CODEX_PROVIDER_ID, CODEX_PROVIDER_KEY_ENV, registerCodexTrust, removeCodexTrust, writeCodexConfig } from './config.js';
+import { codexErrorPatterns } from './errors.js';
+import { createCodexParser } from './parse.js';
+import { CODEX_SKILL_ROOT } from './skills.js';
+
+/** Minimum codex version whose `exec --json` stream and profile files this adapter was built against. */
+export const CODEX_VERSION = '0.169.0';
+
+async function prepareCodex(ctx: EnginePrepareContext): Promise<PreparedEngine> {
+  const codexHome = path.join(ctx.agentHome, '.codex');
+  const { configPath, profilePath } = await writeCodexConfig(codexHome, ctx.profile, ctx.modelMode);
+  await registerCodexTrust(configPath, ctx.runDir);
+  let cleaned = false;
+  const leadingArgs = ['--profile', ctx.profile];
+  if (ctx.modelBaseUrl && ctx.modelMode !== 'live') {
+    leadingArgs.push('-c', `model_providers.${CODEX_PROVIDER_ID}.base_url=${JSON.stringify(`${ctx.modelBaseUrl}/v1`)}`);
+  }
+  return {
+    env: {
+      CODEX_HOME: codexHome,
+      ...(ctx.modelMode === 'live' ? {} : { [CODEX_PROVIDER_KEY_ENV]: 'sk-agent-harness-scripted' }),
+    },
+    configRoots: [codexHome],
+    leadingArgs,
+    configInjection: { engine: 'codex', config_path: profilePath, profile: ctx.profile },
+    trust: { path: ctx.runDir, config_path: configPath },
+    async cleanup() {
+      if (cleaned) return;
+      cleaned = true;
+      await removeCodexTrust(configPath, ctx.runDir).catch(() => undefined);
+    },
+  };
+}
+
+/** The codex adapter. */
+export const codexEngine: EngineAdapter = {
+  id: 'codex',
+  executableName: 'codex',
+  packageName: '@openai/codex',
+  skillRoot: CODEX_SKILL_ROOT,
+  wireApi: 'openai-responses',
+  liveEnvKeys: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'OPENAI_BASE_URL'],
+  stdin: 'ignore',
+  errorPatterns: codexErrorPatterns,
+  prepare: prepareCodex,
+  buildStartArgs: buildCodexStartArgs,
+  buildResumeArgs: buildCodexResumeArgs,
+  createParser: createCodexParser,
+};

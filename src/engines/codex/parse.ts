@@ -1,0 +1,190 @@
+/**
+ * Parser of `codex exec --json` output: NDJSON on stdout, one `ThreadEvent` per line (upstream
+ * `codex-rs/exec/src/exec_events.rs`: thread.started, turn.started, turn.completed{usage},
+ * turn.failed{error}, item.started/updated/completed{item}, top-level error). Observed on codex CLI 0.169.0
+ * (`@openai/codex`); samples recorded against the local mock model, shared/research/samples/codex-turn1 and
+ * codex-turn2-resume (copied to fixtures/streams/codex/).
+ *
+ * Upstream facts this relies on:
+ * - item ids restart at `item_0` in every turn, so ids are suffixed with the turn index (`item_1#1`);
+ * - `error` events and `error` items ("Reconnecting... 2/5") are retries, not failures: only `turn.failed`
+ *   ends a turn as failed;
+ * - stderr carries tracing logs and the "Reading additional input from stdin" notice; only lines that look
+ *   like errors are worth a diagnostic. Under a pty both streams arrive merged as `pty`.
+ */
+import type { Diagnostic, ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
+import type { EngineParser, ParserOutput } from '../engine.js';
+
+type Json = Record<string, unknown>;
+
+const MAX_EXCERPT = 200;
+const STDERR_ERROR = /\bERROR\b|Error:/;
+
+/** A fresh parser for one codex attempt. Never throws. */
+export function createCodexParser(): EngineParser {
+  let turnIndex = 0;
+  let turnOpen = false;
+  const calls = new Set<string>();
+
+  const uid = (item: Json): string => `${str(item.id) ?? 'item'}#${Math.max(turnIndex, 1)}`;
+
+  function call(id: string, kind: ToolKind, name: string, input: unknown): ParsedEvent[] {
+    if (calls.has(id)) return [];
+    calls.add(id);
+    return [{ type: 'engine.tool.call', call_id: id, kind, name, input }];
+  }
+
+  function onItem(phase: 'started' | 'updated' | 'completed', item: Json): ParserOutput[] {
+    const id = uid(item);
+    const done = phase === 'completed';
+    switch (item.type) {
+      case 'agent_message':
+        // exec emits agent messages whole, on completion only.
+        return done ? [{ type: 'engine.assistant.message', message_id: id, text: str(item.text) ?? '', final: true }] : [];
+      case 'reasoning':
+        return done ? [{ type: 'engine.reasoning', item_id: id, text: str(item.text) ?? '' }] : [];
+      case 'command_execution': {
+        const out: ParsedEvent[] = call(id, 'shell', 'command_execution', { command: str(item.command) ?? '' });
+        if (done) out.push(result(id, item, str(item.aggregated_output), int(item.exit_code)));
+        return out;
+      }
+      case 'file_change': {
+        const changes = fileChanges(item.changes);
+        const out: ParsedEvent[] = call(id, 'file_change', 'file_change', { changes });
+        if (done) out.push({ type: 'engine.file.change', changes }, result(id, item, null, null));
+        return out;
+      }
+      case 'mcp_tool_call': {
+        const server = str(item.server) ?? '';
+        const tool = str(item.tool) ?? '';
+        const out: ParsedEvent[] = call(id, 'mcp', `${server}.${tool}`, { server, tool, arguments: item.arguments ?? null });
+        if (done) out.push(result(id, item, mcpOutput(item), null));
+        return out;
+      }
+      case 'web_search': {
+        const out: ParsedEvent[] = call(id, 'web_search', 'web_search', { query: str(item.query) ?? '' });
+        if (done) out.push(result(id, item, null, null));
+        return out;
+      }
+      case 'error':
+        return done ? [{ type: 'engine.error', message: str(item.message) ?? '', fatal: false }] : [];
+      case 'todo_list':
+        // The agent's plan: no conversation or tool fact to record.
+        return [];
+      default:
+        return [diag('CODEX_UNKNOWN_EVENT', `unknown codex item type ${JSON.stringify(item.type)} in item.${phase}`, 'info')];
+    }
+  }
+
+  function onEvent(event: Json, text: string): ParserOutput[] {
+    switch (event.type) {
+      case 'thread.started': {
+        const id = str(event.thread_id);
+        return id ? [{ type: 'engine.session', session_id: id }] : [diag('STREAM_PARSE_ERROR', `thread.started without thread_id: ${excerpt(text)}`)];
+      }
+      case 'turn.started':
+        turnIndex += 1;
+        turnOpen = true;
+        return [{ type: 'engine.turn.started' }];
+      case 'turn.completed':
+        turnOpen = false;
+        return [{ type: 'engine.usage', usage: usage(event.usage) }, { type: 'engine.turn.end', status: 'completed', error: null }];
+      case 'turn.failed': {
+        turnOpen = false;
+        const error = isObject(event.error) ? str(event.error.message) : str(event.error);
+        return [{ type: 'engine.turn.end', status: 'failed', error: error ?? 'turn failed without a message' }];
+      }
+      case 'error':
+        return [{ type: 'engine.error', message: str(event.message) ?? excerpt(text), fatal: false }];
+      case 'item.started':
+      case 'item.updated':
+      case 'item.completed':
+        if (!isObject(event.item)) return [diag('STREAM_PARSE_ERROR', `${event.type} without an item object: ${excerpt(text)}`)];
+        return onItem(event.type.slice(5) as 'started' | 'updated' | 'completed', event.item);
+      default:
+        return [diag('CODEX_UNKNOWN_EVENT', `unknown codex event type ${JSON.stringify(event.type)}: ${excerpt(text)}`, 'info')];
+    }
+  }
+
+  return {
+    line(stream: StreamName, text: string): ParserOutput[] {
+      // A pty merges stdout and stderr: JSON-looking lines are events, the rest is treated as stderr.
+      if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {
+        return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
+      }
+      if (text.trim() === '') return [];
+      let event: unknown;
+      try {
+        event = JSON.parse(text);
+      } catch {
+        return [diag('STREAM_PARSE_ERROR', `stdout line is not JSON: ${excerpt(text)}`)];
+      }
+      if (!isObject(event) || typeof event.type !== 'string') {
+        return [diag('STREAM_PARSE_ERROR', `stdout line is not a codex event object: ${excerpt(text)}`)];
+      }
+      return onEvent(event, text);
+    },
+    end(): ParserOutput[] {
+      return turnOpen ? [diag('CODEX_TURN_NOT_ENDED', `turn ${turnIndex} started but the stream ended without turn.completed or turn.failed`)] : [];
+    },
+  };
+}
+
+type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
+type ToolStatus = Extract<ParsedEvent, { type: 'engine.tool.result' }>['status'];
+
+function result(callId: string, item: Json, output: string | null, exitCode: number | null): ParsedEvent {
+  return { type: 'engine.tool.result', call_id: callId, status: toolStatus(item.status), output, exit_code: exitCode };
+}
+
+function toolStatus(value: unknown): ToolStatus {
+  return value === 'failed' || value === 'declined' || value === 'in_progress' ? value : 'completed';
+}
+
+function fileChanges(value: unknown): Array<{ path: string; kind: string }> {
+  if (!Array.isArray(value)) return [];
+  return value.filter(isObject).map((change) => ({ path: str(change.path) ?? '', kind: str(change.kind) ?? 'update' }));
+}
+
+/** MCP results carry `content` blocks; the text blocks are the useful output. */
+function mcpOutput(item: Json): string | null {
+  if (isObject(item.error)) return str(item.error.message);
+  if (!isObject(item.result) || !Array.isArray(item.result.content)) return null;
+  const texts = item.result.content.filter(isObject).map((block) => str(block.text)).filter((t): t is string => t !== null);
+  return texts.length > 0 ? texts.join('\n') : JSON.stringify(item.result.content);
+}
+
+function usage(value: unknown): Usage {
+  const u = isObject(value) ? value : {};
+  return {
+    input_tokens: count(u.input_tokens),
+    cached_input_tokens: count(u.cached_input_tokens),
+    output_tokens: count(u.output_tokens),
+    reasoning_output_tokens: count(u.reasoning_output_tokens),
+  };
+}
+
+function diag(code: string, message: string, level: Diagnostic['level'] = 'warning'): ParserOutput {
+  return { type: 'diagnostic', diagnostic: { code, message, level } };
+}
+
+function excerpt(text: string): string {
+  return text.length > MAX_EXCERPT ? `${text.slice(0, MAX_EXCERPT)}…` : text;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function int(value: unknown): number | null {
+  return typeof value === 'number' && Number.isSafeInteger(value) ? value : null;
+}
+
+function count(value: unknown): number | null {
+  const n = int(value);
+  return n !== null && n >= 0 ? n : null;
+}

@@ -1,0 +1,42 @@
+/**
+ * Finds an engine executable: the managed prefix's bin first, then the project's `node_modules/.bin`, then
+ * agent-harness's own `node_modules/.bin` (engines pinned as its dev dependencies), then PATH.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AgentHarnessError } from '../errors/index.js';
+import type { HarnessPaths } from './paths.js';
+
+/** The package root of agent-harness itself (two levels above this file, in src/ and in dist/). */
+export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+function isExecutableFile(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The directories searched for `name`, in order, without duplicates. */
+export function executableSearchPath(paths: HarnessPaths, hostPath: string | undefined = process.env.PATH): string[] {
+  const dirs = [
+    path.join(paths.npmPrefix, 'bin'),
+    path.join(paths.projectRoot, 'node_modules', '.bin'),
+    path.join(PACKAGE_ROOT, 'node_modules', '.bin'),
+    ...(hostPath ?? '').split(path.delimiter).filter(Boolean),
+  ];
+  return [...new Set(dirs.map((dir) => path.resolve(dir)))];
+}
+
+/** Absolute path of the executable, or throws ENGINE_EXECUTABLE_MISSING listing every path searched. */
+export function resolveExecutable(name: string, paths: HarnessPaths, hostPath?: string): string {
+  const searched = executableSearchPath(paths, hostPath).map((dir) => path.join(dir, name));
+  const found = searched.find(isExecutableFile);
+  if (found) return found;
+  throw new AgentHarnessError('ENGINE_EXECUTABLE_MISSING', `Executable "${name}" was not found. Searched:\n${searched.map((p) => `  - ${p}`).join('\n')}`, {
+    details: { executable: name, searched },
+  });
+}

@@ -1,0 +1,55 @@
+/**
+ * Refuses to run an engine whose config roots would land in the host user's own configuration: the host
+ * HOME itself, one of its ancestors, or anything under a hidden entry of it (`~/.codex`, `~/.config`, …).
+ * A checkout under `~/src/project` is fine; `SKILL_RUNNER_AGENT_HOME=~` is not.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { AgentHarnessError } from '../errors/index.js';
+
+/** Resolves symlinks of the longest existing prefix of `p`, so a link into `~/.codex` is seen for what it is. */
+function realPathLoose(p: string): string {
+  let current = path.resolve(p);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(current), ...rest.reverse());
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return path.resolve(p);
+      rest.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+/** The first offending root and why, or null when every root is outside the host's config. */
+export function findEnvLeak(roots: readonly string[], hostHome: string | undefined): { root: string; reason: string } | null {
+  if (!hostHome) return null;
+  const home = realPathLoose(hostHome);
+  for (const root of roots) {
+    const real = realPathLoose(root);
+    const rel = path.relative(home, real);
+    if (rel === '') return { root, reason: `it is the host HOME (${home})` };
+    if (!path.isAbsolute(rel) && rel.startsWith('..') === false) {
+      const top = rel.split(path.sep)[0] ?? '';
+      if (top.startsWith('.')) return { root, reason: `it is inside the host's ${path.join(home, top)}` };
+      continue;
+    }
+    const up = path.relative(real, home);
+    if (up !== '' && !up.startsWith('..') && !path.isAbsolute(up)) {
+      return { root, reason: `it contains the host HOME (${home})` };
+    }
+  }
+  return null;
+}
+
+/** Throws ENV_LEAK_DETECTED when {@link findEnvLeak} finds an offending root. */
+export function assertNoEnvLeak(roots: readonly string[], hostHome: string | undefined): void {
+  const leak = findEnvLeak(roots, hostHome);
+  if (leak) {
+    throw new AgentHarnessError('ENV_LEAK_DETECTED', `Config root ${leak.root} would leak into the host user's configuration: ${leak.reason}.`, {
+      details: { root: leak.root, host_home: hostHome },
+    });
+  }
+}

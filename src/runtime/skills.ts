@@ -1,0 +1,108 @@
+/**
+ * Skill injection (seed 001, Decision 10): before every attempt, skills from each source root are copied into
+ * the run directory's engine skill root. Later roots override earlier ones with the same name, so a test
+ * fixture can replace a project skill. Each injected SKILL.md gets the completion contract appended unless it
+ * already carries it, so every skill ends with the same done signal.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { AgentHarnessError } from '../errors/index.js';
+import type { SkillInjection } from '../protocol/index.js';
+
+/** The done marker an agent prints when a skill is complete. */
+export const DONE_MARKER = '__SKILL_DONE__';
+
+/** Tag that marks an appended completion contract (its presence means "already there"). */
+export const COMPLETION_CONTRACT_TAG = '<!-- agent-harness:completion-contract -->';
+
+/** The completion contract appended to each SKILL.md. */
+export const COMPLETION_CONTRACT = `
+${COMPLETION_CONTRACT_TAG}
+## Completion contract
+
+When the task of this skill is finished, end your final message with a line containing only
+\`${DONE_MARKER}\` (or the JSON object \`{"__skill_done__": true}\`). If you need input from the user,
+ask for it and do not print the marker.
+`;
+
+/** A plain skill directory name: no separators, no leading dot, no whitespace or shell metacharacters. */
+export const SKILL_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** Options of {@link injectSkills}. */
+export interface InjectSkillsOptions {
+  /** Source roots in override order (later wins). Missing roots are skipped. */
+  sourceRoots: readonly string[];
+  /** Absolute target directory (e.g. `<run_dir>/.codex/skills`). */
+  targetRoot: string;
+}
+
+/** One skill found in the source roots. */
+export interface SkillSource {
+  name: string;
+  dir: string;
+}
+
+async function isDirectory(p: string): Promise<boolean> {
+  return fs.stat(p).then((s) => s.isDirectory(), () => false);
+}
+
+/** Lists the skills of the source roots after overrides; throws SKILL_INVALID for a bad entry. */
+export async function collectSkills(sourceRoots: readonly string[]): Promise<Map<string, SkillSource>> {
+  const skills = new Map<string, SkillSource>();
+  for (const root of sourceRoots) {
+    if (!(await isDirectory(root))) continue;
+    const entries = await fs.readdir(root, { withFileTypes: true });
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.name.startsWith('.') && !entry.isDirectory()) continue; // .DS_Store, .gitkeep
+      if (!entry.isDirectory() && !entry.isSymbolicLink()) continue; // loose files are not skills
+      const dir = path.join(root, entry.name);
+      if (!SKILL_NAME_PATTERN.test(entry.name)) {
+        throw new AgentHarnessError('SKILL_INVALID', `Skill directory name ${JSON.stringify(entry.name)} in ${root} is not a plain name (allowed: ${SKILL_NAME_PATTERN.source}).`, {
+          details: { name: entry.name, root },
+        });
+      }
+      if (entry.isSymbolicLink()) {
+        throw new AgentHarnessError('SKILL_INVALID', `Skill ${entry.name} in ${root} is a symbolic link; copy the skill directory instead.`, { details: { name: entry.name, root } });
+      }
+      const skillFile = path.join(dir, 'SKILL.md');
+      const stat = await fs.lstat(skillFile).catch(() => null);
+      if (!stat?.isFile()) {
+        throw new AgentHarnessError('SKILL_INVALID', `Skill ${entry.name} in ${root} has no SKILL.md file.`, { details: { name: entry.name, root } });
+      }
+      skills.set(entry.name, { name: entry.name, dir });
+    }
+  }
+  return skills;
+}
+
+/** Copies skills into the target root, appends the completion contract, returns the audit summary. */
+export async function injectSkills(options: InjectSkillsOptions): Promise<SkillInjection> {
+  const skills = await collectSkills(options.sourceRoots);
+  const injected: SkillInjection['skills'] = [];
+  if (skills.size > 0) await fs.mkdir(options.targetRoot, { recursive: true });
+  for (const skill of [...skills.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+    const target = path.join(options.targetRoot, skill.name);
+    await fs.rm(target, { recursive: true, force: true });
+    await fs.cp(skill.dir, target, { recursive: true, dereference: false, verbatimSymlinks: true });
+    const skillFile = path.join(target, 'SKILL.md');
+    let text = await fs.readFile(skillFile, 'utf8');
+    const appended = !text.includes(COMPLETION_CONTRACT_TAG);
+    if (appended) {
+      text = `${text.replace(/\s*$/, '')}\n${COMPLETION_CONTRACT}`;
+      await fs.writeFile(skillFile, text);
+    }
+    injected.push({
+      name: skill.name,
+      source: skill.dir,
+      sha256: createHash('sha256').update(text).digest('hex'),
+      contract_appended: appended,
+    });
+  }
+  return {
+    source_roots: [...options.sourceRoots],
+    target_root: options.targetRoot,
+    skill_count: injected.length,
+    skills: injected,
+  };
+}

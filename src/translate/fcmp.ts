@@ -1,0 +1,111 @@
+/**
+ * RASP → FCMP for one attempt. FCMP is derived, never recorded: `conversation.started` first, assistant
+ * messages (deltas and finals, each message id finalized once — the only place duplicates are dropped),
+ * diagnostics as warnings, and exactly one terminal event decided by {@link judgeCompletion}.
+ * Timestamps come from the RASP events they derive from, so a translation is reproducible.
+ */
+import { FCMP_VERSION, type EngineId, type FcmpEvent, type RaspEvent, type RawRef } from '../protocol/index.js';
+import type { ErrorPattern } from '../engines/engine.js';
+import { judgeCompletion, type CompletionJudgement } from './completion.js';
+
+/** Options of {@link translateRaspToFcmp}. */
+export interface FcmpTranslateOptions {
+  /** Run id written in every envelope. */
+  runId: string;
+  /** Engine id. */
+  engine: EngineId;
+  /** Attempt number (from 1). */
+  attempt: number;
+  /** Last FCMP seq of the previous attempt of the run, 0 if none: seq is strictly increasing per run. */
+  seqStart: number;
+  /** How the attempt was launched. */
+  launch: 'start' | 'resume' | 'passthrough';
+  /** The engine's error-pattern table. */
+  errorPatterns: readonly ErrorPattern[];
+  /** The user's message of a resume attempt; emitted as `user.input.replied`. */
+  replyText?: string | null;
+  /** Session known before the attempt (the resumed one); null for a new session. */
+  sessionId?: string | null;
+  /** Clock used only when there is no RASP event to take a timestamp from. */
+  now?: () => Date;
+}
+
+type Envelope = Omit<FcmpEvent, 'type' | 'data'>;
+/** The type-correlated `type` + `data` part of an FCMP event. */
+type Body = { [K in FcmpEvent['type']]: Pick<Extract<FcmpEvent, { type: K }>, 'type' | 'data'> }[FcmpEvent['type']];
+
+/** Translates the RASP events of one attempt into FCMP events. */
+export function translateRaspToFcmp(rasp: readonly RaspEvent[], options: FcmpTranslateOptions): FcmpEvent[] {
+  const out: FcmpEvent[] = [];
+  const finalized = new Set<string>();
+  let session = options.sessionId ?? null;
+  const fallbackTs = rasp[0]?.ts ?? (options.now ?? (() => new Date()))().toISOString();
+
+  const push = (body: Body, ts: string, rawRef: RawRef | null): void => {
+    const envelope: Envelope = {
+      protocol_version: FCMP_VERSION,
+      run_id: options.runId,
+      seq: options.seqStart + out.length + 1,
+      ts,
+      engine: options.engine,
+      session_id: session,
+      meta: { attempt: options.attempt },
+      raw_ref: rawRef ? { ...rawRef } : null,
+    };
+    out.push({ ...envelope, ...body } as FcmpEvent);
+  };
+
+  push({ type: 'conversation.started', data: { launch: options.launch } }, fallbackTs, null);
+  if (options.launch === 'resume' && options.replyText) {
+    push({ type: 'user.input.replied', data: { text: options.replyText } }, fallbackTs, null);
+  }
+
+  for (const event of rasp) {
+    const data = event.data;
+    if (data.type === 'engine.session') session = data.session_id;
+    for (const body of bodiesOf(data, finalized)) push(body, event.ts, event.raw_ref);
+  }
+
+  const judgement = judgeCompletion(rasp, { errorPatterns: options.errorPatterns });
+  const evidence = rasp.find((e) => e.seq === judgement.evidenceSeq);
+  push(terminalOf(judgement), rasp.at(-1)?.ts ?? fallbackTs, evidence?.raw_ref ?? null);
+  return out;
+}
+
+function bodiesOf(data: RaspEvent['data'], finalized: Set<string>): Body[] {
+  switch (data.type) {
+    case 'engine.assistant.message': {
+      const { message_id, text } = data;
+      if (!data.final) return finalized.has(message_id) ? [] : [{ type: 'assistant.message.delta', data: { message_id, text } }];
+      if (finalized.has(message_id)) return [];
+      finalized.add(message_id);
+      return [{ type: 'assistant.message.final', data: { message_id, text } }];
+    }
+    case 'diagnostic':
+      return [{ type: 'diagnostic.warning', data: { code: data.diagnostic.code, message: data.diagnostic.message } }];
+    case 'engine.error':
+      // Retries ("Reconnecting... 2/5") are worth showing, but they do not end the conversation.
+      return data.fatal ? [] : [{ type: 'diagnostic.warning', data: { code: 'ENGINE_NONFATAL_ERROR', message: data.message } }];
+    default:
+      return [];
+  }
+}
+
+function terminalOf(judgement: CompletionJudgement): Body {
+  switch (judgement.state) {
+    case 'completed':
+      return { type: 'conversation.completed', data: { reason: judgement.reason } };
+    case 'awaiting_input':
+      return { type: 'user.input.required', data: { reason: judgement.reason } };
+    case 'failed':
+    case 'interrupted': {
+      const failure = judgement.failure ?? { category: 'unknown', code: 'ENGINE_TURN_FAILED', message: judgement.reason };
+      return { type: 'conversation.failed', data: { ...failure } };
+    }
+    default:
+      return {
+        type: 'conversation.failed',
+        data: { category: 'unknown', code: 'ATTEMPT_STATE_UNKNOWN', message: `the attempt has no exit event (${judgement.reason})` },
+      };
+  }
+}

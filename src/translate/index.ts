@@ -1,0 +1,6 @@
+/** Native output → RASP → FCMP, the completion judge and translate views 1–3. */
+export * from './line-splitter.js';
+export * from './rasp-builder.js';
+export * from './completion.js';
+export * from './fcmp.js';
+export * from './views.js';
