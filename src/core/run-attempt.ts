@@ -199,13 +199,15 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     }
     meta.model.base_url = modelUrl;
     meta.skill_injection = await injectSkills({ sourceRoots: paths.skillRoots, targetRoot: path.join(runDir, adapter.skillRoot) });
+    // The leak guard runs before anything is written into the managed home.
+    const hostEnv = request.hostEnv ?? process.env;
+    assertNoEnvLeak([paths.agentHome, paths.tmpDir, paths.npmPrefix], hostEnv.HOME);
     for (const dir of [paths.agentHome, paths.tmpDir]) fs.mkdirSync(dir, { recursive: true });
     prepared = await adapter.prepare({ runDir, agentHome: paths.agentHome, modelMode, modelBaseUrl: modelUrl, profile: paths.codexProfile });
     meta.config_injection = prepared.configInjection;
     meta.trust = prepared.trust ? { ...prepared.trust, registered_at: nowIso(), removed_at: null } : null;
     const env = buildEngineEnv({ paths, hostEnv: request.hostEnv, modelMode, modelBaseUrl: modelUrl, liveEnvKeys: adapter.liveEnvKeys, engineEnv: prepared.env });
     meta.env = redactEnv(env);
-    const hostEnv = request.hostEnv ?? process.env;
     const configRoots = [env.HOME, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.XDG_STATE_HOME, env.XDG_CACHE_HOME, env.TMPDIR, ...prepared.configRoots].filter((p): p is string => Boolean(p));
     assertNoEnvLeak(configRoots, hostEnv.HOME);
     const executable = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);

@@ -1,0 +1,18 @@
+/**
+ * The public API of agent-harness (package entry `agent-harness`).
+ */
+export { runAttempt, DEFAULT_ATTEMPT_TIMEOUT_MS } from '../core/run-attempt.js';
+export type { AttemptRequest, AttemptReadyInfo, IoMode } from '../core/run-attempt.js';
+export type { AttemptResult, ToolCallRecord } from '../core/attempt-result.js';
+export type { AttemptAuditPaths } from '../core/audit-files.js';
+export { AgentHarnessError, ERROR_CODES, isAgentHarnessError } from '../errors/index.js';
+export type { ErrorCode } from '../errors/index.js';
+export { getEngine, availableEngines, isEngineId } from '../engines/registry.js';
+export type { EngineAdapter, EngineParser, ErrorPattern, WireApi } from '../engines/engine.js';
+export { resolveHarnessPaths } from '../runtime/paths.js';
+export type { HarnessPaths, ResolvePathsOptions } from '../runtime/paths.js';
+export { listRuns, resolveRunSelector } from '../runtime/run-store.js';
+export { injectSkills, DONE_MARKER, COMPLETION_CONTRACT } from '../runtime/skills.js';
+export { startModelServer, loadModelScript, parseModelScript, turns, ModelScriptSchema } from '../model/index.js';
+export type { ModelScript, ModelServer } from '../model/index.js';
+export * from '../protocol/index.js';

@@ -1,0 +1,186 @@
+/**
+ * The CLI's output contract, selectors and error codes, run as a real subprocess with a fake engine in the
+ * managed prefix (no engine process).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AttemptMetaSchema, FcmpEventSchema } from '../../src/protocol/index.js';
+import { createCliSandbox, fakeEngineCalls, installFakeEngine, REPO, runCliMerged, runCliProcess, type CliSandbox } from '../helpers/cli.js';
+
+const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
+const THREAD = '01a2053b-9f5a-7bc0-b066-eb965712ebee';
+let sandbox: CliSandbox;
+
+beforeAll(() => {
+  sandbox = createCliSandbox();
+  installFakeEngine(sandbox, 'codex', { stdoutFile: STREAM, stderrText: 'fake codex stderr line\n' });
+});
+afterAll(() => sandbox.cleanup());
+
+function summaryValue(stderr: string, label: string): string {
+  const line = stderr.split('\n').find((l) => l.startsWith(`${label}: `));
+  expect(line, `summary line "${label}"`).toBeDefined();
+  return line!.slice(label.length + 2);
+}
+
+describe('agent-harness start', () => {
+  it('prints info lines, then begin, the view, end (each once), then the summary', () => {
+    const merged = runCliMerged(sandbox, ['start', '--translate', '3', '--prompt', 'hello there', 'codex']);
+    expect(merged.status).toBe(0);
+    const lines = merged.stdout.split('\n');
+    const begin = lines.indexOf('[agent:codex] ---------------- runtime begin ----------------');
+    const end = lines.indexOf('[agent:codex] ---------------- runtime end ----------------');
+    expect(lines.filter((l) => l.includes('runtime begin'))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes('runtime end'))).toHaveLength(1);
+    expect(begin).toBeGreaterThan(0);
+    expect(end).toBeGreaterThan(begin);
+    const before = lines.slice(0, begin);
+    for (const key of ['run_id', 'run_dir', 'executable', 'passthrough', 'translate_mode', 'injected_skills', 'config_roots']) {
+      expect(before.some((l) => l.startsWith(`${key}: `)), key).toBe(true);
+    }
+    const between = lines.slice(begin + 1, end).join('\n');
+    expect(between).toContain('### Simulated Frontend View (Markdown)');
+    expect(between).toContain('- Assistant: Wrote out.txt.');
+    expect(between).toMatch(/- System: .*completed/);
+    const after = lines.slice(end + 1).join('\n');
+    for (const key of ['Run id', 'Run directory', 'Run handle', 'Session']) expect(after).toContain(`${key}: `);
+    expect(after).toContain(`Session: ${THREAD}`);
+    expect(after).toContain('Start complete. exitCode=0');
+  });
+
+  it('keeps --translate away from the engine and keeps passthrough order; stdout is the clean view', () => {
+    const run = runCliProcess(sandbox, ['start', 'codex', 'exec', '--translate', '2', '--json', '--skip-git-repo-check', 'say "hi"', '--translate=2']);
+    expect(run.status).toBe(0);
+    const call = fakeEngineCalls(sandbox).at(-1)!;
+    expect(call.argv.slice(call.argv.indexOf('exec'))).toEqual(['exec', '--json', '--skip-git-repo-check', 'say "hi"']);
+    expect(call.argv).not.toContain('--translate');
+    expect(call.argv.slice(0, 2)).toEqual(['--profile', 'agent-harness']);
+    const events = run.stdout.trim().split('\n').map((l) => FcmpEventSchema.parse(JSON.parse(l)));
+    expect(events[0]!.type).toBe('conversation.started');
+    expect(events.at(-1)!.type).toBe('conversation.completed');
+    expect(run.stderr).toContain('translate_mode: 2');
+    expect(run.stderr).toContain('passthrough: ["exec","--json","--skip-git-repo-check","say \\"hi\\""]');
+  });
+
+  it('runs the engine in its run dir with the managed HOME and no host secrets', () => {
+    const run = runCliProcess(sandbox, ['start', '--prompt', 'x', 'codex'], { LEAKY_SECRET: 'nope' });
+    expect(run.status).toBe(0);
+    const runDir = summaryValue(run.stderr, 'Run directory');
+    const call = fakeEngineCalls(sandbox).at(-1)!;
+    expect(call.cwd).toBe(runDir);
+    expect(call.home).not.toBe(sandbox.home);
+    expect(call.home.startsWith(sandbox.root)).toBe(true);
+    expect(call.codexHome).toBe(path.join(call.home, '.codex'));
+    expect(call.hasSecret).toBe(false);
+    expect(fs.readdirSync(sandbox.home)).toEqual([]);
+    // View 0 is the raw stream.
+    expect(run.stdout).toBe(fs.readFileSync(STREAM, 'utf8'));
+    expect(run.stderr).toContain('fake codex stderr line');
+    const meta = AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8')));
+    expect(meta.command.argv.at(-1)).toBe('x');
+    expect(meta.skill_injection.skills.map((s) => s.name)).toContain('demo-hello');
+    expect(fs.existsSync(path.join(runDir, '.codex', 'skills', 'demo-hello', 'SKILL.md'))).toBe(true);
+  });
+
+  it('the direct form `agent-harness codex …` means the same as running codex itself', () => {
+    const run = runCliProcess(sandbox, ['codex', 'exec', '--json', 'direct', '--help']);
+    expect(run.status).toBe(0);
+    const call = fakeEngineCalls(sandbox).at(-1)!;
+    expect(call.argv.slice(call.argv.indexOf('exec'))).toEqual(['exec', '--json', 'direct', '--help']);
+    expect(run.stderr).toContain('Start complete. exitCode=0');
+  });
+});
+
+describe('agent-harness resume and selectors', () => {
+  it('resumes by handle with the recorded thread id, inheriting the translate view', () => {
+    const start = runCliProcess(sandbox, ['start', '--translate', '3', '--prompt', 'first', 'codex']);
+    const handle = summaryValue(start.stderr, 'Run handle');
+    const runDir = summaryValue(start.stderr, 'Run directory');
+    const resume = runCliProcess(sandbox, ['resume', handle, 'second message']);
+    expect(resume.status).toBe(0);
+    const call = fakeEngineCalls(sandbox).at(-1)!;
+    expect(call.argv.slice(call.argv.indexOf('exec'))).toEqual(['exec', 'resume', '--json', '--skip-git-repo-check', THREAD, 'second message']);
+    expect(call.cwd).toBe(runDir);
+    expect(resume.stdout).toContain('### Simulated Frontend View (Markdown)');
+    expect(resume.stderr).toContain('Resume complete. exitCode=0');
+    expect(summaryValue(resume.stderr, 'Attempt')).toBe('2');
+    expect(fs.existsSync(path.join(runDir, '.audit', 'meta.2.json'))).toBe(true);
+    const overridden = runCliProcess(sandbox, ['resume', '--translate', '2', handle.slice(0, 6), 'third']);
+    expect(overridden.status).toBe(0);
+    expect(() => FcmpEventSchema.parse(JSON.parse(overridden.stdout.split('\n')[0]!))).not.toThrow();
+    const runs = runCliProcess(sandbox, ['runs', '--json']);
+    const entry = (JSON.parse(runs.stdout) as Array<{ handle: string; attempts: number; session_id: string }>).find((r) => r.handle === handle);
+    expect(entry).toMatchObject({ attempts: 3, session_id: THREAD });
+    expect(runCliProcess(sandbox, ['runs']).stdout).toContain(handle);
+  });
+
+  it('--run-dir adds an attempt to an existing run instead of creating one', () => {
+    const start = runCliProcess(sandbox, ['start', '--prompt', 'a', 'codex']);
+    const runDir = summaryValue(start.stderr, 'Run directory');
+    const again = runCliProcess(sandbox, ['start', '--run-dir', runDir, '--prompt', 'b', 'codex']);
+    expect(again.status).toBe(0);
+    expect(summaryValue(again.stderr, 'Run directory')).toBe(runDir);
+    expect(summaryValue(again.stderr, 'Attempt')).toBe('2');
+  });
+});
+
+describe('errors: code, message, hint, exit status', () => {
+  const cases: Array<[string, string[], string, number]> = [
+    ['unknown handle', ['resume', 'ffffffff', 'x'], 'RUN_NOT_FOUND', 1],
+    ['unknown engine', ['start', '--prompt', 'x', 'cursor'], 'ENGINE_UNKNOWN', 2],
+    ['gated engine', ['start', '--prompt', 'x', 'opencode'], 'ENGINE_CAPABILITY_UNAVAILABLE', 1],
+    ['bad translate value', ['start', '--translate', '7', 'codex'], 'USAGE_ERROR', 2],
+    ['unknown command option', ['runs', '--bogus'], 'USAGE_ERROR', 2],
+    ['bad model script', ['start', '--script', 'missing-script.json', '--prompt', 'x', 'codex'], 'MODEL_SCRIPT_INVALID', 1],
+  ];
+  it.each(cases)('%s → %s, exit %i', (_label, args, code, status) => {
+    const run = runCliProcess(sandbox, args);
+    expect(run.status).toBe(status);
+    expect(run.stderr).toContain(`agent-harness: error ${code}: `);
+    expect(run.stderr).toMatch(/\n {2}hint: \S/);
+  });
+
+  it('an invalid skill fails the attempt with SKILL_INVALID and still writes the audit', () => {
+    const skills = path.join(sandbox.root, 'bad-skills');
+    fs.mkdirSync(path.join(skills, 'bad name'), { recursive: true });
+    fs.writeFileSync(path.join(skills, 'bad name', 'SKILL.md'), 'x');
+    const run = runCliProcess(sandbox, ['start', '--prompt', 'x', 'codex'], { AGENT_HARNESS_SKILL_ROOTS: skills });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('agent-harness: error SKILL_INVALID: ');
+    const runDir = summaryValue(run.stderr, 'Run directory');
+    const meta = AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8')));
+    expect(meta.error?.code).toBe('SKILL_INVALID');
+    expect(meta.completion?.state).toBe('failed');
+    for (const name of ['stdin.1.log', 'stdout.1.log', 'stderr.1.log', 'rasp.1.jsonl', 'fcmp.1.jsonl', 'fs-before.1.json', 'fs-after.1.json', 'fs-diff.1.json']) {
+      expect(fs.existsSync(path.join(runDir, '.audit', name)), name).toBe(true);
+    }
+  });
+
+  it('a managed home inside the host HOME config is refused with ENV_LEAK_DETECTED', () => {
+    const run = runCliProcess(sandbox, ['start', '--prompt', 'x', 'codex'], { SKILL_RUNNER_AGENT_HOME: path.join(sandbox.home, '.codex-home') });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('agent-harness: error ENV_LEAK_DETECTED: ');
+    expect(fs.readdirSync(sandbox.home)).toEqual([]);
+  });
+});
+
+describe('doctor and help', () => {
+  it('doctor prints resolved paths, an export snapshot and checks', () => {
+    const run = runCliProcess(sandbox, ['doctor', '--json']);
+    const report = JSON.parse(run.stdout) as { paths: Record<string, string>; env: string[]; checks: Array<{ name: string; ok: boolean }> };
+    expect(report.paths.runRoot).toBe(path.join(sandbox.root, 'data', 'harness_runs'));
+    expect(report.env).toContain(`export SKILL_RUNNER_NPM_PREFIX='${sandbox.prefix}'`);
+    expect(report.checks.find((c) => c.name === 'engine codex')?.ok).toBe(true);
+    expect(run.status).toBe(report.checks.every((c) => c.ok) ? 0 : 1);
+    const text = runCliProcess(sandbox, ['doctor']);
+    expect(text.stdout).toContain('# env (export snapshot)');
+  });
+
+  it('--help teaches the commands', () => {
+    const run = runCliProcess(sandbox, ['--help']);
+    expect(run.status).toBe(0);
+    for (const word of ['start', 'resume', 'runs', 'doctor', 'demo', 'model', 'codex']) expect(run.stdout).toContain(word);
+    expect(runCliProcess(sandbox, ['start', '--help']).stdout).toContain('--translate');
+  });
+});

@@ -1,0 +1,29 @@
+/**
+ * Test helpers: validate every audit file of an attempt against its schema.
+ */
+import fs from 'node:fs';
+import { expect } from 'vitest';
+import type { AttemptAuditPaths } from '../../src/core/audit-files.js';
+import { AttemptMetaSchema, FcmpEventSchema, FsDiffSchema, FsSnapshotSchema, RaspEventSchema, type AttemptMeta } from '../../src/protocol/index.js';
+
+function jsonl(file: string): unknown[] {
+  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+}
+
+/** Asserts that every audit file of the attempt exists and matches its schema; returns the parsed meta. */
+export function expectCompleteAudit(audit: AttemptAuditPaths, io: 'split' | 'pty' = 'split'): AttemptMeta {
+  const required = [audit.meta, audit.stdin, audit.fsBefore, audit.fsAfter, audit.fsDiff, audit.rasp, audit.fcmp, ...(io === 'split' ? [audit.stdout, audit.stderr] : [audit.ptyOutput, audit.ptyTiming])];
+  for (const file of required) expect(fs.existsSync(file), `${file} exists`).toBe(true);
+  const meta = AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(audit.meta, 'utf8')));
+  expect(meta.status).toBe('finished');
+  FsSnapshotSchema.parse(JSON.parse(fs.readFileSync(audit.fsBefore, 'utf8')));
+  FsSnapshotSchema.parse(JSON.parse(fs.readFileSync(audit.fsAfter, 'utf8')));
+  FsDiffSchema.parse(JSON.parse(fs.readFileSync(audit.fsDiff, 'utf8')));
+  const rasp = jsonl(audit.rasp).map((row) => RaspEventSchema.parse(row));
+  expect(rasp.length).toBeGreaterThan(0);
+  const fcmp = jsonl(audit.fcmp).map((row) => FcmpEventSchema.parse(row));
+  const terminal = fcmp.filter((e) => ['conversation.completed', 'conversation.failed', 'user.input.required'].includes(e.type));
+  expect(terminal).toHaveLength(1);
+  for (let i = 1; i < fcmp.length; i += 1) expect(fcmp[i]!.seq).toBeGreaterThan(fcmp[i - 1]!.seq);
+  return meta;
+}

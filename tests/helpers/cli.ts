@@ -1,0 +1,90 @@
+/**
+ * Test helpers for the CLI contract: run `bin/agent-harness.js` as a real subprocess in a sandbox whose
+ * managed prefix holds a fake engine executable (a shell script replaying a recorded stream and logging its
+ * argv), so the CLI's whole path runs without an engine process.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** Repository root. */
+export const REPO = path.resolve(import.meta.dirname, '..', '..');
+/** The CLI entry point. */
+export const BIN = path.join(REPO, 'bin', 'agent-harness.js');
+
+/** A sandbox: project root, data dirs, a fake HOME. */
+export interface CliSandbox {
+  root: string;
+  home: string;
+  prefix: string;
+  env: NodeJS.ProcessEnv;
+  argvLog: string;
+  cleanup(): void;
+}
+
+/** Creates a sandbox project with its own run root, agent home, managed prefix and host HOME. */
+export function createCliSandbox(): CliSandbox {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-cli-'));
+  fs.writeFileSync(path.join(root, 'package.json'), '{"name":"sandbox","private":true}\n');
+  const home = path.join(root, 'host-home');
+  const prefix = path.join(root, 'prefix');
+  fs.mkdirSync(home, { recursive: true });
+  fs.mkdirSync(path.join(prefix, 'bin'), { recursive: true });
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    SKILL_RUNNER_NPM_PREFIX: prefix,
+    AGENT_HARNESS_SKILL_ROOTS: path.join(REPO, 'fixtures', 'skills'),
+    NO_COLOR: '1',
+  };
+  return { root, home, prefix, env, argvLog: path.join(root, 'argv.log'), cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
+}
+
+/**
+ * Installs a fake engine executable in the sandbox's managed prefix: it appends its argv (one JSON array per
+ * call) to `argvLog`, prints `stdoutFile` to stdout and `stderrText` to stderr, and exits with `exitCode`.
+ */
+export function installFakeEngine(sandbox: CliSandbox, name: string, options: { stdoutFile: string; stderrText?: string; exitCode?: number }): void {
+  const script = `#!/usr/bin/env node
+const fs = require('node:fs');
+fs.appendFileSync(${JSON.stringify(sandbox.argvLog)}, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), home: process.env.HOME, codexHome: process.env.CODEX_HOME, hasSecret: Object.keys(process.env).some((k) => k === 'LEAKY_SECRET') }) + '\\n');
+process.stdout.write(fs.readFileSync(${JSON.stringify(options.stdoutFile)}));
+process.stderr.write(${JSON.stringify(options.stderrText ?? '')});
+process.exitCode = ${options.exitCode ?? 0};
+`;
+  const file = path.join(sandbox.prefix, 'bin', name);
+  fs.writeFileSync(file, script, { mode: 0o755 });
+}
+
+/** The argv records the fake engine logged. */
+export function fakeEngineCalls(sandbox: CliSandbox): Array<{ argv: string[]; cwd: string; home: string; codexHome: string; hasSecret: boolean }> {
+  if (!fs.existsSync(sandbox.argvLog)) return [];
+  return fs.readFileSync(sandbox.argvLog, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+}
+
+/** Result of one CLI run. */
+export interface CliRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI synchronously in the sandbox (cwd = sandbox root). */
+export function runCliProcess(sandbox: CliSandbox, args: string[], extraEnv: NodeJS.ProcessEnv = {}): CliRun {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: sandbox.root,
+    env: { ...sandbox.env, ...extraEnv },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 120_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Runs the CLI with stdout and stderr on one pipe, to check the order of what it prints. */
+export function runCliMerged(sandbox: CliSandbox, args: string[]): CliRun {
+  const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const result = spawnSync('/bin/sh', ['-c', `${quoted} 2>&1`], { cwd: sandbox.root, env: sandbox.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
