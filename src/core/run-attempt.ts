@@ -34,7 +34,8 @@ import { diffSnapshots, snapshotTree } from '../runtime/fs-snapshot.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
 import { runPassthrough } from '../runtime/passthrough.js';
 import type { HarnessPaths } from '../runtime/paths.js';
-import { runProcess, type ProcessResult } from '../runtime/process.js';
+import type { ProcessResult } from '../runtime/process-result.js';
+import { runProcess } from '../runtime/process.js';
 import { runPty } from '../runtime/pty.js';
 import { createRun, reserveAttempt, updateRun } from '../runtime/run-store.js';
 import { injectSkills } from '../runtime/skills.js';
@@ -235,8 +236,12 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       processResult = await runPty({ ...common, onChunk: (stream, chunk) => feed(stream, chunk), onTiming: (line) => writer.timing(line) });
     } else if (io === 'passthrough') {
       processResult = await runPassthrough({ ...common, logOut: audit.ptyOutput, logTiming: audit.ptyTiming });
-      const logged = fs.readFileSync(audit.ptyOutput);
-      for (const line of splitter.push('pty', logged, 0)) rasp.line(line.stream, line.text, { stream: 'pty', from: line.from, to: line.to });
+      const logged = fs.existsSync(audit.ptyOutput) ? fs.readFileSync(audit.ptyOutput) : Buffer.alloc(0);
+      for (const line of splitter.push('pty', logged, 0)) {
+        // `script` frames the log with "Script started on …" / "Script done on …" lines: not engine output.
+        if (/^Script (started|done) on /.test(line.text)) continue;
+        rasp.line(line.stream, line.text, { stream: 'pty', from: line.from, to: line.to });
+      }
     } else {
       processResult = await runProcess({ ...common, stdin: adapter.stdin === 'ignore' ? 'ignore' : { text: '' }, onChunk: (stream, chunk) => feed(stream, chunk) });
     }

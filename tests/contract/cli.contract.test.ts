@@ -126,15 +126,15 @@ describe('agent-harness resume and selectors', () => {
 });
 
 describe('errors: code, message, hint, exit status', () => {
-  const cases: Array<[string, string[], string, number]> = [
-    ['unknown handle', ['resume', 'ffffffff', 'x'], 'RUN_NOT_FOUND', 1],
-    ['unknown engine', ['start', '--prompt', 'x', 'cursor'], 'ENGINE_UNKNOWN', 2],
-    ['gated engine', ['start', '--prompt', 'x', 'opencode'], 'ENGINE_CAPABILITY_UNAVAILABLE', 1],
-    ['bad translate value', ['start', '--translate', '7', 'codex'], 'USAGE_ERROR', 2],
-    ['unknown command option', ['runs', '--bogus'], 'USAGE_ERROR', 2],
-    ['bad model script', ['start', '--script', 'missing-script.json', '--prompt', 'x', 'codex'], 'MODEL_SCRIPT_INVALID', 1],
+  const cases: Array<[string, string, number, string[]]> = [
+    ['unknown handle', 'RUN_NOT_FOUND', 1, ['resume', 'ffffffff', 'x']],
+    ['unknown engine', 'ENGINE_UNKNOWN', 2, ['start', '--prompt', 'x', 'cursor']],
+    ['gated engine', 'ENGINE_CAPABILITY_UNAVAILABLE', 1, ['start', '--prompt', 'x', 'opencode']],
+    ['bad translate value', 'USAGE_ERROR', 2, ['start', '--translate', '7', 'codex']],
+    ['unknown command option', 'USAGE_ERROR', 2, ['runs', '--bogus']],
+    ['bad model script', 'MODEL_SCRIPT_INVALID', 1, ['start', '--script', 'missing-script.json', '--prompt', 'x', 'codex']],
   ];
-  it.each(cases)('%s → %s, exit %i', (_label, args, code, status) => {
+  it.each(cases)('%s → %s, exit %i', (_label, code, status, args) => {
     const run = runCliProcess(sandbox, args);
     expect(run.status).toBe(status);
     expect(run.stderr).toContain(`agent-harness: error ${code}: `);

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAttempt } from '../../src/core/run-attempt.js';
-import { startModelServer, turns, type ModelServer } from '../../src/model/index.js';
+import { startModelServer, turns, type ModelScript, type ModelServer } from '../../src/model/index.js';
 import { resolveHarnessPaths, type HarnessPaths } from '../../src/runtime/paths.js';
 import { resolveRunSelector } from '../../src/runtime/run-store.js';
 import { snapshotTree } from '../../src/runtime/fs-snapshot.js';
@@ -32,7 +32,7 @@ afterAll(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-async function withServer<T>(script: Parameters<typeof startModelServer>[0]['script'], fn: (server: ModelServer) => Promise<T>): Promise<T> {
+async function withServer<T>(script: ModelScript, fn: (server: ModelServer) => Promise<T>): Promise<T> {
   const server = await startModelServer({ script });
   try {
     return await fn(server);

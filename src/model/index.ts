@@ -1,0 +1,6 @@
+/** The scripted model server: scripts, wire APIs, server. */
+export * from './script.js';
+export * from './wire-api.js';
+export { openAiResponsesWire } from './wire-openai-responses.js';
+export * from './server.js';
+export * from './serve.js';

@@ -1,0 +1,87 @@
+/**
+ * The model script: an ordered list of turns written once and rendered per wire API.
+ *
+ * Turn selection is stateless: the turn answered is the number of model outputs already present in the
+ * request's history (see each wire module's `countModelTurns`). A resumed session carries its whole history,
+ * so it continues the script where it stopped, even against a fresh server.
+ */
+import fs from 'node:fs/promises';
+import { z } from 'zod';
+import { AgentHarnessError } from '../errors/index.js';
+
+/** The done marker appended to `final` turns with `done: true`. */
+export const DONE_MARKER = '__SKILL_DONE__';
+
+/** One scripted turn. */
+export const ModelTurnSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string(), reasoning: z.string().optional() }).strict(),
+  z.object({ type: z.literal('shell'), command: z.string().min(1) }).strict(),
+  z.object({ type: z.literal('final'), text: z.string(), done: z.boolean().default(true), reasoning: z.string().optional() }).strict(),
+  z.object({ type: z.literal('error'), status: z.number().int().min(400).max(599), message: z.string() }).strict(),
+]);
+/** One scripted turn. */
+export type ModelTurn = z.infer<typeof ModelTurnSchema>;
+
+/** A model script (`{ "version": 1, "turns": [...] }`). */
+export const ModelScriptSchema = z.object({ version: z.literal(1), turns: z.array(ModelTurnSchema) }).strict();
+/** A model script. */
+export type ModelScript = z.infer<typeof ModelScriptSchema>;
+
+/** The reply of the default script (no script given): every turn gets it. */
+export const DEFAULT_REPLY = 'Hello from the agent-harness scripted model.';
+
+/** Builders for script turns. */
+export const turns = {
+  /** An assistant text reply; the turn ends and the agent waits for the user. */
+  text: (text: string): ModelTurn => ({ type: 'text', text }),
+  /** One shell tool call. */
+  shell: (command: string): ModelTurn => ({ type: 'shell', command }),
+  /** A final message; with `done` (default) the done marker line is appended. */
+  final: (text: string, options: { done?: boolean } = {}): ModelTurn => ({ type: 'final', text, done: options.done ?? true }),
+  /** An HTTP error in the vendor's error shape. */
+  error: (status: number, message: string): ModelTurn => ({ type: 'error', status, message }),
+};
+
+/** Validates a script value; MODEL_SCRIPT_INVALID names the source and the offending path. */
+export function parseModelScript(value: unknown, sourceName = 'model script'): ModelScript {
+  const result = ModelScriptSchema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
+  throw new AgentHarnessError('MODEL_SCRIPT_INVALID', `${sourceName} is not a valid model script: at ${where}: ${issue?.message ?? result.error.message}`, {
+    details: { source: sourceName, issues: result.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
+  });
+}
+
+/** Reads and validates a JSON script file. */
+export async function loadModelScript(file: string): Promise<ModelScript> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    throw new AgentHarnessError('MODEL_SCRIPT_INVALID', `Cannot read model script ${file}: ${(error as Error).message}`, { cause: error, details: { source: file } });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new AgentHarnessError('MODEL_SCRIPT_INVALID', `Model script ${file} is not valid JSON: ${(error as Error).message}`, { cause: error, details: { source: file } });
+  }
+  return parseModelScript(value, file);
+}
+
+/** What the server answers for a request: a scripted turn, or why there is none. */
+export type TurnSelection = { kind: 'turn'; index: number; turn: ModelTurn } | { kind: 'exhausted'; index: number; total: number };
+
+/** Picks the turn for a request whose history holds `modelTurns` model outputs. */
+export function selectTurn(script: ModelScript | null, modelTurns: number): TurnSelection {
+  if (!script) return { kind: 'turn', index: modelTurns, turn: { type: 'text', text: DEFAULT_REPLY } };
+  const turn = script.turns[modelTurns];
+  return turn ? { kind: 'turn', index: modelTurns, turn } : { kind: 'exhausted', index: modelTurns, total: script.turns.length };
+}
+
+/** The text a final turn sends: with the done marker line when `done`. */
+export function finalText(turn: Extract<ModelTurn, { type: 'final' }>): string {
+  if (!turn.done || turn.text.includes(DONE_MARKER)) return turn.text;
+  return `${turn.text}\n${DONE_MARKER}`;
+}

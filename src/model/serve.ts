@@ -1,0 +1,41 @@
+/**
+ * The standalone server behind `agent-harness model serve`: prints where it listens, stops on SIGINT/SIGTERM.
+ */
+import { loadModelScript } from './script.js';
+import { startModelServer, WIRE_APIS, type ModelServer } from './server.js';
+
+/** Options of {@link serveModel}. */
+export interface ServeModelOptions {
+  scriptPath?: string;
+  port?: number;
+  logFile?: string;
+  /** Where the listening line goes (default stdout). */
+  out?: NodeJS.WritableStream;
+}
+
+/** A served model: the server and a promise settled when it stopped. */
+export interface ServedModel {
+  server: ModelServer;
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts the standalone server. */
+export async function serveModel(options: ServeModelOptions = {}): Promise<ServedModel> {
+  const script = options.scriptPath ? await loadModelScript(options.scriptPath) : null;
+  const server = await startModelServer({ script, ...(options.port ? { port: options.port } : {}), ...(options.logFile ? { logFile: options.logFile } : {}) });
+  (options.out ?? process.stdout).write(`model server listening on ${server.url} (wire APIs: ${WIRE_APIS.map((w) => w.id).join(', ')})\n`);
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+  const close = async (): Promise<void> => {
+    process.off('SIGINT', close);
+    process.off('SIGTERM', close);
+    await server.close();
+    resolveClosed();
+  };
+  process.once('SIGINT', close);
+  process.once('SIGTERM', close);
+  return { server, closed, close };
+}
