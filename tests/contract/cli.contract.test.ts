@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AttemptMetaSchema, FcmpEventSchema } from '../../src/protocol/index.js';
+import { expectCompleteAudit } from '../helpers/audit.js';
+import { attemptAuditPaths } from '../../src/core/audit-files.js';
 import { createCliSandbox, fakeEngineCalls, installFakeEngine, REPO, runCliMerged, runCliProcess, type CliSandbox } from '../helpers/cli.js';
 
 const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
@@ -162,6 +164,37 @@ describe('errors: code, message, hint, exit status', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('agent-harness: error ENV_LEAK_DETECTED: ');
     expect(fs.readdirSync(sandbox.home)).toEqual([]);
+  });
+});
+
+describe('timeouts and the audit', () => {
+  it('every audit file of a normal attempt matches its schema', () => {
+    const run = runCliProcess(sandbox, ['start', '--prompt', 'audit me', 'codex']);
+    const runDir = summaryValue(run.stderr, 'Run directory');
+    const meta = expectCompleteAudit(attemptAuditPaths(runDir, 1));
+    expect(meta.completion).toEqual({ state: 'completed', reason: 'done_marker' });
+    expect(meta.session_id).toBe(THREAD);
+    expect(fs.readFileSync(path.join(runDir, '.audit', 'stdout.1.log'), 'utf8')).toBe(fs.readFileSync(STREAM, 'utf8'));
+  });
+
+  it('a hanging engine is killed at --timeout-ms with ENGINE_TIMEOUT, keeping what it printed', () => {
+    const hanging = createCliSandbox();
+    try {
+      installFakeEngine(hanging, 'codex', { stdoutFile: path.join(REPO, 'fixtures', 'streams', 'codex', 'truncated.stdout.jsonl'), hangAfterOutput: true });
+      const run = runCliProcess(hanging, ['start', '--timeout-ms', '1500', '--prompt', 'x', 'codex']);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain('agent-harness: error ENGINE_TIMEOUT: ');
+      const runDir = summaryValue(run.stderr, 'Run directory');
+      const meta = expectCompleteAudit(attemptAuditPaths(runDir, 1));
+      expect(meta.exit?.timed_out).toBe(true);
+      expect(meta.completion?.state).toBe('failed');
+      expect(meta.error?.code).toBe('ENGINE_TIMEOUT');
+      expect(fs.readFileSync(path.join(runDir, '.audit', 'stdout.1.log'), 'utf8')).toBe(fs.readFileSync(path.join(REPO, 'fixtures', 'streams', 'codex', 'truncated.stdout.jsonl'), 'utf8'));
+      const fcmp = fs.readFileSync(path.join(runDir, '.audit', 'fcmp.1.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(fcmp.at(-1)).toMatchObject({ type: 'conversation.failed', data: { category: 'timeout' } });
+    } finally {
+      hanging.cleanup();
+    }
   });
 });
 
