@@ -39,7 +39,8 @@ import { runProcess } from '../runtime/process.js';
 import { runPty } from '../runtime/pty.js';
 import { createRun, reserveAttempt, updateRun } from '../runtime/run-store.js';
 import { injectSkills } from '../runtime/skills.js';
-import { createLineSplitter } from '../translate/line-splitter.js';
+import { createLineSplitter, type SplitLine } from '../translate/line-splitter.js';
+import { cleanTerminalLine } from '../translate/terminal-text.js';
 import { createRaspBuilder } from '../translate/rasp-builder.js';
 import { judgeCompletion } from '../translate/completion.js';
 import { translateRaspToFcmp } from '../translate/fcmp.js';
@@ -223,12 +224,17 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     const before = await snapshotTree(runDir);
     await writeJsonAtomic(audit.fsBefore, before);
 
+    // PTY text carries terminal noise (escapes, NULs, `script`'s frame lines); parsers get it cleaned while
+    // raw_ref still points at the untouched bytes.
+    const parseLine = (line: SplitLine): void => {
+      const text = line.stream === 'pty' ? cleanTerminalLine(line.text) : line.text;
+      if (line.stream === 'pty' && io === 'passthrough' && /^Script (started|done) on /.test(text)) return;
+      rasp.line(line.stream, text, { stream: line.stream, from: line.from, to: line.to });
+    };
     const feed = (stream: StreamName, chunk: Uint8Array): void => {
       const from = writer.append(stream, chunk);
       request.onOutput?.(stream, chunk);
-      for (const line of splitter.push(stream, chunk, from)) {
-        rasp.line(line.stream, line.text, { stream: line.stream, from: line.from, to: line.to });
-      }
+      for (const line of splitter.push(stream, chunk, from)) parseLine(line);
     };
     rasp.started({ launch, argv: [executable, ...argv], cwd: runDir, pid: null, io });
     const common = { file: executable, args: argv, cwd: runDir, env, timeoutMs: request.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS, ...(request.signal ? { signal: request.signal } : {}) };
@@ -237,15 +243,11 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     } else if (io === 'passthrough') {
       processResult = await runPassthrough({ ...common, logOut: audit.ptyOutput, logTiming: audit.ptyTiming });
       const logged = fs.existsSync(audit.ptyOutput) ? fs.readFileSync(audit.ptyOutput) : Buffer.alloc(0);
-      for (const line of splitter.push('pty', logged, 0)) {
-        // `script` frames the log with "Script started on …" / "Script done on …" lines: not engine output.
-        if (/^Script (started|done) on /.test(line.text)) continue;
-        rasp.line(line.stream, line.text, { stream: 'pty', from: line.from, to: line.to });
-      }
+      for (const line of splitter.push('pty', logged, 0)) parseLine(line);
     } else {
       processResult = await runProcess({ ...common, stdin: adapter.stdin === 'ignore' ? 'ignore' : { text: '' }, onChunk: (stream, chunk) => feed(stream, chunk) });
     }
-    for (const line of splitter.flush()) rasp.line(line.stream, line.text, { stream: line.stream, from: line.from, to: line.to });
+    for (const line of splitter.flush()) parseLine(line);
     if (processResult.spawnError) {
       harnessError = new AgentHarnessError('ENGINE_SPAWN_FAILED', `Could not start ${executable}: ${processResult.spawnError.message}`, { cause: processResult.spawnError, attempt });
       rasp.diagnostic({ code: 'ENGINE_SPAWN_FAILED', message: harnessError.message, level: 'error' });

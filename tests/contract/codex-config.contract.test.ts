@@ -7,6 +7,7 @@ import { codexEngine } from '../../src/engines/codex/index.js';
 import { isCodexTrusted } from '../../src/engines/codex/config.js';
 import { getEngine } from '../../src/engines/registry.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
+import { rejectionOf, thrownBy } from '../helpers/errors.js';
 
 let dir: string;
 beforeEach(() => {
@@ -48,10 +49,10 @@ describe('codex config injection (enforced-only, dedicated profile)', () => {
     const codexHome = path.join(dir, 'home', '.codex');
     fs.mkdirSync(codexHome, { recursive: true });
     fs.writeFileSync(path.join(codexHome, 'config.toml'), 'this is = = not toml [');
-    let error = await codexEngine.prepare({ runDir: dir, agentHome: path.join(dir, 'home'), modelMode: 'scripted', modelBaseUrl: null, profile: 'agent-harness' }).then(() => null, (e: unknown) => e);
+    let error = await rejectionOf(codexEngine.prepare({ runDir: dir, agentHome: path.join(dir, 'home'), modelMode: 'scripted', modelBaseUrl: null, profile: 'agent-harness' }));
     expect(isAgentHarnessError(error, 'ENGINE_CONFIG_INJECTION_FAILED')).toBe(true);
     expect((error as Error).message).toContain(path.join(codexHome, 'config.toml'));
-    error = await codexEngine.prepare({ runDir: dir, agentHome: path.join(dir, 'h2'), modelMode: 'scripted', modelBaseUrl: null, profile: '../evil' }).then(() => null, (e: unknown) => e);
+    error = await rejectionOf(codexEngine.prepare({ runDir: dir, agentHome: path.join(dir, 'h2'), modelMode: 'scripted', modelBaseUrl: null, profile: '../evil' }));
     expect(isAgentHarnessError(error, 'CONFIG_INVALID')).toBe(true);
   });
 
@@ -65,25 +66,11 @@ describe('codex config injection (enforced-only, dedicated profile)', () => {
 describe('engine registry', () => {
   it('knows every engine id, gates the unbuilt ones and rejects unknown ids', () => {
     expect(getEngine('codex').id).toBe('codex');
-    const gated = (() => {
-      try {
-        getEngine('opencode');
-      } catch (e) {
-        return e;
-      }
-      return null;
-    })();
+    const gated = thrownBy(() => getEngine('opencode'));
     expect(isAgentHarnessError(gated, 'ENGINE_CAPABILITY_UNAVAILABLE')).toBe(true);
     expect((gated as Error).message).toContain('opencode');
     expect((gated as Error).message).toContain('execute');
-    const unknown = (() => {
-      try {
-        getEngine('cursor');
-      } catch (e) {
-        return e;
-      }
-      return null;
-    })();
+    const unknown = thrownBy(() => getEngine('cursor'));
     expect(isAgentHarnessError(unknown, 'ENGINE_UNKNOWN')).toBe(true);
   });
 });

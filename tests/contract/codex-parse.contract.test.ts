@@ -117,6 +117,11 @@ describe('createCodexParser', () => {
     expect(parser.line('pty', '  {"type":"turn.started"}')).toEqual([{ type: 'engine.turn.started' }]);
     expect(parser.line('pty', 'Reading additional input from stdin...')).toEqual([]);
     expect(parser.line('pty', 'Error: boom')).toMatchObject([{ type: 'diagnostic', diagnostic: { code: 'ENGINE_STDERR' } }]);
+    // Terminal echo of input in front of an event (seen under `script`): the event is still parsed.
+    expect(parser.line('pty', '^@{"type":"thread.started","thread_id":"t-1"}')).toEqual([
+      { type: 'diagnostic', diagnostic: { code: 'PTY_NOISE_STRIPPED', message: 'ignored "^@" before a JSON event', level: 'info' } },
+      { type: 'engine.session', session_id: 't-1' },
+    ]);
   });
 
   it('reports a turn left open at the end of the stream', () => {

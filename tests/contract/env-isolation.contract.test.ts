@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAgentHarnessError } from '../../src/errors/index.js';
+import { thrownBy } from '../helpers/errors.js';
 import { buildEngineEnv, redactEnv } from '../../src/runtime/env.js';
 import { assertNoEnvLeak, findEnvLeak } from '../../src/runtime/leak-guard.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
@@ -99,14 +100,7 @@ describe('leak guard', () => {
     expect(findEnvLeak([path.join(dir, 'elsewhere')], home)).toBeNull();
     fs.symlinkSync(path.join(home, '.codex'), path.join(dir, 'sneaky'));
     expect(findEnvLeak([path.join(dir, 'sneaky', 'sub')], home)).not.toBeNull();
-    const error = (() => {
-      try {
-        assertNoEnvLeak([path.join(home, '.codex')], home);
-        return null;
-      } catch (e) {
-        return e;
-      }
-    })();
+    const error = thrownBy(() => assertNoEnvLeak([path.join(home, '.codex')], home));
     expect(isAgentHarnessError(error, 'ENV_LEAK_DETECTED')).toBe(true);
   });
 });
@@ -121,12 +115,7 @@ describe('executable resolution', () => {
     fs.mkdirSync(path.join(paths.npmPrefix, 'bin'), { recursive: true });
     fs.writeFileSync(path.join(paths.npmPrefix, 'bin', 'fake-engine'), '#!/bin/sh\n', { mode: 0o755 });
     expect(resolveExecutable('fake-engine', paths, pathDir)).toBe(path.join(paths.npmPrefix, 'bin', 'fake-engine'));
-    let error: unknown = null;
-    try {
-      resolveExecutable('no-such-engine', paths, pathDir);
-    } catch (e) {
-      error = e;
-    }
+    const error = thrownBy(() => resolveExecutable('no-such-engine', paths, pathDir));
     expect(isAgentHarnessError(error, 'ENGINE_EXECUTABLE_MISSING')).toBe(true);
     expect((error as Error).message).toContain(path.join(pathDir, 'no-such-engine'));
     expect((error as Error).message).toContain(path.join(dir, 'node_modules', '.bin', 'no-such-engine'));

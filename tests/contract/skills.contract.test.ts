@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAgentHarnessError } from '../../src/errors/index.js';
+import { rejectionOf } from '../helpers/errors.js';
 import { SkillInjectionSchema } from '../../src/protocol/index.js';
 import { COMPLETION_CONTRACT_TAG, DONE_MARKER, injectSkills } from '../../src/runtime/skills.js';
 
@@ -65,7 +66,7 @@ describe('skill injection', () => {
   ])('rejects %s with SKILL_INVALID', async (_label, name) => {
     const root = path.join(dir, 'skills');
     writeSkill(root, name, 'x');
-    const error = await injectSkills({ sourceRoots: [root], targetRoot: path.join(dir, 't') }).then(() => null, (e: unknown) => e);
+    const error = await rejectionOf(injectSkills({ sourceRoots: [root], targetRoot: path.join(dir, 't') }));
     expect(isAgentHarnessError(error, 'SKILL_INVALID')).toBe(true);
     expect((error as Error).message).toContain(JSON.stringify(name));
     expect(fs.existsSync(path.join(dir, 'pwned'))).toBe(false);
@@ -74,12 +75,12 @@ describe('skill injection', () => {
   it('rejects a skill directory without SKILL.md and a symlinked skill', async () => {
     const root = path.join(dir, 'skills');
     fs.mkdirSync(path.join(root, 'empty'), { recursive: true });
-    let error = await injectSkills({ sourceRoots: [root], targetRoot: path.join(dir, 't') }).then(() => null, (e: unknown) => e);
+    let error = await rejectionOf(injectSkills({ sourceRoots: [root], targetRoot: path.join(dir, 't') }));
     expect(isAgentHarnessError(error, 'SKILL_INVALID')).toBe(true);
     fs.rmSync(path.join(root, 'empty'), { recursive: true });
     writeSkill(dir, 'outside', 'x');
     fs.symlinkSync(path.join(dir, 'outside'), path.join(root, 'linked'));
-    error = await injectSkills({ sourceRoots: [root], targetRoot: path.join(dir, 't') }).then(() => null, (e: unknown) => e);
+    error = await rejectionOf(injectSkills({ sourceRoots: [root], targetRoot: path.join(dir, 't') }));
     expect(isAgentHarnessError(error, 'SKILL_INVALID')).toBe(true);
   });
 });

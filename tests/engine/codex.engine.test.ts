@@ -32,6 +32,14 @@ afterAll(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+/** Names in the real HOME and the mtime of its `.codex` (engine config a leak would create or touch). */
+function realHomeState(): { names: string[]; codexMtime: number | null } {
+  const home = os.homedir();
+  const names = fs.existsSync(home) ? fs.readdirSync(home).sort() : [];
+  const codex = path.join(home, '.codex');
+  return { names, codexMtime: fs.existsSync(codex) ? fs.statSync(codex).mtimeMs : null };
+}
+
 async function withServer<T>(script: ModelScript, fn: (server: ModelServer) => Promise<T>): Promise<T> {
   const server = await startModelServer({ script });
   try {
@@ -44,6 +52,7 @@ async function withServer<T>(script: ModelScript, fn: (server: ModelServer) => P
 describe('codex engine (real binary, scripted model)', () => {
   it('starts, runs a shell tool call, completes with the done marker, then resumes by handle in the same run', async () => {
     const hostBefore = await snapshotTree(hostHome, { exclude: [] });
+    const realHomeBefore = realHomeState();
     await withServer({
       version: 1,
       turns: [
@@ -93,9 +102,10 @@ describe('codex engine (real binary, scripted model)', () => {
       expect(fs.existsSync(path.join(first.runDir, '.audit', 'meta.1.json'))).toBe(true);
       expect(JSON.parse(fs.readFileSync(first.audit.meta, 'utf8')).attempt).toBe(1);
     });
-    // Nothing of the fake host HOME changed.
+    // Nothing of the fake host HOME changed, and the real one got no engine config.
     const hostAfter = await snapshotTree(hostHome, { exclude: [] });
     expect(hostAfter.entries).toEqual(hostBefore.entries);
+    expect(realHomeState()).toEqual(realHomeBefore);
   });
 
   it('waits for input when the turn ends without the done marker', async () => {

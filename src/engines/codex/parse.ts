@@ -107,27 +107,41 @@ export function createCodexParser(): EngineParser {
   }
 
   return {
-    line(stream: StreamName, text: string): ParserOutput[] {
-      // A pty merges stdout and stderr: JSON-looking lines are events, the rest is treated as stderr.
+    line(stream: StreamName, rawText: string): ParserOutput[] {
+      let text = rawText;
+      const prefix: ParserOutput[] = [];
+      if (stream === 'pty') {
+        // A pty merges stdout and stderr, and echoes terminal input (`^@`, `^D`) in front of output: a line
+        // holding a codex event after such noise is parsed from its first `{"type"`.
+        const start = text.indexOf('{"type"');
+        if (start > 0 && text.slice(0, start).trim() !== '') {
+          prefix.push(diag('PTY_NOISE_STRIPPED', `ignored ${JSON.stringify(text.slice(0, Math.min(start, 40)))} before a JSON event`, 'info'));
+          text = text.slice(start);
+        }
+      }
       if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {
         return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
       }
-      if (text.trim() === '') return [];
-      let event: unknown;
-      try {
-        event = JSON.parse(text);
-      } catch {
-        return [diag('STREAM_PARSE_ERROR', `stdout line is not JSON: ${excerpt(text)}`)];
-      }
-      if (!isObject(event) || typeof event.type !== 'string') {
-        return [diag('STREAM_PARSE_ERROR', `stdout line is not a codex event object: ${excerpt(text)}`)];
-      }
-      return onEvent(event, text);
+      return [...prefix, ...parseStdoutLine(text)];
     },
     end(): ParserOutput[] {
       return turnOpen ? [diag('CODEX_TURN_NOT_ENDED', `turn ${turnIndex} started but the stream ended without turn.completed or turn.failed`)] : [];
     },
   };
+
+  function parseStdoutLine(text: string): ParserOutput[] {
+    if (text.trim() === '') return [];
+    let event: unknown;
+    try {
+      event = JSON.parse(text);
+    } catch {
+      return [diag('STREAM_PARSE_ERROR', `stdout line is not JSON: ${excerpt(text)}`)];
+    }
+    if (!isObject(event) || typeof event.type !== 'string') {
+      return [diag('STREAM_PARSE_ERROR', `stdout line is not a codex event object: ${excerpt(text)}`)];
+    }
+    return onEvent(event, text);
+  }
 }
 
 type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
