@@ -14,6 +14,7 @@ import { registerModel } from './model.js';
 import type { CliStreams } from './output.js';
 import { registerResume } from './resume.js';
 import { registerRuns } from './runs.js';
+import { registerTranslate } from './translate.js';
 import { addStartOptions, registerStart, startCommand, type StartCommandOptions } from './start.js';
 
 function packageVersion(): string {
@@ -39,6 +40,7 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
   registerDoctor(program, streams, setExit);
   registerModel(program);
   registerDemo(program, streams, setExit);
+  registerTranslate(program, streams, setExit);
   for (const engine of ENGINE_IDS) {
     addStartOptions(
       program
@@ -58,6 +60,7 @@ Quick start:
   agent-harness start --translate 3 --prompt "hi" codex
   agent-harness resume <handle> "next message"
   agent-harness runs                         list runs and their handles
+  agent-harness translate <handle> --summary  replay a run's recorded output through the parsers
   agent-harness doctor                       paths, env and self-checks
 
 Errors print "agent-harness: error CODE: message" and a hint; exit status 2 = usage, 1 = other failures.`);

@@ -21,6 +21,7 @@ export interface AttemptAuditPaths {
   fsDiff: string;
   rasp: string;
   fcmp: string;
+  conformance: string;
 }
 
 /** Paths of the audit files of attempt `attempt` in `runDir`. */
@@ -40,6 +41,7 @@ export function attemptAuditPaths(runDir: string, attempt: number): AttemptAudit
     fsDiff: file('fs-diff', 'json'),
     rasp: file('rasp', 'jsonl'),
     fcmp: file('fcmp', 'jsonl'),
+    conformance: file('conformance-report', 'json'),
   };
 }
 

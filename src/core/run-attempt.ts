@@ -40,10 +40,11 @@ import { runPty } from '../runtime/pty.js';
 import { createRun, reserveAttempt, updateRun } from '../runtime/run-store.js';
 import { injectSkills } from '../runtime/skills.js';
 import { createLineSplitter, type SplitLine } from '../translate/line-splitter.js';
-import { cleanTerminalLine } from '../translate/terminal-text.js';
+import { feedLine } from '../translate/feed.js';
 import { createRaspBuilder } from '../translate/rasp-builder.js';
 import { judgeCompletion } from '../translate/completion.js';
 import { translateRaspToFcmp } from '../translate/fcmp.js';
+import { buildConformanceReport } from '../translate/conformance.js';
 import { attemptAuditPaths, lastFcmpSeq, RawLogWriter, writeJsonl } from './audit-files.js';
 import { collectAssistantMessages, collectToolCalls, lastSessionId, lastUsage, type AttemptResult } from './attempt-result.js';
 
@@ -224,13 +225,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     const before = await snapshotTree(runDir);
     await writeJsonAtomic(audit.fsBefore, before);
 
-    // PTY text carries terminal noise (escapes, NULs, `script`'s frame lines); parsers get it cleaned while
-    // raw_ref still points at the untouched bytes.
-    const parseLine = (line: SplitLine): void => {
-      const text = line.stream === 'pty' ? cleanTerminalLine(line.text) : line.text;
-      if (line.stream === 'pty' && io === 'passthrough' && /^Script (started|done) on /.test(text)) return;
-      rasp.line(line.stream, text, { stream: line.stream, from: line.from, to: line.to });
-    };
+    const parseLine = (line: SplitLine): void => feedLine(rasp, line);
     const feed = (stream: StreamName, chunk: Uint8Array): void => {
       const from = writer.append(stream, chunk);
       request.onOutput?.(stream, chunk);
@@ -306,6 +301,9 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       usage: lastUsage(rasp.events),
       error: harnessError ? { code: harnessError.code, message: harnessError.message } : null,
     };
+    await writeJsonAtomic(audit.conformance, buildConformanceReport({
+      runId: run.run_id, engine: adapter.id, attempt, launch, rasp: rasp.events, fcmp, completion, durationMs: meta.timings.duration_ms,
+    }));
     await writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta));
     run = await updateRun(paths.runRoot, run.run_id, {
       attempts: Math.max(run.attempts, attempt),

@@ -5,3 +5,4 @@ export * from './fcmp.js';
 export * from './meta.js';
 export * from './run-index.js';
 export * from './fs-diff.js';
+export * from './conformance.js';

@@ -4,3 +4,7 @@ export * from './rasp-builder.js';
 export * from './completion.js';
 export * from './fcmp.js';
 export * from './views.js';
+export * from './conformance.js';
+export * from './feed.js';
+export * from './terminal-text.js';
+export * from './recorded.js';

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { expect } from 'vitest';
 import type { AttemptAuditPaths } from '../../src/core/audit-files.js';
-import { AttemptMetaSchema, FcmpEventSchema, FsDiffSchema, FsSnapshotSchema, RaspEventSchema, type AttemptMeta } from '../../src/protocol/index.js';
+import { AttemptMetaSchema, ConformanceReportSchema, FcmpEventSchema, FsDiffSchema, FsSnapshotSchema, RaspEventSchema, type AttemptMeta } from '../../src/protocol/index.js';
 
 function jsonl(file: string): unknown[] {
   return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
@@ -12,7 +12,7 @@ function jsonl(file: string): unknown[] {
 
 /** Asserts that every audit file of the attempt exists and matches its schema; returns the parsed meta. */
 export function expectCompleteAudit(audit: AttemptAuditPaths, io: 'split' | 'pty' = 'split'): AttemptMeta {
-  const required = [audit.meta, audit.stdin, audit.fsBefore, audit.fsAfter, audit.fsDiff, audit.rasp, audit.fcmp, ...(io === 'split' ? [audit.stdout, audit.stderr] : [audit.ptyOutput, audit.ptyTiming])];
+  const required = [audit.conformance, audit.meta, audit.stdin, audit.fsBefore, audit.fsAfter, audit.fsDiff, audit.rasp, audit.fcmp, ...(io === 'split' ? [audit.stdout, audit.stderr] : [audit.ptyOutput, audit.ptyTiming])];
   for (const file of required) expect(fs.existsSync(file), `${file} exists`).toBe(true);
   const meta = AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(audit.meta, 'utf8')));
   expect(meta.status).toBe('finished');
@@ -25,5 +25,9 @@ export function expectCompleteAudit(audit: AttemptAuditPaths, io: 'split' | 'pty
   const terminal = fcmp.filter((e) => ['conversation.completed', 'conversation.failed', 'user.input.required'].includes(e.type));
   expect(terminal).toHaveLength(1);
   for (let i = 1; i < fcmp.length; i += 1) expect(fcmp[i]!.seq).toBeGreaterThan(fcmp[i - 1]!.seq);
+  const conformance = ConformanceReportSchema.parse(JSON.parse(fs.readFileSync(audit.conformance, 'utf8')));
+  expect(conformance.attempt).toBe(meta.attempt);
+  expect(conformance.completion).toEqual(meta.completion);
+  expect(Object.values(conformance.fcmp_counts).reduce((a, b) => a + (b ?? 0), 0)).toBe(fcmp.length);
   return meta;
 }

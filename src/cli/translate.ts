@@ -1,0 +1,114 @@
+/**
+ * `agent-harness translate --engine ID [--stdout F] [--stderr F] [--pty F] [--translate 1|2|3] [--summary]` and
+ * `agent-harness translate <run-selector> [--attempt N] …`: recorded output through the same parsers as a
+ * live attempt. Views print to stdout; `--summary` prints one JSON object.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { attemptAuditPaths } from '../core/audit-files.js';
+import { getEngine } from '../engines/registry.js';
+import { AgentHarnessError } from '../errors/index.js';
+import { AttemptMetaSchema, type TranslateMode } from '../protocol/index.js';
+import { resolveHarnessPaths } from '../runtime/paths.js';
+import { resolveRunSelector } from '../runtime/run-store.js';
+import { translateRecorded, type RecordedOutput, type TranslateRecordedOptions } from '../translate/recorded.js';
+import { renderTranslateView } from '../translate/views.js';
+import { parsePositiveInt, parseTranslateMode } from './options.js';
+import type { CliStreams } from './output.js';
+
+interface TranslateOptions {
+  engine?: string;
+  stdout?: string;
+  stderr?: string;
+  pty?: string;
+  translate?: TranslateMode;
+  summary?: boolean;
+  attempt?: number;
+}
+
+function readInput(file: string, label: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (error) {
+    throw new AgentHarnessError('TRANSLATE_INPUT_INVALID', `Cannot read ${label} file ${file}: ${(error as Error).message}`, { cause: error, details: { file } });
+  }
+}
+
+function readIfPresent(file: string): Buffer | undefined {
+  return fs.existsSync(file) ? fs.readFileSync(file) : undefined;
+}
+
+async function fromRun(selector: string, options: TranslateOptions): Promise<{ engine: string; output: RecordedOutput; recorded: TranslateRecordedOptions }> {
+  const paths = resolveHarnessPaths();
+  const run = await resolveRunSelector(paths.runRoot, selector);
+  const attempt = options.attempt ?? run.attempts;
+  if (attempt < 1) throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${run.run_id} has no attempt yet.`);
+  const audit = attemptAuditPaths(run.run_dir, attempt);
+  if (!fs.existsSync(audit.meta)) throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${run.run_id} has no attempt ${attempt} (${audit.meta} is missing).`, { details: { attempt } });
+  const meta = AttemptMetaSchema.safeParse(JSON.parse(fs.readFileSync(audit.meta, 'utf8')));
+  const exit = meta.success && meta.data.exit
+    ? { exit_code: meta.data.exit.code, signal: meta.data.exit.signal, timed_out: meta.data.exit.timed_out, canceled: meta.data.exit.canceled, duration_ms: meta.data.timings.duration_ms ?? 0 }
+    : null;
+  const output: RecordedOutput = {};
+  for (const [key, file] of [['stdout', audit.stdout], ['stderr', audit.stderr], ['pty', audit.ptyOutput]] as const) {
+    const bytes = readIfPresent(file);
+    if (bytes) output[key] = bytes;
+  }
+  return {
+    engine: run.engine,
+    output,
+    recorded: { runId: run.run_id, attempt, launch: meta.success && meta.data.launch === 'resume' ? 'resume' : 'start', exit },
+  };
+}
+
+/** Runs `translate`; returns the exit status. */
+export async function translateCommand(streams: CliStreams, selector: string | undefined, options: TranslateOptions): Promise<number> {
+  let engine: string;
+  let output: RecordedOutput;
+  let recorded: TranslateRecordedOptions = {};
+  if (selector) {
+    if (options.stdout || options.stderr || options.pty) throw new AgentHarnessError('USAGE_ERROR', 'Give either a run selector or --stdout/--stderr/--pty files, not both.');
+    ({ engine, output, recorded } = await fromRun(selector, options));
+  } else {
+    if (!options.engine) throw new AgentHarnessError('USAGE_ERROR', 'translate needs --engine <id> with --stdout/--stderr/--pty files, or a run selector.');
+    if (!options.stdout && !options.stderr && !options.pty) throw new AgentHarnessError('USAGE_ERROR', 'translate needs at least one of --stdout, --stderr, --pty.');
+    engine = options.engine;
+    output = {};
+    if (options.stdout) output.stdout = readInput(path.resolve(options.stdout), 'stdout');
+    if (options.stderr) output.stderr = readInput(path.resolve(options.stderr), 'stderr');
+    if (options.pty) output.pty = readInput(path.resolve(options.pty), 'pty');
+  }
+  const result = translateRecorded(getEngine(engine), output, recorded);
+  if (options.summary) {
+    streams.stdout.write(`${JSON.stringify(result.summary)}\n`);
+    return 0;
+  }
+  const mode = options.translate ?? 3;
+  if (mode === 0) throw new AgentHarnessError('USAGE_ERROR', 'translate shows views 1, 2 or 3 (view 0 is the raw file itself).');
+  const text = renderTranslateView(mode, { rasp: result.rasp, fcmp: result.fcmp });
+  streams.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  return 0;
+}
+
+/** Registers `translate`. */
+export function registerTranslate(program: Command, streams: CliStreams, setExit: (code: number) => void): void {
+  program
+    .command('translate')
+    .description('replay recorded engine output through the parsers (a run, or captured files)')
+    .argument('[run]', 'run selector (handle, run id or run directory); omit to translate files')
+    .option('--engine <id>', 'engine whose parser reads the files')
+    .option('--stdout <file>', 'captured stdout')
+    .option('--stderr <file>', 'captured stderr')
+    .option('--pty <file>', 'captured terminal output (used only when stdout/stderr hold no structured events)')
+    .option('--attempt <n>', 'attempt of the run (default: the last)', parsePositiveInt('--attempt'))
+    .option('--translate <mode>', 'view: 1 RASP, 2 FCMP, 3 markdown (default 3)', parseTranslateMode)
+    .option('--summary', 'print one JSON object: engine, session_id, final_message, tool_calls, completed, error, diagnostics')
+    .addHelpText('after', `
+Examples:
+  agent-harness translate --engine codex --stdout codex.jsonl --summary
+  agent-harness translate 3f9a01bc --attempt 1 --translate 2`)
+    .action(async (run: string | undefined, options: TranslateOptions) => {
+      setExit(await translateCommand(streams, run, options));
+    });
+}

@@ -1,0 +1,17 @@
+/**
+ * Feeding split lines to a RASP builder, shared by live attempts and recorded translation. PTY text carries
+ * terminal noise (escapes, NULs) and util-linux `script` frames its log with "Script started/done on …" lines:
+ * parsers get the cleaned text of engine output only, while raw_ref keeps pointing at the untouched bytes.
+ */
+import type { SplitLine } from './line-splitter.js';
+import type { RaspBuilder } from './rasp-builder.js';
+import { cleanTerminalLine } from './terminal-text.js';
+
+const SCRIPT_FRAME = /^Script (started|done) on /;
+
+/** Records one split line (cleaned when it comes from a PTY). */
+export function feedLine(builder: RaspBuilder, line: SplitLine): void {
+  const text = line.stream === 'pty' ? cleanTerminalLine(line.text) : line.text;
+  if (line.stream === 'pty' && SCRIPT_FRAME.test(text)) return;
+  builder.line(line.stream, text, { stream: line.stream, from: line.from, to: line.to });
+}

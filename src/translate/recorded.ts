@@ -1,0 +1,112 @@
+/**
+ * Translation of recorded output (audit logs or captures from elsewhere) through the same parsers as a live
+ * attempt. Stream priority: the split streams (stdout, then stderr); the PTY capture only when they give no
+ * structured engine event (`PTY_FALLBACK_USED`), so a payload present in both is consumed once.
+ */
+import type { EngineAdapter } from '../engines/engine.js';
+import type { FcmpEvent, RaspEvent, StreamName } from '../protocol/index.js';
+import { judgeCompletion, type CompletionJudgement } from './completion.js';
+import { countToolCalls, collectDiagnostics } from './conformance.js';
+import { translateRaspToFcmp } from './fcmp.js';
+import { feedLine } from './feed.js';
+import { createLineSplitter } from './line-splitter.js';
+import { createRaspBuilder, type ExitedData } from './rasp-builder.js';
+
+/** Raw captures to translate; any subset. */
+export interface RecordedOutput {
+  stdout?: Uint8Array;
+  stderr?: Uint8Array;
+  pty?: Uint8Array;
+}
+
+/** Options of {@link translateRecorded}. */
+export interface TranslateRecordedOptions {
+  runId?: string;
+  attempt?: number;
+  launch?: 'start' | 'resume';
+  /** The recorded exit, when known (a run's meta); otherwise the stream is judged as having ended. */
+  exit?: ExitedData | null;
+  /** FCMP seq of the previous attempt (run selector form). */
+  seqStart?: number;
+  sessionId?: string | null;
+}
+
+/** The `--summary` object (exactly these keys). */
+export interface TranslationSummary {
+  engine: string;
+  session_id: string | null;
+  final_message: string | null;
+  tool_calls: number;
+  completed: boolean;
+  error: string | null;
+  diagnostics: Array<{ code: string; message: string }>;
+}
+
+/** A translated recording. */
+export interface RecordedTranslation {
+  rasp: RaspEvent[];
+  fcmp: FcmpEvent[];
+  judgement: CompletionJudgement;
+  summary: TranslationSummary;
+}
+
+type Adapter = Pick<EngineAdapter, 'id' | 'createParser' | 'errorPatterns'>;
+
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+function withoutBom(bytes: Uint8Array): Uint8Array {
+  return Buffer.from(bytes.subarray(0, 3)).equals(UTF8_BOM) ? bytes.subarray(3) : bytes;
+}
+
+function parseStreams(adapter: Adapter, output: RecordedOutput, streams: StreamName[], options: TranslateRecordedOptions, fallback: boolean): RaspEvent[] {
+  const builder = createRaspBuilder({ runId: options.runId ?? 'recorded', attempt: options.attempt ?? 1, engine: adapter.id, parser: adapter.createParser() });
+  builder.started({ launch: options.launch ?? 'start', argv: [], cwd: '', pid: null, io: streams.includes('pty') ? 'pty' : 'split' });
+  if (fallback) builder.diagnostic({ code: 'PTY_FALLBACK_USED', message: 'the split streams held no structured engine event; the PTY capture was parsed instead', level: 'warning' });
+  for (const stream of streams) {
+    const bytes = output[stream];
+    if (!bytes) continue;
+    const splitter = createLineSplitter();
+    for (const line of [...splitter.push(stream, withoutBom(bytes), 0), ...splitter.flush(stream)]) feedLine(builder, line);
+  }
+  builder.exited(options.exit ?? { exit_code: null, signal: null, timed_out: false, canceled: false, duration_ms: 0 });
+  return [...builder.events];
+}
+
+function hasEngineEvents(rasp: readonly RaspEvent[]): boolean {
+  return rasp.some(({ data }) => data.type.startsWith('engine.'));
+}
+
+/** Translates recorded output. Never throws on bad content: doubtful parses are diagnostics. */
+export function translateRecorded(adapter: Adapter, output: RecordedOutput, options: TranslateRecordedOptions = {}): RecordedTranslation {
+  const split: StreamName[] = (['stdout', 'stderr'] as const).filter((s) => output[s] !== undefined);
+  let rasp = parseStreams(adapter, output, split, options, false);
+  if (!hasEngineEvents(rasp) && output.pty !== undefined) rasp = parseStreams(adapter, output, ['pty'], options, split.length > 0);
+  const judgement = judgeCompletion(rasp, { errorPatterns: adapter.errorPatterns });
+  const fcmp = translateRaspToFcmp(rasp, {
+    runId: options.runId ?? 'recorded',
+    engine: adapter.id,
+    attempt: options.attempt ?? 1,
+    seqStart: options.seqStart ?? 0,
+    launch: options.launch ?? 'start',
+    errorPatterns: adapter.errorPatterns,
+    sessionId: options.sessionId ?? null,
+  });
+  let session: string | null = options.sessionId ?? null;
+  for (const { data } of rasp) if (data.type === 'engine.session') session = data.session_id;
+  const finals = fcmp.filter((e) => e.type === 'assistant.message.final');
+  const failed = judgement.state === 'failed' || judgement.state === 'interrupted';
+  return {
+    rasp,
+    fcmp,
+    judgement,
+    summary: {
+      engine: adapter.id,
+      session_id: session,
+      final_message: finals.length > 0 ? (finals.at(-1)!.data as { text: string }).text : null,
+      tool_calls: countToolCalls(rasp),
+      completed: judgement.state === 'completed' || judgement.state === 'awaiting_input',
+      error: failed ? judgement.failure?.message ?? judgement.reason : null,
+      diagnostics: collectDiagnostics(rasp).map(({ code, message }) => ({ code, message })),
+    },
+  };
+}

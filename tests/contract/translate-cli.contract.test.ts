@@ -1,0 +1,102 @@
+/**
+ * `agent-harness translate`: recorded output (files or a run) through the parsers, and the `--summary` shape.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConformanceReportSchema, FcmpEventSchema } from '../../src/protocol/index.js';
+import { createCliSandbox, installFakeEngine, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
+
+const STREAMS = path.join(REPO, 'fixtures', 'streams', 'codex');
+const SUMMARY_KEYS = ['completed', 'diagnostics', 'engine', 'error', 'final_message', 'session_id', 'tool_calls'];
+let sandbox: CliSandbox;
+beforeAll(() => {
+  sandbox = createCliSandbox();
+  installFakeEngine(sandbox, 'codex', { stdoutFile: path.join(STREAMS, 'turn1.stdout.jsonl') });
+});
+afterAll(() => sandbox.cleanup());
+
+function summary(args: string[]): Record<string, unknown> {
+  const run = runCliProcess(sandbox, ['translate', ...args, '--summary']);
+  expect(run.status, run.stderr).toBe(0);
+  const value = JSON.parse(run.stdout) as Record<string, unknown>;
+  expect(Object.keys(value).sort()).toEqual(SUMMARY_KEYS);
+  return value;
+}
+
+describe('agent-harness translate', () => {
+  it('summarizes a recorded codex stream', () => {
+    expect(summary(['--engine', 'codex', '--stdout', path.join(STREAMS, 'turn1.stdout.jsonl')])).toEqual({
+      engine: 'codex',
+      session_id: '01a2053b-9f5a-7bc0-b066-eb965712ebee',
+      final_message: 'DONE',
+      tool_calls: 1,
+      completed: true,
+      error: null,
+      diagnostics: [],
+    });
+  });
+
+  it('reports a truncated run as not completed with an error and a diagnostic, and a failed turn with its message', () => {
+    const truncated = summary(['--engine', 'codex', '--stdout', path.join(STREAMS, 'truncated.stdout.jsonl')]);
+    expect(truncated.completed).toBe(false);
+    expect(truncated.error).toEqual(expect.any(String));
+    expect((truncated.diagnostics as Array<{ code: string }>).map((d) => d.code)).toContain('CODEX_TURN_NOT_ENDED');
+    const failed = summary(['--engine', 'codex', '--stdout', path.join(STREAMS, 'turn-failed-429.stdout.jsonl')]);
+    expect(failed).toMatchObject({ completed: false, error: expect.stringContaining('429') });
+  });
+
+  it('reads a PTY capture with CRLF, a BOM and terminal noise only when the split streams have nothing', () => {
+    const stream = fs.readFileSync(path.join(STREAMS, 'turn1.stdout.jsonl'), 'utf8');
+    const pty = path.join(sandbox.root, 'capture.pty.log');
+    fs.writeFileSync(pty, `\ufeffScript started on 2026-11-23 [COMMAND="codex"]\n\u001b[0m^@${stream.replace(/\n/g, '\r\n')}Script done on 2026-11-23\n`);
+    const empty = path.join(sandbox.root, 'empty.log');
+    fs.writeFileSync(empty, 'Reading additional input from stdin...\n');
+    const fallback = summary(['--engine', 'codex', '--stdout', empty, '--pty', pty]);
+    expect(fallback).toMatchObject({ session_id: '01a2053b-9f5a-7bc0-b066-eb965712ebee', final_message: 'DONE', completed: true, tool_calls: 1 });
+    expect((fallback.diagnostics as Array<{ code: string }>).map((d) => d.code)).toContain('PTY_FALLBACK_USED');
+    // When stdout carries the payload, the PTY copy is not consumed again.
+    const both = summary(['--engine', 'codex', '--stdout', path.join(STREAMS, 'turn1.stdout.jsonl'), '--pty', pty]);
+    expect(both.tool_calls).toBe(1);
+    expect((both.diagnostics as Array<{ code: string }>).map((d) => d.code)).not.toContain('PTY_FALLBACK_USED');
+  });
+
+  it('prints FCMP (view 2) and markdown (view 3)', () => {
+    const fcmp = runCliProcess(sandbox, ['translate', '--engine', 'codex', '--stdout', path.join(STREAMS, 'turn1.stdout.jsonl'), '--translate', '2']);
+    const events = fcmp.stdout.trim().split('\n').map((line) => FcmpEventSchema.parse(JSON.parse(line)));
+    expect(events.at(-1)?.type).toBe('user.input.required');
+    const md = runCliProcess(sandbox, ['translate', '--engine', 'codex', '--stdout', path.join(STREAMS, 'turn1.stdout.jsonl')]);
+    expect(md.stdout).toContain('- Assistant: DONE');
+  });
+
+  it('translates a run by handle and attempt, matching what the live attempt wrote', () => {
+    const start = runCliProcess(sandbox, ['start', '--prompt', 'x', 'codex']);
+    const handle = /Run handle: (\w+)/.exec(start.stderr)![1]!;
+    const runDir = /Run directory: (\S+)/.exec(start.stderr)![1]!;
+    const replayed = runCliProcess(sandbox, ['translate', handle, '--attempt', '1', '--translate', '2']);
+    expect(replayed.status).toBe(0);
+    const live = fs.readFileSync(path.join(runDir, '.audit', 'fcmp.1.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const again = replayed.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(again.map((e) => [e.type, e.data])).toEqual(live.map((e) => [e.type, e.data]));
+    const conformance = ConformanceReportSchema.parse(JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'conformance-report.1.json'), 'utf8')));
+    expect(conformance).toMatchObject({ engine: 'codex', attempt: 1, launch: 'start', tool_call_count: 1, assistant_message_count: 1, completion: { state: 'awaiting_input' } });
+    expect(conformance.parser_profile.streams).toEqual(['stdout']);
+    expect(summary([handle]).session_id).toBe('01a2053b-9f5a-7bc0-b066-eb965712ebee');
+  });
+
+  it('fails clearly on bad input', () => {
+    const missing = runCliProcess(sandbox, ['translate', '--engine', 'codex', '--stdout', path.join(sandbox.root, 'nope.log')]);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain('agent-harness: error TRANSLATE_INPUT_INVALID: ');
+    const nothing = runCliProcess(sandbox, ['translate', '--engine', 'codex']);
+    expect(nothing.status).toBe(2);
+    expect(nothing.stderr).toContain('USAGE_ERROR');
+    const unknown = runCliProcess(sandbox, ['translate', 'deadbeef']);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('RUN_NOT_FOUND');
+    const garbage = path.join(sandbox.root, 'garbage.bin');
+    fs.writeFileSync(garbage, Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x0a, 0xc3, 0x28, 0x0a]));
+    const parsed = summary(['--engine', 'codex', '--stdout', garbage]);
+    expect(parsed.completed).toBe(false);
+  });
+});
