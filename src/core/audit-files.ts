@@ -3,6 +3,7 @@
  * arrives with synchronous writes, so whatever the engine printed is on disk even if the harness dies.
  */
 import fs from 'node:fs';
+import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import path from 'node:path';
 import type { StreamName } from '../protocol/index.js';
 import { AUDIT_DIR } from '../runtime/run-store.js';
@@ -128,4 +129,12 @@ export function lastFcmpSeq(runDir: string, attempt: number): number {
     }
   }
   return 0;
+}
+
+/** Writes empty fs snapshot/diff files for an attempt that never got to take them (failed before spawn). */
+export async function ensureFsAuditFiles(audit: AttemptAuditPaths, runDir: string): Promise<void> {
+  for (const file of [audit.fsBefore, audit.fsAfter]) {
+    if (!fs.existsSync(file)) await writeJsonAtomic(file, { root: runDir, taken_at: new Date().toISOString(), excluded: ['.audit'], truncated: false, entries: [] });
+  }
+  if (!fs.existsSync(audit.fsDiff)) await writeJsonAtomic(audit.fsDiff, { root: runDir, created: [], modified: [], deleted: [] });
 }

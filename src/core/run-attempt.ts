@@ -12,100 +12,27 @@ import { AgentHarnessError, toAgentHarnessError } from '../errors/index.js';
 import { getEngine, requireResume } from '../engines/registry.js';
 import type { EngineAdapter, PreparedEngine } from '../engines/engine.js';
 import { loadModelScript, startModelServer, type ModelScript, type ModelServer } from '../model/index.js';
-import {
-  AttemptMetaSchema,
-  META_VERSION,
-  type AttemptMeta,
-  type Completion,
-  type EngineId,
-  type FcmpEvent,
-  type FsDiff,
-  type ModelMode,
-  type RaspEvent,
-  type RunIndexEntry,
-  type SkillInjection,
-  type StreamName,
-  type TranslateMode,
-} from '../protocol/index.js';
+import { AttemptMetaSchema, type AttemptMeta, type Completion, type FcmpEvent, type FsDiff } from '../protocol/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { buildEngineEnv, redactEnv } from '../runtime/env.js';
 import { resolveExecutable } from '../runtime/executables.js';
 import { diffSnapshots, snapshotTree } from '../runtime/fs-snapshot.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
-import { runPassthrough } from '../runtime/passthrough.js';
-import type { HarnessPaths } from '../runtime/paths.js';
 import type { ProcessResult } from '../runtime/process-result.js';
-import { runProcess } from '../runtime/process.js';
-import { runPty } from '../runtime/pty.js';
 import { createRun, reserveAttempt, updateRun } from '../runtime/run-store.js';
 import { injectSkills } from '../runtime/skills.js';
-import { createLineSplitter, type SplitLine } from '../translate/line-splitter.js';
-import { feedLine } from '../translate/feed.js';
 import { createRaspBuilder } from '../translate/rasp-builder.js';
 import { judgeCompletion } from '../translate/completion.js';
 import { translateRaspToFcmp } from '../translate/fcmp.js';
 import { buildConformanceReport } from '../translate/conformance.js';
-import { attemptAuditPaths, lastFcmpSeq, RawLogWriter, writeJsonl } from './audit-files.js';
+import { initialMeta } from './attempt-meta.js';
+import { spawnEngine } from './spawn-engine.js';
+import { attemptAuditPaths, ensureFsAuditFiles, lastFcmpSeq, RawLogWriter, writeJsonl } from './audit-files.js';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS, type AttemptRequest, type IoMode } from './attempt-request.js';
 import { collectAssistantMessages, collectToolCalls, lastSessionId, lastUsage, type AttemptResult } from './attempt-result.js';
 
-/** Default attempt timeout: 10 minutes. */
-export const DEFAULT_ATTEMPT_TIMEOUT_MS = 600_000;
-
-/** How the engine's terminal is wired. */
-export type IoMode = 'split' | 'pty' | 'passthrough';
-
-/** Everything one attempt needs. */
-export interface AttemptRequest {
-  /** Resolved harness paths. */
-  paths: HarnessPaths;
-  /** Engine id (start) — ignored for resume, which uses the run's engine. */
-  engine: EngineId | string;
-  /** `start` (new session) or `resume` (next message in the run's session). */
-  launch: 'start' | 'resume';
-  /** Existing run to add the attempt to (required for resume; optional for start = `--run-dir`). */
-  run?: RunIndexEntry;
-  /** Prompt for the engine's default headless command (start without passthrough args). */
-  prompt?: string | null;
-  /** Engine arguments passed verbatim (start). */
-  passthrough?: readonly string[];
-  /** The next user message (resume). */
-  message?: string;
-  /** Translate view recorded in the run (default 0). */
-  translateMode?: TranslateMode;
-  /** Model mode (default `scripted`). */
-  modelMode?: ModelMode;
-  /** Script for the scripted model: a parsed script or a path to a JSON file. */
-  script?: ModelScript | string | null;
-  /** Use this model server instead of starting one (fixtures share one per test). */
-  modelServer?: Pick<ModelServer, 'url'> | null;
-  /** Terminal wiring (default `split`). */
-  io?: IoMode;
-  /** Attempt timeout in ms. */
-  timeoutMs?: number;
-  /** Cancels the attempt (the process group is killed). */
-  signal?: AbortSignal;
-  /** Host environment (default `process.env`): where the allowlist and live keys come from. */
-  hostEnv?: NodeJS.ProcessEnv;
-  /** Raw output as it arrives (for live views). */
-  onOutput?: (stream: StreamName, chunk: Uint8Array) => void;
-  /** RASP events as they are built (for live views). */
-  onRaspEvent?: (event: RaspEvent) => void;
-  /** Called once the run and attempt are known, before the engine starts. */
-  onReady?: (info: AttemptReadyInfo) => void;
-}
-
-/** What is known just before the engine starts; printed by the CLI before `runtime begin`. */
-export interface AttemptReadyInfo {
-  run: RunIndexEntry;
-  attempt: number;
-  executable: string;
-  argv: string[];
-  translateMode: TranslateMode;
-  skills: SkillInjection;
-  configRoots: string[];
-  modelUrl: string | null;
-  io: IoMode;
-}
+export { DEFAULT_ATTEMPT_TIMEOUT_MS } from './attempt-request.js';
+export type { AttemptRequest, AttemptReadyInfo, IoMode } from './attempt-request.js';
 
 function nowIso(): string {
   return new Date().toISOString();
@@ -144,11 +71,9 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   const writer = new RawLogWriter(audit);
   const io: IoMode = request.io ?? 'split';
   writer.touch(io === 'split' ? ['stdout', 'stderr', 'rasp'] : ['pty', 'timing', 'rasp']);
-  if (io === 'split') writer.touch(['stdout', 'stderr']);
   fs.writeFileSync(audit.stdin, launch === 'resume' ? `${request.message}\n` : '');
 
   const parser = adapter.createParser();
-  const splitter = createLineSplitter();
   const rasp = createRaspBuilder({
     runId: run.run_id,
     attempt,
@@ -160,29 +85,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     },
   });
   const startedAt = new Date();
-  let meta: AttemptMeta = {
-    version: META_VERSION,
-    run_id: run.run_id,
-    handle: run.handle,
-    attempt,
-    engine: adapter.id,
-    launch,
-    status: 'running',
-    translate_mode: translateMode,
-    model: { mode: modelMode, base_url: null, script: resolvedScript.path },
-    command: { executable: adapter.executableName, argv: [], cwd: runDir, io },
-    env: {},
-    timings: { started_at: startedAt.toISOString(), ended_at: null, duration_ms: null },
-    exit: null,
-    session_id: run.session_id,
-    completion: null,
-    usage: null,
-    skill_injection: { source_roots: paths.skillRoots, target_root: path.join(runDir, adapter.skillRoot), skill_count: 0, skills: [] },
-    config_injection: null,
-    trust: null,
-    error: null,
-    files: Object.fromEntries(Object.entries(audit).filter(([key]) => key !== 'dir').map(([key, file]) => [key, path.relative(runDir, file)])),
-  };
+  let meta: AttemptMeta = initialMeta({ run, attempt, engine: adapter.id, executableName: adapter.executableName, skillRoot: adapter.skillRoot, launch, translateMode, modelMode, scriptPath: resolvedScript.path, io, paths, audit, startedAt });
   let ownedServer: ModelServer | null = null;
   let prepared: PreparedEngine | null = null;
   let processResult: ProcessResult | null = null;
@@ -225,29 +128,18 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     const before = await snapshotTree(runDir);
     await writeJsonAtomic(audit.fsBefore, before);
 
-    const parseLine = (line: SplitLine): void => feedLine(rasp, line);
-    const feed = (stream: StreamName, chunk: Uint8Array): void => {
-      const from = writer.append(stream, chunk);
-      request.onOutput?.(stream, chunk);
-      for (const line of splitter.push(stream, chunk, from)) parseLine(line);
-    };
     rasp.started({ launch, argv: [executable, ...argv], cwd: runDir, pid: null, io });
-    const common = { file: executable, args: argv, cwd: runDir, env, timeoutMs: request.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS, ...(request.signal ? { signal: request.signal } : {}) };
-    if (io === 'pty') {
-      processResult = await runPty({ ...common, onChunk: (stream, chunk) => feed(stream, chunk), onTiming: (line) => writer.timing(line) });
-    } else if (io === 'passthrough') {
-      processResult = await runPassthrough({ ...common, logOut: audit.ptyOutput, logTiming: audit.ptyTiming });
-      const logged = fs.existsSync(audit.ptyOutput) ? fs.readFileSync(audit.ptyOutput) : Buffer.alloc(0);
-      for (const line of splitter.push('pty', logged, 0)) parseLine(line);
-    } else {
-      processResult = await runProcess({ ...common, stdin: adapter.stdin === 'ignore' ? 'ignore' : { text: '' }, onChunk: (stream, chunk) => feed(stream, chunk) });
-    }
-    for (const line of splitter.flush()) parseLine(line);
+    const timeoutMs = request.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
+    processResult = await spawnEngine({
+      io, file: executable, args: argv, cwd: runDir, env, timeoutMs, stdin: adapter.stdin, audit, writer, rasp,
+      ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.onOutput ? { onOutput: request.onOutput } : {}),
+    });
     if (processResult.spawnError) {
       harnessError = new AgentHarnessError('ENGINE_SPAWN_FAILED', `Could not start ${executable}: ${processResult.spawnError.message}`, { cause: processResult.spawnError, attempt });
       rasp.diagnostic({ code: 'ENGINE_SPAWN_FAILED', message: harnessError.message, level: 'error' });
     } else if (processResult.timedOut) {
-      harnessError = new AgentHarnessError('ENGINE_TIMEOUT', `${adapter.id} did not finish within ${common.timeoutMs} ms; its process group was killed.`, { attempt });
+      harnessError = new AgentHarnessError('ENGINE_TIMEOUT', `${adapter.id} did not finish within ${timeoutMs} ms; its process group was killed.`, { attempt });
     }
     rasp.exited({
       exit_code: processResult.exitCode,
@@ -269,10 +161,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       if (meta.trust) meta.trust.removed_at = nowIso();
     }
     await ownedServer?.close().catch(() => undefined);
-    for (const file of [audit.fsBefore, audit.fsAfter]) {
-      if (!fs.existsSync(file)) await writeJsonAtomic(file, { root: runDir, taken_at: nowIso(), excluded: ['.audit'], truncated: false, entries: [] });
-    }
-    if (!fs.existsSync(audit.fsDiff)) await writeJsonAtomic(audit.fsDiff, { root: runDir, created: [], modified: [], deleted: [] });
+    await ensureFsAuditFiles(audit, runDir);
     const judged = judgeCompletion(rasp.events, { errorPatterns: adapter.errorPatterns });
     completion = harnessError && !processResult
       ? { state: 'failed', reason: harnessError.code }

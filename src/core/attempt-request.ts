@@ -1,0 +1,65 @@
+/**
+ * The input of one attempt ({@link AttemptRequest}) and what is known just before the engine starts.
+ */
+import type { ModelScript, ModelServer } from '../model/index.js';
+import type { EngineId, ModelMode, RaspEvent, RunIndexEntry, SkillInjection, StreamName, TranslateMode } from '../protocol/index.js';
+import type { HarnessPaths } from '../runtime/paths.js';
+
+/** Default attempt timeout: 10 minutes. */
+export const DEFAULT_ATTEMPT_TIMEOUT_MS = 600_000;
+
+/** How the engine's terminal is wired. */
+export type IoMode = 'split' | 'pty' | 'passthrough';
+
+/** Everything one attempt needs. */
+export interface AttemptRequest {
+  /** Resolved harness paths. */
+  paths: HarnessPaths;
+  /** Engine id (start) — ignored for resume, which uses the run's engine. */
+  engine: EngineId | string;
+  /** `start` (new session) or `resume` (next message in the run's session). */
+  launch: 'start' | 'resume';
+  /** Existing run to add the attempt to (required for resume; optional for start = `--run-dir`). */
+  run?: RunIndexEntry;
+  /** Prompt for the engine's default headless command (start without passthrough args). */
+  prompt?: string | null;
+  /** Engine arguments passed verbatim (start). */
+  passthrough?: readonly string[];
+  /** The next user message (resume). */
+  message?: string;
+  /** Translate view recorded in the run (default 0). */
+  translateMode?: TranslateMode;
+  /** Model mode (default `scripted`). */
+  modelMode?: ModelMode;
+  /** Script for the scripted model: a parsed script or a path to a JSON file. */
+  script?: ModelScript | string | null;
+  /** Use this model server instead of starting one (fixtures share one per test). */
+  modelServer?: Pick<ModelServer, 'url'> | null;
+  /** Terminal wiring (default `split`). */
+  io?: IoMode;
+  /** Attempt timeout in ms. */
+  timeoutMs?: number;
+  /** Cancels the attempt (the process group is killed). */
+  signal?: AbortSignal;
+  /** Host environment (default `process.env`): where the allowlist and live keys come from. */
+  hostEnv?: NodeJS.ProcessEnv;
+  /** Raw output as it arrives (for live views). */
+  onOutput?: (stream: StreamName, chunk: Uint8Array) => void;
+  /** RASP events as they are built (for live views). */
+  onRaspEvent?: (event: RaspEvent) => void;
+  /** Called once the run and attempt are known, before the engine starts. */
+  onReady?: (info: AttemptReadyInfo) => void;
+}
+
+/** What is known just before the engine starts; printed by the CLI before `runtime begin`. */
+export interface AttemptReadyInfo {
+  run: RunIndexEntry;
+  attempt: number;
+  executable: string;
+  argv: string[];
+  translateMode: TranslateMode;
+  skills: SkillInjection;
+  configRoots: string[];
+  modelUrl: string | null;
+  io: IoMode;
+}

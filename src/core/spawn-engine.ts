@@ -1,0 +1,57 @@
+/**
+ * Runs the engine process in the chosen terminal wiring and turns its output into RASP as it arrives:
+ * each raw chunk is appended to its audit log first (so a crash keeps it), then split into lines and parsed.
+ */
+import fs from 'node:fs';
+import type { StreamName } from '../protocol/index.js';
+import { runPassthrough } from '../runtime/passthrough.js';
+import type { ProcessResult } from '../runtime/process-result.js';
+import { runProcess } from '../runtime/process.js';
+import { runPty } from '../runtime/pty.js';
+import { feedLine } from '../translate/feed.js';
+import { createLineSplitter } from '../translate/line-splitter.js';
+import type { RaspBuilder } from '../translate/rasp-builder.js';
+import type { IoMode } from './attempt-request.js';
+import type { AttemptAuditPaths, RawLogWriter } from './audit-files.js';
+
+/** What {@link spawnEngine} needs. */
+export interface SpawnEngineInput {
+  io: IoMode;
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** `ignore` closes stdin; `pipe` gives an empty stdin that is closed at once. */
+  stdin: 'ignore' | 'pipe';
+  audit: AttemptAuditPaths;
+  writer: RawLogWriter;
+  rasp: RaspBuilder;
+  onOutput?: (stream: StreamName, chunk: Uint8Array) => void;
+}
+
+/** Runs the engine; every line it printed has been fed to `rasp` when this resolves. Never throws. */
+export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResult> {
+  const { io, audit, writer, rasp } = input;
+  const splitter = createLineSplitter();
+  const feed = (stream: StreamName, chunk: Uint8Array): void => {
+    const from = writer.append(stream, chunk);
+    input.onOutput?.(stream, chunk);
+    for (const line of splitter.push(stream, chunk, from)) feedLine(rasp, line);
+  };
+  const common = { file: input.file, args: input.args, cwd: input.cwd, env: input.env, timeoutMs: input.timeoutMs, ...(input.signal ? { signal: input.signal } : {}) };
+  let result: ProcessResult;
+  if (io === 'pty') {
+    result = await runPty({ ...common, onChunk: feed, onTiming: (line) => writer.timing(line) });
+  } else if (io === 'passthrough') {
+    // `script` owns the terminal and writes the log itself; it is parsed once the engine is done.
+    result = await runPassthrough({ ...common, logOut: audit.ptyOutput, logTiming: audit.ptyTiming });
+    const logged = fs.existsSync(audit.ptyOutput) ? fs.readFileSync(audit.ptyOutput) : Buffer.alloc(0);
+    for (const line of splitter.push('pty', logged, 0)) feedLine(rasp, line);
+  } else {
+    result = await runProcess({ ...common, stdin: input.stdin === 'ignore' ? 'ignore' : { text: '' }, onChunk: feed });
+  }
+  for (const line of splitter.flush()) feedLine(rasp, line);
+  return result;
+}
