@@ -1,9 +1,18 @@
 /**
  * The model script: an ordered list of turns written once and rendered per wire API.
  *
+ * Format (JSON, `version` 1):
+ *
+ *   { "version": 1, "description"?: "...", "turns": [
+ *       { "type": "text",  "text": "...", "reasoning"?: "..." },            assistant reply; the agent waits for the user
+ *       { "type": "shell", "command": "echo hi > out.txt" },               one shell tool call
+ *       { "type": "final", "text": "...", "done"?: true, "reasoning"?: "..." }, final message (+ done marker line when done)
+ *       { "type": "error", "status": 429, "message": "..." }               HTTP error in the vendor's JSON error shape
+ *   ] }
+ *
  * Turn selection is stateless: the turn answered is the number of model outputs already present in the
  * request's history (see each wire module's `countModelTurns`). A resumed session carries its whole history,
- * so it continues the script where it stopped, even against a fresh server.
+ * so it continues the script where it stopped, even against a fresh server or after `codex exec resume`.
  */
 import fs from 'node:fs/promises';
 import { z } from 'zod';
@@ -23,7 +32,14 @@ export const ModelTurnSchema = z.discriminatedUnion('type', [
 export type ModelTurn = z.infer<typeof ModelTurnSchema>;
 
 /** A model script (`{ "version": 1, "turns": [...] }`). */
-export const ModelScriptSchema = z.object({ version: z.literal(1), turns: z.array(ModelTurnSchema) }).strict();
+export const ModelScriptSchema = z
+  .object({
+    version: z.literal(1),
+    /** Free text for the script's author; ignored by the server (JSON has no comments). */
+    description: z.string().optional(),
+    turns: z.array(ModelTurnSchema),
+  })
+  .strict();
 /** A model script. */
 export type ModelScript = z.infer<typeof ModelScriptSchema>;
 
@@ -33,11 +49,16 @@ export const DEFAULT_REPLY = 'Hello from the agent-harness scripted model.';
 /** Builders for script turns. */
 export const turns = {
   /** An assistant text reply; the turn ends and the agent waits for the user. */
-  text: (text: string): ModelTurn => ({ type: 'text', text }),
+  text: (text: string, options: { reasoning?: string } = {}): ModelTurn => ({ type: 'text', text, ...(options.reasoning !== undefined ? { reasoning: options.reasoning } : {}) }),
   /** One shell tool call. */
   shell: (command: string): ModelTurn => ({ type: 'shell', command }),
   /** A final message; with `done` (default) the done marker line is appended. */
-  final: (text: string, options: { done?: boolean } = {}): ModelTurn => ({ type: 'final', text, done: options.done ?? true }),
+  final: (text: string, options: { done?: boolean; reasoning?: string } = {}): ModelTurn => ({
+    type: 'final',
+    text,
+    done: options.done ?? true,
+    ...(options.reasoning !== undefined ? { reasoning: options.reasoning } : {}),
+  }),
   /** An HTTP error in the vendor's error shape. */
   error: (status: number, message: string): ModelTurn => ({ type: 'error', status, message }),
 };
@@ -73,11 +94,21 @@ export async function loadModelScript(file: string): Promise<ModelScript> {
 /** What the server answers for a request: a scripted turn, or why there is none. */
 export type TurnSelection = { kind: 'turn'; index: number; turn: ModelTurn } | { kind: 'exhausted'; index: number; total: number };
 
-/** Picks the turn for a request whose history holds `modelTurns` model outputs. */
+/**
+ * Picks the turn for a request whose history holds `modelTurns` model outputs: turn index = that count.
+ * Nothing is remembered between requests, so retries of the same request get the same turn, and a process
+ * restart or a resumed session (whose request carries the full history) continues where the script was.
+ * `null` is the default script: every request gets {@link DEFAULT_REPLY}, it never runs out.
+ */
 export function selectTurn(script: ModelScript | null, modelTurns: number): TurnSelection {
   if (!script) return { kind: 'turn', index: modelTurns, turn: { type: 'text', text: DEFAULT_REPLY } };
   const turn = script.turns[modelTurns];
   return turn ? { kind: 'turn', index: modelTurns, turn } : { kind: 'exhausted', index: modelTurns, total: script.turns.length };
+}
+
+/** Message of the 400 answered past the last turn; `index` is 0-based, the message counts from 1. */
+export function exhaustedMessage(index: number, total: number): string {
+  return `script exhausted: request needs turn ${index + 1} but the script has ${total} turns`;
 }
 
 /** The text a final turn sends: with the done marker line when `done`. */

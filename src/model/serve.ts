@@ -1,13 +1,18 @@
 /**
  * The standalone server behind `agent-harness model serve`: prints where it listens, stops on SIGINT/SIGTERM.
+ * The listening line is the one machine-readable output (scripts grep the URL from it), so it is printed once,
+ * after the port is bound.
  */
 import { loadModelScript } from './script.js';
 import { startModelServer, WIRE_APIS, type ModelServer } from './server.js';
 
 /** Options of {@link serveModel}. */
 export interface ServeModelOptions {
+  /** JSON model script; absent = the default script. */
   scriptPath?: string;
+  /** Port on 127.0.0.1; absent or 0 = ephemeral. */
   port?: number;
+  /** JSONL log of recorded requests. */
   logFile?: string;
   /** Where the listening line goes (default stdout). */
   out?: NodeJS.WritableStream;
@@ -16,11 +21,13 @@ export interface ServeModelOptions {
 /** A served model: the server and a promise settled when it stopped. */
 export interface ServedModel {
   server: ModelServer;
+  /** Settles once the server stopped (close() or a signal). */
   closed: Promise<void>;
+  /** Stops the server and removes the signal handlers; safe to call twice. */
   close(): Promise<void>;
 }
 
-/** Starts the standalone server. */
+/** Starts the standalone server; MODEL_SCRIPT_INVALID / MODEL_SERVER_FAILED before anything is printed. */
 export async function serveModel(options: ServeModelOptions = {}): Promise<ServedModel> {
   const script = options.scriptPath ? await loadModelScript(options.scriptPath) : null;
   const server = await startModelServer({ script, ...(options.port ? { port: options.port } : {}), ...(options.logFile ? { logFile: options.logFile } : {}) });

@@ -1,34 +1,50 @@
 /**
  * The scripted model server: node:http on 127.0.0.1 (never another interface), an ephemeral port by default.
  * Every request gets an answer and a record; nothing hangs. It also acts as the egress guard: engines get
- * their proxy variables pointed here, so a CONNECT or an absolute-URL request is refused (403) and recorded.
+ * their proxy variables pointed here, so a CONNECT or an absolute-URL request to another host is refused (403)
+ * and recorded.
  */
 import fs from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
+import type { Duplex } from 'node:stream';
+import zlib from 'node:zlib';
 import { AgentHarnessError } from '../errors/index.js';
-import type { WireApi } from '../engines/engine.js';
-import { selectTurn, type ModelScript } from './script.js';
-import type { WireApiHandler, WireRequest } from './wire-api.js';
+import { exhaustedMessage, selectTurn, type ModelScript } from './script.js';
+import type { WireApiHandler, WireApiId, WireRequest } from './wire-api.js';
 import { openAiResponsesWire } from './wire-openai-responses.js';
 
 /** The wire APIs served, in match order. */
 export const WIRE_APIS: readonly WireApiHandler[] = [openAiResponsesWire];
 
-/** What the server did with a request. */
-export type ResponseKind = 'text' | 'shell' | 'final' | 'error' | 'exhausted' | 'not_found' | 'bad_request' | 'egress_refused' | 'probe' | 'introspection';
+/** Routes that are not a wire API, listed in the 404 message. */
+const HARNESS_ROUTES = ['GET /', 'HEAD /', 'GET /__harness/requests'];
 
-/** One recorded request. */
+/**
+ * What the server did with a request. `bad_request`: malformed or non-object body; `server_error`: a bug in
+ * the server itself (answered 500); `probe`: `GET /` or `HEAD /` warm-up.
+ */
+export type ResponseKind = 'text' | 'shell' | 'final' | 'error' | 'exhausted' | 'not_found' | 'bad_request' | 'egress_refused' | 'probe' | 'server_error';
+
+/** One recorded request (also one line of the log file). */
 export interface RecordedRequest {
+  /** 1, 2, 3… in arrival order. */
   seq: number;
+  /** ISO time the request was answered. */
   ts: string;
   method: string;
+  /** Path without the query string; the full target for egress attempts (`host:443`, `http://…`). */
   path: string;
-  wire: WireApi | null;
+  /** Wire API that matched, or null (probe, 404, egress). */
+  wire: WireApiId | null;
+  /** Request headers; credential headers are `[redacted]`. */
   headers: Record<string, string>;
+  /** Parsed JSON body, raw text when not JSON, null when empty. */
   body: unknown;
+  /** Scripted turn index derived from the history (0-based), null when no turn applied. */
   turn_index: number | null;
+  /** HTTP status answered. */
   status: number;
   response_kind: ResponseKind;
 }
@@ -37,6 +53,7 @@ export interface RecordedRequest {
 export interface EgressAttempt {
   ts: string;
   method: string;
+  /** `host:port` for CONNECT, the absolute URL otherwise. */
   target: string;
 }
 
@@ -49,22 +66,24 @@ export interface ModelServer {
   readonly requests: RecordedRequest[];
   /** Every refused outbound attempt (live array). */
   readonly egress: EgressAttempt[];
-  /** Replaces the script (null = default replies). */
+  /** Replaces the script for the following requests (null = default replies). */
   setScript(script: ModelScript | null): void;
-  /** Stops listening and closes every connection; safe to call twice. */
+  /** Stops listening and closes every connection, keep-alive ones included; safe to call twice. */
   close(): Promise<void>;
 }
 
 /** Options of {@link startModelServer}. */
 export interface ModelServerOptions {
+  /** The script; absent or null = the default script (a short text reply to every request). */
   script?: ModelScript | null;
   /** 0 (default) = ephemeral. */
   port?: number;
-  /** Appends each recorded request (and egress attempt) as a JSON line. */
+  /** Appends each recorded request as a JSON line, as it is answered. */
   logFile?: string;
 }
 
-const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'cookie', 'proxy-authorization', 'x-goog-api-key', 'api-key']);
+/** Headers whose values are secrets: recorded and logged as `[redacted]`. */
+const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'cookie', 'set-cookie', 'proxy-authorization', 'x-goog-api-key', 'api-key']);
 
 function redactHeaders(headers: IncomingMessage['headers']): Record<string, string> {
   const out: Record<string, string> = {};
@@ -75,6 +94,7 @@ function redactHeaders(headers: IncomingMessage['headers']): Record<string, stri
   return out;
 }
 
+/** OpenAI-style error `type`/`code` for a scripted error status, so the CLI classifies it as it would live. */
 function errorType(status: number): string {
   if (status === 401 || status === 403) return 'invalid_api_key';
   if (status === 404) return 'model_not_found';
@@ -83,118 +103,188 @@ function errorType(status: number): string {
   return 'server_error';
 }
 
+/** Reads the body, undoing a `content-encoding` (CLIs may compress large requests). */
 async function readBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  const raw = Buffer.concat(chunks);
+  const encoding = String(request.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
+  if (raw.length === 0 || encoding === 'identity') return raw.toString('utf8');
+  // zstd only exists in newer Node versions; looked up dynamically so Node 20 still type-checks and runs.
+  const zstd = (zlib as unknown as { zstdDecompressSync?: (buffer: Buffer) => Buffer }).zstdDecompressSync;
+  const decoders: Record<string, ((buffer: Buffer) => Buffer) | undefined> = {
+    gzip: zlib.gunzipSync,
+    'x-gzip': zlib.gunzipSync,
+    deflate: zlib.inflateSync,
+    br: zlib.brotliDecompressSync,
+    zstd,
+  };
+  const decode = decoders[encoding];
+  if (!decode) throw new BodyError(`unsupported content-encoding "${encoding}" (served: gzip, deflate, br${zstd ? ', zstd' : ''})`);
+  try {
+    return decode(raw).toString('utf8');
+  } catch (error) {
+    throw new BodyError(`request body is not valid ${encoding}: ${(error as Error).message}`);
+  }
 }
+
+/** A request body the server cannot use: answered 400, recorded as `bad_request`. */
+class BodyError extends Error {}
 
 function json(response: ServerResponse, status: number, value: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json' });
   response.end(JSON.stringify(value));
 }
 
-/** Starts a scripted model server on 127.0.0.1. */
+/** Parses a body: JSON when declared or when it looks like JSON, else the raw text; null when empty. */
+function parseBody(text: string, contentType: string): unknown {
+  if (text === '') return null;
+  const declared = contentType.includes('json');
+  if (!declared && !/^\s*[[{]/.test(text)) return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    if (declared) throw new BodyError(`request body is not valid JSON: ${(error as Error).message}`);
+    return text;
+  }
+}
+
+/** True when an absolute-URL request targets this server itself (a proxy-aware client without NO_PROXY). */
+function isSelf(url: URL, port: number): boolean {
+  return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) && Number(url.port || 80) === port;
+}
+
+/** Starts a scripted model server on 127.0.0.1; MODEL_SERVER_FAILED when it cannot listen. */
 export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
   let script = options.script ?? null;
   const requests: RecordedRequest[] = [];
   const egress: EgressAttempt[] = [];
   let seq = 0;
+  let port = options.port ?? 0;
   if (options.logFile) fs.mkdirSync(path.dirname(options.logFile), { recursive: true });
-  const log = (row: unknown): void => {
-    if (options.logFile) fs.appendFileSync(options.logFile, `${JSON.stringify(row)}\n`);
-  };
   const record = (entry: Omit<RecordedRequest, 'seq' | 'ts'>): void => {
     seq += 1;
     const row: RecordedRequest = { seq, ts: new Date().toISOString(), ...entry };
     requests.push(row);
-    log(row);
+    // Synchronous on purpose: the line is on disk before the answer goes out, even if the engine is killed next.
+    if (options.logFile) fs.appendFileSync(options.logFile, `${JSON.stringify(row)}\n`);
   };
   const refuse = (method: string, target: string): void => {
-    const row = { ts: new Date().toISOString(), method, target };
-    egress.push(row);
-    log({ egress: row });
+    egress.push({ ts: new Date().toISOString(), method, target });
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const method = request.method ?? 'GET';
     const rawUrl = request.url ?? '/';
     const headers = redactHeaders(request.headers);
-    if (/^[a-z]+:\/\//i.test(rawUrl)) {
-      refuse(method, rawUrl);
-      await readBody(request).catch(() => '');
-      record({ method, path: rawUrl, wire: null, headers, body: null, turn_index: null, status: 403, response_kind: 'egress_refused' });
-      json(response, 403, { error: { message: `agent-harness egress guard: outbound request to ${rawUrl} refused`, type: 'egress_refused' } });
-      return;
-    }
-    const url = new URL(rawUrl, 'http://127.0.0.1');
-    const text = await readBody(request);
-    let body: unknown = text === '' ? null : text;
-    if (text !== '' && (request.headers['content-type'] ?? '').includes('json')) {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        record({ method, path: url.pathname, wire: null, headers, body: text.slice(0, 4096), turn_index: null, status: 400, response_kind: 'bad_request' });
-        json(response, 400, { error: { message: 'request body is not valid JSON', type: 'invalid_request_error' } });
+    let url: URL;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(rawUrl)) {
+      url = new URL(rawUrl);
+      if (!isSelf(url, port)) {
+        refuse(method, rawUrl);
+        request.resume();
+        record({ method, path: rawUrl, wire: null, headers, body: null, turn_index: null, status: 403, response_kind: 'egress_refused' });
+        json(response, 403, { error: { message: `agent-harness egress guard: outbound request to ${rawUrl} refused`, type: 'egress_refused', code: 'egress_refused' } });
         return;
       }
+    } else {
+      url = new URL(rawUrl, 'http://127.0.0.1');
     }
-    if ((method === 'HEAD' || method === 'GET') && url.pathname === '/') {
-      record({ method, path: url.pathname, wire: null, headers, body: null, turn_index: null, status: 200, response_kind: 'probe' });
+    const where = url.pathname;
+    let body: unknown;
+    try {
+      body = parseBody(await readBody(request), String(request.headers['content-type'] ?? ''));
+    } catch (error) {
+      if (!(error instanceof BodyError)) throw error;
+      record({ method, path: where, wire: null, headers, body: null, turn_index: null, status: 400, response_kind: 'bad_request' });
+      json(response, 400, { error: { message: error.message, type: 'invalid_request_error', code: 'invalid_request_error' } });
+      return;
+    }
+    if ((method === 'HEAD' || method === 'GET') && where === '/') {
+      record({ method, path: where, wire: null, headers, body: null, turn_index: null, status: 200, response_kind: 'probe' });
       response.writeHead(200, { 'content-type': 'text/plain' });
       response.end(method === 'HEAD' ? undefined : 'agent-harness scripted model\n');
       return;
     }
-    if (method === 'GET' && url.pathname === '/__harness/requests') {
+    if (method === 'GET' && where === '/__harness/requests') {
+      // Introspection for the standalone server; not recorded, so the list describes only engine traffic.
       json(response, 200, requests);
       return;
     }
-    const wireRequest: WireRequest = { method, path: url.pathname, query: url.searchParams, headers: request.headers, body };
+    const wireRequest: WireRequest = { method, path: where, query: url.searchParams, headers: request.headers, body };
     const wire = WIRE_APIS.find((candidate) => candidate.matches(wireRequest));
     if (!wire) {
-      record({ method, path: url.pathname, wire: null, headers, body, turn_index: null, status: 404, response_kind: 'not_found' });
-      json(response, 404, { error: { message: `agent-harness scripted model: no route for ${method} ${url.pathname}; served: ${WIRE_APIS.flatMap((w) => w.paths).join(', ')}`, type: 'not_found' } });
+      record({ method, path: where, wire: null, headers, body, turn_index: null, status: 404, response_kind: 'not_found' });
+      const served = [...WIRE_APIS.flatMap((w) => w.paths), ...HARNESS_ROUTES].join(', ');
+      json(response, 404, { error: { message: `agent-harness scripted model: no route for ${method} ${where}; served: ${served}`, type: 'not_found', code: 'not_found' } });
       return;
     }
-    if (body === null || typeof body !== 'object') {
-      record({ method, path: url.pathname, wire: wire.id, headers, body, turn_index: null, status: 400, response_kind: 'bad_request' });
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      record({ method, path: where, wire: wire.id, headers, body, turn_index: null, status: 400, response_kind: 'bad_request' });
       wire.respondError(response, 400, 'request body must be a JSON object', 'invalid_request_error');
       return;
     }
     const selection = selectTurn(script, wire.countModelTurns(body));
     if (selection.kind === 'exhausted') {
-      const message = `script exhausted: request needs turn ${selection.index + 1} but the script has ${selection.total} turns`;
-      record({ method, path: url.pathname, wire: wire.id, headers, body, turn_index: selection.index, status: 400, response_kind: 'exhausted' });
-      wire.respondError(response, 400, message, 'script_exhausted');
+      // 400, not 5xx: CLIs retry 5xx, and a retry cannot make the script longer.
+      record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: 400, response_kind: 'exhausted' });
+      wire.respondError(response, 400, exhaustedMessage(selection.index, selection.total), 'script_exhausted');
       return;
     }
     const { turn } = selection;
     if (turn.type === 'error') {
-      record({ method, path: url.pathname, wire: wire.id, headers, body, turn_index: selection.index, status: turn.status, response_kind: 'error' });
+      record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: turn.status, response_kind: 'error' });
       wire.respondError(response, turn.status, turn.message, errorType(turn.status));
       return;
     }
-    record({ method, path: url.pathname, wire: wire.id, headers, body, turn_index: selection.index, status: 200, response_kind: turn.type });
+    record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: 200, response_kind: turn.type });
     wire.respond(wireRequest, turn, response);
+  };
+
+  /** Sockets taken over from HTTP (CONNECT, upgrade): closeAllConnections() no longer sees them. */
+  const detached = new Set<Duplex>();
+  const refuseRaw = (socket: Duplex, status: string, text: string): void => {
+    detached.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => detached.delete(socket));
+    socket.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
   };
 
   const server = http.createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) json(response, 500, { error: { message: `agent-harness scripted model failed: ${(error as Error).message}`, type: 'server_error' } });
+      const message = `agent-harness scripted model failed: ${(error as Error).message}`;
+      try {
+        record({ method: request.method ?? 'GET', path: request.url ?? '/', wire: null, headers: redactHeaders(request.headers), body: null, turn_index: null, status: 500, response_kind: 'server_error' });
+      } catch {
+        // The log file is unwritable; the request still gets its answer below.
+      }
+      if (!response.headersSent) json(response, 500, { error: { message, type: 'server_error', code: 'server_error' } });
       else response.end();
     });
   });
-  server.on('connect', (request: IncomingMessage, socket) => {
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     const target = request.url ?? '';
     refuse('CONNECT', target);
     record({ method: 'CONNECT', path: target, wire: null, headers: redactHeaders(request.headers), body: null, turn_index: null, status: 403, response_kind: 'egress_refused' });
-    socket.end('HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nagent-harness egress guard: refused\n');
+    refuseRaw(socket, '403 Forbidden', `agent-harness egress guard: CONNECT ${target} refused\n`);
+  });
+  // WebSocket upgrades (codex tries them against its default host): refused rather than left hanging.
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex) => {
+    const target = request.url ?? '/';
+    const outbound = /^[a-z][a-z0-9+.-]*:\/\//i.test(target);
+    if (outbound) refuse(request.method ?? 'GET', target);
+    record({ method: request.method ?? 'GET', path: target, wire: null, headers: redactHeaders(request.headers), body: null, turn_index: null, status: outbound ? 403 : 404, response_kind: outbound ? 'egress_refused' : 'not_found' });
+    refuseRaw(socket, outbound ? '403 Forbidden' : '404 Not Found', `agent-harness scripted model: upgrade of ${target} refused\n`);
+  });
+  server.on('clientError', (_error, socket: Socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    else socket.destroy();
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) => reject(new AgentHarnessError('MODEL_SERVER_FAILED', `Scripted model server could not listen on 127.0.0.1:${options.port ?? 0}: ${error.message}`, { cause: error })));
+    server.once('error', (error) => reject(new AgentHarnessError('MODEL_SERVER_FAILED', `Scripted model server could not listen on 127.0.0.1:${options.port ?? 0}: ${error.message}`, { cause: error, details: { port: options.port ?? 0 } })));
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
-  const port = (server.address() as AddressInfo).port;
+  port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | null = null;
   return {
     url: `http://127.0.0.1:${port}`,
@@ -208,6 +298,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        for (const socket of detached) socket.destroy();
       });
       return closing;
     },

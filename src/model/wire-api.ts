@@ -1,10 +1,17 @@
 /**
  * The contract of one vendor wire API in the scripted model server. Each wire module decides which requests
- * are its own, how many model turns a request's history holds, and how a turn is rendered.
+ * are its own, how many model turns a request's history holds, and how a turn is rendered. The server owns
+ * everything vendor-neutral (turn selection, recording, egress guard), so adding Anthropic Messages, Gemini or
+ * OpenAI Chat is one new module plus one entry in the server's `WIRE_APIS`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { WireApi } from '../engines/engine.js';
 import type { ModelTurn } from './script.js';
+
+/**
+ * Ids of the wire APIs the model server can speak. Declared here (not imported from `engines/`) because
+ * `model/` sits below `engines/` in the layering; the engines' own `WireApi` union must stay equal to it.
+ */
+export type WireApiId = 'openai-responses' | 'anthropic-messages' | 'gemini' | 'openai-chat';
 
 /** A parsed request as a wire module sees it. */
 export interface WireRequest {
@@ -13,21 +20,31 @@ export interface WireRequest {
   path: string;
   query: URLSearchParams;
   headers: IncomingMessage['headers'];
+  /** The parsed JSON body (null when the request had none). */
   body: unknown;
 }
 
 /** One vendor wire API. */
 export interface WireApiHandler {
   /** The id recorded with each request. */
-  readonly id: WireApi;
-  /** Paths this module serves, for the 404 message. */
+  readonly id: WireApiId;
+  /** Routes this module serves (`"POST /v1/responses"`), listed in the 404 message. */
   readonly paths: readonly string[];
-  /** True when the request is this API's model call. */
+  /**
+   * True when the request is this API's model call. Takes the whole request rather than (method, path)
+   * because some APIs route on more (Gemini puts the model and `:streamGenerateContent` in the path,
+   * Anthropic adds `?beta=true`).
+   */
   matches(request: WireRequest): boolean;
-  /** Number of model outputs already in the request's history (= index of the turn to answer). */
+  /**
+   * Number of model outputs already in the request's history. This is the index of the scripted turn to
+   * answer, which makes turn selection stateless (see `selectTurn` in script.ts).
+   */
   countModelTurns(body: unknown): number;
-  /** Writes the response for `turn` (SSE or JSON, as the request asked). */
-  respond(request: WireRequest, turn: ModelTurn, response: ServerResponse): void;
-  /** Writes an error in this API's error shape. */
+  /** Text of the last user message in the request (what the agent was just asked), or null. */
+  lastUserText(body: unknown): string | null;
+  /** Writes the 200 response for a text/shell/final `turn` (SSE or JSON, as the request asked). */
+  respond(request: WireRequest, turn: Exclude<ModelTurn, { type: 'error' }>, response: ServerResponse): void;
+  /** Writes an error with `status` in this API's JSON error shape. */
   respondError(response: ServerResponse, status: number, message: string, type: string): void;
 }

@@ -12,39 +12,60 @@ import { finalText, type ModelTurn } from './script.js';
 import type { WireApiHandler, WireRequest } from './wire-api.js';
 
 type Item = Record<string, unknown>;
+type RenderedTurn = Exclude<ModelTurn, { type: 'error' }>;
 
+/** A random item id with the vendor's prefix (`resp_`, `msg_`, `fc_`, `call_`, `rs_`). */
 function id(prefix: string): string {
   return `${prefix}_${randomBytes(8).toString('hex')}`;
 }
 
+/** Names of the tools the request offers (Responses `{name}` or Chat-style `{function: {name}}`). */
 function toolNames(body: unknown): string[] {
   const tools = (body as { tools?: unknown }).tools;
   if (!Array.isArray(tools)) return [];
   return tools.map((tool) => (tool as { name?: unknown; function?: { name?: unknown } }).name ?? (tool as { function?: { name?: unknown } }).function?.name).filter((name): name is string => typeof name === 'string');
 }
 
-/** Output items for a turn. */
-function outputItems(turn: ModelTurn, body: unknown): Item[] {
+/**
+ * The shell tool call for the tools the request offers: `exec_command {cmd}` (codex 0.169), else the older
+ * `shell {command: argv}`, else `shell_command {command}`; `exec_command` when none is offered, since that is
+ * what the pinned codex runs.
+ */
+function shellCall(names: string[], command: string): { name: string; args: Item } {
+  if (names.includes('exec_command')) return { name: 'exec_command', args: { cmd: command } };
+  if (names.includes('shell')) return { name: 'shell', args: { command: ['bash', '-lc', command] } };
+  if (names.includes('shell_command')) return { name: 'shell_command', args: { command } };
+  return { name: 'exec_command', args: { cmd: command } };
+}
+
+/** Output items for a turn: an optional reasoning item, then the message or the function call. */
+function outputItems(turn: RenderedTurn, body: unknown): Item[] {
   const items: Item[] = [];
   if ((turn.type === 'text' || turn.type === 'final') && turn.reasoning) {
     items.push({ type: 'reasoning', id: id('rs'), summary: [{ type: 'summary_text', text: turn.reasoning }] });
   }
   if (turn.type === 'shell') {
-    const names = toolNames(body);
-    const useShell = !names.includes('exec_command') && names.includes('shell');
-    const args = useShell ? { command: ['bash', '-lc', turn.command] } : { cmd: turn.command };
-    items.push({ type: 'function_call', id: id('fc'), call_id: id('call'), name: useShell ? 'shell' : 'exec_command', arguments: JSON.stringify(args), status: 'completed' });
-  } else if (turn.type === 'text' || turn.type === 'final') {
+    const { name, args } = shellCall(toolNames(body), turn.command);
+    items.push({ type: 'function_call', id: id('fc'), call_id: id('call'), name, arguments: JSON.stringify(args), status: 'completed' });
+  } else {
     const text = turn.type === 'final' ? finalText(turn) : turn.text;
     items.push({ type: 'message', id: id('msg'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] });
   }
   return items;
 }
 
+/** The request's `input` as a list of items (empty when absent or a plain string). */
+function inputItems(body: unknown): Array<{ type?: unknown; role?: unknown; content?: unknown }> {
+  const input = (body as { input?: unknown } | null)?.input;
+  return Array.isArray(input) ? input.filter((item): item is Item => typeof item === 'object' && item !== null) : [];
+}
+
+/** Fixed token counts: codex needs `usage` on response.completed, the numbers are not asserted on. */
 function usage(): Item {
   return { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
 }
 
+/** One SSE event, `event: <type>` + `data: <json>`, exactly as in shared/research/samples. */
 function sse(response: ServerResponse, event: Item): void {
   response.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
 }
@@ -54,30 +75,45 @@ export const openAiResponsesWire: WireApiHandler = {
   id: 'openai-responses',
   paths: ['POST /v1/responses', 'POST /responses'],
   matches: (request: WireRequest) => request.method === 'POST' && (request.path === '/v1/responses' || request.path === '/responses'),
+  /**
+   * Turn index rule for the Responses API: count the `input` items that are model outputs, i.e.
+   * `function_call` (and `custom_tool_call`, codex's freeform tools) and `message` with role `assistant`
+   * (an EasyInputMessage without `type` counts too). `reasoning` items do not count: they ride along with a
+   * message or call of the same turn. `input` given as a plain string is a first turn.
+   */
   countModelTurns(body: unknown): number {
-    const input = (body as { input?: unknown }).input;
-    if (!Array.isArray(input)) return 0;
-    return input.filter((item) => {
-      const it = item as { type?: unknown; role?: unknown };
-      return it.type === 'function_call' || it.type === 'custom_tool_call' || (it.type === 'message' && it.role === 'assistant') || (it.type === undefined && it.role === 'assistant');
-    }).length;
+    return inputItems(body).filter((it) => it.type === 'function_call' || it.type === 'custom_tool_call' || ((it.type === 'message' || it.type === undefined) && it.role === 'assistant')).length;
   },
-  respond(request: WireRequest, turn: ModelTurn, response: ServerResponse): void {
+  lastUserText(body: unknown): string | null {
+    const input = (body as { input?: unknown } | null)?.input;
+    if (typeof input === 'string') return input;
+    const user = inputItems(body).filter((it) => (it.type === 'message' || it.type === undefined) && it.role === 'user').at(-1);
+    if (!user) return null;
+    if (typeof user.content === 'string') return user.content;
+    if (!Array.isArray(user.content)) return null;
+    return user.content
+      .map((part) => (part as { text?: unknown }).text)
+      .filter((text): text is string => typeof text === 'string')
+      .join('\n');
+  },
+  respond(request: WireRequest, turn: RenderedTurn, response: ServerResponse): void {
     const model = String((request.body as { model?: unknown }).model ?? 'scripted');
     const items = outputItems(turn, request.body);
     const responseId = id('resp');
-    const created = Math.floor(Date.now() / 1000);
-    const completed = { id: responseId, object: 'response', created_at: created, status: 'completed', model, output: items, usage: usage() };
+    const createdAt = Math.floor(Date.now() / 1000);
+    const completed = { id: responseId, object: 'response', created_at: createdAt, status: 'completed', model, output: items, usage: usage() };
     if ((request.body as { stream?: unknown }).stream === false) {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify(completed));
       return;
     }
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    sse(response, { type: 'response.created', response: { ...completed, status: 'in_progress', output: [], usage: null } });
+    // Same fields as response.completed minus usage, as the real API sends (shared/research/samples).
+    const { usage: _usage, ...inProgress } = completed;
+    sse(response, { type: 'response.created', response: { ...inProgress, status: 'in_progress', output: [] } });
     items.forEach((item, index) => {
-      const inProgress = item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : { ...item, status: 'in_progress' };
-      sse(response, { type: 'response.output_item.added', output_index: index, item: inProgress });
+      const added = item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : item.type === 'reasoning' ? { ...item, summary: [] } : { ...item, status: 'in_progress' };
+      sse(response, { type: 'response.output_item.added', output_index: index, item: added });
       if (item.type === 'message') {
         const text = ((item.content as Item[])[0]?.text as string | undefined) ?? '';
         sse(response, { type: 'response.output_text.delta', item_id: item.id, output_index: index, content_index: 0, delta: text });

@@ -1,48 +1,45 @@
 /**
- * The scripted model server speaking the OpenAI Responses API, driven with fetch (no engine).
+ * The OpenAI Responses wire API of the scripted model server, driven with fetch (no engine): the SSE bytes
+ * codex reads, tool-call rendering, non-stream JSON, the error shape, and the history rules.
  */
-import fs from 'node:fs';
-import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isAgentHarnessError } from '../../src/errors/index.js';
-import { DEFAULT_REPLY, DONE_MARKER, loadModelScript, parseModelScript, startModelServer, turns, type ModelScript, type ModelServer } from '../../src/model/index.js';
+import { DONE_MARKER, openAiResponsesWire, startModelServer, turns, type ModelScript, type ModelServer } from '../../src/model/index.js';
 
 const servers: ModelServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function serve(script: ModelScript | null = null, logFile?: string): Promise<ModelServer> {
-  const server = await startModelServer({ script, ...(logFile ? { logFile } : {}) });
+async function serve(script: ModelScript | null = null): Promise<ModelServer> {
+  const server = await startModelServer({ script });
   servers.push(server);
   return server;
 }
 
-/** Parses an SSE body into its events. */
+/** Parses an SSE body into its events, checking each block is `event: <type>\ndata: <json>`. */
 function sseEvents(text: string): Array<{ event: string; data: any }> {
-  return text.split('\n\n').filter((block) => block.trim()).map((block) => {
-    const event = /^event: (.*)$/m.exec(block)?.[1] ?? '';
-    const data = JSON.parse(/^data: (.*)$/m.exec(block)?.[1] ?? 'null');
-    return { event, data };
+  expect(text.endsWith('\n\n')).toBe(true);
+  return text.split('\n\n').filter((block) => block !== '').map((block) => {
+    const lines = block.split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^event: /);
+    expect(lines[1]).toMatch(/^data: /);
+    return { event: lines[0]!.slice('event: '.length), data: JSON.parse(lines[1]!.slice('data: '.length)) };
   });
 }
 
-async function responses(server: ModelServer, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${server.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-secret', ...headers }, body: JSON.stringify(body) });
+function doneItems(events: Array<{ event: string; data: any }>): any[] {
+  return events.filter((e) => e.event === 'response.output_item.done').map((e) => e.data.item);
+}
+
+async function responses(server: ModelServer, body: unknown, route = '/v1/responses'): Promise<Response> {
+  return fetch(`${server.url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }
 
 const userInput = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }];
 
-describe('scripted model: OpenAI Responses API', () => {
-  it('binds 127.0.0.1 on an ephemeral port', async () => {
-    const server = await serve();
-    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(server.port).toBeGreaterThan(0);
-  });
-
-  it('answers a text turn as SSE ending in response.completed with usage', async () => {
+describe('OpenAI Responses wire API', () => {
+  it('answers a text turn as SSE: created, item added, text delta, item done, completed with usage', async () => {
     const server = await serve({ version: 1, turns: [turns.text('hello there')] });
     const response = await responses(server, { model: 'gpt-5.5', stream: true, input: userInput });
     expect(response.status).toBe(200);
@@ -50,167 +47,111 @@ describe('scripted model: OpenAI Responses API', () => {
     const events = sseEvents(await response.text());
     expect(events.map((e) => e.event)).toEqual(['response.created', 'response.output_item.added', 'response.output_text.delta', 'response.output_item.done', 'response.completed']);
     for (const e of events) expect(e.data.type).toBe(e.event);
-    const done = events.find((e) => e.event === 'response.output_item.done')!.data.item;
-    expect(done).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'hello there' }] });
-    expect(events.at(-1)!.data.response.usage.total_tokens).toBeGreaterThan(0);
+    const [created, added, delta, done, completed] = events.map((e) => e.data);
+    expect(created.response).toMatchObject({ object: 'response', status: 'in_progress', model: 'gpt-5.5', output: [] });
+    expect(created.response.id).toMatch(/^resp_/);
+    expect(added.item).toMatchObject({ type: 'message', role: 'assistant', status: 'in_progress', content: [] });
+    expect(delta).toMatchObject({ item_id: added.item.id, output_index: 0, content_index: 0, delta: 'hello there' });
+    expect(done.item).toEqual({ type: 'message', id: added.item.id, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'hello there', annotations: [] }] });
+    expect(completed.response).toMatchObject({ id: created.response.id, status: 'completed', output: [done.item] });
+    expect(completed.response.usage).toEqual({ input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 });
   });
 
-  it('renders a shell turn as an exec_command function_call (shell when only that tool is offered)', async () => {
+  it('renders a shell turn as an exec_command function_call with {cmd}', async () => {
     const server = await serve({ version: 1, turns: [turns.shell('echo hi > out.txt')] });
-    let events = sseEvents(await (await responses(server, { stream: true, input: userInput, tools: [{ type: 'function', name: 'exec_command' }] })).text());
-    const call = events.find((e) => e.event === 'response.output_item.done')!.data.item;
-    expect(call).toMatchObject({ type: 'function_call', name: 'exec_command' });
-    expect(JSON.parse(call.arguments)).toEqual({ cmd: 'echo hi > out.txt' });
+    const events = sseEvents(await (await responses(server, { stream: true, input: userInput, tools: [{ type: 'function', name: 'exec_command' }, { type: 'function', name: 'shell' }] })).text());
+    expect(events.map((e) => e.event)).toEqual(['response.created', 'response.output_item.added', 'response.output_item.done', 'response.completed']);
+    const [call] = doneItems(events);
+    expect(call).toMatchObject({ type: 'function_call', name: 'exec_command', status: 'completed' });
+    expect(call.id).toMatch(/^fc_/);
     expect(call.call_id).toMatch(/^call_/);
-    events = sseEvents(await (await responses(server, { stream: true, input: userInput, tools: [{ type: 'function', name: 'shell' }] })).text());
-    const legacy = events.find((e) => e.event === 'response.output_item.done')!.data.item;
+    expect(JSON.parse(call.arguments)).toEqual({ cmd: 'echo hi > out.txt' });
+    expect(events[1]!.data.item).toMatchObject({ type: 'function_call', call_id: call.call_id, status: 'in_progress' });
+  });
+
+  it('uses the older shell tool (argv) when the request offers shell but not exec_command', async () => {
+    const server = await serve({ version: 1, turns: [turns.shell('echo hi > out.txt')] });
+    const [legacy] = doneItems(sseEvents(await (await responses(server, { stream: true, input: userInput, tools: [{ type: 'function', name: 'shell' }] })).text()));
     expect(legacy.name).toBe('shell');
     expect(JSON.parse(legacy.arguments)).toEqual({ command: ['bash', '-lc', 'echo hi > out.txt'] });
+    const [fallback] = doneItems(sseEvents(await (await responses(server, { stream: true, input: userInput })).text()));
+    expect(fallback.name).toBe('exec_command');
   });
 
-  it('derives the turn from the history, appends the done marker to final turns, and is stateless', async () => {
-    const script: ModelScript = { version: 1, turns: [turns.shell('true'), turns.final('all done'), turns.final('no marker', { done: false })] };
-    const server = await serve(script);
-    const history = [...userInput, { type: 'function_call', call_id: 'c1', name: 'exec_command', arguments: '{}' }, { type: 'function_call_output', call_id: 'c1', output: 'ok' }];
-    const events = sseEvents(await (await responses(server, { stream: true, input: history })).text());
-    const text = events.find((e) => e.event === 'response.output_item.done')!.data.item.content[0].text as string;
-    expect(text).toBe(`all done\n${DONE_MARKER}`);
-    const third = sseEvents(await (await responses(server, { stream: true, input: [...history, { type: 'message', role: 'assistant', content: [] }, ...userInput] })).text());
-    expect(third.find((e) => e.event === 'response.output_item.done')!.data.item.content[0].text).toBe('no marker');
-    expect(server.requests.map((r) => r.turn_index)).toEqual([1, 2]);
-    // A second server with the same script answers the same history the same way (resume after restart).
-    const again = await serve(script);
-    const replay = sseEvents(await (await responses(again, { stream: true, input: history })).text());
-    expect(replay.find((e) => e.event === 'response.output_item.done')!.data.item.content[0].text).toBe(text);
+  it('renders a final turn with the done marker line, and reasoning as a reasoning item first', async () => {
+    const server = await serve({ version: 1, turns: [turns.final('all done', { reasoning: 'checked the file' })] });
+    const events = sseEvents(await (await responses(server, { stream: true, input: userInput })).text());
+    const [reasoning, message] = doneItems(events);
+    expect(reasoning).toMatchObject({ type: 'reasoning', summary: [{ type: 'summary_text', text: 'checked the file' }] });
+    expect(message.content[0].text).toBe(`all done\n${DONE_MARKER}`);
+    expect(events.at(-1)!.data.response.output.map((item: any) => item.type)).toEqual(['reasoning', 'message']);
   });
 
-  it('answers stream:false with a plain JSON response', async () => {
+  it('answers stream:false with a plain JSON response object', async () => {
     const server = await serve({ version: 1, turns: [turns.text('plain')] });
-    const body = await (await responses(server, { stream: false, input: userInput })).json() as any;
-    expect(body).toMatchObject({ object: 'response', status: 'completed', output: [{ type: 'message', content: [{ text: 'plain' }] }] });
-  });
-
-  it('returns 400 "script exhausted" past the last turn, recorded, never hanging', async () => {
-    const server = await serve({ version: 1, turns: [turns.text('only one')] });
-    const history = [...userInput, { type: 'message', role: 'assistant', content: [] }, ...userInput];
-    const response = await responses(server, { stream: true, input: history });
-    expect(response.status).toBe(400);
+    const response = await responses(server, { stream: false, input: userInput });
+    expect(response.headers.get('content-type')).toContain('application/json');
     const body = await response.json() as any;
-    expect(body.error.message).toBe('script exhausted: request needs turn 2 but the script has 1 turns');
-    expect(server.requests.at(-1)).toMatchObject({ status: 400, response_kind: 'exhausted', turn_index: 1 });
+    expect(body).toMatchObject({ object: 'response', status: 'completed', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'plain' }] }] });
+    expect(body.usage.total_tokens).toBe(15);
   });
 
-  it('answers error turns with the status and the vendor error shape', async () => {
+  it('also serves POST /responses (base_url without /v1)', async () => {
+    const server = await serve({ version: 1, turns: [turns.text('no v1')] });
+    const [message] = doneItems(sseEvents(await (await responses(server, { stream: true, input: userInput }, '/responses')).text()));
+    expect(message.content[0].text).toBe('no v1');
+    expect(server.requests[0]).toMatchObject({ path: '/responses', wire: 'openai-responses', response_kind: 'text' });
+  });
+
+  it('answers error turns with their status and {"error":{message,type,code}}', async () => {
     const server = await serve({ version: 1, turns: [turns.error(429, 'slow down')] });
     const response = await responses(server, { stream: true, input: userInput });
     expect(response.status).toBe(429);
+    expect(response.headers.get('content-type')).toContain('application/json');
     expect(await response.json()).toEqual({ error: { message: 'slow down', type: 'rate_limit_exceeded', code: 'rate_limit_exceeded', param: null } });
-  });
-
-  it('uses the default reply without a script', async () => {
-    const server = await serve();
-    for (let i = 0; i < 3; i += 1) {
-      const events = sseEvents(await (await responses(server, { stream: true, input: userInput })).text());
-      expect(events.find((e) => e.event === 'response.output_item.done')!.data.item.content[0].text).toBe(DEFAULT_REPLY);
-    }
-  });
-
-  it('404s unknown paths naming the served ones, 400s malformed JSON, 200s warm-up probes', async () => {
-    const server = await serve();
-    const missing = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    expect(missing.status).toBe(404);
-    expect(((await missing.json()) as any).error.message).toContain('POST /v1/responses');
-    const malformed = await fetch(`${server.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input": [tor' });
-    expect(malformed.status).toBe(400);
-    expect((await fetch(server.url, { method: 'HEAD' })).status).toBe(200);
-    expect(server.requests.map((r) => r.response_kind)).toEqual(['not_found', 'bad_request', 'probe']);
-    const listed = await (await fetch(`${server.url}/__harness/requests`)).json() as unknown[];
-    expect(listed).toHaveLength(3);
-  });
-
-  it('redacts credentials in recorded headers and in the log file', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-model-log-'));
-    try {
-      const logFile = path.join(dir, 'requests.jsonl');
-      const server = await serve(null, logFile);
-      await (await responses(server, { stream: true, input: userInput }, { 'x-api-key': 'sk-ant-secret' })).text();
-      expect(server.requests[0]!.headers.authorization).toBe('[redacted]');
-      expect(server.requests[0]!.headers['x-api-key']).toBe('[redacted]');
-      const logged = fs.readFileSync(logFile, 'utf8');
-      expect(logged).not.toContain('sk-secret');
-      expect(logged).not.toContain('sk-ant-secret');
-      expect(JSON.parse(logged.split('\n')[0]!).body.input[0].role).toBe('user');
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  it('refuses CONNECT and absolute-URL proxy requests (egress guard) and records them', async () => {
-    const server = await serve();
-    const status = await new Promise<number>((resolve, reject) => {
-      const request = http.request({ host: '127.0.0.1', port: server.port, method: 'CONNECT', path: 'api.openai.com:443' });
-      request.on('connect', (response, socket) => {
-        socket.destroy();
-        resolve(response.statusCode ?? 0);
-      });
-      request.on('error', reject);
-      request.end();
-    });
-    expect(status).toBe(403);
-    const proxied = await new Promise<number>((resolve, reject) => {
-      const request = http.request({ host: '127.0.0.1', port: server.port, method: 'GET', path: 'http://example.com/telemetry' }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
-      request.on('error', reject);
-      request.end();
-    });
-    expect(proxied).toBe(403);
-    expect(server.egress.map((e) => e.target)).toEqual(['api.openai.com:443', 'http://example.com/telemetry']);
-  });
-
-  it('close() is idempotent and ends keep-alive connections', async () => {
-    const server = await startModelServer();
-    const agent = new http.Agent({ keepAlive: true });
-    await new Promise<void>((resolve) => http.get({ host: '127.0.0.1', port: server.port, path: '/', agent }, (r) => {
-      r.resume();
-      r.on('end', () => resolve());
-    }));
-    await Promise.all([server.close(), server.close()]);
-    agent.destroy();
-    await expect(fetch(server.url)).rejects.toThrow();
+    server.setScript({ version: 1, turns: [turns.error(500, 'boom')] });
+    const failed = await responses(server, { stream: true, input: userInput });
+    expect(failed.status).toBe(500);
+    expect(((await failed.json()) as any).error).toMatchObject({ message: 'boom', type: 'server_error' });
+    expect(server.requests.map((r) => [r.status, r.response_kind])).toEqual([[429, 'error'], [500, 'error']]);
   });
 });
 
-describe('model scripts', () => {
-  it('validates scripts and names the offending path', () => {
-    expect(parseModelScript({ version: 1, turns: [{ type: 'final', text: 'x' }] }).turns[0]).toEqual({ type: 'final', text: 'x', done: true });
-    let error: unknown;
-    try {
-      parseModelScript({ version: 1, turns: [{ type: 'shell' }] }, 'my-script.json');
-    } catch (e) {
-      error = e;
-    }
-    expect(isAgentHarnessError(error, 'MODEL_SCRIPT_INVALID')).toBe(true);
-    expect((error as Error).message).toContain('my-script.json');
-    expect((error as Error).message).toContain('turns.0');
+describe('Responses history rules', () => {
+  const call = { type: 'function_call', call_id: 'c1', name: 'exec_command', arguments: '{}' };
+  const output = { type: 'function_call_output', call_id: 'c1', output: 'ok' };
+  const assistant = { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'x' }] };
+  const reasoning = { type: 'reasoning', summary: [] };
+  const developer = { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'rules' }] };
+
+  it('counts function_call and assistant messages, not reasoning, tool outputs or other roles', () => {
+    const count = (input: unknown) => openAiResponsesWire.countModelTurns({ input });
+    expect(count(undefined)).toBe(0);
+    expect(count('just a string')).toBe(0);
+    expect(count([developer, ...userInput])).toBe(0);
+    expect(count([...userInput, reasoning, call, output])).toBe(1);
+    expect(count([...userInput, call, output, reasoning, assistant, ...userInput])).toBe(2);
+    expect(count([{ role: 'assistant', content: 'easy input message' }])).toBe(1);
   });
 
-  it('loadModelScript reports missing files and bad JSON with MODEL_SCRIPT_INVALID and the path', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-script-'));
-    try {
-      const bad = path.join(dir, 'bad.json');
-      fs.writeFileSync(bad, '{"version": 1, "turns": [');
-      for (const file of [bad, path.join(dir, 'missing.json')]) {
-        const error = await loadModelScript(file).then(() => null, (e: unknown) => e);
-        expect(isAgentHarnessError(error, 'MODEL_SCRIPT_INVALID')).toBe(true);
-        expect((error as Error).message).toContain(file);
-      }
-      const good = path.join(dir, 'good.json');
-      fs.writeFileSync(good, JSON.stringify({ version: 1, turns: [{ type: 'text', text: 'hi' }] }));
-      expect((await loadModelScript(good)).turns).toHaveLength(1);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+  it('finds the last user text', () => {
+    expect(openAiResponsesWire.lastUserText({ input: 'plain prompt' })).toBe('plain prompt');
+    expect(openAiResponsesWire.lastUserText({ input: [developer] })).toBeNull();
+    const input = [
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'first' }] },
+      call,
+      output,
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'second' }, { type: 'input_text', text: 'part two' }] },
+      assistant,
+    ];
+    expect(openAiResponsesWire.lastUserText({ input })).toBe('second\npart two');
+    expect(openAiResponsesWire.lastUserText({ input: [{ role: 'user', content: 'easy' }] })).toBe('easy');
+  });
+
+  it('a request carrying a function_call + its output gets turn 1', async () => {
+    const server = await serve({ version: 1, turns: [turns.shell('true'), turns.final('all done')] });
+    const events = sseEvents(await (await responses(server, { stream: true, input: [...userInput, reasoning, call, output] })).text());
+    expect(doneItems(events)[0].content[0].text).toBe(`all done\n${DONE_MARKER}`);
+    expect(server.requests[0]).toMatchObject({ turn_index: 1, response_kind: 'final' });
   });
 });
