@@ -5,9 +5,10 @@
 import { AgentHarnessError } from '../errors/index.js';
 import { ENGINE_IDS, type EngineId } from '../protocol/index.js';
 import { codexEngine } from './codex/index.js';
+import { iflowEngine } from './iflow/index.js';
 import type { EngineAdapter } from './engine.js';
 
-const adapters: Partial<Record<EngineId, EngineAdapter>> = { codex: codexEngine };
+const adapters: Partial<Record<EngineId, EngineAdapter>> = { codex: codexEngine, iflow: iflowEngine };
 
 /** True when `id` is a known engine id. */
 export function isEngineId(id: string): id is EngineId {

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AttemptMetaSchema, FcmpEventSchema } from '../../src/protocol/index.js';
+import { availableEngines } from '../../src/engines/registry.js';
+import { AttemptMetaSchema, ENGINE_IDS, FcmpEventSchema } from '../../src/protocol/index.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
 import { attemptAuditPaths } from '../../src/core/audit-files.js';
 import { createCliSandbox, fakeEngineCalls, installFakeEngine, REPO, runCliMerged, runCliProcess, type CliSandbox } from '../helpers/cli.js';
@@ -131,7 +132,6 @@ describe('errors: code, message, hint, exit status', () => {
   const cases: Array<[string, string, number, string[]]> = [
     ['unknown handle', 'RUN_NOT_FOUND', 1, ['resume', 'ffffffff', 'x']],
     ['unknown engine', 'ENGINE_UNKNOWN', 2, ['start', '--prompt', 'x', 'cursor']],
-    ['gated engine', 'ENGINE_CAPABILITY_UNAVAILABLE', 1, ['start', '--prompt', 'x', 'opencode']],
     ['bad translate value', 'USAGE_ERROR', 2, ['start', '--translate', '7', 'codex']],
     ['unknown command option', 'USAGE_ERROR', 2, ['runs', '--bogus']],
     ['bad model script', 'MODEL_SCRIPT_INVALID', 1, ['start', '--script', 'missing-script.json', '--prompt', 'x', 'codex']],
@@ -141,6 +141,13 @@ describe('errors: code, message, hint, exit status', () => {
     expect(run.status).toBe(status);
     expect(run.stderr).toContain(`agent-harness: error ${code}: `);
     expect(run.stderr).toMatch(/\n {2}hint: \S/);
+  });
+
+  const gated = ENGINE_IDS.find((id) => !availableEngines().includes(id));
+  it.skipIf(gated === undefined)(`a capability-gated engine → ENGINE_CAPABILITY_UNAVAILABLE, exit 1${gated ? '' : ' — skipped: every engine is available'}`, () => {
+    const run = runCliProcess(sandbox, ['start', '--prompt', 'x', gated!]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('agent-harness: error ENGINE_CAPABILITY_UNAVAILABLE: ');
   });
 
   it('an invalid skill fails the attempt with SKILL_INVALID and still writes the audit', () => {

@@ -5,7 +5,9 @@ import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { codexEngine } from '../../src/engines/codex/index.js';
 import { isCodexTrusted } from '../../src/engines/codex/config.js';
-import { getEngine } from '../../src/engines/registry.js';
+import type { EngineAdapter } from '../../src/engines/engine.js';
+import { getEngine, requireResume } from '../../src/engines/registry.js';
+import { ENGINE_IDS } from '../../src/protocol/index.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { rejectionOf, thrownBy } from '../helpers/errors.js';
 
@@ -64,13 +66,23 @@ describe('codex config injection (enforced-only, dedicated profile)', () => {
 });
 
 describe('engine registry', () => {
-  it('knows every engine id, gates the unbuilt ones and rejects unknown ids', () => {
+  it('knows every engine id, rejects unknown ids, and gates missing capabilities', () => {
     expect(getEngine('codex').id).toBe('codex');
-    const gated = thrownBy(() => getEngine('opencode'));
-    expect(isAgentHarnessError(gated, 'ENGINE_CAPABILITY_UNAVAILABLE')).toBe(true);
-    expect((gated as Error).message).toContain('opencode');
-    expect((gated as Error).message).toContain('execute');
+    for (const id of ENGINE_IDS) {
+      const error = thrownBy(() => getEngine(id));
+      if (error) {
+        expect(isAgentHarnessError(error, 'ENGINE_CAPABILITY_UNAVAILABLE')).toBe(true);
+        expect((error as Error).message).toContain(id);
+      }
+    }
     const unknown = thrownBy(() => getEngine('cursor'));
     expect(isAgentHarnessError(unknown, 'ENGINE_UNKNOWN')).toBe(true);
+    const noResume: EngineAdapter = { ...codexEngine, id: 'iflow' };
+    delete (noResume as { buildResumeArgs?: unknown }).buildResumeArgs;
+    const gated = thrownBy(() => requireResume(noResume));
+    expect(isAgentHarnessError(gated, 'ENGINE_CAPABILITY_UNAVAILABLE')).toBe(true);
+    expect((gated as Error).message).toContain('"iflow"');
+    expect((gated as Error).message).toContain('resume');
+    expect(requireResume(codexEngine)).toBe(codexEngine.buildResumeArgs);
   });
 });

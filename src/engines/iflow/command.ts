@@ -1,0 +1,16 @@
+/**
+ * iFlow argv (documented and recorded usage): `iflow --yolo -p PROMPT`; resume with
+ * `iflow --yolo --resume=SESSION_ID -p MESSAGE`.
+ */
+import type { ResumeArgsRequest, StartArgsRequest } from '../engine.js';
+
+/** argv for a new session. */
+export function buildIflowStartArgs(request: StartArgsRequest): string[] {
+  if (request.passthrough.length > 0) return [...request.passthrough];
+  return ['--yolo', '-p', request.prompt ?? ''];
+}
+
+/** argv for resuming `sessionId` with `message`. */
+export function buildIflowResumeArgs(request: ResumeArgsRequest): string[] {
+  return ['--yolo', `--resume=${request.sessionId}`, '-p', request.message];
+}

@@ -1,0 +1,84 @@
+/**
+ * iFlow: the parser on streams constructed from documented output (no iFlow CLI can be installed here), and a
+ * missing binary as ENGINE_EXECUTABLE_MISSING with a complete audit.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAttempt } from '../../src/core/run-attempt.js';
+import { iflowEngine } from '../../src/engines/iflow/index.js';
+import { resolveHarnessPaths } from '../../src/runtime/paths.js';
+import { translateRecorded } from '../../src/translate/recorded.js';
+import { expectCompleteAudit } from '../helpers/audit.js';
+
+const STREAMS = path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'streams', 'iflow');
+
+function recorded(name: string) {
+  const read = (ext: string): Buffer | undefined => (fs.existsSync(path.join(STREAMS, `${name}.${ext}.log`)) ? fs.readFileSync(path.join(STREAMS, `${name}.${ext}.log`)) : undefined);
+  const stdout = read('stdout');
+  const stderr = read('stderr');
+  return translateRecorded(iflowEngine, { ...(stdout ? { stdout } : {}), ...(stderr ? { stderr } : {}) }, { runId: 'golden' });
+}
+
+function normalized(events: readonly { ts: string }[]): string {
+  return events.map((event) => JSON.stringify({ ...event, ts: '<ts>' })).join('\n') + '\n';
+}
+
+describe('iflow parser (documented 0.5.x output)', () => {
+  it.each(['done', 'question', 'truncated', 'api-error'])('%s matches its golden FCMP', async (name) => {
+    const result = recorded(name);
+    await expect(normalized(result.fcmp)).toMatchFileSnapshot(path.join(STREAMS, '__snapshots__', `${name}.fcmp.jsonl`));
+  });
+
+  it('reads the session, usage and final text, skipping bootstrap noise; the closing tag ends the turn', () => {
+    const { summary, judgement, rasp } = recorded('done');
+    expect(summary).toMatchObject({ session_id: 'session-9353ed2b-4655-43d8-b41a-cc7bfe1a97a6', completed: true, error: null });
+    expect(summary.final_message).toBe('I wrote hello.txt in the current directory.\n__SKILL_DONE__');
+    expect(judgement.state).toBe('completed');
+    expect(rasp.find((e) => e.data.type === 'engine.usage')?.data).toMatchObject({ usage: { input_tokens: 1834, output_tokens: 57 } });
+    expect(summary.diagnostics.map((d) => d.code)).toEqual(['IFLOW_STDOUT_NOISE', 'IFLOW_STDOUT_NOISE']);
+  });
+
+  it('waits for input without the done marker (CRLF, one-line block)', () => {
+    const { summary, judgement } = recorded('question');
+    expect(summary).toMatchObject({ session_id: 'session-q1', final_message: 'Which file should I write to?', completed: true });
+    expect(judgement.state).toBe('awaiting_input');
+  });
+
+  it('fails a truncated run and an API error, never throwing', () => {
+    const truncated = recorded('truncated');
+    expect(truncated.summary.completed).toBe(false);
+    expect(truncated.summary.diagnostics.map((d) => d.code)).toContain('IFLOW_EXECUTION_INFO_TRUNCATED');
+    const apiError = recorded('api-error');
+    expect(apiError.summary).toMatchObject({ completed: false, final_message: null });
+    expect(apiError.judgement.failure?.category).toBe('rate_limit');
+  });
+
+  it('builds documented start and resume commands', () => {
+    expect(iflowEngine.buildStartArgs({ prompt: 'hi', passthrough: [] })).toEqual(['--yolo', '-p', 'hi']);
+    expect(iflowEngine.buildResumeArgs?.({ sessionId: 'session-1', message: 'next' })).toEqual(['--yolo', '--resume=session-1', '-p', 'next']);
+  });
+});
+
+describe('iflow without a binary', () => {
+  let tmp: string;
+  beforeAll(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-iflow-'));
+  });
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('fails the attempt with ENGINE_EXECUTABLE_MISSING listing the paths searched, audit complete, trust removed', async () => {
+    const emptyBin = path.join(tmp, 'empty-bin');
+    fs.mkdirSync(emptyBin);
+    const paths = resolveHarnessPaths({ env: {}, projectRoot: tmp, skillRoots: [] });
+    const result = await runAttempt({ paths, engine: 'iflow', launch: 'start', prompt: 'hi', hostEnv: { PATH: emptyBin, HOME: path.join(tmp, 'home') } });
+    expect(result.error?.code).toBe('ENGINE_EXECUTABLE_MISSING');
+    expect(result.error?.message).toContain(path.join(emptyBin, 'iflow'));
+    const meta = expectCompleteAudit(result.audit);
+    expect(meta.completion?.state).toBe('failed');
+    expect(meta.trust?.removed_at).not.toBeNull();
+    const trusted = JSON.parse(fs.readFileSync(path.join(paths.agentHome, '.iflow', 'trustedFolders.json'), 'utf8'));
+    expect(trusted).toEqual({});
+  });
+});
