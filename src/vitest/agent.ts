@@ -1,0 +1,112 @@
+/**
+ * The `agent` fixture's implementation: `agent.start(engine, options)` runs managed attempts against the test's
+ * model server, records every attempt in `task.meta.agentHarness` (appended across retries) and aborts running
+ * attempts when the test ends.
+ */
+import path from 'node:path';
+import { runAttempt } from '../core/run-attempt.js';
+import type { AttemptResult } from '../core/attempt-result.js';
+import { AgentHarnessError } from '../errors/index.js';
+import type { EngineId, TranslateMode } from '../protocol/index.js';
+import { readRunRecord } from '../runtime/run-store.js';
+import type { HarnessFixture, ModelFixture } from './fixtures.js';
+import { attemptRecord, HarnessRun } from './run.js';
+import { readAgentHarnessMeta, writeAgentHarnessMeta, type AgentHarnessAttemptRecord } from './types.js';
+
+/** Options of `agent.start()`. */
+export interface AgentStartOptions {
+  /** Prompt for the engine's headless command. */
+  prompt?: string;
+  /** Engine arguments passed verbatim instead of the default command. */
+  args?: string[];
+  /** Extra skill roots for this run (added after the configured ones; relative to the project root). */
+  skills?: string[];
+  /** Attempt timeout in ms (default: plugin `timeoutMs`, else the harness default). */
+  timeoutMs?: number;
+  /** Translate view recorded in the run. */
+  translateMode?: TranslateMode;
+}
+
+/** The `agent` fixture. */
+export interface AgentFixture {
+  /** Starts a managed run of `engine` against the test's model server. */
+  start(engine: EngineId, options?: AgentStartOptions): Promise<HarnessRun>;
+  /** Runs started by this test. */
+  readonly runs: HarnessRun[];
+}
+
+/** The parts of the test context the agent fixture uses. */
+export interface AgentFixtureContext {
+  harness: HarnessFixture;
+  model: ModelFixture;
+  task: { meta: object; result?: { retryCount?: number } | undefined };
+  signal: AbortSignal;
+  skip: (note?: string) => never;
+}
+
+/** Runs the `agent` fixture: builds the fixture value, hands it to `use`, then aborts and records. */
+export async function runAgentFixture({ harness, model, task, signal, skip }: AgentFixtureContext, use: (agent: AgentFixture) => Promise<void>): Promise<void> {
+  const controller = new AbortController();
+  const abort = (): void => controller.abort();
+  signal.addEventListener('abort', abort, { once: true });
+  const retry = task.result?.retryCount ?? 0;
+  const previous = readAgentHarnessMeta(task.meta)?.attempts ?? [];
+  const records: AgentHarnessAttemptRecord[] = [];
+  const runs: HarnessRun[] = [];
+  const { config } = harness;
+  const writeMeta = (run: HarnessRun): void => {
+    writeAgentHarnessMeta(task.meta, { engine: run.engine, runId: run.runId, handle: run.handle, sessionId: run.sessionId, attempts: [...previous, ...records] });
+  };
+  const modelMode = (): 'scripted' | 'live' => {
+    if (config.model === 'replay' || config.model === 'record') {
+      throw new AgentHarnessError('ENGINE_CAPABILITY_UNAVAILABLE', `model mode "${config.model}" is not implemented yet; use "scripted" or "live" in agentHarness({ model }).`, { details: { model: config.model } });
+    }
+    return config.model;
+  };
+  const common = (timeoutMs: number | undefined) => {
+    const mode = modelMode();
+    const timeout = timeoutMs ?? config.timeoutMs ?? undefined;
+    return {
+      modelMode: mode,
+      ...(mode === 'scripted' ? { modelServer: model.server } : {}),
+      hostEnv: harness.hostEnv,
+      signal: controller.signal,
+      ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
+    };
+  };
+  const track = (run: HarnessRun, result: AttemptResult): AttemptResult => {
+    records.push(attemptRecord(result, retry));
+    writeMeta(run);
+    return result;
+  };
+  const agent: AgentFixture = {
+    runs,
+    async start(engine, options = {}) {
+      if (config.engines && !config.engines.includes(engine)) skip(`engine ${engine} is not enabled in agentHarness({ engines })`);
+      const extra = (options.skills ?? []).map((root) => path.resolve(harness.paths.projectRoot, root));
+      const paths = extra.length > 0 ? { ...harness.paths, skillRoots: [...harness.paths.skillRoots, ...extra] } : harness.paths;
+      const first = await runAttempt({
+        paths, engine, launch: 'start', prompt: options.prompt ?? null,
+        ...(options.args ? { passthrough: options.args } : {}),
+        ...(options.translateMode !== undefined ? { translateMode: options.translateMode } : {}),
+        ...common(options.timeoutMs),
+      });
+      const run = new HarnessRun(first, async (self, message, resumeOptions) => {
+        const record = await readRunRecord(self.runDir);
+        if (!record) throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${self.runId} has no run record in ${self.runDir}.`);
+        return track(self, await runAttempt({ paths, engine: self.engine, launch: 'resume', run: record, message, ...common(resumeOptions.timeoutMs) }));
+      });
+      runs.push(run);
+      track(run, first);
+      return run;
+    },
+  };
+  try {
+    await use(agent);
+  } finally {
+    controller.abort();
+    signal.removeEventListener('abort', abort);
+    const last = runs.at(-1);
+    if (last) writeMeta(last);
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Vitest fixtures of agent-harness: `harness` (managed paths), `model` (a scripted model server per test) and
+ * `agent` (`agent.start(engine, { prompt })` → {@link HarnessRun}). Importing this module also installs the
+ * matchers. Without the `agentHarness()` plugin, paths resolve from the working directory with a temporary
+ * run root (one per worker process).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { inject, test as base } from 'vitest';
+import { startModelServer, type ModelScript, type ModelServer, type ModelTurn } from '../model/index.js';
+import { resolveHarnessPaths, type HarnessPaths } from '../runtime/paths.js';
+import { runAgentFixture, type AgentFixture } from './agent.js';
+import { installMatchers } from './matchers.js';
+import { parseAgentHarnessOptions, toAgentHarnessConfig, type AgentHarnessConfig } from './options.js';
+
+export type { AgentFixture, AgentStartOptions } from './agent.js';
+
+// Import side effect: the matchers are available in every file that imports the fixtures.
+try {
+  installMatchers();
+} catch {
+  // Imported outside a test run (e.g. from vitest.config.ts through the public entry): installed on first use.
+}
+
+/** The `harness` fixture: the config in effect and the managed paths of this test. */
+export interface HarnessFixture {
+  /** Plugin config (or the defaults when the plugin is not configured). */
+  config: AgentHarnessConfig;
+  /** Resolved harness paths (run root per config). */
+  paths: HarnessPaths;
+  /** Host environment the engines' allowlist is taken from (default `process.env`). */
+  hostEnv: NodeJS.ProcessEnv;
+}
+
+/** The `model` fixture: a scripted model server on 127.0.0.1 for this test, closed after it. */
+export interface ModelFixture {
+  /** `http://127.0.0.1:PORT`. */
+  readonly url: string;
+  /** Every request so far (live). */
+  readonly requests: ModelServer['requests'];
+  /** Refused outbound attempts (live). */
+  readonly egress: ModelServer['egress'];
+  /** The underlying server. */
+  readonly server: ModelServer;
+  /** Sets the script to these turns. */
+  script(...turns: ModelTurn[]): void;
+  /** Sets a whole script (null = default replies). */
+  setScript(script: ModelScript | null): void;
+}
+
+/** Fixture types of {@link test}. */
+export interface AgentHarnessFixtures {
+  harness: HarnessFixture;
+  model: ModelFixture;
+  agent: AgentFixture;
+}
+
+let defaultRunRoot: string | null = null;
+
+/** The config used when `inject('agentHarness')` is undefined: cwd-based paths, a temporary run root. */
+export function defaultAgentHarnessConfig(): AgentHarnessConfig {
+  defaultRunRoot ??= fs.mkdtempSync(path.join(os.tmpdir(), 'agent-harness-vitest-'));
+  const config = toAgentHarnessConfig(parseAgentHarnessOptions({}), process.cwd());
+  return { ...config, runRoot: defaultRunRoot };
+}
+
+function modelFixture(server: ModelServer): ModelFixture {
+  return {
+    get url() { return server.url; },
+    get requests() { return server.requests; },
+    get egress() { return server.egress; },
+    server,
+    script: (...turns: ModelTurn[]) => server.setScript({ version: 1, turns }),
+    setScript: (script) => server.setScript(script),
+  };
+}
+
+function createAgentTest() {
+  installMatchers();
+  return base.extend<AgentHarnessFixtures>({
+    // eslint-disable-next-line no-empty-pattern
+    harness: async ({}, use) => {
+      const config = inject('agentHarness') ?? defaultAgentHarnessConfig();
+      const paths = resolveHarnessPaths({
+        cwd: config.root,
+        ...(config.runRoot ? { runRoot: config.runRoot } : {}),
+        ...(config.skillRoots ? { skillRoots: config.skillRoots } : {}),
+        ...(config.codexProfile ? { codexProfile: config.codexProfile } : {}),
+      });
+      await use({ config, paths, hostEnv: process.env });
+    },
+    // eslint-disable-next-line no-empty-pattern
+    model: async ({}, use) => {
+      const server = await startModelServer({});
+      try {
+        await use(modelFixture(server));
+      } finally {
+        await server.close();
+      }
+    },
+    agent: async ({ harness, model, task, signal, skip }, use) => {
+      await runAgentFixture({ harness, model, task, signal, skip }, use);
+    },
+  });
+}
+
+/** The type of {@link test}: Vitest's `test` extended with {@link AgentHarnessFixtures}. */
+export type AgentTestAPI = ReturnType<typeof createAgentTest>;
+
+let realTest: AgentTestAPI | undefined;
+
+/**
+ * The agent-harness test function (fixtures `harness`, `model`, `agent`). Created on first use: `test.extend`
+ * needs a running test file, and this module is also reachable from `vitest.config.ts` via the public entry.
+ */
+export const test: AgentTestAPI = new Proxy((() => undefined) as unknown as AgentTestAPI, {
+  apply: (_target, thisArg, args) => Reflect.apply((realTest ??= createAgentTest()) as unknown as (...a: unknown[]) => unknown, thisArg, args),
+  get: (_target, prop) => {
+    const real = (realTest ??= createAgentTest());
+    return Reflect.get(real, prop, real);
+  },
+  has: (_target, prop) => Reflect.has((realTest ??= createAgentTest()), prop),
+});
+
+/** Alias of {@link test}. */
+export const agentTest = test;

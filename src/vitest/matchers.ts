@@ -1,0 +1,145 @@
+/**
+ * Agent matchers for `expect` (installed by importing the fixtures, or with {@link installMatchers}).
+ * They accept a {@link HarnessRun} or any AttemptResult-like object; failures show the last FCMP events and
+ * the audit directory.
+ */
+import { expect } from 'vitest';
+import type { ToolCallRecord } from '../core/attempt-result.js';
+import type { Completion, FcmpEvent, FsDiff } from '../protocol/index.js';
+
+/** The fields the matchers read (a HarnessRun or an AttemptResult both fit). */
+export interface AgentOutcomeLike {
+  completion: Completion;
+  fcmp: readonly FcmpEvent[];
+  toolCalls?: readonly ToolCallRecord[];
+  fsDiff?: FsDiff | null;
+  finalMessage?: string | null;
+  audit?: { dir: string };
+  auditDir?: string;
+}
+
+/** What `toHaveCalledTool` accepts: a name/kind, a pattern, or a predicate. */
+export type ToolMatcher = string | RegExp | ((call: ToolCallRecord) => boolean);
+
+interface AgentMatchers<R = unknown> {
+  /** The attempt completed (`conversation.completed`). */
+  toHaveCompleted(): R;
+  /** The attempt failed with this code (conversation.failed `data.code`, or the completion reason). */
+  toHaveFailedWith(code: string): R;
+  /** A tool call matched by name or kind, pattern, or predicate. */
+  toHaveCalledTool(tool: ToolMatcher): R;
+  /** The skill was used: a skill tool call, a read of `<skill>/SKILL.md`, or named in a tool input. */
+  toHaveUsedSkill(name: string): R;
+  /** Every path was created or modified in the run directory. */
+  toHaveChangedFiles(paths: readonly string[]): R;
+  /** The last final assistant message equals the string (trimmed, done marker ignored) or matches the pattern. */
+  toHaveFinalMessage(expected: string | RegExp): R;
+  /** The FCMP types appear in this order (not necessarily adjacent). */
+  toHaveFcmpSequence(types: readonly string[]): R;
+}
+
+declare module 'vitest' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unused-vars
+  interface Assertion<T = any> extends AgentMatchers<void> {}
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface AsymmetricMatchersContaining extends AgentMatchers {}
+}
+
+function eventText(event: FcmpEvent): string {
+  const data = event.data as Record<string, unknown>;
+  const text = data.text ?? data.message ?? data.reason ?? data.launch ?? '';
+  const code = typeof data.code === 'string' ? `[${data.code}] ` : '';
+  return `${code}${String(text)}`.replace(/\s+/g, ' ').slice(0, 160);
+}
+
+/** A short transcript: the last FCMP events as `type: text` lines, then the audit directory. */
+export function transcript(outcome: AgentOutcomeLike, last = 12): string {
+  const events = outcome.fcmp ?? [];
+  const lines = events.slice(-last).map((e) => `  ${e.type}: ${eventText(e)}`);
+  const audit = outcome.auditDir ?? outcome.audit?.dir ?? '(unknown)';
+  return `\nTranscript (last ${lines.length} of ${events.length} FCMP events):\n${lines.join('\n') || '  (none)'}\nAudit: ${audit}`;
+}
+
+function asOutcome(received: unknown): AgentOutcomeLike {
+  if (!received || typeof received !== 'object' || !('completion' in received) || !('fcmp' in received)) {
+    throw new TypeError('agent-harness matchers expect a HarnessRun or an AttemptResult (with completion and fcmp)');
+  }
+  return received as AgentOutcomeLike;
+}
+
+function toolMatches(call: ToolCallRecord, tool: ToolMatcher): boolean {
+  if (typeof tool === 'function') return tool(call);
+  if (tool instanceof RegExp) return tool.test(call.name) || tool.test(call.kind);
+  return call.name === tool || call.kind === tool;
+}
+
+/** True when a tool call shows use of skill `name`. */
+export function callUsesSkill(call: ToolCallRecord, name: string): boolean {
+  const input = call.input && typeof call.input === 'object' ? (call.input as Record<string, unknown>) : {};
+  if (call.kind === 'skill' && (call.name === name || input.name === name || input.skill === name)) return true;
+  if ([input.skill, input.skill_name, input.skillName, input.name].includes(name) && (call.kind === 'skill' || /skill/i.test(call.name))) return true;
+  const text = typeof call.input === 'string' ? call.input : JSON.stringify(call.input ?? '');
+  return new RegExp(`(^|[/"'\\s])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/SKILL\\.md`).test(text);
+}
+
+function stripDone(text: string): string {
+  return text.replace(/\n?__SKILL_DONE__\s*$/, '').trim();
+}
+
+type Result = { pass: boolean; message: () => string };
+
+/** The matcher implementations (exported for reuse with another `expect`). */
+export const agentMatchers = {
+  toHaveCompleted(received: unknown): Result {
+    const o = asOutcome(received);
+    const pass = o.completion.state === 'completed';
+    return { pass, message: () => `expected the agent ${pass ? 'not ' : ''}to have completed, completion was ${o.completion.state} (${o.completion.reason})${transcript(o)}` };
+  },
+  toHaveFailedWith(received: unknown, code: string): Result {
+    const o = asOutcome(received);
+    const codes = o.fcmp.filter((e) => e.type === 'conversation.failed').map((e) => (e.data as { code: string }).code);
+    const pass = o.completion.state === 'failed' && (codes.includes(code) || o.completion.reason === code);
+    return { pass, message: () => `expected the agent ${pass ? 'not ' : ''}to have failed with ${code}, completion was ${o.completion.state} (${o.completion.reason}), failure codes [${codes.join(', ')}]${transcript(o)}` };
+  },
+  toHaveCalledTool(received: unknown, tool: ToolMatcher): Result {
+    const o = asOutcome(received);
+    const calls = o.toolCalls ?? [];
+    const pass = calls.some((call) => toolMatches(call, tool));
+    const seen = calls.map((c) => `${c.kind}:${c.name}`).join(', ') || 'none';
+    return { pass, message: () => `expected the agent ${pass ? 'not ' : ''}to have called tool ${String(tool)}; calls: ${seen}${transcript(o)}` };
+  },
+  toHaveUsedSkill(received: unknown, name: string): Result {
+    const o = asOutcome(received);
+    const pass = (o.toolCalls ?? []).some((call) => callUsesSkill(call, name));
+    return { pass, message: () => `expected the agent ${pass ? 'not ' : ''}to have used skill ${name}${transcript(o)}` };
+  },
+  toHaveChangedFiles(received: unknown, paths: readonly string[]): Result {
+    const o = asOutcome(received);
+    const changed = new Set([...(o.fsDiff?.created ?? []), ...(o.fsDiff?.modified ?? [])]);
+    const missing = paths.filter((p) => !changed.has(p.replace(/^\.\//, '')));
+    const pass = missing.length === 0;
+    return { pass, message: () => pass ? `expected the agent not to have changed ${paths.join(', ')}${transcript(o)}` : `expected the agent to have changed ${missing.join(', ')}; changed: ${[...changed].join(', ') || 'nothing'}${transcript(o)}` };
+  },
+  toHaveFinalMessage(received: unknown, expected: string | RegExp): Result {
+    const o = asOutcome(received);
+    const actual = o.finalMessage ?? null;
+    const pass = actual !== null && (expected instanceof RegExp ? expected.test(actual) : stripDone(actual) === expected.trim());
+    return { pass, message: () => `expected the final message ${pass ? 'not ' : ''}to ${expected instanceof RegExp ? 'match' : 'equal'} ${String(expected)}, got ${JSON.stringify(actual)}${transcript(o)}` };
+  },
+  toHaveFcmpSequence(received: unknown, types: readonly string[]): Result {
+    const o = asOutcome(received);
+    let i = 0;
+    for (const event of o.fcmp) if (i < types.length && event.type === types[i]) i += 1;
+    const pass = i === types.length;
+    return { pass, message: () => `expected FCMP events ${pass ? 'not ' : ''}to contain the sequence [${types.join(', ')}]${pass ? '' : `; matched up to ${types[i]}`}${transcript(o)}` };
+  },
+};
+
+let installed = false;
+
+/** Installs the agent matchers on Vitest's `expect` (idempotent). */
+export function installMatchers(): void {
+  if (installed) return;
+  installed = true;
+  expect.extend(agentMatchers);
+}

@@ -1,0 +1,88 @@
+/**
+ * Options of the `agentHarness()` Vitest plugin: a zod schema, its parser (CONFIG_INVALID naming the field and
+ * the value) and the serializable config handed to tests through `project.provide('agentHarness', …)`.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import { AgentHarnessError } from '../errors/index.js';
+import { EngineIdSchema, ModelModeSchema } from '../protocol/index.js';
+
+/** Default directory of the consistency reports, relative to the Vitest root. */
+export const DEFAULT_REPORT_DIR = 'reports/agent-harness';
+
+/** Schema of the options passed to `agentHarness(options)`. */
+export const AgentHarnessOptionsSchema = z
+  .object({
+    /** Run root for the runs started by tests (relative to the Vitest root). Default: the harness default. */
+    runRoot: z.string().min(1).optional(),
+    /** Skill source roots (relative to the Vitest root). Default: the harness default roots. */
+    skillRoots: z.array(z.string().min(1)).optional(),
+    /** Engines enabled for the project; `agent.start` skips the test for any other engine. */
+    engines: z.array(EngineIdSchema).optional(),
+    /** Model mode. `replay` and `record` are accepted but not implemented by runAttempt yet. */
+    model: ModelModeSchema.default('scripted'),
+    /** Where the reporter writes consistency.json/.md and junit.xml (relative to the Vitest root). */
+    reportDir: z.string().min(1).default(DEFAULT_REPORT_DIR),
+    /** Codex profile name the harness writes. */
+    codexProfile: z.string().min(1).optional(),
+    /** Default attempt timeout in ms. */
+    timeoutMs: z.number().int().positive().optional(),
+  })
+  .strict();
+
+/** Options of `agentHarness(options)` as written by the user. */
+export type AgentHarnessOptions = z.input<typeof AgentHarnessOptionsSchema>;
+
+/** Options after validation and defaults. */
+export type ResolvedAgentHarnessOptions = z.output<typeof AgentHarnessOptionsSchema>;
+
+/** The structured-cloneable config provided to tests (`inject('agentHarness')`); paths are absolute. */
+export interface AgentHarnessConfig {
+  /** Vitest root the relative options were resolved against. */
+  root: string;
+  runRoot: string | null;
+  skillRoots: string[] | null;
+  engines: string[] | null;
+  model: ResolvedAgentHarnessOptions['model'];
+  reportDir: string;
+  codexProfile: string | null;
+  timeoutMs: number | null;
+}
+
+function describeValue(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Validates plugin options; CONFIG_INVALID names the first offending field and its value. */
+export function parseAgentHarnessOptions(input: unknown = {}): ResolvedAgentHarnessOptions {
+  const result = AgentHarnessOptionsSchema.safeParse(input ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  let value: unknown = input;
+  for (const key of issue.path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined;
+  const keys = issue.code === 'unrecognized_keys' ? (issue as { keys?: string[] }).keys ?? [] : [];
+  const field = keys.length > 0 ? keys.join(', ') : issue.path.length > 0 ? issue.path.map(String).join('.') : '(options)';
+  const shown = keys.length > 0 ? describeValue((input as Record<string, unknown>)[keys[0]!]) : describeValue(value);
+  throw new AgentHarnessError('CONFIG_INVALID', `agentHarness() option ${field} = ${shown} is invalid: ${issue.message}`, {
+    details: { field, value: shown, issues: result.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
+  });
+}
+
+/** Resolves validated options against the Vitest root into the config provided to tests. */
+export function toAgentHarnessConfig(options: ResolvedAgentHarnessOptions, root: string): AgentHarnessConfig {
+  const abs = (p: string): string => path.resolve(root, p);
+  return {
+    root: path.resolve(root),
+    runRoot: options.runRoot ? abs(options.runRoot) : null,
+    skillRoots: options.skillRoots ? options.skillRoots.map(abs) : null,
+    engines: options.engines ? [...options.engines] : null,
+    model: options.model,
+    reportDir: abs(options.reportDir),
+    codexProfile: options.codexProfile ?? null,
+    timeoutMs: options.timeoutMs ?? null,
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * Builds the consistency report from plain per-test records (no Vitest types here, so it is unit-testable and
+ * identical for a live run and `--merge-reports`).
+ */
+import { ENGINE_IDS } from '../protocol/index.js';
+import { CONSISTENCY_REPORT_VERSION, ConsistencyReportSchema, type ConsistencyReport, type ConsistencyRow, type ConsistencyTest } from './report-schema.js';
+import type { AgentHarnessTaskMeta } from './types.js';
+
+/** What the reporter extracts from one Vitest test case. */
+export interface ReportInput {
+  id: string;
+  name: string;
+  fullName: string;
+  project: string;
+  file: string;
+  state: ConsistencyTest['state'];
+  durationMs: number;
+  retryCount: number;
+  flaky: boolean;
+  errors: string[];
+  meta: AgentHarnessTaskMeta | undefined;
+}
+
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Engine named in a test's full name (a `' > '` segment or a bracketed/word token), or null. */
+export function engineFromName(fullName: string): string | null {
+  for (const id of ENGINE_IDS) if (new RegExp(`(^|[^A-Za-z0-9_-])${escapeRe(id)}($|[^A-Za-z0-9_-])`).test(fullName)) return id;
+  return null;
+}
+
+/** The case name of a test: its full name with the engine removed (segment, `[engine]`, `(engine)` or word). */
+export function caseName(fullName: string, engine: string): string {
+  const e = escapeRe(engine);
+  const segments = fullName.split(' > ').filter((segment) => segment.trim() !== engine);
+  return segments
+    .map((segment) => segment.replace(new RegExp(`\\s*[[(]${e}[\\])]`, 'g'), '').replace(new RegExp(`(^|[^A-Za-z0-9_-])${e}(?=$|[^A-Za-z0-9_-])`, 'g'), '$1').replace(/\s{2,}/g, ' ').replace(/^[\s:,/–-]+|[\s:,/–-]+$/g, ''))
+    .filter((segment) => segment !== '')
+    .join(' > ');
+}
+
+function toTest(input: ReportInput): ConsistencyTest {
+  const meta = input.meta;
+  const attempts = meta?.attempts ?? [];
+  const last = attempts.at(-1);
+  const sum = (pick: (a: (typeof attempts)[number]) => number): number => attempts.reduce((n, a) => n + (pick(a) || 0), 0);
+  return {
+    id: input.id,
+    name: input.name,
+    fullName: input.fullName,
+    project: input.project,
+    file: input.file,
+    state: input.state,
+    engine: meta?.engine ?? null,
+    runId: meta?.runId ?? null,
+    handle: meta?.handle ?? null,
+    completion: last ? { state: last.completion.state, reason: last.completion.reason } : null,
+    ...(meta ? { toolCalls: sum((a) => a.toolCalls ?? 0) } : {}),
+    durationMs: Math.max(0, input.durationMs),
+    retryCount: input.retryCount,
+    flaky: input.flaky,
+    attempts: attempts.length,
+    diagnostics: sum((a) => a.fcmpCounts?.['diagnostic.warning'] ?? 0),
+    errors: input.errors,
+    auditDir: last?.auditDir ?? null,
+  };
+}
+
+function buildMatrix(tests: ConsistencyTest[]): ConsistencyRow[] {
+  const rows = new Map<string, ConsistencyRow>();
+  for (const test of tests) {
+    const engine = test.engine ?? engineFromName(test.fullName);
+    if (!engine) continue;
+    const name = caseName(test.fullName, engine);
+    const key = `${test.project}\u0000${test.file}\u0000${name}`;
+    const row = rows.get(key) ?? { case: name, file: test.file, project: test.project, engines: {}, disagree: false };
+    row.engines[engine] = { testId: test.id, outcome: test.state, completion: test.completion?.state ?? null, auditDir: test.auditDir };
+    rows.set(key, row);
+  }
+  const out = [...rows.values()].filter((row) => Object.keys(row.engines).length > 1);
+  for (const row of out) {
+    const outcomes = new Set(Object.values(row.engines).filter((c) => c.outcome !== 'skipped').map((c) => c.outcome));
+    row.disagree = outcomes.size > 1;
+  }
+  return out;
+}
+
+/** Builds and validates the report. Matrix rows only list cases run on two or more engines. */
+export function buildConsistencyReport(inputs: readonly ReportInput[], reason: string, now: Date = new Date()): ConsistencyReport {
+  const tests = inputs.map(toTest);
+  const matrix = buildMatrix(tests);
+  const count = (state: ConsistencyTest['state']): number => tests.filter((t) => t.state === state).length;
+  return ConsistencyReportSchema.parse({
+    version: CONSISTENCY_REPORT_VERSION,
+    generatedAt: now.toISOString(),
+    reason,
+    summary: {
+      total: tests.length,
+      passed: count('passed'),
+      failed: count('failed'),
+      skipped: count('skipped'),
+      flaky: tests.filter((t) => t.flaky).length,
+      disagreements: matrix.filter((r) => r.disagree).length,
+    },
+    tests,
+    matrix,
+  });
+}

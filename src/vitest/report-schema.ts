@@ -1,0 +1,72 @@
+/**
+ * Schema of `consistency.json`, the machine-readable report the {@link AgentHarnessReporter} writes at the
+ * end of a run (also after `--merge-reports`).
+ */
+import { z } from 'zod';
+
+/** Version tag of the consistency report. */
+export const CONSISTENCY_REPORT_VERSION = 'agent-harness.consistency/1';
+
+/** One test of the run. Engine fields are null for tests that started no agent. */
+export const ConsistencyTestSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  fullName: z.string(),
+  project: z.string(),
+  file: z.string(),
+  state: z.enum(['passed', 'failed', 'skipped', 'pending']),
+  engine: z.string().nullable(),
+  runId: z.string().nullable(),
+  handle: z.string().nullable(),
+  completion: z.object({ state: z.string(), reason: z.string() }).nullable(),
+  toolCalls: z.number().int().nonnegative().optional(),
+  durationMs: z.number().nonnegative(),
+  retryCount: z.number().int().nonnegative(),
+  flaky: z.boolean(),
+  attempts: z.number().int().nonnegative(),
+  diagnostics: z.number().int().nonnegative(),
+  errors: z.array(z.string()),
+  auditDir: z.string().nullable(),
+});
+/** One test of the report. */
+export type ConsistencyTest = z.infer<typeof ConsistencyTestSchema>;
+
+/** One engine's cell of a matrix row. */
+export const ConsistencyCellSchema = z.object({
+  testId: z.string(),
+  outcome: z.enum(['passed', 'failed', 'skipped', 'pending']),
+  completion: z.string().nullable(),
+  auditDir: z.string().nullable(),
+});
+/** One matrix cell. */
+export type ConsistencyCell = z.infer<typeof ConsistencyCellSchema>;
+
+/** One case run on several engines: engine → outcome; `disagree` when the (non-skipped) outcomes differ. */
+export const ConsistencyRowSchema = z.object({
+  case: z.string(),
+  file: z.string(),
+  project: z.string(),
+  engines: z.record(z.string(), ConsistencyCellSchema),
+  disagree: z.boolean(),
+});
+/** One matrix row. */
+export type ConsistencyRow = z.infer<typeof ConsistencyRowSchema>;
+
+/** The whole report. */
+export const ConsistencyReportSchema = z.object({
+  version: z.literal(CONSISTENCY_REPORT_VERSION),
+  generatedAt: z.string(),
+  reason: z.string(),
+  summary: z.object({
+    total: z.number().int(),
+    passed: z.number().int(),
+    failed: z.number().int(),
+    skipped: z.number().int(),
+    flaky: z.number().int(),
+    disagreements: z.number().int(),
+  }),
+  tests: z.array(ConsistencyTestSchema),
+  matrix: z.array(ConsistencyRowSchema),
+});
+/** The consistency report. */
+export type ConsistencyReport = z.infer<typeof ConsistencyReportSchema>;

@@ -1,0 +1,99 @@
+/**
+ * AgentHarnessReporter: writes consistency.json, consistency.md and junit.xml into the report directory at
+ * the end of the run, and appends a summary to `$GITHUB_STEP_SUMMARY` when set. Everything is built in
+ * `onTestRunEnd` from `testCase.meta()/result()/diagnostic()`, so it works the same after `--merge-reports`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Reporter, SerializedError, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node';
+import { buildConsistencyReport, type ReportInput } from './report-build.js';
+import type { ConsistencyReport } from './report-schema.js';
+import { renderJunit, renderMarkdown, renderStepSummary } from './report-render.js';
+import { DEFAULT_REPORT_DIR } from './options.js';
+import { readAgentHarnessMeta } from './types.js';
+
+/** Marks reporter instances so the plugin can recognise one even when loaded from another module copy. */
+export const AGENT_HARNESS_REPORTER = Symbol.for('agent-harness.reporter');
+
+/** Options of {@link AgentHarnessReporter}. */
+export interface AgentHarnessReporterOptions {
+  /** Report directory (relative to the Vitest root). Default `reports/agent-harness`. */
+  reportDir?: string;
+  /** Append a summary to `$GITHUB_STEP_SUMMARY` when it is set (default true). */
+  stepSummary?: boolean;
+}
+
+/** Files written by one run of the reporter. */
+export interface AgentHarnessReportFiles {
+  json: string;
+  markdown: string;
+  junit: string;
+}
+
+/** Converts one Vitest test case into the reporter's plain record. */
+export function testCaseToReportInput(tc: TestCase, root: string): ReportInput {
+  const result = tc.result();
+  const diagnostic = tc.diagnostic();
+  const errors = (result.errors ?? []).map((e) => String(e.message ?? e.name ?? 'error'));
+  return {
+    id: tc.id,
+    name: tc.name,
+    fullName: tc.fullName,
+    project: tc.project.name ?? '',
+    file: path.relative(root, tc.module.moduleId).split(path.sep).join('/'),
+    state: result.state,
+    durationMs: diagnostic?.duration ?? 0,
+    retryCount: diagnostic?.retryCount ?? 0,
+    flaky: diagnostic?.flaky ?? false,
+    errors: result.state === 'passed' ? [] : errors,
+    meta: readAgentHarnessMeta(tc.meta()),
+  };
+}
+
+/** The Vitest reporter of agent-harness (register it through the `agentHarness()` plugin or `reporters`). */
+export class AgentHarnessReporter implements Reporter {
+  /** Brand checked by the plugin's double-registration guard. */
+  readonly [AGENT_HARNESS_REPORTER] = true;
+  /** Options as given. */
+  readonly options: AgentHarnessReporterOptions;
+  private root = process.cwd();
+  /** The report of the last run (for programmatic use). */
+  lastReport: ConsistencyReport | null = null;
+  /** Files of the last run. */
+  lastFiles: AgentHarnessReportFiles | null = null;
+
+  /** Creates the reporter. */
+  constructor(options: AgentHarnessReporterOptions = {}) {
+    this.options = options;
+  }
+
+  /** Remembers the Vitest root (report paths and test files are relative to it). */
+  onInit(vitest: Vitest): void {
+    this.root = vitest.config.root;
+  }
+
+  /** Builds and writes every report file. */
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, _unhandledErrors: ReadonlyArray<SerializedError>, reason: TestRunEndReason): void {
+    const inputs: ReportInput[] = [];
+    for (const mod of testModules) for (const tc of mod.children.allTests()) inputs.push(testCaseToReportInput(tc, this.root));
+    const report = buildConsistencyReport(inputs, reason);
+    const dir = path.resolve(this.root, this.options.reportDir ?? DEFAULT_REPORT_DIR);
+    fs.mkdirSync(dir, { recursive: true });
+    const files: AgentHarnessReportFiles = { json: path.join(dir, 'consistency.json'), markdown: path.join(dir, 'consistency.md'), junit: path.join(dir, 'junit.xml') };
+    fs.writeFileSync(files.json, `${JSON.stringify(report, null, 2)}\n`);
+    fs.writeFileSync(files.markdown, renderMarkdown(report));
+    fs.writeFileSync(files.junit, renderJunit(report));
+    const summary = process.env.GITHUB_STEP_SUMMARY;
+    if (summary && this.options.stepSummary !== false) {
+      try {
+        fs.appendFileSync(summary, renderStepSummary(report));
+      } catch {
+        // A missing step summary file must not fail the test run.
+      }
+    }
+    this.lastReport = report;
+    this.lastFiles = files;
+  }
+}
+
+export default AgentHarnessReporter;

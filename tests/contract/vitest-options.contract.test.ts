@@ -1,0 +1,67 @@
+/** agentHarness() options: defaults, resolution against the root, CONFIG_INVALID messages, plugin guards. */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AgentHarnessError } from '../../src/errors/index.js';
+import { parseAgentHarnessOptions, toAgentHarnessConfig, DEFAULT_REPORT_DIR } from '../../src/vitest/options.js';
+import { agentHarness, hasAgentHarnessReporter, hasBlobReporter } from '../../src/vitest/plugin.js';
+import { AgentHarnessReporter } from '../../src/vitest/reporter.js';
+
+function configError(input: unknown): AgentHarnessError {
+  try {
+    parseAgentHarnessOptions(input);
+  } catch (error) {
+    return error as AgentHarnessError;
+  }
+  throw new Error('expected CONFIG_INVALID');
+}
+
+describe('agentHarness options', () => {
+  it('applies defaults and resolves paths against the Vitest root', () => {
+    const options = parseAgentHarnessOptions({});
+    expect(options).toEqual({ model: 'scripted', reportDir: DEFAULT_REPORT_DIR });
+    const config = toAgentHarnessConfig(parseAgentHarnessOptions({ runRoot: 'runs', skillRoots: ['skills'], engines: ['codex'], model: 'replay', timeoutMs: 5000 }), '/repo');
+    expect(config).toEqual({
+      root: '/repo', runRoot: path.resolve('/repo/runs'), skillRoots: [path.resolve('/repo/skills')], engines: ['codex'],
+      model: 'replay', reportDir: path.resolve('/repo', DEFAULT_REPORT_DIR), codexProfile: null, timeoutMs: 5000,
+    });
+    expect(structuredClone(config)).toEqual(config);
+  });
+
+  it.for([
+    [{ model: 'mocked' }, 'model', '"mocked"'],
+    [{ engines: ['codex', 'vim'] }, 'engines.1', '"vim"'],
+    [{ timeoutMs: -5 }, 'timeoutMs', '-5'],
+    [{ skillRoots: 'skills' }, 'skillRoots', '"skills"'],
+    [{ reportDir: '' }, 'reportDir', '""'],
+    [{ runroot: 'x' }, 'runroot', '"x"'],
+  ] as const)('rejects %j naming %s', ([input, field, value]) => {
+    const error = configError(input);
+    expect(error).toBeInstanceOf(AgentHarnessError);
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toContain(`option ${field} = ${value}`);
+    expect(error.details.field).toBe(field);
+  });
+
+  it('throws at plugin creation for bad options', () => {
+    expect(() => agentHarness({ model: 'nope' as never })).toThrow(/CONFIG_INVALID|option model/);
+  });
+});
+
+describe('plugin reporter registration', () => {
+  it('provides the config and registers the reporter once, never for blob runs', () => {
+    const plugin = agentHarness({ engines: ['codex'] }) as unknown as { configureVitest: (ctx: unknown) => void };
+    const provided: Record<string, unknown> = {};
+    const reporters: unknown[] = [['default', {}]];
+    const ctx = { vitest: { config: { root: '/r', reporters } }, project: { provide: (k: string, v: unknown) => { provided[k] = v; } } };
+    plugin.configureVitest(ctx);
+    plugin.configureVitest(ctx); // a second project
+    expect(reporters.filter((r) => r instanceof AgentHarnessReporter)).toHaveLength(1);
+    expect(provided.agentHarness).toMatchObject({ root: '/r', engines: ['codex'], reportDir: path.resolve('/r', DEFAULT_REPORT_DIR) });
+    const blob: unknown[] = [['blob', {}]];
+    plugin.configureVitest({ ...ctx, vitest: { config: { root: '/r', reporters: blob } } });
+    expect(blob).toHaveLength(1);
+    expect(hasBlobReporter(['blob'])).toBe(true);
+    expect(hasAgentHarnessReporter([new AgentHarnessReporter()])).toBe(true);
+    expect(hasAgentHarnessReporter([['default', {}]])).toBe(false);
+  });
+});

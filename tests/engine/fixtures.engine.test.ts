@@ -1,0 +1,93 @@
+/**
+ * The Vitest fixtures with the real codex CLI: `model.script(...)`, `agent.start('codex', …)`, the agent
+ * matchers, `run.resume(...)` and the `task.meta.agentHarness` record the reporter reads. The root config does
+ * not use the plugin, so the fixtures run with their defaults (cwd paths, a temporary run root).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, inject } from 'vitest';
+import { test, turns, readAgentHarnessMeta, defaultAgentHarnessConfig, type AgentHarnessTaskMeta } from '../../src/public/vitest.js';
+import { resolveHarnessPaths } from '../../src/runtime/paths.js';
+
+const SKILLS = path.join('fixtures', 'skills');
+const recorded = new Map<string, AgentHarnessTaskMeta | undefined>();
+
+afterEach(({ task }) => {
+  recorded.set(task.name, readAgentHarnessMeta(task.meta));
+});
+
+describe('fixtures with codex', () => {
+  test('start, tool call, file change, final message, resume', async ({ model, agent, harness, task }) => {
+    // Without the plugin the fixtures fall back to their defaults; with it, harness.config is the provided one.
+    expect(harness.config).toEqual(inject('agentHarness') ?? harness.config);
+    expect(harness.config.model).toBe('scripted');
+    model.script(
+      turns.shell("printf 'x\\n' > x.txt"),
+      turns.final('done'),
+      turns.shell("printf 'more\\n' >> x.txt"),
+      turns.final('done again'),
+    );
+    const run = await agent.start('codex', { prompt: 'Use the demo-hello skill and write x.txt.', skills: [SKILLS] });
+    expect(run.error).toBeNull();
+    expect(run).toHaveCompleted();
+    expect(run).toHaveCalledTool('shell');
+    expect(run).toHaveCalledTool((call) => JSON.stringify(call.input).includes('x.txt'));
+    expect(run).toHaveChangedFiles(['x.txt']);
+    expect(run).toHaveFinalMessage(/done/);
+    expect(run).toHaveFinalMessage('done');
+    expect(run).toHaveFcmpSequence(['conversation.started', 'assistant.message.final', 'conversation.completed']);
+    expect(run.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(run.runDir.startsWith(harness.paths.runRoot)).toBe(true);
+    expect(fs.readFileSync(path.join(run.runDir, 'x.txt'), 'utf8')).toBe('x\n');
+    expect(model.requests.some((r) => r.wire === 'openai-responses')).toBe(true);
+    expect(JSON.stringify(model.requests.find((r) => r.wire === 'openai-responses')?.body)).toContain('demo-hello');
+    expect(model.egress).toEqual([]);
+    // The meta is written as attempts finish (and again in the fixture's teardown).
+    expect(readAgentHarnessMeta(task.meta)).toMatchObject({ engine: 'codex', runId: run.runId, handle: run.handle, attempts: [{ attempt: 1, launch: 'start' }] });
+
+    await run.resume('Append another line.');
+    expect(run.attempts).toHaveLength(2);
+    expect(run.sessionId).toBe(run.attempts[0]!.sessionId);
+    expect(run).toHaveCompleted();
+    expect(run).toHaveFinalMessage(/done again/);
+    expect(run.fsDiff?.modified).toContain('x.txt');
+    expect(run).toHaveChangedFiles(['x.txt']);
+    expect(run).toHaveFcmpSequence(['conversation.started', 'user.input.replied', 'conversation.completed']);
+    expect(fs.readFileSync(path.join(run.runDir, 'x.txt'), 'utf8')).toBe('x\nmore\n');
+  });
+
+  test('the reporter record was written for the previous test', () => {
+    const meta = recorded.get('start, tool call, file change, final message, resume');
+    expect(meta).toBeDefined();
+    expect(meta!.engine).toBe('codex');
+    expect(meta!.attempts.map((a) => [a.attempt, a.launch, a.completion.state, a.retry])).toEqual([[1, 'start', 'completed', 0], [2, 'resume', 'completed', 0]]);
+    for (const attempt of meta!.attempts) {
+      expect(attempt.runId).toBe(meta!.runId);
+      expect(attempt.exitCode).toBe(0);
+      expect(attempt.fcmpCounts['conversation.completed']).toBe(1);
+      expect(attempt.toolCalls).toBe(1);
+      expect(fs.existsSync(attempt.auditDir)).toBe(true);
+      expect(attempt.durationMs).toBeGreaterThan(0);
+    }
+    expect(structuredClone(meta)).toEqual(meta);
+  });
+
+  test('a failing model turn is reported with toHaveFailedWith', async ({ model, agent }) => {
+    model.script(turns.error(500, 'scripted upstream failure'));
+    const run = await agent.start('codex', { prompt: 'hi', timeoutMs: 120_000 });
+    expect(run).not.toHaveCompleted();
+    expect(run.completion.state).toBe('failed');
+    const failure = run.fcmp.find((e) => e.type === 'conversation.failed');
+    expect(run).toHaveFailedWith((failure?.data as { code: string }).code);
+  });
+});
+
+describe('unsupported model modes', () => {
+  const config = { ...defaultAgentHarnessConfig(), model: 'replay' as const };
+  test.override({ harness: { config, paths: resolveHarnessPaths({ runRoot: config.runRoot! }), hostEnv: process.env } });
+
+  test('replay is refused with ENGINE_CAPABILITY_UNAVAILABLE before anything starts', async ({ agent }) => {
+    await expect(agent.start('codex', { prompt: 'hi' })).rejects.toMatchObject({ code: 'ENGINE_CAPABILITY_UNAVAILABLE' });
+    expect(agent.runs).toHaveLength(0);
+  });
+});
