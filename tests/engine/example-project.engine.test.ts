@@ -1,0 +1,47 @@
+/**
+ * The example user project (examples/user-project) run the way a user runs it: the package is built, linked
+ * into a copy of the project as node_modules/agent-harness (its `exports` → dist/), and `vitest run` runs there
+ * with real codex. The reports it writes are checked.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConsistencyReportSchema } from '../../src/vitest/report-schema.js';
+
+const REPO = path.resolve(import.meta.dirname, '..', '..');
+let project: string;
+
+beforeAll(() => {
+  execFileSync(process.execPath, [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(REPO, 'tsconfig.build.json')], { cwd: REPO, stdio: 'pipe' });
+  project = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-example-'));
+  fs.cpSync(path.join(REPO, 'examples', 'user-project'), project, { recursive: true });
+  fs.mkdirSync(path.join(project, 'node_modules'));
+  fs.symlinkSync(REPO, path.join(project, 'node_modules', 'agent-harness'));
+  fs.symlinkSync(path.join(REPO, 'node_modules', 'vitest'), path.join(project, 'node_modules', 'vitest'));
+}, 120_000);
+
+afterAll(() => fs.rmSync(project, { recursive: true, force: true }));
+
+describe('example user project on the built package', () => {
+  it('passes its skill test on codex and writes consistency.json, consistency.md and junit.xml', () => {
+    const home = path.join(project, 'host-home');
+    fs.mkdirSync(home);
+    const result = spawnSync(process.execPath, [path.join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], {
+      cwd: project,
+      env: { PATH: process.env.PATH, HOME: home, CI: 'true', NO_COLOR: '1' },
+      encoding: 'utf8',
+      timeout: 170_000,
+    });
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    // The package was loaded from dist/, not from the sources.
+    expect(fs.existsSync(path.join(REPO, 'dist', 'public', 'vitest.js'))).toBe(true);
+    const report = ConsistencyReportSchema.parse(JSON.parse(fs.readFileSync(path.join(project, 'reports', 'consistency.json'), 'utf8')));
+    const test = report.tests.find((t) => t.name.includes('hello-file'));
+    expect(test).toMatchObject({ state: 'passed', engine: 'codex' });
+    expect(fs.readFileSync(path.join(project, 'reports', 'consistency.md'), 'utf8')).toContain('hello-file');
+    expect(fs.readFileSync(path.join(project, 'reports', 'junit.xml'), 'utf8')).toMatch(/<property name="engine" value="codex"/);
+    expect(fs.readdirSync(home)).toEqual([]);
+  });
+});
