@@ -42,10 +42,12 @@ export interface AgentFixtureContext {
   task: { meta: object; result?: { retryCount?: number } | undefined };
   signal: AbortSignal;
   skip: (note?: string) => never;
+  /** Vitest's `annotate` (absent outside a test run); used to attach each attempt's key audit files. */
+  annotate?: (message: string, type?: string, attachment?: { path?: string; contentType?: string }) => Promise<unknown>;
 }
 
 /** Runs the `agent` fixture: builds the fixture value, hands it to `use`, then aborts and records. */
-export async function runAgentFixture({ harness, model, task, signal, skip }: AgentFixtureContext, use: (agent: AgentFixture) => Promise<void>): Promise<void> {
+export async function runAgentFixture({ harness, model, task, signal, skip, annotate }: AgentFixtureContext, use: (agent: AgentFixture) => Promise<void>): Promise<void> {
   const controller = new AbortController();
   const abort = (): void => controller.abort();
   signal.addEventListener('abort', abort, { once: true });
@@ -74,9 +76,15 @@ export async function runAgentFixture({ harness, model, task, signal, skip }: Ag
       ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
     };
   };
-  const track = (run: HarnessRun, result: AttemptResult): AttemptResult => {
+  const track = async (run: HarnessRun, result: AttemptResult): Promise<AttemptResult> => {
     records.push(attemptRecord(result, retry));
     writeMeta(run);
+    // Each attempt's key audit files travel with the test result (Vitest copies `path` attachments), so a
+    // CI report links straight to them. Annotating is best-effort: it must never fail the test.
+    const label = `${result.engine} attempt ${result.attempt}: ${result.completion.state} (${result.completion.reason})`;
+    for (const [file, contentType] of [[result.audit.fcmp, 'application/x-ndjson'], [result.audit.meta, 'application/json']] as const) {
+      await annotate?.(`${label} — ${file}`, 'agent-harness:audit', { path: file, contentType }).catch(() => undefined);
+    }
     return result;
   };
   const agent: AgentFixture = {
@@ -97,7 +105,7 @@ export async function runAgentFixture({ harness, model, task, signal, skip }: Ag
         return track(self, await runAttempt({ paths, engine: self.engine, launch: 'resume', run: record, message, ...common(resumeOptions.timeoutMs) }));
       });
       runs.push(run);
-      track(run, first);
+      await track(run, first);
       return run;
     },
   };

@@ -99,8 +99,8 @@ function createAgentTest() {
         await server.close();
       }
     },
-    agent: async ({ harness, model, task, signal, skip }, use) => {
-      await runAgentFixture({ harness, model, task, signal, skip }, use);
+    agent: async ({ harness, model, task, signal, skip, annotate }, use) => {
+      await runAgentFixture({ harness, model, task, signal, skip, annotate }, use);
     },
   });
 }

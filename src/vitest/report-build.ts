@@ -19,6 +19,8 @@ export interface ReportInput {
   flaky: boolean;
   errors: string[];
   meta: AgentHarnessTaskMeta | undefined;
+  /** Paths of the audit files attached to the test (absent when none). */
+  attachments?: string[];
 }
 
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -63,6 +65,7 @@ function toTest(input: ReportInput): ConsistencyTest {
     diagnostics: sum((a) => a.fcmpCounts?.['diagnostic.warning'] ?? 0),
     errors: input.errors,
     auditDir: last?.auditDir ?? null,
+    ...(input.attachments && input.attachments.length > 0 ? { attachments: input.attachments } : {}),
   };
 }
 

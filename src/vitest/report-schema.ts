@@ -27,6 +27,8 @@ export const ConsistencyTestSchema = z.object({
   diagnostics: z.number().int().nonnegative(),
   errors: z.array(z.string()),
   auditDir: z.string().nullable(),
+  /** Audit files attached to the test by the agent fixture (fcmp and meta of each attempt). */
+  attachments: z.array(z.string()).optional(),
 });
 /** One test of the report. */
 export type ConsistencyTest = z.infer<typeof ConsistencyTestSchema>;

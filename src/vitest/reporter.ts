@@ -47,6 +47,9 @@ export function testCaseToReportInput(tc: TestCase, root: string): ReportInput {
     flaky: diagnostic?.flaky ?? false,
     errors: result.state === 'passed' ? [] : errors,
     meta: readAgentHarnessMeta(tc.meta()),
+    // The audit files the agent fixture attached (annotations survive --merge-reports; their paths point at
+    // Vitest's attachments copy).
+    attachments: tc.annotations().filter((a) => a.type === 'agent-harness:audit' && a.attachment?.path).map((a) => a.attachment!.path!),
   };
 }
 

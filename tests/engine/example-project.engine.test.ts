@@ -40,6 +40,9 @@ describe('example user project on the built package', () => {
     const report = ConsistencyReportSchema.parse(JSON.parse(fs.readFileSync(path.join(project, 'reports', 'consistency.json'), 'utf8')));
     const test = report.tests.find((t) => t.name.includes('hello-file'));
     expect(test).toMatchObject({ state: 'passed', engine: 'codex' });
+    // The attempt's fcmp and meta were attached to the test and copied by Vitest.
+    expect(test?.attachments).toHaveLength(2);
+    for (const file of test?.attachments ?? []) expect(fs.existsSync(path.isAbsolute(file) ? file : path.join(project, file)), file).toBe(true);
     expect(fs.readFileSync(path.join(project, 'reports', 'consistency.md'), 'utf8')).toContain('hello-file');
     expect(fs.readFileSync(path.join(project, 'reports', 'junit.xml'), 'utf8')).toMatch(/<property name="engine" value="codex"/);
     expect(fs.readdirSync(home)).toEqual([]);
