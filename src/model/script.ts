@@ -21,15 +21,57 @@ import { AgentHarnessError } from '../errors/index.js';
 /** The done marker appended to `final` turns with `done: true`. */
 export const DONE_MARKER = '__SKILL_DONE__';
 
-/** One scripted turn. */
-export const ModelTurnSchema = z.discriminatedUnion('type', [
+/** POSIX single quotes: the shell sees the value literally. */
+function quote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A plain skill name (no path separators or shell metacharacters). */
+const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** The shell command a `write_file` intent runs: writes `content` to `path` exactly. */
+export function writeFileCommand(path: string, content: string): string {
+  return `printf '%s' ${quote(content)} > ${quote(path)}`;
+}
+
+/**
+ * The shell command a `use_skill` intent runs: reads the skill's SKILL.md from the engine's skill root in the
+ * working directory (`.codex/skills`, `.claude/skills`, `.gemini/skills`, … — every engine's root is
+ * `.<engine>/skills`), which is how a shell-driven agent loads a skill.
+ */
+export function useSkillCommand(name: string): string {
+  if (!SKILL_NAME.test(name)) throw new AgentHarnessError('MODEL_SCRIPT_INVALID', `use_skill needs a plain skill name, not ${JSON.stringify(name)}.`);
+  return `cat .*/skills/${name}/SKILL.md`;
+}
+
+/** Engine-neutral intents, lowered to shell turns when a script is parsed (every wire renders shell calls). */
+const IntentSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('write_file'), path: z.string().min(1), content: z.string() }).strict(),
+  z.object({ type: z.literal('use_skill'), name: z.string().regex(SKILL_NAME) }).strict(),
+]);
+
+function lowerIntent(value: unknown): unknown {
+  const intent = IntentSchema.safeParse(value);
+  if (!intent.success) return value;
+  return intent.data.type === 'write_file'
+    ? { type: 'shell', command: writeFileCommand(intent.data.path, intent.data.content) }
+    : { type: 'shell', command: useSkillCommand(intent.data.name) };
+}
+
+const RenderedTurnSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string(), reasoning: z.string().optional() }).strict(),
   z.object({ type: z.literal('shell'), command: z.string().min(1) }).strict(),
   z.object({ type: z.literal('final'), text: z.string(), done: z.boolean().default(true), reasoning: z.string().optional() }).strict(),
   z.object({ type: z.literal('error'), status: z.number().int().min(400).max(599), message: z.string() }).strict(),
 ]);
-/** One scripted turn. */
-export type ModelTurn = z.infer<typeof ModelTurnSchema>;
+
+/**
+ * One scripted turn: `text`, `shell`, `final`, `error`, or the intents `write_file` ({path, content}) and
+ * `use_skill` ({name}), which become `shell` turns.
+ */
+export const ModelTurnSchema = z.preprocess(lowerIntent, RenderedTurnSchema);
+/** One scripted turn (intents already lowered). */
+export type ModelTurn = z.infer<typeof RenderedTurnSchema>;
 
 /** A model script (`{ "version": 1, "turns": [...] }`). */
 export const ModelScriptSchema = z
@@ -61,6 +103,10 @@ export const turns = {
   }),
   /** An HTTP error in the vendor's error shape. */
   error: (status: number, message: string): ModelTurn => ({ type: 'error', status, message }),
+  /** A tool call that writes `content` to `path` (a shell call on every engine). */
+  writeFile: (path: string, content: string): ModelTurn => ({ type: 'shell', command: writeFileCommand(path, content) }),
+  /** A tool call that loads skill `name` by reading its SKILL.md from the engine's skill root. */
+  useSkill: (name: string): ModelTurn => ({ type: 'shell', command: useSkillCommand(name) }),
 };
 
 /** Validates a script value; MODEL_SCRIPT_INVALID names the source and the offending path. */

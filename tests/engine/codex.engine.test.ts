@@ -87,4 +87,14 @@ describe('codex engine (real binary, scripted model)', () => {
     expect(meta.exit).not.toBeNull();
     expect(fs.statSync(run.audit.stdout).size).toBeGreaterThan(0);
   });
+
+  test('loads a skill and writes a file through the script intents', async ({ model, agent }) => {
+    model.script(turns.useSkill('demo-hello'), turns.writeFile('hello.txt', 'hello from the skill\n'), turns.final('Done with demo-hello.'));
+    const run = await agent.start('codex', { prompt: 'Use the demo-hello skill.' });
+    expect(run).toHaveCompleted();
+    expect(run).toHaveUsedSkill('demo-hello');
+    expect(run.toolCalls[0]?.output).toContain('demo-hello');
+    expect(run).toHaveChangedFiles(['hello.txt']);
+    expect(fs.readFileSync(path.join(run.runDir, 'hello.txt'), 'utf8')).toBe('hello from the skill\n');
+  });
 });
