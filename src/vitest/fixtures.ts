@@ -54,6 +54,8 @@ export interface AgentHarnessFixtures {
   harness: HarnessFixture;
   model: ModelFixture;
   agent: AgentFixture;
+  /** One scripted model server per test file, behind `model` for the file's sequential tests. */
+  fileModelServer: ModelServer;
 }
 
 let defaultRunRoot: string | null = null;
@@ -65,15 +67,28 @@ export function defaultAgentHarnessConfig(): AgentHarnessConfig {
   return { ...config, runRoot: defaultRunRoot };
 }
 
-function modelFixture(server: ModelServer): ModelFixture {
+/**
+ * The `model` fixture over `server`, seeing only what arrived from this test on (offsets into the server's
+ * logs), so a file's tests can share one server.
+ */
+function modelFixture(server: ModelServer, from = { requests: 0, egress: 0 }): ModelFixture {
   return {
     get url() { return server.url; },
-    get requests() { return server.requests; },
-    get egress() { return server.egress; },
+    get requests() { return from.requests === 0 ? server.requests : server.requests.slice(from.requests); },
+    get egress() { return from.egress === 0 ? server.egress : server.egress.slice(from.egress); },
     server,
     script: (...turns: ModelTurn[]) => server.setScript({ version: 1, turns }),
     setScript: (script) => server.setScript(script),
   };
+}
+
+async function withPrivateServer(use: (model: ModelFixture) => Promise<void>): Promise<void> {
+  const server = await startModelServer({});
+  try {
+    await use(modelFixture(server));
+  } finally {
+    await server.close();
+  }
 }
 
 function createAgentTest() {
@@ -90,13 +105,30 @@ function createAgentTest() {
       });
       await use({ config, paths, hostEnv: process.env });
     },
-    // eslint-disable-next-line no-empty-pattern
-    model: async ({}, use) => {
-      const server = await startModelServer({});
+    fileModelServer: [
+      // eslint-disable-next-line no-empty-pattern
+      async ({}, use) => {
+        const server = await startModelServer({});
+        try {
+          await use(server);
+        } finally {
+          await server.close();
+        }
+      },
+      { scope: 'file' },
+    ],
+    // Sequential tests of a file share one server (turn selection is stateless; the script is reset and the
+    // logs are viewed from this test on). A concurrent test gets its own server: sharing would mix scripts.
+    model: async ({ fileModelServer, task }, use) => {
+      if ((task as { concurrent?: boolean }).concurrent) {
+        await withPrivateServer(use);
+        return;
+      }
+      fileModelServer.setScript(null);
       try {
-        await use(modelFixture(server));
+        await use(modelFixture(fileModelServer, { requests: fileModelServer.requests.length, egress: fileModelServer.egress.length }));
       } finally {
-        await server.close();
+        fileModelServer.setScript(null);
       }
     },
     agent: async ({ harness, model, task, signal, skip, annotate }, use) => {
@@ -122,6 +154,16 @@ export const test: AgentTestAPI = new Proxy((() => undefined) as unknown as Agen
   },
   has: (_target, prop) => Reflect.has((realTest ??= createAgentTest()), prop),
 });
+
+// In a test worker the fixtures are created at import, i.e. at the top level of the test file: Vitest only
+// accepts file-scoped fixtures defined there. From vitest.config.ts (no worker) creation stays lazy.
+if (process.env.VITEST_WORKER_ID !== undefined) {
+  try {
+    realTest ??= createAgentTest();
+  } catch {
+    // not inside a test file after all: created on first use
+  }
+}
 
 /** Alias of {@link test}. */
 export const agentTest = test;
