@@ -14,9 +14,10 @@ import { AgentHarnessError } from '../errors/index.js';
 import { exhaustedMessage, selectTurn, type ModelScript } from './script.js';
 import type { WireApiHandler, WireApiId, WireRequest } from './wire-api.js';
 import { openAiResponsesWire } from './wire-openai-responses.js';
+import { openAiChatWire } from './wire-openai-chat.js';
 
 /** The wire APIs served, in match order. */
-export const WIRE_APIS: readonly WireApiHandler[] = [openAiResponsesWire];
+export const WIRE_APIS: readonly WireApiHandler[] = [openAiResponsesWire, openAiChatWire];
 
 /** Routes that are not a wire API, listed in the 404 message. */
 const HARNESS_ROUTES = ['GET /', 'HEAD /', 'GET /__harness/requests'];

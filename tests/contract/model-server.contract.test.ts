@@ -12,6 +12,7 @@ import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { DEFAULT_REPLY, serveModel, startModelServer, turns, type ModelScript, type ModelServer, type ServedModel } from '../../src/model/index.js';
+import { WIRE_APIS } from '../../src/model/server.js';
 
 const servers: ModelServer[] = [];
 const served: ServedModel[] = [];
@@ -123,13 +124,13 @@ describe('scripted model server', () => {
 
   it('404s unknown paths naming the path and the served ones; recorded', async () => {
     const server = await serve();
-    const missing = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const missing = await fetch(`${server.url}/v1/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(missing.status).toBe(404);
     const message = ((await missing.json()) as any).error.message as string;
-    expect(message).toContain('/v1/chat/completions');
+    expect(message).toContain('/v1/embeddings');
     expect(message).toContain('POST /v1/responses');
     expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]).toMatchObject({ method: 'POST', path: '/v1/chat/completions', status: 404, response_kind: 'not_found', wire: null, body: {} });
+    expect(server.requests[0]).toMatchObject({ method: 'POST', path: '/v1/embeddings', status: 404, response_kind: 'not_found', wire: null, body: {} });
   });
 
   it('400s malformed JSON and non-object bodies; recorded', async () => {
@@ -230,7 +231,8 @@ describe('serveModel (standalone server)', () => {
     });
     const handle = await serveModel({ scriptPath, logFile: path.join(dir, 'log.jsonl'), out });
     served.push(handle);
-    expect(printed).toBe(`model server listening on ${handle.server.url} (wire APIs: openai-responses)\n`);
+    expect(printed).toBe(`model server listening on ${handle.server.url} (wire APIs: ${WIRE_APIS.map((w) => w.id).join(', ')})\n`);
+    expect(printed).toContain('openai-responses');
     expect(await replyText(await responses(handle.server, { stream: true, input: userInput }))).toBe('from file');
     expect(fs.readFileSync(path.join(dir, 'log.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
     await handle.close();

@@ -1,0 +1,66 @@
+/**
+ * The opencode engine (`opencode-ai`, pinned 1.18.33, a Bun-compiled native binary): data and functions only;
+ * the runtime does the rest. It talks OpenAI Chat Completions to a custom `@ai-sdk/openai-compatible`
+ * provider. Quiet flags keep it on loopback: no models.dev fetch, no autoupdate, no LSP downloads, no default
+ * plugins, no share, no Claude Code prompt/skills import; the plugin-dependency install is stubbed in config.ts.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
+import { buildOpencodeResumeArgs, buildOpencodeStartArgs } from './command.js';
+import { OPENCODE_BASE_URL_ENV, OPENCODE_PROVIDER_KEY_ENV, stubOpencodeDependencies, writeOpencodeConfig } from './config.js';
+import { opencodeErrorPatterns } from './errors.js';
+import { createOpencodeParser } from './parse.js';
+import { OPENCODE_SKILL_ROOT } from './skills.js';
+
+/** Minimum opencode version whose `run --format json` stream and config this adapter was built against. */
+export const OPENCODE_VERSION = '1.18.33';
+
+/** Env flags opencode reads (all seen in the binary) that switch off startup traffic and host imports. */
+export const OPENCODE_QUIET_ENV: Readonly<Record<string, string>> = {
+  OPENCODE_DISABLE_MODELS_FETCH: '1',
+  OPENCODE_DISABLE_AUTOUPDATE: '1',
+  OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+  OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+  OPENCODE_DISABLE_SHARE: '1',
+  OPENCODE_DISABLE_CLAUDE_CODE: '1',
+  OPENCODE_DISABLE_EXTERNAL_SKILLS: '1',
+};
+
+async function prepareOpencode(ctx: EnginePrepareContext): Promise<PreparedEngine> {
+  const configDir = path.join(ctx.agentHome, '.config', 'opencode');
+  const configPath = await writeOpencodeConfig(configDir, ctx.modelMode);
+  await stubOpencodeDependencies(configDir);
+  const projectConfigDir = path.join(ctx.runDir, '.opencode');
+  if (fs.existsSync(projectConfigDir)) await stubOpencodeDependencies(projectConfigDir);
+  const scripted = ctx.modelMode !== 'live' && ctx.modelBaseUrl !== null;
+  return {
+    env: {
+      ...OPENCODE_QUIET_ENV,
+      ...(scripted ? { [OPENCODE_BASE_URL_ENV]: `${ctx.modelBaseUrl}/v1`, [OPENCODE_PROVIDER_KEY_ENV]: 'sk-agent-harness-scripted' } : {}),
+    },
+    configRoots: [configDir],
+    leadingArgs: [],
+    configInjection: { engine: 'opencode', config_path: configPath, profile: null },
+    trust: null,
+    async cleanup() {
+      // Nothing outlives the attempt: opencode has no trust registry.
+    },
+  };
+}
+
+/** The opencode adapter. */
+export const opencodeEngine: EngineAdapter = {
+  id: 'opencode',
+  executableName: 'opencode',
+  packageName: 'opencode-ai',
+  skillRoot: OPENCODE_SKILL_ROOT,
+  wireApi: 'openai-chat',
+  liveEnvKeys: ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'OPENCODE_API_KEY'],
+  stdin: 'ignore',
+  errorPatterns: opencodeErrorPatterns,
+  prepare: prepareOpencode,
+  buildStartArgs: buildOpencodeStartArgs,
+  buildResumeArgs: buildOpencodeResumeArgs,
+  createParser: createOpencodeParser,
+};

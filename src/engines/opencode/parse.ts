@@ -1,0 +1,202 @@
+/**
+ * Parser of `opencode run --format json` output: NDJSON on stdout, one event per line, each
+ * `{type, timestamp, sessionID, part | error}`. Observed on opencode 1.18.33 (`opencode-ai`, Bun-compiled
+ * binary) against the scripted model server; samples recorded by tests/engine/opencode.engine.test.ts and
+ * copied to fixtures/streams/opencode/. Event types:
+ *
+ * - `step_start` (part.type `step-start`): one model call begins; a user turn is one or more steps;
+ * - `text` (part.type `text`, whole text once `time.end` is set) and `reasoning` (with `--thinking`);
+ * - `tool_use` (part.type `tool`, `tool`, `callID`, `state{status: completed|error, input, output,
+ *   metadata.exit, error}`), printed once the tool finished;
+ * - `step_finish` (part `reason`: `tool-calls` → another step follows, `stop` → the turn ended, `length`,
+ *   `content-filter`, `error`…; `tokens{input, output, reasoning, cache{read, write}}`);
+ * - `error` (`error{name, data{message, statusCode?}}`): the session failed; no step_finish follows.
+ *
+ * stderr is empty unless `--print-logs`; error-looking lines become ENGINE_STDERR info diagnostics.
+ */
+import type { Diagnostic, ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
+import type { EngineParser, ParserOutput } from '../engine.js';
+
+type Json = Record<string, unknown>;
+type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
+
+const MAX_EXCERPT = 200;
+const STDERR_ERROR = /\bERROR\b|Error:/;
+const FILE_TOOLS = new Set(['write', 'edit', 'patch', 'multiedit', 'apply_patch']);
+
+/** Tool kind of an opencode tool name. */
+function toolKind(name: string): ToolKind {
+  if (name === 'bash') return 'shell';
+  if (FILE_TOOLS.has(name)) return 'file_change';
+  if (name === 'skill') return 'skill';
+  if (name === 'websearch') return 'web_search';
+  return 'other';
+}
+
+/** A fresh parser for one opencode attempt. Never throws. */
+export function createOpencodeParser(): EngineParser {
+  let session: string | null = null;
+  let turnOpen = false;
+  let turns = 0;
+  const calls = new Set<string>();
+
+  function onSession(event: Json): ParsedEvent[] {
+    const id = str(event.sessionID) ?? (isObject(event.part) ? str(event.part.sessionID) : null);
+    if (!id || id === session) return [];
+    session = id;
+    return [{ type: 'engine.session', session_id: id }];
+  }
+
+  function openTurn(): ParsedEvent[] {
+    if (turnOpen) return [];
+    turnOpen = true;
+    turns += 1;
+    return [{ type: 'engine.turn.started' }];
+  }
+
+  function onTool(part: Json): ParserOutput[] {
+    const name = str(part.tool) ?? 'unknown';
+    const id = str(part.callID) ?? str(part.id) ?? `tool#${calls.size + 1}`;
+    const state = isObject(part.state) ? part.state : {};
+    const status = str(state.status);
+    const input = state.input ?? null;
+    const kind = toolKind(name);
+    const out: ParserOutput[] = [];
+    if (!calls.has(id)) {
+      calls.add(id);
+      out.push({ type: 'engine.tool.call', call_id: id, kind, name, input: kind === 'shell' && isObject(input) ? { ...input, command: str(input.command) ?? '' } : input });
+    }
+    if (status === 'completed' || status === 'error') {
+      const metadata = isObject(state.metadata) ? state.metadata : {};
+      if (status === 'completed' && kind === 'file_change') {
+        const file = isObject(input) ? str(input.filePath) ?? str(input.path) : null;
+        if (file) out.push({ type: 'engine.file.change', changes: [{ path: file, kind: name === 'write' ? 'write' : 'update' }] });
+      }
+      out.push({
+        type: 'engine.tool.result',
+        call_id: id,
+        status: status === 'error' ? 'failed' : 'completed',
+        output: status === 'error' ? str(state.error) : str(state.output),
+        exit_code: int(metadata.exit),
+      });
+    }
+    return out;
+  }
+
+  function onStepFinish(part: Json): ParserOutput[] {
+    const out: ParserOutput[] = [{ type: 'engine.usage', usage: usage(part.tokens) }];
+    const reason = str(part.reason);
+    if (reason === 'tool-calls') return out;
+    turnOpen = false;
+    if (reason === 'stop') out.push({ type: 'engine.turn.end', status: 'completed', error: null });
+    else if (reason === 'length') out.push({ type: 'engine.turn.end', status: 'failed', error: 'MessageOutputLengthError: the model hit its output token limit (finish reason length)' });
+    else out.push({ type: 'engine.turn.end', status: 'failed', error: `step finished with reason ${JSON.stringify(reason)}` });
+    return out;
+  }
+
+  function onEvent(event: Json, text: string): ParserOutput[] {
+    const out: ParserOutput[] = [...onSession(event)];
+    const part = isObject(event.part) ? event.part : null;
+    const needPart = (): ParserOutput[] => [diag('STREAM_PARSE_ERROR', `${String(event.type)} without a part object: ${excerpt(text)}`)];
+    switch (event.type) {
+      case 'step_start':
+        return [...out, ...openTurn()];
+      case 'text':
+        if (!part) return [...out, ...needPart()];
+        return [...out, ...openTurn(), { type: 'engine.assistant.message', message_id: str(part.id) ?? `text#${turns}`, text: str(part.text) ?? '', final: true }];
+      case 'reasoning':
+        if (!part) return [...out, ...needPart()];
+        return [...out, ...openTurn(), { type: 'engine.reasoning', item_id: str(part.id), text: str(part.text) ?? '' }];
+      case 'tool_use':
+        if (!part) return [...out, ...needPart()];
+        return [...out, ...openTurn(), ...onTool(part)];
+      case 'step_finish':
+        if (!part) return [...out, ...needPart()];
+        return [...out, ...onStepFinish(part)];
+      case 'error': {
+        const message = errorMessage(event.error) ?? excerpt(text);
+        turnOpen = false;
+        return [...out, { type: 'engine.error', message, fatal: true }, { type: 'engine.turn.end', status: 'failed', error: message }];
+      }
+      default:
+        return [...out, diag('OPENCODE_UNKNOWN_EVENT', `unknown opencode event type ${JSON.stringify(event.type)}: ${excerpt(text)}`, 'info')];
+    }
+  }
+
+  function parseStdoutLine(text: string): ParserOutput[] {
+    if (text.trim() === '') return [];
+    let event: unknown;
+    try {
+      event = JSON.parse(text);
+    } catch {
+      return [diag('STREAM_PARSE_ERROR', `stdout line is not JSON: ${excerpt(text)}`)];
+    }
+    if (!isObject(event) || typeof event.type !== 'string') return [diag('STREAM_PARSE_ERROR', `stdout line is not an opencode event object: ${excerpt(text)}`)];
+    return onEvent(event, text);
+  }
+
+  return {
+    line(stream: StreamName, rawText: string): ParserOutput[] {
+      let text = rawText;
+      const prefix: ParserOutput[] = [];
+      if (stream === 'pty') {
+        const start = text.indexOf('{"type"');
+        if (start > 0 && text.slice(0, start).trim() !== '') {
+          prefix.push(diag('PTY_NOISE_STRIPPED', `ignored ${JSON.stringify(text.slice(0, Math.min(start, 40)))} before a JSON event`, 'info'));
+          text = text.slice(start);
+        }
+      }
+      if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {
+        return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
+      }
+      return [...prefix, ...parseStdoutLine(text)];
+    },
+    end(): ParserOutput[] {
+      return turnOpen ? [diag('OPENCODE_TURN_NOT_ENDED', `turn ${turns} started but the stream ended without step_finish(stop) or an error event`)] : [];
+    },
+  };
+}
+
+/** `Name: message (status N)` from an opencode error object, or null. */
+function errorMessage(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (!isObject(value)) return null;
+  const data = isObject(value.data) ? value.data : {};
+  const name = str(value.name);
+  const message = str(data.message) ?? str(value.message);
+  const status = int(data.statusCode);
+  const text = [name, message].filter((s): s is string => Boolean(s)).join(': ');
+  if (!text) return null;
+  return status !== null ? `${text} (status ${status})` : text;
+}
+
+function usage(value: unknown): Usage {
+  const t = isObject(value) ? value : {};
+  const cache = isObject(t.cache) ? t.cache : {};
+  return { input_tokens: count(t.input), cached_input_tokens: count(cache.read), output_tokens: count(t.output), reasoning_output_tokens: count(t.reasoning) };
+}
+
+function diag(code: string, message: string, level: Diagnostic['level'] = 'warning'): ParserOutput {
+  return { type: 'diagnostic', diagnostic: { code, message, level } };
+}
+
+function excerpt(text: string): string {
+  return text.length > MAX_EXCERPT ? `${text.slice(0, MAX_EXCERPT)}…` : text;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function int(value: unknown): number | null {
+  return typeof value === 'number' && Number.isSafeInteger(value) ? value : null;
+}
+
+function count(value: unknown): number | null {
+  const n = int(value);
+  return n !== null && n >= 0 ? n : null;
+}
