@@ -12,12 +12,10 @@
  * - stderr carries tracing logs and the "Reading additional input from stdin" notice; only lines that look
  *   like errors are worth a diagnostic. Under a pty both streams arrive merged as `pty`.
  */
-import type { Diagnostic, ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
+import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
+import { diag, excerpt, isObject, str, int, count, type Json } from '../parse-helpers.js';
 
-type Json = Record<string, unknown>;
-
-const MAX_EXCERPT = 200;
 const STDERR_ERROR = /\bERROR\b|Error:/;
 
 /** A fresh parser for one codex attempt. Never throws. */
@@ -178,27 +176,3 @@ function usage(value: unknown): Usage {
   };
 }
 
-function diag(code: string, message: string, level: Diagnostic['level'] = 'warning'): ParserOutput {
-  return { type: 'diagnostic', diagnostic: { code, message, level } };
-}
-
-function excerpt(text: string): string {
-  return text.length > MAX_EXCERPT ? `${text.slice(0, MAX_EXCERPT)}…` : text;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
-}
-
-function int(value: unknown): number | null {
-  return typeof value === 'number' && Number.isSafeInteger(value) ? value : null;
-}
-
-function count(value: unknown): number | null {
-  const n = int(value);
-  return n !== null && n >= 0 ? n : null;
-}

@@ -12,21 +12,14 @@
  *
  * The closing tag is the turn-end signal. Never throws: doubtful input becomes a diagnostic.
  */
-import type { Diagnostic, ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
+import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
+import { count, diag } from '../parse-helpers.js';
 
 const OPEN_TAG = '<Execution Info>';
 const CLOSE_TAG = '</Execution Info>';
 const BOOTSTRAP_NOISE = [/welcome to iflow cli/i, /^using cached .* authentication\.?$/i, /^\[ACP\]/, /^Checking /];
 const API_ERROR = /error when talking to iflow api|generate data error|retrying with backoff|api error|\b(401|403|404|429|5\d\d)\b/i;
-
-function diag(code: string, message: string, level: Diagnostic['level'] = 'warning'): ParserOutput {
-  return { type: 'diagnostic', diagnostic: { code, message, level } };
-}
-
-function count(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : null;
-}
 
 /** Token usage from the known spellings of iFlow's `tokenUsage`. */
 function toUsage(raw: unknown): Usage | null {

@@ -14,13 +14,12 @@
  *
  * stderr is empty unless `--print-logs`; error-looking lines become ENGINE_STDERR info diagnostics.
  */
-import type { Diagnostic, ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
+import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
+import { diag, excerpt, isObject, str, int, count, type Json } from '../parse-helpers.js';
 
-type Json = Record<string, unknown>;
 type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
 
-const MAX_EXCERPT = 200;
 const STDERR_ERROR = /\bERROR\b|Error:/;
 const FILE_TOOLS = new Set(['write', 'edit', 'patch', 'multiedit', 'apply_patch']);
 
@@ -176,27 +175,3 @@ function usage(value: unknown): Usage {
   return { input_tokens: count(t.input), cached_input_tokens: count(cache.read), output_tokens: count(t.output), reasoning_output_tokens: count(t.reasoning) };
 }
 
-function diag(code: string, message: string, level: Diagnostic['level'] = 'warning'): ParserOutput {
-  return { type: 'diagnostic', diagnostic: { code, message, level } };
-}
-
-function excerpt(text: string): string {
-  return text.length > MAX_EXCERPT ? `${text.slice(0, MAX_EXCERPT)}…` : text;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
-}
-
-function int(value: unknown): number | null {
-  return typeof value === 'number' && Number.isSafeInteger(value) ? value : null;
-}
-
-function count(value: unknown): number | null {
-  const n = int(value);
-  return n !== null && n >= 0 ? n : null;
-}

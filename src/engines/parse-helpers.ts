@@ -1,0 +1,42 @@
+/**
+ * Small total functions every engine parser uses to read untrusted JSON and report doubts: none throws.
+ */
+import type { Diagnostic } from '../protocol/index.js';
+import type { ParserOutput } from './engine.js';
+
+/** A parsed JSON object. */
+export type Json = Record<string, unknown>;
+
+/** Longest excerpt of a raw line quoted in a diagnostic. */
+export const MAX_EXCERPT = 200;
+
+/** A diagnostic parser output. */
+export function diag(code: string, message: string, level: Diagnostic['level'] = 'warning'): ParserOutput {
+  return { type: 'diagnostic', diagnostic: { code, message, level } };
+}
+
+/** `text` cut to {@link MAX_EXCERPT} characters. */
+export function excerpt(text: string): string {
+  return text.length > MAX_EXCERPT ? `${text.slice(0, MAX_EXCERPT)}…` : text;
+}
+
+/** True for a plain JSON object (not null, not an array). */
+export function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The value when it is a string, else null. */
+export function str(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/** The value when it is a safe integer, else null. */
+export function int(value: unknown): number | null {
+  return typeof value === 'number' && Number.isSafeInteger(value) ? value : null;
+}
+
+/** The value when it is a non-negative safe integer (a token count), else null. */
+export function count(value: unknown): number | null {
+  const n = int(value);
+  return n !== null && n >= 0 ? n : null;
+}
