@@ -13,13 +13,10 @@
  *
  * Source: shared/research/codex-claude.md §2 and a probe of `codex --profile` on 0.169.0.
  */
-import fs from 'node:fs/promises';
 import path from 'node:path';
-import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { AgentHarnessError } from '../../errors/index.js';
 import type { ModelMode } from '../../protocol/index.js';
-import { writeFileAtomic } from '../../runtime/atomic-write.js';
-import { withFileLock } from '../../runtime/file-lock.js';
+import { childTable, editConfigFile, readConfigFile, TOML_CONFIG, type ConfigDoc } from '../../runtime/config-file.js';
 
 /** Name of the model provider table the harness owns. */
 export const CODEX_PROVIDER_ID = 'agent-harness';
@@ -28,44 +25,6 @@ export const CODEX_PROVIDER_KEY_ENV = 'AGENT_HARNESS_MODEL_KEY';
 /** A model slug from `codex debug models --bundled` (an unknown slug makes codex send fewer tools). */
 export const CODEX_SCRIPTED_MODEL = 'gpt-5.5';
 
-type TomlTable = Record<string, unknown>;
-
-async function readToml(file: string): Promise<TomlTable> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw error;
-  }
-  try {
-    return parseToml(text) as TomlTable;
-  } catch (error) {
-    throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `${file} is not valid TOML: ${(error as Error).message}`, { cause: error, details: { config_path: file } });
-  }
-}
-
-function table(parent: TomlTable, key: string): TomlTable {
-  const current = parent[key];
-  if (current && typeof current === 'object' && !Array.isArray(current)) return current as TomlTable;
-  const created: TomlTable = {};
-  parent[key] = created;
-  return created;
-}
-
-async function editToml(file: string, edit: (doc: TomlTable) => void): Promise<void> {
-  try {
-    await withFileLock(file, async () => {
-      const doc = await readToml(file);
-      edit(doc);
-      await writeFileAtomic(file, stringifyToml(doc));
-    });
-  } catch (error) {
-    if (error instanceof AgentHarnessError) throw error;
-    throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `Could not update ${file}: ${(error as Error).message}`, { cause: error, details: { config_path: file } });
-  }
-}
-
 /** Writes the enforced base keys and the harness profile. Returns the paths written. */
 export async function writeCodexConfig(codexHome: string, profile: string, modelMode: ModelMode): Promise<{ configPath: string; profilePath: string }> {
   if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(profile)) {
@@ -73,11 +32,11 @@ export async function writeCodexConfig(codexHome: string, profile: string, model
   }
   const configPath = path.join(codexHome, 'config.toml');
   const profilePath = path.join(codexHome, `${profile}.config.toml`);
-  await editToml(configPath, (doc) => {
+  await editConfigFile(configPath, TOML_CONFIG, (doc) => {
     doc.check_for_update_on_startup = false;
-    table(doc, 'analytics').enabled = false;
-    table(doc, 'features').plugins = false;
-    table(doc, 'model_providers')[CODEX_PROVIDER_ID] = {
+    childTable(doc, 'analytics').enabled = false;
+    childTable(doc, 'features').plugins = false;
+    childTable(doc, 'model_providers')[CODEX_PROVIDER_ID] = {
       name: 'agent-harness scripted model',
       base_url: 'http://127.0.0.1:9/v1', // replaced per attempt by -c
       env_key: CODEX_PROVIDER_KEY_ENV,
@@ -86,7 +45,7 @@ export async function writeCodexConfig(codexHome: string, profile: string, model
       stream_max_retries: 0,
     };
   });
-  await editToml(profilePath, (doc) => {
+  await editConfigFile(profilePath, TOML_CONFIG, (doc) => {
     doc.sandbox_mode = 'workspace-write';
     doc.approval_policy = 'never';
     if (modelMode === 'live') {
@@ -102,17 +61,17 @@ export async function writeCodexConfig(codexHome: string, profile: string, model
 
 /** Registers `dir` as a trusted project in `config.toml`. */
 export async function registerCodexTrust(configPath: string, dir: string): Promise<void> {
-  await editToml(configPath, (doc) => {
-    table(doc, 'projects')[dir] = { trust_level: 'trusted' };
+  await editConfigFile(configPath, TOML_CONFIG, (doc) => {
+    childTable(doc, 'projects')[dir] = { trust_level: 'trusted' };
   });
 }
 
 /** Removes the trust entry of `dir` (leaves other projects alone). */
 export async function removeCodexTrust(configPath: string, dir: string): Promise<void> {
-  await editToml(configPath, (doc) => {
+  await editConfigFile(configPath, TOML_CONFIG, (doc) => {
     const projects = doc.projects;
     if (projects && typeof projects === 'object') {
-      delete (projects as TomlTable)[dir];
+      delete (projects as ConfigDoc)[dir];
       if (Object.keys(projects).length === 0) delete doc.projects;
     }
   });
@@ -120,8 +79,8 @@ export async function removeCodexTrust(configPath: string, dir: string): Promise
 
 /** True when `dir` is currently registered as trusted in `configPath`. */
 export async function isCodexTrusted(configPath: string, dir: string): Promise<boolean> {
-  const doc = await readToml(configPath);
-  const projects = doc.projects as TomlTable | undefined;
-  const entry = projects?.[dir] as TomlTable | undefined;
+  const doc = await readConfigFile(configPath, TOML_CONFIG);
+  const projects = doc.projects as ConfigDoc | undefined;
+  const entry = projects?.[dir] as ConfigDoc | undefined;
   return entry?.trust_level === 'trusted';
 }

@@ -4,42 +4,17 @@
  * folders follow the Gemini CLI layout (`~/.iflow/trustedFolders.json`, `{ "<dir>": "TRUST_FOLDER" }`).
  * From iFlow's documented settings; not verified against a binary here (none can be installed).
  */
-import fs from 'node:fs/promises';
 import path from 'node:path';
-import { AgentHarnessError } from '../../errors/index.js';
 import type { ModelMode } from '../../protocol/index.js';
-import { writeFileAtomic } from '../../runtime/atomic-write.js';
-import { withFileLock } from '../../runtime/file-lock.js';
+import { editConfigFile, JSON_CONFIG } from '../../runtime/config-file.js';
 
 /** Model name written for the scripted model. */
 export const IFLOW_SCRIPTED_MODEL = 'agent-harness-scripted';
 
-type Json = Record<string, unknown>;
-
-async function editJson(file: string, edit: (doc: Json) => void): Promise<void> {
-  try {
-    await withFileLock(file, async () => {
-      let doc: Json = {};
-      try {
-        doc = JSON.parse(await fs.readFile(file, 'utf8')) as Json;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-          throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `${file} is not valid JSON: ${(error as Error).message}`, { cause: error, details: { config_path: file } });
-        }
-      }
-      edit(doc);
-      await writeFileAtomic(file, `${JSON.stringify(doc, null, 2)}\n`);
-    });
-  } catch (error) {
-    if (error instanceof AgentHarnessError) throw error;
-    throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `Could not update ${file}: ${(error as Error).message}`, { cause: error, details: { config_path: file } });
-  }
-}
-
 /** Writes the enforced settings; returns the settings path. */
 export async function writeIflowSettings(iflowHome: string, modelMode: ModelMode, modelBaseUrl: string | null): Promise<string> {
   const file = path.join(iflowHome, 'settings.json');
-  await editJson(file, (doc) => {
+  await editConfigFile(file, JSON_CONFIG, (doc) => {
     if (modelMode !== 'live' && modelBaseUrl) {
       doc.selectedAuthType = 'openai-compatible';
       doc.baseUrl = `${modelBaseUrl}/v1`;
@@ -57,7 +32,7 @@ export async function writeIflowSettings(iflowHome: string, modelMode: ModelMode
 /** Registers `dir` as trusted; returns the trusted-folders path. */
 export async function registerIflowTrust(iflowHome: string, dir: string): Promise<string> {
   const file = path.join(iflowHome, 'trustedFolders.json');
-  await editJson(file, (doc) => {
+  await editConfigFile(file, JSON_CONFIG, (doc) => {
     doc[dir] = 'TRUST_FOLDER';
   });
   return file;
@@ -65,7 +40,7 @@ export async function registerIflowTrust(iflowHome: string, dir: string): Promis
 
 /** Removes the trust entry of `dir`. */
 export async function removeIflowTrust(file: string, dir: string): Promise<void> {
-  await editJson(file, (doc) => {
+  await editConfigFile(file, JSON_CONFIG, (doc) => {
     delete doc[dir];
   });
 }

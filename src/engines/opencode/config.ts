@@ -18,10 +18,8 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { AgentHarnessError } from '../../errors/index.js';
 import type { ModelMode } from '../../protocol/index.js';
-import { writeFileAtomic } from '../../runtime/atomic-write.js';
-import { withFileLock } from '../../runtime/file-lock.js';
+import { childTable, editConfigFile, JSON_CONFIG, readConfigFile, type ConfigDoc } from '../../runtime/config-file.js';
 
 /** Id of the provider table the harness owns. */
 export const OPENCODE_PROVIDER_ID = 'agent-harness';
@@ -34,63 +32,25 @@ export const OPENCODE_PROVIDER_KEY_ENV = 'AGENT_HARNESS_MODEL_KEY';
 /** The dependency opencode installs into every config directory. */
 const PLUGIN_PACKAGE = '@opencode-ai/plugin';
 
-type Json = Record<string, unknown>;
+type Json = ConfigDoc;
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-async function readJson(file: string): Promise<Json> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw error;
-  }
-  try {
-    const value: unknown = JSON.parse(text);
-    if (isObject(value)) return value;
-  } catch {
-    // reported below
-  }
-  throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `${file} is not a JSON object (opencode.jsonc comments are not supported here).`, { details: { config_path: file } });
-}
-
-function table(parent: Json, key: string): Json {
-  const current = parent[key];
-  if (isObject(current)) return current;
-  const created: Json = {};
-  parent[key] = created;
-  return created;
-}
-
-async function editJson(file: string, edit: (doc: Json) => void): Promise<void> {
-  try {
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    await withFileLock(file, async () => {
-      const doc = await readJson(file);
-      edit(doc);
-      await writeFileAtomic(file, `${JSON.stringify(doc, null, 2)}\n`);
-    });
-  } catch (error) {
-    if (error instanceof AgentHarnessError) throw error;
-    throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `Could not update ${file}: ${(error as Error).message}`, { cause: error, details: { config_path: file } });
-  }
-}
 
 /** Writes the enforced keys into `<configDir>/opencode.json`; returns its path. */
 export async function writeOpencodeConfig(configDir: string, modelMode: ModelMode): Promise<string> {
   const configPath = path.join(configDir, 'opencode.json');
   const ours = `${OPENCODE_PROVIDER_ID}/${OPENCODE_SCRIPTED_MODEL}`;
-  await editJson(configPath, (doc) => {
+  await editConfigFile(configPath, JSON_CONFIG, (doc) => {
     doc.$schema ??= 'https://opencode.ai/config.json';
     doc.autoupdate = false;
     doc.share = 'disabled';
-    const permission = table(doc, 'permission');
+    const permission = childTable(doc, 'permission');
     permission.bash = 'allow';
     permission.edit = 'allow';
-    const providers = table(doc, 'provider');
+    const providers = childTable(doc, 'provider');
     if (modelMode === 'live') {
       delete providers[OPENCODE_PROVIDER_ID];
       if (Object.keys(providers).length === 0) delete doc.provider;
@@ -117,21 +77,21 @@ export async function writeOpencodeConfig(configDir: string, modelMode: ModelMod
 export async function stubOpencodeDependencies(dir: string): Promise<void> {
   const lockPath = path.join(dir, 'package-lock.json');
   await fs.mkdir(path.join(dir, 'node_modules'), { recursive: true });
-  const manifest = await readJson(path.join(dir, 'package.json')).catch(() => ({}) as Json);
+  const manifest = await readConfigFile(path.join(dir, 'package.json'), JSON_CONFIG).catch(() => ({}) as Json);
   const wanted = new Set<string>([PLUGIN_PACKAGE]);
   for (const key of ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies']) {
     const deps = manifest[key];
     if (isObject(deps)) for (const name of Object.keys(deps)) wanted.add(name);
   }
-  await editJson(lockPath, (doc) => {
+  await editConfigFile(lockPath, JSON_CONFIG, (doc) => {
     doc.lockfileVersion ??= 3;
-    const root = table(table(doc, 'packages'), '');
+    const root = childTable(childTable(doc, 'packages'), '');
     const listed = new Set<string>();
     for (const key of ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies']) {
       const deps = root[key];
       if (isObject(deps)) for (const name of Object.keys(deps)) listed.add(name);
     }
-    const deps = table(root, 'dependencies');
+    const deps = childTable(root, 'dependencies');
     for (const name of wanted) if (!listed.has(name)) deps[name] = '*';
   });
 }

@@ -1,0 +1,74 @@
+/**
+ * Read-modify-write of an engine's config file (JSON or TOML) under an inter-process lock, written
+ * atomically: concurrent attempts never lose each other's keys, and a crash never leaves half a file.
+ * Any failure is ENGINE_CONFIG_INJECTION_FAILED naming the file.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
+import { AgentHarnessError } from '../errors/index.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { withFileLock } from './file-lock.js';
+
+/** A config document: a JSON object or a TOML table. */
+export type ConfigDoc = Record<string, unknown>;
+
+/** How a config file is parsed and written. */
+export interface ConfigFormat {
+  readonly name: string;
+  parse(text: string): unknown;
+  stringify(doc: ConfigDoc): string;
+}
+
+/** JSON, pretty-printed with a trailing newline. */
+export const JSON_CONFIG: ConfigFormat = { name: 'JSON', parse: (text) => JSON.parse(text), stringify: (doc) => `${JSON.stringify(doc, null, 2)}\n` };
+
+/** TOML (smol-toml). */
+export const TOML_CONFIG: ConfigFormat = { name: 'TOML', parse: (text) => parseToml(text), stringify: (doc) => stringifyToml(doc) };
+
+function isTable(value: unknown): value is ConfigDoc {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Reads a config file; a missing file is an empty document. */
+export async function readConfigFile(file: string, format: ConfigFormat): Promise<ConfigDoc> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `Cannot read ${file}: ${(error as Error).message}`, { cause: error, details: { config_path: file } });
+  }
+  let value: unknown;
+  try {
+    value = format.parse(text);
+  } catch (error) {
+    throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `${file} is not valid ${format.name}: ${(error as Error).message}`, { cause: error, details: { config_path: file } });
+  }
+  if (!isTable(value)) throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `${file} does not hold a ${format.name} object.`, { details: { config_path: file } });
+  return value;
+}
+
+/** Applies `edit` to the file's document under its lock and writes it back atomically. */
+export async function editConfigFile(file: string, format: ConfigFormat, edit: (doc: ConfigDoc) => void): Promise<void> {
+  try {
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await withFileLock(file, async () => {
+      const doc = await readConfigFile(file, format);
+      edit(doc);
+      await writeFileAtomic(file, format.stringify(doc));
+    });
+  } catch (error) {
+    if (error instanceof AgentHarnessError) throw error;
+    throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `Could not update ${file}: ${(error as Error).message}`, { cause: error, details: { config_path: file } });
+  }
+}
+
+/** The sub-table `parent[key]`, created when missing or not a table. */
+export function childTable(parent: ConfigDoc, key: string): ConfigDoc {
+  const current = parent[key];
+  if (isTable(current)) return current;
+  const created: ConfigDoc = {};
+  parent[key] = created;
+  return created;
+}
