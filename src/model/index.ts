@@ -3,5 +3,6 @@ export * from './script.js';
 export * from './wire-api.js';
 export { openAiResponsesWire } from './wire-openai-responses.js';
 export { openAiChatWire, isChatSideRequest, CHAT_SIDE_TITLE } from './wire-openai-chat.js';
+export { anthropicMessagesWire, anthropicErrorType, isAnthropicJsonSchemaRequest, sampleFromSchema, ANTHROPIC_SHELL_DESCRIPTION } from './wire-anthropic-messages.js';
 export * from './server.js';
 export * from './serve.js';

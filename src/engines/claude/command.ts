@@ -1,0 +1,22 @@
+/**
+ * claude argv, as measured on @anthropic-ai/claude-code 2.1.197: `claude -p PROMPT --output-format stream-json
+ * --verbose --dangerously-skip-permissions` (NDJSON on stdout; `stream-json` needs `--verbose` with `-p`) and
+ * `claude -p --resume SESSION_ID MESSAGE …` for the next turn. Resume only finds the session from the same
+ * cwd (sessions are stored per project directory), which the harness guarantees by resuming in the run dir.
+ * As root the bypass flag needs `IS_SANDBOX=1` (set by the adapter).
+ */
+import type { ResumeArgsRequest, StartArgsRequest } from '../engine.js';
+
+/** Flags shared by start and resume: machine-readable events and no permission prompts. */
+export const CLAUDE_HEADLESS_FLAGS: readonly string[] = ['--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'];
+
+/** argv for a new session: the passthrough as given, else the default headless command with the prompt. */
+export function buildClaudeStartArgs(request: StartArgsRequest): string[] {
+  if (request.passthrough.length > 0) return [...request.passthrough];
+  return ['-p', request.prompt ?? '', ...CLAUDE_HEADLESS_FLAGS];
+}
+
+/** argv for resuming session `sessionId` (a UUID) with `message`. */
+export function buildClaudeResumeArgs(request: ResumeArgsRequest): string[] {
+  return ['-p', '--resume', request.sessionId, request.message, ...CLAUDE_HEADLESS_FLAGS];
+}

@@ -1,0 +1,100 @@
+/**
+ * Enforced-only config injection for claude 2.1.197 (seed 001, Decision 11). claude is pointed at the scripted
+ * model by env alone (`ANTHROPIC_BASE_URL`, a fake `ANTHROPIC_API_KEY`, `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC`
+ * — see index.ts), so no settings file is written. `CLAUDE_CONFIG_DIR` moves everything claude keeps
+ * (`.claude.json`, `projects/` sessions, `skills/`) into the managed home.
+ *
+ * Trust: claude records the workspace-trust answer per directory in `$CLAUDE_CONFIG_DIR/.claude.json`,
+ * `projects["<dir>"].hasTrustDialogAccepted` (the key is in the binary; `-p` runs skip the dialog, but
+ * project settings and hooks are only honoured for trusted directories). The harness sets it for the run dir
+ * and removes only that key afterwards: claude keeps other per-project state in the same entry.
+ *
+ * Source: shared/research/codex-claude.md §2, §4, §6 and probes of the pinned binary.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { AgentHarnessError } from '../../errors/index.js';
+import { writeFileAtomic } from '../../runtime/atomic-write.js';
+import { withFileLock } from '../../runtime/file-lock.js';
+
+type Json = Record<string, unknown>;
+
+/** The key claude stores a directory's trust answer under. */
+export const CLAUDE_TRUST_KEY = 'hasTrustDialogAccepted';
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Path of claude's state file inside its config dir. */
+export function claudeStatePath(configDir: string): string {
+  return path.join(configDir, '.claude.json');
+}
+
+async function readJson(file: string): Promise<Json> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw error;
+  }
+  if (text.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (isObject(value)) return value;
+  } catch {
+    // reported below
+  }
+  throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `${file} is not a JSON object.`, { details: { config_path: file } });
+}
+
+async function editJson(file: string, edit: (doc: Json) => void): Promise<void> {
+  try {
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await withFileLock(file, async () => {
+      const doc = await readJson(file);
+      edit(doc);
+      await writeFileAtomic(file, `${JSON.stringify(doc, null, 2)}\n`);
+    });
+  } catch (error) {
+    if (error instanceof AgentHarnessError) throw error;
+    throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `Could not update ${file}: ${(error as Error).message}`, { cause: error, details: { config_path: file } });
+  }
+}
+
+/** Creates the config dir (claude creates the rest on first run). */
+export async function ensureClaudeConfigDir(configDir: string): Promise<void> {
+  try {
+    await fs.mkdir(configDir, { recursive: true });
+  } catch (error) {
+    throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `Could not create ${configDir}: ${(error as Error).message}`, { cause: error, details: { config_path: configDir } });
+  }
+}
+
+/** Marks `dir` as trusted in `statePath` (`projects[dir].hasTrustDialogAccepted = true`). */
+export async function registerClaudeTrust(statePath: string, dir: string): Promise<void> {
+  await editJson(statePath, (doc) => {
+    const projects = isObject(doc.projects) ? doc.projects : (doc.projects = {});
+    const entry = isObject(projects[dir]) ? projects[dir] : (projects[dir] = {});
+    entry[CLAUDE_TRUST_KEY] = true;
+  });
+}
+
+/** Removes the trust key of `dir` (and the entry when nothing else is left in it); other state stays. */
+export async function removeClaudeTrust(statePath: string, dir: string): Promise<void> {
+  await editJson(statePath, (doc) => {
+    if (!isObject(doc.projects)) return;
+    const entry = doc.projects[dir];
+    if (!isObject(entry)) return;
+    delete entry[CLAUDE_TRUST_KEY];
+    if (Object.keys(entry).length === 0) delete doc.projects[dir];
+  });
+}
+
+/** True when `dir` is currently marked trusted in `statePath`. */
+export async function isClaudeTrusted(statePath: string, dir: string): Promise<boolean> {
+  const doc = await readJson(statePath);
+  const entry = isObject(doc.projects) ? doc.projects[dir] : undefined;
+  return isObject(entry) && entry[CLAUDE_TRUST_KEY] === true;
+}

@@ -1,0 +1,243 @@
+/**
+ * Parser of `claude -p --output-format stream-json --verbose` output: NDJSON on stdout, one event per line —
+ * `system` (subtype `init` with session_id, tools, skills…; `api_retry`; `status`), `assistant` / `user`
+ * ({message:{content:[blocks]}}), `stream_event` (only with --include-partial-messages) and a closing
+ * `result` (subtype `success` | `error_*`, `is_error`, `result`, `usage`). Observed on claude-code 2.1.197
+ * (`@anthropic-ai/claude-code`); samples recorded against the local mock model,
+ * shared/research/samples/claude-turn1 and claude-turn2-resume, plus streams recorded by
+ * tests/engine/claude.engine.test.ts (all in fixtures/streams/claude/).
+ *
+ * Facts this relies on:
+ * - claude emits one `assistant` event per content block, several sharing a `message.id`; message ids are
+ *   made unique by counting blocks per `message.id` (`msg_x#0`, `msg_x#1`);
+ * - a Bash `tool_result` carries no exit code: success is `is_error: false`, a failure starts
+ *   `Exit code N`;
+ * - a failed API call shows as an `assistant` event with `error` and model `<synthetic>` (the error text as
+ *   content), then `result` with `is_error: true` — even with subtype `success`;
+ * - one `-p` run is one turn: `system/init` opens it, `result` closes it.
+ */
+import type { Diagnostic, ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
+import type { EngineParser, ParserOutput } from '../engine.js';
+
+type Json = Record<string, unknown>;
+type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
+
+const MAX_EXCERPT = 200;
+const STDERR_ERROR = /\bERROR\b|Error:|error:/;
+const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
+
+/** Normalized kind of a claude tool name. */
+export function claudeToolKind(name: string): ToolKind {
+  if (name === 'Bash') return 'shell';
+  if (name === 'Skill') return 'skill';
+  if (FILE_TOOLS.has(name)) return 'file_change';
+  if (name === 'WebSearch' || name === 'WebFetch') return 'web_search';
+  if (name.startsWith('mcp__')) return 'mcp';
+  return 'other';
+}
+
+/** A fresh parser for one claude attempt. Never throws. */
+export function createClaudeParser(): EngineParser {
+  let turnOpen = false;
+  let sessionSeen: string | null = null;
+  const blocksPerMessage = new Map<string, number>();
+  const calls = new Map<string, { name: string; input: unknown }>();
+
+  function onAssistant(event: Json, text: string): ParserOutput[] {
+    const message = isObject(event.message) ? event.message : null;
+    if (!message || !Array.isArray(message.content)) return [diag('STREAM_PARSE_ERROR', `assistant event without message.content: ${excerpt(text)}`)];
+    const messageId = str(message.id) ?? str(event.uuid) ?? 'message';
+    if (typeof event.error === 'string' && message.model === '<synthetic>') {
+      // claude's own message standing in for a failed API call ("API Error: 500 …"); `result` fails the turn.
+      const texts = message.content.filter(isObject).map((block) => str(block.text)).filter((t): t is string => t !== null);
+      return [{ type: 'engine.error', message: texts.join('\n') || event.error, fatal: false }];
+    }
+    const out: ParserOutput[] = [];
+    for (const block of message.content) {
+      const n = blocksPerMessage.get(messageId) ?? 0;
+      blocksPerMessage.set(messageId, n + 1);
+      const blockId = `${messageId}#${n}`;
+      if (!isObject(block)) {
+        out.push(diag('STREAM_PARSE_ERROR', `assistant content block is not an object: ${excerpt(text)}`));
+        continue;
+      }
+      switch (block.type) {
+        case 'text':
+          out.push({ type: 'engine.assistant.message', message_id: blockId, text: str(block.text) ?? '', final: true });
+          break;
+        case 'thinking':
+          out.push({ type: 'engine.reasoning', item_id: blockId, text: str(block.thinking) ?? '' });
+          break;
+        case 'redacted_thinking':
+          break;
+        case 'tool_use': {
+          const callId = str(block.id) ?? blockId;
+          const name = str(block.name) ?? 'unknown';
+          if (calls.has(callId)) break;
+          calls.set(callId, { name, input: block.input ?? null });
+          out.push({ type: 'engine.tool.call', call_id: callId, kind: claudeToolKind(name), name, input: block.input ?? null });
+          break;
+        }
+        default:
+          out.push(diag('CLAUDE_UNKNOWN_EVENT', `unknown assistant content block ${JSON.stringify(block.type)}`, 'info'));
+      }
+    }
+    return out;
+  }
+
+  function onUser(event: Json): ParserOutput[] {
+    const message = isObject(event.message) ? event.message : null;
+    // A replayed user prompt (string content) is not a tool fact.
+    if (!message || !Array.isArray(message.content)) return [];
+    const out: ParserOutput[] = [];
+    for (const block of message.content) {
+      if (!isObject(block) || block.type !== 'tool_result') continue;
+      const callId = str(block.tool_use_id) ?? 'unknown';
+      const failed = block.is_error === true;
+      const output = resultText(block.content);
+      const call = calls.get(callId);
+      const exitCode = call?.name === 'Bash' ? (failed ? exitCodeOf(output) : 0) : null;
+      out.push({ type: 'engine.tool.result', call_id: callId, status: failed ? 'failed' : 'completed', output, exit_code: exitCode });
+      if (!failed && call && FILE_TOOLS.has(call.name)) {
+        const input = isObject(call.input) ? call.input : {};
+        const file = str(input.file_path) ?? str(input.notebook_path);
+        if (file) out.push({ type: 'engine.file.change', changes: [{ path: file, kind: call.name === 'Write' ? 'write' : 'edit' }] });
+      }
+    }
+    return out;
+  }
+
+  function onSystem(event: Json, text: string): ParserOutput[] {
+    switch (event.subtype) {
+      case 'init': {
+        const id = str(event.session_id);
+        if (!id) return [diag('STREAM_PARSE_ERROR', `system/init without session_id: ${excerpt(text)}`)];
+        const out: ParserOutput[] = [];
+        if (sessionSeen !== id) out.push({ type: 'engine.session', session_id: id });
+        sessionSeen = id;
+        if (!turnOpen) out.push({ type: 'engine.turn.started' });
+        turnOpen = true;
+        return out;
+      }
+      case 'api_retry': {
+        const status = int(event.error_status);
+        const error = str(event.error) ?? 'API request failed';
+        return [{ type: 'engine.error', message: `API retry ${int(event.attempt) ?? '?'}/${int(event.max_retries) ?? '?'}: ${error}${status !== null ? ` (status ${status})` : ''}`, fatal: false }];
+      }
+      case 'status':
+      case 'thinking_tokens':
+      case 'compact_boundary':
+      case 'hook_started':
+      case 'hook_response':
+        return [];
+      default:
+        return [diag('CLAUDE_UNKNOWN_EVENT', `unknown claude system subtype ${JSON.stringify(event.subtype)}: ${excerpt(text)}`, 'info')];
+    }
+  }
+
+  function onResult(event: Json): ParserOutput[] {
+    turnOpen = false;
+    const out: ParserOutput[] = [{ type: 'engine.usage', usage: usage(event.usage) }];
+    const failed = event.is_error === true || (event.subtype !== undefined && event.subtype !== 'success');
+    if (!failed) return [...out, { type: 'engine.turn.end', status: 'completed', error: null }];
+    const errors = Array.isArray(event.errors) ? event.errors.filter((e): e is string => typeof e === 'string') : [];
+    const error = str(event.result) || errors.join('\n') || `claude result ${String(event.subtype ?? 'error')} without a message`;
+    return [...out, { type: 'engine.turn.end', status: 'failed', error }];
+  }
+
+  function onEvent(event: Json, text: string): ParserOutput[] {
+    switch (event.type) {
+      case 'system':
+        return onSystem(event, text);
+      case 'assistant':
+        return onAssistant(event, text);
+      case 'user':
+        return onUser(event);
+      case 'result':
+        return onResult(event);
+      case 'stream_event':
+      case 'rate_limit_event':
+        return [];
+      default:
+        return [diag('CLAUDE_UNKNOWN_EVENT', `unknown claude event type ${JSON.stringify(event.type)}: ${excerpt(text)}`, 'info')];
+    }
+  }
+
+  function parseStdoutLine(text: string): ParserOutput[] {
+    if (text.trim() === '') return [];
+    let event: unknown;
+    try {
+      event = JSON.parse(text);
+    } catch {
+      return [diag('STREAM_PARSE_ERROR', `stdout line is not JSON: ${excerpt(text)}`)];
+    }
+    if (!isObject(event) || typeof event.type !== 'string') {
+      return [diag('STREAM_PARSE_ERROR', `stdout line is not a claude event object: ${excerpt(text)}`)];
+    }
+    return onEvent(event, text);
+  }
+
+  return {
+    line(stream: StreamName, text: string): ParserOutput[] {
+      try {
+        if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {
+          return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
+        }
+        return parseStdoutLine(stream === 'pty' ? text.trimStart() : text);
+      } catch (error) {
+        return [diag('STREAM_PARSE_ERROR', `parser failed on a line: ${(error as Error).message}`)];
+      }
+    },
+    end(): ParserOutput[] {
+      return turnOpen ? [diag('CLAUDE_TURN_NOT_ENDED', 'system/init was seen but the stream ended without a result event')] : [];
+    },
+  };
+}
+
+/** Text of a tool_result `content`: a string, or its text blocks joined. */
+function resultText(content: unknown): string | null {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return null;
+  const texts = content.filter(isObject).map((block) => str(block.text)).filter((t): t is string => t !== null);
+  return texts.length > 0 ? texts.join('\n') : JSON.stringify(content);
+}
+
+function exitCodeOf(output: string | null): number | null {
+  const match = output ? /^Exit code (\d+)/.exec(output) : null;
+  return match ? Number(match[1]) : null;
+}
+
+function usage(value: unknown): Usage {
+  const u = isObject(value) ? value : {};
+  return {
+    input_tokens: count(u.input_tokens),
+    cached_input_tokens: count(u.cache_read_input_tokens),
+    output_tokens: count(u.output_tokens),
+    reasoning_output_tokens: null,
+  };
+}
+
+function diag(code: string, message: string, level: Diagnostic['level'] = 'warning'): ParserOutput {
+  return { type: 'diagnostic', diagnostic: { code, message, level } };
+}
+
+function excerpt(text: string): string {
+  return text.length > MAX_EXCERPT ? `${text.slice(0, MAX_EXCERPT)}…` : text;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function int(value: unknown): number | null {
+  return typeof value === 'number' && Number.isSafeInteger(value) ? value : null;
+}
+
+function count(value: unknown): number | null {
+  const n = int(value);
+  return n !== null && n >= 0 ? n : null;
+}
