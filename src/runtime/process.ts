@@ -3,25 +3,62 @@
  *
  * The child leads its own process group (`detached`), and timeout/abort kill the whole group: execa's own
  * timeout signals only the direct child and then waits for pipes a grandchild still holds
- * (shared/research/vitest.md §7). After the child exits, the pipes get a short bound to drain, then are closed.
+ * (shared/research/vitest.md §7). After the child exits, the pipes get a short bound to drain; then whatever is
+ * left of the group is killed and the pipes are closed, so the promise always settles and nothing keeps running.
  */
 import { execa } from 'execa';
-import { armTermination, killGroup, type BaseRunOptions, type ProcessResult } from './process-result.js';
+import { armTermination, type BaseRunOptions, type ProcessResult } from './process-result.js';
 
 /** Options of {@link runProcess}. */
 export interface RunProcessOptions extends BaseRunOptions {
-  /** `ignore` closes stdin (codex waits for EOF otherwise); `{ text }` writes it and closes. */
+  /** `ignore` closes stdin (the child reads EOF at once; codex waits for it); `{ text }` writes it and closes. */
   stdin: 'ignore' | { text: string };
-  /** Raw output chunks, in arrival order per stream. */
+  /** Raw output chunks, in arrival order per stream; no decoding, no line splitting. */
   onChunk?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
 }
 
-/** How long pipes may stay open after the child exited (a grandchild holding them) before they are closed. */
+/** How long the pipes may stay open after the child exited (a grandchild holding them) before they are closed. */
 const PIPE_DRAIN_MS = 1500;
 
-/** Runs a process with split pipes; never throws. */
+/** Resolves after `ms` without keeping the event loop alive. */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/**
+ * SIGKILL to what is left of the process group `pgid` once its leader has exited. Only the group: the leader's
+ * pid is reaped by now and may belong to someone else, so there is no fallback to `kill(pid)`.
+ */
+function sweepGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is empty
+  }
+}
+
+/** The result of a process that never started. */
+function notStarted(started: number, spawnError: Error | null, canceled = false): ProcessResult {
+  return { pid: null, exitCode: null, signal: null, timedOut: false, canceled, durationMs: performance.now() - started, spawnError };
+}
+
+/** The spawn error execa reports for a child that has no pid (ENOENT, EACCES, a missing cwd, …). */
+function toSpawnError(file: string, result: unknown): Error {
+  const cause = (result as { cause?: unknown } | null)?.cause;
+  if (cause instanceof Error) return cause;
+  if (result instanceof Error) return result;
+  const message = (result as { shortMessage?: string } | null)?.shortMessage;
+  return new Error(message ?? `Could not start ${file}.`);
+}
+
+/**
+ * Runs `file args` with split stdout/stderr pipes and exactly `env` (nothing inherited). Never throws: a
+ * missing executable or cwd comes back as `spawnError`; a timeout or abort kills the whole process group
+ * (SIGTERM, then SIGKILL after `killGraceMs`) and sets `timedOut` / `canceled`.
+ */
 export async function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
   const started = performance.now();
+  if (options.signal?.aborted) return notStarted(started, null, true);
   let subprocess;
   try {
     subprocess = execa(options.file, [...options.args], {
@@ -33,49 +70,45 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
       reject: false,
       stripFinalNewline: false,
       encoding: 'buffer',
+      stdout: 'pipe',
+      stderr: 'pipe',
       ...(options.stdin === 'ignore' ? { stdin: 'ignore' as const } : { input: options.stdin.text }),
     });
   } catch (error) {
-    return { pid: null, exitCode: null, signal: null, timedOut: false, canceled: false, durationMs: performance.now() - started, spawnError: error as Error };
+    // Invalid options; execa reports spawn failures through the promise, not by throwing.
+    return notStarted(started, error instanceof Error ? error : new Error(String(error)));
   }
-  const pid = subprocess.pid ?? null;
-  subprocess.stdout?.on('data', (chunk: Buffer) => options.onChunk?.('stdout', chunk));
-  subprocess.stderr?.on('data', (chunk: Buffer) => options.onChunk?.('stderr', chunk));
-  const termination = pid !== null ? armTermination(pid, options) : null;
-  // The child's own exit, independent of the pipes.
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+  const settled: Promise<unknown> = subprocess.then((result) => result, (error: unknown) => error);
+  const pid = subprocess.pid;
+  if (pid === undefined) return notStarted(started, toSpawnError(options.file, await settled));
+
+  const forward = (stream: 'stdout' | 'stderr') => (chunk: Uint8Array | string): void => {
+    options.onChunk?.(stream, Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  };
+  subprocess.stdout?.on('data', forward('stdout'));
+  subprocess.stderr?.on('data', forward('stderr'));
+  const termination = armTermination(pid, options);
+  const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) => {
     subprocess.once('exit', (code, signal) => resolve({ code, signal }));
-    subprocess.once('error', () => resolve({ code: null, signal: null }));
   });
-  const settled = subprocess.then((result) => result, (error: unknown) => error);
-  const exit = await exited;
-  // Give the pipes a bounded time to drain; a grandchild holding them gets its group killed.
-  let drainTimer: NodeJS.Timeout | undefined;
-  const drained = await Promise.race([
-    settled.then(() => true),
-    new Promise<boolean>((resolve) => {
-      drainTimer = setTimeout(() => resolve(false), PIPE_DRAIN_MS);
-    }),
-  ]);
-  clearTimeout(drainTimer);
+  termination.disarm();
+  const { timedOut, canceled } = termination.state;
+  // After a timeout/abort nothing of the group may outlive the leader, TERM-ignoring grandchildren included.
+  if (timedOut || canceled) sweepGroup(pid);
+  const drained = await Promise.race([settled.then(() => true), delay(PIPE_DRAIN_MS).then(() => false)]);
+  sweepGroup(pid);
   if (!drained) {
-    if (pid !== null) killGroup(pid, 'SIGKILL');
     subprocess.stdout?.destroy();
     subprocess.stderr?.destroy();
-    await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, PIPE_DRAIN_MS).unref())]);
+    await Promise.race([settled, delay(PIPE_DRAIN_MS)]);
   }
-  termination?.disarm();
-  const result = (await Promise.race([settled, Promise.resolve(null)])) as { failed?: boolean; code?: string; cause?: unknown; exitCode?: number } | null;
-  const spawnError = pid === null || (result && result.failed && result.exitCode === undefined && exit.code === null && exit.signal === null)
-    ? ((result as { cause?: Error } | null)?.cause ?? new Error(`could not start ${options.file}`))
-    : null;
   return {
     pid,
-    exitCode: spawnError ? null : exit.code,
+    exitCode: exit.code,
     signal: exit.signal,
-    timedOut: termination?.state.timedOut ?? false,
-    canceled: termination?.state.canceled ?? false,
+    timedOut,
+    canceled,
     durationMs: performance.now() - started,
-    spawnError: spawnError instanceof Error ? spawnError : spawnError ? new Error(String(spawnError)) : null,
+    spawnError: null,
   };
 }

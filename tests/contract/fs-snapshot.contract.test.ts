@@ -1,9 +1,15 @@
+/**
+ * snapshotTree / diffSnapshots on temporary directories; every output is validated against the protocol's
+ * zod schemas.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FsDiffSchema, FsSnapshotSchema } from '../../src/protocol/index.js';
-import { diffSnapshots, snapshotTree } from '../../src/runtime/fs-snapshot.js';
+import { FsDiffSchema, FsEntrySchema, FsSnapshotSchema } from '../../src/protocol/index.js';
+import { describeEntry, diffSnapshots, snapshotTree } from '../../src/runtime/fs-snapshot.js';
 
 let dir: string;
 beforeEach(() => {
@@ -11,42 +17,141 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-describe('fs snapshot and diff', () => {
-  it('lists files, dot files and symlinks (not followed), excludes .audit, and diffs created/modified/deleted', async () => {
-    fs.mkdirSync(path.join(dir, '.audit'));
-    fs.writeFileSync(path.join(dir, '.audit', 'meta.1.json'), '{}');
-    fs.writeFileSync(path.join(dir, 'keep.txt'), 'same');
-    fs.writeFileSync(path.join(dir, 'change.txt'), 'v1');
-    fs.writeFileSync(path.join(dir, '.hidden'), 'h');
-    fs.mkdirSync(path.join(dir, 'sub', 'deep'), { recursive: true });
-    fs.writeFileSync(path.join(dir, 'sub', 'deep', 'gone.txt'), 'bye');
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+const write = (rel: string, content: string): void => {
+  fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+  fs.writeFileSync(path.join(dir, rel), content);
+};
+
+describe('snapshotTree', () => {
+  it('lists files and dot files, records symlinks without following them, and excludes .audit', async () => {
+    write('.audit/meta.1.json', '{}');
+    write('keep.txt', 'same');
+    write('.hidden', 'h');
+    write('.config/app/settings.json', '{"a":1}');
+    write('sub/deep/file.txt', 'deep');
     fs.symlinkSync('/etc', path.join(dir, 'etc-link'));
-    const before = FsSnapshotSchema.parse(await snapshotTree(dir));
-    expect(before.entries.map((e) => `${e.path}:${e.type}`)).toEqual(['.hidden:file', 'change.txt:file', 'etc-link:symlink', 'keep.txt:file', 'sub/deep/gone.txt:file']);
-    fs.writeFileSync(path.join(dir, 'change.txt'), 'v2');
-    fs.rmSync(path.join(dir, 'sub', 'deep', 'gone.txt'));
-    fs.writeFileSync(path.join(dir, 'new.txt'), 'n');
-    fs.writeFileSync(path.join(dir, '.audit', 'meta.2.json'), '{}');
-    const diff = FsDiffSchema.parse(diffSnapshots(before, await snapshotTree(dir)));
-    expect(diff).toEqual({ root: dir, created: ['new.txt'], modified: ['change.txt'], deleted: ['sub/deep/gone.txt'] });
+    fs.symlinkSync('keep.txt', path.join(dir, 'file-link'));
+    fs.symlinkSync('nowhere', path.join(dir, 'broken-link'));
+    const snap = FsSnapshotSchema.parse(await snapshotTree(dir));
+    expect(snap.root).toBe(dir);
+    expect(snap.excluded).toEqual(['.audit']);
+    expect(snap.truncated).toBe(false);
+    expect(snap.entries.map((e) => `${e.path}:${e.type}`)).toEqual([
+      '.config/app/settings.json:file',
+      '.hidden:file',
+      'broken-link:symlink',
+      'etc-link:symlink',
+      'file-link:symlink',
+      'keep.txt:file',
+      'sub/deep/file.txt:file',
+    ]);
+    const byPath = new Map(snap.entries.map((e) => [e.path, e]));
+    expect(byPath.get('keep.txt')).toMatchObject({ size: 4, sha256: sha256('same') });
+    expect(byPath.get('etc-link')).toMatchObject({ size: '/etc'.length, sha256: sha256('/etc') });
+    expect(byPath.get('broken-link')?.sha256).toBe(sha256('nowhere'));
   });
 
-  it('marks a snapshot truncated past maxFiles and skips hashing large files', async () => {
-    for (let i = 0; i < 5; i += 1) fs.writeFileSync(path.join(dir, `f${i}`), 'x'.repeat(i * 10));
-    const snap = await snapshotTree(dir, { maxFiles: 3, maxHashBytes: 15 });
+  it('excludes top-level names and globs given, and nothing when exclude is empty', async () => {
+    write('.audit/a', 'x');
+    write('node_modules/pkg/index.js', 'x');
+    write('debug.log', 'x');
+    write('sub/debug.log', 'x');
+    write('keep', 'x');
+    const custom = await snapshotTree(dir, { exclude: ['node_modules', '*.log'] });
+    expect(custom.excluded).toEqual(['node_modules', '*.log']);
+    expect(custom.entries.map((e) => e.path)).toEqual(['.audit/a', 'keep', 'sub/debug.log']);
+    const none = await snapshotTree(dir, { exclude: [] });
+    expect(none.entries).toHaveLength(5);
+  });
+
+  it('marks a snapshot truncated past maxFiles, leaves large files unhashed, and can skip hashing', async () => {
+    for (let i = 0; i < 5; i += 1) write(`f${i}`, 'x'.repeat(i * 10));
+    const snap = FsSnapshotSchema.parse(await snapshotTree(dir, { maxFiles: 3, maxHashBytes: 15 }));
     expect(snap.truncated).toBe(true);
-    expect(snap.entries).toHaveLength(3);
-    expect(snap.entries.find((e) => e.path === 'f2')?.sha256).toBeNull();
-    expect(snap.entries.find((e) => e.path === 'f1')?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(snap.entries.map((e) => e.path)).toEqual(['f0', 'f1', 'f2']);
+    expect(snap.entries[1]?.sha256).toBe(sha256('x'.repeat(10)));
+    expect(snap.entries[2]?.sha256).toBeNull();
+    expect(snap.entries[2]?.size).toBe(20);
+    const unhashed = await snapshotTree(dir, { hash: false });
+    expect(unhashed.truncated).toBe(false);
+    expect(unhashed.entries.every((e) => e.sha256 === null)).toBe(true);
   });
 
-  it('returns an empty snapshot for a missing root and survives files vanishing mid-walk', async () => {
-    expect((await snapshotTree(path.join(dir, 'missing'))).entries).toEqual([]);
-    for (let i = 0; i < 200; i += 1) fs.writeFileSync(path.join(dir, `v${i}`), 'x');
+  it('skips FIFOs instead of blocking on them', async () => {
+    write('plain', 'p');
+    execFileSync('mkfifo', [path.join(dir, 'pipe')]);
+    const snap = await snapshotTree(dir);
+    expect(snap.entries.map((e) => e.path)).toEqual(['plain']);
+  });
+
+  it('gives no entries for a missing root', async () => {
+    const snap = FsSnapshotSchema.parse(await snapshotTree(path.join(dir, 'missing')));
+    expect(snap.entries).toEqual([]);
+  });
+});
+
+describe('files vanishing during a snapshot', () => {
+  it('leaves out a path that was listed but is gone when it is read', async () => {
+    write('there', 'x');
+    expect(FsEntrySchema.parse(await describeEntry(dir, 'there'))).toMatchObject({ path: 'there', type: 'file' });
+    expect(await describeEntry(dir, 'gone')).toBeNull();
+    expect(await describeEntry(dir, 'there/below')).toBeNull();
+  });
+
+  it('does not crash when files are deleted while the snapshot runs', async () => {
+    for (let d = 0; d < 20; d += 1) for (let i = 0; i < 20; i += 1) write(`d${d}/f${i}`, 'x'.repeat(1000));
     const pending = snapshotTree(dir);
-    for (let i = 0; i < 200; i += 2) fs.rmSync(path.join(dir, `v${i}`), { force: true });
-    const snap = await pending;
-    expect(snap.entries.length).toBeGreaterThanOrEqual(100);
-    expect(snap.entries.length).toBeLessThanOrEqual(200);
+    const removing = (async () => {
+      for (let d = 0; d < 20; d += 2) {
+        await fs.promises.rm(path.join(dir, `d${d}`), { recursive: true, force: true });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const [snap] = await Promise.all([pending, removing]);
+    FsSnapshotSchema.parse(snap);
+    expect(snap.entries.length).toBeGreaterThanOrEqual(200);
+    expect(snap.entries.length).toBeLessThanOrEqual(400);
+  });
+});
+
+describe('diffSnapshots', () => {
+  it('reports created, modified and deleted files, sorted, ignoring .audit', async () => {
+    write('.audit/meta.1.json', '{}');
+    write('keep.txt', 'same');
+    write('change.txt', 'v1');
+    write('same-size.txt', 'aaaa');
+    write('sub/deep/gone.txt', 'bye');
+    write('z-gone.txt', 'bye');
+    fs.symlinkSync('keep.txt', path.join(dir, 'link'));
+    const before = FsSnapshotSchema.parse(await snapshotTree(dir));
+    write('change.txt', 'v2 longer');
+    write('same-size.txt', 'bbbb');
+    fs.rmSync(path.join(dir, 'sub', 'deep', 'gone.txt'));
+    fs.rmSync(path.join(dir, 'z-gone.txt'));
+    fs.unlinkSync(path.join(dir, 'link'));
+    fs.symlinkSync('change.txt', path.join(dir, 'link'));
+    write('new.txt', 'n');
+    write('a-new/file', 'n');
+    write('.audit/meta.2.json', '{}');
+    const diff = FsDiffSchema.parse(diffSnapshots(before, await snapshotTree(dir)));
+    expect(diff).toEqual({
+      root: dir,
+      created: ['a-new/file', 'new.txt'],
+      modified: ['change.txt', 'link', 'same-size.txt'],
+      deleted: ['sub/deep/gone.txt', 'z-gone.txt'],
+    });
+  });
+
+  it('uses mtime only for unhashed files', async () => {
+    write('big', 'aaaa');
+    const before = await snapshotTree(dir, { hash: false });
+    const touched = new Date(Date.now() + 60_000);
+    fs.utimesSync(path.join(dir, 'big'), touched, touched);
+    expect(diffSnapshots(before, await snapshotTree(dir, { hash: false })).modified).toEqual(['big']);
+    const hashedBefore = await snapshotTree(dir);
+    const later = new Date(Date.now() + 120_000);
+    fs.utimesSync(path.join(dir, 'big'), later, later);
+    expect(diffSnapshots(hashedBefore, await snapshotTree(dir)).modified).toEqual([]);
   });
 });
