@@ -63,7 +63,7 @@ export function registerStart(program: Command, streams: CliStreams, setExit: (c
     program
       .command('start')
       .description('start a new session of an engine in a managed run directory')
-      .argument('<engine>', 'codex (claude, gemini, opencode, iflow: capability-gated for now)')
+      .argument('<engine>', 'codex, claude, gemini, opencode or iflow')
       .argument('[args...]', 'engine arguments, passed through in order')
       .passThroughOptions(),
   )

@@ -6,11 +6,12 @@ import { AgentHarnessError } from '../errors/index.js';
 import { ENGINE_IDS, type EngineId } from '../protocol/index.js';
 import { claudeEngine } from './claude/index.js';
 import { codexEngine } from './codex/index.js';
+import { geminiEngine } from './gemini/index.js';
 import { iflowEngine } from './iflow/index.js';
 import { opencodeEngine } from './opencode/index.js';
 import type { EngineAdapter } from './engine.js';
 
-const adapters: Partial<Record<EngineId, EngineAdapter>> = { claude: claudeEngine, codex: codexEngine, iflow: iflowEngine, opencode: opencodeEngine };
+const adapters: Partial<Record<EngineId, EngineAdapter>> = { claude: claudeEngine, codex: codexEngine, gemini: geminiEngine, iflow: iflowEngine, opencode: opencodeEngine };
 
 /** True when `id` is a known engine id. */
 export function isEngineId(id: string): id is EngineId {

@@ -16,9 +16,10 @@ import type { WireApiHandler, WireApiId, WireRequest } from './wire-api.js';
 import { openAiResponsesWire } from './wire-openai-responses.js';
 import { openAiChatWire } from './wire-openai-chat.js';
 import { anthropicMessagesWire } from './wire-anthropic-messages.js';
+import { geminiWire } from './wire-gemini.js';
 
 /** The wire APIs served, in match order. */
-export const WIRE_APIS: readonly WireApiHandler[] = [openAiResponsesWire, openAiChatWire, anthropicMessagesWire];
+export const WIRE_APIS: readonly WireApiHandler[] = [openAiResponsesWire, openAiChatWire, anthropicMessagesWire, geminiWire];
 
 /** Routes that are not a wire API, listed in the 404 message. */
 const HARNESS_ROUTES = ['GET /', 'HEAD /', 'GET /__harness/requests'];

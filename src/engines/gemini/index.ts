@@ -1,0 +1,72 @@
+/**
+ * The gemini engine (`@google/gemini-cli`, pinned 0.61.0, a Node bundle): data and functions only; the runtime
+ * does the rest. It talks the Gemini API (`/v1beta/models/{model}:streamGenerateContent`) to
+ * `GOOGLE_GEMINI_BASE_URL` with gemini-api-key auth (plain http is accepted for 127.0.0.1).
+ */
+import path from 'node:path';
+import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
+import { buildGeminiResumeArgs, buildGeminiStartArgs } from './command.js';
+import { geminiConfigPaths, registerGeminiTrust, removeGeminiTrust, writeGeminiSettings } from './config.js';
+import { geminiErrorPatterns } from './errors.js';
+import { createGeminiParser } from './parse.js';
+import { GEMINI_SKILL_ROOT } from './skills.js';
+
+/** Minimum gemini-cli version whose stream-json output and settings this adapter was built against. */
+export const GEMINI_VERSION = '0.61.0';
+
+/** The fake key sent to the scripted model (`x-goog-api-key`). */
+export const GEMINI_SCRIPTED_KEY = 'agent-harness-scripted-gemini-key';
+
+/**
+ * The model pinned in scripted mode. With the default `auto` the CLI first asks a flash-lite router model to
+ * score the prompt (a structured-output side request) on every turn; a fixed model skips that request, so the
+ * scripted turns are the only model traffic and a scripted error turn fails the attempt at once.
+ */
+export const GEMINI_SCRIPTED_MODEL = 'gemini-2.5-pro';
+
+/** Env that keeps gemini quiet (telemetry off; the other switches live in settings.json). */
+export const GEMINI_QUIET_ENV: Readonly<Record<string, string>> = {
+  GEMINI_TELEMETRY_ENABLED: 'false',
+};
+
+async function prepareGemini(ctx: EnginePrepareContext): Promise<PreparedEngine> {
+  const { geminiDir, settingsPath, trustPath } = geminiConfigPaths(ctx.agentHome);
+  const scripted = ctx.modelMode !== 'live' && ctx.modelBaseUrl !== null;
+  await writeGeminiSettings(settingsPath, scripted ? ctx.modelMode : 'live');
+  await registerGeminiTrust(trustPath, ctx.runDir);
+  let cleaned = false;
+  return {
+    env: {
+      ...GEMINI_QUIET_ENV,
+      GEMINI_CLI_TRUSTED_FOLDERS_PATH: trustPath,
+      // Keeps the host's /etc/gemini-cli/settings.json and system-defaults.json out of the run.
+      GEMINI_CLI_SYSTEM_SETTINGS_PATH: path.join(geminiDir, 'system', 'settings.json'),
+      ...(scripted ? { GEMINI_API_KEY: GEMINI_SCRIPTED_KEY, GOOGLE_GEMINI_BASE_URL: ctx.modelBaseUrl!, GEMINI_MODEL: GEMINI_SCRIPTED_MODEL } : {}),
+    },
+    configRoots: [geminiDir],
+    leadingArgs: [],
+    configInjection: { engine: 'gemini', config_path: settingsPath, profile: null },
+    trust: { path: ctx.runDir, config_path: trustPath },
+    async cleanup() {
+      if (cleaned) return;
+      cleaned = true;
+      await removeGeminiTrust(trustPath, ctx.runDir).catch(() => undefined);
+    },
+  };
+}
+
+/** The gemini adapter. */
+export const geminiEngine: EngineAdapter = {
+  id: 'gemini',
+  executableName: 'gemini',
+  packageName: '@google/gemini-cli',
+  skillRoot: GEMINI_SKILL_ROOT,
+  wireApi: 'gemini',
+  liveEnvKeys: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GEMINI_BASE_URL'],
+  stdin: 'ignore',
+  errorPatterns: geminiErrorPatterns,
+  prepare: prepareGemini,
+  buildStartArgs: buildGeminiStartArgs,
+  buildResumeArgs: buildGeminiResumeArgs,
+  createParser: createGeminiParser,
+};

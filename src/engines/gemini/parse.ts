@@ -1,0 +1,226 @@
+/**
+ * Parser of gemini-cli 0.61.0 (`@google/gemini-cli`) headless output, both formats:
+ *
+ * - `--output-format stream-json` (the harness default): JSONL on stdout, one event per line —
+ *   `init {session_id, model}`, `message {role: user|assistant, content, delta?: true}` (assistant text
+ *   arrives as deltas only), `tool_use {tool_name, tool_id, parameters}`, `tool_result {tool_id,
+ *   status: success|error, output?, error?}`, `error {severity: warning|error, message}` (non-fatal),
+ *   `result {status: success|error, error?: {type, message}, stats: {input_tokens, output_tokens, cached…}}`.
+ * - `--output-format json`: one pretty-printed JSON document `{session_id, response, stats, error?,
+ *   warnings?}` — on stdout on success, on stderr (after the error report) on failure.
+ *
+ * Seed 001 Decision 12: whole JSON documents are parsed (multi-line, with noise lines before them);
+ * documents are consumed at the end with priority stderr → stdout → pty, only when no stream-json `result`
+ * was seen, so a payload present twice is consumed once. Diagnostics: GEMINI_STDOUT_NOISE (a stdout line
+ * that is neither a stream-json event nor part of a document), GEMINI_STREAM_JSON_FALLBACK_USED (the
+ * structured result came from stdout/pty JSON instead of a stderr document — always the case for a
+ * successful `json` run), STREAM_PARSE_ERROR (truncated document or event), GEMINI_TURN_NOT_ENDED.
+ * Samples: recorded from the real CLI against the scripted model server, fixtures/streams/gemini/.
+ */
+import type { Diagnostic, ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
+import type { EngineParser, ParserOutput } from '../engine.js';
+import { createDocumentAssembler, type DocumentAssembler } from './document.js';
+
+type Json = Record<string, unknown>;
+type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
+
+const STREAM_EVENTS = new Set(['init', 'message', 'tool_use', 'tool_result', 'error', 'result']);
+const MAX_EXCERPT = 200;
+const STDERR_ERROR = /\berror\b|Error:|\b(?:401|403|404|429|500|503)\b/i;
+
+/** Normalized tool kind of a gemini-cli tool name. */
+export function geminiToolKind(name: string): ToolKind {
+  if (name === 'run_shell_command') return 'shell';
+  if (name === 'write_file' || name === 'replace') return 'file_change';
+  if (name === 'google_web_search' || name === 'web_fetch') return 'web_search';
+  if (name === 'activate_skill') return 'skill';
+  return 'other';
+}
+
+/** A fresh parser for one gemini attempt. Never throws. */
+export function createGeminiParser(): EngineParser {
+  const assemblers: Partial<Record<StreamName, DocumentAssembler>> = {};
+  const documents: Partial<Record<StreamName, Json>> = {};
+  const calls = new Map<string, { name: string; input: unknown }>();
+  let sessionId: string | null = null;
+  let turnOpen = false;
+  let resultSeen = false;
+  let messageIndex = 0;
+  let pending: string | null = null;
+
+  const messageId = (): string => `msg_${messageIndex + 1}`;
+
+  /** Closes the streamed assistant message: its deltas become one whole message. */
+  function flush(): ParserOutput[] {
+    if (pending === null) return [];
+    const text = pending;
+    pending = null;
+    const out: ParserOutput[] = [{ type: 'engine.assistant.message', message_id: messageId(), text, final: true }];
+    messageIndex += 1;
+    return out;
+  }
+
+  function session(id: unknown): ParserOutput[] {
+    if (typeof id !== 'string' || id === '' || id === sessionId) return [];
+    sessionId = id;
+    return [{ type: 'engine.session', session_id: id }];
+  }
+
+  function onEvent(event: Json, text: string): ParserOutput[] {
+    switch (event.type) {
+      case 'init': {
+        turnOpen = true;
+        const out = session(event.session_id);
+        return out.length > 0 || sessionId ? [...out, { type: 'engine.turn.started' }] : [diag('STREAM_PARSE_ERROR', `init without session_id: ${excerpt(text)}`), { type: 'engine.turn.started' }];
+      }
+      case 'message': {
+        if (event.role !== 'assistant') return [];
+        const content = str(event.content) ?? '';
+        if (event.delta === true) {
+          pending = (pending ?? '') + content;
+          return [{ type: 'engine.assistant.message', message_id: messageId(), text: content, final: false }];
+        }
+        pending = (pending ?? '') + content;
+        return flush();
+      }
+      case 'tool_use': {
+        const id = str(event.tool_id) ?? `tool_${calls.size + 1}`;
+        const name = str(event.tool_name) ?? 'unknown';
+        const input = event.parameters ?? {};
+        calls.set(id, { name, input });
+        return [...flush(), { type: 'engine.tool.call', call_id: id, kind: geminiToolKind(name), name, input }];
+      }
+      case 'tool_result': {
+        const id = str(event.tool_id) ?? `tool_${calls.size}`;
+        const failed = event.status === 'error';
+        const error = isObject(event.error) ? str(event.error.message) : null;
+        const out: ParserOutput[] = [...flush(), { type: 'engine.tool.result', call_id: id, status: failed ? 'failed' : 'completed', output: str(event.output) ?? error, exit_code: null }];
+        const call = calls.get(id);
+        const file = call && isObject(call.input) ? str(call.input.file_path) : null;
+        if (!failed && call && geminiToolKind(call.name) === 'file_change' && file) out.push({ type: 'engine.file.change', changes: [{ path: file, kind: call.name === 'write_file' ? 'add' : 'update' }] });
+        return out;
+      }
+      case 'error':
+        return [{ type: 'engine.error', message: str(event.message) ?? excerpt(text), fatal: false }];
+      case 'result': {
+        resultSeen = true;
+        turnOpen = false;
+        const out: ParserOutput[] = [...flush(), { type: 'engine.usage', usage: streamUsage(event.stats) }];
+        if (event.status === 'error') {
+          const message = isObject(event.error) ? str(event.error.message) : str(event.error);
+          out.push({ type: 'engine.turn.end', status: 'failed', error: message ?? 'gemini result status error without a message' });
+        } else {
+          out.push({ type: 'engine.turn.end', status: 'completed', error: null });
+        }
+        return out;
+      }
+      default:
+        return [];
+    }
+  }
+
+  function onDocument(doc: Json, stream: StreamName): ParserOutput[] {
+    const out: ParserOutput[] = [];
+    if (stream !== 'stderr') out.push(diag('GEMINI_STREAM_JSON_FALLBACK_USED', `the structured result was taken from a ${stream} JSON document (no stderr document)`, 'info'));
+    out.push(...session(doc.session_id), { type: 'engine.turn.started' });
+    const response = doc.response;
+    if (typeof response === 'string' ? response !== '' : response !== undefined && response !== null) {
+      out.push({ type: 'engine.assistant.message', message_id: messageId(), text: typeof response === 'string' ? response : JSON.stringify(response), final: true });
+      messageIndex += 1;
+    }
+    if (Array.isArray(doc.warnings)) for (const w of doc.warnings) if (typeof w === 'string') out.push({ type: 'engine.error', message: w, fatal: false });
+    out.push({ type: 'engine.usage', usage: documentUsage(doc.stats) });
+    if (doc.error !== undefined && doc.error !== null) {
+      const message = isObject(doc.error) ? str(doc.error.message) : str(doc.error);
+      out.push({ type: 'engine.turn.end', status: 'failed', error: message ?? 'gemini error document without a message' });
+    } else {
+      out.push({ type: 'engine.turn.end', status: 'completed', error: null });
+    }
+    return out;
+  }
+
+  function onPlainLine(stream: StreamName, text: string): ParserOutput[] {
+    if (text.trim() === '') return [];
+    if (stream === 'stdout') return [diag('GEMINI_STDOUT_NOISE', `stdout line outside any JSON event or document: ${excerpt(text)}`)];
+    return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
+  }
+
+  function abandoned(stream: StreamName, lines: string[]): ParserOutput[] {
+    return [diag('STREAM_PARSE_ERROR', `${stream}: ${lines.length} line(s) starting a JSON value that never completed: ${excerpt(lines.join('\n'))}`)];
+  }
+
+  return {
+    line(stream: StreamName, rawText: string): ParserOutput[] {
+      const assembler = (assemblers[stream] ??= createDocumentAssembler());
+      const text = rawText.replace(/\r$/, '');
+      const out: ParserOutput[] = [];
+      for (const step of assembler.push(text)) {
+        if (step.kind === 'line') out.push(...onPlainLine(stream, step.text));
+        else if (step.kind === 'abandoned') out.push(...abandoned(stream, step.lines));
+        else if (step.kind === 'document') {
+          if (typeof step.value.type === 'string' && STREAM_EVENTS.has(step.value.type) && step.lines === 1) out.push(...onEvent(step.value, text));
+          else if (!documents[stream]) documents[stream] = step.value;
+          else out.push(diag('GEMINI_EXTRA_DOCUMENT', `${stream}: a second JSON document was ignored`, 'info'));
+        }
+      }
+      return out;
+    },
+    end(): ParserOutput[] {
+      const out: ParserOutput[] = [];
+      for (const [stream, assembler] of Object.entries(assemblers) as Array<[StreamName, DocumentAssembler]>) {
+        const rest = assembler.drain();
+        if (rest.length > 0) out.push(...abandoned(stream, rest));
+      }
+      if (!resultSeen) {
+        const stream = (['stderr', 'stdout', 'pty'] as const).find((s) => documents[s] !== undefined);
+        if (stream) {
+          out.push(...flush(), ...onDocument(documents[stream]!, stream));
+          return out;
+        }
+      }
+      if (turnOpen) out.push(diag('GEMINI_TURN_NOT_ENDED', pending !== null ? 'the stream ended inside an assistant message, without a result event' : 'init was seen but the stream ended without a result event'));
+      return out;
+    },
+  };
+}
+
+function streamUsage(value: unknown): Usage {
+  const s = isObject(value) ? value : {};
+  return { input_tokens: count(s.input_tokens), output_tokens: count(s.output_tokens), cached_input_tokens: count(s.cached) };
+}
+
+/** Sums `stats.models.*.tokens` of a `json` document. */
+function documentUsage(value: unknown): Usage {
+  const models = isObject(value) && isObject(value.models) ? Object.values(value.models).filter(isObject) : [];
+  if (models.length === 0) return { input_tokens: null, output_tokens: null };
+  const sum = (key: string): number | null => {
+    let total = 0;
+    for (const model of models) {
+      const n = isObject(model.tokens) ? count(model.tokens[key]) : null;
+      if (n === null) return null;
+      total += n;
+    }
+    return total;
+  };
+  return { input_tokens: sum('prompt'), output_tokens: sum('candidates'), cached_input_tokens: sum('cached'), reasoning_output_tokens: sum('thoughts') };
+}
+
+function diag(code: string, message: string, level: Diagnostic['level'] = 'warning'): ParserOutput {
+  return { type: 'diagnostic', diagnostic: { code, message, level } };
+}
+
+function excerpt(text: string): string {
+  return text.length > MAX_EXCERPT ? `${text.slice(0, MAX_EXCERPT)}…` : text;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function count(value: unknown): number | null {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
+}

@@ -1,0 +1,184 @@
+/**
+ * gemini-cli parser: golden RASP/FCMP of streams recorded from the real gemini-cli 0.61.0 against the scripted
+ * model (turn1, turn2-resume, error-401, error-429 in stream-json; json-document, json-error-401 in
+ * `--output-format json`; pty), plus edge cases written by hand (pretty-printed document after noise lines,
+ * documents on both streams, truncated stream, noise line, error result), through `translateRecorded`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { geminiEngine } from '../../src/engines/gemini/index.js';
+import { createGeminiParser } from '../../src/engines/gemini/parse.js';
+import { geminiErrorPatterns } from '../../src/engines/gemini/errors.js';
+import type { ParserOutput } from '../../src/engines/engine.js';
+import { DiagnosticSchema, ParsedEventSchema } from '../../src/protocol/index.js';
+import { matchErrorPattern } from '../../src/translate/completion.js';
+import { translateRecorded, type RecordedOutput } from '../../src/translate/recorded.js';
+
+const STREAMS = path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'streams', 'gemini');
+const NAMES = ['turn1', 'turn2-resume', 'error-401', 'error-429', 'json-document', 'json-error-401', 'pty', 'pretty-noise', 'priority', 'truncated', 'noise', 'result-error'];
+
+/** Every capture of fixture `name`: `<name>.stdout.jsonl`, `<name>.stderr.log`, `<name>.pty.log`. */
+function captures(name: string): RecordedOutput {
+  const read = (suffix: string): Buffer | undefined => {
+    const file = path.join(STREAMS, `${name}.${suffix}`);
+    return fs.existsSync(file) ? fs.readFileSync(file) : undefined;
+  };
+  const output: RecordedOutput = {};
+  const stdout = read('stdout.jsonl');
+  const stderr = read('stderr.log');
+  const pty = read('pty.log');
+  if (stdout) output.stdout = stdout;
+  if (stderr) output.stderr = stderr;
+  if (pty) output.pty = pty;
+  return output;
+}
+
+function recorded(name: string) {
+  return translateRecorded(geminiEngine, captures(name), { runId: 'golden' });
+}
+
+function normalized(events: readonly { ts: string }[]): string {
+  return events.map((event) => JSON.stringify({ ...event, ts: '<ts>' })).join('\n') + '\n';
+}
+
+function parseLines(lines: ReadonlyArray<[ParserStream, string]>): ParserOutput[] {
+  const parser = createGeminiParser();
+  return [...lines.flatMap(([stream, line]) => parser.line(stream, line)), ...parser.end()];
+}
+type ParserStream = 'stdout' | 'stderr' | 'pty';
+
+function expectValid(outputs: ParserOutput[]): void {
+  for (const output of outputs) {
+    if (output.type === 'diagnostic') expect(DiagnosticSchema.safeParse(output.diagnostic).success).toBe(true);
+    else expect(ParsedEventSchema.safeParse(output).success, JSON.stringify(output)).toBe(true);
+  }
+}
+
+const codes = (diagnostics: ReadonlyArray<{ code: string }>): string[] => diagnostics.map((d) => d.code);
+
+describe('gemini parser goldens', () => {
+  it.each(NAMES)('%s matches its golden RASP and FCMP', async (name) => {
+    const result = recorded(name);
+    await expect(normalized(result.rasp)).toMatchFileSnapshot(path.join(STREAMS, '__snapshots__', `${name}.rasp.jsonl`));
+    await expect(normalized(result.fcmp)).toMatchFileSnapshot(path.join(STREAMS, '__snapshots__', `${name}.fcmp.jsonl`));
+  });
+
+  it('turn1: session from init, shell tool call, streamed final message with the done marker → completed', () => {
+    const { summary, judgement, rasp } = recorded('turn1');
+    expect(summary.session_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(summary).toMatchObject({ tool_calls: 1, completed: true, error: null, final_message: 'Wrote hello.txt.\n__SKILL_DONE__' });
+    expect(judgement).toMatchObject({ state: 'completed', reason: 'done_marker' });
+    expect(summary.diagnostics).toEqual([]);
+    const messages = rasp.flatMap(({ data }) => (data.type === 'engine.assistant.message' ? [[data.final, data.text]] : []));
+    expect(messages).toEqual([[false, 'Wrote hello.txt.\n__SKILL_DONE__'], [true, 'Wrote hello.txt.\n__SKILL_DONE__']]);
+    expect(rasp.find(({ data }) => data.type === 'engine.tool.call')?.data).toMatchObject({ kind: 'shell', name: 'run_shell_command', input: { command: "printf 'hello from agent-harness\\n' > hello.txt" } });
+  });
+
+  it('turn2-resume: the same session id, a text answer without the marker → awaiting input', () => {
+    expect(recorded('turn2-resume').summary.session_id).toBe(recorded('turn1').summary.session_id);
+    expect(recorded('turn2-resume').judgement.state).toBe('awaiting_input');
+  });
+
+  it('error results fail the attempt and are categorized by the error table', () => {
+    expect(recorded('error-401').judgement).toMatchObject({ state: 'failed', failure: { category: 'auth', code: 'ENGINE_AUTH_FAILED' } });
+    expect(recorded('error-429').judgement).toMatchObject({ state: 'failed', failure: { category: 'rate_limit', code: 'ENGINE_RATE_LIMITED' } });
+    expect(recorded('json-error-401').judgement).toMatchObject({ state: 'failed', failure: { category: 'auth' } });
+    const result = recorded('result-error');
+    expect(result.judgement).toMatchObject({ state: 'failed', reason: 'turn_failed' });
+    expect(result.summary.error).toContain('max session turns');
+  });
+
+  it('json output: the pretty document on stdout is parsed whole (GEMINI_STREAM_JSON_FALLBACK_USED), the error document on stderr without it', () => {
+    const ok = recorded('json-document');
+    expect(ok.judgement.state).toBe('completed');
+    expect(ok.summary.session_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(codes(ok.summary.diagnostics)).toEqual(['GEMINI_STREAM_JSON_FALLBACK_USED']);
+    expect(codes(recorded('json-error-401').summary.diagnostics)).not.toContain('GEMINI_STREAM_JSON_FALLBACK_USED');
+  });
+
+  it('a pretty-printed document after noise lines: GEMINI_STDOUT_NOISE per noise line, then the document', () => {
+    const { summary, judgement } = recorded('pretty-noise');
+    expect(judgement.state).toBe('completed');
+    expect(summary).toMatchObject({ session_id: '6f1c2a47-0d7e-4f0e-9a55-5b0c4f0b2e11', final_message: 'Wrote hello.txt.\n__SKILL_DONE__' });
+    expect(codes(summary.diagnostics)).toEqual(['GEMINI_STDOUT_NOISE', 'GEMINI_STDOUT_NOISE', 'GEMINI_STREAM_JSON_FALLBACK_USED']);
+  });
+
+  it('documents on both streams: the stderr document wins and the stdout one is not consumed', () => {
+    const { summary, fcmp } = recorded('priority');
+    expect(summary.final_message).toBe('answer from the stderr document\n__SKILL_DONE__');
+    expect(fcmp.filter((e) => e.type === 'assistant.message.final')).toHaveLength(1);
+    expect(codes(summary.diagnostics)).not.toContain('GEMINI_STREAM_JSON_FALLBACK_USED');
+  });
+
+  it('pty capture: parsed only as a fallback, stderr warnings merged in are not noise', () => {
+    const { summary, judgement } = recorded('pty');
+    expect(judgement.state).toBe('completed');
+    expect(summary.tool_calls).toBe(1);
+    expect(codes(summary.diagnostics)).toEqual([]);
+    const both = translateRecorded(geminiEngine, { ...captures('turn1'), pty: captures('pty').pty! });
+    expect(codes(both.summary.diagnostics)).not.toContain('PTY_FALLBACK_USED');
+  });
+
+  it('truncated stream: STREAM_PARSE_ERROR and GEMINI_TURN_NOT_ENDED, never completed', () => {
+    const { summary, judgement } = recorded('truncated');
+    expect(codes(summary.diagnostics)).toEqual(['STREAM_PARSE_ERROR', 'GEMINI_TURN_NOT_ENDED']);
+    expect(judgement.state).toBe('failed');
+  });
+
+  it('a noise line inside stream-json is a GEMINI_STDOUT_NOISE diagnostic; the events still parse', () => {
+    const { summary, judgement } = recorded('noise');
+    expect(judgement.state).toBe('completed');
+    expect(codes(summary.diagnostics)).toEqual(['GEMINI_STDOUT_NOISE']);
+  });
+
+  it('result-error: deltas join into one final message before the tool call; file change; failed tool; warning event is non-fatal', () => {
+    const outputs = parseLines(fs.readFileSync(path.join(STREAMS, 'result-error.stdout.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => ['stdout', l] as [ParserStream, string]));
+    expectValid(outputs);
+    expect(outputs.filter((o) => o.type === 'engine.assistant.message')).toEqual([
+      { type: 'engine.assistant.message', message_id: 'msg_1', text: 'Let me ', final: false },
+      { type: 'engine.assistant.message', message_id: 'msg_1', text: 'write the file.', final: false },
+      { type: 'engine.assistant.message', message_id: 'msg_1', text: 'Let me write the file.', final: true },
+    ]);
+    expect(outputs).toContainEqual({ type: 'engine.file.change', changes: [{ path: '/work/run/notes.md', kind: 'add' }] });
+    expect(outputs).toContainEqual({ type: 'engine.tool.result', call_id: 'run_shell_command_2', status: 'failed', output: 'Command exited with code 1', exit_code: null });
+    expect(outputs).toContainEqual({ type: 'engine.error', message: 'Loop detected, stopping execution', fatal: false });
+  });
+});
+
+describe('createGeminiParser edge cases', () => {
+  it('never throws and keeps every output valid on arbitrary input', () => {
+    const junk: Array<[ParserStream, string]> = [['stdout', '{'], ['stdout', '  "a": ['], ['stderr', '}'], ['stdout', '{"type":"result"}'], ['stdout', '[1,2]'], ['pty', '\u0000{"type":"init"}'], ['stdout', '{"type":"tool_result"}'], ['stdout', '}']];
+    const outputs = parseLines(junk);
+    expectValid(outputs);
+  });
+
+  it('a second stdout document is ignored with GEMINI_EXTRA_DOCUMENT', () => {
+    const doc = JSON.stringify({ session_id: 's1', response: 'one' });
+    const outputs = parseLines([['stdout', doc], ['stdout', JSON.stringify({ session_id: 's1', response: 'two' })]]);
+    expect(outputs.filter((o) => o.type === 'engine.assistant.message')).toEqual([{ type: 'engine.assistant.message', message_id: 'msg_1', text: 'one', final: true }]);
+    expect(outputs.some((o) => o.type === 'diagnostic' && o.diagnostic.code === 'GEMINI_EXTRA_DOCUMENT')).toBe(true);
+  });
+
+  it('a document is not consumed once a stream-json result was seen', () => {
+    const lines = fs.readFileSync(path.join(STREAMS, 'turn1.stdout.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const outputs = parseLines([...lines.map((l) => ['stdout', l] as [ParserStream, string]), ['stderr', JSON.stringify({ session_id: 'other', response: 'dup' })]]);
+    expect(outputs.filter((o) => o.type === 'engine.turn.end')).toHaveLength(1);
+    expect(outputs.filter((o) => o.type === 'engine.session')).toHaveLength(1);
+  });
+});
+
+describe('gemini error table', () => {
+  it.each([
+    ['[API Error: {"error":{"code":401,"message":"API key not valid. Please pass a valid API key.","status":"UNAUTHENTICATED"}}]', 'auth'],
+    ['PERMISSION_DENIED: caller does not have permission', 'auth'],
+    ['[API Error: Resource has been exhausted (e.g. check quota).]', 'rate_limit'],
+    ['{"error":{"code":429,"status":"RESOURCE_EXHAUSTED"}}', 'rate_limit'],
+    ['models/gemini-9 is not found for API version v1beta', 'model'],
+    ['The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).', 'context_length'],
+    ['request to http://127.0.0.1:9/v1beta failed, reason: connect ECONNREFUSED 127.0.0.1:9', 'network'],
+    ['TypeError: fetch failed sending request', 'network'],
+  ])('%s → %s', (message, category) => {
+    expect(matchErrorPattern(message, geminiErrorPatterns)?.category).toBe(category);
+  });
+});
