@@ -40,3 +40,17 @@ export function count(value: unknown): number | null {
   const n = int(value);
   return n !== null && n >= 0 ? n : null;
 }
+
+/**
+ * A PTY merges stdout and stderr and echoes terminal input (`^@`, `^D`) in front of output: a line holding a
+ * JSON event (`{"type"…`) after such noise is cut to start at the event, with an info diagnostic saying what
+ * was dropped. Other lines come back unchanged.
+ */
+export function stripPtyEcho(text: string): { text: string; noise: ParserOutput | null } {
+  const start = text.indexOf('{"type"');
+  if (start <= 0 || text.slice(0, start).trim() === '') return { text, noise: null };
+  return {
+    text: text.slice(start),
+    noise: diag('PTY_NOISE_STRIPPED', `ignored ${JSON.stringify(text.slice(0, Math.min(start, 40)))} before a JSON event`, 'info'),
+  };
+}

@@ -14,7 +14,7 @@
  */
 import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
-import { diag, excerpt, isObject, str, int, count, type Json } from '../parse-helpers.js';
+import { diag, excerpt, isObject, str, int, count, type Json, stripPtyEcho } from '../parse-helpers.js';
 
 const STDERR_ERROR = /\bERROR\b|Error:/;
 
@@ -106,17 +106,8 @@ export function createCodexParser(): EngineParser {
 
   return {
     line(stream: StreamName, rawText: string): ParserOutput[] {
-      let text = rawText;
-      const prefix: ParserOutput[] = [];
-      if (stream === 'pty') {
-        // A pty merges stdout and stderr, and echoes terminal input (`^@`, `^D`) in front of output: a line
-        // holding a codex event after such noise is parsed from its first `{"type"`.
-        const start = text.indexOf('{"type"');
-        if (start > 0 && text.slice(0, start).trim() !== '') {
-          prefix.push(diag('PTY_NOISE_STRIPPED', `ignored ${JSON.stringify(text.slice(0, Math.min(start, 40)))} before a JSON event`, 'info'));
-          text = text.slice(start);
-        }
-      }
+      const { text, noise } = stream === 'pty' ? stripPtyEcho(rawText) : { text: rawText, noise: null };
+      const prefix: ParserOutput[] = noise ? [noise] : [];
       if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {
         return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
       }

@@ -16,7 +16,7 @@
  */
 import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
-import { diag, excerpt, isObject, str, int, count, type Json } from '../parse-helpers.js';
+import { diag, excerpt, isObject, str, int, count, type Json, stripPtyEcho } from '../parse-helpers.js';
 
 type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
 
@@ -136,15 +136,8 @@ export function createOpencodeParser(): EngineParser {
 
   return {
     line(stream: StreamName, rawText: string): ParserOutput[] {
-      let text = rawText;
-      const prefix: ParserOutput[] = [];
-      if (stream === 'pty') {
-        const start = text.indexOf('{"type"');
-        if (start > 0 && text.slice(0, start).trim() !== '') {
-          prefix.push(diag('PTY_NOISE_STRIPPED', `ignored ${JSON.stringify(text.slice(0, Math.min(start, 40)))} before a JSON event`, 'info'));
-          text = text.slice(start);
-        }
-      }
+      const { text, noise } = stream === 'pty' ? stripPtyEcho(rawText) : { text: rawText, noise: null };
+      const prefix: ParserOutput[] = noise ? [noise] : [];
       if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {
         return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
       }
