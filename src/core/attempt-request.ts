@@ -34,7 +34,7 @@ export interface AttemptRequest {
   /** Script for the scripted model: a parsed script or a path to a JSON file. */
   script?: ModelScript | string | null;
   /** Use this model server instead of starting one (fixtures share one per test). */
-  modelServer?: Pick<ModelServer, 'url'> | null;
+  modelServer?: (Pick<ModelServer, 'url'> & Partial<Pick<ModelServer, 'requests'>>) | null;
   /** Terminal wiring (default `split`). */
   io?: IoMode;
   /** Attempt timeout in ms. */

@@ -23,6 +23,8 @@ export interface AttemptAuditPaths {
   rasp: string;
   fcmp: string;
   conformance: string;
+  /** Every request the engine made to the scripted model during the attempt (empty when it made none). */
+  modelRequests: string;
 }
 
 /** Paths of the audit files of attempt `attempt` in `runDir`. */
@@ -43,6 +45,7 @@ export function attemptAuditPaths(runDir: string, attempt: number): AttemptAudit
     rasp: file('rasp', 'jsonl'),
     fcmp: file('fcmp', 'jsonl'),
     conformance: file('conformance-report', 'json'),
+    modelRequests: file('model-requests', 'jsonl'),
   };
 }
 

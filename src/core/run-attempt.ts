@@ -22,7 +22,7 @@ import type { ProcessResult } from '../runtime/process-result.js';
 import { createRun, reserveAttempt, updateRun } from '../runtime/run-store.js';
 import { injectSkills } from '../runtime/skills.js';
 import { createRaspBuilder } from '../translate/rasp-builder.js';
-import { judgeCompletion } from '../translate/completion.js';
+import { judgeCompletion, type CompletionJudgement } from '../translate/completion.js';
 import { translateRaspToFcmp } from '../translate/fcmp.js';
 import { buildConformanceReport } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
@@ -47,9 +47,32 @@ async function resolveScript(script: AttemptRequest['script'], projectRoot: stri
   return { script, path: null };
 }
 
+/**
+ * Writes `model-requests.N.jsonl` when the attempt's own server did not (it logs as it answers): the requests of a
+ * shared server during the attempt, or none (live mode, or no request made). Every attempt has the file.
+ */
+function writeModelRequestLog(file: string, requests: readonly unknown[] | null): void {
+  if (requests === null && fs.existsSync(file)) return;
+  fs.writeFileSync(file, (requests ?? []).map((row) => `${JSON.stringify(row)}\n`).join(''));
+}
+
+/**
+ * A run belongs to one engine: adding an attempt of another engine to it (`start --run-dir <a codex run> claude`)
+ * would mix two engines' sessions in one audit, so it is refused rather than silently run with the run's engine.
+ */
+function assertSameEngine(request: AttemptRequest): void {
+  if (request.launch !== 'start' || !request.run || !request.engine || request.engine === request.run.engine) return;
+  throw new AgentHarnessError(
+    'USAGE_ERROR',
+    `Run ${request.run.handle} is a ${request.run.engine} run; it cannot take a ${request.engine} attempt. Start a new run for ${request.engine}, or name ${request.run.engine}.`,
+    { details: { run_id: request.run.run_id, run_engine: request.run.engine, engine: request.engine } },
+  );
+}
+
 /** Runs one attempt and returns its result. Throws only for errors before a run directory exists. */
 export async function runAttempt(request: AttemptRequest): Promise<AttemptResult> {
   const { paths } = request;
+  assertSameEngine(request);
   const adapter: EngineAdapter = getEngine(request.run?.engine ?? request.engine);
   const launch = request.launch;
   const resumeArgs = launch === 'resume' ? requireResume(adapter) : null;
@@ -93,13 +116,15 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   let fsDiff: FsDiff | null = null;
   let fcmp: FcmpEvent[] = [];
   let completion: Completion = { state: 'unknown', reason: 'not_started' };
+  // A shared server (the fixtures') logs every attempt of a test; this attempt's requests are those after this.
+  const sharedRequestsBefore = request.modelServer?.requests?.length ?? 0;
 
   try {
     let modelUrl: string | null = null;
     if (modelMode !== 'live') {
       if (request.modelServer) modelUrl = request.modelServer.url;
       else {
-        ownedServer = await startModelServer({ ...(resolvedScript.script ? { script: resolvedScript.script } : {}), logFile: path.join(audit.dir, `model-requests.${attempt}.jsonl`) });
+        ownedServer = await startModelServer({ ...(resolvedScript.script ? { script: resolvedScript.script } : {}), logFile: audit.modelRequests });
         modelUrl = ownedServer.url;
       }
     }
@@ -162,10 +187,13 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     }
     await ownedServer?.close().catch(() => undefined);
     await ensureFsAuditFiles(audit, runDir);
-    const judged = judgeCompletion(rasp.events, { errorPatterns: adapter.errorPatterns });
-    completion = harnessError && !processResult
-      ? { state: 'failed', reason: harnessError.code }
-      : { state: judged.state, reason: judged.reason };
+    writeModelRequestLog(audit.modelRequests, ownedServer ? null : request.modelServer?.requests?.slice(sharedRequestsBefore) ?? []);
+    // A call whose argv the user wrote may start no session (`agent-harness codex --version`): not a failure.
+    const expectSession = launch === 'resume' || (request.passthrough?.length ?? 0) === 0;
+    const judged: CompletionJudgement = harnessError && !processResult
+      ? { state: 'failed', reason: harnessError.code, failure: { category: 'unknown', code: harnessError.code, message: harnessError.message }, evidenceSeq: null }
+      : judgeCompletion(rasp.events, { errorPatterns: adapter.errorPatterns, expectSession });
+    completion = { state: judged.state, reason: judged.reason, ...(judged.failure ? { code: judged.failure.code } : {}) };
     fcmp = translateRaspToFcmp(rasp.events, {
       runId: run.run_id,
       engine: adapter.id,
@@ -175,6 +203,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       errorPatterns: adapter.errorPatterns,
       replyText: launch === 'resume' ? request.message ?? null : null,
       sessionId: run.session_id,
+      judgement: judged,
     });
     writeJsonl(audit.fcmp, fcmp);
     writer.close();

@@ -28,7 +28,7 @@ const HARNESS_ROUTES = ['GET /', 'HEAD /', 'GET /__harness/requests'];
  * What the server did with a request. `bad_request`: malformed or non-object body; `server_error`: a bug in
  * the server itself (answered 500); `probe`: `GET /` or `HEAD /` warm-up.
  */
-export type ResponseKind = 'text' | 'shell' | 'final' | 'error' | 'exhausted' | 'not_found' | 'bad_request' | 'egress_refused' | 'probe' | 'server_error';
+export type ResponseKind = 'text' | 'shell' | 'final' | 'error' | 'exhausted' | 'side' | 'not_found' | 'bad_request' | 'egress_refused' | 'probe' | 'server_error';
 
 /** One recorded request (also one line of the log file). */
 export interface RecordedRequest {
@@ -50,6 +50,8 @@ export interface RecordedRequest {
   /** HTTP status answered. */
   status: number;
   response_kind: ResponseKind;
+  /** For `side`: which bookkeeping call it was (`count_tokens`, `json_schema`, `title`, `structured_output`). */
+  side_kind?: string;
 }
 
 /** A refused outbound attempt (CONNECT or absolute URL through the proxy variables). */
@@ -227,6 +229,13 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       wire.respondError(response, 400, 'request body must be a JSON object', 'invalid_request_error');
       return;
     }
+    // Side requests first: they must neither use up a scripted turn nor get a scripted turn's error.
+    const side = wire.sideRequestKind?.(wireRequest) ?? null;
+    if (side) {
+      record({ method, path: where, wire: wire.id, headers, body, turn_index: null, status: 200, response_kind: 'side', side_kind: side });
+      wire.respond(wireRequest, { type: 'text', text: '' }, response);
+      return;
+    }
     const selection = selectTurn(script, wire.countModelTurns(body));
     if (selection.kind === 'exhausted') {
       // 400, not 5xx: CLIs retry 5xx, and a retry cannot make the script longer.
@@ -237,6 +246,10 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const { turn } = selection;
     if (turn.type === 'error') {
       record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: turn.status, response_kind: 'error' });
+      // A scripted error answers every retry the same way (turn selection is stateless), so waiting between
+      // retries only delays the verdict: `retry-after-ms: 0` makes clients that honour it (opencode's session
+      // loop and its AI SDK, 5 attempts with 2–30 s backoff otherwise) give up at once.
+      response.setHeader('retry-after-ms', '0');
       wire.respondError(response, turn.status, turn.message, errorType(turn.status));
       return;
     }

@@ -10,8 +10,8 @@
  * A shell turn is a `Bash` tool_use with `{command, description}`. Side requests are answered without the
  * script: structured-output requests (`output_config.format.type == "json_schema"`, e.g. the session title
  * claude asks for when nonessential traffic is on) get a JSON text built from the schema, and
- * `POST /v1/messages/count_tokens` gets `{"input_tokens": 10}`; both count as model turn 0 so they still get
- * a turn from the server, which this module then ignores.
+ * `POST /v1/messages/count_tokens` gets `{"input_tokens": 10}`. Both are side requests (`sideRequestKind`):
+ * answered before the server picks a scripted turn, so they never use up or fail with one.
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -138,10 +138,13 @@ export const anthropicMessagesWire: WireApiHandler = {
   matches: (request: WireRequest) => request.method === 'POST' && (request.path === '/v1/messages' || request.path === COUNT_TOKENS),
   /**
    * Turn index rule: the number of `assistant` messages in `messages` (role `system` messages are ignored; a
-   * message with several blocks counts once). Side requests count as turn 0.
+   * message with several blocks counts once).
    */
+  sideRequestKind(request: WireRequest): string | null {
+    if (request.path === COUNT_TOKENS) return 'count_tokens';
+    return isAnthropicJsonSchemaRequest(request.body) ? 'json_schema' : null;
+  },
   countModelTurns(body: unknown): number {
-    if (isAnthropicJsonSchemaRequest(body)) return 0;
     return messages(body).filter((m) => m.role === 'assistant').length;
   },
   lastUserText(body: unknown): string | null {

@@ -43,6 +43,12 @@ export interface WireApiHandler {
   countModelTurns(body: unknown): number;
   /** Text of the last user message in the request (what the agent was just asked), or null. */
   lastUserText(body: unknown): string | null;
+  /**
+   * The kind of the engine's own bookkeeping call (token counting, session title, router or other
+   * structured-output check), or null for a real model call. The server answers side requests before it picks a
+   * scripted turn — `respond` gets an empty text turn and ignores it — so they never use up or fail with one.
+   */
+  sideRequestKind?(request: WireRequest): string | null;
   /** Writes the 200 response for a text/shell/final `turn` (SSE or JSON, as the request asked). */
   respond(request: WireRequest, turn: Exclude<ModelTurn, { type: 'error' }>, response: ServerResponse): void;
   /** Writes an error with `status` in this API's JSON error shape. */

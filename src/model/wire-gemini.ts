@@ -9,7 +9,7 @@
  *
  * Side requests are answered without the script: a request that asks for JSON (`generationConfig`
  * `responseMimeType: "application/json"` / `responseJsonSchema` / `responseSchema` — gemini-cli's model
- * router, next-speaker and loop-detection checks) counts as model turn 0 and gets a JSON text built from its
+ * router, next-speaker and loop-detection checks) is a side request (answered before any scripted turn is chosen) and gets a JSON text built from its
  * schema (a next-speaker check is told the user speaks next); `:countTokens` gets `{"totalTokens": 10}`.
  */
 import type { ServerResponse } from 'node:http';
@@ -143,10 +143,13 @@ export const geminiWire: WireApiHandler = {
   matches: (request: WireRequest) => request.method === 'POST' && ROUTE.test(request.path),
   /**
    * Turn index rule: the number of `contents` entries with role `model` (a model entry holding several
-   * parts counts once). Side requests (structured output) count as turn 0.
+   * parts counts once).
    */
+  sideRequestKind(request: WireRequest): string | null {
+    if (ROUTE.exec(request.path)?.[2] === 'countTokens') return 'count_tokens';
+    return isGeminiSideRequest(request.body) ? 'structured_output' : null;
+  },
   countModelTurns(body: unknown): number {
-    if (isGeminiSideRequest(body)) return 0;
     return contents(body).filter((c) => c.role === 'model').length;
   },
   lastUserText(body: unknown): string | null {

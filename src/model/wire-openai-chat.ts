@@ -87,9 +87,11 @@ export const openAiChatWire: WireApiHandler = {
   id: 'openai-chat',
   paths: ['POST /v1/chat/completions', 'POST /chat/completions'],
   matches: (request: WireRequest) => request.method === 'POST' && (request.path === '/v1/chat/completions' || request.path === '/chat/completions'),
-  /** Turn index rule: the number of `assistant` messages in `messages`; a side request counts as turn 0. */
+  /** Turn index rule: the number of `assistant` messages in `messages`. */
+  sideRequestKind(request: WireRequest): string | null {
+    return isChatSideRequest(request.body) ? 'title' : null;
+  },
   countModelTurns(body: unknown): number {
-    if (isChatSideRequest(body)) return 0;
     return messages(body).filter((m) => m.role === 'assistant').length;
   },
   lastUserText(body: unknown): string | null {

@@ -45,8 +45,11 @@ export const TrustRecordSchema = z.object({
 
 /** Completion state of an attempt, as judged from its events (never from the exit code alone). */
 export const CompletionSchema = z.object({
-  state: z.enum(['completed', 'awaiting_input', 'failed', 'interrupted', 'unknown']),
+  /** `no_session`: a user-written call (`agent-harness codex --version`) that exited 0 and started no session. */
+  state: z.enum(['completed', 'awaiting_input', 'failed', 'interrupted', 'no_session', 'unknown']),
   reason: z.string(),
+  /** The stable failure code when `state` is `failed` (`ENGINE_TIMEOUT`, `ENGINE_RATE_LIMITED`, …). */
+  code: z.string().optional(),
 });
 /** A completion state. */
 export type Completion = z.infer<typeof CompletionSchema>;

@@ -30,7 +30,7 @@ export interface CompletionFailure {
 /** The judge's verdict on one attempt. */
 export interface CompletionJudgement {
   /** Completion state, as stored in the audit meta. */
-  state: 'completed' | 'awaiting_input' | 'failed' | 'interrupted' | 'unknown';
+  state: 'completed' | 'awaiting_input' | 'failed' | 'interrupted' | 'no_session' | 'unknown';
   /** Stable reason (`done_marker`, `turn_end_without_done_marker`, `turn_failed`…). */
   reason: string;
   /** Set when state is `failed` or `interrupted`. */
@@ -43,7 +43,19 @@ export interface CompletionJudgement {
 export interface JudgeCompletionOptions {
   /** The engine's error-pattern table, used to categorize failures. */
   errorPatterns: readonly ErrorPattern[];
+  /**
+   * False for a call whose argv the user wrote (`agent-harness codex --version`): such a call may legitimately
+   * start no session, and one that exits 0 without any engine event is `no_session`, not a failure. Default true:
+   * the harness asked for a session, so none is a failure.
+   */
+  expectSession?: boolean;
 }
+
+/** Parsed engine events: the evidence that a session started at all. */
+const ENGINE_EVENT_TYPES = new Set<string>([
+  'engine.session', 'engine.assistant.message', 'engine.reasoning', 'engine.tool.call', 'engine.tool.result',
+  'engine.file.change', 'engine.usage', 'engine.turn.started', 'engine.turn.end', 'engine.error',
+]);
 
 /** Returns the first pattern row matching `message`, or null. */
 export function matchErrorPattern(message: string, patterns: readonly ErrorPattern[]): ErrorPattern | null {
@@ -54,19 +66,26 @@ type Of<T extends RaspData['type']> = RaspEvent & { data: Extract<RaspData, { ty
 const is = <T extends RaspData['type']>(type: T) => (event: RaspEvent): event is Of<T> => event.data.type === type;
 
 /**
- * Judges an attempt. Precedence: done marker in a final assistant message → completed; cancel → interrupted;
- * failed turn or fatal engine error → failed (categorized by `errorPatterns`); timeout → failed/timeout;
- * completed turn → awaiting_input; exit without a turn end → failed/engine_crash; no exit yet → unknown.
+ * Judges an attempt. Precedence:
+ * 1. the harness ended the engine (timeout → `ENGINE_TIMEOUT`, cancel → `ENGINE_CANCELED`): failed, whatever the
+ *    stream says — a killed tool can still let the engine reach a scripted final turn before the group dies;
+ * 2. a failed turn or a fatal engine error: failed (categorized by `errorPatterns`);
+ * 3. the done marker in a final assistant message *followed by a turn end*: completed — a marker in a stream that
+ *    was cut before its turn ended proves nothing;
+ * 4. a turn end: awaiting_input;
+ * 5. a user-written call that exited 0 with no engine event: no_session (see `expectSession`);
+ * 6. an exit without a turn end: failed/engine_crash; no exit yet: unknown.
  * Non-fatal engine errors (retries) never fail an attempt on their own.
  */
 export function judgeCompletion(events: readonly RaspEvent[], options: JudgeCompletionOptions): CompletionJudgement {
-  const marker = events.find((e) => is('engine.assistant.message')(e) && e.data.final && hasDoneMarker(e.data.text));
-  if (marker) return { state: 'completed', reason: 'done_marker', evidenceSeq: marker.seq };
-
   const exit = events.findLast(is('lifecycle.exited'));
+  if (exit?.data.timed_out) {
+    const failure = { category: 'timeout', code: 'ENGINE_TIMEOUT', message: `the engine did not finish within ${Math.round(exit.data.duration_ms)} ms; the harness killed it` } as const;
+    return { state: 'failed', reason: 'timed_out', failure, evidenceSeq: exit.seq };
+  }
   if (exit?.data.canceled) {
-    const failure = { category: 'canceled', code: 'ENGINE_CANCELED', message: 'the attempt was canceled before the agent finished' } as const;
-    return { state: 'interrupted', reason: 'canceled', failure, evidenceSeq: exit.seq };
+    const failure = { category: 'canceled', code: 'ENGINE_CANCELED', message: 'the attempt was canceled before the agent finished; the harness killed it' } as const;
+    return { state: 'failed', reason: 'canceled', failure, evidenceSeq: exit.seq };
   }
 
   const turnEnd = events.findLast(is('engine.turn.end'));
@@ -78,15 +97,17 @@ export function judgeCompletion(events: readonly RaspEvent[], options: JudgeComp
     return { state: 'failed', reason: failedTurn ? 'turn_failed' : 'fatal_error', failure: classify(message, events, options), evidenceSeq: decisive.seq };
   }
 
-  if (exit?.data.timed_out) {
-    const failure = { category: 'timeout', code: 'ENGINE_TIMEOUT', message: `the engine did not finish within ${Math.round(exit.data.duration_ms)} ms` } as const;
-    return { state: 'failed', reason: 'timed_out', failure, evidenceSeq: exit.seq };
-  }
+  const marker = events.find((e) => is('engine.assistant.message')(e) && e.data.final && hasDoneMarker(e.data.text));
+  if (marker && turnEnd && turnEnd.seq > marker.seq) return { state: 'completed', reason: 'done_marker', evidenceSeq: marker.seq };
   if (turnEnd) return { state: 'awaiting_input', reason: 'turn_end_without_done_marker', evidenceSeq: turnEnd.seq };
   if (exit) {
+    if (options.expectSession === false && exit.data.exit_code === 0 && !events.some((e) => ENGINE_EVENT_TYPES.has(e.data.type))) {
+      return { state: 'no_session', reason: 'exited_without_session', evidenceSeq: exit.seq };
+    }
     const last = lastErrorMessage(events);
     const status = exit.data.signal ? `signal ${exit.data.signal}` : `code ${exit.data.exit_code}`;
-    const message = `the engine exited (${status}) without a turn end event${last ? `; last error: ${last}` : ''}`;
+    const markerNote = marker ? ' (a done marker was seen, but the turn never ended)' : '';
+    const message = `the engine exited (${status}) without a turn end event${markerNote}${last ? `; last error: ${last}` : ''}`;
     return { state: 'failed', reason: 'exited_without_turn_end', failure: { category: 'engine_crash', code: 'ENGINE_EXITED_WITHOUT_TURN_END', message }, evidenceSeq: exit.seq };
   }
   return { state: 'unknown', reason: 'no_exit_event', evidenceSeq: null };

@@ -28,6 +28,10 @@ export interface FcmpTranslateOptions {
   sessionId?: string | null;
   /** Clock used only when there is no RASP event to take a timestamp from. */
   now?: () => Date;
+  /** The verdict already reached for these events (the attempt judges once); judged here when absent. */
+  judgement?: CompletionJudgement;
+  /** Passed to {@link judgeCompletion} when no `judgement` is given. */
+  expectSession?: boolean;
 }
 
 type Envelope = Omit<FcmpEvent, 'type' | 'data'>;
@@ -66,9 +70,10 @@ export function translateRaspToFcmp(rasp: readonly RaspEvent[], options: FcmpTra
     for (const body of bodiesOf(data, finalized)) push(body, event.ts, event.raw_ref);
   }
 
-  const judgement = judgeCompletion(rasp, { errorPatterns: options.errorPatterns });
+  const judgement = options.judgement ?? judgeCompletion(rasp, { errorPatterns: options.errorPatterns, expectSession: options.expectSession ?? true });
   const evidence = rasp.find((e) => e.seq === judgement.evidenceSeq);
-  push(terminalOf(judgement), rasp.at(-1)?.ts ?? fallbackTs, evidence?.raw_ref ?? null);
+  const terminal = terminalOf(judgement);
+  if (terminal) push(terminal, rasp.at(-1)?.ts ?? fallbackTs, evidence?.raw_ref ?? null);
   return out;
 }
 
@@ -91,8 +96,11 @@ function bodiesOf(data: RaspEvent['data'], finalized: Set<string>): Body[] {
   }
 }
 
-function terminalOf(judgement: CompletionJudgement): Body {
+/** The one terminal event of an attempt; none for a call that started no session (nothing to complete or fail). */
+function terminalOf(judgement: CompletionJudgement): Body | null {
   switch (judgement.state) {
+    case 'no_session':
+      return null;
     case 'completed':
       return { type: 'conversation.completed', data: { reason: judgement.reason } };
     case 'awaiting_input':

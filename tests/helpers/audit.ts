@@ -11,8 +11,8 @@ function jsonl(file: string): unknown[] {
 }
 
 /** Asserts that every audit file of the attempt exists and matches its schema; returns the parsed meta. */
-export function expectCompleteAudit(audit: AttemptAuditPaths, io: 'split' | 'pty' = 'split'): AttemptMeta {
-  const required = [audit.conformance, audit.meta, audit.stdin, audit.fsBefore, audit.fsAfter, audit.fsDiff, audit.rasp, audit.fcmp, ...(io === 'split' ? [audit.stdout, audit.stderr] : [audit.ptyOutput, audit.ptyTiming])];
+export function expectCompleteAudit(audit: AttemptAuditPaths, io: 'split' | 'pty' = 'split', expected: { terminal?: number } = {}): AttemptMeta {
+  const required = [audit.conformance, audit.meta, audit.stdin, audit.modelRequests, audit.fsBefore, audit.fsAfter, audit.fsDiff, audit.rasp, audit.fcmp, ...(io === 'split' ? [audit.stdout, audit.stderr] : [audit.ptyOutput, audit.ptyTiming])];
   for (const file of required) expect(fs.existsSync(file), `${file} exists`).toBe(true);
   const meta = AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(audit.meta, 'utf8')));
   expect(meta.status).toBe('finished');
@@ -23,7 +23,8 @@ export function expectCompleteAudit(audit: AttemptAuditPaths, io: 'split' | 'pty
   expect(rasp.length).toBeGreaterThan(0);
   const fcmp = jsonl(audit.fcmp).map((row) => FcmpEventSchema.parse(row));
   const terminal = fcmp.filter((e) => ['conversation.completed', 'conversation.failed', 'user.input.required'].includes(e.type));
-  expect(terminal).toHaveLength(1);
+  // One terminal event per attempt; none for a call that started no session.
+  expect(terminal).toHaveLength(expected.terminal ?? 1);
   for (let i = 1; i < fcmp.length; i += 1) expect(fcmp[i]!.seq).toBeGreaterThan(fcmp[i - 1]!.seq);
   const conformance = ConformanceReportSchema.parse(JSON.parse(fs.readFileSync(audit.conformance, 'utf8')));
   expect(conformance.attempt).toBe(meta.attempt);

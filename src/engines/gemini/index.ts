@@ -17,13 +17,6 @@ export const GEMINI_VERSION = '0.61.0';
 /** The fake key sent to the scripted model (`x-goog-api-key`). */
 export const GEMINI_SCRIPTED_KEY = 'agent-harness-scripted-gemini-key';
 
-/**
- * The model pinned in scripted mode. With the default `auto` the CLI first asks a flash-lite router model to
- * score the prompt (a structured-output side request) on every turn; a fixed model skips that request, so the
- * scripted turns are the only model traffic and a scripted error turn fails the attempt at once.
- */
-export const GEMINI_SCRIPTED_MODEL = 'gemini-2.5-pro';
-
 /** Env that keeps gemini quiet (telemetry off; the other switches live in settings.json). */
 export const GEMINI_QUIET_ENV: Readonly<Record<string, string>> = {
   GEMINI_TELEMETRY_ENABLED: 'false',
@@ -41,7 +34,7 @@ async function prepareGemini(ctx: EnginePrepareContext): Promise<PreparedEngine>
       GEMINI_CLI_TRUSTED_FOLDERS_PATH: trustPath,
       // Keeps the host's /etc/gemini-cli/settings.json and system-defaults.json out of the run.
       GEMINI_CLI_SYSTEM_SETTINGS_PATH: path.join(geminiDir, 'system', 'settings.json'),
-      ...(scripted ? { GEMINI_API_KEY: GEMINI_SCRIPTED_KEY, GOOGLE_GEMINI_BASE_URL: ctx.modelBaseUrl!, GEMINI_MODEL: GEMINI_SCRIPTED_MODEL } : {}),
+      ...(scripted ? { GEMINI_API_KEY: GEMINI_SCRIPTED_KEY, GOOGLE_GEMINI_BASE_URL: ctx.modelBaseUrl! } : {}),
     },
     configRoots: [geminiDir],
     leadingArgs: [],

@@ -1,0 +1,157 @@
+/**
+ * The engine matrix: every real CLI (pinned devDependencies) against the scripted model server on 127.0.0.1,
+ * through the agent-harness Vitest fixtures exactly as a user's tests run them. One `describe.for` over the
+ * engines, so this repo's own consistency report covers every engine; engine-specific checks stay in
+ * `<engine>.engine.test.ts`. iflow has no CLI in the registry reachable here: its row is a skip naming why.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect } from 'vitest';
+import { test, turns } from '../../src/public/vitest.js';
+import { isAgentHarnessError } from '../../src/errors/index.js';
+import type { EngineId } from '../../src/protocol/index.js';
+import { resolveExecutable } from '../../src/runtime/executables.js';
+import { resolveRunSelector } from '../../src/runtime/run-store.js';
+import { resolveHarnessPaths } from '../../src/runtime/paths.js';
+import { expectCompleteAudit } from '../helpers/audit.js';
+
+const ENGINES: readonly EngineId[] = ['codex', 'claude', 'gemini', 'opencode', 'iflow'];
+
+/**
+ * The bookkeeping call each engine makes on every turn in scripted mode (gemini's model router, opencode's session
+ * title); claude's are off with nonessential traffic disabled and codex makes none.
+ */
+const SIDE_REQUEST: Partial<Record<EngineId, string>> = { gemini: 'structured_output', opencode: 'title' };
+
+/** Why an engine cannot run here (its executable is missing), or null. */
+function missingReason(engine: EngineId): string | null {
+  try {
+    resolveExecutable(engine, resolveHarnessPaths({ env: {}, projectRoot: process.cwd(), skillRoots: [] }));
+    return null;
+  } catch (error) {
+    if (!isAgentHarnessError(error, 'ENGINE_EXECUTABLE_MISSING')) throw error;
+    return `no ${engine} executable (the npm registry reachable here does not serve its CLI)`;
+  }
+}
+
+/** Names in the real HOME (a leak would add engine config there). */
+function realHomeNames(): string[] {
+  const home = os.homedir();
+  return fs.existsSync(home) ? fs.readdirSync(home).sort() : [];
+}
+
+describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
+  const missing = missingReason(engine);
+  const it = missing ? test.skip : test;
+  const suffix = missing ? ` — skipped: ${missing}` : '';
+
+  it(`starts, runs a shell tool call, completes with the done marker, then resumes by handle${suffix}`, async ({ model, agent, harness }) => {
+    const homeBefore = realHomeNames();
+    model.script(
+      turns.shell("printf 'hello from agent-harness\\n' > hello.txt"),
+      turns.final('Wrote hello.txt.'),
+      turns.shell("printf 'again\\n' >> hello.txt"),
+      turns.final('Appended to hello.txt.'),
+    );
+    const run = await agent.start(engine, { prompt: 'Use the demo-hello skill.', translateMode: 3 });
+    const first = run.last;
+    expect(first.error).toBeNull();
+    expect(first.completion).toEqual({ state: 'completed', reason: 'done_marker' });
+    expect(first.sessionId).toBeTruthy();
+    expect(first.toolCalls).toHaveLength(1);
+    expect(first.toolCalls[0]).toMatchObject({ kind: 'shell' });
+    expect(run).toHaveChangedFiles(['hello.txt']);
+    expect(fs.readFileSync(path.join(first.runDir, 'hello.txt'), 'utf8')).toBe('hello from agent-harness\n');
+    const meta1 = expectCompleteAudit(first.audit);
+    expect(meta1.skill_injection.skills.map((s) => s.name)).toContain('demo-hello');
+    expect(meta1.env.HOME).toBe(harness.paths.agentHome);
+    if (meta1.trust) expect(meta1.trust.removed_at).not.toBeNull();
+    // The injected skill reached the model in the first real model call (side requests carry no skills).
+    const firstCall = model.requests.find((r) => r.wire !== null && r.response_kind !== 'side');
+    expect(JSON.stringify(firstCall?.body)).toContain('demo-hello');
+    expect(model.egress).toEqual([]);
+
+    expect((await resolveRunSelector(harness.paths.runRoot, first.handle)).run_dir).toBe(first.runDir);
+    await run.resume('Append another line.');
+    const second = run.last;
+    expect(second.error).toBeNull();
+    expect(second.runDir).toBe(first.runDir);
+    expect(second.attempt).toBe(2);
+    expect(second.sessionId).toBe(first.sessionId);
+    expect(run).toHaveCompleted();
+    expect(second.fsDiff?.modified).toContain('hello.txt');
+    expect(fs.readFileSync(path.join(first.runDir, 'hello.txt'), 'utf8')).toBe('hello from agent-harness\nagain\n');
+    expectCompleteAudit(second.audit);
+    expect(second.fcmp[0]!.seq).toBeGreaterThan(first.fcmp.at(-1)!.seq);
+    expect(JSON.parse(fs.readFileSync(first.audit.meta, 'utf8')).attempt).toBe(1);
+    expect(realHomeNames()).toEqual(homeBefore);
+  });
+
+  it(`waits for input when the turn ends without the done marker${suffix}`, async ({ model, agent }) => {
+    model.script(turns.text('Which file should I write?'));
+    const run = await agent.start(engine, { prompt: 'do something' });
+    expect(run.completion).toEqual({ state: 'awaiting_input', reason: 'turn_end_without_done_marker' });
+    expect(run.fcmp.at(-1)?.type).toBe('user.input.required');
+    expectCompleteAudit(run.audit);
+  });
+
+  it(`fails promptly on a scripted 429 with ENGINE_RATE_LIMITED; side requests never take the error turn${suffix}`, async ({ model, agent }) => {
+    model.script(turns.error(429, 'Rate limit reached for the scripted model; resource exhausted'));
+    // 30 s is far above the few seconds a prompt failure takes, and far below a backoff loop (opencode retried a
+    // scripted 429 five times over 60 s before the server answered `retry-after-ms: 0`).
+    const run = await agent.start(engine, { prompt: 'hi', timeoutMs: 30_000 });
+    // Not ENGINE_TIMEOUT: the engine gave up on its own.
+    expect(run.error).toBeNull();
+    expect(run.last.timedOut).toBe(false);
+    expect(run.completion).toMatchObject({ state: 'failed', code: 'ENGINE_RATE_LIMITED' });
+    expect(run.fcmp.at(-1)).toMatchObject({ type: 'conversation.failed', data: { category: 'rate_limit', code: 'ENGINE_RATE_LIMITED' } });
+    const meta = expectCompleteAudit(run.audit);
+    expect(meta.completion).toEqual(run.completion);
+    // Bookkeeping calls (token counts, titles, routers) are answered 200 outside the script.
+    const side = model.requests.filter((r) => r.response_kind === 'side');
+    expect(side.every((r) => r.status === 200 && r.turn_index === null)).toBe(true);
+    if (SIDE_REQUEST[engine]) expect(side.map((r) => r.side_kind)).toContain(SIDE_REQUEST[engine]);
+    const calls = model.requests.filter((r) => r.wire !== null && r.response_kind !== 'side');
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.every((r) => r.status === 429 && r.turn_index === 0)).toBe(true);
+    // The attempt's own request log holds exactly these requests.
+    const logged = fs.readFileSync(run.audit.modelRequests, 'utf8').split('\n').filter(Boolean);
+    expect(logged).toHaveLength(model.requests.length);
+    expect(model.egress).toEqual([]);
+  });
+
+  it(`fails with ENGINE_TIMEOUT when the harness kills it, even if the engine reaches a final turn${suffix}`, async ({ model, agent }) => {
+    // The killed tool returns 137 and an engine may go on to the next scripted turn (with the done marker)
+    // before the group dies: the timeout still decides the verdict.
+    model.script(turns.shell('sleep 60'), turns.final('Finished after the sleep.'));
+    const run = await agent.start(engine, { prompt: 'sleep a while', timeoutMs: 8_000 });
+    expect(run.last.timedOut).toBe(true);
+    expect(run.error?.code).toBe('ENGINE_TIMEOUT');
+    expect(run.completion).toEqual({ state: 'failed', reason: 'timed_out', code: 'ENGINE_TIMEOUT' });
+    expect(run.fcmp.at(-1)).toMatchObject({ type: 'conversation.failed', data: { category: 'timeout', code: 'ENGINE_TIMEOUT' } });
+    const meta = expectCompleteAudit(run.audit);
+    expect(meta.exit?.timed_out).toBe(true);
+    expect(meta.error?.code).toBe('ENGINE_TIMEOUT');
+  });
+
+  it(`records a call that starts no session (\`${engine} --version\`) as no_session, not a failure${suffix}`, async ({ agent }) => {
+    const run = await agent.start(engine, { args: ['--version'] });
+    expect(run.exitCode).toBe(0);
+    expect(run.completion).toEqual({ state: 'no_session', reason: 'exited_without_session' });
+    expect(run.sessionId).toBeNull();
+    expect(run.fcmp.map((e) => e.type)).not.toContain('conversation.failed');
+    expect(fs.readFileSync(run.audit.stdout, 'utf8')).toMatch(/\d+\.\d+\.\d+/);
+    expect(expectCompleteAudit(run.audit, 'split', { terminal: 0 }).completion?.state).toBe('no_session');
+  });
+
+  it(`loads a skill and writes a file through the script intents${suffix}`, async ({ model, agent }) => {
+    model.script(turns.useSkill('demo-hello'), turns.writeFile('hello.txt', 'hello from the skill\n'), turns.final('Done with demo-hello.'));
+    const run = await agent.start(engine, { prompt: 'Use the demo-hello skill.' });
+    expect(run).toHaveCompleted();
+    expect(run).toHaveUsedSkill('demo-hello');
+    expect(run.toolCalls[0]?.output).toContain('demo-hello');
+    expect(run).toHaveChangedFiles(['hello.txt']);
+    expect(fs.readFileSync(path.join(run.runDir, 'hello.txt'), 'utf8')).toBe('hello from the skill\n');
+  });
+});
