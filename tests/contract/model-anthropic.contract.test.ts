@@ -126,10 +126,22 @@ describe('Anthropic Messages wire API', () => {
     const title = (await (await messages(server, { messages: [user, { role: 'assistant', content: 'x' }, user], output_config: { format: { type: 'json_schema', schema } } })).json()) as any;
     expect(title.stop_reason).toBe('end_turn');
     expect(JSON.parse(title.content[0].text)).toEqual({ title: 'x', n: 0 });
-    expect(server.requests.map((r) => r.turn_index)).toEqual([0, 0]);
+    expect(server.requests.map((r) => [r.response_kind, r.side_kind, r.turn_index])).toEqual([['side', 'count_tokens', null], ['side', 'json_schema', null]]);
     // The agent's own first request still gets turn 0.
     const agent = (await (await messages(server, { messages: [user] })).json()) as any;
     expect(agent.content[0]).toMatchObject({ type: 'tool_use', name: 'Bash' });
+  });
+
+  it('answers side requests 200 while the script holds an error turn; only the real call gets the error', async () => {
+    const server = await serve({ version: 1, turns: [turns.error(500, 'scripted upstream failure')] });
+    expect((await messages(server, { model: 'm', messages: [user] }, '/v1/messages/count_tokens?beta=true')).status).toBe(200);
+    const schema = { type: 'object', properties: { title: { type: 'string' } } };
+    expect((await messages(server, { messages: [user], output_config: { format: { type: 'json_schema', schema } } })).status).toBe(200);
+    const call = await messages(server, { messages: [user] });
+    expect(call.status).toBe(500);
+    // Clients that honour it retry at once: a scripted error answers every retry the same way.
+    expect(call.headers.get('retry-after-ms')).toBe('0');
+    expect(server.requests.map((r) => r.status)).toEqual([200, 200, 500]);
   });
 
   it('HEAD / (claude warm-up) answers 200', async () => {
@@ -148,7 +160,10 @@ describe('Anthropic Messages history rules', () => {
     expect(count([user, system])).toBe(0);
     expect(count([user, system, assistantTool, toolResult])).toBe(1);
     expect(count([user, system, assistantTool, toolResult, { role: 'assistant', content: 'done' }, system, user])).toBe(2);
-    expect(anthropicMessagesWire.countModelTurns({ messages: [user, assistantTool], output_config: { format: { type: 'json_schema' } } })).toBe(0);
+    const sideKind = (body: unknown, path = '/v1/messages') => anthropicMessagesWire.sideRequestKind!({ method: 'POST', path, query: new URLSearchParams(), headers: {}, body });
+    expect(sideKind({ messages: [user, assistantTool], output_config: { format: { type: 'json_schema' } } })).toBe('json_schema');
+    expect(sideKind({ messages: [user] }, '/v1/messages/count_tokens')).toBe('count_tokens');
+    expect(sideKind({ messages: [user, assistantTool] })).toBeNull();
   });
 
   it('finds the last user text (string or text blocks), skipping tool results', () => {

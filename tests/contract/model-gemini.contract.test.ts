@@ -115,13 +115,14 @@ describe('Gemini wire API', () => {
     const server = await serve({ version: 1, turns: [turns.shell('ls'), turns.final('done')] });
     expect(isGeminiSideRequest(routerRequest)).toBe(true);
     const history = { contents: [user('go'), { role: 'model', parts: [{ text: 'x' }] }, user('more')], generationConfig: routerRequest.generationConfig };
-    expect(geminiWire.countModelTurns(history)).toBe(0);
+    expect(geminiWire.sideRequestKind!({ method: 'POST', path: '/v1beta/models/m:generateContent', query: new URLSearchParams(), headers: {}, body: history })).toBe('structured_output');
     const body = (await (await post(server, '/v1beta/models/gemini-3.5-flash-lite:generateContent', routerRequest)).json()) as any;
     const answer = JSON.parse(body.candidates[0].content.parts[0].text);
     expect(answer).toEqual({ complexity_reasoning: 'x', complexity_score: 1 });
     // The next agent request still gets turn 0.
     const [chunk] = sseData(await (await post(server, `${MODEL_PATH}:streamGenerateContent?alt=sse`, { contents: [user('go')], tools })).text());
     expect(chunk.candidates[0].content.parts[0].functionCall).toMatchObject({ name: 'run_shell_command' });
+    expect(server.requests.map((r) => [r.response_kind, r.turn_index])).toEqual([['side', null], ['shell', 0]]);
   });
 
   it('tells a next-speaker check that the user speaks next', () => {

@@ -96,7 +96,7 @@ describe('OpenAI Chat wire API', () => {
     const list = chunks(await (await chat(server, title)).text());
     expect(list.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe(CHAT_SIDE_TITLE);
     expect(list.flatMap((c) => c.choices[0]?.delta?.tool_calls ?? [])).toEqual([]);
-    expect(server.requests[0]?.turn_index).toBe(0);
+    expect(server.requests[0]).toMatchObject({ response_kind: 'side', side_kind: 'title', turn_index: null, status: 200 });
   });
 
   it('answers scripted errors and an exhausted script in the OpenAI error shape', async () => {

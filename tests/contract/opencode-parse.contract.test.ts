@@ -87,7 +87,8 @@ describe('opencode parser goldens', () => {
   });
 
   it('finish reason length fails the turn; tool-calls does not end it', () => {
-    expect(recorded('finish-length').judgement.state).toBe('completed'); // the done marker wins over the length stop
+    // The turn ended as failed (output cut at the length limit): a done marker in the cut message does not complete it.
+    expect(recorded('finish-length').judgement.state).toBe('failed');
     const out = parseAll([JSON.stringify({ type: 'step_finish', sessionID: 's', part: { reason: 'length', tokens: {} } })]);
     expect(out).toContainEqual({ type: 'engine.turn.end', status: 'failed', error: expect.stringContaining('MessageOutputLengthError') });
     const tc = parseAll([JSON.stringify({ type: 'step_start', sessionID: 's', part: {} }), JSON.stringify({ type: 'step_finish', sessionID: 's', part: { reason: 'tool-calls' } })]);
