@@ -11,6 +11,7 @@ import path from 'node:path';
 import { AgentHarnessError, toAgentHarnessError } from '../errors/index.js';
 import { getEngine, requireResume } from '../engines/registry.js';
 import type { EngineAdapter, PreparedEngine } from '../engines/engine.js';
+import { carryResumeFlags, withCarriedFlags } from '../engines/resume-flags.js';
 import { loadModelScript, startModelServer, type ModelScript, type ModelServer } from '../model/index.js';
 import { AttemptMetaSchema, type AttemptMeta, type Completion, type FcmpEvent, type FsDiff } from '../protocol/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
@@ -87,7 +88,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   const modelMode = request.modelMode ?? request.run?.model_mode ?? 'scripted';
   const scriptInput = request.script ?? (launch === 'resume' ? request.run?.script ?? null : null);
   const resolvedScript = modelMode === 'scripted' ? await resolveScript(scriptInput, paths.projectRoot) : { script: undefined, path: null };
-  let run = request.run ?? await createRun(paths.runRoot, { engine: adapter.id, translateMode, modelMode, script: resolvedScript.path });
+  let run = request.run ?? await createRun(paths.runRoot, { engine: adapter.id, translateMode, modelMode, script: resolvedScript.path, startArgs: request.passthrough?.length ? request.passthrough : null });
   const runDir = run.run_dir;
   const attempt = await reserveAttempt(runDir);
   const audit = attemptAuditPaths(runDir, attempt);
@@ -142,8 +143,10 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     const configRoots = [env.HOME, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.XDG_STATE_HOME, env.XDG_CACHE_HOME, env.TMPDIR, ...prepared.configRoots].filter((p): p is string => Boolean(p));
     assertNoEnvLeak(configRoots, hostEnv.HOME);
     const executable = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
+    const carry = resumeArgs && run.start_args ? carryResumeFlags(run.start_args, adapter.resumeFlags ?? []) : null;
+    meta.resume_flags = carry;
     const engineArgs = resumeArgs
-      ? resumeArgs({ sessionId: run.session_id ?? '', message: request.message ?? '' })
+      ? withCarriedFlags(resumeArgs({ sessionId: run.session_id ?? '', message: request.message ?? '' }), carry?.carried ?? [], adapter.resumeFlags ?? [])
       : adapter.buildStartArgs({ prompt: request.prompt ?? null, passthrough: request.passthrough ?? [] });
     const argv = [...prepared.leadingArgs, ...engineArgs];
     meta.command = { executable, argv, cwd: runDir, io };

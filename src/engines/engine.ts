@@ -3,6 +3,7 @@
  * roots into the managed home, `buildStartArgs`/`buildResumeArgs` build argv, `createParser` turns its native
  * output into RASP parsed events. Optional members mark optional capabilities.
  */
+import type { ResumeFlag } from './resume-flags.js';
 import type { ConfigInjection, Diagnostic, EngineId, FailureCategory, ModelMode, ParsedEvent, StreamName } from '../protocol/index.js';
 
 /** The wire APIs the scripted model server speaks. */
@@ -99,6 +100,8 @@ export interface EngineAdapter {
   buildStartArgs(request: StartArgsRequest): string[];
   /** argv for resuming a session. Absent when the engine cannot resume. */
   buildResumeArgs?(request: ResumeArgsRequest): string[];
+  /** Flags of a start argv that a resume accepts too (carried over, see `resume-flags.ts`). */
+  readonly resumeFlags?: readonly ResumeFlag[];
   /** A fresh parser for one attempt. */
   createParser(): EngineParser;
 }

@@ -21,6 +21,8 @@ export const RunIndexEntrySchema = z.object({
   model_mode: ModelModeSchema,
   script: z.string().nullable(),
   last_completion: z.string().nullable(),
+  /** The engine argv the run was started with (user-written), whose resume-safe flags every resume carries. */
+  start_args: z.array(z.string()).nullable().default(null),
 });
 /** One run in the index. */
 export type RunIndexEntry = z.infer<typeof RunIndexEntrySchema>;

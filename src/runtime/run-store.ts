@@ -34,6 +34,8 @@ export interface CreateRunOptions {
   translateMode: TranslateMode;
   modelMode: ModelMode;
   script: string | null;
+  /** The user-written engine argv of the first attempt (null for the default command). */
+  startArgs?: readonly string[] | null;
   /** Clock, for tests. */
   now?: Date;
 }
@@ -128,6 +130,7 @@ export async function createRun(runRoot: string, options: CreateRunOptions): Pro
         model_mode: options.modelMode,
         script: options.script,
         last_completion: null,
+        start_args: options.startArgs ? [...options.startArgs] : null,
       };
       await writeJsonAtomic(path.join(runDir, AUDIT_DIR, RUN_RECORD_FILE), entry);
       await writeIndexUnlocked(runRoot, [...runs, entry]);

@@ -24,6 +24,24 @@ const ENGINES: readonly EngineId[] = ['codex', 'claude', 'gemini', 'opencode', '
  */
 const SIDE_REQUEST: Partial<Record<EngineId, string>> = { gemini: 'structured_output', opencode: 'title' };
 
+/**
+ * A user-written start argv per engine that sets a model (and gemini a non-default output format): a resume
+ * must keep both. `model` is what the engine then sends on the wire.
+ */
+const FLAGGED_START: Partial<Record<EngineId, { args: (prompt: string) => string[]; carried: string[]; model: string }>> = {
+  codex: { args: (p) => ['exec', '--json', '--skip-git-repo-check', '-m', 'gpt-5.4', p], carried: ['-m', 'gpt-5.4'], model: 'gpt-5.4' },
+  claude: { args: (p) => ['-p', p, '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions', '--model', 'claude-sonnet-4-5'], carried: ['--model', 'claude-sonnet-4-5'], model: 'claude-sonnet-4-5' },
+  gemini: { args: (p) => ['-p', p, '--output-format', 'json', '--yolo', '-m', 'gemini-2.5-flash'], carried: ['--output-format', 'json', '--yolo', '-m', 'gemini-2.5-flash'], model: 'gemini-2.5-flash' },
+  opencode: { args: (p) => ['run', '--format', 'json', '-m', 'agent-harness/scripted', p], carried: ['-m', 'agent-harness/scripted'], model: 'scripted' },
+};
+
+/** The model a recorded request asked for (in the body, or in gemini's path). */
+function requestedModel(request: { path: string; body: unknown }): string | null {
+  const inBody = (request.body as { model?: unknown } | null)?.model;
+  if (typeof inBody === 'string') return inBody;
+  return /\/models\/([^/:]+):/.exec(request.path)?.[1] ?? null;
+}
+
 /** Why an engine cannot run here (its executable is missing), or null. */
 function missingReason(engine: EngineId): string | null {
   try {
@@ -143,6 +161,23 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(run.fcmp.map((e) => e.type)).not.toContain('conversation.failed');
     expect(fs.readFileSync(run.audit.stdout, 'utf8')).toMatch(/\d+\.\d+\.\d+/);
     expect(expectCompleteAudit(run.audit, 'split', { terminal: 0 }).completion?.state).toBe('no_session');
+  });
+
+  it(`resumes with the start's model and output flags, and says which start flags were carried${suffix}`, async ({ model, agent }) => {
+    const flagged = FLAGGED_START[engine]!;
+    model.script(turns.shell("printf 'one\\n' > one.txt"), turns.final('Wrote one.txt.'), turns.final('Second turn.'));
+    const run = await agent.start(engine, { args: flagged.args('Write one.txt.') });
+    expect(run.completion.state).toBe('completed');
+    const startRequests = model.requests.length;
+    await run.resume('And now?');
+    expect(run.completion).toEqual({ state: 'completed', reason: 'done_marker' });
+    expect(run.sessionId).toBe(run.attempts[0]!.sessionId);
+    const meta = expectCompleteAudit(run.audit);
+    expect(meta.resume_flags?.carried).toEqual(expect.arrayContaining(flagged.carried));
+    expect(meta.command?.argv.join(' ')).toContain(flagged.carried.join(' '));
+    const resumeCalls = model.requests.slice(startRequests).filter((r) => r.wire !== null && r.response_kind !== 'side');
+    expect(resumeCalls.length).toBeGreaterThan(0);
+    expect(resumeCalls.map(requestedModel)).toContain(flagged.model);
   });
 
   it(`loads a skill and writes a file through the script intents${suffix}`, async ({ model, agent }) => {

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
-import { buildClaudeResumeArgs, buildClaudeStartArgs } from './command.js';
+import { buildClaudeResumeArgs, buildClaudeStartArgs, CLAUDE_RESUME_FLAGS } from './command.js';
 import { claudeStatePath, ensureClaudeConfigDir, registerClaudeTrust, removeClaudeTrust } from './config.js';
 import { claudeErrorPatterns } from './errors.js';
 import { createClaudeParser } from './parse.js';
@@ -77,5 +77,6 @@ export const claudeEngine: EngineAdapter = {
   prepare: prepareClaude,
   buildStartArgs: buildClaudeStartArgs,
   buildResumeArgs: buildClaudeResumeArgs,
+  resumeFlags: CLAUDE_RESUME_FLAGS,
   createParser: createClaudeParser,
 };

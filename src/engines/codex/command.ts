@@ -3,6 +3,7 @@
  * open stdin makes codex wait for EOF), and `codex exec resume --json --skip-git-repo-check THREAD_ID PROMPT`.
  * `exec resume` has no `-s` flag, so the sandbox comes from the profile.
  */
+import type { ResumeFlag } from '../resume-flags.js';
 import type { ResumeArgsRequest, StartArgsRequest } from '../engine.js';
 
 /** argv for a new session: the passthrough as given, else the default headless command with the prompt. */
@@ -15,3 +16,18 @@ export function buildCodexStartArgs(request: StartArgsRequest): string[] {
 export function buildCodexResumeArgs(request: ResumeArgsRequest): string[] {
   return ['exec', 'resume', '--json', '--skip-git-repo-check', request.sessionId, request.message];
 }
+
+/** Start flags `codex exec resume` accepts too (0.169.0 `codex exec resume --help`). */
+export const CODEX_RESUME_FLAGS: readonly ResumeFlag[] = [
+  { names: ['-m', '--model'], value: true },
+  { names: ['-c', '--config'], value: true },
+  { names: ['--enable'], value: true },
+  { names: ['--disable'], value: true },
+  { names: ['--strict-config'], value: false },
+  { names: ['--dangerously-bypass-approvals-and-sandbox'], value: false },
+  { names: ['--skip-git-repo-check'], value: false },
+  { names: ['--ignore-user-config'], value: false },
+  { names: ['--ignore-rules'], value: false },
+  { names: ['--json'], value: false },
+  { names: ['--output-schema'], value: true },
+];

@@ -3,7 +3,7 @@
  */
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
-import { buildCodexResumeArgs, buildCodexStartArgs } from './command.js';
+import { buildCodexResumeArgs, buildCodexStartArgs, CODEX_RESUME_FLAGS } from './command.js';
 import { CODEX_PROVIDER_ID, CODEX_PROVIDER_KEY_ENV, registerCodexTrust, removeCodexTrust, writeCodexConfig } from './config.js';
 import { codexErrorPatterns } from './errors.js';
 import { createCodexParser } from './parse.js';
@@ -51,5 +51,6 @@ export const codexEngine: EngineAdapter = {
   prepare: prepareCodex,
   buildStartArgs: buildCodexStartArgs,
   buildResumeArgs: buildCodexResumeArgs,
+  resumeFlags: CODEX_RESUME_FLAGS,
   createParser: createCodexParser,
 };

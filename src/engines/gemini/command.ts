@@ -5,6 +5,7 @@
  * the `init` event's `session_id` (also `session_id` of the `json` document). Sessions are stored per project
  * (`~/.gemini/tmp/<project>/chats`), so a resume must run in the same working directory.
  */
+import type { ResumeFlag } from '../resume-flags.js';
 import type { ResumeArgsRequest, StartArgsRequest } from '../engine.js';
 
 /** Flags shared by start and resume. */
@@ -20,3 +21,20 @@ export function buildGeminiStartArgs(request: StartArgsRequest): string[] {
 export function buildGeminiResumeArgs(request: ResumeArgsRequest): string[] {
   return ['--resume', request.sessionId, '-p', request.message, ...HEADLESS_FLAGS];
 }
+
+/** Start flags that still apply with `--resume` (0.61.0 `gemini --help`). */
+export const GEMINI_RESUME_FLAGS: readonly ResumeFlag[] = [
+  { names: ['-m', '--model'], value: true },
+  { names: ['-o', '--output-format'], value: true },
+  { names: ['-y', '--yolo'], value: false },
+  { names: ['--approval-mode'], value: true },
+  { names: ['-s', '--sandbox'], value: false },
+  { names: ['--include-directories'], value: true },
+  { names: ['--allowed-mcp-server-names'], value: true },
+  { names: ['-e', '--extensions'], value: true },
+  { names: ['-d', '--debug'], value: false },
+  { names: ['--raw-output'], value: false },
+  { names: ['--accept-raw-output-risk'], value: false },
+  { names: ['--skip-trust'], value: false },
+  { names: ['--policy'], value: true },
+];

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
-import { buildGeminiResumeArgs, buildGeminiStartArgs } from './command.js';
+import { buildGeminiResumeArgs, buildGeminiStartArgs, GEMINI_RESUME_FLAGS } from './command.js';
 import { geminiConfigPaths, registerGeminiTrust, removeGeminiTrust, writeGeminiSettings } from './config.js';
 import { geminiErrorPatterns } from './errors.js';
 import { createGeminiParser } from './parse.js';
@@ -61,5 +61,6 @@ export const geminiEngine: EngineAdapter = {
   prepare: prepareGemini,
   buildStartArgs: buildGeminiStartArgs,
   buildResumeArgs: buildGeminiResumeArgs,
+  resumeFlags: GEMINI_RESUME_FLAGS,
   createParser: createGeminiParser,
 };

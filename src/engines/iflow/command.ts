@@ -2,6 +2,7 @@
  * iFlow argv (documented and recorded usage): `iflow --yolo -p PROMPT`; resume with
  * `iflow --yolo --resume=SESSION_ID -p MESSAGE`.
  */
+import type { ResumeFlag } from '../resume-flags.js';
 import type { ResumeArgsRequest, StartArgsRequest } from '../engine.js';
 
 /** argv for a new session. */
@@ -14,3 +15,9 @@ export function buildIflowStartArgs(request: StartArgsRequest): string[] {
 export function buildIflowResumeArgs(request: ResumeArgsRequest): string[] {
   return ['--yolo', `--resume=${request.sessionId}`, '-p', request.message];
 }
+
+/** Start flags that still apply with `--resume` (documented iflow usage). */
+export const IFLOW_RESUME_FLAGS: readonly ResumeFlag[] = [
+  { names: ['-m', '--model'], value: true },
+  { names: ['-y', '--yolo'], value: false },
+];

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
-import { buildIflowResumeArgs, buildIflowStartArgs } from './command.js';
+import { buildIflowResumeArgs, buildIflowStartArgs, IFLOW_RESUME_FLAGS } from './command.js';
 import { registerIflowTrust, removeIflowTrust, writeIflowSettings } from './config.js';
 import { iflowErrorPatterns } from './errors.js';
 import { createIflowParser } from './parse.js';
@@ -43,5 +43,6 @@ export const iflowEngine: EngineAdapter = {
   prepare: prepareIflow,
   buildStartArgs: buildIflowStartArgs,
   buildResumeArgs: buildIflowResumeArgs,
+  resumeFlags: IFLOW_RESUME_FLAGS,
   createParser: createIflowParser,
 };

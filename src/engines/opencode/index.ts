@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
-import { buildOpencodeResumeArgs, buildOpencodeStartArgs } from './command.js';
+import { buildOpencodeResumeArgs, buildOpencodeStartArgs, OPENCODE_RESUME_FLAGS } from './command.js';
 import { OPENCODE_BASE_URL_ENV, OPENCODE_PROVIDER_KEY_ENV, stubOpencodeDependencies, writeOpencodeConfig } from './config.js';
 import { opencodeErrorPatterns } from './errors.js';
 import { createOpencodeParser } from './parse.js';
@@ -62,5 +62,6 @@ export const opencodeEngine: EngineAdapter = {
   prepare: prepareOpencode,
   buildStartArgs: buildOpencodeStartArgs,
   buildResumeArgs: buildOpencodeResumeArgs,
+  resumeFlags: OPENCODE_RESUME_FLAGS,
   createParser: createOpencodeParser,
 };
