@@ -81,4 +81,19 @@ describe('iflow without a binary', () => {
     const trusted = JSON.parse(fs.readFileSync(path.join(paths.agentHome, '.iflow', 'trustedFolders.json'), 'utf8'));
     expect(trusted).toEqual({});
   });
+
+  it('writes its settings into the run directory (Decision 11), never into the shared managed HOME', async () => {
+    const paths = resolveHarnessPaths({ env: {}, projectRoot: tmp, skillRoots: [] });
+    const runA = path.join(tmp, 'run-a');
+    const runB = path.join(tmp, 'run-b');
+    const a = await iflowEngine.prepare({ runDir: runA, agentHome: paths.agentHome, modelMode: 'scripted', modelBaseUrl: 'http://127.0.0.1:1111', profile: 'x' });
+    const b = await iflowEngine.prepare({ runDir: runB, agentHome: paths.agentHome, modelMode: 'scripted', modelBaseUrl: 'http://127.0.0.1:2222', profile: 'x' });
+    expect(a.configInjection?.config_path).toBe(path.join(runA, '.iflow', 'settings.json'));
+    // Concurrent runs keep their own model URL.
+    expect(JSON.parse(fs.readFileSync(path.join(runA, '.iflow', 'settings.json'), 'utf8'))).toMatchObject({ baseUrl: 'http://127.0.0.1:1111/v1', selectedAuthType: 'openai-compatible' });
+    expect(JSON.parse(fs.readFileSync(path.join(runB, '.iflow', 'settings.json'), 'utf8'))).toMatchObject({ baseUrl: 'http://127.0.0.1:2222/v1' });
+    expect(fs.existsSync(path.join(paths.agentHome, '.iflow', 'settings.json'))).toBe(false);
+    await a.cleanup();
+    await b.cleanup();
+  });
 });

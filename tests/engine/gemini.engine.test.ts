@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAttempt } from '../../src/core/run-attempt.js';
-import { geminiConfigPaths, isGeminiTrusted } from '../../src/engines/gemini/config.js';
+import { geminiConfigPaths, geminiSettingsPath, isGeminiTrusted } from '../../src/engines/gemini/config.js';
 import { startModelServer, turns, type ModelScript, type ModelServer } from '../../src/model/index.js';
 import { resolveHarnessPaths, type HarnessPaths } from '../../src/runtime/paths.js';
 import { resolveRunSelector } from '../../src/runtime/run-store.js';
@@ -45,7 +45,7 @@ async function withServer<T>(script: ModelScript, fn: (server: ModelServer) => P
 
 /** The names offered to the model in `activate_skill`'s enum of the first request. */
 function offeredSkills(server: ModelServer): string[] {
-  const body = server.requests.find((r) => r.wire === 'gemini')?.body as { tools?: Array<{ functionDeclarations?: Array<{ name: string; parametersJsonSchema?: { properties?: { name?: { enum?: string[] } } } }> }> };
+  const body = server.requests.find((r) => r.wire === 'gemini' && r.response_kind !== 'side')?.body as { tools?: Array<{ functionDeclarations?: Array<{ name: string; parametersJsonSchema?: { properties?: { name?: { enum?: string[] } } } }> }> };
   const decl = body.tools?.flatMap((t) => t.functionDeclarations ?? []).find((d) => d.name === 'activate_skill');
   return decl?.parametersJsonSchema?.properties?.name?.enum ?? [];
 }
@@ -53,7 +53,7 @@ function offeredSkills(server: ModelServer): string[] {
 describe('gemini engine (real binary, scripted model)', () => {
   it('engine specifics across start and resume: argv, config, trust, env, skills offered, host HOME untouched', async () => {
     const hostBefore = await snapshotTree(hostHome, { exclude: [] });
-    const { trustPath, settingsPath } = geminiConfigPaths(paths.agentHome);
+    const { trustPath } = geminiConfigPaths(paths.agentHome);
     await withServer({
       version: 1,
       turns: [
@@ -74,7 +74,10 @@ describe('gemini engine (real binary, scripted model)', () => {
       expect(fs.readFileSync(path.join(first.runDir, 'hello.txt'), 'utf8')).toBe('hello from agent-harness\n');
       const meta1 = expectCompleteAudit(first.audit);
       expect(meta1.skill_injection.skills.map((s) => s.name)).toContain('demo-hello');
+      // Decision 11: the enforced settings live in the run directory; the shared managed HOME has none.
+      const settingsPath = geminiSettingsPath(first.runDir);
       expect(meta1.config_injection).toMatchObject({ engine: 'gemini', config_path: settingsPath });
+      expect(fs.existsSync(path.join(paths.agentHome, '.gemini', 'settings.json'))).toBe(false);
       expect(meta1.command?.argv).toEqual(['-p', 'Use the demo-hello skill.', '--output-format', 'stream-json', '--yolo']);
       expect(JSON.stringify(meta1.env)).not.toContain('host-secret-must-not-leak');
       expect(meta1.env.HOME).toBe(paths.agentHome);

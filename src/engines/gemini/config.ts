@@ -2,7 +2,9 @@
  * Enforced-only config injection for gemini-cli 0.61.0 (seed 001, Decision 11), as it reads it
  * (docs `reference/configuration.md`, probes of the pinned CLI):
  *
- * - `~/.gemini/settings.json` (HOME is the managed agent home): the harness writes only the keys it enforces —
+ * - `<run dir>/.gemini/settings.json` (workspace settings; seed 001 Decision 11: gemini's config lives in the run
+ *   directory, so concurrent runs never see each other's settings, and the shared managed HOME is not edited):
+ *   the harness writes only the keys it enforces —
  *   `general.enableAutoUpdate` / `enableAutoUpdateNotification` false (no npm registry check),
  *   `privacy.usageStatisticsEnabled` false and `telemetry.enabled` false (no Clearcut/OTLP export); in scripted
  *   mode also `security.auth.selectedType: "gemini-api-key"` (what makes `GOOGLE_GEMINI_BASE_URL` apply) and
@@ -19,10 +21,15 @@ import { childTable, editConfigFile, JSON_CONFIG, readConfigFile } from '../../r
 /** Trust level gemini-cli writes for "Trust folder". */
 export const GEMINI_TRUST_LEVEL = 'TRUST_FOLDER';
 
-/** Paths of the two files the harness edits under `<agentHome>/.gemini`. */
-export function geminiConfigPaths(agentHome: string): { geminiDir: string; settingsPath: string; trustPath: string } {
+/** The managed home's `.gemini` directory and the trusted-folders file the harness edits there. */
+export function geminiConfigPaths(agentHome: string): { geminiDir: string; trustPath: string } {
   const geminiDir = path.join(agentHome, '.gemini');
-  return { geminiDir, settingsPath: path.join(geminiDir, 'settings.json'), trustPath: path.join(geminiDir, 'trustedFolders.json') };
+  return { geminiDir, trustPath: path.join(geminiDir, 'trustedFolders.json') };
+}
+
+/** The run's own settings file (gemini's workspace settings), where the enforced keys go. */
+export function geminiSettingsPath(runDir: string): string {
+  return path.join(runDir, '.gemini', 'settings.json');
 }
 
 /** Writes the enforced keys into `settings.json`. */

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
 import { buildGeminiResumeArgs, buildGeminiStartArgs, GEMINI_RESUME_FLAGS } from './command.js';
-import { geminiConfigPaths, registerGeminiTrust, removeGeminiTrust, writeGeminiSettings } from './config.js';
+import { geminiConfigPaths, geminiSettingsPath, registerGeminiTrust, removeGeminiTrust, writeGeminiSettings } from './config.js';
 import { geminiErrorPatterns } from './errors.js';
 import { createGeminiParser } from './parse.js';
 import { GEMINI_SKILL_ROOT } from './skills.js';
@@ -23,7 +23,8 @@ export const GEMINI_QUIET_ENV: Readonly<Record<string, string>> = {
 };
 
 async function prepareGemini(ctx: EnginePrepareContext): Promise<PreparedEngine> {
-  const { geminiDir, settingsPath, trustPath } = geminiConfigPaths(ctx.agentHome);
+  const { geminiDir, trustPath } = geminiConfigPaths(ctx.agentHome);
+  const settingsPath = geminiSettingsPath(ctx.runDir);
   const scripted = ctx.modelMode !== 'live' && ctx.modelBaseUrl !== null;
   await writeGeminiSettings(settingsPath, scripted ? ctx.modelMode : 'live');
   await registerGeminiTrust(trustPath, ctx.runDir);

@@ -1,6 +1,8 @@
 /**
- * Enforced-only config for iFlow (a Gemini CLI fork): `~/.iflow/settings.json` keys `selectedAuthType`,
- * `baseUrl`, `apiKey`, `modelName` point it at an OpenAI-compatible endpoint; other keys are kept. Trusted
+ * Enforced-only config for iFlow (a Gemini CLI fork): the run's own `<run dir>/.iflow/settings.json` (workspace
+ * settings; seed 001 Decision 11: iFlow's config lives in the run directory, so the per-attempt `baseUrl` of one
+ * run never reaches another) with keys `selectedAuthType`, `baseUrl`, `apiKey`, `modelName` pointing it at an
+ * OpenAI-compatible endpoint; other keys are kept. Trusted
  * folders follow the Gemini CLI layout (`~/.iflow/trustedFolders.json`, `{ "<dir>": "TRUST_FOLDER" }`).
  * From iFlow's documented settings; not verified against a binary here (none can be installed).
  */
@@ -11,9 +13,9 @@ import { editConfigFile, JSON_CONFIG } from '../../runtime/config-file.js';
 /** Model name written for the scripted model. */
 export const IFLOW_SCRIPTED_MODEL = 'agent-harness-scripted';
 
-/** Writes the enforced settings; returns the settings path. */
-export async function writeIflowSettings(iflowHome: string, modelMode: ModelMode, modelBaseUrl: string | null): Promise<string> {
-  const file = path.join(iflowHome, 'settings.json');
+/** Writes the enforced settings into `<settingsDir>/settings.json` (the run's `.iflow`); returns its path. */
+export async function writeIflowSettings(settingsDir: string, modelMode: ModelMode, modelBaseUrl: string | null): Promise<string> {
+  const file = path.join(settingsDir, 'settings.json');
   await editConfigFile(file, JSON_CONFIG, (doc) => {
     if (modelMode !== 'live' && modelBaseUrl) {
       doc.selectedAuthType = 'openai-compatible';

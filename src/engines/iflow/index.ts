@@ -13,7 +13,7 @@ import { IFLOW_SKILL_ROOT } from './skills.js';
 
 async function prepareIflow(ctx: EnginePrepareContext): Promise<PreparedEngine> {
   const iflowHome = path.join(ctx.agentHome, '.iflow');
-  const settings = await writeIflowSettings(iflowHome, ctx.modelMode, ctx.modelBaseUrl);
+  const settings = await writeIflowSettings(path.join(ctx.runDir, '.iflow'), ctx.modelMode, ctx.modelBaseUrl);
   const trustFile = await registerIflowTrust(iflowHome, ctx.runDir);
   let cleaned = false;
   return {
