@@ -5,17 +5,10 @@
 import type { AgentHarnessError } from '../errors/index.js';
 import type { Completion, EngineId, FcmpEvent, FsDiff, RaspEvent, Usage } from '../protocol/index.js';
 import type { AttemptAuditPaths } from './audit-files.js';
+import { collectToolCalls, type NormalizedToolCall } from '../translate/tool-calls.js';
 
-/** A tool call the engine made, with its result when seen. */
-export interface ToolCallRecord {
-  callId: string;
-  kind: string;
-  name: string;
-  input: unknown;
-  status: string | null;
-  output: string | null;
-  exitCode: number | null;
-}
+/** A tool call the engine made, with its result when seen (normalized across engines, see `tool-calls.ts`). */
+export type ToolCallRecord = NormalizedToolCall;
 
 /** The outcome of one attempt. */
 export interface AttemptResult {
@@ -43,19 +36,8 @@ export interface AttemptResult {
   error: AgentHarnessError | null;
 }
 
-/** Tool calls in order, each joined with its result. */
-export function collectToolCalls(rasp: readonly RaspEvent[]): ToolCallRecord[] {
-  const calls = new Map<string, ToolCallRecord>();
-  for (const { data } of rasp) {
-    if (data.type === 'engine.tool.call' && !calls.has(data.call_id)) {
-      calls.set(data.call_id, { callId: data.call_id, kind: data.kind, name: data.name, input: data.input, status: null, output: null, exitCode: null });
-    } else if (data.type === 'engine.tool.result') {
-      const call = calls.get(data.call_id);
-      if (call) Object.assign(call, { status: data.status, output: data.output, exitCode: data.exit_code });
-    }
-  }
-  return [...calls.values()];
-}
+/** Tool calls in order, each joined with its result and normalized. */
+export { collectToolCalls };
 
 /** Texts of the final assistant messages, in order. */
 export function collectAssistantMessages(fcmp: readonly FcmpEvent[]): string[] {

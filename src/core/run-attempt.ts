@@ -24,6 +24,7 @@ import { createRun, reserveAttempt, updateRun } from '../runtime/run-store.js';
 import { injectSkills } from '../runtime/skills.js';
 import { createRaspBuilder } from '../translate/rasp-builder.js';
 import { judgeCompletion, type CompletionJudgement } from '../translate/completion.js';
+import { exitCodesFromModelRequests } from '../translate/tool-calls.js';
 import { translateRaspToFcmp } from '../translate/fcmp.js';
 import { buildConformanceReport } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
@@ -119,6 +120,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   let completion: Completion = { state: 'unknown', reason: 'not_started' };
   // A shared server (the fixtures') logs every attempt of a test; this attempt's requests are those after this.
   const sharedRequestsBefore = request.modelServer?.requests?.length ?? 0;
+  let toolExitCodes: ReadonlyMap<string, number> = new Map();
 
   try {
     let modelUrl: string | null = null;
@@ -190,7 +192,9 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     }
     await ownedServer?.close().catch(() => undefined);
     await ensureFsAuditFiles(audit, runDir);
-    writeModelRequestLog(audit.modelRequests, ownedServer ? null : request.modelServer?.requests?.slice(sharedRequestsBefore) ?? []);
+    const attemptRequests = ownedServer?.requests ?? request.modelServer?.requests?.slice(sharedRequestsBefore) ?? [];
+    writeModelRequestLog(audit.modelRequests, ownedServer ? null : attemptRequests);
+    toolExitCodes = exitCodesFromModelRequests(attemptRequests);
     // A call whose argv the user wrote may start no session (`agent-harness codex --version`): not a failure.
     const expectSession = launch === 'resume' || (request.passthrough?.length ?? 0) === 0;
     const judged: CompletionJudgement = harnessError && !processResult
@@ -207,6 +211,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       replyText: launch === 'resume' ? request.message ?? null : null,
       sessionId: run.session_id,
       judgement: judged,
+      toolExitCodes,
     });
     writeJsonl(audit.fcmp, fcmp);
     writer.close();
@@ -251,7 +256,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     fcmp,
     assistantMessages,
     finalMessage: assistantMessages.at(-1) ?? null,
-    toolCalls: collectToolCalls(rasp.events),
+    toolCalls: collectToolCalls(rasp.events, toolExitCodes),
     fsDiff,
     usage: meta.usage,
     durationMs: meta.timings.duration_ms ?? 0,

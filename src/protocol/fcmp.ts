@@ -19,6 +19,8 @@ export const FcmpTypeSchema = z.enum([
   'conversation.completed',
   'conversation.failed',
   'diagnostic.warning',
+  'tool.call',
+  'tool.result',
 ]);
 /** An FCMP event type. */
 export type FcmpType = z.infer<typeof FcmpTypeSchema>;
@@ -64,6 +66,18 @@ export const FcmpEventSchema = z.discriminatedUnion('type', [
     data: z.object({ category: FailureCategorySchema, code: z.string(), message: z.string() }),
   }),
   z.object({ ...envelope, type: z.literal('diagnostic.warning'), data: z.object({ code: z.string(), message: z.string() }) }),
+  /** The agent called a tool: `command` is the shell command without the engine's wrapper (null for other tools). */
+  z.object({
+    ...envelope,
+    type: z.literal('tool.call'),
+    data: z.object({ call_id: z.string(), kind: z.string(), name: z.string(), command: z.string().nullable(), input_excerpt: z.string().nullable() }),
+  }),
+  /** A tool's result; a shell result's `exit_code` and `status` are normalized across engines. */
+  z.object({
+    ...envelope,
+    type: z.literal('tool.result'),
+    data: z.object({ call_id: z.string(), status: z.string(), exit_code: z.number().int().nullable(), output_excerpt: z.string().nullable() }),
+  }),
 ]);
 /** One FCMP event. */
 export type FcmpEvent = z.infer<typeof FcmpEventSchema>;

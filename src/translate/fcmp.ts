@@ -7,6 +7,7 @@
 import { FCMP_VERSION, type EngineId, type FcmpEvent, type RaspEvent, type RawRef } from '../protocol/index.js';
 import type { ErrorPattern } from '../engines/engine.js';
 import { judgeCompletion, type CompletionJudgement } from './completion.js';
+import { normalizeResult, shellCommandOf } from './tool-calls.js';
 
 /** Options of {@link translateRaspToFcmp}. */
 export interface FcmpTranslateOptions {
@@ -32,6 +33,16 @@ export interface FcmpTranslateOptions {
   judgement?: CompletionJudgement;
   /** Passed to {@link judgeCompletion} when no `judgement` is given. */
   expectSession?: boolean;
+  /** Exit codes the engine reported to the model, by call id (see `exitCodesFromModelRequests`). */
+  toolExitCodes?: ReadonlyMap<string, number>;
+}
+
+/** Longest excerpt of a tool's input or output kept in FCMP (the whole text is in the raw logs). */
+export const TOOL_EXCERPT_CHARS = 2000;
+
+function excerpt(text: string | null): string | null {
+  if (text === null) return null;
+  return text.length > TOOL_EXCERPT_CHARS ? `${text.slice(0, TOOL_EXCERPT_CHARS)}… (${text.length - TOOL_EXCERPT_CHARS} more characters)` : text;
 }
 
 type Envelope = Omit<FcmpEvent, 'type' | 'data'>;
@@ -64,9 +75,23 @@ export function translateRaspToFcmp(rasp: readonly RaspEvent[], options: FcmpTra
     push({ type: 'user.input.replied', data: { text: options.replyText } }, fallbackTs, null);
   }
 
+  const toolKinds = new Map<string, string>();
   for (const event of rasp) {
     const data = event.data;
     if (data.type === 'engine.session') session = data.session_id;
+    if (data.type === 'engine.tool.call') {
+      if (toolKinds.has(data.call_id)) continue;
+      toolKinds.set(data.call_id, data.kind);
+      const command = data.kind === 'shell' ? shellCommandOf(data.input) : null;
+      const input = command === null && data.input !== undefined ? excerpt(typeof data.input === 'string' ? data.input : JSON.stringify(data.input)) : null;
+      push({ type: 'tool.call', data: { call_id: data.call_id, kind: data.kind, name: data.name, command, input_excerpt: input } }, event.ts, event.raw_ref);
+      continue;
+    }
+    if (data.type === 'engine.tool.result') {
+      const result = normalizeResult({ callId: data.call_id, kind: toolKinds.get(data.call_id) ?? 'other' }, data, options.toolExitCodes);
+      push({ type: 'tool.result', data: { call_id: data.call_id, status: result.status ?? data.status, exit_code: result.exitCode, output_excerpt: excerpt(result.output) } }, event.ts, event.raw_ref);
+      continue;
+    }
     for (const body of bodiesOf(data, finalized)) push(body, event.ts, event.raw_ref);
   }
 

@@ -48,6 +48,13 @@ function markdownItem(event: FcmpEvent): string | null {
       return listItem('System', `conversation failed [${event.data.category}/${event.data.code}]: ${event.data.message}`);
     case 'diagnostic.warning':
       return listItem('System', `warning ${event.data.code}: ${event.data.message}`);
+    case 'tool.call':
+      return listItem('Tool call', `${event.data.kind} ${event.data.name}: ${event.data.command ?? event.data.input_excerpt ?? ''}`);
+    case 'tool.result': {
+      const code = event.data.exit_code === null ? '' : `, exit ${event.data.exit_code}`;
+      const output = (event.data.output_excerpt ?? '').split('\n').slice(0, 8).join('\n').trimEnd();
+      return listItem('Tool result', `${event.data.status}${code}${output ? `\n${output}` : ''}`);
+    }
     default:
       return null;
   }

@@ -3,6 +3,7 @@
  * They accept a {@link HarnessRun} or any AttemptResult-like object; failures show the last FCMP events and
  * the audit directory.
  */
+import fs from 'node:fs';
 import { expect } from 'vitest';
 import type { ToolCallRecord } from '../core/attempt-result.js';
 import type { Completion, FcmpEvent, FsDiff } from '../protocol/index.js';
@@ -14,12 +15,24 @@ export interface AgentOutcomeLike {
   toolCalls?: readonly ToolCallRecord[];
   fsDiff?: FsDiff | null;
   finalMessage?: string | null;
-  audit?: { dir: string };
+  audit?: { dir: string; meta?: string };
   auditDir?: string;
 }
 
-/** What `toHaveCalledTool` accepts: a name/kind, a pattern, or a predicate. */
-export type ToolMatcher = string | RegExp | ((call: ToolCallRecord) => boolean);
+/**
+ * Fields of a tool call to match; every given field must match. `command` is the normalized shell command (the
+ * engine's wrapper removed) and `exitCode` the normalized exit code, so one pattern means the same on every engine.
+ */
+export interface ToolCallPattern {
+  name?: string | RegExp;
+  kind?: string;
+  command?: string | RegExp;
+  exitCode?: number;
+  status?: string;
+}
+
+/** What `toHaveCalledTool` accepts: a name/kind, a pattern on name/kind, a predicate, or a {@link ToolCallPattern}. */
+export type ToolMatcher = string | RegExp | ((call: ToolCallRecord) => boolean) | ToolCallPattern;
 
 interface AgentMatchers<R = unknown> {
   /** The attempt completed (`conversation.completed`). */
@@ -57,7 +70,19 @@ export function transcript(outcome: AgentOutcomeLike, last = 12): string {
   const events = outcome.fcmp ?? [];
   const lines = events.slice(-last).map((e) => `  ${e.type}: ${eventText(e)}`);
   const audit = outcome.auditDir ?? outcome.audit?.dir ?? '(unknown)';
-  return `\nTranscript (last ${lines.length} of ${events.length} FCMP events):\n${lines.join('\n') || '  (none)'}\nAudit: ${audit}`;
+  const tools = toolCallLines(outcome.toolCalls ?? []);
+  return `\nTranscript (last ${lines.length} of ${events.length} FCMP events):\n${lines.join('\n') || '  (none)'}\nTool calls (${tools.length}):\n${tools.join('\n') || '  (none)'}\nAudit: ${audit}`;
+}
+
+/** The skills the attempt's meta says were injected (read only to explain a failure). */
+function injectedSkills(outcome: AgentOutcomeLike): string {
+  try {
+    const meta = JSON.parse(fs.readFileSync(outcome.audit?.meta ?? '', 'utf8')) as { skill_injection?: { skills?: Array<{ name: string }> } };
+    const names = meta.skill_injection?.skills?.map((s) => s.name) ?? [];
+    return names.length > 0 ? names.join(', ') : 'none';
+  } catch {
+    return '(unknown: no audit meta)';
+  }
 }
 
 function asOutcome(received: unknown): AgentOutcomeLike {
@@ -67,10 +92,30 @@ function asOutcome(received: unknown): AgentOutcomeLike {
   return received as AgentOutcomeLike;
 }
 
+const fieldMatches = (value: string | null, expected: string | RegExp | undefined): boolean =>
+  expected === undefined || (value !== null && (typeof expected === 'string' ? value === expected : expected.test(value)));
+
 function toolMatches(call: ToolCallRecord, tool: ToolMatcher): boolean {
   if (typeof tool === 'function') return tool(call);
   if (tool instanceof RegExp) return tool.test(call.name) || tool.test(call.kind);
-  return call.name === tool || call.kind === tool;
+  if (typeof tool === 'string') return call.name === tool || call.kind === tool;
+  return fieldMatches(call.name, tool.name) && fieldMatches(call.kind, tool.kind) && fieldMatches(call.command, tool.command)
+    && fieldMatches(call.status, tool.status) && (tool.exitCode === undefined || call.exitCode === tool.exitCode);
+}
+
+function describeTool(tool: ToolMatcher): string {
+  if (typeof tool === 'function') return 'matching the predicate';
+  if (typeof tool === 'string' || tool instanceof RegExp) return String(tool);
+  return JSON.stringify(tool, (_key, value: unknown) => (value instanceof RegExp ? String(value) : value));
+}
+
+/** One line per tool call: kind, name, the command or input, exit code and status. */
+export function toolCallLines(calls: readonly ToolCallRecord[]): string[] {
+  return calls.map((call) => {
+    const what = call.command ?? JSON.stringify(call.input ?? null);
+    const result = call.status === null ? 'no result' : `${call.status}${call.exitCode === null ? '' : `, exit ${call.exitCode}`}`;
+    return `  ${call.kind} ${call.name}: ${what.replace(/\s+/g, ' ').slice(0, 160)} → ${result}`;
+  });
 }
 
 /** True when a tool call shows use of skill `name`. */
@@ -105,13 +150,12 @@ export const agentMatchers = {
     const o = asOutcome(received);
     const calls = o.toolCalls ?? [];
     const pass = calls.some((call) => toolMatches(call, tool));
-    const seen = calls.map((c) => `${c.kind}:${c.name}`).join(', ') || 'none';
-    return { pass, message: () => `expected the agent ${pass ? 'not ' : ''}to have called tool ${String(tool)}; calls: ${seen}${transcript(o)}` };
+    return { pass, message: () => `expected the agent ${pass ? 'not ' : ''}to have called tool ${describeTool(tool)}${transcript(o)}` };
   },
   toHaveUsedSkill(received: unknown, name: string): Result {
     const o = asOutcome(received);
     const pass = (o.toolCalls ?? []).some((call) => callUsesSkill(call, name));
-    return { pass, message: () => `expected the agent ${pass ? 'not ' : ''}to have used skill ${name}${transcript(o)}` };
+    return { pass, message: () => `expected the agent ${pass ? 'not ' : ''}to have used skill ${name}; skills injected: ${injectedSkills(o)}${transcript(o)}` };
   },
   toHaveChangedFiles(received: unknown, paths: readonly string[]): Result {
     const o = asOutcome(received);

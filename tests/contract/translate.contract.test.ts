@@ -298,11 +298,13 @@ describe('views', () => {
     expect(renderFcmpView(fcmp).trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(fcmp);
   });
 
-  it('view 3 keeps multi-line messages inside their list item', () => {
+  it('view 3 shows tool calls and keeps multi-line messages inside their list item', () => {
     expect(renderMarkdownView(fcmp)).toBe(
       [
         '### Simulated Frontend View (Markdown)',
         '',
+        '- Tool call: shell command_execution: echo hi > out.txt',
+        '- Tool result: completed, exit 0',
         '- Assistant: Wrote out.txt.',
         '',
         '  ```json',

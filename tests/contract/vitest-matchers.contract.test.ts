@@ -14,7 +14,7 @@ function ev(type: FcmpEvent['type'], data: Record<string, unknown>): FcmpEvent {
 }
 
 function call(partial: Partial<ToolCallRecord>): ToolCallRecord {
-  return { callId: 'c1', kind: 'shell', name: 'command_execution', input: { command: 'ls' }, status: 'completed', output: '', exitCode: 0, ...partial };
+  return { callId: 'c1', kind: 'shell', name: 'command_execution', input: { command: 'ls' }, command: 'ls', status: 'completed', output: '', exitCode: 0, ...partial };
 }
 
 const completed: AgentOutcomeLike = {

@@ -180,6 +180,17 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(resumeCalls.map(requestedModel)).toContain(flagged.model);
   });
 
+  it(`normalizes a failing shell call: the command without a wrapper, exit code 3, status failed${suffix}`, async ({ model, agent }) => {
+    model.script(turns.shell("printf 'partial' > stats.json; exit 3"), turns.final('The command failed.'));
+    const run = await agent.start(engine, { prompt: 'Write stats.json.' });
+    expect(run).toHaveCompleted();
+    expect(run).toHaveCalledTool({ kind: 'shell', command: "printf 'partial' > stats.json; exit 3", exitCode: 3, status: 'failed' });
+    expect(run).not.toHaveCalledTool({ command: /stats\.json/, exitCode: 0 });
+    const types = run.fcmp.map((e) => e.type);
+    expect(types.indexOf('tool.call')).toBeLessThan(types.indexOf('tool.result'));
+    expect(run.fcmp.find((e) => e.type === 'tool.result')?.data).toMatchObject({ status: 'failed', exit_code: 3 });
+  });
+
   it(`loads a skill and writes a file through the script intents${suffix}`, async ({ model, agent }) => {
     model.script(turns.useSkill('demo-hello'), turns.writeFile('hello.txt', 'hello from the skill\n'), turns.final('Done with demo-hello.'));
     const run = await agent.start(engine, { prompt: 'Use the demo-hello skill.' });
