@@ -8,6 +8,9 @@
  *       { "type": "shell", "command": "echo hi > out.txt" },               one shell tool call
  *       { "type": "final", "text": "...", "done"?: true, "reasoning"?: "..." }, final message (+ done marker line when done)
  *       { "type": "error", "status": 429, "message": "..." }               HTTP error in the vendor's JSON error shape
+ *       { "type": "stall", "ms"?: 30000 }                                   200 + stream headers, then silence (then a drop)
+ *       { "type": "malformed" }                                             200 with a body no client can parse
+ *       { "type": "drop" }                                                  200, half an event, then the connection is cut
  *   ] }
  *
  * Turn selection is stateless: the turn answered is the number of model outputs already present in the
@@ -63,6 +66,10 @@ const RenderedTurnSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('shell'), command: z.string().min(1) }).strict(),
   z.object({ type: z.literal('final'), text: z.string(), done: z.boolean().default(true), reasoning: z.string().optional() }).strict(),
   z.object({ type: z.literal('error'), status: z.number().int().min(400).max(599), message: z.string() }).strict(),
+  /** Model-side faults, answered by the server itself (see `faults.ts`), never by a wire module. */
+  z.object({ type: z.literal('stall'), ms: z.number().int().positive().optional() }).strict(),
+  z.object({ type: z.literal('malformed') }).strict(),
+  z.object({ type: z.literal('drop') }).strict(),
 ]);
 
 /**
@@ -72,6 +79,8 @@ const RenderedTurnSchema = z.discriminatedUnion('type', [
 export const ModelTurnSchema = z.preprocess(lowerIntent, RenderedTurnSchema);
 /** One scripted turn (intents already lowered). */
 export type ModelTurn = z.infer<typeof RenderedTurnSchema>;
+/** A turn a wire module renders: what the model says (text, a tool call, a final message). */
+export type ContentTurn = Exclude<ModelTurn, { type: 'error' | 'stall' | 'malformed' | 'drop' }>;
 
 /** A model script (`{ "version": 1, "turns": [...] }`). */
 export const ModelScriptSchema = z
@@ -103,6 +112,12 @@ export const turns = {
   }),
   /** An HTTP error in the vendor's error shape. */
   error: (status: number, message: string): ModelTurn => ({ type: 'error', status, message }),
+  /** A stream that starts and then stalls: headers, then silence; after `ms` (default: never) the connection is cut. */
+  stall: (ms?: number): ModelTurn => ({ type: 'stall', ...(ms !== undefined ? { ms } : {}) }),
+  /** A 200 answer whose body is not valid SSE/JSON. */
+  malformed: (): ModelTurn => ({ type: 'malformed' }),
+  /** A 200 stream cut in the middle of its first event. */
+  drop: (): ModelTurn => ({ type: 'drop' }),
   /** A tool call that writes `content` to `path` (a shell call on every engine). */
   writeFile: (path: string, content: string): ModelTurn => ({ type: 'shell', command: writeFileCommand(path, content) }),
   /** A tool call that loads skill `name` by reading its SKILL.md from the engine's skill root. */

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import zlib from 'node:zlib';
 import { AgentHarnessError } from '../errors/index.js';
+import { isFaultTurn, respondFault } from './faults.js';
 import { exhaustedMessage, selectTurn, type ModelScript } from './script.js';
 import type { WireApiHandler, WireApiId, WireRequest } from './wire-api.js';
 import { openAiResponsesWire } from './wire-openai-responses.js';
@@ -28,7 +29,7 @@ const HARNESS_ROUTES = ['GET /', 'HEAD /', 'GET /__harness/requests'];
  * What the server did with a request. `bad_request`: malformed or non-object body; `server_error`: a bug in
  * the server itself (answered 500); `probe`: `GET /` or `HEAD /` warm-up.
  */
-export type ResponseKind = 'text' | 'shell' | 'final' | 'error' | 'exhausted' | 'side' | 'not_found' | 'bad_request' | 'egress_refused' | 'probe' | 'server_error';
+export type ResponseKind = 'text' | 'shell' | 'final' | 'error' | 'stall' | 'malformed' | 'drop' | 'exhausted' | 'side' | 'not_found' | 'bad_request' | 'egress_refused' | 'probe' | 'server_error';
 
 /** One recorded request (also one line of the log file). */
 export interface RecordedRequest {
@@ -165,6 +166,8 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   const requests: RecordedRequest[] = [];
   const egress: EgressAttempt[] = [];
   let seq = 0;
+  /** Responses held open by a `stall` turn; ended by close(). */
+  const stalled = new Set<ServerResponse>();
   let port = options.port ?? 0;
   if (options.logFile) fs.mkdirSync(path.dirname(options.logFile), { recursive: true });
   const record = (entry: Omit<RecordedRequest, 'seq' | 'ts'>): void => {
@@ -254,7 +257,8 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       return;
     }
     record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: 200, response_kind: turn.type });
-    wire.respond(wireRequest, turn, response);
+    if (isFaultTurn(turn)) respondFault(turn, { body, query: url.searchParams, path: where, raw: request }, response, stalled);
+    else wire.respond(wireRequest, turn, response);
   };
 
   /** Sockets taken over from HTTP (CONNECT, upgrade): closeAllConnections() no longer sees them. */
@@ -315,6 +319,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
         server.close(() => resolve());
         server.closeAllConnections();
         for (const socket of detached) socket.destroy();
+        for (const response of stalled) response.destroy();
       });
       return closing;
     },

@@ -15,11 +15,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { finalText, type ModelTurn } from './script.js';
+import { finalText, type ContentTurn } from './script.js';
 import type { WireApiHandler, WireRequest } from './wire-api.js';
 
 type Json = Record<string, unknown>;
-type RenderedTurn = Exclude<ModelTurn, { type: 'error' }>;
+type RenderedTurn = ContentTurn;
 type Message = { role?: unknown; content?: unknown };
 
 /** Description sent with every scripted `Bash` call. */

@@ -5,7 +5,7 @@
  * OpenAI Chat is one new module plus one entry in the server's `WIRE_APIS`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ModelTurn } from './script.js';
+import type { ContentTurn } from './script.js';
 
 /**
  * Ids of the wire APIs the model server can speak. Declared here (not imported from `engines/`) because
@@ -50,7 +50,7 @@ export interface WireApiHandler {
    */
   sideRequestKind?(request: WireRequest): string | null;
   /** Writes the 200 response for a text/shell/final `turn` (SSE or JSON, as the request asked). */
-  respond(request: WireRequest, turn: Exclude<ModelTurn, { type: 'error' }>, response: ServerResponse): void;
+  respond(request: WireRequest, turn: ContentTurn, response: ServerResponse): void;
   /** Writes an error with `status` in this API's JSON error shape. */
   respondError(response: ServerResponse, status: number, message: string, type: string): void;
 }

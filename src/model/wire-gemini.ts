@@ -13,11 +13,11 @@
  * schema (a next-speaker check is told the user speaks next); `:countTokens` gets `{"totalTokens": 10}`.
  */
 import type { ServerResponse } from 'node:http';
-import { finalText, type ModelTurn } from './script.js';
+import { finalText, type ContentTurn } from './script.js';
 import type { WireApiHandler, WireRequest } from './wire-api.js';
 
 type Json = Record<string, unknown>;
-type RenderedTurn = Exclude<ModelTurn, { type: 'error' }>;
+type RenderedTurn = ContentTurn;
 type Content = { role?: unknown; parts?: unknown };
 
 /** `/v1beta/models/{model}:{method}` (also `/v1/` and `/v1alpha/`). */

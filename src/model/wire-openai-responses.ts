@@ -8,11 +8,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { finalText, type ModelTurn } from './script.js';
+import { finalText, type ContentTurn } from './script.js';
 import type { WireApiHandler, WireRequest } from './wire-api.js';
 
 type Item = Record<string, unknown>;
-type RenderedTurn = Exclude<ModelTurn, { type: 'error' }>;
+type RenderedTurn = ContentTurn;
 
 /** A random item id with the vendor's prefix (`resp_`, `msg_`, `fc_`, `call_`, `rs_`). */
 function id(prefix: string): string {

@@ -191,6 +191,21 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(run.fcmp.find((e) => e.type === 'tool.result')?.data).toMatchObject({ status: 'failed', exit_code: 3 });
   });
 
+  it.for([
+    ['malformed', 'ENGINE_PROTOCOL_ERROR'],
+    ['drop', 'ENGINE_NETWORK_ERROR|ENGINE_TIMEOUT'],
+    ['stall', 'ENGINE_TIMEOUT'],
+  ] as const)(`a model-side fault (%s) fails the attempt with a stable code in bounded time, audit complete${suffix}`, async ([fault, codes], { model, agent }) => {
+    model.script(fault === 'malformed' ? turns.malformed() : fault === 'drop' ? turns.drop() : turns.stall());
+    // The harness's timeout bounds what the engine does not end itself (a stall; opencode retries a dropped stream).
+    const run = await agent.start(engine, { prompt: 'hi', timeoutMs: 15_000 });
+    expect(run.completion.state).toBe('failed');
+    expect(run.completion.code).toMatch(new RegExp(`^(?:${codes})$`));
+    expect(run.fcmp.at(-1)).toMatchObject({ type: 'conversation.failed', data: { code: run.completion.code } });
+    expectCompleteAudit(run.audit);
+    expect(model.requests.some((r) => r.response_kind === fault)).toBe(true);
+  });
+
   it(`loads a skill and writes a file through the script intents${suffix}`, async ({ model, agent }) => {
     model.script(turns.useSkill('demo-hello'), turns.writeFile('hello.txt', 'hello from the skill\n'), turns.final('Done with demo-hello.'));
     const run = await agent.start(engine, { prompt: 'Use the demo-hello skill.' });
