@@ -4,6 +4,7 @@
 import type { ModelScript, ModelServer } from '../model/index.js';
 import type { EngineId, ModelMode, RaspEvent, RunIndexEntry, SkillInjection, StreamName, TranslateMode } from '../protocol/index.js';
 import type { HarnessPaths } from '../runtime/paths.js';
+import type { WorkspaceSeed } from './workspace.js';
 
 /** Default attempt timeout: 10 minutes. */
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 600_000;
@@ -21,6 +22,8 @@ export interface AttemptRequest {
   launch: 'start' | 'resume';
   /** Existing run to add the attempt to (required for resume; optional for start = `--run-dir`). */
   run?: RunIndexEntry;
+  /** What a new run's directory starts with (start of a new run only): template, files, git. */
+  workspace?: WorkspaceSeed;
   /** Prompt for the engine's default headless command (start without passthrough args). */
   prompt?: string | null;
   /** Engine arguments passed verbatim (start). */

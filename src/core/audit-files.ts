@@ -137,7 +137,7 @@ export function lastFcmpSeq(runDir: string, attempt: number): number {
 /** Writes empty fs snapshot/diff files for an attempt that never got to take them (failed before spawn). */
 export async function ensureFsAuditFiles(audit: AttemptAuditPaths, runDir: string): Promise<void> {
   for (const file of [audit.fsBefore, audit.fsAfter]) {
-    if (!fs.existsSync(file)) await writeJsonAtomic(file, { root: runDir, taken_at: new Date().toISOString(), excluded: ['.audit'], truncated: false, entries: [] });
+    if (!fs.existsSync(file)) await writeJsonAtomic(file, { root: runDir, taken_at: new Date().toISOString(), excluded: ['.audit', '.git'], truncated: false, entries: [] });
   }
   if (!fs.existsSync(audit.fsDiff)) await writeJsonAtomic(audit.fsDiff, { root: runDir, created: [], modified: [], deleted: [] });
 }

@@ -29,6 +29,7 @@ import { translateRaspToFcmp } from '../translate/fcmp.js';
 import { buildConformanceReport } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
 import { spawnEngine } from './spawn-engine.js';
+import { excludeHarnessPaths, gitDiffPatch, hasWorkspaceSeed, seedWorkspace } from './workspace.js';
 import { attemptAuditPaths, ensureFsAuditFiles, lastFcmpSeq, RawLogWriter, writeJsonl } from './audit-files.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, type AttemptRequest, type IoMode } from './attempt-request.js';
 import { collectAssistantMessages, collectToolCalls, lastSessionId, lastUsage, type AttemptResult } from './attempt-result.js';
@@ -85,6 +86,9 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     }
     if (!request.message) throw new AgentHarnessError('USAGE_ERROR', 'resume needs a message.');
   }
+  if (hasWorkspaceSeed(request.workspace) && (launch !== 'start' || request.run)) {
+    throw new AgentHarnessError('USAGE_ERROR', 'A workspace (template, files, git) seeds a new run only; it cannot be given with --run-dir or resume.');
+  }
   const translateMode = request.translateMode ?? request.run?.translate_mode ?? 0;
   const modelMode = request.modelMode ?? request.run?.model_mode ?? 'scripted';
   const scriptInput = request.script ?? (launch === 'resume' ? request.run?.script ?? null : null);
@@ -132,6 +136,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       }
     }
     meta.model.base_url = modelUrl;
+    if (hasWorkspaceSeed(request.workspace)) meta.workspace = await seedWorkspace(runDir, request.workspace, paths.projectRoot);
     meta.skill_injection = await injectSkills({ sourceRoots: paths.skillRoots, targetRoot: path.join(runDir, adapter.skillRoot) });
     // The leak guard runs before anything is written into the managed home.
     const hostEnv = request.hostEnv ?? process.env;
@@ -139,6 +144,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     for (const dir of [paths.agentHome, paths.tmpDir]) fs.mkdirSync(dir, { recursive: true });
     prepared = await adapter.prepare({ runDir, agentHome: paths.agentHome, modelMode, modelBaseUrl: modelUrl, profile: paths.codexProfile });
     meta.config_injection = prepared.configInjection;
+    await excludeHarnessPaths(runDir, [`${adapter.skillRoot.split('/')[0]}/`]);
     meta.trust = prepared.trust ? { ...prepared.trust, registered_at: nowIso(), removed_at: null } : null;
     const env = buildEngineEnv({ paths, hostEnv: request.hostEnv, modelMode, modelBaseUrl: modelUrl, liveEnvKeys: adapter.liveEnvKeys, engineEnv: prepared.env });
     meta.env = redactEnv(env);
@@ -180,8 +186,14 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     });
     const after = await snapshotTree(runDir);
     await writeJsonAtomic(audit.fsAfter, after);
-    fsDiff = diffSnapshots(before, after);
+    fsDiff = diffSnapshots(before, after, adapter.bookkeepingPaths);
     await writeJsonAtomic(audit.fsDiff, fsDiff);
+    const patch = await gitDiffPatch(runDir, path.join(audit.dir, `.git-index.${attempt}`));
+    if (patch !== null) {
+      const file = path.join(audit.dir, `git-diff.${attempt}.patch`);
+      fs.writeFileSync(file, patch);
+      meta.files.gitDiff = path.relative(runDir, file);
+    }
   } catch (error) {
     harnessError = toAgentHarnessError(error);
     rasp.diagnostic({ code: harnessError.code, message: harnessError.message, level: 'error' });

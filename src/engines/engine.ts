@@ -100,6 +100,11 @@ export interface EngineAdapter {
   buildStartArgs(request: StartArgsRequest): string[];
   /** argv for resuming a session. Absent when the engine cannot resume. */
   buildResumeArgs?(request: ResumeArgsRequest): string[];
+  /**
+   * Run-dir paths the engine itself writes on every run (not the agent's work), listed apart in the fs diff as
+   * `engine_bookkeeping`. Absent: the engine writes none.
+   */
+  readonly bookkeepingPaths?: readonly string[];
   /** Flags of a start argv that a resume accepts too (carried over, see `resume-flags.ts`). */
   readonly resumeFlags?: readonly ResumeFlag[];
   /** A fresh parser for one attempt. */

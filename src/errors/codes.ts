@@ -20,6 +20,8 @@ export const ERROR_CODES = {
   MODEL_SCRIPT_INVALID: 'Fix the model script; its format is documented in the README (Scripted model).',
   MODEL_SERVER_FAILED: 'The scripted model server could not start or answer; check the port and the script.',
   TRANSLATE_INPUT_INVALID: 'Pass readable recorded output files.',
+  WORKSPACE_INVALID: 'A seed file path must be relative and stay inside the run directory; a template must be a directory.',
+  WORKSPACE_GIT_UNAVAILABLE: 'Install git, or start without a git repository (git: false / --no-git).',
   INTERNAL_ERROR: 'This is a bug in agent-harness; please report it with the run directory.',
 } as const;
 

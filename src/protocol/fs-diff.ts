@@ -32,6 +32,11 @@ export const FsDiffSchema = z.object({
   created: z.array(z.string()),
   modified: z.array(z.string()),
   deleted: z.array(z.string()),
+  /**
+   * Files the engine itself writes on every run (its bookkeeping, e.g. opencode's `.opencode/.gitignore`), listed
+   * apart so that created/modified/deleted hold the agent's work and mean the same on every engine.
+   */
+  engine_bookkeeping: z.array(z.string()).default([]),
 });
 /** A diff. */
 export type FsDiff = z.infer<typeof FsDiffSchema>;

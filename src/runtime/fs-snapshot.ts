@@ -15,7 +15,11 @@ import type { FsDiff, FsEntry, FsSnapshot } from '../protocol/index.js';
 
 /** Options of {@link snapshotTree}. */
 export interface SnapshotOptions {
-  /** Top-level entry names or globs (`*`, `?`) to leave out (default `['.audit']`). */
+  /**
+   * Top-level entry names or globs (`*`, `?`) to leave out (default `['.audit', '.git']`: the audit itself, and git's
+   * internals, which engines touch on their own — opencode caches its project id in `.git/opencode` — and whose
+   * meaning the audit's `git-diff.N.patch` records instead).
+   */
   exclude?: readonly string[];
   /** At most this many files (default 20000); past it the snapshot is marked truncated. */
   maxFiles?: number;
@@ -114,7 +118,7 @@ export async function describeEntry(root: string, rel: string, options: Pick<Sna
  * it runs; entries are sorted by path.
  */
 export async function snapshotTree(root: string, options: SnapshotOptions = {}): Promise<FsSnapshot> {
-  const exclude = [...(options.exclude ?? ['.audit'])];
+  const exclude = [...(options.exclude ?? ['.audit', '.git'])];
   const maxFiles = options.maxFiles ?? 20_000;
   const listed = await listTree(root, compileExclude(exclude), maxFiles);
   const truncated = listed.length > maxFiles;
@@ -135,7 +139,8 @@ export async function snapshotTree(root: string, options: SnapshotOptions = {}):
  * What changed from `before` to `after`, each list sorted: created, deleted, and modified — type, size or
  * sha256 differ, or (when either side has no hash) the mtime.
  */
-export function diffSnapshots(before: FsSnapshot, after: FsSnapshot): FsDiff {
+export function diffSnapshots(before: FsSnapshot, after: FsSnapshot, bookkeeping: readonly string[] = []): FsDiff {
+  const isBookkeeping = (p: string): boolean => bookkeeping.includes(p);
   const old = new Map(before.entries.map((entry) => [entry.path, entry]));
   const created: string[] = [];
   const modified: string[] = [];
@@ -150,5 +155,8 @@ export function diffSnapshots(before: FsSnapshot, after: FsSnapshot): FsDiff {
       || ((entry.sha256 === null || previous.sha256 === null) && previous.mtime_ms !== entry.mtime_ms)
     ) modified.push(entry.path);
   }
-  return { root: after.root, created: created.sort(byPath), modified: modified.sort(byPath), deleted: [...old.keys()].sort(byPath) };
+  const deleted = [...old.keys()];
+  const engineBookkeeping = [...created, ...modified, ...deleted].filter(isBookkeeping).sort(byPath);
+  const agents = (paths: string[]): string[] => paths.filter((p) => !isBookkeeping(p)).sort(byPath);
+  return { root: after.root, created: agents(created), modified: agents(modified), deleted: agents(deleted), engine_bookkeeping: engineBookkeeping };
 }

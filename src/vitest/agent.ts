@@ -25,6 +25,12 @@ export interface AgentStartOptions {
   timeoutMs?: number;
   /** Translate view recorded in the run. */
   translateMode?: TranslateMode;
+  /** A directory copied into the run dir before the agent starts (relative to the project root). */
+  template?: string;
+  /** Files written into the run dir before the agent starts, by relative path. */
+  files?: Readonly<Record<string, string | Uint8Array>>;
+  /** Make the run dir a git repository with one initial commit (default: true with a template). */
+  git?: boolean;
 }
 
 /** The `agent` fixture. */
@@ -97,6 +103,7 @@ export async function runAgentFixture({ harness, model, task, signal, skip, anno
         paths, engine, launch: 'start', prompt: options.prompt ?? null,
         ...(options.args ? { passthrough: options.args } : {}),
         ...(options.translateMode !== undefined ? { translateMode: options.translateMode } : {}),
+        workspace: { ...(options.template ? { template: options.template } : {}), ...(options.files ? { files: options.files } : {}), ...(options.git !== undefined ? { git: options.git } : {}) },
         ...common(options.timeoutMs),
       });
       const run = new HarnessRun(first, async (self, message, resumeOptions) => {

@@ -45,6 +45,13 @@ interface AgentMatchers<R = unknown> {
   toHaveUsedSkill(name: string): R;
   /** Every path was created or modified in the run directory. */
   toHaveChangedFiles(paths: readonly string[]): R;
+  /**
+   * The agent changed (created, modified or deleted) exactly these paths, no more, no fewer. The engine's own
+   * bookkeeping files (`fsDiff.engine_bookkeeping`) are not the agent's changes, so this means the same on every engine.
+   */
+  toHaveChangedExactly(paths: readonly string[]): R;
+  /** None of these paths was created, modified or deleted by the agent. */
+  toHaveLeftUnchanged(paths: readonly string[]): R;
   /** The last final assistant message equals the string (trimmed, done marker ignored) or matches the pattern. */
   toHaveFinalMessage(expected: string | RegExp): R;
   /** The FCMP types appear in this order (not necessarily adjacent). */
@@ -83,6 +90,11 @@ function injectedSkills(outcome: AgentOutcomeLike): string {
   } catch {
     return '(unknown: no audit meta)';
   }
+}
+
+/** Every path the agent created, modified or deleted (engine bookkeeping excluded by the diff itself). */
+function agentChanges(o: AgentOutcomeLike): Set<string> {
+  return new Set([...(o.fsDiff?.created ?? []), ...(o.fsDiff?.modified ?? []), ...(o.fsDiff?.deleted ?? [])]);
 }
 
 function asOutcome(received: unknown): AgentOutcomeLike {
@@ -156,6 +168,23 @@ export const agentMatchers = {
     const o = asOutcome(received);
     const pass = (o.toolCalls ?? []).some((call) => callUsesSkill(call, name));
     return { pass, message: () => `expected the agent ${pass ? 'not ' : ''}to have used skill ${name}; skills injected: ${injectedSkills(o)}${transcript(o)}` };
+  },
+  toHaveChangedExactly(received: unknown, paths: readonly string[]): Result {
+    const o = asOutcome(received);
+    const changed = agentChanges(o);
+    const wanted = new Set(paths.map((p) => p.replace(/^\.\//, '')));
+    const missing = [...wanted].filter((p) => !changed.has(p));
+    const extra = [...changed].filter((p) => !wanted.has(p));
+    const pass = missing.length === 0 && extra.length === 0;
+    const detail = `missing: ${missing.join(', ') || 'none'}; unexpected: ${extra.join(', ') || 'none'}; engine bookkeeping (ignored): ${o.fsDiff?.engine_bookkeeping?.join(', ') || 'none'}`;
+    return { pass, message: () => `expected the agent ${pass ? 'not ' : ''}to have changed exactly ${[...wanted].join(', ') || 'nothing'}; ${detail}${transcript(o)}` };
+  },
+  toHaveLeftUnchanged(received: unknown, paths: readonly string[]): Result {
+    const o = asOutcome(received);
+    const changed = agentChanges(o);
+    const touched = paths.map((p) => p.replace(/^\.\//, '')).filter((p) => changed.has(p));
+    const pass = touched.length === 0;
+    return { pass, message: () => pass ? `expected the agent to have changed one of ${paths.join(', ')}${transcript(o)}` : `expected the agent to have left ${touched.join(', ')} unchanged${transcript(o)}` };
   },
   toHaveChangedFiles(received: unknown, paths: readonly string[]): Result {
     const o = asOutcome(received);

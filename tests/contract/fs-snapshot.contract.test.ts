@@ -35,7 +35,7 @@ describe('snapshotTree', () => {
     fs.symlinkSync('nowhere', path.join(dir, 'broken-link'));
     const snap = FsSnapshotSchema.parse(await snapshotTree(dir));
     expect(snap.root).toBe(dir);
-    expect(snap.excluded).toEqual(['.audit']);
+    expect(snap.excluded).toEqual(['.audit', '.git']);
     expect(snap.truncated).toBe(false);
     expect(snap.entries.map((e) => `${e.path}:${e.type}`)).toEqual([
       '.config/app/settings.json:file',
@@ -140,7 +140,11 @@ describe('diffSnapshots', () => {
       created: ['a-new/file', 'new.txt'],
       modified: ['change.txt', 'link', 'same-size.txt'],
       deleted: ['sub/deep/gone.txt', 'z-gone.txt'],
+      engine_bookkeeping: [],
     });
+    // An engine's own bookkeeping files are listed apart from the agent's changes.
+    const apart = diffSnapshots(before, await snapshotTree(dir), ['new.txt', 'z-gone.txt']);
+    expect(apart).toMatchObject({ created: ['a-new/file'], deleted: ['sub/deep/gone.txt'], engine_bookkeeping: ['new.txt', 'z-gone.txt'] });
   });
 
   it('uses mtime only for unhashed files', async () => {

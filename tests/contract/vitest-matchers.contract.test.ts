@@ -29,7 +29,7 @@ const completed: AgentOutcomeLike = {
     call({ callId: 'c2', input: { command: 'cat /run/.codex/skills/demo-hello/SKILL.md' } }),
     call({ callId: 'c3', kind: 'skill', name: 'Skill', input: { skill: 'other-skill' } }),
   ],
-  fsDiff: { root: '/run', created: ['x.txt'], modified: ['y.txt'], deleted: ['z.txt'] },
+  fsDiff: { root: '/run', created: ['x.txt'], modified: ['y.txt'], deleted: ['z.txt'], engine_bookkeeping: [] },
   finalMessage: 'Wrote x.txt.\n__SKILL_DONE__',
   audit: { dir: '/runs/r1/.audit' },
 };
@@ -76,6 +76,15 @@ describe('agent matchers', () => {
     expect(failed).not.toHaveFinalMessage(/./);
     expect(completed).toHaveFcmpSequence(['conversation.started', 'conversation.completed']);
     expect(completed).not.toHaveFcmpSequence(['conversation.completed', 'conversation.started']);
+  });
+
+  it('toHaveChangedExactly / toHaveLeftUnchanged: exact, with engine bookkeeping apart', () => {
+    const withBookkeeping = { ...completed, fsDiff: { ...completed.fsDiff!, engine_bookkeeping: ['.opencode/.gitignore'] } };
+    expect(withBookkeeping).toHaveChangedExactly(['x.txt', 'y.txt', 'z.txt']);
+    expect(completed).not.toHaveChangedExactly(['x.txt', 'y.txt']);
+    expect(() => expect(withBookkeeping).toHaveChangedExactly(['x.txt'])).toThrow(/unexpected: y\.txt, z\.txt; engine bookkeeping \(ignored\): \.opencode\/\.gitignore/);
+    expect(completed).toHaveLeftUnchanged(['README.md', '.opencode/.gitignore']);
+    expect(() => expect(completed).toHaveLeftUnchanged(['README.md', './y.txt'])).toThrow(/to have left y\.txt unchanged/);
   });
 
   it('works as asymmetric matchers', () => {

@@ -206,6 +206,24 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(model.requests.some((r) => r.response_kind === fault)).toBe(true);
   });
 
+  it(`starts from a seeded workspace: the diff shows only the agent's work, the audit has a git diff${suffix}`, async ({ model, agent }) => {
+    model.script(turns.shell("printf -- '- Seeded change.\\n' >> CHANGELOG.md && printf '{\"rows\": 2}' > stats.json"), turns.final('Updated.'));
+    const run = await agent.start(engine, { prompt: 'Update the changelog.', template: 'fixtures/repos/changelog', files: { 'notes/todo.txt': 'seeded inline\n' } });
+    expect(run).toHaveCompleted();
+    // Seeded files existed before fs-before: the agent's edit is "modified", not "created".
+    expect(run).toHaveChangedExactly(['CHANGELOG.md', 'stats.json']);
+    expect(run).toHaveLeftUnchanged(['data.csv', 'notes/todo.txt']);
+    expect(run.fsDiff?.modified).toEqual(['CHANGELOG.md']);
+    expect(fs.readFileSync(path.join(run.runDir, 'notes', 'todo.txt'), 'utf8')).toBe('seeded inline\n');
+    const meta = expectCompleteAudit(run.audit);
+    expect(meta.workspace).toMatchObject({ files: ['notes/todo.txt'], git_commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    const patch = fs.readFileSync(path.join(run.runDir, meta.files.gitDiff!), 'utf8');
+    expect(patch).toContain('+- Seeded change.');
+    expect(patch).toContain('b/stats.json');
+    // The harness's skill root is excluded from git: the patch holds the agent's work only.
+    expect(patch).not.toMatch(/SKILL\.md/);
+  });
+
   it(`loads a skill and writes a file through the script intents${suffix}`, async ({ model, agent }) => {
     model.script(turns.useSkill('demo-hello'), turns.writeFile('hello.txt', 'hello from the skill\n'), turns.final('Done with demo-hello.'));
     const run = await agent.start(engine, { prompt: 'Use the demo-hello skill.' });

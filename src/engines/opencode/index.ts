@@ -63,5 +63,7 @@ export const opencodeEngine: EngineAdapter = {
   buildStartArgs: buildOpencodeStartArgs,
   buildResumeArgs: buildOpencodeResumeArgs,
   resumeFlags: OPENCODE_RESUME_FLAGS,
+  // opencode 1.18.33 writes a .gitignore into its project config dir on every run (measured, scripted runs).
+  bookkeepingPaths: ['.opencode/.gitignore'],
   createParser: createOpencodeParser,
 };

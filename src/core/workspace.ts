@@ -1,0 +1,117 @@
+/**
+ * Seeded workspaces: a new run can start from files instead of an empty directory — a template directory copied
+ * in, inline files written, and (by default for templates) a git repository with one initial commit, so that
+ * agents behave as they do in a real project (`codex exec` refuses a non-repo directory), and the audit gets a
+ * real `git diff` of the agent's work (`git-diff.N.patch`).
+ *
+ * Seeding happens before the skills are injected and before `fs-before`, so the fs diff and the git diff show
+ * only what the agent did. The harness's own files in the run dir (skill roots, engine settings) are listed in
+ * `.git/info/exclude`, so `git status` inside the run shows the agent's changes only.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { execa } from 'execa';
+import { AgentHarnessError } from '../errors/index.js';
+
+/** What a new run's working directory starts with. */
+export interface WorkspaceSeed {
+  /** A directory whose contents are copied into the run dir (absolute, or relative to the project root). */
+  template?: string;
+  /** Files to write, by path relative to the run dir; string content is written as UTF-8. */
+  files?: Readonly<Record<string, string | Uint8Array>>;
+  /** Make the run dir a git repository with one initial commit (default: true with a template, else false). */
+  git?: boolean;
+}
+
+/** What seeding did, for the audit meta. */
+export interface WorkspaceSeedRecord {
+  template: string | null;
+  files: string[];
+  git_commit: string | null;
+}
+
+/** Identity and config for the harness's git calls: nothing of the host's git config is read. */
+const GIT_ENV: Readonly<Record<string, string>> = {
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'agent-harness',
+  GIT_AUTHOR_EMAIL: 'agent-harness@localhost',
+  GIT_COMMITTER_NAME: 'agent-harness',
+  GIT_COMMITTER_EMAIL: 'agent-harness@localhost',
+  GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
+  GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
+};
+
+async function git(runDir: string, args: readonly string[], extraEnv: Record<string, string> = {}): Promise<string> {
+  try {
+    const result = await execa('git', args, { cwd: runDir, env: { ...GIT_ENV, ...extraEnv }, extendEnv: true, stdin: 'ignore' });
+    return result.stdout;
+  } catch (error) {
+    const code = (error as { code?: string }).code === 'ENOENT' ? 'WORKSPACE_GIT_UNAVAILABLE' : 'WORKSPACE_INVALID';
+    throw new AgentHarnessError(code, `git ${args.join(' ')} failed in ${runDir}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+  }
+}
+
+/** A seed file path, checked: relative, inside the run dir, not into `.git` or `.audit`. */
+function seedTarget(runDir: string, relative: string): string {
+  const normalized = path.normalize(relative);
+  if (path.isAbsolute(relative) || normalized.startsWith('..') || normalized === '.' || /^(?:\.git|\.audit)(?:[/\\]|$)/.test(normalized)) {
+    throw new AgentHarnessError('WORKSPACE_INVALID', `Seed file path ${JSON.stringify(relative)} must be relative to the run directory and stay inside it (not .git or .audit).`, { details: { path: relative } });
+  }
+  return path.join(runDir, normalized);
+}
+
+/** True when the seed asks for anything. */
+export function hasWorkspaceSeed(seed: WorkspaceSeed | undefined): seed is WorkspaceSeed {
+  return Boolean(seed && (seed.template || (seed.files && Object.keys(seed.files).length > 0) || seed.git));
+}
+
+/** Copies the template, writes the files, and makes the initial commit when asked. */
+export async function seedWorkspace(runDir: string, seed: WorkspaceSeed, projectRoot: string): Promise<WorkspaceSeedRecord> {
+  let template: string | null = null;
+  if (seed.template) {
+    template = path.resolve(projectRoot, seed.template);
+    const stat = await fsp.stat(template).catch(() => null);
+    if (!stat?.isDirectory()) throw new AgentHarnessError('WORKSPACE_INVALID', `Template ${template} is not a directory.`, { details: { template } });
+    await fsp.cp(template, runDir, { recursive: true, force: true, errorOnExist: false, verbatimSymlinks: true });
+  }
+  const files = Object.keys(seed.files ?? {});
+  for (const [relative, content] of Object.entries(seed.files ?? {})) {
+    const target = seedTarget(runDir, relative);
+    await fsp.mkdir(path.dirname(target), { recursive: true });
+    await fsp.writeFile(target, content);
+  }
+  const wantGit = seed.git ?? Boolean(seed.template);
+  if (!wantGit) return { template, files, git_commit: null };
+  if (!fs.existsSync(path.join(runDir, '.git'))) await git(runDir, ['init', '-q', '-b', 'main']);
+  await git(runDir, ['add', '-A']);
+  await git(runDir, ['commit', '-q', '--allow-empty', '--no-gpg-sign', '--no-verify', '-m', 'agent-harness: seed workspace']);
+  return { template, files, git_commit: (await git(runDir, ['rev-parse', 'HEAD'])).trim() };
+}
+
+/** Lists the harness's own paths in `.git/info/exclude`, so `git status` shows only the agent's work. */
+export async function excludeHarnessPaths(runDir: string, relativePaths: readonly string[]): Promise<void> {
+  const file = path.join(runDir, '.git', 'info', 'exclude');
+  if (!fs.existsSync(path.join(runDir, '.git'))) return;
+  await fsp.mkdir(path.dirname(file), { recursive: true });
+  const existing = fs.existsSync(file) ? await fsp.readFile(file, 'utf8') : '';
+  const missing = ['/.audit/', ...relativePaths.map((p) => `/${p.replace(/^\/+/, '')}`)].filter((line) => !existing.split('\n').includes(line));
+  if (missing.length > 0) await fsp.appendFile(file, `${existing && !existing.endsWith('\n') ? '\n' : ''}# agent-harness\n${missing.join('\n')}\n`);
+}
+
+/**
+ * The agent's changes as a patch against the seed commit (new files included), computed with a temporary index
+ * so the run's own index is never touched; null when the run dir is not a git repository.
+ */
+export async function gitDiffPatch(runDir: string, indexFile: string): Promise<string | null> {
+  if (!fs.existsSync(path.join(runDir, '.git'))) return null;
+  const env = { GIT_INDEX_FILE: indexFile };
+  try {
+    await git(runDir, ['read-tree', 'HEAD'], env);
+    await git(runDir, ['add', '-A'], env);
+    return `${await git(runDir, ['diff', '--cached', '--binary', 'HEAD'], env)}\n`.replace(/^\n$/, '');
+  } finally {
+    await fsp.rm(indexFile, { force: true });
+  }
+}
