@@ -34,10 +34,10 @@ export interface AttemptRequest {
   translateMode?: TranslateMode;
   /** Model mode (default `scripted`). */
   modelMode?: ModelMode;
-  /** Script for the scripted model: a parsed script or a path to a JSON file. */
-  script?: ModelScript | string | null;
+  /** Script for the scripted model: a parsed script, a path to a JSON file, or a run's recorded inline script. */
+  script?: ModelScript | string | RunIndexEntry['script'];
   /** Use this model server instead of starting one (fixtures share one per test). */
-  modelServer?: (Pick<ModelServer, 'url'> & Partial<Pick<ModelServer, 'requests'>>) | null;
+  modelServer?: (Pick<ModelServer, 'url'> & Partial<Pick<ModelServer, 'requests' | 'script'>>) | null;
   /** Terminal wiring (default `split`). */
   io?: IoMode;
   /** Attempt timeout in ms. */

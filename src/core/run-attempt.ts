@@ -12,7 +12,7 @@ import { AgentHarnessError, toAgentHarnessError } from '../errors/index.js';
 import { getEngine, requireResume } from '../engines/registry.js';
 import type { EngineAdapter, PreparedEngine } from '../engines/engine.js';
 import { carryResumeFlags, withCarriedFlags } from '../engines/resume-flags.js';
-import { loadModelScript, startModelServer, type ModelScript, type ModelServer } from '../model/index.js';
+import { loadModelScript, parseModelScript, startModelServer, type ModelScript, type ModelServer } from '../model/index.js';
 import { AttemptMetaSchema, type AttemptMeta, type Completion, type FcmpEvent, type FsDiff } from '../protocol/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { buildEngineEnv, redactEnv } from '../runtime/env.js';
@@ -47,7 +47,7 @@ async function resolveScript(script: AttemptRequest['script'], projectRoot: stri
     const file = path.resolve(projectRoot, script);
     return { script: await loadModelScript(file), path: file };
   }
-  return { script, path: null };
+  return { script: parseModelScript(script, 'the run\'s recorded script'), path: null };
 }
 
 /**
@@ -93,7 +93,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   const modelMode = request.modelMode ?? request.run?.model_mode ?? 'scripted';
   const scriptInput = request.script ?? (launch === 'resume' ? request.run?.script ?? null : null);
   const resolvedScript = modelMode === 'scripted' ? await resolveScript(scriptInput, paths.projectRoot) : { script: undefined, path: null };
-  let run = request.run ?? await createRun(paths.runRoot, { engine: adapter.id, translateMode, modelMode, script: resolvedScript.path, startArgs: request.passthrough?.length ? request.passthrough : null });
+  let run = request.run ?? await createRun(paths.runRoot, { engine: adapter.id, translateMode, modelMode, script: resolvedScript.script ?? null, startArgs: request.passthrough?.length ? request.passthrough : null });
   const runDir = run.run_dir;
   const attempt = await reserveAttempt(runDir);
   const audit = attemptAuditPaths(runDir, attempt);
@@ -243,11 +243,13 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       runId: run.run_id, engine: adapter.id, attempt, launch, rasp: rasp.events, fcmp, completion, durationMs: meta.timings.duration_ms,
     }));
     await writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta));
+    const scriptInForce = request.modelServer ? request.modelServer.script ?? null : resolvedScript.script ?? null;
     run = await updateRun(paths.runRoot, run.run_id, {
       attempts: Math.max(run.attempts, attempt),
       session_id: sessionId,
       last_completion: completion.state,
-      ...(resolvedScript.path ? { script: resolvedScript.path } : {}),
+      // The script in force, inline: a shared server's (the fixtures', appended turns included), else the attempt's own.
+      ...(scriptInForce ? { script: scriptInForce } : {}),
     }).catch(() => run);
   }
 

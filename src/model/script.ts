@@ -72,11 +72,30 @@ const RenderedTurnSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('drop') }).strict(),
 ]);
 
+/** Every turn type a script may use, for error messages. */
+export const MODEL_TURN_TYPES: readonly string[] = [...RenderedTurnSchema.options.map((o) => o.shape.type.value), ...IntentSchema.options.map((o) => o.shape.type.value)];
+
+/** Checks the type first, so a bad turn is reported as "unknown type" or with the intent's own missing field. */
+function checkTurn(value: unknown, ctx: z.RefinementCtx): void {
+  const type = (value as { type?: unknown } | null)?.type;
+  if (typeof type !== 'string' || !MODEL_TURN_TYPES.includes(type)) {
+    ctx.addIssue({ code: 'custom', message: `${type === undefined ? 'missing "type"' : `unknown turn type ${JSON.stringify(type)}`}; turn types: ${MODEL_TURN_TYPES.join(', ')}` });
+    return;
+  }
+  const schema = [...IntentSchema.options, ...RenderedTurnSchema.options].find((o) => o.shape.type.value === type)!;
+  const result = schema.safeParse(value);
+  for (const issue of result.success ? [] : result.error.issues) {
+    const field = issue.path.join('.');
+    const missing = issue.code === 'invalid_type' && (value as Record<string, unknown>)[field] === undefined;
+    ctx.addIssue({ code: 'custom', path: issue.path, message: missing ? `${type} turn needs "${field}"` : `${type} turn: ${issue.message}` });
+  }
+}
+
 /**
- * One scripted turn: `text`, `shell`, `final`, `error`, or the intents `write_file` ({path, content}) and
- * `use_skill` ({name}), which become `shell` turns.
+ * One scripted turn: `text`, `shell`, `final`, `error`, the faults `stall`, `malformed`, `drop`, or the intents
+ * `write_file` ({path, content}) and `use_skill` ({name}), which become `shell` turns.
  */
-export const ModelTurnSchema = z.preprocess(lowerIntent, RenderedTurnSchema);
+export const ModelTurnSchema = z.unknown().superRefine(checkTurn).pipe(z.preprocess(lowerIntent, RenderedTurnSchema));
 /** One scripted turn (intents already lowered). */
 export type ModelTurn = z.infer<typeof RenderedTurnSchema>;
 /** A turn a wire module renders: what the model says (text, a tool call, a final message). */
@@ -169,7 +188,7 @@ export function selectTurn(script: ModelScript | null, modelTurns: number): Turn
 
 /** Message of the 400 answered past the last turn; `index` is 0-based, the message counts from 1. */
 export function exhaustedMessage(index: number, total: number): string {
-  return `script exhausted: request needs turn ${index + 1} but the script has ${total} turns`;
+  return `script exhausted: request needs turn ${index + 1} but the script has ${total} turns. Turns are numbered across the whole session (a resumed attempt continues after the turns already used), so add the next turns rather than replacing the script: run.resume(message, { turns }) or model.append(...turns) in a test, more turns in the --script file on the CLI.`;
 }
 
 /** The text a final turn sends: with the done marker line when `done`. */

@@ -12,7 +12,7 @@ import type { Duplex } from 'node:stream';
 import zlib from 'node:zlib';
 import { AgentHarnessError } from '../errors/index.js';
 import { isFaultTurn, respondFault } from './faults.js';
-import { exhaustedMessage, selectTurn, type ModelScript } from './script.js';
+import { exhaustedMessage, selectTurn, type ModelScript, type ModelTurn } from './script.js';
 import type { WireApiHandler, WireApiId, WireRequest } from './wire-api.js';
 import { openAiResponsesWire } from './wire-openai-responses.js';
 import { openAiChatWire } from './wire-openai-chat.js';
@@ -72,8 +72,15 @@ export interface ModelServer {
   readonly requests: RecordedRequest[];
   /** Every refused outbound attempt (live array). */
   readonly egress: EgressAttempt[];
+  /** The script in force (null = default replies). */
+  readonly script: ModelScript | null;
   /** Replaces the script for the following requests (null = default replies). */
   setScript(script: ModelScript | null): void;
+  /**
+   * Adds turns after the script's last one, so a resumed session (whose turns are numbered across the session)
+   * finds them where it continues; with the default script, the turns become the script.
+   */
+  appendTurns(turns: readonly ModelTurn[]): void;
   /** Stops listening and closes every connection, keep-alive ones included; safe to call twice. */
   close(): Promise<void>;
 }
@@ -311,8 +318,14 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     port,
     requests,
     egress,
+    get script() {
+      return script;
+    },
     setScript(next) {
       script = next;
+    },
+    appendTurns(more) {
+      script = { ...(script ?? { version: 1 as const }), turns: [...(script?.turns ?? []), ...more] };
     },
     close() {
       closing ??= new Promise<void>((resolve) => {

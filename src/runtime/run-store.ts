@@ -33,7 +33,7 @@ export interface CreateRunOptions {
   engine: EngineId;
   translateMode: TranslateMode;
   modelMode: ModelMode;
-  script: string | null;
+  script: RunIndexEntry['script'];
   /** The user-written engine argv of the first attempt (null for the default command). */
   startArgs?: readonly string[] | null;
   /** Clock, for tests. */

@@ -109,6 +109,7 @@ export async function runAgentFixture({ harness, model, task, signal, skip, anno
       const run = new HarnessRun(first, async (self, message, resumeOptions) => {
         const record = await readRunRecord(self.runDir);
         if (!record) throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${self.runId} has no run record in ${self.runDir}.`);
+        if (resumeOptions.turns?.length) model.append(...resumeOptions.turns);
         return track(self, await runAttempt({ paths, engine: self.engine, launch: 'resume', run: record, message, ...common(resumeOptions.timeoutMs) }));
       });
       runs.push(run);

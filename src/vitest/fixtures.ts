@@ -47,6 +47,11 @@ export interface ModelFixture {
   script(...turns: ModelTurn[]): void;
   /** Sets a whole script (null = default replies). */
   setScript(script: ModelScript | null): void;
+  /**
+   * Adds turns after the current script's last one. Turns are numbered across a session, so this (or
+   * `run.resume(message, { turns })`) is how a test scripts the next turn of a resumed session.
+   */
+  append(...turns: ModelTurn[]): void;
 }
 
 /** Fixture types of {@link test}. */
@@ -79,6 +84,7 @@ function modelFixture(server: ModelServer, from = { requests: 0, egress: 0 }): M
     server,
     script: (...turns: ModelTurn[]) => server.setScript({ version: 1, turns }),
     setScript: (script) => server.setScript(script),
+    append: (...turns: ModelTurn[]) => server.appendTurns(turns),
   };
 }
 

@@ -6,6 +6,7 @@ import type { AttemptResult, ToolCallRecord } from '../core/attempt-result.js';
 import type { AttemptAuditPaths } from '../core/audit-files.js';
 import type { Completion, EngineId, FcmpEvent, FsDiff, RaspEvent, Usage } from '../protocol/index.js';
 import type { AgentHarnessAttemptRecord } from './types.js';
+import type { ModelTurn } from '../model/index.js';
 
 /** Runs the next attempt of a run (provided by the `agent` fixture). */
 export type ResumeFn = (run: HarnessRun, message: string, options: HarnessResumeOptions) => Promise<AttemptResult>;
@@ -14,6 +15,11 @@ export type ResumeFn = (run: HarnessRun, message: string, options: HarnessResume
 export interface HarnessResumeOptions {
   /** Attempt timeout in ms. */
   timeoutMs?: number;
+  /**
+   * Model turns for this attempt, added after the turns the session already used (turns are numbered across
+   * the session, so replacing the script before a resume would not line up).
+   */
+  turns?: readonly ModelTurn[];
 }
 
 /** One managed run started by a test. Fields reflect the latest attempt. */

@@ -85,7 +85,8 @@ describe('turn selection', () => {
     expect(selectTurn(script, 0)).toEqual({ kind: 'turn', index: 0, turn: turns.shell('true') });
     expect(selectTurn(script, 1)).toEqual({ kind: 'turn', index: 1, turn: turns.final('done') });
     expect(selectTurn(script, 2)).toEqual({ kind: 'exhausted', index: 2, total: 2 });
-    expect(exhaustedMessage(2, 2)).toBe('script exhausted: request needs turn 3 but the script has 2 turns');
+    expect(exhaustedMessage(2, 2)).toMatch(/^script exhausted: request needs turn 3 but the script has 2 turns\. Turns are numbered across the whole session/);
+    expect(exhaustedMessage(2, 2)).toContain('run.resume(message, { turns })');
   });
 
   it('the default script (null) never runs out', () => {
@@ -100,3 +101,15 @@ describe('turn selection', () => {
     expect(finalText({ type: 'final', text: 'ok', done: false })).toBe('ok');
   });
 });
+
+describe('script errors name the turn type and the missing field', () => {
+  it.for([
+    [{ type: 'write_file', path: 'a' }, /at turns\.1\.content: write_file turn needs "content"/],
+    [{ type: 'shell' }, /at turns\.1\.command: shell turn needs "command"/],
+    [{ type: 'nope' }, /unknown turn type "nope"; turn types: text, shell, final, error, stall, malformed, drop, write_file, use_skill/],
+    [{ text: 'no type' }, /missing "type"; turn types: /],
+  ] as const)('%o', ([turn, message]) => {
+    expect(() => parseModelScript({ version: 1, turns: [{ type: 'text', text: 'ok' }, turn] })).toThrow(message);
+  });
+});
+

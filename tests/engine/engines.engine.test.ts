@@ -12,7 +12,7 @@ import { test, turns } from '../../src/public/vitest.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import type { EngineId } from '../../src/protocol/index.js';
 import { resolveExecutable } from '../../src/runtime/executables.js';
-import { resolveRunSelector } from '../../src/runtime/run-store.js';
+import { readRunRecord, resolveRunSelector } from '../../src/runtime/run-store.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
 
@@ -66,12 +66,7 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
 
   it(`starts, runs a shell tool call, completes with the done marker, then resumes by handle${suffix}`, async ({ model, agent, harness }) => {
     const homeBefore = realHomeNames();
-    model.script(
-      turns.shell("printf 'hello from agent-harness\\n' > hello.txt"),
-      turns.final('Wrote hello.txt.'),
-      turns.shell("printf 'again\\n' >> hello.txt"),
-      turns.final('Appended to hello.txt.'),
-    );
+    model.script(turns.shell("printf 'hello from agent-harness\\n' > hello.txt"), turns.final('Wrote hello.txt.'));
     const run = await agent.start(engine, { prompt: 'Use the demo-hello skill.', translateMode: 3 });
     const first = run.last;
     expect(first.error).toBeNull();
@@ -91,7 +86,8 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(model.egress).toEqual([]);
 
     expect((await resolveRunSelector(harness.paths.runRoot, first.handle)).run_dir).toBe(first.runDir);
-    await run.resume('Append another line.');
+    // The resumed turn is scripted with the resume: it goes after the turns the session already used.
+    await run.resume('Append another line.', { turns: [turns.shell("printf 'again\\n' >> hello.txt"), turns.final('Appended to hello.txt.')] });
     const second = run.last;
     expect(second.error).toBeNull();
     expect(second.runDir).toBe(first.runDir);
@@ -103,6 +99,8 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expectCompleteAudit(second.audit);
     expect(second.fcmp[0]!.seq).toBeGreaterThan(first.fcmp.at(-1)!.seq);
     expect(JSON.parse(fs.readFileSync(first.audit.meta, 'utf8')).attempt).toBe(1);
+    // run.json keeps the whole script inline, so `agent-harness resume <handle>` from a terminal gets it too.
+    expect((await readRunRecord(first.runDir))?.script).toEqual(model.server.script);
     expect(realHomeNames()).toEqual(homeBefore);
   });
 
