@@ -5,7 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
-import { ENGINE_IDS } from '../protocol/index.js';
+import { ENGINE_IDS, type EngineId } from '../protocol/index.js';
 import { PACKAGE_ROOT } from '../runtime/executables.js';
 import { registerDemo } from './demo.js';
 import { registerDoctor } from './doctor.js';
@@ -31,9 +31,18 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
     .description('Run real coding-agent CLIs in a managed, audited environment against a scripted model on 127.0.0.1.')
     .version(packageVersion())
     .enablePositionalOptions()
-    .showHelpAfterError('(run with --help for usage)')
-    .configureOutput({ writeOut: (s) => streams.stdout.write(s), writeErr: (s) => streams.stderr.write(s) })
+    // Errors are printed once, by reportCliError (with their code and hint), never also by commander.
+    .configureOutput({ writeOut: (s) => streams.stdout.write(s), writeErr: (s) => streams.stderr.write(s), outputError: () => undefined })
     .exitOverride();
+  // Harness options of the direct form go before the engine name (`agent-harness --timeout-ms 5000 claude -p hi`):
+  // after it, every argument is the engine's own (seed 001, Decision 5).
+  addStartOptions(program);
+  program.hook('preAction', (_program, action) => {
+    const given = Object.keys(program.opts()).filter((key) => program.getOptionValueSource(key) === 'cli');
+    if (given.length > 0 && !ENGINE_IDS.includes(action.name() as EngineId) && action.name() !== 'start') {
+      throw new AgentHarnessError('USAGE_ERROR', `The harness options before a command name (${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}) apply to engine runs only, not to \`${action.name()}\`.`);
+    }
+  });
   registerStart(program, streams, setExit);
   registerResume(program, streams, setExit);
   registerRuns(program, streams);
@@ -42,22 +51,24 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
   registerDemo(program, streams, setExit);
   registerTranslate(program, streams, setExit);
   for (const engine of ENGINE_IDS) {
-    addStartOptions(
-      program
-        .command(engine)
-        .description(`run ${engine} with these arguments inside the managed env (same as \`start ${engine} …\`)`)
-        .argument('[args...]', `${engine} arguments, passed through in order`)
-        .passThroughOptions()
-        .allowUnknownOption()
-        .helpOption(false),
-    ).action(async (args: string[], options: StartCommandOptions) => {
-      setExit(await startCommand(streams, engine, args, options));
-    });
+    program
+      .command(engine)
+      .description(`run ${engine} with exactly these arguments inside the managed env; harness options go before "${engine}", --translate N anywhere`)
+      .argument('[args...]', `${engine}'s own command line, passed through verbatim and in order`)
+      .passThroughOptions()
+      .allowUnknownOption()
+      .allowExcessArguments()
+      .helpOption(false)
+      .action(async (args: string[]) => {
+        setExit(await startCommand(streams, engine, args, program.opts<StartCommandOptions>(), true));
+      });
   }
   program.addHelpText('after', `
 Quick start:
   agent-harness demo                         real codex + the demo skill on the scripted model
   agent-harness start --translate 3 --prompt "hi" codex
+  agent-harness claude --model sonnet -p "hi"   the direct form: claude gets exactly these arguments
+  agent-harness --timeout-ms 60000 --translate 3 codex exec --json "hi"   harness options before the engine
   agent-harness resume <handle> "next message"
   agent-harness runs                         list runs and their handles
   agent-harness translate <handle> --summary  replay a run's recorded output through the parsers

@@ -22,8 +22,11 @@ export interface StartCommandOptions {
   pty?: boolean;
 }
 
-/** Runs a start (used by `start` and by the direct `<engine>` form). */
-export async function startCommand(streams: CliStreams, engine: string, rawArgs: readonly string[], options: StartCommandOptions): Promise<number> {
+/**
+ * Runs a start (used by `start` and by the direct `<engine>` form). `direct`: the args are the engine's whole
+ * command line (seed 001, Decision 5) — even none at all, which opens the engine itself.
+ */
+export async function startCommand(streams: CliStreams, engine: string, rawArgs: readonly string[], options: StartCommandOptions, direct = false): Promise<number> {
   const { args, translate: inlineTranslate } = extractTranslateFlag(rawArgs);
   const translate = inlineTranslate ?? options.translate ?? 0;
   const paths = resolveHarnessPaths();
@@ -36,6 +39,7 @@ export async function startCommand(streams: CliStreams, engine: string, rawArgs:
     ...(run ? { run } : {}),
     prompt: options.prompt ?? null,
     passthrough: args,
+    ...(direct && options.prompt === undefined ? { rawArgs: true } : {}),
     translateMode: translate,
     modelMode: options.model ?? 'scripted',
     script: options.script ?? null,
@@ -73,6 +77,7 @@ Examples:
   agent-harness start --translate 2 codex exec --json --skip-git-repo-check "say hi"
   agent-harness start --script fixtures/scripts/demo.json --translate 3 --prompt "go" codex`)
     .action(async (engine: string, args: string[], options: StartCommandOptions) => {
-      setExit(await startCommand(streams, engine, args, options));
+      // Harness options may also stand before `start` (as before an engine name); those after it win.
+      setExit(await startCommand(streams, engine, args, { ...program.opts<StartCommandOptions>(), ...options }));
     });
 }

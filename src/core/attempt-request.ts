@@ -26,6 +26,11 @@ export interface AttemptRequest {
   workspace?: WorkspaceSeed;
   /** Prompt for the engine's default headless command (start without passthrough args). */
   prompt?: string | null;
+  /**
+   * `passthrough` is the engine's whole command line, even when empty (the direct form `agent-harness codex` opens
+   * codex itself); otherwise an empty passthrough means the engine's default headless command with `prompt`.
+   */
+  rawArgs?: boolean;
   /** Engine arguments passed verbatim (start). */
   passthrough?: readonly string[];
   /** The next user message (resume). */

@@ -93,7 +93,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   const modelMode = request.modelMode ?? request.run?.model_mode ?? 'scripted';
   const scriptInput = request.script ?? (launch === 'resume' ? request.run?.script ?? null : null);
   const resolvedScript = modelMode === 'scripted' ? await resolveScript(scriptInput, paths.projectRoot) : { script: undefined, path: null };
-  let run = request.run ?? await createRun(paths.runRoot, { engine: adapter.id, translateMode, modelMode, script: resolvedScript.script ?? null, startArgs: request.passthrough?.length ? request.passthrough : null });
+  let run = request.run ?? await createRun(paths.runRoot, { engine: adapter.id, translateMode, modelMode, script: resolvedScript.script ?? null, startArgs: request.passthrough?.length || request.rawArgs ? request.passthrough ?? [] : null });
   const runDir = run.run_dir;
   const attempt = await reserveAttempt(runDir);
   const audit = attemptAuditPaths(runDir, attempt);
@@ -155,7 +155,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     meta.resume_flags = carry;
     const engineArgs = resumeArgs
       ? withCarriedFlags(resumeArgs({ sessionId: run.session_id ?? '', message: request.message ?? '' }), carry?.carried ?? [], adapter.resumeFlags ?? [])
-      : adapter.buildStartArgs({ prompt: request.prompt ?? null, passthrough: request.passthrough ?? [] });
+      : request.rawArgs ? [...(request.passthrough ?? [])] : adapter.buildStartArgs({ prompt: request.prompt ?? null, passthrough: request.passthrough ?? [] });
     const argv = [...prepared.leadingArgs, ...engineArgs];
     meta.command = { executable, argv, cwd: runDir, io };
     await writeJsonAtomic(audit.meta, meta);
@@ -208,7 +208,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     writeModelRequestLog(audit.modelRequests, ownedServer ? null : attemptRequests);
     toolExitCodes = exitCodesFromModelRequests(attemptRequests);
     // A call whose argv the user wrote may start no session (`agent-harness codex --version`): not a failure.
-    const expectSession = launch === 'resume' || (request.passthrough?.length ?? 0) === 0;
+    const expectSession = launch === 'resume' || (!request.rawArgs && (request.passthrough?.length ?? 0) === 0);
     const judged: CompletionJudgement = harnessError && !processResult
       ? { state: 'failed', reason: harnessError.code, failure: { category: 'unknown', code: harnessError.code, message: harnessError.message }, evidenceSeq: null }
       : judgeCompletion(rasp.events, { errorPatterns: adapter.errorPatterns, expectSession });

@@ -93,6 +93,50 @@ describe('agent-harness start', () => {
     expect(call.argv.slice(call.argv.indexOf('exec'))).toEqual(['exec', '--json', 'direct', '--help']);
     expect(run.stderr).toContain('Start complete. exitCode=0');
   });
+
+  it('after the engine name every argument is the engine\'s, even ones the harness also has (Decision 5)', () => {
+    installFakeEngine(sandbox, 'claude', { stdoutFile: STREAM });
+    installFakeEngine(sandbox, 'gemini', { stdoutFile: STREAM });
+    const claude = runCliProcess(sandbox, ['claude', '--model', 'sonnet', '-p', 'hi']);
+    expect(claude.stderr).not.toContain('USAGE_ERROR');
+    expect(fakeEngineCalls(sandbox).at(-1)!.argv).toEqual(['--model', 'sonnet', '-p', 'hi']);
+    runCliProcess(sandbox, ['gemini', '--prompt', 'hi', '--timeout-ms', '5']);
+    expect(fakeEngineCalls(sandbox).at(-1)!.argv).toEqual(['--prompt', 'hi', '--timeout-ms', '5']);
+  });
+
+  it('a bare `agent-harness codex` runs codex with no arguments, not the harness\'s headless command', () => {
+    runCliProcess(sandbox, ['codex']);
+    // Only the harness's leading global flags (profile, per-attempt base URL), nothing after them.
+    const argv = fakeEngineCalls(sandbox).at(-1)!.argv;
+    expect(argv.slice(0, 2)).toEqual(['--profile', 'agent-harness']);
+    expect(argv.slice(2)).toEqual(['-c', expect.stringMatching(/^model_providers\.agent-harness\.base_url=/)]);
+  });
+
+  it('harness options go before the engine name; --translate is recognised anywhere and never reaches the engine', () => {
+    const before = runCliProcess(sandbox, ['--translate', '2', '--timeout-ms', '60000', 'codex', 'exec', '--json', 'hi']);
+    expect(before.status).toBe(0);
+    expect(() => FcmpEventSchema.parse(JSON.parse(before.stdout.split('\n')[0]!))).not.toThrow();
+    const after = runCliProcess(sandbox, ['codex', 'exec', '--json', 'hi', '--translate', '2']);
+    expect(() => FcmpEventSchema.parse(JSON.parse(after.stdout.split('\n')[0]!))).not.toThrow();
+    const call = fakeEngineCalls(sandbox).at(-1)!;
+    expect(call.argv.slice(call.argv.indexOf('exec'))).toEqual(['exec', '--json', 'hi']);
+  });
+
+  it('prints an error once, and refuses start options before a command that runs no engine', () => {
+    const bad = runCliProcess(sandbox, ['start', '--bogus', 'codex']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.match(/unknown option '--bogus'/g)).toHaveLength(1);
+    const misplaced = runCliProcess(sandbox, ['--pty', 'runs']);
+    expect(misplaced.status).toBe(2);
+    expect(misplaced.stderr).toContain('apply to engine runs only');
+  });
+
+  it('a call that starts no session (`codex --version`) is recorded as no_session, exit 0, not a failure', () => {
+    installFakeEngine(sandbox, 'opencode', { stdoutFile: path.join(REPO, 'package.json') });
+    const run = runCliProcess(sandbox, ['opencode', '--version']);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain('Completion: no_session (exited_without_session)');
+  });
 });
 
 describe('agent-harness resume and selectors', () => {
