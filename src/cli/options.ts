@@ -12,10 +12,13 @@ export function parseTranslateMode(value: string): TranslateMode {
   return Number(value) as TranslateMode;
 }
 
-/** Parses `--model` (scripted|live; replay/record come with cassettes). */
+/**
+ * Parses `--model`. `replay` and `record` are accepted model modes of the protocol whose cassettes are not built
+ * yet: they reach the core, which refuses them with ENGINE_CAPABILITY_UNAVAILABLE (seed 001, Decision 8).
+ */
 export function parseModelMode(value: string): ModelMode {
-  if (value !== 'scripted' && value !== 'live') {
-    throw new AgentHarnessError('USAGE_ERROR', `--model must be "scripted" or "live", not ${JSON.stringify(value)}.`);
+  if (value !== 'scripted' && value !== 'live' && value !== 'replay' && value !== 'record') {
+    throw new AgentHarnessError('USAGE_ERROR', `--model must be "scripted", "live", "replay" or "record", not ${JSON.stringify(value)}.`);
   }
   return value;
 }

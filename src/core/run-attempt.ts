@@ -13,7 +13,7 @@ import { getEngine, requireResume } from '../engines/registry.js';
 import type { EngineAdapter, PreparedEngine } from '../engines/engine.js';
 import { carryResumeFlags, withCarriedFlags } from '../engines/resume-flags.js';
 import { loadModelScript, parseModelScript, startModelServer, type ModelScript, type ModelServer } from '../model/index.js';
-import { AttemptMetaSchema, type AttemptMeta, type Completion, type FcmpEvent, type FsDiff } from '../protocol/index.js';
+import { AttemptMetaSchema, type AttemptMeta, type ModelMode, type Completion, type FcmpEvent, type FsDiff } from '../protocol/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { buildEngineEnv, redactEnv } from '../runtime/env.js';
 import { resolveExecutable } from '../runtime/executables.js';
@@ -48,6 +48,14 @@ async function resolveScript(script: AttemptRequest['script'], projectRoot: stri
     return { script: await loadModelScript(file), path: file };
   }
   return { script: parseModelScript(script, 'the run\'s recorded script'), path: null };
+}
+
+/** Model modes whose cassettes are not built yet are capability-gated (seed 001, Decision 8), before any run exists. */
+function requireModelMode(mode: ModelMode): void {
+  if (mode !== 'replay' && mode !== 'record') return;
+  throw new AgentHarnessError('ENGINE_CAPABILITY_UNAVAILABLE', `model mode "${mode}" is not available yet (capability "model:${mode}": cassettes are not built); use "scripted" or "live".`, {
+    details: { capability: `model:${mode}`, model: mode },
+  });
 }
 
 /**
@@ -91,6 +99,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   }
   const translateMode = request.translateMode ?? request.run?.translate_mode ?? 0;
   const modelMode = request.modelMode ?? request.run?.model_mode ?? 'scripted';
+  requireModelMode(modelMode);
   const scriptInput = request.script ?? (launch === 'resume' ? request.run?.script ?? null : null);
   const resolvedScript = modelMode === 'scripted' ? await resolveScript(scriptInput, paths.projectRoot) : { script: undefined, path: null };
   let run = request.run ?? await createRun(paths.runRoot, { engine: adapter.id, translateMode, modelMode, script: resolvedScript.script ?? null, startArgs: request.passthrough?.length || request.rawArgs ? request.passthrough ?? [] : null });

@@ -65,14 +65,9 @@ export async function runAgentFixture({ harness, model, task, signal, skip, anno
   const writeMeta = (run: HarnessRun): void => {
     writeAgentHarnessMeta(task.meta, { engine: run.engine, runId: run.runId, handle: run.handle, sessionId: run.sessionId, attempts: [...previous, ...records] });
   };
-  const modelMode = (): 'scripted' | 'live' => {
-    if (config.model === 'replay' || config.model === 'record') {
-      throw new AgentHarnessError('ENGINE_CAPABILITY_UNAVAILABLE', `model mode "${config.model}" is not implemented yet; use "scripted" or "live" in agentHarness({ model }).`, { details: { model: config.model } });
-    }
-    return config.model;
-  };
   const common = (timeoutMs: number | undefined) => {
-    const mode = modelMode();
+    // replay/record are refused by the core (ENGINE_CAPABILITY_UNAVAILABLE) before any run is created.
+    const mode = config.model;
     const timeout = timeoutMs ?? config.timeoutMs ?? undefined;
     return {
       modelMode: mode,

@@ -194,6 +194,16 @@ describe('errors: code, message, hint, exit status', () => {
     expect(run.stderr).toContain('agent-harness: error ENGINE_CAPABILITY_UNAVAILABLE: ');
   });
 
+  it.for(['replay', 'record'])('a gated capability (--model %s) is ENGINE_CAPABILITY_UNAVAILABLE from the CLI, exit 1, no run created', (mode) => {
+    const runs = () => (fs.existsSync(path.join(sandbox.root, 'data', 'harness_runs')) ? fs.readdirSync(path.join(sandbox.root, 'data', 'harness_runs')).length : 0);
+    const before = runs();
+    const run = runCliProcess(sandbox, ['--model', mode, 'codex', 'exec', '--json', 'hi']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`agent-harness: error ENGINE_CAPABILITY_UNAVAILABLE: model mode "${mode}" is not available yet (capability "model:${mode}"`);
+    expect(run.stderr.match(/ENGINE_CAPABILITY_UNAVAILABLE/g)).toHaveLength(1);
+    expect(runs()).toBe(before);
+  });
+
   it('an invalid skill fails the attempt with SKILL_INVALID and still writes the audit', () => {
     const skills = path.join(sandbox.root, 'bad-skills');
     fs.mkdirSync(path.join(skills, 'bad name'), { recursive: true });
