@@ -31,6 +31,8 @@ export interface AttemptResult {
   fsDiff: FsDiff | null;
   usage: Usage | null;
   durationMs: number;
+  /** Version of the engine CLI (from its npm package), null when unknown. */
+  engineVersion: string | null;
   audit: AttemptAuditPaths;
   /** Set when the harness itself failed (before or around the engine); the audit files exist anyway. */
   error: AgentHarnessError | null;

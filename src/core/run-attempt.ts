@@ -16,6 +16,7 @@ import { loadModelScript, parseModelScript, startModelServer, type ModelScript, 
 import { AttemptMetaSchema, type AttemptMeta, type ModelMode, type Completion, type FcmpEvent, type FsDiff } from '../protocol/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { buildEngineEnv, redactEnv } from '../runtime/env.js';
+import { engineVersion } from '../runtime/engine-version.js';
 import { resolveExecutable } from '../runtime/executables.js';
 import { diffSnapshots, snapshotTree } from '../runtime/fs-snapshot.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
@@ -160,6 +161,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     const configRoots = [env.HOME, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.XDG_STATE_HOME, env.XDG_CACHE_HOME, env.TMPDIR, ...prepared.configRoots].filter((p): p is string => Boolean(p));
     assertNoEnvLeak(configRoots, hostEnv.HOME);
     const executable = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
+    meta.engine_version = engineVersion(executable, adapter.packageName);
     const carry = resumeArgs && run.start_args ? carryResumeFlags(run.start_args, adapter.resumeFlags ?? []) : null;
     meta.resume_flags = carry;
     const engineArgs = resumeArgs
@@ -249,7 +251,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       error: harnessError ? { code: harnessError.code, message: harnessError.message } : null,
     };
     await writeJsonAtomic(audit.conformance, buildConformanceReport({
-      runId: run.run_id, engine: adapter.id, attempt, launch, rasp: rasp.events, fcmp, completion, durationMs: meta.timings.duration_ms,
+      runId: run.run_id, engine: adapter.id, attempt, launch, rasp: rasp.events, fcmp, completion, durationMs: meta.timings.duration_ms, engineVersion: meta.engine_version ?? null,
     }));
     await writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta));
     const scriptInForce = request.modelServer ? request.modelServer.script ?? null : resolvedScript.script ?? null;
@@ -283,6 +285,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     fsDiff,
     usage: meta.usage,
     durationMs: meta.timings.duration_ms ?? 0,
+    engineVersion: meta.engine_version ?? null,
     audit,
     error: harnessError,
   };

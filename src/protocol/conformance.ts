@@ -24,6 +24,8 @@ export const ConformanceReportSchema = z.object({
   diagnostics: z.array(DiagnosticSchema),
   completion: CompletionSchema,
   metrics: z.object({ duration_ms: z.number().nonnegative().nullable(), usage: UsageSchema.nullable() }),
+  /** Version of the engine CLI that produced the output (null when unknown, e.g. a translated recording). */
+  engine_version: z.string().nullable().optional(),
 });
 /** One attempt's conformance report. */
 export type ConformanceReport = z.infer<typeof ConformanceReportSchema>;

@@ -85,6 +85,8 @@ export const AttemptMetaSchema = z.object({
   skill_injection: SkillInjectionSchema,
   config_injection: ConfigInjectionSchema.nullable(),
   trust: TrustRecordSchema.nullable(),
+  /** Version of the engine CLI, from the npm package that ships it (null for a binary of unknown origin). */
+  engine_version: z.string().nullable().optional(),
   /** A seeded start: the template copied, the files written, and the seed commit when the run dir is a git repo. */
   workspace: z.object({ template: z.string().nullable(), files: z.array(z.string()), git_commit: z.string().nullable() }).nullable().optional(),
   /** Resume only: the start's flags given to this resume again, and those the resume command does not take. */

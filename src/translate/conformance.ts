@@ -22,6 +22,8 @@ export interface ConformanceInput {
   fcmp: readonly FcmpEvent[];
   completion: Completion;
   durationMs: number | null;
+  /** Version of the engine CLI, when known. */
+  engineVersion?: string | null;
 }
 
 /** Every diagnostic of the attempt, from RASP (parser and harness) in order. */
@@ -54,5 +56,6 @@ export function buildConformanceReport(input: ConformanceInput): ConformanceRepo
     diagnostics: collectDiagnostics(input.rasp),
     completion: input.completion,
     metrics: { duration_ms: input.durationMs, usage },
+    ...(input.engineVersion !== undefined ? { engine_version: input.engineVersion } : {}),
   };
 }

@@ -41,6 +41,13 @@ export function caseName(fullName: string, engine: string): string {
     .join(' > ');
 }
 
+/** Adds up per-attempt count records. */
+export function sumCounts(records: readonly Record<string, number>[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const record of records) for (const [key, n] of Object.entries(record)) out[key] = (out[key] ?? 0) + n;
+  return out;
+}
+
 function toTest(input: ReportInput): ConsistencyTest {
   const meta = input.meta;
   const attempts = meta?.attempts ?? [];
@@ -66,6 +73,9 @@ function toTest(input: ReportInput): ConsistencyTest {
     errors: input.errors,
     auditDir: last?.auditDir ?? null,
     ...(input.attachments && input.attachments.length > 0 ? { attachments: input.attachments } : {}),
+    ...(meta ? { fcmpCounts: sumCounts(attempts.map((a) => a.fcmpCounts ?? {})) } : {}),
+    ...(last && last.engineVersion !== undefined ? { engineVersion: last.engineVersion } : {}),
+    ...(last?.failureCode ? { failureCode: last.failureCode } : {}),
   };
 }
 

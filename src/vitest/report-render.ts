@@ -15,17 +15,28 @@ function matrixEngines(report: ConsistencyReport): string[] {
   return [...new Set(report.matrix.flatMap((row) => Object.keys(row.engines)))].sort();
 }
 
+/** What a disagreeing row disagrees on: the engines grouped by outcome (`passed: codex, claude; failed: gemini`). */
+function disagreement(row: ConsistencyReport['matrix'][number]): string {
+  const groups = new Map<string, string[]>();
+  for (const [engine, c] of Object.entries(row.engines)) {
+    if (c.outcome === 'skipped') continue;
+    const key = `${c.outcome}${c.completion ? ` (${c.completion})` : ''}`;
+    groups.set(key, [...(groups.get(key) ?? []), engine]);
+  }
+  return [...groups].map(([outcome, engines]) => `${outcome}: ${engines.join(', ')}`).join('; ');
+}
+
 /** The engine matrix as Markdown table lines (empty when no case ran on two engines). */
 export function renderMatrix(report: ConsistencyReport): string[] {
   if (report.matrix.length === 0) return [];
   const engines = matrixEngines(report);
-  const lines = [`| case | ${engines.join(' | ')} | |`, `| --- | ${engines.map(() => '---').join(' | ')} | --- |`];
+  const lines = [`| case | ${engines.join(' | ')} | agreement |`, `| --- | ${engines.map(() => '---').join(' | ')} | --- |`];
   for (const row of report.matrix) {
     const cells = engines.map((engine) => {
       const c = row.engines[engine];
       return c ? `${ICON[c.outcome]} ${c.outcome}${c.completion ? ` (${c.completion})` : ''}` : '—';
     });
-    lines.push(`| ${cell(row.case)} | ${cells.map(cell).join(' | ')} | ${row.disagree ? '⚠ disagree' : ''} |`);
+    lines.push(`| ${cell(row.case)} | ${cells.map(cell).join(' | ')} | ${row.disagree ? `⚠ ${disagreement(row)}` : 'agree'} |`);
   }
   return lines;
 }
@@ -43,9 +54,16 @@ export function renderMarkdown(report: ConsistencyReport): string {
   for (const [file, tests] of byFile) {
     out.push('', `## ${file}`, '', '| test | state | engine | completion | tools | retries | duration | run | audit |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const t of tests) {
-      const completion = t.completion ? `${t.completion.state} (${t.completion.reason})` : '';
+      const completion = t.completion ? `${t.completion.state} (${t.failureCode ?? t.completion.reason})` : '';
       const state = `${ICON[t.state]} ${t.state}${t.flaky ? ' (flaky)' : ''}`;
-      out.push(`| ${[t.fullName, state, t.engine ?? '', completion, t.toolCalls ?? '', t.retryCount, `${Math.round(t.durationMs)} ms`, t.handle ?? '', t.auditDir ? `\`${t.auditDir}\`` : ''].map(cell).join(' | ')} |`);
+      const engine = t.engine ? `${t.engine}${t.engineVersion ? ` ${t.engineVersion}` : ''}` : '';
+      out.push(`| ${[t.fullName, state, engine, completion, t.toolCalls ?? '', t.retryCount, `${Math.round(t.durationMs)} ms`, t.handle ?? '', t.auditDir ? `\`${t.auditDir}\`` : ''].map(cell).join(' | ')} |`);
+    }
+    // Why each failed test failed: its first error line (the matcher's message, which names the tool calls).
+    for (const t of tests.filter((test) => test.state === 'failed')) {
+      out.push('', `**❌ ${cell(t.fullName)}**: ${cell((t.errors[0] ?? t.failureCode ?? 'failed').split('\n')[0]!.slice(0, 300))}`);
+      const detail = (t.errors[0] ?? '').split('\n').slice(1).filter((line) => line.trim() !== '').slice(0, 20);
+      if (detail.length > 0) out.push('', '```', ...detail, '```');
     }
   }
   const matrix = renderMatrix(report);

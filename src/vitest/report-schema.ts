@@ -29,6 +29,12 @@ export const ConsistencyTestSchema = z.object({
   auditDir: z.string().nullable(),
   /** Audit files attached to the test by the agent fixture (fcmp and meta of each attempt). */
   attachments: z.array(z.string()).optional(),
+  /** FCMP event counts over the test's attempts (for baselines). */
+  fcmpCounts: z.record(z.string(), z.number().int().nonnegative()).optional(),
+  /** Version of the engine CLI the last attempt ran. */
+  engineVersion: z.string().nullable().optional(),
+  /** The last attempt's failure code, when it failed (`ENGINE_RATE_LIMITED`, …). */
+  failureCode: z.string().optional(),
 });
 /** One test of the report. */
 export type ConsistencyTest = z.infer<typeof ConsistencyTestSchema>;

@@ -102,5 +102,7 @@ export function attemptRecord(result: AttemptResult, retry: number): AgentHarnes
     usage: result.usage ? JSON.parse(JSON.stringify(result.usage)) as unknown : null,
     toolCalls: result.toolCalls.length,
     retry,
+    engineVersion: result.engineVersion,
+    ...(result.completion.code ? { failureCode: result.completion.code } : {}),
   };
 }

@@ -22,6 +22,10 @@ export interface AgentHarnessAttemptRecord {
   toolCalls: number;
   /** Vitest retry index the attempt belongs to (0 = first try). */
   retry: number;
+  /** Version of the engine CLI (absent in records written before it was recorded). */
+  engineVersion?: string | null;
+  /** The failure code when the attempt failed. */
+  failureCode?: string;
 }
 
 /** `task.meta.agentHarness`: the last run of the test and every attempt across retries. */

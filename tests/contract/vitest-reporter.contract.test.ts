@@ -75,7 +75,9 @@ describe('AgentHarnessReporter in a child Vitest run', () => {
     expect(byCase['answers a question']!.disagree).toBe(false);
 
     const md = fs.readFileSync(path.join(reportDir, 'consistency.md'), 'utf8');
-    expect(md).toMatch(/\| writes a file \|.*\| ⚠ disagree \|/);
+    expect(md).toMatch(/\| writes a file \|.*\| ⚠ passed \(completed\): codex; failed \(failed\): iflow \|/);
+    expect(md).toContain('**❌ iflow > writes a file**: iflow did not write the file');
+    expect(md).toContain('| case | codex | iflow | agreement |');
     expect(md).not.toMatch(/\| answers a question \|.*⚠/);
     expect(md).toContain('## Engine matrix');
 
@@ -91,7 +93,7 @@ describe('AgentHarnessReporter in a child Vitest run', () => {
     const step = fs.readFileSync(summary, 'utf8');
     expect(step.startsWith('# before\n')).toBe(true);
     expect(step).toContain('### agent-harness');
-    expect(step).toContain('⚠ disagree');
+    expect(step).toContain('⚠ passed (completed): codex; failed (failed): iflow');
   });
 
   it('builds the full report after sharded blob runs and --merge-reports', { timeout: 180_000 }, () => {
