@@ -12,6 +12,7 @@ import { registerDoctor } from './doctor.js';
 import { reportCliError } from './errors.js';
 import { registerModel } from './model.js';
 import type { CliStreams } from './output.js';
+import { registerReport } from './report.js';
 import { registerResume } from './resume.js';
 import { registerRuns } from './runs.js';
 import { registerTranslate } from './translate.js';
@@ -50,6 +51,7 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
   registerModel(program);
   registerDemo(program, streams, setExit);
   registerTranslate(program, streams, setExit);
+  registerReport(program, streams, setExit);
   for (const engine of ENGINE_IDS) {
     program
       .command(engine)
@@ -72,6 +74,7 @@ Quick start:
   agent-harness resume <handle> "next message"
   agent-harness runs                         list runs and their handles
   agent-harness translate <handle> --summary  replay a run's recorded output through the parsers
+  agent-harness report --baseline base.json  consistency report of runs; exit 1 on a regression
   agent-harness doctor                       paths, env and self-checks
 
 Errors print "agent-harness: error CODE: message" and a hint; exit status 2 = usage, 1 = other failures.`);

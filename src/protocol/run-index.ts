@@ -27,6 +27,8 @@ export const RunIndexEntrySchema = z.object({
   last_completion: z.string().nullable(),
   /** The engine argv the run was started with (user-written), whose resume-safe flags every resume carries. */
   start_args: z.array(z.string()).nullable().default(null),
+  /** The prompt of the default headless command the run was started with (null for a user-written argv). */
+  prompt: z.string().nullable().default(null),
 });
 /** One run in the index. */
 export type RunIndexEntry = z.infer<typeof RunIndexEntrySchema>;

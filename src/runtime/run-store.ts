@@ -36,6 +36,8 @@ export interface CreateRunOptions {
   script: RunIndexEntry['script'];
   /** The user-written engine argv of the first attempt (null for the default command). */
   startArgs?: readonly string[] | null;
+  /** The prompt of the default command (null for a user-written argv). */
+  prompt?: string | null;
   /** Clock, for tests. */
   now?: Date;
 }
@@ -131,6 +133,7 @@ export async function createRun(runRoot: string, options: CreateRunOptions): Pro
         script: options.script,
         last_completion: null,
         start_args: options.startArgs ? [...options.startArgs] : null,
+        prompt: options.prompt ?? null,
       };
       await writeJsonAtomic(path.join(runDir, AUDIT_DIR, RUN_RECORD_FILE), entry);
       await writeIndexUnlocked(runRoot, [...runs, entry]);
