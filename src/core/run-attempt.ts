@@ -188,6 +188,10 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     } else if (processResult.timedOut) {
       harnessError = new AgentHarnessError('ENGINE_TIMEOUT', `${adapter.id} did not finish within ${timeoutMs} ms; its process group was killed.`, { attempt });
     }
+    // A live terminal attempt shows a TUI, not events: its session comes from the engine's own session store.
+    if (io !== 'split' && adapter.recoverSession && !rasp.events.some((e) => e.data.type === 'engine.session')) {
+      rasp.recovered(await adapter.recoverSession({ runDir, agentHome: paths.agentHome, since: startedAt }).catch(() => []));
+    }
     rasp.exited({
       exit_code: processResult.exitCode,
       signal: processResult.signal,

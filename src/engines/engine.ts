@@ -60,6 +60,16 @@ export interface ErrorPattern {
   code: string;
 }
 
+/** What {@link EngineAdapter.recoverSession} needs to find the session an interactive attempt recorded. */
+export interface SessionRecoveryContext {
+  /** The run directory (the session's working directory). */
+  runDir: string;
+  /** Managed HOME of the engine (where its session store lives). */
+  agentHome: string;
+  /** When the attempt started: only sessions written since count. */
+  since: Date;
+}
+
 /** Input of {@link EngineAdapter.buildStartArgs}. */
 export interface StartArgsRequest {
   /** A prompt for the engine's default headless command; used when `passthrough` is empty. */
@@ -109,4 +119,10 @@ export interface EngineAdapter {
   readonly resumeFlags?: readonly ResumeFlag[];
   /** A fresh parser for one attempt. */
   createParser(): EngineParser;
+  /**
+   * The events of an interactive attempt (a live terminal, whose output is a TUI rather than events), read from the
+   * engine's own session store: the session id, the turn, its messages. Absent: the engine's sessions cannot be
+   * recovered, and an interactive attempt of it has no session id.
+   */
+  recoverSession?(ctx: SessionRecoveryContext): Promise<ParserOutput[]>;
 }

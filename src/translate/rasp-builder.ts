@@ -50,6 +50,8 @@ export interface RaspBuilder {
   exited(data: ExitedData): RaspEvent[];
   /** Records a harness diagnostic (PTY fallback, truncated log…). */
   diagnostic(diagnostic: Diagnostic, rawRef?: RawRef | null): RaspEvent[];
+  /** Records events read from somewhere other than the output (an engine's session store), without raw refs. */
+  recovered(outputs: readonly ParserOutput[]): RaspEvent[];
 }
 
 /** Creates a {@link RaspBuilder}. */
@@ -96,6 +98,7 @@ export function createRaspBuilder(options: RaspBuilderOptions): RaspBuilder {
       return [...tail, emit({ type: 'lifecycle.exited', ...data }, null)];
     },
     diagnostic: (diagnostic, rawRef = null) => [emit(checkOutput({ type: 'diagnostic', diagnostic }, engine), rawRef)],
+    recovered: (outputs) => outputs.map((output) => emit(checkOutput(output, engine), null)),
   };
 }
 

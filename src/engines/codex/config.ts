@@ -6,8 +6,8 @@
  *   (else a curated-plugin sync against github.com), the `[model_providers.agent-harness]` table, and the
  *   run dir's `[projects."<dir>"] trust_level`. Every other key is kept as it was.
  * - `$CODEX_HOME/<profile>.config.toml`: the harness profile (codex 0.169 "profile v2": a legacy
- *   `profile = "x"` key is rejected; `--profile x` layers `<x>.config.toml` over the base). Other profiles are
- *   never touched.
+ *   `profile = "x"` key is rejected; `--profile x` layers `<x>.config.toml` over the base), owned whole by the
+ *   harness and rewritten for every attempt. Other profiles are never touched.
  * - The per-attempt model URL is passed as `-c model_providers.agent-harness.base_url=…`, so concurrent runs
  *   with different model servers never fight over the file.
  *
@@ -22,8 +22,8 @@ import { childTable, editConfigFile, readConfigFile, TOML_CONFIG, type ConfigDoc
 export const CODEX_PROVIDER_ID = 'agent-harness';
 /** Env var codex reads the (fake) model key from. */
 export const CODEX_PROVIDER_KEY_ENV = 'AGENT_HARNESS_MODEL_KEY';
-/** A model slug from `codex debug models --bundled` (an unknown slug makes codex send fewer tools). */
-export const CODEX_SCRIPTED_MODEL = 'gpt-5.5';
+/** A model slug from `codex debug models --bundled` with no `upgrade` (an unknown slug makes codex send fewer tools; one with an upgrade makes the TUI open a "Meet …" migration prompt). */
+export const CODEX_SCRIPTED_MODEL = 'gpt-6-sol';
 
 /** Writes the enforced base keys and the harness profile. Returns the paths written. */
 export async function writeCodexConfig(codexHome: string, profile: string, modelMode: ModelMode): Promise<{ configPath: string; profilePath: string }> {
@@ -45,7 +45,10 @@ export async function writeCodexConfig(codexHome: string, profile: string, model
       stream_max_retries: 0,
     };
   });
+  // The harness profile is the harness's own file: rewritten whole, so what an interactive attempt's TUI saved into
+  // it (`model`, `[tui]`, `[notice]`…) never carries into the next attempt.
   await editConfigFile(profilePath, TOML_CONFIG, (doc) => {
+    for (const key of Object.keys(doc)) delete doc[key];
     doc.sandbox_mode = 'workspace-write';
     doc.approval_policy = 'never';
     if (modelMode === 'live') {

@@ -7,6 +7,7 @@ import { buildCodexResumeArgs, buildCodexStartArgs, CODEX_RESUME_FLAGS } from '.
 import { CODEX_PROVIDER_ID, CODEX_PROVIDER_KEY_ENV, registerCodexTrust, removeCodexTrust, writeCodexConfig } from './config.js';
 import { codexErrorPatterns } from './errors.js';
 import { createCodexParser } from './parse.js';
+import { recoverCodexSession } from './session-store.js';
 import { CODEX_SKILL_ROOT } from './skills.js';
 
 /** Minimum codex version whose `exec --json` stream and profile files this adapter was built against. */
@@ -34,6 +35,8 @@ async function prepareCodex(ctx: EnginePrepareContext): Promise<PreparedEngine> 
       if (cleaned) return;
       cleaned = true;
       await removeCodexTrust(configPath, ctx.runDir).catch(() => undefined);
+      // Undo what an interactive attempt's TUI saved into the harness profile (the file is rewritten whole).
+      await writeCodexConfig(codexHome, ctx.profile, ctx.modelMode).catch(() => undefined);
     },
   };
 }
@@ -52,5 +55,6 @@ export const codexEngine: EngineAdapter = {
   buildStartArgs: buildCodexStartArgs,
   buildResumeArgs: buildCodexResumeArgs,
   resumeFlags: CODEX_RESUME_FLAGS,
+  recoverSession: recoverCodexSession,
   createParser: createCodexParser,
 };
