@@ -33,6 +33,10 @@ export interface AttemptResult {
   durationMs: number;
   /** Version of the engine CLI (from its npm package), null when unknown. */
   engineVersion: string | null;
+  /** Names of the skills injected into the run dir. */
+  skillsInjected: string[];
+  /** Injected skills the engine offered the model in its first real request; null when unknown (live mode). */
+  skillsOffered: string[] | null;
   audit: AttemptAuditPaths;
   /** Set when the harness itself failed (before or around the engine); the audit files exist anyway. */
   error: AgentHarnessError | null;

@@ -26,6 +26,7 @@ import { injectSkills } from '../runtime/skills.js';
 import { createRaspBuilder } from '../translate/rasp-builder.js';
 import { judgeCompletion, type CompletionJudgement } from '../translate/completion.js';
 import { exitCodesFromModelRequests } from '../translate/tool-calls.js';
+import { offeredSkills } from './offered-skills.js';
 import { translateRaspToFcmp } from '../translate/fcmp.js';
 import { buildConformanceReport } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
@@ -147,7 +148,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     }
     meta.model.base_url = modelUrl;
     if (hasWorkspaceSeed(request.workspace)) meta.workspace = await seedWorkspace(runDir, request.workspace, paths.projectRoot);
-    meta.skill_injection = await injectSkills({ sourceRoots: paths.skillRoots, targetRoot: path.join(runDir, adapter.skillRoot) });
+    meta.skill_injection = await injectSkills({ sourceRoots: paths.skillRoots, targetRoot: path.join(runDir, adapter.skillRoot), ...(request.onlySkills ? { only: request.onlySkills } : {}) });
     // The leak guard runs before anything is written into the managed home.
     const hostEnv = request.hostEnv ?? process.env;
     assertNoEnvLeak([paths.agentHome, paths.tmpDir, paths.npmPrefix], hostEnv.HOME);
@@ -222,6 +223,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     const attemptRequests = ownedServer?.requests ?? request.modelServer?.requests?.slice(sharedRequestsBefore) ?? [];
     writeModelRequestLog(audit.modelRequests, ownedServer ? null : attemptRequests);
     toolExitCodes = exitCodesFromModelRequests(attemptRequests);
+    if (modelMode !== 'live') meta.skill_injection.offered = offeredSkills(meta.skill_injection.skills.map((s) => s.name), attemptRequests);
     // A call whose argv the user wrote may start no session (`agent-harness codex --version`): not a failure.
     const expectSession = launch === 'resume' || (!request.rawArgs && (request.passthrough?.length ?? 0) === 0);
     const judged: CompletionJudgement = harnessError && !processResult
@@ -290,6 +292,8 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     usage: meta.usage,
     durationMs: meta.timings.duration_ms ?? 0,
     engineVersion: meta.engine_version ?? null,
+    skillsInjected: meta.skill_injection.skills.map((s) => s.name),
+    skillsOffered: meta.skill_injection.offered ?? null,
     audit,
     error: harnessError,
   };

@@ -22,6 +22,11 @@ export const SkillInjectionSchema = z.object({
   target_root: z.string(),
   skill_count: z.number().int().nonnegative(),
   skills: z.array(InjectedSkillSchema),
+  /**
+   * Injected skills the engine offered the model: named in its first real model request (the system prompt or
+   * the tool list where each engine announces skills). Null when unknown (live mode, no request).
+   */
+  offered: z.array(z.string()).nullable().optional(),
 });
 /** A skill injection summary. */
 export type SkillInjection = z.infer<typeof SkillInjectionSchema>;

@@ -35,6 +35,8 @@ export interface InjectSkillsOptions {
   sourceRoots: readonly string[];
   /** Absolute target directory (e.g. `<run_dir>/.codex/skills`). */
   targetRoot: string;
+  /** Inject only these skills (by name); SKILL_INVALID names any that no source root has. Absent: every skill. */
+  only?: readonly string[];
 }
 
 /** One skill found in the source roots. */
@@ -79,6 +81,13 @@ export async function collectSkills(sourceRoots: readonly string[]): Promise<Map
 /** Copies skills into the target root, appends the completion contract, returns the audit summary. */
 export async function injectSkills(options: InjectSkillsOptions): Promise<SkillInjection> {
   const skills = await collectSkills(options.sourceRoots);
+  if (options.only) {
+    const missing = options.only.filter((name) => !skills.has(name));
+    if (missing.length > 0) {
+      throw new AgentHarnessError('SKILL_INVALID', `onlySkills names ${missing.map((n) => JSON.stringify(n)).join(', ')}, which no skill root has; found: ${[...skills.keys()].sort().join(', ') || 'none'}.`, { details: { missing, roots: [...options.sourceRoots] } });
+    }
+    for (const name of [...skills.keys()]) if (!options.only.includes(name)) skills.delete(name);
+  }
   const injected: SkillInjection['skills'] = [];
   if (skills.size > 0) await fs.mkdir(options.targetRoot, { recursive: true });
   for (const skill of [...skills.values()].sort((a, b) => a.name.localeCompare(b.name))) {

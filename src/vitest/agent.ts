@@ -31,6 +31,8 @@ export interface AgentStartOptions {
   files?: Readonly<Record<string, string | Uint8Array>>;
   /** Make the run dir a git repository with one initial commit (default: true with a template). */
   git?: boolean;
+  /** Inject only these skills (by name) instead of every skill under the skill roots. */
+  onlySkills?: readonly string[];
 }
 
 /** The `agent` fixture. */
@@ -98,6 +100,7 @@ export async function runAgentFixture({ harness, model, task, signal, skip, anno
         paths, engine, launch: 'start', prompt: options.prompt ?? null,
         ...(options.args ? { passthrough: options.args } : {}),
         ...(options.translateMode !== undefined ? { translateMode: options.translateMode } : {}),
+        ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}),
         workspace: { ...(options.template ? { template: options.template } : {}), ...(options.files ? { files: options.files } : {}), ...(options.git !== undefined ? { git: options.git } : {}) },
         ...common(options.timeoutMs),
       });
@@ -105,7 +108,7 @@ export async function runAgentFixture({ harness, model, task, signal, skip, anno
         const record = await readRunRecord(self.runDir);
         if (!record) throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${self.runId} has no run record in ${self.runDir}.`);
         if (resumeOptions.turns?.length) model.append(...resumeOptions.turns);
-        return track(self, await runAttempt({ paths, engine: self.engine, launch: 'resume', run: record, message, ...common(resumeOptions.timeoutMs) }));
+        return track(self, await runAttempt({ paths, engine: self.engine, launch: 'resume', run: record, message, ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}), ...common(resumeOptions.timeoutMs) }));
       });
       runs.push(run);
       await track(run, first);

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { expect } from 'vitest';
 import type { ToolCallRecord } from '../core/attempt-result.js';
 import type { Completion, FcmpEvent, FsDiff } from '../protocol/index.js';
+import { stripDoneMarker } from '../translate/completion.js';
 
 /** The fields the matchers read (a HarnessRun or an AttemptResult both fit). */
 export interface AgentOutcomeLike {
@@ -16,6 +17,8 @@ export interface AgentOutcomeLike {
   fsDiff?: FsDiff | null;
   finalMessage?: string | null;
   audit?: { dir: string; meta?: string };
+  skillsInjected?: readonly string[];
+  skillsOffered?: readonly string[] | null;
   auditDir?: string;
 }
 
@@ -43,6 +46,8 @@ interface AgentMatchers<R = unknown> {
   toHaveCalledTool(tool: ToolMatcher): R;
   /** The skill was used: a skill tool call, a read of `<skill>/SKILL.md`, or named in a tool input. */
   toHaveUsedSkill(name: string): R;
+  /** The engine offered the skill to the model (named in its first real model request). */
+  toHaveOfferedSkill(name: string): R;
   /** Every path was created or modified in the run directory. */
   toHaveChangedFiles(paths: readonly string[]): R;
   /**
@@ -140,7 +145,7 @@ export function callUsesSkill(call: ToolCallRecord, name: string): boolean {
 }
 
 function stripDone(text: string): string {
-  return text.replace(/\n?__SKILL_DONE__\s*$/, '').trim();
+  return stripDoneMarker(text) ?? '';
 }
 
 type Result = { pass: boolean; message: () => string };
@@ -163,6 +168,14 @@ export const agentMatchers = {
     const calls = o.toolCalls ?? [];
     const pass = calls.some((call) => toolMatches(call, tool));
     return { pass, message: () => `expected the agent ${pass ? 'not ' : ''}to have called tool ${describeTool(tool)}${transcript(o)}` };
+  },
+  toHaveOfferedSkill(received: unknown, name: string): Result {
+    const o = asOutcome(received);
+    if (o.skillsOffered === null || o.skillsOffered === undefined) {
+      return { pass: false, message: () => `cannot tell whether skill ${name} was offered: no model request was recorded (live mode?)${transcript(o)}` };
+    }
+    const pass = o.skillsOffered.includes(name);
+    return { pass, message: () => `expected the engine ${pass ? 'not ' : ''}to have offered skill ${name}; injected: ${o.skillsInjected?.join(', ') || 'none'}; offered: ${o.skillsOffered?.join(', ') || 'none'}${transcript(o)}` };
   },
   toHaveUsedSkill(received: unknown, name: string): Result {
     const o = asOutcome(received);

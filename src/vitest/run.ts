@@ -7,6 +7,7 @@ import type { AttemptAuditPaths } from '../core/audit-files.js';
 import type { Completion, EngineId, FcmpEvent, FsDiff, RaspEvent, Usage } from '../protocol/index.js';
 import type { AgentHarnessAttemptRecord } from './types.js';
 import type { ModelTurn } from '../model/index.js';
+import { stripDoneMarker } from '../translate/completion.js';
 
 /** Runs the next attempt of a run (provided by the `agent` fixture). */
 export type ResumeFn = (run: HarnessRun, message: string, options: HarnessResumeOptions) => Promise<AttemptResult>;
@@ -61,6 +62,12 @@ export class HarnessRun {
   get assistantMessages(): string[] { return this.last.assistantMessages; }
   /** Last final assistant message of the latest attempt. */
   get finalMessage(): string | null { return this.last.finalMessage; }
+  /** The last final message without the completion contract's done marker line. */
+  get finalText(): string | null { return stripDoneMarker(this.last.finalMessage); }
+  /** Skills injected into the run dir for the latest attempt. */
+  get skillsInjected(): string[] { return this.last.skillsInjected; }
+  /** Injected skills the engine offered the model (null when unknown). */
+  get skillsOffered(): string[] | null { return this.last.skillsOffered; }
   /** Tool calls of the latest attempt. */
   get toolCalls(): ToolCallRecord[] { return this.last.toolCalls; }
   /** File changes of the latest attempt in the run directory. */

@@ -87,3 +87,33 @@ describe('a run takes attempts of its own engine only', () => {
     expect(fs.existsSync(path.join(run.run_dir, '.audit', 'meta.1.json'))).toBe(false);
   });
 });
+
+describe('skills offered and the final text', () => {
+  it('finds the injected skills named in the first real model request, ignoring side requests', async () => {
+    const { offeredSkills } = await import('../../src/core/offered-skills.js');
+    const requests = [
+      { wire: 'openai-chat' as const, response_kind: 'side' as const, body: { messages: [{ role: 'system', content: 'csv-stats demo-hello' }] } },
+      { wire: 'openai-chat' as const, response_kind: 'shell' as const, body: { messages: [{ role: 'system', content: 'Skills: demo-hello — greets. demo-hello-extra' }] } },
+    ];
+    expect(offeredSkills(['demo-hello', 'csv-stats'], requests)).toEqual(['demo-hello']);
+    expect(offeredSkills(['demo-hello'], [])).toEqual([]);
+  });
+
+  it('strips the done marker in both forms from the final text', async () => {
+    const { stripDoneMarker } = await import('../../src/translate/completion.js');
+    expect(stripDoneMarker('Wrote it.\n__SKILL_DONE__')).toBe('Wrote it.');
+    expect(stripDoneMarker('Wrote it.\n\n```json\n{"__skill_done__": true}\n```')).toBe('Wrote it.');
+    expect(stripDoneMarker('No marker')).toBe('No marker');
+    expect(stripDoneMarker(null)).toBeNull();
+  });
+
+  it('onlySkills injects just those skills; an unknown name is SKILL_INVALID listing what exists', async () => {
+    const { injectSkills } = await import('../../src/runtime/skills.js');
+    const roots = [path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'skills')];
+    const summary = await injectSkills({ sourceRoots: roots, targetRoot: path.join(tmp, 'only', '.codex', 'skills'), only: ['csv-stats'] });
+    expect(summary.skills.map((s) => s.name)).toEqual(['csv-stats']);
+    const error = await injectSkills({ sourceRoots: roots, targetRoot: path.join(tmp, 'only2'), only: ['nope'] }).catch((e: unknown) => e);
+    expect(isAgentHarnessError(error, 'SKILL_INVALID')).toBe(true);
+    expect((error as Error).message).toContain('found: csv-stats, demo-hello');
+  });
+});

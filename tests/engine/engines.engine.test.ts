@@ -67,8 +67,13 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
   it(`starts, runs a shell tool call, completes with the done marker, then resumes by handle${suffix}`, async ({ model, agent, harness }) => {
     const homeBefore = realHomeNames();
     model.script(turns.shell("printf 'hello from agent-harness\\n' > hello.txt"), turns.final('Wrote hello.txt.'));
-    const run = await agent.start(engine, { prompt: 'Use the demo-hello skill.', translateMode: 3 });
+    const run = await agent.start(engine, { prompt: 'Use the demo-hello skill.', translateMode: 3, onlySkills: ['demo-hello'] });
     const first = run.last;
+    // Only the skill asked for is injected, and the engine offered it to the model.
+    expect(run.skillsInjected).toEqual(['demo-hello']);
+    expect(run).toHaveOfferedSkill('demo-hello');
+    expect(run).not.toHaveOfferedSkill('csv-stats');
+    expect(run.finalText).toBe('Wrote hello.txt.');
     expect(first.error).toBeNull();
     expect(first.completion).toEqual({ state: 'completed', reason: 'done_marker' });
     expect(first.sessionId).toBeTruthy();
@@ -80,9 +85,6 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(meta1.skill_injection.skills.map((s) => s.name)).toContain('demo-hello');
     expect(meta1.env.HOME).toBe(harness.paths.agentHome);
     if (meta1.trust) expect(meta1.trust.removed_at).not.toBeNull();
-    // The injected skill reached the model in the first real model call (side requests carry no skills).
-    const firstCall = model.requests.find((r) => r.wire !== null && r.response_kind !== 'side');
-    expect(JSON.stringify(firstCall?.body)).toContain('demo-hello');
     expect(model.egress).toEqual([]);
 
     expect((await resolveRunSelector(harness.paths.runRoot, first.handle)).run_dir).toBe(first.runDir);
