@@ -60,11 +60,16 @@ function realHomeNames(): string[] {
 }
 
 describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
+  // An engine that cannot run here is skipped at run time with its reason, under the same test names as the
+  // others, so its cells appear in the report's engine matrix as skipped.
   const missing = missingReason(engine);
-  const it = missing ? test.skip : test;
-  const suffix = missing ? ` — skipped: ${missing}` : '';
+  const it = test;
+  const ready = (skip: (note?: string) => never): void => {
+    if (missing) skip(missing);
+  };
 
-  it(`starts, runs a shell tool call, completes with the done marker, then resumes by handle${suffix}`, async ({ model, agent, harness }) => {
+  it(`starts, runs a shell tool call, completes with the done marker, then resumes by handle`, async ({ model, agent, harness, skip }) => {
+    ready(skip);
     const homeBefore = realHomeNames();
     model.script(turns.shell("printf 'hello from agent-harness\\n' > hello.txt"), turns.final('Wrote hello.txt.'));
     const run = await agent.start(engine, { prompt: 'Use the demo-hello skill.', translateMode: 3, onlySkills: ['demo-hello'] });
@@ -106,7 +111,8 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(realHomeNames()).toEqual(homeBefore);
   });
 
-  it(`waits for input when the turn ends without the done marker${suffix}`, async ({ model, agent }) => {
+  it(`waits for input when the turn ends without the done marker`, async ({ model, agent, skip }) => {
+    ready(skip);
     model.script(turns.text('Which file should I write?'));
     const run = await agent.start(engine, { prompt: 'do something' });
     expect(run.completion).toEqual({ state: 'awaiting_input', reason: 'turn_end_without_done_marker' });
@@ -114,7 +120,8 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expectCompleteAudit(run.audit);
   });
 
-  it(`fails promptly on a scripted 429 with ENGINE_RATE_LIMITED; side requests never take the error turn${suffix}`, async ({ model, agent }) => {
+  it(`fails promptly on a scripted 429 with ENGINE_RATE_LIMITED; side requests never take the error turn`, async ({ model, agent, skip }) => {
+    ready(skip);
     model.script(turns.error(429, 'Rate limit reached for the scripted model; resource exhausted'));
     // 30 s is far above the few seconds a prompt failure takes, and far below a backoff loop (opencode retried a
     // scripted 429 five times over 60 s before the server answered `retry-after-ms: 0`).
@@ -139,7 +146,8 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(model.egress).toEqual([]);
   });
 
-  it(`fails with ENGINE_TIMEOUT when the harness kills it, even if the engine reaches a final turn${suffix}`, async ({ model, agent }) => {
+  it(`fails with ENGINE_TIMEOUT when the harness kills it, even if the engine reaches a final turn`, async ({ model, agent, skip }) => {
+    ready(skip);
     // The killed tool returns 137 and an engine may go on to the next scripted turn (with the done marker)
     // before the group dies: the timeout still decides the verdict.
     model.script(turns.shell('sleep 60'), turns.final('Finished after the sleep.'));
@@ -153,7 +161,8 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(meta.error?.code).toBe('ENGINE_TIMEOUT');
   });
 
-  it(`records a call that starts no session (\`${engine} --version\`) as no_session, not a failure${suffix}`, async ({ agent }) => {
+  it(`records a call that starts no session (\`${engine} --version\`) as no_session, not a failure`, async ({ agent, skip }) => {
+    ready(skip);
     const run = await agent.start(engine, { args: ['--version'] });
     expect(run.exitCode).toBe(0);
     expect(run.completion).toEqual({ state: 'no_session', reason: 'exited_without_session' });
@@ -163,7 +172,8 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(expectCompleteAudit(run.audit, 'split', { terminal: 0 }).completion?.state).toBe('no_session');
   });
 
-  it(`resumes with the start's model and output flags, and says which start flags were carried${suffix}`, async ({ model, agent }) => {
+  it(`resumes with the start's model and output flags, and says which start flags were carried`, async ({ model, agent, skip }) => {
+    ready(skip);
     const flagged = FLAGGED_START[engine]!;
     model.script(turns.shell("printf 'one\\n' > one.txt"), turns.final('Wrote one.txt.'), turns.final('Second turn.'));
     const run = await agent.start(engine, { args: flagged.args('Write one.txt.') });
@@ -180,7 +190,8 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(resumeCalls.map(requestedModel)).toContain(flagged.model);
   });
 
-  it(`normalizes a failing shell call: the command without a wrapper, exit code 3, status failed${suffix}`, async ({ model, agent }) => {
+  it(`normalizes a failing shell call: the command without a wrapper, exit code 3, status failed`, async ({ model, agent, skip }) => {
+    ready(skip);
     model.script(turns.shell("printf 'partial' > stats.json; exit 3"), turns.final('The command failed.'));
     const run = await agent.start(engine, { prompt: 'Write stats.json.' });
     expect(run).toHaveCompleted();
@@ -195,7 +206,8 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     ['malformed', 'ENGINE_PROTOCOL_ERROR'],
     ['drop', 'ENGINE_NETWORK_ERROR|ENGINE_TIMEOUT'],
     ['stall', 'ENGINE_TIMEOUT'],
-  ] as const)(`a model-side fault (%s) fails the attempt with a stable code in bounded time, audit complete${suffix}`, async ([fault, codes], { model, agent }) => {
+  ] as const)(`a model-side fault (%s) fails the attempt with a stable code in bounded time, audit complete`, async ([fault, codes], { model, agent, skip }) => {
+    ready(skip);
     model.script(fault === 'malformed' ? turns.malformed() : fault === 'drop' ? turns.drop() : turns.stall());
     // The harness's timeout bounds what the engine does not end itself (a stall; opencode retries a dropped stream).
     const run = await agent.start(engine, { prompt: 'hi', timeoutMs: 15_000 });
@@ -206,7 +218,8 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(model.requests.some((r) => r.response_kind === fault)).toBe(true);
   });
 
-  it(`starts from a seeded workspace: the diff shows only the agent's work, the audit has a git diff${suffix}`, async ({ model, agent }) => {
+  it(`starts from a seeded workspace: the diff shows only the agent's work, the audit has a git diff`, async ({ model, agent, skip }) => {
+    ready(skip);
     model.script(turns.shell("printf -- '- Seeded change.\\n' >> CHANGELOG.md && printf '{\"rows\": 2}' > stats.json"), turns.final('Updated.'));
     const run = await agent.start(engine, { prompt: 'Update the changelog.', template: 'fixtures/repos/changelog', files: { 'notes/todo.txt': 'seeded inline\n' } });
     expect(run).toHaveCompleted();
@@ -224,7 +237,8 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(patch).not.toMatch(/SKILL\.md/);
   });
 
-  it(`loads a skill and writes a file through the script intents${suffix}`, async ({ model, agent }) => {
+  it(`loads a skill and writes a file through the script intents`, async ({ model, agent, skip }) => {
+    ready(skip);
     model.script(turns.useSkill('demo-hello'), turns.writeFile('hello.txt', 'hello from the skill\n'), turns.final('Done with demo-hello.'));
     const run = await agent.start(engine, { prompt: 'Use the demo-hello skill.' });
     expect(run).toHaveCompleted();

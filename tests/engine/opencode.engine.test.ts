@@ -84,7 +84,7 @@ describe('opencode engine (real binary, scripted model)', () => {
       expect(body.tools.map((t) => t.function.name)).toEqual(expect.arrayContaining(['bash', 'skill']));
       // The title side request was answered without using a script turn.
       const title = server.requests.find((r) => JSON.stringify(r.body).includes('You are a title generator'));
-      expect(title?.turn_index).toBe(0);
+      expect(title).toMatchObject({ response_kind: 'side', side_kind: 'title', turn_index: null, status: 200 });
       expect(CHAT_SIDE_TITLE).toBeTruthy();
       expect(server.egress).toEqual([]);
 
