@@ -20,6 +20,12 @@ export const ERROR_CODES = {
   MODEL_SCRIPT_INVALID: 'Fix the model script; its format is documented in the README (Scripted model).',
   MODEL_SERVER_FAILED: 'The scripted model server could not start or answer; check the port and the script.',
   TRANSLATE_INPUT_INVALID: 'Pass readable recorded output files.',
+  LLM_HTTP_ERROR: 'The model endpoint answered an HTTP error; its status and body are in the details. Check the model name, key and endpoint.',
+  LLM_TIMEOUT: 'The model call did not finish in time; raise the caller timeout (timeoutMs) or check the endpoint.',
+  LLM_ABORTED: 'The model call was aborted by its AbortSignal.',
+  LLM_CONNECTION_FAILED: 'The model endpoint could not be reached; check baseURL and that the server is running.',
+  LLM_RESPONSE_INVALID: 'The model endpoint answered something that is not a valid response of its wire API.',
+  ORCHESTRATOR_INPUT_INVALID: 'Pass a non-empty message (a string, or { role, content } with text content).',
   INTERNAL_ERROR: 'This is a bug in agent-harness; please report it with the run directory.',
 } as const;
 

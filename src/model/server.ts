@@ -11,7 +11,8 @@ import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import zlib from 'node:zlib';
 import { AgentHarnessError } from '../errors/index.js';
-import { exhaustedMessage, selectTurn, type ModelScript } from './script.js';
+import { exhaustedMessage, matchRoute, selectTurn, type ModelScript } from './script.js';
+import { createRouteGates, type GateRelease } from './route-gate.js';
 import type { WireApiHandler, WireApiId, WireRequest } from './wire-api.js';
 import { openAiResponsesWire } from './wire-openai-responses.js';
 import { openAiChatWire } from './wire-openai-chat.js';
@@ -50,6 +51,10 @@ export interface RecordedRequest {
   /** HTTP status answered. */
   status: number;
   response_kind: ResponseKind;
+  /** ISO time the request arrived (wire requests only): with `ts`, the span it was in flight. */
+  started_ts?: string;
+  /** How a request on a script route's gate was released (gated routes only). */
+  gate?: GateRelease;
 }
 
 /** A refused outbound attempt (CONNECT or absolute URL through the proxy variables). */
@@ -176,7 +181,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     egress.push({ ts: new Date().toISOString(), method, target });
   };
 
+  const gates = createRouteGates();
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const startedTs = new Date().toISOString();
     const method = request.method ?? 'GET';
     const rawUrl = request.url ?? '/';
     const headers = redactHeaders(request.headers);
@@ -227,20 +234,23 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       wire.respondError(response, 400, 'request body must be a JSON object', 'invalid_request_error');
       return;
     }
-    const selection = selectTurn(script, wire.countModelTurns(body));
+    // Routes and gates (script `routes`): the turn list is chosen by request content; a gate holds the request.
+    const gate = await gates.pass(matchRoute(script, body));
+    const timing = { started_ts: startedTs, ...(gate ? { gate } : {}) };
+    const selection = selectTurn(script, wire.countModelTurns(body), body);
     if (selection.kind === 'exhausted') {
       // 400, not 5xx: CLIs retry 5xx, and a retry cannot make the script longer.
-      record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: 400, response_kind: 'exhausted' });
+      record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: 400, response_kind: 'exhausted', ...timing });
       wire.respondError(response, 400, exhaustedMessage(selection.index, selection.total), 'script_exhausted');
       return;
     }
     const { turn } = selection;
     if (turn.type === 'error') {
-      record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: turn.status, response_kind: 'error' });
+      record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: turn.status, response_kind: 'error', ...timing });
       wire.respondError(response, turn.status, turn.message, errorType(turn.status));
       return;
     }
-    record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: 200, response_kind: turn.type });
+    record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: 200, response_kind: turn.type, ...timing });
     wire.respond(wireRequest, turn, response);
   };
 
@@ -299,6 +309,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     },
     close() {
       closing ??= new Promise<void>((resolve) => {
+        gates.releaseAll();
         server.close(() => resolve());
         server.closeAllConnections();
         for (const socket of detached) socket.destroy();
