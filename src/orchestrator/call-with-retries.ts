@@ -3,7 +3,15 @@
  * `retry-after` (seconds or an HTTP date, capped), exponential backoff otherwise, every wait abortable.
  * Vendor SDK errors are turned into AgentHarnessError codes carrying the status and the vendor's error body.
  */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { AgentHarnessError, isAgentHarnessError } from '../errors/index.js';
+
+// Matched by class, not by `name`: the openai client's errors do not set a distinctive `name`.
+const ABORT_ERRORS = [OpenAI.APIUserAbortError, Anthropic.APIUserAbortError];
+const TIMEOUT_ERRORS = [OpenAI.APIConnectionTimeoutError, Anthropic.APIConnectionTimeoutError];
+const CONNECTION_ERRORS = [OpenAI.APIConnectionError, Anthropic.APIConnectionError];
+const isAny = (error: unknown, classes: readonly (abstract new (...args: never[]) => unknown)[]): boolean => classes.some((c) => error instanceof c);
 
 /** Retry settings of an HTTP caller. */
 export interface RetryPolicy {
@@ -68,10 +76,10 @@ export function classifyCallError(error: unknown, vendor: string, model: string,
   if (isAgentHarnessError(error)) return { error, retryable: false, retryAfterMs: null };
   const e = error as VendorApiError;
   const details = { vendor, model };
-  if (signal?.aborted || e.name === 'APIUserAbortError' || e.name === 'AbortError') {
+  if (signal?.aborted || isAny(error, ABORT_ERRORS) || e.name === 'AbortError') {
     return { error: new AgentHarnessError('LLM_ABORTED', `${vendor} call to model ${model} was aborted.`, { cause: error, details }), retryable: false, retryAfterMs: null };
   }
-  if (e.name === 'APIConnectionTimeoutError') {
+  if (isAny(error, TIMEOUT_ERRORS)) {
     return { error: new AgentHarnessError('LLM_TIMEOUT', `${vendor} call to model ${model} timed out.`, { cause: error, details }), retryable: false, retryAfterMs: null };
   }
   if (typeof e.status === 'number') {
@@ -81,7 +89,7 @@ export function classifyCallError(error: unknown, vendor: string, model: string,
     const message = `${vendor} call to model ${model} failed with HTTP ${status}: ${e.message}`;
     return { error: new AgentHarnessError('LLM_HTTP_ERROR', message, { cause: error, details: { ...details, status, body: e.error ?? null } }), retryable, retryAfterMs };
   }
-  if (e.name === 'APIConnectionError') {
+  if (isAny(error, CONNECTION_ERRORS)) {
     return { error: new AgentHarnessError('LLM_CONNECTION_FAILED', `${vendor} endpoint for model ${model} could not be reached: ${e.message}`, { cause: error, details }), retryable: true, retryAfterMs: null };
   }
   return { error: new AgentHarnessError('LLM_RESPONSE_INVALID', `${vendor} call to model ${model} failed: ${e.message}`, { cause: error, details }), retryable: false, retryAfterMs: null };
