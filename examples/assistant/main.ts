@@ -34,7 +34,14 @@ async function main(): Promise<number> {
   program.parse();
   const options = program.opts<{ script?: string; baseUrl?: string; wire: AssistantWire; config?: string; stream: boolean; title: boolean }>();
   if (Boolean(options.script) === Boolean(options.baseUrl)) throw new AgentHarnessError('USAGE_ERROR', 'Give exactly one of --script <file> (scripted, local) or --base-url <url> (live).');
-  const overrides = options.config ? (JSON.parse(fs.readFileSync(options.config, 'utf8')) as object) : {};
+  let overrides: object = {};
+  if (options.config) {
+    try {
+      overrides = JSON.parse(fs.readFileSync(options.config, 'utf8')) as object;
+    } catch (cause) {
+      throw new AgentHarnessError('CONFIG_INVALID', `Cannot read orchestrator config ${options.config}: ${(cause as Error).message}`, { cause });
+    }
+  }
   const config = buildAssistantConfig({ ...overrides, ...(options.stream ? { stream: true } : {}) });
   let server: ModelServer | null = null;
   let baseURL: string;

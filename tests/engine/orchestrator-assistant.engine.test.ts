@@ -78,3 +78,24 @@ describe.each(cases)('example assistant over $wire (stream: $stream)', ({ wire, 
     expect(stats.phases.respond!.outputTokens).toBeGreaterThan(0);
   });
 });
+
+describe('examples/assistant/main.ts', () => {
+  it('prints both replies and the per-phase statistics table, exits 0, with no key in the environment', async () => {
+    const { execa } = await import('execa');
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/API_KEY|_TOKEN|PROXY/i.test(name)));
+    const result = await execa('npx', ['tsx', 'examples/assistant/main.ts', '--script', 'examples/assistant/demo-script.json', 'first message', 'second message'], { env, extendEnv: false, reject: false, timeout: 120_000 });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain('> first message\nHello! I read your first message.');
+    expect(result.stdout).toContain('> second message\nThanks for the second message; I remember your first one.');
+    expect(result.stdout).toMatch(/^phase\s+runs\s+calls\s+tokens in\s+tokens out\s+latency ms\s+errors$/m);
+    for (const phase of ['intent', 'memory', 'respond', 'recover']) expect(result.stdout).toMatch(new RegExp(`^${phase}\\s+2\\s`, 'm'));
+    expect(result.stdout).toContain('turns: 2 user, 2 assistant');
+  });
+
+  it('exits non-zero with USAGE_ERROR when neither --script nor --base-url is given', async () => {
+    const { execa } = await import('execa');
+    const result = await execa('npx', ['tsx', 'examples/assistant/main.ts', 'hi'], { reject: false, timeout: 120_000 });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('USAGE_ERROR');
+  });
+});
