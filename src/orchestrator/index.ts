@@ -9,3 +9,4 @@ export * from './record-keeper.js';
 export * from './run-phase.js';
 export * from './config.js';
 export * from './orchestrator.js';
+export * from './scripted-endpoint.js';
