@@ -1,6 +1,6 @@
 /**
- * A scripted LLMCaller for unit tests: answers from a list or a function of the call, records every call,
- * and can hold calls open until released, so a test can prove two calls were in flight together.
+ * A scripted LLMCaller for unit tests: answers from a list or an (async) function of the call and records
+ * every call; an async answer function can hold a call open, so a test can prove two calls were in flight.
  */
 import { AgentHarnessError } from '../errors/index.js';
 import type { LLMCallConfig, LLMCaller, LLMResponse } from './types.js';
