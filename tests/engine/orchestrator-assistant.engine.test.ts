@@ -99,3 +99,22 @@ describe('examples/assistant/main.ts', () => {
     expect(result.stderr).toContain('USAGE_ERROR');
   });
 });
+
+describe('intent loop over HTTP', () => {
+  it('refines over two requests (the second replays the first answer) and stops on done', async () => {
+    const demo = await loadModelScript(SCRIPT);
+    const refine = { match: { model: 'intent-small', contains: 'Iteration 2 of' }, turns: [{ type: 'text' as const, text: 'unused: index 0 never matches this route' }, { type: 'text' as const, text: '{"intent":"colour question","topics":["colour"],"done":true}' }] };
+    const first = { ...demo.routes![0]!, turns: [{ type: 'text' as const, text: '{"intent":"question","done":false}' }] };
+    server = await startModelServer({ script: { ...demo, routes: [refine, first, ...demo.routes!.slice(1)] } });
+    const config = buildAssistantConfig();
+    const assistant = createAssistant(createWireCaller('openai-chat', server.url, 'scripted-no-key', config), config);
+    const outcome = await assistant.orchestrator.run('Which colour?');
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.phases.intent?.output).toEqual({ intent: 'colour question', topics: ['colour'], done: true });
+    expect(outcome.phases.intent?.trace.notes).toEqual({ iterations: 2, stopReason: 'done' });
+    const intents = server.requests.filter((r) => (r.body as { model: string }).model === 'intent-small');
+    expect(intents.map((r) => r.turn_index)).toEqual([0, 1]);
+    expect(JSON.stringify(intents[1]!.body)).toContain('{\\"intent\\":\\"question\\",\\"done\\":false}');
+    expect(JSON.stringify(server.requests.find((r) => (r.body as { model: string }).model === 'respond-large')!.body)).toContain('Intent: colour question');
+  });
+});
