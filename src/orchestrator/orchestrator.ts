@@ -7,7 +7,7 @@ import { AgentHarnessError, toAgentHarnessError } from '../errors/index.js';
 import type { OrchestratorConfig } from './config.js';
 import type { RecordKeeper } from './record-keeper.js';
 import { runPhase } from './run-phase.js';
-import type { ConversationThread, Harness, HarnessContext, HarnessResult } from './types.js';
+import type { ConversationThread, Harness, HarnessContext, HarnessResult, PhaseResult } from './types.js';
 
 /** What the respond harness must produce: the assistant's reply text. */
 export interface ResponseOutput {
@@ -34,10 +34,10 @@ export interface TurnOutcome<TIntent, TMemory> {
   /** The assistant's reply; null when the turn failed before a reply. */
   reply: string | null;
   phases: {
-    intent?: HarnessResult<TIntent>;
-    memory?: HarnessResult<TMemory>;
-    respond?: HarnessResult<ResponseOutput>;
-    recover?: HarnessResult<RecoverOutput>;
+    intent?: PhaseResult<TIntent>;
+    memory?: PhaseResult<TMemory>;
+    respond?: PhaseResult<ResponseOutput>;
+    recover?: PhaseResult<RecoverOutput>;
   };
   /** The first error of the turn (ingest or a phase), if any. */
   error?: AgentHarnessError;
@@ -70,7 +70,7 @@ export class Orchestrator<TIntent, TMemory> {
     ]);
     const respond = await runPhase('respond', this.harnesses.respond, { message, intent: intent.output, memories: memory.output }, ctx, { text: '' });
     const recover = await runPhase('recover', { run: async () => this.recover(respond) }, undefined, ctx, { appended: false });
-    for (const result of [intent, memory, respond, recover]) this.recordKeeper.recordPhase(result.trace!, result.error !== undefined);
+    for (const result of [intent, memory, respond, recover]) this.recordKeeper.recordPhase(result.trace, result.error !== undefined);
     const error = intent.error ?? memory.error ?? respond.error ?? recover.error;
     const reply = recover.output.appended ? respond.output.text : null;
     return { reply, phases: { intent, memory, respond, recover }, ...(error ? { error } : {}) };

@@ -1,9 +1,9 @@
 /** Runs one harness as a phase: times it, fills its trace, and turns a throw into `HarnessResult.error`. */
 import { toAgentHarnessError } from '../errors/index.js';
-import type { Harness, HarnessContext, HarnessResult } from './types.js';
+import type { Harness, HarnessContext, HarnessResult, HarnessTrace, PhaseResult } from './types.js';
 
 /** Runs `harness` for `phase`; never throws. `fallback` is the output when the harness threw. */
-export async function runPhase<TIn, TOut>(phase: string, harness: Harness<TIn, TOut>, input: TIn, ctx: HarnessContext, fallback: TOut): Promise<HarnessResult<TOut>> {
+export async function runPhase<TIn, TOut>(phase: string, harness: Harness<TIn, TOut>, input: TIn, ctx: HarnessContext, fallback: TOut): Promise<PhaseResult<TOut>> {
   const startedAt = ctx.now();
   const started = performance.now();
   let result: HarnessResult<TOut>;
@@ -12,7 +12,7 @@ export async function runPhase<TIn, TOut>(phase: string, harness: Harness<TIn, T
   } catch (error) {
     result = { output: fallback, done: false, error: toAgentHarnessError(error) };
   }
-  const trace = {
+  const trace: HarnessTrace = {
     calls: [],
     ...result.trace,
     phase,

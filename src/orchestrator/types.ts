@@ -100,8 +100,14 @@ export type HarnessError = AgentHarnessError;
 export interface HarnessResult<T> {
   output: T;
   done: boolean;
-  trace?: HarnessTrace;
+  /** A harness fills `calls` and `notes`; the orchestrator fills the phase name and timing. */
+  trace?: Partial<HarnessTrace>;
   error?: HarnessError;
+}
+
+/** A harness result after the orchestrator ran it as a phase: the trace is complete. */
+export interface PhaseResult<T> extends HarnessResult<T> {
+  trace: HarnessTrace;
 }
 
 /** What every harness run receives. */
