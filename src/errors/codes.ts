@@ -22,6 +22,12 @@ export const ERROR_CODES = {
   TRANSLATE_INPUT_INVALID: 'Pass readable recorded output files.',
   WORKSPACE_INVALID: 'A seed file path must be relative and stay inside the run directory; a template must be a directory.',
   WORKSPACE_GIT_UNAVAILABLE: 'Install git, or start without a git repository (git: false / --no-git).',
+  LLM_HTTP_ERROR: 'The model endpoint answered an HTTP error; its status and body are in the details. Check the model name, key and endpoint.',
+  LLM_TIMEOUT: 'The model call did not finish in time; raise the caller timeout (timeoutMs) or check the endpoint.',
+  LLM_ABORTED: 'The model call was aborted by its AbortSignal.',
+  LLM_CONNECTION_FAILED: 'The model endpoint could not be reached; check baseURL and that the server is running.',
+  LLM_RESPONSE_INVALID: 'The model endpoint answered something that is not a valid response of its wire API.',
+  ORCHESTRATOR_INPUT_INVALID: 'Pass a non-empty message (a string, or { role, content } with text content).',
   INTERNAL_ERROR: 'This is a bug in agent-harness; please report it with the run directory.',
 } as const;
 

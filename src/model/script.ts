@@ -108,10 +108,50 @@ export const ModelScriptSchema = z
     /** Free text for the script's author; ignored by the server (JSON has no comments). */
     description: z.string().optional(),
     turns: z.array(ModelTurnSchema),
+    /** Content-chosen turn lists (see {@link ScriptRouteSchema}); absent = every request uses `turns`. */
+    routes: z.array(z.lazy(() => ScriptRouteSchema)).optional(),
   })
   .strict();
 /** A model script. */
 export type ModelScript = z.infer<typeof ModelScriptSchema>;
+
+/**
+ * A route: requests whose body matches `match` (every given field must hold) answer from the route's own
+ * `turns`, indexed by the same history count as the main list. Routes let independent callers (one per
+ * orchestrator phase, each with its own model) share one server. First matching route wins; no match falls
+ * back to the script's `turns`. `gate` holds each matching request until `size` requests of the same gate
+ * name are waiting (or `timeout_ms` passed), then answers them together: a deterministic proof of concurrency.
+ */
+export const ScriptRouteSchema = z
+  .object({
+    match: z
+      .object({
+        /** Exact `model` field of the request body. */
+        model: z.string().min(1).optional(),
+        /** Substring of the request body's JSON text (e.g. a marker in the system prompt). */
+        contains: z.string().min(1).optional(),
+      })
+      .strict()
+      .refine((m) => m.model !== undefined || m.contains !== undefined, 'a route match needs "model" or "contains"'),
+    turns: z.array(ModelTurnSchema),
+    gate: z.object({ name: z.string().min(1), size: z.number().int().min(2).max(64), timeout_ms: z.number().int().min(1).max(600_000).default(10_000) }).strict().optional(),
+  })
+  .strict();
+/** A content-chosen turn list of a script. */
+export type ScriptRoute = z.infer<typeof ScriptRouteSchema>;
+
+/** The first route of `script` matching the request `body`, or null. */
+export function matchRoute(script: ModelScript | null, body: unknown): ScriptRoute | null {
+  if (!script?.routes || body === null || typeof body !== 'object') return null;
+  const model = (body as { model?: unknown }).model;
+  let text: string | null = null;
+  for (const route of script.routes) {
+    if (route.match.model !== undefined && route.match.model !== model) continue;
+    if (route.match.contains !== undefined && !(text ??= JSON.stringify(body)).includes(route.match.contains)) continue;
+    return route;
+  }
+  return null;
+}
 
 /** The reply of the default script (no script given): every turn gets it. */
 export const DEFAULT_REPLY = 'Hello from the agent-harness scripted model.';
@@ -180,10 +220,11 @@ export type TurnSelection = { kind: 'turn'; index: number; turn: ModelTurn } | {
  * restart or a resumed session (whose request carries the full history) continues where the script was.
  * `null` is the default script: every request gets {@link DEFAULT_REPLY}, it never runs out.
  */
-export function selectTurn(script: ModelScript | null, modelTurns: number): TurnSelection {
+export function selectTurn(script: ModelScript | null, modelTurns: number, body?: unknown): TurnSelection {
   if (!script) return { kind: 'turn', index: modelTurns, turn: { type: 'text', text: DEFAULT_REPLY } };
-  const turn = script.turns[modelTurns];
-  return turn ? { kind: 'turn', index: modelTurns, turn } : { kind: 'exhausted', index: modelTurns, total: script.turns.length };
+  const list = matchRoute(script, body)?.turns ?? script.turns;
+  const turn = list[modelTurns];
+  return turn ? { kind: 'turn', index: modelTurns, turn } : { kind: 'exhausted', index: modelTurns, total: list.length };
 }
 
 /** Message of the 400 answered past the last turn; `index` is 0-based, the message counts from 1. */

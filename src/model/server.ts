@@ -12,7 +12,8 @@ import type { Duplex } from 'node:stream';
 import zlib from 'node:zlib';
 import { AgentHarnessError } from '../errors/index.js';
 import { isFaultTurn, respondFault } from './faults.js';
-import { exhaustedMessage, selectTurn, type ModelScript, type ModelTurn } from './script.js';
+import { exhaustedMessage, matchRoute, selectTurn, type ModelScript, type ModelTurn } from './script.js';
+import { createRouteGates, type GateRelease } from './route-gate.js';
 import type { WireApiHandler, WireApiId, WireRequest } from './wire-api.js';
 import { openAiResponsesWire } from './wire-openai-responses.js';
 import { openAiChatWire } from './wire-openai-chat.js';
@@ -53,6 +54,10 @@ export interface RecordedRequest {
   response_kind: ResponseKind;
   /** For `side`: which bookkeeping call it was (`count_tokens`, `json_schema`, `title`, `structured_output`). */
   side_kind?: string;
+  /** ISO time the request arrived (wire requests only): with `ts`, the span it was in flight. */
+  started_ts?: string;
+  /** How a request on a script route's gate was released (gated routes only). */
+  gate?: GateRelease;
 }
 
 /** A refused outbound attempt (CONNECT or absolute URL through the proxy variables). */
@@ -188,7 +193,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     egress.push({ ts: new Date().toISOString(), method, target });
   };
 
+  const gates = createRouteGates();
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const startedTs = new Date().toISOString();
     const method = request.method ?? 'GET';
     const rawUrl = request.url ?? '/';
     const headers = redactHeaders(request.headers);
@@ -242,20 +249,23 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     // Side requests first: they must neither use up a scripted turn nor get a scripted turn's error.
     const side = wire.sideRequestKind?.(wireRequest) ?? null;
     if (side) {
-      record({ method, path: where, wire: wire.id, headers, body, turn_index: null, status: 200, response_kind: 'side', side_kind: side });
+      record({ method, path: where, wire: wire.id, headers, body, turn_index: null, status: 200, response_kind: 'side', side_kind: side, started_ts: startedTs });
       wire.respond(wireRequest, { type: 'text', text: '' }, response);
       return;
     }
-    const selection = selectTurn(script, wire.countModelTurns(body));
+    // Routes and gates (script `routes`): the turn list is chosen by request content; a gate holds the request.
+    const gate = await gates.pass(matchRoute(script, body));
+    const timing = { started_ts: startedTs, ...(gate ? { gate } : {}) };
+    const selection = selectTurn(script, wire.countModelTurns(body), body);
     if (selection.kind === 'exhausted') {
       // 400, not 5xx: CLIs retry 5xx, and a retry cannot make the script longer.
-      record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: 400, response_kind: 'exhausted' });
+      record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: 400, response_kind: 'exhausted', ...timing });
       wire.respondError(response, 400, exhaustedMessage(selection.index, selection.total), 'script_exhausted');
       return;
     }
     const { turn } = selection;
     if (turn.type === 'error') {
-      record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: turn.status, response_kind: 'error' });
+      record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: turn.status, response_kind: 'error', ...timing });
       // A scripted error answers every retry the same way (turn selection is stateless), so waiting between
       // retries only delays the verdict: `retry-after-ms: 0` makes clients that honour it (opencode's session
       // loop and its AI SDK, 5 attempts with 2–30 s backoff otherwise) give up at once.
@@ -263,7 +273,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       wire.respondError(response, turn.status, turn.message, errorType(turn.status));
       return;
     }
-    record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: 200, response_kind: turn.type });
+    record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: 200, response_kind: turn.type, ...timing });
     if (isFaultTurn(turn)) respondFault(turn, { body, query: url.searchParams, path: where, raw: request }, response, stalled);
     else wire.respond(wireRequest, turn, response);
   };
@@ -329,6 +339,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     },
     close() {
       closing ??= new Promise<void>((resolve) => {
+        gates.releaseAll();
         server.close(() => resolve());
         server.closeAllConnections();
         for (const socket of detached) socket.destroy();

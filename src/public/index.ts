@@ -16,3 +16,5 @@ export { injectSkills, DONE_MARKER, COMPLETION_CONTRACT } from '../runtime/skill
 export { startModelServer, loadModelScript, parseModelScript, turns, ModelScriptSchema } from '../model/index.js';
 export type { ModelScript, ModelServer } from '../model/index.js';
 export * from '../protocol/index.js';
+export { Orchestrator, RecordKeeper, bindModel, createOpenAiChatCaller, createAnthropicMessagesCaller, createScriptedCaller } from '../orchestrator/index.js';
+export type { LLMCaller, LLMCallConfig, LLMResponse, Harness, HarnessContext, HarnessResult } from '../orchestrator/index.js';

@@ -1,0 +1,119 @@
+/**
+ * The retry policy shared by the HTTP callers: bounded retries on 429/5xx and connection failures, honouring
+ * `retry-after` (seconds or an HTTP date, capped), exponential backoff otherwise, every wait abortable.
+ * Vendor SDK errors are turned into AgentHarnessError codes carrying the status and the vendor's error body.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { AgentHarnessError, isAgentHarnessError } from '../errors/index.js';
+
+// Matched by class, not by `name`: the openai client's errors do not set a distinctive `name`.
+const ABORT_ERRORS = [OpenAI.APIUserAbortError, Anthropic.APIUserAbortError];
+const TIMEOUT_ERRORS = [OpenAI.APIConnectionTimeoutError, Anthropic.APIConnectionTimeoutError];
+const CONNECTION_ERRORS = [OpenAI.APIConnectionError, Anthropic.APIConnectionError];
+const isAny = (error: unknown, classes: readonly (abstract new (...args: never[]) => unknown)[]): boolean => classes.some((c) => error instanceof c);
+
+/** Retry settings of an HTTP caller. */
+export interface RetryPolicy {
+  /** Retries after the first attempt (default 2). */
+  maxRetries: number;
+  /** First backoff when no retry-after is given (default 250 ms), doubled each retry. */
+  baseDelayMs: number;
+  /** Upper bound of any wait, retry-after included (default 30 s). */
+  maxDelayMs: number;
+  /** Waits `ms` or rejects when `signal` aborts; injectable so tests observe waits without sleeping. */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** Shape shared by the openai and @anthropic-ai/sdk APIError classes. */
+interface VendorApiError {
+  status?: number;
+  headers?: Headers;
+  error?: unknown;
+  name: string;
+  message: string;
+}
+
+/** Default abortable wait. */
+export function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    function onAbort(): void {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Fills defaults and validates a partial policy (CONFIG_INVALID on a bad value). */
+export function normalizeRetryPolicy(partial: Partial<RetryPolicy> = {}): RetryPolicy {
+  const policy: RetryPolicy = { maxRetries: 2, baseDelayMs: 250, maxDelayMs: 30_000, sleep: sleepFor, ...partial };
+  for (const key of ['maxRetries', 'baseDelayMs', 'maxDelayMs'] as const) {
+    const value = policy[key];
+    if (!Number.isInteger(value) || value < 0 || (key === 'maxRetries' && value > 10)) {
+      throw new AgentHarnessError('CONFIG_INVALID', `retry ${key} must be an integer ${key === 'maxRetries' ? 'from 0 to 10' : '>= 0'}, not ${String(value)}.`);
+    }
+  }
+  return policy;
+}
+
+/** Milliseconds a `retry-after` header asks for, or null when absent or unreadable. */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | null {
+  if (!value) return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+/** Maps an SDK error to an AgentHarnessError; `retryable` says whether another attempt may help. */
+export function classifyCallError(error: unknown, vendor: string, model: string, signal?: AbortSignal): { error: AgentHarnessError; retryable: boolean; retryAfterMs: number | null } {
+  if (isAgentHarnessError(error)) return { error, retryable: false, retryAfterMs: null };
+  const e = error as VendorApiError;
+  const details = { vendor, model };
+  if (signal?.aborted || isAny(error, ABORT_ERRORS) || e.name === 'AbortError') {
+    return { error: new AgentHarnessError('LLM_ABORTED', `${vendor} call to model ${model} was aborted.`, { cause: error, details }), retryable: false, retryAfterMs: null };
+  }
+  if (isAny(error, TIMEOUT_ERRORS)) {
+    return { error: new AgentHarnessError('LLM_TIMEOUT', `${vendor} call to model ${model} timed out.`, { cause: error, details }), retryable: false, retryAfterMs: null };
+  }
+  if (typeof e.status === 'number') {
+    const status = e.status;
+    const retryable = status === 429 || status >= 500;
+    const retryAfterMs = parseRetryAfter(e.headers?.get?.('retry-after'));
+    const message = `${vendor} call to model ${model} failed with HTTP ${status}: ${e.message}`;
+    return { error: new AgentHarnessError('LLM_HTTP_ERROR', message, { cause: error, details: { ...details, status, body: e.error ?? null } }), retryable, retryAfterMs };
+  }
+  if (isAny(error, CONNECTION_ERRORS)) {
+    return { error: new AgentHarnessError('LLM_CONNECTION_FAILED', `${vendor} endpoint for model ${model} could not be reached: ${e.message}`, { cause: error, details }), retryable: true, retryAfterMs: null };
+  }
+  return { error: new AgentHarnessError('LLM_RESPONSE_INVALID', `${vendor} call to model ${model} failed: ${e.message}`, { cause: error, details }), retryable: false, retryAfterMs: null };
+}
+
+/** Runs `attempt` until it succeeds, fails for good or the retries run out; returns the value and attempt count. */
+export async function callWithRetries<T>(
+  attempt: () => Promise<T>,
+  context: { vendor: string; model: string; policy: RetryPolicy; signal?: AbortSignal },
+): Promise<{ value: T; attempts: number }> {
+  const { policy, signal } = context;
+  for (let n = 0; ; n += 1) {
+    try {
+      return { value: await attempt(), attempts: n + 1 };
+    } catch (raw) {
+      const { error, retryable, retryAfterMs } = classifyCallError(raw, context.vendor, context.model, signal);
+      error.details.attempts = n + 1;
+      if (!retryable || n >= policy.maxRetries) throw error;
+      const wait = Math.min(policy.maxDelayMs, retryAfterMs ?? policy.baseDelayMs * 2 ** n);
+      try {
+        await policy.sleep(wait, signal);
+      } catch (cause) {
+        throw new AgentHarnessError('LLM_ABORTED', `${context.vendor} call to model ${context.model} was aborted while waiting to retry.`, { cause, details: { vendor: context.vendor, model: context.model, attempts: n + 1 } });
+      }
+    }
+  }
+}

@@ -1,0 +1,29 @@
+/** The orchestrator's one config object: model per phase, timeouts and limits (validated with zod). */
+import { z } from 'zod';
+import { AgentHarnessError } from '../errors/index.js';
+
+/** Model names, timeouts and limits in one place. */
+export const OrchestratorConfigSchema = z
+  .object({
+    models: z.object({ intent: z.string().min(1), memory: z.string().min(1), respond: z.string().min(1), utility: z.string().min(1) }).strict(),
+    timeouts: z.object({ callMs: z.number().int().min(1).default(60_000), turnMs: z.number().int().min(1).default(300_000) }).strict().default({ callMs: 60_000, turnMs: 300_000 }),
+    limits: z
+      .object({ intentMaxIterations: z.number().int().min(1).max(32).default(4), historyWindow: z.number().int().min(0).default(12), maxRetries: z.number().int().min(0).max(10).default(2) })
+      .strict()
+      .default({ intentMaxIterations: 4, historyWindow: 12, maxRetries: 2 }),
+    /** Stream model answers (SSE) instead of whole responses. */
+    stream: z.boolean().default(false),
+  })
+  .strict();
+/** The orchestrator's config, defaults filled. */
+export type OrchestratorConfig = z.infer<typeof OrchestratorConfigSchema>;
+/** The orchestrator's config as written (defaults optional). */
+export type OrchestratorConfigInput = z.input<typeof OrchestratorConfigSchema>;
+
+/** Validates a config; CONFIG_INVALID names the offending path. */
+export function buildOrchestratorConfig(value: unknown): OrchestratorConfig {
+  const parsed = OrchestratorConfigSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new AgentHarnessError('CONFIG_INVALID', `orchestrator config: at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+}

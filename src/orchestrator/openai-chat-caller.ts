@@ -1,0 +1,71 @@
+/**
+ * An LLMCaller over the OpenAI Chat Completions wire API (any OpenAI-compatible endpoint), built on the
+ * official `openai` client with `baseURL` pointed at the endpoint, SSE streaming or not.
+ */
+import OpenAI from 'openai';
+import { callWithRetries, normalizeRetryPolicy, type RetryPolicy } from './call-with-retries.js';
+import type { LLMCaller, LLMResponse, LLMToolCall, LLMUsage } from './types.js';
+
+/** Options of the HTTP callers. */
+export interface HttpCallerOptions {
+  /** Endpoint root, e.g. `http://127.0.0.1:PORT/v1` (openai) or `http://127.0.0.1:PORT` (anthropic). */
+  baseURL: string;
+  /** API key; the scripted server accepts any value. */
+  apiKey: string;
+  /** Per-attempt timeout (default 60 s): LLM_TIMEOUT. */
+  timeoutMs?: number;
+  /** Retry settings; see {@link RetryPolicy}. */
+  retry?: Partial<RetryPolicy>;
+  /** max_tokens when a call gives none (default 1024; Anthropic requires one). */
+  defaultMaxTokens?: number;
+}
+
+/** Creates an OpenAI Chat Completions caller. */
+export function createOpenAiChatCaller(options: HttpCallerOptions): LLMCaller {
+  const policy = normalizeRetryPolicy(options.retry);
+  // The SDK's own retry is off (maxRetries 0): one policy for both vendors, each attempt counted in the trace,
+  // and every error mapped to one code set; our loop honours retry-after as the SDK's would.
+  const client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000 });
+  return {
+    async call(input): Promise<LLMResponse> {
+      const started = performance.now();
+      const params = {
+        model: input.model,
+        messages: input.messages,
+        ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
+        max_tokens: input.maxTokens ?? options.defaultMaxTokens ?? 1024,
+      };
+      const request = { ...(input.signal ? { signal: input.signal } : {}) };
+      const { value, attempts } = await callWithRetries(
+        async () => {
+          if (!input.stream) {
+            const completion = await client.chat.completions.create({ ...params, stream: false }, request);
+            const message = completion.choices[0]?.message;
+            const toolCalls: LLMToolCall[] = (message?.tool_calls ?? []).flatMap((call) => (call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : []));
+            const usage = completion.usage ? { inputTokens: completion.usage.prompt_tokens, outputTokens: completion.usage.completion_tokens } : null;
+            return { text: message?.content ?? '', toolCalls, model: completion.model, usage };
+          }
+          const stream = await client.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }, request);
+          let text = '';
+          let model = input.model;
+          let usage: LLMUsage | null = null;
+          const calls = new Map<number, LLMToolCall>();
+          for await (const chunk of stream) {
+            model = chunk.model || model;
+            if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+            const delta = chunk.choices[0]?.delta;
+            if (delta?.content) text += delta.content;
+            for (const piece of delta?.tool_calls ?? []) {
+              const call = calls.get(piece.index) ?? { id: piece.id ?? '', name: piece.function?.name ?? '', arguments: '' };
+              call.arguments += piece.function?.arguments ?? '';
+              calls.set(piece.index, call);
+            }
+          }
+          return { text, toolCalls: [...calls.values()], model, usage };
+        },
+        { vendor: 'openai-chat', model: input.model, policy, ...(input.signal ? { signal: input.signal } : {}) },
+      );
+      return { ...value, latencyMs: Math.round(performance.now() - started), attempts };
+    },
+  };
+}
