@@ -1,7 +1,10 @@
 /**
  * `agent-harness start [options] <engine> [args…]` and the direct form `agent-harness <engine> [args…]`.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
+import { AgentHarnessError } from '../errors/index.js';
 import type { IoMode } from '../core/run-attempt.js';
 import type { ModelMode, TranslateMode } from '../protocol/index.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
@@ -20,7 +23,29 @@ export interface StartCommandOptions {
   prompt?: string;
   timeoutMs?: number;
   pty?: boolean;
+  template?: string;
+  file?: string[];
+  git?: boolean;
+  onlySkills?: string[];
 }
+
+/** `DEST=SRC` of `--file`: the file SRC (read now) written at DEST in the run dir. */
+function seedFiles(specs: readonly string[]): Record<string, Uint8Array> {
+  const files: Record<string, Uint8Array> = {};
+  for (const spec of specs) {
+    const at = spec.indexOf('=');
+    if (at <= 0 || at === spec.length - 1) throw new AgentHarnessError('USAGE_ERROR', `--file takes DEST=SRC (a path in the run dir = a file to copy), not ${JSON.stringify(spec)}.`);
+    const source = path.resolve(spec.slice(at + 1));
+    try {
+      files[spec.slice(0, at)] = fs.readFileSync(source);
+    } catch (error) {
+      throw new AgentHarnessError('WORKSPACE_INVALID', `--file ${spec}: cannot read ${source}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  return files;
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 /**
  * Runs a start (used by `start` and by the direct `<engine>` form). `direct`: the args are the engine's whole
@@ -45,6 +70,14 @@ export async function startCommand(streams: CliStreams, engine: string, rawArgs:
     script: options.script ?? null,
     io: chooseIo(translate, io),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.onlySkills ? { onlySkills: options.onlySkills.flatMap((s) => s.split(',')).filter(Boolean) } : {}),
+    ...(options.template || options.file || options.git === false ? {
+      workspace: {
+        ...(options.template ? { template: options.template } : {}),
+        ...(options.file ? { files: seedFiles(options.file) } : {}),
+        ...(options.git === false ? { git: false } : {}),
+      },
+    } : {}),
   }, 'Start');
   return status;
 }
@@ -58,7 +91,11 @@ export function addStartOptions(command: Command): Command {
     .option('--script <file>', 'JSON model script for the scripted model (see README)')
     .option('--prompt <text>', "prompt for the engine's default headless command, when no engine args are given")
     .option('--timeout-ms <ms>', 'kill the engine after this many milliseconds (default 600000)', parsePositiveInt('--timeout-ms'))
-    .option('--pty', 'run the engine in a pseudo-terminal (one merged stream)');
+    .option('--pty', 'run the engine in a pseudo-terminal (one merged stream)')
+    .option('--template <dir>', 'copy DIR into the new run dir before the engine starts (a git repo with one commit, unless --no-git)')
+    .option('--file <dest=src>', 'write file SRC at DEST in the new run dir before the engine starts (repeatable)', collect)
+    .option('--no-git', 'with --template: do not make the run dir a git repository')
+    .option('--only-skills <names>', 'inject only these skills (comma-separated, repeatable)', collect);
 }
 
 /** Registers `start`. */
@@ -75,7 +112,8 @@ export function registerStart(program: Command, streams: CliStreams, setExit: (c
 Examples:
   agent-harness start --translate 3 --prompt "Use the demo-hello skill" codex
   agent-harness start --translate 2 codex exec --json --skip-git-repo-check "say hi"
-  agent-harness start --script fixtures/scripts/demo.json --translate 3 --prompt "go" codex`)
+  agent-harness start --template fixtures/repos/changelog --file data.csv=./data.csv codex exec --json "Update the changelog"
+  agent-harness start --only-skills csv-stats --script my-script.json --prompt "Summarize data.csv" claude`)
     .action(async (engine: string, args: string[], options: StartCommandOptions) => {
       // Harness options may also stand before `start` (as before an engine name); those after it win.
       setExit(await startCommand(streams, engine, args, { ...program.opts<StartCommandOptions>(), ...options }));
