@@ -6,7 +6,7 @@ export { agentHarness, hasBlobReporter, hasAgentHarnessReporter } from '../vites
 export { test, agentTest, defaultAgentHarnessConfig } from '../vitest/fixtures.js';
 export type { AgentFixture, AgentHarnessFixtures, AgentStartOptions, HarnessFixture, ModelFixture } from '../vitest/fixtures.js';
 export { installMatchers, agentMatchers, transcript, callUsesSkill } from '../vitest/matchers.js';
-export type { AgentOutcomeLike, ToolMatcher } from '../vitest/matchers.js';
+export type { AgentOutcomeLike, ToolCallPattern, ToolMatcher } from '../vitest/matchers.js';
 export { HarnessRun, countFcmp, attemptRecord } from '../vitest/run.js';
 export type { HarnessResumeOptions } from '../vitest/run.js';
 export { AgentHarnessOptionsSchema, parseAgentHarnessOptions, toAgentHarnessConfig, DEFAULT_REPORT_DIR } from '../vitest/options.js';

@@ -71,19 +71,28 @@ export function exitCodesFromModelRequests(requests: readonly { body: unknown }[
     }
     const node = value as Record<string, unknown>;
     const response = node.functionResponse as { id?: unknown; response?: { output?: unknown } } | undefined;
-    if (response && typeof response.id === 'string') record(response.id, response.response?.output);
+    if (response && typeof response.id === 'string') record(response.id, response.response?.output, geminiSuccess);
     if (node.type === 'tool_result' && typeof node.tool_use_id === 'string') record(node.tool_use_id, node.content);
     if (node.type === 'function_call_output' && typeof node.call_id === 'string') record(node.call_id, node.output);
     if (node.role === 'tool' && typeof node.tool_call_id === 'string') record(node.tool_call_id, node.content);
     for (const child of Object.values(node)) visit(child, depth + 1);
   };
-  const record = (id: string, output: unknown): void => {
+  const record = (id: string, output: unknown, onNoCode?: (text: string) => number | null): void => {
     const text = typeof output === 'string' ? output : JSON.stringify(output ?? '');
-    const code = exitCodeFromText(text);
+    const code = exitCodeFromText(text) ?? onNoCode?.(text) ?? null;
     if (code !== null) codes.set(id, code);
   };
   for (const request of requests) visit(request.body, 0);
   return codes;
+}
+
+/**
+ * gemini 0.61's shell result states `Exit Code: N` only when N is not 0; a finished command's result always ends
+ * with `Process Group PGID: <pid>`, and a killed or failed one says `Signal:` or `Error:`. So a PGID line with none
+ * of those is exit 0.
+ */
+function geminiSuccess(text: string): number | null {
+  return /(?:^|\n)Process Group PGID: \d+/.test(text) && !/(?:^|\n)(?:Error|Signal):/.test(text) ? 0 : null;
 }
 
 /** The exit code recorded for `callId` in `codes`, matching ids an engine prefixes (`run_shell_command__<id>`). */

@@ -38,6 +38,9 @@ describe('tool call normalization', () => {
     const requests = [{ body: { contents: [{ role: 'user', parts: [{ functionResponse: { id: 'run_shell_command_17_0', name: 'run_shell_command', response: { output: '<untrusted_context>\nOutput: some output\nExit Code: 3\n</untrusted_context>' } } }] }] } }];
     const codes = exitCodesFromModelRequests(requests);
     expect(collectToolCalls(events, codes)).toEqual([expect.objectContaining({ command: 'exit 3', status: 'failed', exitCode: 3 })]);
+    // A successful gemini command states no code, only its process group: exit 0.
+    const ok = exitCodesFromModelRequests([{ body: { contents: [{ parts: [{ functionResponse: { id: 'x1', response: { output: '<untrusted_context>\nOutput: (empty)\nProcess Group PGID: 22428\n</untrusted_context>' } } }] }] } }]);
+    expect(ok.get('x1')).toBe(0);
     // Without the request log the code is unknown, and the engine's status stands.
     expect(collectToolCalls(events)[0]).toMatchObject({ status: 'completed', exitCode: null });
     const fcmp = translateRaspToFcmp([...events, ...rasp({ type: 'lifecycle.exited', exit_code: 0, signal: null, timed_out: false, canceled: false, duration_ms: 1 })], { runId: 'r', engine: 'gemini', attempt: 1, seqStart: 0, launch: 'start', errorPatterns: [], toolExitCodes: codes });

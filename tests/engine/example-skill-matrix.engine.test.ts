@@ -1,0 +1,55 @@
+/**
+ * examples/skill-matrix run the way a user runs it, on the built package: one skill on codex, claude, gemini and
+ * opencode from a seeded repo, with skill, tool-call and exact-diff assertions and a resumed turn. Its optional
+ * failing case is switched on, so the report's failure headlines and tool calls can be checked too.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConsistencyReportSchema } from '../../src/vitest/report-schema.js';
+
+const REPO = path.resolve(import.meta.dirname, '..', '..');
+let project: string;
+
+beforeAll(() => {
+  execFileSync(process.execPath, [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(REPO, 'tsconfig.build.json')], { cwd: REPO, stdio: 'pipe' });
+  project = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-skill-matrix-'));
+  fs.cpSync(path.join(REPO, 'examples', 'skill-matrix'), project, { recursive: true });
+  fs.mkdirSync(path.join(project, 'node_modules'));
+  fs.symlinkSync(REPO, path.join(project, 'node_modules', 'agent-harness'));
+  fs.symlinkSync(path.join(REPO, 'node_modules', 'vitest'), path.join(project, 'node_modules', 'vitest'));
+}, 120_000);
+
+afterAll(() => fs.rmSync(project, { recursive: true, force: true }));
+
+describe('examples/skill-matrix on the built package', () => {
+  it('passes on four engines; the failing case reads well in consistency.md (headline and tool calls)', () => {
+    const home = path.join(project, 'host-home');
+    fs.mkdirSync(home);
+    const result = spawnSync(process.execPath, [path.join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter=verbose'], {
+      cwd: project,
+      env: { PATH: process.env.PATH, HOME: home, CI: 'true', NO_COLOR: '1', SHOW_A_FAILURE: '1' },
+      encoding: 'utf8',
+      timeout: 400_000,
+    });
+    // The deliberately failing case fails the run; everything else passes.
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(1);
+    const report = ConsistencyReportSchema.parse(JSON.parse(fs.readFileSync(path.join(project, 'reports', 'consistency.json'), 'utf8')));
+    const csv = report.tests.filter((t) => t.name.startsWith('csv-stats summarizes'));
+    expect(csv.map((t) => `${t.engine}:${t.state}`).sort(), JSON.stringify(csv.map((t) => t.errors))).toEqual(['claude:passed', 'codex:passed', 'gemini:passed', 'opencode:passed']);
+    expect(csv.every((t) => t.attempts === 2)).toBe(true);
+    const row = report.matrix.find((r) => r.case.startsWith('csv-stats summarizes'));
+    expect(Object.keys(row?.engines ?? {}).sort()).toEqual(['claude', 'codex', 'gemini', 'opencode']);
+    expect(row?.disagree).toBe(false);
+    const failing = report.tests.filter((t) => t.name.startsWith('a failing shell call'));
+    expect(failing.map((t) => t.state)).toEqual(['failed', 'failed', 'failed', 'failed']);
+    const md = fs.readFileSync(path.join(project, 'reports', 'consistency.md'), 'utf8');
+    // A failure headline under the file's table, and the tool calls the matcher saw, normalized on every engine.
+    expect(md).toMatch(/\*\*❌ codex > a failing shell call shows up in the report\*\*: expected the agent to have called tool \{"command":"cat missing.csv","exitCode":0\}/);
+    expect(md).toContain('Tool calls (1):');
+    expect(md.match(/shell [^:\n]+: cat missing\.csv → failed, exit 1/g)?.length).toBe(4);
+    expect(fs.readdirSync(home)).toEqual([]);
+  }, 420_000);
+});
