@@ -10,7 +10,7 @@ import path from 'node:path';
 export interface HarnessPaths {
   /** Project root: nearest ancestor of the working directory with a package.json. */
   projectRoot: string;
-  /** `SKILL_RUNNER_DATA_DIR`, else `<projectRoot>/data`. */
+  /** `SKILL_RUNNER_DATA_DIR`, else `<projectRoot>/.agent-harness`. */
   dataDir: string;
   /** `AGENT_HARNESS_RUN_ROOT`, else `<dataDir>/harness_runs`. */
   runRoot: string;
@@ -51,6 +51,12 @@ export interface ResolvePathsOptions {
 /** Default skill roots relative to the project root (seed 001, Decision 10). */
 export const DEFAULT_SKILL_ROOTS = ['skills', 'tests/fixtures/skills'] as const;
 
+/**
+ * The data directory under the project root when `SKILL_RUNNER_DATA_DIR` is not set: a hidden, tool-named folder,
+ * because `data/` (the seed's deploy default) is a common folder name in users' own projects.
+ */
+export const DEFAULT_DATA_DIR = '.agent-harness';
+
 /** Default codex profile name. */
 export const DEFAULT_CODEX_PROFILE = 'agent-harness';
 
@@ -74,7 +80,7 @@ export function resolveHarnessPaths(options: ResolvePathsOptions = {}): HarnessP
     const value = env[name];
     return value !== undefined && value.trim() !== '' ? path.resolve(projectRoot, value) : undefined;
   };
-  const dataDir = pick('SKILL_RUNNER_DATA_DIR') ?? path.join(projectRoot, 'data');
+  const dataDir = pick('SKILL_RUNNER_DATA_DIR') ?? path.join(projectRoot, DEFAULT_DATA_DIR);
   const agentCacheDir = pick('SKILL_RUNNER_AGENT_CACHE_DIR') ?? path.join(dataDir, 'agent_cache');
   const skillRootsEnv = env.AGENT_HARNESS_SKILL_ROOTS;
   const skillRoots = options.skillRoots

@@ -195,7 +195,7 @@ describe('errors: code, message, hint, exit status', () => {
   });
 
   it.for(['replay', 'record'])('a gated capability (--model %s) is ENGINE_CAPABILITY_UNAVAILABLE from the CLI, exit 1, no run created', (mode) => {
-    const runs = () => (fs.existsSync(path.join(sandbox.root, 'data', 'harness_runs')) ? fs.readdirSync(path.join(sandbox.root, 'data', 'harness_runs')).length : 0);
+    const runs = () => (fs.existsSync(path.join(sandbox.root, '.agent-harness', 'harness_runs')) ? fs.readdirSync(path.join(sandbox.root, '.agent-harness', 'harness_runs')).length : 0);
     const before = runs();
     const run = runCliProcess(sandbox, ['--model', mode, 'codex', 'exec', '--json', 'hi']);
     expect(run.status).toBe(1);
@@ -263,7 +263,7 @@ describe('doctor and help', () => {
   it('doctor prints resolved paths, an export snapshot and checks', () => {
     const run = runCliProcess(sandbox, ['doctor', '--json']);
     const report = JSON.parse(run.stdout) as { paths: Record<string, string>; env: string[]; checks: Array<{ name: string; ok: boolean }> };
-    expect(report.paths.runRoot).toBe(path.join(sandbox.root, 'data', 'harness_runs'));
+    expect(report.paths.runRoot).toBe(path.join(sandbox.root, '.agent-harness', 'harness_runs'));
     expect(report.env).toContain(`export SKILL_RUNNER_NPM_PREFIX='${sandbox.prefix}'`);
     expect(report.checks.find((c) => c.name === 'engine codex')?.ok).toBe(true);
     expect(run.status).toBe(report.checks.every((c) => c.ok) ? 0 : 1);

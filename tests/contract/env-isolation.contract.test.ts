@@ -18,10 +18,10 @@ afterEach(() => {
 });
 
 describe('paths from the environment (seed 001 deploy semantics)', () => {
-  it('defaults under <project>/data with the run root at data/harness_runs', () => {
+  it('defaults under <project>/.agent-harness (a name no user folder has) with the run root at .agent-harness/harness_runs', () => {
     const paths = resolveHarnessPaths({ env: {}, projectRoot: dir });
-    expect(paths.dataDir).toBe(path.join(dir, 'data'));
-    expect(paths.runRoot).toBe(path.join(dir, 'data', 'harness_runs'));
+    expect(paths.dataDir).toBe(path.join(dir, '.agent-harness'));
+    expect(paths.runRoot).toBe(path.join(dir, '.agent-harness', 'harness_runs'));
     expect(paths.skillRoots).toEqual([path.join(dir, 'skills'), path.join(dir, 'tests', 'fixtures', 'skills')]);
     expect(paths.codexProfile).toBe('agent-harness');
     expect(path.relative(paths.agentHome, paths.tmpDir).startsWith('..')).toBe(true);
