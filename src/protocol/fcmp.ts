@@ -63,7 +63,12 @@ export const FcmpEventSchema = z.discriminatedUnion('type', [
     type: z.literal('conversation.failed'),
     data: z.object({ category: FailureCategorySchema, code: z.string(), message: z.string() }),
   }),
-  z.object({ ...envelope, type: z.literal('diagnostic.warning'), data: z.object({ code: z.string(), message: z.string() }) }),
+  z.object({
+    ...envelope,
+    type: z.literal('diagnostic.warning'),
+    // `level` is the RASP diagnostic's level; optional so FCMP written before it was carried still validates.
+    data: z.object({ code: z.string(), message: z.string(), level: z.enum(['info', 'warning', 'error']).optional() }),
+  }),
 ]);
 /** One FCMP event. */
 export type FcmpEvent = z.infer<typeof FcmpEventSchema>;
