@@ -120,6 +120,14 @@ describe('gemini parser goldens', () => {
     expect(codes(summary.diagnostics)).toContain('GEMINI_STREAM_JSON_FALLBACK_USED');
   });
 
+  it('PTY fallback keeps the split streams\' diagnostics (stdout noise, stderr errors)', () => {
+    const pty = fs.readFileSync(path.join(STREAMS, 'json-document.stdout.jsonl'));
+    const stdout = Buffer.from('YOLO mode is enabled. All tool calls will be automatically approved.\n');
+    const stderr = Buffer.from('Error: something went wrong\n');
+    const { summary } = translateRecorded(geminiEngine, { stdout, stderr, pty }, { runId: 'golden' });
+    expect(codes(summary.diagnostics)).toEqual(['PTY_FALLBACK_USED', 'GEMINI_STDOUT_NOISE', 'ENGINE_STDERR', 'GEMINI_STREAM_JSON_FALLBACK_USED', 'GEMINI_TOOL_CALLS_FROM_STATS']);
+  });
+
   it('stats.tools counts: failures become failed results; counts beside stream-json tool events add nothing', () => {
     const doc = { session_id: 's', response: 'ok', stats: { tools: { byName: { read_file: { count: 2, success: 1, fail: 1 }, bogus: 'x' } } } };
     const parser = createGeminiParser();
