@@ -33,6 +33,7 @@ const NAMES = [
   'result-error-during-execution',
   'result-max-turns',
   'json-result',
+  'captured-json-result',
   'json-result-error',
   'json-prompt-too-long',
   'prompt-too-long',
@@ -93,6 +94,9 @@ describe('claude parser goldens', () => {
     expect(ok.fcmp.filter((e) => e.type === 'assistant.message.final').map((e) => e.data)).toEqual([
       { message_id: 'result:5f3c2b8e-1d4a-4c9e-9a51-0c1f2e3d4b5a', text: 'The answer is 4.' },
     ]);
+    const captured = recorded('captured-json-result');
+    expect(captured.summary).toMatchObject({ session_id: 'b32d7922-ca51-43eb-83a1-69fd735c7635', final_message: 'Hello from the agent-harness scripted model.', error: null });
+    expect(captured.rasp.find((e) => e.data.type === 'engine.usage')?.data).toMatchObject({ usage: { input_tokens: 10, output_tokens: 5 } });
     const bad = recorded('json-result-error');
     expect(bad.summary.session_id).toBe('7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d');
     expect(bad.judgement).toMatchObject({ state: 'failed', failure: { category: 'auth', code: 'ENGINE_AUTH_FAILED' } });
