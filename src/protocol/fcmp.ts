@@ -65,7 +65,12 @@ export const FcmpEventSchema = z.discriminatedUnion('type', [
     type: z.literal('conversation.failed'),
     data: z.object({ category: FailureCategorySchema, code: z.string(), message: z.string() }),
   }),
-  z.object({ ...envelope, type: z.literal('diagnostic.warning'), data: z.object({ code: z.string(), message: z.string() }) }),
+  z.object({
+    ...envelope,
+    type: z.literal('diagnostic.warning'),
+    // `level` is the RASP diagnostic's level; optional so FCMP written before it was carried still validates.
+    data: z.object({ code: z.string(), message: z.string(), level: z.enum(['info', 'warning', 'error']).optional() }),
+  }),
   /** The agent called a tool: `command` is the shell command without the engine's wrapper (null for other tools). */
   z.object({
     ...envelope,

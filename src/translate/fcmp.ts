@@ -112,10 +112,10 @@ function bodiesOf(data: RaspEvent['data'], finalized: Set<string>): Body[] {
       return [{ type: 'assistant.message.final', data: { message_id, text } }];
     }
     case 'diagnostic':
-      return [{ type: 'diagnostic.warning', data: { code: data.diagnostic.code, message: data.diagnostic.message } }];
+      return [{ type: 'diagnostic.warning', data: { code: data.diagnostic.code, message: data.diagnostic.message, level: data.diagnostic.level } }];
     case 'engine.error':
       // Retries ("Reconnecting... 2/5") are worth showing, but they do not end the conversation.
-      return data.fatal ? [] : [{ type: 'diagnostic.warning', data: { code: 'ENGINE_NONFATAL_ERROR', message: data.message } }];
+      return data.fatal ? [] : [{ type: 'diagnostic.warning', data: { code: 'ENGINE_NONFATAL_ERROR', message: data.message, level: 'warning' } }];
     default:
       return [];
   }

@@ -4,7 +4,7 @@
  * structured engine event (`PTY_FALLBACK_USED`), so a payload present in both is consumed once.
  */
 import type { EngineAdapter } from '../engines/engine.js';
-import type { FcmpEvent, RaspEvent, StreamName } from '../protocol/index.js';
+import type { Diagnostic, FcmpEvent, RaspEvent, StreamName } from '../protocol/index.js';
 import { judgeCompletion, type CompletionJudgement } from './completion.js';
 import { countToolCalls, collectDiagnostics } from './conformance.js';
 import { translateRaspToFcmp } from './fcmp.js';
@@ -58,10 +58,12 @@ function withoutBom(bytes: Uint8Array): Uint8Array {
   return Buffer.from(bytes.subarray(0, 3)).equals(UTF8_BOM) ? bytes.subarray(3) : bytes;
 }
 
-function parseStreams(adapter: Adapter, output: RecordedOutput, streams: StreamName[], options: TranslateRecordedOptions, fallback: boolean): RaspEvent[] {
+function parseStreams(adapter: Adapter, output: RecordedOutput, streams: StreamName[], options: TranslateRecordedOptions, fallback: boolean, carried: readonly Diagnostic[] = []): RaspEvent[] {
   const builder = createRaspBuilder({ runId: options.runId ?? 'recorded', attempt: options.attempt ?? 1, engine: adapter.id, parser: adapter.createParser() });
   builder.started({ launch: options.launch ?? 'start', argv: [], cwd: '', pid: null, io: streams.includes('pty') ? 'pty' : 'split' });
   if (fallback) builder.diagnostic({ code: 'PTY_FALLBACK_USED', message: 'the split streams held no structured engine event; the PTY capture was parsed instead', level: 'warning' });
+  // The split streams' doubts (noise, stderr errors) still describe the attempt when the PTY is parsed instead.
+  for (const diagnostic of carried) builder.diagnostic(diagnostic);
   for (const stream of streams) {
     const bytes = output[stream];
     if (!bytes) continue;
@@ -80,7 +82,7 @@ function hasEngineEvents(rasp: readonly RaspEvent[]): boolean {
 export function translateRecorded(adapter: Adapter, output: RecordedOutput, options: TranslateRecordedOptions = {}): RecordedTranslation {
   const split: StreamName[] = (['stdout', 'stderr'] as const).filter((s) => output[s] !== undefined);
   let rasp = parseStreams(adapter, output, split, options, false);
-  if (!hasEngineEvents(rasp) && output.pty !== undefined) rasp = parseStreams(adapter, output, ['pty'], options, split.length > 0);
+  if (!hasEngineEvents(rasp) && output.pty !== undefined) rasp = parseStreams(adapter, output, ['pty'], options, split.length > 0, collectDiagnostics(rasp));
   const judgement = judgeCompletion(rasp, { errorPatterns: adapter.errorPatterns });
   const fcmp = translateRaspToFcmp(rasp, {
     runId: options.runId ?? 'recorded',

@@ -32,6 +32,11 @@ const NAMES = [
   'tool-kinds',
   'result-error-during-execution',
   'result-max-turns',
+  'json-result',
+  'captured-json-result',
+  'json-result-error',
+  'json-prompt-too-long',
+  'prompt-too-long',
 ];
 
 function recorded(name: string) {
@@ -79,6 +84,32 @@ describe('claude parser goldens', () => {
       { type: 'engine.usage', usage: { input_tokens: 20, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: null } },
       { type: 'engine.turn.end', status: 'completed', error: null },
     ]);
+  });
+
+  it('--output-format json: the single result object gives the session, the final message and the verdict', () => {
+    const ok = recorded('json-result');
+    expect(ok.summary).toMatchObject({ session_id: '5f3c2b8e-1d4a-4c9e-9a51-0c1f2e3d4b5a', final_message: 'The answer is 4.', completed: true, error: null });
+    // A finished turn without the done marker waits for the user, as in stream-json mode.
+    expect(ok.judgement.state).toBe('awaiting_input');
+    expect(ok.fcmp.filter((e) => e.type === 'assistant.message.final').map((e) => e.data)).toEqual([
+      { message_id: 'result:5f3c2b8e-1d4a-4c9e-9a51-0c1f2e3d4b5a', text: 'The answer is 4.' },
+    ]);
+    const captured = recorded('captured-json-result');
+    expect(captured.summary).toMatchObject({ session_id: 'b32d7922-ca51-43eb-83a1-69fd735c7635', final_message: 'Hello from the agent-harness scripted model.', error: null });
+    expect(captured.rasp.find((e) => e.data.type === 'engine.usage')?.data).toMatchObject({ usage: { input_tokens: 10, output_tokens: 5 } });
+    const bad = recorded('json-result-error');
+    expect(bad.summary.session_id).toBe('7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d');
+    expect(bad.judgement).toMatchObject({ state: 'failed', failure: { category: 'auth', code: 'ENGINE_AUTH_FAILED' } });
+    // An error text is the failure's message, not an assistant answer.
+    expect(bad.fcmp.some((e) => e.type === 'assistant.message.final')).toBe(false);
+  });
+
+  it.each(['prompt-too-long', 'json-prompt-too-long'])('%s: context exhausted fails the turn, the text is the final message', (name) => {
+    const result = recorded(name);
+    expect(result.judgement).toMatchObject({ state: 'failed', failure: { category: 'context_length', code: 'ENGINE_CONTEXT_LENGTH_EXCEEDED', message: 'Prompt is too long' } });
+    expect(result.summary.final_message).toBe('Prompt is too long');
+    expect(result.fcmp.filter((e) => e.type === 'assistant.message.final')).toHaveLength(1);
+    expect(result.fcmp.some((e) => e.type === 'conversation.completed')).toBe(false);
   });
 
   it('recorded turns: completed with the done marker, then the resume keeps the session and awaits input', () => {

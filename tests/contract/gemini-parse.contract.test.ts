@@ -89,11 +89,20 @@ describe('gemini parser goldens', () => {
     expect(result.summary.error).toContain('max session turns');
   });
 
-  it('json output: the pretty document on stdout is parsed whole (GEMINI_STREAM_JSON_FALLBACK_USED), the error document on stderr without it', () => {
+  it('json output: the pretty document on stdout is parsed whole (no fallback diagnostic), the error document on stderr too', () => {
     const ok = recorded('json-document');
     expect(ok.judgement.state).toBe('completed');
     expect(ok.summary.session_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(codes(ok.summary.diagnostics)).toEqual(['GEMINI_STREAM_JSON_FALLBACK_USED']);
+    // The only tool call of this capture is in stats.tools.byName: counted, and said so.
+    expect(codes(ok.summary.diagnostics)).toEqual(['GEMINI_TOOL_CALLS_FROM_STATS']);
+    expect(ok.summary.tool_calls).toBe(1);
+    // FCMP carries the diagnostic's level (info here), not just code and message.
+    expect(ok.fcmp.filter((e) => e.type === 'diagnostic.warning').map((e) => e.data)).toEqual([
+      { code: 'GEMINI_TOOL_CALLS_FROM_STATS', message: '1 tool call(s) known only from stats.tools counts (no inputs, order unknown)', level: 'info' },
+    ]);
+    expect(ok.rasp.map((e) => e.data).filter((d) => d.type === 'engine.tool.call')).toEqual([
+      { type: 'engine.tool.call', call_id: 'stats:run_shell_command#0', kind: 'shell', name: 'run_shell_command', input: null },
+    ]);
     expect(codes(recorded('json-error-401').summary.diagnostics)).not.toContain('GEMINI_STREAM_JSON_FALLBACK_USED');
   });
 
@@ -101,7 +110,31 @@ describe('gemini parser goldens', () => {
     const { summary, judgement } = recorded('pretty-noise');
     expect(judgement.state).toBe('completed');
     expect(summary).toMatchObject({ session_id: '6f1c2a47-0d7e-4f0e-9a55-5b0c4f0b2e11', final_message: 'Wrote hello.txt.\n__SKILL_DONE__' });
-    expect(codes(summary.diagnostics)).toEqual(['GEMINI_STDOUT_NOISE', 'GEMINI_STDOUT_NOISE', 'GEMINI_STREAM_JSON_FALLBACK_USED']);
+    expect(codes(summary.diagnostics).filter((c) => c !== 'GEMINI_TOOL_CALLS_FROM_STATS')).toEqual(['GEMINI_STDOUT_NOISE', 'GEMINI_STDOUT_NOISE']);
+  });
+
+  it('a json document found only in the PTY transcript is the fallback: GEMINI_STREAM_JSON_FALLBACK_USED', () => {
+    const pty = fs.readFileSync(path.join(STREAMS, 'json-document.stdout.jsonl'));
+    const { summary, judgement } = translateRecorded(geminiEngine, { pty }, { runId: 'golden' });
+    expect(judgement.state).toBe('completed');
+    expect(codes(summary.diagnostics)).toContain('GEMINI_STREAM_JSON_FALLBACK_USED');
+  });
+
+  it('PTY fallback keeps the split streams\' diagnostics (stdout noise, stderr errors)', () => {
+    const pty = fs.readFileSync(path.join(STREAMS, 'json-document.stdout.jsonl'));
+    const stdout = Buffer.from('YOLO mode is enabled. All tool calls will be automatically approved.\n');
+    const stderr = Buffer.from('Error: something went wrong\n');
+    const { summary } = translateRecorded(geminiEngine, { stdout, stderr, pty }, { runId: 'golden' });
+    expect(codes(summary.diagnostics)).toEqual(['PTY_FALLBACK_USED', 'GEMINI_STDOUT_NOISE', 'ENGINE_STDERR', 'GEMINI_STREAM_JSON_FALLBACK_USED', 'GEMINI_TOOL_CALLS_FROM_STATS']);
+  });
+
+  it('stats.tools counts: failures become failed results; counts beside stream-json tool events add nothing', () => {
+    const doc = { session_id: 's', response: 'ok', stats: { tools: { byName: { read_file: { count: 2, success: 1, fail: 1 }, bogus: 'x' } } } };
+    const parser = createGeminiParser();
+    const outputs = [...parser.line('stdout', JSON.stringify(doc)), ...parser.end()];
+    const results = outputs.filter((o) => o.type === 'engine.tool.result');
+    expect(results.map((r) => r.type === 'engine.tool.result' && r.status)).toEqual(['completed', 'failed']);
+    expect(outputs.filter((o) => o.type === 'engine.tool.call')).toHaveLength(2);
   });
 
   it('documents on both streams: the stderr document wins and the stdout one is not consumed', () => {

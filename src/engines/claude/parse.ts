@@ -42,11 +42,18 @@ export function createClaudeParser(): EngineParser {
   let sessionSeen: string | null = null;
   const blocksPerMessage = new Map<string, number>();
   const calls = new Map<string, { name: string; input: unknown }>();
+  // Whether this turn already produced an assistant text: a json-mode `result` then adds none of its own.
+  let textThisTurn = false;
 
   function onAssistant(event: Json, text: string): ParserOutput[] {
     const message = isObject(event.message) ? event.message : null;
     if (!message || !Array.isArray(message.content)) return [diag('STREAM_PARSE_ERROR', `assistant event without message.content: ${excerpt(text)}`)];
     const messageId = str(message.id) ?? str(event.uuid) ?? 'message';
+    if (message.model === '<synthetic>' && contextExhausted(syntheticText(message.content))) {
+      // Context exhausted: claude's only answer is this text, so it is the final message; `result` fails the turn.
+      textThisTurn = true;
+      return [{ type: 'engine.assistant.message', message_id: `${messageId}#0`, text: syntheticText(message.content), final: true }];
+    }
     if (typeof event.error === 'string' && message.model === '<synthetic>') {
       // claude's own message standing in for a failed API call ("API Error: 500 …"); `result` fails the turn.
       const texts = message.content.filter(isObject).map((block) => str(block.text)).filter((t): t is string => t !== null);
@@ -63,6 +70,7 @@ export function createClaudeParser(): EngineParser {
       }
       switch (block.type) {
         case 'text':
+          textThisTurn = true;
           out.push({ type: 'engine.assistant.message', message_id: blockId, text: str(block.text) ?? '', final: true });
           break;
         case 'thinking':
@@ -136,9 +144,22 @@ export function createClaudeParser(): EngineParser {
   }
 
   function onResult(event: Json): ParserOutput[] {
+    const out: ParserOutput[] = [];
+    // `--output-format json` prints only this object: its session_id and result text are the whole story.
+    const id = str(event.session_id);
+    if (id && sessionSeen !== id) out.push({ type: 'engine.session', session_id: id });
+    if (id) sessionSeen = id;
+    if (!turnOpen) out.push({ type: 'engine.turn.started' });
     turnOpen = false;
-    const out: ParserOutput[] = [{ type: 'engine.usage', usage: usage(event.usage) }];
-    const failed = event.is_error === true || (event.subtype !== undefined && event.subtype !== 'success');
+    const text = str(event.result);
+    const exhausted = text !== null && contextExhausted(text);
+    if (text && !textThisTurn && (event.is_error !== true || exhausted)) {
+      out.push({ type: 'engine.assistant.message', message_id: `result:${id ?? 'session'}`, text, final: true });
+    }
+    textThisTurn = false;
+    out.push({ type: 'engine.usage', usage: usage(event.usage) });
+    // claude reports "Prompt is too long" with is_error false and subtype success: the turn still failed.
+    const failed = exhausted || event.is_error === true || (event.subtype !== undefined && event.subtype !== 'success');
     if (!failed) return [...out, { type: 'engine.turn.end', status: 'completed', error: null }];
     const errors = Array.isArray(event.errors) ? event.errors.filter((e): e is string => typeof e === 'string') : [];
     const error = str(event.result) || errors.join('\n') || `claude result ${String(event.subtype ?? 'error')} without a message`;
@@ -192,6 +213,16 @@ export function createClaudeParser(): EngineParser {
       return turnOpen ? [diag('CLAUDE_TURN_NOT_ENDED', 'system/init was seen but the stream ended without a result event')] : [];
     },
   };
+}
+
+/** True for claude's context-exhaustion answer ("Prompt is too long"). */
+function contextExhausted(text: string): boolean {
+  return /^\s*prompt is too long\b/i.test(text);
+}
+
+/** Text blocks of a synthetic assistant message, joined. */
+function syntheticText(content: unknown[]): string {
+  return content.filter(isObject).map((block) => str(block.text)).filter((t): t is string => t !== null).join('\n');
 }
 
 /** Text of a tool_result `content`: a string, or its text blocks joined. */

@@ -121,8 +121,10 @@ export function createGeminiParser(): EngineParser {
 
   function onDocument(doc: Json, stream: StreamName): ParserOutput[] {
     const out: ParserOutput[] = [];
-    if (stream !== 'stderr') out.push(diag('GEMINI_STREAM_JSON_FALLBACK_USED', `the structured result was taken from a ${stream} JSON document (no stderr document)`, 'info'));
+    // stdout is where a healthy `--output-format json` run prints its document; only the PTY is a fallback.
+    if (stream === 'pty') out.push(diag('GEMINI_STREAM_JSON_FALLBACK_USED', 'the structured result was taken from a JSON document in the PTY transcript (no split streams)', 'info'));
     out.push(...session(doc.session_id), { type: 'engine.turn.started' });
+    if (calls.size === 0) out.push(...countedToolCalls(doc.stats));
     const response = doc.response;
     if (typeof response === 'string' ? response !== '' : response !== undefined && response !== null) {
       out.push({ type: 'engine.assistant.message', message_id: messageId(), text: typeof response === 'string' ? response : JSON.stringify(response), final: true });
@@ -182,6 +184,32 @@ export function createGeminiParser(): EngineParser {
       return out;
     },
   };
+}
+
+/**
+ * A `json` document names its tool calls only as counts (`stats.tools.byName.<tool>.{count,success,fail}`).
+ * They are reported as tool calls without input (ids `stats:<tool>#<n>`, successes first: the real order is
+ * unknown) so the summary and conformance report count them, with an info diagnostic saying so.
+ */
+function countedToolCalls(stats: unknown): ParserOutput[] {
+  const tools = isObject(stats) && isObject(stats.tools) ? stats.tools : null;
+  const byName = tools && isObject(tools.byName) ? tools.byName : null;
+  if (!byName) return [];
+  const out: ParserOutput[] = [];
+  let total = 0;
+  for (const [name, entry] of Object.entries(byName)) {
+    if (!isObject(entry)) continue;
+    const calls = Math.min(count(entry.count) ?? 0, 1000);
+    const successes = Math.min(count(entry.success) ?? calls, calls);
+    for (let n = 0; n < calls; n += 1) {
+      const id = `stats:${name}#${n}`;
+      out.push({ type: 'engine.tool.call', call_id: id, kind: geminiToolKind(name), name, input: null });
+      out.push({ type: 'engine.tool.result', call_id: id, status: n < successes ? 'completed' : 'failed', output: null, exit_code: null });
+    }
+    total += calls;
+  }
+  if (total === 0) return [];
+  return [diag('GEMINI_TOOL_CALLS_FROM_STATS', `${total} tool call(s) known only from stats.tools counts (no inputs, order unknown)`, 'info'), ...out];
 }
 
 function streamUsage(value: unknown): Usage {

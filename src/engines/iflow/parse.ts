@@ -19,7 +19,33 @@ import { count, diag } from '../parse-helpers.js';
 const OPEN_TAG = '<Execution Info>';
 const CLOSE_TAG = '</Execution Info>';
 const BOOTSTRAP_NOISE = [/welcome to iflow cli/i, /^using cached .* authentication\.?$/i, /^\[ACP\]/, /^Checking /];
-const API_ERROR = /error when talking to iflow api|generate data error|retrying with backoff|api error|\b(401|403|404|429|5\d\d)\b/i;
+const API_ERROR = /error when talking to iflow api|generate data error|retrying with backoff|api error|invalid api key|token (?:has )?expired|unauthori[sz]ed|\b(401|403|404|429|5\d\d)\b/i;
+/** iFlow 0.5.x prints a failed model call on stdout, in place of the answer: `[API Error: <message>]`. */
+const STDOUT_API_ERROR = /^\[API Error: ([\s\S]*)\]$/;
+
+/**
+ * The message of an iFlow API error naming the server's code: the `code` of the JSON body the iFlow server
+ * answers with (`{"success":false,"code":"401","message":"…"}`, or `{"error":{"code":…}}`), else an HTTP
+ * status in the text. Without either, the text as it is.
+ */
+export function describeIflowApiError(text: string): string {
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  if (start >= 0 && end > start) {
+    try {
+      const body: unknown = JSON.parse(text.slice(start, end + 1));
+      const record = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+      const inner = record.error && typeof record.error === 'object' ? (record.error as Record<string, unknown>) : record;
+      const code = inner.code ?? record.code ?? inner.status;
+      const message = typeof inner.message === 'string' ? inner.message : typeof record.msg === 'string' ? record.msg : text;
+      if (typeof code === 'string' || typeof code === 'number') return `iFlow API error (server code ${String(code)}): ${message}`;
+    } catch {
+      // Not JSON after all: fall back to the status in the text.
+    }
+  }
+  const status = /\b([45]\d\d)\b/.exec(text);
+  return status ? `iFlow API error (server code ${status[1]}): ${text}` : `iFlow API error: ${text}`;
+}
 
 /** Token usage from the known spellings of iFlow's `tokenUsage`. */
 function toUsage(raw: unknown): Usage | null {
@@ -37,6 +63,8 @@ export function createIflowParser(): EngineParser {
   let messages = 0;
   let turnEnded = false;
   let firstError: string | null = null;
+  // A stdout `[API Error: …]` is the turn's outcome: the execution info that may follow does not make it a success.
+  let apiError: string | null = null;
 
   const flushText = (): ParserOutput[] => {
     const body = text.join('\n').trim();
@@ -64,7 +92,7 @@ export function createIflowParser(): EngineParser {
     const usage = toUsage(parsed?.tokenUsage ?? parsed?.usage);
     if (usage) out.push({ type: 'engine.usage', usage });
     turnEnded = true;
-    out.push({ type: 'engine.turn.end', status: 'completed', error: null } satisfies ParsedEvent);
+    out.push({ type: 'engine.turn.end', status: apiError ? 'failed' : 'completed', error: apiError } satisfies ParsedEvent);
     return out;
   };
 
@@ -82,6 +110,12 @@ export function createIflowParser(): EngineParser {
               out.push({ type: 'engine.error', message: trimmed.slice(0, 500), fatal: false });
             }
             return out;
+          }
+          const stdoutError = STDOUT_API_ERROR.exec(trimmed);
+          if (stdoutError) {
+            apiError ??= describeIflowApiError(stdoutError[1]!).slice(0, 1000);
+            firstError ??= apiError;
+            return [{ type: 'engine.error', message: apiError, fatal: false }];
           }
           if (BOOTSTRAP_NOISE.some((pattern) => pattern.test(trimmed))) return [diag('IFLOW_STDOUT_NOISE', `ignored bootstrap line: ${trimmed.slice(0, 120)}`, 'info')];
           if (turnEnded && trimmed !== '') out.push(diag('IFLOW_TEXT_AFTER_TURN_END', 'stdout text arrived after the execution info block', 'info'));
