@@ -85,6 +85,8 @@ export async function seedWorkspace(runDir: string, seed: WorkspaceSeed, project
   const wantGit = seed.git ?? Boolean(seed.template);
   if (!wantGit) return { template, files, git_commit: null };
   if (!fs.existsSync(path.join(runDir, '.git'))) await git(runDir, ['init', '-q', '-b', 'main']);
+  // The audit already holds this attempt's files: never part of the agent's repository.
+  await excludeHarnessPaths(runDir, []);
   await git(runDir, ['add', '-A']);
   await git(runDir, ['commit', '-q', '--allow-empty', '--no-gpg-sign', '--no-verify', '-m', 'agent-harness: seed workspace']);
   return { template, files, git_commit: (await git(runDir, ['rev-parse', 'HEAD'])).trim() };

@@ -21,6 +21,9 @@ describe('seeded workspaces', () => {
     fs.mkdirSync(path.join(template, 'src'), { recursive: true });
     fs.writeFileSync(path.join(template, 'src', 'a.txt'), 'a\n');
     const runDir = freshDir();
+    // The run's audit exists before seeding; it must stay out of the repository.
+    fs.mkdirSync(path.join(runDir, '.audit'));
+    fs.writeFileSync(path.join(runDir, '.audit', 'run.json'), '{}');
     const record = await seedWorkspace(runDir, { template: 'template', files: { 'data/x.csv': 'x,1\n', 'bin.dat': new Uint8Array([0, 1, 2]) } }, tmp);
     expect(record).toMatchObject({ template, files: ['data/x.csv', 'bin.dat'], git_commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
     expect(fs.readFileSync(path.join(runDir, 'src', 'a.txt'), 'utf8')).toBe('a\n');

@@ -21,6 +21,8 @@ describe('codex in a seeded git workspace', () => {
     expect(run.toolCalls[0]).toMatchObject({ exitCode: 0 });
     expect(run.toolCalls[0]?.output).toContain('# Changelog');
     expect(run.toolCalls[0]?.output).not.toMatch(/\?\? \.codex/);
+    // Neither the harness's audit nor its skills: `git status --porcelain` printed nothing before the changelog.
+    expect(run.toolCalls[0]?.output?.trimStart().startsWith('# Changelog')).toBe(true);
   });
 
 
