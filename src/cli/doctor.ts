@@ -60,7 +60,7 @@ async function checkDirectory(name: string, dir: string): Promise<DoctorCheck> {
 }
 
 /** Runs every self-check. */
-export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.ProcessEnv = process.env): Promise<DoctorCheck[]> {
+export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.ProcessEnv = process.env, required: readonly string[] = []): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
   for (const [name, dir] of [['run root', paths.runRoot], ['agent home', paths.agentHome], ['agent cache', paths.agentCacheDir], ['tmp dir', paths.tmpDir]] as const) {
     checks.push(await checkDirectory(name, dir));
@@ -75,12 +75,18 @@ export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.Proce
       continue;
     }
     const adapter = getEngine(id);
+    // A project tests the engines it installed: a missing engine fails the doctor only when it was asked for.
+    const optional = !required.includes(id);
     try {
       const file = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
       const version = await execa(file, ['--version'], { reject: false, timeout: 20_000, stdin: 'ignore', env: { PATH: hostEnv.PATH ?? '', HOME: paths.agentHome, CODEX_HOME: path.join(paths.agentHome, '.codex'), TMPDIR: paths.tmpDir }, extendEnv: false });
       checks.push({ name: `engine ${id}`, ok: version.exitCode === 0, detail: `${file} (${String(version.stdout).trim() || `exit ${version.exitCode}`})`, error: null });
     } catch (error) {
       const e = toAgentHarnessError(error);
+      if (optional && e.code === 'ENGINE_EXECUTABLE_MISSING') {
+        checks.push({ name: `engine ${id}`, ok: true, detail: `not installed (optional; ${adapter.packageName ? `npm i -D ${adapter.packageName}` : 'no npm package is served here'} to test it)`, error: null });
+        continue;
+      }
       checks.push({ name: `engine ${id}`, ok: false, detail: adapter.executableName, error: { code: e.code, message: e.message, hint: e.hint } });
     }
   }
@@ -103,9 +109,11 @@ export function registerDoctor(program: Command, streams: CliStreams, setExit: (
     .command('doctor')
     .description('print resolved paths and env, and check executables and directories')
     .option('--json', 'print one JSON object')
-    .action(async (options: { json?: boolean }) => {
+    .option('--engine <id>', 'an engine that must be installed (repeatable); others are checked when present', (value: string, previous: string[] = []) => [...previous, value])
+    .action(async (options: { json?: boolean; engine?: string[] }) => {
       const paths = resolveHarnessPaths();
-      const checks = await runDoctorChecks(paths);
+      for (const id of options.engine ?? []) getEngine(id);
+      const checks = await runDoctorChecks(paths, process.env, options.engine ?? []);
       const failed = checks.filter((check) => !check.ok);
       if (options.json) {
         streams.stdout.write(`${JSON.stringify({ paths, env: exportSnapshot(paths), node: process.version, checks }, null, 2)}\n`);

@@ -271,6 +271,19 @@ describe('doctor and help', () => {
     expect(text.stdout).toContain('# env (export snapshot)');
   });
 
+  it('doctor passes in a project without iflow; an engine asked for with --engine must be installed', () => {
+    const empty = path.join(sandbox.root, 'empty-bin');
+    fs.mkdirSync(empty, { recursive: true });
+    // Only codex (the sandbox's fake) is installed: the others are optional, so the doctor passes.
+    const env = { PATH: `${empty}:${path.dirname(process.execPath)}:/usr/bin:/bin` };
+    const ok = runCliProcess(sandbox, ['doctor'], env);
+    expect(ok.stdout).toMatch(/ok {3}engine iflow: not installed \(optional;/);
+    const required = runCliProcess(sandbox, ['doctor', '--engine', 'iflow'], env);
+    expect(required.status).toBe(1);
+    expect(required.stdout).toMatch(/FAIL engine iflow/);
+    expect(required.stdout).toContain('npm i -D');
+  });
+
   it('--help teaches the commands', () => {
     const run = runCliProcess(sandbox, ['--help']);
     expect(run.status).toBe(0);
