@@ -136,6 +136,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   // A shared server (the fixtures') logs every attempt of a test; this attempt's requests are those after this.
   const sharedRequestsBefore = request.modelServer?.requests?.length ?? 0;
   let toolExitCodes: ReadonlyMap<string, number> = new Map();
+  const attemptTmp = path.join(paths.tmpDir, `${run.handle}-${attempt}`);
 
   try {
     let modelUrl: string | null = null;
@@ -152,12 +153,14 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     // The leak guard runs before anything is written into the managed home.
     const hostEnv = request.hostEnv ?? process.env;
     assertNoEnvLeak([paths.agentHome, paths.tmpDir, paths.npmPrefix], hostEnv.HOME);
-    for (const dir of [paths.agentHome, paths.tmpDir]) fs.mkdirSync(dir, { recursive: true });
+    for (const dir of [paths.agentHome, attemptTmp]) fs.mkdirSync(dir, { recursive: true });
     prepared = await adapter.prepare({ runDir, agentHome: paths.agentHome, modelMode, modelBaseUrl: modelUrl, profile: paths.codexProfile });
     meta.config_injection = prepared.configInjection;
     await excludeHarnessPaths(runDir, [`${adapter.skillRoot.split('/')[0]}/`]);
     meta.trust = prepared.trust ? { ...prepared.trust, registered_at: nowIso(), removed_at: null } : null;
-    const env = buildEngineEnv({ paths, hostEnv: request.hostEnv, modelMode, modelBaseUrl: modelUrl, liveEnvKeys: adapter.liveEnvKeys, engineEnv: prepared.env });
+    // Each attempt gets its own TMPDIR, removed after it: engines leave large files there (opencode unpacks a
+    // 5 MB native library per run), and a shared one grew without bound.
+    const env = buildEngineEnv({ paths: { ...paths, tmpDir: attemptTmp }, hostEnv: request.hostEnv, modelMode, modelBaseUrl: modelUrl, liveEnvKeys: adapter.liveEnvKeys, engineEnv: prepared.env });
     meta.env = redactEnv(env);
     const configRoots = [env.HOME, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.XDG_STATE_HOME, env.XDG_CACHE_HOME, env.TMPDIR, ...prepared.configRoots].filter((p): p is string => Boolean(p));
     assertNoEnvLeak(configRoots, hostEnv.HOME);
@@ -219,6 +222,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       if (meta.trust) meta.trust.removed_at = nowIso();
     }
     await ownedServer?.close().catch(() => undefined);
+    await fs.promises.rm(attemptTmp, { recursive: true, force: true }).catch(() => undefined);
     await ensureFsAuditFiles(audit, runDir);
     const attemptRequests = ownedServer?.requests ?? request.modelServer?.requests?.slice(sharedRequestsBefore) ?? [];
     writeModelRequestLog(audit.modelRequests, ownedServer ? null : attemptRequests);
