@@ -31,9 +31,11 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
     .description('Run real coding-agent CLIs in a managed, audited environment against a scripted model on 127.0.0.1.')
     .version(packageVersion())
     .enablePositionalOptions()
-    .showHelpAfterError('(run with --help for usage)')
-    .configureOutput({ writeOut: (s) => streams.stdout.write(s), writeErr: (s) => streams.stderr.write(s) })
+    // Commander's own error line is suppressed: runCli reports every error once, with its code and hint.
+    .configureOutput({ writeOut: (s) => streams.stdout.write(s), writeErr: (s) => streams.stderr.write(s), outputError: () => {} })
     .exitOverride();
+  // Harness options of the direct form go before the engine name; after it every argument is the engine's.
+  addStartOptions(program);
   registerStart(program, streams, setExit);
   registerResume(program, streams, setExit);
   registerRuns(program, streams);
@@ -42,22 +44,25 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
   registerDemo(program, streams, setExit);
   registerTranslate(program, streams, setExit);
   for (const engine of ENGINE_IDS) {
-    addStartOptions(
-      program
-        .command(engine)
-        .description(`run ${engine} with these arguments inside the managed env (same as \`start ${engine} …\`)`)
-        .argument('[args...]', `${engine} arguments, passed through in order`)
-        .passThroughOptions()
-        .allowUnknownOption()
-        .helpOption(false),
-    ).action(async (args: string[], options: StartCommandOptions) => {
-      setExit(await startCommand(streams, engine, args, options));
-    });
+    // No options of its own: `agent-harness claude --model sonnet -p hi` hands claude exactly those words
+    // (seed 001, Decision 5). Only `--translate N` is taken back out, by startCommand, wherever it stands.
+    program
+      .command(engine)
+      .description(`run ${engine} with exactly these arguments inside the managed env (harness options go before "${engine}")`)
+      .argument('[args...]', `${engine} arguments, passed through in order`)
+      .passThroughOptions()
+      .allowUnknownOption()
+      .allowExcessArguments()
+      .helpOption(false)
+      .action(async (args: string[]) => {
+        setExit(await startCommand(streams, engine, args, program.opts<StartCommandOptions>()));
+      });
   }
   program.addHelpText('after', `
 Quick start:
   agent-harness demo                         real codex + the demo skill on the scripted model
   agent-harness start --translate 3 --prompt "hi" codex
+  agent-harness --translate 2 claude --model sonnet -p hi   direct form: claude gets "--model sonnet -p hi"
   agent-harness resume <handle> "next message"
   agent-harness runs                         list runs and their handles
   agent-harness translate <handle> --summary  replay a run's recorded output through the parsers
