@@ -12,8 +12,16 @@ export function parseTranslateMode(value: string): TranslateMode {
   return Number(value) as TranslateMode;
 }
 
-/** Parses `--model` (scripted|live; replay/record come with cassettes). */
+/**
+ * Parses `--model` (scripted|live). replay/record are model modes of the protocol that no engine can run yet
+ * (they come with cassettes): they are capability-gated (seed 001, Decision 8), not usage mistakes.
+ */
 export function parseModelMode(value: string): ModelMode {
+  if (value === 'replay' || value === 'record') {
+    throw new AgentHarnessError('ENGINE_CAPABILITY_UNAVAILABLE', `--model ${value} is not available yet (capability "model:${value}"); use "scripted" or "live".`, {
+      details: { capability: `model:${value}` },
+    });
+  }
   if (value !== 'scripted' && value !== 'live') {
     throw new AgentHarnessError('USAGE_ERROR', `--model must be "scripted" or "live", not ${JSON.stringify(value)}.`);
   }
