@@ -12,6 +12,7 @@ import { registerDoctor } from './doctor.js';
 import { reportCliError } from './errors.js';
 import { registerModel } from './model.js';
 import type { CliStreams } from './output.js';
+import { registerReport } from './report.js';
 import { registerResume } from './resume.js';
 import { registerRuns } from './runs.js';
 import { registerTranslate } from './translate.js';
@@ -43,6 +44,7 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
   registerModel(program);
   registerDemo(program, streams, setExit);
   registerTranslate(program, streams, setExit);
+  registerReport(program, streams, setExit);
   for (const engine of ENGINE_IDS) {
     // No options of its own: `agent-harness claude --model sonnet -p hi` hands claude exactly those words
     // (seed 001, Decision 5). Only `--translate N` is taken back out, by startCommand, wherever it stands.
