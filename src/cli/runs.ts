@@ -1,32 +1,79 @@
 /**
- * `agent-harness runs [--json]`: the runs under the run root, newest last.
+ * `agent-harness runs [--engine ID] [--failed] [--last N] [--json]`: the runs under the run root, newest last,
+ * with the test that started each one; `runs prune [--keep N] [--older-than 7d] [--dry-run]` removes old runs.
  */
 import type { Command } from 'commander';
+import { AgentHarnessError } from '../errors/index.js';
+import type { RunIndexEntry } from '../protocol/index.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
-import { listRuns } from '../runtime/run-store.js';
+import { listRuns, removeRuns } from '../runtime/run-store.js';
+import { parsePositiveInt } from './options.js';
 import type { CliStreams } from './output.js';
+import { parseSince } from './report.js';
 
-/** Registers `runs`. */
+interface RunsOptions {
+  json?: boolean;
+  engine?: string;
+  failed?: boolean;
+  last?: number;
+}
+
+/** The runs that pass the filters, oldest first. */
+export function filterRuns(runs: readonly RunIndexEntry[], options: RunsOptions): RunIndexEntry[] {
+  let out = runs.filter((run) => (!options.engine || run.engine === options.engine) && (!options.failed || run.last_completion === 'failed'));
+  if (options.last) out = out.slice(-options.last);
+  return out;
+}
+
+function table(runs: readonly RunIndexEntry[]): string {
+  const rows = runs.map((run) => [run.handle, run.run_id, run.engine, String(run.attempts), run.session_id ?? '-', run.last_completion ?? '-', run.label ?? run.prompt ?? '-']);
+  const header = ['HANDLE', 'RUN ID', 'ENGINE', 'ATTEMPTS', 'SESSION', 'LAST', 'TEST / PROMPT'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const format = (row: string[]): string => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  return `${[header, ...rows].map(format).join('\n')}\n`;
+}
+
+/** Registers `runs` and `runs prune`. */
 export function registerRuns(program: Command, streams: CliStreams): void {
-  program
+  const runs = program
     .command('runs')
-    .description('list runs (handle, run id, engine, attempts, session, last completion)')
+    .description('list runs (handle, run id, engine, attempts, session, last completion, the test that started it)')
     .option('--json', 'print the index entries as JSON')
-    .action(async (options: { json?: boolean }) => {
+    .option('--engine <id>', 'only runs of this engine')
+    .option('--failed', 'only runs whose last attempt failed')
+    .option('--last <n>', 'only the newest N runs', parsePositiveInt('--last'))
+    .action(async (options: RunsOptions) => {
       const paths = resolveHarnessPaths();
-      const runs = await listRuns(paths.runRoot);
+      const all = await listRuns(paths.runRoot);
+      const selected = filterRuns(all, options);
       if (options.json) {
-        streams.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
+        streams.stdout.write(`${JSON.stringify(selected, null, 2)}\n`);
         return;
       }
-      if (runs.length === 0) {
+      if (all.length === 0) {
         streams.stderr.write(`No runs under ${paths.runRoot}. Start one with: agent-harness demo\n`);
         return;
       }
-      const rows = runs.map((run) => [run.handle, run.run_id, run.engine, String(run.attempts), run.session_id ?? '-', run.last_completion ?? '-']);
-      const header = ['HANDLE', 'RUN ID', 'ENGINE', 'ATTEMPTS', 'SESSION', 'LAST'];
-      const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-      const format = (row: string[]): string => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
-      streams.stdout.write(`${[header, ...rows].map(format).join('\n')}\n`);
+      streams.stdout.write(table(selected));
+    });
+  runs
+    .command('prune')
+    .description('remove old runs (their directories and index entries)')
+    .option('--keep <n>', 'keep the newest N runs', (value: string) => (value === '0' ? 0 : parsePositiveInt('--keep')(value)))
+    .option('--older-than <age>', 'remove runs created before this long ago (30m, 12h, 7d) or an ISO date')
+    .option('--dry-run', 'list what would be removed')
+    .action(async (options: { keep?: number; olderThan?: string; dryRun?: boolean }) => {
+      if (options.keep === undefined && !options.olderThan) throw new AgentHarnessError('USAGE_ERROR', 'runs prune needs --keep N and/or --older-than AGE (nothing is removed without one).');
+      const paths = resolveHarnessPaths();
+      const all = await listRuns(paths.runRoot);
+      const cutoff = options.olderThan ? parseSince(options.olderThan) : null;
+      const kept = new Set(options.keep !== undefined ? all.slice(all.length - options.keep).map((r) => r.run_id) : []);
+      const doomed = all.filter((run) => !kept.has(run.run_id) && (!cutoff || new Date(run.created_at) < cutoff));
+      if (options.dryRun) {
+        streams.stdout.write(doomed.map((run) => `would remove ${run.handle} ${run.run_dir}\n`).join(''));
+        return;
+      }
+      const removed = await removeRuns(paths.runRoot, doomed.map((run) => run.run_id));
+      streams.stderr.write(`Removed ${removed.length} run(s); ${all.length - removed.length} left under ${paths.runRoot}.\n`);
     });
 }

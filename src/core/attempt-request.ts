@@ -24,6 +24,8 @@ export interface AttemptRequest {
   run?: RunIndexEntry;
   /** What a new run's directory starts with (start of a new run only): template, files, git. */
   workspace?: WorkspaceSeed;
+  /** Who starts the run (a test's full name), recorded in run.json and listed by `runs`. */
+  label?: string;
   /** Inject only these skills (by name) instead of every skill under the skill roots. */
   onlySkills?: readonly string[];
   /** Prompt for the engine's default headless command (start without passthrough args). */

@@ -29,6 +29,8 @@ export const RunIndexEntrySchema = z.object({
   start_args: z.array(z.string()).nullable().default(null),
   /** The prompt of the default headless command the run was started with (null for a user-written argv). */
   prompt: z.string().nullable().default(null),
+  /** Who started the run: the Vitest test's full name, when a test did (null from the CLI). */
+  label: z.string().nullable().default(null),
 });
 /** One run in the index. */
 export type RunIndexEntry = z.infer<typeof RunIndexEntrySchema>;

@@ -38,6 +38,8 @@ export interface CreateRunOptions {
   startArgs?: readonly string[] | null;
   /** The prompt of the default command (null for a user-written argv). */
   prompt?: string | null;
+  /** The test that started the run (its full name), or null. */
+  label?: string | null;
   /** Clock, for tests. */
   now?: Date;
 }
@@ -134,6 +136,7 @@ export async function createRun(runRoot: string, options: CreateRunOptions): Pro
         last_completion: null,
         start_args: options.startArgs ? [...options.startArgs] : null,
         prompt: options.prompt ?? null,
+        label: options.label ?? null,
       };
       await writeJsonAtomic(path.join(runDir, AUDIT_DIR, RUN_RECORD_FILE), entry);
       await writeIndexUnlocked(runRoot, [...runs, entry]);
@@ -213,4 +216,19 @@ export async function reserveAttempt(runDir: string): Promise<number> {
       attempt += 1;
     }
   }
+}
+
+/**
+ * Removes run directories and their index entries, under the index lock. Only directories of this run root that
+ * hold a run record are removed: a selector can never delete anything else.
+ */
+export async function removeRuns(runRoot: string, runIds: readonly string[]): Promise<RunIndexEntry[]> {
+  if (runIds.length === 0) return [];
+  return withFileLock(indexPath(runRoot), async () => {
+    const runs = await readIndexUnlocked(runRoot);
+    const doomed = runs.filter((run) => runIds.includes(run.run_id) && path.dirname(path.resolve(run.run_dir)) === path.resolve(runRoot));
+    for (const run of doomed) await fsp.rm(run.run_dir, { recursive: true, force: true });
+    await writeIndexUnlocked(runRoot, runs.filter((run) => !doomed.includes(run)));
+    return doomed;
+  });
 }

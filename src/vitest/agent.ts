@@ -47,7 +47,7 @@ export interface AgentFixture {
 export interface AgentFixtureContext {
   harness: HarnessFixture;
   model: ModelFixture;
-  task: { meta: object; result?: { retryCount?: number } | undefined };
+  task: { meta: object; result?: { retryCount?: number } | undefined; name?: string; fullName?: string; fullTestName?: string };
   signal: AbortSignal;
   skip: (note?: string) => never;
   /** Vitest's `annotate` (absent outside a test run); used to attach each attempt's key audit files. */
@@ -101,6 +101,7 @@ export async function runAgentFixture({ harness, model, task, signal, skip, anno
         ...(options.args ? { passthrough: options.args } : {}),
         ...(options.translateMode !== undefined ? { translateMode: options.translateMode } : {}),
         ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}),
+        label: task.fullTestName ?? task.fullName ?? task.name ?? 'vitest',
         workspace: { ...(options.template ? { template: options.template } : {}), ...(options.files ? { files: options.files } : {}), ...(options.git !== undefined ? { git: options.git } : {}) },
         ...common(options.timeoutMs),
       });

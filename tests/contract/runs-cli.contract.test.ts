@@ -1,0 +1,52 @@
+/**
+ * `agent-harness runs` filters (--engine, --failed, --last), the test or prompt that started each run, and
+ * `runs prune` (--keep, --older-than, --dry-run), with fake engines replaying recorded streams.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunIndexEntry } from '../../src/protocol/index.js';
+import { createCliSandbox, installFakeEngine, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
+
+const STREAMS = path.join(REPO, 'fixtures', 'streams');
+let sandbox: CliSandbox;
+beforeAll(() => {
+  sandbox = createCliSandbox();
+  installFakeEngine(sandbox, 'codex', { stdoutFile: path.join(STREAMS, 'codex', 'done-marker.stdout.jsonl') });
+  installFakeEngine(sandbox, 'claude', { stdoutFile: path.join(STREAMS, 'claude', 'error-429.stdout.jsonl'), exitCode: 1 });
+  runCliProcess(sandbox, ['start', '--prompt', 'first codex', 'codex']);
+  runCliProcess(sandbox, ['start', '--prompt', 'the claude one', 'claude']);
+  runCliProcess(sandbox, ['start', '--prompt', 'second codex', 'codex']);
+});
+afterAll(() => sandbox.cleanup());
+
+const json = (args: string[]): RunIndexEntry[] => JSON.parse(runCliProcess(sandbox, ['runs', '--json', ...args]).stdout) as RunIndexEntry[];
+
+describe('agent-harness runs', () => {
+  it('filters by engine, by a failed last attempt and to the newest N, and shows what started each run', () => {
+    expect(json([]).map((r) => r.prompt)).toEqual(['first codex', 'the claude one', 'second codex']);
+    expect(json(['--engine', 'claude']).map((r) => r.engine)).toEqual(['claude']);
+    expect(json(['--failed']).map((r) => r.prompt)).toEqual(['the claude one']);
+    expect(json(['--last', '1']).map((r) => r.prompt)).toEqual(['second codex']);
+    const table = runCliProcess(sandbox, ['runs']).stdout;
+    expect(table.split('\n')[0]).toContain('TEST / PROMPT');
+    expect(table).toContain('the claude one');
+  });
+
+  it('prune removes old runs only when told how many to keep or how old, and can show first', () => {
+    const refused = runCliProcess(sandbox, ['runs', 'prune']);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('needs --keep N and/or --older-than AGE');
+    const before = json([]);
+    const dry = runCliProcess(sandbox, ['runs', 'prune', '--keep', '1', '--dry-run']);
+    expect(dry.stdout.trim().split('\n')).toHaveLength(2);
+    expect(json([])).toHaveLength(3);
+    expect(runCliProcess(sandbox, ['runs', 'prune', '--older-than', '1d']).stderr).toContain('Removed 0 run(s)');
+    const pruned = runCliProcess(sandbox, ['runs', 'prune', '--keep', '1']);
+    expect(pruned.stderr).toContain('Removed 2 run(s); 1 left');
+    const left = json([]);
+    expect(left.map((r) => r.run_id)).toEqual([before.at(-1)!.run_id]);
+    for (const run of before.slice(0, 2)) expect(fs.existsSync(run.run_dir)).toBe(false);
+    expect(fs.existsSync(left[0]!.run_dir)).toBe(true);
+  });
+});
