@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   MODEL_SERVER_FAILED: 'The scripted model server could not start or answer; check the port and the script.',
   TRANSLATE_INPUT_INVALID: 'Pass readable recorded output files.',
   INTERNAL_ERROR: 'This is a bug in agent-harness; please report it with the run directory.',
+  FLUENT_RECORDING_INVALID: 'Run the harness live (or the test with -u) to write its recording; a recording is versioned JSON.',
+  FLUENT_REPLAY_MISMATCH: 'The harness asks for calls the recording lacks or in another order; re-record it live (-u in Vitest).',
 } as const;
 
 /** A stable error code. */
