@@ -1,5 +1,4 @@
 /** The contextual event wrappers of seed 002: phase, task, retry and parallel. */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describeError, type EventBus } from './events.js';
 
 /** Options for `retry()`. */
@@ -61,7 +60,8 @@ export async function runRetry<T>(bus: EventBus, name: string, fn: () => Promise
       }
       const delay = computeBackoff(attempt, minTimeout, maxTimeout);
       bus.emit('retry:backoff', { name, attempt, delay, error: described.error });
-      await sleep(delay);
+      // Global setTimeout (not timers/promises) so callers' fake timers control the backoff.
+      await new Promise<void>((resolve) => setTimeout(resolve, delay));
     }
   }
 }
