@@ -50,8 +50,11 @@ export interface HarnessInstance<TState, TResult> {
 /** Returned by defineHarness(). */
 export interface HarnessFactory<TState, TInput, TResult> {
   readonly name: string;
-  create: (input: TInput) => HarnessInstance<TState, TResult>;
+  create: (input: TInput, options?: CreateOptions) => HarnessInstance<TState, TResult>;
 }
+
+/** Per-instance overrides of the definition's mode and recording path (the Vitest fixture sets them per test). */
+export interface CreateOptions { mode?: 'live' | 'replay'; recording?: string }
 
 const ConfigSchema = z.object({
   name: z.string().min(1).optional(),
@@ -73,7 +76,16 @@ export function defineHarness<TAgents extends Record<string, AgentConstructor>, 
     throw new AgentHarnessError('CONFIG_INVALID', `defineHarness: ${z.prettifyError(checked.error)}`, { details: { issues: checked.error.issues } });
   }
   const name = config.name ?? 'anonymous-harness';
-  return { name, create: (input) => createInstance(name, config, input) };
+  return {
+    name,
+    create: (input, options = {}) => {
+      const merged = { ...config, ...options };
+      if ((merged.mode ?? 'live') === 'replay' && merged.recording === undefined) {
+        throw new AgentHarnessError('CONFIG_INVALID', `${name}: replay mode needs a recording path`);
+      }
+      return createInstance(name, merged, input);
+    },
+  };
 }
 
 function createInstance<TAgents extends Record<string, AgentConstructor>, TState, TInput, TResult>(
