@@ -5,3 +5,4 @@ export * from './recording.js';
 export * from './define-harness.js';
 export * from './wrap-agent.js';
 export { CallLedger } from './agent-proxy.js';
+export * from './attempt-agent.js';

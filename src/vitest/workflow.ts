@@ -36,7 +36,7 @@ function isUpdatingSnapshots(): boolean {
 
 /** Serialises events one per line (`type`, `name`, `timestamp` first); causes are dropped (not JSON). */
 export function formatEventLog(events: HarnessEvent[]): string {
-  return events.map(({ cause: _cause, ...event }) => JSON.stringify(event)).join('\n') + (events.length ? '\n' : '');
+  return events.map(({ cause: _cause, type, name, timestamp, ...rest }) => JSON.stringify({ type, name, timestamp, ...rest })).join('\n') + (events.length ? '\n' : '');
 }
 
 /** Builds the fixture value for one test. */
