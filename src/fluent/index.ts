@@ -2,6 +2,7 @@
 export * from './events.js';
 export * from './helpers.js';
 export * from './recording.js';
+export * from './harness-types.js';
 export * from './define-harness.js';
 export * from './wrap-agent.js';
 export { CallLedger } from './agent-proxy.js';
