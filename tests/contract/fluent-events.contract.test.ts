@@ -165,18 +165,24 @@ describe('parallel', () => {
     let running = 0;
     let peak = 0;
     const gates: Array<() => void> = [];
+    let onStarted: (() => void) | undefined;
     const item = (i: number) => async () => {
       running += 1; peak = Math.max(peak, running);
-      await new Promise<void>((resolve) => gates.push(resolve));
+      const gate = new Promise<void>((resolve) => gates.push(resolve));
+      onStarted?.();
+      await gate;
       running -= 1;
       return i * 10;
     };
+    // Resolves once an item is waiting at its gate (event-driven, no polling).
+    const waitForGate = () => (gates.length > 0 ? Promise.resolve() : new Promise<void>((resolve) => { onStarted = resolve; }));
     const run = defineHarness({ agents: {}, run: async ({ parallel }) => parallel('files', [0, 1, 2, 3, 4].map(item), { concurrency: 2 }) }).create().run();
-    // Release items one at a time, only when one is waiting; the limit must hold at every point.
-    for (let released = 0; released < 5;) {
-      await vi.waitFor(() => expect(gates.length).toBeGreaterThan(0));
+    // Release items one at a time; the limit must hold at every point.
+    for (let released = 0; released < 5; released += 1) {
+      await waitForGate();
+      onStarted = undefined;
       expect(running).toBeLessThanOrEqual(2);
-      gates.shift()!(); released += 1;
+      gates.shift()!();
     }
     const out = await run;
     expect(peak).toBe(2);
