@@ -15,3 +15,5 @@ export { readAgentHarnessMeta, writeAgentHarnessMeta } from '../vitest/types.js'
 export type { AgentHarnessTaskMeta, AgentHarnessAttemptRecord } from '../vitest/types.js';
 export { turns } from '../model/index.js';
 export type { ModelScript, ModelTurn } from '../model/index.js';
+export { createWorkflowFixture, installWorkflowMatchers, workflowMatchers, formatEventLog } from '../vitest/workflow.js';
+export type { WorkflowFixture, WorkflowRunOptions, WorkflowMatchers } from '../vitest/workflow.js';

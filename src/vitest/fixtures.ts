@@ -12,6 +12,7 @@ import { startModelServer, type ModelScript, type ModelServer, type ModelTurn } 
 import { resolveHarnessPaths, type HarnessPaths } from '../runtime/paths.js';
 import { runAgentFixture, type AgentFixture } from './agent.js';
 import { installMatchers } from './matchers.js';
+import { createWorkflowFixture, installWorkflowMatchers, type WorkflowFixture } from './workflow.js';
 import { parseAgentHarnessOptions, toAgentHarnessConfig, type AgentHarnessConfig } from './options.js';
 
 export type { AgentFixture, AgentStartOptions } from './agent.js';
@@ -59,6 +60,8 @@ export interface AgentHarnessFixtures {
   harness: HarnessFixture;
   model: ModelFixture;
   agent: AgentFixture;
+  /** Runs a fluent harness (record/replay under __recordings__), attaching its event log. */
+  workflow: WorkflowFixture;
   /** One scripted model server per test file, behind `model` for the file's sequential tests. */
   fileModelServer: ModelServer;
 }
@@ -99,6 +102,7 @@ async function withPrivateServer(use: (model: ModelFixture) => Promise<void>): P
 
 function createAgentTest() {
   installMatchers();
+  installWorkflowMatchers();
   return base.extend<AgentHarnessFixtures>({
     // eslint-disable-next-line no-empty-pattern
     harness: async ({}, use) => {
@@ -139,6 +143,9 @@ function createAgentTest() {
     },
     agent: async ({ harness, model, task, signal, skip, annotate }, use) => {
       await runAgentFixture({ harness, model, task, signal, skip, annotate }, use);
+    },
+    workflow: async ({ task, annotate }, use) => {
+      await use(createWorkflowFixture({ task, annotate }));
     },
   });
 }

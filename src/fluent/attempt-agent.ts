@@ -1,0 +1,74 @@
+/**
+ * Agent adapters for the fluent harness. `attemptAgent` runs each call as a real audited attempt (`runAttempt`);
+ * `providerAgent` adapts anything with `query(config): AsyncIterable<event>` (seed 003 providers).
+ * Both return plain JSON with the run `handle`, so recordings keep the link to the audited attempt.
+ */
+import { runAttempt } from '../core/run-attempt.js';
+import type { AttemptRequest } from '../core/attempt-request.js';
+import type { ModelScript, ModelServer } from '../model/index.js';
+import type { HarnessPaths } from '../runtime/paths.js';
+
+/** What one attempt-backed call returns (JSON-safe, so it can be recorded and replayed). */
+export interface AttemptCallResult {
+  handle: string;
+  runId: string;
+  engine: string;
+  finalMessage: string | null;
+  completion: string;
+  exitCode: number | null;
+  error: string | null;
+}
+
+/** Fixed parts of every attempt an attempt-backed agent runs. */
+export interface AttemptAgentDefaults {
+  paths: HarnessPaths;
+  /** The scripted model server all calls use. */
+  modelServer: Pick<ModelServer, 'url' | 'setScript'>;
+  hostEnv?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+  /** Extra request fields (translateMode, passthrough…). */
+  request?: Partial<AttemptRequest>;
+}
+
+/** Agent class whose `execute(prompt, script?)` starts one real attempt of `engine` and returns its summary. */
+export function attemptAgent(engine: string, defaultsOrFactory: AttemptAgentDefaults | (() => AttemptAgentDefaults)): new () => { execute: (prompt: string, script?: ModelScript) => Promise<AttemptCallResult> } {
+  return class AttemptAgent {
+    /** Runs one attempt; a script given here replaces the server's script first (one engine at a time). */
+    async execute(prompt: string, script?: ModelScript): Promise<AttemptCallResult> {
+      // Resolved per call so a replayed harness (which never calls) needs no model server or paths.
+      const defaults = typeof defaultsOrFactory === 'function' ? defaultsOrFactory() : defaultsOrFactory;
+      if (script !== undefined) defaults.modelServer.setScript(script);
+      const result = await runAttempt({
+        ...defaults.request, paths: defaults.paths, engine, launch: 'start', prompt, modelServer: defaults.modelServer,
+        ...(defaults.hostEnv ? { hostEnv: defaults.hostEnv } : {}), ...(defaults.timeoutMs ? { timeoutMs: defaults.timeoutMs } : {}),
+      });
+      return {
+        handle: result.handle, runId: result.runId, engine: result.engine, finalMessage: result.finalMessage,
+        completion: result.completion.state, exitCode: result.exitCode, error: result.error?.message ?? null,
+      };
+    }
+  };
+}
+
+/** The part of a seed-003 provider the adapter needs. */
+export interface QueryableProvider<TConfig, TEvent> { query: (config: TConfig) => AsyncIterable<TEvent> }
+
+/** What a provider-backed call returns: its events and the run handle found among them. */
+export interface ProviderCallResult<TEvent> { events: TEvent[]; handle?: string }
+
+/** Agent class whose `execute(config)` drains `provider.query({ ...defaults, ...config })`. */
+export function providerAgent<TConfig extends object, TEvent>(provider: QueryableProvider<TConfig, TEvent>, defaults: Partial<TConfig> = {}): new () => { execute: (config: Partial<TConfig>) => Promise<ProviderCallResult<TEvent>> } {
+  return class ProviderAgent {
+    /** Collects every event; the first `handle` seen links the call to its audited attempt. */
+    async execute(config: Partial<TConfig>): Promise<ProviderCallResult<TEvent>> {
+      const events: TEvent[] = [];
+      let handle: string | undefined;
+      for await (const event of provider.query({ ...defaults, ...config } as TConfig)) {
+        events.push(event);
+        const candidate = (event as { handle?: unknown } | null)?.handle;
+        if (handle === undefined && typeof candidate === 'string') handle = candidate;
+      }
+      return handle === undefined ? { events } : { events, handle };
+    }
+  };
+}

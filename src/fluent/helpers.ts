@@ -1,0 +1,104 @@
+/** The contextual event wrappers of seed 002: phase, task, retry and parallel. */
+import { describeError, type EventBus } from './events.js';
+
+/** Options for `retry()`. */
+export interface RetryOptions {
+  /** Maximum attempts (default 3). */
+  retries?: number;
+  /** First backoff delay in ms (default 1000); doubles each attempt. */
+  minTimeout?: number;
+  /** Cap on the backoff delay in ms (default 5000). */
+  maxTimeout?: number;
+}
+
+/** Options for `parallel()`. */
+export interface ParallelOptions {
+  /** Maximum functions running at once (default 5). */
+  concurrency?: number;
+}
+
+/**
+ * The canonical wrapper: start before, complete with the result or failed with message/stack/cause after,
+ * always re-throw. Inner helpers finish before this emits, so inner events precede outer ones.
+ */
+export async function wrapWithEvents<T>(
+  bus: EventBus, prefix: string, name: string, fn: () => Promise<T>, extra: Record<string, unknown> = {},
+): Promise<T> {
+  bus.emit(`${prefix}:start`, { name, ...extra });
+  try {
+    const result = await fn();
+    bus.emit(`${prefix}:complete`, { name, ...extra, result });
+    return result;
+  } catch (error) {
+    bus.emit(`${prefix}:failed`, { name, ...extra, ...describeError(error) });
+    throw error;
+  }
+}
+
+/** Backoff before attempt `attempt + 1`: minTimeout · 2^(attempt-1), capped at maxTimeout. */
+export function computeBackoff(attempt: number, minTimeout: number, maxTimeout: number): number {
+  return Math.min(maxTimeout, minTimeout * 2 ** (attempt - 1));
+}
+
+/** Runs `fn` up to `retries` times with capped exponential backoff, emitting the retry:* sequence. */
+export async function runRetry<T>(bus: EventBus, name: string, fn: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
+  const maxAttempts = Math.max(1, Math.floor(options.retries ?? 3));
+  const minTimeout = options.minTimeout ?? 1000;
+  const maxTimeout = Math.max(minTimeout, options.maxTimeout ?? 5000);
+  bus.emit('retry:start', { name, maxAttempts });
+  for (let attempt = 1; ; attempt += 1) {
+    bus.emit('retry:attempt', { name, attempt, maxAttempts });
+    try {
+      const result = await fn();
+      bus.emit('retry:success', { name, attempt, result });
+      return result;
+    } catch (error) {
+      const described = describeError(error);
+      if (attempt >= maxAttempts) {
+        bus.emit('retry:failure', { name, attempts: attempt, ...described });
+        throw error;
+      }
+      const delay = computeBackoff(attempt, minTimeout, maxTimeout);
+      bus.emit('retry:backoff', { name, attempt, delay, error: described.error });
+      // Global setTimeout (not timers/promises) so callers' fake timers control the backoff.
+      await new Promise<void>((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+/**
+ * Runs `fns` with at most `concurrency` in flight, results in input order. The first failure is re-thrown after
+ * the items already running settle (no new ones start), so nothing keeps running behind the caller's back.
+ */
+export async function runParallel<T>(
+  bus: EventBus, name: string, fns: Array<() => Promise<T>>, options: ParallelOptions = {},
+): Promise<T[]> {
+  const total = fns.length;
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 5));
+  bus.emit('parallel:start', { name, total, concurrency });
+  const results = new Array<T>(total);
+  let next = 0;
+  let completed = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async (): Promise<void> => {
+    while (failure === undefined && next < total) {
+      const index = next++;
+      try {
+        results[index] = await fns[index]!();
+      } catch (error) {
+        failure ??= { error };
+        bus.emit('parallel:item:failed', { name, index, total, ...describeError(error) });
+        return;
+      }
+      completed += 1;
+      bus.emit('parallel:item:complete', { name, index, completed, total });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, total) }, worker));
+  if (failure !== undefined) {
+    bus.emit('parallel:failed', { name, total, completed, ...describeError(failure.error) });
+    throw failure.error;
+  }
+  bus.emit('parallel:complete', { name, total, result: results });
+  return results;
+}

@@ -1,0 +1,76 @@
+/** The live recording of a harness run (versioned, zod-validated) and its file I/O. */
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
+import { AgentHarnessError } from '../errors/index.js';
+
+/** One recorded entry: an agent call (args and output) or a generator step, in the order they happened. */
+export const RecordingEntrySchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('call'),
+    agent: z.string(),
+    method: z.string(),
+    args: z.array(z.unknown()),
+    output: z.unknown().optional(),
+    error: z.string().optional(),
+    /** The audited attempt behind a provider-backed call, so a replayed event links to it. */
+    handle: z.string().optional(),
+  }),
+  z.object({ kind: z.literal('step'), step: z.string(), input: z.unknown().optional(), output: z.unknown().optional() }),
+]);
+
+/** A whole recording file. */
+export const RecordingSchema = z.object({
+  version: z.literal(1),
+  harness: z.string(),
+  input: z.unknown().optional(),
+  entries: z.array(RecordingEntrySchema),
+});
+
+/** One recorded entry. */
+export type RecordingEntry = z.infer<typeof RecordingEntrySchema>;
+/** A recording file's content. */
+export type Recording = z.infer<typeof RecordingSchema>;
+
+/**
+ * Where a test's recording lives, after Vitest's snapshot convention:
+ * `<dir of test>/__recordings__/<test file name>/<name>.json`.
+ */
+export function resolveRecordingPath(testFile: string, name: string): string {
+  const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-');
+  return join(dirname(testFile), '__recordings__', basename(testFile), `${safe}.json`);
+}
+
+/** Writes a recording atomically (temp file + rename) so a crash never leaves half a file. */
+export async function writeRecording(path: string, recording: Recording): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.${process.pid}.tmp`;
+  await writeFile(temp, `${JSON.stringify(recording, null, 2)}\n`);
+  await rename(temp, path);
+}
+
+/** Reads and validates a recording; a missing or malformed file is FLUENT_RECORDING_INVALID. */
+export async function readRecording(path: string): Promise<Recording> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (cause) {
+    throw new AgentHarnessError('FLUENT_RECORDING_INVALID', `Recording ${path} cannot be read; run the harness live first.`, { cause, details: { path } });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (cause) {
+    throw new AgentHarnessError('FLUENT_RECORDING_INVALID', `Recording ${path} is not JSON.`, { cause, details: { path } });
+  }
+  const result = RecordingSchema.safeParse(parsed);
+  if (!result.success) {
+    throw new AgentHarnessError('FLUENT_RECORDING_INVALID', `Recording ${path} does not match the recording schema: ${z.prettifyError(result.error)}`, { details: { path } });
+  }
+  return result.data;
+}
+
+/** Describes an entry for mismatch messages, e.g. `planner.execute` or `step "build"`. */
+export function describeEntry(entry: RecordingEntry): string {
+  return entry.kind === 'call' ? `${entry.agent}.${entry.method}` : `step "${entry.step}"`;
+}

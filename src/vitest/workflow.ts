@@ -1,0 +1,105 @@
+/**
+ * The `workflow` fixture and `toHaveEmitted` matcher: run a fluent harness in a test, record or replay it after
+ * Vitest's snapshot conventions, and attach its event log to the test like the attempts' audit files.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { resolveRecordingPath, type HarnessEvent, type HarnessFactory, type HarnessResult } from '../fluent/index.js';
+
+/** Options of `workflow.run`. */
+export interface WorkflowRunOptions {
+  /** Default: replay when the recording exists and Vitest is not updating snapshots (-u), live otherwise. */
+  mode?: 'live' | 'replay';
+  /** Recording name inside `__recordings__/<test file>/`; default: the test's full name. */
+  name?: string;
+}
+
+/** The `workflow` fixture. */
+export interface WorkflowFixture {
+  /** Runs `factory.create(input)`, returning its result; the event log is attached to the test. */
+  run<TState, TInput, TResult>(factory: HarnessFactory<TState, TInput, TResult>, input: TInput, options?: WorkflowRunOptions): Promise<HarnessResult<TState, TResult>>;
+}
+
+interface WorkflowContext {
+  task: { name: string; file?: { filepath?: string }; fullName?: string };
+  annotate?: (message: string, type?: string, attachment?: { path?: string; contentType?: string }) => Promise<unknown>;
+}
+
+/** True under `vitest -u`; the snapshot state is the only place Vitest exposes it to a test. */
+function isUpdatingSnapshots(): boolean {
+  const state = expect.getState().snapshotState as unknown as { _updateSnapshot?: string } | undefined;
+  return state?._updateSnapshot === 'all';
+}
+
+/** Serialises events one per line (`type`, `name`, `timestamp` first); causes are dropped (not JSON). */
+export function formatEventLog(events: HarnessEvent[]): string {
+  return events.map(({ cause: _cause, type, name, timestamp, ...rest }) => JSON.stringify({ type, name, timestamp, ...rest })).join('\n') + (events.length ? '\n' : '');
+}
+
+/** Builds the fixture value for one test. */
+export function createWorkflowFixture({ task, annotate }: WorkflowContext): WorkflowFixture {
+  return {
+    async run(factory, input, options = {}) {
+      const testFile = task.file?.filepath ?? join(process.cwd(), 'workflow.test.ts');
+      const recording = resolveRecordingPath(testFile, options.name ?? task.fullName ?? task.name);
+      const mode = options.mode ?? (existsSync(recording) && !isUpdatingSnapshots() ? 'replay' : 'live');
+      const events: HarnessEvent[] = [];
+      try {
+        return await factory.create(input, { mode, recording }).on('*', (e) => events.push(e)).run();
+      } finally {
+        // Attach even on failure: the log up to the failure is what explains it.
+        const dir = await mkdtemp(join(tmpdir(), 'agent-harness-workflow-'));
+        const file = join(dir, 'events.jsonl');
+        await writeFile(file, formatEventLog(events));
+        await annotate?.(`workflow ${factory.name} (${mode}) — events.jsonl`, 'agent-harness:workflow', { path: file, contentType: 'application/x-ndjson' }).catch(() => undefined);
+      }
+    },
+  };
+}
+
+type EventSpec = string | Record<string, unknown>;
+
+function matchesSpec(event: HarnessEvent, spec: EventSpec): boolean {
+  if (typeof spec === 'string') return event.type === spec;
+  return Object.entries(spec).every(([k, v]) => Object.is(event[k], v));
+}
+
+/** Matchers for fluent results: `toHaveEmitted([...])` checks an in-order subsequence of event types/fields. */
+export const workflowMatchers = {
+  toHaveEmitted(received: HarnessResult<unknown, unknown> | HarnessEvent[], expected: EventSpec[]) {
+    const events = Array.isArray(received) ? received : received.events;
+    let i = 0;
+    for (const event of events) if (i < expected.length && matchesSpec(event, expected[i]!)) i += 1;
+    const pass = i === expected.length;
+    const seen = events.map((e) => `${e.type}(${e.name})`).join(', ');
+    return {
+      pass,
+      message: () => pass
+        ? `expected events not to contain the sequence ${JSON.stringify(expected)}`
+        : `expected events to contain the sequence ${JSON.stringify(expected)}; matched up to ${JSON.stringify(expected[i])}. Events: ${seen}`,
+    };
+  },
+};
+
+let installed = false;
+
+/** Installs `toHaveEmitted` on Vitest's `expect` (idempotent). */
+export function installWorkflowMatchers(): void {
+  if (installed) return;
+  installed = true;
+  expect.extend(workflowMatchers);
+}
+
+/** Type of the workflow matchers on `expect(...)`. */
+export interface WorkflowMatchers<R = unknown> {
+  /** The harness result (or event array) contains these event types / partial events in this order. */
+  toHaveEmitted(expected: Array<string | Record<string, unknown>>): R;
+}
+
+declare module 'vitest' {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-empty-object-type
+  interface Assertion<T = any> extends WorkflowMatchers<void> {}
+}

@@ -1,0 +1,84 @@
+/**
+ * A two-phase fluent harness on real CLIs (claude plans, codex implements) against the scripted model, recorded
+ * live, then replayed from the recording with no agent constructed, no run started and no model request.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attemptAgent, defineHarness, readRecording, type AttemptAgentDefaults } from '../../src/public/fluent.js';
+import { startModelServer, turns, type ModelServer } from '../../src/model/index.js';
+import { resolveHarnessPaths } from '../../src/runtime/paths.js';
+import '../../src/vitest/fixtures.js';
+
+let tmp: string;
+let server: ModelServer;
+let defaults: AttemptAgentDefaults;
+let constructed = 0;
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-fluent-engine-'));
+  server = await startModelServer({});
+  const hostEnv = { ...process.env, HOME: path.join(tmp, 'host-home') };
+  defaults = { paths: resolveHarnessPaths({ env: {}, projectRoot: tmp, runRoot: path.join(tmp, 'runs') }), modelServer: server, hostEnv, timeoutMs: 300_000 };
+});
+
+afterAll(async () => {
+  await server.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** Counts constructions, so replay can be shown to build no agent. */
+function counted(engine: string) {
+  const Base = attemptAgent(engine, () => defaults);
+  return class extends Base { constructor() { super(); constructed += 1; } };
+}
+
+function harness(mode: 'live' | 'replay') {
+  return defineHarness({
+    name: 'plan-and-build', mode, recording: path.join(tmp, 'recording.json'),
+    agents: { planner: counted('claude'), builder: counted('codex') },
+    state: () => ({ plan: null as string | null }),
+    run: async ({ phase, task, agents, state }, goal: string) => {
+      await phase('plan', () => task('write-plan', async () => {
+        const out = await agents.planner.execute(`Plan: ${goal}`, { version: 1, turns: [turns.final('Plan: write build.txt.')] });
+        state.plan = out.finalMessage;
+        return out;
+      }));
+      return phase('build', () => task('implement', () => agents.builder.execute(`Do: ${state.plan}`, {
+        version: 1, turns: [turns.writeFile('build.txt', 'built\n'), turns.final('Created build.txt.')],
+      })));
+    },
+  });
+}
+
+describe('fluent harness on real engines', () => {
+  it('plans with claude, builds with codex live, then replays from the recording without any engine', async () => {
+    const live = await harness('live').create('make build.txt').run();
+    expect(constructed).toBe(2);
+    expect(live.result.completion).toBe('completed');
+    expect(live.state.plan).toContain('Plan: write build.txt.');
+    const runs = fs.readdirSync(path.join(tmp, 'runs')).filter((d) => !d.startsWith('.') && d.includes('-'));
+    expect(runs.some((d) => d.includes('-claude-'))).toBe(true);
+    expect(runs.some((d) => d.includes('-codex-'))).toBe(true);
+    const codexRun = runs.find((d) => d.includes('-codex-'))!;
+    expect(fs.readFileSync(path.join(tmp, 'runs', codexRun, 'build.txt'), 'utf8')).toBe('built\n');
+    expect(live).toHaveEmitted(['phase:start', 'task:start', { type: 'agent:call', name: 'planner.execute' }, 'phase:complete', 'phase:start', { type: 'agent:call', name: 'builder.execute' }, 'phase:complete']);
+
+    const recording = await readRecording(path.join(tmp, 'recording.json'));
+    expect(recording.entries.map((e) => (e.kind === 'call' ? `${e.agent}.${e.method}` : e.step))).toEqual(['planner.execute', 'builder.execute']);
+    // Each recorded call keeps the handle of the audited run that produced it.
+    const handles = recording.entries.map((e) => (e.kind === 'call' ? e.handle : undefined));
+    expect(runs.find((d) => d.endsWith(`-claude-${handles[0]}`))).toBeDefined();
+    expect(runs.find((d) => d.endsWith(`-codex-${handles[1]}`))).toBeDefined();
+
+    const requestsBefore = server.requests.length;
+    const runsBefore = fs.readdirSync(path.join(tmp, 'runs')).sort();
+    const replayed = await harness('replay').create('make build.txt').run();
+    expect(constructed).toBe(2); // no agent class instantiated, so no runAttempt and no spawn
+    expect(server.requests.length).toBe(requestsBefore); // the model request log got nothing
+    expect(fs.readdirSync(path.join(tmp, 'runs')).sort()).toEqual(runsBefore); // no run directory created
+    expect(replayed.result).toEqual(live.result);
+    expect(replayed.events.map((e) => `${e.type} ${e.name}`)).toEqual(live.events.map((e) => `${e.type} ${e.name}`));
+  }, 600_000);
+});
