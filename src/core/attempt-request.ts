@@ -24,6 +24,8 @@ export interface AttemptRequest {
   run?: RunIndexEntry;
   /** What a new run's directory starts with (start of a new run only): template, files, git. */
   workspace?: WorkspaceSeed;
+  /** Start the run in this existing directory instead of a new one under the run root (a provider's `cwd`). */
+  runDir?: string;
   /** Who starts the run (a test's full name), recorded in run.json and listed by `runs`. */
   label?: string;
   /** Inject only these skills (by name) instead of every skill under the skill roots. */

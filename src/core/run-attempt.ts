@@ -104,7 +104,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   requireModelMode(modelMode);
   const scriptInput = request.script ?? (launch === 'resume' ? request.run?.script ?? null : null);
   const resolvedScript = modelMode === 'scripted' ? await resolveScript(scriptInput, paths.projectRoot) : { script: undefined, path: null };
-  let run = request.run ?? await createRun(paths.runRoot, { engine: adapter.id, translateMode, modelMode, script: resolvedScript.script ?? null, startArgs: request.passthrough?.length || request.rawArgs ? request.passthrough ?? [] : null, prompt: request.passthrough?.length || request.rawArgs ? null : request.prompt ?? null, label: request.label ?? null });
+  let run = request.run ?? await createRun(paths.runRoot, { engine: adapter.id, translateMode, modelMode, script: resolvedScript.script ?? null, startArgs: request.passthrough?.length || request.rawArgs ? request.passthrough ?? [] : null, prompt: request.passthrough?.length || request.rawArgs ? null : request.prompt ?? null, label: request.label ?? null, ...(request.runDir ? { runDir: request.runDir } : {}) });
   const runDir = run.run_dir;
   const attempt = await reserveAttempt(runDir);
   const audit = attemptAuditPaths(runDir, attempt);

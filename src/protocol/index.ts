@@ -6,3 +6,4 @@ export * from './meta.js';
 export * from './run-index.js';
 export * from './fs-diff.js';
 export * from './conformance.js';
+export * from './agent-event.js';

@@ -18,3 +18,5 @@ export type { ModelScript, ModelServer } from '../model/index.js';
 export * from '../protocol/index.js';
 export { Orchestrator, RecordKeeper, bindModel, createOpenAiChatCaller, createAnthropicMessagesCaller, createScriptedCaller } from '../orchestrator/index.js';
 export type { LLMCaller, LLMCallConfig, LLMResponse, Harness, HarnessContext, HarnessResult } from '../orchestrator/index.js';
+export { getProvider, registerProvider, providerNames, createEngineProvider, AgentProviderConfigSchema, parseProviderConfig } from '../providers/index.js';
+export type { AgentProvider, AgentProviderConfig, McpServerDef } from '../providers/index.js';

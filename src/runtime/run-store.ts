@@ -40,6 +40,11 @@ export interface CreateRunOptions {
   prompt?: string | null;
   /** The test that started the run (its full name), or null. */
   label?: string | null;
+  /**
+   * Use this existing directory as the run directory (a provider's `cwd`) instead of a new one under the run root;
+   * it must not already hold a run.
+   */
+  runDir?: string;
   /** Clock, for tests. */
   now?: Date;
 }
@@ -114,11 +119,18 @@ export async function createRun(runRoot: string, options: CreateRunOptions): Pro
       const handle = randomBytes(4).toString('hex');
       if (taken.has(handle)) continue;
       const runId = `${formatRunTimestamp(now)}-${options.engine}-${handle}`;
-      const runDir = path.join(runRoot, runId);
-      try {
-        fs.mkdirSync(runDir);
-      } catch {
-        continue;
+      const runDir = options.runDir ? path.resolve(options.runDir) : path.join(runRoot, runId);
+      if (options.runDir) {
+        if (fs.existsSync(path.join(runDir, AUDIT_DIR, RUN_RECORD_FILE))) {
+          throw new AgentHarnessError('USAGE_ERROR', `${runDir} already holds a run (${path.join(AUDIT_DIR, RUN_RECORD_FILE)}); resume it by its handle instead of starting another in it.`);
+        }
+        fs.mkdirSync(runDir, { recursive: true });
+      } else {
+        try {
+          fs.mkdirSync(runDir);
+        } catch {
+          continue;
+        }
       }
       const stamp = now.toISOString();
       const entry: RunIndexEntry = {

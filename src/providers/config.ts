@@ -1,0 +1,50 @@
+/**
+ * AgentProviderConfig (seed 003, names kept), validated with zod: a bad config is CONFIG_INVALID naming the field.
+ * `extra` carries the harness's own choices: `script` (the scripted model's script), `model` (`scripted`, the
+ * default, or `live`), `timeoutMs`, `runRoot`.
+ */
+import { z } from 'zod';
+import { AgentHarnessError } from '../errors/index.js';
+import { ENGINE_IDS } from '../protocol/index.js';
+
+/** An MCP server definition: stdio (`command`, `env`) or HTTP (`url`, `bearerToken`). */
+export const McpServerDefSchema = z.object({
+  name: z.string().min(1),
+  command: z.array(z.string()).min(1).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  url: z.string().url().optional(),
+  bearerToken: z.string().optional(),
+}).refine((def) => Boolean(def.command) !== Boolean(def.url), { message: 'an MCP server has either `command` (stdio) or `url` (HTTP)' });
+/** An MCP server definition. */
+export type McpServerDef = z.infer<typeof McpServerDefSchema>;
+
+/** The configuration of one query. */
+export const AgentProviderConfigSchema = z.object({
+  provider: z.enum(ENGINE_IDS as unknown as [string, ...string[]]),
+  prompt: z.string().min(1),
+  cwd: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  maxTurns: z.number().int().positive().optional(),
+  resumeSessionId: z.string().min(1).optional(),
+  signal: z.custom<AbortSignal>((value) => value instanceof AbortSignal, 'expected an AbortSignal').optional(),
+  systemPrompt: z.string().optional(),
+  mcpServers: z.array(McpServerDefSchema).default([]),
+  permissionMode: z.enum(['bypassPermissions', 'plan', 'normal']).default('bypassPermissions'),
+  allowedTools: z.array(z.string()).default([]),
+  disallowedTools: z.array(z.string()).default([]),
+  apiKey: z.string().optional(),
+  extra: z.record(z.string(), z.unknown()).optional(),
+});
+/** The configuration of one query, as given. */
+export type AgentProviderConfig = z.input<typeof AgentProviderConfigSchema>;
+/** The configuration of one query, validated with defaults applied. */
+export type ResolvedAgentProviderConfig = z.output<typeof AgentProviderConfigSchema>;
+
+/** Validates a config; CONFIG_INVALID names the first bad field. */
+export function parseProviderConfig(value: unknown): ResolvedAgentProviderConfig {
+  const result = AgentProviderConfigSchema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(config)';
+  throw new AgentHarnessError('CONFIG_INVALID', `AgentProviderConfig.${field}: ${issue?.message ?? 'invalid'}`, { details: { field, issues: result.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) } });
+}

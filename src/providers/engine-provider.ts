@@ -1,0 +1,98 @@
+/**
+ * The provider of an engine (seed 003): every `query` is one audited attempt of the real CLI — a run directory
+ * with the same audit, parsers and verdict as the CLI and the Vitest fixtures — streamed as AgentEvents while the
+ * engine runs. The model is the scripted one by default (`extra.script`), the vendor's with `extra.model: 'live'`.
+ *
+ * Capabilities not mapped onto an engine's own controls yet (MCP servers, permission modes other than bypass, tool
+ * allow/deny lists, a system prompt, a turn limit) are refused with ENGINE_CAPABILITY_UNAVAILABLE naming the engine
+ * and the capability — never silently ignored.
+ */
+import { streamAttempt } from '../core/attempt-stream.js';
+import type { AttemptRequest } from '../core/attempt-request.js';
+import { getEngine } from '../engines/registry.js';
+import { withCarriedFlags } from '../engines/resume-flags.js';
+import { AgentHarnessError } from '../errors/index.js';
+import type { AgentEvent, EngineId } from '../protocol/index.js';
+import { resolveHarnessPaths } from '../runtime/paths.js';
+import { listRuns } from '../runtime/run-store.js';
+import { parseProviderConfig, type AgentProviderConfig, type ResolvedAgentProviderConfig } from './config.js';
+import { createAgentEventMapper } from './events.js';
+import type { AgentProvider } from './types.js';
+
+/** The model flag of each engine's CLI (also in its resume flags, so a resume keeps the model). */
+const MODEL_FLAG: Record<EngineId, string> = { codex: '-m', claude: '--model', gemini: '-m', opencode: '-m', iflow: '-m' };
+
+function refuseUnsupported(engine: EngineId, config: ResolvedAgentProviderConfig): void {
+  const unsupported: Array<[boolean, string]> = [
+    [config.mcpServers.length > 0, 'mcpServers'],
+    [config.permissionMode !== 'bypassPermissions', `permissionMode:${config.permissionMode}`],
+    [config.allowedTools.length > 0, 'allowedTools'],
+    [config.disallowedTools.length > 0, 'disallowedTools'],
+    [config.systemPrompt !== undefined, 'systemPrompt'],
+    [config.maxTurns !== undefined, 'maxTurns'],
+  ];
+  const found = unsupported.find(([present]) => present);
+  if (!found) return;
+  throw new AgentHarnessError('ENGINE_CAPABILITY_UNAVAILABLE', `The ${engine} provider cannot apply ${found[1]} yet (capability "${found[1]}" is not mapped onto ${engine}'s own controls); leave it out.`, {
+    details: { engine, capability: found[1] },
+  });
+}
+
+async function buildRequest(engine: EngineId, config: ResolvedAgentProviderConfig): Promise<AttemptRequest> {
+  const adapter = getEngine(engine);
+  const extra = config.extra ?? {};
+  const paths = resolveHarnessPaths(typeof extra.runRoot === 'string' ? { runRoot: extra.runRoot } : {});
+  const live = extra.model === 'live';
+  const hostEnv = live && config.apiKey && adapter.liveEnvKeys[0] ? { ...process.env, [adapter.liveEnvKeys[0]]: config.apiKey } : process.env;
+  const common = {
+    paths,
+    engine,
+    modelMode: live ? 'live' as const : 'scripted' as const,
+    hostEnv,
+    ...(config.signal ? { signal: config.signal } : {}),
+    ...(extra.script !== undefined ? { script: extra.script as AttemptRequest['script'] } : {}),
+    ...(typeof extra.timeoutMs === 'number' ? { timeoutMs: extra.timeoutMs } : {}),
+  };
+  if (config.resumeSessionId) {
+    const run = (await listRuns(paths.runRoot)).findLast((r) => r.session_id === config.resumeSessionId && r.engine === engine);
+    if (!run) throw new AgentHarnessError('RUN_NOT_FOUND', `No ${engine} run under ${paths.runRoot} has session ${config.resumeSessionId}.`, { details: { sessionId: config.resumeSessionId } });
+    return { ...common, launch: 'resume', run, message: config.prompt };
+  }
+  const args = adapter.buildStartArgs({ prompt: config.prompt, passthrough: [] });
+  return {
+    ...common,
+    launch: 'start',
+    prompt: config.prompt,
+    ...(config.model ? { passthrough: withCarriedFlags(args, [MODEL_FLAG[engine], config.model], adapter.resumeFlags ?? []) } : {}),
+    ...(config.cwd ? { runDir: config.cwd } : {}),
+  };
+}
+
+async function* queryEngine(engine: EngineId, input: AgentProviderConfig): AsyncGenerator<AgentEvent> {
+  const config = parseProviderConfig({ ...input, provider: input.provider ?? engine });
+  if (config.provider !== engine) throw new AgentHarnessError('CONFIG_INVALID', `AgentProviderConfig.provider: this is the ${engine} provider, not ${config.provider}.`, { details: { field: 'provider' } });
+  refuseUnsupported(engine, config);
+  const stream = streamAttempt(await buildRequest(engine, config));
+  const toAgentEvents = createAgentEventMapper();
+  for await (const event of stream) yield* toAgentEvents(event);
+  const result = await stream.result;
+  if (result.completion.code === 'ENGINE_CANCELED') {
+    yield { type: 'error', error: `the ${engine} query was aborted; its processes were killed (audit: ${result.audit.dir})`, diagnostics: { runId: result.runId, handle: result.handle } };
+    return;
+  }
+  const failure = result.completion.state === 'failed' ? [result.fcmp.at(-1)?.type === 'conversation.failed' ? String((result.fcmp.at(-1)!.data as { message: string }).message) : result.completion.reason] : [];
+  const usage = result.usage && result.usage.input_tokens !== null && result.usage.output_tokens !== null
+    ? { inputTokens: result.usage.input_tokens, outputTokens: result.usage.output_tokens, ...(result.usage.cached_input_tokens != null ? { cachedTokens: result.usage.cached_input_tokens } : {}) }
+    : undefined;
+  yield {
+    type: 'complete',
+    ...(result.sessionId ? { sessionId: result.sessionId } : {}),
+    result: { success: result.completion.state === 'completed' || result.completion.state === 'awaiting_input', ...(usage ? { usage } : {}), ...(failure.length > 0 ? { errors: failure } : {}) },
+    diagnostics: { runId: result.runId, handle: result.handle, runDir: result.runDir, completion: result.completion },
+  };
+}
+
+/** The provider of `engine`. */
+export function createEngineProvider(engine: EngineId): AgentProvider {
+  return { name: engine, query: (config) => queryEngine(engine, config) };
+}

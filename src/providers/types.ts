@@ -1,0 +1,14 @@
+/**
+ * The AgentProvider contract (seed 003, names kept).
+ */
+import type { AgentEvent } from '../protocol/index.js';
+import type { AgentProviderConfig } from './config.js';
+
+/** One provider: `query` runs one turn and yields normalized events as they happen. */
+export interface AgentProvider {
+  readonly name: string;
+  /** Runs a query and yields normalized events; the stream ends with a `complete` or an `error` event. */
+  query(config: AgentProviderConfig): AsyncIterable<AgentEvent>;
+  /** Cleans up resources, if any. */
+  dispose?(): Promise<void>;
+}

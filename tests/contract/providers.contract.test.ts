@@ -1,0 +1,65 @@
+/**
+ * Provider contracts with no engine process: config validation, the registry, and capabilities refused by name.
+ */
+import { describe, expect, it } from 'vitest';
+import { isAgentHarnessError } from '../../src/errors/index.js';
+import { getProvider, parseProviderConfig, providerNames, registerProvider, type AgentProviderConfig } from '../../src/providers/index.js';
+
+async function firstError(iterable: AsyncIterable<unknown>): Promise<unknown> {
+  try {
+    for await (const _ of iterable) { /* drain */ }
+  } catch (error) {
+    return error;
+  }
+  return null;
+}
+
+describe('providers', () => {
+  it('has a provider for every engine; an unknown one is ENGINE_UNKNOWN listing the known', () => {
+    expect(providerNames()).toEqual(expect.arrayContaining(['codex', 'claude', 'gemini', 'opencode', 'iflow']));
+    let error: unknown;
+    try {
+      getProvider('gpt-cli');
+    } catch (e) {
+      error = e;
+    }
+    expect(isAgentHarnessError(error, 'ENGINE_UNKNOWN')).toBe(true);
+    expect((error as Error).message).toContain('Known providers: codex');
+    registerProvider({ name: 'custom', async *query() { yield { type: 'complete', result: { success: true } }; } });
+    expect(getProvider('custom').name).toBe('custom');
+  });
+
+  it('validates the config with zod, naming the bad field', () => {
+    expect(parseProviderConfig({ provider: 'codex', prompt: 'hi' })).toMatchObject({ mcpServers: [], permissionMode: 'bypassPermissions', allowedTools: [] });
+    for (const [bad, field] of [
+      [{ provider: 'codex', prompt: '' }, 'prompt'],
+      [{ provider: 'nope', prompt: 'x' }, 'provider'],
+      [{ provider: 'codex', prompt: 'x', permissionMode: 'yolo' }, 'permissionMode'],
+      [{ provider: 'codex', prompt: 'x', mcpServers: [{ name: 'm' }] }, 'mcpServers.0'],
+      [{ provider: 'codex', prompt: 'x', signal: 'stop' }, 'signal'],
+    ] as const) {
+      let error: unknown;
+      try {
+        parseProviderConfig(bad);
+      } catch (e) {
+        error = e;
+      }
+      expect(isAgentHarnessError(error, 'CONFIG_INVALID'), field).toBe(true);
+      expect((error as Error).message).toContain(`AgentProviderConfig.${field}`);
+    }
+  });
+
+  it.for(['mcpServers', 'permissionMode', 'allowedTools', 'systemPrompt', 'maxTurns'])('refuses %s with ENGINE_CAPABILITY_UNAVAILABLE naming engine and capability, before any run', async (capability) => {
+    const options: Record<string, Partial<AgentProviderConfig>> = { mcpServers: { mcpServers: [{ name: 'm', command: ['node', 'server.js'] }] }, permissionMode: { permissionMode: 'plan' }, allowedTools: { allowedTools: ['Bash'] }, systemPrompt: { systemPrompt: 'be brief' }, maxTurns: { maxTurns: 3 } };
+    const extra = options[capability]!;
+    const error = await firstError(getProvider('claude').query({ provider: 'claude', prompt: 'hi', ...extra }));
+    expect(isAgentHarnessError(error, 'ENGINE_CAPABILITY_UNAVAILABLE')).toBe(true);
+    expect((error as { details?: Record<string, unknown> }).details).toMatchObject({ engine: 'claude', capability: expect.stringContaining(capability) });
+  });
+
+  it('a query on another engine\'s provider is CONFIG_INVALID; a resume of an unknown session is RUN_NOT_FOUND', async () => {
+    expect(isAgentHarnessError(await firstError(getProvider('codex').query({ provider: 'claude', prompt: 'x' })), 'CONFIG_INVALID')).toBe(true);
+    const error = await firstError(getProvider('codex').query({ provider: 'codex', prompt: 'x', resumeSessionId: 'no-such-session', extra: { runRoot: '/tmp/ah-no-runs-here' } }));
+    expect(isAgentHarnessError(error, 'RUN_NOT_FOUND')).toBe(true);
+  });
+});
