@@ -65,7 +65,8 @@ export function providerAgent<TConfig extends object, TEvent>(provider: Queryabl
       let handle: string | undefined;
       for await (const event of provider.query({ ...defaults, ...config } as TConfig)) {
         events.push(event);
-        const candidate = (event as { handle?: unknown } | null)?.handle;
+        // agent-harness providers put the run's handle in the `diagnostics` of their last event.
+        const candidate = (event as { handle?: unknown } | null)?.handle ?? (event as { diagnostics?: { handle?: unknown } } | null)?.diagnostics?.handle;
         if (handle === undefined && typeof candidate === 'string') handle = candidate;
       }
       return handle === undefined ? { events } : { events, handle };

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attemptAgent, defineHarness, readRecording, type AttemptAgentDefaults } from '../../src/public/fluent.js';
+import { attemptAgent, defineHarness, providerAgent, readRecording, type AttemptAgentDefaults } from '../../src/public/fluent.js';
+import { getProvider } from '../../src/providers/index.js';
 import { startModelServer, turns, type ModelServer } from '../../src/model/index.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import '../../src/vitest/fixtures.js';
@@ -80,5 +81,44 @@ describe('fluent harness on real engines', () => {
     expect(fs.readdirSync(path.join(tmp, 'runs')).sort()).toEqual(runsBefore); // no run directory created
     expect(replayed.result).toEqual(live.result);
     expect(replayed.events.map((e) => `${e.type} ${e.name}`)).toEqual(live.events.map((e) => `${e.type} ${e.name}`));
+  }, 600_000);
+
+  it('the same two phases with seed-003 providers (claude plans, codex builds), live then replayed with no engine', async () => {
+    const runRoot = path.join(tmp, 'provider-runs');
+    let built = 0;
+    const agent = (engine: 'claude' | 'codex') => {
+      const Base = providerAgent(getProvider(engine), { provider: engine, extra: { runRoot } });
+      return class extends Base { constructor() { super(); built += 1; } };
+    };
+    const twoPhase = (mode: 'live' | 'replay') => defineHarness({
+      name: 'plan-and-build-providers', mode, recording: path.join(tmp, 'provider-recording.json'),
+      agents: { planner: agent('claude'), builder: agent('codex') },
+      state: () => ({ planned: false }),
+      run: async ({ phase, task, agents, state }) => {
+        await phase('plan', () => task('write-plan', async () => {
+          const out = await agents.planner.execute({ prompt: 'Plan build.txt.', extra: { runRoot, script: { version: 1, turns: [turns.final('Plan: write build.txt.')] } } });
+          state.planned = out.events.some((e) => (e as { type: string }).type === 'complete');
+          return out;
+        }));
+        return phase('build', () => task('implement', () => agents.builder.execute({
+          prompt: 'Write build.txt.', extra: { runRoot, script: { version: 1, turns: [turns.writeFile('build.txt', 'built\n'), turns.final('Created build.txt.')] } },
+        })));
+      },
+    });
+    const live = await twoPhase('live').create(undefined).run();
+    expect(built).toBe(2);
+    expect(live.state.planned).toBe(true);
+    const last = (live.result as { events: Array<{ type: string; result?: { success: boolean }; diagnostics?: { runDir: string } }> }).events.at(-1)!;
+    expect(last).toMatchObject({ type: 'complete', result: { success: true } });
+    expect(fs.readFileSync(path.join(last.diagnostics!.runDir, 'build.txt'), 'utf8')).toBe('built\n');
+    const recording = await readRecording(path.join(tmp, 'provider-recording.json'));
+    const handles = recording.entries.map((e) => (e.kind === 'call' ? e.handle : undefined));
+    expect(handles.every((h) => typeof h === 'string' && /^[0-9a-f]{8}$/.test(h))).toBe(true);
+
+    const runsBefore = fs.readdirSync(runRoot).sort();
+    const replayed = await twoPhase('replay').create(undefined).run();
+    expect(built).toBe(2); // no provider-backed agent constructed: no query, no engine process
+    expect(fs.readdirSync(runRoot).sort()).toEqual(runsBefore); // no run directory, so no model request either
+    expect(replayed.events.map((e) => e.type)).toEqual(live.events.map((e) => e.type));
   }, 600_000);
 });
