@@ -117,3 +117,13 @@ export async function reclaimDeadLeases(root: string): Promise<Lease[]> {
   }
   return reclaimed;
 }
+
+/**
+ * What an engine calls before adding a trust entry: reclaims dead owners' leases under the managed home, then
+ * leases `keyPath` in `file` for this process. Returns the release to call once the entry was removed again.
+ */
+export async function leaseConfigEntry(agentHome: string, file: string, format: 'JSON' | 'TOML', keyPath: string[]): Promise<() => Promise<void>> {
+  await reclaimDeadLeases(agentHome);
+  const lease = await takeLease(agentHome, file, format, keyPath);
+  return () => releaseLease(agentHome, lease);
+}
