@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   MODEL_SERVER_FAILED: 'The scripted model server could not start or answer; check the port and the script.',
   TRANSLATE_INPUT_INVALID: 'Pass readable recorded output files.',
   INTERNAL_ERROR: 'This is a bug in agent-harness; please report it with the run directory.',
+  HARNESS_INTERRUPTED: 'The harness process ended (kill -9, second Ctrl-C, crash) before the attempt finished; resume the run to continue.',
+  AUDIT_WRITE_FAILED: 'An audit file could not be written (disk full or not writable); free space and check the run directory.',
 } as const;
 
 /** A stable error code. */

@@ -84,6 +84,8 @@ export const AttemptMetaSchema = z.object({
   trust: TrustRecordSchema.nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   files: z.record(z.string(), z.string()),
+  /** The harness process that ran the attempt (pid + kernel start time): a `running` meta whose owner is gone was interrupted. */
+  owner: z.object({ pid: z.number().int(), start_time: z.string().nullable() }).optional(),
 });
 /** The audit record of one attempt. */
 export type AttemptMeta = z.infer<typeof AttemptMetaSchema>;
