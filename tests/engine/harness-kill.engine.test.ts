@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sealAttemptIfOrphaned } from '../../src/core/seal-attempt.js';
 
 const BIN = path.resolve('bin/agent-harness.js');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-kill-'));
@@ -28,7 +29,7 @@ async function waitFor(check: () => boolean, what: string, limitMs = 120_000): P
 }
 
 describe('harness killed mid-attempt (codex)', () => {
-  it('leaves a lease that the next start reclaims: no trust entry of the dead run remains', async () => {
+  it('seals the orphaned attempt from its raw logs and the next start reclaims the trust lease', async () => {
     const env = { ...process.env, SKILL_RUNNER_DATA_DIR: path.join(tmp, 'data') };
     const home = path.join(tmp, 'data', 'agent_cache', 'agent_home');
     const config = path.join(home, '.codex', 'config.toml');
@@ -41,10 +42,22 @@ describe('harness killed mid-attempt (codex)', () => {
     expect(fs.readFileSync(config, 'utf8')).toContain(runDir);
     expect(fs.readdirSync(path.join(home, 'leases'))).toHaveLength(1);
 
+    // The owner is alive: sealing must leave the running attempt alone.
+    expect(await sealAttemptIfOrphaned(runDir, 1)).toBeNull();
+
     harness.kill('SIGKILL');
     await harness;
     // The dead harness could not clean up: its trust entry is still there.
     expect(fs.readFileSync(config, 'utf8')).toContain(runDir);
+
+    const sealed = await sealAttemptIfOrphaned(runDir, 1);
+    const threadId = /"thread_id":"([^"]+)"/.exec(fs.readFileSync(path.join(runDir, '.audit', 'stdout.1.log'), 'utf8'))![1];
+    expect(sealed).toMatchObject({ status: 'finished', completion: { state: 'failed', reason: 'HARNESS_INTERRUPTED' }, error: { code: 'HARNESS_INTERRUPTED' }, session_id: threadId });
+    const meta = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8'));
+    expect(meta.completion).toEqual({ state: 'failed', reason: 'HARNESS_INTERRUPTED' });
+    const fcmp = fs.readFileSync(path.join(runDir, '.audit', 'fcmp.1.jsonl'), 'utf8').trim().split('\n');
+    expect(fcmp.length).toBeGreaterThan(0);
+    expect(await sealAttemptIfOrphaned(runDir, 1)).toBeNull();
 
     const quick = writeScript('quick.json', [{ type: 'final', text: 'done', done: true }]);
     const next = await execa('node', [BIN, 'start', '--script', quick, '--prompt', 'go', 'codex'], { env, reject: false });
