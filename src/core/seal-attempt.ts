@@ -5,11 +5,13 @@
  * so the attempt can be translated and resumed.
  */
 import fs from 'node:fs';
-import { AttemptMetaSchema, type AttemptMeta } from '../protocol/index.js';
+import { AttemptMetaSchema, type AttemptMeta, type RunIndexEntry } from '../protocol/index.js';
 import { getEngine } from '../engines/registry.js';
 import { translateRecorded } from '../translate/recorded.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
-import { isOwnerAlive } from '../runtime/lease.js';
+import { isOwnerAlive, reclaimDeadLeases } from '../runtime/lease.js';
+import type { HarnessPaths } from '../runtime/paths.js';
+import { updateRun } from '../runtime/run-store.js';
 import { attemptAuditPaths, lastFcmpSeq, writeJsonl } from './audit-files.js';
 
 function readIfPresent(file: string): Uint8Array | undefined {
@@ -65,4 +67,20 @@ export async function sealOrphanedAttempts(runDir: string): Promise<AttemptMeta[
     if (meta) sealed.push(meta);
   }
   return sealed;
+}
+
+/**
+ * What a command calls on a run it resolved: reclaims dead owners' config leases, seals orphaned attempts and
+ * brings `run.json`/the index up to date (attempt count, session id, last completion). Returns the run as it now is.
+ */
+export async function recoverRun(paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>, run: RunIndexEntry): Promise<RunIndexEntry> {
+  await reclaimDeadLeases(paths.agentHome);
+  const sealed = await sealOrphanedAttempts(run.run_dir);
+  if (sealed.length === 0) return run;
+  const last = sealed[sealed.length - 1]!;
+  return updateRun(paths.runRoot, run.run_id, {
+    attempts: Math.max(run.attempts, ...sealed.map((meta) => meta.attempt)),
+    session_id: last.session_id ?? run.session_id,
+    ...(last.attempt >= run.attempts ? { last_completion: 'failed' as const } : {}),
+  });
 }

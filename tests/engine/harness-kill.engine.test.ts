@@ -29,7 +29,7 @@ async function waitFor(check: () => boolean, what: string, limitMs = 120_000): P
 }
 
 describe('harness killed mid-attempt (codex)', () => {
-  it('seals the orphaned attempt from its raw logs and the next start reclaims the trust lease', async () => {
+  it('after kill -9, translate seals the attempt (failed HARNESS_INTERRUPTED, session recovered), resume continues it, no trust entry left', async () => {
     const env = { ...process.env, SKILL_RUNNER_DATA_DIR: path.join(tmp, 'data') };
     const home = path.join(tmp, 'data', 'agent_cache', 'agent_home');
     const config = path.join(home, '.codex', 'config.toml');
@@ -45,23 +45,46 @@ describe('harness killed mid-attempt (codex)', () => {
     // The owner is alive: sealing must leave the running attempt alone.
     expect(await sealAttemptIfOrphaned(runDir, 1)).toBeNull();
 
+    const engineKids = (await execa('pgrep', ['-P', String(harness.pid)], { reject: false })).stdout.split('\n').filter(Boolean).map(Number);
     harness.kill('SIGKILL');
     await harness;
+    // A dead harness cannot end its engine: the orphaned codex keeps the thread's writer lock, so resume would be
+    // refused. Ending the engine's process group here stands in for the PID-namespace containment (issue 14,
+    // containment part) that ends it with the harness.
+    for (const pid of engineKids) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+      }
+    }
+    await waitFor(() => engineKids.every((pid) => { try { process.kill(pid, 0); return false; } catch { return true; } }), 'the orphaned engine to end');
     // The dead harness could not clean up: its trust entry is still there.
     expect(fs.readFileSync(config, 'utf8')).toContain(runDir);
 
-    const sealed = await sealAttemptIfOrphaned(runDir, 1);
+    // `translate <run>` seals the orphaned attempt from its raw logs and translates it.
     const threadId = /"thread_id":"([^"]+)"/.exec(fs.readFileSync(path.join(runDir, '.audit', 'stdout.1.log'), 'utf8'))![1];
-    expect(sealed).toMatchObject({ status: 'finished', completion: { state: 'failed', reason: 'HARNESS_INTERRUPTED' }, error: { code: 'HARNESS_INTERRUPTED' }, session_id: threadId });
+    const translated = await execa('node', [BIN, 'translate', runDir, '--summary'], { env, reject: false });
+    expect(translated.stderr).toBe('');
+    expect(JSON.parse(translated.stdout)).toMatchObject({ engine: 'codex', session_id: threadId });
     const meta = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8'));
-    expect(meta.completion).toEqual({ state: 'failed', reason: 'HARNESS_INTERRUPTED' });
-    const fcmp = fs.readFileSync(path.join(runDir, '.audit', 'fcmp.1.jsonl'), 'utf8').trim().split('\n');
-    expect(fcmp.length).toBeGreaterThan(0);
+    expect(meta).toMatchObject({ status: 'finished', completion: { state: 'failed', reason: 'HARNESS_INTERRUPTED' }, error: { code: 'HARNESS_INTERRUPTED' }, session_id: threadId });
+    expect(fs.readFileSync(path.join(runDir, '.audit', 'fcmp.1.jsonl'), 'utf8').trim().length).toBeGreaterThan(0);
+    const record = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'run.json'), 'utf8'));
+    expect(record).toMatchObject({ attempts: 1, session_id: threadId, last_completion: 'failed' });
+    // The dead owner's trust lease was reclaimed by that command.
+    expect(fs.readFileSync(config, 'utf8')).not.toContain(runDir);
     expect(await sealAttemptIfOrphaned(runDir, 1)).toBeNull();
 
-    const quick = writeScript('quick.json', [{ type: 'final', text: 'done', done: true }]);
-    const next = await execa('node', [BIN, 'start', '--script', quick, '--prompt', 'go', 'codex'], { env, reject: false });
-    expect(next.exitCode).toBe(0);
+    // `resume` continues the same codex session in attempt 2.
+    // Turns are picked by the number of model outputs already in the session's history (the interrupted shell
+    // call and its output count), so every later turn is the final answer.
+    const done = { type: 'final', text: 'done', done: true };
+    const quick = writeScript('quick.json', [{ type: 'shell', command: 'true' }, done, done, done, done]);
+    const resumed = await execa('node', [BIN, 'resume', runDir, 'next', '--script', quick], { env, reject: false });
+    expect(resumed.exitCode, resumed.stderr + resumed.stdout.slice(-1500)).toBe(0);
+    const meta2 = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.2.json'), 'utf8'));
+    expect(meta2).toMatchObject({ launch: 'resume', session_id: threadId, completion: { state: 'completed' } });
     expect(fs.readFileSync(config, 'utf8')).not.toContain(runDir);
     expect(fs.readdirSync(path.join(home, 'leases'))).toEqual([]);
   }, 300_000);
