@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import { listRuns } from '../runtime/run-store.js';
+import { recoverRuns } from '../core/seal-attempt.js';
 import type { CliStreams } from './output.js';
 
 /** Registers `runs`. */
@@ -14,7 +15,7 @@ export function registerRuns(program: Command, streams: CliStreams): void {
     .option('--json', 'print the index entries as JSON')
     .action(async (options: { json?: boolean }) => {
       const paths = resolveHarnessPaths();
-      const runs = await listRuns(paths.runRoot);
+      const runs = await recoverRuns(paths, await listRuns(paths.runRoot));
       if (options.json) {
         streams.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
         return;

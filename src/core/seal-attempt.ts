@@ -84,3 +84,10 @@ export async function recoverRun(paths: Pick<HarnessPaths, 'runRoot' | 'agentHom
     ...(last.attempt >= run.attempts ? { last_completion: 'failed' as const } : {}),
   });
 }
+
+/** {@link recoverRun} over a listing (`runs`): each run as it is after sealing its orphaned attempts. */
+export async function recoverRuns(paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>, runs: readonly RunIndexEntry[]): Promise<RunIndexEntry[]> {
+  const recovered: RunIndexEntry[] = [];
+  for (const run of runs) recovered.push(await recoverRun(paths, run));
+  return recovered;
+}

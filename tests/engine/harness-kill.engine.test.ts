@@ -62,7 +62,9 @@ describe('harness killed mid-attempt (codex)', () => {
     // The dead harness could not clean up: its trust entry is still there.
     expect(fs.readFileSync(config, 'utf8')).toContain(runDir);
 
-    // `translate <run>` seals the orphaned attempt from its raw logs and translates it.
+    // `runs` seals the orphaned attempt from its raw logs and lists it as failed.
+    const listed = await execa('node', [BIN, 'runs', '--json'], { env, reject: false });
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ run_dir: runDir, attempts: 1, last_completion: 'failed' })]);
     const threadId = /"thread_id":"([^"]+)"/.exec(fs.readFileSync(path.join(runDir, '.audit', 'stdout.1.log'), 'utf8'))![1];
     const translated = await execa('node', [BIN, 'translate', runDir, '--summary'], { env, reject: false });
     expect(translated.stderr).toBe('');
