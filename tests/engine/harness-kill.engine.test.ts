@@ -91,3 +91,27 @@ describe('harness killed mid-attempt (codex)', () => {
     expect(fs.readdirSync(path.join(home, 'leases'))).toEqual([]);
   }, 300_000);
 });
+
+describe('harness killed mid-attempt (claude)', () => {
+  it('the .claude.json trust entry of the dead run is reclaimed by `runs`, and the attempt is sealed', async () => {
+    const env = { ...process.env, SKILL_RUNNER_DATA_DIR: path.join(tmp, 'data-claude') };
+    const state = path.join(tmp, 'data-claude', 'agent_cache', 'agent_home', '.claude', '.claude.json');
+    const slow = writeScript('slow-claude.json', [{ type: 'shell', command: 'sleep 30' }, { type: 'final', text: 'done', done: true }]);
+    let out = '';
+    const harness = execa('node', [BIN, 'start', '--script', slow, '--prompt', 'go', 'claude'], { env, reject: false, all: true });
+    harness.all!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    await waitFor(() => out.includes('"tool_use"'), 'the agent shell call');
+    const runDir = /^run_dir: (.+)$/m.exec(out)![1]!;
+    expect(fs.readFileSync(state, 'utf8')).toContain(runDir);
+    harness.kill('SIGKILL');
+    await harness;
+    expect(fs.readFileSync(state, 'utf8')).toContain(runDir);
+
+    const listed = await execa('node', [BIN, 'runs', '--json'], { env, reject: false });
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ run_dir: runDir, attempts: 1, last_completion: 'failed' })]);
+    expect(fs.readFileSync(state, 'utf8')).not.toContain(runDir);
+    const meta = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8'));
+    expect(meta).toMatchObject({ status: 'finished', completion: { state: 'failed', reason: 'HARNESS_INTERRUPTED' } });
+    expect(meta.session_id).toEqual(expect.any(String));
+  }, 300_000);
+});
