@@ -103,9 +103,16 @@ describe('harness killed mid-attempt (claude)', () => {
     await waitFor(() => out.includes('"tool_use"'), 'the agent shell call');
     const runDir = /^run_dir: (.+)$/m.exec(out)![1]!;
     expect(fs.readFileSync(state, 'utf8')).toContain(runDir);
+    const engineKids = (await execa('pgrep', ['-P', String(harness.pid)], { reject: false })).stdout.split('\n').filter(Boolean).map(Number);
+    // claude runs its shell in a session of its own: collect the engine's children before the harness dies.
+    const shells = (await Promise.all(engineKids.map(async (pid) => (await execa('pgrep', ['-P', String(pid)], { reject: false })).stdout))).join('\n').split('\n').filter(Boolean).map(Number);
     harness.kill('SIGKILL');
     await harness;
     expect(fs.readFileSync(state, 'utf8')).toContain(runDir);
+    // Orphans of the dead harness (containment's job once PID namespaces land): end them so the test leaves none.
+    for (const pid of [...shells, ...engineKids]) {
+      try { process.kill(-pid, 'SIGKILL'); } catch { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+    }
 
     const listed = await execa('node', [BIN, 'runs', '--json'], { env, reject: false });
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ run_dir: runDir, attempts: 1, last_completion: 'failed' })]);
