@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import type { TranslateMode } from '../protocol/index.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import { resolveRunSelector } from '../runtime/run-store.js';
+import { recoverRun } from '../core/seal-attempt.js';
 import { chooseIo, runAttemptCommand } from './attempt-command.js';
 import { parsePositiveInt, parseTranslateMode } from './options.js';
 import type { CliStreams } from './output.js';
@@ -23,7 +24,7 @@ export function registerResume(program: Command, streams: CliStreams, setExit: (
     .addHelpText('after', '\nExample:\n  agent-harness resume 3f9a01bc "now add a README"')
     .action(async (handle: string, message: string, options: { translate?: TranslateMode; script?: string; timeoutMs?: number }) => {
       const paths = resolveHarnessPaths();
-      const run = await resolveRunSelector(paths.runRoot, handle);
+      const run = await recoverRun(paths, await resolveRunSelector(paths.runRoot, handle));
       const translate = options.translate ?? run.translate_mode;
       const { status } = await runAttemptCommand(streams, {
         paths,

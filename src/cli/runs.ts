@@ -7,6 +7,7 @@ import { AgentHarnessError } from '../errors/index.js';
 import type { RunIndexEntry } from '../protocol/index.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import { listRuns, removeRuns } from '../runtime/run-store.js';
+import { recoverRuns } from '../core/seal-attempt.js';
 import { parsePositiveInt } from './options.js';
 import type { CliStreams } from './output.js';
 import { parseSince } from './report.js';
@@ -44,7 +45,8 @@ export function registerRuns(program: Command, streams: CliStreams): void {
     .option('--last <n>', 'only the newest N runs', parsePositiveInt('--last'))
     .action(async (options: RunsOptions) => {
       const paths = resolveHarnessPaths();
-      const all = await listRuns(paths.runRoot);
+      // Listing a run seals attempts whose harness died and reclaims their trust leases.
+      const all = await recoverRuns(paths, await listRuns(paths.runRoot));
       const selected = filterRuns(all, options);
       if (options.json) {
         streams.stdout.write(`${JSON.stringify(selected, null, 2)}\n`);

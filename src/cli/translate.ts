@@ -12,6 +12,7 @@ import { AgentHarnessError } from '../errors/index.js';
 import { AttemptMetaSchema, type TranslateMode } from '../protocol/index.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import { resolveRunSelector } from '../runtime/run-store.js';
+import { recoverRun } from '../core/seal-attempt.js';
 import { translateRecorded, type RecordedOutput, type TranslateRecordedOptions } from '../translate/recorded.js';
 import { renderTranslateView } from '../translate/views.js';
 import { parsePositiveInt, parseTranslateMode } from './options.js';
@@ -41,7 +42,7 @@ function readIfPresent(file: string): Buffer | undefined {
 
 async function fromRun(selector: string, options: TranslateOptions): Promise<{ engine: string; output: RecordedOutput; recorded: TranslateRecordedOptions }> {
   const paths = resolveHarnessPaths();
-  const run = await resolveRunSelector(paths.runRoot, selector);
+  const run = await recoverRun(paths, await resolveRunSelector(paths.runRoot, selector));
   const attempt = options.attempt ?? run.attempts;
   if (attempt < 1) throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${run.run_id} has no attempt yet.`);
   const audit = attemptAuditPaths(run.run_dir, attempt);

@@ -3,6 +3,7 @@
  */
 import path from 'node:path';
 import { META_VERSION, type AttemptMeta, type EngineId, type ModelMode, type RunIndexEntry, type TranslateMode } from '../protocol/index.js';
+import { describeCurrentOwner } from '../runtime/lease.js';
 import type { HarnessPaths } from '../runtime/paths.js';
 import type { IoMode } from './attempt-request.js';
 import type { AttemptAuditPaths } from './audit-files.js';
@@ -50,5 +51,7 @@ export function initialMeta(input: InitialMetaInput): AttemptMeta {
     trust: null,
     error: null,
     files: Object.fromEntries(Object.entries(audit).filter(([key]) => key !== 'dir').map(([key, file]) => [key, path.relative(runDir, file)])),
+    // Who runs the attempt: a later command seals a `running` meta whose owner is gone as interrupted.
+    owner: describeCurrentOwner(),
   };
 }

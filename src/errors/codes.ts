@@ -31,6 +31,8 @@ export const ERROR_CODES = {
   INTERNAL_ERROR: 'This is a bug in agent-harness; please report it with the run directory.',
   FLUENT_RECORDING_INVALID: 'Run the harness live (or the test with -u) to write its recording; a recording is versioned JSON.',
   FLUENT_REPLAY_MISMATCH: 'The harness asks for calls the recording lacks or in another order; re-record it live (-u in Vitest).',
+  HARNESS_INTERRUPTED: 'The harness process ended (kill -9, second Ctrl-C, crash) before the attempt finished; resume the run to continue.',
+  AUDIT_WRITE_FAILED: 'An audit file could not be written (disk full or not writable); free space and check the run directory.',
 } as const;
 
 /** A stable error code. */

@@ -98,6 +98,8 @@ export const AttemptMetaSchema = z.object({
   resume_flags: z.object({ carried: z.array(z.string()), dropped: z.array(z.string()) }).nullable().optional(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   files: z.record(z.string(), z.string()),
+  /** The harness process that ran the attempt (pid + kernel start time): a `running` meta whose owner is gone was interrupted. */
+  owner: z.object({ pid: z.number().int(), start_time: z.string().nullable() }).optional(),
 });
 /** The audit record of one attempt. */
 export type AttemptMeta = z.infer<typeof AttemptMetaSchema>;

@@ -6,7 +6,8 @@
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
 import { buildClaudeResumeArgs, buildClaudeStartArgs, CLAUDE_RESUME_FLAGS } from './command.js';
-import { claudeStatePath, ensureClaudeConfigDir, registerClaudeTrust, removeClaudeTrust } from './config.js';
+import { CLAUDE_TRUST_KEY, claudeStatePath, ensureClaudeConfigDir, registerClaudeTrust, removeClaudeTrust } from './config.js';
+import { leaseConfigEntry } from '../../runtime/lease.js';
 import { claudeErrorPatterns } from './errors.js';
 import { createClaudeParser } from './parse.js';
 import { CLAUDE_SKILL_ROOT } from './skills.js';
@@ -43,6 +44,7 @@ async function prepareClaude(ctx: EnginePrepareContext): Promise<PreparedEngine>
   const configDir = path.join(ctx.agentHome, '.claude');
   await ensureClaudeConfigDir(configDir);
   const statePath = claudeStatePath(configDir);
+  const releaseTrustLease = await leaseConfigEntry(ctx.agentHome, statePath, 'JSON', ['projects', ctx.runDir, CLAUDE_TRUST_KEY]);
   await registerClaudeTrust(statePath, ctx.runDir);
   const scripted = ctx.modelMode !== 'live' && ctx.modelBaseUrl !== null;
   let cleaned = false;
@@ -59,7 +61,8 @@ async function prepareClaude(ctx: EnginePrepareContext): Promise<PreparedEngine>
     async cleanup() {
       if (cleaned) return;
       cleaned = true;
-      await removeClaudeTrust(statePath, ctx.runDir).catch(() => undefined);
+      // The lease is dropped only once the entry is gone, so a failed removal is undone by a later command.
+      await removeClaudeTrust(statePath, ctx.runDir).then(releaseTrustLease).catch(() => undefined);
     },
   };
 }

@@ -6,6 +6,7 @@ import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../eng
 import { buildCodexResumeArgs, buildCodexStartArgs, CODEX_RESUME_FLAGS } from './command.js';
 import { CODEX_PROVIDER_ID, CODEX_PROVIDER_KEY_ENV, registerCodexTrust, removeCodexTrust, writeCodexConfig } from './config.js';
 import { codexErrorPatterns } from './errors.js';
+import { leaseConfigEntry } from '../../runtime/lease.js';
 import { createCodexParser } from './parse.js';
 import { recoverCodexSession } from './session-store.js';
 import { CODEX_SKILL_ROOT } from './skills.js';
@@ -16,6 +17,7 @@ export const CODEX_VERSION = '0.169.0';
 async function prepareCodex(ctx: EnginePrepareContext): Promise<PreparedEngine> {
   const codexHome = path.join(ctx.agentHome, '.codex');
   const { configPath, profilePath } = await writeCodexConfig(codexHome, ctx.profile, ctx.modelMode);
+  const releaseTrustLease = await leaseConfigEntry(ctx.agentHome, configPath, 'TOML', ['projects', ctx.runDir]);
   await registerCodexTrust(configPath, ctx.runDir);
   let cleaned = false;
   const leadingArgs = ['--profile', ctx.profile];
@@ -34,7 +36,8 @@ async function prepareCodex(ctx: EnginePrepareContext): Promise<PreparedEngine> 
     async cleanup() {
       if (cleaned) return;
       cleaned = true;
-      await removeCodexTrust(configPath, ctx.runDir).catch(() => undefined);
+      // The lease is dropped only once the entry is gone, so a failed removal is undone by a later command.
+      await removeCodexTrust(configPath, ctx.runDir).then(releaseTrustLease).catch(() => undefined);
       // Undo what an interactive attempt's TUI saved into the harness profile (the file is rewritten whole).
       await writeCodexConfig(codexHome, ctx.profile, ctx.modelMode).catch(() => undefined);
     },

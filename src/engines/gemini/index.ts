@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
 import { buildGeminiResumeArgs, buildGeminiStartArgs, GEMINI_RESUME_FLAGS } from './command.js';
 import { geminiConfigPaths, geminiSettingsPath, registerGeminiTrust, removeGeminiTrust, writeGeminiSettings } from './config.js';
+import { leaseConfigEntry } from '../../runtime/lease.js';
 import { geminiErrorPatterns } from './errors.js';
 import { createGeminiParser } from './parse.js';
 import { GEMINI_SKILL_ROOT } from './skills.js';
@@ -27,6 +28,7 @@ async function prepareGemini(ctx: EnginePrepareContext): Promise<PreparedEngine>
   const settingsPath = geminiSettingsPath(ctx.runDir);
   const scripted = ctx.modelMode !== 'live' && ctx.modelBaseUrl !== null;
   await writeGeminiSettings(settingsPath, scripted ? ctx.modelMode : 'live');
+  const releaseTrustLease = await leaseConfigEntry(ctx.agentHome, trustPath, 'JSON', [ctx.runDir]);
   await registerGeminiTrust(trustPath, ctx.runDir);
   let cleaned = false;
   return {
@@ -44,7 +46,8 @@ async function prepareGemini(ctx: EnginePrepareContext): Promise<PreparedEngine>
     async cleanup() {
       if (cleaned) return;
       cleaned = true;
-      await removeGeminiTrust(trustPath, ctx.runDir).catch(() => undefined);
+      // The lease is dropped only once the entry is gone, so a failed removal is undone by a later command.
+      await removeGeminiTrust(trustPath, ctx.runDir).then(releaseTrustLease).catch(() => undefined);
     },
   };
 }

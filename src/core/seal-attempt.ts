@@ -1,0 +1,93 @@
+/**
+ * Sealing of attempts whose harness died (kill -9, second Ctrl-C, crash): a `meta.N.json` still `running`
+ * whose recorded owner process is gone is finished from its raw logs, re-parsed through the engine's parser
+ * into RASP/FCMP, with completion `failed` / `HARNESS_INTERRUPTED` and the session id the engine printed,
+ * so the attempt can be translated and resumed.
+ */
+import fs from 'node:fs';
+import { AttemptMetaSchema, type AttemptMeta, type RunIndexEntry } from '../protocol/index.js';
+import { getEngine } from '../engines/registry.js';
+import { translateRecorded } from '../translate/recorded.js';
+import { writeJsonAtomic } from '../runtime/atomic-write.js';
+import { isOwnerAlive, reclaimDeadLeases } from '../runtime/lease.js';
+import type { HarnessPaths } from '../runtime/paths.js';
+import { updateRun } from '../runtime/run-store.js';
+import { attemptAuditPaths, lastFcmpSeq, writeJsonl } from './audit-files.js';
+
+function readIfPresent(file: string): Uint8Array | undefined {
+  try {
+    return fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `meta` belongs to an attempt whose harness process is gone without finishing it. */
+export function isOrphanedAttempt(meta: AttemptMeta): boolean {
+  return meta.status === 'running' && meta.owner !== undefined && !isOwnerAlive(meta.owner);
+}
+
+/** Seals attempt `attempt` of `runDir` if its owner died; returns the sealed meta, or null when there was nothing to seal. */
+export async function sealAttemptIfOrphaned(runDir: string, attempt: number): Promise<AttemptMeta | null> {
+  const audit = attemptAuditPaths(runDir, attempt);
+  let meta: AttemptMeta;
+  try {
+    meta = AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(audit.meta, 'utf8')));
+  } catch {
+    // A missing or truncated meta is the store's concern (translate works from the raw logs); nothing to seal here.
+    return null;
+  }
+  if (!isOrphanedAttempt(meta)) return null;
+  const translation = translateRecorded(
+    getEngine(meta.engine),
+    { stdout: readIfPresent(audit.stdout), stderr: readIfPresent(audit.stderr), pty: readIfPresent(audit.ptyOutput) },
+    { runId: meta.run_id, attempt, launch: meta.launch === 'resume' ? 'resume' : 'start', seqStart: lastFcmpSeq(runDir, attempt), sessionId: meta.session_id },
+  );
+  writeJsonl(audit.rasp, translation.rasp);
+  writeJsonl(audit.fcmp, translation.fcmp);
+  const endedAt = new Date();
+  const sealed: AttemptMeta = {
+    ...meta,
+    status: 'finished',
+    timings: { ...meta.timings, ended_at: endedAt.toISOString(), duration_ms: Math.max(0, endedAt.getTime() - Date.parse(meta.timings.started_at)) },
+    exit: meta.exit ?? { code: null, signal: null, timed_out: false, canceled: false },
+    session_id: translation.summary.session_id ?? meta.session_id,
+    completion: { state: 'failed', reason: 'HARNESS_INTERRUPTED' },
+    error: { code: 'HARNESS_INTERRUPTED', message: `The harness process ${meta.owner!.pid} ended before attempt ${attempt} finished; sealed from its raw logs.` },
+  };
+  await writeJsonAtomic(audit.meta, sealed);
+  return sealed;
+}
+
+/** Seals every orphaned attempt of `runDir` (attempts 1..n while their meta exists); returns the sealed metas. */
+export async function sealOrphanedAttempts(runDir: string): Promise<AttemptMeta[]> {
+  const sealed: AttemptMeta[] = [];
+  for (let attempt = 1; fs.existsSync(attemptAuditPaths(runDir, attempt).meta); attempt += 1) {
+    const meta = await sealAttemptIfOrphaned(runDir, attempt);
+    if (meta) sealed.push(meta);
+  }
+  return sealed;
+}
+
+/**
+ * What a command calls on a run it resolved: reclaims dead owners' config leases, seals orphaned attempts and
+ * brings `run.json`/the index up to date (attempt count, session id, last completion). Returns the run as it now is.
+ */
+export async function recoverRun(paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>, run: RunIndexEntry): Promise<RunIndexEntry> {
+  await reclaimDeadLeases(paths.agentHome);
+  const sealed = await sealOrphanedAttempts(run.run_dir);
+  if (sealed.length === 0) return run;
+  const last = sealed[sealed.length - 1]!;
+  return updateRun(paths.runRoot, run.run_id, {
+    attempts: Math.max(run.attempts, ...sealed.map((meta) => meta.attempt)),
+    session_id: last.session_id ?? run.session_id,
+    ...(last.attempt >= run.attempts ? { last_completion: 'failed' as const } : {}),
+  });
+}
+
+/** {@link recoverRun} over a listing (`runs`): each run as it is after sealing its orphaned attempts. */
+export async function recoverRuns(paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>, runs: readonly RunIndexEntry[]): Promise<RunIndexEntry[]> {
+  const recovered: RunIndexEntry[] = [];
+  for (const run of runs) recovered.push(await recoverRun(paths, run));
+  return recovered;
+}

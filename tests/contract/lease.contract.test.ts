@@ -1,0 +1,80 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { parse as parseToml } from 'smol-toml';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { editConfigFile, TOML_CONFIG, JSON_CONFIG, childTable } from '../../src/runtime/config-file.js';
+import { describeCurrentOwner, listLeases, readProcessStartTime, reclaimDeadLeases, takeLease, type LeaseOwner } from '../../src/runtime/lease.js';
+
+let root: string;
+beforeEach(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'ah-lease-'));
+});
+afterEach(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+/** The owner record of a real process that has exited by the time this returns. */
+async function deadOwner(): Promise<LeaseOwner> {
+  const child = execa('sleep', ['30']);
+  const owner = { pid: child.pid!, start_time: readProcessStartTime(child.pid!) };
+  expect(owner.start_time).not.toBeNull();
+  child.kill('SIGKILL');
+  await child.catch(() => undefined);
+  return owner;
+}
+
+describe('config leases', () => {
+  it('reclaims a dead owner\'s codex trust entry and keeps other projects', async () => {
+    const config = path.join(root, 'home', '.codex', 'config.toml');
+    await editConfigFile(config, TOML_CONFIG, (doc) => {
+      childTable(doc, 'projects')['/keep'] = { trust_level: 'trusted' };
+    });
+    const owner = await deadOwner();
+    await takeLease(root, config, 'TOML', ['projects', '/work/run-1'], owner);
+    await editConfigFile(config, TOML_CONFIG, (doc) => {
+      childTable(doc, 'projects')['/work/run-1'] = { trust_level: 'trusted' };
+    });
+
+    const reclaimed = await reclaimDeadLeases(root);
+
+    expect(reclaimed.map((l) => l.key_path)).toEqual([['projects', '/work/run-1']]);
+    const doc = parseToml(await fs.readFile(config, 'utf8')) as { projects: Record<string, unknown> };
+    expect(Object.keys(doc.projects)).toEqual(['/keep']);
+    expect((await listLeases(root)).leases).toEqual([]);
+  });
+
+  it('prunes the table a reclaimed entry leaves empty (gemini trustedFolders / claude projects)', async () => {
+    const file = path.join(root, 'home', '.claude.json');
+    const owner = await deadOwner();
+    await takeLease(root, file, 'JSON', ['projects', '/work/run-2'], owner);
+    await editConfigFile(file, JSON_CONFIG, (doc) => {
+      childTable(doc, 'projects')['/work/run-2'] = { hasTrustDialogAccepted: true };
+      doc.other = 1;
+    });
+    await reclaimDeadLeases(root);
+    expect(JSON.parse(await fs.readFile(file, 'utf8'))).toEqual({ other: 1 });
+  });
+
+  it('never reclaims a live owner\'s lease', async () => {
+    const file = path.join(root, 'home', 'trustedFolders.json');
+    await takeLease(root, file, 'JSON', ['/work/run-3'], describeCurrentOwner());
+    await editConfigFile(file, JSON_CONFIG, (doc) => {
+      doc['/work/run-3'] = 'TRUST_FOLDER';
+    });
+    expect(await reclaimDeadLeases(root)).toEqual([]);
+    expect(JSON.parse(await fs.readFile(file, 'utf8'))).toEqual({ '/work/run-3': 'TRUST_FOLDER' });
+    expect((await listLeases(root)).leases).toHaveLength(1);
+  });
+
+  it('treats a recycled pid (same pid, other start time) as a dead owner', async () => {
+    const file = path.join(root, 'home', 'trustedFolders.json');
+    await takeLease(root, file, 'JSON', ['/work/run-4'], { pid: process.pid, start_time: '1' });
+    await editConfigFile(file, JSON_CONFIG, (doc) => {
+      doc['/work/run-4'] = 'TRUST_FOLDER';
+    });
+    expect(await reclaimDeadLeases(root)).toHaveLength(1);
+    expect(JSON.parse(await fs.readFile(file, 'utf8'))).toEqual({});
+  });
+});
