@@ -1,6 +1,6 @@
 /** The orchestrator's one config object: model per phase, timeouts and limits (validated with zod). */
 import { z } from 'zod';
-import { AgentHarnessError } from '../errors/index.js';
+import { parseConfig } from '../errors/index.js';
 
 /** Model names, timeouts and limits in one place. */
 export const OrchestratorConfigSchema = z
@@ -22,8 +22,5 @@ export type OrchestratorConfigInput = z.input<typeof OrchestratorConfigSchema>;
 
 /** Validates a config; CONFIG_INVALID names the offending path. */
 export function buildOrchestratorConfig(value: unknown): OrchestratorConfig {
-  const parsed = OrchestratorConfigSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new AgentHarnessError('CONFIG_INVALID', `orchestrator config: at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+  return parseConfig(OrchestratorConfigSchema, value, 'orchestrator config');
 }

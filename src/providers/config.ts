@@ -4,7 +4,7 @@
  * default, or `live`), `timeoutMs`, `runRoot`.
  */
 import { z } from 'zod';
-import { AgentHarnessError } from '../errors/index.js';
+import { parseConfig } from '../errors/index.js';
 import { ENGINE_IDS } from '../protocol/index.js';
 
 /** An MCP server definition: stdio (`command`, `env`) or HTTP (`url`, `bearerToken`). */
@@ -42,9 +42,5 @@ export type ResolvedAgentProviderConfig = z.output<typeof AgentProviderConfigSch
 
 /** Validates a config; CONFIG_INVALID names the first bad field. */
 export function parseProviderConfig(value: unknown): ResolvedAgentProviderConfig {
-  const result = AgentProviderConfigSchema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(config)';
-  throw new AgentHarnessError('CONFIG_INVALID', `AgentProviderConfig.${field}: ${issue?.message ?? 'invalid'}`, { details: { field, issues: result.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) } });
+  return parseConfig(AgentProviderConfigSchema, value, 'AgentProviderConfig');
 }

@@ -1,6 +1,7 @@
 /**
- * iFlow: the parser on streams constructed from documented output (no iFlow CLI can be installed here), and a
- * missing binary as ENGINE_EXECUTABLE_MISSING with a complete audit.
+ * iFlow: the parser on streams constructed from documented output (no iFlow CLI can be installed here) — including
+ * authentication failures, whose stdout `[API Error: …]` line is the turn's failure named by the server's code —
+ * and a missing binary as ENGINE_EXECUTABLE_MISSING with a complete audit.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAttempt } from '../../src/core/run-attempt.js';
 import { iflowEngine } from '../../src/engines/iflow/index.js';
+import { describeIflowApiError } from '../../src/engines/iflow/parse.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { translateRecorded } from '../../src/translate/recorded.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
@@ -58,6 +60,34 @@ describe('iflow parser (documented 0.5.x output)', () => {
   it('builds documented start and resume commands', () => {
     expect(iflowEngine.buildStartArgs({ prompt: 'hi', passthrough: [] })).toEqual(['--yolo', '-p', 'hi']);
     expect(iflowEngine.buildResumeArgs?.({ sessionId: 'session-1', message: 'next' })).toEqual(['--yolo', '--resume=session-1', '-p', 'next']);
+  });
+});
+
+describe('iflow authentication failures', () => {
+  it.each(['auth-expired', 'invalid-api-key'])('%s matches its golden RASP and FCMP', async (name) => {
+    const result = recorded(name);
+    await expect(normalized(result.rasp)).toMatchFileSnapshot(path.join(STREAMS, '__snapshots__', `${name}.rasp.jsonl`));
+    await expect(normalized(result.fcmp)).toMatchFileSnapshot(path.join(STREAMS, '__snapshots__', `${name}.fcmp.jsonl`));
+  });
+
+  it('expired OAuth token: failed as auth, the error names the server code, the execution info does not complete it', () => {
+    const { summary, judgement, fcmp } = recorded('auth-expired');
+    expect(summary.session_id).toBe('session-0c1d2e3f-4a5b-4c6d-8e7f-90a1b2c3d4e5');
+    expect(summary.error).toBe('iFlow API error (server code 401): token has expired, please login again');
+    expect(judgement).toMatchObject({ state: 'failed', failure: { category: 'auth', code: 'ENGINE_AUTH_FAILED' } });
+    expect(fcmp.some((e) => e.type === 'assistant.message.final')).toBe(false);
+  });
+
+  it('invalid API key without execution info: failed as auth', () => {
+    const { summary, judgement } = recorded('invalid-api-key');
+    expect(summary.error).toContain('Invalid API key provided');
+    expect(judgement).toMatchObject({ state: 'failed', failure: { category: 'auth', code: 'ENGINE_AUTH_FAILED' } });
+  });
+
+  it('names the server code from either JSON body shape or an HTTP status', () => {
+    expect(describeIflowApiError('x {"error":{"code":"invalid_token","message":"expired"}}')).toBe('iFlow API error (server code invalid_token): expired');
+    expect(describeIflowApiError('Request failed with status 403')).toBe('iFlow API error (server code 403): Request failed with status 403');
+    expect(describeIflowApiError('{broken')).toBe('iFlow API error: {broken');
   });
 });
 
