@@ -53,17 +53,60 @@ const IntentSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('use_skill'), name: z.string().regex(SKILL_NAME) }).strict(),
 ]);
 
+/**
+ * An intent becomes a `shell` turn that remembers the intent: a wire whose engine has a native tool for it (claude
+ * `Write`/`Skill`, gemini `write_file`/`activate_skill`, opencode `write`/`skill`) calls that tool; the others run
+ * the shell command.
+ */
 function lowerIntent(value: unknown): unknown {
   const intent = IntentSchema.safeParse(value);
   if (!intent.success) return value;
   return intent.data.type === 'write_file'
-    ? { type: 'shell', command: writeFileCommand(intent.data.path, intent.data.content) }
-    : { type: 'shell', command: useSkillCommand(intent.data.name) };
+    ? { type: 'shell', command: writeFileCommand(intent.data.path, intent.data.content), intent: { kind: 'write_file', path: intent.data.path, content: intent.data.content } }
+    : { type: 'shell', command: useSkillCommand(intent.data.name), intent: { kind: 'use_skill', name: intent.data.name } };
+}
+
+/** The intent a shell turn came from, when it came from one. */
+const TurnIntentSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('write_file'), path: z.string().min(1), content: z.string() }).strict(),
+  z.object({ kind: z.literal('use_skill'), name: z.string().regex(SKILL_NAME) }).strict(),
+]);
+/** The intent a shell turn came from. */
+export type TurnIntent = z.infer<typeof TurnIntentSchema>;
+
+/** How an engine's native tools take an intent: the tool names and argument keys its wire renders. */
+export interface NativeIntentTools {
+  write?: { tool: string; pathKey: string; contentKey: string; absolute: boolean };
+  skill?: { tool: string; nameKey: string };
+}
+
+/**
+ * The working directory an engine states in its request (claude and opencode: `Working directory: /…`; a
+ * `<cwd>…</cwd>` element), or null.
+ */
+export function requestWorkingDirectory(body: unknown): string | null {
+  const text = JSON.stringify(body ?? '');
+  const match = /[Ww]orking directory:\s*(\/[^\s"\\<]+)/.exec(text) ?? /<cwd>(\/[^<"\\]+)<\/cwd>/.exec(text);
+  return match ? match[1]! : null;
+}
+
+/**
+ * The native tool call for a shell turn's intent, when the request offers that tool (and, for an absolute path,
+ * the working directory is known); null means: run the shell command instead.
+ */
+export function nativeIntentCall(turn: { intent?: TurnIntent | undefined }, offered: readonly string[], table: NativeIntentTools, cwd: string | null): { name: string; args: Record<string, unknown> } | null {
+  const intent = turn.intent;
+  if (!intent) return null;
+  if (intent.kind === 'use_skill' && table.skill && offered.includes(table.skill.tool)) return { name: table.skill.tool, args: { [table.skill.nameKey]: intent.name } };
+  if (intent.kind !== 'write_file' || !table.write || !offered.includes(table.write.tool)) return null;
+  if (table.write.absolute && !cwd) return null;
+  const file = table.write.absolute && !intent.path.startsWith('/') ? `${cwd!.replace(/\/+$/, '')}/${intent.path}` : intent.path;
+  return { name: table.write.tool, args: { [table.write.pathKey]: file, [table.write.contentKey]: intent.content } };
 }
 
 const RenderedTurnSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string(), reasoning: z.string().optional() }).strict(),
-  z.object({ type: z.literal('shell'), command: z.string().min(1) }).strict(),
+  z.object({ type: z.literal('shell'), command: z.string().min(1), intent: TurnIntentSchema.optional() }).strict(),
   z.object({ type: z.literal('final'), text: z.string(), done: z.boolean().default(true), reasoning: z.string().optional() }).strict(),
   z.object({ type: z.literal('error'), status: z.number().int().min(400).max(599), message: z.string() }).strict(),
   /** Model-side faults, answered by the server itself (see `faults.ts`), never by a wire module. */
@@ -178,9 +221,9 @@ export const turns = {
   /** A 200 stream cut in the middle of its first event. */
   drop: (): ModelTurn => ({ type: 'drop' }),
   /** A tool call that writes `content` to `path` (a shell call on every engine). */
-  writeFile: (path: string, content: string): ModelTurn => ({ type: 'shell', command: writeFileCommand(path, content) }),
+  writeFile: (path: string, content: string): ModelTurn => ({ type: 'shell', command: writeFileCommand(path, content), intent: { kind: 'write_file', path, content } }),
   /** A tool call that loads skill `name` by reading its SKILL.md from the engine's skill root. */
-  useSkill: (name: string): ModelTurn => ({ type: 'shell', command: useSkillCommand(name) }),
+  useSkill: (name: string): ModelTurn => ({ type: 'shell', command: useSkillCommand(name), intent: { kind: 'use_skill', name } }),
 };
 
 /** Validates a script value; MODEL_SCRIPT_INVALID names the source and the offending path. */

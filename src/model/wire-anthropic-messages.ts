@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { finalText, type ContentTurn } from './script.js';
+import { finalText, type ContentTurn, nativeIntentCall, requestWorkingDirectory, type NativeIntentTools } from './script.js';
 import type { WireApiHandler, WireRequest } from './wire-api.js';
 
 type Json = Record<string, unknown>;
@@ -45,6 +45,17 @@ function contentText(content: unknown): string {
     .map((block) => (block as { text?: unknown }).text)
     .filter((text): text is string => typeof text === 'string')
     .join('\n');
+}
+
+/** claude-code 2.1.197's own tools for the script's intents: `Write {file_path (absolute), content}`, `Skill {skill}`. */
+const CLAUDE_NATIVE_TOOLS: NativeIntentTools = {
+  write: { tool: 'Write', pathKey: 'file_path', contentKey: 'content', absolute: true },
+  skill: { tool: 'Skill', nameKey: 'skill' },
+};
+
+function anthropicToolNames(body: unknown): string[] {
+  const tools = (body as { tools?: unknown } | null)?.tools;
+  return Array.isArray(tools) ? tools.map((t) => (t as { name?: unknown }).name).filter((n): n is string => typeof n === 'string') : [];
 }
 
 /** True for a structured-output side request (`output_config.format.type == "json_schema"`). */
@@ -88,7 +99,10 @@ function contentBlocks(request: WireRequest, turn: RenderedTurn): Json[] {
   if ((turn.type === 'text' || turn.type === 'final') && turn.reasoning) {
     blocks.push({ type: 'thinking', thinking: turn.reasoning, signature: `sig_${randomBytes(16).toString('hex')}` });
   }
-  if (turn.type === 'shell') {
+  const native = turn.type === 'shell' ? nativeIntentCall(turn, anthropicToolNames(request.body), CLAUDE_NATIVE_TOOLS, requestWorkingDirectory(request.body)) : null;
+  if (native) {
+    blocks.push({ type: 'tool_use', id: id('toolu'), name: native.name, input: native.args });
+  } else if (turn.type === 'shell') {
     // claude-code always offers `Bash`; it is used whatever other tools the request lists.
     blocks.push({ type: 'tool_use', id: id('toolu'), name: 'Bash', input: { command: turn.command, description: ANTHROPIC_SHELL_DESCRIPTION } });
   } else {

@@ -13,7 +13,7 @@
  * schema (a next-speaker check is told the user speaks next); `:countTokens` gets `{"totalTokens": 10}`.
  */
 import type { ServerResponse } from 'node:http';
-import { finalText, type ContentTurn } from './script.js';
+import { finalText, type ContentTurn, nativeIntentCall, type NativeIntentTools } from './script.js';
 import type { WireApiHandler, WireRequest } from './wire-api.js';
 
 type Json = Record<string, unknown>;
@@ -106,12 +106,21 @@ function shellCall(names: string[], command: string): { name: string; args: Json
   return { name: other ?? 'run_shell_command', args: { command } };
 }
 
+/** gemini-cli 0.61.0's own tools for the script's intents: `write_file {file_path, content}` (a path relative to the workspace works), `activate_skill {name}`. */
+const GEMINI_NATIVE_TOOLS: NativeIntentTools = {
+  write: { tool: 'write_file', pathKey: 'file_path', contentKey: 'content', absolute: false },
+  skill: { tool: 'activate_skill', nameKey: 'name' },
+};
+
 /** Model parts of a turn: a thought part for reasoning, then the text or the function call. */
 function turnParts(request: WireRequest, turn: RenderedTurn): Json[] {
   if (isGeminiSideRequest(request.body)) return [{ text: JSON.stringify(geminiSideAnswer(request.body)) }];
   const out: Json[] = [];
   if ((turn.type === 'text' || turn.type === 'final') && turn.reasoning) out.push({ text: turn.reasoning, thought: true });
-  if (turn.type === 'shell') {
+  const native = turn.type === 'shell' ? nativeIntentCall(turn, functionNames(request.body), GEMINI_NATIVE_TOOLS, null) : null;
+  if (native) {
+    out.push({ functionCall: { name: native.name, args: native.args } });
+  } else if (turn.type === 'shell') {
     const { name, args } = shellCall(functionNames(request.body), turn.command);
     out.push({ functionCall: { name, args } });
   } else {

@@ -49,3 +49,21 @@ describe('script intents', () => {
     expect(isAgentHarnessError(thrownBy(() => turns.useSkill('$(id)')), 'MODEL_SCRIPT_INVALID')).toBe(true);
   });
 });
+
+describe('native tools for intents', () => {
+  it('an intent keeps what it was, so a wire can call the engine\'s own tool; without the tool it stays shell', async () => {
+    const { nativeIntentCall, requestWorkingDirectory, parseModelScript: parse } = await import('../../src/model/script.js');
+    const [write, skill] = parse({ version: 1, turns: [{ type: 'write_file', path: 'a/b.txt', content: 'x' }, { type: 'use_skill', name: 'demo-hello' }] }).turns as Array<{ type: 'shell'; command: string; intent?: never }>;
+    expect(write).toMatchObject({ type: 'shell', intent: { kind: 'write_file', path: 'a/b.txt', content: 'x' } });
+    const table = { write: { tool: 'Write', pathKey: 'file_path', contentKey: 'content', absolute: true }, skill: { tool: 'Skill', nameKey: 'skill' } };
+    expect(nativeIntentCall(write!, ['Bash', 'Write'], table, '/run/dir')).toEqual({ name: 'Write', args: { file_path: '/run/dir/a/b.txt', content: 'x' } });
+    // No working directory known for an absolute-path tool, or the tool not offered: the shell command is used.
+    expect(nativeIntentCall(write!, ['Bash', 'Write'], table, null)).toBeNull();
+    expect(nativeIntentCall(skill!, ['Bash'], table, '/run/dir')).toBeNull();
+    expect(nativeIntentCall(skill!, ['Skill'], table, null)).toEqual({ name: 'Skill', args: { skill: 'demo-hello' } });
+    expect(nativeIntentCall({ type: 'shell' } as never, ['Write'], table, '/x')).toBeNull();
+    expect(requestWorkingDirectory({ system: 'Working directory: /tmp/run-1\nPlatform: linux' })).toBe('/tmp/run-1');
+    expect(requestWorkingDirectory({ input: '<cwd>/tmp/run-2</cwd>' })).toBe('/tmp/run-2');
+    expect(requestWorkingDirectory({ messages: [] })).toBeNull();
+  });
+});

@@ -24,6 +24,14 @@ const ENGINES: readonly EngineId[] = ['codex', 'claude', 'gemini', 'opencode', '
  */
 const SIDE_REQUEST: Partial<Record<EngineId, string>> = { gemini: 'structured_output', opencode: 'title' };
 
+/** The tools the `use_skill` and `write_file` intents become on each engine: its own where it has one, else shell. */
+const INTENT_TOOLS: Partial<Record<EngineId, [string, string]>> = {
+  codex: ['command_execution', 'command_execution'],
+  claude: ['Skill', 'Write'],
+  gemini: ['activate_skill', 'write_file'],
+  opencode: ['bash', 'write'],
+};
+
 /**
  * A user-written start argv per engine that sets a model (and gemini a non-default output format): a resume
  * must keep both. `model` is what the engine then sends on the wire.
@@ -243,6 +251,7 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     const run = await agent.start(engine, { prompt: 'Use the demo-hello skill.' });
     expect(run).toHaveCompleted();
     expect(run).toHaveUsedSkill('demo-hello');
+    expect(run.toolCalls.map((c) => c.name)).toEqual(INTENT_TOOLS[engine]);
     expect(run.toolCalls[0]?.output).toContain('demo-hello');
     expect(run).toHaveChangedFiles(['hello.txt']);
     expect(fs.readFileSync(path.join(run.runDir, 'hello.txt'), 'utf8')).toBe('hello from the skill\n');
