@@ -192,6 +192,11 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     } else if (processResult.timedOut) {
       harnessError = new AgentHarnessError('ENGINE_TIMEOUT', `${adapter.id} did not finish within ${timeoutMs} ms; its process group was killed.`, { attempt });
     }
+    // The skills the engine offered, as found in its first real model request (scripted mode), as a RASP event.
+    const requestsSoFar = ownedServer?.requests ?? request.modelServer?.requests?.slice(sharedRequestsBefore) ?? [];
+    if (modelMode !== 'live' && requestsSoFar.some((r) => r.wire !== null && r.response_kind !== 'side')) {
+      rasp.recovered([{ type: 'engine.skills.offered', skills: offeredSkills(meta.skill_injection.skills.map((s) => s.name), requestsSoFar), source: 'model_request' }]);
+    }
     // A live terminal attempt shows a TUI, not events: its session comes from the engine's own session store.
     if (io !== 'split' && adapter.recoverSession && !rasp.events.some((e) => e.data.type === 'engine.session')) {
       rasp.recovered(await adapter.recoverSession({ runDir, agentHome: paths.agentHome, since: startedAt }).catch(() => []));

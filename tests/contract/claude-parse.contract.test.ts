@@ -72,12 +72,13 @@ describe('claude parser goldens', () => {
     await expect(normalized(result.fcmp)).toMatchFileSnapshot(path.join(STREAMS, '__snapshots__', `${name}.fcmp.jsonl`));
   });
 
-  it('turn1 sample: session, turn, Bash call and result, final text, usage, turn end — in that order', () => {
+  it('turn1 sample: session, turn, offered skills, Bash call and result, final text, usage, turn end — in that order', () => {
     const outputs = parseAll(lines('turn1'));
     expectValid(outputs);
     expect(outputs).toEqual([
       { type: 'engine.session', session_id: '24d416a0-7cd2-46a2-8a7a-49e5845da6f6' },
       { type: 'engine.turn.started' },
+      { type: 'engine.skills.offered', skills: expect.arrayContaining(['feas-proj-skill', 'code-review']), source: 'engine' },
       { type: 'engine.tool.call', call_id: 'toolu_c9394128c46f5fe88ddc0029', kind: 'shell', name: 'Bash', input: { command: 'echo hello > out.txt', description: 'Run scripted command' } },
       { type: 'engine.tool.result', call_id: 'toolu_c9394128c46f5fe88ddc0029', status: 'completed', output: '(Bash completed with no output)', exit_code: 0 },
       { type: 'engine.assistant.message', message_id: 'msg_5bd6343b37095cb6#0', text: 'DONE', final: true },

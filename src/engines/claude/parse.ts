@@ -125,6 +125,8 @@ export function createClaudeParser(): EngineParser {
         sessionSeen = id;
         if (!turnOpen) out.push({ type: 'engine.turn.started' });
         turnOpen = true;
+        // 2.1.197's init event lists the skills claude offers the model (user, project and bundled ones).
+        if (Array.isArray(event.skills)) out.push({ type: 'engine.skills.offered', skills: event.skills.filter((s): s is string => typeof s === 'string'), source: 'engine' });
         return out;
       }
       case 'api_retry': {
