@@ -3,23 +3,17 @@
  * into a copy of the project as node_modules/agent-harness (its `exports` → dist/), and `vitest run` runs there
  * with real codex. The reports it writes are checked.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsistencyReportSchema } from '../../src/vitest/report-schema.js';
+import { prepareExampleProject, REPO } from '../helpers/example-project.js';
 
-const REPO = path.resolve(import.meta.dirname, '..', '..');
 let project: string;
 
 beforeAll(() => {
-  execFileSync(process.execPath, [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(REPO, 'tsconfig.build.json')], { cwd: REPO, stdio: 'pipe' });
-  project = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-example-'));
-  fs.cpSync(path.join(REPO, 'examples', 'user-project'), project, { recursive: true });
-  fs.mkdirSync(path.join(project, 'node_modules'));
-  fs.symlinkSync(REPO, path.join(project, 'node_modules', 'agent-harness'));
-  fs.symlinkSync(path.join(REPO, 'node_modules', 'vitest'), path.join(project, 'node_modules', 'vitest'));
+  project = prepareExampleProject('user-project');
 }, 120_000);
 
 afterAll(() => fs.rmSync(project, { recursive: true, force: true }));

@@ -3,23 +3,17 @@
  * opencode from a seeded repo, with skill, tool-call and exact-diff assertions and a resumed turn. Its optional
  * failing case is switched on, so the report's failure headlines and tool calls can be checked too.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsistencyReportSchema } from '../../src/vitest/report-schema.js';
+import { prepareExampleProject } from '../helpers/example-project.js';
 
-const REPO = path.resolve(import.meta.dirname, '..', '..');
 let project: string;
 
 beforeAll(() => {
-  execFileSync(process.execPath, [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(REPO, 'tsconfig.build.json')], { cwd: REPO, stdio: 'pipe' });
-  project = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-skill-matrix-'));
-  fs.cpSync(path.join(REPO, 'examples', 'skill-matrix'), project, { recursive: true });
-  fs.mkdirSync(path.join(project, 'node_modules'));
-  fs.symlinkSync(REPO, path.join(project, 'node_modules', 'agent-harness'));
-  fs.symlinkSync(path.join(REPO, 'node_modules', 'vitest'), path.join(project, 'node_modules', 'vitest'));
+  project = prepareExampleProject('skill-matrix');
 }, 120_000);
 
 afterAll(() => fs.rmSync(project, { recursive: true, force: true }));

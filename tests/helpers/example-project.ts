@@ -1,0 +1,22 @@
+/**
+ * Test helper: an example project from `examples/` as a user would have it — the package built to dist/ and linked
+ * as node_modules/agent-harness (its `exports` point into dist/), vitest linked beside it — in a temp directory.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The repository root. */
+export const REPO = path.resolve(import.meta.dirname, '..', '..');
+
+/** Builds the package and copies `examples/<name>` into a fresh temp directory; returns that directory. */
+export function prepareExampleProject(name: string): string {
+  execFileSync(process.execPath, [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(REPO, 'tsconfig.build.json')], { cwd: REPO, stdio: 'pipe' });
+  const project = fs.mkdtempSync(path.join(os.tmpdir(), `ah-${name}-`));
+  fs.cpSync(path.join(REPO, 'examples', name), project, { recursive: true });
+  fs.mkdirSync(path.join(project, 'node_modules'));
+  fs.symlinkSync(REPO, path.join(project, 'node_modules', 'agent-harness'));
+  fs.symlinkSync(path.join(REPO, 'node_modules', 'vitest'), path.join(project, 'node_modules', 'vitest'));
+  return project;
+}
