@@ -136,6 +136,8 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   // A shared server (the fixtures') logs every attempt of a test; this attempt's requests are those after this.
   const sharedRequestsBefore = request.modelServer?.requests?.length ?? 0;
   let toolExitCodes: ReadonlyMap<string, number> = new Map();
+  /** This attempt's requests: its own server's, or those a shared server (the fixtures') got since it started. */
+  const attemptRequests = () => ownedServer?.requests ?? request.modelServer?.requests?.slice(sharedRequestsBefore) ?? [];
   const attemptTmp = path.join(paths.tmpDir, `${run.handle}-${attempt}`);
 
   try {
@@ -193,7 +195,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       harnessError = new AgentHarnessError('ENGINE_TIMEOUT', `${adapter.id} did not finish within ${timeoutMs} ms; its process group was killed.`, { attempt });
     }
     // The skills the engine offered, as found in its first real model request (scripted mode), as a RASP event.
-    const requestsSoFar = ownedServer?.requests ?? request.modelServer?.requests?.slice(sharedRequestsBefore) ?? [];
+    const requestsSoFar = attemptRequests();
     if (modelMode !== 'live' && requestsSoFar.some((r) => r.wire !== null && r.response_kind !== 'side')) {
       rasp.recovered([{ type: 'engine.skills.offered', skills: offeredSkills(meta.skill_injection.skills.map((s) => s.name), requestsSoFar), source: 'model_request' }]);
     }
@@ -229,10 +231,12 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     await ownedServer?.close().catch(() => undefined);
     await fs.promises.rm(attemptTmp, { recursive: true, force: true }).catch(() => undefined);
     await ensureFsAuditFiles(audit, runDir);
-    const attemptRequests = ownedServer?.requests ?? request.modelServer?.requests?.slice(sharedRequestsBefore) ?? [];
-    writeModelRequestLog(audit.modelRequests, ownedServer ? null : attemptRequests);
-    toolExitCodes = exitCodesFromModelRequests(attemptRequests);
-    if (modelMode !== 'live') meta.skill_injection.offered = offeredSkills(meta.skill_injection.skills.map((s) => s.name), attemptRequests);
+    const requests = attemptRequests();
+    writeModelRequestLog(audit.modelRequests, ownedServer ? null : requests);
+    toolExitCodes = exitCodesFromModelRequests(requests);
+    // The meta's list is the RASP event's (derived once, above); none when the engine made no real request.
+    const offered = rasp.events.findLast((e) => e.data.type === 'engine.skills.offered' && e.data.source === 'model_request')?.data;
+    if (modelMode !== 'live') meta.skill_injection.offered = offered?.type === 'engine.skills.offered' ? offered.skills : [];
     // A call whose argv the user wrote may start no session (`agent-harness codex --version`): not a failure.
     const expectSession = launch === 'resume' || (!request.rawArgs && (request.passthrough?.length ?? 0) === 0);
     const judged: CompletionJudgement = harnessError && !processResult

@@ -86,8 +86,9 @@ export function transcript(outcome: AgentOutcomeLike, last = 12): string {
   return `\nTranscript (last ${lines.length} of ${events.length} FCMP events):\n${lines.join('\n') || '  (none)'}\nTool calls (${tools.length}):\n${tools.join('\n') || '  (none)'}\nAudit: ${audit}`;
 }
 
-/** The skills the attempt's meta says were injected (read only to explain a failure). */
+/** The skills injected into the run: the outcome's own list, else its audit meta's (read only to explain a failure). */
 function injectedSkills(outcome: AgentOutcomeLike): string {
+  if (outcome.skillsInjected) return outcome.skillsInjected.join(', ') || 'none';
   try {
     const meta = JSON.parse(fs.readFileSync(outcome.audit?.meta ?? '', 'utf8')) as { skill_injection?: { skills?: Array<{ name: string }> } };
     const names = meta.skill_injection?.skills?.map((s) => s.name) ?? [];
@@ -144,9 +145,6 @@ export function callUsesSkill(call: ToolCallRecord, name: string): boolean {
   return new RegExp(`(^|[/"'\\s])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/SKILL\\.md`).test(text);
 }
 
-function stripDone(text: string): string {
-  return stripDoneMarker(text) ?? '';
-}
 
 type Result = { pass: boolean; message: () => string };
 
@@ -209,7 +207,7 @@ export const agentMatchers = {
   toHaveFinalMessage(received: unknown, expected: string | RegExp): Result {
     const o = asOutcome(received);
     const actual = o.finalMessage ?? null;
-    const pass = actual !== null && (expected instanceof RegExp ? expected.test(actual) : stripDone(actual) === expected.trim());
+    const pass = actual !== null && (expected instanceof RegExp ? expected.test(actual) : stripDoneMarker(actual) === expected.trim());
     return { pass, message: () => `expected the final message ${pass ? 'not ' : ''}to ${expected instanceof RegExp ? 'match' : 'equal'} ${String(expected)}, got ${JSON.stringify(actual)}${transcript(o)}` };
   },
   toHaveFcmpSequence(received: unknown, types: readonly string[]): Result {

@@ -19,6 +19,20 @@ function writeScript(name: string, turns: unknown[]): string {
   return file;
 }
 
+/**
+ * Starts `agent-harness start --script <sleep 30 then done> --prompt go <engine>` with its data under `dataDir`, and
+ * resolves once the agent's shell call shows in the output (`marker`), with the run dir it printed.
+ */
+async function startSleeping(engine: string, dataDir: string, marker: string) {
+  const env = { ...process.env, SKILL_RUNNER_DATA_DIR: path.join(tmp, dataDir) };
+  const slow = writeScript(`slow-${engine}.json`, [{ type: 'shell', command: 'sleep 30' }, { type: 'final', text: 'done', done: true }]);
+  const state = { out: '' };
+  const harness = execa('node', [BIN, 'start', '--script', slow, '--prompt', 'go', engine], { env, reject: false, all: true });
+  harness.all!.on('data', (chunk: Buffer) => (state.out += chunk.toString()));
+  await waitFor(() => state.out.includes(marker), 'the agent shell call');
+  return { env, harness, runDir: /^run_dir: (.+)$/m.exec(state.out)![1]! };
+}
+
 /** Polls `check` (no fixed sleep as synchronization: it returns as soon as the condition holds). */
 async function waitFor(check: () => boolean, what: string, limitMs = 120_000): Promise<void> {
   const deadline = Date.now() + limitMs;
@@ -30,15 +44,9 @@ async function waitFor(check: () => boolean, what: string, limitMs = 120_000): P
 
 describe('harness killed mid-attempt (codex)', () => {
   it('after kill -9, translate seals the attempt (failed HARNESS_INTERRUPTED, session recovered), resume continues it, no trust entry left', async () => {
-    const env = { ...process.env, SKILL_RUNNER_DATA_DIR: path.join(tmp, 'data') };
     const home = path.join(tmp, 'data', 'agent_cache', 'agent_home');
     const config = path.join(home, '.codex', 'config.toml');
-    const slow = writeScript('slow.json', [{ type: 'shell', command: 'sleep 30' }, { type: 'final', text: 'done', done: true }]);
-    let out = '';
-    const harness = execa('node', [BIN, 'start', '--script', slow, '--prompt', 'go', 'codex'], { env, reject: false, all: true });
-    harness.all!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    await waitFor(() => out.includes('command_execution'), 'the agent shell call');
-    const runDir = /^run_dir: (.+)$/m.exec(out)![1]!;
+    const { env, harness, runDir } = await startSleeping('codex', 'data', 'command_execution');
     expect(fs.readFileSync(config, 'utf8')).toContain(runDir);
     expect(fs.readdirSync(path.join(home, 'leases'))).toHaveLength(1);
 
@@ -94,14 +102,8 @@ describe('harness killed mid-attempt (codex)', () => {
 
 describe('harness killed mid-attempt (claude)', () => {
   it('the .claude.json trust entry of the dead run is reclaimed by `runs`, and the attempt is sealed', async () => {
-    const env = { ...process.env, SKILL_RUNNER_DATA_DIR: path.join(tmp, 'data-claude') };
     const state = path.join(tmp, 'data-claude', 'agent_cache', 'agent_home', '.claude', '.claude.json');
-    const slow = writeScript('slow-claude.json', [{ type: 'shell', command: 'sleep 30' }, { type: 'final', text: 'done', done: true }]);
-    let out = '';
-    const harness = execa('node', [BIN, 'start', '--script', slow, '--prompt', 'go', 'claude'], { env, reject: false, all: true });
-    harness.all!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    await waitFor(() => out.includes('"tool_use"'), 'the agent shell call');
-    const runDir = /^run_dir: (.+)$/m.exec(out)![1]!;
+    const { env, harness, runDir } = await startSleeping('claude', 'data-claude', '"tool_use"');
     expect(fs.readFileSync(state, 'utf8')).toContain(runDir);
     const engineKids = (await execa('pgrep', ['-P', String(harness.pid)], { reject: false })).stdout.split('\n').filter(Boolean).map(Number);
     // claude runs its shell in a session of its own: collect the engine's children before the harness dies.
