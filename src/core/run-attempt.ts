@@ -20,6 +20,8 @@ import { engineVersion } from '../runtime/engine-version.js';
 import { resolveExecutable } from '../runtime/executables.js';
 import { diffSnapshots, snapshotTree } from '../runtime/fs-snapshot.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
+import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
+import { resolveIsolationMode } from '../runtime/isolation/mode.js';
 import type { ProcessResult } from '../runtime/process-result.js';
 import { createRun, reserveAttempt, updateRun } from '../runtime/run-store.js';
 import { injectSkills } from '../runtime/skills.js';
@@ -127,6 +129,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   const startedAt = new Date();
   let meta: AttemptMeta = initialMeta({ run, attempt, engine: adapter.id, executableName: adapter.executableName, skillRoot: adapter.skillRoot, launch, translateMode, modelMode, scriptPath: resolvedScript.path, io, paths, audit, startedAt });
   let ownedServer: ModelServer | null = null;
+  let isolation: AttemptIsolation | null = null;
   let prepared: PreparedEngine | null = null;
   let processResult: ProcessResult | null = null;
   let harnessError: AgentHarnessError | null = null;
@@ -150,6 +153,11 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       }
     }
     meta.model.base_url = modelUrl;
+    isolation = await openIsolation({ mode: request.isolation ?? resolveIsolationMode(undefined, request.hostEnv ?? process.env), modelUrl });
+    meta.isolation = isolation.record;
+    if (isolation.record.reason !== null && isolation.record.mode === 'auto') {
+      rasp.diagnostic({ code: 'ISOLATION_DEGRADED', message: `No namespaces for this attempt: ${isolation.record.reason}. Network: ${isolation.record.network}, processes: ${isolation.record.processes}.`, level: 'warning' });
+    }
     if (hasWorkspaceSeed(request.workspace)) meta.workspace = await seedWorkspace(runDir, request.workspace, paths.projectRoot);
     meta.skill_injection = await injectSkills({ sourceRoots: paths.skillRoots, targetRoot: path.join(runDir, adapter.skillRoot), ...(request.onlySkills ? { only: request.onlySkills } : {}) });
     // The leak guard runs before anything is written into the managed home.
@@ -176,7 +184,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     const argv = [...prepared.leadingArgs, ...engineArgs];
     meta.command = { executable, argv, cwd: runDir, io };
     await writeJsonAtomic(audit.meta, meta);
-    request.onReady?.({ run, attempt, executable, argv, translateMode, skills: meta.skill_injection, configRoots, modelUrl, io });
+    request.onReady?.({ run, attempt, executable, argv, translateMode, skills: meta.skill_injection, configRoots, modelUrl, io, isolation: isolation.record });
 
     const before = await snapshotTree(runDir);
     await writeJsonAtomic(audit.fsBefore, before);
@@ -186,13 +194,15 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     processResult = await spawnEngine({
       io, file: executable, args: argv, cwd: runDir, env, timeoutMs, stdin: adapter.stdin, audit, writer, rasp,
       ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.hurry ? { hurry: request.hurry } : {}),
       ...(request.onOutput ? { onOutput: request.onOutput } : {}),
+      ...(isolation.record.processes === 'pid-namespace' ? { isolation } : {}),
     });
     if (processResult.spawnError) {
       harnessError = new AgentHarnessError('ENGINE_SPAWN_FAILED', `Could not start ${executable}: ${processResult.spawnError.message}`, { cause: processResult.spawnError, attempt });
       rasp.diagnostic({ code: 'ENGINE_SPAWN_FAILED', message: harnessError.message, level: 'error' });
     } else if (processResult.timedOut) {
-      harnessError = new AgentHarnessError('ENGINE_TIMEOUT', `${adapter.id} did not finish within ${timeoutMs} ms; its process group was killed.`, { attempt });
+      harnessError = new AgentHarnessError('ENGINE_TIMEOUT', `${adapter.id} did not finish within ${timeoutMs} ms; ${isolation?.record.processes === 'pid-namespace' ? 'every process of the attempt was killed (PID namespace)' : 'its process group was killed'}.`, { attempt });
     }
     // The skills the engine offered, as found in its first real model request (scripted mode), as a RASP event.
     const requestsSoFar = attemptRequests();
@@ -228,6 +238,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       await prepared.cleanup();
       if (meta.trust) meta.trust.removed_at = nowIso();
     }
+    await isolation?.close().catch(() => undefined);
     await ownedServer?.close().catch(() => undefined);
     await fs.promises.rm(attemptTmp, { recursive: true, force: true }).catch(() => undefined);
     await ensureFsAuditFiles(audit, runDir);

@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   FLUENT_REPLAY_MISMATCH: 'The harness asks for calls the recording lacks or in another order; re-record it live (-u in Vitest).',
   HARNESS_INTERRUPTED: 'The harness process ended (kill -9, second Ctrl-C, crash) before the attempt finished; resume the run to continue.',
   AUDIT_WRITE_FAILED: 'An audit file could not be written (disk full or not writable); free space and check the run directory.',
+  ISOLATION_UNAVAILABLE: 'Network and PID namespaces are unavailable here (not Linux, no util-linux unshare or iproute2 ip, or user namespaces disabled); see `agent-harness doctor`, or allow the fallback with --isolation auto.',
 } as const;
 
 /** A stable error code. */
