@@ -80,7 +80,7 @@ async function main() {
     report({ type: 'exit', code, signal });
     finish(code ?? 128 + (constants.signals[signal] ?? 0));
   });
-  report({ type: 'started', pid: child.pid });
+  if (child.pid !== undefined) report({ type: 'started', pid: child.pid });
 }
 
 main().catch((error) => fail('start', error));
