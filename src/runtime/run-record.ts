@@ -24,6 +24,8 @@ export interface BrokenRun {
   code: 'RUN_STORE_CORRUPT' | 'RUN_DIR_MOVED';
   /** What is wrong, naming the file. */
   message: string;
+  /** The run id the record names, when it could be read (a moved run's). */
+  run_id?: string;
 }
 
 /** The run.json of `runDir`. */
@@ -80,7 +82,8 @@ export async function inspectRunDir(runDir: string): Promise<{ run: RunIndexEntr
     return run ? { run } : null;
   } catch (error) {
     if (error instanceof AgentHarnessError && (error.code === 'RUN_STORE_CORRUPT' || error.code === 'RUN_DIR_MOVED')) {
-      return { broken: { run_dir: path.resolve(runDir), file: runRecordPath(runDir), code: error.code, message: error.message } };
+      const runId = typeof error.details?.run_id === 'string' ? error.details.run_id : undefined;
+      return { broken: { run_dir: path.resolve(runDir), file: runRecordPath(runDir), code: error.code, message: error.message, ...(runId ? { run_id: runId } : {}) } };
     }
     throw error;
   }

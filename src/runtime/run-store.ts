@@ -252,8 +252,12 @@ export async function resolveRunSelector(runRoot: string, selector: string, cwd:
   const cached = matchSelector(await listRuns(runRoot), trimmed);
   const fresh = cached ? await readRunRecord(cached.run_dir) : null;
   if (fresh && fresh.run_id === cached?.run_id) return fresh;
-  const found = matchSelector((await refreshRunIndex(runRoot)).runs, trimmed);
+  const store = await refreshRunIndex(runRoot);
+  const found = matchSelector(store.runs, trimmed);
   if (found) return found;
+  // Not a run, but a moved one (the whole run root moved, or a copy): say so rather than "not found".
+  const moved = store.broken.find((dir) => dir.run_id !== undefined && (dir.run_id === trimmed || dir.run_id.endsWith(`-${trimmed.toLowerCase()}`)));
+  if (moved) throw new AgentHarnessError(moved.code, moved.message, { details: { selector, file: moved.file, run_dir: moved.run_dir } });
   throw new AgentHarnessError('RUN_NOT_FOUND', `No run matches "${selector}" under ${runRoot}.`, { details: { selector, run_root: runRoot } });
 }
 

@@ -76,6 +76,19 @@ describe('run store (API)', () => {
     }
   });
 
+  it('a run root moved as a whole: a handle names its run as RUN_DIR_MOVED, not RUN_NOT_FOUND', async () => {
+    const run = await createRun(runRoot, base);
+    const moved = `${runRoot}-moved`;
+    fs.renameSync(runRoot, moved);
+    try {
+      const error = await caught(resolveRunSelector(moved, run.handle));
+      expect(isAgentHarnessError(error, 'RUN_DIR_MOVED')).toBe(true);
+      expect((error as Error).message).toContain(path.join(moved, run.run_id));
+    } finally {
+      fs.rmSync(moved, { recursive: true, force: true });
+    }
+  });
+
   it('the attempt count comes from the meta files, and a finished later attempt keeps the last completion', async () => {
     const run = await createRun(runRoot, base);
     for (let i = 0; i < 3; i += 1) await reserveAttempt(run.run_dir);
