@@ -34,7 +34,7 @@ import { buildConformanceReport } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
 import { spawnEngine } from './spawn-engine.js';
 import { excludeHarnessPaths, gitDiffPatch, hasWorkspaceSeed, seedWorkspace } from './workspace.js';
-import { attemptAuditPaths, ensureFsAuditFiles, lastFcmpSeq, RawLogWriter, writeJsonl } from './audit-files.js';
+import { attemptAuditPaths, ensureFsAuditFiles, fcmpSeqStart, RawLogWriter, writeJsonl } from './audit-files.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, type AttemptRequest, type IoMode } from './attempt-request.js';
 import { collectAssistantMessages, collectToolCalls, lastSessionId, lastUsage, type AttemptResult } from './attempt-result.js';
 
@@ -106,6 +106,10 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   requireModelMode(modelMode);
   const scriptInput = request.script ?? (launch === 'resume' ? request.run?.script ?? null : null);
   const resolvedScript = modelMode === 'scripted' ? await resolveScript(scriptInput, paths.projectRoot) : { script: undefined, path: null };
+  // Run directories get the engine's skill folders: a run root at HOME or under ~/.codex is refused before one exists.
+  const hostHome = (request.hostEnv ?? process.env).HOME;
+  assertNoEnvLeak([paths.runRoot], hostHome, 'Run root');
+  if (request.runDir) assertNoEnvLeak([path.resolve(request.runDir)], hostHome, 'Run directory');
   let run = request.run ?? await createRun(paths.runRoot, { engine: adapter.id, translateMode, modelMode, script: resolvedScript.script ?? null, startArgs: request.passthrough?.length || request.rawArgs ? request.passthrough ?? [] : null, prompt: request.passthrough?.length || request.rawArgs ? null : request.prompt ?? null, label: request.label ?? null, ...(request.runDir ? { runDir: request.runDir } : {}) });
   const runDir = run.run_dir;
   const attempt = await reserveAttempt(runDir);
@@ -258,7 +262,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       runId: run.run_id,
       engine: adapter.id,
       attempt,
-      seqStart: lastFcmpSeq(runDir, attempt),
+      seqStart: fcmpSeqStart(runDir, attempt),
       launch,
       errorPatterns: adapter.errorPatterns,
       replyText: launch === 'resume' ? request.message ?? null : null,
@@ -285,13 +289,13 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     }));
     await writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta));
     const scriptInForce = request.modelServer ? request.modelServer.script ?? null : resolvedScript.script ?? null;
+    // The attempt count is derived by updateRun from the meta files under the index lock (concurrent resumes).
     run = await updateRun(paths.runRoot, run.run_id, {
-      attempts: Math.max(run.attempts, attempt),
       session_id: sessionId,
       last_completion: completion.state,
       // The script in force, inline: a shared server's (the fixtures', appended turns included), else the attempt's own.
       ...(scriptInForce ? { script: scriptInForce } : {}),
-    }).catch(() => run);
+    }, attempt).catch(() => run);
   }
 
   const assistantMessages = collectAssistantMessages(fcmp);
