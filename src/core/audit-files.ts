@@ -3,6 +3,7 @@
  * arrives with synchronous writes, so whatever the engine printed is on disk even if the harness dies.
  */
 import fs from 'node:fs';
+import { AgentHarnessError } from '../errors/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import path from 'node:path';
 import type { StreamName } from '../protocol/index.js';
@@ -54,43 +55,55 @@ export class RawLogWriter {
   private readonly fds = new Map<StreamName | 'timing' | 'rasp', number>();
   private readonly offsets = new Map<StreamName, number>();
 
-  constructor(private readonly paths: AttemptAuditPaths) {}
+  /**
+   * @param failures where a log that cannot be written (disk full, …) is recorded; that log is then no longer
+   * written, and the attempt goes on (the engine is never stopped by a full disk), ending AUDIT_WRITE_FAILED.
+   */
+  constructor(private readonly paths: AttemptAuditPaths, readonly failures: AuditWriteFailures = new AuditWriteFailures()) {}
 
-  private fd(key: StreamName | 'timing' | 'rasp'): number {
-    let fd = this.fds.get(key);
-    if (fd === undefined) {
-      const file = key === 'stdout' ? this.paths.stdout
-        : key === 'stderr' ? this.paths.stderr
-        : key === 'pty' ? this.paths.ptyOutput
-        : key === 'timing' ? this.paths.ptyTiming
-        : this.paths.rasp;
-      fd = fs.openSync(file, 'a');
-      this.fds.set(key, fd);
-    }
-    return fd;
+  private file(key: StreamName | 'timing' | 'rasp'): string {
+    return key === 'stdout' ? this.paths.stdout
+      : key === 'stderr' ? this.paths.stderr
+      : key === 'pty' ? this.paths.ptyOutput
+      : key === 'timing' ? this.paths.ptyTiming
+      : this.paths.rasp;
+  }
+
+  private write(key: StreamName | 'timing' | 'rasp', data: Uint8Array | string): void {
+    const file = this.file(key);
+    if (this.failures.has(file)) return;
+    this.failures.attempt(file, () => {
+      let fd = this.fds.get(key);
+      if (fd === undefined) {
+        fd = fs.openSync(file, 'a');
+        this.fds.set(key, fd);
+      }
+      if (typeof data === 'string') fs.writeSync(fd, data);
+      else fs.writeSync(fd, data);
+    });
   }
 
   /** Creates the given logs empty (so every file exists even when nothing is printed). */
   touch(keys: ReadonlyArray<StreamName | 'timing' | 'rasp'>): void {
-    for (const key of keys) this.fd(key);
+    for (const key of keys) this.write(key, '');
   }
 
-  /** Appends a chunk; returns its byte offset in the stream's log. */
+  /** Appends a chunk; returns its byte offset in the stream's log (as if written, when the log failed). */
   append(stream: StreamName, chunk: Uint8Array): number {
     const from = this.offsets.get(stream) ?? 0;
-    fs.writeSync(this.fd(stream), chunk);
+    this.write(stream, chunk);
     this.offsets.set(stream, from + chunk.byteLength);
     return from;
   }
 
   /** Appends one line of PTY timing. */
   timing(line: string): void {
-    fs.writeSync(this.fd('timing'), `${line}\n`);
+    this.write('timing', `${line}\n`);
   }
 
   /** Appends one RASP event as a JSON line. */
   rasp(event: unknown): void {
-    fs.writeSync(this.fd('rasp'), `${JSON.stringify(event)}\n`);
+    this.write('rasp', `${JSON.stringify(event)}\n`);
   }
 
   /** Closes every file; safe to call twice. */
@@ -104,6 +117,70 @@ export class RawLogWriter {
     }
     this.fds.clear();
   }
+}
+
+/** An audit file that could not be written, and why. */
+export interface AuditWriteFailure {
+  file: string;
+  errno: string | null;
+  message: string;
+}
+
+/**
+ * The audit files of an attempt that could not be written. Every audit write of the attempt goes through
+ * {@link AuditWriteFailures.attempt}, so a full disk is recorded per file, never thrown at the engine's run;
+ * the attempt then ends with AUDIT_WRITE_FAILED naming what was written and what was not.
+ */
+export class AuditWriteFailures {
+  readonly list: AuditWriteFailure[] = [];
+
+  /** True when writing `file` failed before. */
+  has(file: string): boolean {
+    return this.list.some((failure) => failure.file === file);
+  }
+
+  /** Runs the write `fn` of `file`; a failure is recorded (once per file), not thrown. */
+  attempt(file: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      this.record(file, error);
+    }
+  }
+
+  /** Like {@link attempt}, for an asynchronous write. */
+  async attemptAsync(file: string, fn: () => Promise<unknown>): Promise<void> {
+    try {
+      await fn();
+    } catch (error) {
+      this.record(file, error);
+    }
+  }
+
+  private record(file: string, error: unknown): void {
+    if (this.has(file)) return;
+    this.list.push({ file, errno: (error as NodeJS.ErrnoException | null)?.code ?? null, message: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+/**
+ * The AUDIT_WRITE_FAILED error of an attempt: which audit files could not be written (and why), which are on
+ * disk, and the error the attempt had before, if any.
+ */
+export function auditWriteFailed(paths: AttemptAuditPaths, attempt: number, failures: readonly AuditWriteFailure[], previous: AgentHarnessError | null): AgentHarnessError {
+  const failed = new Set(failures.map((f) => f.file));
+  let written: string[] = [];
+  try {
+    written = fs.readdirSync(paths.dir).map((name) => path.join(paths.dir, name)).filter((file) => !failed.has(file)).sort();
+  } catch {
+    // the audit dir itself is unreadable
+  }
+  const first = failures[0];
+  const names = failures.map((f) => path.basename(f.file)).join(', ');
+  return new AgentHarnessError('AUDIT_WRITE_FAILED', `The audit of attempt ${attempt} is incomplete: could not write ${names} (${first?.errno ?? 'error'}: ${first?.message ?? 'unknown'}).${previous && previous.code !== 'AUDIT_WRITE_FAILED' ? ` Before that the attempt had ${previous.code}: ${previous.message}` : ''}`, {
+    attempt,
+    details: { failed: failures.map((f) => ({ file: f.file, errno: f.errno, message: f.message })), written, previous: previous && previous.code !== 'AUDIT_WRITE_FAILED' ? { code: previous.code, message: previous.message } : null },
+  });
 }
 
 /** Writes a JSONL file in one go. */

@@ -34,7 +34,7 @@ import { buildConformanceReport } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
 import { spawnEngine } from './spawn-engine.js';
 import { excludeHarnessPaths, gitDiffPatch, hasWorkspaceSeed, seedWorkspace } from './workspace.js';
-import { attemptAuditPaths, ensureFsAuditFiles, fcmpSeqStart, RawLogWriter, writeJsonl } from './audit-files.js';
+import { attemptAuditPaths, AuditWriteFailures, auditWriteFailed, ensureFsAuditFiles, fcmpSeqStart, RawLogWriter, writeJsonl } from './audit-files.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, type AttemptRequest, type IoMode } from './attempt-request.js';
 import { collectAssistantMessages, collectToolCalls, lastSessionId, lastUsage, type AttemptResult } from './attempt-result.js';
 
@@ -114,7 +114,8 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   const runDir = run.run_dir;
   const attempt = await reserveAttempt(runDir);
   const audit = attemptAuditPaths(runDir, attempt);
-  const writer = new RawLogWriter(audit);
+  const auditFailures = new AuditWriteFailures();
+  const writer = new RawLogWriter(audit, auditFailures);
   const io: IoMode = request.io ?? 'split';
   writer.touch(io === 'split' ? ['stdout', 'stderr', 'rasp'] : ['pty', 'timing', 'rasp']);
   fs.writeFileSync(audit.stdin, launch === 'resume' ? `${request.message}\n` : '');
@@ -245,9 +246,11 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     await isolation?.close().catch(() => undefined);
     await ownedServer?.close().catch(() => undefined);
     await fs.promises.rm(attemptTmp, { recursive: true, force: true }).catch(() => undefined);
-    await ensureFsAuditFiles(audit, runDir);
+    // From here on a full disk is recorded per file (auditFailures), never thrown: the verdict and every file
+    // that can still be written are kept, and the attempt ends AUDIT_WRITE_FAILED naming what is missing.
+    await auditFailures.attemptAsync(audit.fsDiff, () => ensureFsAuditFiles(audit, runDir));
     const requests = attemptRequests();
-    writeModelRequestLog(audit.modelRequests, ownedServer ? null : requests);
+    auditFailures.attempt(audit.modelRequests, () => writeModelRequestLog(audit.modelRequests, ownedServer ? null : requests));
     toolExitCodes = exitCodesFromModelRequests(requests);
     // The meta's list is the RASP event's (derived once, above); none when the engine made no real request.
     const offered = rasp.events.findLast((e) => e.data.type === 'engine.skills.offered' && e.data.source === 'model_request')?.data;
@@ -270,7 +273,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       judgement: judged,
       toolExitCodes,
     });
-    writeJsonl(audit.fcmp, fcmp);
+    auditFailures.attempt(audit.fcmp, () => writeJsonl(audit.fcmp, fcmp));
     writer.close();
     const endedAt = new Date();
     const sessionId = lastSessionId(rasp.events, run.session_id);
@@ -284,10 +287,16 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       usage: lastUsage(rasp.events),
       error: harnessError ? { code: harnessError.code, message: harnessError.message } : null,
     };
-    await writeJsonAtomic(audit.conformance, buildConformanceReport({
+    await auditFailures.attemptAsync(audit.conformance, () => writeJsonAtomic(audit.conformance, buildConformanceReport({
       runId: run.run_id, engine: adapter.id, attempt, launch, rasp: rasp.events, fcmp, completion, durationMs: meta.timings.duration_ms, engineVersion: meta.engine_version ?? null,
-    }));
-    await writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta));
+    })));
+    if (auditFailures.list.length > 0) {
+      const failed = auditWriteFailed(audit, attempt, auditFailures.list, harnessError);
+      harnessError = failed;
+      meta.error = { code: failed.code, message: failed.message };
+    }
+    await auditFailures.attemptAsync(audit.meta, () => writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta)));
+    if (auditFailures.has(audit.meta)) harnessError = auditWriteFailed(audit, attempt, auditFailures.list, harnessError);
     const scriptInForce = request.modelServer ? request.modelServer.script ?? null : resolvedScript.script ?? null;
     // The attempt count is derived by updateRun from the meta files under the index lock (concurrent resumes).
     run = await updateRun(paths.runRoot, run.run_id, {

@@ -50,5 +50,13 @@ export function isAgentHarnessError(error: unknown, code?: ErrorCode): error is 
 export function toAgentHarnessError(error: unknown): AgentHarnessError {
   if (error instanceof AgentHarnessError) return error;
   const message = error instanceof Error ? error.message : String(error);
+  const errno = (error as NodeJS.ErrnoException | null)?.code;
+  if (errno && STORAGE_ERRNOS.has(errno)) {
+    const file = (error as NodeJS.ErrnoException).path ?? null;
+    return new AgentHarnessError('AUDIT_WRITE_FAILED', `Could not write ${file ?? 'a file'}: ${message}`, { cause: error, details: { errno, file } });
+  }
   return new AgentHarnessError('INTERNAL_ERROR', message, { cause: error });
 }
+
+/** Errors of the storage itself (full, over quota, read-only, failing): not a bug of the harness. */
+const STORAGE_ERRNOS = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EIO', 'EFBIG']);
