@@ -29,6 +29,8 @@ export interface TranslateRecordedOptions {
   /** FCMP seq of the previous attempt (run selector form). */
   seqStart?: number;
   sessionId?: string | null;
+  /** Keep `raw.line` events in `rasp` (default true); false bounds memory when only views or the summary are wanted. */
+  keepRawLines?: boolean;
 }
 
 /** The `--summary` object (exactly these keys). */
@@ -74,7 +76,7 @@ interface StreamsParse {
 }
 
 function startParse(adapter: Adapter, streams: StreamName[], options: TranslateRecordedOptions, fallback: boolean, carried: readonly Diagnostic[] = []): StreamsParse {
-  const builder = createRaspBuilder({ runId: options.runId ?? 'recorded', attempt: options.attempt ?? 1, engine: adapter.id, parser: adapter.createParser() });
+  const builder = createRaspBuilder({ runId: options.runId ?? 'recorded', attempt: options.attempt ?? 1, engine: adapter.id, parser: adapter.createParser(), keepRawLines: options.keepRawLines ?? true });
   builder.started({ launch: options.launch ?? 'start', argv: [], cwd: '', pid: null, io: streams.includes('pty') ? 'pty' : 'split' });
   if (fallback) builder.diagnostic({ code: 'PTY_FALLBACK_USED', message: 'the split streams held no structured engine event; the PTY capture was parsed instead', level: 'warning' });
   // The split streams' doubts (noise, stderr errors) still describe the attempt when the PTY is parsed instead.
