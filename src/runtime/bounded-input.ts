@@ -10,8 +10,10 @@ import { AgentHarnessError, type ErrorCode } from '../errors/index.js';
 
 /** Default size limit of a model script (16 MiB); override with `AGENT_HARNESS_MAX_SCRIPT_BYTES`. */
 export const DEFAULT_MAX_SCRIPT_BYTES = 16 * 1024 * 1024;
-/** Size limit of an engine config file read whole (16 MiB). */
+/** Size limit of an engine config file or a SKILL.md read whole (16 MiB). */
 export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+/** Size limit of a `--file DEST=SRC` seed file, held in memory until the run dir exists (64 MiB). */
+export const MAX_SEED_FILE_BYTES = 64 * 1024 * 1024;
 
 /** What to check an input file against. */
 export interface InputFileCheck {
@@ -75,6 +77,24 @@ export function checkInputFile(file: string, check: InputFileCheck): number {
   const { fd, size } = openInputFile(file, check);
   fs.closeSync(fd);
   return size;
+}
+
+/** Reads a checked file whole, synchronously (for callers that are sync); `maxBytes` should be set. */
+export function readInputBytesSync(file: string, check: InputFileCheck): Buffer {
+  const { fd, size } = openInputFile(file, check);
+  try {
+    // Read at most one byte past the checked size: a file that grew since is refused, not read without end.
+    const limit = check.maxBytes ?? size;
+    const buffer = Buffer.alloc(Math.min(size, limit) + 1);
+    let read = 0;
+    for (let n = -1; n !== 0 && read < buffer.length; read += n) n = fs.readSync(fd, buffer, read, buffer.length - read, null);
+    if (read > limit) {
+      throw new AgentHarnessError('INPUT_TOO_LARGE', `The ${check.what} ${file} grew past the limit of ${limit} bytes while it was read.`, { details: { file, max_bytes: limit } });
+    }
+    return buffer.subarray(0, read);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** Reads a checked file whole as UTF-8 (scripts, config files); `maxBytes` should be set. */

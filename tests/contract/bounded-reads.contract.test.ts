@@ -140,6 +140,13 @@ describe('translate inputs', () => {
   }, HANG_TIMEOUT_MS + 10_000);
 });
 
+describe('other inputs', () => {
+  it('refuses a FIFO or /dev/zero as a `start --file DEST=SRC` source', () => {
+    expectCode(run(['start', '--file', `seed.txt=${fifo}`, '--prompt', 'hi', 'codex']), 'INPUT_NOT_REGULAR_FILE');
+    expectCode(run(['start', '--file', 'seed.txt=/dev/zero', '--prompt', 'hi', 'codex']), 'INPUT_NOT_REGULAR_FILE');
+  });
+});
+
 describe('model scripts', () => {
   const script = (): string => {
     const file = path.join(sandbox.root, 'script.json');
