@@ -29,20 +29,41 @@ export async function runAttemptCommand(
 ): Promise<{ status: number; result: AttemptResult }> {
   let readyPrinted = false;
   const controller = new AbortController();
-  const onSignal = (): void => controller.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const hurry = new AbortController();
+  let interrupted: NodeJS.Signals | null = null;
+  // First signal: cancel (SIGTERM to the engine, then the audit is sealed). Second: kill the engine now; the
+  // audit is still sealed, never skipped. Later ones only say so.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!interrupted) {
+      interrupted = signal;
+      streams.stderr.write(`\nagent-harness: ${signal}: stopping the engine and sealing the audit (${signal === 'SIGINT' ? 'Ctrl-C again' : 'again'} to kill it at once)\n`);
+      controller.abort();
+    } else if (!hurry.signal.aborted) {
+      streams.stderr.write(`agent-harness: ${signal}: killing the engine now; the audit is still being sealed\n`);
+      hurry.abort();
+    } else {
+      streams.stderr.write(`agent-harness: still sealing the audit\n`);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     const result = await runAttempt({
       ...request,
       signal: controller.signal,
+      hurry: hurry.signal,
       ...liveHandlers(streams, request.translateMode),
       onReady: (info) => {
         readyPrinted = true;
         printReady(streams, info, request.passthrough ?? []);
       },
     });
-    printFinished(streams, result, request.translateMode, verb, readyPrinted);
+    const status = interrupted ? interruptStatus(interrupted) : null;
+    printFinished(streams, result, request.translateMode, verb, readyPrinted, status === null ? null : { status, signal: interrupted ?? 'SIGINT' });
+    if (status !== null) {
+      streams.stderr.write(`agent-harness: interrupted by ${interrupted}; attempt ${result.attempt} of run ${result.handle} is sealed as ${result.completion.state}${result.completion.code ? ` (${result.completion.code})` : ''}. Resume it with: agent-harness resume ${result.handle} <message>\n`);
+      return { status, result };
+    }
     if (result.error) {
       reportCliError(result.error, streams.stderr);
       return { status: exitStatusFor(result.error.code), result };
@@ -52,4 +73,9 @@ export async function runAttemptCommand(
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/** The shell's status for a command ended by `signal`: 130 for SIGINT, 143 for SIGTERM (128 + signal number). */
+export function interruptStatus(signal: NodeJS.Signals): number {
+  return signal === 'SIGINT' ? 130 : signal === 'SIGTERM' ? 143 : 129;
 }

@@ -7,8 +7,10 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { execa } from 'execa';
 import { availableEngines, getEngine } from '../engines/registry.js';
-import { toAgentHarnessError } from '../errors/index.js';
+import { ERROR_CODES, toAgentHarnessError } from '../errors/index.js';
 import { ENGINE_IDS } from '../protocol/index.js';
+import { ISOLATION_ENV, resolveIsolationMode } from '../runtime/isolation/mode.js';
+import { probeNamespaces } from '../runtime/isolation/probe.js';
 import { findEnvLeak } from '../runtime/leak-guard.js';
 import { findScriptBinary } from '../runtime/passthrough.js';
 import { PATH_ENV_VARS, resolveHarnessPaths, type HarnessPaths } from '../runtime/paths.js';
@@ -59,6 +61,27 @@ async function checkDirectory(name: string, dir: string): Promise<DoctorCheck> {
   }
 }
 
+/**
+ * Whether attempts get their own network and PID namespaces. Unavailable is a failure only when
+ * `AGENT_HARNESS_ISOLATION=require`; otherwise attempts fall back (proxy variables, process group) and say so.
+ */
+function namespaceCheck(hostEnv: NodeJS.ProcessEnv): DoctorCheck {
+  const name = 'namespaces';
+  let mode;
+  try {
+    mode = resolveIsolationMode(undefined, hostEnv);
+  } catch (error) {
+    const e = toAgentHarnessError(error);
+    return { name, ok: false, detail: String(hostEnv[ISOLATION_ENV]), error: { code: e.code, message: e.message, hint: e.hint } };
+  }
+  if (mode === 'off') return { name, ok: true, detail: `off (${ISOLATION_ENV}=off): network proxy-only, processes by process group`, error: null };
+  const support = probeNamespaces({ hostPath: hostEnv.PATH });
+  if (support.available) return { name, ok: true, detail: `network namespace (loopback only) and PID namespace per attempt (${support.unshare}, ${support.ip})`, error: null };
+  const message = `namespaces are unavailable: ${support.reason}`;
+  if (mode === 'require') return { name, ok: false, detail: 'unavailable', error: { code: 'ISOLATION_UNAVAILABLE', message, hint: ERROR_CODES.ISOLATION_UNAVAILABLE } };
+  return { name, ok: true, detail: `WARNING ${message}; attempts fall back to network proxy-only and processes by process group (${ISOLATION_ENV}=require refuses instead)`, error: null };
+}
+
 /** Runs every self-check. */
 export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.ProcessEnv = process.env, required: readonly string[] = []): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
@@ -69,6 +92,7 @@ export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.Proce
   checks.push(leak
     ? { name: 'host isolation', ok: false, detail: leak.root, error: { code: 'ENV_LEAK_DETECTED', message: `${leak.root}: ${leak.reason}`, hint: 'Move the managed roots outside your HOME config directories.' } }
     : { name: 'host isolation', ok: true, detail: `managed roots are outside ${hostEnv.HOME ?? '(no HOME)'}`, error: null });
+  checks.push(namespaceCheck(hostEnv));
   for (const id of ENGINE_IDS) {
     if (!availableEngines().includes(id)) {
       checks.push({ name: `engine ${id}`, ok: true, detail: 'capability-gated (not implemented yet)', error: null });

@@ -2,7 +2,7 @@
  * Parsing of the options shared by several commands, with errors that name the bad value.
  */
 import { AgentHarnessError } from '../errors/index.js';
-import type { ModelMode, TranslateMode } from '../protocol/index.js';
+import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 
 /** Parses `--translate` (0..3). */
 export function parseTranslateMode(value: string): TranslateMode {
@@ -19,6 +19,14 @@ export function parseTranslateMode(value: string): TranslateMode {
 export function parseModelMode(value: string): ModelMode {
   if (value !== 'scripted' && value !== 'live' && value !== 'replay' && value !== 'record') {
     throw new AgentHarnessError('USAGE_ERROR', `--model must be "scripted", "live", "replay" or "record", not ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+/** Parses `--isolation auto|require|off`. */
+export function parseIsolationMode(value: string): IsolationMode {
+  if (value !== 'auto' && value !== 'require' && value !== 'off') {
+    throw new AgentHarnessError('USAGE_ERROR', `--isolation must be "auto", "require" or "off", not ${JSON.stringify(value)}.`);
   }
   return value;
 }

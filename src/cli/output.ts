@@ -2,6 +2,7 @@
  * The CLI's output contract. stderr: info lines before the runtime, the begin/end separators, the summary.
  * stdout: only the engine's output in the chosen translate view, so `> file` captures a clean stream.
  */
+import pc from 'picocolors';
 import type { AttemptReadyInfo } from '../core/run-attempt.js';
 import type { AttemptResult } from '../core/attempt-result.js';
 import type { EngineId, StreamName, TranslateMode } from '../protocol/index.js';
@@ -32,7 +33,11 @@ export function printReady(streams: CliStreams, info: AttemptReadyInfo, passthro
     `injected_skills: ${info.skills.skill_count}${names.length ? ` (${names.join(', ')})` : ''}`,
     `config_roots: ${info.configRoots.join(', ')}`,
     `model: ${info.modelUrl ?? 'live'}`,
+    `isolation: network=${info.isolation.network} processes=${info.isolation.processes}`,
   ];
+  if (info.isolation.reason !== null && info.isolation.mode === 'auto') {
+    lines.push(pc.yellow(`warning ISOLATION_DEGRADED: no namespaces (${info.isolation.reason}); set --isolation require to refuse instead`));
+  }
   streams.stderr.write(`${lines.join('\n')}\n${separator(info.run.engine, 'begin')}\n`);
 }
 
@@ -53,7 +58,14 @@ export function liveHandlers(streams: CliStreams, mode: TranslateMode): {
 }
 
 /** Prints what is printed after the process ended: views 2/3, the end separator and the summary. */
-export function printFinished(streams: CliStreams, result: AttemptResult, mode: TranslateMode, verb: 'Start' | 'Resume', readyPrinted: boolean): void {
+export function printFinished(
+  streams: CliStreams,
+  result: AttemptResult,
+  mode: TranslateMode,
+  verb: 'Start' | 'Resume',
+  readyPrinted: boolean,
+  interrupted: { status: number; signal: NodeJS.Signals } | null = null,
+): void {
   if (readyPrinted) {
     if (mode === 2 || mode === 3) {
       const text = renderTranslateView(mode, { rasp: result.rasp, fcmp: result.fcmp });
@@ -69,7 +81,9 @@ export function printFinished(streams: CliStreams, result: AttemptResult, mode: 
     `Session: ${result.sessionId ?? '(none)'}`,
     `Completion: ${result.completion.state} (${result.completion.reason})`,
     `Audit: ${result.audit.dir}`,
-    `${verb} complete. exitCode=${result.exitCode ?? 'null'}`,
+    interrupted
+      ? `${verb} interrupted. exitCode=${interrupted.status} (${interrupted.signal}; engine exit ${result.exitCode ?? result.signal ?? 'unknown'})`
+      : `${verb} complete. exitCode=${result.exitCode ?? 'null'}${result.signal ? ` (killed by ${result.signal})` : ''}`,
   ];
   streams.stderr.write(`${lines.join('\n')}\n`);
 }

@@ -3,12 +3,12 @@
  * resume command is rebuilt from the run's metadata; the translate view is the run's unless given.
  */
 import type { Command } from 'commander';
-import type { TranslateMode } from '../protocol/index.js';
+import type { IsolationMode, TranslateMode } from '../protocol/index.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import { resolveRunSelector } from '../runtime/run-store.js';
 import { recoverRun } from '../core/seal-attempt.js';
 import { chooseIo, runAttemptCommand } from './attempt-command.js';
-import { parsePositiveInt, parseTranslateMode } from './options.js';
+import { parseIsolationMode, parsePositiveInt, parseTranslateMode } from './options.js';
 import type { CliStreams } from './output.js';
 
 /** Registers `resume`. */
@@ -21,8 +21,9 @@ export function registerResume(program: Command, streams: CliStreams, setExit: (
     .option('--translate <mode>', "output view 0..3 (default: the run's)", parseTranslateMode)
     .option('--script <file>', "model script (default: the run's)")
     .option('--timeout-ms <ms>', 'kill the engine after this many milliseconds', parsePositiveInt('--timeout-ms'))
+    .option('--isolation <mode>', 'namespaces for the engine: auto (default), require, off', parseIsolationMode)
     .addHelpText('after', '\nExample:\n  agent-harness resume 3f9a01bc "now add a README"')
-    .action(async (handle: string, message: string, options: { translate?: TranslateMode; script?: string; timeoutMs?: number }) => {
+    .action(async (handle: string, message: string, options: { translate?: TranslateMode; script?: string; timeoutMs?: number; isolation?: IsolationMode }) => {
       const paths = resolveHarnessPaths();
       const run = await recoverRun(paths, await resolveRunSelector(paths.runRoot, handle));
       const translate = options.translate ?? run.translate_mode;
@@ -36,6 +37,7 @@ export function registerResume(program: Command, streams: CliStreams, setExit: (
         script: options.script ?? run.script,
         io: chooseIo(translate, undefined),
         ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.isolation ? { isolation: options.isolation } : {}),
       }, 'Resume');
       setExit(status);
     });

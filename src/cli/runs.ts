@@ -1,12 +1,15 @@
 /**
  * `agent-harness runs [--engine ID] [--failed] [--last N] [--json]`: the runs under the run root, newest last,
  * with the test that started each one; `runs prune [--keep N] [--older-than 7d] [--dry-run]` removes old runs.
+ * Listing rescans the run directories (the index is a cache) and lists, after the runs and whatever the filters,
+ * every directory whose run.json cannot be used: `CORRUPT`/`MOVED` rows, `{ run_dir, corrupt: {...} }` in --json.
  */
+import path from 'node:path';
 import type { Command } from 'commander';
 import { AgentHarnessError } from '../errors/index.js';
 import type { RunIndexEntry } from '../protocol/index.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
-import { listRuns, removeRuns } from '../runtime/run-store.js';
+import { listRuns, refreshRunIndex, removeRuns, type BrokenRun } from '../runtime/run-store.js';
 import { recoverRuns } from '../core/seal-attempt.js';
 import { parsePositiveInt } from './options.js';
 import type { CliStreams } from './output.js';
@@ -26,8 +29,22 @@ export function filterRuns(runs: readonly RunIndexEntry[], options: RunsOptions)
   return out;
 }
 
-function table(runs: readonly RunIndexEntry[]): string {
+/** A `runs --json` entry for a directory whose run.json cannot be used; `corrupt` tells it from a run's entry. */
+export interface CorruptRunListing {
+  run_dir: string;
+  corrupt: { code: BrokenRun['code']; file: string; message: string };
+}
+
+/** The --json entry of a broken run directory. */
+export function corruptListing(broken: BrokenRun): CorruptRunListing {
+  return { run_dir: broken.run_dir, corrupt: { code: broken.code, file: broken.file, message: broken.message } };
+}
+
+function table(runs: readonly RunIndexEntry[], broken: readonly BrokenRun[]): string {
   const rows = runs.map((run) => [run.handle, run.run_id, run.engine, String(run.attempts), run.session_id ?? '-', run.last_completion ?? '-', run.label ?? run.prompt ?? '-']);
+  for (const dir of broken) {
+    rows.push([dir.code === 'RUN_DIR_MOVED' ? 'MOVED' : 'CORRUPT', path.basename(dir.run_dir), '-', '-', '-', dir.code === 'RUN_DIR_MOVED' ? 'moved' : 'corrupt', dir.message]);
+  }
   const header = ['HANDLE', 'RUN ID', 'ENGINE', 'ATTEMPTS', 'SESSION', 'LAST', 'TEST / PROMPT'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
   const format = (row: string[]): string => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
@@ -45,18 +62,20 @@ export function registerRuns(program: Command, streams: CliStreams): void {
     .option('--last <n>', 'only the newest N runs', parsePositiveInt('--last'))
     .action(async (options: RunsOptions) => {
       const paths = resolveHarnessPaths();
+      const store = await refreshRunIndex(paths.runRoot);
       // Listing a run seals attempts whose harness died and reclaims their trust leases.
-      const all = await recoverRuns(paths, await listRuns(paths.runRoot));
+      const all = await recoverRuns(paths, store.runs);
       const selected = filterRuns(all, options);
       if (options.json) {
-        streams.stdout.write(`${JSON.stringify(selected, null, 2)}\n`);
+        streams.stdout.write(`${JSON.stringify([...selected, ...store.broken.map(corruptListing)], null, 2)}\n`);
         return;
       }
-      if (all.length === 0) {
+      if (all.length === 0 && store.broken.length === 0) {
         streams.stderr.write(`No runs under ${paths.runRoot}. Start one with: agent-harness demo\n`);
         return;
       }
-      streams.stdout.write(table(selected));
+      streams.stdout.write(table(selected, store.broken));
+      if (store.broken.length > 0) streams.stderr.write(`${store.broken.length} run director${store.broken.length === 1 ? 'y has' : 'ies have'} an unusable run.json (CORRUPT/MOVED rows); restore or remove them.\n`);
     });
   runs
     .command('prune')

@@ -5,13 +5,13 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { AgentHarnessError } from '../errors/index.js';
 import type { IoMode } from '../core/run-attempt.js';
-import type { ModelMode, TranslateMode } from '../protocol/index.js';
+import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { MAX_SEED_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import { resolveRunSelector } from '../runtime/run-store.js';
 import { runAttemptCommand } from './attempt-command.js';
 import { chooseIo } from './attempt-command.js';
-import { extractTranslateFlag, parseModelMode, parsePositiveInt, parseTranslateMode } from './options.js';
+import { extractTranslateFlag, parseIsolationMode, parseModelMode, parsePositiveInt, parseTranslateMode } from './options.js';
 import type { CliStreams } from './output.js';
 
 /** Options of a start. */
@@ -22,6 +22,7 @@ export interface StartCommandOptions {
   script?: string;
   prompt?: string;
   timeoutMs?: number;
+  isolation?: IsolationMode;
   pty?: boolean;
   template?: string;
   file?: string[];
@@ -71,6 +72,7 @@ export async function startCommand(streams: CliStreams, engine: string, rawArgs:
     script: options.script ?? null,
     io: chooseIo(translate, io),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.isolation ? { isolation: options.isolation } : {}),
     ...(options.onlySkills ? { onlySkills: options.onlySkills.flatMap((s) => s.split(',')).filter(Boolean) } : {}),
     ...(options.template || options.file || options.git === false ? {
       workspace: {
@@ -92,6 +94,7 @@ export function addStartOptions(command: Command): Command {
     .option('--script <file>', 'JSON model script for the scripted model (see README)')
     .option('--prompt <text>', "prompt for the engine's default headless command, when no engine args are given")
     .option('--timeout-ms <ms>', 'kill the engine after this many milliseconds (default 600000)', parsePositiveInt('--timeout-ms'))
+    .option('--isolation <mode>', 'namespaces for the engine: auto (default; fall back with a warning where unavailable), require (refuse without them), off', parseIsolationMode)
     .option('--pty', 'run the engine in a pseudo-terminal (one merged stream)')
     .option('--template <dir>', 'copy DIR into the new run dir before the engine starts (a git repo with one commit, unless --no-git)')
     .option('--file <dest=src>', 'write file SRC at DEST in the new run dir before the engine starts (repeatable)', collect)

@@ -7,11 +7,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { attemptAuditPaths } from '../core/audit-files.js';
+import { attemptAuditPaths, fcmpSeqStart } from '../core/audit-files.js';
 import { getEngine } from '../engines/registry.js';
 import { AgentHarnessError } from '../errors/index.js';
-import { AttemptMetaSchema, type TranslateMode } from '../protocol/index.js';
-import { checkInputFile, streamInputFile } from '../runtime/bounded-input.js';
+import { AttemptMetaSchema, type AttemptMeta, type TranslateMode } from '../protocol/index.js';
+import { checkInputFile, MAX_CONFIG_BYTES, readInputBytesSync, streamInputFile } from '../runtime/bounded-input.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import { resolveRunSelector } from '../runtime/run-store.js';
 import { recoverRun } from '../core/seal-attempt.js';
@@ -44,25 +44,51 @@ function sourcesOf(files: InputFiles, signal: AbortSignal): RecordedSources {
   return sources;
 }
 
-async function fromRun(selector: string, options: TranslateOptions): Promise<{ engine: string; files: InputFiles; recorded: TranslateRecordedOptions }> {
+function isNonEmptyFile(file: string): boolean {
+  try {
+    return fs.statSync(file).size > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The attempt's meta, or null when it is missing, truncated or invalid (an attempt whose harness died mid-write, a
+ * reserved attempt not started yet): the raw logs are the record, the meta only adds the exit and the launch.
+ */
+function readAttemptMeta(file: string): AttemptMeta | null {
+  try {
+    const parsed = AttemptMetaSchema.safeParse(JSON.parse(readInputBytesSync(file, { what: 'attempt meta', maxBytes: MAX_CONFIG_BYTES }).toString('utf8')));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+async function fromRun(selector: string, options: TranslateOptions, streams: CliStreams): Promise<{ engine: string; files: InputFiles; recorded: TranslateRecordedOptions }> {
   const paths = resolveHarnessPaths();
   const run = await recoverRun(paths, await resolveRunSelector(paths.runRoot, selector));
   const attempt = options.attempt ?? run.attempts;
   if (attempt < 1) throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${run.run_id} has no attempt yet.`);
   const audit = attemptAuditPaths(run.run_dir, attempt);
-  if (!fs.existsSync(audit.meta)) throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${run.run_id} has no attempt ${attempt} (${audit.meta} is missing).`, { details: { attempt } });
-  const meta = AttemptMetaSchema.safeParse(JSON.parse(fs.readFileSync(audit.meta, 'utf8')));
-  const exit = meta.success && meta.data.exit
-    ? { exit_code: meta.data.exit.code, signal: meta.data.exit.signal, timed_out: meta.data.exit.timed_out, canceled: meta.data.exit.canceled, duration_ms: meta.data.timings.duration_ms ?? 0 }
-    : null;
   const files: InputFiles = {};
   for (const [key, file] of [['stdout', audit.stdout], ['stderr', audit.stderr], ['pty', audit.ptyOutput]] as const) {
     if (fs.existsSync(file)) files[key] = file;
   }
+  if (!fs.existsSync(audit.meta) && Object.keys(files).length === 0) {
+    throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${run.run_id} has no attempt ${attempt} (${audit.meta} is missing).`, { details: { attempt } });
+  }
+  const meta = readAttemptMeta(audit.meta);
+  if (!meta) streams.stderr.write(`agent-harness: ${audit.meta} is missing or unreadable; translating attempt ${attempt} from its raw logs alone.\n`);
+  const exit = meta?.exit
+    ? { exit_code: meta.exit.code, signal: meta.exit.signal, timed_out: meta.exit.timed_out, canceled: meta.exit.canceled, duration_ms: meta.timings.duration_ms ?? 0 }
+    : null;
+  // Without a meta, a resume is known by the message the harness wrote to its stdin log.
+  const resumed = meta ? meta.launch === 'resume' : isNonEmptyFile(audit.stdin);
   return {
     engine: run.engine,
     files,
-    recorded: { runId: run.run_id, attempt, launch: meta.success && meta.data.launch === 'resume' ? 'resume' : 'start', exit },
+    recorded: { runId: run.run_id, attempt, launch: resumed ? 'resume' : 'start', exit, seqStart: fcmpSeqStart(run.run_dir, attempt) },
   };
 }
 
@@ -73,7 +99,7 @@ export async function translateCommand(streams: CliStreams, selector: string | u
   let recorded: TranslateRecordedOptions = {};
   if (selector) {
     if (options.stdout || options.stderr || options.pty) throw new AgentHarnessError('USAGE_ERROR', 'Give either a run selector or --stdout/--stderr/--pty files, not both.');
-    ({ engine, files, recorded } = await fromRun(selector, options));
+    ({ engine, files, recorded } = await fromRun(selector, options, streams));
   } else {
     if (!options.engine) throw new AgentHarnessError('USAGE_ERROR', 'translate needs --engine <id> with --stdout/--stderr/--pty files, or a run selector.');
     if (!options.stdout && !options.stderr && !options.pty) throw new AgentHarnessError('USAGE_ERROR', 'translate needs at least one of --stdout, --stderr, --pty.');

@@ -2,7 +2,7 @@
  * The input of one attempt ({@link AttemptRequest}) and what is known just before the engine starts.
  */
 import type { ModelScript, ModelServer } from '../model/index.js';
-import type { EngineId, ModelMode, RaspEvent, RunIndexEntry, SkillInjection, StreamName, TranslateMode } from '../protocol/index.js';
+import type { EngineId, IsolationMode, IsolationRecord, ModelMode, RaspEvent, RunIndexEntry, SkillInjection, StreamName, TranslateMode } from '../protocol/index.js';
 import type { HarnessPaths } from '../runtime/paths.js';
 import type { WorkspaceSeed } from './workspace.js';
 
@@ -55,6 +55,13 @@ export interface AttemptRequest {
   timeoutMs?: number;
   /** Cancels the attempt (the process group is killed). */
   signal?: AbortSignal;
+  /** Aborted after `signal` (a second Ctrl-C): the engine is killed at once; the audit is still sealed. */
+  hurry?: AbortSignal;
+  /**
+   * Namespaces for the engine (default: `AGENT_HARNESS_ISOLATION` of `hostEnv`, else `auto`): `auto` uses them
+   * where available and falls back with a warning, `require` refuses without them, `off` never uses them.
+   */
+  isolation?: IsolationMode;
   /** Host environment (default `process.env`): where the allowlist and live keys come from. */
   hostEnv?: NodeJS.ProcessEnv;
   /** Raw output as it arrives (for live views). */
@@ -76,4 +83,6 @@ export interface AttemptReadyInfo {
   configRoots: string[];
   modelUrl: string | null;
   io: IoMode;
+  /** The namespaces the engine runs in. */
+  isolation: IsolationRecord;
 }

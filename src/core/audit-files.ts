@@ -134,6 +134,24 @@ export function lastFcmpSeq(runDir: string, attempt: number): number {
   return 0;
 }
 
+/**
+ * FCMP seq numbers each attempt owns: attempt N numbers its events from `(N - 1) * FCMP_SEQ_BLOCK + 1`. Concurrent
+ * attempts of one run (five `resume`s at once) translate at the same time, before an earlier one has written its
+ * FCMP, so "the previous attempt's last seq" is not known when an attempt starts; a block derived from the attempt
+ * number keeps seq unique and strictly increasing across the run's fcmp.N.jsonl files in attempt order whatever
+ * order the attempts finish in. An attempt never emits a million events; past that its seq would run into the next
+ * attempt's block.
+ */
+export const FCMP_SEQ_BLOCK = 1_000_000;
+
+/**
+ * The seq an attempt's FCMP continues from (its first event gets this + 1): the start of its block, or the last seq
+ * of an earlier attempt if that is higher (runs recorded before seq blocks, or an attempt past its block).
+ */
+export function fcmpSeqStart(runDir: string, attempt: number): number {
+  return Math.max((attempt - 1) * FCMP_SEQ_BLOCK, lastFcmpSeq(runDir, attempt));
+}
+
 /** Writes empty fs snapshot/diff files for an attempt that never got to take them (failed before spawn). */
 export async function ensureFsAuditFiles(audit: AttemptAuditPaths, runDir: string): Promise<void> {
   for (const file of [audit.fsBefore, audit.fsAfter]) {

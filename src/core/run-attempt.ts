@@ -20,6 +20,8 @@ import { engineVersion } from '../runtime/engine-version.js';
 import { resolveExecutable } from '../runtime/executables.js';
 import { diffSnapshots, snapshotTree } from '../runtime/fs-snapshot.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
+import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
+import { resolveIsolationMode } from '../runtime/isolation/mode.js';
 import type { ProcessResult } from '../runtime/process-result.js';
 import { createRun, reserveAttempt, updateRun } from '../runtime/run-store.js';
 import { injectSkills } from '../runtime/skills.js';
@@ -32,7 +34,7 @@ import { buildConformanceReport } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
 import { spawnEngine } from './spawn-engine.js';
 import { excludeHarnessPaths, gitDiffPatch, hasWorkspaceSeed, seedWorkspace } from './workspace.js';
-import { attemptAuditPaths, ensureFsAuditFiles, lastFcmpSeq, RawLogWriter, writeJsonl } from './audit-files.js';
+import { attemptAuditPaths, ensureFsAuditFiles, fcmpSeqStart, RawLogWriter, writeJsonl } from './audit-files.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, type AttemptRequest, type IoMode } from './attempt-request.js';
 import { collectAssistantMessages, collectToolCalls, lastSessionId, lastUsage, type AttemptResult } from './attempt-result.js';
 
@@ -104,6 +106,10 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   requireModelMode(modelMode);
   const scriptInput = request.script ?? (launch === 'resume' ? request.run?.script ?? null : null);
   const resolvedScript = modelMode === 'scripted' ? await resolveScript(scriptInput, paths.projectRoot) : { script: undefined, path: null };
+  // Run directories get the engine's skill folders: a run root at HOME or under ~/.codex is refused before one exists.
+  const hostHome = (request.hostEnv ?? process.env).HOME;
+  assertNoEnvLeak([paths.runRoot], hostHome, 'Run root');
+  if (request.runDir) assertNoEnvLeak([path.resolve(request.runDir)], hostHome, 'Run directory');
   let run = request.run ?? await createRun(paths.runRoot, { engine: adapter.id, translateMode, modelMode, script: resolvedScript.script ?? null, startArgs: request.passthrough?.length || request.rawArgs ? request.passthrough ?? [] : null, prompt: request.passthrough?.length || request.rawArgs ? null : request.prompt ?? null, label: request.label ?? null, ...(request.runDir ? { runDir: request.runDir } : {}) });
   const runDir = run.run_dir;
   const attempt = await reserveAttempt(runDir);
@@ -127,6 +133,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   const startedAt = new Date();
   let meta: AttemptMeta = initialMeta({ run, attempt, engine: adapter.id, executableName: adapter.executableName, skillRoot: adapter.skillRoot, launch, translateMode, modelMode, scriptPath: resolvedScript.path, io, paths, audit, startedAt });
   let ownedServer: ModelServer | null = null;
+  let isolation: AttemptIsolation | null = null;
   let prepared: PreparedEngine | null = null;
   let processResult: ProcessResult | null = null;
   let harnessError: AgentHarnessError | null = null;
@@ -150,6 +157,11 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       }
     }
     meta.model.base_url = modelUrl;
+    isolation = await openIsolation({ mode: request.isolation ?? resolveIsolationMode(undefined, request.hostEnv ?? process.env), modelUrl });
+    meta.isolation = isolation.record;
+    if (isolation.record.reason !== null && isolation.record.mode === 'auto') {
+      rasp.diagnostic({ code: 'ISOLATION_DEGRADED', message: `No namespaces for this attempt: ${isolation.record.reason}. Network: ${isolation.record.network}, processes: ${isolation.record.processes}.`, level: 'warning' });
+    }
     if (hasWorkspaceSeed(request.workspace)) meta.workspace = await seedWorkspace(runDir, request.workspace, paths.projectRoot);
     meta.skill_injection = await injectSkills({ sourceRoots: paths.skillRoots, targetRoot: path.join(runDir, adapter.skillRoot), ...(request.onlySkills ? { only: request.onlySkills } : {}) });
     // The leak guard runs before anything is written into the managed home.
@@ -176,7 +188,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     const argv = [...prepared.leadingArgs, ...engineArgs];
     meta.command = { executable, argv, cwd: runDir, io };
     await writeJsonAtomic(audit.meta, meta);
-    request.onReady?.({ run, attempt, executable, argv, translateMode, skills: meta.skill_injection, configRoots, modelUrl, io });
+    request.onReady?.({ run, attempt, executable, argv, translateMode, skills: meta.skill_injection, configRoots, modelUrl, io, isolation: isolation.record });
 
     const before = await snapshotTree(runDir);
     await writeJsonAtomic(audit.fsBefore, before);
@@ -186,13 +198,15 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     processResult = await spawnEngine({
       io, file: executable, args: argv, cwd: runDir, env, timeoutMs, stdin: adapter.stdin, audit, writer, rasp,
       ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.hurry ? { hurry: request.hurry } : {}),
       ...(request.onOutput ? { onOutput: request.onOutput } : {}),
+      ...(isolation.record.processes === 'pid-namespace' ? { isolation } : {}),
     });
     if (processResult.spawnError) {
       harnessError = new AgentHarnessError('ENGINE_SPAWN_FAILED', `Could not start ${executable}: ${processResult.spawnError.message}`, { cause: processResult.spawnError, attempt });
       rasp.diagnostic({ code: 'ENGINE_SPAWN_FAILED', message: harnessError.message, level: 'error' });
     } else if (processResult.timedOut) {
-      harnessError = new AgentHarnessError('ENGINE_TIMEOUT', `${adapter.id} did not finish within ${timeoutMs} ms; its process group was killed.`, { attempt });
+      harnessError = new AgentHarnessError('ENGINE_TIMEOUT', `${adapter.id} did not finish within ${timeoutMs} ms; ${isolation?.record.processes === 'pid-namespace' ? 'every process of the attempt was killed (PID namespace)' : 'its process group was killed'}.`, { attempt });
     }
     // The skills the engine offered, as found in its first real model request (scripted mode), as a RASP event.
     const requestsSoFar = attemptRequests();
@@ -228,6 +242,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       await prepared.cleanup();
       if (meta.trust) meta.trust.removed_at = nowIso();
     }
+    await isolation?.close().catch(() => undefined);
     await ownedServer?.close().catch(() => undefined);
     await fs.promises.rm(attemptTmp, { recursive: true, force: true }).catch(() => undefined);
     await ensureFsAuditFiles(audit, runDir);
@@ -247,7 +262,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       runId: run.run_id,
       engine: adapter.id,
       attempt,
-      seqStart: lastFcmpSeq(runDir, attempt),
+      seqStart: fcmpSeqStart(runDir, attempt),
       launch,
       errorPatterns: adapter.errorPatterns,
       replyText: launch === 'resume' ? request.message ?? null : null,
@@ -274,13 +289,13 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     }));
     await writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta));
     const scriptInForce = request.modelServer ? request.modelServer.script ?? null : resolvedScript.script ?? null;
+    // The attempt count is derived by updateRun from the meta files under the index lock (concurrent resumes).
     run = await updateRun(paths.runRoot, run.run_id, {
-      attempts: Math.max(run.attempts, attempt),
       session_id: sessionId,
       last_completion: completion.state,
       // The script in force, inline: a shared server's (the fixtures', appended turns included), else the attempt's own.
       ...(scriptInForce ? { script: scriptInForce } : {}),
-    }).catch(() => run);
+    }, attempt).catch(() => run);
   }
 
   const assistantMessages = collectAssistantMessages(fcmp);

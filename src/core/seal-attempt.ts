@@ -12,7 +12,7 @@ import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { isOwnerAlive, reclaimDeadLeases } from '../runtime/lease.js';
 import type { HarnessPaths } from '../runtime/paths.js';
 import { updateRun } from '../runtime/run-store.js';
-import { attemptAuditPaths, lastFcmpSeq, writeJsonl } from './audit-files.js';
+import { attemptAuditPaths, fcmpSeqStart, writeJsonl } from './audit-files.js';
 
 function readIfPresent(file: string): Uint8Array | undefined {
   try {
@@ -41,7 +41,7 @@ export async function sealAttemptIfOrphaned(runDir: string, attempt: number): Pr
   const translation = translateRecorded(
     getEngine(meta.engine),
     { stdout: readIfPresent(audit.stdout), stderr: readIfPresent(audit.stderr), pty: readIfPresent(audit.ptyOutput) },
-    { runId: meta.run_id, attempt, launch: meta.launch === 'resume' ? 'resume' : 'start', seqStart: lastFcmpSeq(runDir, attempt), sessionId: meta.session_id },
+    { runId: meta.run_id, attempt, launch: meta.launch === 'resume' ? 'resume' : 'start', seqStart: fcmpSeqStart(runDir, attempt), sessionId: meta.session_id },
   );
   writeJsonl(audit.rasp, translation.rasp);
   writeJsonl(audit.fcmp, translation.fcmp);
@@ -79,10 +79,9 @@ export async function recoverRun(paths: Pick<HarnessPaths, 'runRoot' | 'agentHom
   if (sealed.length === 0) return run;
   const last = sealed[sealed.length - 1]!;
   return updateRun(paths.runRoot, run.run_id, {
-    attempts: Math.max(run.attempts, ...sealed.map((meta) => meta.attempt)),
     session_id: last.session_id ?? run.session_id,
-    ...(last.attempt >= run.attempts ? { last_completion: 'failed' as const } : {}),
-  });
+    last_completion: 'failed',
+  }, last.attempt);
 }
 
 /** {@link recoverRun} over a listing (`runs`): each run as it is after sealing its orphaned attempts. */

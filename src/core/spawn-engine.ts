@@ -7,7 +7,8 @@ import type { StreamName } from '../protocol/index.js';
 import { runPassthrough } from '../runtime/passthrough.js';
 import type { ProcessResult } from '../runtime/process-result.js';
 import { runProcess } from '../runtime/process.js';
-import { runPty } from '../runtime/pty.js';
+import type { AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
+import { checkSpawnable, runPty } from '../runtime/pty.js';
 import { feedLine } from '../translate/feed.js';
 import { createLineSplitter } from '../translate/line-splitter.js';
 import type { RaspBuilder } from '../translate/rasp-builder.js';
@@ -23,12 +24,16 @@ export interface SpawnEngineInput {
   env: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Aborted after `signal`: SIGKILL at once instead of after the grace period. */
+  hurry?: AbortSignal;
   /** `ignore` closes stdin; `pipe` gives an empty stdin that is closed at once. */
   stdin: 'ignore' | 'pipe';
   audit: AttemptAuditPaths;
   writer: RawLogWriter;
   rasp: RaspBuilder;
   onOutput?: (stream: StreamName, chunk: Uint8Array) => void;
+  /** The attempt's namespaces: the command is wrapped to run inside them. */
+  isolation?: AttemptIsolation;
 }
 
 /** Runs the engine; every line it printed has been fed to `rasp` when this resolves. Never throws. */
@@ -40,7 +45,13 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
     input.onOutput?.(stream, chunk);
     for (const line of splitter.push(stream, chunk, from)) feedLine(rasp, line);
   };
-  const common = { file: input.file, args: input.args, cwd: input.cwd, env: input.env, timeoutMs: input.timeoutMs, ...(input.signal ? { signal: input.signal } : {}) };
+  if (input.isolation) {
+    // Inside the namespaces the init starts the engine; a missing executable is reported before wrapping.
+    const unspawnable = checkSpawnable(input.file, input.cwd, input.env);
+    if (unspawnable) return { pid: null, exitCode: null, signal: null, timedOut: false, canceled: false, durationMs: 0, spawnError: unspawnable };
+  }
+  const command = input.isolation ? input.isolation.wrap(input.file, input.args) : { file: input.file, args: input.args };
+  const common = { file: command.file, args: command.args, cwd: input.cwd, env: input.env, timeoutMs: input.timeoutMs, ...(input.signal ? { signal: input.signal } : {}), ...(input.hurry ? { hurry: input.hurry } : {}) };
   let result: ProcessResult;
   if (io === 'pty') {
     result = await runPty({ ...common, onChunk: feed, onTiming: (line) => writer.timing(line) });
@@ -53,5 +64,5 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
     result = await runProcess({ ...common, stdin: input.stdin === 'ignore' ? 'ignore' : { text: '' }, onChunk: feed });
   }
   for (const line of splitter.flush()) feedLine(rasp, line);
-  return result;
+  return input.isolation ? input.isolation.settle(result) : result;
 }

@@ -107,7 +107,9 @@ export async function excludeHarnessPaths(runDir: string, relativePaths: readonl
  * so the run's own index is never touched; null when the run dir is not a git repository.
  */
 export async function gitDiffPatch(runDir: string, indexFile: string): Promise<string | null> {
-  if (!fs.existsSync(path.join(runDir, '.git'))) return null;
+  // An empty `.git` directory is no repository: codex's sandbox leaves one as a mount point when it is killed.
+  const dotGit = path.join(runDir, '.git');
+  if (!fs.existsSync(path.join(dotGit, 'HEAD')) && !fs.statSync(dotGit, { throwIfNoEntry: false })?.isFile()) return null;
   const env = { GIT_INDEX_FILE: indexFile };
   try {
     await git(runDir, ['read-tree', 'HEAD'], env);

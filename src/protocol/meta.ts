@@ -59,6 +59,31 @@ export const CompletionSchema = z.object({
 /** A completion state. */
 export type Completion = z.infer<typeof CompletionSchema>;
 
+/**
+ * `auto` (default): namespaces where the machine has them, else the fallback with a warning diagnostic.
+ * `require`: refuse to run (`ISOLATION_UNAVAILABLE`) where namespaces are unavailable. `off`: no namespaces.
+ */
+export const IsolationModeSchema = z.enum(['auto', 'require', 'off']);
+/** An isolation mode. */
+export type IsolationMode = z.infer<typeof IsolationModeSchema>;
+
+/** The isolation an attempt actually ran under. */
+export const IsolationRecordSchema = z.object({
+  mode: IsolationModeSchema,
+  /**
+   * `namespace`: its own network namespace with only loopback, the model server forwarded in. `proxy-only`: the
+   * host network, proxy variables pointing at the model server (a hint, not a wall). `host`: the host network on
+   * purpose (`--model live`, where the engine must reach its vendor).
+   */
+  network: z.enum(['namespace', 'proxy-only', 'host']),
+  /** `pid-namespace`: ending the attempt ends every process it started, setsid or not. `process-group`: only its group. */
+  processes: z.enum(['pid-namespace', 'process-group']),
+  /** Why namespaces were not used, when they were not. */
+  reason: z.string().nullable(),
+});
+/** The isolation an attempt ran under. */
+export type IsolationRecord = z.infer<typeof IsolationRecordSchema>;
+
 /** `.audit/meta.N.json`. */
 export const AttemptMetaSchema = z.object({
   version: z.literal(META_VERSION),
@@ -98,6 +123,8 @@ export const AttemptMetaSchema = z.object({
   resume_flags: z.object({ carried: z.array(z.string()), dropped: z.array(z.string()) }).nullable().optional(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   files: z.record(z.string(), z.string()),
+  /** The namespaces the engine ran in (absent in metas written before isolation was recorded). */
+  isolation: IsolationRecordSchema.nullable().optional(),
   /** The harness process that ran the attempt (pid + kernel start time): a `running` meta whose owner is gone was interrupted. */
   owner: z.object({ pid: z.number().int(), start_time: z.string().nullable() }).optional(),
 });

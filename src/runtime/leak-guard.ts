@@ -1,7 +1,8 @@
 /**
  * Refuses to run an engine whose config roots would land in the host user's own configuration: the host
  * HOME itself, one of its ancestors, or anything under a hidden entry of it (`~/.codex`, `~/.config`, …).
- * A checkout under `~/src/project` is fine; `SKILL_RUNNER_AGENT_HOME=~` is not.
+ * A checkout under `~/src/project` is fine; `SKILL_RUNNER_AGENT_HOME=~` is not. The same rule covers the run root
+ * (`AGENT_HARNESS_RUN_ROOT`) and a run directory given by the caller.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -44,11 +45,15 @@ export function findEnvLeak(roots: readonly string[], hostHome: string | undefin
   return null;
 }
 
-/** Throws ENV_LEAK_DETECTED when {@link findEnvLeak} finds an offending root. */
-export function assertNoEnvLeak(roots: readonly string[], hostHome: string | undefined): void {
+/**
+ * Throws ENV_LEAK_DETECTED when {@link findEnvLeak} finds an offending root; `what` names the roots in the message
+ * (`Config root`, `Run root`: a run directory gets the engine's skill and config folders, `.codex/skills/…`, so a run
+ * root at `~` or under `~/.codex` writes into the host's own engine config as surely as an agent home there).
+ */
+export function assertNoEnvLeak(roots: readonly string[], hostHome: string | undefined, what = 'Config root'): void {
   const leak = findEnvLeak(roots, hostHome);
   if (leak) {
-    throw new AgentHarnessError('ENV_LEAK_DETECTED', `Config root ${leak.root} would leak into the host user's configuration: ${leak.reason}.`, {
+    throw new AgentHarnessError('ENV_LEAK_DETECTED', `${what} ${leak.root} would leak into the host user's configuration: ${leak.reason}.`, {
       details: { root: leak.root, host_home: hostHome },
     });
   }

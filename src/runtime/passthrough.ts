@@ -94,13 +94,17 @@ function kill(pid: number, signal: NodeJS.Signals): void {
 function armScriptTermination(pid: number, options: BaseRunOptions): { state: { timedOut: boolean; canceled: boolean }; disarm: () => void } {
   const state = { timedOut: false, canceled: false };
   const timers: NodeJS.Timeout[] = [];
+  const killNow = (): void => {
+    for (const child of childrenOf(pid)) kill(-child, 'SIGKILL');
+    kill(pid, 'SIGKILL');
+  };
   const terminate = (): void => {
     kill(pid, 'SIGTERM');
-    timers.push(setTimeout(() => {
-      for (const child of childrenOf(pid)) kill(-child, 'SIGKILL');
-      kill(pid, 'SIGKILL');
-    }, options.killGraceMs ?? 2000).unref());
+    timers.push(setTimeout(killNow, options.killGraceMs ?? 2000).unref());
   };
+  options.hurry?.addEventListener('abort', () => {
+    if (state.timedOut || state.canceled) killNow();
+  }, { once: true });
   if (options.timeoutMs !== undefined) {
     timers.push(setTimeout(() => {
       state.timedOut = true;

@@ -27,6 +27,8 @@ export interface BaseRunOptions {
   signal?: AbortSignal;
   /** Grace period between SIGTERM and SIGKILL (default 2000 ms). */
   killGraceMs?: number;
+  /** Aborted (a second Ctrl-C) after `signal`: skip the rest of the grace period and SIGKILL now. */
+  hurry?: AbortSignal;
 }
 
 /** Sends `signal` to the process group `pid` (falls back to the process). Ignores ESRCH. */
@@ -56,6 +58,10 @@ export function armTermination(pid: number, options: BaseRunOptions): { state: {
     timer.unref();
     timers.push(timer);
   };
+  const onHurry = (): void => {
+    if (state.timedOut || state.canceled) killGroup(pid, 'SIGKILL');
+  };
+  options.hurry?.addEventListener('abort', onHurry);
   if (options.timeoutMs !== undefined) {
     const timer = setTimeout(() => {
       state.timedOut = true;
@@ -75,6 +81,7 @@ export function armTermination(pid: number, options: BaseRunOptions): { state: {
     disarm: () => {
       for (const timer of timers) clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
+      options.hurry?.removeEventListener('abort', onHurry);
     },
   };
 }

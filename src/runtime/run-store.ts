@@ -21,11 +21,9 @@ import {
 } from '../protocol/index.js';
 import { writeJsonAtomic } from './atomic-write.js';
 import { withFileLock } from './file-lock.js';
+import { AUDIT_DIR, RUN_RECORD_FILE, readRunRecord, runRecordPath, scanRunDirs, type BrokenRun } from './run-record.js';
 
-/** Name of the audit directory inside a run directory. */
-export const AUDIT_DIR = '.audit';
-/** The per-run record inside the audit directory. */
-export const RUN_RECORD_FILE = 'run.json';
+export { AUDIT_DIR, RUN_RECORD_FILE, readRunRecord, type BrokenRun } from './run-record.js';
 const INDEX_FILE = 'index.json';
 
 /** Options of {@link createRun}. */
@@ -58,49 +56,52 @@ function indexPath(runRoot: string): string {
   return path.join(runRoot, INDEX_FILE);
 }
 
-/** Reads every run.json under the run root (the slow, authoritative path). */
-async function scanRunRecords(runRoot: string): Promise<RunIndexEntry[]> {
-  let names: string[];
+/** The index's runs, or null when it is missing or unreadable. */
+async function readIndexFile(runRoot: string): Promise<RunIndexEntry[] | null> {
   try {
-    names = await fsp.readdir(runRoot);
-  } catch {
-    return [];
-  }
-  const entries: RunIndexEntry[] = [];
-  for (const name of names.sort()) {
-    const parsed = await readRunRecord(path.join(runRoot, name)).catch(() => null);
-    if (parsed) entries.push(parsed);
-  }
-  return entries;
-}
-
-/** Reads a run directory's run.json, or null when it has none. */
-export async function readRunRecord(runDir: string): Promise<RunIndexEntry | null> {
-  let text: string;
-  try {
-    text = await fsp.readFile(path.join(runDir, AUDIT_DIR, RUN_RECORD_FILE), 'utf8');
+    const parsed = RunIndexSchema.safeParse(JSON.parse(await fsp.readFile(indexPath(runRoot), 'utf8')));
+    return parsed.success ? parsed.data.runs : null;
   } catch {
     return null;
   }
-  const result = RunIndexEntrySchema.safeParse(JSON.parse(text));
-  if (!result.success) {
-    throw new AgentHarnessError('RUN_STORE_CORRUPT', `Run record ${path.join(runDir, AUDIT_DIR, RUN_RECORD_FILE)} is invalid: ${result.error.message}`);
-  }
-  return result.data;
+}
+
+function isUnder(runRoot: string, dir: string): boolean {
+  return path.dirname(path.resolve(dir)) === path.resolve(runRoot);
+}
+
+/**
+ * The runs as their run directories say (the slow, authoritative path): every child of the run root, plus the runs
+ * the index knows elsewhere (a provider's `cwd`). Runs the index knew keep their order; new ones come after.
+ */
+async function scanRunStore(runRoot: string, known: readonly RunIndexEntry[]): Promise<{ runs: RunIndexEntry[]; broken: BrokenRun[] }> {
+  const scanned = await scanRunDirs(runRoot, known.filter((run) => !isUnder(runRoot, run.run_dir)).map((run) => run.run_dir));
+  const byId = new Map(scanned.runs.map((run) => [run.run_id, run]));
+  const ordered = known.map((run) => byId.get(run.run_id)).filter((run): run is RunIndexEntry => run !== undefined);
+  const kept = new Set(ordered.map((run) => run.run_id));
+  return { runs: [...ordered, ...scanned.runs.filter((run) => !kept.has(run.run_id))], broken: scanned.broken };
 }
 
 async function readIndexUnlocked(runRoot: string): Promise<RunIndexEntry[]> {
-  try {
-    const parsed = RunIndexSchema.safeParse(JSON.parse(await fsp.readFile(indexPath(runRoot), 'utf8')));
-    if (parsed.success) return parsed.data.runs;
-  } catch {
-    // missing or unreadable: rebuilt below
-  }
-  return scanRunRecords(runRoot);
+  return (await readIndexFile(runRoot)) ?? (await scanRunStore(runRoot, [])).runs;
 }
 
 async function writeIndexUnlocked(runRoot: string, runs: RunIndexEntry[]): Promise<void> {
   await writeJsonAtomic(indexPath(runRoot), { version: RUN_INDEX_VERSION, runs });
+}
+
+/**
+ * Rescans the run directories and rewrites the index from them, under the index lock: what `runs` shows and what a
+ * selector the index missed falls back to. Returns the runs and the directories whose run.json cannot be used.
+ */
+export async function refreshRunIndex(runRoot: string): Promise<{ runs: RunIndexEntry[]; broken: BrokenRun[] }> {
+  if (!fs.existsSync(runRoot)) return { runs: [], broken: [] };
+  return withFileLock(indexPath(runRoot), async () => {
+    const known = (await readIndexFile(runRoot)) ?? [];
+    const scanned = await scanRunStore(runRoot, known);
+    if (JSON.stringify(scanned.runs) !== JSON.stringify(known)) await writeIndexUnlocked(runRoot, scanned.runs);
+    return scanned;
+  });
 }
 
 /** Every run, oldest first. */
@@ -121,7 +122,7 @@ export async function createRun(runRoot: string, options: CreateRunOptions): Pro
       const runId = `${formatRunTimestamp(now)}-${options.engine}-${handle}`;
       const runDir = options.runDir ? path.resolve(options.runDir) : path.join(runRoot, runId);
       if (options.runDir) {
-        if (fs.existsSync(path.join(runDir, AUDIT_DIR, RUN_RECORD_FILE))) {
+        if (fs.existsSync(runRecordPath(runDir))) {
           throw new AgentHarnessError('USAGE_ERROR', `${runDir} already holds a run (${path.join(AUDIT_DIR, RUN_RECORD_FILE)}); resume it by its handle instead of starting another in it.`);
         }
         fs.mkdirSync(runDir, { recursive: true });
@@ -150,7 +151,7 @@ export async function createRun(runRoot: string, options: CreateRunOptions): Pro
         prompt: options.prompt ?? null,
         label: options.label ?? null,
       };
-      await writeJsonAtomic(path.join(runDir, AUDIT_DIR, RUN_RECORD_FILE), entry);
+      await writeJsonAtomic(runRecordPath(runDir), entry);
       await writeIndexUnlocked(runRoot, [...runs, entry]);
       return entry;
     }
@@ -158,19 +159,58 @@ export async function createRun(runRoot: string, options: CreateRunOptions): Pro
   });
 }
 
-/** Applies `patch` to a run's record and its index entry; returns the new entry. */
-export async function updateRun(
-  runRoot: string,
-  runId: string,
-  patch: Partial<Omit<RunIndexEntry, 'run_id' | 'handle' | 'run_dir' | 'engine' | 'created_at'>>,
-): Promise<RunIndexEntry> {
+/** What {@link updateRun} may change. The attempt count is not among them: it is derived from the run directory. */
+export type RunPatch = Partial<Pick<RunIndexEntry, 'session_id' | 'last_completion' | 'script' | 'translate_mode' | 'model_mode' | 'start_args' | 'prompt' | 'label'>>;
+
+/** Attempt numbers whose `meta.N.json` exists in the run directory, ascending. */
+export function attemptNumbers(runDir: string): number[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.join(runDir, AUDIT_DIR));
+  } catch {
+    return [];
+  }
+  return names
+    .map((name) => /^meta\.(\d+)\.json$/.exec(name)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
+/** True when an attempt after `attempt` has already finished (its meta says so): its outcome is the run's latest. */
+function laterAttemptFinished(runDir: string, attempt: number): boolean {
+  return attemptNumbers(runDir).filter((n) => n > attempt).some((n) => {
+    try {
+      return (JSON.parse(fs.readFileSync(path.join(runDir, AUDIT_DIR, `meta.${n}.json`), 'utf8')) as { status?: unknown }).status === 'finished';
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Applies `patch` to a run's record and its index entry under the index lock; returns the new entry. The attempt
+ * count is always recomputed there from the `meta.N.json` files (the highest N): concurrent attempts of one run
+ * each reserved their own N, so a count carried in the patch from before the attempt would be stale. When `attempt`
+ * is given and a later attempt has already finished, the session id and last completion are left to that one.
+ */
+export async function updateRun(runRoot: string, runId: string, patch: RunPatch, attempt?: number): Promise<RunIndexEntry> {
   return withFileLock(indexPath(runRoot), async () => {
     const runs = await readIndexUnlocked(runRoot);
     const index = runs.findIndex((run) => run.run_id === runId);
-    const current = index >= 0 ? runs[index] : await readRunRecord(path.join(runRoot, runId));
+    const cached = index >= 0 ? runs[index] : undefined;
+    const current = (await readRunRecord(cached?.run_dir ?? path.join(runRoot, runId))) ?? cached;
     if (!current) throw new AgentHarnessError('RUN_NOT_FOUND', `No run "${runId}" under ${runRoot}.`);
-    const next = RunIndexEntrySchema.parse({ ...current, ...patch, updated_at: new Date().toISOString() });
-    await writeJsonAtomic(path.join(next.run_dir, AUDIT_DIR, RUN_RECORD_FILE), next);
+    const superseded = attempt !== undefined && laterAttemptFinished(current.run_dir, attempt);
+    const { session_id: sessionId, last_completion: lastCompletion, ...rest } = patch;
+    const next = RunIndexEntrySchema.parse({
+      ...current,
+      ...rest,
+      ...(superseded ? {} : { ...(sessionId !== undefined ? { session_id: sessionId } : {}), ...(lastCompletion !== undefined ? { last_completion: lastCompletion } : {}) }),
+      attempts: Math.max(0, ...attemptNumbers(current.run_dir)),
+      updated_at: new Date().toISOString(),
+    });
+    await writeJsonAtomic(runRecordPath(next.run_dir), next);
     if (index >= 0) runs[index] = next;
     else runs.push(next);
     await writeIndexUnlocked(runRoot, runs);
@@ -178,9 +218,26 @@ export async function updateRun(
   });
 }
 
+/** Matches a handle, run id or unique handle prefix among `runs`; undefined when none matches. */
+function matchSelector(runs: readonly RunIndexEntry[], selector: string): RunIndexEntry | undefined {
+  const needle = selector.toLowerCase();
+  const exact = runs.find((run) => run.run_id === selector || run.handle === needle);
+  if (exact) return exact;
+  const matches = /^[0-9a-f]{4,7}$/.test(needle) ? runs.filter((run) => run.handle.startsWith(needle)) : [];
+  if (matches.length > 1) {
+    throw new AgentHarnessError('RUN_SELECTOR_AMBIGUOUS', `Selector "${selector}" matches ${matches.length} runs: ${matches.map((run) => run.run_id).join(', ')}.`, {
+      details: { selector, candidates: matches.map((run) => run.run_id) },
+    });
+  }
+  return matches[0];
+}
+
 /**
  * Finds a run by selector: a run directory path, a full run id, or a handle (a prefix of at least 4 hex
- * digits is accepted when it is unique). Throws RUN_NOT_FOUND or RUN_SELECTOR_AMBIGUOUS.
+ * digits is accepted when it is unique). The index is only a cache: a hit is checked against the run's own
+ * run.json, and a miss (a stale index that still parses) rescans the run directories and rebuilds the index.
+ * Throws RUN_NOT_FOUND, RUN_SELECTOR_AMBIGUOUS, RUN_STORE_CORRUPT (the run.json is unreadable) or RUN_DIR_MOVED
+ * (the directory's run.json records another directory: it was copied or moved).
  */
 export async function resolveRunSelector(runRoot: string, selector: string, cwd: string = process.cwd()): Promise<RunIndexEntry> {
   const trimmed = selector.trim();
@@ -189,20 +246,18 @@ export async function resolveRunSelector(runRoot: string, selector: string, cwd:
   if (looksLikePath) {
     const dir = path.resolve(cwd, trimmed);
     const record = await readRunRecord(dir);
-    if (record) return { ...record, run_dir: dir };
+    if (record) return record;
     throw new AgentHarnessError('RUN_NOT_FOUND', `${dir} is not a run directory (no ${AUDIT_DIR}/${RUN_RECORD_FILE}).`, { details: { selector } });
   }
-  const runs = await listRuns(runRoot);
-  const exact = runs.find((run) => run.run_id === trimmed || run.handle === trimmed.toLowerCase());
-  if (exact) return exact;
-  const needle = trimmed.toLowerCase();
-  const matches = /^[0-9a-f]{4,7}$/.test(needle) ? runs.filter((run) => run.handle.startsWith(needle)) : [];
-  if (matches.length === 1 && matches[0]) return matches[0];
-  if (matches.length > 1) {
-    throw new AgentHarnessError('RUN_SELECTOR_AMBIGUOUS', `Selector "${selector}" matches ${matches.length} runs: ${matches.map((run) => run.run_id).join(', ')}.`, {
-      details: { selector, candidates: matches.map((run) => run.run_id) },
-    });
-  }
+  const cached = matchSelector(await listRuns(runRoot), trimmed);
+  const fresh = cached ? await readRunRecord(cached.run_dir) : null;
+  if (fresh && fresh.run_id === cached?.run_id) return fresh;
+  const store = await refreshRunIndex(runRoot);
+  const found = matchSelector(store.runs, trimmed);
+  if (found) return found;
+  // Not a run, but a moved one (the whole run root moved, or a copy): say so rather than "not found".
+  const moved = store.broken.find((dir) => dir.run_id !== undefined && (dir.run_id === trimmed || dir.run_id.endsWith(`-${trimmed.toLowerCase()}`)));
+  if (moved) throw new AgentHarnessError(moved.code, moved.message, { details: { selector, file: moved.file, run_dir: moved.run_dir } });
   throw new AgentHarnessError('RUN_NOT_FOUND', `No run matches "${selector}" under ${runRoot}.`, { details: { selector, run_root: runRoot } });
 }
 
@@ -213,11 +268,7 @@ export async function resolveRunSelector(runRoot: string, selector: string, cwd:
 export async function reserveAttempt(runDir: string): Promise<number> {
   const auditDir = path.join(runDir, AUDIT_DIR);
   await fsp.mkdir(auditDir, { recursive: true });
-  const existing = (await fsp.readdir(auditDir))
-    .map((name) => /^meta\.(\d+)\.json$/.exec(name)?.[1])
-    .filter((n): n is string => n !== undefined)
-    .map(Number);
-  let attempt = existing.length === 0 ? 1 : Math.max(...existing) + 1;
+  let attempt = Math.max(0, ...attemptNumbers(runDir)) + 1;
   for (;;) {
     try {
       const handle = await fsp.open(path.join(auditDir, `meta.${attempt}.json`), 'wx');

@@ -4,7 +4,7 @@
  * fixture can replace a project skill. Each injected SKILL.md gets the completion contract appended unless it
  * already carries it, so every skill ends with the same done signal.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
@@ -79,6 +79,27 @@ export async function collectSkills(sourceRoots: readonly string[]): Promise<Map
   return skills;
 }
 
+/**
+ * Moves `staging` to `target`, replacing whatever is there: a rename cannot replace a non-empty directory, so the old
+ * one is first renamed aside (another process may be doing the same; whoever renames last wins, with a whole copy).
+ */
+async function swapDirectory(staging: string, target: string): Promise<void> {
+  for (let tries = 0; ; tries += 1) {
+    try {
+      await fs.rename(staging, target);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || tries >= 20) {
+        await fs.rm(staging, { recursive: true, force: true });
+        throw error;
+      }
+    }
+    const aside = `${staging}.old`;
+    await fs.rename(target, aside).then(() => fs.rm(aside, { recursive: true, force: true }), () => undefined);
+  }
+}
+
 /** Copies skills into the target root, appends the completion contract, returns the audit summary. */
 export async function injectSkills(options: InjectSkillsOptions): Promise<SkillInjection> {
   const skills = await collectSkills(options.sourceRoots);
@@ -93,15 +114,17 @@ export async function injectSkills(options: InjectSkillsOptions): Promise<SkillI
   if (skills.size > 0) await fs.mkdir(options.targetRoot, { recursive: true });
   for (const skill of [...skills.values()].sort((a, b) => a.name.localeCompare(b.name))) {
     const target = path.join(options.targetRoot, skill.name);
-    await fs.rm(target, { recursive: true, force: true });
-    await fs.cp(skill.dir, target, { recursive: true, dereference: false, verbatimSymlinks: true });
-    const skillFile = path.join(target, 'SKILL.md');
+    // Built in a staging directory and swapped in: concurrent attempts of one run inject into the same folder.
+    const staging = path.join(path.dirname(options.targetRoot), `.skill-staging-${skill.name}-${process.pid}-${randomBytes(4).toString('hex')}`);
+    await fs.cp(skill.dir, staging, { recursive: true, dereference: false, verbatimSymlinks: true });
+    const skillFile = path.join(staging, 'SKILL.md');
     let text = await readInputText(skillFile, { what: 'SKILL.md', maxBytes: MAX_CONFIG_BYTES, unreadableCode: 'SKILL_INVALID' });
     const appended = !text.includes(COMPLETION_CONTRACT_TAG);
     if (appended) {
       text = `${text.replace(/\s*$/, '')}\n${COMPLETION_CONTRACT}`;
       await fs.writeFile(skillFile, text);
     }
+    await swapDirectory(staging, target);
     injected.push({
       name: skill.name,
       source: skill.dir,

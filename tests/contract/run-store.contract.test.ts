@@ -88,9 +88,11 @@ describe('run store', () => {
     expect(await reserveAttempt(run.run_dir)).toBe(9);
   });
 
-  it('updates run.json and the index together', async () => {
+  it('updates run.json and the index together, the attempt count derived from the meta files', async () => {
     const run = await createRun(runRoot, base);
-    await updateRun(runRoot, run.run_id, { attempts: 2, session_id: 'thread-1', last_completion: 'completed' });
+    await reserveAttempt(run.run_dir);
+    await reserveAttempt(run.run_dir);
+    await updateRun(runRoot, run.run_id, { session_id: 'thread-1', last_completion: 'completed' });
     const [indexed] = await listRuns(runRoot);
     expect(indexed).toMatchObject({ attempts: 2, session_id: 'thread-1', last_completion: 'completed' });
     const record = JSON.parse(fs.readFileSync(path.join(run.run_dir, '.audit', 'run.json'), 'utf8'));

@@ -15,6 +15,7 @@ import { resolveExecutable } from '../../src/runtime/executables.js';
 import { readRunRecord, resolveRunSelector } from '../../src/runtime/run-store.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
+import { NETWORK_PROBE, pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
 
 const ENGINES: readonly EngineId[] = ['codex', 'claude', 'gemini', 'opencode', 'iflow'];
 
@@ -154,12 +155,14 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(model.egress).toEqual([]);
   });
 
-  it(`fails with ENGINE_TIMEOUT when the harness kills it, even if the engine reaches a final turn`, async ({ model, agent, skip }) => {
+  it(`fails with ENGINE_TIMEOUT when the harness kills it, even if the engine reaches a final turn; contained: only loopback, nothing survives`, async ({ model, agent, skip }) => {
     ready(skip);
-    // The killed tool returns 137 and an engine may go on to the next scripted turn (with the done marker)
-    // before the group dies: the timeout still decides the verdict.
-    model.script(turns.shell('sleep 60'), turns.final('Finished after the sleep.'));
-    const run = await agent.start(engine, { prompt: 'sleep a while', timeoutMs: 8_000 });
+    // The agent's shell lists its network (probe.cjs writes net.json), leaves a setsid'd sleep behind and then
+    // sleeps itself. The killed tool returns 137 and an engine may go on to the next scripted turn (with the
+    // done marker) before it dies: the timeout still decides the verdict.
+    const sleeper = `sleep ${uniqueSleepSeconds()}`;
+    model.script(turns.shell(`node probe.cjs; setsid ${sleeper} >/dev/null 2>&1 </dev/null & sleep 60`), turns.final('Finished after the sleep.'));
+    const run = await agent.start(engine, { prompt: 'sleep a while', timeoutMs: 8_000, files: { 'probe.cjs': NETWORK_PROBE } });
     expect(run.last.timedOut).toBe(true);
     expect(run.error?.code).toBe('ENGINE_TIMEOUT');
     expect(run.completion).toEqual({ state: 'failed', reason: 'timed_out', code: 'ENGINE_TIMEOUT' });
@@ -167,6 +170,14 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     const meta = expectCompleteAudit(run.audit);
     expect(meta.exit?.timed_out).toBe(true);
     expect(meta.error?.code).toBe('ENGINE_TIMEOUT');
+    expect(meta.isolation).toEqual({ mode: 'auto', network: 'namespace', processes: 'pid-namespace', reason: null });
+    // Inside: only `lo`, no route, and a connect to a non-loopback address fails at once, before any packet
+    // (ENETUNREACH: no route in the namespace; codex's own sandbox refuses it even earlier with EPERM).
+    const net = JSON.parse(fs.readFileSync(path.join(run.runDir, 'net.json'), 'utf8'));
+    expect(net).toMatchObject({ interfaces: ['lo'], routes: 0 });
+    expect(['ENETUNREACH', 'EPERM']).toContain(net.connect);
+    // Nothing of the attempt is left: the setsid'd sleep went with the PID namespace.
+    expect(pidsWithMarker(sleeper)).toEqual([]);
   });
 
   it(`records a call that starts no session (\`${engine} --version\`) as no_session, not a failure`, async ({ agent, skip }) => {

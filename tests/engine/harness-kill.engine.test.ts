@@ -8,6 +8,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sealAttemptIfOrphaned } from '../../src/core/seal-attempt.js';
+import { pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
 
 const BIN = path.resolve('bin/agent-harness.js');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-kill-'));
@@ -25,12 +26,24 @@ function writeScript(name: string, turns: unknown[]): string {
  */
 async function startSleeping(engine: string, dataDir: string, marker: string) {
   const env = { ...process.env, SKILL_RUNNER_DATA_DIR: path.join(tmp, dataDir) };
-  const slow = writeScript(`slow-${engine}.json`, [{ type: 'shell', command: 'sleep 30' }, { type: 'final', text: 'done', done: true }]);
+  const sleep = `sleep ${uniqueSleepSeconds()}`;
+  const slow = writeScript(`slow-${engine}.json`, [{ type: 'shell', command: sleep }, { type: 'final', text: 'done', done: true }]);
   const state = { out: '' };
   const harness = execa('node', [BIN, 'start', '--script', slow, '--prompt', 'go', engine], { env, reject: false, all: true });
   harness.all!.on('data', (chunk: Buffer) => (state.out += chunk.toString()));
   await waitFor(() => state.out.includes(marker), 'the agent shell call');
-  return { env, harness, runDir: /^run_dir: (.+)$/m.exec(state.out)![1]! };
+  await waitFor(() => pidsWithMarker(sleep).length > 0, "the agent's sleep");
+  return { env, harness, sleep, runDir: /^run_dir: (.+)$/m.exec(state.out)![1]! };
+}
+
+/** True when no process has the pid any more. */
+function isGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /** Polls `check` (no fixed sleep as synchronization: it returns as soon as the condition holds). */
@@ -46,7 +59,7 @@ describe('harness killed mid-attempt (codex)', () => {
   it('after kill -9, translate seals the attempt (failed HARNESS_INTERRUPTED, session recovered), resume continues it, no trust entry left', async () => {
     const home = path.join(tmp, 'data', 'agent_cache', 'agent_home');
     const config = path.join(home, '.codex', 'config.toml');
-    const { env, harness, runDir } = await startSleeping('codex', 'data', 'command_execution');
+    const { env, harness, sleep, runDir } = await startSleeping('codex', 'data', 'command_execution');
     expect(fs.readFileSync(config, 'utf8')).toContain(runDir);
     expect(fs.readdirSync(path.join(home, 'leases'))).toHaveLength(1);
 
@@ -54,19 +67,12 @@ describe('harness killed mid-attempt (codex)', () => {
     expect(await sealAttemptIfOrphaned(runDir, 1)).toBeNull();
 
     const engineKids = (await execa('pgrep', ['-P', String(harness.pid)], { reject: false })).stdout.split('\n').filter(Boolean).map(Number);
+    expect(engineKids.length).toBeGreaterThan(0);
     harness.kill('SIGKILL');
     await harness;
-    // A dead harness cannot end its engine: the orphaned codex keeps the thread's writer lock, so resume would be
-    // refused. Ending the engine's process group here stands in for the PID-namespace containment (issue 14,
-    // containment part) that ends it with the harness.
-    for (const pid of engineKids) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
-      }
-    }
-    await waitFor(() => engineKids.every((pid) => { try { process.kill(pid, 0); return false; } catch { return true; } }), 'the orphaned engine to end');
+    // The engine's PID namespace ends with the harness (its init's lifeline closed): the engine and the agent's
+    // sleep go by themselves, so codex's thread lock is free for the resume below.
+    await waitFor(() => engineKids.every(isGone) && pidsWithMarker(sleep).length === 0, 'the dead harness\'s engine and its sleep to end', 10_000);
     // The dead harness could not clean up: its trust entry is still there.
     expect(fs.readFileSync(config, 'utf8')).toContain(runDir);
 
@@ -103,18 +109,14 @@ describe('harness killed mid-attempt (codex)', () => {
 describe('harness killed mid-attempt (claude)', () => {
   it('the .claude.json trust entry of the dead run is reclaimed by `runs`, and the attempt is sealed', async () => {
     const state = path.join(tmp, 'data-claude', 'agent_cache', 'agent_home', '.claude', '.claude.json');
-    const { env, harness, runDir } = await startSleeping('claude', 'data-claude', '"tool_use"');
+    const { env, harness, sleep, runDir } = await startSleeping('claude', 'data-claude', '"tool_use"');
     expect(fs.readFileSync(state, 'utf8')).toContain(runDir);
     const engineKids = (await execa('pgrep', ['-P', String(harness.pid)], { reject: false })).stdout.split('\n').filter(Boolean).map(Number);
-    // claude runs its shell in a session of its own: collect the engine's children before the harness dies.
-    const shells = (await Promise.all(engineKids.map(async (pid) => (await execa('pgrep', ['-P', String(pid)], { reject: false })).stdout))).join('\n').split('\n').filter(Boolean).map(Number);
     harness.kill('SIGKILL');
     await harness;
     expect(fs.readFileSync(state, 'utf8')).toContain(runDir);
-    // Orphans of the dead harness (containment's job once PID namespaces land): end them so the test leaves none.
-    for (const pid of [...shells, ...engineKids]) {
-      try { process.kill(-pid, 'SIGKILL'); } catch { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
-    }
+    // claude runs its shell in a session of its own; the PID namespace ends it with the harness all the same.
+    await waitFor(() => engineKids.every(isGone) && pidsWithMarker(sleep).length === 0, 'the dead harness\'s engine and its sleep to end', 10_000);
 
     const listed = await execa('node', [BIN, 'runs', '--json'], { env, reject: false });
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ run_dir: runDir, attempts: 1, last_completion: 'failed' })]);

@@ -1,0 +1,86 @@
+// The first process inside an attempt's namespaces (started by `unshare --fork --pid --kill-child`, so it is
+// PID 1 there). Plain JavaScript with no imports beyond Node, so it starts fast and runs the same from a checkout
+// and from dist. It:
+//   1. brings the loopback interface of the fresh network namespace up (`ip link set lo up`),
+//   2. listens on 127.0.0.1:<port> for each forwarded port and pipes every connection to a Unix socket of the
+//      harness (the model server lives outside the namespace; a path socket crosses network namespaces),
+//   3. holds a "lifeline" connection to the harness: when the harness dies, the kernel closes it and this
+//      process exits, which ends every process of the namespace,
+//   4. starts the engine with the inherited stdio and exits when it does, reporting the exact exit over the
+//      lifeline (as PID 1 it cannot die of the engine's signal, so it exits 128+n and says which signal).
+// It never writes to stdout or stderr: those carry the engine's stream. Signals are not forwarded: the harness
+// signals the whole process group (the engine is in it), and PID 1 ignores signals it has no handler for.
+//
+// argv: node namespace-init.mjs <config JSON> <engine file> [engine args...]
+// config: { "ip": "/usr/sbin/ip" | null, "lifeline": "<socket path>", "forwards": [{ "port": 1234, "socket": "<path>" }] }
+import { spawn, spawnSync } from 'node:child_process';
+import net from 'node:net';
+import { constants } from 'node:os';
+
+const [configText, file, ...args] = process.argv.slice(2);
+const config = JSON.parse(configText);
+const lifeline = net.connect(config.lifeline);
+let finished = false;
+
+function report(message) {
+  if (!lifeline.destroyed) lifeline.write(`${JSON.stringify(message)}\n`);
+}
+
+function finish(code) {
+  if (finished) return;
+  finished = true;
+  lifeline.end(() => process.exit(code));
+  setTimeout(() => process.exit(code), 500).unref();
+}
+
+lifeline.on('error', () => process.exit(137));
+lifeline.on('close', () => {
+  if (!finished) process.exit(137);
+});
+
+function fail(stage, error) {
+  report({ type: 'error', stage, message: error instanceof Error ? error.message : String(error), code: error?.code ?? null });
+  finish(126);
+}
+
+async function listen(forward) {
+  const server = net.createServer((inbound) => {
+    const outbound = net.connect(forward.socket);
+    inbound.pipe(outbound).pipe(inbound);
+    const close = () => {
+      inbound.destroy();
+      outbound.destroy();
+    };
+    inbound.on('error', close);
+    outbound.on('error', close);
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(forward.port, '127.0.0.1', resolve);
+  });
+}
+
+async function main() {
+  await new Promise((resolve, reject) => {
+    lifeline.once('connect', resolve);
+    lifeline.once('error', reject);
+  });
+  if (config.ip) {
+    const up = spawnSync(config.ip, ['link', 'set', 'lo', 'up'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+    if (up.status !== 0) return fail('loopback', new Error(`${config.ip} link set lo up: ${up.error?.message ?? up.stderr.trim()}`));
+  }
+  try {
+    for (const forward of config.forwards) await listen(forward);
+  } catch (error) {
+    return fail('forward', error);
+  }
+  const child = spawn(file, args, { stdio: 'inherit' });
+  child.once('error', (error) => fail('spawn', error));
+  child.once('exit', (code, signal) => {
+    report({ type: 'exit', code, signal });
+    finish(code ?? 128 + (constants.signals[signal] ?? 0));
+  });
+  if (child.pid !== undefined) report({ type: 'started', pid: child.pid });
+}
+
+main().catch((error) => fail('start', error));

@@ -1,0 +1,212 @@
+/**
+ * Puts one engine process in its own namespaces (Linux, util-linux `unshare`, no privileges needed):
+ *
+ * - a **network namespace** with only loopback (scripted mode): nothing the agent runs can connect anywhere but
+ *   127.0.0.1, proxy variables or not. The model server stays outside; inside, `runtime/namespace-init.mjs`
+ *   listens on the same 127.0.0.1 port and pipes each connection to a Unix socket here, which pipes it on to the
+ *   server. So the engine's configured base URL works unchanged.
+ * - a **PID namespace** whose first process is that init: when it exits (the engine exited, or the harness died
+ *   and closed its lifeline socket) or is killed (`--kill-child` when `unshare` is killed), the kernel kills
+ *   every process in the namespace, `setsid`'d or daemonised ones included.
+ *
+ * Where namespaces are unavailable, mode `auto` falls back to the process group and the proxy variables, with
+ * the reason recorded; mode `require` refuses with `ISOLATION_UNAVAILABLE`.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AgentHarnessError } from '../../errors/index.js';
+import type { ProcessResult } from '../process-result.js';
+import type { IsolationMode, IsolationRecord } from '../../protocol/index.js';
+import { probeNamespaces, type NamespaceSupport } from './probe.js';
+
+/** The init script, at the package root in a checkout and in the published package alike. */
+export const NAMESPACE_INIT = fileURLToPath(new URL('../../../runtime/namespace-init.mjs', import.meta.url));
+
+/** What {@link openIsolation} needs. */
+export interface OpenIsolationOptions {
+  mode: IsolationMode;
+  /** The model server's URL (scripted mode), or null (live mode: the host network is kept on purpose). */
+  modelUrl: string | null;
+  /** Probe result to use instead of probing (tests). */
+  support?: NamespaceSupport;
+}
+
+/** An attempt's isolation, ready to wrap the engine command. */
+export interface AttemptIsolation {
+  record: IsolationRecord;
+  /** The command that runs `file args` inside the namespaces (unchanged without them). */
+  wrap(file: string, args: readonly string[]): { file: string; args: string[] };
+  /**
+   * The engine's own exit (not init's 128+n), or the spawn error init reported. Waits (briefly) for the init's
+   * lifeline to close, so its last report is in.
+   */
+  settle(result: ProcessResult): Promise<ProcessResult>;
+  /** Stops the forwarders and removes their sockets. */
+  close(): Promise<void>;
+}
+
+/** What the init reported over the lifeline. */
+type InitReport =
+  | { type: 'started'; pid: number }
+  | { type: 'exit'; code: number | null; signal: string | null }
+  | { type: 'error'; stage: string; message: string; code: string | null };
+
+/** A loopback port the engine must reach inside the namespace: the model server's. */
+function loopbackPort(url: string): number | null {
+  try {
+    const parsed = new URL(url);
+    if (!['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname)) return null;
+    return Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80));
+  } catch {
+    return null;
+  }
+}
+
+/** A short private directory for the sockets (a Unix socket path must stay under ~107 bytes). */
+function socketDir(): string {
+  const base = os.tmpdir().length <= 60 ? os.tmpdir() : '/tmp';
+  return fs.mkdtempSync(path.join(base, 'ah-ns-'));
+}
+
+/** Listens on a Unix socket; every connection is piped to 127.0.0.1:`port`. */
+async function listenForwarder(socket: string, port: number): Promise<net.Server> {
+  const server = net.createServer((inbound) => {
+    const outbound = net.connect(port, '127.0.0.1');
+    inbound.pipe(outbound).pipe(inbound);
+    const close = (): void => {
+      inbound.destroy();
+      outbound.destroy();
+    };
+    inbound.on('error', close);
+    outbound.on('error', close);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socket, () => resolve());
+  });
+  return server;
+}
+
+/** Listens for the init's lifeline; its newline-delimited reports go to `onReport`. */
+async function listenLifeline(socket: string, onReport: (report: InitReport) => void): Promise<Lifeline> {
+  const sockets = new Set<net.Socket>();
+  let markClosed: () => void = () => undefined;
+  const closed = new Promise<void>((resolve) => {
+    markClosed = resolve;
+  });
+  const server = net.createServer((connection) => {
+    sockets.add(connection);
+    connection.on('close', markClosed);
+    let buffered = '';
+    connection.setEncoding('utf8');
+    connection.on('data', (text: string) => {
+      buffered += text;
+      for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        try {
+          onReport(JSON.parse(line) as InitReport);
+        } catch {
+          // not a report
+        }
+      }
+      if (buffered.length > 65_536) buffered = '';
+    });
+    connection.on('error', () => undefined);
+    connection.on('close', () => sockets.delete(connection));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socket, () => resolve());
+  });
+  return { server, sockets, closed };
+}
+
+/** The harness's end of the init's lifeline. */
+interface Lifeline {
+  server: net.Server;
+  /** Open connections (one: the init's). */
+  sockets: Set<net.Socket>;
+  /** Resolves when the init's connection closed (the init exited). */
+  closed: Promise<void>;
+}
+
+/** How long to wait for the init's last report after `unshare` exited. */
+const LIFELINE_DRAIN_MS = 1000;
+
+function closeServer(server: net.Server): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/** The fallback: no namespaces, the process group and (in scripted mode) the proxy variables. */
+function withoutNamespaces(mode: IsolationMode, modelUrl: string | null, reason: string): AttemptIsolation {
+  return {
+    record: { mode, network: modelUrl === null ? 'host' : 'proxy-only', processes: 'process-group', reason },
+    wrap: (file, args) => ({ file, args: [...args] }),
+    settle: async (result) => result,
+    close: async () => undefined,
+  };
+}
+
+/**
+ * Prepares the isolation of one attempt: probes namespace support (once per process), starts the forwarder and
+ * lifeline sockets, and says how to wrap the engine command. Throws ISOLATION_UNAVAILABLE in mode `require`
+ * when namespaces are unavailable.
+ */
+export async function openIsolation(options: OpenIsolationOptions): Promise<AttemptIsolation> {
+  const { mode, modelUrl } = options;
+  if (mode === 'off') return withoutNamespaces(mode, modelUrl, 'isolation off (--isolation off)');
+  const support = options.support ?? probeNamespaces();
+  if (!support.available || !support.unshare) {
+    const reason = support.reason ?? 'namespaces unavailable';
+    if (mode === 'require') throw new AgentHarnessError('ISOLATION_UNAVAILABLE', `Namespace isolation was required but is unavailable: ${reason}.`, { details: { reason } });
+    return withoutNamespaces(mode, modelUrl, reason);
+  }
+  const ownNetwork = modelUrl !== null;
+  const port = modelUrl === null ? null : loopbackPort(modelUrl);
+  if (ownNetwork && port === null) {
+    const reason = `the model URL ${modelUrl} is not on loopback, so it cannot be forwarded into a network namespace`;
+    if (mode === 'require') throw new AgentHarnessError('ISOLATION_UNAVAILABLE', `Namespace isolation was required: ${reason}.`, { details: { reason } });
+    return withoutNamespaces(mode, modelUrl, reason);
+  }
+
+  const dir = socketDir();
+  const lifelineSocket = path.join(dir, 'life.sock');
+  const modelSocket = path.join(dir, 'model.sock');
+  const reports: InitReport[] = [];
+  const servers: net.Server[] = [];
+  let lifeline: Lifeline | null = null;
+  try {
+    lifeline = await listenLifeline(lifelineSocket, (report) => reports.push(report));
+    servers.push(lifeline.server);
+    if (port !== null) servers.push(await listenForwarder(modelSocket, port));
+  } catch (error) {
+    await Promise.all(servers.map(closeServer));
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const config = { ip: ownNetwork ? support.ip : null, lifeline: lifelineSocket, forwards: port === null ? [] : [{ port, socket: modelSocket }] };
+  const unshareFlags = ['--map-root-user', ...(ownNetwork ? ['--net'] : []), '--pid', '--fork', '--kill-child', '--mount-proc'];
+  return {
+    record: { mode, network: ownNetwork ? 'namespace' : 'host', processes: 'pid-namespace', reason: null },
+    wrap: (file, args) => ({ file: support.unshare as string, args: [...unshareFlags, process.execPath, NAMESPACE_INIT, JSON.stringify(config), file, ...args] }),
+    settle: async (result) => {
+      if (lifeline) await Promise.race([lifeline.closed, new Promise((resolve) => setTimeout(resolve, LIFELINE_DRAIN_MS).unref())]);
+      const failure = reports.find((r): r is Extract<InitReport, { type: 'error' }> => r.type === 'error');
+      if (failure && !reports.some((r) => r.type === 'started')) {
+        const spawnError = Object.assign(new Error(`${failure.stage === 'spawn' ? '' : `namespace ${failure.stage}: `}${failure.message}`), failure.code ? { code: failure.code } : {});
+        return { ...result, exitCode: null, signal: null, spawnError };
+      }
+      const exit = reports.find((r): r is Extract<InitReport, { type: 'exit' }> => r.type === 'exit');
+      return exit ? { ...result, exitCode: exit.code, signal: exit.signal } : result;
+    },
+    close: async () => {
+      for (const socket of lifeline?.sockets ?? []) socket.destroy();
+      await Promise.all(servers.map(closeServer));
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * A run's own record, `<run_dir>/.audit/run.json`, and the scan of a run root's directories. A run is identified by
+ * its directory: a run.json that does not parse, fails its schema, or names another directory as its `run_dir` (the
+ * directory was copied or moved) is never silently skipped or followed, it is reported as a {@link BrokenRun}.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { AgentHarnessError } from '../errors/index.js';
+import { RunIndexEntrySchema, type RunIndexEntry } from '../protocol/index.js';
+
+/** Name of the audit directory inside a run directory. */
+export const AUDIT_DIR = '.audit';
+/** The per-run record inside the audit directory. */
+export const RUN_RECORD_FILE = 'run.json';
+
+/** A run directory whose run.json cannot be used, and why (the error {@link readRunRecord} throws for it). */
+export interface BrokenRun {
+  /** The directory holding the record. */
+  run_dir: string;
+  /** The run.json itself. */
+  file: string;
+  /** `RUN_STORE_CORRUPT` (unreadable or invalid) or `RUN_DIR_MOVED` (it records another run directory). */
+  code: 'RUN_STORE_CORRUPT' | 'RUN_DIR_MOVED';
+  /** What is wrong, naming the file. */
+  message: string;
+  /** The run id the record names, when it could be read (a moved run's). */
+  run_id?: string;
+}
+
+/** The run.json of `runDir`. */
+export function runRecordPath(runDir: string): string {
+  return path.join(runDir, AUDIT_DIR, RUN_RECORD_FILE);
+}
+
+/** True when `a` and `b` name the same directory (literally, or once symlinks are resolved). */
+function sameDir(a: string, b: string): boolean {
+  if (path.resolve(a) === path.resolve(b)) return true;
+  try {
+    return fs.realpathSync(a) === fs.realpathSync(b);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads a run directory's run.json, or null when it has none. Throws RUN_STORE_CORRUPT when the file does not
+ * parse or fails the schema, and RUN_DIR_MOVED when it records another directory as the run's (a `cp -r` or `mv`
+ * of a run directory): attempts added to the copy would otherwise update the original's record and index entry.
+ */
+export async function readRunRecord(runDir: string): Promise<RunIndexEntry | null> {
+  const file = runRecordPath(runDir);
+  let text: string;
+  try {
+    text = await fsp.readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+    throw new AgentHarnessError('RUN_STORE_CORRUPT', `Run record ${file} cannot be read: ${(error as Error).message}`, { cause: error, details: { file, run_dir: runDir } });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new AgentHarnessError('RUN_STORE_CORRUPT', `Run record ${file} is not valid JSON: ${(error as Error).message}`, { cause: error, details: { file, run_dir: runDir } });
+  }
+  const result = RunIndexEntrySchema.safeParse(value);
+  if (!result.success) {
+    throw new AgentHarnessError('RUN_STORE_CORRUPT', `Run record ${file} is invalid: ${result.error.message}`, { details: { file, run_dir: runDir } });
+  }
+  if (!sameDir(result.data.run_dir, runDir)) {
+    throw new AgentHarnessError('RUN_DIR_MOVED', `Run record ${file} belongs to run directory ${result.data.run_dir}, not ${path.resolve(runDir)}: this directory was copied or moved from there.`, {
+      details: { file, run_dir: path.resolve(runDir), recorded_run_dir: result.data.run_dir, run_id: result.data.run_id },
+    });
+  }
+  return { ...result.data, run_dir: path.resolve(runDir) };
+}
+
+/** Reads one directory's record as a run, a broken run, or nothing (not a run directory). */
+export async function inspectRunDir(runDir: string): Promise<{ run: RunIndexEntry } | { broken: BrokenRun } | null> {
+  try {
+    const run = await readRunRecord(runDir);
+    return run ? { run } : null;
+  } catch (error) {
+    if (error instanceof AgentHarnessError && (error.code === 'RUN_STORE_CORRUPT' || error.code === 'RUN_DIR_MOVED')) {
+      const runId = typeof error.details?.run_id === 'string' ? error.details.run_id : undefined;
+      return { broken: { run_dir: path.resolve(runDir), file: runRecordPath(runDir), code: error.code, message: error.message, ...(runId ? { run_id: runId } : {}) } };
+    }
+    throw error;
+  }
+}
+
+/**
+ * Reads every run directory: the children of the run root, plus `extraDirs` (runs kept elsewhere, a provider's
+ * `cwd`, known only from the index). Runs come out sorted by creation time, then run id.
+ */
+export async function scanRunDirs(runRoot: string, extraDirs: readonly string[] = []): Promise<{ runs: RunIndexEntry[]; broken: BrokenRun[] }> {
+  const names = await fsp.readdir(runRoot).catch(() => [] as string[]);
+  const dirs = [...names.sort().map((name) => path.join(runRoot, name)), ...extraDirs.map((dir) => path.resolve(dir))];
+  const runs: RunIndexEntry[] = [];
+  const broken: BrokenRun[] = [];
+  const seen = new Set<string>();
+  for (const dir of dirs) {
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    const found = await inspectRunDir(dir);
+    if (found && 'run' in found) runs.push(found.run);
+    else if (found) broken.push(found.broken);
+  }
+  runs.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.run_id.localeCompare(b.run_id));
+  return { runs, broken };
+}

@@ -1,0 +1,142 @@
+/**
+ * Containment with stand-in engines (plain processes): the network namespace has only loopback and the model
+ * port forwarded in, the PID namespace ends everything an attempt started (timeout, or the harness killed with
+ * -9), the engine's own exit is reported, and the fallback is recorded or refused. No packet leaves the machine:
+ * the probes read /proc and try a connect only where no route exists.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isAgentHarnessError } from '../../src/errors/index.js';
+import { openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
+import { resolveIsolationMode } from '../../src/runtime/isolation/mode.js';
+import { probeNamespaces } from '../../src/runtime/isolation/probe.js';
+import { runProcess } from '../../src/runtime/process.js';
+import { NETWORK_PROBE, eventually, pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
+
+const support = probeNamespaces();
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-iso-'));
+let server: http.Server;
+let modelUrl = '';
+
+beforeAll(async () => {
+  server = http.createServer((_req, res) => res.end('scripted model here'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  modelUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fs.writeFileSync(path.join(tmp, 'probe.cjs'), NETWORK_PROBE);
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** Runs `sh -c script` in the namespaces of a scripted attempt. */
+async function runIsolated(script: string, options: { timeoutMs?: number; file?: string; args?: string[] } = {}) {
+  const isolation = await openIsolation({ mode: 'require', modelUrl });
+  try {
+    const command = isolation.wrap(options.file ?? '/bin/sh', options.args ?? ['-c', script]);
+    const chunks: Buffer[] = [];
+    const result = await runProcess({
+      file: command.file, args: command.args, cwd: tmp, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdin: 'ignore',
+      onChunk: (_stream, chunk) => chunks.push(chunk), killGraceMs: 500,
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    });
+    return { result: await isolation.settle(result), output: Buffer.concat(chunks).toString('utf8'), record: isolation.record };
+  } finally {
+    await isolation.close();
+  }
+}
+
+describe.skipIf(!support.available)(`namespaces (${support.reason ?? 'available'})`, () => {
+  it('the engine sees only loopback and no route; a non-loopback connect fails at once; the model port answers', async () => {
+    const fetchModel = `node -e "fetch('${modelUrl}').then((r) => r.text()).then((t) => console.log('model: ' + t))"`;
+    const { result, output, record } = await runIsolated(`node probe.cjs && cat net.json && echo && ${fetchModel}`);
+    expect(record).toEqual({ mode: 'require', network: 'namespace', processes: 'pid-namespace', reason: null });
+    expect(result.exitCode, output).toBe(0);
+    const net = JSON.parse(output.split('\n')[0]!);
+    expect(net).toEqual({ interfaces: ['lo'], routes: 0, connect: 'ENETUNREACH' });
+    expect(output).toContain('model: scripted model here');
+  });
+
+  it("reports the engine's own exit: a code as is, a signal as the signal (not init's 128+n)", async () => {
+    expect((await runIsolated('exit 3')).result).toMatchObject({ exitCode: 3, signal: null, spawnError: null });
+    expect((await runIsolated('kill -TERM $$')).result).toMatchObject({ exitCode: null, signal: 'SIGTERM', spawnError: null });
+  });
+
+  it('a missing engine is a spawn error, as without namespaces', async () => {
+    const { result } = await runIsolated('', { file: path.join(tmp, 'no-such-engine'), args: [] });
+    expect(result.spawnError).toMatchObject({ code: 'ENOENT' });
+  });
+
+  it("a timeout ends every process of the attempt, a setsid'd one that ignores SIGTERM included", async () => {
+    const sleeper = `sleep ${uniqueSleepSeconds()}`;
+    const { result } = await runIsolated(`setsid sh -c "trap '' TERM; ${sleeper}" >/dev/null 2>&1 </dev/null & sleep 60`, { timeoutMs: 1500 });
+    expect(result.timedOut).toBe(true);
+    expect(pidsWithMarker(sleeper)).toEqual([]);
+  });
+
+  it('the harness killed with -9 takes every process of the attempt with it (the lifeline closes)', async () => {
+    const sleeper = `sleep ${uniqueSleepSeconds()}`;
+    const harness = path.join(tmp, 'harness.mts');
+    fs.writeFileSync(harness, `
+import { openIsolation } from ${JSON.stringify(path.resolve('src/runtime/isolation/attempt-isolation.ts'))};
+import { runProcess } from ${JSON.stringify(path.resolve('src/runtime/process.ts'))};
+const isolation = await openIsolation({ mode: 'require', modelUrl: ${JSON.stringify(modelUrl)} });
+const command = isolation.wrap('/bin/sh', ['-c', ${JSON.stringify(`setsid ${sleeper} >/dev/null 2>&1 </dev/null & sleep 60`)}]);
+await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify(tmp)}, env: { PATH: process.env.PATH }, stdin: 'ignore' });
+`);
+    const child = spawn(process.execPath, ['--import', 'tsx', harness], { stdio: 'ignore' });
+    try {
+      expect(await eventually(() => pidsWithMarker(sleeper).length > 0, 30_000)).toBe(true);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    expect(await eventually(() => pidsWithMarker(sleeper).length === 0, 10_000)).toBe(true);
+  });
+});
+
+describe('fallback and refusal', () => {
+  const unavailable = { available: false, unshare: null, ip: null, reason: 'user namespaces are disabled (test)' };
+
+  it('auto falls back and records why: proxy-only network (scripted), host network (live), process group', async () => {
+    const scripted = await openIsolation({ mode: 'auto', modelUrl: 'http://127.0.0.1:1', support: unavailable });
+    expect(scripted.record).toEqual({ mode: 'auto', network: 'proxy-only', processes: 'process-group', reason: 'user namespaces are disabled (test)' });
+    expect(scripted.wrap('/bin/true', ['x'])).toEqual({ file: '/bin/true', args: ['x'] });
+    const live = await openIsolation({ mode: 'auto', modelUrl: null, support: unavailable });
+    expect(live.record.network).toBe('host');
+  });
+
+  it('require refuses with ISOLATION_UNAVAILABLE; off never uses namespaces', async () => {
+    const refused = await openIsolation({ mode: 'require', modelUrl: 'http://127.0.0.1:1', support: unavailable }).catch((e: unknown) => e);
+    expect(isAgentHarnessError(refused, 'ISOLATION_UNAVAILABLE')).toBe(true);
+    expect((refused as Error).message).toContain('user namespaces are disabled (test)');
+    const off = await openIsolation({ mode: 'off', modelUrl: 'http://127.0.0.1:1' });
+    expect(off.record).toMatchObject({ mode: 'off', network: 'proxy-only', processes: 'process-group' });
+  });
+
+  it('a model URL off loopback cannot be forwarded: refused under require, recorded under auto', async () => {
+    const available = { available: true, unshare: '/usr/bin/unshare', ip: '/usr/sbin/ip', reason: null };
+    const refused = await openIsolation({ mode: 'require', modelUrl: 'http://10.0.0.5:8080', support: available }).catch((e: unknown) => e);
+    expect(isAgentHarnessError(refused, 'ISOLATION_UNAVAILABLE')).toBe(true);
+    const auto = await openIsolation({ mode: 'auto', modelUrl: 'http://10.0.0.5:8080', support: available });
+    expect(auto.record).toMatchObject({ network: 'proxy-only', processes: 'process-group' });
+    expect(auto.record.reason).toContain('not on loopback');
+  });
+
+  it('AGENT_HARNESS_ISOLATION sets the default; a bad value is CONFIG_INVALID', () => {
+    expect(resolveIsolationMode(undefined, {})).toBe('auto');
+    expect(resolveIsolationMode(undefined, { AGENT_HARNESS_ISOLATION: 'require' })).toBe('require');
+    expect(resolveIsolationMode('off', { AGENT_HARNESS_ISOLATION: 'require' })).toBe('off');
+    let error: unknown;
+    try {
+      resolveIsolationMode(undefined, { AGENT_HARNESS_ISOLATION: 'sometimes' });
+    } catch (e) {
+      error = e;
+    }
+    expect(isAgentHarnessError(error, 'CONFIG_INVALID')).toBe(true);
+  });
+});

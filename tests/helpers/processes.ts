@@ -1,0 +1,52 @@
+/**
+ * Finding processes by a marker in their command line (a `sleep 30.1234` no other process runs), to prove that
+ * nothing an attempt started outlives it.
+ */
+import fs from 'node:fs';
+
+/** A `sleep` duration unique to this call: its command line is the marker. */
+export function uniqueSleepSeconds(): string {
+  return `30.${String(process.pid).padStart(6, '0')}${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
+}
+
+/** Host pids whose command line contains `marker` (this process excluded). */
+export function pidsWithMarker(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
+      // A zombie has an empty command line; it is gone for our purposes.
+      if (cmdline.includes(marker)) found.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
+
+/** Polls until `check` holds or `timeoutMs` passes; returns whether it held. */
+export async function eventually(check: () => boolean, timeoutMs: number, stepMs = 100): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (check()) return true;
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, stepMs));
+  }
+}
+
+/**
+ * A Node script for the agent's shell (`node probe.cjs`; CommonJS): writes `net.json` with the network interfaces and the
+ * IPv4 routes it sees (from /proc, as `ip` would list them) and how a TCP connect to a non-loopback address
+ * (10.255.255.1, never routed off a host with no route) ended. Run it only inside a network namespace.
+ */
+export const NETWORK_PROBE = `const fs = require('fs');
+const net = require('net');
+const interfaces = fs.readFileSync('/proc/net/dev', 'utf8').split('\\n').slice(2).map((l) => l.split(':')[0].trim()).filter(Boolean);
+const routes = fs.readFileSync('/proc/net/route', 'utf8').split('\\n').slice(1).filter(Boolean).length;
+const write = (connect) => fs.writeFileSync('net.json', JSON.stringify({ interfaces, routes, connect }));
+if (routes > 0) { write('not-tried: a route exists'); process.exit(0); }
+const socket = net.connect(9, '10.255.255.1');
+socket.on('connect', () => { write('connected'); socket.destroy(); });
+socket.on('error', (e) => write(e.code));
+`;
