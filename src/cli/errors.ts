@@ -1,9 +1,10 @@
 /**
  * How the CLI reports errors: `agent-harness: error CODE: message`, then `hint: what to do`, on stderr.
- * Exit status 2 for usage mistakes, 1 for everything else.
+ * Exit status 2 for usage mistakes, 128 + signal number for an INTERRUPTED command, 1 for everything else.
  */
 import pc from 'picocolors';
 import { toAgentHarnessError, type ErrorCode } from '../errors/index.js';
+import { interruptedStatus } from './interrupt.js';
 
 const USAGE_CODES: ReadonlySet<ErrorCode> = new Set(['USAGE_ERROR', 'ENGINE_UNKNOWN', 'CONFIG_INVALID']);
 
@@ -20,5 +21,5 @@ export function reportCliError(error: unknown, stderr: NodeJS.WritableStream = p
   if (harnessError.code === 'INTERNAL_ERROR' && harnessError.cause instanceof Error && harnessError.cause.stack) {
     stderr.write(`${pc.dim(harnessError.cause.stack)}\n`);
   }
-  return exitStatusFor(harnessError.code);
+  return interruptedStatus(harnessError) ?? exitStatusFor(harnessError.code);
 }

@@ -1,12 +1,12 @@
 /**
  * `agent-harness start [options] <engine> [args…]` and the direct form `agent-harness <engine> [args…]`.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { AgentHarnessError } from '../errors/index.js';
 import type { IoMode } from '../core/run-attempt.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
+import { MAX_SEED_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import { resolveRunSelector } from '../runtime/run-store.js';
 import { runAttemptCommand } from './attempt-command.js';
@@ -37,11 +37,12 @@ function seedFiles(specs: readonly string[]): Record<string, Uint8Array> {
     const at = spec.indexOf('=');
     if (at <= 0 || at === spec.length - 1) throw new AgentHarnessError('USAGE_ERROR', `--file takes DEST=SRC (a path in the run dir = a file to copy), not ${JSON.stringify(spec)}.`);
     const source = path.resolve(spec.slice(at + 1));
-    try {
-      files[spec.slice(0, at)] = fs.readFileSync(source);
-    } catch (error) {
-      throw new AgentHarnessError('WORKSPACE_INVALID', `--file ${spec}: cannot read ${source}: ${(error as Error).message}`, { cause: error });
-    }
+    files[spec.slice(0, at)] = readInputBytesSync(source, {
+      what: `--file ${spec} source`,
+      maxBytes: MAX_SEED_FILE_BYTES,
+      unreadableCode: 'WORKSPACE_INVALID',
+      tooLargeHint: 'Put large files in a --template directory instead of --file.',
+    });
   }
   return files;
 }

@@ -1,7 +1,8 @@
 /**
  * `agent-harness translate --engine ID [--stdout F] [--stderr F] [--pty F] [--translate 1|2|3] [--summary]` and
  * `agent-harness translate <run-selector> [--attempt N] …`: recorded output through the same parsers as a
- * live attempt. Views print to stdout; `--summary` prints one JSON object.
+ * live attempt. Views print to stdout; `--summary` prints one JSON object. Inputs must be regular files
+ * (checked before anything is read) and are streamed in chunks, never read whole; SIGINT/SIGTERM end it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,10 +11,12 @@ import { attemptAuditPaths, fcmpSeqStart } from '../core/audit-files.js';
 import { getEngine } from '../engines/registry.js';
 import { AgentHarnessError } from '../errors/index.js';
 import { AttemptMetaSchema, type AttemptMeta, type TranslateMode } from '../protocol/index.js';
+import { checkInputFile, MAX_CONFIG_BYTES, readInputBytesSync, streamInputFile } from '../runtime/bounded-input.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import { resolveRunSelector } from '../runtime/run-store.js';
 import { recoverRun } from '../core/seal-attempt.js';
-import { translateRecorded, type RecordedOutput, type TranslateRecordedOptions } from '../translate/recorded.js';
+import { translateRecordedStreams, type RecordedSources, type TranslateRecordedOptions } from '../translate/recorded.js';
+import { runInterruptible } from './interrupt.js';
 import { renderTranslateView } from '../translate/views.js';
 import { parsePositiveInt, parseTranslateMode } from './options.js';
 import type { CliStreams } from './output.js';
@@ -28,16 +31,25 @@ interface TranslateOptions {
   attempt?: number;
 }
 
-function readInput(file: string, label: string): Buffer {
-  try {
-    return fs.readFileSync(file);
-  } catch (error) {
-    throw new AgentHarnessError('TRANSLATE_INPUT_INVALID', `Cannot read ${label} file ${file}: ${(error as Error).message}`, { cause: error, details: { file } });
+type InputFiles = Partial<Record<'stdout' | 'stderr' | 'pty', string>>;
+
+/** Checks every input before any is read, then streams each (re-checked on open) when the translation wants it. */
+function sourcesOf(files: InputFiles, signal: AbortSignal): RecordedSources {
+  const sources: RecordedSources = {};
+  for (const [stream, file] of Object.entries(files) as Array<[keyof InputFiles, string]>) {
+    const check = { what: `${stream} file` };
+    checkInputFile(file, check);
+    sources[stream] = () => streamInputFile(file, check, signal);
   }
+  return sources;
 }
 
-function readIfPresent(file: string): Buffer | undefined {
-  return fs.existsSync(file) ? fs.readFileSync(file) : undefined;
+function isNonEmptyFile(file: string): boolean {
+  try {
+    return fs.statSync(file).size > 0;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -46,25 +58,24 @@ function readIfPresent(file: string): Buffer | undefined {
  */
 function readAttemptMeta(file: string): AttemptMeta | null {
   try {
-    const parsed = AttemptMetaSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+    const parsed = AttemptMetaSchema.safeParse(JSON.parse(readInputBytesSync(file, { what: 'attempt meta', maxBytes: MAX_CONFIG_BYTES }).toString('utf8')));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
   }
 }
 
-async function fromRun(selector: string, options: TranslateOptions, streams: CliStreams): Promise<{ engine: string; output: RecordedOutput; recorded: TranslateRecordedOptions }> {
+async function fromRun(selector: string, options: TranslateOptions, streams: CliStreams): Promise<{ engine: string; files: InputFiles; recorded: TranslateRecordedOptions }> {
   const paths = resolveHarnessPaths();
   const run = await recoverRun(paths, await resolveRunSelector(paths.runRoot, selector));
   const attempt = options.attempt ?? run.attempts;
   if (attempt < 1) throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${run.run_id} has no attempt yet.`);
   const audit = attemptAuditPaths(run.run_dir, attempt);
-  const output: RecordedOutput = {};
+  const files: InputFiles = {};
   for (const [key, file] of [['stdout', audit.stdout], ['stderr', audit.stderr], ['pty', audit.ptyOutput]] as const) {
-    const bytes = readIfPresent(file);
-    if (bytes) output[key] = bytes;
+    if (fs.existsSync(file)) files[key] = file;
   }
-  if (!fs.existsSync(audit.meta) && Object.keys(output).length === 0) {
+  if (!fs.existsSync(audit.meta) && Object.keys(files).length === 0) {
     throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${run.run_id} has no attempt ${attempt} (${audit.meta} is missing).`, { details: { attempt } });
   }
   const meta = readAttemptMeta(audit.meta);
@@ -73,10 +84,10 @@ async function fromRun(selector: string, options: TranslateOptions, streams: Cli
     ? { exit_code: meta.exit.code, signal: meta.exit.signal, timed_out: meta.exit.timed_out, canceled: meta.exit.canceled, duration_ms: meta.timings.duration_ms ?? 0 }
     : null;
   // Without a meta, a resume is known by the message the harness wrote to its stdin log.
-  const resumed = meta ? meta.launch === 'resume' : (readIfPresent(audit.stdin)?.length ?? 0) > 0;
+  const resumed = meta ? meta.launch === 'resume' : isNonEmptyFile(audit.stdin);
   return {
     engine: run.engine,
-    output,
+    files,
     recorded: { runId: run.run_id, attempt, launch: resumed ? 'resume' : 'start', exit, seqStart: fcmpSeqStart(run.run_dir, attempt) },
   };
 }
@@ -84,27 +95,28 @@ async function fromRun(selector: string, options: TranslateOptions, streams: Cli
 /** Runs `translate`; returns the exit status. */
 export async function translateCommand(streams: CliStreams, selector: string | undefined, options: TranslateOptions): Promise<number> {
   let engine: string;
-  let output: RecordedOutput;
+  let files: InputFiles;
   let recorded: TranslateRecordedOptions = {};
   if (selector) {
     if (options.stdout || options.stderr || options.pty) throw new AgentHarnessError('USAGE_ERROR', 'Give either a run selector or --stdout/--stderr/--pty files, not both.');
-    ({ engine, output, recorded } = await fromRun(selector, options, streams));
+    ({ engine, files, recorded } = await fromRun(selector, options, streams));
   } else {
     if (!options.engine) throw new AgentHarnessError('USAGE_ERROR', 'translate needs --engine <id> with --stdout/--stderr/--pty files, or a run selector.');
     if (!options.stdout && !options.stderr && !options.pty) throw new AgentHarnessError('USAGE_ERROR', 'translate needs at least one of --stdout, --stderr, --pty.');
     engine = options.engine;
-    output = {};
-    if (options.stdout) output.stdout = readInput(path.resolve(options.stdout), 'stdout');
-    if (options.stderr) output.stderr = readInput(path.resolve(options.stderr), 'stderr');
-    if (options.pty) output.pty = readInput(path.resolve(options.pty), 'pty');
+    files = {};
+    if (options.stdout) files.stdout = path.resolve(options.stdout);
+    if (options.stderr) files.stderr = path.resolve(options.stderr);
+    if (options.pty) files.pty = path.resolve(options.pty);
   }
-  const result = translateRecorded(getEngine(engine), output, recorded);
-  if (options.summary) {
+  const mode = options.translate ?? 3;
+  if (mode === 0 && !options.summary) throw new AgentHarnessError('USAGE_ERROR', 'translate shows views 1, 2 or 3 (view 0 is the raw file itself).');
+  const adapter = getEngine(engine);
+  const result = await runInterruptible('translate', (signal) => translateRecordedStreams(adapter, sourcesOf(files, signal), { ...recorded, keepRawLines: false }));
+  if (options.summary || mode === 0) {
     streams.stdout.write(`${JSON.stringify(result.summary)}\n`);
     return 0;
   }
-  const mode = options.translate ?? 3;
-  if (mode === 0) throw new AgentHarnessError('USAGE_ERROR', 'translate shows views 1, 2 or 3 (view 0 is the raw file itself).');
   const text = renderTranslateView(mode, { rasp: result.rasp, fcmp: result.fcmp });
   streams.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   return 0;

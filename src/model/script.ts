@@ -17,9 +17,9 @@
  * request's history (see each wire module's `countModelTurns`). A resumed session carries its whole history,
  * so it continues the script where it stopped, even against a fresh server or after `codex exec resume`.
  */
-import fs from 'node:fs/promises';
 import { z } from 'zod';
 import { AgentHarnessError } from '../errors/index.js';
+import { DEFAULT_MAX_SCRIPT_BYTES, readInputText } from '../runtime/bounded-input.js';
 
 /** The done marker appended to `final` turns with `done: true`. */
 export const DONE_MARKER = '__SKILL_DONE__';
@@ -237,14 +237,23 @@ export function parseModelScript(value: unknown, sourceName = 'model script'): M
   });
 }
 
-/** Reads and validates a JSON script file. */
+/** Size limit of a model script: `AGENT_HARNESS_MAX_SCRIPT_BYTES` when a positive integer, else 16 MiB. */
+export function maxScriptBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env.AGENT_HARNESS_MAX_SCRIPT_BYTES);
+  return Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_MAX_SCRIPT_BYTES;
+}
+
+/**
+ * Reads and validates a JSON script file. It must be a regular file (INPUT_NOT_REGULAR_FILE: a FIFO or
+ * /dev/zero would hang) within {@link maxScriptBytes} (INPUT_TOO_LARGE: parsing costs many times the size).
+ */
 export async function loadModelScript(file: string): Promise<ModelScript> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (error) {
-    throw new AgentHarnessError('MODEL_SCRIPT_INVALID', `Cannot read model script ${file}: ${(error as Error).message}`, { cause: error, details: { source: file } });
-  }
+  const text = await readInputText(file, {
+    what: 'model script',
+    maxBytes: maxScriptBytes(),
+    unreadableCode: 'MODEL_SCRIPT_INVALID',
+    tooLargeHint: 'Split the script, or raise the limit with AGENT_HARNESS_MAX_SCRIPT_BYTES=<bytes>.',
+  });
   let value: unknown;
   try {
     value = JSON.parse(text);

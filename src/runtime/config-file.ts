@@ -8,6 +8,7 @@ import path from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { AgentHarnessError } from '../errors/index.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { MAX_CONFIG_BYTES, readInputText } from './bounded-input.js';
 import { withFileLock } from './file-lock.js';
 
 /** A config document: a JSON object or a TOML table. */
@@ -34,10 +35,10 @@ function isTable(value: unknown): value is ConfigDoc {
 export async function readConfigFile(file: string, format: ConfigFormat): Promise<ConfigDoc> {
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
+    text = await readInputText(file, { what: 'config file', maxBytes: MAX_CONFIG_BYTES, unreadableCode: 'ENGINE_CONFIG_INJECTION_FAILED' });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `Cannot read ${file}: ${(error as Error).message}`, { cause: error, details: { config_path: file } });
+    if (((error as Error).cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return {};
+    throw error;
   }
   let value: unknown;
   try {

@@ -9,6 +9,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import type { SkillInjection } from '../protocol/index.js';
+import { MAX_CONFIG_BYTES, readInputText } from './bounded-input.js';
 
 /** The done marker an agent prints when a skill is complete. */
 export const DONE_MARKER = '__SKILL_DONE__';
@@ -117,7 +118,7 @@ export async function injectSkills(options: InjectSkillsOptions): Promise<SkillI
     const staging = path.join(path.dirname(options.targetRoot), `.skill-staging-${skill.name}-${process.pid}-${randomBytes(4).toString('hex')}`);
     await fs.cp(skill.dir, staging, { recursive: true, dereference: false, verbatimSymlinks: true });
     const skillFile = path.join(staging, 'SKILL.md');
-    let text = await fs.readFile(skillFile, 'utf8');
+    let text = await readInputText(skillFile, { what: 'SKILL.md', maxBytes: MAX_CONFIG_BYTES, unreadableCode: 'SKILL_INVALID' });
     const appended = !text.includes(COMPLETION_CONTRACT_TAG);
     if (appended) {
       text = `${text.replace(/\s*$/, '')}\n${COMPLETION_CONTRACT}`;

@@ -2,6 +2,8 @@
  * Splits raw output chunks into lines with byte offsets, per stream. Splitting happens on bytes (`\n` is
  * never part of a multibyte UTF-8 sequence) and each line is decoded on its own, so a character cut between
  * two chunks is decoded whole. Offsets index the audit log of that stream (`stdout.N.log`…).
+ * A line longer than `maxLineBytes` is not buffered: its bytes are counted and dropped, and it comes out as an
+ * empty line marked `overlong` (a diagnostic for the feeder), so a stream without newlines cannot grow memory.
  */
 import type { StreamName } from '../protocol/index.js';
 
@@ -15,6 +17,17 @@ export interface SplitLine {
   from: number;
   /** Byte offset just past the line terminator (or past the last byte for an unterminated line). */
   to: number;
+  /** Set when the line was longer than the splitter's `maxLineBytes`: `text` is empty, its bytes were dropped. */
+  overlong?: true;
+}
+
+/** Default longest line kept (16 MiB); a longer line becomes an `overlong` marker. */
+export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/** Options of {@link createLineSplitter}. */
+export interface LineSplitterOptions {
+  /** Longest line kept, in bytes without the terminator; default {@link DEFAULT_MAX_LINE_BYTES}. */
+  maxLineBytes?: number;
 }
 
 /** A stateful line splitter for the streams of one attempt. */
@@ -31,31 +44,69 @@ export interface LineSplitter {
 
 interface StreamState {
   pending: Buffer[];
+  /** Bytes held in `pending`, or counted past the limit when `overlong`. */
+  pendingBytes: number;
   pendingFrom: number;
   next: number;
+  /** The pending line passed the limit: its bytes are being dropped up to the next newline. */
+  overlong: boolean;
 }
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
 
 /** Creates a {@link LineSplitter}. */
-export function createLineSplitter(): LineSplitter {
+export function createLineSplitter(options: LineSplitterOptions = {}): LineSplitter {
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const states = new Map<StreamName, StreamState>();
 
   function stateOf(stream: StreamName): StreamState {
     let state = states.get(stream);
     if (!state) {
-      state = { pending: [], pendingFrom: 0, next: 0 };
+      state = { pending: [], pendingBytes: 0, pendingFrom: 0, next: 0, overlong: false };
       states.set(stream, state);
     }
     return state;
   }
 
-  function takePending(stream: StreamName, state: StreamState): SplitLine[] {
-    if (state.pending.length === 0) return [];
-    const bytes = Buffer.concat(state.pending);
+  function hasPending(state: StreamState): boolean {
+    return state.pending.length > 0 || state.overlong;
+  }
+
+  function clearPending(state: StreamState): void {
     state.pending = [];
-    return [{ stream, text: decode(stripCr(bytes)), from: state.pendingFrom, to: state.pendingFrom + bytes.length }];
+    state.pendingBytes = 0;
+    state.overlong = false;
+  }
+
+  /** The pending line ended by `tail` (bytes of this chunk, not yet counted) at offset `to`. */
+  function endPending(stream: StreamName, state: StreamState, tail: Buffer, to: number): SplitLine {
+    const from = state.pendingFrom;
+    const overlong = state.overlong || state.pendingBytes + tail.length > maxLineBytes;
+    const line: SplitLine = overlong
+      ? { stream, text: '', from, to, overlong: true }
+      : { stream, text: decode(stripCr(state.pending.length > 0 ? Buffer.concat([...state.pending, tail]) : tail)), from, to };
+    clearPending(state);
+    return line;
+  }
+
+  function takePending(stream: StreamName, state: StreamState): SplitLine[] {
+    if (!hasPending(state)) return [];
+    return [endPending(stream, state, Buffer.alloc(0), state.pendingFrom + state.pendingBytes)];
+  }
+
+  /** Keeps an unterminated tail, or only counts it once the line is past the limit. */
+  function holdTail(state: StreamState, tail: Buffer, at: number): void {
+    if (!hasPending(state)) state.pendingFrom = at;
+    state.pendingBytes += tail.length;
+    if (state.overlong) return;
+    if (state.pendingBytes > maxLineBytes) {
+      state.pending = [];
+      state.overlong = true;
+      return;
+    }
+    // Copy: the caller may reuse its buffer.
+    state.pending.push(Buffer.from(tail));
   }
 
   return {
@@ -69,18 +120,11 @@ export function createLineSplitter(): LineSplitter {
       const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       let start = 0;
       for (let nl = buf.indexOf(NEWLINE); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
-        const head = buf.subarray(start, nl);
-        const lineFrom = state.pending.length > 0 ? state.pendingFrom : state.next + start;
-        const bytes = state.pending.length > 0 ? Buffer.concat([...state.pending, head]) : head;
-        state.pending = [];
-        lines.push({ stream, text: decode(stripCr(bytes)), from: lineFrom, to: state.next + nl + 1 });
+        if (!hasPending(state)) state.pendingFrom = state.next + start;
+        lines.push(endPending(stream, state, buf.subarray(start, nl), state.next + nl + 1));
         start = nl + 1;
       }
-      if (start < buf.length) {
-        if (state.pending.length === 0) state.pendingFrom = state.next + start;
-        // Copy: the caller may reuse its buffer.
-        state.pending.push(Buffer.from(buf.subarray(start)));
-      }
+      if (start < buf.length) holdTail(state, buf.subarray(start), state.next + start);
       state.next += buf.length;
       return lines;
     },

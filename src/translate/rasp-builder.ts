@@ -36,11 +36,16 @@ export interface RaspBuilderOptions {
   now?: () => Date;
   /** Called with each event as soon as it is built (streaming views, audit writers). */
   onEvent?: (event: RaspEvent) => void;
+  /**
+   * Keep `raw.line` events in {@link RaspBuilder.events} (default true). False bounds what a long recording
+   * keeps when only parsed events are needed (views and summary never show raw lines); `onEvent` still sees them.
+   */
+  keepRawLines?: boolean;
 }
 
 /** A stateful RASP builder for one attempt. */
 export interface RaspBuilder {
-  /** Every event built so far, in seq order. */
+  /** Every event built so far, in seq order (without `raw.line` events when `keepRawLines` is false). */
   readonly events: readonly RaspEvent[];
   /** Records `lifecycle.started`. */
   started(data: StartedData): RaspEvent[];
@@ -59,19 +64,21 @@ export function createRaspBuilder(options: RaspBuilderOptions): RaspBuilder {
   const { runId, attempt, engine, parser, onEvent } = options;
   const now = options.now ?? (() => new Date());
   const events: RaspEvent[] = [];
+  const keepRawLines = options.keepRawLines ?? true;
+  let seq = 0;
 
   function emit(data: RaspData, rawRef: RawRef | null): RaspEvent {
     const event: RaspEvent = {
       protocol_version: RASP_VERSION,
       run_id: runId,
       attempt,
-      seq: events.length + 1,
+      seq: ++seq,
       ts: now().toISOString(),
       engine,
       data,
       raw_ref: rawRef ? { ...rawRef } : null,
     };
-    events.push(event);
+    if (keepRawLines || data.type !== 'raw.line') events.push(event);
     onEvent?.(event);
     return event;
   }

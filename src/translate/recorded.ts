@@ -29,6 +29,8 @@ export interface TranslateRecordedOptions {
   /** FCMP seq of the previous attempt (run selector form). */
   seqStart?: number;
   sessionId?: string | null;
+  /** Keep `raw.line` events in `rasp` (default true); false bounds memory when only views or the summary are wanted. */
+  keepRawLines?: boolean;
 }
 
 /** The `--summary` object (exactly these keys). */
@@ -58,20 +60,67 @@ function withoutBom(bytes: Uint8Array): Uint8Array {
   return Buffer.from(bytes.subarray(0, 3)).equals(UTF8_BOM) ? bytes.subarray(3) : bytes;
 }
 
-function parseStreams(adapter: Adapter, output: RecordedOutput, streams: StreamName[], options: TranslateRecordedOptions, fallback: boolean, carried: readonly Diagnostic[] = []): RaspEvent[] {
-  const builder = createRaspBuilder({ runId: options.runId ?? 'recorded', attempt: options.attempt ?? 1, engine: adapter.id, parser: adapter.createParser() });
+/** Chunks of one recorded stream, read when needed (the PTY capture only on fallback). */
+export type RecordedSource = () => AsyncIterable<Uint8Array>;
+
+/** Recorded streams to translate chunk by chunk (files streamed from disk); any subset. */
+export type RecordedSources = Partial<Record<'stdout' | 'stderr' | 'pty', RecordedSource>>;
+
+interface StreamsParse {
+  /** Feeds the next chunk of `stream` (chunks of one stream in order, streams one after another). */
+  push(stream: StreamName, chunk: Uint8Array): void;
+  /** Ends `stream`: its unterminated last line is parsed. */
+  end(stream: StreamName): void;
+  /** Records the exit and returns the events. */
+  finish(): RaspEvent[];
+}
+
+function startParse(adapter: Adapter, streams: StreamName[], options: TranslateRecordedOptions, fallback: boolean, carried: readonly Diagnostic[] = []): StreamsParse {
+  const builder = createRaspBuilder({ runId: options.runId ?? 'recorded', attempt: options.attempt ?? 1, engine: adapter.id, parser: adapter.createParser(), keepRawLines: options.keepRawLines ?? true });
   builder.started({ launch: options.launch ?? 'start', argv: [], cwd: '', pid: null, io: streams.includes('pty') ? 'pty' : 'split' });
   if (fallback) builder.diagnostic({ code: 'PTY_FALLBACK_USED', message: 'the split streams held no structured engine event; the PTY capture was parsed instead', level: 'warning' });
   // The split streams' doubts (noise, stderr errors) still describe the attempt when the PTY is parsed instead.
   for (const diagnostic of carried) builder.diagnostic(diagnostic);
+  const splitter = createLineSplitter();
+  const started = new Set<StreamName>();
+  return {
+    push(stream, chunk) {
+      // Offsets count from after a leading BOM, which is dropped.
+      const first = !started.has(stream);
+      started.add(stream);
+      const lines = first ? splitter.push(stream, withoutBom(chunk), 0) : splitter.push(stream, chunk);
+      for (const line of lines) feedLine(builder, line);
+    },
+    end(stream) {
+      for (const line of splitter.flush(stream)) feedLine(builder, line);
+    },
+    finish() {
+      builder.exited(options.exit ?? { exit_code: null, signal: null, timed_out: false, canceled: false, duration_ms: 0 });
+      return [...builder.events];
+    },
+  };
+}
+
+function parseStreams(adapter: Adapter, output: RecordedOutput, streams: StreamName[], options: TranslateRecordedOptions, fallback: boolean, carried: readonly Diagnostic[] = []): RaspEvent[] {
+  const parse = startParse(adapter, streams, options, fallback, carried);
   for (const stream of streams) {
     const bytes = output[stream];
     if (!bytes) continue;
-    const splitter = createLineSplitter();
-    for (const line of [...splitter.push(stream, withoutBom(bytes), 0), ...splitter.flush(stream)]) feedLine(builder, line);
+    parse.push(stream, bytes);
+    parse.end(stream);
   }
-  builder.exited(options.exit ?? { exit_code: null, signal: null, timed_out: false, canceled: false, duration_ms: 0 });
-  return [...builder.events];
+  return parse.finish();
+}
+
+async function parseSources(adapter: Adapter, sources: RecordedSources, streams: StreamName[], options: TranslateRecordedOptions, fallback: boolean, carried: readonly Diagnostic[] = []): Promise<RaspEvent[]> {
+  const parse = startParse(adapter, streams, options, fallback, carried);
+  for (const stream of streams) {
+    const source = sources[stream];
+    if (!source) continue;
+    for await (const chunk of source()) parse.push(stream, chunk);
+    parse.end(stream);
+  }
+  return parse.finish();
 }
 
 function hasEngineEvents(rasp: readonly RaspEvent[]): boolean {
@@ -83,6 +132,21 @@ export function translateRecorded(adapter: Adapter, output: RecordedOutput, opti
   const split: StreamName[] = (['stdout', 'stderr'] as const).filter((s) => output[s] !== undefined);
   let rasp = parseStreams(adapter, output, split, options, false);
   if (!hasEngineEvents(rasp) && output.pty !== undefined) rasp = parseStreams(adapter, output, ['pty'], options, split.length > 0, collectDiagnostics(rasp));
+  return finishTranslation(adapter, rasp, options);
+}
+
+/**
+ * {@link translateRecorded} over streamed sources: each stream is read chunk by chunk through the same line
+ * splitter, so no recording is held whole. Errors of a source (a read failing, an abort) reject.
+ */
+export async function translateRecordedStreams(adapter: Adapter, sources: RecordedSources, options: TranslateRecordedOptions = {}): Promise<RecordedTranslation> {
+  const split: StreamName[] = (['stdout', 'stderr'] as const).filter((s) => sources[s] !== undefined);
+  let rasp = await parseSources(adapter, sources, split, options, false);
+  if (!hasEngineEvents(rasp) && sources.pty !== undefined) rasp = await parseSources(adapter, sources, ['pty'], options, split.length > 0, collectDiagnostics(rasp));
+  return finishTranslation(adapter, rasp, options);
+}
+
+function finishTranslation(adapter: Adapter, rasp: RaspEvent[], options: TranslateRecordedOptions): RecordedTranslation {
   const judgement = judgeCompletion(rasp, { errorPatterns: adapter.errorPatterns });
   const fcmp = translateRaspToFcmp(rasp, {
     runId: options.runId ?? 'recorded',

@@ -1,0 +1,132 @@
+/**
+ * Reading files from paths a user gave (translate inputs, model scripts, config files) without hanging or
+ * exhausting memory. A path is opened non-blocking and checked with fstat on the open descriptor (no race
+ * between check and read): a FIFO would block the read forever and a character device such as /dev/zero never
+ * ends, so anything but a regular file is refused with INPUT_NOT_REGULAR_FILE. Whole-file reads are refused past
+ * a size limit (INPUT_TOO_LARGE); large logs are streamed in chunks instead.
+ */
+import fs from 'node:fs';
+import { AgentHarnessError, type ErrorCode } from '../errors/index.js';
+
+/** Default size limit of a model script (16 MiB); override with `AGENT_HARNESS_MAX_SCRIPT_BYTES`. */
+export const DEFAULT_MAX_SCRIPT_BYTES = 16 * 1024 * 1024;
+/** Size limit of an engine config file or a SKILL.md read whole (16 MiB). */
+export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+/** Size limit of a `--file DEST=SRC` seed file, held in memory until the run dir exists (64 MiB). */
+export const MAX_SEED_FILE_BYTES = 64 * 1024 * 1024;
+
+/** What to check an input file against. */
+export interface InputFileCheck {
+  /** What the file is, for messages ("model script", "translate --stdout file"). */
+  what: string;
+  /** Largest size accepted, in bytes; omitted: no limit (streamed reads). */
+  maxBytes?: number;
+  /** Code for a path that cannot be opened (missing, no permission); defaults to TRANSLATE_INPUT_INVALID. */
+  unreadableCode?: ErrorCode;
+  /** Hint for INPUT_TOO_LARGE, e.g. the variable that raises the limit. */
+  tooLargeHint?: string;
+}
+
+/** An open, checked regular file. The caller closes `fd` (streams opened on it close it themselves). */
+export interface CheckedInputFile {
+  fd: number;
+  size: number;
+}
+
+// O_NONBLOCK makes opening a FIFO return at once instead of waiting for a writer; it is absent on Windows,
+// where FIFOs of this kind do not exist.
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
+
+function kindOf(stat: fs.Stats): string {
+  if (stat.isFIFO()) return 'a FIFO (named pipe)';
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  if (stat.isDirectory()) return 'a directory';
+  if (stat.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/** Opens `file` and checks it is a regular file within the limit; throws an {@link AgentHarnessError} otherwise. */
+export function openInputFile(file: string, check: InputFileCheck): CheckedInputFile {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, OPEN_FLAGS);
+  } catch (error) {
+    throw new AgentHarnessError(check.unreadableCode ?? 'TRANSLATE_INPUT_INVALID', `Cannot read ${check.what} ${file}: ${(error as Error).message}`, { cause: error, details: { file } });
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) {
+      throw new AgentHarnessError('INPUT_NOT_REGULAR_FILE', `The ${check.what} ${file} is ${kindOf(stat)}, not a regular file; it could block or never end.`, { details: { file } });
+    }
+    if (check.maxBytes !== undefined && stat.size > check.maxBytes) {
+      throw new AgentHarnessError('INPUT_TOO_LARGE', `The ${check.what} ${file} has ${stat.size} bytes, more than the limit of ${check.maxBytes}.`, {
+        details: { file, size: stat.size, max_bytes: check.maxBytes },
+        ...(check.tooLargeHint ? { hint: check.tooLargeHint } : {}),
+      });
+    }
+    return { fd, size: stat.size };
+  } catch (error) {
+    fs.closeSync(fd);
+    throw error;
+  }
+}
+
+/** Checks `file` like {@link openInputFile} and closes it again; returns its size. */
+export function checkInputFile(file: string, check: InputFileCheck): number {
+  const { fd, size } = openInputFile(file, check);
+  fs.closeSync(fd);
+  return size;
+}
+
+/** Reads a checked file whole, synchronously (for callers that are sync); `maxBytes` should be set. */
+export function readInputBytesSync(file: string, check: InputFileCheck): Buffer {
+  const { fd, size } = openInputFile(file, check);
+  try {
+    // Read at most one byte past the checked size: a file that grew since is refused, not read without end.
+    const limit = check.maxBytes ?? size;
+    const buffer = Buffer.alloc(Math.min(size, limit) + 1);
+    let read = 0;
+    for (let n = -1; n !== 0 && read < buffer.length; read += n) n = fs.readSync(fd, buffer, read, buffer.length - read, null);
+    if (read > limit) {
+      throw new AgentHarnessError('INPUT_TOO_LARGE', `The ${check.what} ${file} grew past the limit of ${limit} bytes while it was read.`, { details: { file, max_bytes: limit } });
+    }
+    return buffer.subarray(0, read);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Reads a checked file whole as UTF-8 (scripts, config files); `maxBytes` should be set. */
+export async function readInputText(file: string, check: InputFileCheck): Promise<string> {
+  const { fd } = openInputFile(file, check);
+  try {
+    // Read through the descriptor already checked; the limit is enforced again in case the file grew.
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for await (const chunk of fs.createReadStream('', { fd, autoClose: false })) {
+      total += (chunk as Buffer).length;
+      if (check.maxBytes !== undefined && total > check.maxBytes) {
+        throw new AgentHarnessError('INPUT_TOO_LARGE', `The ${check.what} ${file} grew past the limit of ${check.maxBytes} bytes while it was read.`, { details: { file, max_bytes: check.maxBytes } });
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Streams a checked file in chunks. Aborting `signal` ends the iteration with the signal's reason; the
+ * descriptor is closed either way.
+ */
+export async function* streamInputFile(file: string, check: InputFileCheck, signal?: AbortSignal): AsyncGenerator<Buffer> {
+  const { fd } = openInputFile(file, check);
+  const stream = fs.createReadStream('', { fd, autoClose: true, highWaterMark: 256 * 1024, ...(signal ? { signal } : {}) });
+  try {
+    for await (const chunk of stream) yield chunk as Buffer;
+  } finally {
+    stream.destroy();
+  }
+}
