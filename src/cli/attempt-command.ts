@@ -8,6 +8,7 @@ import { runAttempt, type AttemptRequest, type IoMode } from '../core/run-attemp
 import type { TranslateMode } from '../protocol/index.js';
 import { shouldUsePassthrough } from '../runtime/passthrough.js';
 import { reportCliError, exitStatusFor } from './errors.js';
+import { signalExitStatus } from './interrupt.js';
 import { liveHandlers, printFinished, printReady, type CliStreams } from './output.js';
 
 /** Picks the terminal wiring: live passthrough only for view 0 on a real terminal (seed 001, Decision 6). */
@@ -58,7 +59,7 @@ export async function runAttemptCommand(
         printReady(streams, info, request.passthrough ?? []);
       },
     });
-    const status = interrupted ? interruptStatus(interrupted) : null;
+    const status = interrupted ? signalExitStatus(interrupted) : null;
     printFinished(streams, result, request.translateMode, verb, readyPrinted, status === null ? null : { status, signal: interrupted ?? 'SIGINT' });
     if (status !== null) {
       streams.stderr.write(`agent-harness: interrupted by ${interrupted}; attempt ${result.attempt} of run ${result.handle} is sealed as ${result.completion.state}${result.completion.code ? ` (${result.completion.code})` : ''}. Resume it with: agent-harness resume ${result.handle} <message>\n`);
@@ -75,7 +76,3 @@ export async function runAttemptCommand(
   }
 }
 
-/** The shell's status for a command ended by `signal`: 130 for SIGINT, 143 for SIGTERM (128 + signal number). */
-export function interruptStatus(signal: NodeJS.Signals): number {
-  return signal === 'SIGINT' ? 130 : signal === 'SIGTERM' ? 143 : 129;
-}

@@ -3,11 +3,17 @@
  * the command ends with INTERRUPTED, exit status 128 + signal number (130, 143), and no stack. Work that does
  * not notice the abort in time (a read stuck in the OS) does not keep the process alive: it exits anyway.
  */
+import { constants as osConstants } from 'node:os';
 import process from 'node:process';
 import { AgentHarnessError } from '../errors/index.js';
 
 const SIGNAL_STATUS = { SIGINT: 130, SIGTERM: 143 } as const;
 type HandledSignal = keyof typeof SIGNAL_STATUS;
+
+/** The shell's status for a command ended by `signal`: 128 + its number (130 for SIGINT, 143 for SIGTERM). */
+export function signalExitStatus(signal: NodeJS.Signals): number {
+  return signal in SIGNAL_STATUS ? SIGNAL_STATUS[signal as HandledSignal] : 128 + (osConstants.signals[signal] ?? 0);
+}
 
 /** How long after the signal the process may take to end on its own before it is ended. */
 const FORCE_EXIT_MS = 2_000;

@@ -12,14 +12,15 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await fs.open(tmp, 'w');
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await fs.rename(tmp, file);
   } catch (error) {
+    // A full disk must not leave a half-written temp file behind (nor take the space of one).
     await fs.rm(tmp, { force: true });
     throw error;
   }
