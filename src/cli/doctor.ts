@@ -12,6 +12,9 @@ import { ENGINE_IDS } from '../protocol/index.js';
 import { ISOLATION_ENV, resolveIsolationMode } from '../runtime/isolation/mode.js';
 import { probeNamespaces } from '../runtime/isolation/probe.js';
 import { findEnvLeak } from '../runtime/leak-guard.js';
+import { reclaimDeadLeases } from '../runtime/lease.js';
+import { listRuns } from '../runtime/run-store.js';
+import { recoverRun } from '../core/seal-attempt.js';
 import { findScriptBinary } from '../runtime/passthrough.js';
 import { PATH_ENV_VARS, resolveHarnessPaths, type HarnessPaths } from '../runtime/paths.js';
 import { resolveExecutable } from '../runtime/executables.js';
@@ -127,6 +130,20 @@ export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.Proce
   return checks;
 }
 
+/**
+ * `doctor --repair`: what any later command does for the runs it touches, for the whole store at once. Dead
+ * owners' trust leases are reclaimed and every orphaned attempt of every run is sealed.
+ */
+async function repairStore(paths: HarnessPaths): Promise<{ leases: number; sealed: number }> {
+  const leases = (await reclaimDeadLeases(paths.agentHome)).length;
+  let sealed = 0;
+  for (const run of await listRuns(paths.runRoot)) {
+    // recoverRun returns the run itself when it had nothing to seal.
+    if ((await recoverRun(paths, run)) !== run) sealed += 1;
+  }
+  return { leases, sealed };
+}
+
 /** Registers `doctor`. */
 export function registerDoctor(program: Command, streams: CliStreams, setExit: (code: number) => void): void {
   program
@@ -134,9 +151,14 @@ export function registerDoctor(program: Command, streams: CliStreams, setExit: (
     .description('print resolved paths and env, and check executables and directories')
     .option('--json', 'print one JSON object')
     .option('--engine <id>', 'an engine that must be installed (repeatable); others are checked when present', (value: string, previous: string[] = []) => [...previous, value])
-    .action(async (options: { json?: boolean; engine?: string[] }) => {
+    .option('--repair', 'first reclaim the engine trust entries of dead harness processes and seal their interrupted attempts')
+    .action(async (options: { json?: boolean; engine?: string[]; repair?: boolean }) => {
       const paths = resolveHarnessPaths();
       for (const id of options.engine ?? []) getEngine(id);
+      if (options.repair) {
+        const repaired = await repairStore(paths);
+        streams.stderr.write(`repair: ${repaired.leases} trust entr${repaired.leases === 1 ? 'y' : 'ies'} of dead harness processes reclaimed, interrupted attempts sealed in ${repaired.sealed} run(s)\n`);
+      }
       const checks = await runDoctorChecks(paths, process.env, options.engine ?? []);
       const failed = checks.filter((check) => !check.ok);
       if (options.json) {

@@ -9,6 +9,7 @@ import { AttemptMetaSchema, type AttemptMeta, type RunIndexEntry } from '../prot
 import { getEngine } from '../engines/registry.js';
 import { translateRecorded } from '../translate/recorded.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
+import { withFileLock } from '../runtime/file-lock.js';
 import { isOwnerAlive, reclaimDeadLeases } from '../runtime/lease.js';
 import type { HarnessPaths } from '../runtime/paths.js';
 import { updateRun } from '../runtime/run-store.js';
@@ -30,14 +31,27 @@ export function isOrphanedAttempt(meta: AttemptMeta): boolean {
 /** Seals attempt `attempt` of `runDir` if its owner died; returns the sealed meta, or null when there was nothing to seal. */
 export async function sealAttemptIfOrphaned(runDir: string, attempt: number): Promise<AttemptMeta | null> {
   const audit = attemptAuditPaths(runDir, attempt);
-  let meta: AttemptMeta;
+  const first = readMeta(audit.meta);
+  if (!first || !isOrphanedAttempt(first)) return null;
+  // Two commands may find the same orphan at once (`runs` in two terminals): one seals it, the other sees it sealed.
+  return withFileLock(audit.meta, async () => {
+    const meta = readMeta(audit.meta);
+    return meta && isOrphanedAttempt(meta) ? seal(runDir, attempt, meta) : null;
+  });
+}
+
+/** The attempt's meta, or null when it is missing or truncated (the store's concern: translate works from the raw logs). */
+function readMeta(file: string): AttemptMeta | null {
   try {
-    meta = AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(audit.meta, 'utf8')));
+    return AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
   } catch {
-    // A missing or truncated meta is the store's concern (translate works from the raw logs); nothing to seal here.
     return null;
   }
-  if (!isOrphanedAttempt(meta)) return null;
+}
+
+/** Finishes an orphaned attempt from its raw logs. */
+async function seal(runDir: string, attempt: number, meta: AttemptMeta): Promise<AttemptMeta> {
+  const audit = attemptAuditPaths(runDir, attempt);
   const translation = translateRecorded(
     getEngine(meta.engine),
     { stdout: readIfPresent(audit.stdout), stderr: readIfPresent(audit.stderr), pty: readIfPresent(audit.ptyOutput) },
