@@ -48,11 +48,12 @@ export function createCliSandbox(): CliSandbox {
 export function installFakeEngine(sandbox: CliSandbox, name: string, options: { stdoutFile: string; stderrText?: string; exitCode?: number; hangAfterOutput?: boolean }): void {
   const script = `#!/usr/bin/env node
 const fs = require('node:fs');
+${options.hangAfterOutput ? "process.on('SIGTERM', () => {});" : ''}
 fs.appendFileSync(${JSON.stringify(sandbox.argvLog)}, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), home: process.env.HOME, codexHome: process.env.CODEX_HOME, hasSecret: Object.keys(process.env).some((k) => k === 'LEAKY_SECRET') }) + '\\n');
 process.stdout.write(fs.readFileSync(${JSON.stringify(options.stdoutFile)}));
 process.stderr.write(${JSON.stringify(options.stderrText ?? '')});
 process.exitCode = ${options.exitCode ?? 0};
-${options.hangAfterOutput ? "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000);" : ''}
+${options.hangAfterOutput ? 'setInterval(() => {}, 1000);' : ''}
 `;
   const file = path.join(sandbox.prefix, 'bin', name);
   fs.writeFileSync(file, script, { mode: 0o755 });
