@@ -2,7 +2,7 @@
  * The input of one attempt ({@link AttemptRequest}) and what is known just before the engine starts.
  */
 import type { ModelScript, ModelServer } from '../model/index.js';
-import type { EngineId, IsolationMode, IsolationRecord, ModelMode, RaspEvent, RunIndexEntry, SkillInjection, StreamName, TranslateMode } from '../protocol/index.js';
+import type { AgentOptions, EngineId, IsolationMode, IsolationRecord, ModelMode, RaspEvent, RunIndexEntry, SkillInjection, StreamName, TranslateMode } from '../protocol/index.js';
 import type { HarnessPaths } from '../runtime/paths.js';
 import type { WorkspaceSeed } from './workspace.js';
 
@@ -55,6 +55,12 @@ export interface AttemptRequest {
   timeoutMs?: number;
   /** Cancels the attempt (the process group is killed). */
   signal?: AbortSignal;
+  /**
+   * Permission mode, tool lists, system prompt, turn limit and MCP servers, mapped onto the engine's own controls
+   * (the providers set them). Absent: the engine's headless defaults. What the engine cannot do is
+   * ENGINE_CAPABILITY_UNAVAILABLE before anything runs.
+   */
+  agentOptions?: AgentOptions;
   /** Aborted after `signal` (a second Ctrl-C): the engine is killed at once; the audit is still sealed. */
   hurry?: AbortSignal;
   /**

@@ -12,8 +12,9 @@ import { AgentHarnessError, toAgentHarnessError } from '../errors/index.js';
 import { getEngine, requireResume } from '../engines/registry.js';
 import type { EngineAdapter, PreparedEngine } from '../engines/engine.js';
 import { carryResumeFlags, withCarriedFlags } from '../engines/resume-flags.js';
+import { capabilityUnavailable, isDefaultAgentOptions, noAgentOptions, type AgentOptionsContext, type AppliedAgentOptions } from '../engines/agent-options.js';
 import { loadModelScript, parseModelScript, startModelServer, type ModelScript, type ModelServer } from '../model/index.js';
-import { AttemptMetaSchema, type AttemptMeta, type ModelMode, type Completion, type FcmpEvent, type FsDiff } from '../protocol/index.js';
+import { AttemptMetaSchema, type AgentOptions, type AttemptMeta, type ModelMode, type Completion, type FcmpEvent, type FsDiff } from '../protocol/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { buildEngineEnv, redactEnv } from '../runtime/env.js';
 import { engineVersion } from '../runtime/engine-version.js';
@@ -82,6 +83,14 @@ function assertSameEngine(request: AttemptRequest): void {
     `Run ${request.run.handle} is a ${request.run.engine} run; it cannot take a ${request.engine} attempt. Start a new run for ${request.engine}, or name ${request.run.engine}.`,
     { details: { run_id: request.run.run_id, run_engine: request.run.engine, engine: request.engine } },
   );
+}
+
+/** The attempt's agent options as the engine applies them; none given means the engine's headless defaults. */
+function applyAgentOptions(adapter: EngineAdapter, options: AgentOptions | undefined, ctx: AgentOptionsContext): AppliedAgentOptions {
+  if (!options) return noAgentOptions();
+  if (adapter.applyAgentOptions) return adapter.applyAgentOptions(options, ctx);
+  if (isDefaultAgentOptions(options)) return noAgentOptions();
+  throw capabilityUnavailable(adapter.id, 'agentOptions', 'the engine maps no agent options');
 }
 
 /** Runs one attempt and returns its result. Throws only for errors before a run directory exists. */
@@ -175,7 +184,10 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     meta.trust = prepared.trust ? { ...prepared.trust, registered_at: nowIso(), removed_at: null } : null;
     // Each attempt gets its own TMPDIR, removed after it: engines leave large files there (opencode unpacks a
     // 5 MB native library per run), and a shared one grew without bound.
-    const env = buildEngineEnv({ paths: { ...paths, tmpDir: attemptTmp }, hostEnv: request.hostEnv, modelMode, modelBaseUrl: modelUrl, liveEnvKeys: adapter.liveEnvKeys, engineEnv: prepared.env });
+    const options = applyAgentOptions(adapter, request.agentOptions, { runDir, attemptTmp });
+    for (const file of options.files) fs.writeFileSync(file.path, file.content);
+    meta.agent_options = request.agentOptions ? options.record : null;
+    const env = buildEngineEnv({ paths: { ...paths, tmpDir: attemptTmp }, hostEnv: request.hostEnv, modelMode, modelBaseUrl: modelUrl, liveEnvKeys: adapter.liveEnvKeys, engineEnv: { ...prepared.env, ...options.env } });
     meta.env = redactEnv(env);
     const configRoots = [env.HOME, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.XDG_STATE_HOME, env.XDG_CACHE_HOME, env.TMPDIR, ...prepared.configRoots].filter((p): p is string => Boolean(p));
     assertNoEnvLeak(configRoots, hostEnv.HOME);
@@ -186,7 +198,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     const engineArgs = resumeArgs
       ? withCarriedFlags(resumeArgs({ sessionId: run.session_id ?? '', message: request.message ?? '' }), carry?.carried ?? [], adapter.resumeFlags ?? [])
       : request.rawArgs ? [...(request.passthrough ?? [])] : adapter.buildStartArgs({ prompt: request.prompt ?? null, passthrough: request.passthrough ?? [] });
-    const argv = [...prepared.leadingArgs, ...engineArgs];
+    const argv = [...prepared.leadingArgs, ...options.leadingArgs, ...engineArgs.filter((arg) => !options.dropArgs.includes(arg)), ...options.args];
     meta.command = { executable, argv, cwd: runDir, io };
     await writeJsonAtomic(audit.meta, meta);
     request.onReady?.({ run, attempt, executable, argv, translateMode, skills: meta.skill_injection, configRoots, modelUrl, io, isolation: isolation.record });

@@ -3,6 +3,8 @@
  * roots into the managed home, `buildStartArgs`/`buildResumeArgs` build argv, `createParser` turns its native
  * output into RASP parsed events. Optional members mark optional capabilities.
  */
+import type { AgentOptions } from '../protocol/index.js';
+import type { AgentOptionsContext, AppliedAgentOptions } from './agent-options.js';
 import type { ResumeFlag } from './resume-flags.js';
 import type { ConfigInjection, Diagnostic, EngineId, FailureCategory, ModelMode, ParsedEvent, StreamName } from '../protocol/index.js';
 
@@ -106,6 +108,12 @@ export interface EngineAdapter {
   readonly errorPatterns: readonly ErrorPattern[];
   /** Writes config/trust for one attempt; throws ENGINE_CONFIG_INJECTION_FAILED on failure. */
   prepare(ctx: EnginePrepareContext): Promise<PreparedEngine>;
+  /**
+   * Maps agent options (permission mode, tool lists, system prompt, turn limit, MCP servers) onto the engine's own
+   * controls for one attempt; throws ENGINE_CAPABILITY_UNAVAILABLE naming what it cannot do. Absent: only the
+   * defaults are accepted.
+   */
+  applyAgentOptions?(options: AgentOptions, ctx: AgentOptionsContext): AppliedAgentOptions;
   /** argv (without the executable) for a new session. */
   buildStartArgs(request: StartArgsRequest): string[];
   /** argv for resuming a session. Absent when the engine cannot resume. */

@@ -7,3 +7,4 @@ export * from './run-index.js';
 export * from './fs-diff.js';
 export * from './conformance.js';
 export * from './agent-event.js';
+export * from './agent-options.js';

@@ -123,6 +123,8 @@ export const AttemptMetaSchema = z.object({
   resume_flags: z.object({ carried: z.array(z.string()), dropped: z.array(z.string()) }).nullable().optional(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   files: z.record(z.string(), z.string()),
+  /** Agent options as the engine applied them (providers; tokens redacted); null or absent when none were given. */
+  agent_options: z.record(z.string(), z.unknown()).nullable().optional(),
   /** The namespaces the engine ran in (absent in metas written before isolation was recorded). */
   isolation: IsolationRecordSchema.nullable().optional(),
   /** The harness process that ran the attempt (pid + kernel start time): a `running` meta whose owner is gone was interrupted. */

@@ -5,18 +5,9 @@
  */
 import { z } from 'zod';
 import { parseConfig } from '../errors/index.js';
-import { ENGINE_IDS } from '../protocol/index.js';
+import { ENGINE_IDS, McpServerDefSchema, PermissionModeSchema } from '../protocol/index.js';
 
-/** An MCP server definition: stdio (`command`, `env`) or HTTP (`url`, `bearerToken`). */
-export const McpServerDefSchema = z.object({
-  name: z.string().min(1),
-  command: z.array(z.string()).min(1).optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  url: z.string().url().optional(),
-  bearerToken: z.string().optional(),
-}).refine((def) => Boolean(def.command) !== Boolean(def.url), { message: 'an MCP server has either `command` (stdio) or `url` (HTTP)' });
-/** An MCP server definition. */
-export type McpServerDef = z.infer<typeof McpServerDefSchema>;
+export { McpServerDefSchema, type McpServerDef } from '../protocol/index.js';
 
 /** The configuration of one query. */
 export const AgentProviderConfigSchema = z.object({
@@ -29,7 +20,7 @@ export const AgentProviderConfigSchema = z.object({
   signal: z.custom<AbortSignal>((value) => value instanceof AbortSignal, 'expected an AbortSignal').optional(),
   systemPrompt: z.string().optional(),
   mcpServers: z.array(McpServerDefSchema).default([]),
-  permissionMode: z.enum(['bypassPermissions', 'plan', 'normal']).default('bypassPermissions'),
+  permissionMode: PermissionModeSchema.default('bypassPermissions'),
   allowedTools: z.array(z.string()).default([]),
   disallowedTools: z.array(z.string()).default([]),
   apiKey: z.string().optional(),

@@ -3,6 +3,7 @@
  * functions only; the runtime does the rest. It talks Anthropic Messages to `ANTHROPIC_BASE_URL`; env alone
  * points it at the scripted model and keeps it on loopback (shared/research/codex-claude.md §2, §5).
  */
+import { applyClaudeAgentOptions } from './agent-options.js';
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
 import { buildClaudeResumeArgs, buildClaudeStartArgs, CLAUDE_RESUME_FLAGS } from './command.js';
@@ -78,6 +79,7 @@ export const claudeEngine: EngineAdapter = {
   stdin: 'ignore',
   errorPatterns: claudeErrorPatterns,
   prepare: prepareClaude,
+  applyAgentOptions: applyClaudeAgentOptions,
   buildStartArgs: buildClaudeStartArgs,
   buildResumeArgs: buildClaudeResumeArgs,
   resumeFlags: CLAUDE_RESUME_FLAGS,

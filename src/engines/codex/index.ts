@@ -1,6 +1,7 @@
 /**
  * The codex engine (`@openai/codex`, pinned 0.169.0): data and functions only; the runtime does the rest.
  */
+import { applyCodexAgentOptions } from './agent-options.js';
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
 import { buildCodexResumeArgs, buildCodexStartArgs, CODEX_RESUME_FLAGS } from './command.js';
@@ -55,6 +56,7 @@ export const codexEngine: EngineAdapter = {
   stdin: 'ignore',
   errorPatterns: codexErrorPatterns,
   prepare: prepareCodex,
+  applyAgentOptions: applyCodexAgentOptions,
   buildStartArgs: buildCodexStartArgs,
   buildResumeArgs: buildCodexResumeArgs,
   resumeFlags: CODEX_RESUME_FLAGS,

@@ -3,6 +3,7 @@
  * does the rest. It talks the Gemini API (`/v1beta/models/{model}:streamGenerateContent`) to
  * `GOOGLE_GEMINI_BASE_URL` with gemini-api-key auth (plain http is accepted for 127.0.0.1).
  */
+import { applyGeminiAgentOptions } from './agent-options.js';
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
 import { buildGeminiResumeArgs, buildGeminiStartArgs, GEMINI_RESUME_FLAGS } from './command.js';
@@ -63,6 +64,7 @@ export const geminiEngine: EngineAdapter = {
   stdin: 'ignore',
   errorPatterns: geminiErrorPatterns,
   prepare: prepareGemini,
+  applyAgentOptions: applyGeminiAgentOptions,
   buildStartArgs: buildGeminiStartArgs,
   buildResumeArgs: buildGeminiResumeArgs,
   resumeFlags: GEMINI_RESUME_FLAGS,

@@ -3,6 +3,7 @@
  * nothing is pinned: the executable is found on the managed prefix or PATH when present, and a missing one is
  * ENGINE_EXECUTABLE_MISSING. It talks OpenAI Chat Completions to its backend.
  */
+import { applyIflowAgentOptions } from './agent-options.js';
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
 import { buildIflowResumeArgs, buildIflowStartArgs, IFLOW_RESUME_FLAGS } from './command.js';
@@ -41,6 +42,7 @@ export const iflowEngine: EngineAdapter = {
   stdin: 'ignore',
   errorPatterns: iflowErrorPatterns,
   prepare: prepareIflow,
+  applyAgentOptions: applyIflowAgentOptions,
   buildStartArgs: buildIflowStartArgs,
   buildResumeArgs: buildIflowResumeArgs,
   resumeFlags: IFLOW_RESUME_FLAGS,

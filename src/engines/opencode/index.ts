@@ -4,6 +4,7 @@
  * provider. Quiet flags keep it on loopback: no models.dev fetch, no autoupdate, no LSP downloads, no default
  * plugins, no share, no Claude Code prompt/skills import; the plugin-dependency install is stubbed in config.ts.
  */
+import { applyOpencodeAgentOptions } from './agent-options.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
@@ -60,6 +61,7 @@ export const opencodeEngine: EngineAdapter = {
   stdin: 'ignore',
   errorPatterns: opencodeErrorPatterns,
   prepare: prepareOpencode,
+  applyAgentOptions: applyOpencodeAgentOptions,
   buildStartArgs: buildOpencodeStartArgs,
   buildResumeArgs: buildOpencodeResumeArgs,
   resumeFlags: OPENCODE_RESUME_FLAGS,

@@ -1,0 +1,48 @@
+/**
+ * Agent options on gemini 0.61: the permission mode as `--approval-mode` (plan, default; `--yolo` kept only when
+ * bypassing), and the rest in a system settings file of this attempt only (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`, the
+ * highest-precedence settings layer, in the attempt's TMPDIR): `mcpServers`, `tools.core` (the allowed built-in
+ * tools), `tools.exclude` (the disallowed ones), `model.maxSessionTurns`; the system prompt is a file named by
+ * `GEMINI_SYSTEM_MD` (it replaces gemini's own). An HTTP server's token is `$VAR` in the settings, expanded by
+ * gemini from the environment.
+ */
+import path from 'node:path';
+import type { AgentOptions, McpServerDef, PermissionMode } from '../../protocol/index.js';
+import { mcpRecord, mcpTokenEnv, mcpTokenEnvs, type AgentOptionsContext, type AppliedAgentOptions } from '../agent-options.js';
+
+const APPROVAL_MODE: Record<PermissionMode, string> = { bypassPermissions: 'yolo', plan: 'plan', normal: 'default' };
+
+function mcpEntry(server: McpServerDef): Record<string, unknown> {
+  if (server.url) return { httpUrl: server.url, ...(server.bearerToken ? { headers: { Authorization: `Bearer $${mcpTokenEnv(server)}` } } : {}) };
+  const [command, ...args] = server.command!;
+  return { command, args, ...(server.env ? { env: server.env } : {}) };
+}
+
+/** Maps `options` onto gemini's flags and a per-attempt system settings file. */
+export function applyGeminiAgentOptions(options: AgentOptions, ctx: AgentOptionsContext): AppliedAgentOptions {
+  const settings: Record<string, unknown> = {};
+  if (options.mcpServers.length > 0) settings.mcpServers = Object.fromEntries(options.mcpServers.map((s) => [s.name, mcpEntry(s)]));
+  const tools: Record<string, unknown> = {};
+  if (options.allowedTools.length > 0) tools.core = [...options.allowedTools];
+  if (options.disallowedTools.length > 0) tools.exclude = [...options.disallowedTools];
+  if (Object.keys(tools).length > 0) settings.tools = tools;
+  if (options.maxTurns !== undefined) settings.model = { maxSessionTurns: options.maxTurns };
+  const env: Record<string, string> = { ...mcpTokenEnvs(options.mcpServers) };
+  const settingsPath = path.join(ctx.attemptTmp, 'gemini-system-settings.json');
+  const files = [{ path: settingsPath, content: `${JSON.stringify(settings, null, 2)}\n` }];
+  env.GEMINI_CLI_SYSTEM_SETTINGS_PATH = settingsPath;
+  if (options.systemPrompt !== undefined) {
+    const promptPath = path.join(ctx.attemptTmp, 'gemini-system.md');
+    files.push({ path: promptPath, content: options.systemPrompt });
+    env.GEMINI_SYSTEM_MD = promptPath;
+  }
+  const bypass = options.permissionMode === 'bypassPermissions';
+  return {
+    leadingArgs: [],
+    args: bypass ? [] : ['--approval-mode', APPROVAL_MODE[options.permissionMode]],
+    files,
+    dropArgs: bypass ? [] : ['--yolo'],
+    env,
+    record: { approval_mode: APPROVAL_MODE[options.permissionMode], system_settings: { ...settings, ...(settings.mcpServers ? { mcpServers: options.mcpServers.map(mcpRecord) } : {}) }, system_prompt: options.systemPrompt ?? null },
+  };
+}
