@@ -11,6 +11,7 @@
  *       { "type": "stall", "ms"?: 30000 }                                   200 + stream headers, then silence (then a drop)
  *       { "type": "malformed" }                                             200 with a body no client can parse
  *       { "type": "drop" }                                                  200, half an event, then the connection is cut
+ *       { "type": "mcp_tool", "server": "echo", "tool": "echo", "arguments": {…} }  a call of an MCP server's tool
  *   ] }
  *
  * Turn selection is stateless: the turn answered is the number of model outputs already present in the
@@ -47,11 +48,23 @@ export function useSkillCommand(name: string): string {
   return `cat .*/skills/${name}/SKILL.md`;
 }
 
+/** An MCP server or tool name as engines expose it in tool names. */
+const MCP_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
 /** Engine-neutral intents, lowered to shell turns when a script is parsed (every wire renders shell calls). */
 const IntentSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('write_file'), path: z.string().min(1), content: z.string() }).strict(),
   z.object({ type: z.literal('use_skill'), name: z.string().regex(SKILL_NAME) }).strict(),
+  z.object({ type: z.literal('mcp_tool'), server: z.string().regex(MCP_NAME), tool: z.string().regex(MCP_NAME), arguments: z.record(z.string(), z.unknown()).default({}) }).strict(),
 ]);
+
+/**
+ * The shell command an `mcp_tool` intent falls back to when the engine offers no such tool (MCP not configured,
+ * the server failed to start): it says so and fails, so the attempt shows why.
+ */
+export function missingMcpToolCommand(server: string, tool: string): string {
+  return `echo ${quote(`agent-harness: the engine offered no MCP tool ${tool} of server ${server}`)} >&2; exit 3`;
+}
 
 /**
  * An intent becomes a `shell` turn that remembers the intent: a wire whose engine has a native tool for it (claude
@@ -61,15 +74,17 @@ const IntentSchema = z.discriminatedUnion('type', [
 function lowerIntent(value: unknown): unknown {
   const intent = IntentSchema.safeParse(value);
   if (!intent.success) return value;
-  return intent.data.type === 'write_file'
-    ? { type: 'shell', command: writeFileCommand(intent.data.path, intent.data.content), intent: { kind: 'write_file', path: intent.data.path, content: intent.data.content } }
-    : { type: 'shell', command: useSkillCommand(intent.data.name), intent: { kind: 'use_skill', name: intent.data.name } };
+  const data = intent.data;
+  if (data.type === 'write_file') return { type: 'shell', command: writeFileCommand(data.path, data.content), intent: { kind: 'write_file', path: data.path, content: data.content } };
+  if (data.type === 'use_skill') return { type: 'shell', command: useSkillCommand(data.name), intent: { kind: 'use_skill', name: data.name } };
+  return { type: 'shell', command: missingMcpToolCommand(data.server, data.tool), intent: { kind: 'mcp_tool', server: data.server, tool: data.tool, arguments: data.arguments } };
 }
 
 /** The intent a shell turn came from, when it came from one. */
 const TurnIntentSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('write_file'), path: z.string().min(1), content: z.string() }).strict(),
   z.object({ kind: z.literal('use_skill'), name: z.string().regex(SKILL_NAME) }).strict(),
+  z.object({ kind: z.literal('mcp_tool'), server: z.string().regex(MCP_NAME), tool: z.string().regex(MCP_NAME), arguments: z.record(z.string(), z.unknown()) }).strict(),
 ]);
 /** The intent a shell turn came from. */
 export type TurnIntent = z.infer<typeof TurnIntentSchema>;
@@ -91,12 +106,29 @@ export function requestWorkingDirectory(body: unknown): string | null {
 }
 
 /**
+ * The name under which an engine offers MCP tool `tool` of `server`: claude and codex `mcp__<server>__<tool>`,
+ * opencode `<server>_<tool>`, gemini the bare tool name (`<server>__<tool>` when two servers clash); null when the
+ * request offers none of them.
+ */
+export function mcpToolName(offered: readonly string[], server: string, tool: string): string | null {
+  const candidates = [`mcp__${server}__${tool}`, `${server}__${tool}`, `${server}_${tool}`, `mcp_${server}_${tool}`, tool];
+  const found = candidates.find((name) => offered.includes(name));
+  if (found) return found;
+  // codex 0.169 offers MCP servers as deferred namespaces (`mcp__<server>`) and takes `mcp__<server>__<tool>` calls.
+  return offered.includes(`mcp__${server}`) ? `mcp__${server}__${tool}` : null;
+}
+
+/**
  * The native tool call for a shell turn's intent, when the request offers that tool (and, for an absolute path,
  * the working directory is known); null means: run the shell command instead.
  */
 export function nativeIntentCall(turn: { intent?: TurnIntent | undefined }, offered: readonly string[], table: NativeIntentTools, cwd: string | null): { name: string; args: Record<string, unknown> } | null {
   const intent = turn.intent;
   if (!intent) return null;
+  if (intent.kind === 'mcp_tool') {
+    const name = mcpToolName(offered, intent.server, intent.tool);
+    return name ? { name, args: intent.arguments } : null;
+  }
   if (intent.kind === 'use_skill' && table.skill && offered.includes(table.skill.tool)) return { name: table.skill.tool, args: { [table.skill.nameKey]: intent.name } };
   if (intent.kind !== 'write_file' || !table.write || !offered.includes(table.write.tool)) return null;
   if (table.write.absolute && !cwd) return null;

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { finalText, type ContentTurn } from './script.js';
+import { finalText, nativeIntentCall, type ContentTurn } from './script.js';
 import type { WireApiHandler, WireRequest } from './wire-api.js';
 
 type Item = Record<string, unknown>;
@@ -19,11 +19,15 @@ function id(prefix: string): string {
   return `${prefix}_${randomBytes(8).toString('hex')}`;
 }
 
-/** Names of the tools the request offers (Responses `{name}` or Chat-style `{function: {name}}`). */
+/**
+ * Names of the tools the request offers (Responses `{name}` or Chat-style `{function: {name}}`), plus the MCP
+ * namespaces codex 0.169 lists in its input instead (`<tools>Deferred tool namespaces:\n- mcp__echo`).
+ */
 function toolNames(body: unknown): string[] {
   const tools = (body as { tools?: unknown }).tools;
-  if (!Array.isArray(tools)) return [];
-  return tools.map((tool) => (tool as { name?: unknown; function?: { name?: unknown } }).name ?? (tool as { function?: { name?: unknown } }).function?.name).filter((name): name is string => typeof name === 'string');
+  const deferred = [...JSON.stringify((body as { input?: unknown }).input ?? '').matchAll(/\\n- (mcp__[A-Za-z0-9_-]+)/g)].map((m) => m[1]!);
+  if (!Array.isArray(tools)) return deferred;
+  return [...deferred, ...tools.map((tool) => (tool as { name?: unknown; function?: { name?: unknown } }).name ?? (tool as { function?: { name?: unknown } }).function?.name).filter((name): name is string => typeof name === 'string')];
 }
 
 /**
@@ -45,8 +49,12 @@ function outputItems(turn: RenderedTurn, body: unknown): Item[] {
     items.push({ type: 'reasoning', id: id('rs'), summary: [{ type: 'summary_text', text: turn.reasoning }] });
   }
   if (turn.type === 'shell') {
-    const { name, args } = shellCall(toolNames(body), turn.command);
-    items.push({ type: 'function_call', id: id('fc'), call_id: id('call'), name, arguments: JSON.stringify(args), status: 'completed' });
+    const names = toolNames(body);
+    const { name, args } = nativeIntentCall(turn, names, {}, null) ?? shellCall(names, turn.command);
+    // A tool of a deferred namespace is called as `{namespace: "mcp__<server>", name: "<tool>"}`.
+    const namespace = names.find((n) => n.startsWith('mcp__') && name.startsWith(`${n}__`) && !names.includes(name));
+    const callee = namespace ? { namespace, name: name.slice(namespace.length + 2) } : { name };
+    items.push({ type: 'function_call', id: id('fc'), call_id: id('call'), ...callee, arguments: JSON.stringify(args), status: 'completed' });
   } else {
     const text = turn.type === 'final' ? finalText(turn) : turn.text;
     items.push({ type: 'message', id: id('msg'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] });

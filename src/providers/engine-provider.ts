@@ -3,16 +3,17 @@
  * with the same audit, parsers and verdict as the CLI and the Vitest fixtures — streamed as AgentEvents while the
  * engine runs. The model is the scripted one by default (`extra.script`), the vendor's with `extra.model: 'live'`.
  *
- * Capabilities not mapped onto an engine's own controls yet (MCP servers, permission modes other than bypass, tool
- * allow/deny lists, a system prompt, a turn limit) are refused with ENGINE_CAPABILITY_UNAVAILABLE naming the engine
- * and the capability — never silently ignored.
+ * Permission mode, tool allow/deny lists, system prompt, turn limit and MCP servers are mapped onto each engine's
+ * own controls (`src/engines/<id>/agent-options.ts`); what an engine cannot do is refused with
+ * ENGINE_CAPABILITY_UNAVAILABLE naming the engine and the capability before anything runs — never silently ignored.
  */
 import { streamAttempt } from '../core/attempt-stream.js';
 import type { AttemptRequest } from '../core/attempt-request.js';
 import { getEngine } from '../engines/registry.js';
 import { withCarriedFlags } from '../engines/resume-flags.js';
+import { checkAgentOptions } from '../engines/agent-options.js';
 import { AgentHarnessError } from '../errors/index.js';
-import type { AgentEvent, EngineId, RunIndexEntry } from '../protocol/index.js';
+import type { AgentEvent, AgentOptions, EngineId, RunIndexEntry } from '../protocol/index.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import { listRuns, refreshRunIndex } from '../runtime/run-store.js';
 import { parseProviderConfig, type AgentProviderConfig, type ResolvedAgentProviderConfig } from './config.js';
@@ -22,20 +23,16 @@ import type { AgentProvider } from './types.js';
 /** The model flag of each engine's CLI (also in its resume flags, so a resume keeps the model). */
 const MODEL_FLAG: Record<EngineId, string> = { codex: '-m', claude: '--model', gemini: '-m', opencode: '-m', iflow: '-m' };
 
-function refuseUnsupported(engine: EngineId, config: ResolvedAgentProviderConfig): void {
-  const unsupported: Array<[boolean, string]> = [
-    [config.mcpServers.length > 0, 'mcpServers'],
-    [config.permissionMode !== 'bypassPermissions', `permissionMode:${config.permissionMode}`],
-    [config.allowedTools.length > 0, 'allowedTools'],
-    [config.disallowedTools.length > 0, 'disallowedTools'],
-    [config.systemPrompt !== undefined, 'systemPrompt'],
-    [config.maxTurns !== undefined, 'maxTurns'],
-  ];
-  const found = unsupported.find(([present]) => present);
-  if (!found) return;
-  throw new AgentHarnessError('ENGINE_CAPABILITY_UNAVAILABLE', `The ${engine} provider cannot apply ${found[1]} yet (capability "${found[1]}" is not mapped onto ${engine}'s own controls); leave it out.`, {
-    details: { engine, capability: found[1] },
-  });
+/** The config's agent options (what each engine maps onto its own controls). */
+function agentOptionsOf(config: ResolvedAgentProviderConfig): AgentOptions {
+  return {
+    permissionMode: config.permissionMode,
+    allowedTools: config.allowedTools,
+    disallowedTools: config.disallowedTools,
+    systemPrompt: config.systemPrompt,
+    maxTurns: config.maxTurns,
+    mcpServers: config.mcpServers,
+  };
 }
 
 async function buildRequest(engine: EngineId, config: ResolvedAgentProviderConfig): Promise<AttemptRequest> {
@@ -49,6 +46,7 @@ async function buildRequest(engine: EngineId, config: ResolvedAgentProviderConfi
     engine,
     modelMode: live ? 'live' as const : 'scripted' as const,
     hostEnv,
+    agentOptions: agentOptionsOf(config),
     ...(config.signal ? { signal: config.signal } : {}),
     ...(extra.script !== undefined ? { script: extra.script as AttemptRequest['script'] } : {}),
     ...(typeof extra.timeoutMs === 'number' ? { timeoutMs: extra.timeoutMs } : {}),
@@ -73,7 +71,8 @@ async function buildRequest(engine: EngineId, config: ResolvedAgentProviderConfi
 async function* queryEngine(engine: EngineId, input: AgentProviderConfig): AsyncGenerator<AgentEvent> {
   const config = parseProviderConfig({ ...input, provider: input.provider ?? engine });
   if (config.provider !== engine) throw new AgentHarnessError('CONFIG_INVALID', `AgentProviderConfig.provider: this is the ${engine} provider, not ${config.provider}.`, { details: { field: 'provider' } });
-  refuseUnsupported(engine, config);
+  // What the engine cannot do is refused before any run directory exists.
+  checkAgentOptions(getEngine(engine), agentOptionsOf(config));
   const stream = streamAttempt(await buildRequest(engine, config));
   const toAgentEvents = createAgentEventMapper();
   for await (const event of stream) yield* toAgentEvents(event);

@@ -1,6 +1,9 @@
 /**
  * Provider contracts with no engine process: config validation, the registry, and capabilities refused by name.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { getProvider, parseProviderConfig, providerNames, registerProvider, type AgentProviderConfig } from '../../src/providers/index.js';
@@ -49,12 +52,19 @@ describe('providers', () => {
     }
   });
 
-  it.for(['mcpServers', 'permissionMode', 'allowedTools', 'systemPrompt', 'maxTurns'])('refuses %s with ENGINE_CAPABILITY_UNAVAILABLE naming engine and capability, before any run', async (capability) => {
-    const options: Record<string, Partial<AgentProviderConfig>> = { mcpServers: { mcpServers: [{ name: 'm', command: ['node', 'server.js'] }] }, permissionMode: { permissionMode: 'plan' }, allowedTools: { allowedTools: ['Bash'] }, systemPrompt: { systemPrompt: 'be brief' }, maxTurns: { maxTurns: 3 } };
-    const extra = options[capability]!;
-    const error = await firstError(getProvider('claude').query({ provider: 'claude', prompt: 'hi', ...extra }));
+  const ASKS: Record<string, Partial<AgentProviderConfig>> = {
+    mcpServers: { mcpServers: [{ name: 'm', command: ['node', 'server.js'] }] }, permissionMode: { permissionMode: 'plan' }, allowedTools: { allowedTools: ['Bash'] },
+    disallowedTools: { disallowedTools: ['Bash'] }, systemPrompt: { systemPrompt: 'be brief' }, maxTurns: { maxTurns: 3 },
+  };
+  it.for([
+    ['codex', 'allowedTools'], ['codex', 'disallowedTools'], ['codex', 'maxTurns'],
+    ...Object.keys(ASKS).map((capability) => ['iflow', capability]),
+  ] as Array<[string, string]>)('%s refuses %s with ENGINE_CAPABILITY_UNAVAILABLE naming engine and capability, before any run', async ([engine, capability]) => {
+    const runRoot = path.join(os.tmpdir(), `ah-refused-${engine}-${capability}`);
+    const error = await firstError(getProvider(engine).query({ provider: engine, prompt: 'hi', ...ASKS[capability], extra: { runRoot } }));
     expect(isAgentHarnessError(error, 'ENGINE_CAPABILITY_UNAVAILABLE')).toBe(true);
-    expect((error as { details?: Record<string, unknown> }).details).toMatchObject({ engine: 'claude', capability: expect.stringContaining(capability) });
+    expect((error as { details?: Record<string, unknown> }).details).toMatchObject({ engine, capability: expect.stringContaining(capability) });
+    expect(fs.existsSync(runRoot)).toBe(false);
   });
 
   it('a query on another engine\'s provider is CONFIG_INVALID; a resume of an unknown session is RUN_NOT_FOUND', async () => {

@@ -1,0 +1,101 @@
+/**
+ * Agent options mapped onto each engine's own controls: the arguments, environment and files each mapping
+ * produces (what the engine then reads), tokens kept out of argv, files and the audit record.
+ */
+import { describe, expect, it } from 'vitest';
+import { applyClaudeAgentOptions } from '../../src/engines/claude/agent-options.js';
+import { applyCodexAgentOptions } from '../../src/engines/codex/agent-options.js';
+import { applyGeminiAgentOptions } from '../../src/engines/gemini/agent-options.js';
+import { applyOpencodeAgentOptions } from '../../src/engines/opencode/agent-options.js';
+import { DEFAULT_AGENT_OPTIONS, type AgentOptions } from '../../src/protocol/index.js';
+import { redactEnv } from '../../src/runtime/env.js';
+
+const TOKEN = 'sekrit-bearer-123';
+const MCP: AgentOptions['mcpServers'] = [
+  { name: 'echo', command: ['node', '/srv/echo.mjs', '--flag'], env: { ECHO_MODE: 'loud' } },
+  { name: 'remote-api', url: 'http://127.0.0.1:9/mcp', bearerToken: TOKEN },
+];
+const ctx = { runDir: '/work/run', attemptTmp: '/tmp/attempt-1' };
+
+function options(patch: Partial<AgentOptions>): AgentOptions {
+  return { ...DEFAULT_AGENT_OPTIONS, ...patch };
+}
+
+/** The token appears nowhere but in the env variable that carries it (which the audit redacts). */
+function expectTokenOnlyInEnv(applied: { leadingArgs: string[]; args: string[]; env: Record<string, string>; files: Array<{ content: string }>; record: unknown }): void {
+  expect(JSON.stringify([applied.leadingArgs, applied.args, applied.files, applied.record])).not.toContain(TOKEN);
+  expect(applied.env.AGENT_HARNESS_MCP_REMOTE_API_TOKEN).toBe(TOKEN);
+  expect(redactEnv(applied.env).AGENT_HARNESS_MCP_REMOTE_API_TOKEN).toBe('[redacted]');
+}
+
+describe('codex', () => {
+  it('maps permission modes as seed 003 does, the system prompt and MCP servers onto -c overrides', () => {
+    const plan = applyCodexAgentOptions(options({ permissionMode: 'plan', systemPrompt: 'Be "brief".', mcpServers: MCP }));
+    expect(plan.leadingArgs).toEqual([
+      '-c', 'sandbox_mode="read-only"', '-c', 'approval_policy="untrusted"', '-c', 'developer_instructions="Be \\"brief\\"."',
+      '-c', 'mcp_servers.echo.command="node"', '-c', 'mcp_servers.echo.args=["/srv/echo.mjs","--flag"]', '-c', 'mcp_servers.echo.env={ "ECHO_MODE" = "loud" }',
+      '-c', 'mcp_servers.remote-api.url="http://127.0.0.1:9/mcp"', '-c', 'mcp_servers.remote-api.bearer_token_env_var="AGENT_HARNESS_MCP_REMOTE_API_TOKEN"',
+    ]);
+    expectTokenOnlyInEnv(plan);
+    expect(applyCodexAgentOptions(options({})).leadingArgs).toEqual(['-c', 'sandbox_mode="danger-full-access"', '-c', 'approval_policy="never"']);
+    expect(applyCodexAgentOptions(options({ permissionMode: 'normal' })).leadingArgs).toEqual(['-c', 'sandbox_mode="workspace-write"', '-c', 'approval_policy="untrusted"']);
+  });
+});
+
+describe('claude', () => {
+  it('uses its own flags; plan and normal drop the bypass flag; every variadic flag is followed by a flag', () => {
+    const applied = applyClaudeAgentOptions(options({ permissionMode: 'plan', allowedTools: ['Read', 'Grep'], disallowedTools: ['Bash'], systemPrompt: 'You review.', maxTurns: 4, mcpServers: MCP }));
+    expect(applied.dropArgs).toEqual(['--dangerously-skip-permissions']);
+    const config = JSON.parse(applied.args[applied.args.indexOf('--mcp-config') + 1]!);
+    expect(config).toEqual({ mcpServers: {
+      echo: { type: 'stdio', command: 'node', args: ['/srv/echo.mjs', '--flag'], env: { ECHO_MODE: 'loud' } },
+      'remote-api': { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer ${AGENT_HARNESS_MCP_REMOTE_API_TOKEN}' } },
+    } });
+    expect(applied.args.slice(2)).toEqual(['--strict-mcp-config', '--allowedTools', 'Read,Grep', '--disallowedTools', 'Bash', '--system-prompt', 'You review.', '--max-turns', '4', '--permission-mode', 'plan']);
+    for (const variadic of ['--mcp-config', '--allowedTools', '--disallowedTools']) {
+      expect(applied.args[applied.args.indexOf(variadic) + 2]).toMatch(/^--/);
+    }
+    expectTokenOnlyInEnv(applied);
+    expect(applyClaudeAgentOptions(options({})).dropArgs).toEqual([]);
+    expect(applyClaudeAgentOptions(options({ permissionMode: 'normal' })).args).toEqual(['--permission-mode', 'default']);
+  });
+});
+
+describe('gemini', () => {
+  it('writes a per-attempt system settings file (MCP, tools, turns) and a system prompt file; --approval-mode replaces --yolo', () => {
+    const applied = applyGeminiAgentOptions(options({ permissionMode: 'plan', allowedTools: ['read_file'], disallowedTools: ['run_shell_command'], systemPrompt: 'You review.', maxTurns: 4, mcpServers: MCP }), ctx);
+    expect(applied.args).toEqual(['--approval-mode', 'plan']);
+    expect(applied.dropArgs).toEqual(['--yolo']);
+    expect(applied.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).toBe('/tmp/attempt-1/gemini-system-settings.json');
+    expect(applied.env.GEMINI_SYSTEM_MD).toBe('/tmp/attempt-1/gemini-system.md');
+    const settings = JSON.parse(applied.files.find((f) => f.path === applied.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH)!.content);
+    expect(settings).toEqual({
+      mcpServers: {
+        echo: { command: 'node', args: ['/srv/echo.mjs', '--flag'], env: { ECHO_MODE: 'loud' } },
+        'remote-api': { httpUrl: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer $AGENT_HARNESS_MCP_REMOTE_API_TOKEN' } },
+      },
+      tools: { core: ['read_file'], exclude: ['run_shell_command'] },
+      model: { maxSessionTurns: 4 },
+    });
+    expect(applied.files.find((f) => f.path === applied.env.GEMINI_SYSTEM_MD)?.content).toBe('You review.');
+    expectTokenOnlyInEnv(applied);
+    expect(applyGeminiAgentOptions(options({}), ctx)).toMatchObject({ args: [], dropArgs: [] });
+  });
+});
+
+describe('opencode', () => {
+  it('puts permissions, tools, MCP and the build agent in OPENCODE_CONFIG_CONTENT', () => {
+    const applied = applyOpencodeAgentOptions(options({ permissionMode: 'plan', allowedTools: ['read', 'grep'], disallowedTools: ['bash'], systemPrompt: 'You review.', maxTurns: 4, mcpServers: MCP }));
+    expect(JSON.parse(applied.env.OPENCODE_CONFIG_CONTENT!)).toEqual({
+      permission: { edit: 'deny', bash: 'deny', webfetch: 'deny' },
+      tools: { '*': false, read: true, grep: true, bash: false },
+      mcp: {
+        echo: { type: 'local', command: ['node', '/srv/echo.mjs', '--flag'], enabled: true, environment: { ECHO_MODE: 'loud' } },
+        'remote-api': { type: 'remote', url: 'http://127.0.0.1:9/mcp', enabled: true, headers: { Authorization: 'Bearer {env:AGENT_HARNESS_MCP_REMOTE_API_TOKEN}' } },
+      },
+      agent: { build: { prompt: 'You review.', steps: 4 } },
+    });
+    expect(applied.env.OPENCODE_CONFIG_CONTENT).not.toContain(TOKEN);
+    expectTokenOnlyInEnv(applied);
+  });
+});
