@@ -32,13 +32,13 @@ describe('codex', () => {
   it('maps permission modes as seed 003 does, the system prompt and MCP servers onto -c overrides', () => {
     const plan = applyCodexAgentOptions(options({ permissionMode: 'plan', systemPrompt: 'Be "brief".', mcpServers: MCP }));
     expect(plan.leadingArgs).toEqual([
-      '-c', 'sandbox_mode="read-only"', '-c', 'approval_policy="untrusted"', '-c', 'developer_instructions="Be \\"brief\\"."',
+      '-c', 'sandbox_mode="read-only"', '-c', 'approval_policy="on-request"', '-c', 'developer_instructions="Be \\"brief\\"."',
       '-c', 'mcp_servers.echo.command="node"', '-c', 'mcp_servers.echo.args=["/srv/echo.mjs","--flag"]', '-c', 'mcp_servers.echo.env={ "ECHO_MODE" = "loud" }',
       '-c', 'mcp_servers.remote-api.url="http://127.0.0.1:9/mcp"', '-c', 'mcp_servers.remote-api.bearer_token_env_var="AGENT_HARNESS_MCP_REMOTE_API_TOKEN"',
     ]);
     expectTokenOnlyInEnv(plan);
     expect(applyCodexAgentOptions(options({})).leadingArgs).toEqual(['-c', 'sandbox_mode="danger-full-access"', '-c', 'approval_policy="never"']);
-    expect(applyCodexAgentOptions(options({ permissionMode: 'normal' })).leadingArgs).toEqual(['-c', 'sandbox_mode="workspace-write"', '-c', 'approval_policy="untrusted"']);
+    expect(applyCodexAgentOptions(options({ permissionMode: 'normal' })).leadingArgs).toEqual(['-c', 'sandbox_mode="workspace-write"', '-c', 'approval_policy="on-request"']);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * The providers (seed 003) over the real CLIs on the scripted model: events stream while the engine runs, a
- * session resumes by id, and an abort ends the stream with an error event and a complete audit.
+ * session resumes by id, an abort ends the stream with an error event and a complete audit and leaves no process,
+ * MCP servers are started and their tools called, and the permission mode is the engine's own.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,6 +11,10 @@ import { getProvider } from '../../src/providers/index.js';
 import { AgentEventSchema, type AgentEvent, type EngineId } from '../../src/protocol/index.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
 import { attemptAuditPaths } from '../../src/core/audit-files.js';
+import { pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
+
+/** The stdio MCP server fixture (official TypeScript SDK): one `echo` tool that logs its calls. */
+const ECHO_SERVER = path.resolve('fixtures/mcp/echo-server.mjs');
 
 const runRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-providers-'));
 afterAll(() => fs.rmSync(runRoot, { recursive: true, force: true }));
@@ -50,10 +55,11 @@ describe.for(ENGINES)('%s provider', (engine) => {
     expectCompleteAudit(attemptAuditPaths(runDir, 2));
   });
 
-  it('an abort during a tool call ends the stream with an error event, the audit complete', async () => {
+  it('an abort during a tool call ends the stream with an error event, the audit complete, no process left', async () => {
     const controller = new AbortController();
     const events: AgentEvent[] = [];
-    const extra = { runRoot, script: script({ type: 'shell', command: 'sleep 30' }, { type: 'final', text: 'done' }) };
+    const sleeper = `sleep ${uniqueSleepSeconds()}`;
+    const extra = { runRoot, script: script({ type: 'shell', command: `setsid ${sleeper} >/dev/null 2>&1 </dev/null & ${sleeper}` }, { type: 'final', text: 'done' }) };
     for await (const event of getProvider(engine).query({ provider: engine, prompt: 'Sleep.', signal: controller.signal, extra })) {
       events.push(event);
       if (event.type === 'message' && event.content?.kind === 'tool_use') controller.abort();
@@ -63,5 +69,37 @@ describe.for(ENGINES)('%s provider', (engine) => {
     const { runId } = events.at(-1)!.diagnostics as { runId: string };
     const meta = expectCompleteAudit(attemptAuditPaths(path.join(runRoot, runId), 1));
     expect(meta.completion).toMatchObject({ state: 'failed', code: 'ENGINE_CANCELED' });
+    // The agent's sleep and its setsid'd twin went with the attempt's PID namespace.
+    expect(pidsWithMarker(sleeper)).toEqual([]);
+  });
+
+  it('starts an MCP server from mcpServers, and the agent calls its tool and gets the result', async () => {
+    const events: AgentEvent[] = [];
+    const mcpServers = [{ name: 'echo', command: [process.execPath, ECHO_SERVER] }];
+    const extra = { runRoot, script: script({ type: 'mcp_tool', server: 'echo', tool: 'echo', arguments: { text: 'ping' } }, { type: 'final', text: 'Echoed.' }) };
+    for await (const event of getProvider(engine).query({ provider: engine, prompt: 'Call the echo tool.', mcpServers, extra })) events.push(event);
+    expect(events.at(-1)).toMatchObject({ type: 'complete', result: { success: true } });
+    const kinds = events.filter((e) => e.type === 'message').map((e) => e.content?.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['tool_use', 'tool_result']));
+    const { runDir } = events.at(-1)!.diagnostics as { runDir: string };
+    // The engine spawned the server (it logged the call in its working directory, the run dir) ...
+    expect(fs.readFileSync(path.join(runDir, 'mcp-calls.log'), 'utf8')).toBe(`${JSON.stringify({ tool: 'echo', text: 'ping' })}\n`);
+    // ... and sent the tool's result back to the model.
+    const requests = fs.readFileSync(attemptAuditPaths(runDir, 1).modelRequests, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    expect(requests.filter((r) => r.response_kind !== 'side').some((r) => JSON.stringify(r.body).includes('echo: ping'))).toBe(true);
+    const meta = expectCompleteAudit(attemptAuditPaths(runDir, 1));
+    expect(JSON.stringify(meta.agent_options)).toContain('echo');
+  });
+
+  it('permissionMode plan keeps the agent from writing; bypassPermissions lets it', async () => {
+    const write = script({ type: 'shell', command: "printf 'x' > plan.txt" }, { type: 'final', text: 'Tried.' });
+    const runDirOf = async (permissionMode: 'plan' | 'bypassPermissions'): Promise<string> => {
+      let last: AgentEvent | undefined;
+      for await (const event of getProvider(engine).query({ provider: engine, prompt: 'Write plan.txt.', permissionMode, extra: { runRoot, script: write } })) last = event;
+      expect(last?.type).toBe('complete');
+      return (last!.diagnostics as { runDir: string }).runDir;
+    };
+    expect(fs.existsSync(path.join(await runDirOf('plan'), 'plan.txt'))).toBe(false);
+    expect(fs.readFileSync(path.join(await runDirOf('bypassPermissions'), 'plan.txt'), 'utf8')).toBe('x');
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Agent options on codex 0.169, as `-c key=value` overrides of this attempt only (nothing written to the profile):
- * permission mode → `sandbox_mode` + `approval_policy` (seed 003's mapping), system prompt →
+ * permission mode → `sandbox_mode` + `approval_policy` (seed 003's mapping, `on-request` for its `untrusted`), system prompt →
  * `developer_instructions`, MCP servers → `mcp_servers.<name>` tables (an HTTP server's token through
  * `bearer_token_env_var`). codex has no per-tool allow/deny list for its own tools and no turn limit.
  */
@@ -9,8 +9,11 @@ import { mcpRecord, mcpTokenEnv, mcpTokenEnvs, refuseUnavailable, type AppliedAg
 
 /** seed 003: bypass → danger-full-access, plan → read-only, normal → workspace-write. */
 const SANDBOX: Record<PermissionMode, string> = { bypassPermissions: 'danger-full-access', plan: 'read-only', normal: 'workspace-write' };
-/** seed 003: bypass → never (auto-approve), otherwise untrusted. */
-const APPROVAL: Record<PermissionMode, string> = { bypassPermissions: 'never', plan: 'untrusted', normal: 'untrusted' };
+/**
+ * seed 003: bypass → never (auto-approve), otherwise untrusted; codex 0.169 refuses `untrusted` ("no longer
+ * supported") and offers only `on-request` and `never`, so `on-request` stands in for it.
+ */
+const APPROVAL: Record<PermissionMode, string> = { bypassPermissions: 'never', plan: 'on-request', normal: 'on-request' };
 
 /** A TOML value: strings and string arrays as JSON (valid TOML), a string map as an inline table. */
 function toml(value: string | readonly string[] | Readonly<Record<string, string>>): string {
