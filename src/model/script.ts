@@ -256,6 +256,8 @@ export const turns = {
   writeFile: (path: string, content: string): ModelTurn => ({ type: 'shell', command: writeFileCommand(path, content), intent: { kind: 'write_file', path, content } }),
   /** A tool call that loads skill `name` by reading its SKILL.md from the engine's skill root. */
   useSkill: (name: string): ModelTurn => ({ type: 'shell', command: useSkillCommand(name), intent: { kind: 'use_skill', name } }),
+  /** A call of tool `tool` of MCP server `server` (as the engine names it); a failing shell call when not offered. */
+  mcpTool: (server: string, tool: string, args: Record<string, unknown> = {}): ModelTurn => ({ type: 'shell', command: missingMcpToolCommand(server, tool), intent: { kind: 'mcp_tool', server, tool, arguments: args } }),
 };
 
 /** Validates a script value; MODEL_SCRIPT_INVALID names the source and the offending path. */

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAgentHarnessError } from '../../src/errors/index.js';
-import { parseModelScript, turns, useSkillCommand } from '../../src/model/index.js';
+import { mcpToolName, parseModelScript, startModelServer, turns, useSkillCommand } from '../../src/model/index.js';
 import { thrownBy } from '../helpers/errors.js';
 
 let dir: string;
@@ -65,5 +65,34 @@ describe('native tools for intents', () => {
     expect(requestWorkingDirectory({ system: 'Working directory: /tmp/run-1\nPlatform: linux' })).toBe('/tmp/run-1');
     expect(requestWorkingDirectory({ input: '<cwd>/tmp/run-2</cwd>' })).toBe('/tmp/run-2');
     expect(requestWorkingDirectory({ messages: [] })).toBeNull();
+  });
+});
+
+describe('mcp_tool intent', () => {
+  it('names the tool as each engine offers it, and falls back to a failing shell call that says why', () => {
+    expect(mcpToolName(['Bash', 'mcp__echo__echo'], 'echo', 'echo')).toBe('mcp__echo__echo');
+    expect(mcpToolName(['bash', 'echo_echo'], 'echo', 'echo')).toBe('echo_echo');
+    expect(mcpToolName(['run_shell_command', 'echo'], 'echo', 'echo')).toBe('echo');
+    expect(mcpToolName(['exec_command', 'mcp__echo'], 'echo', 'echo')).toBe('mcp__echo__echo');
+    expect(mcpToolName(['exec_command'], 'echo', 'echo')).toBeNull();
+    const turn = parseModelScript({ version: 1, turns: [{ type: 'mcp_tool', server: 'echo', tool: 'echo', arguments: { text: 'hi' } }] }).turns[0]!;
+    expect(turn).toMatchObject({ type: 'shell', intent: { kind: 'mcp_tool', server: 'echo', tool: 'echo', arguments: { text: 'hi' } } });
+    const run = spawnSync('bash', ['-lc', (turn as { command: string }).command], { encoding: 'utf8' });
+    expect(run.status).toBe(3);
+    expect(run.stderr).toContain('offered no MCP tool echo of server echo');
+    expect(isAgentHarnessError(thrownBy(() => parseModelScript({ version: 1, turns: [{ type: 'mcp_tool', server: 'a b', tool: 'x' }] })), 'MODEL_SCRIPT_INVALID')).toBe(true);
+  });
+
+  it('codex: a tool of a deferred namespace is called as {namespace, name}', async () => {
+    const server = await startModelServer({ script: { version: 1, turns: [turns.mcpTool('echo', 'echo', { text: 'hi' })] } });
+    try {
+      const input = [{ type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<tools>\nDeferred tool namespaces:\n- mcp__echo\n</tools>' }] }, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'go' }] }];
+      const response = await fetch(`${server.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-6-sol', input, stream: false }) });
+      const body = JSON.stringify(await response.json());
+      expect(body).toContain('"namespace":"mcp__echo"');
+      expect(body).toContain('"name":"echo"');
+    } finally {
+      await server.close();
+    }
   });
 });
