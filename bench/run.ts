@@ -3,11 +3,13 @@
  *   npm run bench
  * - codex stream → line splitter → RASP → FCMP throughput on a synthetic long stream
  * - peak RSS after the run
+ * - start-up of the `agent-harness` command from tsx and from dist/ (bench/cli-startup.ts)
  */
 import { performance } from 'node:perf_hooks';
 import { createCodexParser } from '../src/engines/codex/parse.js';
 import { codexErrorPatterns } from '../src/engines/codex/errors.js';
 import { createLineSplitter, createRaspBuilder, translateRaspToFcmp } from '../src/translate/index.js';
+import { benchCliStartup } from './cli-startup.js';
 
 function syntheticStream(turns: number): Buffer {
   const lines: string[] = ['{"type":"thread.started","thread_id":"01a2053b-9f5a-7bc0-b066-eb965712ebee"}'];
@@ -41,3 +43,4 @@ function benchTranslate(turns: number, chunkSize: number): void {
 benchTranslate(2_000, 65_536);
 benchTranslate(2_000, 512);
 console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+await benchCliStartup();

@@ -1,17 +1,97 @@
 #!/usr/bin/env node
-// Entry point of the `agent-harness` command. In a checkout (src/ present) it runs the TypeScript sources
-// through tsx, so `npx agent-harness` works right after `npm ci` with no build; a published package runs dist/.
-import { existsSync } from 'node:fs';
+// Entry point of the `agent-harness` command. It runs the compiled dist/ whenever dist/ was built from exactly the
+// sources in src/ (a published package has no src/; in a checkout `npm ci` builds dist/ through `prepare`), and
+// the TypeScript sources through tsx otherwise, so an edit to src/ takes effect at once, with no rebuild.
+//
+// "Built from exactly these sources" is decided by a fingerprint, not by comparing dates: the build records the
+// path, size and mtime of every file under src/ (and of the tsconfigs) in dist/.build-stamp, taken before tsc
+// reads them; dist/ is used only when the same walk gives the same text now. An edit, a new, deleted or renamed
+// file, a branch switch, or a file restored with an older mtime all change it; the walk stats ~200 entries (a few
+// ms). AGENT_HARNESS_FROM_SOURCE=1 forces tsx (stack traces in .ts, a debugger on the sources).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const source = join(root, 'src', 'cli', 'main.ts');
-let main;
-if (existsSync(source)) {
-  const { tsImport } = await import('tsx/esm/api');
-  main = await tsImport(pathToFileURL(source).href, import.meta.url);
-} else {
-  main = await import(pathToFileURL(join(root, 'dist', 'cli', 'main.js')).href);
+const stampFile = join(root, 'dist', '.build-stamp');
+const fingerprinted = ['tsconfig.json', 'tsconfig.build.json'];
+
+/** One line per file under src/ and per tsconfig: path, size, mtime. Sorted, so equal trees give equal text. */
+export function sourceFingerprint() {
+  const lines = [];
+  const walk = (dir, rel) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const file = join(dir, entry.name);
+      if (entry.isDirectory()) walk(file, `${rel}${entry.name}/`);
+      else lines.push(describe(file, `${rel}${entry.name}`));
+    }
+  };
+  const describe = (file, rel) => {
+    const stat = statSync(file);
+    return `${rel} ${stat.size} ${stat.mtimeMs}`;
+  };
+  walk(join(root, 'src'), 'src/');
+  for (const name of fingerprinted) if (existsSync(join(root, name))) lines.push(describe(join(root, name), name));
+  return `${lines.join('\n')}\n`;
 }
-process.exitCode = await main.runCli(process.argv.slice(2));
+
+/** True when dist/ holds the build of the current src/ (see the fingerprint above). */
+function distIsCurrent() {
+  try {
+    return readFileSync(stampFile, 'utf8') === sourceFingerprint();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Builds dist/ with tsc and stamps it. `ifStale` skips the build when the stamp already matches (`npm pack` runs
+ * prepack and then prepare); `lenient` (prepare, on `npm ci`) reports a failed or impossible build and exits 0,
+ * since the bin then runs the sources through tsx and `npm test` type-checks anyway.
+ */
+export function buildDist({ ifStale = false, lenient = false } = {}) {
+  if (ifStale && distIsCurrent()) return;
+  const fail = (message) => {
+    console.error(`agent-harness build: ${message}`);
+    if (lenient) console.error('agent-harness build: dist/ is not stamped; the agent-harness command runs src/ through tsx (slower start).');
+    process.exitCode = lenient ? 0 : 1;
+  };
+  let tsc;
+  try {
+    tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  } catch {
+    return fail('typescript is not installed (dev dependencies omitted?); dist/ was not built.');
+  }
+  const fingerprint = sourceFingerprint();
+  rmSync(stampFile, { force: true });
+  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) return fail(`tsc -p tsconfig.build.json failed (${result.error?.message ?? `exit status ${result.status ?? result.signal}`}).`);
+  writeFileSync(stampFile, fingerprint);
+}
+
+/** Runs the CLI from dist/ or, in a checkout whose dist/ is missing or stale, from src/ through tsx. */
+async function main() {
+  const source = join(root, 'src', 'cli', 'main.ts');
+  const fromSource = existsSync(source) && (process.env.AGENT_HARNESS_FROM_SOURCE === '1' || !distIsCurrent());
+  let cli;
+  if (fromSource) {
+    const { tsImport } = await import('tsx/esm/api');
+    cli = await tsImport(pathToFileURL(source).href, import.meta.url);
+  } else {
+    cli = await import(pathToFileURL(join(root, 'dist', 'cli', 'main.js')).href);
+  }
+  process.exitCode = await cli.runCli(process.argv.slice(2));
+}
+
+/** True when node runs this file (npx runs it through a symlink); false when the build scripts import it. */
+function isEntryPoint() {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) await main();

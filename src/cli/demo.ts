@@ -7,26 +7,29 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { turns, type ModelScript } from '../model/index.js';
+import type { ModelScript } from '../model/index.js';
 import { PACKAGE_ROOT } from '../runtime/executables.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
-import { runAttemptCommand } from './attempt-command.js';
 import type { CliStreams } from './output.js';
 
 /** The file the demo skill writes. */
 export const DEMO_FILE = 'hello.txt';
 
-/** The demo's model script. */
-export const DEMO_SCRIPT: ModelScript = {
-  version: 1,
-  turns: [
-    turns.shell(`printf 'hello from agent-harness\\n' > ${DEMO_FILE}`),
-    turns.final(`I used the demo-hello skill and wrote ${DEMO_FILE}.`, { done: true }),
-  ],
-};
+/** The demo's model script (built on demand: the model module is loaded by the demo only). */
+export async function demoScript(): Promise<ModelScript> {
+  const { turns } = await import('../model/script.js');
+  return {
+    version: 1,
+    turns: [
+      turns.shell(`printf 'hello from agent-harness\\n' > ${DEMO_FILE}`),
+      turns.final(`I used the demo-hello skill and wrote ${DEMO_FILE}.`, { done: true }),
+    ],
+  };
+}
 
 /** Runs the demo; returns the exit status. */
 export async function demoCommand(streams: CliStreams, engine: string): Promise<number> {
+  const { runAttemptCommand } = await import('./attempt-command.js');
   const paths = resolveHarnessPaths({ skillRoots: [path.join(PACKAGE_ROOT, 'fixtures', 'skills')] });
   const { status, result } = await runAttemptCommand(streams, {
     paths,
@@ -35,7 +38,7 @@ export async function demoCommand(streams: CliStreams, engine: string): Promise<
     prompt: `Use the demo-hello skill: write ${DEMO_FILE} in the current directory.`,
     translateMode: 3,
     modelMode: 'scripted',
-    script: DEMO_SCRIPT,
+    script: await demoScript(),
     io: 'split',
   }, 'Start');
   const file = path.join(result.runDir, DEMO_FILE);

@@ -5,17 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { execa } from 'execa';
-import { availableEngines, getEngine } from '../engines/registry.js';
 import { ERROR_CODES, toAgentHarnessError } from '../errors/index.js';
-import { ENGINE_IDS } from '../protocol/index.js';
-import { ISOLATION_ENV, resolveIsolationMode } from '../runtime/isolation/mode.js';
-import { probeNamespaces } from '../runtime/isolation/probe.js';
 import { findEnvLeak } from '../runtime/leak-guard.js';
-import { reclaimDeadLeases } from '../runtime/lease.js';
-import { listRuns } from '../runtime/run-store.js';
-import { recoverRun } from '../core/seal-attempt.js';
-import { findScriptBinary } from '../runtime/passthrough.js';
 import { PATH_ENV_VARS, resolveHarnessPaths, type HarnessPaths } from '../runtime/paths.js';
 import { resolveExecutable } from '../runtime/executables.js';
 import type { CliStreams } from './output.js';
@@ -68,7 +59,8 @@ async function checkDirectory(name: string, dir: string): Promise<DoctorCheck> {
  * Whether attempts get their own network and PID namespaces. Unavailable is a failure only when
  * `AGENT_HARNESS_ISOLATION=require`; otherwise attempts fall back (proxy variables, process group) and say so.
  */
-function namespaceCheck(hostEnv: NodeJS.ProcessEnv): DoctorCheck {
+async function namespaceCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  const [{ ISOLATION_ENV, resolveIsolationMode }, { probeNamespaces }] = await Promise.all([import('../runtime/isolation/mode.js'), import('../runtime/isolation/probe.js')]);
   const name = 'namespaces';
   let mode;
   try {
@@ -87,6 +79,13 @@ function namespaceCheck(hostEnv: NodeJS.ProcessEnv): DoctorCheck {
 
 /** Runs every self-check. */
 export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.ProcessEnv = process.env, required: readonly string[] = []): Promise<DoctorCheck[]> {
+  // Loaded here, not at the top: every start of the CLI loads this file (to register `doctor`).
+  const [{ execa }, { availableEngines, getEngine }, { ENGINE_IDS }, { findScriptBinary }] = await Promise.all([
+    import('execa'),
+    import('../engines/registry.js'),
+    import('../protocol/index.js'),
+    import('../runtime/passthrough.js'),
+  ]);
   const checks: DoctorCheck[] = [];
   for (const [name, dir] of [['run root', paths.runRoot], ['agent home', paths.agentHome], ['agent cache', paths.agentCacheDir], ['tmp dir', paths.tmpDir]] as const) {
     checks.push(await checkDirectory(name, dir));
@@ -95,7 +94,7 @@ export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.Proce
   checks.push(leak
     ? { name: 'host isolation', ok: false, detail: leak.root, error: { code: 'ENV_LEAK_DETECTED', message: `${leak.root}: ${leak.reason}`, hint: 'Move the managed roots outside your HOME config directories.' } }
     : { name: 'host isolation', ok: true, detail: `managed roots are outside ${hostEnv.HOME ?? '(no HOME)'}`, error: null });
-  checks.push(namespaceCheck(hostEnv));
+  checks.push(await namespaceCheck(hostEnv));
   for (const id of ENGINE_IDS) {
     if (!availableEngines().includes(id)) {
       checks.push({ name: `engine ${id}`, ok: true, detail: 'capability-gated (not implemented yet)', error: null });
@@ -135,6 +134,11 @@ export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.Proce
  * owners' trust leases are reclaimed and every orphaned attempt of every run is sealed.
  */
 async function repairStore(paths: HarnessPaths): Promise<{ leases: number; sealed: number }> {
+  const [{ reclaimDeadLeases }, { listRuns }, { recoverRun }] = await Promise.all([
+    import('../runtime/lease.js'),
+    import('../runtime/run-store.js'),
+    import('../core/seal-attempt.js'),
+  ]);
   const leases = (await reclaimDeadLeases(paths.agentHome)).length;
   let sealed = 0;
   for (const run of await listRuns(paths.runRoot)) {
@@ -153,6 +157,7 @@ export function registerDoctor(program: Command, streams: CliStreams, setExit: (
     .option('--engine <id>', 'an engine that must be installed (repeatable); others are checked when present', (value: string, previous: string[] = []) => [...previous, value])
     .option('--repair', 'first reclaim the engine trust entries of dead harness processes and seal their interrupted attempts')
     .action(async (options: { json?: boolean; engine?: string[]; repair?: boolean }) => {
+      const { getEngine } = await import('../engines/registry.js');
       const paths = resolveHarnessPaths();
       for (const id of options.engine ?? []) getEngine(id);
       if (options.repair) {

@@ -1,11 +1,13 @@
 /**
- * The `agent-harness` command.
+ * The `agent-harness` command. Its static import graph stays small (commander, errors, the command definitions):
+ * every command loads what it runs inside its action, so `--version`, `--help`, `runs` and `translate` never load
+ * the model server, the PTY module or the engines they do not use (issue 13).
  */
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
-import { ENGINE_IDS, type EngineId } from '../protocol/index.js';
+import type { EngineId } from '../protocol/index.js';
 import { PACKAGE_ROOT } from '../runtime/executables.js';
 import { registerDemo } from './demo.js';
 import { registerDoctor } from './doctor.js';
@@ -17,6 +19,14 @@ import { registerResume } from './resume.js';
 import { registerRuns } from './runs.js';
 import { registerTranslate } from './translate.js';
 import { addStartOptions, registerStart, startCommand, type StartCommandOptions } from './start.js';
+
+/**
+ * The engine subcommands. Spelled out rather than imported as ENGINE_IDS, which would load zod and every
+ * protocol schema before `--version`; the two checks below keep this list equal to EngineId at compile time.
+ */
+const ENGINE_COMMANDS = ['codex', 'claude', 'gemini', 'iflow', 'opencode'] as const satisfies readonly EngineId[];
+const everyEngineHasACommand: [Exclude<EngineId, (typeof ENGINE_COMMANDS)[number]>] extends [never] ? true : never = true;
+void everyEngineHasACommand;
 
 function packageVersion(): string {
   try {
@@ -40,7 +50,7 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
   addStartOptions(program);
   program.hook('preAction', (_program, action) => {
     const given = Object.keys(program.opts()).filter((key) => program.getOptionValueSource(key) === 'cli');
-    if (given.length > 0 && !ENGINE_IDS.includes(action.name() as EngineId) && action.name() !== 'start') {
+    if (given.length > 0 && !(ENGINE_COMMANDS as readonly string[]).includes(action.name()) && action.name() !== 'start') {
       throw new AgentHarnessError('USAGE_ERROR', `The harness options before a command name (${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}) apply to engine runs only, not to \`${action.name()}\`.`);
     }
   });
@@ -52,7 +62,7 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
   registerDemo(program, streams, setExit);
   registerTranslate(program, streams, setExit);
   registerReport(program, streams, setExit);
-  for (const engine of ENGINE_IDS) {
+  for (const engine of ENGINE_COMMANDS) {
     program
       .command(engine)
       .description(`run ${engine} with exactly these arguments inside the managed env; harness options go before "${engine}", --translate N anywhere`)

@@ -3,7 +3,6 @@
  * standalone, until interrupted.
  */
 import type { Command } from 'commander';
-import { serveModel } from '../model/serve.js';
 import { parsePositiveInt } from './options.js';
 
 /** Registers `model serve`. */
@@ -16,6 +15,7 @@ export function registerModel(program: Command): void {
     .option('--port <port>', 'port (default: an ephemeral one)', parsePositiveInt('--port'))
     .option('--log <file>', 'append every request as a JSON line to this file')
     .action(async (options: { script?: string; port?: number; log?: string }) => {
+      const { serveModel } = await import('../model/serve.js');
       const handle = await serveModel({
         ...(options.script ? { scriptPath: options.script } : {}),
         ...(options.port ? { port: options.port } : {}),

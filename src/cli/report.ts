@@ -10,12 +10,7 @@ import { AgentHarnessError } from '../errors/index.js';
 import type { RunIndexEntry } from '../protocol/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
-import { listRuns, resolveRunSelector } from '../runtime/run-store.js';
-import { buildConsistencyReport } from '../vitest/report-build.js';
-import { renderMarkdown } from '../vitest/report-render.js';
-import { ConsistencyReportSchema, type ConsistencyReport } from '../vitest/report-schema.js';
-import { diffAgainstBaseline } from './report-baseline.js';
-import { runReportInputs } from './report-runs.js';
+import type { ConsistencyReport } from '../vitest/report-schema.js';
 import type { CliStreams } from './output.js';
 
 /** Default output directory, apart from the Vitest reporter's `reports/agent-harness`. */
@@ -33,7 +28,8 @@ export function parseSince(value: string, now: Date = new Date()): Date {
   return date;
 }
 
-function readBaseline(file: string): ConsistencyReport {
+async function readBaseline(file: string): Promise<ConsistencyReport> {
+  const { ConsistencyReportSchema } = await import('../vitest/report-schema.js');
   let value: unknown;
   try {
     value = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -53,6 +49,14 @@ interface ReportOptions {
 
 /** Runs `report`; returns the exit status. */
 export async function reportCommand(streams: CliStreams, selectors: readonly string[], options: ReportOptions): Promise<number> {
+  // Loaded here, not at the top: every start of the CLI loads this file (to register `report`), and `runs` too.
+  const [{ listRuns, resolveRunSelector }, { buildConsistencyReport }, { renderMarkdown }, { diffAgainstBaseline }, { runReportInputs }] = await Promise.all([
+    import('../runtime/run-store.js'),
+    import('../vitest/report-build.js'),
+    import('../vitest/report-render.js'),
+    import('./report-baseline.js'),
+    import('./report-runs.js'),
+  ]);
   const paths = resolveHarnessPaths();
   let runs: RunIndexEntry[] = selectors.length > 0
     ? await Promise.all(selectors.map((selector) => resolveRunSelector(paths.runRoot, selector)))
@@ -71,7 +75,7 @@ export async function reportCommand(streams: CliStreams, selectors: readonly str
   const s = report.summary;
   streams.stderr.write(`${runs.length} run(s), ${s.total} with conformance reports: ${s.passed} ok, ${s.failed} failed; ${report.matrix.length} case(s) on several engines, ${s.disagreements} disagreement(s).\nWrote ${path.join(outDir, 'consistency.json')} and consistency.md\n`);
   if (!options.baseline) return 0;
-  const diff = diffAgainstBaseline(report, readBaseline(options.baseline));
+  const diff = diffAgainstBaseline(report, await readBaseline(options.baseline));
   for (const line of diff.changes) streams.stdout.write(`change: ${line}\n`);
   for (const line of diff.regressions) streams.stdout.write(`REGRESSION: ${line}\n`);
   streams.stderr.write(diff.regressions.length > 0

@@ -5,9 +5,6 @@
 import type { Command } from 'commander';
 import type { IsolationMode, TranslateMode } from '../protocol/index.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
-import { resolveRunSelector } from '../runtime/run-store.js';
-import { recoverRun } from '../core/seal-attempt.js';
-import { chooseIo, runAttemptCommand } from './attempt-command.js';
 import { parseIsolationMode, parsePositiveInt, parseTranslateMode } from './options.js';
 import type { CliStreams } from './output.js';
 
@@ -24,6 +21,11 @@ export function registerResume(program: Command, streams: CliStreams, setExit: (
     .option('--isolation <mode>', 'namespaces for the engine: auto (default), require, off', parseIsolationMode)
     .addHelpText('after', '\nExample:\n  agent-harness resume 3f9a01bc "now add a README"')
     .action(async (handle: string, message: string, options: { translate?: TranslateMode; script?: string; timeoutMs?: number; isolation?: IsolationMode }) => {
+      const [{ resolveRunSelector }, { recoverRun }, { chooseIo, runAttemptCommand }] = await Promise.all([
+        import('../runtime/run-store.js'),
+        import('../core/seal-attempt.js'),
+        import('./attempt-command.js'),
+      ]);
       const paths = resolveHarnessPaths();
       const run = await recoverRun(paths, await resolveRunSelector(paths.runRoot, handle));
       const translate = options.translate ?? run.translate_mode;

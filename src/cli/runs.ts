@@ -9,8 +9,7 @@ import type { Command } from 'commander';
 import { AgentHarnessError } from '../errors/index.js';
 import type { RunIndexEntry } from '../protocol/index.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
-import { listRuns, refreshRunIndex, removeRuns, type BrokenRun } from '../runtime/run-store.js';
-import { recoverRuns } from '../core/seal-attempt.js';
+import type { BrokenRun } from '../runtime/run-store.js';
 import { parsePositiveInt } from './options.js';
 import type { CliStreams } from './output.js';
 import { parseSince } from './report.js';
@@ -61,6 +60,7 @@ export function registerRuns(program: Command, streams: CliStreams): void {
     .option('--failed', 'only runs whose last attempt failed')
     .option('--last <n>', 'only the newest N runs', parsePositiveInt('--last'))
     .action(async (options: RunsOptions) => {
+      const [{ refreshRunIndex }, { recoverRuns }] = await Promise.all([import('../runtime/run-store.js'), import('../core/seal-attempt.js')]);
       const paths = resolveHarnessPaths();
       const store = await refreshRunIndex(paths.runRoot);
       // Listing a run seals attempts whose harness died and reclaims their trust leases.
@@ -85,6 +85,7 @@ export function registerRuns(program: Command, streams: CliStreams): void {
     .option('--dry-run', 'list what would be removed')
     .action(async (options: { keep?: number; olderThan?: string; dryRun?: boolean }) => {
       if (options.keep === undefined && !options.olderThan) throw new AgentHarnessError('USAGE_ERROR', 'runs prune needs --keep N and/or --older-than AGE (nothing is removed without one).');
+      const { listRuns, removeRuns } = await import('../runtime/run-store.js');
       const paths = resolveHarnessPaths();
       const all = await listRuns(paths.runRoot);
       const cutoff = options.olderThan ? parseSince(options.olderThan) : null;

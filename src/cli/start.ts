@@ -8,9 +8,6 @@ import type { IoMode } from '../core/run-attempt.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { MAX_SEED_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
-import { resolveRunSelector } from '../runtime/run-store.js';
-import { runAttemptCommand } from './attempt-command.js';
-import { chooseIo } from './attempt-command.js';
 import { extractTranslateFlag, parseIsolationMode, parseModelMode, parsePositiveInt, parseTranslateMode } from './options.js';
 import type { CliStreams } from './output.js';
 
@@ -54,6 +51,8 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
  * command line (seed 001, Decision 5) — even none at all, which opens the engine itself.
  */
 export async function startCommand(streams: CliStreams, engine: string, rawArgs: readonly string[], options: StartCommandOptions, direct = false): Promise<number> {
+  // Loaded here, not at the top: `--version` and `--help` must not load the run store, the engines or the model.
+  const [{ resolveRunSelector }, { chooseIo, runAttemptCommand }] = await Promise.all([import('../runtime/run-store.js'), import('./attempt-command.js')]);
   const { args, translate: inlineTranslate } = extractTranslateFlag(rawArgs);
   const translate = inlineTranslate ?? options.translate ?? 0;
   const paths = resolveHarnessPaths();

@@ -7,15 +7,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { attemptAuditPaths, fcmpSeqStart } from '../core/audit-files.js';
-import { getEngine } from '../engines/registry.js';
 import { AgentHarnessError } from '../errors/index.js';
-import { AttemptMetaSchema, type AttemptMeta, type TranslateMode } from '../protocol/index.js';
+import type { AttemptMeta, TranslateMode } from '../protocol/index.js';
 import { checkInputFile, MAX_CONFIG_BYTES, readInputBytesSync, streamInputFile } from '../runtime/bounded-input.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
-import { resolveRunSelector } from '../runtime/run-store.js';
-import { recoverRun } from '../core/seal-attempt.js';
-import { translateRecordedStreams, type RecordedSources, type TranslateRecordedOptions } from '../translate/recorded.js';
+import type { RecordedSources, TranslateRecordedOptions } from '../translate/recorded.js';
 import { runInterruptible } from './interrupt.js';
 import { renderTranslateView } from '../translate/views.js';
 import { parsePositiveInt, parseTranslateMode } from './options.js';
@@ -56,7 +52,8 @@ function isNonEmptyFile(file: string): boolean {
  * The attempt's meta, or null when it is missing, truncated or invalid (an attempt whose harness died mid-write, a
  * reserved attempt not started yet): the raw logs are the record, the meta only adds the exit and the launch.
  */
-function readAttemptMeta(file: string): AttemptMeta | null {
+async function readAttemptMeta(file: string): Promise<AttemptMeta | null> {
+  const { AttemptMetaSchema } = await import('../protocol/index.js');
   try {
     const parsed = AttemptMetaSchema.safeParse(JSON.parse(readInputBytesSync(file, { what: 'attempt meta', maxBytes: MAX_CONFIG_BYTES }).toString('utf8')));
     return parsed.success ? parsed.data : null;
@@ -66,6 +63,12 @@ function readAttemptMeta(file: string): AttemptMeta | null {
 }
 
 async function fromRun(selector: string, options: TranslateOptions, streams: CliStreams): Promise<{ engine: string; files: InputFiles; recorded: TranslateRecordedOptions }> {
+  // Loaded here, not at the top: translating captured files needs neither the run store nor attempt sealing.
+  const [{ attemptAuditPaths, fcmpSeqStart }, { resolveRunSelector }, { recoverRun }] = await Promise.all([
+    import('../core/audit-files.js'),
+    import('../runtime/run-store.js'),
+    import('../core/seal-attempt.js'),
+  ]);
   const paths = resolveHarnessPaths();
   const run = await recoverRun(paths, await resolveRunSelector(paths.runRoot, selector));
   const attempt = options.attempt ?? run.attempts;
@@ -78,7 +81,7 @@ async function fromRun(selector: string, options: TranslateOptions, streams: Cli
   if (!fs.existsSync(audit.meta) && Object.keys(files).length === 0) {
     throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${run.run_id} has no attempt ${attempt} (${audit.meta} is missing).`, { details: { attempt } });
   }
-  const meta = readAttemptMeta(audit.meta);
+  const meta = await readAttemptMeta(audit.meta);
   if (!meta) streams.stderr.write(`agent-harness: ${audit.meta} is missing or unreadable; translating attempt ${attempt} from its raw logs alone.\n`);
   const exit = meta?.exit
     ? { exit_code: meta.exit.code, signal: meta.exit.signal, timed_out: meta.exit.timed_out, canceled: meta.exit.canceled, duration_ms: meta.timings.duration_ms ?? 0 }
@@ -111,6 +114,7 @@ export async function translateCommand(streams: CliStreams, selector: string | u
   }
   const mode = options.translate ?? 3;
   if (mode === 0 && !options.summary) throw new AgentHarnessError('USAGE_ERROR', 'translate shows views 1, 2 or 3 (view 0 is the raw file itself).');
+  const [{ getEngine }, { translateRecordedStreams }] = await Promise.all([import('../engines/registry.js'), import('../translate/recorded.js')]);
   const adapter = getEngine(engine);
   const result = await runInterruptible('translate', (signal) => translateRecordedStreams(adapter, sourcesOf(files, signal), { ...recorded, keepRawLines: false }));
   if (options.summary || mode === 0) {

@@ -1,0 +1,63 @@
+/**
+ * Start-up time of the `agent-harness` command (issue 13): whole processes, as a user or a contract test runs
+ * them, median wall time of 10. Each command runs from the sources through tsx (AGENT_HARNESS_FROM_SOURCE=1) and
+ * from dist/ (only when dist/ is the build of the current src/: otherwise the bin would fall back to tsx).
+ * `node -e 0` is printed alongside: the floor no command can go under on this machine.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = path.join(root, 'bin', 'agent-harness.js');
+const RUNS = 10;
+
+/** Median wall time in ms of `node ...args` run RUNS times; throws with its stderr when a run exits non-zero. */
+function medianMs(args: readonly string[], env: NodeJS.ProcessEnv): number {
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    const started = performance.now();
+    const result = spawnSync(process.execPath, args, { cwd: root, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    times.push(performance.now() - started);
+    if (result.status !== 0) throw new Error(`node ${args.join(' ')} exited ${result.status ?? result.signal}: ${result.stderr}`);
+  }
+  times.sort((a, b) => a - b);
+  return (times[Math.floor((RUNS - 1) / 2)]! + times[Math.ceil((RUNS - 1) / 2)]!) / 2;
+}
+
+/** True when the bin would run dist/: the build stamp matches the sources. */
+async function distIsCurrent(): Promise<boolean> {
+  const { sourceFingerprint } = (await import(bin)) as { sourceFingerprint: () => string };
+  try {
+    return fs.readFileSync(path.join(root, 'dist', '.build-stamp'), 'utf8') === sourceFingerprint();
+  } catch {
+    return false;
+  }
+}
+
+/** Prints the start-up figures of `--version`, `runs --json` (empty run root) and `translate --summary`. */
+export async function benchCliStartup(): Promise<void> {
+  const runRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-bench-runs-'));
+  try {
+    const env: NodeJS.ProcessEnv = { ...process.env, AGENT_HARNESS_RUN_ROOT: runRoot };
+    delete env.AGENT_HARNESS_FROM_SOURCE;
+    const stream = path.join(root, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
+    const commands: Array<[string, string[]]> = [
+      ['--version', ['--version']],
+      ['runs --json (empty run root)', ['runs', '--json']],
+      ['translate --summary (codex fixture)', ['translate', '--engine', 'codex', '--stdout', stream, '--summary']],
+    ];
+    const dist = await distIsCurrent();
+    console.log(`cli start-up, median of ${RUNS} processes (node -e 0: ${medianMs(['-e', '0'], env).toFixed(0)} ms)${dist ? '' : '; dist/ skipped: it is not the build of src/ (npm run build)'}`);
+    for (const [label, args] of commands) {
+      const fromSource = medianMs([bin, ...args], { ...env, AGENT_HARNESS_FROM_SOURCE: '1' });
+      const fromDist = dist ? `${medianMs([bin, ...args], env).toFixed(0)} ms` : '-';
+      console.log(`  ${label.padEnd(38)} tsx ${fromSource.toFixed(0).padStart(5)} ms   dist ${fromDist.padStart(7)}`);
+    }
+  } finally {
+    fs.rmSync(runRoot, { recursive: true, force: true });
+  }
+}
