@@ -12,7 +12,9 @@ export const REPO = path.resolve(import.meta.dirname, '..', '..');
 
 /** Builds the package and copies `examples/<name>` into a fresh temp directory; returns that directory. */
 export function prepareExampleProject(name: string): string {
-  execFileSync(process.execPath, [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(REPO, 'tsconfig.build.json')], { cwd: REPO, stdio: 'pipe' });
+  // The bin's own build: skipped when dist/ is already the build of the current src/, and never a half-built dist/
+  // that another test's CLI would take for current (the stamp goes first and comes back last).
+  execFileSync(process.execPath, ['-e', "import('./bin/agent-harness.js').then((bin) => bin.buildDist({ ifStale: true }))"], { cwd: REPO, stdio: 'pipe' });
   const project = fs.mkdtempSync(path.join(os.tmpdir(), `ah-${name}-`));
   fs.cpSync(path.join(REPO, 'examples', name), project, { recursive: true });
   fs.mkdirSync(path.join(project, 'node_modules'));
