@@ -1,7 +1,7 @@
 /**
  * fs snapshot benchmark: `snapshotTree` before + `snapshotTree` after + `diffSnapshots` of a run directory holding
  * 1k, 10k and 50k small files, against the same on an empty directory (issue 13: ≤ 100 ms added for 10k files).
- * Median of 5 rounds. "warm" is a second attempt in the same process (the before-snapshot finds the hashes the
+ * Median of 5 rounds, wall clock and CPU time (the CPU figure is steadier on a shared machine). "warm" is a second attempt in the same process (the before-snapshot finds the hashes the
  * previous after-snapshot took); "cold" is the first attempt of a fresh process (the CLI's case).
  */
 import fs from 'node:fs';
@@ -29,24 +29,33 @@ function makeTree(count: number): string {
   return root;
 }
 
-/** Milliseconds of one attempt's snapshot + snapshot + diff of `root`; `cold` first forgets cached hashes. */
-async function attemptMs(root: string, cold: boolean): Promise<number> {
+/** Wall and CPU (user + system, every thread) milliseconds of one measured piece of work. */
+interface Timing {
+  wall: number;
+  cpu: number;
+}
+
+/** Timing of one attempt's snapshot + snapshot + diff of `root`; `cold` first forgets remembered hashes. */
+async function attemptMs(root: string, cold: boolean): Promise<Timing> {
   // Older fs-snapshot.ts has no hash cache: every round is cold there.
   if (cold) (snapshot as { clearHashCache?: () => void }).clearHashCache?.();
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   const before = await snapshot.snapshotTree(root);
   const after = await snapshot.snapshotTree(root);
   const diff = snapshot.diffSnapshots(before, after);
-  const ms = performance.now() - started;
+  const wall = performance.now() - started;
+  const cpu = process.cpuUsage(cpuStarted);
   if (diff.created.length + diff.modified.length + diff.deleted.length > 0) throw new Error(`bench: unexpected diff in ${root}`);
-  return ms;
+  return { wall, cpu: (cpu.user + cpu.system) / 1000 };
 }
 
-async function medianMs(root: string, cold: boolean): Promise<number> {
+/** Medians of `ROUNDS` attempts after one unmeasured warm-up. */
+async function medianMs(root: string, cold: boolean): Promise<Timing> {
   await attemptMs(root, cold);
-  const times: number[] = [];
+  const times: Timing[] = [];
   for (let round = 0; round < ROUNDS; round += 1) times.push(await attemptMs(root, cold));
-  return median(times);
+  return { wall: median(times.map((t) => t.wall)), cpu: median(times.map((t) => t.cpu)) };
 }
 
 /** Prints snapshot + diff time for 1k, 10k and 50k small files against an empty directory, cold and warm. */
@@ -58,8 +67,9 @@ export async function benchFsSnapshot(sizes: readonly number[] = [1_000, 10_000,
       const root = makeTree(count);
       try {
         for (const cold of [true, false]) {
-          const ms = await medianMs(root, cold);
-          console.log(`fs snapshot+diff: ${String(count).padStart(6)} files ${cold ? 'cold' : 'warm'}: ${ms.toFixed(1)} ms vs empty ${emptyMs.toFixed(2)} ms → +${(ms - emptyMs).toFixed(1)} ms (×${(ms / emptyMs).toFixed(0)})${count > 20_000 ? ' [past maxFiles 20000: truncated]' : ''}`);
+          const { wall, cpu } = await medianMs(root, cold);
+          const added = wall - emptyMs.wall;
+          console.log(`fs snapshot+diff: ${String(count).padStart(6)} files ${cold ? 'cold' : 'warm'}: ${wall.toFixed(1)} ms (cpu ${cpu.toFixed(0)} ms) vs empty ${emptyMs.wall.toFixed(2)} ms → +${added.toFixed(1)} ms, ×${(wall / emptyMs.wall).toFixed(0)}${count > 20_000 ? ' [past maxFiles 20000: truncated]' : ''}`);
         }
       } finally {
         fs.rmSync(root, { recursive: true, force: true });
