@@ -7,15 +7,19 @@
  * misses the cache. What a stat cannot tell apart is a write in the same timestamp tick as the read that produced
  * the hash (git's "racily clean" entries): a file whose mtime or ctime is that close to the stat is hashed, but its
  * hash is not remembered, so the next snapshot reads it again.
+ *
+ * The blind spot left: a change that keeps inode, size, mtime and ctime all as they were, which takes the system
+ * clock set back, or a filesystem that keeps no ctime. Git's index has the same one.
  */
 import type { Stats } from 'node:fs';
+import path from 'node:path';
 
 /** How close (ms) to the stat a fine-grained timestamp is racy: above Linux's coarse clock tick (1–10 ms). */
 const RACY_MS = 50;
 /** The same for filesystems with whole-second timestamps (ext3, HFS+; FAT has 2 s). */
 const RACY_COARSE_MS = 2_500;
 /** Roots remembered at a time; each holds at most one snapshot's files (its `maxFiles`). */
-const MAX_ROOTS = 16;
+const MAX_ROOTS = 8;
 
 /** A remembered hash: the stat it was taken under (device, inode, size, mtime, ctime), and the sha256. */
 export interface RememberedHash {
@@ -34,7 +38,7 @@ const roots = new Map<string, RootHashes>();
 
 /** The hashes last remembered for `root` (empty if none). */
 export function rememberedHashes(root: string): RootHashes {
-  return roots.get(root) ?? new Map();
+  return roots.get(path.resolve(root)) ?? new Map();
 }
 
 /** The remembered hash of `rel` if its stat is unchanged since, else undefined. */
@@ -53,8 +57,9 @@ export function recordHash(next: RootHashes, rel: string, stat: Stats, sha256: s
 
 /** Replaces what is remembered for `root` by the hashes of its latest snapshot. */
 export function storeHashes(root: string, hashes: RootHashes): void {
-  roots.delete(root);
-  roots.set(root, hashes);
+  const key = path.resolve(root);
+  roots.delete(key);
+  roots.set(key, hashes);
   while (roots.size > MAX_ROOTS) roots.delete(roots.keys().next().value!);
 }
 
