@@ -1,8 +1,9 @@
 /**
  * fs snapshot benchmark: `snapshotTree` before + `snapshotTree` after + `diffSnapshots` of a run directory holding
  * 1k, 10k and 50k small files, against the same on an empty directory (issue 13: ≤ 100 ms added for 10k files).
- * Median of 5 rounds, wall clock and CPU time (the CPU figure is steadier on a shared machine). "warm" is a second attempt in the same process (the before-snapshot finds the hashes the
- * previous after-snapshot took); "cold" is the first attempt of a fresh process (the CLI's case).
+ * Median of 5 rounds, wall clock and CPU time (the CPU figure is steadier on a shared machine). "warm" is a later
+ * attempt in the same process (the before-snapshot finds the hashes the previous after-snapshot took, as in a
+ * Vitest worker); "cold" is the first attempt of a fresh process (the CLI's case): every file is read once.
  */
 import fs from 'node:fs';
 import os from 'node:os';
