@@ -10,6 +10,7 @@ import { createCodexParser } from '../src/engines/codex/parse.js';
 import { codexErrorPatterns } from '../src/engines/codex/errors.js';
 import { createLineSplitter, createRaspBuilder, translateRaspToFcmp } from '../src/translate/index.js';
 import { benchCliStartup } from './cli-startup.js';
+import { benchFsSnapshot } from './fs-snapshot.js';
 
 function syntheticStream(turns: number): Buffer {
   const lines: string[] = ['{"type":"thread.started","thread_id":"01a2053b-9f5a-7bc0-b066-eb965712ebee"}'];
@@ -42,5 +43,6 @@ function benchTranslate(turns: number, chunkSize: number): void {
 
 benchTranslate(2_000, 65_536);
 benchTranslate(2_000, 512);
+await benchFsSnapshot();
 console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
 await benchCliStartup();

@@ -9,13 +9,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsDiffSchema, FsEntrySchema, FsSnapshotSchema } from '../../src/protocol/index.js';
-import { describeEntry, diffSnapshots, snapshotTree } from '../../src/runtime/fs-snapshot.js';
+import { recordHash, type RootHashes } from '../../src/runtime/fs-hash-cache.js';
+import { clearHashCache, describeEntry, diffSnapshots, snapshotTree } from '../../src/runtime/fs-snapshot.js';
 
 let dir: string;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-snap-'));
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterEach(() => clearHashCache());
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 const write = (rel: string, content: string): void => {
@@ -157,5 +159,78 @@ describe('diffSnapshots', () => {
     const later = new Date(Date.now() + 120_000);
     fs.utimesSync(path.join(dir, 'big'), later, later);
     expect(diffSnapshots(hashedBefore, await snapshotTree(dir)).modified).toEqual([]);
+  });
+});
+
+/** Past the racy window of fs-hash-cache.ts (50 ms for sub-second timestamps), so snapshots remember hashes. */
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 150));
+
+describe('stat-based change detection', () => {
+  it('detects a same-size rewrite whose mtime was put back: the remembered hash is keyed on ctime too', async () => {
+    const fixed = new Date('2020-01-02T03:04:05.000Z');
+    write('small.txt', 'aaaa');
+    write('large.bin', 'a'.repeat(100_000));
+    for (const rel of ['small.txt', 'large.bin']) fs.utimesSync(path.join(dir, rel), fixed, fixed);
+    await settle();
+    const before = await snapshotTree(dir);
+    write('small.txt', 'bbbb');
+    write('large.bin', `${'a'.repeat(99_999)}b`);
+    for (const rel of ['small.txt', 'large.bin']) fs.utimesSync(path.join(dir, rel), fixed, fixed);
+    const after = FsSnapshotSchema.parse(await snapshotTree(dir));
+    expect(after.entries.map((e) => [e.path, e.size, e.mtime_ms])).toEqual(before.entries.map((e) => [e.path, e.size, e.mtime_ms]));
+    expect(after.entries.find((e) => e.path === 'small.txt')?.sha256).toBe(sha256('bbbb'));
+    expect(diffSnapshots(before, after).modified).toEqual(['large.bin', 'small.txt']);
+  });
+
+  it('does not report a file touched or rewritten with the same content as modified (content decides, not mtime)', async () => {
+    write('touched.txt', 'same');
+    write('rewritten.txt', 'same too');
+    write('replaced.txt', 'same three');
+    await settle();
+    const before = await snapshotTree(dir);
+    const later = new Date(Date.now() + 60_000);
+    fs.utimesSync(path.join(dir, 'touched.txt'), later, later);
+    write('rewritten.txt', 'same too');
+    // A new inode with the same bytes (an atomic write: temp file + rename).
+    write('replaced.tmp', 'same three');
+    fs.renameSync(path.join(dir, 'replaced.tmp'), path.join(dir, 'replaced.txt'));
+    const after = await snapshotTree(dir);
+    expect(diffSnapshots(before, after)).toMatchObject({ created: [], modified: [], deleted: [] });
+    expect(after.entries.find((e) => e.path === 'touched.txt')?.mtime_ms).not.toBe(before.entries.find((e) => e.path === 'touched.txt')?.mtime_ms);
+  });
+
+  it('snapshots a 10,000-file tree: remembered hashes give the same entries as reading every file', async () => {
+    const rel = (i: number): string => `d${String(Math.floor(i / 100)).padStart(3, '0')}/f${i}.txt`;
+    for (let i = 0; i < 10_000; i += 1) write(rel(i), `file ${i}\n`);
+    await settle();
+    const before = FsSnapshotSchema.parse(await snapshotTree(dir));
+    expect(before.truncated).toBe(false);
+    expect(before.entries).toHaveLength(10_000);
+    expect(before.entries.find((e) => e.path === rel(4242))).toMatchObject({ type: 'file', sha256: sha256('file 4242\n') });
+    write(rel(1), 'FILE 1\n');
+    write(rel(5000), 'longer content\n');
+    fs.rmSync(path.join(dir, rel(9999)));
+    write('d100/new.txt', 'n');
+    const later = new Date(Date.now() + 60_000);
+    fs.utimesSync(path.join(dir, rel(7)), later, later);
+    const after = FsSnapshotSchema.parse(await snapshotTree(dir));
+    expect(diffSnapshots(before, after)).toEqual({ root: dir, created: ['d100/new.txt'], modified: [rel(1), rel(5000)], deleted: [rel(9999)], engine_bookkeeping: [] });
+    clearHashCache();
+    const fresh = await snapshotTree(dir);
+    expect(after.entries).toEqual(fresh.entries);
+  });
+
+  it('remembers no hash for a file whose timestamps are within the racy window of the stat', () => {
+    const now = Date.now();
+    const stat = (ageMs: number, wholeSeconds = false): fs.Stats => {
+      const at = wholeSeconds ? Math.floor((now - ageMs) / 1000) * 1000 : now - ageMs + 0.123456;
+      return { dev: 1, ino: 2, size: 3, mtimeMs: at, ctimeMs: at } as fs.Stats;
+    };
+    const next: RootHashes = new Map();
+    recordHash(next, 'fresh', stat(10), 'h', now);
+    recordHash(next, 'settled', stat(500), 'h', now);
+    recordHash(next, 'coarse-fresh', stat(1_500, true), 'h', now);
+    recordHash(next, 'coarse-settled', stat(5_000, true), 'h', now);
+    expect([...next.keys()].sort()).toEqual(['coarse-settled', 'settled']);
   });
 });
