@@ -84,11 +84,15 @@ describe('gemini', () => {
 });
 
 describe('opencode', () => {
+  it('bypass with tool lists: the allowed tools allowed, the rest and the disallowed denied', () => {
+    const applied = applyOpencodeAgentOptions(options({ allowedTools: ['read', 'bash'], disallowedTools: ['webfetch'] }));
+    expect(JSON.parse(applied.env.OPENCODE_CONFIG_CONTENT!).permission).toEqual({ '*': 'deny', edit: 'deny', bash: 'allow', webfetch: 'deny', read: 'allow' });
+  });
+
   it('puts permissions, tools, MCP and the build agent in OPENCODE_CONFIG_CONTENT', () => {
     const applied = applyOpencodeAgentOptions(options({ permissionMode: 'plan', allowedTools: ['read', 'grep'], disallowedTools: ['bash'], systemPrompt: 'You review.', maxTurns: 4, mcpServers: MCP }));
     expect(JSON.parse(applied.env.OPENCODE_CONFIG_CONTENT!)).toEqual({
-      permission: { edit: 'deny', bash: 'deny', webfetch: 'deny' },
-      tools: { '*': false, read: true, grep: true, bash: false },
+      permission: { '*': 'deny', edit: 'deny', bash: 'deny', webfetch: 'deny', read: 'allow', grep: 'allow' },
       mcp: {
         echo: { type: 'local', command: ['node', '/srv/echo.mjs', '--flag'], enabled: true, environment: { ECHO_MODE: 'loud' } },
         'remote-api': { type: 'remote', url: 'http://127.0.0.1:9/mcp', enabled: true, headers: { Authorization: 'Bearer {env:AGENT_HARNESS_MCP_REMOTE_API_TOKEN}' } },

@@ -13,6 +13,17 @@ import { expectCompleteAudit } from '../helpers/audit.js';
 import { attemptAuditPaths } from '../../src/core/audit-files.js';
 import { pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
 
+/** Each engine's own shell tool, as its requests name it. */
+const SHELL_TOOL: Partial<Record<EngineId, string>> = { claude: 'Bash', gemini: 'run_shell_command', opencode: 'bash' };
+
+/** The tool names a model request offers (Anthropic/OpenAI `name`, Chat `function.name`, Gemini declarations). */
+function offeredToolNames(body: { tools?: unknown[] }): string[] {
+  return (body.tools ?? []).flatMap((tool) => {
+    const t = tool as { name?: string; function?: { name?: string }; functionDeclarations?: Array<{ name?: string }> };
+    return [t.name, t.function?.name, ...(t.functionDeclarations ?? []).map((d) => d.name)].filter((n): n is string => typeof n === 'string');
+  });
+}
+
 /** The stdio MCP server fixture (official TypeScript SDK): one `echo` tool that logs its calls. */
 const ECHO_SERVER = path.resolve('fixtures/mcp/echo-server.mjs');
 
@@ -89,6 +100,22 @@ describe.for(ENGINES)('%s provider', (engine) => {
     expect(requests.filter((r) => r.response_kind !== 'side').some((r) => JSON.stringify(r.body).includes('echo: ping'))).toBe(true);
     const meta = expectCompleteAudit(attemptAuditPaths(runDir, 1));
     expect(JSON.stringify(meta.agent_options)).toContain('echo');
+  });
+
+  it('systemPrompt reaches the model, and a disallowed tool is no longer offered to it', async () => {
+    const marker = 'AH-SYSTEM-PROMPT-7d1e';
+    const extra = { runRoot, script: script({ type: 'final', text: 'Ok.' }) };
+    const disallowedTools = SHELL_TOOL[engine] && engine !== 'codex' ? [SHELL_TOOL[engine]!] : [];
+    let last: AgentEvent | undefined;
+    for await (const event of getProvider(engine).query({ provider: engine, prompt: 'Hello.', systemPrompt: `You are terse. ${marker}`, disallowedTools, extra })) last = event;
+    expect(last).toMatchObject({ type: 'complete', result: { success: true } });
+    const { runDir } = last!.diagnostics as { runDir: string };
+    const requests = fs.readFileSync(attemptAuditPaths(runDir, 1).modelRequests, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)).filter((r) => r.response_kind !== 'side');
+    expect(requests.length).toBeGreaterThan(0);
+    expect(JSON.stringify(requests[0].body)).toContain(marker);
+    // codex has no deny list (refused, see the contract tests); the others drop the tool from the request.
+    if (disallowedTools.length > 0) expect(offeredToolNames(requests[0].body)).not.toContain(disallowedTools[0]);
+    if (disallowedTools.length > 0) expect(offeredToolNames(requests[0].body).length).toBeGreaterThan(0);
   });
 
   it('permissionMode plan keeps the agent from writing; bypassPermissions lets it', async () => {

@@ -1,8 +1,8 @@
 /**
  * Agent options on opencode 1.18, as config of this attempt only (`OPENCODE_CONFIG_CONTENT`, merged over the
  * managed config): the permission mode as `permission.edit`/`permission.bash` (allow when bypassing, deny under
- * plan, ask under normal — a headless run rejects what would ask), allowed/disallowed tools as `tools`
- * (`"*": false` then each allowed tool), `mcp` servers (`local`/`remote`; a token as `{env:VAR}`), and the build
+ * plan, ask under normal — a headless run rejects what would ask), allowed/disallowed tools as permissions too
+ * (`"*": "deny"` then each allowed tool; each disallowed tool `deny`, which also hides it from the model), `mcp` servers (`local`/`remote`; a token as `{env:VAR}`), and the build
  * agent's `prompt` (system prompt) and `steps` (turn limit).
  */
 import type { AgentOptions, McpServerDef, PermissionMode } from '../../protocol/index.js';
@@ -17,16 +17,18 @@ function mcpEntry(server: McpServerDef): Record<string, unknown> {
 
 /** The config `options` add, as opencode reads it from OPENCODE_CONFIG_CONTENT. */
 export function opencodeOptionsConfig(options: AgentOptions): Record<string, unknown> {
-  const config: Record<string, unknown> = {
-    permission: { edit: PERMISSION[options.permissionMode], bash: PERMISSION[options.permissionMode], webfetch: PERMISSION[options.permissionMode] },
-  };
-  const tools: Record<string, boolean> = {};
+  const mode = PERMISSION[options.permissionMode];
+  // Tool lists are permissions too: opencode 1.18 turns its `tools` map into permissions that the mode's own
+  // permissions would override, and a denied tool is not offered to the model at all.
+  const permission: Record<string, string> = options.allowedTools.length > 0 ? { '*': 'deny' } : {};
+  Object.assign(permission, { edit: mode, bash: mode, webfetch: mode });
   if (options.allowedTools.length > 0) {
-    tools['*'] = false;
-    for (const tool of options.allowedTools) tools[tool] = true;
+    for (const key of ['edit', 'bash', 'webfetch']) if (!options.allowedTools.includes(key)) permission[key] = 'deny';
+    // An allowed tool runs freely, except that the mode still governs editing, the shell and the web.
+    for (const tool of options.allowedTools) permission[tool] = ['edit', 'bash', 'webfetch'].includes(tool) ? mode : 'allow';
   }
-  for (const tool of options.disallowedTools) tools[tool] = false;
-  if (Object.keys(tools).length > 0) config.tools = tools;
+  for (const tool of options.disallowedTools) permission[tool] = 'deny';
+  const config: Record<string, unknown> = { permission };
   if (options.mcpServers.length > 0) config.mcp = Object.fromEntries(options.mcpServers.map((s) => [s.name, mcpEntry(s)]));
   const build: Record<string, unknown> = {};
   if (options.systemPrompt !== undefined) build.prompt = options.systemPrompt;
