@@ -94,6 +94,8 @@ describe.for(ENGINES)('%s provider', (engine) => {
     expect(kinds).toEqual(expect.arrayContaining(['tool_use', 'tool_result']));
     const { runDir } = events.at(-1)!.diagnostics as { runDir: string };
     // The engine spawned the server (it logged the call in its working directory, the run dir) ...
+    const why = () => `no MCP call logged; tool results: ${JSON.stringify(events.filter((e) => e.content?.kind === 'tool_result').map((e) => e.content?.raw)).slice(0, 1500)}; stderr: ${fs.readFileSync(attemptAuditPaths(runDir, 1).stderr, 'utf8').slice(-1500)}`;
+    expect(fs.existsSync(path.join(runDir, 'mcp-calls.log')), why()).toBe(true);
     expect(fs.readFileSync(path.join(runDir, 'mcp-calls.log'), 'utf8')).toBe(`${JSON.stringify({ tool: 'echo', text: 'ping' })}\n`);
     // ... and sent the tool's result back to the model.
     const requests = fs.readFileSync(attemptAuditPaths(runDir, 1).modelRequests, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
