@@ -23,6 +23,7 @@ import { diffSnapshots, snapshotTree } from '../runtime/fs-snapshot.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
 import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
+import { setSettingsKeys } from '../runtime/config-file.js';
 import type { ProcessResult } from '../runtime/process-result.js';
 import { createRun, reserveAttempt, updateRun } from '../runtime/run-store.js';
 import { injectSkills } from '../runtime/skills.js';
@@ -144,6 +145,8 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   let meta: AttemptMeta = initialMeta({ run, attempt, engine: adapter.id, executableName: adapter.executableName, skillRoot: adapter.skillRoot, launch, translateMode, modelMode, scriptPath: resolvedScript.path, io, paths, audit, startedAt });
   let ownedServer: ModelServer | null = null;
   let isolation: AttemptIsolation | null = null;
+  /** Puts back the settings keys the agent options set for this attempt. */
+  const restoreSettings: Array<() => Promise<void>> = [];
   let prepared: PreparedEngine | null = null;
   let processResult: ProcessResult | null = null;
   let harnessError: AgentHarnessError | null = null;
@@ -186,6 +189,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     // 5 MB native library per run), and a shared one grew without bound.
     const options = applyAgentOptions(adapter, request.agentOptions, { runDir, attemptTmp });
     for (const file of options.files) fs.writeFileSync(file.path, file.content);
+    for (const edit of options.settings) restoreSettings.push(await setSettingsKeys(edit.file, edit.keys));
     meta.agent_options = request.agentOptions ? options.record : null;
     const env = buildEngineEnv({ paths: { ...paths, tmpDir: attemptTmp }, hostEnv: request.hostEnv, modelMode, modelBaseUrl: modelUrl, liveEnvKeys: adapter.liveEnvKeys, engineEnv: { ...prepared.env, ...options.env } });
     meta.env = redactEnv(env);
@@ -251,6 +255,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     harnessError = toAgentHarnessError(error);
     rasp.diagnostic({ code: harnessError.code, message: harnessError.message, level: 'error' });
   } finally {
+    for (const restore of restoreSettings.reverse()) await restore().catch(() => undefined);
     if (prepared) {
       await prepared.cleanup();
       if (meta.trust) meta.trust.removed_at = nowIso();

@@ -34,13 +34,18 @@ export interface AppliedAgentOptions {
   env: Record<string, string>;
   /** Files to write before the engine starts (under the attempt's TMPDIR); mapping itself writes nothing. */
   files: Array<{ path: string; content: string }>;
+  /**
+   * Top-level keys to set in a JSON settings file for this attempt only: set before the engine starts, and put
+   * back as they were (or removed) after it (gemini's workspace settings; mapping itself writes nothing).
+   */
+  settings: Array<{ file: string; keys: Record<string, unknown> }>;
   /** Config the options wrote, as recorded in `meta.N.json` `agent_options` (tokens never included). */
   record: Record<string, unknown>;
 }
 
 /** Nothing applied. */
 export function noAgentOptions(): AppliedAgentOptions {
-  return { leadingArgs: [], args: [], dropArgs: [], env: {}, files: [], record: {} };
+  return { leadingArgs: [], args: [], dropArgs: [], env: {}, files: [], settings: [], record: {} };
 }
 
 /** True when `options` ask for nothing beyond the defaults. */

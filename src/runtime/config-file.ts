@@ -73,3 +73,23 @@ export function childTable(parent: ConfigDoc, key: string): ConfigDoc {
   parent[key] = created;
   return created;
 }
+
+/**
+ * Sets top-level `keys` of the JSON settings file `file` (under its lock) and returns how to put them back as they
+ * were: the previous values, or no key where there was none.
+ */
+export async function setSettingsKeys(file: string, keys: Record<string, unknown>): Promise<() => Promise<void>> {
+  const previous: Record<string, unknown> = {};
+  await editConfigFile(file, JSON_CONFIG, (doc) => {
+    for (const [key, value] of Object.entries(keys)) {
+      previous[key] = doc[key];
+      doc[key] = value as ConfigDoc[string];
+    }
+  });
+  return () => editConfigFile(file, JSON_CONFIG, (doc) => {
+    for (const [key, value] of Object.entries(previous)) {
+      if (value === undefined) delete doc[key];
+      else doc[key] = value as ConfigDoc[string];
+    }
+  });
+}

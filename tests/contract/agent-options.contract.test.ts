@@ -22,8 +22,8 @@ function options(patch: Partial<AgentOptions>): AgentOptions {
 }
 
 /** The token appears nowhere but in the env variable that carries it (which the audit redacts). */
-function expectTokenOnlyInEnv(applied: { leadingArgs: string[]; args: string[]; env: Record<string, string>; files: Array<{ content: string }>; record: unknown }): void {
-  expect(JSON.stringify([applied.leadingArgs, applied.args, applied.files, applied.record])).not.toContain(TOKEN);
+function expectTokenOnlyInEnv(applied: { leadingArgs: string[]; args: string[]; env: Record<string, string>; files: Array<{ content: string }>; settings: unknown[]; record: unknown }): void {
+  expect(JSON.stringify([applied.leadingArgs, applied.args, applied.files, applied.settings, applied.record])).not.toContain(TOKEN);
   expect(applied.env.AGENT_HARNESS_MCP_REMOTE_API_TOKEN).toBe(TOKEN);
   expect(redactEnv(applied.env).AGENT_HARNESS_MCP_REMOTE_API_TOKEN).toBe('[redacted]');
 }
@@ -62,13 +62,15 @@ describe('claude', () => {
 });
 
 describe('gemini', () => {
-  it('writes a per-attempt system settings file (MCP, tools, turns) and a system prompt file; --approval-mode replaces --yolo', () => {
+  it('sets MCP, tools and turns in the run dir workspace settings for the attempt, writes a system prompt file; --approval-mode replaces --yolo', () => {
     const applied = applyGeminiAgentOptions(options({ permissionMode: 'plan', allowedTools: ['read_file'], disallowedTools: ['run_shell_command'], systemPrompt: 'You review.', maxTurns: 4, mcpServers: MCP }), ctx);
     expect(applied.args).toEqual(['--approval-mode', 'plan']);
     expect(applied.dropArgs).toEqual(['--yolo']);
-    expect(applied.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).toBe('/tmp/attempt-1/gemini-system-settings.json');
+    expect(applied.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).toBeUndefined();
     expect(applied.env.GEMINI_SYSTEM_MD).toBe('/tmp/attempt-1/gemini-system.md');
-    const settings = JSON.parse(applied.files.find((f) => f.path === applied.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH)!.content);
+    expect(applied.settings).toHaveLength(1);
+    expect(applied.settings[0]!.file).toBe('/work/run/.gemini/settings.json');
+    const settings = applied.settings[0]!.keys;
     expect(settings).toEqual({
       mcpServers: {
         echo: { command: 'node', args: ['/srv/echo.mjs', '--flag'], env: { ECHO_MODE: 'loud' } },
@@ -79,7 +81,7 @@ describe('gemini', () => {
     });
     expect(applied.files.find((f) => f.path === applied.env.GEMINI_SYSTEM_MD)?.content).toBe('You review.');
     expectTokenOnlyInEnv(applied);
-    expect(applyGeminiAgentOptions(options({}), ctx)).toMatchObject({ args: [], dropArgs: [] });
+    expect(applyGeminiAgentOptions(options({}), ctx)).toMatchObject({ args: [], dropArgs: [], settings: [] });
   });
 });
 
@@ -101,5 +103,22 @@ describe('opencode', () => {
     });
     expect(applied.env.OPENCODE_CONFIG_CONTENT).not.toContain(TOKEN);
     expectTokenOnlyInEnv(applied);
+  });
+});
+
+describe('settings set for one attempt', () => {
+  it('sets top-level keys and puts them back as they were (or removes them)', async () => {
+    const { setSettingsKeys } = await import('../../src/runtime/config-file.js');
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-settings-'));
+    const file = path.join(dir, 'settings.json');
+    fs.writeFileSync(file, JSON.stringify({ general: { a: 1 }, tools: { core: ['x'] } }));
+    const restore = await setSettingsKeys(file, { tools: { exclude: ['y'] }, mcpServers: { echo: { command: 'node' } } });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ general: { a: 1 }, tools: { exclude: ['y'] }, mcpServers: { echo: { command: 'node' } } });
+    await restore();
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ general: { a: 1 }, tools: { core: ['x'] } });
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -33,6 +33,7 @@ export function applyClaudeAgentOptions(options: AgentOptions): AppliedAgentOpti
     leadingArgs: [],
     args,
     files: [],
+    settings: [],
     dropArgs: options.permissionMode === 'bypassPermissions' ? [] : ['--dangerously-skip-permissions'],
     env: mcpTokenEnvs(options.mcpServers),
     record: { permission_mode: PERMISSION_MODE[options.permissionMode], allowed_tools: options.allowedTools, disallowed_tools: options.disallowedTools, system_prompt: options.systemPrompt ?? null, max_turns: options.maxTurns ?? null, mcp_servers: options.mcpServers.map(mcpRecord) },

@@ -47,6 +47,7 @@ export function applyCodexAgentOptions(options: AgentOptions): AppliedAgentOptio
     leadingArgs: overrides.flatMap(([key, value]) => ['-c', `${key}=${value}`]),
     args: [],
     files: [],
+    settings: [],
     dropArgs: [],
     env: mcpTokenEnvs(options.mcpServers),
     record: { sandbox_mode: SANDBOX[options.permissionMode], approval_policy: APPROVAL[options.permissionMode], developer_instructions: options.systemPrompt ?? null, mcp_servers: options.mcpServers.map(mcpRecord) },

@@ -1,9 +1,10 @@
 /**
  * Agent options on gemini 0.61: the permission mode as `--approval-mode` (plan, default; `--yolo` kept only when
- * bypassing), and the rest in a system settings file of this attempt only (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`, the
- * highest-precedence settings layer, in the attempt's TMPDIR): `mcpServers`, `tools.core` (the allowed built-in
- * tools), `tools.exclude` (the disallowed ones), `model.maxSessionTurns`; the system prompt is a file named by
- * `GEMINI_SYSTEM_MD` (it replaces gemini's own). An HTTP server's token is `$VAR` in the settings, expanded by
+ * bypassing), and the rest in the run directory's workspace settings (`.gemini/settings.json`, where the harness
+ * keeps gemini's enforced settings), set for this attempt and put back after it: `mcpServers`, `tools.core` (the
+ * allowed built-in tools), `tools.exclude` (the disallowed ones), `model.maxSessionTurns`. Not a system settings
+ * file: gemini skips one under a world-writable directory such as /tmp ("Parent directory '/tmp' is insecure").
+ * The system prompt is a file named by `GEMINI_SYSTEM_MD` (it replaces gemini's own). An HTTP server's token is `$VAR` in the settings, expanded by
  * gemini from the environment.
  */
 import path from 'node:path';
@@ -28,9 +29,7 @@ export function applyGeminiAgentOptions(options: AgentOptions, ctx: AgentOptions
   if (Object.keys(tools).length > 0) settings.tools = tools;
   if (options.maxTurns !== undefined) settings.model = { maxSessionTurns: options.maxTurns };
   const env: Record<string, string> = { ...mcpTokenEnvs(options.mcpServers) };
-  const settingsPath = path.join(ctx.attemptTmp, 'gemini-system-settings.json');
-  const files = [{ path: settingsPath, content: `${JSON.stringify(settings, null, 2)}\n` }];
-  env.GEMINI_CLI_SYSTEM_SETTINGS_PATH = settingsPath;
+  const files: AppliedAgentOptions['files'] = [];
   if (options.systemPrompt !== undefined) {
     const promptPath = path.join(ctx.attemptTmp, 'gemini-system.md');
     files.push({ path: promptPath, content: options.systemPrompt });
@@ -41,8 +40,9 @@ export function applyGeminiAgentOptions(options: AgentOptions, ctx: AgentOptions
     leadingArgs: [],
     args: bypass ? [] : ['--approval-mode', APPROVAL_MODE[options.permissionMode]],
     files,
+    settings: Object.keys(settings).length > 0 ? [{ file: path.join(ctx.runDir, '.gemini', 'settings.json'), keys: settings }] : [],
     dropArgs: bypass ? [] : ['--yolo'],
     env,
-    record: { approval_mode: APPROVAL_MODE[options.permissionMode], system_settings: { ...settings, ...(settings.mcpServers ? { mcpServers: options.mcpServers.map(mcpRecord) } : {}) }, system_prompt: options.systemPrompt ?? null },
+    record: { approval_mode: APPROVAL_MODE[options.permissionMode], workspace_settings: { ...settings, ...(settings.mcpServers ? { mcpServers: options.mcpServers.map(mcpRecord) } : {}) }, system_prompt: options.systemPrompt ?? null },
   };
 }

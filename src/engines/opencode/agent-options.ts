@@ -44,6 +44,7 @@ export function applyOpencodeAgentOptions(options: AgentOptions): AppliedAgentOp
     leadingArgs: [],
     args: [],
     files: [],
+    settings: [],
     dropArgs: [],
     env: { OPENCODE_CONFIG_CONTENT: JSON.stringify(config), ...mcpTokenEnvs(options.mcpServers) },
     record: { ...config, ...(config.mcp ? { mcp: options.mcpServers.map(mcpRecord) } : {}) },
