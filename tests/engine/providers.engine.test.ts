@@ -102,6 +102,9 @@ describe.for(ENGINES)('%s provider', (engine) => {
     expect(requests.filter((r) => r.response_kind !== 'side').some((r) => JSON.stringify(r.body).includes('echo: ping'))).toBe(true);
     const meta = expectCompleteAudit(attemptAuditPaths(runDir, 1));
     expect(JSON.stringify(meta.agent_options)).toContain('echo');
+    // Options hold for the attempt only: gemini's workspace settings no longer name the server.
+    const geminiSettings = path.join(runDir, '.gemini', 'settings.json');
+    if (fs.existsSync(geminiSettings)) expect(JSON.parse(fs.readFileSync(geminiSettings, 'utf8')).mcpServers).toBeUndefined();
   });
 
   it('systemPrompt reaches the model, and a disallowed tool is no longer offered to it', async () => {
