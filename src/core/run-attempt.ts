@@ -12,9 +12,9 @@ import { AgentHarnessError, toAgentHarnessError } from '../errors/index.js';
 import { getEngine, requireResume } from '../engines/registry.js';
 import type { EngineAdapter, PreparedEngine } from '../engines/engine.js';
 import { carryResumeFlags, withCarriedFlags } from '../engines/resume-flags.js';
-import { capabilityUnavailable, isDefaultAgentOptions, noAgentOptions, type AgentOptionsContext, type AppliedAgentOptions } from '../engines/agent-options.js';
+import { applyAgentOptions } from '../engines/agent-options.js';
 import { loadModelScript, parseModelScript, startModelServer, type ModelScript, type ModelServer } from '../model/index.js';
-import { AttemptMetaSchema, type AgentOptions, type AttemptMeta, type ModelMode, type Completion, type FcmpEvent, type FsDiff } from '../protocol/index.js';
+import { AttemptMetaSchema, type AttemptMeta, type ModelMode, type Completion, type FcmpEvent, type FsDiff } from '../protocol/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { buildEngineEnv, redactEnv } from '../runtime/env.js';
 import { engineVersion } from '../runtime/engine-version.js';
@@ -84,14 +84,6 @@ function assertSameEngine(request: AttemptRequest): void {
     `Run ${request.run.handle} is a ${request.run.engine} run; it cannot take a ${request.engine} attempt. Start a new run for ${request.engine}, or name ${request.run.engine}.`,
     { details: { run_id: request.run.run_id, run_engine: request.run.engine, engine: request.engine } },
   );
-}
-
-/** The attempt's agent options as the engine applies them; none given means the engine's headless defaults. */
-function applyAgentOptions(adapter: EngineAdapter, options: AgentOptions | undefined, ctx: AgentOptionsContext): AppliedAgentOptions {
-  if (!options) return noAgentOptions();
-  if (adapter.applyAgentOptions) return adapter.applyAgentOptions(options, ctx);
-  if (isDefaultAgentOptions(options)) return noAgentOptions();
-  throw capabilityUnavailable(adapter.id, 'agentOptions', 'the engine maps no agent options');
 }
 
 /** Runs one attempt and returns its result. Throws only for errors before a run directory exists. */

@@ -5,13 +5,26 @@
 import { AgentHarnessError } from '../errors/index.js';
 import { DEFAULT_AGENT_OPTIONS, type AgentOptions, type EngineId, type McpServerDef } from '../protocol/index.js';
 
+/** What {@link applyAgentOptions} needs of an engine adapter. */
+interface OptionsAdapter {
+  id: EngineId;
+  applyAgentOptions?: (options: AgentOptions, ctx: AgentOptionsContext) => AppliedAgentOptions;
+}
+
 /**
- * Checks that `adapter` can apply `options`, before any run exists: ENGINE_CAPABILITY_UNAVAILABLE otherwise.
- * Mapping is pure (it only describes files), so this has no side effect.
+ * The options as `adapter` applies them; none given means the engine's headless defaults. An engine that maps no
+ * options accepts only the defaults. Mapping is pure (it describes files and settings, writes nothing).
  */
-export function checkAgentOptions(adapter: { id: EngineId; applyAgentOptions?: (o: AgentOptions, c: AgentOptionsContext) => AppliedAgentOptions }, options: AgentOptions): void {
-  if (adapter.applyAgentOptions) adapter.applyAgentOptions(options, { runDir: '/nonexistent', attemptTmp: '/nonexistent' });
-  else if (!isDefaultAgentOptions(options)) throw capabilityUnavailable(adapter.id, 'agentOptions', 'the engine maps no agent options');
+export function applyAgentOptions(adapter: OptionsAdapter, options: AgentOptions | undefined, ctx: AgentOptionsContext): AppliedAgentOptions {
+  if (!options) return noAgentOptions();
+  if (adapter.applyAgentOptions) return adapter.applyAgentOptions(options, ctx);
+  if (isDefaultAgentOptions(options)) return noAgentOptions();
+  throw capabilityUnavailable(adapter.id, 'agentOptions', 'the engine maps no agent options');
+}
+
+/** Checks that `adapter` can apply `options`, before any run exists: ENGINE_CAPABILITY_UNAVAILABLE otherwise. */
+export function checkAgentOptions(adapter: OptionsAdapter, options: AgentOptions): void {
+  applyAgentOptions(adapter, options, { runDir: '/nonexistent', attemptTmp: '/nonexistent' });
 }
 
 /** What an engine needs to map options for one attempt. */

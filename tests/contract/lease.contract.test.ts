@@ -1,11 +1,11 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { execa } from 'execa';
 import { parse as parseToml } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { editConfigFile, TOML_CONFIG, JSON_CONFIG, childTable } from '../../src/runtime/config-file.js';
-import { describeCurrentOwner, listLeases, readProcessStartTime, reclaimDeadLeases, takeLease, type LeaseOwner } from '../../src/runtime/lease.js';
+import { describeCurrentOwner, listLeases, reclaimDeadLeases, takeLease } from '../../src/runtime/lease.js';
+import { deadOwner } from '../helpers/processes.js';
 
 let root: string;
 beforeEach(async () => {
@@ -14,16 +14,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await fs.rm(root, { recursive: true, force: true });
 });
-
-/** The owner record of a real process that has exited by the time this returns. */
-async function deadOwner(): Promise<LeaseOwner> {
-  const child = execa('sleep', ['30']);
-  const owner = { pid: child.pid!, start_time: readProcessStartTime(child.pid!) };
-  expect(owner.start_time).not.toBeNull();
-  child.kill('SIGKILL');
-  await child.catch(() => undefined);
-  return owner;
-}
 
 describe('config leases', () => {
   it('reclaims a dead owner\'s codex trust entry and keeps other projects', async () => {

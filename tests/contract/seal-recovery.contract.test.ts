@@ -7,7 +7,8 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AttemptMetaSchema, FcmpEventSchema } from '../../src/protocol/index.js';
-import { readProcessStartTime, takeLease } from '../../src/runtime/lease.js';
+import { takeLease } from '../../src/runtime/lease.js';
+import { deadOwner } from '../helpers/processes.js';
 import { BIN, createCliSandbox, installFakeEngine, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
 
 const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
@@ -18,15 +19,6 @@ beforeEach(() => {
   installFakeEngine(sandbox, 'codex', { stdoutFile: STREAM });
 });
 afterEach(() => sandbox.cleanup());
-
-/** The owner record of a real process that has exited by the time this returns. */
-async function deadOwner(): Promise<{ pid: number; start_time: string | null }> {
-  const child = execa('sleep', ['30']);
-  const owner = { pid: child.pid!, start_time: readProcessStartTime(child.pid!) };
-  child.kill('SIGKILL');
-  await child.catch(() => undefined);
-  return owner;
-}
 
 /** Runs a start, then makes its attempt look like the harness died mid-way: meta `running`, owner gone, no FCMP. */
 async function orphanedRun(): Promise<{ runDir: string; metaFile: string }> {

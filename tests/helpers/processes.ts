@@ -3,6 +3,8 @@
  * nothing an attempt started outlives it.
  */
 import fs from 'node:fs';
+import { execa } from 'execa';
+import { readProcessStartTime, type LeaseOwner } from '../../src/runtime/lease.js';
 
 /** A `sleep` duration unique to this call: its command line is the marker. */
 export function uniqueSleepSeconds(): string {
@@ -50,3 +52,14 @@ const socket = net.connect(9, '10.255.255.1');
 socket.on('connect', () => { write('connected'); socket.destroy(); });
 socket.on('error', (e) => write(e.code));
 `;
+
+/** The owner record (pid + kernel start time) of a real process that has exited by the time this returns. */
+export async function deadOwner(): Promise<LeaseOwner> {
+  const child = execa('sleep', ['30']);
+  const owner = { pid: child.pid!, start_time: readProcessStartTime(child.pid!) };
+  // Without its start time a dead owner could not be told from a recycled pid: the tests would prove nothing.
+  if (owner.start_time === null) throw new Error(`no kernel start time for pid ${owner.pid}`);
+  child.kill('SIGKILL');
+  await child.catch(() => undefined);
+  return owner;
+}
