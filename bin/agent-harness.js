@@ -68,7 +68,40 @@ export function buildDist({ ifStale = false, lenient = false } = {}) {
   rmSync(stampFile, { force: true });
   const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) return fail(`tsc -p tsconfig.build.json failed (${result.error?.message ?? `exit status ${result.status ?? result.signal}`}).`);
+  bundleCli();
   writeFileSync(stampFile, fingerprint);
+}
+
+/**
+ * Bundles the command (dist/cli/main.js and what it imports, dependencies included) into dist/bundle/, split at
+ * its lazy imports so `--version` still loads little. Node resolves and reads ~150 small ES modules per attempt
+ * otherwise: about 120 ms of a CLI attempt (bench/RESULTS.md). The library entry points (`exports`) stay
+ * unbundled. Without esbuild (dev dependencies omitted) the command runs dist/cli/main.js, as before.
+ */
+function bundleCli() {
+  const outdir = join(root, 'dist', 'bundle');
+  rmSync(outdir, { recursive: true, force: true });
+  let esbuild;
+  try {
+    esbuild = createRequire(import.meta.url)('esbuild');
+  } catch {
+    console.error('agent-harness build: esbuild is not installed; the command runs the unbundled dist/ (slower start).');
+    return;
+  }
+  esbuild.buildSync({
+    entryPoints: { main: join(root, 'dist', 'cli', 'main.js') },
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // The native PTY module loads its prebuilt binary relative to its own files.
+    external: ['@lydell/node-pty'],
+    // Bundled CommonJS dependencies call require() for Node's built-ins.
+    banner: { js: "import { createRequire as __agentHarnessRequire } from 'node:module'; const require = __agentHarnessRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
 }
 
 /** Runs the CLI from dist/ or, in a checkout whose dist/ is missing or stale, from src/ through tsx. */
@@ -80,7 +113,8 @@ async function main() {
     const { tsImport } = await import('tsx/esm/api');
     cli = await tsImport(pathToFileURL(source).href, import.meta.url);
   } else {
-    cli = await import(pathToFileURL(join(root, 'dist', 'cli', 'main.js')).href);
+    const bundle = join(root, 'dist', 'bundle', 'main.js');
+    cli = await import(pathToFileURL(existsSync(bundle) ? bundle : join(root, 'dist', 'cli', 'main.js')).href);
   }
   process.exitCode = await cli.runCli(process.argv.slice(2));
 }

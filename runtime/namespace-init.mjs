@@ -8,10 +8,13 @@
 //      process exits, which ends every process of the namespace,
 //   4. starts the engine with the inherited stdio and exits when it does, reporting the exact exit over the
 //      lifeline (as PID 1 it cannot die of the engine's signal, so it exits 128+n and says which signal).
+// Started without an engine command (split-stream attempts), it sets up and then waits for one line on the
+// lifeline, {"type":"launch","file","args","env","cwd"}: the harness starts it while it still writes the engine's
+// config, so this process's start-up (a Node start, ~40 ms) is not added to the attempt.
 // It never writes to stdout or stderr: those carry the engine's stream. Signals are not forwarded: the harness
 // signals the whole process group (the engine is in it), and PID 1 ignores signals it has no handler for.
 //
-// argv: node namespace-init.mjs <config JSON> <engine file> [engine args...]
+// argv: node namespace-init.mjs <config JSON> [<engine file> [engine args...]]
 // config: { "ip": "/usr/sbin/ip" | null, "lifeline": "<socket path>", "forwards": [{ "port": 1234, "socket": "<path>" }] }
 import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
@@ -21,6 +24,33 @@ const [configText, file, ...args] = process.argv.slice(2);
 const config = JSON.parse(configText);
 const lifeline = net.connect(config.lifeline);
 let finished = false;
+let received = '';
+let launchWaiter = null;
+const launches = [];
+lifeline.setEncoding('utf8');
+lifeline.on('data', (text) => {
+  received += text;
+  for (let newline = received.indexOf('\n'); newline >= 0; newline = received.indexOf('\n')) {
+    const line = received.slice(0, newline);
+    received = received.slice(newline + 1);
+    try {
+      const message = JSON.parse(line);
+      if (message?.type === 'launch') launches.push(message);
+    } catch {
+      // not a message
+    }
+  }
+  if (launches.length > 0 && launchWaiter) launchWaiter(launches.shift());
+});
+
+/** The engine command: from argv, or (waiting mode) the harness's launch message. */
+function nextLaunch() {
+  if (file !== undefined) return Promise.resolve({ file, args, env: process.env, cwd: process.cwd() });
+  if (launches.length > 0) return Promise.resolve(launches.shift());
+  return new Promise((resolve) => {
+    launchWaiter = resolve;
+  });
+}
 
 function report(message) {
   if (!lifeline.destroyed) lifeline.write(`${JSON.stringify(message)}\n`);
@@ -74,7 +104,8 @@ async function main() {
   } catch (error) {
     return fail('forward', error);
   }
-  const child = spawn(file, args, { stdio: 'inherit' });
+  const launch = await nextLaunch();
+  const child = spawn(launch.file, launch.args, { stdio: 'inherit', env: launch.env, cwd: launch.cwd });
   child.once('error', (error) => fail('spawn', error));
   child.once('exit', (code, signal) => {
     report({ type: 'exit', code, signal });

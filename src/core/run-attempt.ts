@@ -34,6 +34,7 @@ import { offeredSkills } from './offered-skills.js';
 import { translateRaspToFcmp } from '../translate/fcmp.js';
 import { buildConformanceReport } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
+import { StepClock } from './step-clock.js';
 import { spawnEngine } from './spawn-engine.js';
 import { excludeHarnessPaths, gitDiffPatch, hasWorkspaceSeed, seedWorkspace } from './workspace.js';
 import { attemptAuditPaths, AuditWriteFailures, auditWriteFailed, ensureFsAuditFiles, fcmpSeqStart, RawLogWriter, writeJsonl } from './audit-files.js';
@@ -89,6 +90,7 @@ function assertSameEngine(request: AttemptRequest): void {
 /** Runs one attempt and returns its result. Throws only for errors before a run directory exists. */
 export async function runAttempt(request: AttemptRequest): Promise<AttemptResult> {
   const { paths } = request;
+  const clock = new StepClock();
   assertSameEngine(request);
   const adapter: EngineAdapter = getEngine(request.run?.engine ?? request.engine);
   const launch = request.launch;
@@ -151,6 +153,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   /** This attempt's requests: its own server's, or those a shared server (the fixtures') got since it started. */
   const attemptRequests = () => ownedServer?.requests ?? request.modelServer?.requests?.slice(sharedRequestsBefore) ?? [];
   const attemptTmp = path.join(paths.tmpDir, `${run.handle}-${attempt}`);
+  clock.mark('run_store');
 
   try {
     let modelUrl: string | null = null;
@@ -162,13 +165,19 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       }
     }
     meta.model.base_url = modelUrl;
+    clock.mark('model_server');
     isolation = await openIsolation({ mode: request.isolation ?? resolveIsolationMode(undefined, request.hostEnv ?? process.env), modelUrl });
     meta.isolation = isolation.record;
+    // The namespaces' init starts now and sets up while the config is written (split streams only: a PTY or
+    // `script` starts it in their own terminal).
+    if (io === 'split') isolation.prestart(adapter.stdin === 'ignore' ? 'ignore' : { text: '' });
+    clock.mark('isolation');
     if (isolation.record.reason !== null && isolation.record.mode === 'auto') {
       rasp.diagnostic({ code: 'ISOLATION_DEGRADED', message: `No namespaces for this attempt: ${isolation.record.reason}. Network: ${isolation.record.network}, processes: ${isolation.record.processes}.`, level: 'warning' });
     }
     if (hasWorkspaceSeed(request.workspace)) meta.workspace = await seedWorkspace(runDir, request.workspace, paths.projectRoot);
     meta.skill_injection = await injectSkills({ sourceRoots: paths.skillRoots, targetRoot: path.join(runDir, adapter.skillRoot), ...(request.onlySkills ? { only: request.onlySkills } : {}) });
+    clock.mark('workspace_and_skills');
     // The leak guard runs before anything is written into the managed home.
     const hostEnv = request.hostEnv ?? process.env;
     assertNoEnvLeak([paths.agentHome, paths.tmpDir, paths.npmPrefix], hostEnv.HOME);
@@ -196,11 +205,14 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       : request.rawArgs ? [...(request.passthrough ?? [])] : adapter.buildStartArgs({ prompt: request.prompt ?? null, passthrough: request.passthrough ?? [] });
     const argv = [...prepared.leadingArgs, ...options.leadingArgs, ...engineArgs.filter((arg) => !options.dropArgs.includes(arg)), ...options.args];
     meta.command = { executable, argv, cwd: runDir, io };
+    clock.mark('engine_config');
     await writeJsonAtomic(audit.meta, meta);
     request.onReady?.({ run, attempt, executable, argv, translateMode, skills: meta.skill_injection, configRoots, modelUrl, io, isolation: isolation.record });
 
+    clock.mark('meta_write');
     const before = await snapshotTree(runDir);
     await writeJsonAtomic(audit.fsBefore, before);
+    clock.mark('fs_before');
 
     rasp.started({ launch, argv: [executable, ...argv], cwd: runDir, pid: null, io });
     const timeoutMs = request.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
@@ -211,6 +223,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       ...(request.onOutput ? { onOutput: request.onOutput } : {}),
       ...(isolation.record.processes === 'pid-namespace' ? { isolation } : {}),
     });
+    clock.mark('engine');
     if (processResult.spawnError) {
       harnessError = new AgentHarnessError('ENGINE_SPAWN_FAILED', `Could not start ${executable}: ${processResult.spawnError.message}`, { cause: processResult.spawnError, attempt });
       rasp.diagnostic({ code: 'ENGINE_SPAWN_FAILED', message: harnessError.message, level: 'error' });
@@ -243,6 +256,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       fs.writeFileSync(file, patch);
       meta.files.gitDiff = path.relative(runDir, file);
     }
+    clock.mark('fs_after');
   } catch (error) {
     harnessError = toAgentHarnessError(error);
     rasp.diagnostic({ code: harnessError.code, message: harnessError.message, level: 'error' });
@@ -255,6 +269,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     await isolation?.close().catch(() => undefined);
     await ownedServer?.close().catch(() => undefined);
     await fs.promises.rm(attemptTmp, { recursive: true, force: true }).catch(() => undefined);
+    clock.mark('cleanup');
     // From here on a full disk is recorded per file (auditFailures), never thrown: the verdict and every file
     // that can still be written are kept, and the attempt ends AUDIT_WRITE_FAILED naming what is missing.
     await auditFailures.attemptAsync(audit.fsDiff, () => ensureFsAuditFiles(audit, runDir));
@@ -285,6 +300,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     auditFailures.attempt(audit.fcmp, () => writeJsonl(audit.fcmp, fcmp));
     writer.close();
     const endedAt = new Date();
+    clock.mark('translate');
     const sessionId = lastSessionId(rasp.events, run.session_id);
     meta = {
       ...meta,
@@ -299,6 +315,8 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     await auditFailures.attemptAsync(audit.conformance, () => writeJsonAtomic(audit.conformance, buildConformanceReport({
       runId: run.run_id, engine: adapter.id, attempt, launch, rasp: rasp.events, fcmp, completion, durationMs: meta.timings.duration_ms, engineVersion: meta.engine_version ?? null,
     })));
+    clock.mark('conformance');
+    meta.timings.steps = clock.record();
     if (auditFailures.list.length > 0) {
       const failed = auditWriteFailed(audit, attempt, auditFailures.list, harnessError);
       harnessError = failed;

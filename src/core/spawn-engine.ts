@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import type { StreamName } from '../protocol/index.js';
 import { runPassthrough } from '../runtime/passthrough.js';
 import type { ProcessResult } from '../runtime/process-result.js';
-import { runProcess } from '../runtime/process.js';
+import { runProcess, superviseSplit } from '../runtime/process.js';
 import type { AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
 import { checkSpawnable, runPty } from '../runtime/pty.js';
 import { feedLine } from '../translate/feed.js';
@@ -61,7 +61,11 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
     const logged = fs.existsSync(audit.ptyOutput) ? fs.readFileSync(audit.ptyOutput) : Buffer.alloc(0);
     for (const line of splitter.push('pty', logged, 0)) feedLine(rasp, line);
   } else {
-    result = await runProcess({ ...common, stdin: input.stdin === 'ignore' ? 'ignore' : { text: '' }, onChunk: feed });
+    // With namespaces the init was started earlier (prestart): it is only told what to run.
+    const prestarted = input.signal?.aborted ? null : input.isolation?.launch({ file: input.file, args: input.args, env: input.env, cwd: input.cwd }) ?? null;
+    result = prestarted
+      ? await superviseSplit(prestarted, { ...common, onChunk: feed })
+      : await runProcess({ ...common, stdin: input.stdin === 'ignore' ? 'ignore' : { text: '' }, onChunk: feed });
   }
   for (const line of splitter.flush()) feedLine(rasp, line);
   return input.isolation ? input.isolation.settle(result) : result;

@@ -102,6 +102,8 @@ export const AttemptMetaSchema = z.object({
     started_at: TimestampSchema,
     ended_at: TimestampSchema.nullable(),
     duration_ms: z.number().nonnegative().nullable(),
+    /** Milliseconds per step of the attempt (harness steps and `engine`), in order; absent in older metas. */
+    steps: z.record(z.string(), z.number().nonnegative()).optional(),
   }),
   exit: z.object({
     code: z.number().int().nullable(),

@@ -6,6 +6,7 @@
  * (shared/research/vitest.md §7). After the child exits, the pipes get a short bound to drain; then whatever is
  * left of the group is killed and the pipes are closed, so the promise always settles and nothing keeps running.
  */
+import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import { armTermination, type BaseRunOptions, type ProcessResult } from './process-result.js';
 
@@ -51,14 +52,34 @@ function toSpawnError(file: string, result: unknown): Error {
   return new Error(message ?? `Could not start ${file}.`);
 }
 
+/** What {@link spawnSplit} needs: the command, its cwd, env and stdin (no callbacks, no timeout yet). */
+export type SpawnSplitOptions = Pick<RunProcessOptions, 'file' | 'args' | 'cwd' | 'env' | 'stdin'>;
+
 /**
- * Runs `file args` with split stdout/stderr pipes and exactly `env` (nothing inherited). Never throws: a
- * missing executable or cwd comes back as `spawnError`; a timeout or abort kills the whole process group
- * (SIGTERM, then SIGKILL after `killGraceMs`) and sets `timedOut` / `canceled`.
+ * A child started with split pipes and not yet supervised: nothing reads its pipes (what it writes waits in them)
+ * and no timeout runs until {@link superviseSplit} takes it over.
  */
-export async function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
-  const started = performance.now();
-  if (options.signal?.aborted) return notStarted(started, null, true);
+export interface SpawnedSplit {
+  /** The command, for messages. */
+  readonly file: string;
+  /** The process (and group) id, or undefined when it could not start. */
+  readonly pid: number | undefined;
+  /** Settles (never rejects) when the child exited and its pipes closed; the value is execa's result or error. */
+  readonly settled: Promise<unknown>;
+  /** The child's pipes. */
+  readonly stdout: Readable | null;
+  readonly stderr: Readable | null;
+  /** Registers a listener for the child's exit. */
+  onceExit(listener: (code: number | null, signal: string | null) => void): void;
+  /** The error for invalid options (execa threw); the child never started. */
+  readonly invalid: Error | null;
+}
+
+/**
+ * Starts `file args` in its own process group with split stdout/stderr pipes and exactly `env` (nothing
+ * inherited), without supervising it: {@link superviseSplit} does. Never throws.
+ */
+export function spawnSplit(options: SpawnSplitOptions): SpawnedSplit {
   let subprocess;
   try {
     subprocess = execa(options.file, [...options.args], {
@@ -76,11 +97,47 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
     });
   } catch (error) {
     // Invalid options; execa reports spawn failures through the promise, not by throwing.
-    return notStarted(started, error instanceof Error ? error : new Error(String(error)));
+    const invalid = error instanceof Error ? error : new Error(String(error));
+    return { file: options.file, pid: undefined, settled: Promise.resolve(invalid), stdout: null, stderr: null, onceExit: () => undefined, invalid };
   }
-  const settled: Promise<unknown> = subprocess.then((result) => result, (error: unknown) => error);
+  const child = subprocess;
+  return {
+    file: options.file,
+    pid: child.pid,
+    settled: child.then((result) => result, (error: unknown) => error),
+    stdout: child.stdout,
+    stderr: child.stderr,
+    onceExit: (listener) => {
+      if (child.exitCode !== null || child.signalCode !== null) listener(child.exitCode, child.signalCode);
+      else child.once('exit', (code, signal) => listener(code, signal));
+    },
+    invalid: null,
+  };
+}
+
+/**
+ * Runs `file args` with split stdout/stderr pipes and exactly `env` (nothing inherited). Never throws: a
+ * missing executable or cwd comes back as `spawnError`; a timeout or abort kills the whole process group
+ * (SIGTERM, then SIGKILL after `killGraceMs`) and sets `timedOut` / `canceled`.
+ */
+export async function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
+  if (options.signal?.aborted) return notStarted(performance.now(), null, true);
+  return superviseSplit(spawnSplit(options), options);
+}
+
+/** What {@link superviseSplit} needs besides the child: callbacks, timeout and abort. */
+export type SuperviseOptions = Omit<RunProcessOptions, 'file' | 'args' | 'cwd' | 'env' | 'stdin'>;
+
+/**
+ * Supervises a child from {@link spawnSplit}: forwards its chunks, arms the timeout and the abort on its process
+ * group, and resolves once it exited and its pipes drained (bounded). Never throws.
+ */
+export async function superviseSplit(subprocess: SpawnedSplit, options: SuperviseOptions): Promise<ProcessResult> {
+  const started = performance.now();
+  if (subprocess.invalid) return notStarted(started, subprocess.invalid);
+  const { settled } = subprocess;
   const pid = subprocess.pid;
-  if (pid === undefined) return notStarted(started, toSpawnError(options.file, await settled));
+  if (pid === undefined) return notStarted(started, toSpawnError(subprocess.file, await settled));
 
   const forward = (stream: 'stdout' | 'stderr') => (chunk: Uint8Array | string): void => {
     options.onChunk?.(stream, Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
@@ -89,7 +146,7 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   subprocess.stderr?.on('data', forward('stderr'));
   const termination = armTermination(pid, options);
   const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) => {
-    subprocess.once('exit', (code, signal) => resolve({ code, signal }));
+    subprocess.onceExit((code, signal) => resolve({ code, signal }));
   });
   termination.disarm();
   const { timedOut, canceled } = termination.state;

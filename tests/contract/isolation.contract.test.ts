@@ -15,7 +15,7 @@ import { isAgentHarnessError } from '../../src/errors/index.js';
 import { openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../../src/runtime/isolation/mode.js';
 import { probeNamespaces } from '../../src/runtime/isolation/probe.js';
-import { runProcess } from '../../src/runtime/process.js';
+import { runProcess, superviseSplit } from '../../src/runtime/process.js';
 import { NETWORK_PROBE, eventually, pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
 
 const support = probeNamespaces();
@@ -34,27 +34,41 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+/**
+ * How the init gets the engine command: `wrap` puts it on the init's command line (PTY and `script` attempts);
+ * `prestart` starts the init first and sends the command later over the lifeline (split-stream attempts).
+ */
+type InitStart = 'wrap' | 'prestart';
+
 /** Runs `sh -c script` in the namespaces of a scripted attempt. */
-async function runIsolated(script: string, options: { timeoutMs?: number; file?: string; args?: string[] } = {}) {
+async function runIsolated(via: InitStart, script: string, options: { timeoutMs?: number; file?: string; args?: string[] } = {}) {
   const isolation = await openIsolation({ mode: 'require', modelUrl });
   try {
-    const command = isolation.wrap(options.file ?? '/bin/sh', options.args ?? ['-c', script]);
+    const file = options.file ?? '/bin/sh';
+    const args = options.args ?? ['-c', script];
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
     const chunks: Buffer[] = [];
-    const result = await runProcess({
-      file: command.file, args: command.args, cwd: tmp, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdin: 'ignore',
-      onChunk: (_stream, chunk) => chunks.push(chunk), killGraceMs: 500,
-      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-    });
+    const supervise = { onChunk: (_stream: string, chunk: Buffer) => chunks.push(chunk), killGraceMs: 500, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) };
+    let result;
+    if (via === 'prestart') {
+      isolation.prestart('ignore');
+      const child = isolation.launch({ file, args, env, cwd: tmp });
+      if (!child) throw new Error('prestart started nothing');
+      result = await superviseSplit(child, supervise);
+    } else {
+      const command = isolation.wrap(file, args);
+      result = await runProcess({ file: command.file, args: command.args, cwd: tmp, env, stdin: 'ignore', ...supervise });
+    }
     return { result: await isolation.settle(result), output: Buffer.concat(chunks).toString('utf8'), record: isolation.record };
   } finally {
     await isolation.close();
   }
 }
 
-describe.skipIf(!support.available)(`namespaces (${support.reason ?? 'available'})`, () => {
+describe.skipIf(!support.available).each<InitStart>(['wrap', 'prestart'])(`namespaces (${support.reason ?? 'available'}), init via %s`, (via) => {
   it('the engine sees only loopback and no route; a non-loopback connect fails at once; the model port answers', async () => {
     const fetchModel = `node -e "fetch('${modelUrl}').then((r) => r.text()).then((t) => console.log('model: ' + t))"`;
-    const { result, output, record } = await runIsolated(`node probe.cjs && cat net.json && echo && ${fetchModel}`);
+    const { result, output, record } = await runIsolated(via, `node probe.cjs && cat net.json && echo && ${fetchModel}`);
     expect(record).toEqual({ mode: 'require', network: 'namespace', processes: 'pid-namespace', reason: null });
     expect(result.exitCode, output).toBe(0);
     const net = JSON.parse(output.split('\n')[0]!);
@@ -63,18 +77,18 @@ describe.skipIf(!support.available)(`namespaces (${support.reason ?? 'available'
   });
 
   it("reports the engine's own exit: a code as is, a signal as the signal (not init's 128+n)", async () => {
-    expect((await runIsolated('exit 3')).result).toMatchObject({ exitCode: 3, signal: null, spawnError: null });
-    expect((await runIsolated('kill -TERM $$')).result).toMatchObject({ exitCode: null, signal: 'SIGTERM', spawnError: null });
+    expect((await runIsolated(via, 'exit 3')).result).toMatchObject({ exitCode: 3, signal: null, spawnError: null });
+    expect((await runIsolated(via, 'kill -TERM $$')).result).toMatchObject({ exitCode: null, signal: 'SIGTERM', spawnError: null });
   });
 
   it('a missing engine is a spawn error, as without namespaces', async () => {
-    const { result } = await runIsolated('', { file: path.join(tmp, 'no-such-engine'), args: [] });
+    const { result } = await runIsolated(via, '', { file: path.join(tmp, 'no-such-engine'), args: [] });
     expect(result.spawnError).toMatchObject({ code: 'ENOENT' });
   });
 
   it("a timeout ends every process of the attempt, a setsid'd one that ignores SIGTERM included", async () => {
     const sleeper = `sleep ${uniqueSleepSeconds()}`;
-    const { result } = await runIsolated(`setsid sh -c "trap '' TERM; ${sleeper}" >/dev/null 2>&1 </dev/null & sleep 60`, { timeoutMs: 1500 });
+    const { result } = await runIsolated(via, `setsid sh -c "trap '' TERM; ${sleeper}" >/dev/null 2>&1 </dev/null & sleep 60`, { timeoutMs: 1500 });
     expect(result.timedOut).toBe(true);
     expect(pidsWithMarker(sleeper)).toEqual([]);
   });
@@ -96,6 +110,19 @@ await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify
       child.kill('SIGKILL');
     }
     expect(await eventually(() => pidsWithMarker(sleeper).length === 0, 10_000)).toBe(true);
+  });
+
+  it.runIf(via === 'prestart')('an init prestarted for an attempt that failed before its engine started is gone after close', async () => {
+    const isolation = await openIsolation({ mode: 'require', modelUrl });
+    isolation.prestart('ignore');
+    // The init's command line carries its config (the lifeline socket path): a marker unique to this attempt.
+    const config = isolation.wrap('/bin/true', []).args.find((arg) => arg.includes('"lifeline"'));
+    const marker = (JSON.parse(config ?? '{}') as { lifeline: string }).lifeline;
+    expect(marker).toMatch(/life\.sock$/);
+    expect(await eventually(() => pidsWithMarker(marker).length > 0, 10_000)).toBe(true);
+    await isolation.close();
+    expect(await eventually(() => pidsWithMarker(marker).length === 0, 10_000)).toBe(true);
+    expect(isolation.launch({ file: '/bin/true', args: [], env: {}, cwd: tmp })).toBeNull();
   });
 });
 

@@ -16,14 +16,15 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { AgentHarnessError } from '../../errors/index.js';
-import type { ProcessResult } from '../process-result.js';
+import { PACKAGE_ROOT } from '../executables.js';
+import { killGroup, type ProcessResult } from '../process-result.js';
+import { spawnSplit, type SpawnedSplit, type SpawnSplitOptions } from '../process.js';
 import type { IsolationMode, IsolationRecord } from '../../protocol/index.js';
 import { probeNamespaces, type NamespaceSupport } from './probe.js';
 
 /** The init script, at the package root in a checkout and in the published package alike. */
-export const NAMESPACE_INIT = fileURLToPath(new URL('../../../runtime/namespace-init.mjs', import.meta.url));
+export const NAMESPACE_INIT = path.join(PACKAGE_ROOT, 'runtime', 'namespace-init.mjs');
 
 /** What {@link openIsolation} needs. */
 export interface OpenIsolationOptions {
@@ -39,6 +40,16 @@ export interface AttemptIsolation {
   record: IsolationRecord;
   /** The command that runs `file args` inside the namespaces (unchanged without them). */
   wrap(file: string, args: readonly string[]): { file: string; args: string[] };
+  /**
+   * Starts the namespaces and their init now, with split pipes, before the engine command is known (the harness
+   * is still writing its config): {@link launch} then only sends the command. Does nothing without namespaces.
+   */
+  prestart(stdin: SpawnSplitOptions['stdin']): void;
+  /**
+   * Has the prestarted init run `file args` with exactly `env` in `cwd`, and returns the child to supervise (the
+   * engine's output comes out of its pipes); null when nothing was prestarted.
+   */
+  launch(command: { file: string; args: readonly string[]; env: Record<string, string>; cwd: string }): SpawnedSplit | null;
   /**
    * The engine's own exit (not init's 128+n), or the spawn error init reported. Waits (briefly) for the init's
    * lifeline to close, so its last report is in.
@@ -93,12 +104,14 @@ async function listenForwarder(socket: string, port: number): Promise<net.Server
 /** Listens for the init's lifeline; its newline-delimited reports go to `onReport`. */
 async function listenLifeline(socket: string, onReport: (report: InitReport) => void): Promise<Lifeline> {
   const sockets = new Set<net.Socket>();
+  let outbox: string | null = null;
   let markClosed: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
   });
   const server = net.createServer((connection) => {
     sockets.add(connection);
+    if (outbox !== null) connection.write(outbox);
     connection.on('close', markClosed);
     let buffered = '';
     connection.setEncoding('utf8');
@@ -122,7 +135,15 @@ async function listenLifeline(socket: string, onReport: (report: InitReport) => 
     server.once('error', reject);
     server.listen(socket, () => resolve());
   });
-  return { server, sockets, closed };
+  return {
+    server,
+    sockets,
+    closed,
+    send: (line) => {
+      outbox = `${outbox ?? ''}${line}\n`;
+      for (const connection of sockets) connection.write(`${line}\n`);
+    },
+  };
 }
 
 /** The harness's end of the init's lifeline. */
@@ -132,6 +153,8 @@ interface Lifeline {
   sockets: Set<net.Socket>;
   /** Resolves when the init's connection closed (the init exited). */
   closed: Promise<void>;
+  /** Sends one line to the init, now or as soon as it connects. */
+  send(line: string): void;
 }
 
 /** How long to wait for the init's last report after `unshare` exited. */
@@ -146,6 +169,8 @@ function withoutNamespaces(mode: IsolationMode, modelUrl: string | null, reason:
   return {
     record: { mode, network: modelUrl === null ? 'host' : 'proxy-only', processes: 'process-group', reason },
     wrap: (file, args) => ({ file, args: [...args] }),
+    prestart: () => undefined,
+    launch: () => null,
     settle: async (result) => result,
     close: async () => undefined,
   };
@@ -190,9 +215,24 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
   }
   const config = { ip: ownNetwork ? support.ip : null, lifeline: lifelineSocket, forwards: port === null ? [] : [{ port, socket: modelSocket }] };
   const unshareFlags = ['--map-root-user', ...(ownNetwork ? ['--net'] : []), '--pid', '--fork', '--kill-child', '--mount-proc'];
+  const initCommand = [support.unshare, ...unshareFlags, process.execPath, NAMESPACE_INIT, JSON.stringify(config)];
+  let prestarted: SpawnedSplit | null = null;
+  let launched = false;
+  let closed = false;
   return {
     record: { mode, network: ownNetwork ? 'namespace' : 'host', processes: 'pid-namespace', reason: null },
-    wrap: (file, args) => ({ file: support.unshare as string, args: [...unshareFlags, process.execPath, NAMESPACE_INIT, JSON.stringify(config), file, ...args] }),
+    wrap: (file, args) => ({ file: initCommand[0]!, args: [...initCommand.slice(1), file, ...args] }),
+    prestart: (stdin) => {
+      if (prestarted) return;
+      // The init needs no environment of its own: the engine's comes with the launch message.
+      prestarted = spawnSplit({ file: initCommand[0]!, args: initCommand.slice(1), cwd: dir, env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' }, stdin });
+    },
+    launch: (command) => {
+      if (!prestarted || launched || closed) return null;
+      launched = true;
+      lifeline?.send(JSON.stringify({ type: 'launch', file: command.file, args: command.args, env: command.env, cwd: command.cwd }));
+      return prestarted;
+    },
     settle: async (result) => {
       if (lifeline) await Promise.race([lifeline.closed, new Promise((resolve) => setTimeout(resolve, LIFELINE_DRAIN_MS).unref())]);
       const failure = reports.find((r): r is Extract<InitReport, { type: 'error' }> => r.type === 'error');
@@ -204,7 +244,15 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
       return exit ? { ...result, exitCode: exit.code, signal: exit.signal } : result;
     },
     close: async () => {
+      closed = true;
       for (const socket of lifeline?.sockets ?? []) socket.destroy();
+      // A prestarted init the attempt never launched (it failed first): its lifeline is gone, so it exits; the
+      // group kill covers an init that had not connected yet.
+      const unlaunched = prestarted !== null && !launched ? (prestarted as SpawnedSplit) : null;
+      if (unlaunched?.pid !== undefined) {
+        killGroup(unlaunched.pid, 'SIGKILL');
+        await Promise.race([unlaunched.settled, new Promise((resolve) => setTimeout(resolve, LIFELINE_DRAIN_MS).unref())]);
+      }
       await Promise.all(servers.map(closeServer));
       fs.rmSync(dir, { recursive: true, force: true });
     },
