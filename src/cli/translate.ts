@@ -114,8 +114,8 @@ export async function translateCommand(streams: CliStreams, selector: string | u
   }
   const mode = options.translate ?? 3;
   if (mode === 0 && !options.summary) throw new AgentHarnessError('USAGE_ERROR', 'translate shows views 1, 2 or 3 (view 0 is the raw file itself).');
-  const [{ getEngine }, { translateRecordedStreams }] = await Promise.all([import('../engines/registry.js'), import('../translate/recorded.js')]);
-  const adapter = getEngine(engine);
+  const [{ loadEngineParsing }, { translateRecordedStreams }] = await Promise.all([import('../engines/parsers.js'), import('../translate/recorded.js')]);
+  const adapter = await loadEngineParsing(engine);
   const result = await runInterruptible('translate', (signal) => translateRecordedStreams(adapter, sourcesOf(files, signal), { ...recorded, keepRawLines: false }));
   if (options.summary || mode === 0) {
     streams.stdout.write(`${JSON.stringify(result.summary)}\n`);
