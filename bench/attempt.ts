@@ -9,27 +9,28 @@
  * - `inproc-attempt`: `runAttempt` in this process (as the Vitest fixture calls it, sharing one model server)
  *   vs the bare codex command.
  *
- * Paired rounds (every case once per round, in a fixed order) after one warm-up of each; the ratio printed is the
+ * Paired rounds (every case once per round, the order rotating from round to round) after one warm-up of each; the ratio printed is the
  * median of the per-round ratios. Wall and CPU (user + sys of the process tree, plus this process: the model
  * server of a bare run, or the in-process harness).
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { startModelServer, type ModelServer } from '../src/model/index.js';
 import { runAttempt } from '../src/core/run-attempt.js';
 import { resolveHarnessPaths } from '../src/runtime/paths.js';
 import { openIsolation } from '../src/runtime/isolation/attempt-isolation.js';
 import { median, type BenchRow } from './figures.js';
 import {
-  bareCommand, bin, formatSteps, harnessEnv, measure, medianSteps, medians, nativeCodex, projectDir, readMeta, runDirFromOutput,
+  bareCommand, bin, formatSteps, harnessEnv, measure, medianSteps, medians, nativeCodex, projectDir, readAttempt, runDirFromOutput,
   runProcess, Scratch, secs, times, type AttemptMeta, type BareCommand, type Timing,
 } from './util.js';
 import { distIsCurrent } from './cli-startup.js';
 
 /** Rounds of the CLI attempt bench (each runs every case once). */
-export const CLI_ROUNDS = 8;
+export const CLI_ROUNDS = 10;
 /** Rounds of the in-process bench. */
-export const INPROC_ROUNDS = 10;
+export const INPROC_ROUNDS = 16;
 
 const CODEX_ARGS = ['exec', '--json', '--skip-git-repo-check', 'hi'];
 
@@ -44,7 +45,8 @@ async function rounds(cases: readonly Case[], count: number): Promise<Map<string
   const out = new Map(cases.map((c) => [c.name, { timings: [] as Timing[], metas: [] as AttemptMeta[] }]));
   for (const c of cases) await c.run();
   for (let round = 0; round < count; round += 1) {
-    for (const c of cases) {
+    // The order rotates each round, so no case always follows the same one.
+    for (const c of cases.map((_, i) => cases[(i + round) % cases.length]!)) {
       const { timing, meta } = await c.run();
       out.get(c.name)!.timings.push(timing);
       if (meta) out.get(c.name)!.metas.push(meta);
@@ -75,8 +77,12 @@ function stepsRow(bench: string, label: string, metas: readonly AttemptMeta[]): 
   const steps = medianSteps(metas.map((m) => m.timings?.steps));
   const durations = metas.map((m) => m.timings?.duration_ms).filter((v): v is number => typeof v === 'number');
   if (!steps) {
-    if (durations.length > 0) console.log(`  ${label}: meta duration_ms median ${median(durations).toFixed(0)} ms (no meta.timings.steps in this build)`);
-    return [];
+    // No meta.timings.steps in this build: the phases the RASP timestamps tell instead.
+    const phases = medianSteps(metas.map((m) => m.phases));
+    if (!phases || durations.length === 0) return [];
+    const text = `no meta.timings.steps in this build; from RASP timestamps: ${formatSteps(phases)}`;
+    console.log(`  ${label}: meta duration_ms median ${median(durations).toFixed(0)} ms, ${text}`);
+    return [{ bench, case: `${label}: phases`, harness: `${median(durations).toFixed(0)} ms`, reference: null, ratio: null, target: null, note: text }];
   }
   const text = formatSteps(steps);
   console.log(`  ${label} steps (median): ${text}`);
@@ -123,7 +129,7 @@ function cliCase(name: string, args: readonly string[], env: NodeJS.ProcessEnv, 
     run: async () => {
       const { timing, value } = await measure(() => runProcess(process.execPath, [bin, ...args], { env, cwd }));
       const runDir = runDirFromOutput(`${value.stdout}\n${value.stderr}`);
-      const meta = readMeta(path.join(runDir, '.audit', 'meta.1.json'));
+      const meta = readAttempt(runDir);
       fs.rmSync(runDir, { recursive: true, force: true });
       return { timing, meta };
     },
@@ -181,8 +187,18 @@ export async function benchInProcessAttempt(options: { rounds?: number } = {}): 
   const server = await startModelServer({});
   try {
     const { inProcessCase, bare } = await inProcessSetup(scratch, server);
-    const results = await rounds([inProcessCase, bareCase('bare', scratch, bare)], count);
-    const rows = [compare('inproc-attempt', 'codex: runAttempt vs bare', results.get('runAttempt')!.timings, results.get('bare')!.timings, '≤ 1.05×', 'harness engine in network + PID namespaces; bare without')];
+    // The same attempt with the native codex binary where the harness looks first (the managed prefix's bin):
+    // what resolving the binary behind the npm wrapper would save.
+    const native = nativeCodex() ? await inProcessSetup(scratch, server, { native: true }) : null;
+    const cases = [inProcessCase, bareCase('bare', scratch, bare)];
+    if (native) cases.push({ ...native.inProcessCase, name: 'runAttempt-native' });
+    const results = await rounds(cases, count);
+    const t = (name: string): Timing[] => results.get(name)!.timings;
+    const rows = [compare('inproc-attempt', 'codex: runAttempt vs bare', t('runAttempt'), t('bare'), '≤ 1.05×', 'harness engine in network + PID namespaces; bare without')];
+    if (native) {
+      rows.push(compare('inproc-attempt', 'codex: runAttempt, native binary vs bare', t('runAttempt-native'), t('bare'), null, 'the managed prefix bin/codex is a symlink to the native binary (no node wrapper); bare runs the npm wrapper'));
+      rows.push(compare('inproc-attempt', 'codex: runAttempt, npm wrapper vs native', t('runAttempt'), t('runAttempt-native'), null));
+    }
     rows.push(...stepsRow('inproc-attempt', 'codex runAttempt', results.get('runAttempt')!.metas));
     return rows;
   } finally {
@@ -192,22 +208,34 @@ export async function benchInProcessAttempt(options: { rounds?: number } = {}): 
 }
 
 /** What the in-process benches share: one runAttempt as the fixture does it, and the bare command it runs. */
-export async function inProcessSetup(scratch: Scratch, server: ModelServer): Promise<{ attempt: () => Promise<AttemptMeta>; inProcessCase: Case; bare: BareCommand; fresh: () => string }> {
+export async function inProcessSetup(scratch: Scratch, server: ModelServer, options: { native?: boolean } = {}): Promise<{ attempt: () => Promise<AttemptMeta & { firstLine: number | null }>; inProcessCase: Case; bare: BareCommand; fresh: () => string }> {
   const data = scratch.dir('data');
   const home = scratch.dir('home');
   const project = projectDir(scratch);
   const hostEnv = harnessEnv(data, home);
+  if (options.native) {
+    // A managed npm prefix (searched first) whose bin/codex is the native binary, inside this scratch dir.
+    hostEnv.SKILL_RUNNER_NPM_PREFIX = path.join(data, 'npm');
+    fs.mkdirSync(path.join(data, 'npm', 'bin'), { recursive: true });
+    fs.symlinkSync(nativeCodex()!.file, path.join(data, 'npm', 'bin', 'codex'));
+  }
   const paths = resolveHarnessPaths({ cwd: project, env: hostEnv });
-  const attempt = async (): Promise<AttemptMeta> => {
+  const attempt = async (): Promise<AttemptMeta & { firstLine: number | null }> => {
+    const started = performance.now();
+    let firstLine: number | null = null;
     const result = await runAttempt({
       paths, engine: 'codex', launch: 'start', prompt: null, passthrough: CODEX_ARGS, label: 'bench', workspace: {},
       modelMode: 'scripted', modelServer: server, hostEnv,
+      onOutput: (stream, chunk) => {
+        if (firstLine === null && stream === 'stdout' && chunk.includes(10)) firstLine = performance.now() - started;
+      },
     });
     if (result.error) throw result.error;
     if (result.exitCode !== 0) throw new Error(`bench: codex attempt exited ${result.exitCode}: ${result.runDir}`);
-    const meta = readMeta(path.join(result.runDir, '.audit', `meta.${result.attempt}.json`));
+    const meta = readAttempt(result.runDir, result.attempt);
+    if (options.native && !meta.command.executable.startsWith(data)) throw new Error(`bench: the harness ran ${meta.command.executable}, not the native binary`);
     fs.rmSync(result.runDir, { recursive: true, force: true });
-    return meta;
+    return { ...meta, firstLine };
   };
   const first = await attempt();
   return {

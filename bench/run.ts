@@ -207,7 +207,8 @@ async function main(): Promise<number> {
 
   // Left behind? Processes (give exiting ones a moment), temp dirs, the real home.
   await new Promise((resolve) => setTimeout(resolve, 300));
-  const left = descendants();
+  // tsx's esbuild service is this process's own loader helper: it ends with this process.
+  const left = new Map([...descendants()].filter(([, cmd]) => !/esbuild(\.exe)? --service/.test(cmd)));
   console.log(left.size === 0 ? 'left behind: no processes' : `left behind: processes ${[...left].map(([pid, cmd]) => `${pid} ${cmd}`).join('; ')}`);
   const temps = [...benchTemps()].filter((name) => !tempsBefore.has(name));
   console.log(temps.length === 0 ? 'left behind: no temp dirs' : `left behind: temp dirs ${temps.join(', ')}`);

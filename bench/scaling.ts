@@ -12,7 +12,7 @@ import { inProcessSetup } from './attempt.js';
 import { measure, runProcess, Scratch, secs, times, type Timing } from './util.js';
 
 /** How many alternated harness/bare repetitions each N gets (fewer for the slow cases). */
-export const SCALING_REPS: Readonly<Record<number, number>> = { 1: 4, 4: 2, 16: 1 };
+export const SCALING_REPS: Readonly<Record<number, number>> = { 1: 6, 4: 3, 16: 2 };
 
 export async function benchScaling(sizes: readonly number[] = [1, 4, 16]): Promise<BenchRow[]> {
   const scratch = new Scratch('scaling');

@@ -109,12 +109,34 @@ export interface AttemptMeta {
   command: { executable: string; argv: string[]; cwd: string };
   env: Record<string, string>;
   model: { base_url: string | null };
-  timings?: { duration_ms?: number; steps?: Record<string, number> };
+  timings?: { started_at?: string; ended_at?: string; duration_ms?: number; steps?: Record<string, number> };
   isolation?: { network?: string; processes?: string };
+  /** Added here (not in the meta): phases read off the RASP timestamps, for builds without `timings.steps`. */
+  phases?: Record<string, number>;
 }
 
-export function readMeta(file: string): AttemptMeta {
-  return JSON.parse(fs.readFileSync(file, 'utf8')) as AttemptMeta;
+/**
+ * Reads attempt `attempt`'s meta from `runDir`, with {@link AttemptMeta.phases} from its RASP log: before the
+ * spawn (started_at → lifecycle.started), spawn → first engine line, first → last engine line, and after the
+ * last line (→ ended_at: the engine's exit, the after-snapshot, sealing).
+ */
+export function readAttempt(runDir: string, attempt = 1): AttemptMeta {
+  const meta = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', `meta.${attempt}.json`), 'utf8')) as AttemptMeta;
+  try {
+    const events = fs.readFileSync(path.join(runDir, '.audit', `rasp.${attempt}.jsonl`), 'utf8').split('\n').filter(Boolean)
+      .map((line) => JSON.parse(line) as { ts?: string; data?: { type?: string } });
+    const at = (ts: string | undefined): number => (ts ? Date.parse(ts) : NaN);
+    const started = at(events.find((e) => e.data?.type === 'lifecycle.started')?.ts);
+    const lines = events.filter((e) => e.data?.type === 'raw.line').map((e) => at(e.ts));
+    const begin = at(meta.timings?.started_at);
+    const end = at(meta.timings?.ended_at);
+    if ([started, begin, end].every(Number.isFinite) && lines.length > 0) {
+      meta.phases = { before_spawn: started - begin, to_first_line: lines[0]! - started, first_to_last_line: lines.at(-1)! - lines[0]!, after_last_line: end - lines.at(-1)! };
+    }
+  } catch {
+    // no RASP log: no phases
+  }
+  return meta;
 }
 
 /** The run directory the CLI printed (`Run directory: …`). */
