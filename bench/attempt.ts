@@ -84,8 +84,9 @@ function stepsRow(bench: string, label: string, metas: readonly AttemptMeta[]): 
     console.log(`  ${label}: meta duration_ms median ${median(durations).toFixed(0)} ms, ${text}`);
     return [{ bench, case: `${label}: phases`, harness: `${median(durations).toFixed(0)} ms`, reference: null, ratio: null, target: null, note: text }];
   }
-  const text = formatSteps(steps);
-  console.log(`  ${label} steps (median): ${text}`);
+  const phases = medianSteps(metas.map((m) => m.phases));
+  const text = `meta.timings.steps: ${formatSteps(steps)}${phases ? `; from RASP timestamps: ${formatSteps(phases)}` : ''}`;
+  console.log(`  ${label} (median per step) ${text}`);
   return [{ bench, case: `${label}: steps`, harness: durations.length > 0 ? `${median(durations).toFixed(0)} ms` : '-', reference: null, ratio: null, target: null, note: text }];
 }
 
@@ -127,9 +128,16 @@ function cliCase(name: string, args: readonly string[], env: NodeJS.ProcessEnv, 
   return {
     name,
     run: async () => {
+      const spawnedAt = Date.now();
       const { timing, value } = await measure(() => runProcess(process.execPath, [bin, ...args], { env, cwd }));
       const runDir = runDirFromOutput(`${value.stdout}\n${value.stderr}`);
       const meta = readAttempt(runDir);
+      // The CLI process around the attempt: node start-up + module loading + model server before it, exit after.
+      const begin = Date.parse(meta.timings?.started_at ?? '');
+      const end = Date.parse(meta.timings?.ended_at ?? '');
+      if (meta.phases && Number.isFinite(begin) && Number.isFinite(end)) {
+        meta.phases = { cli_before_attempt: begin - spawnedAt, ...meta.phases, cli_after_attempt: spawnedAt + timing.wall - end };
+      }
       fs.rmSync(runDir, { recursive: true, force: true });
       return { timing, meta };
     },
