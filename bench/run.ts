@@ -138,7 +138,12 @@ function cell(value: string | null | undefined): string {
   return (value ?? '-').replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
-function writeResults(rows: readonly BenchRow[], ran: readonly string[], seconds: number): void {
+/** `1.02 / 0.80 / 0.61` (1, 5, 15 minutes). */
+function load(): string {
+  return os.loadavg().map((v) => v.toFixed(2)).join(' / ');
+}
+
+function writeResults(rows: readonly BenchRow[], ran: readonly string[], seconds: number, loadBefore: string, loadAfter: string): void {
   const lines = [
     '# Benchmark results',
     '',
@@ -149,6 +154,8 @@ function writeResults(rows: readonly BenchRow[], ran: readonly string[], seconds
     '## Machine',
     '',
     ...machine(),
+    `- Load average (1/5/15 min) before the run: ${loadBefore}; after: ${loadAfter} (the machine may be shared: wall figures`,
+    '  move with it; the paired ratios and the CPU figures much less)',
     '',
     '## Figures',
     '',
@@ -186,6 +193,8 @@ async function main(): Promise<number> {
   delete process.env.SKILL_RUNNER_DATA_DIR;
 
   const started = Date.now();
+  const loadBefore = load();
+  console.log(`load average before: ${loadBefore}`);
   const rows: BenchRow[] = [];
   let failed = false;
   try {
@@ -216,7 +225,9 @@ async function main(): Promise<number> {
   const changed = [...new Set([...homeBefore.keys(), ...homeAfter.keys()])].filter((key) => homeBefore.get(key) !== homeAfter.get(key));
   console.log(changed.length === 0 ? `real home: engine config dirs unchanged (${homeBefore.size} entries under ${realHome}/.codex, .claude, …)` : `real home CHANGED: ${changed.slice(0, 20).join(', ')}`);
 
-  if (write && !failed) writeResults(rows, selected, seconds);
+  const loadAfter = load();
+  console.log(`load average after: ${loadAfter}`);
+  if (write && !failed) writeResults(rows, selected, seconds, loadBefore, loadAfter);
   else if (write) console.log('bench/RESULTS.md not written: a bench failed');
   return failed ? 1 : 0;
 }
