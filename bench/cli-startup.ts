@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import type { BenchRow } from './figures.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(root, 'bin', 'agent-harness.js');
@@ -29,7 +30,7 @@ function medianMs(args: readonly string[], env: NodeJS.ProcessEnv): number {
 }
 
 /** True when the bin would run dist/: the build stamp matches the sources. */
-async function distIsCurrent(): Promise<boolean> {
+export async function distIsCurrent(): Promise<boolean> {
   const { sourceFingerprint } = (await import(bin)) as { sourceFingerprint: () => string };
   try {
     return fs.readFileSync(path.join(root, 'dist', '.build-stamp'), 'utf8') === sourceFingerprint();
@@ -38,8 +39,12 @@ async function distIsCurrent(): Promise<boolean> {
   }
 }
 
-/** Prints the start-up figures of `--version`, `runs --json` (empty run root) and `translate --summary`. */
-export async function benchCliStartup(): Promise<void> {
+/**
+ * Prints the start-up figures of `--version`, `runs --json` (empty run root) and `translate --summary`; returns a
+ * row per command (harness: dist/ when current, else tsx; reference: `node -e 0`).
+ */
+export async function benchCliStartup(): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
   const runRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-bench-runs-'));
   try {
     const env: NodeJS.ProcessEnv = { ...process.env, AGENT_HARNESS_RUN_ROOT: runRoot };
@@ -51,12 +56,21 @@ export async function benchCliStartup(): Promise<void> {
       ['translate --summary (codex fixture)', ['translate', '--engine', 'codex', '--stdout', stream, '--summary']],
     ];
     const dist = await distIsCurrent();
-    console.log(`cli start-up, median of ${RUNS} processes (node -e 0: ${medianMs(['-e', '0'], env).toFixed(0)} ms)${dist ? '' : '; dist/ skipped: it is not the build of src/ (npm run build)'}`);
+    const floor = medianMs(['-e', '0'], env);
+    console.log(`cli start-up, median of ${RUNS} processes (node -e 0: ${floor.toFixed(0)} ms)${dist ? '' : '; dist/ skipped: it is not the build of src/ (npm run build)'}`);
     for (const [label, args] of commands) {
       const fromSource = medianMs([bin, ...args], { ...env, AGENT_HARNESS_FROM_SOURCE: '1' });
-      const fromDist = dist ? `${medianMs([bin, ...args], env).toFixed(0)} ms` : '-';
+      const distMs = dist ? medianMs([bin, ...args], env) : null;
+      const fromDist = distMs !== null ? `${distMs.toFixed(0)} ms` : '-';
       console.log(`  ${label.padEnd(38)} tsx ${fromSource.toFixed(0).padStart(5)} ms   dist ${fromDist.padStart(7)}`);
+      const harness = distMs ?? fromSource;
+      rows.push({
+        bench: 'cli-startup', case: `${label} (${distMs !== null ? 'dist' : 'tsx'})`, harness: `${harness.toFixed(0)} ms`, reference: `${floor.toFixed(0)} ms`,
+        ratio: `${(harness / floor).toFixed(2)}×`, target: null,
+        note: `reference: node -e 0; median of ${RUNS}; tsx ${fromSource.toFixed(0)} ms${distMs !== null ? '' : ' (dist/ not current)'}`,
+      });
     }
+    return rows;
   } finally {
     fs.rmSync(runRoot, { recursive: true, force: true });
   }

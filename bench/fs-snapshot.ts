@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import * as snapshot from '../src/runtime/fs-snapshot.js';
+import type { BenchRow } from './figures.js';
 
 const ROUNDS = 5;
 const FILES_PER_DIR = 100;
@@ -59,8 +60,12 @@ async function medianMs(root: string, cold: boolean): Promise<Timing> {
   return { wall: median(times.map((t) => t.wall)), cpu: median(times.map((t) => t.cpu)) };
 }
 
-/** Prints snapshot + diff time for 1k, 10k and 50k small files against an empty directory, cold and warm. */
-export async function benchFsSnapshot(sizes: readonly number[] = [1_000, 10_000, 50_000]): Promise<void> {
+/**
+ * Prints snapshot + diff time for 1k, 10k and 50k small files against an empty directory, cold and warm; returns
+ * a row per case (ratio: the milliseconds added over the empty directory, the figure the target is stated in).
+ */
+export async function benchFsSnapshot(sizes: readonly number[] = [1_000, 10_000, 50_000]): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
   const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-bench-snap-empty-'));
   try {
     const emptyMs = await medianMs(empty, true);
@@ -71,6 +76,11 @@ export async function benchFsSnapshot(sizes: readonly number[] = [1_000, 10_000,
           const { wall, cpu } = await medianMs(root, cold);
           const added = wall - emptyMs.wall;
           console.log(`fs snapshot+diff: ${String(count).padStart(6)} files ${cold ? 'cold' : 'warm'}: ${wall.toFixed(1)} ms (cpu ${cpu.toFixed(0)} ms) vs empty ${emptyMs.wall.toFixed(2)} ms → +${added.toFixed(1)} ms, ×${(wall / emptyMs.wall).toFixed(0)}${count > 20_000 ? ' [past maxFiles 20000: truncated]' : ''}`);
+          rows.push({
+            bench: 'fs-snapshot', case: `${count} files ${cold ? 'cold' : 'warm'}`, harness: `${wall.toFixed(1)} ms`, reference: `${emptyMs.wall.toFixed(2)} ms`,
+            ratio: `+${added.toFixed(1)} ms`, target: count === 10_000 ? '≤ +100 ms' : null,
+            note: `snapshot + snapshot + diff, median of ${ROUNDS}; CPU ${cpu.toFixed(0)} ms; reference: empty dir${count > 20_000 ? '; past maxFiles 20000: truncated' : ''}`,
+          });
         }
       } finally {
         fs.rmSync(root, { recursive: true, force: true });
@@ -79,4 +89,5 @@ export async function benchFsSnapshot(sizes: readonly number[] = [1_000, 10_000,
   } finally {
     fs.rmSync(empty, { recursive: true, force: true });
   }
+  return rows;
 }

@@ -1,0 +1,261 @@
+/**
+ * Attempt benchmarks (issue 13): what one harness attempt costs over the bare engine turn it runs, against the
+ * same scripted model with the same config (argv, env, HOME, engine config files: rebuilt from the attempt's
+ * `.audit/meta.1.json`, the model port swapped for a scripted model server started here).
+ *
+ * - `cli-attempt`: `agent-harness start …` as a whole process (tsx, and dist/ when it is the build of src/) vs
+ *   the bare engine command, for codex and claude; also the bare command inside the harness's namespaces, and
+ *   for codex the npm wrapper (a node script) vs the native binary it hands over to.
+ * - `inproc-attempt`: `runAttempt` in this process (as the Vitest fixture calls it, sharing one model server)
+ *   vs the bare codex command.
+ *
+ * Paired rounds (every case once per round, the order rotating from round to round) after one warm-up of each; the ratio printed is the
+ * median of the per-round ratios. Wall and CPU (user + sys of the process tree, plus this process: the model
+ * server of a bare run, or the in-process harness).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startModelServer, type ModelServer } from '../src/model/index.js';
+import { runAttempt } from '../src/core/run-attempt.js';
+import { resolveHarnessPaths } from '../src/runtime/paths.js';
+import { openIsolation } from '../src/runtime/isolation/attempt-isolation.js';
+import { median, type BenchRow } from './figures.js';
+import {
+  bareCommand, bin, formatSteps, harnessEnv, measure, medianSteps, medians, nativeCodex, projectDir, readAttempt, runDirFromOutput,
+  runProcess, Scratch, secs, times, type AttemptMeta, type BareCommand, type Timing,
+} from './util.js';
+import { distIsCurrent } from './cli-startup.js';
+
+/** Rounds of the CLI attempt bench (each runs every case once). */
+export const CLI_ROUNDS = 10;
+/** Rounds of the in-process bench. */
+export const INPROC_ROUNDS = 16;
+
+const CODEX_ARGS = ['exec', '--json', '--skip-git-repo-check', 'hi'];
+
+/** One measured case: runs once and returns its timing (+ the attempt's meta when it is a harness attempt). */
+interface Case {
+  name: string;
+  run: () => Promise<{ timing: Timing; meta?: AttemptMeta }>;
+}
+
+/** Runs `rounds` rounds of `cases` after one warm-up each; returns every case's timings and metas. */
+async function rounds(cases: readonly Case[], count: number): Promise<Map<string, { timings: Timing[]; metas: AttemptMeta[] }>> {
+  const out = new Map(cases.map((c) => [c.name, { timings: [] as Timing[], metas: [] as AttemptMeta[] }]));
+  for (const c of cases) await c.run();
+  for (let round = 0; round < count; round += 1) {
+    // The order rotates each round, so no case always follows the same one.
+    for (const c of cases.map((_, i) => cases[(i + round) % cases.length]!)) {
+      const { timing, meta } = await c.run();
+      out.get(c.name)!.timings.push(timing);
+      if (meta) out.get(c.name)!.metas.push(meta);
+    }
+  }
+  return out;
+}
+
+/** Median of per-round ratios a/b of `key`. */
+function pairedRatio(a: readonly Timing[], b: readonly Timing[], key: 'wall' | 'cpu'): number {
+  return median(a.map((t, i) => t[key] / b[i]![key]));
+}
+
+/** A row comparing case `a` (harness side) with case `b` (reference), plus the printed line. */
+function compare(bench: string, label: string, a: readonly Timing[], b: readonly Timing[], target: string | null, extra = ''): BenchRow {
+  const ma = medians(a);
+  const mb = medians(b);
+  const wall = pairedRatio(a, b, 'wall');
+  const cpu = pairedRatio(a, b, 'cpu');
+  const first = ma.firstLine !== null && mb.firstLine !== null ? `; first stdout line ${secs(ma.firstLine)} vs ${secs(mb.firstLine)}` : '';
+  const note = `wall medians, ${a.length} pairs; CPU ${secs(ma.cpu)} vs ${secs(mb.cpu)} (${times(cpu)})${first}${extra ? `; ${extra}` : ''}`;
+  console.log(`  ${label.padEnd(44)} ${secs(ma.wall)} vs ${secs(mb.wall)}  wall ${times(wall)}  cpu ${secs(ma.cpu)} vs ${secs(mb.cpu)} ${times(cpu)}${first}`);
+  return { bench, case: label, harness: secs(ma.wall), reference: secs(mb.wall), ratio: times(wall), target, note };
+}
+
+/** The step breakdown row of a series of harness attempts (median per step), or nothing when the metas lack it. */
+function stepsRow(bench: string, label: string, metas: readonly AttemptMeta[]): BenchRow[] {
+  const steps = medianSteps(metas.map((m) => m.timings?.steps));
+  const durations = metas.map((m) => m.timings?.duration_ms).filter((v): v is number => typeof v === 'number');
+  if (!steps) {
+    // No meta.timings.steps in this build: the phases the RASP timestamps tell instead.
+    const phases = medianSteps(metas.map((m) => m.phases));
+    if (!phases || durations.length === 0) return [];
+    const text = `no meta.timings.steps in this build; from RASP timestamps: ${formatSteps(phases)}`;
+    console.log(`  ${label}: meta duration_ms median ${median(durations).toFixed(0)} ms, ${text}`);
+    return [{ bench, case: `${label}: phases`, harness: `${median(durations).toFixed(0)} ms`, reference: null, ratio: null, target: null, note: text }];
+  }
+  const phases = medianSteps(metas.map((m) => m.phases));
+  const text = `meta.timings.steps: ${formatSteps(steps)}${phases ? `; from RASP timestamps: ${formatSteps(phases)}` : ''}`;
+  console.log(`  ${label} (median per step) ${text}`);
+  return [{ bench, case: `${label}: steps`, harness: durations.length > 0 ? `${median(durations).toFixed(0)} ms` : '-', reference: null, ratio: null, target: null, note: text }];
+}
+
+/** A case running the bare command in a fresh directory (as the harness runs the engine in a fresh run dir). */
+function bareCase(name: string, scratch: Scratch, command: BareCommand, wrap?: (file: string, args: string[]) => Promise<{ file: string; args: string[]; close: () => Promise<void> }>): Case {
+  return {
+    name,
+    run: async () => {
+      const cwd = scratch.dir('bare');
+      try {
+        const { timing } = await measure(async () => {
+          if (!wrap) return runProcess(command.file, command.args, { env: command.env, cwd });
+          const wrapped = await wrap(command.file, command.args);
+          try {
+            return await runProcess(wrapped.file, wrapped.args, { env: command.env, cwd });
+          } finally {
+            await wrapped.close();
+          }
+        });
+        return { timing };
+      } finally {
+        fs.rmSync(cwd, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** Wraps a command in the namespaces the harness uses (network with only loopback + the model port, PID). */
+function namespaceWrap(modelUrl: string) {
+  return async (file: string, args: string[]) => {
+    const isolation = await openIsolation({ mode: 'require', modelUrl });
+    const command = isolation.wrap(file, args);
+    return { file: command.file, args: command.args, close: () => isolation.close() };
+  };
+}
+
+/** A harness CLI case: `node bin/agent-harness.js start …` in the project dir, tsx or dist. */
+function cliCase(name: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Case {
+  return {
+    name,
+    run: async () => {
+      const spawnedAt = Date.now();
+      const { timing, value } = await measure(() => runProcess(process.execPath, [bin, ...args], { env, cwd }));
+      const runDir = runDirFromOutput(`${value.stdout}\n${value.stderr}`);
+      const meta = readAttempt(runDir);
+      // The CLI process around the attempt: node start-up + module loading + model server before it, exit after.
+      const begin = Date.parse(meta.timings?.started_at ?? '');
+      const end = Date.parse(meta.timings?.ended_at ?? '');
+      if (meta.phases && Number.isFinite(begin) && Number.isFinite(end)) {
+        meta.phases = { cli_before_attempt: begin - spawnedAt, ...meta.phases, cli_after_attempt: spawnedAt + timing.wall - end };
+      }
+      fs.rmSync(runDir, { recursive: true, force: true });
+      return { timing, meta };
+    },
+  };
+}
+
+/** Benchmark 1: the harness CLI attempt vs the bare CLI turn, codex and claude. */
+export async function benchCliAttempt(options: { rounds?: number; engines?: readonly string[] } = {}): Promise<BenchRow[]> {
+  const count = options.rounds ?? CLI_ROUNDS;
+  const dist = await distIsCurrent();
+  const rows: BenchRow[] = [];
+  console.log(`cli attempt vs bare CLI turn (${count} paired rounds after a warm-up; bin runs ${dist ? 'tsx and dist/ (both measured)' : 'tsx only: dist/ is not the build of src/'})`);
+  for (const engine of options.engines ?? ['codex', 'claude']) {
+    const scratch = new Scratch(`cli-${engine}`);
+    let server: ModelServer | null = null;
+    try {
+      const data = scratch.dir('data');
+      const home = scratch.dir('home');
+      const project = projectDir(scratch);
+      const env = harnessEnv(data, home);
+      const args = engine === 'codex' ? ['start', 'codex', ...CODEX_ARGS] : ['start', '--prompt', 'hi', engine];
+      const cases: Case[] = [cliCase('harness-tsx', args, { ...env, AGENT_HARNESS_FROM_SOURCE: '1' }, project)];
+      if (dist) cases.push(cliCase('harness-dist', args, env, project));
+      // The first attempt writes the engine config the bare runs reuse, and tells their command.
+      const first = await cases[0]!.run();
+      server = await startModelServer({});
+      const bare = bareCommand(first.meta!, server.url);
+      cases.push(bareCase('bare', scratch, bare));
+      cases.push(bareCase('bare-ns', scratch, bare, namespaceWrap(server.url)));
+      const native = engine === 'codex' ? nativeCodex() : null;
+      if (native) cases.push(bareCase('bare-native', scratch, { file: native.file, args: bare.args, env: { ...bare.env, ...native.env } }));
+      console.log(` ${engine}: harness runs ${first.meta!.command.executable} ${first.meta!.command.argv.join(' ')} (isolation ${first.meta!.isolation?.network}/${first.meta!.isolation?.processes})`);
+      const results = await rounds(cases, count);
+      const t = (name: string): Timing[] => results.get(name)!.timings;
+      const isolation = 'harness engine in network + PID namespaces; bare without';
+      rows.push(compare('cli-attempt', `${engine}: harness CLI (tsx) vs bare`, t('harness-tsx'), t('bare'), '≤ 1.10×', isolation));
+      if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare`, t('harness-dist'), t('bare'), '≤ 1.10×', isolation));
+      rows.push(compare('cli-attempt', `${engine}: bare in namespaces vs bare`, t('bare-ns'), t('bare'), null, 'the same wrapping as the harness (unshare + namespace-init)'));
+      if (native) rows.push(compare('cli-attempt', `${engine}: npm wrapper vs native binary`, t('bare'), t('bare-native'), null, `${path.relative(process.cwd(), native.file)}`));
+      if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI tsx vs dist`, t('harness-tsx'), t('harness-dist'), null));
+      rows.push(...stepsRow('cli-attempt', `${engine} (${dist ? 'dist' : 'tsx'})`, results.get(dist ? 'harness-dist' : 'harness-tsx')!.metas));
+    } finally {
+      await server?.close();
+      scratch.dispose();
+    }
+  }
+  return rows;
+}
+
+/** Benchmark 2: `runAttempt` in this process (the Vitest fixture's way) vs the bare codex turn. */
+export async function benchInProcessAttempt(options: { rounds?: number } = {}): Promise<BenchRow[]> {
+  const count = options.rounds ?? INPROC_ROUNDS;
+  console.log(`in-process attempt (runAttempt, shared model server) vs bare codex turn (${count} paired rounds after a warm-up)`);
+  const scratch = new Scratch('inproc');
+  const server = await startModelServer({});
+  try {
+    const { inProcessCase, bare } = await inProcessSetup(scratch, server);
+    // The same attempt with the native codex binary where the harness looks first (the managed prefix's bin):
+    // what resolving the binary behind the npm wrapper would save.
+    const native = nativeCodex() ? await inProcessSetup(scratch, server, { native: true }) : null;
+    const cases = [inProcessCase, bareCase('bare', scratch, bare)];
+    if (native) cases.push({ ...native.inProcessCase, name: 'runAttempt-native' });
+    const results = await rounds(cases, count);
+    const t = (name: string): Timing[] => results.get(name)!.timings;
+    const rows = [compare('inproc-attempt', 'codex: runAttempt vs bare', t('runAttempt'), t('bare'), '≤ 1.05×', 'harness engine in network + PID namespaces; bare without')];
+    if (native) {
+      rows.push(compare('inproc-attempt', 'codex: runAttempt, native binary vs bare', t('runAttempt-native'), t('bare'), null, 'the managed prefix bin/codex is a symlink to the native binary (no node wrapper); bare runs the npm wrapper'));
+      rows.push(compare('inproc-attempt', 'codex: runAttempt, npm wrapper vs native', t('runAttempt'), t('runAttempt-native'), null));
+    }
+    rows.push(...stepsRow('inproc-attempt', 'codex runAttempt', results.get('runAttempt')!.metas));
+    return rows;
+  } finally {
+    await server.close();
+    scratch.dispose();
+  }
+}
+
+/** What the in-process benches share: one runAttempt as the fixture does it, and the bare command it runs. */
+export async function inProcessSetup(scratch: Scratch, server: ModelServer, options: { native?: boolean } = {}): Promise<{ attempt: () => Promise<AttemptMeta & { firstLine: number | null }>; inProcessCase: Case; bare: BareCommand; fresh: () => string }> {
+  const data = scratch.dir('data');
+  const home = scratch.dir('home');
+  const project = projectDir(scratch);
+  const hostEnv = harnessEnv(data, home);
+  if (options.native) {
+    // A managed npm prefix (searched first) whose bin/codex is the native binary, inside this scratch dir.
+    hostEnv.SKILL_RUNNER_NPM_PREFIX = path.join(data, 'npm');
+    fs.mkdirSync(path.join(data, 'npm', 'bin'), { recursive: true });
+    fs.symlinkSync(nativeCodex()!.file, path.join(data, 'npm', 'bin', 'codex'));
+  }
+  const paths = resolveHarnessPaths({ cwd: project, env: hostEnv });
+  const attempt = async (): Promise<AttemptMeta & { firstLine: number | null }> => {
+    const started = performance.now();
+    let firstLine: number | null = null;
+    const result = await runAttempt({
+      paths, engine: 'codex', launch: 'start', prompt: null, passthrough: CODEX_ARGS, label: 'bench', workspace: {},
+      modelMode: 'scripted', modelServer: server, hostEnv,
+      onOutput: (stream, chunk) => {
+        if (firstLine === null && stream === 'stdout' && chunk.includes(10)) firstLine = performance.now() - started;
+      },
+    });
+    if (result.error) throw result.error;
+    if (result.exitCode !== 0) throw new Error(`bench: codex attempt exited ${result.exitCode}: ${result.runDir}`);
+    const meta = readAttempt(result.runDir, result.attempt);
+    if (options.native && !meta.command.executable.startsWith(data)) throw new Error(`bench: the harness ran ${meta.command.executable}, not the native binary`);
+    fs.rmSync(result.runDir, { recursive: true, force: true });
+    return { ...meta, firstLine };
+  };
+  const first = await attempt();
+  return {
+    attempt,
+    inProcessCase: {
+      name: 'runAttempt',
+      run: async () => {
+        const { timing, value } = await measure(attempt);
+        return { timing, meta: value };
+      },
+    },
+    bare: bareCommand(first, server.url),
+    fresh: () => scratch.dir('bare'),
+  };
+}
