@@ -50,14 +50,26 @@ export async function readConfigFile(file: string, format: ConfigFormat): Promis
   return value;
 }
 
-/** Applies `edit` to the file's document under its lock and writes it back atomically. */
+/** Applies `edit` to `doc`; true when that changed it (compared as written). */
+function applyEdit(doc: ConfigDoc, format: ConfigFormat, edit: (doc: ConfigDoc) => void): boolean {
+  const before = format.stringify(doc);
+  edit(doc);
+  return format.stringify(doc) !== before;
+}
+
+/**
+ * Applies `edit` to the file's document under its lock and writes it back atomically. An edit that changes
+ * nothing (the base keys every attempt sets again) writes nothing and takes no lock: checked first on a plain
+ * read, which is safe because every writer holds the lock and replaces the file whole, and the only edits that
+ * remove keys remove another attempt's trust entry, never what this edit sets.
+ */
 export async function editConfigFile(file: string, format: ConfigFormat, edit: (doc: ConfigDoc) => void): Promise<void> {
   try {
     await fs.mkdir(path.dirname(file), { recursive: true });
+    if (!applyEdit(await readConfigFile(file, format), format, edit)) return;
     await withFileLock(file, async () => {
       const doc = await readConfigFile(file, format);
-      edit(doc);
-      await writeFileAtomic(file, format.stringify(doc));
+      if (applyEdit(doc, format, edit)) await writeFileAtomic(file, format.stringify(doc));
     });
   } catch (error) {
     if (error instanceof AgentHarnessError) throw error;

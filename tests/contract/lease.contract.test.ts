@@ -68,3 +68,23 @@ describe('config leases', () => {
     expect(JSON.parse(await fs.readFile(file, 'utf8'))).toEqual({});
   });
 });
+
+describe('config edits', () => {
+  it('an edit that changes nothing leaves the file untouched (same inode and mtime); a change replaces it', async () => {
+    const config = path.join(root, 'home', '.codex', 'config.toml');
+    const setBase = (doc: Record<string, unknown>): void => {
+      doc.check_for_update_on_startup = false;
+      childTable(doc, 'analytics').enabled = false;
+    };
+    await editConfigFile(config, TOML_CONFIG, setBase);
+    const first = await fs.stat(config);
+    await editConfigFile(config, TOML_CONFIG, setBase);
+    const again = await fs.stat(config);
+    expect([again.ino, again.mtimeMs]).toEqual([first.ino, first.mtimeMs]);
+    await editConfigFile(config, TOML_CONFIG, (doc) => {
+      childTable(doc, 'projects')['/work/run-4'] = { trust_level: 'trusted' };
+    });
+    expect((await fs.stat(config)).ino).not.toBe(first.ino);
+    expect(parseToml(await fs.readFile(config, 'utf8'))).toEqual({ check_for_update_on_startup: false, analytics: { enabled: false }, projects: { '/work/run-4': { trust_level: 'trusted' } } });
+  });
+});
