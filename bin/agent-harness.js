@@ -51,7 +51,7 @@ function distIsCurrent() {
  * prepack and then prepare); `lenient` (prepare, on `npm ci`) reports a failed or impossible build and exits 0,
  * since the bin then runs the sources through tsx and `npm test` type-checks anyway.
  */
-export function buildDist({ ifStale = false, lenient = false } = {}) {
+export async function buildDist({ ifStale = false, lenient = false } = {}) {
   if (ifStale && distIsCurrent()) return;
   const fail = (message) => {
     console.error(`agent-harness build: ${message}`);
@@ -68,7 +68,7 @@ export function buildDist({ ifStale = false, lenient = false } = {}) {
   rmSync(stampFile, { force: true });
   const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) return fail(`tsc -p tsconfig.build.json failed (${result.error?.message ?? `exit status ${result.status ?? result.signal}`}).`);
-  bundleCli();
+  await bundleCli();
   writeFileSync(stampFile, fingerprint);
 }
 
@@ -78,7 +78,7 @@ export function buildDist({ ifStale = false, lenient = false } = {}) {
  * otherwise: about 120 ms of a CLI attempt (bench/RESULTS.md). The library entry points (`exports`) stay
  * unbundled. Without esbuild (dev dependencies omitted) the command runs dist/cli/main.js, as before.
  */
-function bundleCli() {
+async function bundleCli() {
   const outdir = join(root, 'dist', 'bundle');
   rmSync(outdir, { recursive: true, force: true });
   let esbuild;
@@ -88,7 +88,7 @@ function bundleCli() {
     console.error('agent-harness build: esbuild is not installed; the command runs the unbundled dist/ (slower start).');
     return;
   }
-  esbuild.buildSync({
+  await esbuild.build({
     entryPoints: { main: join(root, 'dist', 'cli', 'main.js') },
     outdir,
     bundle: true,
@@ -96,10 +96,22 @@ function bundleCli() {
     format: 'esm',
     platform: 'node',
     target: 'node20',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    keepNames: true,
     // The native PTY module loads its prebuilt binary relative to its own files.
     external: ['@lydell/node-pty'],
     // Bundled CommonJS dependencies call require() for Node's built-ins.
     banner: { js: "import { createRequire as __agentHarnessRequire } from 'node:module'; const require = __agentHarnessRequire(import.meta.url);" },
+    // zod's `locales` export (every language's error messages, half of zod's size) is never used: only the
+    // English messages zod configures by default are bundled.
+    plugins: [{
+      name: 'zod-without-locales',
+      setup(build) {
+        build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (args.importer.includes(`${join('node_modules', 'zod')}`) ? { path: 'zod-locales', namespace: 'agent-harness-empty' } : undefined));
+        build.onLoad({ filter: /.*/, namespace: 'agent-harness-empty' }, () => ({ contents: 'export {};', loader: 'js' }));
+      },
+    }],
     logLevel: 'warning',
   });
 }
