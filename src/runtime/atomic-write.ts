@@ -6,15 +6,24 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
+/** Options of {@link writeFileAtomic}. */
+export interface AtomicWriteOptions {
+  /**
+   * fsync before the rename (default true), so the new content survives a power cut too, not only a crash of
+   * this process. False for caches that are rebuilt from the truth when unreadable (the run index).
+   */
+  durable?: boolean;
+}
+
 /** Writes `data` to `file` atomically (same directory temp file + rename). */
-export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await fs.open(tmp, 'w');
   try {
     try {
       await handle.writeFile(data);
-      await handle.sync();
+      if (options.durable !== false) await handle.sync();
     } finally {
       await handle.close();
     }
@@ -27,6 +36,6 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
 }
 
 /** Writes `value` as pretty JSON (with a trailing newline) atomically. */
-export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
-  await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
+export async function writeJsonAtomic(file: string, value: unknown, options: AtomicWriteOptions = {}): Promise<void> {
+  await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`, options);
 }

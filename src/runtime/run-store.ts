@@ -19,7 +19,7 @@ import {
   type RunIndexEntry,
   type TranslateMode,
 } from '../protocol/index.js';
-import { writeJsonAtomic } from './atomic-write.js';
+import { writeFileAtomic, writeJsonAtomic } from './atomic-write.js';
 import { withFileLock } from './file-lock.js';
 import { AUDIT_DIR, RUN_RECORD_FILE, readRunRecord, runRecordPath, scanRunDirs, type BrokenRun } from './run-record.js';
 
@@ -86,8 +86,14 @@ async function readIndexUnlocked(runRoot: string): Promise<RunIndexEntry[]> {
   return (await readIndexFile(runRoot)) ?? (await scanRunStore(runRoot, [])).runs;
 }
 
+/**
+ * The index is a cache of the run.json files (rebuilt from them when unreadable), so it is written without an fsync
+ * and with one run per line rather than pretty-printed: with hundreds of runs, both cost more than the rest of
+ * an attempt's bookkeeping.
+ */
 async function writeIndexUnlocked(runRoot: string, runs: RunIndexEntry[]): Promise<void> {
-  await writeJsonAtomic(indexPath(runRoot), { version: RUN_INDEX_VERSION, runs });
+  const lines = runs.map((run) => `    ${JSON.stringify(run)}`).join(',\n');
+  await writeFileAtomic(indexPath(runRoot), `{\n  "version": ${JSON.stringify(RUN_INDEX_VERSION)},\n  "runs": [${runs.length > 0 ? `\n${lines}\n  ` : ''}]\n}\n`, { durable: false });
 }
 
 /**
