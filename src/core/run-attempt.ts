@@ -261,14 +261,20 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     harnessError = toAgentHarnessError(error);
     rasp.diagnostic({ code: harnessError.code, message: harnessError.message, level: 'error' });
   } finally {
-    for (const restore of restoreSettings.reverse()) await restore().catch(() => undefined);
-    if (prepared) {
-      await prepared.cleanup();
-      if (meta.trust) meta.trust.removed_at = nowIso();
-    }
-    await isolation?.close().catch(() => undefined);
-    await ownedServer?.close().catch(() => undefined);
-    await fs.promises.rm(attemptTmp, { recursive: true, force: true }).catch(() => undefined);
+    // Independent of each other, so at once: config put back, trust removed, namespaces and server closed, TMPDIR gone.
+    const configDone = (async () => {
+      for (const restore of restoreSettings.reverse()) await restore().catch(() => undefined);
+      if (prepared) {
+        await prepared.cleanup();
+        if (meta.trust) meta.trust.removed_at = nowIso();
+      }
+    })();
+    await Promise.all([
+      configDone,
+      isolation?.close().catch(() => undefined),
+      ownedServer?.close().catch(() => undefined),
+      fs.promises.rm(attemptTmp, { recursive: true, force: true }).catch(() => undefined),
+    ]);
     clock.mark('cleanup');
     // From here on a full disk is recorded per file (auditFailures), never thrown: the verdict and every file
     // that can still be written are kept, and the attempt ends AUDIT_WRITE_FAILED naming what is missing.
