@@ -74,7 +74,8 @@ function fail(stage, error) {
 }
 
 async function listen(forward) {
-  const server = net.createServer((inbound) => {
+  // No Nagle delay on the engine's TCP side: a streamed reply is many small writes.
+  const server = net.createServer({ noDelay: true }, (inbound) => {
     const outbound = net.connect(forward.socket);
     inbound.pipe(outbound).pipe(inbound);
     const close = () => {

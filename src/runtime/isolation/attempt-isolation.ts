@@ -85,7 +85,8 @@ function socketDir(): string {
 /** Listens on a Unix socket; every connection is piped to 127.0.0.1:`port`. */
 async function listenForwarder(socket: string, port: number): Promise<net.Server> {
   const server = net.createServer((inbound) => {
-    const outbound = net.connect(port, '127.0.0.1');
+    // No Nagle delay towards the model server: requests and streamed replies are many small writes.
+    const outbound = net.connect({ port, host: '127.0.0.1', noDelay: true });
     inbound.pipe(outbound).pipe(inbound);
     const close = (): void => {
       inbound.destroy();
