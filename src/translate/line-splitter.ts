@@ -120,7 +120,17 @@ export function createLineSplitter(options: LineSplitterOptions = {}): LineSplit
       const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       let start = 0;
       for (let nl = buf.indexOf(NEWLINE); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
-        if (!hasPending(state)) state.pendingFrom = state.next + start;
+        if (!hasPending(state)) {
+          const from = state.next + start;
+          // The common case, a whole line inside the chunk: decoded in place, no copy.
+          if (nl - start <= maxLineBytes) {
+            const end = nl > start && buf[nl - 1] === CR ? nl - 1 : nl;
+            lines.push({ stream, text: buf.toString('utf8', start, end), from, to: state.next + nl + 1 });
+            start = nl + 1;
+            continue;
+          }
+          state.pendingFrom = from;
+        }
         lines.push(endPending(stream, state, buf.subarray(start, nl), state.next + nl + 1));
         start = nl + 1;
       }
