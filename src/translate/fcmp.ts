@@ -33,6 +33,11 @@ export interface FcmpTranslateOptions {
   judgement?: CompletionJudgement;
   /** Passed to {@link judgeCompletion} when no `judgement` is given. */
   expectSession?: boolean;
+  /**
+   * The ids of the events are scoped to turns (`EngineAdapter.turnScopedIds`): the ids seen so far are forgotten at
+   * each `engine.turn.started` from the second on. Same output, memory flat in the number of turns. Default false.
+   */
+  turnScopedIds?: boolean;
   /** Exit codes the engine reported to the model, by call id (see `exitCodesFromModelRequests`). */
   toolExitCodes?: ReadonlyMap<string, number>;
 }
@@ -75,6 +80,8 @@ export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTransla
   const judge = createCompletionJudge({ errorPatterns: options.errorPatterns, expectSession: options.expectSession ?? true });
   let session = options.sessionId ?? null;
   let count = 0;
+  let toolCalls = 0;
+  let turns = 0;
   let started = false;
   let lastTs: string | null = null;
 
@@ -110,9 +117,17 @@ export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTransla
         case 'engine.session':
           session = data.session_id;
           return out;
+        case 'engine.turn.started':
+          turns += 1;
+          if (options.turnScopedIds && turns >= 2) {
+            finalized.clear();
+            toolKinds.clear();
+          }
+          return out;
         case 'engine.tool.call': {
           if (toolKinds.has(data.call_id)) return out;
           toolKinds.set(data.call_id, data.kind);
+          toolCalls += 1;
           const command = data.kind === 'shell' ? shellCommandOf(data.input) : null;
           const input = command === null && data.input !== undefined ? excerpt(typeof data.input === 'string' ? data.input : JSON.stringify(data.input)) : null;
           out.push(make({ type: 'tool.call', data: { call_id: data.call_id, kind: data.kind, name: data.name, command, input_excerpt: input } }, event.ts, event.raw_ref));
@@ -142,7 +157,7 @@ export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTransla
     },
     verdict: () => judge.verdict(),
     get toolCalls() {
-      return toolKinds.size;
+      return toolCalls;
     },
   };
 }

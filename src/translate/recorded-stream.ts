@@ -13,7 +13,7 @@ import type { Diagnostic, FcmpEvent, RaspEvent, StreamName } from '../protocol/i
 import type { CompletionJudgement } from './completion.js';
 import { createFcmpTranslator } from './fcmp.js';
 import { feedLine } from './feed.js';
-import { createLineSplitter } from './line-splitter.js';
+import { createLineSplitter, type SplitLine } from './line-splitter.js';
 import { createRaspBuilder, type RaspBuilder } from './rasp-builder.js';
 import { type RecordedAdapter, type TranslateRecordedOptions, type TranslationSummary, withoutBom } from './recorded.js';
 
@@ -64,6 +64,7 @@ function startParse(adapter: RecordedAdapter, options: TranslateRecordedOptions,
     onEvent,
   });
   const splitter = createLineSplitter();
+  const feed = (line: SplitLine): void => feedLine(builder, line);
   return {
     builder,
     async read(sources, streams, stop = () => false, drain) {
@@ -73,9 +74,9 @@ function startParse(adapter: RecordedAdapter, options: TranslateRecordedOptions,
         let first = true;
         for await (const chunk of source()) {
           // Offsets count from after a leading BOM, which is dropped.
-          const lines = first ? splitter.push(stream, withoutBom(chunk), 0) : splitter.push(stream, chunk);
+          if (first) splitter.pushEach(stream, withoutBom(chunk), feed, 0);
+          else splitter.pushEach(stream, chunk, feed);
           first = false;
-          for (const line of lines) feedLine(builder, line);
           if (stop()) return;
           const waiting = drain?.();
           if (waiting) await waiting;
@@ -154,6 +155,7 @@ export async function translateRecordedStreams(adapter: RecordedAdapter, sources
     launch: options.launch ?? 'start',
     errorPatterns: adapter.errorPatterns,
     sessionId: options.sessionId ?? null,
+    turnScopedIds: adapter.turnScopedIds ?? false,
   });
   const counter = createSummaryCounter(options);
   const toFcmp = (events: FcmpEvent[]): void => {

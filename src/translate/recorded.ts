@@ -54,7 +54,7 @@ export interface RecordedTranslation {
 }
 
 /** What a recorded translation needs of an engine adapter. */
-export type RecordedAdapter = Pick<EngineAdapter, 'id' | 'createParser' | 'errorPatterns'>;
+export type RecordedAdapter = Pick<EngineAdapter, 'id' | 'createParser' | 'errorPatterns' | 'turnScopedIds'>;
 type Adapter = RecordedAdapter;
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);

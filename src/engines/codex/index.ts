@@ -55,6 +55,7 @@ export const codexEngine: EngineAdapter = {
   liveEnvKeys: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'OPENAI_BASE_URL'],
   stdin: 'ignore',
   errorPatterns: codexErrorPatterns,
+  turnScopedIds: true,
   prepare: prepareCodex,
   applyAgentOptions: applyCodexAgentOptions,
   buildStartArgs: buildCodexStartArgs,

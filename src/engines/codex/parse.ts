@@ -83,6 +83,9 @@ export function createCodexParser(): EngineParser {
       case 'turn.started':
         turnIndex += 1;
         turnOpen = true;
+        // Ids end with their turn (`uid`), and items before the first turn share turn 1's: from turn 2 on, no id
+        // seen so far can come again, so they are forgotten (a long stream keeps no ids of finished turns).
+        if (turnIndex >= 2) calls.clear();
         return [{ type: 'engine.turn.started' }];
       case 'turn.completed':
         turnOpen = false;
