@@ -117,16 +117,39 @@ export async function readInputText(file: string, check: InputFileCheck): Promis
   }
 }
 
+/** Size of the chunks {@link streamInputFile} reads. */
+export const STREAM_CHUNK_BYTES = 256 * 1024;
+
+function readAt(fd: number, position: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const buffer = Buffer.allocUnsafe(STREAM_CHUNK_BYTES);
+    fs.read(fd, buffer, 0, buffer.length, position, (error, bytesRead) => (error ? reject(error) : resolve(buffer.subarray(0, bytesRead))));
+  });
+}
+
 /**
- * Streams a checked file in chunks. Aborting `signal` ends the iteration with the signal's reason; the
- * descriptor is closed either way.
+ * Streams a checked file in chunks of {@link STREAM_CHUNK_BYTES}. The next chunk is read while the caller works on
+ * the current one (one read ahead, never more), so a consumer slower than the disk never waits for it. Aborting
+ * `signal` ends the iteration with the signal's reason; the descriptor is closed either way, once no read is pending.
  */
 export async function* streamInputFile(file: string, check: InputFileCheck, signal?: AbortSignal): AsyncGenerator<Buffer> {
   const { fd } = openInputFile(file, check);
-  const stream = fs.createReadStream('', { fd, autoClose: true, highWaterMark: 256 * 1024, ...(signal ? { signal } : {}) });
+  let pending: Promise<Buffer> | null = null;
   try {
-    for await (const chunk of stream) yield chunk as Buffer;
+    let position = 0;
+    pending = readAt(fd, position);
+    for (;;) {
+      const chunk = await pending;
+      pending = null;
+      signal?.throwIfAborted();
+      if (chunk.length === 0) return;
+      position += chunk.length;
+      pending = readAt(fd, position);
+      yield chunk;
+    }
   } finally {
-    stream.destroy();
+    // A read still in flight would use the descriptor after it is closed (and maybe reused): wait for it first.
+    if (pending) await pending.catch(() => undefined);
+    fs.closeSync(fd);
   }
 }
