@@ -4,7 +4,8 @@
  * diagnostics as warnings, and exactly one terminal event decided by the completion judge (`completion.ts`).
  * Timestamps come from the RASP events they derive from, so a translation is reproducible.
  */
-import { FCMP_VERSION, type EngineId, type FcmpEvent, type RaspEvent, type RawRef } from '../protocol/index.js';
+import type { EngineId, FcmpEvent, RaspEvent, RawRef } from '../protocol/index.js';
+import { FCMP_VERSION } from '../protocol/versions.js';
 import type { ErrorPattern } from '../engines/engine.js';
 import { createCompletionJudge, type CompletionJudgement } from './completion.js';
 import { normalizeResult, shellCommandOf } from './tool-calls.js';
@@ -93,7 +94,7 @@ export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTransla
     engine,
     session_id: session,
     meta: { attempt },
-    raw_ref: rawRef ? { ...rawRef } : null,
+    raw_ref: rawRef ? { stream: rawRef.stream, from: rawRef.from, to: rawRef.to } : null,
     type: body.type,
     data: body.data,
   }) as FcmpEvent;

@@ -4,15 +4,8 @@
  * and strictly increases. Parser outputs are checked against the protocol schema; an output that does not
  * fit (or a parser that throws, against its contract) becomes a diagnostic instead of a broken event.
  */
-import {
-  RASP_VERSION,
-  type Diagnostic,
-  type EngineId,
-  type RaspData,
-  type RaspEvent,
-  type RawRef,
-  type StreamName,
-} from '../protocol/index.js';
+import { RASP_VERSION } from '../protocol/versions.js';
+import type { Diagnostic, EngineId, RaspData, RaspEvent, RawRef, StreamName } from '../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engines/engine.js';
 import { checkParserOutput } from './check-output.js';
 
@@ -87,7 +80,7 @@ export function createRaspBuilder(options: RaspBuilderOptions): RaspBuilder {
       ts: timestamp(),
       engine,
       data,
-      raw_ref: rawRef ? { ...rawRef } : null,
+      raw_ref: rawRef ? { stream: rawRef.stream, from: rawRef.from, to: rawRef.to } : null,
     };
     if (keepRawLines || (keepEvents && data.type !== 'raw.line')) events.push(event);
     onEvent?.(event);
