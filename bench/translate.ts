@@ -20,6 +20,11 @@ const bin = path.join(root, 'bin', 'agent-harness.js');
 const MIB = 1024 * 1024;
 const SESSION = '01a2053b-9f5a-7bc0-b066-eb965712ebee';
 
+/** The agent message that ends turn `t`. */
+function finalMessageOf(t: number): string {
+  return `turn ${t} done ${'y'.repeat(200 + (t % 400))}`;
+}
+
 /** The lines of turn `t` of a synthetic codex stream: tool calls, messages and sizes vary from turn to turn. */
 function turnLines(t: number): string[] {
   const lines = ['{"type":"turn.started"}'];
@@ -33,23 +38,25 @@ function turnLines(t: number): string[] {
   }
   if (t % 5 === 0) lines.push(`{"type":"item.completed","item":{"id":"item_${calls}","type":"reasoning","text":"thinking about turn ${t} ${'r'.repeat(60)}"}}`);
   if (t % 11 === 0) lines.push(`{"type":"item.completed","item":{"id":"item_${calls + 1}","type":"file_change","changes":[{"path":"src/f${t}.ts","kind":"update"}],"status":"completed"}}`);
-  lines.push(`{"type":"item.completed","item":{"id":"item_${calls + 2}","type":"agent_message","text":"turn ${t} done ${'y'.repeat(200 + (t % 400))}"}}`);
+  lines.push(`{"type":"item.completed","item":{"id":"item_${calls + 2}","type":"agent_message","text":"${finalMessageOf(t)}"}}`);
   lines.push(`{"type":"turn.completed","usage":{"input_tokens":${20 + t},"cached_input_tokens":0,"output_tokens":10,"reasoning_output_tokens":0}}`);
   return lines;
 }
 
 /**
  * Writes a synthetic codex stream of at least `bytes` bytes to `file`, one 1 MiB-ish chunk at a time (never the
- * whole stream in memory); returns its size and number of turns.
+ * whole stream in memory); returns its size, its number of turns and of tool calls, and the last turn's message.
  */
-export function writeSyntheticCodexStream(file: string, bytes: number): { bytes: number; turns: number } {
+export function writeSyntheticCodexStream(file: string, bytes: number): { bytes: number; turns: number; toolCalls: number; finalMessage: string } {
   const fd = fs.openSync(file, 'w');
   try {
     let written = 0;
     let turns = 0;
+    let toolCalls = 0;
     let chunk = `{"type":"thread.started","thread_id":"${SESSION}"}\n`;
     while (written + chunk.length < bytes) {
       chunk += `${turnLines(turns).join('\n')}\n`;
+      toolCalls += (turns % 3) + (turns % 11 === 0 ? 1 : 0);
       turns += 1;
       if (chunk.length >= MIB) {
         written += fs.writeSync(fd, chunk);
@@ -57,7 +64,7 @@ export function writeSyntheticCodexStream(file: string, bytes: number): { bytes:
       }
     }
     written += fs.writeSync(fd, chunk);
-    return { bytes: written, turns };
+    return { bytes: written, turns, toolCalls, finalMessage: finalMessageOf(turns - 1) };
   } finally {
     fs.closeSync(fd);
   }
