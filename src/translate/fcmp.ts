@@ -54,6 +54,8 @@ function excerpt(text: string | null): string | null {
 /** The type-correlated `type` + `data` part of an FCMP event. */
 type Body = { [K in FcmpEvent['type']]: Pick<Extract<FcmpEvent, { type: K }>, 'type' | 'data'> }[FcmpEvent['type']];
 
+const NONE: readonly FcmpEvent[] = Object.freeze([]);
+
 /**
  * An incremental RASP → FCMP translator for one attempt: {@link FcmpTranslator.push} each RASP event in order,
  * then {@link FcmpTranslator.finish} once. It keeps no events: only the session, the ids already finalized, the
@@ -61,7 +63,7 @@ type Body = { [K in FcmpEvent['type']]: Pick<Extract<FcmpEvent, { type: K }>, 't
  */
 export interface FcmpTranslator {
   /** Translates the next RASP event; returns the FCMP events it gives (`conversation.started` comes with the first). */
-  push(event: RaspEvent): FcmpEvent[];
+  push(event: RaspEvent): readonly FcmpEvent[];
   /**
    * Ends the attempt: returns `conversation.started` if nothing was pushed, and the terminal event. The verdict is
    * `judgement` when given (with `evidenceRef` as its raw_ref when given), else the translator's own judge's.
@@ -107,42 +109,43 @@ export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTransla
 
   return {
     push(event) {
-      const out: FcmpEvent[] = [];
-      if (!started) start(out, event.ts);
+      // Most RASP events give no FCMP event: they share one empty array instead of allocating theirs.
+      let out: FcmpEvent[] | undefined;
+      if (!started) start((out = []), event.ts);
       lastTs = event.ts;
       judge.observe(event);
       const data = event.data;
       switch (data.type) {
         case 'raw.line':
-          return out;
+          return out ?? NONE;
         case 'engine.session':
           session = data.session_id;
-          return out;
+          return out ?? NONE;
         case 'engine.turn.started':
           turns += 1;
           if (options.turnScopedIds && turns >= 2) {
             finalized.clear();
             toolKinds.clear();
           }
-          return out;
+          return out ?? NONE;
         case 'engine.tool.call': {
-          if (toolKinds.has(data.call_id)) return out;
+          if (toolKinds.has(data.call_id)) return out ?? NONE;
           toolKinds.set(data.call_id, data.kind);
           toolCalls += 1;
           const command = data.kind === 'shell' ? shellCommandOf(data.input) : null;
           const input = command === null && data.input !== undefined ? excerpt(typeof data.input === 'string' ? data.input : JSON.stringify(data.input)) : null;
-          out.push(make({ type: 'tool.call', data: { call_id: data.call_id, kind: data.kind, name: data.name, command, input_excerpt: input } }, event.ts, event.raw_ref));
-          return out;
+          (out ??= []).push(make({ type: 'tool.call', data: { call_id: data.call_id, kind: data.kind, name: data.name, command, input_excerpt: input } }, event.ts, event.raw_ref));
+          return out ?? NONE;
         }
         case 'engine.tool.result': {
           const result = normalizeResult({ callId: data.call_id, kind: toolKinds.get(data.call_id) ?? 'other' }, data, options.toolExitCodes);
-          out.push(make({ type: 'tool.result', data: { call_id: data.call_id, status: result.status ?? data.status, exit_code: result.exitCode, output_excerpt: excerpt(result.output) } }, event.ts, event.raw_ref));
-          return out;
+          (out ??= []).push(make({ type: 'tool.result', data: { call_id: data.call_id, status: result.status ?? data.status, exit_code: result.exitCode, output_excerpt: excerpt(result.output) } }, event.ts, event.raw_ref));
+          return out ?? NONE;
         }
         default: {
           const body = bodyOf(data, finalized);
-          if (body) out.push(make(body, event.ts, event.raw_ref));
-          return out;
+          if (body) (out ??= []).push(make(body, event.ts, event.raw_ref));
+          return out ?? NONE;
         }
       }
     },

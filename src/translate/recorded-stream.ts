@@ -158,7 +158,7 @@ export async function translateRecordedStreams(adapter: RecordedAdapter, sources
     turnScopedIds: adapter.turnScopedIds ?? false,
   });
   const counter = createSummaryCounter(options);
-  const toFcmp = (events: FcmpEvent[]): void => {
+  const toFcmp = (events: readonly FcmpEvent[]): void => {
     for (const event of events) {
       counter.fcmp(event);
       sink.fcmp?.(event);
