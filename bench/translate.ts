@@ -85,6 +85,8 @@ child.on('exit', (status, signal) => { clearInterval(timer); process.stdout.writ
 
 interface Measured {
   seconds: number;
+  /** CPU seconds of the child (user + system), when /usr/bin/time gave them; null otherwise. */
+  cpuSeconds: number | null;
   peakRssMiB: number;
   stdout: string;
 }
@@ -97,7 +99,7 @@ async function measure(args: readonly string[], stdoutFile: string | null): Prom
   const useTime = fs.existsSync('/usr/bin/time');
   const timeFile = path.join(os.tmpdir(), `ah-bench-time-${process.pid}-${Date.now()}`);
   const command = useTime
-    ? ['/usr/bin/time', '-f', '%M', '-o', timeFile, process.execPath, bin, ...args]
+    ? ['/usr/bin/time', '-f', '%U %S %M', '-o', timeFile, process.execPath, bin, ...args]
     : [process.execPath, '-e', WRAPPER, process.execPath, bin, ...args];
   const env = { ...process.env };
   delete env.AGENT_HARNESS_FROM_SOURCE;
@@ -115,9 +117,12 @@ async function measure(args: readonly string[], stdoutFile: string | null): Prom
   });
   const seconds = (performance.now() - started) / 1000;
   let peakKiB: number;
+  let cpuSeconds: number | null = null;
   let stdout = result.stdout;
   if (useTime) {
-    peakKiB = Number(fs.readFileSync(timeFile, 'utf8').trim().split('\n').at(-1));
+    const [user, system, kib] = fs.readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
+    peakKiB = kib!;
+    cpuSeconds = user! + system!;
     fs.rmSync(timeFile, { force: true });
   } else {
     const report = JSON.parse(result.stdout) as { status: number; maxRssKiB: number };
@@ -126,7 +131,22 @@ async function measure(args: readonly string[], stdoutFile: string | null): Prom
     stdout = '';
   }
   if (result.status !== 0) throw new Error(`agent-harness ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
-  return { seconds, peakRssMiB: peakKiB / 1024, stdout };
+  return { seconds, cpuSeconds, peakRssMiB: peakKiB / 1024, stdout };
+}
+
+/** Runs of each measurement; the best wall time is kept (load from other processes only ever adds time). */
+const RUNS = 3;
+
+/** {@link measure} run {@link RUNS} times: the fastest run's times, the highest peak RSS of all. */
+async function measureBest(args: readonly string[], stdoutFile: string | null): Promise<Measured> {
+  let best: Measured | null = null;
+  let peak = 0;
+  for (let i = 0; i < RUNS; i += 1) {
+    const m = await measure(args, stdoutFile);
+    peak = Math.max(peak, m.peakRssMiB);
+    if (!best || m.seconds < best.seconds) best = m;
+  }
+  return { ...best!, peakRssMiB: peak };
 }
 
 /** True when the bin runs dist/ (its build stamp matches src/), false when it falls back to tsx. */
@@ -139,6 +159,8 @@ async function runsDist(): Promise<boolean> {
   }
 }
 
+const cpu = (m: Measured): string => (m.cpuSeconds === null ? '' : `, ${m.cpuSeconds.toFixed(2)} s CPU`);
+
 function row(caseName: string, size: number, m: Measured, runner: string): BenchRow {
   const mbps = size / 1e6 / m.seconds;
   return {
@@ -148,7 +170,7 @@ function row(caseName: string, size: number, m: Measured, runner: string): Bench
     reference: null,
     ratio: null,
     target: '≥ 150 MB/s, ≤ 100 MB RSS',
-    note: `${(size / MIB).toFixed(0)} MiB in ${m.seconds.toFixed(2)} s (${runner})`,
+    note: `${(size / MIB).toFixed(0)} MiB in ${m.seconds.toFixed(2)} s, best of ${RUNS}${m.cpuSeconds === null ? '' : `, ${m.cpuSeconds.toFixed(2)} s CPU`} (${runner})`,
   };
 }
 
@@ -162,13 +184,13 @@ export async function benchTranslate(sizesMiB: readonly number[] = [10, 100, 200
     const file = path.join(dir, 'codex.stdout.jsonl');
     for (const mib of sizesMiB) {
       const { bytes, turns } = writeSyntheticCodexStream(file, mib * MIB);
-      const summary = await measure(['translate', '--engine', 'codex', '--stdout', file, '--summary'], null);
+      const summary = await measureBest(['translate', '--engine', 'codex', '--stdout', file, '--summary'], null);
       const tools = (JSON.parse(summary.stdout) as { tool_calls: number }).tool_calls;
-      console.log(`translate codex ${mib} MiB: ${(bytes / 1e6 / summary.seconds).toFixed(1)} MB/s, peak RSS ${summary.peakRssMiB.toFixed(0)} MiB (--summary, ${turns} turns, ${tools} tool calls, ${summary.seconds.toFixed(2)} s)`);
+      console.log(`translate codex ${mib} MiB: ${(bytes / 1e6 / summary.seconds).toFixed(1)} MB/s, peak RSS ${summary.peakRssMiB.toFixed(0)} MiB (--summary, ${turns} turns, ${tools} tool calls, ${summary.seconds.toFixed(2)} s${cpu(summary)}, best of ${RUNS})`);
       rows.push(row(`codex ${mib} MiB --summary`, bytes, summary, runner));
       if (mib === 100) {
-        const view = await measure(['translate', '--engine', 'codex', '--stdout', file, '--translate', '2'], '/dev/null');
-        console.log(`translate codex ${mib} MiB: ${(bytes / 1e6 / view.seconds).toFixed(1)} MB/s, peak RSS ${view.peakRssMiB.toFixed(0)} MiB (--translate 2 > /dev/null, ${view.seconds.toFixed(2)} s)`);
+        const view = await measureBest(['translate', '--engine', 'codex', '--stdout', file, '--translate', '2'], '/dev/null');
+        console.log(`translate codex ${mib} MiB: ${(bytes / 1e6 / view.seconds).toFixed(1)} MB/s, peak RSS ${view.peakRssMiB.toFixed(0)} MiB (--translate 2 > /dev/null, ${view.seconds.toFixed(2)} s${cpu(view)}, best of ${RUNS})`);
         rows.push(row(`codex ${mib} MiB --translate 2`, bytes, view, runner));
       }
     }
