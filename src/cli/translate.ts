@@ -38,7 +38,8 @@ function sourcesOf(files: InputFiles, signal: AbortSignal): RecordedSources {
   for (const [stream, file] of Object.entries(files) as Array<[keyof InputFiles, string]>) {
     const check = { what: `${stream} file` };
     checkInputFile(file, check);
-    sources[stream] = () => streamInputFile(file, check, signal);
+    // The translation is done with each chunk before it asks for the next (the splitter copies what it keeps).
+    sources[stream] = () => streamInputFile(file, check, signal, { reuseChunks: true });
   }
   return sources;
 }

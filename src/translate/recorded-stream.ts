@@ -17,7 +17,10 @@ import { createLineSplitter, type SplitLine } from './line-splitter.js';
 import { createRaspBuilder, type RaspBuilder } from './rasp-builder.js';
 import { type RecordedAdapter, type TranslateRecordedOptions, type TranslationSummary, withoutBom } from './recorded.js';
 
-/** Chunks of one recorded stream, read when needed (a stream may be read more than once: each call starts over). */
+/**
+ * Chunks of one recorded stream, read when needed (a stream may be read more than once: each call starts over). The
+ * translation is done with a chunk before it asks for the next, so a source may reuse its buffers.
+ */
 export type RecordedSource = () => AsyncIterable<Uint8Array>;
 
 /** Recorded streams to translate chunk by chunk (files streamed from disk); any subset. */
