@@ -1,8 +1,9 @@
 /**
  * `agent-harness translate --engine ID [--stdout F] [--stderr F] [--pty F] [--translate 1|2|3] [--summary]` and
  * `agent-harness translate <run-selector> [--attempt N] …`: recorded output through the same parsers as a
- * live attempt. Views print to stdout; `--summary` prints one JSON object. Inputs must be regular files
- * (checked before anything is read) and are streamed in chunks, never read whole; SIGINT/SIGTERM end it.
+ * live attempt. Views print to stdout as the events are produced; `--summary` prints one JSON object built from
+ * counters. Inputs must be regular files (checked before anything is read) and are streamed in chunks, never read
+ * whole, and no event is held; SIGINT/SIGTERM end it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,9 +12,11 @@ import { AgentHarnessError } from '../errors/index.js';
 import type { AttemptMeta, TranslateMode } from '../protocol/index.js';
 import { checkInputFile, MAX_CONFIG_BYTES, readInputBytesSync, streamInputFile } from '../runtime/bounded-input.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
-import type { RecordedSources, TranslateRecordedOptions } from '../translate/recorded.js';
+import type { TranslateRecordedOptions } from '../translate/recorded.js';
+import type { RecordedSources } from '../translate/recorded-stream.js';
+import { createViewWriter } from '../translate/view-sink.js';
+import { createBatchedWriter } from './batched-writer.js';
 import { runInterruptible } from './interrupt.js';
-import { renderTranslateView } from '../translate/views.js';
 import { parsePositiveInt, parseTranslateMode } from './options.js';
 import type { CliStreams } from './output.js';
 
@@ -35,7 +38,8 @@ function sourcesOf(files: InputFiles, signal: AbortSignal): RecordedSources {
   for (const [stream, file] of Object.entries(files) as Array<[keyof InputFiles, string]>) {
     const check = { what: `${stream} file` };
     checkInputFile(file, check);
-    sources[stream] = () => streamInputFile(file, check, signal);
+    // The translation is done with each chunk before it asks for the next (the splitter copies what it keeps).
+    sources[stream] = () => streamInputFile(file, check, signal, { reuseChunks: true });
   }
   return sources;
 }
@@ -114,15 +118,20 @@ export async function translateCommand(streams: CliStreams, selector: string | u
   }
   const mode = options.translate ?? 3;
   if (mode === 0 && !options.summary) throw new AgentHarnessError('USAGE_ERROR', 'translate shows views 1, 2 or 3 (view 0 is the raw file itself).');
-  const [{ loadEngineParsing }, { translateRecordedStreams }] = await Promise.all([import('../engines/parsers.js'), import('../translate/recorded.js')]);
-  const adapter = await loadEngineParsing(engine);
-  const result = await runInterruptible('translate', (signal) => translateRecordedStreams(adapter, sourcesOf(files, signal), { ...recorded, keepRawLines: false }));
+  // The engine's parser and error patterns only: translating never needs the adapter that runs the engine.
+  const [{ loadTranslationAdapter }, { translateRecordedStreams }] = await Promise.all([import('../engines/translation-adapters.js'), import('../translate/recorded-stream.js')]);
+  const adapter = await loadTranslationAdapter(engine);
   if (options.summary || mode === 0) {
-    streams.stdout.write(`${JSON.stringify(result.summary)}\n`);
+    const { summary } = await runInterruptible('translate', (signal) => translateRecordedStreams(adapter, sourcesOf(files, signal), recorded));
+    streams.stdout.write(`${JSON.stringify(summary)}\n`);
     return 0;
   }
-  const text = renderTranslateView(mode, { rasp: result.rasp, fcmp: result.fcmp });
-  streams.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  // The view is written as the events are produced; the output's backpressure holds the reading back.
+  const output = createBatchedWriter(streams.stdout);
+  const view = createViewWriter(mode, output.write, output.drain);
+  await runInterruptible('translate', (signal) => translateRecordedStreams(adapter, sourcesOf(files, signal), recorded, view.sink));
+  view.end();
+  await output.drain();
   return 0;
 }
 

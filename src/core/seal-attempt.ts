@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { AttemptMetaSchema, type AttemptMeta, type RunIndexEntry } from '../protocol/index.js';
-import { loadEngineParsing } from '../engines/parsers.js';
+import { loadTranslationAdapter } from '../engines/translation-adapters.js';
 import { translateRecorded } from '../translate/recorded.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { withFileLock } from '../runtime/file-lock.js';
@@ -53,7 +53,7 @@ function readMeta(file: string): AttemptMeta | null {
 async function seal(runDir: string, attempt: number, meta: AttemptMeta): Promise<AttemptMeta> {
   const audit = attemptAuditPaths(runDir, attempt);
   const translation = translateRecorded(
-    await loadEngineParsing(meta.engine),
+    await loadTranslationAdapter(meta.engine),
     { stdout: readIfPresent(audit.stdout), stderr: readIfPresent(audit.stderr), pty: readIfPresent(audit.ptyOutput) },
     { runId: meta.run_id, attempt, launch: meta.launch === 'resume' ? 'resume' : 'start', seqStart: fcmpSeqStart(runDir, attempt), sessionId: meta.session_id },
   );

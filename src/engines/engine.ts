@@ -128,6 +128,12 @@ export interface EngineAdapter {
   /** A fresh parser for one attempt. */
   createParser(): EngineParser;
   /**
+   * True when every id in the parser's events (tool calls, messages) belongs to one turn: an id seen before the n-th
+   * `engine.turn.started` (n ≥ 2) never comes again after it (codex suffixes its per-turn item ids with the turn).
+   * A streamed translation then forgets the ids of finished turns, so its memory stays flat however long the stream.
+   */
+  readonly turnScopedIds?: boolean;
+  /**
    * The events of an interactive attempt (a live terminal, whose output is a TUI rather than events), read from the
    * engine's own session store: the session id, the turn, its messages. Absent: the engine's sessions cannot be
    * recovered, and an interactive attempt of it has no session id.

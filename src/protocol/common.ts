@@ -4,9 +4,10 @@
  * external tools depend on.
  */
 import { z } from 'zod';
+import { ENGINE_ID_VALUES } from './versions.js';
 
 /** Engine identifiers the harness knows about. */
-export const EngineIdSchema = z.enum(['codex', 'claude', 'gemini', 'iflow', 'opencode']);
+export const EngineIdSchema = z.enum(ENGINE_ID_VALUES);
 /** An engine identifier. */
 export type EngineId = z.infer<typeof EngineIdSchema>;
 /** Every known engine id, in display order. */

@@ -6,8 +6,10 @@ import { CompletionSchema } from './meta.js';
 import { DiagnosticSchema, EngineIdSchema, UsageSchema } from './common.js';
 import { FcmpTypeSchema } from './fcmp.js';
 
-/** Version tag of the conformance report. */
-export const CONFORMANCE_VERSION = 'agent-harness.conformance/1';
+import { CONFORMANCE_VERSION } from './versions.js';
+
+/** Version tag of the conformance report (defined in `versions.ts`). */
+export { CONFORMANCE_VERSION };
 
 /** One attempt's conformance report. */
 export const ConformanceReportSchema = z.object({

@@ -6,8 +6,10 @@
 import { z } from 'zod';
 import { EngineIdSchema, RawRefSchema, TimestampSchema } from './common.js';
 
-/** Version tag written in every FCMP envelope. */
-export const FCMP_VERSION = 'fcmp/1.0';
+import { FCMP_VERSION } from './versions.js';
+
+/** Version tag written in every FCMP envelope (defined in `versions.ts`). */
+export { FCMP_VERSION };
 
 /** FCMP event types. */
 export const FcmpTypeSchema = z.enum([

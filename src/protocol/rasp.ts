@@ -6,8 +6,10 @@
 import { z } from 'zod';
 import { DiagnosticSchema, EngineIdSchema, RawRefSchema, TimestampSchema, UsageSchema } from './common.js';
 
-/** Version tag written in every RASP event. */
-export const RASP_VERSION = 'rasp/1.0';
+import { RASP_VERSION } from './versions.js';
+
+/** Version tag written in every RASP event (defined in `versions.ts`). */
+export { RASP_VERSION };
 
 /** Data of the parsed engine events: what the engine said, normalized across engines. */
 export const ParsedEventSchema = z.discriminatedUnion('type', [

@@ -117,16 +117,44 @@ export async function readInputText(file: string, check: InputFileCheck): Promis
   }
 }
 
+/** Size of the chunks {@link streamInputFile} reads. */
+export const STREAM_CHUNK_BYTES = 256 * 1024;
+
+function readAt(fd: number, position: number, buffer: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    fs.read(fd, buffer, 0, buffer.length, position, (error, bytesRead) => (error ? reject(error) : resolve(buffer.subarray(0, bytesRead))));
+  });
+}
+
 /**
- * Streams a checked file in chunks. Aborting `signal` ends the iteration with the signal's reason; the
- * descriptor is closed either way.
+ * Streams a checked file in chunks of {@link STREAM_CHUNK_BYTES}. The next chunk is read while the caller works on
+ * the current one (one read ahead, never more), so a consumer slower than the disk never waits for it. Aborting
+ * `signal` ends the iteration with the signal's reason; the descriptor is closed either way, once no read is pending.
+ * With `reuseChunks`, two buffers take turns: a chunk is valid only until the next one is asked for (a consumer that
+ * is done with each chunk by then — a line splitter — leaves no buffer for the GC, whose lag would otherwise let
+ * memory grow with the file).
  */
-export async function* streamInputFile(file: string, check: InputFileCheck, signal?: AbortSignal): AsyncGenerator<Buffer> {
+export async function* streamInputFile(file: string, check: InputFileCheck, signal?: AbortSignal, options: { reuseChunks?: boolean } = {}): AsyncGenerator<Buffer> {
   const { fd } = openInputFile(file, check);
-  const stream = fs.createReadStream('', { fd, autoClose: true, highWaterMark: 256 * 1024, ...(signal ? { signal } : {}) });
+  const buffers = options.reuseChunks ? [Buffer.allocUnsafe(STREAM_CHUNK_BYTES), Buffer.allocUnsafe(STREAM_CHUNK_BYTES)] : null;
+  let reads = 0;
+  const read = (position: number): Promise<Buffer> => readAt(fd, position, buffers ? buffers[reads++ % 2]! : Buffer.allocUnsafe(STREAM_CHUNK_BYTES));
+  let pending: Promise<Buffer> | null = null;
   try {
-    for await (const chunk of stream) yield chunk as Buffer;
+    let position = 0;
+    pending = read(position);
+    for (;;) {
+      const chunk = await pending;
+      pending = null;
+      signal?.throwIfAborted();
+      if (chunk.length === 0) return;
+      position += chunk.length;
+      pending = read(position);
+      yield chunk;
+    }
   } finally {
-    stream.destroy();
+    // A read still in flight would use the descriptor after it is closed (and maybe reused): wait for it first.
+    if (pending) await pending.catch(() => undefined);
+    fs.closeSync(fd);
   }
 }

@@ -72,8 +72,87 @@ export function matchErrorPattern(message: string, patterns: readonly ErrorPatte
   return patterns.find((row) => row.pattern.test(message)) ?? null;
 }
 
-type Of<T extends RaspData['type']> = RaspEvent & { data: Extract<RaspData, { type: T }> };
-const is = <T extends RaspData['type']>(type: T) => (event: RaspEvent): event is Of<T> => event.data.type === type;
+/** What {@link CompletionJudge.verdict} needs of an event: its seq (and, for the FCMP terminal event, its raw_ref). */
+type Remembered = Pick<RaspEvent, 'seq' | 'raw_ref'>;
+
+/**
+ * An incremental completion judge: {@link CompletionJudge.observe} each RASP event of an attempt in order, then
+ * {@link CompletionJudge.verdict}. It keeps only what a verdict can depend on (the last exit and turn end, the
+ * first fatal error and done marker, the last error message and the pattern row of the latest one that matches),
+ * so judging a long stream holds no events.
+ */
+export interface CompletionJudge {
+  /** Observes the next event. */
+  observe(event: RaspEvent): void;
+  /** The verdict on the events observed so far (the same as {@link judgeCompletion} on them). */
+  verdict(): CompletionJudgement;
+  /** raw_ref of a remembered evidence event with this seq (exit, turn end, fatal error, done marker), else null. */
+  rawRefOf(seq: number | null): RaspEvent['raw_ref'];
+}
+
+/** Creates a {@link CompletionJudge}. */
+export function createCompletionJudge(options: JudgeCompletionOptions): CompletionJudge {
+  let exit: (Remembered & { data: Extract<RaspData, { type: 'lifecycle.exited' }> }) | undefined;
+  let turnEnd: (Remembered & { data: Extract<RaspData, { type: 'engine.turn.end' }> }) | undefined;
+  let fatal: (Remembered & { message: string }) | undefined;
+  let marker: Remembered | undefined;
+  let engineEvents = false;
+  let lastError: string | null = null;
+  /** The pattern row of the latest error message that matches one (the fallback of `classify`). */
+  let latestRow: ErrorPattern | null = null;
+
+  const errorMessage = (message: string): void => {
+    lastError = message;
+    const row = matchErrorPattern(message, options.errorPatterns);
+    if (row) latestRow = row;
+  };
+
+  return {
+    observe(event) {
+      const data = event.data;
+      if (!engineEvents && ENGINE_EVENT_TYPES.has(data.type)) engineEvents = true;
+      switch (data.type) {
+        case 'lifecycle.exited':
+          exit = { seq: event.seq, raw_ref: event.raw_ref, data };
+          break;
+        case 'engine.turn.end':
+          turnEnd = { seq: event.seq, raw_ref: event.raw_ref, data };
+          break;
+        case 'engine.error':
+          if (data.fatal && !fatal) fatal = { seq: event.seq, raw_ref: event.raw_ref, message: data.message };
+          errorMessage(data.message);
+          break;
+        case 'diagnostic':
+          if (data.diagnostic.code === 'ENGINE_STDERR') errorMessage(data.diagnostic.message);
+          break;
+        case 'engine.assistant.message':
+          if (!marker && data.final && hasDoneMarker(data.text)) marker = { seq: event.seq, raw_ref: event.raw_ref };
+          break;
+        default:
+          break;
+      }
+    },
+    verdict() {
+      return decide({ exit, turnEnd, fatal, marker, engineEvents, lastError, latestRow }, options);
+    },
+    rawRefOf(seq) {
+      if (seq === null) return null;
+      // In the order judgeCompletion's `find` would meet them when seqs repeat (they do not in a built stream).
+      for (const candidate of [exit, turnEnd, fatal, marker]) if (candidate && candidate.seq === seq) return candidate.raw_ref;
+      return null;
+    },
+  };
+}
+
+interface Observed {
+  exit: (Remembered & { data: Extract<RaspData, { type: 'lifecycle.exited' }> }) | undefined;
+  turnEnd: (Remembered & { data: Extract<RaspData, { type: 'engine.turn.end' }> }) | undefined;
+  fatal: (Remembered & { message: string }) | undefined;
+  marker: Remembered | undefined;
+  engineEvents: boolean;
+  lastError: string | null;
+  latestRow: ErrorPattern | null;
+}
 
 /**
  * Judges an attempt. Precedence:
@@ -86,9 +165,16 @@ const is = <T extends RaspData['type']>(type: T) => (event: RaspEvent): event is
  * 5. a user-written call that exited 0 with no engine event: no_session (see `expectSession`);
  * 6. an exit without a turn end: failed/engine_crash; no exit yet: unknown.
  * Non-fatal engine errors (retries) never fail an attempt on their own.
+ * A wrapper over {@link createCompletionJudge}.
  */
 export function judgeCompletion(events: readonly RaspEvent[], options: JudgeCompletionOptions): CompletionJudgement {
-  const exit = events.findLast(is('lifecycle.exited'));
+  const judge = createCompletionJudge(options);
+  for (const event of events) judge.observe(event);
+  return judge.verdict();
+}
+
+function decide(seen: Observed, options: JudgeCompletionOptions): CompletionJudgement {
+  const { exit, turnEnd, fatal, marker } = seen;
   if (exit?.data.timed_out) {
     const failure = { category: 'timeout', code: 'ENGINE_TIMEOUT', message: `the engine did not finish within ${Math.round(exit.data.duration_ms)} ms; the harness killed it` } as const;
     return { state: 'failed', reason: 'timed_out', failure, evidenceSeq: exit.seq };
@@ -98,23 +184,20 @@ export function judgeCompletion(events: readonly RaspEvent[], options: JudgeComp
     return { state: 'failed', reason: 'canceled', failure, evidenceSeq: exit.seq };
   }
 
-  const turnEnd = events.findLast(is('engine.turn.end'));
-  const fatal = events.find((e) => is('engine.error')(e) && e.data.fatal) as Of<'engine.error'> | undefined;
   const failedTurn = turnEnd?.data.status === 'failed' ? turnEnd : undefined;
   if (failedTurn || fatal) {
-    const decisive = failedTurn ?? fatal!;
-    const message = failedTurn ? (failedTurn.data.error ?? 'turn failed') : fatal!.data.message;
-    return { state: 'failed', reason: failedTurn ? 'turn_failed' : 'fatal_error', failure: classify(message, events, options), evidenceSeq: decisive.seq };
+    const message = failedTurn ? (failedTurn.data.error ?? 'turn failed') : fatal!.message;
+    const evidenceSeq = failedTurn ? failedTurn.seq : fatal!.seq;
+    return { state: 'failed', reason: failedTurn ? 'turn_failed' : 'fatal_error', failure: classify(message, seen.latestRow, options), evidenceSeq };
   }
 
-  const marker = events.find((e) => is('engine.assistant.message')(e) && e.data.final && hasDoneMarker(e.data.text));
   if (marker && turnEnd && turnEnd.seq > marker.seq) return { state: 'completed', reason: 'done_marker', evidenceSeq: marker.seq };
   if (turnEnd) return { state: 'awaiting_input', reason: 'turn_end_without_done_marker', evidenceSeq: turnEnd.seq };
   if (exit) {
-    if (options.expectSession === false && exit.data.exit_code === 0 && !events.some((e) => ENGINE_EVENT_TYPES.has(e.data.type))) {
+    if (options.expectSession === false && exit.data.exit_code === 0 && !seen.engineEvents) {
       return { state: 'no_session', reason: 'exited_without_session', evidenceSeq: exit.seq };
     }
-    const last = lastErrorMessage(events);
+    const last = seen.lastError;
     const status = exit.data.signal ? `signal ${exit.data.signal}` : `code ${exit.data.exit_code}`;
     const markerNote = marker ? ' (a done marker was seen, but the turn never ended)' : '';
     const message = `the engine exited (${status}) without a turn end event${markerNote}${last ? `; last error: ${last}` : ''}`;
@@ -123,24 +206,12 @@ export function judgeCompletion(events: readonly RaspEvent[], options: JudgeComp
   return { state: 'unknown', reason: 'no_exit_event', evidenceSeq: null };
 }
 
-/** Categorizes the failing message; when it is unspecific, earlier (retry) errors may still say why. */
-function classify(message: string, events: readonly RaspEvent[], options: JudgeCompletionOptions): CompletionFailure {
-  const candidates = [message, ...errorMessages(events).reverse()];
-  for (const candidate of candidates) {
-    const row = matchErrorPattern(candidate, options.errorPatterns);
-    if (row) return { category: row.category, code: row.code, message };
-  }
+/**
+ * Categorizes the failing message; when it is unspecific, earlier (retry) errors may still say why: the row of the
+ * latest error message that matches a pattern.
+ */
+function classify(message: string, latestRow: ErrorPattern | null, options: JudgeCompletionOptions): CompletionFailure {
+  const row = matchErrorPattern(message, options.errorPatterns) ?? latestRow;
+  if (row) return { category: row.category, code: row.code, message };
   return { category: 'unknown', code: 'ENGINE_TURN_FAILED', message };
-}
-
-function errorMessages(events: readonly RaspEvent[]): string[] {
-  return events.flatMap((e) => {
-    if (e.data.type === 'engine.error') return [e.data.message];
-    if (e.data.type === 'diagnostic' && e.data.diagnostic.code === 'ENGINE_STDERR') return [e.data.diagnostic.message];
-    return [];
-  });
-}
-
-function lastErrorMessage(events: readonly RaspEvent[]): string | null {
-  return errorMessages(events).at(-1) ?? null;
 }

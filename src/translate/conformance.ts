@@ -1,16 +1,8 @@
 /**
  * Builds the conformance report of an attempt from its RASP and FCMP events.
  */
-import {
-  CONFORMANCE_VERSION,
-  type Completion,
-  type ConformanceReport,
-  type Diagnostic,
-  type EngineId,
-  type FcmpEvent,
-  type RaspEvent,
-  type Usage,
-} from '../protocol/index.js';
+import type { Completion, ConformanceReport, Diagnostic, EngineId, FcmpEvent, RaspEvent, Usage } from '../protocol/index.js';
+import { CONFORMANCE_VERSION } from '../protocol/versions.js';
 
 /** Inputs of {@link buildConformanceReport}. */
 export interface ConformanceInput {

@@ -1,12 +1,13 @@
 /**
  * RASP → FCMP for one attempt. FCMP is derived, never recorded: `conversation.started` first, assistant
  * messages (deltas and finals, each message id finalized once — the only place duplicates are dropped),
- * diagnostics as warnings, and exactly one terminal event decided by {@link judgeCompletion}.
+ * diagnostics as warnings, and exactly one terminal event decided by the completion judge (`completion.ts`).
  * Timestamps come from the RASP events they derive from, so a translation is reproducible.
  */
-import { FCMP_VERSION, type EngineId, type FcmpEvent, type RaspEvent, type RawRef } from '../protocol/index.js';
+import type { EngineId, FcmpEvent, RaspEvent, RawRef } from '../protocol/index.js';
+import { FCMP_VERSION } from '../protocol/versions.js';
 import type { ErrorPattern } from '../engines/engine.js';
-import { judgeCompletion, type CompletionJudgement } from './completion.js';
+import { createCompletionJudge, type CompletionJudgement } from './completion.js';
 import { normalizeResult, shellCommandOf } from './tool-calls.js';
 
 /** Options of {@link translateRaspToFcmp}. */
@@ -33,6 +34,11 @@ export interface FcmpTranslateOptions {
   judgement?: CompletionJudgement;
   /** Passed to {@link judgeCompletion} when no `judgement` is given. */
   expectSession?: boolean;
+  /**
+   * The ids of the events are scoped to turns (`EngineAdapter.turnScopedIds`): the ids seen so far are forgotten at
+   * each `engine.turn.started` from the second on. Same output, memory flat in the number of turns. Default false.
+   */
+  turnScopedIds?: boolean;
   /** Exit codes the engine reported to the model, by call id (see `exitCodesFromModelRequests`). */
   toolExitCodes?: ReadonlyMap<string, number>;
 }
@@ -45,79 +51,148 @@ function excerpt(text: string | null): string | null {
   return text.length > TOOL_EXCERPT_CHARS ? `${text.slice(0, TOOL_EXCERPT_CHARS)}… (${text.length - TOOL_EXCERPT_CHARS} more characters)` : text;
 }
 
-type Envelope = Omit<FcmpEvent, 'type' | 'data'>;
 /** The type-correlated `type` + `data` part of an FCMP event. */
 type Body = { [K in FcmpEvent['type']]: Pick<Extract<FcmpEvent, { type: K }>, 'type' | 'data'> }[FcmpEvent['type']];
 
-/** Translates the RASP events of one attempt into FCMP events. */
-export function translateRaspToFcmp(rasp: readonly RaspEvent[], options: FcmpTranslateOptions): FcmpEvent[] {
-  const out: FcmpEvent[] = [];
-  const finalized = new Set<string>();
-  let session = options.sessionId ?? null;
-  const fallbackTs = rasp[0]?.ts ?? (options.now ?? (() => new Date()))().toISOString();
+const NONE: readonly FcmpEvent[] = Object.freeze([]);
 
-  const push = (body: Body, ts: string, rawRef: RawRef | null): void => {
-    const envelope: Envelope = {
-      protocol_version: FCMP_VERSION,
-      run_id: options.runId,
-      seq: options.seqStart + out.length + 1,
-      ts,
-      engine: options.engine,
-      session_id: session,
-      meta: { attempt: options.attempt },
-      raw_ref: rawRef ? { ...rawRef } : null,
-    };
-    out.push({ ...envelope, ...body } as FcmpEvent);
+/**
+ * An incremental RASP → FCMP translator for one attempt: {@link FcmpTranslator.push} each RASP event in order,
+ * then {@link FcmpTranslator.finish} once. It keeps no events: only the session, the ids already finalized, the
+ * kinds of the tool calls seen and its completion judge.
+ */
+export interface FcmpTranslator {
+  /** Translates the next RASP event; returns the FCMP events it gives (`conversation.started` comes with the first). */
+  push(event: RaspEvent): readonly FcmpEvent[];
+  /**
+   * Ends the attempt: returns `conversation.started` if nothing was pushed, and the terminal event. The verdict is
+   * `judgement` when given (with `evidenceRef` as its raw_ref when given), else the translator's own judge's.
+   */
+  finish(judgement?: CompletionJudgement, evidenceRef?: RawRef | null): FcmpEvent[];
+  /** The verdict of the translator's own judge on the events pushed so far. */
+  verdict(): CompletionJudgement;
+  /** Number of distinct tool calls seen so far. */
+  readonly toolCalls: number;
+}
+
+/** Creates an {@link FcmpTranslator}; `judgement` and `expectSession` of the options apply as in {@link translateRaspToFcmp}. */
+export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTranslator {
+  const { runId, engine, attempt, seqStart } = options;
+  const finalized = new Set<string>();
+  const toolKinds = new Map<string, string>();
+  const judge = createCompletionJudge({ errorPatterns: options.errorPatterns, expectSession: options.expectSession ?? true });
+  let session = options.sessionId ?? null;
+  let count = 0;
+  let toolCalls = 0;
+  let turns = 0;
+  let started = false;
+  let lastTs: string | null = null;
+
+  const make = (body: Body, ts: string, rawRef: RawRef | null): FcmpEvent => ({
+    protocol_version: FCMP_VERSION,
+    run_id: runId,
+    seq: seqStart + ++count,
+    ts,
+    engine,
+    session_id: session,
+    meta: { attempt },
+    raw_ref: rawRef ? { stream: rawRef.stream, from: rawRef.from, to: rawRef.to } : null,
+    type: body.type,
+    data: body.data,
+  }) as FcmpEvent;
+
+  const start = (out: FcmpEvent[], ts: string): void => {
+    started = true;
+    out.push(make({ type: 'conversation.started', data: { launch: options.launch } }, ts, null));
+    if (options.launch === 'resume' && options.replyText) out.push(make({ type: 'user.input.replied', data: { text: options.replyText } }, ts, null));
   };
 
-  push({ type: 'conversation.started', data: { launch: options.launch } }, fallbackTs, null);
-  if (options.launch === 'resume' && options.replyText) {
-    push({ type: 'user.input.replied', data: { text: options.replyText } }, fallbackTs, null);
-  }
+  return {
+    push(event) {
+      // Most RASP events give no FCMP event: they share one empty array instead of allocating theirs.
+      let out: FcmpEvent[] | undefined;
+      if (!started) start((out = []), event.ts);
+      lastTs = event.ts;
+      judge.observe(event);
+      const data = event.data;
+      switch (data.type) {
+        case 'raw.line':
+          return out ?? NONE;
+        case 'engine.session':
+          session = data.session_id;
+          return out ?? NONE;
+        case 'engine.turn.started':
+          turns += 1;
+          if (options.turnScopedIds && turns >= 2) {
+            finalized.clear();
+            toolKinds.clear();
+          }
+          return out ?? NONE;
+        case 'engine.tool.call': {
+          if (toolKinds.has(data.call_id)) return out ?? NONE;
+          toolKinds.set(data.call_id, data.kind);
+          toolCalls += 1;
+          const command = data.kind === 'shell' ? shellCommandOf(data.input) : null;
+          const input = command === null && data.input !== undefined ? excerpt(typeof data.input === 'string' ? data.input : JSON.stringify(data.input)) : null;
+          (out ??= []).push(make({ type: 'tool.call', data: { call_id: data.call_id, kind: data.kind, name: data.name, command, input_excerpt: input } }, event.ts, event.raw_ref));
+          return out ?? NONE;
+        }
+        case 'engine.tool.result': {
+          const result = normalizeResult({ callId: data.call_id, kind: toolKinds.get(data.call_id) ?? 'other' }, data, options.toolExitCodes);
+          (out ??= []).push(make({ type: 'tool.result', data: { call_id: data.call_id, status: result.status ?? data.status, exit_code: result.exitCode, output_excerpt: excerpt(result.output) } }, event.ts, event.raw_ref));
+          return out ?? NONE;
+        }
+        default: {
+          const body = bodyOf(data, finalized);
+          if (body) (out ??= []).push(make(body, event.ts, event.raw_ref));
+          return out ?? NONE;
+        }
+      }
+    },
+    finish(judgement, evidenceRef) {
+      const out: FcmpEvent[] = [];
+      const fallbackTs = lastTs ?? (options.now ?? (() => new Date()))().toISOString();
+      if (!started) start(out, fallbackTs);
+      const verdict = judgement ?? options.judgement ?? judge.verdict();
+      const terminal = terminalOf(verdict);
+      const rawRef = evidenceRef !== undefined ? evidenceRef : judge.rawRefOf(verdict.evidenceSeq);
+      if (terminal) out.push(make(terminal, fallbackTs, rawRef));
+      return out;
+    },
+    verdict: () => judge.verdict(),
+    get toolCalls() {
+      return toolCalls;
+    },
+  };
+}
 
-  const toolKinds = new Map<string, string>();
-  for (const event of rasp) {
-    const data = event.data;
-    if (data.type === 'engine.session') session = data.session_id;
-    if (data.type === 'engine.tool.call') {
-      if (toolKinds.has(data.call_id)) continue;
-      toolKinds.set(data.call_id, data.kind);
-      const command = data.kind === 'shell' ? shellCommandOf(data.input) : null;
-      const input = command === null && data.input !== undefined ? excerpt(typeof data.input === 'string' ? data.input : JSON.stringify(data.input)) : null;
-      push({ type: 'tool.call', data: { call_id: data.call_id, kind: data.kind, name: data.name, command, input_excerpt: input } }, event.ts, event.raw_ref);
-      continue;
-    }
-    if (data.type === 'engine.tool.result') {
-      const result = normalizeResult({ callId: data.call_id, kind: toolKinds.get(data.call_id) ?? 'other' }, data, options.toolExitCodes);
-      push({ type: 'tool.result', data: { call_id: data.call_id, status: result.status ?? data.status, exit_code: result.exitCode, output_excerpt: excerpt(result.output) } }, event.ts, event.raw_ref);
-      continue;
-    }
-    for (const body of bodiesOf(data, finalized)) push(body, event.ts, event.raw_ref);
-  }
-
-  const judgement = options.judgement ?? judgeCompletion(rasp, { errorPatterns: options.errorPatterns, expectSession: options.expectSession ?? true });
-  const evidence = rasp.find((e) => e.seq === judgement.evidenceSeq);
-  const terminal = terminalOf(judgement);
-  if (terminal) push(terminal, rasp.at(-1)?.ts ?? fallbackTs, evidence?.raw_ref ?? null);
+/** Translates the RASP events of one attempt into FCMP events (a wrapper over {@link createFcmpTranslator}). */
+export function translateRaspToFcmp(rasp: readonly RaspEvent[], options: FcmpTranslateOptions): FcmpEvent[] {
+  const translator = createFcmpTranslator(options);
+  const out: FcmpEvent[] = [];
+  for (const event of rasp) for (const fcmp of translator.push(event)) out.push(fcmp);
+  const judgement = options.judgement ?? translator.verdict();
+  const evidence = rasp.find((e) => e.seq === judgement.evidenceSeq)?.raw_ref ?? null;
+  for (const fcmp of translator.finish(judgement, evidence)) out.push(fcmp);
   return out;
 }
 
-function bodiesOf(data: RaspEvent['data'], finalized: Set<string>): Body[] {
+function bodyOf(data: RaspEvent['data'], finalized: Set<string>): Body | null {
   switch (data.type) {
     case 'engine.assistant.message': {
       const { message_id, text } = data;
-      if (!data.final) return finalized.has(message_id) ? [] : [{ type: 'assistant.message.delta', data: { message_id, text } }];
-      if (finalized.has(message_id)) return [];
+      if (!data.final) return finalized.has(message_id) ? null : { type: 'assistant.message.delta', data: { message_id, text } };
+      if (finalized.has(message_id)) return null;
       finalized.add(message_id);
-      return [{ type: 'assistant.message.final', data: { message_id, text } }];
+      return { type: 'assistant.message.final', data: { message_id, text } };
     }
     case 'diagnostic':
-      return [{ type: 'diagnostic.warning', data: { code: data.diagnostic.code, message: data.diagnostic.message, level: data.diagnostic.level } }];
+      return { type: 'diagnostic.warning', data: { code: data.diagnostic.code, message: data.diagnostic.message, level: data.diagnostic.level } };
     case 'engine.error':
       // Retries ("Reconnecting... 2/5") are worth showing, but they do not end the conversation.
-      return data.fatal ? [] : [{ type: 'diagnostic.warning', data: { code: 'ENGINE_NONFATAL_ERROR', message: data.message, level: 'warning' } }];
+      return data.fatal ? null : { type: 'diagnostic.warning', data: { code: 'ENGINE_NONFATAL_ERROR', message: data.message, level: 'warning' } };
     default:
-      return [];
+      return null;
   }
 }
 

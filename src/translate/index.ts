@@ -8,3 +8,6 @@ export * from './conformance.js';
 export * from './feed.js';
 export * from './terminal-text.js';
 export * from './recorded.js';
+export * from './recorded-stream.js';
+export * from './check-output.js';
+export * from './view-sink.js';

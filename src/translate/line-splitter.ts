@@ -38,6 +38,8 @@ export interface LineSplitter {
    * offset) ends the pending partial line where it stopped.
    */
   push(stream: StreamName, chunk: Uint8Array, from?: number): SplitLine[];
+  /** {@link LineSplitter.push} handing each completed line to `onLine` as it is found (no array of the chunk's lines). */
+  pushEach(stream: StreamName, chunk: Uint8Array, onLine: (line: SplitLine) => void, from?: number): void;
   /** Returns the unterminated last line of `stream` (or of every stream), if any, and clears it. */
   flush(stream?: StreamName): SplitLine[];
 }
@@ -109,25 +111,43 @@ export function createLineSplitter(options: LineSplitterOptions = {}): LineSplit
     state.pending.push(Buffer.from(tail));
   }
 
+  function pushEach(stream: StreamName, chunk: Uint8Array, onLine: (line: SplitLine) => void, from?: number): void {
+    const state = stateOf(stream);
+    if (from !== undefined && from !== state.next) {
+      for (const line of takePending(stream, state)) onLine(line);
+      state.next = from;
+    }
+    const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const base = state.next;
+    // Advanced first: `onLine` may see the state (and must not push to it).
+    state.next += buf.length;
+    let start = 0;
+    for (let nl = buf.indexOf(NEWLINE); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
+      if (!hasPending(state)) {
+        // The common case, a whole line inside the chunk: decoded in place, no copy.
+        if (nl - start <= maxLineBytes) {
+          const end = nl > start && buf[nl - 1] === CR ? nl - 1 : nl;
+          const line: SplitLine = { stream, text: buf.toString('utf8', start, end), from: base + start, to: base + nl + 1 };
+          start = nl + 1;
+          onLine(line);
+          continue;
+        }
+        state.pendingFrom = base + start;
+      }
+      const line = endPending(stream, state, buf.subarray(start, nl), base + nl + 1);
+      start = nl + 1;
+      onLine(line);
+    }
+    if (start < buf.length) holdTail(state, buf.subarray(start), base + start);
+  }
+
   return {
     push(stream, chunk, from) {
-      const state = stateOf(stream);
       const lines: SplitLine[] = [];
-      if (from !== undefined && from !== state.next) {
-        lines.push(...takePending(stream, state));
-        state.next = from;
-      }
-      const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-      let start = 0;
-      for (let nl = buf.indexOf(NEWLINE); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
-        if (!hasPending(state)) state.pendingFrom = state.next + start;
-        lines.push(endPending(stream, state, buf.subarray(start, nl), state.next + nl + 1));
-        start = nl + 1;
-      }
-      if (start < buf.length) holdTail(state, buf.subarray(start), state.next + start);
-      state.next += buf.length;
+      pushEach(stream, chunk, (line) => lines.push(line), from);
       return lines;
     },
+    pushEach,
     flush(stream) {
       const names = stream ? [stream] : [...states.keys()];
       return names.flatMap((name) => {

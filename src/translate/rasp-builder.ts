@@ -4,18 +4,10 @@
  * and strictly increases. Parser outputs are checked against the protocol schema; an output that does not
  * fit (or a parser that throws, against its contract) becomes a diagnostic instead of a broken event.
  */
-import {
-  DiagnosticSchema,
-  ParsedEventSchema,
-  RASP_VERSION,
-  type Diagnostic,
-  type EngineId,
-  type RaspData,
-  type RaspEvent,
-  type RawRef,
-  type StreamName,
-} from '../protocol/index.js';
+import { RASP_VERSION } from '../protocol/versions.js';
+import type { Diagnostic, EngineId, RaspData, RaspEvent, RawRef, StreamName } from '../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engines/engine.js';
+import { checkParserOutput } from './check-output.js';
 
 /** Data of `lifecycle.started`, without its type tag. */
 export type StartedData = Omit<Extract<RaspData, { type: 'lifecycle.started' }>, 'type'>;
@@ -41,6 +33,16 @@ export interface RaspBuilderOptions {
    * keeps when only parsed events are needed (views and summary never show raw lines); `onEvent` still sees them.
    */
   keepRawLines?: boolean;
+  /**
+   * Keep no event at all in {@link RaspBuilder.events} (default false): for a consumer that takes every event from
+   * `onEvent` (a streamed translation), so a recording of any length holds none.
+   */
+  keepNoEvents?: boolean;
+  /**
+   * Build `raw.line` events (default true). False skips them entirely, for `onEvent` too, while their seq numbers
+   * stay taken, so the other events are numbered exactly as with them (a translation whose views never show raw lines).
+   */
+  rawLineEvents?: boolean;
 }
 
 /** A stateful RASP builder for one attempt. */
@@ -62,9 +64,11 @@ export interface RaspBuilder {
 /** Creates a {@link RaspBuilder}. */
 export function createRaspBuilder(options: RaspBuilderOptions): RaspBuilder {
   const { runId, attempt, engine, parser, onEvent } = options;
-  const now = options.now ?? (() => new Date());
+  const timestamp = options.now ? () => options.now!().toISOString() : wallClockTimestamp();
   const events: RaspEvent[] = [];
-  const keepRawLines = options.keepRawLines ?? true;
+  const keepEvents = !(options.keepNoEvents ?? false);
+  const keepRawLines = keepEvents && (options.keepRawLines ?? true);
+  const rawLineEvents = options.rawLineEvents ?? true;
   let seq = 0;
 
   function emit(data: RaspData, rawRef: RawRef | null): RaspEvent {
@@ -73,12 +77,12 @@ export function createRaspBuilder(options: RaspBuilderOptions): RaspBuilder {
       run_id: runId,
       attempt,
       seq: ++seq,
-      ts: now().toISOString(),
+      ts: timestamp(),
       engine,
       data,
-      raw_ref: rawRef ? { ...rawRef } : null,
+      raw_ref: rawRef ? { stream: rawRef.stream, from: rawRef.from, to: rawRef.to } : null,
     };
-    if (keepRawLines || data.type !== 'raw.line') events.push(event);
+    if (keepRawLines || (keepEvents && data.type !== 'raw.line')) events.push(event);
     onEvent?.(event);
     return event;
   }
@@ -90,34 +94,45 @@ export function createRaspBuilder(options: RaspBuilderOptions): RaspBuilder {
     } catch (error) {
       outputs = [internalDiagnostic('PARSER_THREW', `the ${engine} parser threw: ${String(error)}`)];
     }
-    return outputs.map((output) => emit(checkOutput(output, engine), rawRef));
+    const built: RaspEvent[] = [];
+    for (const output of outputs) built.push(emit(checkParserOutput(output, engine), rawRef));
+    return built;
   }
 
   return {
     events,
     started: (data) => [emit({ type: 'lifecycle.started', ...data }, null)],
     line(stream, text, rawRef) {
+      if (!rawLineEvents) {
+        seq += 1;
+        return emitOutputs(() => parser.line(stream, text), rawRef);
+      }
       const raw = emit({ type: 'raw.line', text }, rawRef);
-      return [raw, ...emitOutputs(() => parser.line(stream, text), rawRef)];
+      const parsed = emitOutputs(() => parser.line(stream, text), rawRef);
+      parsed.unshift(raw);
+      return parsed;
     },
     exited(data) {
       const tail = emitOutputs(() => parser.end(), null);
       return [...tail, emit({ type: 'lifecycle.exited', ...data }, null)];
     },
-    diagnostic: (diagnostic, rawRef = null) => [emit(checkOutput({ type: 'diagnostic', diagnostic }, engine), rawRef)],
-    recovered: (outputs) => outputs.map((output) => emit(checkOutput(output, engine), null)),
+    diagnostic: (diagnostic, rawRef = null) => [emit(checkParserOutput({ type: 'diagnostic', diagnostic }, engine), rawRef)],
+    recovered: (outputs) => outputs.map((output) => emit(checkParserOutput(output, engine), null)),
   };
 }
 
-function checkOutput(output: ParserOutput, engine: EngineId): RaspData {
-  if (output.type === 'diagnostic') {
-    const parsed = DiagnosticSchema.safeParse(output.diagnostic);
-    if (parsed.success) return { type: 'diagnostic', diagnostic: parsed.data };
-  } else {
-    const parsed = ParsedEventSchema.safeParse(output);
-    if (parsed.success) return parsed.data;
-  }
-  return internalDiagnostic('PARSER_OUTPUT_INVALID', `the ${engine} parser produced an invalid event: ${JSON.stringify(output).slice(0, 200)}`);
+/** `new Date().toISOString()`, formatted once per millisecond (a long stream builds many events per ms). */
+function wallClockTimestamp(): () => string {
+  let lastMs = Number.NaN;
+  let last = '';
+  return () => {
+    const ms = Date.now();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      last = new Date(ms).toISOString();
+    }
+    return last;
+  };
 }
 
 function internalDiagnostic(code: string, message: string): Extract<RaspData, { type: 'diagnostic' }> {

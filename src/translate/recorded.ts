@@ -1,7 +1,8 @@
 /**
  * Translation of recorded output (audit logs or captures from elsewhere) through the same parsers as a live
  * attempt. Stream priority: the split streams (stdout, then stderr); the PTY capture only when they give no
- * structured engine event (`PTY_FALLBACK_USED`), so a payload present in both is consumed once.
+ * structured engine event (`PTY_FALLBACK_USED`), so a payload present in both is consumed once. This is the
+ * in-memory form (bytes in, event arrays out); `recorded-stream.ts` translates files of any size as they are read.
  */
 import type { EngineAdapter } from '../engines/engine.js';
 import type { Diagnostic, FcmpEvent, RaspEvent, StreamName } from '../protocol/index.js';
@@ -29,7 +30,7 @@ export interface TranslateRecordedOptions {
   /** FCMP seq of the previous attempt (run selector form). */
   seqStart?: number;
   sessionId?: string | null;
-  /** Keep `raw.line` events in `rasp` (default true); false bounds memory when only views or the summary are wanted. */
+  /** Keep `raw.line` events in `rasp` (default true); false when only views or the summary are wanted. */
   keepRawLines?: boolean;
 }
 
@@ -52,19 +53,16 @@ export interface RecordedTranslation {
   summary: TranslationSummary;
 }
 
-type Adapter = Pick<EngineAdapter, 'id' | 'createParser' | 'errorPatterns'>;
+/** What a recorded translation needs of an engine adapter. */
+export type RecordedAdapter = Pick<EngineAdapter, 'id' | 'createParser' | 'errorPatterns' | 'turnScopedIds'>;
+type Adapter = RecordedAdapter;
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
-function withoutBom(bytes: Uint8Array): Uint8Array {
-  return Buffer.from(bytes.subarray(0, 3)).equals(UTF8_BOM) ? bytes.subarray(3) : bytes;
+/** `bytes` without a leading UTF-8 BOM (the first chunk of a recorded stream). */
+export function withoutBom(bytes: Uint8Array): Uint8Array {
+  return bytes.length >= 3 && bytes[0] === UTF8_BOM[0] && bytes[1] === UTF8_BOM[1] && bytes[2] === UTF8_BOM[2] ? bytes.subarray(3) : bytes;
 }
-
-/** Chunks of one recorded stream, read when needed (the PTY capture only on fallback). */
-export type RecordedSource = () => AsyncIterable<Uint8Array>;
-
-/** Recorded streams to translate chunk by chunk (files streamed from disk); any subset. */
-export type RecordedSources = Partial<Record<'stdout' | 'stderr' | 'pty', RecordedSource>>;
 
 interface StreamsParse {
   /** Feeds the next chunk of `stream` (chunks of one stream in order, streams one after another). */
@@ -112,17 +110,6 @@ function parseStreams(adapter: Adapter, output: RecordedOutput, streams: StreamN
   return parse.finish();
 }
 
-async function parseSources(adapter: Adapter, sources: RecordedSources, streams: StreamName[], options: TranslateRecordedOptions, fallback: boolean, carried: readonly Diagnostic[] = []): Promise<RaspEvent[]> {
-  const parse = startParse(adapter, streams, options, fallback, carried);
-  for (const stream of streams) {
-    const source = sources[stream];
-    if (!source) continue;
-    for await (const chunk of source()) parse.push(stream, chunk);
-    parse.end(stream);
-  }
-  return parse.finish();
-}
-
 function hasEngineEvents(rasp: readonly RaspEvent[]): boolean {
   return rasp.some(({ data }) => data.type.startsWith('engine.'));
 }
@@ -132,17 +119,6 @@ export function translateRecorded(adapter: Adapter, output: RecordedOutput, opti
   const split: StreamName[] = (['stdout', 'stderr'] as const).filter((s) => output[s] !== undefined);
   let rasp = parseStreams(adapter, output, split, options, false);
   if (!hasEngineEvents(rasp) && output.pty !== undefined) rasp = parseStreams(adapter, output, ['pty'], options, split.length > 0, collectDiagnostics(rasp));
-  return finishTranslation(adapter, rasp, options);
-}
-
-/**
- * {@link translateRecorded} over streamed sources: each stream is read chunk by chunk through the same line
- * splitter, so no recording is held whole. Errors of a source (a read failing, an abort) reject.
- */
-export async function translateRecordedStreams(adapter: Adapter, sources: RecordedSources, options: TranslateRecordedOptions = {}): Promise<RecordedTranslation> {
-  const split: StreamName[] = (['stdout', 'stderr'] as const).filter((s) => sources[s] !== undefined);
-  let rasp = await parseSources(adapter, sources, split, options, false);
-  if (!hasEngineEvents(rasp) && sources.pty !== undefined) rasp = await parseSources(adapter, sources, ['pty'], options, split.length > 0, collectDiagnostics(rasp));
   return finishTranslation(adapter, rasp, options);
 }
 

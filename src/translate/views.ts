@@ -34,7 +34,8 @@ export function renderTranslateView(mode: 1 | 2 | 3, events: { rasp: readonly Ra
   return renderMarkdownView(events.fcmp);
 }
 
-function markdownItem(event: FcmpEvent): string | null {
+/** The view 3 list item of one FCMP event, or null for an event the frontend does not show. */
+export function markdownItem(event: FcmpEvent): string | null {
   switch (event.type) {
     case 'assistant.message.final':
       return listItem('Assistant', event.data.text);

@@ -8,7 +8,7 @@ import { buildCodexResumeArgs, buildCodexStartArgs, CODEX_RESUME_FLAGS } from '.
 import { CODEX_PROVIDER_ID, CODEX_PROVIDER_KEY_ENV, registerCodexTrust, removeCodexTrust, writeCodexConfig } from './config.js';
 import { codexErrorPatterns } from './errors.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
-import { createCodexParser } from './parse.js';
+import { CODEX_TURN_SCOPED_IDS, createCodexParser } from './parse.js';
 import { recoverCodexSession } from './session-store.js';
 import { CODEX_SKILL_ROOT } from './skills.js';
 
@@ -55,6 +55,7 @@ export const codexEngine: EngineAdapter = {
   liveEnvKeys: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'OPENAI_BASE_URL'],
   stdin: 'ignore',
   errorPatterns: codexErrorPatterns,
+  turnScopedIds: CODEX_TURN_SCOPED_IDS,
   prepare: prepareCodex,
   applyAgentOptions: applyCodexAgentOptions,
   buildStartArgs: buildCodexStartArgs,

@@ -18,6 +18,12 @@ import { diag, excerpt, isObject, str, int, count, type Json, stripPtyEcho } fro
 
 const STDERR_ERROR = /\bERROR\b|Error:/;
 
+/**
+ * The parser's ids (tool calls, messages) end with their turn (`item_1#3`), items before the first turn sharing
+ * turn 1's: an id seen before the n-th turn (n ≥ 2) never comes again (`EngineAdapter.turnScopedIds`).
+ */
+export const CODEX_TURN_SCOPED_IDS = true;
+
 /** A fresh parser for one codex attempt. Never throws. */
 export function createCodexParser(): EngineParser {
   let turnIndex = 0;
@@ -83,6 +89,9 @@ export function createCodexParser(): EngineParser {
       case 'turn.started':
         turnIndex += 1;
         turnOpen = true;
+        // Ids end with their turn (`uid`), and items before the first turn share turn 1's: from turn 2 on, no id
+        // seen so far can come again, so they are forgotten (a long stream keeps no ids of finished turns).
+        if (turnIndex >= 2) calls.clear();
         return [{ type: 'engine.turn.started' }];
       case 'turn.completed':
         turnOpen = false;
@@ -106,6 +115,8 @@ export function createCodexParser(): EngineParser {
 
   return {
     line(stream: StreamName, rawText: string): ParserOutput[] {
+      // The common case first: a stdout line is one event, with no noise to strip.
+      if (stream === 'stdout') return parseStdoutLine(rawText);
       const { text, noise } = stream === 'pty' ? stripPtyEcho(rawText) : { text: rawText, noise: null };
       const prefix: ParserOutput[] = noise ? [noise] : [];
       if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {

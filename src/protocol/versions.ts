@@ -1,0 +1,17 @@
+/**
+ * The protocol version tags and the engine ids as plain constants, without zod: the per-line translation path
+ * (`translate` of a long recording) stamps events with them and never loads a schema. The schema modules
+ * re-export them, so `protocol/index.js` offers them as before.
+ */
+
+/** Version tag written in every RASP event. */
+export const RASP_VERSION = 'rasp/1.0';
+
+/** Version tag written in every FCMP envelope. */
+export const FCMP_VERSION = 'fcmp/1.0';
+
+/** Version tag of the conformance report. */
+export const CONFORMANCE_VERSION = 'agent-harness.conformance/1';
+
+/** Engine identifiers the harness knows about, in display order (`EngineIdSchema` is built from them). */
+export const ENGINE_ID_VALUES = ['codex', 'claude', 'gemini', 'iflow', 'opencode'] as const;
