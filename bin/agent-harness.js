@@ -118,6 +118,8 @@ async function bundleCli() {
 
 /** Runs the CLI from dist/ or, in a checkout whose dist/ is missing or stale, from src/ through tsx. */
 async function main() {
+  // Node 22.1+ keeps compiled code between runs (in its cache dir under the OS temp dir); Node 20 has no such cache.
+  (await import('node:module')).default.enableCompileCache?.();
   const source = join(root, 'src', 'cli', 'main.ts');
   const fromSource = existsSync(source) && (process.env.AGENT_HARNESS_FROM_SOURCE === '1' || !distIsCurrent());
   let cli;

@@ -23,6 +23,7 @@ import { diffSnapshots, snapshotTree } from '../runtime/fs-snapshot.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
 import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
+import { probeNamespacesAsync } from '../runtime/isolation/probe.js';
 import { setSettingsKeys } from '../runtime/config-file.js';
 import type { ProcessResult } from '../runtime/process-result.js';
 import { createRun, reserveAttempt, updateRun } from '../runtime/run-store.js';
@@ -91,6 +92,15 @@ function assertSameEngine(request: AttemptRequest): void {
 export async function runAttempt(request: AttemptRequest): Promise<AttemptResult> {
   const { paths } = request;
   const clock = new StepClock();
+  // The namespace probe (a process start, once per process) runs while the run directory is made.
+  const isolationMode = (() => {
+    try {
+      return request.isolation ?? resolveIsolationMode(undefined, request.hostEnv ?? process.env);
+    } catch {
+      return null; // reported where the isolation is opened, as a failed attempt
+    }
+  })();
+  const namespaceSupport = isolationMode === 'off' || isolationMode === null ? undefined : probeNamespacesAsync();
   assertSameEngine(request);
   const adapter: EngineAdapter = getEngine(request.run?.engine ?? request.engine);
   const launch = request.launch;
@@ -166,7 +176,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     }
     meta.model.base_url = modelUrl;
     clock.mark('model_server');
-    isolation = await openIsolation({ mode: request.isolation ?? resolveIsolationMode(undefined, request.hostEnv ?? process.env), modelUrl });
+    isolation = await openIsolation({ mode: request.isolation ?? resolveIsolationMode(undefined, request.hostEnv ?? process.env), modelUrl, ...(namespaceSupport ? { support: await namespaceSupport } : {}) });
     meta.isolation = isolation.record;
     // The namespaces' init starts now and sets up while the config is written (split streams only: a PTY or
     // `script` starts it in their own terminal).

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../../src/runtime/isolation/mode.js';
-import { probeNamespaces } from '../../src/runtime/isolation/probe.js';
+import { probeNamespaces, probeNamespacesAsync } from '../../src/runtime/isolation/probe.js';
 import { runProcess, superviseSplit } from '../../src/runtime/process.js';
 import { NETWORK_PROBE, eventually, pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
 
@@ -123,6 +123,16 @@ await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify
     await isolation.close();
     expect(await eventually(() => pidsWithMarker(marker).length === 0, 10_000)).toBe(true);
     expect(isolation.launch({ file: '/bin/true', args: [], env: {}, cwd: tmp })).toBeNull();
+  });
+});
+
+describe('the probe', () => {
+  it('the non-blocking probe (started first by an attempt) finds what the blocking one finds, and shares its cache', async () => {
+    const blocking = probeNamespaces({ refresh: true });
+    const started = probeNamespacesAsync({ refresh: true });
+    expect(probeNamespacesAsync()).toBe(started);
+    expect(await started).toEqual(blocking);
+    expect(probeNamespaces()).toEqual(blocking);
   });
 });
 
