@@ -24,6 +24,7 @@ import { assertNoEnvLeak } from '../runtime/leak-guard.js';
 import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
 import { probeNamespacesAsync } from '../runtime/isolation/probe.js';
+import { keepSpare, takeSpare } from '../runtime/isolation/spare.js';
 import { setSettingsKeys } from '../runtime/config-file.js';
 import type { ProcessResult } from '../runtime/process-result.js';
 import { createRun, reserveAttempt, updateRun } from '../runtime/run-store.js';
@@ -163,6 +164,9 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   /** This attempt's requests: its own server's, or those a shared server (the fixtures') got since it started. */
   const attemptRequests = () => ownedServer?.requests ?? request.modelServer?.requests?.slice(sharedRequestsBefore) ?? [];
   const attemptTmp = path.join(paths.tmpDir, `${run.handle}-${attempt}`);
+  const initStdin = adapter.stdin === 'ignore' ? 'ignore' as const : { text: '' };
+  let spareKey: string | null = null;
+  let keepNextSpare = (): void => undefined;
   clock.mark('run_store');
 
   try {
@@ -176,11 +180,23 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     }
     meta.model.base_url = modelUrl;
     clock.mark('model_server');
-    isolation = await openIsolation({ mode: request.isolation ?? resolveIsolationMode(undefined, request.hostEnv ?? process.env), modelUrl, ...(namespaceSupport ? { support: await namespaceSupport } : {}) });
+    const isolationOptions = { mode: request.isolation ?? resolveIsolationMode(undefined, request.hostEnv ?? process.env), modelUrl, ...(namespaceSupport ? { support: await namespaceSupport } : {}) };
+    // With a shared model server (the fixtures': more attempts follow in this process) the previous attempt left an
+    // isolation ready, its init already waiting; the next one is prepared when this attempt ends.
+    spareKey = request.modelServer && io === 'split' && modelUrl !== null ? `${isolationOptions.mode}|${modelUrl}|${adapter.stdin}` : null;
+    const openSpare = async (): Promise<AttemptIsolation> => {
+      const opened = await openIsolation(isolationOptions);
+      opened.prestart(initStdin);
+      return opened;
+    };
+    keepNextSpare = () => {
+      if (spareKey && isolation?.record.processes === 'pid-namespace') keepSpare(spareKey, openSpare);
+    };
+    isolation = (spareKey ? await takeSpare(spareKey) : null) ?? await openIsolation(isolationOptions);
     meta.isolation = isolation.record;
     // The namespaces' init starts now and sets up while the config is written (split streams only: a PTY or
     // `script` starts it in their own terminal).
-    if (io === 'split') isolation.prestart(adapter.stdin === 'ignore' ? 'ignore' : { text: '' });
+    if (io === 'split') isolation.prestart(initStdin);
     clock.mark('isolation');
     if (isolation.record.reason !== null && isolation.record.mode === 'auto') {
       rasp.diagnostic({ code: 'ISOLATION_DEGRADED', message: `No namespaces for this attempt: ${isolation.record.reason}. Network: ${isolation.record.network}, processes: ${isolation.record.processes}.`, level: 'warning' });
@@ -285,6 +301,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       ownedServer?.close().catch(() => undefined),
       fs.promises.rm(attemptTmp, { recursive: true, force: true }).catch(() => undefined),
     ]);
+    keepNextSpare();
     clock.mark('cleanup');
     // From here on a full disk is recorded per file (auditFailures), never thrown: the verdict and every file
     // that can still be written are kept, and the attempt ends AUDIT_WRITE_FAILED naming what is missing.

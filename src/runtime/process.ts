@@ -73,6 +73,13 @@ export interface SpawnedSplit {
   onceExit(listener: (code: number | null, signal: string | null) => void): void;
   /** The error for invalid options (execa threw); the child never started. */
   readonly invalid: Error | null;
+  /** True until the child exited. */
+  running(): boolean;
+  /**
+   * Whether the child and its pipes keep this process's event loop alive (default true). A child kept in reserve
+   * for a later attempt is not held, so a process with nothing else to do still exits.
+   */
+  hold(held: boolean): void;
 }
 
 /**
@@ -98,7 +105,7 @@ export function spawnSplit(options: SpawnSplitOptions): SpawnedSplit {
   } catch (error) {
     // Invalid options; execa reports spawn failures through the promise, not by throwing.
     const invalid = error instanceof Error ? error : new Error(String(error));
-    return { file: options.file, pid: undefined, settled: Promise.resolve(invalid), stdout: null, stderr: null, onceExit: () => undefined, invalid };
+    return { file: options.file, pid: undefined, settled: Promise.resolve(invalid), stdout: null, stderr: null, onceExit: () => undefined, invalid, running: () => false, hold: () => undefined };
   }
   const child = subprocess;
   return {
@@ -112,6 +119,13 @@ export function spawnSplit(options: SpawnSplitOptions): SpawnedSplit {
       else child.once('exit', (code, signal) => listener(code, signal));
     },
     invalid: null,
+    running: () => child.exitCode === null && child.signalCode === null,
+    hold: (held) => {
+      for (const handle of [child, child.stdin, child.stdout, child.stderr] as Array<{ ref?: () => void; unref?: () => void } | null>) {
+        if (held) handle?.ref?.();
+        else handle?.unref?.();
+      }
+    },
   };
 }
 

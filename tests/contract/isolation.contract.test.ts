@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../../src/runtime/isolation/mode.js';
+import { keepSpare, takeSpare } from '../../src/runtime/isolation/spare.js';
 import { probeNamespaces, probeNamespacesAsync } from '../../src/runtime/isolation/probe.js';
 import { runProcess, superviseSplit } from '../../src/runtime/process.js';
 import { NETWORK_PROBE, eventually, pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
@@ -123,6 +124,62 @@ await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify
     await isolation.close();
     expect(await eventually(() => pidsWithMarker(marker).length === 0, 10_000)).toBe(true);
     expect(isolation.launch({ file: '/bin/true', args: [], env: {}, cwd: tmp })).toBeNull();
+  });
+});
+
+describe.skipIf(!support.available)('a spare isolation for the next attempt', () => {
+  const openPrestarted = async () => {
+    const isolation = await openIsolation({ mode: 'require', modelUrl });
+    isolation.prestart('ignore');
+    return isolation;
+  };
+
+  it('is taken only for its own key, still waiting, and runs the next engine command in fresh namespaces', async () => {
+    keepSpare('a', openPrestarted);
+    expect(await takeSpare('b')).toBeNull();
+    const spare = await takeSpare('a');
+    expect(spare?.waiting()).toBe(true);
+    expect(await takeSpare('a')).toBeNull();
+    try {
+      const child = spare!.launch({ file: '/bin/sh', args: ['-c', 'node probe.cjs && cat net.json'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cwd: tmp });
+      const chunks: Buffer[] = [];
+      const result = await spare!.settle(await superviseSplit(child!, { onChunk: (_stream, chunk) => chunks.push(chunk) }));
+      expect(result.exitCode, Buffer.concat(chunks).toString()).toBe(0);
+      expect(JSON.parse(Buffer.concat(chunks).toString().trim())).toEqual({ interfaces: ['lo'], routes: 0, connect: 'ENETUNREACH' });
+      expect(spare!.waiting()).toBe(false);
+    } finally {
+      await spare!.close();
+    }
+  });
+
+  it('does not keep its process alive: the process exits and its waiting init with it', async () => {
+    const script = path.join(tmp, 'spare-exit.mts');
+    const lifelineFile = path.join(tmp, 'spare-lifeline.txt');
+    fs.writeFileSync(script, `
+import fs from 'node:fs';
+import { openIsolation } from ${JSON.stringify(path.resolve('src/runtime/isolation/attempt-isolation.ts'))};
+import { keepSpare } from ${JSON.stringify(path.resolve('src/runtime/isolation/spare.ts'))};
+keepSpare('k', async () => {
+  const isolation = await openIsolation({ mode: 'require', modelUrl: ${JSON.stringify(modelUrl)} });
+  isolation.prestart('ignore');
+  const config = isolation.wrap('/bin/true', []).args.find((arg) => arg.includes('"lifeline"'));
+  fs.writeFileSync(${JSON.stringify(lifelineFile)}, JSON.parse(config).lifeline);
+  return isolation;
+});
+`);
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: 'ignore' });
+    const exited = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 30_000);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    if (!exited) child.kill('SIGKILL');
+    expect(exited).toBe(true);
+    const marker = fs.readFileSync(lifelineFile, 'utf8');
+    expect(marker).toMatch(/life\.sock$/);
+    expect(await eventually(() => pidsWithMarker(marker).length === 0, 10_000)).toBe(true);
   });
 });
 

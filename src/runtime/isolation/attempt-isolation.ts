@@ -50,6 +50,13 @@ export interface AttemptIsolation {
    * engine's output comes out of its pipes); null when nothing was prestarted.
    */
   launch(command: { file: string; args: readonly string[]; env: Record<string, string>; cwd: string }): SpawnedSplit | null;
+  /** True while a prestarted init waits for its engine command (not launched, not closed, still running). */
+  waiting(): boolean;
+  /**
+   * Whether the init, its pipes and the sockets keep this process's event loop alive (default true). An isolation
+   * kept in reserve for the next attempt (`spare.ts`) is not held.
+   */
+  hold(held: boolean): void;
   /**
    * The engine's own exit (not init's 128+n), or the spawn error init reported. Waits (briefly) for the init's
    * lifeline to close, so its last report is in.
@@ -106,12 +113,14 @@ async function listenForwarder(socket: string, port: number): Promise<net.Server
 async function listenLifeline(socket: string, onReport: (report: InitReport) => void): Promise<Lifeline> {
   const sockets = new Set<net.Socket>();
   let outbox: string | null = null;
+  let held = true;
   let markClosed: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
   });
   const server = net.createServer((connection) => {
     sockets.add(connection);
+    if (!held) connection.unref();
     if (outbox !== null) connection.write(outbox);
     connection.on('close', markClosed);
     let buffered = '';
@@ -144,6 +153,13 @@ async function listenLifeline(socket: string, onReport: (report: InitReport) => 
       outbox = `${outbox ?? ''}${line}\n`;
       for (const connection of sockets) connection.write(`${line}\n`);
     },
+    hold: (value) => {
+      held = value;
+      for (const handle of [server, ...sockets]) {
+        if (value) handle.ref();
+        else handle.unref();
+      }
+    },
   };
 }
 
@@ -156,6 +172,8 @@ interface Lifeline {
   closed: Promise<void>;
   /** Sends one line to the init, now or as soon as it connects. */
   send(line: string): void;
+  /** Whether the server and its connections keep the event loop alive. */
+  hold(held: boolean): void;
 }
 
 /** How long to wait for the init's last report after `unshare` exited. */
@@ -172,6 +190,8 @@ function withoutNamespaces(mode: IsolationMode, modelUrl: string | null, reason:
     wrap: (file, args) => ({ file, args: [...args] }),
     prestart: () => undefined,
     launch: () => null,
+    waiting: () => false,
+    hold: () => undefined,
     settle: async (result) => result,
     close: async () => undefined,
   };
@@ -233,6 +253,15 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
       launched = true;
       lifeline?.send(JSON.stringify({ type: 'launch', file: command.file, args: command.args, env: command.env, cwd: command.cwd }));
       return prestarted;
+    },
+    waiting: () => prestarted !== null && !launched && !closed && prestarted.running(),
+    hold: (held) => {
+      lifeline?.hold(held);
+      for (const server of servers) {
+        if (held) server.ref();
+        else server.unref();
+      }
+      prestarted?.hold(held);
     },
     settle: async (result) => {
       if (lifeline) await Promise.race([lifeline.closed, new Promise((resolve) => setTimeout(resolve, LIFELINE_DRAIN_MS).unref())]);

@@ -1,0 +1,49 @@
+/**
+ * One isolation kept ready for the next attempt of this process. Starting the namespaces' init is a Node start
+ * (~40 ms); an attempt in a Vitest worker has only ~15 ms of its own setup to hide it behind, so after an attempt
+ * (with a shared model server: the fixtures') the next attempt's init is started at once, set up, and kept
+ * waiting for its engine command. It is not held: a process with nothing else to do exits, and its init with it
+ * (the lifeline closes). A spare whose key no longer matches (another model server, mode or stdin) is closed.
+ */
+import type { AttemptIsolation } from './attempt-isolation.js';
+
+let spare: { key: string; isolation: Promise<AttemptIsolation | null> } | null = null;
+
+/**
+ * The spare for `key` when it is ready and its init still waits (then it is held again and belongs to the caller),
+ * else null: the caller opens its own.
+ */
+export async function takeSpare(key: string): Promise<AttemptIsolation | null> {
+  if (!spare || spare.key !== key) return null;
+  const taken = spare;
+  spare = null;
+  const isolation = await taken.isolation;
+  if (!isolation) return null;
+  if (!isolation.waiting()) {
+    await isolation.close().catch(() => undefined);
+    return null;
+  }
+  isolation.hold(true);
+  return isolation;
+}
+
+/** Starts a spare for `key` with `open` (which prestarts it), replacing any other; never throws. */
+export function keepSpare(key: string, open: () => Promise<AttemptIsolation>): void {
+  if (spare?.key === key) return;
+  discardSpare();
+  const isolation = open().then(
+    (opened) => {
+      opened.hold(false);
+      return opened;
+    },
+    () => null,
+  );
+  spare = { key, isolation };
+}
+
+/** Closes the spare, if any (tests, and a key change). */
+export function discardSpare(): Promise<void> {
+  const old = spare;
+  spare = null;
+  return old ? old.isolation.then((isolation) => isolation?.close()).catch(() => undefined) : Promise.resolve();
+}
