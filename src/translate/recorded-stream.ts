@@ -15,7 +15,7 @@ import { createFcmpTranslator } from './fcmp.js';
 import { feedLine } from './feed.js';
 import { createLineSplitter, type SplitLine } from './line-splitter.js';
 import { createRaspBuilder, type RaspBuilder } from './rasp-builder.js';
-import { type RecordedAdapter, type TranslateRecordedOptions, type TranslationSummary, withoutBom } from './recorded.js';
+import { recordedFcmpOptions, type RecordedAdapter, type TranslateRecordedOptions, type TranslationSummary, withoutBom } from './recorded.js';
 
 /**
  * Chunks of one recorded stream, read when needed (a stream may be read more than once: each call starts over). The
@@ -150,16 +150,7 @@ function createSummaryCounter(options: TranslateRecordedOptions) {
 export async function translateRecordedStreams(adapter: RecordedAdapter, sources: RecordedSources, options: TranslateRecordedOptions = {}, sink: TranslationSink = {}): Promise<StreamedTranslation> {
   const split: StreamName[] = (['stdout', 'stderr'] as const).filter((s) => sources[s] !== undefined);
   const fallback = sources.pty !== undefined && !(await splitHasEngineEvents(adapter, sources, split, options));
-  const translator = createFcmpTranslator({
-    runId: options.runId ?? 'recorded',
-    engine: adapter.id,
-    attempt: options.attempt ?? 1,
-    seqStart: options.seqStart ?? 0,
-    launch: options.launch ?? 'start',
-    errorPatterns: adapter.errorPatterns,
-    sessionId: options.sessionId ?? null,
-    turnScopedIds: adapter.turnScopedIds ?? false,
-  });
+  const translator = createFcmpTranslator(recordedFcmpOptions(adapter, options));
   const counter = createSummaryCounter(options);
   const toFcmp = (events: readonly FcmpEvent[]): void => {
     for (const event of events) {

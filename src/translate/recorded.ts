@@ -8,7 +8,7 @@ import type { EngineAdapter } from '../engines/engine.js';
 import type { Diagnostic, FcmpEvent, RaspEvent, StreamName } from '../protocol/index.js';
 import { judgeCompletion, type CompletionJudgement } from './completion.js';
 import { countToolCalls, collectDiagnostics } from './conformance.js';
-import { translateRaspToFcmp } from './fcmp.js';
+import { translateRaspToFcmp, type FcmpTranslateOptions } from './fcmp.js';
 import { feedLine } from './feed.js';
 import { createLineSplitter } from './line-splitter.js';
 import { createRaspBuilder, type ExitedData } from './rasp-builder.js';
@@ -122,9 +122,9 @@ export function translateRecorded(adapter: Adapter, output: RecordedOutput, opti
   return finishTranslation(adapter, rasp, options);
 }
 
-function finishTranslation(adapter: Adapter, rasp: RaspEvent[], options: TranslateRecordedOptions): RecordedTranslation {
-  const judgement = judgeCompletion(rasp, { errorPatterns: adapter.errorPatterns });
-  const fcmp = translateRaspToFcmp(rasp, {
+/** The FCMP translation options of a recording (its run, attempt, launch and session as far as they are known). */
+export function recordedFcmpOptions(adapter: Adapter, options: TranslateRecordedOptions): FcmpTranslateOptions {
+  return {
     runId: options.runId ?? 'recorded',
     engine: adapter.id,
     attempt: options.attempt ?? 1,
@@ -132,7 +132,13 @@ function finishTranslation(adapter: Adapter, rasp: RaspEvent[], options: Transla
     launch: options.launch ?? 'start',
     errorPatterns: adapter.errorPatterns,
     sessionId: options.sessionId ?? null,
-  });
+    turnScopedIds: adapter.turnScopedIds ?? false,
+  };
+}
+
+function finishTranslation(adapter: Adapter, rasp: RaspEvent[], options: TranslateRecordedOptions): RecordedTranslation {
+  const judgement = judgeCompletion(rasp, { errorPatterns: adapter.errorPatterns });
+  const fcmp = translateRaspToFcmp(rasp, recordedFcmpOptions(adapter, options));
   let session: string | null = options.sessionId ?? null;
   for (const { data } of rasp) if (data.type === 'engine.session') session = data.session_id;
   const finals = fcmp.filter((e) => e.type === 'assistant.message.final');
