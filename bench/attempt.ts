@@ -200,6 +200,9 @@ export async function benchInProcessAttempt(options: { rounds?: number } = {}): 
     const native = nativeCodex() ? await inProcessSetup(scratch, server, { native: true }) : null;
     const cases = [inProcessCase, bareCase('bare', scratch, bare)];
     if (native) cases.push({ ...native.inProcessCase, name: 'runAttempt-native' });
+    // The same attempt without namespaces: what the namespaces (init, forwarders) cost apart from the rest.
+    const open = await inProcessSetup(scratch, server, { isolation: 'off' });
+    cases.push({ ...open.inProcessCase, name: 'runAttempt-open' });
     const results = await rounds(cases, count);
     const t = (name: string): Timing[] => results.get(name)!.timings;
     const rows = [compare('inproc-attempt', 'codex: runAttempt vs bare', t('runAttempt'), t('bare'), '≤ 1.05×', 'harness engine in network + PID namespaces; bare without')];
@@ -207,7 +210,10 @@ export async function benchInProcessAttempt(options: { rounds?: number } = {}): 
       rows.push(compare('inproc-attempt', 'codex: runAttempt, native binary vs bare', t('runAttempt-native'), t('bare'), null, 'the managed prefix bin/codex is a symlink to the native binary (no node wrapper); bare runs the npm wrapper'));
       rows.push(compare('inproc-attempt', 'codex: runAttempt, npm wrapper vs native', t('runAttempt'), t('runAttempt-native'), null));
     }
+    rows.push(compare('inproc-attempt', 'codex: runAttempt without namespaces vs bare', t('runAttempt-open'), t('bare'), null, '--isolation off: the audit, parsing and bookkeeping without the namespaces'));
+    rows.push(compare('inproc-attempt', 'codex: runAttempt, namespaces vs none', t('runAttempt'), t('runAttempt-open'), null, 'what the network and PID namespaces add (the init is prepared by the previous attempt)'));
     rows.push(...stepsRow('inproc-attempt', 'codex runAttempt', results.get('runAttempt')!.metas));
+    rows.push(...stepsRow('inproc-attempt', 'codex runAttempt without namespaces', results.get('runAttempt-open')!.metas));
     return rows;
   } finally {
     await server.close();
@@ -216,7 +222,7 @@ export async function benchInProcessAttempt(options: { rounds?: number } = {}): 
 }
 
 /** What the in-process benches share: one runAttempt as the fixture does it, and the bare command it runs. */
-export async function inProcessSetup(scratch: Scratch, server: ModelServer, options: { native?: boolean } = {}): Promise<{ attempt: () => Promise<AttemptMeta & { firstLine: number | null }>; inProcessCase: Case; bare: BareCommand; fresh: () => string }> {
+export async function inProcessSetup(scratch: Scratch, server: ModelServer, options: { native?: boolean; isolation?: 'off' } = {}): Promise<{ attempt: () => Promise<AttemptMeta & { firstLine: number | null }>; inProcessCase: Case; bare: BareCommand; fresh: () => string }> {
   const data = scratch.dir('data');
   const home = scratch.dir('home');
   const project = projectDir(scratch);
@@ -234,6 +240,7 @@ export async function inProcessSetup(scratch: Scratch, server: ModelServer, opti
     const result = await runAttempt({
       paths, engine: 'codex', launch: 'start', prompt: null, passthrough: CODEX_ARGS, label: 'bench', workspace: {},
       modelMode: 'scripted', modelServer: server, hostEnv,
+      ...(options.isolation ? { isolation: options.isolation } : {}),
       onOutput: (stream, chunk) => {
         if (firstLine === null && stream === 'stdout' && chunk.includes(10)) firstLine = performance.now() - started;
       },

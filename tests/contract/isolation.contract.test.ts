@@ -166,6 +166,8 @@ keepSpare('k', async () => {
   fs.writeFileSync(${JSON.stringify(lifelineFile)}, JSON.parse(config).lifeline);
   return isolation;
 });
+// The spare starts once this module is done (on a timer that does not hold the process): wait until it has.
+while (!fs.existsSync(${JSON.stringify(lifelineFile)})) await new Promise((resolve) => setTimeout(resolve, 20));
 `);
     const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: 'ignore' });
     const exited = await new Promise<boolean>((resolve) => {

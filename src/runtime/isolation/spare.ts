@@ -27,11 +27,20 @@ export async function takeSpare(key: string): Promise<AttemptIsolation | null> {
   return isolation;
 }
 
-/** Starts a spare for `key` with `open` (which prestarts it), replacing any other; never throws. */
+/**
+ * Starts a spare for `key` with `open` (which prestarts it), replacing any other; never throws. It starts on a
+ * timer that does not hold the process: after the attempt that asked for it has returned, and not at all when the
+ * process has nothing left to do (a command's only attempt).
+ */
 export function keepSpare(key: string, open: () => Promise<AttemptIsolation>): void {
   if (spare?.key === key) return;
-  discardSpare();
-  const isolation = open().then(
+  void discardSpare();
+  let start: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => {
+    start = resolve;
+  });
+  setTimeout(start, 0).unref();
+  const isolation = started.then(open).then(
     (opened) => {
       opened.hold(false);
       return opened;
