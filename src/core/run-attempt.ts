@@ -301,7 +301,6 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       ownedServer?.close().catch(() => undefined),
       fs.promises.rm(attemptTmp, { recursive: true, force: true }).catch(() => undefined),
     ]);
-    keepNextSpare();
     clock.mark('cleanup');
     // From here on a full disk is recorded per file (auditFailures), never thrown: the verdict and every file
     // that can still be written are kept, and the attempt ends AUDIT_WRITE_FAILED naming what is missing.
@@ -365,6 +364,8 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       // The script in force, inline: a shared server's (the fixtures', appended turns included), else the attempt's own.
       ...(scriptInForce ? { script: scriptInForce } : {}),
     }, attempt).catch(() => run);
+    // Last, so the next attempt's namespaces start after this one's bookkeeping, not during it.
+    keepNextSpare();
   }
 
   const assistantMessages = collectAssistantMessages(fcmp);
