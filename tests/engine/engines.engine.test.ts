@@ -162,7 +162,10 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     // done marker) before it dies: the timeout still decides the verdict.
     const sleeper = `sleep ${uniqueSleepSeconds()}`;
     model.script(turns.shell(`node probe.cjs; setsid ${sleeper} >/dev/null 2>&1 </dev/null & sleep 60`), turns.final('Finished after the sleep.'));
-    const run = await agent.start(engine, { prompt: 'sleep a while', timeoutMs: 8_000, files: { 'probe.cjs': NETWORK_PROBE } });
+    // The probe must have run before the harness kills the attempt: opencode alone needs ~4 s before its first model
+    // request, twice that on a loaded 2-core machine, so 15 s; codex ends a shell command itself after 10 s (and
+    // would then finish the scripted turns), so 8 s for codex, which asks the model within a second.
+    const run = await agent.start(engine, { prompt: 'sleep a while', timeoutMs: engine === 'codex' ? 8_000 : 15_000, files: { 'probe.cjs': NETWORK_PROBE } });
     expect(run.last.timedOut).toBe(true);
     expect(run.error?.code).toBe('ENGINE_TIMEOUT');
     expect(run.completion).toEqual({ state: 'failed', reason: 'timed_out', code: 'ENGINE_TIMEOUT' });
@@ -173,7 +176,9 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(meta.isolation).toEqual({ mode: 'auto', network: 'namespace', processes: 'pid-namespace', reason: null });
     // Inside: only `lo`, no route, and a connect to a non-loopback address fails at once, before any packet
     // (ENETUNREACH: no route in the namespace; codex's own sandbox refuses it even earlier with EPERM).
-    const net = JSON.parse(fs.readFileSync(path.join(run.runDir, 'net.json'), 'utf8'));
+    const netFile = path.join(run.runDir, 'net.json');
+    expect(fs.existsSync(netFile), `the agent's shell never ran the probe before the timeout (${model.requests.length} model requests)`).toBe(true);
+    const net = JSON.parse(fs.readFileSync(netFile, 'utf8'));
     expect(net).toMatchObject({ interfaces: ['lo'], routes: 0 });
     expect(['ENETUNREACH', 'EPERM']).toContain(net.connect);
     // Nothing of the attempt is left: the setsid'd sleep went with the PID namespace.
