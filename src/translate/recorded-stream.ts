@@ -12,10 +12,7 @@
 import type { Diagnostic, FcmpEvent, RaspEvent, StreamName } from '../protocol/index.js';
 import type { CompletionJudgement } from './completion.js';
 import { createFcmpTranslator } from './fcmp.js';
-import { feedLine } from './feed.js';
-import { createLineSplitter, type SplitLine } from './line-splitter.js';
-import { createRaspBuilder, type RaspBuilder } from './rasp-builder.js';
-import { recordedFcmpOptions, type RecordedAdapter, type TranslateRecordedOptions, type TranslationSummary, withoutBom } from './recorded.js';
+import { recordedFcmpOptions, startStreamsParse, type RecordedAdapter, type StreamsParse, type TranslateRecordedOptions, type TranslationSummary } from './recorded.js';
 
 /**
  * Chunks of one recorded stream, read when needed (a stream may be read more than once: each call starts over). The
@@ -48,50 +45,28 @@ export const MAX_SUMMARY_DIAGNOSTICS = 1000;
 /** Code of the summary entry that says how many diagnostics were not listed. */
 export const SUMMARY_DIAGNOSTICS_TRUNCATED = 'SUMMARY_DIAGNOSTICS_TRUNCATED';
 
-interface StreamsParse {
-  builder: RaspBuilder;
-  /** Reads `streams` of `sources` through the builder, each to its end unless `stop()` turns true between chunks. */
-  read(sources: RecordedSources, streams: readonly StreamName[], stop?: () => boolean, drain?: () => Promise<void> | void): Promise<void>;
-  /** Records the exit (the parser's tail first). */
-  finish(): void;
+/**
+ * Reads `streams` of `sources` through `parse`, each to its end unless `stop()` turns true between chunks; `drain`
+ * is awaited after each chunk (the output's backpressure).
+ */
+async function readSources(parse: StreamsParse, sources: RecordedSources, streams: readonly StreamName[], stop: () => boolean = () => false, drain?: () => Promise<void> | void): Promise<void> {
+  for (const stream of streams) {
+    const source = sources[stream];
+    if (!source) continue;
+    for await (const chunk of source()) {
+      parse.push(stream, chunk);
+      if (stop()) return;
+      const waiting = drain?.();
+      if (waiting) await waiting;
+    }
+    parse.end(stream);
+    if (stop()) return;
+  }
 }
 
+/** A parse that keeps no events: they go to `onEvent` only, without `raw.line` events. */
 function startParse(adapter: RecordedAdapter, options: TranslateRecordedOptions, onEvent: (event: RaspEvent) => void): StreamsParse {
-  const builder = createRaspBuilder({
-    runId: options.runId ?? 'recorded',
-    attempt: options.attempt ?? 1,
-    engine: adapter.id,
-    parser: adapter.createParser(),
-    keepNoEvents: true,
-    rawLineEvents: false,
-    onEvent,
-  });
-  const splitter = createLineSplitter();
-  const feed = (line: SplitLine): void => feedLine(builder, line);
-  return {
-    builder,
-    async read(sources, streams, stop = () => false, drain) {
-      for (const stream of streams) {
-        const source = sources[stream];
-        if (!source) continue;
-        let first = true;
-        for await (const chunk of source()) {
-          // Offsets count from after a leading BOM, which is dropped.
-          if (first) splitter.pushEach(stream, withoutBom(chunk), feed, 0);
-          else splitter.pushEach(stream, chunk, feed);
-          first = false;
-          if (stop()) return;
-          const waiting = drain?.();
-          if (waiting) await waiting;
-        }
-        for (const line of splitter.flush(stream)) feedLine(builder, line);
-        if (stop()) return;
-      }
-    },
-    finish() {
-      builder.exited(options.exit ?? { exit_code: null, signal: null, timed_out: false, canceled: false, duration_ms: 0 });
-    },
-  };
+  return startStreamsParse(adapter, options, { keepNoEvents: true, rawLineEvents: false, onEvent });
 }
 
 /** True when the split streams give an engine event; reads only up to the first one. */
@@ -100,7 +75,7 @@ async function splitHasEngineEvents(adapter: RecordedAdapter, sources: RecordedS
   const scan = startParse(adapter, options, (event) => {
     if (event.data.type.startsWith('engine.')) found = true;
   });
-  await scan.read(sources, split, () => found);
+  await readSources(scan, sources, split, () => found);
   if (!found) scan.finish();
   return found;
 }
@@ -171,10 +146,10 @@ export async function translateRecordedStreams(adapter: RecordedAdapter, sources
     const carried = startParse(adapter, options, (event) => {
       if (event.data.type === 'diagnostic') builder.diagnostic(event.data.diagnostic as Diagnostic);
     });
-    await carried.read(sources, split, undefined, sink.drain);
+    await readSources(carried, sources, split, undefined, sink.drain);
     carried.finish();
   }
-  await parse.read(sources, fallback ? ['pty'] : split, undefined, sink.drain);
+  await readSources(parse, sources, fallback ? ['pty'] : split, undefined, sink.drain);
   parse.finish();
   toFcmp(translator.finish());
   const judgement = translator.verdict();

@@ -10,8 +10,8 @@ import { judgeCompletion, type CompletionJudgement } from './completion.js';
 import { countToolCalls, collectDiagnostics } from './conformance.js';
 import { translateRaspToFcmp, type FcmpTranslateOptions } from './fcmp.js';
 import { feedLine } from './feed.js';
-import { createLineSplitter } from './line-splitter.js';
-import { createRaspBuilder, type ExitedData } from './rasp-builder.js';
+import { createLineSplitter, type SplitLine } from './line-splitter.js';
+import { createRaspBuilder, type ExitedData, type RaspBuilder, type RaspBuilderOptions } from './rasp-builder.js';
 
 /** Raw captures to translate; any subset. */
 export interface RecordedOutput {
@@ -64,50 +64,59 @@ export function withoutBom(bytes: Uint8Array): Uint8Array {
   return bytes.length >= 3 && bytes[0] === UTF8_BOM[0] && bytes[1] === UTF8_BOM[1] && bytes[2] === UTF8_BOM[2] ? bytes.subarray(3) : bytes;
 }
 
-interface StreamsParse {
+/** The parse of recorded streams, chunk by chunk, shared by the in-memory and the streamed translation. */
+export interface StreamsParse {
+  builder: RaspBuilder;
   /** Feeds the next chunk of `stream` (chunks of one stream in order, streams one after another). */
   push(stream: StreamName, chunk: Uint8Array): void;
   /** Ends `stream`: its unterminated last line is parsed. */
   end(stream: StreamName): void;
-  /** Records the exit and returns the events. */
-  finish(): RaspEvent[];
+  /** Records the exit (the parser's tail first). */
+  finish(): void;
 }
 
-function startParse(adapter: Adapter, streams: StreamName[], options: TranslateRecordedOptions, fallback: boolean, carried: readonly Diagnostic[] = []): StreamsParse {
-  const builder = createRaspBuilder({ runId: options.runId ?? 'recorded', attempt: options.attempt ?? 1, engine: adapter.id, parser: adapter.createParser(), keepRawLines: options.keepRawLines ?? true });
-  builder.started({ launch: options.launch ?? 'start', argv: [], cwd: '', pid: null, io: streams.includes('pty') ? 'pty' : 'split' });
-  if (fallback) builder.diagnostic({ code: 'PTY_FALLBACK_USED', message: 'the split streams held no structured engine event; the PTY capture was parsed instead', level: 'warning' });
-  // The split streams' doubts (noise, stderr errors) still describe the attempt when the PTY is parsed instead.
-  for (const diagnostic of carried) builder.diagnostic(diagnostic);
+/**
+ * Starts parsing recorded streams through one splitter and one RASP builder (`builder` options beyond the run's:
+ * what it keeps, and where its events go). A leading BOM of each stream is dropped; offsets count from after it.
+ */
+export function startStreamsParse(adapter: Adapter, options: TranslateRecordedOptions, builder: Pick<RaspBuilderOptions, 'keepRawLines' | 'keepNoEvents' | 'rawLineEvents' | 'onEvent'> = {}): StreamsParse {
+  const rasp = createRaspBuilder({ runId: options.runId ?? 'recorded', attempt: options.attempt ?? 1, engine: adapter.id, parser: adapter.createParser(), ...builder });
   const splitter = createLineSplitter();
+  const feed = (line: SplitLine): void => feedLine(rasp, line);
   const started = new Set<StreamName>();
   return {
+    builder: rasp,
     push(stream, chunk) {
-      // Offsets count from after a leading BOM, which is dropped.
-      const first = !started.has(stream);
-      started.add(stream);
-      const lines = first ? splitter.push(stream, withoutBom(chunk), 0) : splitter.push(stream, chunk);
-      for (const line of lines) feedLine(builder, line);
+      if (started.has(stream)) splitter.pushEach(stream, chunk, feed);
+      else {
+        started.add(stream);
+        splitter.pushEach(stream, withoutBom(chunk), feed, 0);
+      }
     },
     end(stream) {
-      for (const line of splitter.flush(stream)) feedLine(builder, line);
+      for (const line of splitter.flush(stream)) feed(line);
     },
     finish() {
-      builder.exited(options.exit ?? { exit_code: null, signal: null, timed_out: false, canceled: false, duration_ms: 0 });
-      return [...builder.events];
+      rasp.exited(options.exit ?? { exit_code: null, signal: null, timed_out: false, canceled: false, duration_ms: 0 });
     },
   };
 }
 
 function parseStreams(adapter: Adapter, output: RecordedOutput, streams: StreamName[], options: TranslateRecordedOptions, fallback: boolean, carried: readonly Diagnostic[] = []): RaspEvent[] {
-  const parse = startParse(adapter, streams, options, fallback, carried);
+  const parse = startStreamsParse(adapter, options, { keepRawLines: options.keepRawLines ?? true });
+  const { builder } = parse;
+  builder.started({ launch: options.launch ?? 'start', argv: [], cwd: '', pid: null, io: streams.includes('pty') ? 'pty' : 'split' });
+  if (fallback) builder.diagnostic({ code: 'PTY_FALLBACK_USED', message: 'the split streams held no structured engine event; the PTY capture was parsed instead', level: 'warning' });
+  // The split streams' doubts (noise, stderr errors) still describe the attempt when the PTY is parsed instead.
+  for (const diagnostic of carried) builder.diagnostic(diagnostic);
   for (const stream of streams) {
     const bytes = output[stream];
     if (!bytes) continue;
     parse.push(stream, bytes);
     parse.end(stream);
   }
-  return parse.finish();
+  parse.finish();
+  return [...builder.events];
 }
 
 function hasEngineEvents(rasp: readonly RaspEvent[]): boolean {
