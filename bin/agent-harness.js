@@ -116,8 +116,27 @@ async function bundleCli() {
   });
 }
 
+/**
+ * `agent-harness --version` (or `-V`) alone is answered here, from package.json, before the source check and before
+ * any of the command is loaded: the same line commander prints, in a third of the time (issue 13: ≤ 100 ms).
+ * Returns false for anything else.
+ */
+function printVersionFast(args) {
+  if (args.length !== 1 || (args[0] !== '--version' && args[0] !== '-V')) return false;
+  let version;
+  try {
+    version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+  } catch {
+    return false; // the command reports it its own way
+  }
+  if (typeof version !== 'string') return false;
+  process.stdout.write(`${version}\n`);
+  return true;
+}
+
 /** Runs the CLI from dist/ or, in a checkout whose dist/ is missing or stale, from src/ through tsx. */
 async function main() {
+  if (printVersionFast(process.argv.slice(2))) return;
   // Node 22.1+ keeps compiled code between runs (in its cache dir under the OS temp dir); Node 20 has no such cache.
   (await import('node:module')).default.enableCompileCache?.();
   const source = join(root, 'src', 'cli', 'main.ts');
