@@ -3,8 +3,10 @@
  * this, so a test and a terminal session produce the same run directory.
  *
  * Order: reserve attempt N → model server → skills → engine config + trust → env + leak guard → executable →
- * meta (running) → fs-before → spawn (raw logs and RASP appended as they arrive) → fs-after/diff → FCMP →
- * meta (finished) → index. Whatever fails, the `finally` writes every audit file and removes the trust entry.
+ * meta (running) and fs-before → spawn (raw logs and RASP appended as they arrive) → [cleanup (config, trust,
+ * namespaces, TMPDIR) alongside fs-after/diff → FCMP → run record and conformance] → meta (finished). Whatever
+ * fails, the `finally` writes every audit file and removes the trust entry. Independent steps run at once: an
+ * attempt's own cost is the harness's overhead on the engine's turn (issue 13).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -167,6 +169,27 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   const initStdin = adapter.stdin === 'ignore' ? 'ignore' as const : { text: '' };
   let spareKey: string | null = null;
   let keepNextSpare = (): void => undefined;
+  let cleanup: Promise<unknown> | null = null;
+  /**
+   * Puts back what the attempt changed outside its run dir: config keys, trust entry, namespaces, the owned server,
+   * TMPDIR. Independent of each other, so at once; started as soon as the engine has exited (it overlaps the
+   * sealing), or by the `finally` when the attempt failed before. Returns the same promise when called again.
+   */
+  const startCleanup = (): Promise<unknown> => {
+    cleanup ??= Promise.all([
+      (async () => {
+        for (const restore of restoreSettings.reverse()) await restore().catch(() => undefined);
+        if (prepared) {
+          await prepared.cleanup();
+          if (meta.trust) meta.trust.removed_at = nowIso();
+        }
+      })().catch(() => undefined), // a trust entry left behind stays leased: a later command reclaims it
+      isolation?.close().catch(() => undefined),
+      ownedServer?.close().catch(() => undefined),
+      fs.promises.rm(attemptTmp, { recursive: true, force: true }).catch(() => undefined),
+    ]);
+    return cleanup;
+  };
   clock.mark('run_store');
 
   try {
@@ -233,12 +256,15 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     const argv = [...prepared.leadingArgs, ...options.leadingArgs, ...engineArgs.filter((arg) => !options.dropArgs.includes(arg)), ...options.args];
     meta.command = { executable, argv, cwd: runDir, io };
     clock.mark('engine_config');
-    await writeJsonAtomic(audit.meta, meta);
+    // The meta (running) and the before-snapshot at once: neither touches what the other reads.
+    const [, before] = await Promise.all([
+      writeJsonAtomic(audit.meta, meta),
+      snapshotTree(runDir).then(async (snapshot) => {
+        await writeJsonAtomic(audit.fsBefore, snapshot);
+        return snapshot;
+      }),
+    ]);
     request.onReady?.({ run, attempt, executable, argv, translateMode, skills: meta.skill_injection, configRoots, modelUrl, io, isolation: isolation.record });
-
-    clock.mark('meta_write');
-    const before = await snapshotTree(runDir);
-    await writeJsonAtomic(audit.fsBefore, before);
     clock.mark('fs_before');
 
     rasp.started({ launch, argv: [executable, ...argv], cwd: runDir, pid: null, io });
@@ -251,6 +277,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       ...(isolation.record.processes === 'pid-namespace' ? { isolation } : {}),
     });
     clock.mark('engine');
+    void startCleanup();
     if (processResult.spawnError) {
       harnessError = new AgentHarnessError('ENGINE_SPAWN_FAILED', `Could not start ${executable}: ${processResult.spawnError.message}`, { cause: processResult.spawnError, attempt });
       rasp.diagnostic({ code: 'ENGINE_SPAWN_FAILED', message: harnessError.message, level: 'error' });
@@ -274,10 +301,13 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       duration_ms: processResult.durationMs,
     });
     const after = await snapshotTree(runDir);
-    await writeJsonAtomic(audit.fsAfter, after);
-    fsDiff = diffSnapshots(before, after, adapter.bookkeepingPaths);
-    await writeJsonAtomic(audit.fsDiff, fsDiff);
-    const patch = await gitDiffPatch(runDir, path.join(audit.dir, `.git-index.${attempt}`));
+    const diff = diffSnapshots(before, after, adapter.bookkeepingPaths);
+    const [patch] = await Promise.all([
+      gitDiffPatch(runDir, path.join(audit.dir, `.git-index.${attempt}`)),
+      writeJsonAtomic(audit.fsAfter, after),
+      writeJsonAtomic(audit.fsDiff, diff),
+    ]);
+    fsDiff = diff;
     if (patch !== null) {
       const file = path.join(audit.dir, `git-diff.${attempt}.patch`);
       fs.writeFileSync(file, patch);
@@ -288,21 +318,8 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     harnessError = toAgentHarnessError(error);
     rasp.diagnostic({ code: harnessError.code, message: harnessError.message, level: 'error' });
   } finally {
-    // Independent of each other, so at once: config put back, trust removed, namespaces and server closed, TMPDIR gone.
-    const configDone = (async () => {
-      for (const restore of restoreSettings.reverse()) await restore().catch(() => undefined);
-      if (prepared) {
-        await prepared.cleanup();
-        if (meta.trust) meta.trust.removed_at = nowIso();
-      }
-    })();
-    await Promise.all([
-      configDone,
-      isolation?.close().catch(() => undefined),
-      ownedServer?.close().catch(() => undefined),
-      fs.promises.rm(attemptTmp, { recursive: true, force: true }).catch(() => undefined),
-    ]);
-    clock.mark('cleanup');
+    // Already running when the engine ran; waited for below, before the meta records the trust entry's removal.
+    const cleaned = startCleanup();
     // From here on a full disk is recorded per file (auditFailures), never thrown: the verdict and every file
     // that can still be written are kept, and the attempt ends AUDIT_WRITE_FAILED naming what is missing.
     await auditFailures.attemptAsync(audit.fsDiff, () => ensureFsAuditFiles(audit, runDir));
@@ -332,9 +349,18 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     });
     auditFailures.attempt(audit.fcmp, () => writeJsonl(audit.fcmp, fcmp));
     writer.close();
-    const endedAt = new Date();
     clock.mark('translate');
+    const endedAt = new Date();
     const sessionId = lastSessionId(rasp.events, run.session_id);
+    const scriptInForce = request.modelServer ? request.modelServer.script ?? null : resolvedScript.script ?? null;
+    // The run's record and index, while the rest is sealed: the attempt count comes from the meta files, which exist
+    // since the attempt began (updateRun derives it under the index lock; concurrent resumes).
+    const runUpdated = updateRun(paths.runRoot, run.run_id, {
+      session_id: sessionId,
+      last_completion: completion.state,
+      // The script in force, inline: a shared server's (the fixtures', appended turns included), else the attempt's own.
+      ...(scriptInForce ? { script: scriptInForce } : {}),
+    }, attempt).catch(() => run);
     meta = {
       ...meta,
       status: 'finished',
@@ -345,9 +371,12 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       usage: lastUsage(rasp.events),
       error: harnessError ? { code: harnessError.code, message: harnessError.message } : null,
     };
-    await auditFailures.attemptAsync(audit.conformance, () => writeJsonAtomic(audit.conformance, buildConformanceReport({
+    const conformanceWritten = auditFailures.attemptAsync(audit.conformance, () => writeJsonAtomic(audit.conformance, buildConformanceReport({
       runId: run.run_id, engine: adapter.id, attempt, launch, rasp: rasp.events, fcmp, completion, durationMs: meta.timings.duration_ms, engineVersion: meta.engine_version ?? null,
     })));
+    await cleaned;
+    clock.mark('cleanup');
+    await conformanceWritten;
     clock.mark('conformance');
     meta.timings.steps = clock.record();
     if (auditFailures.list.length > 0) {
@@ -357,14 +386,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     }
     await auditFailures.attemptAsync(audit.meta, () => writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta)));
     if (auditFailures.has(audit.meta)) harnessError = auditWriteFailed(audit, attempt, auditFailures.list, harnessError);
-    const scriptInForce = request.modelServer ? request.modelServer.script ?? null : resolvedScript.script ?? null;
-    // The attempt count is derived by updateRun from the meta files under the index lock (concurrent resumes).
-    run = await updateRun(paths.runRoot, run.run_id, {
-      session_id: sessionId,
-      last_completion: completion.state,
-      // The script in force, inline: a shared server's (the fixtures', appended turns included), else the attempt's own.
-      ...(scriptInForce ? { script: scriptInForce } : {}),
-    }, attempt).catch(() => run);
+    run = await runUpdated;
     // Last, so the next attempt's namespaces start after this one's bookkeeping, not during it.
     keepNextSpare();
   }

@@ -25,14 +25,19 @@ export const CODEX_PROVIDER_KEY_ENV = 'AGENT_HARNESS_MODEL_KEY';
 /** A model slug from `codex debug models --bundled` with no `upgrade` (an unknown slug makes codex send fewer tools; one with an upgrade makes the TUI open a "Meet …" migration prompt). */
 export const CODEX_SCRIPTED_MODEL = 'gpt-6-sol';
 
-/** Writes the enforced base keys and the harness profile. Returns the paths written. */
+/** `$CODEX_HOME/config.toml`, the base config (the trust entries live there). */
+export function codexConfigPath(codexHome: string): string {
+  return path.join(codexHome, 'config.toml');
+}
+
+/** Writes the enforced base keys and the harness profile (two files, at once). Returns the paths written. */
 export async function writeCodexConfig(codexHome: string, profile: string, modelMode: ModelMode): Promise<{ configPath: string; profilePath: string }> {
   if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(profile)) {
     throw new AgentHarnessError('CONFIG_INVALID', `Codex profile name ${JSON.stringify(profile)} is not a plain name ([A-Za-z0-9_-]).`);
   }
-  const configPath = path.join(codexHome, 'config.toml');
+  const configPath = codexConfigPath(codexHome);
   const profilePath = path.join(codexHome, `${profile}.config.toml`);
-  await editConfigFile(configPath, TOML_CONFIG, (doc) => {
+  const base = editConfigFile(configPath, TOML_CONFIG, (doc) => {
     doc.check_for_update_on_startup = false;
     childTable(doc, 'analytics').enabled = false;
     childTable(doc, 'features').plugins = false;
@@ -47,7 +52,7 @@ export async function writeCodexConfig(codexHome: string, profile: string, model
   });
   // The harness profile is the harness's own file: rewritten whole, so what an interactive attempt's TUI saved into
   // it (`model`, `[tui]`, `[notice]`…) never carries into the next attempt.
-  await editConfigFile(profilePath, TOML_CONFIG, (doc) => {
+  const harnessProfile = editConfigFile(profilePath, TOML_CONFIG, (doc) => {
     for (const key of Object.keys(doc)) delete doc[key];
     doc.sandbox_mode = 'workspace-write';
     doc.approval_policy = 'never';
@@ -59,6 +64,7 @@ export async function writeCodexConfig(codexHome: string, profile: string, model
       doc.model = CODEX_SCRIPTED_MODEL;
     }
   });
+  await Promise.all([base, harnessProfile]);
   return { configPath, profilePath };
 }
 

@@ -5,7 +5,7 @@ import { applyCodexAgentOptions } from './agent-options.js';
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
 import { buildCodexResumeArgs, buildCodexStartArgs, CODEX_RESUME_FLAGS } from './command.js';
-import { CODEX_PROVIDER_ID, CODEX_PROVIDER_KEY_ENV, registerCodexTrust, removeCodexTrust, writeCodexConfig } from './config.js';
+import { CODEX_PROVIDER_ID, CODEX_PROVIDER_KEY_ENV, codexConfigPath, registerCodexTrust, removeCodexTrust, writeCodexConfig } from './config.js';
 import { codexErrorPatterns } from './errors.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
 import { CODEX_TURN_SCOPED_IDS, createCodexParser } from './parse.js';
@@ -17,8 +17,19 @@ export const CODEX_VERSION = '0.169.0';
 
 async function prepareCodex(ctx: EnginePrepareContext): Promise<PreparedEngine> {
   const codexHome = path.join(ctx.agentHome, '.codex');
-  const { configPath, profilePath } = await writeCodexConfig(codexHome, ctx.profile, ctx.modelMode);
-  const releaseTrustLease = await leaseConfigEntry(ctx.agentHome, configPath, 'TOML', ['projects', ctx.runDir]);
+  // The config files and the trust lease at once (each edit takes the file's own lock when it changes something);
+  // the trust entry only once both stand, and a lease taken for a config that could not be written is dropped.
+  const [written, leased] = await Promise.allSettled([
+    writeCodexConfig(codexHome, ctx.profile, ctx.modelMode),
+    leaseConfigEntry(ctx.agentHome, codexConfigPath(codexHome), 'TOML', ['projects', ctx.runDir]),
+  ]);
+  if (written.status === 'rejected') {
+    if (leased.status === 'fulfilled') await leased.value().catch(() => undefined);
+    throw written.reason;
+  }
+  if (leased.status === 'rejected') throw leased.reason;
+  const { configPath, profilePath } = written.value;
+  const releaseTrustLease = leased.value;
   await registerCodexTrust(configPath, ctx.runDir);
   let cleaned = false;
   const leadingArgs = ['--profile', ctx.profile];
@@ -37,10 +48,12 @@ async function prepareCodex(ctx: EnginePrepareContext): Promise<PreparedEngine> 
     async cleanup() {
       if (cleaned) return;
       cleaned = true;
-      // The lease is dropped only once the entry is gone, so a failed removal is undone by a later command.
-      await removeCodexTrust(configPath, ctx.runDir).then(releaseTrustLease).catch(() => undefined);
-      // Undo what an interactive attempt's TUI saved into the harness profile (the file is rewritten whole).
-      await writeCodexConfig(codexHome, ctx.profile, ctx.modelMode).catch(() => undefined);
+      await Promise.all([
+        // The lease is dropped only once the entry is gone, so a failed removal is undone by a later command.
+        removeCodexTrust(configPath, ctx.runDir).then(releaseTrustLease).catch(() => undefined),
+        // Undo what an interactive attempt's TUI saved into the harness profile (the file is rewritten whole).
+        writeCodexConfig(codexHome, ctx.profile, ctx.modelMode).catch(() => undefined),
+      ]);
     },
   };
 }
