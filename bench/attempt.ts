@@ -176,7 +176,10 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
       rows.push(compare('cli-attempt', `${engine}: harness CLI (tsx) vs bare`, t('harness-tsx'), t('bare'), '≤ 1.10×', isolation));
       if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare`, t('harness-dist'), t('bare'), '≤ 1.10×', isolation));
       rows.push(compare('cli-attempt', `${engine}: bare in namespaces vs bare`, t('bare-ns'), t('bare'), null, 'the same wrapping as the harness (unshare + namespace-init)'));
-      if (native) rows.push(compare('cli-attempt', `${engine}: npm wrapper vs native binary`, t('bare'), t('bare-native'), null, `${path.relative(process.cwd(), native.file)}`));
+      if (native) {
+        if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare native binary`, t('harness-dist'), t('bare-native'), null, 'both start the native binary (the harness stands in for the npm launcher)'));
+        rows.push(compare('cli-attempt', `${engine}: npm launcher vs native binary (bare)`, t('bare'), t('bare-native'), null, `${path.relative(process.cwd(), native.file)}`));
+      }
       if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI tsx vs dist`, t('harness-tsx'), t('harness-dist'), null));
       rows.push(...stepsRow('cli-attempt', `${engine} (${dist ? 'dist' : 'tsx'})`, results.get(dist ? 'harness-dist' : 'harness-tsx')!.metas));
     } finally {
@@ -195,21 +198,24 @@ export async function benchInProcessAttempt(options: { rounds?: number } = {}): 
   const server = await startModelServer({});
   try {
     const { inProcessCase, bare } = await inProcessSetup(scratch, server);
-    // The same attempt with the native codex binary where the harness looks first (the managed prefix's bin):
-    // what resolving the binary behind the npm wrapper would save.
-    const native = nativeCodex() ? await inProcessSetup(scratch, server, { native: true }) : null;
     const cases = [inProcessCase, bareCase('bare', scratch, bare)];
-    if (native) cases.push({ ...native.inProcessCase, name: 'runAttempt-native' });
+    // The bare turn on the native binary: what the harness itself costs, the launcher's Node start set aside.
+    const native = nativeCodex();
+    if (native) cases.push(bareCase('bare-native', scratch, { file: native.file, args: bare.args, env: { ...bare.env, ...native.env } }));
+    // The same attempt through the npm launcher as installed (AGENT_HARNESS_NPM_LAUNCHERS=1).
+    const launcher = await inProcessSetup(scratch, server, { launcher: true });
+    cases.push({ ...launcher.inProcessCase, name: 'runAttempt-launcher' });
     // The same attempt without namespaces: what the namespaces (init, forwarders) cost apart from the rest.
     const open = await inProcessSetup(scratch, server, { isolation: 'off' });
     cases.push({ ...open.inProcessCase, name: 'runAttempt-open' });
     const results = await rounds(cases, count);
     const t = (name: string): Timing[] => results.get(name)!.timings;
-    const rows = [compare('inproc-attempt', 'codex: runAttempt vs bare', t('runAttempt'), t('bare'), '≤ 1.05×', 'harness engine in network + PID namespaces; bare without')];
+    const rows = [compare('inproc-attempt', 'codex: runAttempt vs bare', t('runAttempt'), t('bare'), '≤ 1.05×', 'harness: native binary in network + PID namespaces; bare: `codex` as installed (the npm launcher), no namespaces')];
     if (native) {
-      rows.push(compare('inproc-attempt', 'codex: runAttempt, native binary vs bare', t('runAttempt-native'), t('bare'), null, 'the managed prefix bin/codex is a symlink to the native binary (no node wrapper); bare runs the npm wrapper'));
-      rows.push(compare('inproc-attempt', 'codex: runAttempt, npm wrapper vs native', t('runAttempt'), t('runAttempt-native'), null));
+      rows.push(compare('inproc-attempt', 'codex: runAttempt vs bare native binary', t('runAttempt'), t('bare-native'), null, "the harness's own cost: both start the native binary"));
+      rows.push(compare('inproc-attempt', 'codex: npm launcher vs native binary (bare)', t('bare'), t('bare-native'), null, 'what the launcher costs every bare turn: a Node start, and on Node 20 a second process'));
     }
+    rows.push(compare('inproc-attempt', 'codex: runAttempt through the launcher vs bare', t('runAttempt-launcher'), t('bare'), null, 'AGENT_HARNESS_NPM_LAUNCHERS=1: the harness runs bin/codex.js as installed'));
     rows.push(compare('inproc-attempt', 'codex: runAttempt without namespaces vs bare', t('runAttempt-open'), t('bare'), null, '--isolation off: the audit, parsing and bookkeeping without the namespaces'));
     rows.push(compare('inproc-attempt', 'codex: runAttempt, namespaces vs none', t('runAttempt'), t('runAttempt-open'), null, 'what the network and PID namespaces add (the init is prepared by the previous attempt)'));
     rows.push(...stepsRow('inproc-attempt', 'codex runAttempt', results.get('runAttempt')!.metas));
@@ -222,19 +228,15 @@ export async function benchInProcessAttempt(options: { rounds?: number } = {}): 
 }
 
 /** What the in-process benches share: one runAttempt as the fixture does it, and the bare command it runs. */
-export async function inProcessSetup(scratch: Scratch, server: ModelServer, options: { native?: boolean; isolation?: 'off' } = {}): Promise<{ attempt: () => Promise<AttemptMeta & { firstLine: number | null }>; inProcessCase: Case; bare: BareCommand; fresh: () => string }> {
+export async function inProcessSetup(scratch: Scratch, server: ModelServer, options: { launcher?: boolean; isolation?: 'off' } = {}): Promise<{ attempt: () => Promise<AttemptMeta & { firstLine: number | null }>; inProcessCase: Case; bare: BareCommand; fresh: () => string }> {
   const data = scratch.dir('data');
   const home = scratch.dir('home');
   const project = projectDir(scratch);
   const hostEnv = harnessEnv(data, home);
-  if (options.native) {
-    // A managed npm prefix (searched first) whose bin/codex is the native binary, inside this scratch dir.
-    hostEnv.SKILL_RUNNER_NPM_PREFIX = path.join(data, 'npm');
-    fs.mkdirSync(path.join(data, 'npm', 'bin'), { recursive: true });
-    fs.symlinkSync(nativeCodex()!.file, path.join(data, 'npm', 'bin', 'codex'));
-  }
+  if (options.launcher) hostEnv.AGENT_HARNESS_NPM_LAUNCHERS = '1';
   const paths = resolveHarnessPaths({ cwd: project, env: hostEnv });
-  const attempt = async (): Promise<AttemptMeta & { firstLine: number | null }> => {
+  /** One attempt; `wall` is runAttempt's own time (reading the meta back and removing the run dir come after). */
+  const attempt = async (): Promise<AttemptMeta & { firstLine: number | null; wall: number }> => {
     const started = performance.now();
     let firstLine: number | null = null;
     const result = await runAttempt({
@@ -245,12 +247,13 @@ export async function inProcessSetup(scratch: Scratch, server: ModelServer, opti
         if (firstLine === null && stream === 'stdout' && chunk.includes(10)) firstLine = performance.now() - started;
       },
     });
+    const wall = performance.now() - started;
     if (result.error) throw result.error;
     if (result.exitCode !== 0) throw new Error(`bench: codex attempt exited ${result.exitCode}: ${result.runDir}`);
     const meta = readAttempt(result.runDir, result.attempt);
-    if (options.native && !meta.command.executable.startsWith(data)) throw new Error(`bench: the harness ran ${meta.command.executable}, not the native binary`);
+    if (options.launcher && meta.command.launcher) throw new Error(`bench: the harness ran ${meta.command.executable}, not the npm launcher`);
     fs.rmSync(result.runDir, { recursive: true, force: true });
-    return { ...meta, firstLine };
+    return { ...meta, firstLine, wall };
   };
   const first = await attempt();
   return {
@@ -259,7 +262,7 @@ export async function inProcessSetup(scratch: Scratch, server: ModelServer, opti
       name: 'runAttempt',
       run: async () => {
         const { timing, value } = await measure(attempt);
-        return { timing, meta: value };
+        return { timing: { ...timing, wall: value.wall }, meta: value };
       },
     },
     bare: bareCommand(first, server.url),

@@ -215,7 +215,9 @@ async function main(): Promise<number> {
   const seconds = (Date.now() - started) / 1000;
   console.log(`\npeak RSS of the bench process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB; ${seconds.toFixed(0)} s`);
 
-  // Left behind? Processes (give exiting ones a moment), temp dirs, the real home.
+  // Left behind? Processes (give exiting ones a moment), temp dirs, the real home. The namespaces the last in-process
+  // attempt prepared for a next one are this process's own (they would end with it): closed first.
+  await (await import('../src/runtime/isolation/spare.js')).discardSpare();
   await new Promise((resolve) => setTimeout(resolve, 300));
   // tsx's esbuild service is this process's own loader helper: it ends with this process.
   const left = new Map([...descendants()].filter(([, cmd]) => !/esbuild(\.exe)? --service/.test(cmd)));

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { median } from './figures.js';
+import { resolveCodexNativeLaunch } from '../src/engines/codex/native-launch.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const bin = path.join(root, 'bin', 'agent-harness.js');
@@ -106,7 +107,7 @@ export class Scratch {
 
 /** The parts of `.audit/meta.N.json` the benchmarks read. */
 export interface AttemptMeta {
-  command: { executable: string; argv: string[]; cwd: string };
+  command: { executable: string; argv: string[]; cwd: string; launcher?: string };
   env: Record<string, string>;
   model: { base_url: string | null };
   timings?: { started_at?: string; ended_at?: string; duration_ms?: number; steps?: Record<string, number> };
@@ -162,20 +163,14 @@ export function bareCommand(meta: AttemptMeta, modelUrl: string): BareCommand {
   for (const [key, value] of Object.entries(meta.env)) env[key] = value === '[redacted]' ? 'bench-key' : swap(value);
   // The engine's TMPDIR is per attempt and removed with it: give the bare run one that exists.
   if (env.TMPDIR) fs.mkdirSync(env.TMPDIR, { recursive: true });
-  return { file: meta.command.executable, args: meta.command.argv.map(swap), env };
+  // What a user types: the installed command (codex's npm launcher), not the native binary the harness starts for it.
+  return { file: meta.command.launcher ?? meta.command.executable, args: meta.command.argv.map(swap), env };
 }
 
-/** The native codex binary the npm wrapper (`node_modules/.bin/codex`, a node script) execs or spawns. */
+/** The native codex binary the npm launcher (`node_modules/.bin/codex`, a node script) execs or spawns, as the harness finds it. */
 export function nativeCodex(): { file: string; env: Record<string, string> } | null {
-  const packageRoot = fs.realpathSync(path.join(root, 'node_modules', '@openai', 'codex'));
-  const triple = process.arch === 'arm64' ? 'aarch64-unknown-linux-musl' : 'x86_64-unknown-linux-musl';
-  const candidates = [
-    path.join(root, 'node_modules', '@openai', `codex-linux-${process.arch === 'arm64' ? 'arm64' : 'x64'}`, 'vendor', triple, 'bin', 'codex'),
-    path.join(packageRoot, 'vendor', triple, 'bin', 'codex'),
-  ];
-  const file = candidates.find((candidate) => fs.existsSync(candidate));
-  // The variables the wrapper adds before handing over to the binary.
-  return file ? { file, env: { CODEX_MANAGED_PACKAGE_ROOT: packageRoot, CODEX_MANAGED_BY_NPM: '1' } } : null;
+  const native = resolveCodexNativeLaunch(path.join(root, 'node_modules', '.bin', 'codex'));
+  return native ? { file: native.file, env: native.env } : null;
 }
 
 /** Medians of a series of timings. */

@@ -20,7 +20,7 @@ import { AttemptMetaSchema, type AttemptMeta, type ModelMode, type Completion, t
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { buildEngineEnv, redactEnv } from '../runtime/env.js';
 import { engineVersion } from '../runtime/engine-version.js';
-import { resolveExecutable } from '../runtime/executables.js';
+import { NPM_LAUNCHERS_ENV, resolveExecutable } from '../runtime/executables.js';
 import { diffSnapshots, snapshotTree } from '../runtime/fs-snapshot.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
 import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
@@ -243,18 +243,23 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     for (const edit of options.settings) restoreSettings.push(await setSettingsKeys(edit.file, edit.keys));
     meta.agent_options = request.agentOptions ? options.record : null;
     const env = buildEngineEnv({ paths: { ...paths, tmpDir: attemptTmp }, hostEnv: request.hostEnv, modelMode, modelBaseUrl: modelUrl, liveEnvKeys: adapter.liveEnvKeys, engineEnv: { ...prepared.env, ...options.env } });
-    meta.env = redactEnv(env);
     const configRoots = [env.HOME, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.XDG_STATE_HOME, env.XDG_CACHE_HOME, env.TMPDIR, ...prepared.configRoots].filter((p): p is string => Boolean(p));
     assertNoEnvLeak(configRoots, hostEnv.HOME);
-    const executable = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
-    meta.engine_version = engineVersion(executable, adapter.packageName);
+    const installed = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
+    // A launcher script the adapter can stand in for exactly (codex's npm bin/codex.js) is skipped: the native
+    // binary it would start starts directly, with the env the launcher would give it.
+    const native = hostEnv[NPM_LAUNCHERS_ENV] === '1' ? null : adapter.resolveNativeLaunch?.(installed) ?? null;
+    const executable = native?.file ?? installed;
+    Object.assign(env, native?.env);
+    meta.env = redactEnv(env);
+    meta.engine_version = engineVersion(installed, adapter.packageName);
     const carry = resumeArgs && run.start_args ? carryResumeFlags(run.start_args, adapter.resumeFlags ?? []) : null;
     meta.resume_flags = carry;
     const engineArgs = resumeArgs
       ? withCarriedFlags(resumeArgs({ sessionId: run.session_id ?? '', message: request.message ?? '' }), carry?.carried ?? [], adapter.resumeFlags ?? [])
       : request.rawArgs ? [...(request.passthrough ?? [])] : adapter.buildStartArgs({ prompt: request.prompt ?? null, passthrough: request.passthrough ?? [] });
     const argv = [...prepared.leadingArgs, ...options.leadingArgs, ...engineArgs.filter((arg) => !options.dropArgs.includes(arg)), ...options.args];
-    meta.command = { executable, argv, cwd: runDir, io };
+    meta.command = { executable, argv, cwd: runDir, io, ...(native ? { launcher: native.launcher } : {}) };
     clock.mark('engine_config');
     // The meta (running) and the before-snapshot at once: neither touches what the other reads.
     const [, before] = await Promise.all([

@@ -88,6 +88,16 @@ export interface ResumeArgsRequest {
   message: string;
 }
 
+/** A native executable the harness starts in place of a launcher script, as the script itself would start it. */
+export interface NativeLaunch {
+  /** The native executable. */
+  file: string;
+  /** Variables the launcher sets for it. */
+  env: Record<string, string>;
+  /** The launcher script stood in for (realpath). */
+  launcher: string;
+}
+
 /** An engine adapter. One per folder under `src/engines/`. */
 export interface EngineAdapter {
   /** Engine id. */
@@ -106,6 +116,11 @@ export interface EngineAdapter {
   readonly stdin: 'ignore' | 'pipe';
   /** Known error messages and what they mean. */
   readonly errorPatterns: readonly ErrorPattern[];
+  /**
+   * The native binary behind the installed executable when that is a launcher script the harness can stand in for
+   * exactly (codex's npm `bin/codex.js`), or null. Absent: the executable always runs as installed.
+   */
+  resolveNativeLaunch?(executable: string): NativeLaunch | null;
   /** Writes config/trust for one attempt; throws ENGINE_CONFIG_INJECTION_FAILED on failure. */
   prepare(ctx: EnginePrepareContext): Promise<PreparedEngine>;
   /**

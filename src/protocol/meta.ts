@@ -95,7 +95,14 @@ export const AttemptMetaSchema = z.object({
   status: z.enum(['running', 'finished']),
   translate_mode: TranslateModeSchema,
   model: z.object({ mode: ModelModeSchema, base_url: z.string().nullable(), script: z.string().nullable() }),
-  command: z.object({ executable: z.string(), argv: z.array(z.string()), cwd: z.string(), io: z.enum(['split', 'pty', 'passthrough']) }),
+  command: z.object({
+    executable: z.string(),
+    argv: z.array(z.string()),
+    cwd: z.string(),
+    io: z.enum(['split', 'pty', 'passthrough']),
+    /** The launcher script installed as the engine's command that the harness stood in for (codex's npm `bin/codex.js`), when `executable` is the native binary it starts. */
+    launcher: z.string().optional(),
+  }),
   /** The env the engine saw, secrets redacted. */
   env: z.record(z.string(), z.string()),
   timings: z.object({

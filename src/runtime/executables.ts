@@ -31,6 +31,12 @@ export function executableSearchPath(paths: HarnessPaths, hostPath: string | und
   return [...new Set(dirs.map((dir) => path.resolve(dir)))];
 }
 
+/**
+ * `AGENT_HARNESS_NPM_LAUNCHERS=1`: every attempt runs the engine's executable as installed, launcher script
+ * included, instead of the native binary the script starts (codex; `engines/codex/native-launch.ts`).
+ */
+export const NPM_LAUNCHERS_ENV = 'AGENT_HARNESS_NPM_LAUNCHERS';
+
 /** Absolute path of the executable, or throws ENGINE_EXECUTABLE_MISSING listing every path searched. */
 export function resolveExecutable(name: string, paths: HarnessPaths, hostPath?: string): string {
   const searched = executableSearchPath(paths, hostPath).map((dir) => path.join(dir, name));

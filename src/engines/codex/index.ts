@@ -10,6 +10,7 @@ import { codexErrorPatterns } from './errors.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
 import { CODEX_TURN_SCOPED_IDS, createCodexParser } from './parse.js';
 import { recoverCodexSession } from './session-store.js';
+import { resolveCodexNativeLaunch } from './native-launch.js';
 import { CODEX_SKILL_ROOT } from './skills.js';
 
 /** Minimum codex version whose `exec --json` stream and profile files this adapter was built against. */
@@ -69,6 +70,7 @@ export const codexEngine: EngineAdapter = {
   stdin: 'ignore',
   errorPatterns: codexErrorPatterns,
   turnScopedIds: CODEX_TURN_SCOPED_IDS,
+  resolveNativeLaunch: resolveCodexNativeLaunch,
   prepare: prepareCodex,
   applyAgentOptions: applyCodexAgentOptions,
   buildStartArgs: buildCodexStartArgs,
