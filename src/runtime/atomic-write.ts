@@ -1,8 +1,14 @@
 /**
  * Crash-safe file writes: write to a temporary sibling, fsync, rename over the target. A reader sees the old
  * content or the new one, never half of it.
+ *
+ * Small files (the audit's JSON, run records, config files: almost every write) are written with synchronous calls:
+ * open, write, fsync, close and rename cost ~0.5 ms together here, against ~1.2 ms as five trips through libuv's
+ * thread pool (2-CPU VM, issue 13), and an attempt writes about a dozen. Large ones keep the thread pool, so a
+ * multi-megabyte snapshot never holds the event loop.
  */
 import { randomBytes } from 'node:crypto';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
@@ -15,21 +21,59 @@ export interface AtomicWriteOptions {
   durable?: boolean;
 }
 
+/** Up to this many bytes a file is written with synchronous calls. */
+const SYNC_WRITE_BYTES = 256 * 1024;
+
+function tempSibling(file: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+function byteLength(data: string | Uint8Array): number {
+  return typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+}
+
+/** The synchronous path: a missing directory is made on the first ENOENT, not checked before every write. */
+function writeSmall(file: string, data: string | Uint8Array, durable: boolean): void {
+  const tmp = tempSibling(file);
+  let fd: number;
+  try {
+    fd = fsSync.openSync(tmp, 'w');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    fsSync.mkdirSync(path.dirname(file), { recursive: true });
+    fd = fsSync.openSync(tmp, 'w');
+  }
+  try {
+    try {
+      fsSync.writeFileSync(fd, data);
+      if (durable) fsSync.fsyncSync(fd);
+    } finally {
+      fsSync.closeSync(fd);
+    }
+    fsSync.renameSync(tmp, file);
+  } catch (error) {
+    // A full disk must not leave a half-written temp file behind (nor take the space of one).
+    fsSync.rmSync(tmp, { force: true });
+    throw error;
+  }
+}
+
 /** Writes `data` to `file` atomically (same directory temp file + rename). */
 export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  const durable = options.durable !== false;
+  if (byteLength(data) <= SYNC_WRITE_BYTES) return writeSmall(file, data, durable);
   await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = tempSibling(file);
   const handle = await fs.open(tmp, 'w');
   try {
     try {
       await handle.writeFile(data);
-      if (options.durable !== false) await handle.sync();
+      if (durable) await handle.sync();
     } finally {
       await handle.close();
     }
     await fs.rename(tmp, file);
   } catch (error) {
-    // A full disk must not leave a half-written temp file behind (nor take the space of one).
     await fs.rm(tmp, { force: true });
     throw error;
   }
