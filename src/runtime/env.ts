@@ -7,6 +7,7 @@
 import path from 'node:path';
 import type { ModelMode } from '../protocol/index.js';
 import type { HarnessPaths } from './paths.js';
+import { compareCodeUnits } from './code-unit-order.js';
 
 /** Host variables copied as they are. */
 export const HOST_ENV_ALLOWLIST = ['LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'TERM', 'COLORTERM', 'TZ', 'NO_COLOR'] as const;
@@ -70,7 +71,7 @@ const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE/i;
 /** Copy of `env` with the values of secret-looking variables replaced by `[redacted]`. */
 export function redactEnv(env: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env).sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [name, value] of Object.entries(env).sort(([a], [b]) => compareCodeUnits(a, b))) {
     out[name] = SECRET_NAME.test(name) ? '[redacted]' : value;
   }
   return out;

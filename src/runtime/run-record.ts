@@ -8,6 +8,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import { RunIndexEntrySchema, type RunIndexEntry } from '../protocol/index.js';
+import { compareCodeUnits } from './code-unit-order.js';
 
 /** Name of the audit directory inside a run directory. */
 export const AUDIT_DIR = '.audit';
@@ -106,6 +107,6 @@ export async function scanRunDirs(runRoot: string, extraDirs: readonly string[] 
     if (found && 'run' in found) runs.push(found.run);
     else if (found) broken.push(found.broken);
   }
-  runs.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.run_id.localeCompare(b.run_id));
+  runs.sort((a, b) => compareCodeUnits(a.created_at, b.created_at) || compareCodeUnits(a.run_id, b.run_id));
   return { runs, broken };
 }

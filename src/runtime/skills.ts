@@ -10,6 +10,7 @@ import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import type { SkillInjection } from '../protocol/index.js';
 import { MAX_CONFIG_BYTES, readInputText } from './bounded-input.js';
+import { compareCodeUnits } from './code-unit-order.js';
 
 /** The done marker an agent prints when a skill is complete. */
 export const DONE_MARKER = '__SKILL_DONE__';
@@ -56,7 +57,7 @@ export async function collectSkills(sourceRoots: readonly string[]): Promise<Map
   for (const root of sourceRoots) {
     if (!(await isDirectory(root))) continue;
     const entries = await fs.readdir(root, { withFileTypes: true });
-    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const entry of entries.sort((a, b) => compareCodeUnits(a.name, b.name))) {
       if (entry.name.startsWith('.') && !entry.isDirectory()) continue; // .DS_Store, .gitkeep
       if (!entry.isDirectory() && !entry.isSymbolicLink()) continue; // loose files are not skills
       const dir = path.join(root, entry.name);
@@ -112,7 +113,7 @@ export async function injectSkills(options: InjectSkillsOptions): Promise<SkillI
   }
   const injected: SkillInjection['skills'] = [];
   if (skills.size > 0) await fs.mkdir(options.targetRoot, { recursive: true });
-  for (const skill of [...skills.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const skill of [...skills.values()].sort((a, b) => compareCodeUnits(a.name, b.name))) {
     const target = path.join(options.targetRoot, skill.name);
     // Built in a staging directory and swapped in: concurrent attempts of one run inject into the same folder.
     const staging = path.join(path.dirname(options.targetRoot), `.skill-staging-${skill.name}-${process.pid}-${randomBytes(4).toString('hex')}`);
