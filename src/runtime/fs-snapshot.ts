@@ -1,11 +1,9 @@
 /**
  * Snapshot and diff of a run directory (`fs-before.N.json`, `fs-after.N.json`, `fs-diff.N.json`).
  *
- * A readdir walk rather than tinyglobby: with `followSymbolicLinks: false` tinyglobby (0.2.17) passes
- * `excludeSymlinks: true` to fdir, so symlinks would vanish from the snapshot instead of being recorded. The
- * walk includes dot files, never follows symlinks, never descends into excluded top-level entries, and skips
- * sockets, FIFOs and devices (reading a FIFO would block). Files that vanish between listing and lstat are left
- * out; those that vanish between lstat and hashing stay, unhashed (they existed when listed).
+ * The tree is listed by `fs-tree-walk.ts` (dot files in, symlinks recorded and never followed, sockets, FIFOs and
+ * devices skipped). Files that vanish between listing and lstat are left out; those that vanish between lstat and
+ * hashing stay, unhashed (they existed when listed).
  *
  * Issue 13: an attempt snapshots the run directory before and after, and 10,000 small files used to add ~2.4 s
  * (every file read twice through streams). Now each file is lstat'ed, and read only when its stat differs from the
@@ -15,17 +13,17 @@
  * when the file's stats prove it is the listed content (`fs-file-hash.ts`).
  */
 import { createHash } from 'node:crypto';
-import fsSync, { createReadStream, type Dirent, type Stats } from 'node:fs';
+import fsSync, { createReadStream, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import type { FsDiff, FsEntry, FsSnapshot } from '../protocol/index.js';
 import { hashLargeFileIfUnchanged, hashSmallFileIfUnchanged } from './fs-file-hash.js';
 import { cachedHash, isRacy, rememberedHashes, recordHash, storeHashes, type RootHashes } from './fs-hash-cache.js';
+import { byPath, compileExclude, createSlicer, listTree, type Slicer } from './fs-tree-walk.js';
 
 export { clearHashCache } from './fs-hash-cache.js';
 
-/** Options of {@link snapshotTree}. */
+/** Options of {@link snapshotTree} and {@link startSnapshot}. */
 export interface SnapshotOptions {
   /**
    * Top-level entry names or globs (`*`, `?`) to leave out (default `['.audit', '.git']`: the audit itself, and git's
@@ -41,76 +39,10 @@ export interface SnapshotOptions {
   maxHashBytes?: number;
 }
 
-/** Files larger than this are hashed as streams, `HASH_CONCURRENCY` at a time; smaller ones in one read. */
+/** Files larger than this are read asynchronously in chunks, `HASH_CONCURRENCY` at a time; smaller ones in one synchronous read. */
 const SMALL_FILE_BYTES = 64 * 1024;
 /** Large files hashed at the same time. */
 const HASH_CONCURRENCY = 8;
-/** Longest run (ms) of synchronous file-system calls before the event loop gets a turn. */
-const SLICE_MS = 4;
-
-/** Plain code-unit order, the same on every platform and locale. */
-function byPath(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** A matcher for top-level names: `*` is any run of characters, `?` one character, the rest literal. */
-function compileExclude(patterns: readonly string[]): (name: string) => boolean {
-  const regexps = patterns.map((pattern) => {
-    const body = pattern.replace(/\/+$/, '').split('').map((ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[\\^$.|+()[\]{}]/g, '\\$&'))).join('');
-    return new RegExp(`^${body}$`, 's');
-  });
-  return (name) => regexps.some((regexp) => regexp.test(name));
-}
-
-/** Cuts synchronous work into slices: `due()` once `SLICE_MS` have run since the last `pause()`. */
-interface Slicer {
-  due(): boolean;
-  pause(): Promise<void>;
-}
-
-/**
- * Gives the event loop a turn once `SLICE_MS` of synchronous calls have run. The walk, the stats and the reads
- * of small files are synchronous, in short slices, because on a small file each call costs less than the trip
- * through libuv's thread pool: on a 2-CPU Linux VM 10,000 lstats took ~20 ms synchronously against 50–120 ms as
- * 32 concurrent promises, and 10,000 reads + sha256 ~60 ms against ~450 ms with `fs.promises.readFile`.
- */
-function createSlicer(): Slicer {
-  let sliceStart = performance.now();
-  return {
-    due: () => performance.now() - sliceStart >= SLICE_MS,
-    pause: async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    },
-  };
-}
-
-/**
- * Relative POSIX paths of the files and symlinks under `root`, in walk order (names sorted per directory),
- * stopping once more than `limit` were found. A directory that vanishes or cannot be read is skipped.
- */
-async function listTree(root: string, isExcluded: (name: string) => boolean, limit: number, slicer: Slicer): Promise<string[]> {
-  const found: string[] = [];
-  const walk = async (rel: string): Promise<void> => {
-    let entries: Dirent[];
-    try {
-      entries = fsSync.readdirSync(rel === '' ? root : path.join(root, rel), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    if (slicer.due()) await slicer.pause();
-    entries.sort((a, b) => byPath(a.name, b.name));
-    for (const entry of entries) {
-      if (found.length > limit) return;
-      if (rel === '' && isExcluded(entry.name)) continue;
-      const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      if (entry.isDirectory()) await walk(child);
-      else if (entry.isFile() || entry.isSymbolicLink()) found.push(child);
-    }
-  };
-  await walk('');
-  return found;
-}
 
 /** sha256 of a file's contents, hex. */
 async function hashFile(file: string): Promise<string> {
@@ -244,7 +176,7 @@ export interface StartedSnapshot {
   listed: FsSnapshot;
   /**
    * The same snapshot with the hashes of the rest, taken in the background since the listing (it starts at once,
-   * in `SLICE_MS` slices, so it runs while the caller's engine does). A hash is kept only when the file is provably
+   * in short slices (`fs-tree-walk.ts`), so it runs while the caller's engine does). A hash is kept only when the file is provably
    * unchanged since its listing stat (`fs-file-hash.ts`); a file changed, gone or unreadable since keeps
    * `sha256: null`, so {@link diffSnapshots} compares its mtime. Never rejects for such files; idempotent (every
    * call returns the same promise), and only waits when hashing is still under way. Resolving stores the root's
