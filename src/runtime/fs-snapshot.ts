@@ -39,7 +39,7 @@ export interface SnapshotOptions {
   maxHashBytes?: number;
 }
 
-/** Files larger than this are read asynchronously in chunks, `HASH_CONCURRENCY` at a time; smaller ones in one synchronous read. */
+/** Files larger than this are read asynchronously in chunks, `HASH_CONCURRENCY` at a time; smaller ones in one read. */
 const SMALL_FILE_BYTES = 64 * 1024;
 /** Large files hashed at the same time. */
 const HASH_CONCURRENCY = 8;
@@ -166,7 +166,7 @@ async function hashJobs(jobs: readonly PendingHash[], hashing: Hashing, slicer: 
   await Promise.all(Array.from({ length: Math.min(HASH_CONCURRENCY, large.length) }, worker));
 }
 
-/** A snapshot whose listing is taken and whose content hashing may still be running: what {@link startSnapshot} gives. */
+/** What {@link startSnapshot} gives: a snapshot whose listing is taken and whose hashing may still be running. */
 export interface StartedSnapshot {
   /**
    * The snapshot as listed: every path, type, size and mtime as of the listing; `sha256` set for symlinks, for files
@@ -175,12 +175,13 @@ export interface StartedSnapshot {
    */
   listed: FsSnapshot;
   /**
-   * The same snapshot with the hashes of the rest, taken in the background since the listing (it starts at once,
-   * in short slices (`fs-tree-walk.ts`), so it runs while the caller's engine does). A hash is kept only when the file is provably
+   * The same snapshot with the hashes of the rest, taken in the background since the listing (it starts at once, in
+   * short slices, so it runs while the caller's engine does). A hash is kept only when the file is provably
    * unchanged since its listing stat (`fs-file-hash.ts`); a file changed, gone or unreadable since keeps
-   * `sha256: null`, so {@link diffSnapshots} compares its mtime. Never rejects for such files; idempotent (every
-   * call returns the same promise), and only waits when hashing is still under way. Resolving stores the root's
-   * hashes for the next snapshot. Same `taken_at`, paths and order as `listed`.
+   * `sha256: null`, which {@link diffSnapshots} reports as modified against a hashed after-entry (and compares by
+   * mtime against an unhashed one). Never rejects for such files; idempotent (every call returns the same promise),
+   * and only waits while hashing is still under way. Resolving stores the root's hashes for the next snapshot. Same
+   * `taken_at`, paths and order as `listed`.
    */
   finish(): Promise<FsSnapshot>;
 }
@@ -242,7 +243,7 @@ export async function snapshotTree(root: string, options: SnapshotOptions = {}):
 
 /**
  * What changed from `before` to `after`, each list sorted: created, deleted, and modified — type, size or
- * sha256 differ, or (when either side has no hash) the mtime.
+ * sha256 differ (a file hashed on one side only counts as modified), or, when neither side has a hash, the mtime.
  */
 export function diffSnapshots(before: FsSnapshot, after: FsSnapshot, bookkeeping: readonly string[] = []): FsDiff {
   const isBookkeeping = (p: string): boolean => bookkeeping.includes(p);
