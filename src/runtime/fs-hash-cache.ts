@@ -21,13 +21,11 @@ const RACY_COARSE_MS = 2_500;
 /** Roots remembered at a time; each holds at most one snapshot's files (its `maxFiles`). */
 const MAX_ROOTS = 8;
 
-/** A remembered hash: the stat it was taken under (device, inode, size, mtime, ctime), and the sha256. */
-export interface RememberedHash {
-  dev: number;
-  ino: number;
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
+/** The parts of a stat that say a file is still the one (and holds the bytes) it was: device, inode, size, mtime, ctime. */
+export type FileIdentity = Pick<Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>;
+
+/** A remembered hash: the stat it was taken under, and the sha256. */
+export interface RememberedHash extends FileIdentity {
   sha256: string;
 }
 
@@ -41,17 +39,29 @@ export function rememberedHashes(root: string): RootHashes {
   return roots.get(path.resolve(root)) ?? new Map();
 }
 
+/** True when `a` and `b` are the same file with the same device, inode, size, mtime and ctime. */
+export function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
+  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.dev === b.dev;
+}
+
 /** The remembered hash of `rel` if its stat is unchanged since, else undefined. */
 export function cachedHash(hashes: RootHashes, rel: string, stat: Stats): RememberedHash | undefined {
   const hit = hashes.get(rel);
-  if (!hit || hit.ino !== stat.ino || hit.size !== stat.size || hit.mtimeMs !== stat.mtimeMs || hit.ctimeMs !== stat.ctimeMs || hit.dev !== stat.dev) return undefined;
-  return hit;
+  return hit && sameIdentity(hit, stat) ? hit : undefined;
 }
 
-/** Records `sha256` of `rel` in `next` unless its timestamps are too close to `statAt` (Date.now() before the stat). */
-export function recordHash(next: RootHashes, rel: string, stat: Stats, sha256: string, statAt: number): void {
+/**
+ * True when `stat`'s mtime or ctime is so close to `statAt` (Date.now() before the stat) that a write in the same
+ * timestamp tick would leave the stat as it is: then the stat cannot vouch for the content.
+ */
+export function isRacy(stat: FileIdentity, statAt: number): boolean {
   const coarse = stat.mtimeMs % 1000 === 0 && stat.ctimeMs % 1000 === 0;
-  if (statAt - Math.max(stat.mtimeMs, stat.ctimeMs) <= (coarse ? RACY_COARSE_MS : RACY_MS)) return;
+  return statAt - Math.max(stat.mtimeMs, stat.ctimeMs) <= (coarse ? RACY_COARSE_MS : RACY_MS);
+}
+
+/** Records `sha256` of `rel` in `next` unless its stat is racy at `statAt` (Date.now() before the stat). */
+export function recordHash(next: RootHashes, rel: string, stat: FileIdentity, sha256: string, statAt: number): void {
+  if (isRacy(stat, statAt)) return;
   next.set(rel, { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, sha256 });
 }
 

@@ -1,27 +1,29 @@
 /**
  * Snapshot and diff of a run directory (`fs-before.N.json`, `fs-after.N.json`, `fs-diff.N.json`).
  *
- * A readdir walk rather than tinyglobby: with `followSymbolicLinks: false` tinyglobby (0.2.17) passes
- * `excludeSymlinks: true` to fdir, so symlinks would vanish from the snapshot instead of being recorded. The
- * walk includes dot files, never follows symlinks, never descends into excluded top-level entries, and skips
- * sockets, FIFOs and devices (reading a FIFO would block). Files that vanish between listing and hashing are
- * left out.
+ * The tree is listed by `fs-tree-walk.ts` (dot files in, symlinks recorded and never followed, sockets, FIFOs and
+ * devices skipped). Files that vanish between listing and lstat are left out; those that vanish between lstat and
+ * hashing stay, unhashed (they existed when listed).
  *
  * Issue 13: an attempt snapshots the run directory before and after, and 10,000 small files used to add ~2.4 s
  * (every file read twice through streams). Now each file is lstat'ed, and read only when its stat differs from the
- * previous snapshot of the root in this process (`fs-hash-cache.ts`); the JSON written is unchanged.
+ * previous snapshot of the root in this process (`fs-hash-cache.ts`); the JSON written is unchanged. A new run
+ * directory has no remembered hashes, so its before-snapshot would still read every file before the engine could
+ * start: `startSnapshot` hands out the listing at once and hashes the rest while the engine runs, keeping a hash only
+ * when the file's stats prove it is the listed content (`fs-file-hash.ts`).
  */
 import { createHash } from 'node:crypto';
-import fsSync, { createReadStream, type Dirent, type Stats } from 'node:fs';
+import fsSync, { createReadStream, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import type { FsDiff, FsEntry, FsSnapshot } from '../protocol/index.js';
-import { cachedHash, rememberedHashes, recordHash, storeHashes, type RootHashes } from './fs-hash-cache.js';
+import { hashLargeFileIfUnchanged, hashSmallFileIfUnchanged } from './fs-file-hash.js';
+import { cachedHash, isRacy, rememberedHashes, recordHash, storeHashes, type RootHashes } from './fs-hash-cache.js';
+import { byPath, compileExclude, createSlicer, listTree, type Slicer } from './fs-tree-walk.js';
 
 export { clearHashCache } from './fs-hash-cache.js';
 
-/** Options of {@link snapshotTree}. */
+/** Options of {@link snapshotTree} and {@link startSnapshot}. */
 export interface SnapshotOptions {
   /**
    * Top-level entry names or globs (`*`, `?`) to leave out (default `['.audit', '.git']`: the audit itself, and git's
@@ -37,76 +39,10 @@ export interface SnapshotOptions {
   maxHashBytes?: number;
 }
 
-/** Files larger than this are hashed as streams, `HASH_CONCURRENCY` at a time; smaller ones in one read. */
+/** Files larger than this are read asynchronously in chunks, `HASH_CONCURRENCY` at a time; smaller ones in one read. */
 const SMALL_FILE_BYTES = 64 * 1024;
 /** Large files hashed at the same time. */
 const HASH_CONCURRENCY = 8;
-/** Longest run (ms) of synchronous file-system calls before the event loop gets a turn. */
-const SLICE_MS = 4;
-
-/** Plain code-unit order, the same on every platform and locale. */
-function byPath(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** A matcher for top-level names: `*` is any run of characters, `?` one character, the rest literal. */
-function compileExclude(patterns: readonly string[]): (name: string) => boolean {
-  const regexps = patterns.map((pattern) => {
-    const body = pattern.replace(/\/+$/, '').split('').map((ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[\\^$.|+()[\]{}]/g, '\\$&'))).join('');
-    return new RegExp(`^${body}$`, 's');
-  });
-  return (name) => regexps.some((regexp) => regexp.test(name));
-}
-
-/** Cuts synchronous work into slices: `due()` once `SLICE_MS` have run since the last `pause()`. */
-interface Slicer {
-  due(): boolean;
-  pause(): Promise<void>;
-}
-
-/**
- * Gives the event loop a turn once `SLICE_MS` of synchronous calls have run. The walk, the stats and the reads
- * of small files are synchronous, in short slices, because on a small file each call costs less than the trip
- * through libuv's thread pool: on a 2-CPU Linux VM 10,000 lstats took ~20 ms synchronously against 50–120 ms as
- * 32 concurrent promises, and 10,000 reads + sha256 ~60 ms against ~450 ms with `fs.promises.readFile`.
- */
-function createSlicer(): Slicer {
-  let sliceStart = performance.now();
-  return {
-    due: () => performance.now() - sliceStart >= SLICE_MS,
-    pause: async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    },
-  };
-}
-
-/**
- * Relative POSIX paths of the files and symlinks under `root`, in walk order (names sorted per directory),
- * stopping once more than `limit` were found. A directory that vanishes or cannot be read is skipped.
- */
-async function listTree(root: string, isExcluded: (name: string) => boolean, limit: number, slicer: Slicer): Promise<string[]> {
-  const found: string[] = [];
-  const walk = async (rel: string): Promise<void> => {
-    let entries: Dirent[];
-    try {
-      entries = fsSync.readdirSync(rel === '' ? root : path.join(root, rel), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    if (slicer.due()) await slicer.pause();
-    entries.sort((a, b) => byPath(a.name, b.name));
-    for (const entry of entries) {
-      if (found.length > limit) return;
-      if (rel === '' && isExcluded(entry.name)) continue;
-      const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      if (entry.isDirectory()) await walk(child);
-      else if (entry.isFile() || entry.isSymbolicLink()) found.push(child);
-    }
-  };
-  await walk('');
-  return found;
-}
 
 /** sha256 of a file's contents, hex. */
 async function hashFile(file: string): Promise<string> {
@@ -149,15 +85,23 @@ export async function describeEntry(root: string, rel: string, options: Pick<Sna
   }
 }
 
-/** What a snapshot hashes with: the option values, the hashes remembered for the root, and those it records. */
+/**
+ * What a snapshot hashes with: the option values, the hashes remembered for the root, those it records, and the
+ * files the listing left to hash.
+ */
 interface Hashing {
+  root: string;
   on: boolean;
   maxBytes: number;
   remembered: RootHashes;
   next: RootHashes;
+  /** Racy files (see {@link statEntry}): hashed before the listing is handed out. */
+  now: PendingHash[];
+  /** Every other file without a remembered hash: hashed by `finish()`, vouched for by its listing stat. */
+  later: PendingHash[];
 }
 
-/** A file over `SMALL_FILE_BYTES` whose hash is still to be taken, with the stat it was listed with. */
+/** A listed file whose hash is still to be taken, with the lstat it was listed with and Date.now() before it. */
 interface PendingHash {
   entry: FsEntry;
   stat: Stats;
@@ -166,11 +110,13 @@ interface PendingHash {
 
 /**
  * The entry of `rel` from a synchronous lstat, its hash reused when the stat is unchanged since the root's last
- * snapshot, or read at once for a small file; a large file that needs hashing goes to `large`. Null when it
- * vanished, cannot be stat'ed, or is no longer a file or symlink.
+ * snapshot. A file that needs reading goes to `hashing.later`, or to `hashing.now` when its stat is racy (written
+ * within a timestamp tick or so of the listing: the harness's own files, seeded just before): a later read could not
+ * tell its listed content from a same-tick rewrite. Null when it vanished, cannot be stat'ed, or is no longer a
+ * file or symlink.
  */
-function statEntry(root: string, rel: string, hashing: Hashing, large: PendingHash[]): FsEntry | null {
-  const abs = path.join(root, rel);
+function statEntry(rel: string, hashing: Hashing): FsEntry | null {
+  const abs = path.join(hashing.root, rel);
   const statAt = Date.now();
   let stat: Stats | undefined;
   try {
@@ -190,88 +136,114 @@ function statEntry(root: string, rel: string, hashing: Hashing, large: PendingHa
   if (cached !== undefined) {
     entry.sha256 = cached.sha256;
     hashing.next.set(rel, cached);
-  } else if (stat.size > SMALL_FILE_BYTES) {
-    large.push({ entry, stat, statAt });
   } else {
-    let read: { stat: Stats; sha256: string } | null;
-    try {
-      read = hashSmallFile(abs);
-    } catch (error) {
-      return isVanished(error) ? null : entry;
-    }
-    if (!read) return null;
-    entry.sha256 = read.sha256;
-    recordHash(hashing.next, rel, read.stat, read.sha256, statAt);
+    (isRacy(stat, statAt) ? hashing.now : hashing.later).push({ entry, stat, statAt });
   }
   return entry;
 }
 
 /**
- * sha256 of a small file in one synchronous read, with the fstat of the descriptor read (the stat its hash is
- * remembered under), or null when the path is no longer a regular file. O_NONBLOCK because a path swapped for a
- * FIFO after the lstat would otherwise block the event loop for good; on a regular file it changes nothing.
+ * Hashes the files of `jobs` as they were listed (`fs-file-hash.ts`), small ones synchronously in slices, large
+ * ones `HASH_CONCURRENCY` at a time; `settle` gets each hash that the file's stats vouch for, which is also
+ * remembered. A file changed, gone or unreadable since its listing is left out (its entry keeps `sha256: null`).
  */
-function hashSmallFile(abs: string): { stat: Stats; sha256: string } | null {
-  const fd = fsSync.openSync(abs, fsSync.constants.O_RDONLY | fsSync.constants.O_NONBLOCK);
-  try {
-    const stat = fsSync.fstatSync(fd);
-    if (!stat.isFile()) return null;
-    return { stat, sha256: createHash('sha256').update(fsSync.readFileSync(fd)).digest('hex') };
-  } finally {
-    fsSync.closeSync(fd);
+async function hashJobs(jobs: readonly PendingHash[], hashing: Hashing, slicer: Slicer, settle: (job: PendingHash, sha256: string) => void): Promise<void> {
+  const done = (job: PendingHash, sha256: string | null): void => {
+    if (sha256 === null) return;
+    settle(job, sha256);
+    recordHash(hashing.next, job.entry.path, job.stat, sha256, job.statAt);
+  };
+  const large: PendingHash[] = [];
+  for (const job of jobs) {
+    if (job.stat.size > SMALL_FILE_BYTES) large.push(job);
+    else done(job, hashSmallFileIfUnchanged(path.join(hashing.root, job.entry.path), job.stat));
+    if (slicer.due()) await slicer.pause();
   }
-}
-
-/** Hashes the large files, `HASH_CONCURRENCY` at a time; returns the entries that vanished meanwhile. */
-async function hashLarge(root: string, large: readonly PendingHash[], hashing: Hashing): Promise<Set<FsEntry>> {
-  const vanished = new Set<FsEntry>();
   let next = 0;
   const worker = async (): Promise<void> => {
-    for (let job = large[next++]; job !== undefined; job = large[next++]) {
-      try {
-        job.entry.sha256 = await hashFile(path.join(root, job.entry.path));
-        recordHash(hashing.next, job.entry.path, job.stat, job.entry.sha256, job.statAt);
-      } catch (error) {
-        if (isVanished(error)) vanished.add(job.entry);
-      }
-    }
+    for (let job = large[next++]; job !== undefined; job = large[next++]) done(job, await hashLargeFileIfUnchanged(path.join(hashing.root, job.entry.path), job.stat));
   };
-  await Promise.all(Array.from({ length: HASH_CONCURRENCY }, worker));
-  return vanished;
+  await Promise.all(Array.from({ length: Math.min(HASH_CONCURRENCY, large.length) }, worker));
+}
+
+/** What {@link startSnapshot} gives: a snapshot whose listing is taken and whose hashing may still be running. */
+export interface StartedSnapshot {
+  /**
+   * The snapshot as listed: every path, type, size and mtime as of the listing; `sha256` set for symlinks, for files
+   * whose stat is unchanged since a remembered hash (`fs-hash-cache.ts`), and for files written just before the
+   * listing (read at once); null for the rest until hashed. `finish()` never modifies it.
+   */
+  listed: FsSnapshot;
+  /**
+   * The same snapshot with the hashes of the rest, taken in the background since the listing (it starts at once, in
+   * short slices, so it runs while the caller's engine does). A hash is kept only when the file is provably
+   * unchanged since its listing stat (`fs-file-hash.ts`); a file changed, gone or unreadable since keeps
+   * `sha256: null`, which {@link diffSnapshots} reports as modified against a hashed after-entry (and compares by
+   * mtime against an unhashed one). Never rejects for such files; idempotent (every call returns the same promise),
+   * and only waits while hashing is still under way. Resolving stores the root's hashes for the next snapshot. Same
+   * `taken_at`, paths and order as `listed`.
+   */
+  finish(): Promise<FsSnapshot>;
 }
 
 /**
- * Takes a snapshot of `root` (a missing root gives no entries). Never throws for files that disappear while
- * it runs; entries are sorted by path.
+ * Lists `root` now (readdir + lstat of every file; a missing root gives no entries) and leaves the content hashing
+ * that no remembered hash covers to `finish()`, so a caller can start its engine right after the listing: the
+ * before-snapshot of an attempt, whose hashing (every file, in a new run directory) used to delay the spawn.
+ * Never throws for files that disappear while it runs; entries are sorted by path.
+ */
+export async function startSnapshot(root: string, options: SnapshotOptions = {}): Promise<StartedSnapshot> {
+  const exclude = [...(options.exclude ?? ['.audit', '.git'])];
+  const maxFiles = options.maxFiles ?? 20_000;
+  const slicer = createSlicer();
+  const paths = await listTree(root, compileExclude(exclude), maxFiles, slicer);
+  const hashing: Hashing = { root, on: options.hash ?? true, maxBytes: options.maxHashBytes ?? 8 * 1024 * 1024, remembered: rememberedHashes(root), next: new Map(), now: [], later: [] };
+  const entries: FsEntry[] = [];
+  for (let index = 0; index < paths.length && index < maxFiles; index += 1) {
+    const entry = statEntry(paths[index]!, hashing);
+    if (entry) entries.push(entry);
+    if (slicer.due()) await slicer.pause();
+  }
+  // Not handed out yet: these entries may take their hashes in place.
+  await hashJobs(hashing.now, hashing, slicer, (job, sha256) => { job.entry.sha256 = sha256; });
+  entries.sort((a, b) => byPath(a.path, b.path));
+  const listed: FsSnapshot = { root, taken_at: new Date().toISOString(), excluded: exclude, truncated: paths.length > maxFiles, entries };
+  const finished = hashLater(listed, hashing);
+  // finish() reports a failure; one nobody asked for must not end the process as an unhandled rejection.
+  finished.catch(() => undefined);
+  return { listed, finish: () => finished };
+}
+
+/** The snapshot `listed` with the hashes of `hashing.later`; stores the root's hashes when done. */
+async function hashLater(listed: FsSnapshot, hashing: Hashing): Promise<FsSnapshot> {
+  const hashes = new Map<FsEntry, string>();
+  if (hashing.later.length > 0) {
+    // First a turn of the event loop: the caller gets on with its spawn before the first slice runs.
+    const slicer = createSlicer();
+    await slicer.pause();
+    await hashJobs(hashing.later, hashing, slicer, (job, sha256) => hashes.set(job.entry, sha256));
+  }
+  if (hashing.on) storeHashes(hashing.root, hashing.next);
+  if (hashes.size === 0) return listed;
+  return { ...listed, entries: listed.entries.map((entry) => { const sha256 = hashes.get(entry); return sha256 === undefined ? entry : { ...entry, sha256 }; }) };
+}
+
+/**
+ * Takes a snapshot of `root` (a missing root gives no entries): {@link startSnapshot} and its `finish()` at once.
+ * Never throws for files that disappear while it runs (a file listed but gone before it was read stays, unhashed);
+ * entries are sorted by path.
  *
  * Change detection is stat-based: a file whose inode, size, mtime and ctime are those it had in the previous
  * snapshot of the same root in this process keeps the hash taken then, unread; only new or changed files are
  * read (`fs-hash-cache.ts` has the rule, the racy case and the blind spot). With `hash: false` nothing is read or remembered.
  */
 export async function snapshotTree(root: string, options: SnapshotOptions = {}): Promise<FsSnapshot> {
-  const exclude = [...(options.exclude ?? ['.audit', '.git'])];
-  const maxFiles = options.maxFiles ?? 20_000;
-  const slicer = createSlicer();
-  const listed = await listTree(root, compileExclude(exclude), maxFiles, slicer);
-  const truncated = listed.length > maxFiles;
-  const hashing: Hashing = { on: options.hash ?? true, maxBytes: options.maxHashBytes ?? 8 * 1024 * 1024, remembered: rememberedHashes(root), next: new Map() };
-  const entries: FsEntry[] = [];
-  const large: PendingHash[] = [];
-  for (let index = 0; index < listed.length && index < maxFiles; index += 1) {
-    const entry = statEntry(root, listed[index]!, hashing, large);
-    if (entry) entries.push(entry);
-    if (slicer.due()) await slicer.pause();
-  }
-  const vanished = await hashLarge(root, large, hashing);
-  if (hashing.on) storeHashes(root, hashing.next);
-  const kept = vanished.size === 0 ? entries : entries.filter((entry) => !vanished.has(entry));
-  kept.sort((a, b) => byPath(a.path, b.path));
-  return { root, taken_at: new Date().toISOString(), excluded: exclude, truncated, entries: kept };
+  return (await startSnapshot(root, options)).finish();
 }
 
 /**
  * What changed from `before` to `after`, each list sorted: created, deleted, and modified — type, size or
- * sha256 differ, or (when either side has no hash) the mtime.
+ * sha256 differ (a file hashed on one side only counts as modified), or, when neither side has a hash, the mtime.
  */
 export function diffSnapshots(before: FsSnapshot, after: FsSnapshot, bookkeeping: readonly string[] = []): FsDiff {
   const isBookkeeping = (p: string): boolean => bookkeeping.includes(p);

@@ -1,16 +1,17 @@
 /**
- * snapshotTree / diffSnapshots on temporary directories; every output is validated against the protocol's
- * zod schemas.
+ * snapshotTree / startSnapshot / diffSnapshots on temporary directories; every output is validated against the
+ * protocol's zod schemas.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsDiffSchema, FsEntrySchema, FsSnapshotSchema } from '../../src/protocol/index.js';
-import { recordHash, type RootHashes } from '../../src/runtime/fs-hash-cache.js';
-import { clearHashCache, describeEntry, diffSnapshots, snapshotTree } from '../../src/runtime/fs-snapshot.js';
+import { recordHash, rememberedHashes, type RootHashes } from '../../src/runtime/fs-hash-cache.js';
+import { clearHashCache, describeEntry, diffSnapshots, snapshotTree, startSnapshot } from '../../src/runtime/fs-snapshot.js';
 
 let dir: string;
 beforeEach(() => {
@@ -232,5 +233,183 @@ describe('stat-based change detection', () => {
     recordHash(next, 'coarse-fresh', stat(1_500, true), 'h', now);
     recordHash(next, 'coarse-settled', stat(5_000, true), 'h', now);
     expect([...next.keys()].sort()).toEqual(['coarse-settled', 'settled']);
+  });
+});
+
+/**
+ * startSnapshot hands out the listing and hashes in the background; these tests change files between the listing
+ * and finish(), as an engine does. The background hashing begins only after a turn of the event loop, so a
+ * synchronous change right after `await startSnapshot(...)` always lands before it. Files are settled first: a file
+ * written within the racy window is read at listing time instead (its own test below).
+ */
+describe('startSnapshot: the listing now, the hashes in the background', () => {
+  const entryOf = (snap: { entries: readonly { path: string; sha256: string | null }[] }, rel: string) => snap.entries.find((e) => e.path === rel);
+  const LARGE = 100_000;
+
+  it('keeps sha256 null for files rewritten, touched or deleted before their hash was taken, never the new content\'s hash', async () => {
+    write('rewritten.txt', 'old');
+    write('grown.txt', 'old');
+    write('touched.txt', 'same');
+    write('deleted.txt', 'bye');
+    write('large.bin', 'a'.repeat(LARGE));
+    write('untouched.txt', 'keep');
+    write('untouched.bin', 'b'.repeat(LARGE));
+    await settle();
+    const started = await startSnapshot(dir);
+    write('rewritten.txt', 'new');
+    write('grown.txt', 'newer and longer');
+    fs.utimesSync(path.join(dir, 'touched.txt'), new Date(Date.now() + 60_000), new Date(Date.now() + 60_000));
+    fs.rmSync(path.join(dir, 'deleted.txt'));
+    write('large.bin', `${'a'.repeat(LARGE - 1)}b`);
+    const before = FsSnapshotSchema.parse(await started.finish());
+    expect(before.entries.map((e) => [e.path, e.sha256])).toEqual([
+      ['deleted.txt', null],
+      ['grown.txt', null],
+      ['large.bin', null],
+      ['rewritten.txt', null],
+      ['touched.txt', null],
+      ['untouched.bin', sha256('b'.repeat(LARGE))],
+      ['untouched.txt', sha256('keep')],
+    ]);
+    // The listed sizes and mtimes stay those of the listing.
+    expect(before.entries.map((e) => [e.path, e.size, e.mtime_ms])).toEqual(started.listed.entries.map((e) => [e.path, e.size, e.mtime_ms]));
+  });
+
+  it('gives the listing at once: sha256 null for files no remembered hash covers, and finish() leaves it as it was', async () => {
+    write('a.txt', 'a');
+    write('sub/b.txt', 'b');
+    fs.symlinkSync('a.txt', path.join(dir, 'link'));
+    await settle();
+    const started = await startSnapshot(dir);
+    const listed = structuredClone(started.listed);
+    expect(listed.entries.map((e) => [e.path, e.sha256])).toEqual([['a.txt', null], ['link', sha256('a.txt')], ['sub/b.txt', null]]);
+    const before = await started.finish();
+    expect(started.listed).toEqual(listed);
+    expect(before.entries.map((e) => [e.path, e.sha256])).toEqual([['a.txt', sha256('a')], ['link', sha256('a.txt')], ['sub/b.txt', sha256('b')]]);
+  });
+
+  it('reads a file written within the racy window at listing time: its hash is the listed content, whatever happens after', async () => {
+    write('fresh.txt', 'listed');
+    // A future mtime keeps the stat racy however slowly this test runs: a later read could not be vouched for.
+    const future = new Date(Date.now() + 3_600_000);
+    fs.utimesSync(path.join(dir, 'fresh.txt'), future, future);
+    const started = await startSnapshot(dir);
+    expect(entryOf(started.listed, 'fresh.txt')?.sha256).toBe(sha256('listed'));
+    write('fresh.txt', 'later!');
+    fs.utimesSync(path.join(dir, 'fresh.txt'), future, future);
+    expect(entryOf(await started.finish(), 'fresh.txt')?.sha256).toBe(sha256('listed'));
+  });
+
+  it('diffs a finished before-snapshot against the after-snapshot: changes during the engine\'s run count, untouched files do not', async () => {
+    const fixed = new Date('2020-01-02T03:04:05.000Z');
+    write('untouched.txt', 'keep');
+    write('changed.txt', 'v1');
+    write('restored-mtime.txt', 'aaaa');
+    write('deleted.txt', 'bye');
+    fs.utimesSync(path.join(dir, 'restored-mtime.txt'), fixed, fixed);
+    await settle();
+    const started = await startSnapshot(dir);
+    write('changed.txt', 'v2 longer');
+    // Same size, mtime put back: only ctime tells, and it keeps the before hash out.
+    write('restored-mtime.txt', 'bbbb');
+    fs.utimesSync(path.join(dir, 'restored-mtime.txt'), fixed, fixed);
+    fs.rmSync(path.join(dir, 'deleted.txt'));
+    write('created.txt', 'new');
+    const before = await started.finish();
+    const after = await snapshotTree(dir);
+    expect(entryOf(after, 'restored-mtime.txt')).toMatchObject({ size: 4, mtime_ms: fixed.getTime(), sha256: sha256('bbbb') });
+    expect(FsDiffSchema.parse(diffSnapshots(before, after))).toEqual({
+      root: dir, created: ['created.txt'], modified: ['changed.txt', 'restored-mtime.txt'], deleted: ['deleted.txt'], engine_bookkeeping: [],
+    });
+  });
+
+  it('equals snapshotTree when nothing changes, and remembers the hashes it took for the next snapshot', async () => {
+    for (let i = 0; i < 50; i += 1) write(`d${i % 5}/f${i}.txt`, `file ${i}`);
+    write('large.bin', 'c'.repeat(LARGE));
+    await settle();
+    const started = await startSnapshot(dir);
+    const before = await started.finish();
+    const remembered = rememberedHashes(dir);
+    expect(remembered.size).toBe(51);
+    expect(remembered.get('large.bin')?.sha256).toBe(sha256('c'.repeat(LARGE)));
+    clearHashCache();
+    const reference = await snapshotTree(dir);
+    expect(before.entries).toEqual(reference.entries);
+    expect({ ...before, taken_at: null }).toEqual({ ...reference, taken_at: null });
+  });
+
+  it('remembers no hash it could not vouch for, so the after-snapshot reads those files again', async () => {
+    write('changed.txt', 'v1');
+    write('same.txt', 'same');
+    await settle();
+    const started = await startSnapshot(dir);
+    write('changed.txt', 'v2');
+    await started.finish();
+    expect([...rememberedHashes(dir).keys()]).toEqual(['same.txt']);
+    expect(entryOf(await snapshotTree(dir), 'changed.txt')?.sha256).toBe(sha256('v2'));
+  });
+
+  it('finish() is idempotent and cheap once done: the same promise, not a second hashing after later changes', async () => {
+    write('a.txt', 'a');
+    await settle();
+    const started = await startSnapshot(dir);
+    const first = started.finish();
+    expect(started.finish()).toBe(first);
+    const before = await first;
+    write('a.txt', 'b');
+    expect(await started.finish()).toBe(before);
+    expect(entryOf(before, 'a.txt')?.sha256).toBe(sha256('a'));
+  });
+
+  it('never rejects when the whole tree is removed before finish()', async () => {
+    for (let i = 0; i < 30; i += 1) write(`d${i % 3}/f${i}.txt`, `file ${i}`);
+    write('large.bin', 'd'.repeat(LARGE));
+    await settle();
+    const started = await startSnapshot(dir);
+    fs.rmSync(dir, { recursive: true, force: true });
+    const before = FsSnapshotSchema.parse(await started.finish());
+    expect(before.entries).toHaveLength(31);
+    expect(before.entries.every((e) => e.sha256 === null)).toBe(true);
+  });
+
+  it('property: a finished before-snapshot holds each file\'s listed hash or null, and the diff reports exactly what the engine did', async () => {
+    type Change = 'none' | 'rewrite-same-size' | 'rewrite-longer' | 'same-content' | 'touch' | 'delete';
+    const change = fc.constantFrom<Change>('none', 'rewrite-same-size', 'rewrite-longer', 'same-content', 'touch', 'delete');
+    const file = fc.record({ large: fc.boolean(), change, seed: fc.string({ minLength: 1, maxLength: 8 }) });
+    let round = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(file, { minLength: 1, maxLength: 6 }), async (files) => {
+        const root = path.join(dir, `round-${round++}`);
+        const content = (i: number, seed: string, large: boolean): string => `${i}:${seed}`.padEnd(large ? LARGE : 32, '.');
+        const rel = (i: number): string => `f${i}`;
+        files.forEach((f, i) => {
+          fs.mkdirSync(root, { recursive: true });
+          fs.writeFileSync(path.join(root, rel(i)), content(i, f.seed, f.large));
+        });
+        await settle();
+        const started = await startSnapshot(root);
+        files.forEach((f, i) => {
+          const abs = path.join(root, rel(i));
+          const old = content(i, f.seed, f.large);
+          if (f.change === 'rewrite-same-size') fs.writeFileSync(abs, `${old.slice(0, -1)}!`);
+          else if (f.change === 'rewrite-longer') fs.writeFileSync(abs, `${old}!`);
+          else if (f.change === 'same-content') fs.writeFileSync(abs, old);
+          else if (f.change === 'touch') fs.utimesSync(abs, new Date(Date.now() + 60_000), new Date(Date.now() + 60_000));
+          else if (f.change === 'delete') fs.rmSync(abs);
+        });
+        const before = FsSnapshotSchema.parse(await started.finish());
+        expect(before.entries.map((e) => e.path)).toEqual(files.map((_, i) => rel(i)).sort());
+        files.forEach((f, i) => {
+          expect(entryOf(before, rel(i))?.sha256).toBe(f.change === 'none' ? sha256(content(i, f.seed, f.large)) : null);
+        });
+        const diff = diffSnapshots(before, await snapshotTree(root));
+        const changed = (kinds: readonly Change[]): string[] => files.flatMap((f, i) => (kinds.includes(f.change) ? [rel(i)] : [])).sort();
+        expect(diff.created).toEqual([]);
+        expect(diff.deleted).toEqual(changed(['delete']));
+        // A touch or a same-content rewrite left the before hash unproven: reported, never missed (content or mtime).
+        expect(diff.modified).toEqual(changed(['rewrite-same-size', 'rewrite-longer', 'same-content', 'touch']));
+      }),
+      { numRuns: 12 },
+    );
   });
 });

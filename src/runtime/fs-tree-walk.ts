@@ -1,0 +1,79 @@
+/**
+ * The listing of a snapshot: the relative paths of the files and symlinks under a root, in slices of synchronous
+ * calls so the event loop keeps its turns.
+ *
+ * A readdir walk rather than tinyglobby: with `followSymbolicLinks: false` tinyglobby (0.2.17) passes
+ * `excludeSymlinks: true` to fdir, so symlinks would vanish from the snapshot instead of being recorded. The
+ * walk includes dot files, never follows symlinks, never descends into excluded top-level entries, and skips
+ * sockets, FIFOs and devices (reading a FIFO would block).
+ */
+import fsSync, { type Dirent } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+/** Longest run (ms) of synchronous file-system calls before the event loop gets a turn. */
+const SLICE_MS = 4;
+
+/** Plain code-unit order, the same on every platform and locale. */
+export function byPath(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A matcher for top-level names: `*` is any run of characters, `?` one character, the rest literal. */
+export function compileExclude(patterns: readonly string[]): (name: string) => boolean {
+  const regexps = patterns.map((pattern) => {
+    const body = pattern.replace(/\/+$/, '').split('').map((ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[\\^$.|+()[\]{}]/g, '\\$&'))).join('');
+    return new RegExp(`^${body}$`, 's');
+  });
+  return (name) => regexps.some((regexp) => regexp.test(name));
+}
+
+/** Cuts synchronous work into slices: `due()` once `SLICE_MS` have run since the last `pause()`. */
+export interface Slicer {
+  due(): boolean;
+  pause(): Promise<void>;
+}
+
+/**
+ * Gives the event loop a turn once `SLICE_MS` of synchronous calls have run. The walk, the stats and the reads
+ * of small files are synchronous, in short slices, because on a small file each call costs less than the trip
+ * through libuv's thread pool: on a 2-CPU Linux VM 10,000 lstats took ~20 ms synchronously against 50–120 ms as
+ * 32 concurrent promises, and 10,000 reads + sha256 ~60 ms against ~450 ms with `fs.promises.readFile`.
+ */
+export function createSlicer(): Slicer {
+  let sliceStart = performance.now();
+  return {
+    due: () => performance.now() - sliceStart >= SLICE_MS,
+    pause: async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    },
+  };
+}
+
+/**
+ * Relative POSIX paths of the files and symlinks under `root`, in walk order (names sorted per directory),
+ * stopping once more than `limit` were found. A directory that vanishes or cannot be read is skipped.
+ */
+export async function listTree(root: string, isExcluded: (name: string) => boolean, limit: number, slicer: Slicer): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (rel: string): Promise<void> => {
+    let entries: Dirent[];
+    try {
+      entries = fsSync.readdirSync(rel === '' ? root : path.join(root, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    if (slicer.due()) await slicer.pause();
+    entries.sort((a, b) => byPath(a.name, b.name));
+    for (const entry of entries) {
+      if (found.length > limit) return;
+      if (rel === '' && isExcluded(entry.name)) continue;
+      const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) await walk(child);
+      else if (entry.isFile() || entry.isSymbolicLink()) found.push(child);
+    }
+  };
+  await walk('');
+  return found;
+}
