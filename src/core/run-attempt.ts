@@ -21,7 +21,7 @@ import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { buildEngineEnv, redactEnv } from '../runtime/env.js';
 import { engineVersion } from '../runtime/engine-version.js';
 import { NPM_LAUNCHERS_ENV, resolveExecutable } from '../runtime/executables.js';
-import { diffSnapshots, snapshotTree } from '../runtime/fs-snapshot.js';
+import { diffSnapshots, snapshotTree, startSnapshot } from '../runtime/fs-snapshot.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
 import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
@@ -261,12 +261,14 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     const argv = [...prepared.leadingArgs, ...options.leadingArgs, ...engineArgs.filter((arg) => !options.dropArgs.includes(arg)), ...options.args];
     meta.command = { executable, argv, cwd: runDir, io, ...(native ? { launcher: native.launcher } : {}) };
     clock.mark('engine_config');
-    // The meta (running) and the before-snapshot at once: neither touches what the other reads.
-    const [, before] = await Promise.all([
+    // The meta (running) and the before-snapshot's listing at once: neither touches what the other reads. The
+    // listing's content hashes are taken while the engine runs (startSnapshot); it is written now, so a harness that
+    // dies mid-attempt leaves a before-snapshot (hashes null where not taken yet), and again with its hashes after.
+    const [, beforeSnapshot] = await Promise.all([
       writeJsonAtomic(audit.meta, meta),
-      snapshotTree(runDir).then(async (snapshot) => {
-        await writeJsonAtomic(audit.fsBefore, snapshot);
-        return snapshot;
+      startSnapshot(runDir).then(async (started) => {
+        await writeJsonAtomic(audit.fsBefore, started.listed);
+        return started;
       }),
     ]);
     request.onReady?.({ run, attempt, executable, argv, translateMode, skills: meta.skill_injection, configRoots, modelUrl, io, isolation: isolation.record });
@@ -305,10 +307,14 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       canceled: processResult.canceled,
       duration_ms: processResult.durationMs,
     });
+    // What the background hashing has not covered yet is read now; the after-snapshot reuses its hashes.
+    const before = await beforeSnapshot.finish();
     const after = await snapshotTree(runDir);
     const diff = diffSnapshots(before, after, adapter.bookkeepingPaths);
+    const hashedSince = before.entries.some((entry, i) => entry.sha256 !== beforeSnapshot.listed.entries[i]?.sha256);
     const [patch] = await Promise.all([
       gitDiffPatch(runDir, path.join(audit.dir, `.git-index.${attempt}`)),
+      hashedSince ? writeJsonAtomic(audit.fsBefore, before) : undefined,
       writeJsonAtomic(audit.fsAfter, after),
       writeJsonAtomic(audit.fsDiff, diff),
     ]);

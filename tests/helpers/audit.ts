@@ -16,9 +16,13 @@ export function expectCompleteAudit(audit: AttemptAuditPaths, io: 'split' | 'pty
   for (const file of required) expect(fs.existsSync(file), `${file} exists`).toBe(true);
   const meta = AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(audit.meta, 'utf8')));
   expect(meta.status).toBe('finished');
-  FsSnapshotSchema.parse(JSON.parse(fs.readFileSync(audit.fsBefore, 'utf8')));
+  const before = FsSnapshotSchema.parse(JSON.parse(fs.readFileSync(audit.fsBefore, 'utf8')));
   FsSnapshotSchema.parse(JSON.parse(fs.readFileSync(audit.fsAfter, 'utf8')));
-  FsDiffSchema.parse(JSON.parse(fs.readFileSync(audit.fsDiff, 'utf8')));
+  const diff = FsDiffSchema.parse(JSON.parse(fs.readFileSync(audit.fsDiff, 'utf8')));
+  // The before-snapshot is hashed while the engine runs and rewritten after it: a file the attempt left alone has its hash.
+  const changed = new Set([...diff.modified, ...diff.deleted, ...diff.engine_bookkeeping]);
+  const unhashed = before.entries.filter((entry) => entry.type === 'file' && entry.size <= 8 * 1024 * 1024 && entry.sha256 === null && !changed.has(entry.path));
+  expect(unhashed.map((entry) => entry.path), 'unchanged files without a hash in fs-before').toEqual([]);
   const rasp = jsonl(audit.rasp).map((row) => RaspEventSchema.parse(row));
   expect(rasp.length).toBeGreaterThan(0);
   const fcmp = jsonl(audit.fcmp).map((row) => FcmpEventSchema.parse(row));
