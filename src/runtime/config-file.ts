@@ -65,7 +65,7 @@ function applyEdit(doc: ConfigDoc, format: ConfigFormat, edit: (doc: ConfigDoc) 
  */
 export async function editConfigFile(file: string, format: ConfigFormat, edit: (doc: ConfigDoc) => void): Promise<void> {
   try {
-    await fs.mkdir(path.dirname(file), { recursive: true });
+    // A missing directory reads as an empty document; the lock and the write make it when there is something to write.
     if (!applyEdit(await readConfigFile(file, format), format, edit)) return;
     await withFileLock(file, async () => {
       const doc = await readConfigFile(file, format);
