@@ -9,9 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isAgentHarnessError } from '../../src/errors/index.js';
-import { AttemptMetaSchema, FcmpEventSchema, RunIndexSchema, type RunIndexEntry } from '../../src/protocol/index.js';
+import { AttemptMetaSchema, FcmpEventSchema, type RunIndexEntry } from '../../src/protocol/index.js';
 import { createRun, listRuns, reserveAttempt, resolveRunSelector, updateRun } from '../../src/runtime/run-store.js';
 import { BIN, createCliSandbox, installFakeEngine, REPO, runCliProcess, type CliRun, type CliSandbox } from '../helpers/cli.js';
+import { indexLogFile, readIndexRuns as readIndex } from '../helpers/run-index.js';
 
 const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
 const THREAD = '01a2053b-9f5a-7bc0-b066-eb965712ebee';
@@ -19,10 +20,6 @@ const base = { engine: 'codex', translateMode: 0, modelMode: 'scripted', script:
 
 async function caught(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(() => null, (e: unknown) => e);
-}
-
-function readIndex(runRoot: string): RunIndexEntry[] {
-  return RunIndexSchema.parse(JSON.parse(fs.readFileSync(path.join(runRoot, 'index.json'), 'utf8'))).runs;
 }
 
 describe('run store (API)', () => {
@@ -34,9 +31,9 @@ describe('run store (API)', () => {
 
   it('a stale index that still parses: a run it lacks resolves from the run directories, and the index is rebuilt', async () => {
     const a = await createRun(runRoot, base);
-    const stale = fs.readFileSync(path.join(runRoot, 'index.json'), 'utf8');
+    const stale = fs.readFileSync(indexLogFile(runRoot), 'utf8');
     const b = await createRun(runRoot, base);
-    fs.writeFileSync(path.join(runRoot, 'index.json'), stale);
+    fs.writeFileSync(indexLogFile(runRoot), stale);
     expect((await resolveRunSelector(runRoot, b.handle)).run_id).toBe(b.run_id);
     expect((await resolveRunSelector(runRoot, b.run_id)).run_dir).toBe(b.run_dir);
     expect(readIndex(runRoot).map((r) => r.run_id)).toEqual([a.run_id, b.run_id]);
@@ -213,7 +210,7 @@ describe('run store (CLI)', () => {
   });
 
   it('16 runs started at once get unique handles and all land in the index', async () => {
-    const before = new Set(fs.existsSync(path.join(runRoot, 'index.json')) ? readIndex(runRoot).map((r) => r.run_id) : []);
+    const before = new Set(fs.existsSync(indexLogFile(runRoot)) ? readIndex(runRoot).map((r) => r.run_id) : []);
     const results = await Promise.all(Array.from({ length: 16 }, (_, i) => runCliAsync(sandbox, ['start', '--prompt', `parallel ${i}`, 'codex'])));
     for (const result of results) expect(result.status, result.stderr).toBe(0);
     const handles = results.map((r) => summaryValue(r.stderr, 'Run handle'));
