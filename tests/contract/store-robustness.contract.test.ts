@@ -1,7 +1,8 @@
 /**
  * The run store under damage and load: a stale index, a corrupt run.json, a truncated meta, a copied run directory,
- * a run root in the host's HOME, and many attempts at once (16 runs started together, 8 concurrent resumes of one
- * run), through the store API and the real CLI with a fake engine.
+ * a run root in the host's HOME, and many attempts at once (20 runs created together in one process, two processes
+ * creating and updating runs together, 16 runs started together, 8 concurrent resumes of one run), through the
+ * store API and the real CLI with a fake engine.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -95,6 +96,37 @@ describe('run store (API)', () => {
     expect(updated).toMatchObject({ attempts: 3, last_completion: null });
     expect((await listRuns(runRoot))[0]).toMatchObject({ attempts: 3 });
   });
+
+  it('20 createRun calls at once in one process all succeed with distinct handles, indexed in call order', async () => {
+    const runs = await Promise.all(Array.from({ length: 20 }, (_, i) => createRun(runRoot, { ...base, label: `call ${i}` })));
+    expect(new Set(runs.map((run) => run.handle)).size).toBe(20);
+    const labels = Array.from({ length: 20 }, (_, i) => `call ${i}`);
+    expect((await listRuns(runRoot)).map((run) => run.label)).toEqual(labels);
+    expect(readIndex(runRoot).map((run) => run.label)).toEqual(labels);
+  });
+
+  it('two processes creating and updating runs at once (compacting the index between them) lose none and never share a handle', async () => {
+    await createRun(runRoot, { ...base, label: 'before' });
+    const child = path.join(REPO, 'tests', 'helpers', 'create-runs-child.ts');
+    const created = await Promise.all(['left', 'right'].map((label) => new Promise<string[]>((resolve, reject) => {
+      const proc = spawn(process.execPath, ['--import', 'tsx', child, runRoot, '25', label], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      proc.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+      proc.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+      proc.on('error', reject);
+      proc.on('close', (status) => (status === 0 ? resolve(JSON.parse(stdout) as string[]) : reject(new Error(`${label} exited ${status}: ${stderr}`))));
+    })));
+    const childIds = created.flat();
+    expect(childIds).toHaveLength(50);
+    // This process read the index before the children rewrote it: its view must follow.
+    for (const runs of [await listRuns(runRoot), readIndex(runRoot)]) {
+      expect(runs).toHaveLength(51);
+      expect(new Set(runs.map((run) => run.handle)).size).toBe(51);
+      expect(runs.slice(1).map((run) => run.run_id).sort()).toEqual([...childIds].sort());
+      for (const run of runs.slice(1)) expect(run.session_id).toBe(`${run.label} update 3`);
+    }
+  }, 60_000);
 });
 
 /** Runs the CLI in the sandbox without blocking, so many can run at once. */
