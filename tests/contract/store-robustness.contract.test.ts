@@ -108,16 +108,9 @@ describe('run store (API)', () => {
   it('two processes creating and updating runs at once (compacting the index between them) lose none and never share a handle', async () => {
     await createRun(runRoot, { ...base, label: 'before' });
     const child = path.join(REPO, 'tests', 'helpers', 'create-runs-child.ts');
-    const created = await Promise.all(['left', 'right'].map((label) => new Promise<string[]>((resolve, reject) => {
-      const proc = spawn(process.execPath, ['--import', 'tsx', child, runRoot, '25', label], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      proc.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-      proc.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-      proc.on('error', reject);
-      proc.on('close', (status) => (status === 0 ? resolve(JSON.parse(stdout) as string[]) : reject(new Error(`${label} exited ${status}: ${stderr}`))));
-    })));
-    const childIds = created.flat();
+    const results = await Promise.all(['left', 'right'].map((label) => runNodeAsync(['--import', 'tsx', child, runRoot, '25', label], { cwd: REPO })));
+    for (const result of results) expect(result.status, result.stderr).toBe(0);
+    const childIds = results.flatMap((result) => JSON.parse(result.stdout) as string[]);
     expect(childIds).toHaveLength(50);
     // This process read the index before the children rewrote it: its view must follow.
     for (const runs of [await listRuns(runRoot), readIndex(runRoot)]) {
@@ -129,10 +122,10 @@ describe('run store (API)', () => {
   }, 60_000);
 });
 
-/** Runs the CLI in the sandbox without blocking, so many can run at once. */
-function runCliAsync(sandbox: CliSandbox, args: string[]): Promise<CliRun> {
+/** Runs `node args` without blocking, so many can run at once. */
+function runNodeAsync(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: sandbox.root, env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
@@ -140,6 +133,11 @@ function runCliAsync(sandbox: CliSandbox, args: string[]): Promise<CliRun> {
     child.on('error', reject);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
+}
+
+/** Runs the CLI in the sandbox without blocking, so many can run at once. */
+function runCliAsync(sandbox: CliSandbox, args: string[]): Promise<CliRun> {
+  return runNodeAsync([BIN, ...args], { cwd: sandbox.root, env: sandbox.env });
 }
 
 function summaryValue(stderr: string, label: string): string {
