@@ -13,7 +13,7 @@ import { isAgentHarnessError } from '../../src/errors/index.js';
 import { AttemptMetaSchema, FcmpEventSchema, type RunIndexEntry } from '../../src/protocol/index.js';
 import { createRun, listRuns, reserveAttempt, resolveRunSelector, updateRun } from '../../src/runtime/run-store.js';
 import { BIN, createCliSandbox, installFakeEngine, REPO, runCliProcess, type CliRun, type CliSandbox } from '../helpers/cli.js';
-import { indexLogFile, readIndexRuns as readIndex } from '../helpers/run-index.js';
+import { indexLogFile, readIndexLog, readIndexRuns as readIndex } from '../helpers/run-index.js';
 
 const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
 const THREAD = '01a2053b-9f5a-7bc0-b066-eb965712ebee';
@@ -107,11 +107,13 @@ describe('run store (API)', () => {
 
   it('two processes creating and updating runs at once (compacting the index between them) lose none and never share a handle', async () => {
     await createRun(runRoot, { ...base, label: 'before' });
+    const generation = readIndexLog(runRoot).header.generation;
     const child = path.join(REPO, 'tests', 'helpers', 'create-runs-child.ts');
     const results = await Promise.all(['left', 'right'].map((label) => runNodeAsync(['--import', 'tsx', child, runRoot, '25', label], { cwd: REPO })));
     for (const result of results) expect(result.status, result.stderr).toBe(0);
     const childIds = results.flatMap((result) => JSON.parse(result.stdout) as string[]);
     expect(childIds).toHaveLength(50);
+    expect(readIndexLog(runRoot).header.generation).not.toBe(generation);
     // This process read the index before the children rewrote it: its view must follow.
     for (const runs of [await listRuns(runRoot), readIndex(runRoot)]) {
       expect(runs).toHaveLength(51);
