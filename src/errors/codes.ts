@@ -11,7 +11,7 @@ export const ERROR_CODES = {
   ENGINE_SPAWN_FAILED: 'Check the executable and its permissions; the process could not be started.',
   RUN_NOT_FOUND: 'List runs with `agent-harness runs`, then pass a handle, a run id or a run directory.',
   RUN_SELECTOR_AMBIGUOUS: 'Give more characters of the handle or the full run id.',
-  RUN_STORE_CORRUPT: 'A run record (.audit/run.json, named in the message) or the run index could not be read; restore or remove that run directory, or move a broken index.json aside and the harness rebuilds it from the run directories.',
+  RUN_STORE_CORRUPT: 'A run record (.audit/run.json, named in the message) or the run index could not be read; restore or remove that run directory, or move a broken index.jsonl aside and the harness rebuilds it from the run directories.',
   RUN_NO_SESSION: 'The run has no session id recorded, so it cannot be resumed; start a new run.',
   RUN_DIR_MOVED: 'A run is its directory: this one is a copy (or a move) of the run directory its run.json names. Resume the original by its handle, or start a new run.',
   SKILL_INVALID: 'A skill is a directory with a plain name ([A-Za-z0-9._-], not starting with a dot) holding a SKILL.md.',

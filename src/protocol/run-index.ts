@@ -1,11 +1,18 @@
 /**
- * The run index: `<run_root>/index.json`, one entry per run, updated atomically under a lock.
+ * The run index: `<run_root>/index.jsonl`, a cache of every run's `.audit/run.json`. An append-only JSON-lines log:
+ * a header line ({@link RunIndexLogHeaderSchema}), then one {@link RunIndexEntrySchema} line per change of a run,
+ * appended under a lock; the last line of a run id is the run as of its latest change, and the runs keep the order
+ * of their first lines. Compacted (rewritten atomically, one line per run) when it holds many more lines than runs.
+ * Before the log, the index was `<run_root>/index.json` ({@link RunIndexSchema}); the harness migrates it.
  */
 import { z } from 'zod';
 import { EngineIdSchema, ModelModeSchema, TimestampSchema, TranslateModeSchema } from './common.js';
 
-/** Version tag of the index file. */
+/** Version tag of the legacy index file, `index.json` ({@link RunIndexSchema}). */
 export const RUN_INDEX_VERSION = 'agent-harness.index/1';
+
+/** Version tag of the index log, `index.jsonl`, in its header line. */
+export const RUN_INDEX_LOG_VERSION = 'agent-harness.index/2';
 
 /** One run in the index. */
 export const RunIndexEntrySchema = z.object({
@@ -35,10 +42,21 @@ export const RunIndexEntrySchema = z.object({
 /** One run in the index. */
 export type RunIndexEntry = z.infer<typeof RunIndexEntrySchema>;
 
-/** `<run_root>/index.json`. */
+/** The legacy run index, `<run_root>/index.json` (pretty JSON); read only to migrate it to the log. */
 export const RunIndexSchema = z.object({
   version: z.literal(RUN_INDEX_VERSION),
   runs: z.array(RunIndexEntrySchema),
 });
-/** The run index. */
+/** The legacy run index. */
 export type RunIndex = z.infer<typeof RunIndexSchema>;
+
+/**
+ * The first line of `<run_root>/index.jsonl`. `generation` is new at every rewrite of the file (creation,
+ * compaction, rebuild), so a process that remembers how far it read one file never mistakes another for it.
+ */
+export const RunIndexLogHeaderSchema = z.object({
+  version: z.literal(RUN_INDEX_LOG_VERSION),
+  generation: z.string().min(1),
+});
+/** The header line of the index log. */
+export type RunIndexLogHeader = z.infer<typeof RunIndexLogHeaderSchema>;

@@ -1,22 +1,53 @@
 /**
  * Inter-process locking around read-modify-write of shared files (the run index, engine config files),
  * via proper-lockfile (mkdir-based, stale locks recovered).
+ *
+ * Callers in one process (a Vitest worker runs many attempts at once) queue in memory, one promise chain per
+ * resolved path, so only one of them at a time competes for the file lock: proper-lockfile would make the others
+ * sleep-poll it (20 ms and more per retry), while the queue starts the next the moment the previous releases.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 
-/** Runs `fn` while holding the lock of `file` (the file need not exist). Waits up to ~30 s for the lock. */
-export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const release = await lockfile.lock(file, {
-    realpath: false,
-    stale: 15_000,
-    retries: { retries: 300, minTimeout: 20, maxTimeout: 100, factor: 1.2 },
+/** Per resolved path: settles when the last queued caller in this process has released the lock. */
+const queues = new Map<string, Promise<void>>();
+
+/** Waits for this process's earlier callers of `key`; the returned function lets the next one in. */
+async function queueInProcess(key: string): Promise<() => void> {
+  const previous = queues.get(key) ?? Promise.resolve();
+  let leave!: () => void;
+  const done = new Promise<void>((resolve) => {
+    leave = resolve;
   });
+  const tail = previous.then(() => done);
+  queues.set(key, tail);
+  await previous;
+  return () => {
+    leave();
+    if (queues.get(key) === tail) queues.delete(key);
+  };
+}
+
+/**
+ * Runs `fn` while holding the lock of `file` (the file need not exist). Waits up to ~30 s for the lock of another
+ * process; callers in this process are served in call order.
+ */
+export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  const leave = await queueInProcess(path.resolve(file));
   try {
-    return await fn();
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const release = await lockfile.lock(file, {
+      realpath: false,
+      stale: 15_000,
+      retries: { retries: 300, minTimeout: 20, maxTimeout: 100, factor: 1.2 },
+    });
+    try {
+      return await fn();
+    } finally {
+      await release().catch(() => undefined);
+    }
   } finally {
-    await release().catch(() => undefined);
+    leave();
   }
 }

@@ -1,9 +1,9 @@
 /**
  * The run store: run directories under the run root, their 8-hex handles, and the run index.
  *
- * The truth about a run is its own `.audit/run.json`; `<run_root>/index.json` is a cache of every run.json,
- * updated under a lock and written atomically, and rebuilt from the run directories when it is missing or
- * unreadable. So a crash mid-write never loses a run.
+ * The truth about a run is its own `.audit/run.json`; `<run_root>/index.jsonl` (run-index-log.ts) is a cache of
+ * every run.json, appended to under a lock, and rebuilt from the run directories when it is missing or damaged.
+ * So a crash mid-write never loses a run. A legacy `index.json` is migrated, its order kept.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -11,20 +11,18 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import {
-  RUN_INDEX_VERSION,
   RunIndexEntrySchema,
-  RunIndexSchema,
   type EngineId,
   type ModelMode,
   type RunIndexEntry,
   type TranslateMode,
 } from '../protocol/index.js';
-import { writeFileAtomic, writeJsonAtomic } from './atomic-write.js';
+import { writeJsonAtomic } from './atomic-write.js';
 import { withFileLock } from './file-lock.js';
+import { appendIndexLog, indexLogPath, readIndexLog, readLegacyIndex, rewriteIndexLog, viewOfRuns, type RunIndexView } from './run-index-log.js';
 import { AUDIT_DIR, RUN_RECORD_FILE, readRunRecord, runRecordPath, scanRunDirs, type BrokenRun } from './run-record.js';
 
 export { AUDIT_DIR, RUN_RECORD_FILE, readRunRecord, type BrokenRun } from './run-record.js';
-const INDEX_FILE = 'index.json';
 
 /** Options of {@link createRun}. */
 export interface CreateRunOptions {
@@ -52,20 +50,6 @@ export function formatRunTimestamp(date: Date): string {
   return date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '');
 }
 
-function indexPath(runRoot: string): string {
-  return path.join(runRoot, INDEX_FILE);
-}
-
-/** The index's runs, or null when it is missing or unreadable. */
-async function readIndexFile(runRoot: string): Promise<RunIndexEntry[] | null> {
-  try {
-    const parsed = RunIndexSchema.safeParse(JSON.parse(await fsp.readFile(indexPath(runRoot), 'utf8')));
-    return parsed.success ? parsed.data.runs : null;
-  } catch {
-    return null;
-  }
-}
-
 function isUnder(runRoot: string, dir: string): boolean {
   return path.dirname(path.resolve(dir)) === path.resolve(runRoot);
 }
@@ -82,18 +66,31 @@ async function scanRunStore(runRoot: string, known: readonly RunIndexEntry[]): P
   return { runs: [...ordered, ...scanned.runs.filter((run) => !kept.has(run.run_id))], broken: scanned.broken };
 }
 
-async function readIndexUnlocked(runRoot: string): Promise<RunIndexEntry[]> {
-  return (await readIndexFile(runRoot)) ?? (await scanRunStore(runRoot, [])).runs;
+/**
+ * The index as found: the log's view; or, when the log is missing or damaged, the runs to rebuild it from (`trusted`:
+ * a legacy index.json's, taken as they are; otherwise the runs a damaged log's valid lines name, to rescan with) and
+ * whether the file needs rewriting even when the runs turn out unchanged (`repair`: a damaged log, a legacy index).
+ */
+type FoundIndex = { view: RunIndexView } | { known: RunIndexEntry[]; trusted: boolean; repair: boolean };
+
+async function findIndex(runRoot: string): Promise<FoundIndex> {
+  const read = await readIndexLog(runRoot);
+  if (read.ok) return { view: read.view };
+  if (!read.missing) return { known: read.known, trusted: false, repair: true };
+  const legacy = await readLegacyIndex(runRoot);
+  if (legacy === null) return { known: [], trusted: false, repair: false };
+  return legacy === 'unreadable' ? { known: [], trusted: false, repair: true } : { known: legacy, trusted: true, repair: true };
 }
 
 /**
- * The index is a cache of the run.json files (rebuilt from them when unreadable), so it is written without an fsync
- * and with one run per line rather than pretty-printed: with hundreds of runs, both cost more than the rest of
- * an attempt's bookkeeping.
+ * The index, rebuilt when the log is missing or damaged. `locked` (the caller holds the index lock): a rebuilt index
+ * is written, and the view returned is the one {@link appendIndexLog} appends to.
  */
-async function writeIndexUnlocked(runRoot: string, runs: RunIndexEntry[]): Promise<void> {
-  const lines = runs.map((run) => `    ${JSON.stringify(run)}`).join(',\n');
-  await writeFileAtomic(indexPath(runRoot), `{\n  "version": ${JSON.stringify(RUN_INDEX_VERSION)},\n  "runs": [${runs.length > 0 ? `\n${lines}\n  ` : ''}]\n}\n`, { durable: false });
+async function loadIndex(runRoot: string, locked: boolean): Promise<RunIndexView> {
+  const found = await findIndex(runRoot);
+  if ('view' in found) return found.view;
+  const runs = found.trusted ? found.known : (await scanRunStore(runRoot, found.known)).runs;
+  return locked ? rewriteIndexLog(runRoot, runs) : viewOfRuns(runs);
 }
 
 /**
@@ -102,29 +99,29 @@ async function writeIndexUnlocked(runRoot: string, runs: RunIndexEntry[]): Promi
  */
 export async function refreshRunIndex(runRoot: string): Promise<{ runs: RunIndexEntry[]; broken: BrokenRun[] }> {
   if (!fs.existsSync(runRoot)) return { runs: [], broken: [] };
-  return withFileLock(indexPath(runRoot), async () => {
-    const known = (await readIndexFile(runRoot)) ?? [];
+  return withFileLock(indexLogPath(runRoot), async () => {
+    const found = await findIndex(runRoot);
+    const known = 'view' in found ? [...found.view.runs.values()] : found.known;
     const scanned = await scanRunStore(runRoot, known);
-    if (JSON.stringify(scanned.runs) !== JSON.stringify(known)) await writeIndexUnlocked(runRoot, scanned.runs);
+    if (('repair' in found && found.repair) || JSON.stringify(scanned.runs) !== JSON.stringify(known)) await rewriteIndexLog(runRoot, scanned.runs);
     return scanned;
   });
 }
 
 /** Every run, oldest first. */
 export async function listRuns(runRoot: string): Promise<RunIndexEntry[]> {
-  return readIndexUnlocked(runRoot);
+  return [...(await loadIndex(runRoot, false)).runs.values()];
 }
 
 /** Creates a run directory with a fresh unique handle and registers it in the index. */
 export async function createRun(runRoot: string, options: CreateRunOptions): Promise<RunIndexEntry> {
-  await fsp.mkdir(runRoot, { recursive: true });
+  // withFileLock creates the run root; nothing is awaited before it, so calls of this process run in call order.
   const now = options.now ?? new Date();
-  return withFileLock(indexPath(runRoot), async () => {
-    const runs = await readIndexUnlocked(runRoot);
-    const taken = new Set(runs.map((run) => run.handle));
+  return withFileLock(indexLogPath(runRoot), async () => {
+    const index = await loadIndex(runRoot, true);
     for (let tries = 0; tries < 100; tries += 1) {
       const handle = randomBytes(4).toString('hex');
-      if (taken.has(handle)) continue;
+      if (index.handles.has(handle)) continue;
       const runId = `${formatRunTimestamp(now)}-${options.engine}-${handle}`;
       const runDir = options.runDir ? path.resolve(options.runDir) : path.join(runRoot, runId);
       if (options.runDir) {
@@ -158,7 +155,7 @@ export async function createRun(runRoot: string, options: CreateRunOptions): Pro
         label: options.label ?? null,
       };
       await writeJsonAtomic(runRecordPath(runDir), entry);
-      await writeIndexUnlocked(runRoot, [...runs, entry]);
+      await appendIndexLog(runRoot, index, entry);
       return entry;
     }
     throw new AgentHarnessError('INTERNAL_ERROR', `Could not allocate a unique run handle under ${runRoot}.`);
@@ -201,10 +198,9 @@ function laterAttemptFinished(runDir: string, attempt: number): boolean {
  * is given and a later attempt has already finished, the session id and last completion are left to that one.
  */
 export async function updateRun(runRoot: string, runId: string, patch: RunPatch, attempt?: number): Promise<RunIndexEntry> {
-  return withFileLock(indexPath(runRoot), async () => {
-    const runs = await readIndexUnlocked(runRoot);
-    const index = runs.findIndex((run) => run.run_id === runId);
-    const cached = index >= 0 ? runs[index] : undefined;
+  return withFileLock(indexLogPath(runRoot), async () => {
+    const index = await loadIndex(runRoot, true);
+    const cached = index.runs.get(runId);
     const current = (await readRunRecord(cached?.run_dir ?? path.join(runRoot, runId))) ?? cached;
     if (!current) throw new AgentHarnessError('RUN_NOT_FOUND', `No run "${runId}" under ${runRoot}.`);
     const superseded = attempt !== undefined && laterAttemptFinished(current.run_dir, attempt);
@@ -217,9 +213,7 @@ export async function updateRun(runRoot: string, runId: string, patch: RunPatch,
       updated_at: new Date().toISOString(),
     });
     await writeJsonAtomic(runRecordPath(next.run_dir), next);
-    if (index >= 0) runs[index] = next;
-    else runs.push(next);
-    await writeIndexUnlocked(runRoot, runs);
+    await appendIndexLog(runRoot, index, next);
     return next;
   });
 }
@@ -293,11 +287,11 @@ export async function reserveAttempt(runDir: string): Promise<number> {
  */
 export async function removeRuns(runRoot: string, runIds: readonly string[]): Promise<RunIndexEntry[]> {
   if (runIds.length === 0) return [];
-  return withFileLock(indexPath(runRoot), async () => {
-    const runs = await readIndexUnlocked(runRoot);
+  return withFileLock(indexLogPath(runRoot), async () => {
+    const runs = [...(await loadIndex(runRoot, true)).runs.values()];
     const doomed = runs.filter((run) => runIds.includes(run.run_id) && path.dirname(path.resolve(run.run_dir)) === path.resolve(runRoot));
     for (const run of doomed) await fsp.rm(run.run_dir, { recursive: true, force: true });
-    await writeIndexUnlocked(runRoot, runs.filter((run) => !doomed.includes(run)));
+    await rewriteIndexLog(runRoot, runs.filter((run) => !doomed.includes(run)));
     return doomed;
   });
 }

@@ -1,7 +1,8 @@
 /**
  * The run store under damage and load: a stale index, a corrupt run.json, a truncated meta, a copied run directory,
- * a run root in the host's HOME, and many attempts at once (16 runs started together, 8 concurrent resumes of one
- * run), through the store API and the real CLI with a fake engine.
+ * a run root in the host's HOME, and many attempts at once (20 runs created together in one process, two processes
+ * creating and updating runs together, 16 runs started together, 8 concurrent resumes of one run), through the
+ * store API and the real CLI with a fake engine.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,9 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isAgentHarnessError } from '../../src/errors/index.js';
-import { AttemptMetaSchema, FcmpEventSchema, RunIndexSchema, type RunIndexEntry } from '../../src/protocol/index.js';
+import { AttemptMetaSchema, FcmpEventSchema, type RunIndexEntry } from '../../src/protocol/index.js';
 import { createRun, listRuns, reserveAttempt, resolveRunSelector, updateRun } from '../../src/runtime/run-store.js';
 import { BIN, createCliSandbox, installFakeEngine, REPO, runCliProcess, type CliRun, type CliSandbox } from '../helpers/cli.js';
+import { indexLogFile, readIndexLog, readIndexRuns as readIndex } from '../helpers/run-index.js';
 
 const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
 const THREAD = '01a2053b-9f5a-7bc0-b066-eb965712ebee';
@@ -19,10 +21,6 @@ const base = { engine: 'codex', translateMode: 0, modelMode: 'scripted', script:
 
 async function caught(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(() => null, (e: unknown) => e);
-}
-
-function readIndex(runRoot: string): RunIndexEntry[] {
-  return RunIndexSchema.parse(JSON.parse(fs.readFileSync(path.join(runRoot, 'index.json'), 'utf8'))).runs;
 }
 
 describe('run store (API)', () => {
@@ -34,9 +32,9 @@ describe('run store (API)', () => {
 
   it('a stale index that still parses: a run it lacks resolves from the run directories, and the index is rebuilt', async () => {
     const a = await createRun(runRoot, base);
-    const stale = fs.readFileSync(path.join(runRoot, 'index.json'), 'utf8');
+    const stale = fs.readFileSync(indexLogFile(runRoot), 'utf8');
     const b = await createRun(runRoot, base);
-    fs.writeFileSync(path.join(runRoot, 'index.json'), stale);
+    fs.writeFileSync(indexLogFile(runRoot), stale);
     expect((await resolveRunSelector(runRoot, b.handle)).run_id).toBe(b.run_id);
     expect((await resolveRunSelector(runRoot, b.run_id)).run_dir).toBe(b.run_dir);
     expect(readIndex(runRoot).map((r) => r.run_id)).toEqual([a.run_id, b.run_id]);
@@ -98,12 +96,38 @@ describe('run store (API)', () => {
     expect(updated).toMatchObject({ attempts: 3, last_completion: null });
     expect((await listRuns(runRoot))[0]).toMatchObject({ attempts: 3 });
   });
+
+  it('20 createRun calls at once in one process all succeed with distinct handles, indexed in call order', async () => {
+    const runs = await Promise.all(Array.from({ length: 20 }, (_, i) => createRun(runRoot, { ...base, label: `call ${i}` })));
+    expect(new Set(runs.map((run) => run.handle)).size).toBe(20);
+    const labels = Array.from({ length: 20 }, (_, i) => `call ${i}`);
+    expect((await listRuns(runRoot)).map((run) => run.label)).toEqual(labels);
+    expect(readIndex(runRoot).map((run) => run.label)).toEqual(labels);
+  });
+
+  it('two processes creating and updating runs at once (compacting the index between them) lose none and never share a handle', async () => {
+    await createRun(runRoot, { ...base, label: 'before' });
+    const generation = readIndexLog(runRoot).header.generation;
+    const child = path.join(REPO, 'tests', 'helpers', 'create-runs-child.ts');
+    const results = await Promise.all(['left', 'right'].map((label) => runNodeAsync(['--import', 'tsx', child, runRoot, '25', label], { cwd: REPO })));
+    for (const result of results) expect(result.status, result.stderr).toBe(0);
+    const childIds = results.flatMap((result) => JSON.parse(result.stdout) as string[]);
+    expect(childIds).toHaveLength(50);
+    expect(readIndexLog(runRoot).header.generation).not.toBe(generation);
+    // This process read the index before the children rewrote it: its view must follow.
+    for (const runs of [await listRuns(runRoot), readIndex(runRoot)]) {
+      expect(runs).toHaveLength(51);
+      expect(new Set(runs.map((run) => run.handle)).size).toBe(51);
+      expect(runs.slice(1).map((run) => run.run_id).sort()).toEqual([...childIds].sort());
+      for (const run of runs.slice(1)) expect(run.session_id).toBe(`${run.label} update 3`);
+    }
+  }, 60_000);
 });
 
-/** Runs the CLI in the sandbox without blocking, so many can run at once. */
-function runCliAsync(sandbox: CliSandbox, args: string[]): Promise<CliRun> {
+/** Runs `node args` without blocking, so many can run at once. */
+function runNodeAsync(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: sandbox.root, env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
@@ -111,6 +135,11 @@ function runCliAsync(sandbox: CliSandbox, args: string[]): Promise<CliRun> {
     child.on('error', reject);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
+}
+
+/** Runs the CLI in the sandbox without blocking, so many can run at once. */
+function runCliAsync(sandbox: CliSandbox, args: string[]): Promise<CliRun> {
+  return runNodeAsync([BIN, ...args], { cwd: sandbox.root, env: sandbox.env });
 }
 
 function summaryValue(stderr: string, label: string): string {
@@ -213,7 +242,7 @@ describe('run store (CLI)', () => {
   });
 
   it('16 runs started at once get unique handles and all land in the index', async () => {
-    const before = new Set(fs.existsSync(path.join(runRoot, 'index.json')) ? readIndex(runRoot).map((r) => r.run_id) : []);
+    const before = new Set(fs.existsSync(indexLogFile(runRoot)) ? readIndex(runRoot).map((r) => r.run_id) : []);
     const results = await Promise.all(Array.from({ length: 16 }, (_, i) => runCliAsync(sandbox, ['start', '--prompt', `parallel ${i}`, 'codex'])));
     for (const result of results) expect(result.status, result.stderr).toBe(0);
     const handles = results.map((r) => summaryValue(r.stderr, 'Run handle'));
