@@ -185,6 +185,44 @@ while (!fs.existsSync(${JSON.stringify(lifelineFile)})) await new Promise((resol
   });
 });
 
+describe.skipIf(!support.available)('discarding the spare', () => {
+  it('awaited where nothing else runs, it closes the spare and returns (the process does not end mid-await)', async () => {
+    const script = path.join(tmp, 'spare-discard.mts');
+    const lifelineFile = path.join(tmp, 'spare-discard-lifeline.txt');
+    fs.writeFileSync(script, `
+import fs from 'node:fs';
+import { openIsolation } from ${JSON.stringify(path.resolve('src/runtime/isolation/attempt-isolation.ts'))};
+import { discardSpare, keepSpare } from ${JSON.stringify(path.resolve('src/runtime/isolation/spare.ts'))};
+keepSpare('k', async () => {
+  const isolation = await openIsolation({ mode: 'require', modelUrl: ${JSON.stringify(modelUrl)} });
+  isolation.prestart('ignore');
+  const config = isolation.wrap('/bin/true', []).args.find((arg) => arg.includes('"lifeline"'));
+  fs.writeFileSync(${JSON.stringify(lifelineFile)}, JSON.parse(config).lifeline);
+  return isolation;
+});
+await discardSpare();
+process.stdout.write('discarded\\n');
+`);
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve(null);
+      }, 30_000);
+      child.once('exit', (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
+    });
+    expect(code).toBe(0);
+    expect(out).toBe('discarded\n');
+    const marker = fs.readFileSync(lifelineFile, 'utf8');
+    expect(await eventually(() => pidsWithMarker(marker).length === 0, 10_000)).toBe(true);
+  });
+});
+
 describe('the probe', () => {
   it('the non-blocking probe (started first by an attempt) finds what the blocking one finds, and shares its cache', async () => {
     const blocking = probeNamespaces({ refresh: true });

@@ -50,9 +50,21 @@ export function keepSpare(key: string, open: () => Promise<AttemptIsolation>): v
   spare = { key, isolation };
 }
 
-/** Closes the spare, if any (tests, and a key change). */
-export function discardSpare(): Promise<void> {
+/**
+ * Closes the spare, if any (a key change, a suite's or a bench's teardown). The spare holds nothing (see keepSpare),
+ * so this call holds the process until it is closed: awaiting it where nothing else runs would otherwise end the
+ * process mid-await (Node exits with 13, "unsettled top-level await").
+ */
+export async function discardSpare(): Promise<void> {
   const old = spare;
   spare = null;
-  return old ? old.isolation.then((isolation) => isolation?.close()).catch(() => undefined) : Promise.resolve();
+  if (!old) return;
+  const holding = setInterval(() => undefined, 60_000);
+  try {
+    await (await old.isolation)?.close();
+  } catch {
+    // closing what never started, or is gone already
+  } finally {
+    clearInterval(holding);
+  }
 }
