@@ -66,8 +66,8 @@ export async function benchCliStartup(): Promise<BenchRow[]> {
       const harness = distMs ?? fromSource;
       rows.push({
         bench: 'cli-startup', case: `${label} (${distMs !== null ? 'dist' : 'tsx'})`, harness: `${harness.toFixed(0)} ms`, reference: `${floor.toFixed(0)} ms`,
-        ratio: `${(harness / floor).toFixed(2)}×`, target: null,
-        note: `reference: node -e 0; median of ${RUNS}; tsx ${fromSource.toFixed(0)} ms${distMs !== null ? '' : ' (dist/ not current)'}`,
+        ratio: `${(harness / floor).toFixed(2)}×`, target: label === '--version' ? '≤ 100 ms' : null,
+        note: `reference: node -e 0; median of ${RUNS}; tsx ${fromSource.toFixed(0)} ms${distMs !== null ? '' : ' (dist/ not current)'}${label === '--version' ? '; answered by the bin from package.json before it loads either' : ''}`,
       });
     }
     return rows;
