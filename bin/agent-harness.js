@@ -8,7 +8,6 @@
 // reads them; dist/ is used only when the same walk gives the same text now. An edit, a new, deleted or renamed
 // file, a branch switch, or a file restored with an older mtime all change it; the walk stats ~200 entries (a few
 // ms). AGENT_HARNESS_FROM_SOURCE=1 forces tsx (stack traces in .ts, a debugger on the sources).
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -66,6 +65,8 @@ export async function buildDist({ ifStale = false, lenient = false } = {}) {
   }
   const fingerprint = sourceFingerprint();
   rmSync(stampFile, { force: true });
+  // Loaded here, not at the top: every start of the command (`--version` first) would load child_process for nothing.
+  const { spawnSync } = await import('node:child_process');
   const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) return fail(`tsc -p tsconfig.build.json failed (${result.error?.message ?? `exit status ${result.status ?? result.signal}`}).`);
   await bundleCli();
