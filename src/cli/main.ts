@@ -91,8 +91,29 @@ Errors print "agent-harness: error CODE: message" and a hint; exit status 2 = us
   return program;
 }
 
+/**
+ * A reader that went away (`agent-harness runs | head -3`) is not an error of the command: what it would still have
+ * printed is dropped, and the command finishes its work (an attempt is still sealed and recorded) instead of dying on
+ * an unhandled EPIPE with a stack trace.
+ */
+function toleratePipeClose(stream: NodeJS.WritableStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (!isClosedOutput(error)) throw error;
+  });
+}
+
+/** True for the error of a write to a pipe whose reader is gone (itself, or as the cause of a wrapped error). */
+function isClosedOutput(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth += 1) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED') return true;
+  }
+  return false;
+}
+
 /** Runs the CLI with `argv` (without node and script); resolves the exit status. */
 export async function runCli(argv: readonly string[], streams: CliStreams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  for (const stream of [streams.stdout, streams.stderr]) if (stream === process.stdout || stream === process.stderr) toleratePipeClose(stream);
   let exitCode = 0;
   const program = buildProgram(streams, (code) => {
     exitCode = code;
@@ -101,6 +122,8 @@ export async function runCli(argv: readonly string[], streams: CliStreams = { st
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
   } catch (error) {
+    // `translate … | head`: the reader took what it wanted; stopping there is the command's normal end.
+    if (isClosedOutput(error)) return exitCode;
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
       return reportCliError(new AgentHarnessError('USAGE_ERROR', error.message.replace(/^error: /, '')), streams.stderr);

@@ -2,6 +2,7 @@
  * `agent-harness translate`: recorded output (files or a run) through the parsers, and the `--summary` shape.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConformanceReportSchema, FcmpEventSchema } from '../../src/protocol/index.js';
@@ -98,5 +99,37 @@ describe('agent-harness translate', () => {
     fs.writeFileSync(garbage, Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x0a, 0xc3, 0x28, 0x0a]));
     const parsed = summary(['--engine', 'codex', '--stdout', garbage]);
     expect(parsed.completed).toBe(false);
+  });
+});
+
+describe('a reader that stops early (`… | head`)', () => {
+  /** Runs the CLI with its stdout on a pipe that is closed after the first chunk; resolves its status and stderr. */
+  async function readFirstChunkThenClose(args: string[]): Promise<{ status: number | null; stderr: string }> {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [path.join(REPO, 'bin', 'agent-harness.js'), ...args], { env: { ...process.env, AGENT_HARNESS_FROM_SOURCE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const status = await new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    return { status, stderr };
+  }
+
+  it('translate stops, exits 0 and prints no error when its stdout closes', async () => {
+    const stream = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
+    const big = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ah-epipe-')), 'big.jsonl');
+    try {
+      fs.writeFileSync(big, fs.readFileSync(stream, 'utf8').repeat(3000));
+      const result = await readFirstChunkThenClose(['translate', '--engine', 'codex', '--stdout', big, '--translate', '2']);
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+    } finally {
+      fs.rmSync(path.dirname(big), { recursive: true, force: true });
+    }
+  });
+
+  it('--help exits 0 with no stack trace when its stdout closes', async () => {
+    const result = await readFirstChunkThenClose(['--help']);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
   });
 });
