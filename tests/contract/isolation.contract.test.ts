@@ -152,56 +152,26 @@ describe.skipIf(!support.available)('a spare isolation for the next attempt', ()
     }
   });
 
-  it('does not keep its process alive: the process exits and its waiting init with it', async () => {
-    const script = path.join(tmp, 'spare-exit.mts');
-    const lifelineFile = path.join(tmp, 'spare-lifeline.txt');
-    fs.writeFileSync(script, `
-import fs from 'node:fs';
-import { openIsolation } from ${JSON.stringify(path.resolve('src/runtime/isolation/attempt-isolation.ts'))};
-import { keepSpare } from ${JSON.stringify(path.resolve('src/runtime/isolation/spare.ts'))};
-keepSpare('k', async () => {
-  const isolation = await openIsolation({ mode: 'require', modelUrl: ${JSON.stringify(modelUrl)} });
-  isolation.prestart('ignore');
-  const config = isolation.wrap('/bin/true', []).args.find((arg) => arg.includes('"lifeline"'));
-  fs.writeFileSync(${JSON.stringify(lifelineFile)}, JSON.parse(config).lifeline);
-  return isolation;
-});
-// The spare starts once this module is done (on a timer that does not hold the process): wait until it has.
-while (!fs.existsSync(${JSON.stringify(lifelineFile)})) await new Promise((resolve) => setTimeout(resolve, 20));
-`);
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: 'ignore' });
-    const exited = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), 30_000);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
-    if (!exited) child.kill('SIGKILL');
-    expect(exited).toBe(true);
-    const marker = fs.readFileSync(lifelineFile, 'utf8');
-    expect(marker).toMatch(/life\.sock$/);
-    expect(await eventually(() => pidsWithMarker(marker).length === 0, 10_000)).toBe(true);
-  });
-});
-
-describe.skipIf(!support.available)('discarding the spare', () => {
-  it('awaited where nothing else runs, it closes the spare and returns (the process does not end mid-await)', async () => {
-    const script = path.join(tmp, 'spare-discard.mts');
-    const lifelineFile = path.join(tmp, 'spare-discard-lifeline.txt');
+  /**
+   * Runs a process that keeps a spare (its init's lifeline path written to a file), then `tail`; resolves the exit
+   * status (null: killed after 30 s), its stdout, and the lifeline marker of the spare's processes.
+   */
+  async function processKeepingSpare(name: string, tail: string): Promise<{ code: number | null; out: string; marker: string }> {
+    const script = path.join(tmp, `${name}.mts`);
+    const lifelineFile = path.join(tmp, `${name}-lifeline.txt`);
     fs.writeFileSync(script, `
 import fs from 'node:fs';
 import { openIsolation } from ${JSON.stringify(path.resolve('src/runtime/isolation/attempt-isolation.ts'))};
 import { discardSpare, keepSpare } from ${JSON.stringify(path.resolve('src/runtime/isolation/spare.ts'))};
+const lifelineFile = ${JSON.stringify(lifelineFile)};
 keepSpare('k', async () => {
   const isolation = await openIsolation({ mode: 'require', modelUrl: ${JSON.stringify(modelUrl)} });
   isolation.prestart('ignore');
   const config = isolation.wrap('/bin/true', []).args.find((arg) => arg.includes('"lifeline"'));
-  fs.writeFileSync(${JSON.stringify(lifelineFile)}, JSON.parse(config).lifeline);
+  fs.writeFileSync(lifelineFile, JSON.parse(config).lifeline);
   return isolation;
 });
-await discardSpare();
-process.stdout.write('discarded\\n');
+${tail}
 `);
     const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
@@ -216,9 +186,21 @@ process.stdout.write('discarded\\n');
         resolve(exitCode);
       });
     });
+    return { code, out, marker: fs.readFileSync(lifelineFile, 'utf8') };
+  }
+
+  it('does not keep its process alive: the process exits and its waiting init with it', async () => {
+    // The spare starts once the module is done (on a timer that does not hold the process): wait until it has.
+    const { code, marker } = await processKeepingSpare('spare-exit', 'while (!fs.existsSync(lifelineFile)) await new Promise((resolve) => setTimeout(resolve, 20));');
+    expect(code).toBe(0);
+    expect(marker).toMatch(/life\.sock$/);
+    expect(await eventually(() => pidsWithMarker(marker).length === 0, 10_000)).toBe(true);
+  });
+
+  it('discardSpare, awaited where nothing else runs, closes the spare and returns (the process does not end mid-await)', async () => {
+    const { code, out, marker } = await processKeepingSpare('spare-discard', "await discardSpare();\nprocess.stdout.write('discarded\\n');");
     expect(code).toBe(0);
     expect(out).toBe('discarded\n');
-    const marker = fs.readFileSync(lifelineFile, 'utf8');
     expect(await eventually(() => pidsWithMarker(marker).length === 0, 10_000)).toBe(true);
   });
 });
