@@ -32,10 +32,10 @@ import type { ProcessResult } from '../runtime/process-result.js';
 import { createRun, reserveAttempt, updateRun } from '../runtime/run-store.js';
 import { injectSkills } from '../runtime/skills.js';
 import { createRaspBuilder } from '../translate/rasp-builder.js';
-import { judgeCompletion, type CompletionJudgement } from '../translate/completion.js';
+import type { CompletionJudgement } from '../translate/completion.js';
 import { exitCodesFromModelRequests } from '../translate/tool-calls.js';
 import { offeredSkills } from './offered-skills.js';
-import { translateRaspToFcmp } from '../translate/fcmp.js';
+import { createFcmpTranslator } from '../translate/fcmp.js';
 import { buildConformanceReport } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
 import { StepClock } from './step-clock.js';
@@ -342,22 +342,27 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     if (modelMode !== 'live') meta.skill_injection.offered = offered?.type === 'engine.skills.offered' ? offered.skills : [];
     // A call whose argv the user wrote may start no session (`agent-harness codex --version`): not a failure.
     const expectSession = launch === 'resume' || (!request.rawArgs && (request.passthrough?.length ?? 0) === 0);
-    const judged: CompletionJudgement = harnessError && !processResult
-      ? { state: 'failed', reason: harnessError.code, failure: { category: 'unknown', code: harnessError.code, message: harnessError.message }, evidenceSeq: null }
-      : judgeCompletion(rasp.events, { errorPatterns: adapter.errorPatterns, expectSession });
-    completion = { state: judged.state, reason: judged.reason, ...(judged.failure ? { code: judged.failure.code } : {}) };
-    fcmp = translateRaspToFcmp(rasp.events, {
+    // One pass over the events: the translator's own judge gives the verdict (a harness failure before the engine
+    // ran overrides it), so the events are not judged twice.
+    const translator = createFcmpTranslator({
       runId: run.run_id,
       engine: adapter.id,
       attempt,
       seqStart: fcmpSeqStart(runDir, attempt),
       launch,
       errorPatterns: adapter.errorPatterns,
+      expectSession,
       replyText: launch === 'resume' ? request.message ?? null : null,
       sessionId: run.session_id,
-      judgement: judged,
       toolExitCodes,
     });
+    fcmp = [];
+    for (const event of rasp.events) fcmp.push(...translator.push(event));
+    const judged: CompletionJudgement = harnessError && !processResult
+      ? { state: 'failed', reason: harnessError.code, failure: { category: 'unknown', code: harnessError.code, message: harnessError.message }, evidenceSeq: null }
+      : translator.verdict();
+    completion = { state: judged.state, reason: judged.reason, ...(judged.failure ? { code: judged.failure.code } : {}) };
+    fcmp.push(...translator.finish(judged));
     auditFailures.attempt(audit.fcmp, () => writeJsonl(audit.fcmp, fcmp));
     writer.close();
     clock.mark('translate');

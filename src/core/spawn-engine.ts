@@ -50,22 +50,23 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
     const unspawnable = checkSpawnable(input.file, input.cwd, input.env);
     if (unspawnable) return { pid: null, exitCode: null, signal: null, timedOut: false, canceled: false, durationMs: 0, spawnError: unspawnable };
   }
-  const command = input.isolation ? input.isolation.wrap(input.file, input.args) : { file: input.file, args: input.args };
-  const common = { file: command.file, args: command.args, cwd: input.cwd, env: input.env, timeoutMs: input.timeoutMs, ...(input.signal ? { signal: input.signal } : {}), ...(input.hurry ? { hurry: input.hurry } : {}) };
+  const supervision = { timeoutMs: input.timeoutMs, ...(input.signal ? { signal: input.signal } : {}), ...(input.hurry ? { hurry: input.hurry } : {}) };
+  /** The command to start here: wrapped in the namespaces' init when this attempt has them. */
+  const started = () => ({ ...(input.isolation ? input.isolation.wrap(input.file, input.args) : { file: input.file, args: input.args }), cwd: input.cwd, env: input.env, ...supervision });
   let result: ProcessResult;
   if (io === 'pty') {
-    result = await runPty({ ...common, onChunk: feed, onTiming: (line) => writer.timing(line) });
+    result = await runPty({ ...started(), onChunk: feed, onTiming: (line) => writer.timing(line) });
   } else if (io === 'passthrough') {
     // `script` owns the terminal and writes the log itself; it is parsed once the engine is done.
-    result = await runPassthrough({ ...common, logOut: audit.ptyOutput, logTiming: audit.ptyTiming });
+    result = await runPassthrough({ ...started(), logOut: audit.ptyOutput, logTiming: audit.ptyTiming });
     const logged = fs.existsSync(audit.ptyOutput) ? fs.readFileSync(audit.ptyOutput) : Buffer.alloc(0);
     for (const line of splitter.push('pty', logged, 0)) feedLine(rasp, line);
   } else {
     // With namespaces the init was started earlier (prestart): it is only told what to run.
     const prestarted = input.signal?.aborted ? null : input.isolation?.launch({ file: input.file, args: input.args, env: input.env, cwd: input.cwd }) ?? null;
     result = prestarted
-      ? await superviseSplit(prestarted, { ...common, onChunk: feed })
-      : await runProcess({ ...common, stdin: input.stdin === 'ignore' ? 'ignore' : { text: '' }, onChunk: feed });
+      ? await superviseSplit(prestarted, { ...supervision, onChunk: feed })
+      : await runProcess({ ...started(), stdin: input.stdin === 'ignore' ? 'ignore' : { text: '' }, onChunk: feed });
   }
   for (const line of splitter.flush()) feedLine(rasp, line);
   return input.isolation ? input.isolation.settle(result) : result;
