@@ -8,7 +8,7 @@
 // reads them; dist/ is used only when the same walk gives the same text now. An edit, a new, deleted or renamed
 // file, a branch switch, or a file restored with an older mtime all change it; the walk stats ~200 entries (a few
 // ms). AGENT_HARNESS_FROM_SOURCE=1 forces tsx (stack traces in .ts, a debugger on the sources).
-import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -74,9 +74,11 @@ export async function buildDist({ ifStale = false, lenient = false } = {}) {
 }
 
 /**
- * Bundles the command (dist/cli/main.js and what it imports, dependencies included) into dist/bundle/, split at
- * its lazy imports so `--version` still loads little. Node resolves and reads ~150 small ES modules per attempt
- * otherwise: about 120 ms of a CLI attempt (bench/RESULTS.md). The library entry points (`exports`) stay
+ * Bundles the command (dist/cli/main.js and what it imports, dependencies included) into one CommonJS file,
+ * dist/bundle/main.cjs, which the bin runs through V8 with a code cache (bin/bundle-loader.js). Node resolves,
+ * reads and compiles ~150 small ES modules per attempt otherwise (bench/RESULTS.md). The lazy imports stay lazy:
+ * esbuild turns each dynamically imported module into a function run on its first import, so `--version`, `runs`
+ * and `translate` still run no model server, PTY or attempt code. The library entry points (`exports`) stay
  * unbundled. Without esbuild (dev dependencies omitted) the command runs dist/cli/main.js, as before.
  */
 async function bundleCli() {
@@ -89,12 +91,13 @@ async function bundleCli() {
     console.error('agent-harness build: esbuild is not installed; the command runs the unbundled dist/ (slower start).');
     return;
   }
-  await esbuild.build({
-    entryPoints: { main: join(root, 'dist', 'cli', 'main.js') },
-    outdir,
+  const outfile = join(outdir, 'main.cjs');
+  const { outputFiles } = await esbuild.build({
+    entryPoints: [join(root, 'dist', 'cli', 'main.js')],
+    outfile,
+    write: false,
     bundle: true,
-    splitting: true,
-    format: 'esm',
+    format: 'cjs',
     platform: 'node',
     target: 'node20',
     minifyWhitespace: true,
@@ -102,8 +105,9 @@ async function bundleCli() {
     keepNames: true,
     // The native PTY module loads its prebuilt binary relative to its own files.
     external: ['@lydell/node-pty'],
-    // Bundled CommonJS dependencies call require() for Node's built-ins.
-    banner: { js: "import { createRequire as __agentHarnessRequire } from 'node:module'; const require = __agentHarnessRequire(import.meta.url);" },
+    // The bundle's one `import.meta.url` (the package root is found from it) is the bundle's own URL, which the
+    // loader passes in.
+    define: { 'import.meta.url': '__agentHarnessBundleUrl' },
     // zod's `locales` export (every language's error messages, half of zod's size) is never used: only the
     // English messages zod configures by default are bundled.
     plugins: [{
@@ -115,6 +119,22 @@ async function bundleCli() {
     }],
     logLevel: 'warning',
   });
+  mkdirSync(outdir, { recursive: true });
+  writeFileSync(outfile, shareBuiltinWrappers(outputFiles.find((file) => file.path === outfile).text));
+  // The code caches the command writes beside the bundle are this machine's: never packed.
+  writeFileSync(join(outdir, '.npmignore'), 'compile-cache/\n');
+}
+
+/**
+ * Every module of the bundle that imports a Node built-in gets, from esbuild, its own copy of the built-in's
+ * exports (`__toESM(require("node:fs"))`: a getter per export, ~100 for `fs`). ~100 such copies cost ~7 ms of each
+ * start. They are all alike, read-only views of the same module, so the bundle makes one per built-in and shares it.
+ */
+export function shareBuiltinWrappers(code) {
+  const prologue = '"use strict";';
+  if (!code.startsWith(prologue) || !code.includes('var __toESM=')) return code;
+  const shared = 'var __agentHarnessBuiltins=new Map,__toESMBuiltin=(mod,isNodeMode)=>{let key=isNodeMode?1:0,views=__agentHarnessBuiltins.get(mod);return views||__agentHarnessBuiltins.set(mod,views=[]),views[key]??=__toESM(mod,isNodeMode)};';
+  return `${prologue}${shared}${code.slice(prologue.length).replaceAll('__toESM(require("node:', '__toESMBuiltin(require("node:')}`;
 }
 
 /**
@@ -138,7 +158,8 @@ function printVersionFast(args) {
 /** Runs the CLI from dist/ or, in a checkout whose dist/ is missing or stale, from src/ through tsx. */
 async function main() {
   if (printVersionFast(process.argv.slice(2))) return;
-  // Node 22.1+ keeps compiled code between runs (in its cache dir under the OS temp dir); Node 20 has no such cache.
+  // Node 22.1+ keeps the compiled modules of the sources and of the unbundled dist/ between runs (in its cache dir
+  // under the OS temp dir); the bundle has its own code cache, on every Node (bin/bundle-loader.js).
   (await import('node:module')).default.enableCompileCache?.();
   const source = join(root, 'src', 'cli', 'main.ts');
   const fromSource = existsSync(source) && (process.env.AGENT_HARNESS_FROM_SOURCE === '1' || !distIsCurrent());
@@ -147,8 +168,15 @@ async function main() {
     const { tsImport } = await import('tsx/esm/api');
     cli = await tsImport(pathToFileURL(source).href, import.meta.url);
   } else {
-    const bundle = join(root, 'dist', 'bundle', 'main.js');
-    cli = await import(pathToFileURL(existsSync(bundle) ? bundle : join(root, 'dist', 'cli', 'main.js')).href);
+    const bundle = join(root, 'dist', 'bundle', 'main.cjs');
+    if (existsSync(bundle)) {
+      const { cacheDirFor, cacheKey, loadBundle } = await import('./bundle-loader.js');
+      const loaded = loadBundle(bundle, { cacheDir: cacheDirFor(bundle), key: cacheKey(process.argv.slice(2)) });
+      process.exitCode = await loaded.exports.runCli(process.argv.slice(2));
+      loaded.saveCache();
+      return;
+    }
+    cli = await import(pathToFileURL(join(root, 'dist', 'cli', 'main.js')).href);
   }
   process.exitCode = await cli.runCli(process.argv.slice(2));
 }
