@@ -15,8 +15,8 @@ import { getEngine, requireResume } from '../engines/registry.js';
 import type { EngineAdapter, PreparedEngine } from '../engines/engine.js';
 import { carryResumeFlags, withCarriedFlags } from '../engines/resume-flags.js';
 import { applyAgentOptions } from '../engines/agent-options.js';
-import { loadModelScript, parseModelScript, startModelServer, type ModelScript, type ModelServer } from '../model/index.js';
-import { AttemptMetaSchema, type AttemptMeta, type ModelMode, type Completion, type FcmpEvent, type FsDiff } from '../protocol/index.js';
+import { loadModelScript, parseModelScript, type ModelScript, type ModelServer } from '../model/index.js';
+import { AttemptMetaSchema, type AttemptMeta, type ModelMode, type Completion, type FcmpEvent, type FsDiff, type RunIndexEntry } from '../protocol/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { buildEngineEnv, redactEnv } from '../runtime/env.js';
 import { engineVersion } from '../runtime/engine-version.js';
@@ -35,6 +35,7 @@ import { createRaspBuilder } from '../translate/rasp-builder.js';
 import type { CompletionJudgement } from '../translate/completion.js';
 import { exitCodesFromModelRequests } from '../translate/tool-calls.js';
 import { offeredSkills } from './offered-skills.js';
+import { startEarly } from './early-start.js';
 import { createFcmpTranslator } from '../translate/fcmp.js';
 import { buildConformanceReport } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
@@ -127,13 +128,29 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   const hostHome = (request.hostEnv ?? process.env).HOME;
   assertNoEnvLeak([paths.runRoot], hostHome, 'Run root');
   if (request.runDir) assertNoEnvLeak([path.resolve(request.runDir)], hostHome, 'Run directory');
-  let run = request.run ?? await createRun(paths.runRoot, { engine: adapter.id, translateMode, modelMode, script: resolvedScript.script ?? null, startArgs: request.passthrough?.length || request.rawArgs ? request.passthrough ?? [] : null, prompt: request.passthrough?.length || request.rawArgs ? null : request.prompt ?? null, label: request.label ?? null, ...(request.runDir ? { runDir: request.runDir } : {}) });
+  const io: IoMode = request.io ?? 'split';
+  const initStdin = adapter.stdin === 'ignore' ? 'ignore' as const : { text: '' };
+  // The attempt's own model server and its namespaces start now, while the run store does its work: neither needs
+  // the run directory (the server logs requests there, and none comes before the engine runs). The namespaces'
+  // init is a Node process, and its start-up is what a command's first attempt otherwise waits for before its engine
+  // runs. An attempt on a shared server (the fixtures') takes the spare isolation its previous attempt prepared.
+  let requestsLog: string | null = null;
+  const early = modelMode !== 'live' && !request.modelServer ? startEarly({ script: resolvedScript.script, requestsLog: () => requestsLog, isolationMode, namespaceSupport, io, initStdin }) : null;
+  let run: RunIndexEntry;
+  let attempt: number;
+  try {
+    run = request.run ?? await createRun(paths.runRoot, { engine: adapter.id, translateMode, modelMode, script: resolvedScript.script ?? null, startArgs: request.passthrough?.length || request.rawArgs ? request.passthrough ?? [] : null, prompt: request.passthrough?.length || request.rawArgs ? null : request.prompt ?? null, label: request.label ?? null, ...(request.runDir ? { runDir: request.runDir } : {}) });
+    attempt = await reserveAttempt(run.run_dir);
+  } catch (error) {
+    // Nothing of the attempt exists yet: what started early is closed before the error is reported.
+    await early?.close();
+    throw error;
+  }
   const runDir = run.run_dir;
-  const attempt = await reserveAttempt(runDir);
   const audit = attemptAuditPaths(runDir, attempt);
+  requestsLog = audit.modelRequests;
   const auditFailures = new AuditWriteFailures();
   const writer = new RawLogWriter(audit, auditFailures);
-  const io: IoMode = request.io ?? 'split';
   writer.touch(io === 'split' ? ['stdout', 'stderr', 'rasp'] : ['pty', 'timing', 'rasp']);
   fs.writeFileSync(audit.stdin, launch === 'resume' ? `${request.message}\n` : '');
 
@@ -166,7 +183,6 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   /** This attempt's requests: its own server's, or those a shared server (the fixtures') got since it started. */
   const attemptRequests = () => ownedServer?.requests ?? request.modelServer?.requests?.slice(sharedRequestsBefore) ?? [];
   const attemptTmp = path.join(paths.tmpDir, `${run.handle}-${attempt}`);
-  const initStdin = adapter.stdin === 'ignore' ? 'ignore' as const : { text: '' };
   let spareKey: string | null = null;
   let keepNextSpare = (): void => undefined;
   let cleanup: Promise<unknown> | null = null;
@@ -186,6 +202,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       })().catch(() => undefined), // a trust entry left behind stays leased: a later command reclaims it
       isolation?.close().catch(() => undefined),
       ownedServer?.close().catch(() => undefined),
+      early?.close(),
       fs.promises.rm(attemptTmp, { recursive: true, force: true }).catch(() => undefined),
     ]);
     return cleanup;
@@ -197,7 +214,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     if (modelMode !== 'live') {
       if (request.modelServer) modelUrl = request.modelServer.url;
       else {
-        ownedServer = await startModelServer({ ...(resolvedScript.script ? { script: resolvedScript.script } : {}), logFile: audit.modelRequests });
+        ownedServer = await early!.server;
         modelUrl = ownedServer.url;
       }
     }
@@ -216,10 +233,11 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     keepNextSpare = () => {
       if (spareKey && isolation?.record.processes === 'pid-namespace') keepSpare(spareKey, openSpare);
     };
-    isolation = (spareKey ? await takeSpare(spareKey) : null) ?? await openIsolation(isolationOptions);
+    isolation = (spareKey ? await takeSpare(spareKey) : null) ?? await early?.isolation ?? await openIsolation(isolationOptions);
+    early?.taken();
     meta.isolation = isolation.record;
-    // The namespaces' init starts now and sets up while the config is written (split streams only: a PTY or
-    // `script` starts it in their own terminal).
+    // The namespaces' init starts now, unless it started early, and sets up while the config is written (split
+    // streams only: a PTY or `script` starts it in their own terminal).
     if (io === 'split') isolation.prestart(initStdin);
     clock.mark('isolation');
     if (isolation.record.reason !== null && isolation.record.mode === 'auto') {

@@ -96,8 +96,11 @@ export interface ModelServerOptions {
   script?: ModelScript | null;
   /** 0 (default) = ephemeral. */
   port?: number;
-  /** Appends each recorded request as a JSON line, as it is answered. */
-  logFile?: string;
+  /**
+   * Appends each recorded request as a JSON line, as it is answered. A function is asked at each request (an
+   * attempt starts its server before its audit directory exists); its directory must exist then.
+   */
+  logFile?: string | (() => string | null);
 }
 
 /** Headers whose values are secrets: recorded and logged as `[redacted]`. */
@@ -181,13 +184,15 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   /** Responses held open by a `stall` turn; ended by close(). */
   const stalled = new Set<ServerResponse>();
   let port = options.port ?? 0;
-  if (options.logFile) fs.mkdirSync(path.dirname(options.logFile), { recursive: true });
+  const { logFile } = options;
+  if (typeof logFile === 'string') fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const record = (entry: Omit<RecordedRequest, 'seq' | 'ts'>): void => {
     seq += 1;
     const row: RecordedRequest = { seq, ts: new Date().toISOString(), ...entry };
     requests.push(row);
     // Synchronous on purpose: the line is on disk before the answer goes out, even if the engine is killed next.
-    if (options.logFile) fs.appendFileSync(options.logFile, `${JSON.stringify(row)}\n`);
+    const file = typeof logFile === 'function' ? logFile() : logFile;
+    if (file) fs.appendFileSync(file, `${JSON.stringify(row)}\n`);
   };
   const refuse = (method: string, target: string): void => {
     egress.push({ ts: new Date().toISOString(), method, target });

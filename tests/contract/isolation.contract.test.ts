@@ -11,12 +11,15 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAttempt } from '../../src/core/run-attempt.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../../src/runtime/isolation/mode.js';
 import { keepSpare, takeSpare } from '../../src/runtime/isolation/spare.js';
 import { probeNamespaces, probeNamespacesAsync } from '../../src/runtime/isolation/probe.js';
+import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { runProcess, superviseSplit } from '../../src/runtime/process.js';
+import { createRun } from '../../src/runtime/run-store.js';
 import { NETWORK_PROBE, eventually, pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
 
 const support = probeNamespaces();
@@ -254,5 +257,22 @@ describe('fallback and refusal', () => {
       error = e;
     }
     expect(isAgentHarnessError(error, 'CONFIG_INVALID')).toBe(true);
+  });
+});
+
+describe('an attempt that fails before its run directory exists', () => {
+  it('closes the model server and the namespaces it started alongside the run store: no server, socket or init left', async () => {
+    const paths = resolveHarnessPaths({ env: {}, projectRoot: path.join(tmp, 'store-fails'), skillRoots: [] });
+    const run = await createRun(paths.runRoot, { engine: 'codex', translateMode: 0, modelMode: 'scripted', script: null });
+    /** This process's listening servers, sockets and child processes. */
+    const held = () => process.getActiveResourcesInfo().filter((kind) => /ServerWrap|TCPWrap|PipeWrap|ProcessWrap/.test(kind)).sort();
+    const before = held();
+    // The run store refuses the run directory (it already holds a run), after the server and the init started.
+    const error = await runAttempt({ paths, engine: 'codex', launch: 'start', runDir: run.run_dir, prompt: 'hi', isolation: support.available ? 'require' : 'auto' }).catch((e: unknown) => e);
+    expect(isAgentHarnessError(error, 'USAGE_ERROR')).toBe(true);
+    expect((error as Error).message).toMatch(/already holds a run/);
+    // Handles close a moment after what they belong to (a killed child's pipes after its exit): wait, bounded.
+    const same = () => JSON.stringify(held()) === JSON.stringify(before);
+    if (!(await eventually(same, 5_000, 20))) expect(held()).toEqual(before);
   });
 });
