@@ -103,8 +103,10 @@ async function bundleCli() {
     minifyWhitespace: true,
     minifySyntax: true,
     keepNames: true,
-    // The native PTY module loads its prebuilt binary relative to its own files.
+    // The native PTY module loads its prebuilt binary relative to its own files. It is CommonJS: its `import()`
+    // becomes a require(), so the bundle needs no ES-module loader of its own (bin/bundle-loader.js).
     external: ['@lydell/node-pty'],
+    supported: { 'dynamic-import': false },
     // The bundle's one `import.meta.url` (the package root is found from it) is the bundle's own URL, which the
     // loader passes in.
     define: { 'import.meta.url': '__agentHarnessBundleUrl' },

@@ -23,7 +23,7 @@ function bundleReturning(value: string): { file: string; cacheDir: string } {
   const dir = path.join(tmp, `case-${(counter += 1)}`);
   fs.mkdirSync(dir);
   const file = path.join(dir, 'main.cjs');
-  fs.writeFileSync(file, `"use strict";\nexports.value = function value() { return ${JSON.stringify(value)}; };\nexports.url = __agentHarnessBundleUrl;\nexports.fail = function fail() {\n  throw new Error('from the bundle');\n};\n`);
+  fs.writeFileSync(file, `"use strict";\nconst VALUE = ${JSON.stringify(value)};\nexports.value = function value() { return VALUE; };\nexports.url = __agentHarnessBundleUrl;\nexports.fail = function fail() {\n  throw new Error('from the bundle');\n};\n`);
   return { file, cacheDir: path.join(dir, 'compile-cache') };
 }
 
@@ -47,13 +47,14 @@ process.stdout.write(JSON.stringify({ cache: loaded.cache, value }));`;
 }
 
 describe('the code cache of the command bundle', () => {
-  it('is written once the command is done, then accepted by the next start', () => {
+  // `translate` compiles the bundle as a CommonJS module (vm.compileFunction); the others as a vm.Script.
+  it.each(['runs', 'translate'])('is written once the command is done, then accepted by the next start (%s)', (key) => {
     const { file, cacheDir } = bundleReturning('A');
-    expect(loadInChild(file, cacheDir)).toEqual({ cache: 'none', value: 'A' });
+    expect(loadInChild(file, cacheDir, key)).toEqual({ cache: 'none', value: 'A' });
     const [name] = cacheFiles(cacheDir);
-    expect(name).toMatch(new RegExp(`^main\\.cjs-[0-9a-f]{16}-${process.version.replace(/\./g, '\\.')}-${process.arch}-runs\\.cache$`));
+    expect(name).toMatch(new RegExp(`^main\\.cjs-[0-9a-f]{16}-${process.version.replace(/\./g, '\\.')}-${process.arch}-${key}\\.cache$`));
     const inode = fs.statSync(path.join(cacheDir, name!)).ino;
-    expect(loadInChild(file, cacheDir)).toEqual({ cache: 'accepted', value: 'A' });
+    expect(loadInChild(file, cacheDir, key)).toEqual({ cache: 'accepted', value: 'A' });
     // An accepted cache is not written again.
     expect(cacheFiles(cacheDir)).toEqual([name]);
     expect(fs.statSync(path.join(cacheDir, name!)).ino).toBe(inode);
@@ -92,16 +93,16 @@ describe('the code cache of the command bundle', () => {
     expect(loadInChild(file, cacheDir, 'translate').cache).toBe('none');
   });
 
-  it('runs the bundle when the cache is corrupt, and replaces the cache', () => {
+  it.each(['runs', 'translate'])('runs the bundle when the cache is corrupt, and replaces the cache (%s)', (key) => {
     const { file, cacheDir } = bundleReturning('A');
-    loadInChild(file, cacheDir);
+    loadInChild(file, cacheDir, key);
     const cacheFile = path.join(cacheDir, cacheFiles(cacheDir)[0]!);
     const bytes = fs.readFileSync(cacheFile);
     for (const broken of [bytes.subarray(0, bytes.length >> 1), Buffer.alloc(bytes.length, 0x5a), Buffer.alloc(0)]) {
       fs.writeFileSync(cacheFile, broken);
-      expect(loadInChild(file, cacheDir)).toEqual({ cache: 'rejected', value: 'A' });
+      expect(loadInChild(file, cacheDir, key)).toEqual({ cache: 'rejected', value: 'A' });
       expect(fs.readFileSync(cacheFile).equals(broken)).toBe(false);
-      expect(loadInChild(file, cacheDir)).toEqual({ cache: 'accepted', value: 'A' });
+      expect(loadInChild(file, cacheDir, key)).toEqual({ cache: 'accepted', value: 'A' });
     }
   });
 
@@ -114,10 +115,10 @@ describe('the code cache of the command bundle', () => {
     expect(fs.readdirSync(path.dirname(file)).sort()).toEqual(['compile-cache', 'main.cjs']);
   });
 
-  it('gives stack traces with the bundle file and its own line numbers', () => {
+  it.each(['runs', 'translate'])('gives stack traces with the bundle file and its own line numbers (%s)', (key) => {
     const { file, cacheDir } = bundleReturning('A');
-    const loaded = loadBundle(file, { cacheDir, key: 'runs' });
-    expect(() => call(loaded.exports, 'fail')).toThrow(expect.objectContaining({ stack: expect.stringContaining(`${file}:5:`) }));
+    const loaded = loadBundle(file, { cacheDir, key });
+    expect(() => call(loaded.exports, 'fail')).toThrow(expect.objectContaining({ stack: expect.stringContaining(`${file}:6:`) }));
   });
 
   it(`is off with ${COMPILE_CACHE_ENV}=off, elsewhere when it names a directory`, () => {
