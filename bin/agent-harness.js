@@ -132,7 +132,7 @@ async function bundleCli() {
  * exports (`__toESM(require("node:fs"))`: a getter per export, ~100 for `fs`). ~100 such copies cost ~7 ms of each
  * start. They are all alike, read-only views of the same module, so the bundle makes one per built-in and shares it.
  */
-export function shareBuiltinWrappers(code) {
+function shareBuiltinWrappers(code) {
   const prologue = '"use strict";';
   if (!code.startsWith(prologue) || !code.includes('var __toESM=')) return code;
   const shared = 'var __agentHarnessBuiltins=new Map,__toESMBuiltin=(mod,isNodeMode)=>{let key=isNodeMode?1:0,views=__agentHarnessBuiltins.get(mod);return views||__agentHarnessBuiltins.set(mod,views=[]),views[key]??=__toESM(mod,isNodeMode)};';

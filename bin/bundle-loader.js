@@ -1,5 +1,5 @@
 // Loads the command's bundle (dist/bundle/main.cjs, one CommonJS file) through V8 with a code cache, so a start
-// of the command does not compile the same ~1 MB of JavaScript again (issue 13: about 55 ms of a CLI attempt on the
+// of the command does not compile the same ~1 MB of JavaScript again (issue 13: 45–75 ms of a CLI attempt on the
 // 2-core machine; Node 20 has no compile cache of its own, and Node 22's does not cover code run through `vm`).
 //
 // The cache is V8's own (`vm.Script` `cachedData` / `createCachedData`). V8 checks its version and flags, but of the
