@@ -22,8 +22,8 @@ import { resolveHarnessPaths } from '../src/runtime/paths.js';
 import { openIsolation } from '../src/runtime/isolation/attempt-isolation.js';
 import { median, type BenchRow } from './figures.js';
 import {
-  bareCommand, bin, formatSteps, harnessEnv, measure, medianSteps, medians, nativeCodex, projectDir, readAttempt, runDirFromOutput,
-  runProcess, Scratch, secs, times, type AttemptMeta, type BareCommand, type Timing,
+  bareCommand, bin, EXTRA_CA_CERTS, formatSteps, harnessEnv, measure, medianSteps, medians, nativeCodex, projectDir, readAttempt, runDirFromOutput,
+  runProcess, Scratch, secs, times, withoutExtraCaCerts, type AttemptMeta, type BareCommand, type Timing,
 } from './util.js';
 import { distIsCurrent } from './cli-startup.js';
 
@@ -123,7 +123,7 @@ function namespaceWrap(modelUrl: string) {
   };
 }
 
-/** A harness CLI case: `node bin/agent-harness.js start …` in the project dir, tsx or dist. */
+/** A harness CLI case: `node bin/agent-harness.cjs start …` in the project dir, tsx or dist. */
 function cliCase(name: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Case {
   return {
     name,
@@ -164,17 +164,28 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
       // The first attempt writes the engine config the bare runs reuse, and tells their command.
       const first = await cases[0]!.run();
       server = await startModelServer({});
-      const bare = bareCommand(first.meta!, server.url);
+      const bare = bareCommand(first.meta!, server.url, env);
       cases.push(bareCase('bare', scratch, bare));
+      // The shell's NODE_EXTRA_CA_CERTS weighs on every Node start (the harness's, and the launcher's of a bare
+      // codex or claude): the same pair once more without it.
+      if (dist && EXTRA_CA_CERTS) {
+        cases.push(cliCase('harness-dist-noca', args, withoutExtraCaCerts(env), project));
+        cases.push(bareCase('bare-noca', scratch, { ...bare, env: withoutExtraCaCerts(bare.env) }));
+      }
       cases.push(bareCase('bare-ns', scratch, bare, namespaceWrap(server.url)));
       const native = engine === 'codex' ? nativeCodex() : null;
       if (native) cases.push(bareCase('bare-native', scratch, { file: native.file, args: bare.args, env: { ...bare.env, ...native.env } }));
       console.log(` ${engine}: harness runs ${first.meta!.command.executable} ${first.meta!.command.argv.join(' ')} (isolation ${first.meta!.isolation?.network}/${first.meta!.isolation?.processes})`);
       const results = await rounds(cases, count);
       const t = (name: string): Timing[] => results.get(name)!.timings;
-      const isolation = 'harness engine in network + PID namespaces; bare without';
+      const isolation = 'both from the same shell environment (the bare command with the attempt\'s engine variables on top); harness engine in network + PID namespaces, bare without';
       rows.push(compare('cli-attempt', `${engine}: harness CLI (tsx) vs bare`, t('harness-tsx'), t('bare'), '≤ 1.10×', isolation));
       if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare`, t('harness-dist'), t('bare'), '≤ 1.10×', isolation));
+      if (dist && EXTRA_CA_CERTS) {
+        rows.push(compare('cli-attempt', `${engine}: the same, neither with NODE_EXTRA_CA_CERTS`, t('harness-dist-noca'), t('bare-noca'), '≤ 1.10×', `the shell sets NODE_EXTRA_CA_CERTS=${EXTRA_CA_CERTS}, which every Node start reads first`));
+        rows.push(compare('cli-attempt', `${engine}: harness CLI (dist), NODE_EXTRA_CA_CERTS vs none`, t('harness-dist'), t('harness-dist-noca'), null, 'what the certificates cost the harness command (one Node start)'));
+        rows.push(compare('cli-attempt', `${engine}: bare, NODE_EXTRA_CA_CERTS vs none`, t('bare'), t('bare-noca'), null, engine === 'codex' ? 'the npm launcher is a Node start' : 'the engine is a Node program'));
+      }
       rows.push(compare('cli-attempt', `${engine}: bare in namespaces vs bare`, t('bare-ns'), t('bare'), null, 'the same wrapping as the harness (unshare + namespace-init)'));
       if (native) {
         if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare native binary`, t('harness-dist'), t('bare-native'), null, 'both start the native binary (the harness stands in for the npm launcher)'));
@@ -199,6 +210,7 @@ export async function benchInProcessAttempt(options: { rounds?: number } = {}): 
   try {
     const { inProcessCase, bare } = await inProcessSetup(scratch, server);
     const cases = [inProcessCase, bareCase('bare', scratch, bare)];
+    if (EXTRA_CA_CERTS) cases.push(bareCase('bare-noca', scratch, { ...bare, env: withoutExtraCaCerts(bare.env) }));
     // The bare turn on the native binary: what the harness itself costs, the launcher's Node start set aside.
     const native = nativeCodex();
     if (native) cases.push(bareCase('bare-native', scratch, { file: native.file, args: bare.args, env: { ...bare.env, ...native.env } }));
@@ -210,7 +222,8 @@ export async function benchInProcessAttempt(options: { rounds?: number } = {}): 
     cases.push({ ...open.inProcessCase, name: 'runAttempt-open' });
     const results = await rounds(cases, count);
     const t = (name: string): Timing[] => results.get(name)!.timings;
-    const rows = [compare('inproc-attempt', 'codex: runAttempt vs bare', t('runAttempt'), t('bare'), '≤ 1.05×', 'harness: native binary in network + PID namespaces; bare: `codex` as installed (the npm launcher), no namespaces')];
+    const rows = [compare('inproc-attempt', 'codex: runAttempt vs bare', t('runAttempt'), t('bare'), '≤ 1.05×', 'harness: native binary in network + PID namespaces; bare: `codex` as installed (the npm launcher), no namespaces, from this process\'s environment')];
+    if (EXTRA_CA_CERTS) rows.push(compare('inproc-attempt', 'codex: runAttempt vs bare without NODE_EXTRA_CA_CERTS', t('runAttempt'), t('bare-noca'), '≤ 1.05×', 'the bare launcher\'s Node start without reading the extra certificates'));
     if (native) {
       rows.push(compare('inproc-attempt', 'codex: runAttempt vs bare native binary', t('runAttempt'), t('bare-native'), null, "the harness's own cost: both start the native binary"));
       rows.push(compare('inproc-attempt', 'codex: npm launcher vs native binary (bare)', t('bare'), t('bare-native'), null, 'what the launcher costs every bare turn: a Node start, and on Node 20 a second process'));
@@ -265,7 +278,7 @@ export async function inProcessSetup(scratch: Scratch, server: ModelServer, opti
         return { timing: { ...timing, wall: value.wall }, meta: value };
       },
     },
-    bare: bareCommand(first, server.url),
+    bare: bareCommand(first, server.url, hostEnv),
     fresh: () => scratch.dir('bare'),
   };
 }

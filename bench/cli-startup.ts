@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { BenchRow } from './figures.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bin = path.join(root, 'bin', 'agent-harness.js');
+const bin = path.join(root, 'bin', 'agent-harness.cjs');
 const RUNS = 10;
 
 /** Median wall time in ms of `node ...args` run RUNS times; throws with its stderr when a run exits non-zero. */

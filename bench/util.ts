@@ -13,7 +13,7 @@ import { median } from './figures.js';
 import { resolveCodexNativeLaunch } from '../src/engines/codex/native-launch.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const bin = path.join(root, 'bin', 'agent-harness.js');
+export const bin = path.join(root, 'bin', 'agent-harness.cjs');
 
 const CLK_TCK = 100;
 
@@ -154,12 +154,18 @@ export interface BareCommand {
   env: NodeJS.ProcessEnv;
 }
 
-/** Rebuilds the engine command of `meta` for a bare run against `modelUrl` (the redacted key replaced). */
-export function bareCommand(meta: AttemptMeta, modelUrl: string): BareCommand {
+/**
+ * Rebuilds the engine command of `meta` for a bare run against `modelUrl` (the redacted key replaced), as a user
+ * would type it in the shell the harness command runs from: `shell` (the harness's own environment) with the
+ * attempt's engine variables set on top (HOME, CODEX_HOME, proxies, …), so both sides start from the same
+ * environment. What the harness drops from an engine's environment (NODE_EXTRA_CA_CERTS, say) still reaches the
+ * bare command, as it would from that shell.
+ */
+export function bareCommand(meta: AttemptMeta, modelUrl: string, shell: NodeJS.ProcessEnv): BareCommand {
   const old = meta.model.base_url;
   if (!old) throw new Error('bench: the attempt has no scripted model URL');
   const swap = (value: string): string => value.split(old).join(modelUrl);
-  const env: NodeJS.ProcessEnv = {};
+  const env: NodeJS.ProcessEnv = { ...shell };
   for (const [key, value] of Object.entries(meta.env)) env[key] = value === '[redacted]' ? 'bench-key' : swap(value);
   // The engine's TMPDIR is per attempt and removed with it: give the bare run one that exists.
   if (env.TMPDIR) fs.mkdirSync(env.TMPDIR, { recursive: true });
@@ -214,6 +220,20 @@ export function harnessEnv(dataDir: string, home: string): NodeJS.ProcessEnv {
   delete env.AGENT_HARNESS_RUN_ROOT;
   delete env.AGENT_HARNESS_ISOLATION;
   return env;
+}
+
+/**
+ * Node reads every certificate of NODE_EXTRA_CA_CERTS when it starts, before any script runs: with the 144 of
+ * /etc/ssl/certs/ca-certificates.crt that costs each Node process ~45 ms on the bench machine. The variable, when
+ * the shell sets it, or null.
+ */
+export const EXTRA_CA_CERTS = process.env.NODE_EXTRA_CA_CERTS || null;
+
+/** A copy of `env` without NODE_EXTRA_CA_CERTS. */
+export function withoutExtraCaCerts(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const copy = { ...env };
+  delete copy.NODE_EXTRA_CA_CERTS;
+  return copy;
 }
 
 /** A project directory for the harness (a package.json, no skills), so the project root is not the caller's. */

@@ -3,7 +3,6 @@
  * contract of output.ts, then turn the result into an exit status.
  */
 import process from 'node:process';
-import { z } from 'zod';
 import type { AttemptResult } from '../core/attempt-result.js';
 import { runAttempt, type AttemptRequest, type IoMode } from '../core/run-attempt.js';
 import type { TranslateMode } from '../protocol/index.js';
@@ -11,10 +10,6 @@ import { shouldUsePassthrough } from '../runtime/passthrough.js';
 import { reportCliError, exitStatusFor } from './errors.js';
 import { signalExitStatus } from './interrupt.js';
 import { liveHandlers, printFinished, printReady, type CliStreams } from './output.js';
-
-// A command runs one attempt and exits: zod's JIT (a compiled parser per schema, built on its first parse) costs more
-// than it saves in a process that parses each schema once or twice (8.5 ms against 5 ms for the attempt meta).
-z.config({ jitless: true });
 
 /** Picks the terminal wiring: live passthrough only for view 0 on a real terminal (seed 001, Decision 6). */
 export function chooseIo(translate: TranslateMode, requested: IoMode | undefined): IoMode {

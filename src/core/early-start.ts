@@ -35,11 +35,14 @@ export function startEarly(options: {
 }): EarlyStart {
   const server = startModelServer({ ...(options.script ? { script: options.script } : {}), logFile: options.requestsLog });
   const mode = options.isolationMode;
-  const isolation = mode === null ? null : server.then(async (started) => {
-    const opened = await openIsolation({ mode, modelUrl: started.url, ...(options.namespaceSupport ? { support: await options.namespaceSupport } : {}) });
-    if (options.io === 'split') opened.prestart(options.initStdin);
-    return opened;
-  });
+  // The init starts as soon as the server listens (its port is forwarded into the namespace), while the probe's
+  // trial may still run: openIsolation kills it if the verdict is that namespaces are unavailable.
+  const isolation = mode === null ? null : server.then((started) => openIsolation({
+    mode,
+    modelUrl: started.url,
+    ...(options.namespaceSupport ? { support: options.namespaceSupport } : {}),
+    ...(options.io === 'split' ? { prestart: options.initStdin } : {}),
+  }));
   // Each is awaited where the attempt uses it, and a failure is reported there, as a failed attempt.
   server.catch(() => undefined);
   isolation?.catch(() => undefined);

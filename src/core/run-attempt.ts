@@ -225,11 +225,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     // With a shared model server (the fixtures': more attempts follow in this process) the previous attempt left an
     // isolation ready, its init already waiting; the next one is prepared when this attempt ends.
     spareKey = request.modelServer && io === 'split' && modelUrl !== null ? `${isolationOptions.mode}|${modelUrl}|${adapter.stdin}` : null;
-    const openSpare = async (): Promise<AttemptIsolation> => {
-      const opened = await openIsolation(isolationOptions);
-      opened.prestart(initStdin);
-      return opened;
-    };
+    const openSpare = (): Promise<AttemptIsolation> => openIsolation({ ...isolationOptions, prestart: initStdin });
     keepNextSpare = () => {
       if (spareKey && isolation?.record.processes === 'pid-namespace') keepSpare(spareKey, openSpare);
     };

@@ -16,7 +16,7 @@ import { isAgentHarnessError } from '../../src/errors/index.js';
 import { openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../../src/runtime/isolation/mode.js';
 import { keepSpare, takeSpare } from '../../src/runtime/isolation/spare.js';
-import { probeNamespaces, probeNamespacesAsync } from '../../src/runtime/isolation/probe.js';
+import { findNamespaceTools, probeNamespaces, probeNamespacesAsync, type NamespaceSupport } from '../../src/runtime/isolation/probe.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { runProcess, superviseSplit } from '../../src/runtime/process.js';
 import { createRun } from '../../src/runtime/run-store.js';
@@ -257,6 +257,33 @@ describe('fallback and refusal', () => {
       error = e;
     }
     expect(isAgentHarnessError(error, 'CONFIG_INVALID')).toBe(true);
+  });
+});
+
+describe('an init started before the probe\'s verdict', () => {
+  /** This process's listening servers, sockets and child processes. */
+  const held = () => process.getActiveResourcesInfo().filter((kind) => /ServerWrap|TCPWrap|PipeWrap|ProcessWrap/.test(kind)).sort();
+  const socketDirs = () => fs.readdirSync(os.tmpdir().length <= 60 ? os.tmpdir() : '/tmp').filter((name) => name.startsWith('ah-ns-')).sort();
+
+  it.runIf(findNamespaceTools().verdict === null)('is killed, with its sockets, when the verdict is that namespaces are unavailable: fallback under auto, refusal under require', async () => {
+    for (const mode of ['auto', 'require'] as const) {
+      const before = held();
+      const dirsBefore = socketDirs();
+      let verdict: (support: NamespaceSupport) => void = () => undefined;
+      const trial = new Promise<NamespaceSupport>((resolve) => {
+        verdict = resolve;
+      });
+      const opening = openIsolation({ mode, modelUrl, support: trial, prestart: 'ignore' }).catch((e: unknown) => e);
+      // The init runs (a child process with its pipes) while the trial has not answered yet.
+      expect(await eventually(() => held().filter((kind) => kind === 'ProcessWrap').length > before.filter((kind) => kind === 'ProcessWrap').length, 5_000, 10)).toBe(true);
+      verdict({ available: false, unshare: null, ip: null, reason: 'user namespaces are disabled (test)' });
+      const opened = await opening;
+      if (mode === 'auto') expect((opened as { record: unknown }).record).toEqual({ mode: 'auto', network: 'proxy-only', processes: 'process-group', reason: 'user namespaces are disabled (test)' });
+      else expect(isAgentHarnessError(opened, 'ISOLATION_UNAVAILABLE')).toBe(true);
+      const same = () => JSON.stringify(held()) === JSON.stringify(before);
+      if (!(await eventually(same, 5_000, 20))) expect(held()).toEqual(before);
+      expect(socketDirs()).toEqual(dirsBefore);
+    }
   });
 });
 

@@ -2,7 +2,7 @@
  * Puts one engine process in its own namespaces (Linux, util-linux `unshare`, no privileges needed):
  *
  * - a **network namespace** with only loopback (scripted mode): nothing the agent runs can connect anywhere but
- *   127.0.0.1, proxy variables or not. The model server stays outside; inside, `runtime/namespace-init.mjs`
+ *   127.0.0.1, proxy variables or not. The model server stays outside; inside, `runtime/namespace-init.cjs`
  *   listens on the same 127.0.0.1 port and pipes each connection to a Unix socket here, which pipes it on to the
  *   server. So the engine's configured base URL works unchanged.
  * - a **PID namespace** whose first process is that init: when it exits (the engine exited, or the harness died
@@ -21,18 +21,28 @@ import { PACKAGE_ROOT } from '../executables.js';
 import { killGroup, type ProcessResult } from '../process-result.js';
 import { spawnSplit, type SpawnedSplit, type SpawnSplitOptions } from '../process.js';
 import type { IsolationMode, IsolationRecord } from '../../protocol/index.js';
-import { probeNamespaces, type NamespaceSupport } from './probe.js';
+import { findNamespaceTools, probeNamespacesAsync, type NamespaceSupport } from './probe.js';
 
 /** The init script, at the package root in a checkout and in the published package alike. */
-export const NAMESPACE_INIT = path.join(PACKAGE_ROOT, 'runtime', 'namespace-init.mjs');
+export const NAMESPACE_INIT = path.join(PACKAGE_ROOT, 'runtime', 'namespace-init.cjs');
 
 /** What {@link openIsolation} needs. */
 export interface OpenIsolationOptions {
   mode: IsolationMode;
   /** The model server's URL (scripted mode), or null (live mode: the host network is kept on purpose). */
   modelUrl: string | null;
-  /** Probe result to use instead of probing (tests). */
-  support?: NamespaceSupport;
+  /**
+   * Probe result to use instead of probing (tests), or a probe under way (an attempt starts one first, so the trial
+   * runs while its run directory is made).
+   */
+  support?: NamespaceSupport | Promise<NamespaceSupport>;
+  /**
+   * Starts the init at once ({@link AttemptIsolation.prestart} with this stdin), without waiting for the probe's
+   * verdict: the trial and the init's start-up (a Node start) then run side by side. When the verdict is that
+   * namespaces are unavailable, the init is killed before it was sent anything, and the isolation is the fallback
+   * (or ISOLATION_UNAVAILABLE in mode `require`), as without this option.
+   */
+  prestart?: SpawnSplitOptions['stdin'];
 }
 
 /** An attempt's isolation, ready to wrap the engine command. */
@@ -205,18 +215,20 @@ function withoutNamespaces(mode: IsolationMode, modelUrl: string | null, reason:
 export async function openIsolation(options: OpenIsolationOptions): Promise<AttemptIsolation> {
   const { mode, modelUrl } = options;
   if (mode === 'off') return withoutNamespaces(mode, modelUrl, 'isolation off (--isolation off)');
-  const support = options.support ?? probeNamespaces();
-  if (!support.available || !support.unshare) {
-    const reason = support.reason ?? 'namespaces unavailable';
-    if (mode === 'require') throw new AgentHarnessError('ISOLATION_UNAVAILABLE', `Namespace isolation was required but is unavailable: ${reason}.`, { details: { reason } });
+  const refuse = (reason: string, required: string): AttemptIsolation => {
+    if (mode === 'require') throw new AgentHarnessError('ISOLATION_UNAVAILABLE', `${required}: ${reason}.`, { details: { reason } });
     return withoutNamespaces(mode, modelUrl, reason);
-  }
+  };
+  const unavailable = (support: NamespaceSupport): AttemptIsolation => refuse(support.reason ?? 'namespaces unavailable', 'Namespace isolation was required but is unavailable');
+  // The tools are found at once; whether they work, the trial says (given, under way, or started here).
+  const given = options.support instanceof Promise ? null : options.support ?? null;
+  const tools = given ? { unshare: given.unshare, ip: given.ip, verdict: given.available && given.unshare ? null : given } : findNamespaceTools();
+  if (tools.verdict) return unavailable(tools.verdict);
+  const trial = given ?? options.support ?? probeNamespacesAsync();
   const ownNetwork = modelUrl !== null;
   const port = modelUrl === null ? null : loopbackPort(modelUrl);
   if (ownNetwork && port === null) {
-    const reason = `the model URL ${modelUrl} is not on loopback, so it cannot be forwarded into a network namespace`;
-    if (mode === 'require') throw new AgentHarnessError('ISOLATION_UNAVAILABLE', `Namespace isolation was required: ${reason}.`, { details: { reason } });
-    return withoutNamespaces(mode, modelUrl, reason);
+    return refuse(`the model URL ${modelUrl} is not on loopback, so it cannot be forwarded into a network namespace`, 'Namespace isolation was required');
   }
 
   const dir = socketDir();
@@ -234,13 +246,13 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     fs.rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  const config = { ip: ownNetwork ? support.ip : null, lifeline: lifelineSocket, forwards: port === null ? [] : [{ port, socket: modelSocket }] };
+  const config = { ip: ownNetwork ? tools.ip : null, lifeline: lifelineSocket, forwards: port === null ? [] : [{ port, socket: modelSocket }] };
   const unshareFlags = ['--map-root-user', ...(ownNetwork ? ['--net'] : []), '--pid', '--fork', '--kill-child', '--mount-proc'];
-  const initCommand = [support.unshare, ...unshareFlags, process.execPath, NAMESPACE_INIT, JSON.stringify(config)];
+  const initCommand = [tools.unshare!, ...unshareFlags, process.execPath, NAMESPACE_INIT, JSON.stringify(config)];
   let prestarted: SpawnedSplit | null = null;
   let launched = false;
   let closed = false;
-  return {
+  const opened: AttemptIsolation = {
     record: { mode, network: ownNetwork ? 'namespace' : 'host', processes: 'pid-namespace', reason: null },
     wrap: (file, args) => ({ file: initCommand[0]!, args: [...initCommand.slice(1), file, ...args] }),
     prestart: (stdin) => {
@@ -287,4 +299,12 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+  if (options.prestart !== undefined) opened.prestart(options.prestart);
+  const support = await trial;
+  if (!support.available || !support.unshare) {
+    // The init, if started, was sent nothing: it is killed with its group, and its sockets go.
+    await opened.close();
+    return unavailable(support);
+  }
+  return opened;
 }

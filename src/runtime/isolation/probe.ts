@@ -47,7 +47,7 @@ export interface ProbeOptions {
 /** Probes namespace support (cached for the process; `refresh` probes again). */
 export function probeNamespaces(options: ProbeOptions = {}): NamespaceSupport {
   if (cached && !options.refresh) return cached;
-  const tools = findTools(options.hostPath ?? process.env.PATH);
+  const tools = findNamespaceTools(options.hostPath ?? process.env.PATH);
   if (tools.verdict) return (cached = tools.verdict);
   const trial = spawnSync(tools.unshare!, trialArgs(tools.ip!), { encoding: 'utf8', timeout: TRIAL_TIMEOUT_MS, stdio: ['ignore', 'ignore', 'pipe'] });
   cached = judgeTrial(tools, trial.error ?? null, trial.status, trial.stderr);
@@ -61,7 +61,7 @@ export function probeNamespaces(options: ProbeOptions = {}): NamespaceSupport {
 export function probeNamespacesAsync(options: ProbeOptions = {}): Promise<NamespaceSupport> {
   if (pending && !options.refresh) return pending;
   if (cached && !options.refresh) return Promise.resolve(cached);
-  const tools = findTools(options.hostPath ?? process.env.PATH);
+  const tools = findNamespaceTools(options.hostPath ?? process.env.PATH);
   if (tools.verdict) return Promise.resolve((cached = tools.verdict));
   const probe = new Promise<NamespaceSupport>((resolve) => {
     execFile(tools.unshare!, trialArgs(tools.ip!), { encoding: 'utf8', timeout: TRIAL_TIMEOUT_MS }, (error, _stdout, stderr) => {
@@ -85,24 +85,29 @@ function trialArgs(ip: string): string[] {
   return ['-rnpf', '--kill-child', '--mount-proc', ip, 'link', 'set', 'lo', 'up'];
 }
 
-interface Tools {
+/** What {@link findNamespaceTools} found. */
+export interface NamespaceTools {
   unshare: string | null;
   ip: string | null;
   /** Set when namespaces are unavailable before any trial (platform, a missing tool). */
   verdict: NamespaceSupport | null;
 }
 
-function findTools(hostPath: string | undefined): Tools {
+/**
+ * The tools an attempt's namespaces need, found without running anything (the probe's first step): where the
+ * trial would run them, and a verdict when it can already tell they are unavailable.
+ */
+export function findNamespaceTools(hostPath: string | undefined = process.env.PATH): NamespaceTools {
   const unshare = findTool('unshare', hostPath);
   const ip = findTool('ip', hostPath);
-  const unavailable = (reason: string): Tools => ({ unshare, ip, verdict: { available: false, unshare, ip, reason } });
+  const unavailable = (reason: string): NamespaceTools => ({ unshare, ip, verdict: { available: false, unshare, ip, reason } });
   if (process.platform !== 'linux') return unavailable(`namespaces are Linux-only (this is ${process.platform})`);
   if (!unshare) return unavailable('util-linux `unshare` was not found (apt install util-linux)');
   if (!ip) return unavailable('iproute2 `ip` was not found (apt install iproute2)');
   return { unshare, ip, verdict: null };
 }
 
-function judgeTrial(tools: Tools, error: Error | null, status: number | null, stderr: string): NamespaceSupport {
+function judgeTrial(tools: NamespaceTools, error: Error | null, status: number | null, stderr: string): NamespaceSupport {
   const { unshare, ip } = tools;
   if (error) return { available: false, unshare, ip, reason: `unshare could not run: ${error.message}` };
   if (status !== 0) {

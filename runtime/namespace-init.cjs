@@ -1,6 +1,6 @@
 // The first process inside an attempt's namespaces (started by `unshare --fork --pid --kill-child`, so it is
-// PID 1 there). Plain JavaScript with no imports beyond Node, so it starts fast and runs the same from a checkout
-// and from dist. It:
+// PID 1 there). Plain CommonJS with nothing beyond Node's own modules, so it starts fast (no ES-module loader:
+// ~4 ms less) and runs the same from a checkout and from dist. It:
 //   1. brings the loopback interface of the fresh network namespace up (`ip link set lo up`),
 //   2. listens on 127.0.0.1:<port> for each forwarded port and pipes every connection to a Unix socket of the
 //      harness (the model server lives outside the namespace; a path socket crosses network namespaces),
@@ -14,11 +14,12 @@
 // It never writes to stdout or stderr: those carry the engine's stream. Signals are not forwarded: the harness
 // signals the whole process group (the engine is in it), and PID 1 ignores signals it has no handler for.
 //
-// argv: node namespace-init.mjs <config JSON> [<engine file> [engine args...]]
+// argv: node namespace-init.cjs <config JSON> [<engine file> [engine args...]]
 // config: { "ip": "/usr/sbin/ip" | null, "lifeline": "<socket path>", "forwards": [{ "port": 1234, "socket": "<path>" }] }
-import { spawn, spawnSync } from 'node:child_process';
-import net from 'node:net';
-import { constants } from 'node:os';
+'use strict';
+const { spawn, spawnSync } = require('node:child_process');
+const net = require('node:net');
+const { constants } = require('node:os');
 
 const [configText, file, ...args] = process.argv.slice(2);
 const config = JSON.parse(configText);

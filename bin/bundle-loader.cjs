@@ -13,21 +13,24 @@
 // `translate` is the exception: it streams inputs of any size, and a bundle run as a `vm.Script` grew its heap with
 // the input (peak RSS 70 MiB at 100 MiB of input, 86 at 200; the same code compiled as a CommonJS module stays at
 // 70). It is compiled as Node compiles a module (`vm.compileFunction`), with the cache V8 makes as it compiles.
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { basename, dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import vm from 'node:vm';
+//
+// CommonJS, like the bin that loads it: a process whose entry point is CommonJS never starts Node's ES-module loader.
+'use strict';
+const { createHash } = require('node:crypto');
+const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
+const { basename, dirname, join } = require('node:path');
+const { pathToFileURL } = require('node:url');
+const vm = require('node:vm');
 
 /** Environment variable: `off` disables the code cache; a directory puts it there instead of beside the bundle. */
-export const COMPILE_CACHE_ENV = 'AGENT_HARNESS_COMPILE_CACHE';
+const COMPILE_CACHE_ENV = 'AGENT_HARNESS_COMPILE_CACHE';
 
 /**
  * The cache's name for a command line: its command word, and for `start` the engine (the code an attempt runs
  * differs by engine). Only lower-case words are used, so no argument can name a path.
  */
-export function cacheKey(args) {
+function cacheKey(args) {
   const word = (value) => (typeof value === 'string' && /^[a-z][a-z0-9-]{0,31}$/.test(value) ? value : null);
   const command = word(args[0]);
   if (command === null) return 'main';
@@ -36,7 +39,7 @@ export function cacheKey(args) {
 }
 
 /** Where the cache goes: `AGENT_HARNESS_COMPILE_CACHE` (a directory, or `off`: null), else beside the bundle. */
-export function cacheDirFor(bundleFile, env = process.env) {
+function cacheDirFor(bundleFile, env = process.env) {
   const setting = env[COMPILE_CACHE_ENV]?.trim();
   if (setting === 'off' || setting === '0') return null;
   return setting ? setting : join(dirname(bundleFile), 'compile-cache');
@@ -48,7 +51,7 @@ export function cacheDirFor(bundleFile, env = process.env) {
  * call once the command is done: it writes the cache where none was accepted and removes the caches of other
  * builds of the bundle. It never throws.
  */
-export function loadBundle(file, { cacheDir, key }) {
+function loadBundle(file, { cacheDir, key }) {
   const bytes = readFileSync(file);
   const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
   const stem = `${basename(file)}-${hash}-`;
@@ -120,3 +123,5 @@ function writeCache(cacheFile, bundleFile, stem, data) {
     }
   }
 }
+
+module.exports = { COMPILE_CACHE_ENV, cacheKey, cacheDirFor, loadBundle };

@@ -8,17 +8,21 @@
 // reads them; dist/ is used only when the same walk gives the same text now. An edit, a new, deleted or renamed
 // file, a branch switch, or a file restored with an older mtime all change it; the walk stats ~200 entries (a few
 // ms). AGENT_HARNESS_FROM_SOURCE=1 forces tsx (stack traces in .ts, a debugger on the sources).
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+//
+// CommonJS (as is bin/bundle-loader.cjs): a process whose entry point is an ES module starts Node's ES-module loader
+// first, ~4 ms of every command; the bundle is CommonJS too, so a command from dist/ never needs that loader. The
+// sources (tsx) and the unbundled dist/ are ES modules, imported.
+'use strict';
+const { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } = require('node:fs');
+const { dirname, join } = require('node:path');
+const { pathToFileURL } = require('node:url');
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(__dirname, '..');
 const stampFile = join(root, 'dist', '.build-stamp');
 const fingerprinted = ['tsconfig.json', 'tsconfig.build.json'];
 
 /** One line per file under src/ and per tsconfig: path, size, mtime. Sorted, so equal trees give equal text. */
-export function sourceFingerprint() {
+function sourceFingerprint() {
   const lines = [];
   const walk = (dir, rel) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -50,7 +54,7 @@ function distIsCurrent() {
  * prepack and then prepare); `lenient` (prepare, on `npm ci`) reports a failed or impossible build and exits 0,
  * since the bin then runs the sources through tsx and `npm test` type-checks anyway.
  */
-export async function buildDist({ ifStale = false, lenient = false } = {}) {
+async function buildDist({ ifStale = false, lenient = false } = {}) {
   if (ifStale && distIsCurrent()) return;
   const fail = (message) => {
     console.error(`agent-harness build: ${message}`);
@@ -59,14 +63,14 @@ export async function buildDist({ ifStale = false, lenient = false } = {}) {
   };
   let tsc;
   try {
-    tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    tsc = require.resolve('typescript/bin/tsc');
   } catch {
     return fail('typescript is not installed (dev dependencies omitted?); dist/ was not built.');
   }
   const fingerprint = sourceFingerprint();
   rmSync(stampFile, { force: true });
   // Loaded here, not at the top: every start of the command (`--version` first) would load child_process for nothing.
-  const { spawnSync } = await import('node:child_process');
+  const { spawnSync } = require('node:child_process');
   const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) return fail(`tsc -p tsconfig.build.json failed (${result.error?.message ?? `exit status ${result.status ?? result.signal}`}).`);
   await bundleCli();
@@ -75,7 +79,7 @@ export async function buildDist({ ifStale = false, lenient = false } = {}) {
 
 /**
  * Bundles the command (dist/cli/main.js and what it imports, dependencies included) into one CommonJS file,
- * dist/bundle/main.cjs, which the bin runs through V8 with a code cache (bin/bundle-loader.js). Node resolves,
+ * dist/bundle/main.cjs, which the bin runs through V8 with a code cache (bin/bundle-loader.cjs). Node resolves,
  * reads and compiles ~150 small ES modules per attempt otherwise (bench/RESULTS.md). The lazy imports stay lazy:
  * esbuild turns each dynamically imported module into a function run on its first import, so `--version`, `runs`
  * and `translate` still run no model server, PTY or attempt code. The library entry points (`exports`) stay
@@ -86,7 +90,7 @@ async function bundleCli() {
   rmSync(outdir, { recursive: true, force: true });
   let esbuild;
   try {
-    esbuild = createRequire(import.meta.url)('esbuild');
+    esbuild = require('esbuild');
   } catch {
     console.error('agent-harness build: esbuild is not installed; the command runs the unbundled dist/ (slower start).');
     return;
@@ -104,7 +108,7 @@ async function bundleCli() {
     minifySyntax: true,
     keepNames: true,
     // The native PTY module loads its prebuilt binary relative to its own files. It is CommonJS: its `import()`
-    // becomes a require(), so the bundle needs no ES-module loader of its own (bin/bundle-loader.js).
+    // becomes a require(), so the bundle needs no ES-module loader of its own (bin/bundle-loader.cjs).
     external: ['@lydell/node-pty'],
     supported: { 'dynamic-import': false },
     // The bundle's one `import.meta.url` (the package root is found from it) is the bundle's own URL, which the
@@ -161,18 +165,18 @@ function printVersionFast(args) {
 async function main() {
   if (printVersionFast(process.argv.slice(2))) return;
   // Node 22.1+ keeps the compiled modules of the sources and of the unbundled dist/ between runs (in its cache dir
-  // under the OS temp dir); the bundle has its own code cache, on every Node (bin/bundle-loader.js).
-  (await import('node:module')).default.enableCompileCache?.();
+  // under the OS temp dir); the bundle has its own code cache, on every Node (bin/bundle-loader.cjs).
+  require('node:module').enableCompileCache?.();
   const source = join(root, 'src', 'cli', 'main.ts');
   const fromSource = existsSync(source) && (process.env.AGENT_HARNESS_FROM_SOURCE === '1' || !distIsCurrent());
   let cli;
   if (fromSource) {
     const { tsImport } = await import('tsx/esm/api');
-    cli = await tsImport(pathToFileURL(source).href, import.meta.url);
+    cli = await tsImport(pathToFileURL(source).href, pathToFileURL(__filename).href);
   } else {
     const bundle = join(root, 'dist', 'bundle', 'main.cjs');
     if (existsSync(bundle)) {
-      const { cacheDirFor, cacheKey, loadBundle } = await import('./bundle-loader.js');
+      const { cacheDirFor, cacheKey, loadBundle } = require('./bundle-loader.cjs');
       const loaded = loadBundle(bundle, { cacheDir: cacheDirFor(bundle), key: cacheKey(process.argv.slice(2)) });
       process.exitCode = await loaded.exports.runCli(process.argv.slice(2));
       loaded.saveCache();
@@ -183,13 +187,12 @@ async function main() {
   process.exitCode = await cli.runCli(process.argv.slice(2));
 }
 
-/** True when node runs this file (npx runs it through a symlink); false when the build scripts import it. */
-function isEntryPoint() {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
-  } catch {
-    return false;
-  }
-}
+module.exports = { buildDist, sourceFingerprint };
 
-if (isEntryPoint()) await main();
+// Run by node (npx runs it through a symlink, which Node resolves), not required by the build scripts.
+if (require.main === module) {
+  main().catch((error) => {
+    process.exitCode = 1;
+    console.error(error);
+  });
+}
