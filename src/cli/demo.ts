@@ -29,7 +29,6 @@ export async function demoScript(): Promise<ModelScript> {
 
 /** Runs the demo; returns the exit status. */
 export async function demoCommand(streams: CliStreams, engine: string): Promise<number> {
-  await import('./zod-jitless.js');
   const { runAttemptCommand } = await import('./attempt-command.js');
   const paths = resolveHarnessPaths({ skillRoots: [path.join(PACKAGE_ROOT, 'fixtures', 'skills')] });
   const { status, result } = await runAttemptCommand(streams, {

@@ -21,7 +21,6 @@ export function registerResume(program: Command, streams: CliStreams, setExit: (
     .option('--isolation <mode>', 'namespaces for the engine: auto (default), require, off', parseIsolationMode)
     .addHelpText('after', '\nExample:\n  agent-harness resume 3f9a01bc "now add a README"')
     .action(async (handle: string, message: string, options: { translate?: TranslateMode; script?: string; timeoutMs?: number; isolation?: IsolationMode }) => {
-      await import('./zod-jitless.js');
       const [{ resolveRunSelector }, { recoverRun }, { chooseIo, runAttemptCommand }] = await Promise.all([
         import('../runtime/run-store.js'),
         import('../core/seal-attempt.js'),

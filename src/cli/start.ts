@@ -52,7 +52,6 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
  */
 export async function startCommand(streams: CliStreams, engine: string, rawArgs: readonly string[], options: StartCommandOptions, direct = false): Promise<number> {
   // Loaded here, not at the top: `--version` and `--help` must not load the run store, the engines or the model.
-  await import('./zod-jitless.js');
   const [{ resolveRunSelector }, { chooseIo, runAttemptCommand }] = await Promise.all([import('../runtime/run-store.js'), import('./attempt-command.js')]);
   const { args, translate: inlineTranslate } = extractTranslateFlag(rawArgs);
   const translate = inlineTranslate ?? options.translate ?? 0;

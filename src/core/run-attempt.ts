@@ -414,7 +414,9 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       harnessError = failed;
       meta.error = { code: failed.code, message: failed.message };
     }
-    await auditFailures.attemptAsync(audit.meta, () => writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta)));
+    // Checked once, so without zod's JIT: compiling a parser for the meta's ~30 object schemas costs a command's only
+    // attempt ~6 ms more than it saves (the index's lines, parsed by the hundred, keep the JIT).
+    await auditFailures.attemptAsync(audit.meta, () => writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta, { jitless: true })));
     if (auditFailures.has(audit.meta)) harnessError = auditWriteFailed(audit, attempt, auditFailures.list, harnessError);
     run = await runUpdated;
     // Last, so the next attempt's namespaces start after this one's bookkeeping, not during it.
