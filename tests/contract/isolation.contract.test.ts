@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAttempt } from '../../src/core/run-attempt.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
-import { openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
+import { NAMESPACE_INIT, openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../../src/runtime/isolation/mode.js';
 import { keepSpare, takeSpare } from '../../src/runtime/isolation/spare.js';
 import { findNamespaceTools, probeNamespaces, probeNamespacesAsync, type NamespaceSupport } from '../../src/runtime/isolation/probe.js';
@@ -261,28 +261,48 @@ describe('fallback and refusal', () => {
 });
 
 describe('an init started before the probe\'s verdict', () => {
-  /** This process's listening servers, sockets and child processes. */
-  const held = () => process.getActiveResourcesInfo().filter((kind) => /ServerWrap|TCPWrap|PipeWrap|ProcessWrap/.test(kind)).sort();
-  const socketDirs = () => fs.readdirSync(os.tmpdir().length <= 60 ? os.tmpdir() : '/tmp').filter((name) => name.startsWith('ah-ns-')).sort();
+  /**
+   * The inits this process started, by pid, with their socket directory: `unshare`, this process's child, has the
+   * init script and its config on its command line (a zombie's is empty: gone).
+   */
+  const ownInits = (): Map<number, string> => {
+    const found = new Map<number, string>();
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+        if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
+        const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+        const at = argv.indexOf(NAMESPACE_INIT);
+        if (at >= 0) found.set(Number(entry), path.dirname((JSON.parse(argv[at + 1]!) as { lifeline: string }).lifeline));
+      } catch {
+        // exited meanwhile
+      }
+    }
+    return found;
+  };
 
   it.runIf(findNamespaceTools().verdict === null)('is killed, with its sockets, when the verdict is that namespaces are unavailable: fallback under auto, refusal under require', async () => {
     for (const mode of ['auto', 'require'] as const) {
-      const before = held();
-      const dirsBefore = socketDirs();
+      const before = ownInits();
       let verdict: (support: NamespaceSupport) => void = () => undefined;
       const trial = new Promise<NamespaceSupport>((resolve) => {
         verdict = resolve;
       });
       const opening = openIsolation({ mode, modelUrl, support: trial, prestart: 'ignore' }).catch((e: unknown) => e);
-      // The init runs (a child process with its pipes) while the trial has not answered yet.
-      expect(await eventually(() => held().filter((kind) => kind === 'ProcessWrap').length > before.filter((kind) => kind === 'ProcessWrap').length, 5_000, 10)).toBe(true);
+      // The init runs while the trial has not answered yet.
+      let init: [number, string] | undefined;
+      const started = await eventually(() => (init = [...ownInits()].find(([pid]) => !before.has(pid))) !== undefined, 10_000, 10);
+      expect(started, 'no init started before the verdict').toBe(true);
+      const [pid, socketDir] = init!;
+      expect(fs.existsSync(socketDir)).toBe(true);
       verdict({ available: false, unshare: null, ip: null, reason: 'user namespaces are disabled (test)' });
       const opened = await opening;
       if (mode === 'auto') expect((opened as { record: unknown }).record).toEqual({ mode: 'auto', network: 'proxy-only', processes: 'process-group', reason: 'user namespaces are disabled (test)' });
       else expect(isAgentHarnessError(opened, 'ISOLATION_UNAVAILABLE')).toBe(true);
-      const same = () => JSON.stringify(held()) === JSON.stringify(before);
-      if (!(await eventually(same, 5_000, 20))) expect(held()).toEqual(before);
-      expect(socketDirs()).toEqual(dirsBefore);
+      // openIsolation waited for the kill: the init is gone, and its sockets with it.
+      expect(ownInits().has(pid)).toBe(false);
+      expect(fs.existsSync(socketDir)).toBe(false);
     }
   });
 });
