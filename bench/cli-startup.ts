@@ -11,6 +11,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { BenchRow } from './figures.js';
+import { EXTRA_CA_CERTS, withoutExtraCaCerts } from './util.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(root, 'bin', 'agent-harness.cjs');
@@ -68,6 +69,18 @@ export async function benchCliStartup(): Promise<BenchRow[]> {
         bench: 'cli-startup', case: `${label} (${distMs !== null ? 'dist' : 'tsx'})`, harness: `${harness.toFixed(0)} ms`, reference: `${floor.toFixed(0)} ms`,
         ratio: `${(harness / floor).toFixed(2)}×`, target: label === '--version' ? '≤ 100 ms' : null,
         note: `reference: node -e 0; median of ${RUNS}; tsx ${fromSource.toFixed(0)} ms${distMs !== null ? '' : ' (dist/ not current)'}${label === '--version' ? '; answered by the bin from package.json before it loads either' : ''}`,
+      });
+    }
+    if (EXTRA_CA_CERTS && dist) {
+      // Node reads NODE_EXTRA_CA_CERTS before any script: what `--version` and Node itself take without it.
+      const bare = withoutExtraCaCerts(env);
+      const floorWithout = medianMs(['-e', '0'], bare);
+      const version = medianMs([bin, '--version'], bare);
+      console.log(`  ${'--version, without NODE_EXTRA_CA_CERTS'.padEnd(38)} dist ${version.toFixed(0).padStart(5)} ms   (node -e 0: ${floorWithout.toFixed(0)} ms)`);
+      rows.push({
+        bench: 'cli-startup', case: '--version (dist), without NODE_EXTRA_CA_CERTS', harness: `${version.toFixed(0)} ms`, reference: `${floorWithout.toFixed(0)} ms`,
+        ratio: `${(version / floorWithout).toFixed(2)}×`, target: '≤ 100 ms',
+        note: `reference: node -e 0 without it; median of ${RUNS}; with it node -e 0 takes ${floor.toFixed(0)} ms`,
       });
     }
     return rows;

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchRow } from './figures.js';
+import { EXTRA_CA_CERTS } from './util.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -132,6 +133,7 @@ function machine(): string[] {
     `- OS: ${distro}`,
     `- Node: ${process.version}`,
     `- Engines (node_modules): ${engines}`,
+    `- Environment: ${EXTRA_CA_CERTS ? `NODE_EXTRA_CA_CERTS=${EXTRA_CA_CERTS}, which every Node process reads as it starts (the harness command's, a bare codex's npm launcher, claude); the attempt benches also run without it` : 'no NODE_EXTRA_CA_CERTS'}`,
   ];
 }
 
