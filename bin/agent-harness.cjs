@@ -69,6 +69,9 @@ async function buildDist({ ifStale = false, lenient = false } = {}) {
   }
   const fingerprint = sourceFingerprint();
   rmSync(stampFile, { force: true });
+  // From scratch: tsc never deletes the output of a source that is gone, and `files` would pack it. (A command
+  // that starts meanwhile finds no stamp and runs the sources.)
+  rmSync(join(root, 'dist'), { recursive: true, force: true });
   // Loaded here, not at the top: every start of the command (`--version` first) would load child_process for nothing.
   const { spawnSync } = require('node:child_process');
   const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
