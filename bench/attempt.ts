@@ -123,7 +123,7 @@ function namespaceWrap(modelUrl: string) {
   };
 }
 
-/** A harness CLI case: `node bin/agent-harness.cjs start …` in the project dir, tsx or dist. */
+/** A harness CLI case: `node bin/agent-harness.js start …` in the project dir, tsx or dist. */
 function cliCase(name: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Case {
   return {
     name,

@@ -14,7 +14,7 @@ import type { BenchRow } from './figures.js';
 import { EXTRA_CA_CERTS, withoutExtraCaCerts } from './util.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bin = path.join(root, 'bin', 'agent-harness.cjs');
+const bin = path.join(root, 'bin', 'agent-harness.js');
 const RUNS = 10;
 
 /** Median wall time in ms of `node ...args` run RUNS times; throws with its stderr when a run exits non-zero. */

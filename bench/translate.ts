@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { BenchRow } from './figures.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bin = path.join(root, 'bin', 'agent-harness.cjs');
+const bin = path.join(root, 'bin', 'agent-harness.js');
 const MIB = 1024 * 1024;
 const SESSION = '01a2053b-9f5a-7bc0-b066-eb965712ebee';
 
@@ -92,7 +92,7 @@ interface Measured {
 }
 
 /**
- * Runs `node bin/agent-harness.cjs ...args` and measures wall time and peak RSS. Peak RSS: `/usr/bin/time -f %M`
+ * Runs `node bin/agent-harness.js ...args` and measures wall time and peak RSS. Peak RSS: `/usr/bin/time -f %M`
  * (the kernel's maxrss of the child, exact) when it exists, else the VmHWM high-water mark sampled every 20 ms.
  */
 async function measure(args: readonly string[], stdoutFile: string | null): Promise<Measured> {

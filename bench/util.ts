@@ -13,7 +13,7 @@ import { median } from './figures.js';
 import { resolveCodexNativeLaunch } from '../src/engines/codex/native-launch.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const bin = path.join(root, 'bin', 'agent-harness.cjs');
+export const bin = path.join(root, 'bin', 'agent-harness.js');
 
 const CLK_TCK = 100;
 

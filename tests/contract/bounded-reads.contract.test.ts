@@ -1,7 +1,7 @@
 /**
  * Reads are bounded: files from user-given paths must be regular files (a FIFO or /dev/zero would hang or grow
  * without end), model scripts have a size limit, translate streams its inputs with a line-length bound, and a
- * translate interrupted by SIGTERM exits 143 at once. Each CLI case runs the real `bin/agent-harness.cjs`, with
+ * translate interrupted by SIGTERM exits 143 at once. Each CLI case runs the real `bin/agent-harness.js`, with
  * a timeout so that a regression fails instead of hanging the suite. No timing is asserted.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * The command's bundle runs through V8 with a code cache (bin/bundle-loader.cjs, issue 13). A cache is only ever
+ * The command's bundle runs through V8 with a code cache (bin/bundle-loader.js, issue 13). A cache is only ever
  * used for the exact bytes it was made from: V8 itself checks a cached script's length, not its content, and would
  * run the old code of another bundle of the same length. A missing, corrupt or unwritable cache costs time, never
  * correctness.
@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMPILE_CACHE_ENV, cacheDirFor, cacheKey, loadBundle } from '../../bin/bundle-loader.cjs';
+import { COMPILE_CACHE_ENV, cacheDirFor, cacheKey, loadBundle } from '../../bin/bundle-loader.js';
 import { BIN, REPO } from '../helpers/cli.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-bundle-loader-'));
@@ -29,7 +29,7 @@ function bundleReturning(value: string): { file: string; cacheDir: string } {
 
 const cacheFiles = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []);
 const call = (exports: Record<string, unknown>, name: string): unknown => (exports[name] as () => unknown)();
-const LOADER_URL = new URL('../../bin/bundle-loader.cjs', import.meta.url).href;
+const LOADER_URL = new URL('../../bin/bundle-loader.js', import.meta.url).href;
 
 /**
  * Loads the bundle as the bin does, in a process of its own (V8 keeps what a process compiled and would not even
@@ -148,7 +148,7 @@ describe('the code cache of the command bundle', () => {
 describe('the command through its bundle', () => {
   beforeAll(() => {
     // The bin's own build, as the example-project tests do: skipped when dist/ is the build of the current src/.
-    spawnSync(process.execPath, ['-e', "require('./bin/agent-harness.cjs').buildDist({ ifStale: true })"], { cwd: REPO, stdio: 'pipe' });
+    spawnSync(process.execPath, ['-e', "require('./bin/agent-harness.js').buildDist({ ifStale: true })"], { cwd: REPO, stdio: 'pipe' });
   }, 180_000);
 
   it('writes its cache on the first run and runs from it on the next, with the same output', () => {

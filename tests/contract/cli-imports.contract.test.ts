@@ -15,7 +15,7 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 /** The src/ and dependency modules `agent-harness ...args` loaded, as paths relative to the repository. */
 function loadedBy(args: string[]): string[] {
   const log = path.join(tmp, `imports-${args[0]}-${Math.random().toString(16).slice(2)}.log`);
-  const result = spawnSync(process.execPath, ['--import', path.resolve('tests/helpers/import-log/register.mjs'), 'bin/agent-harness.cjs', ...args], {
+  const result = spawnSync(process.execPath, ['--import', path.resolve('tests/helpers/import-log/register.mjs'), 'bin/agent-harness.js', ...args], {
     env: { ...process.env, AGENT_HARNESS_FROM_SOURCE: '1', AH_IMPORT_LOG: log, AGENT_HARNESS_RUN_ROOT: path.join(tmp, 'runs') },
     encoding: 'utf8',
   });
@@ -36,7 +36,7 @@ const HEAVY = [
 describe('what a light command loads', () => {
   it.each([['--version'], ['-V']])('%s alone is answered from package.json, loading nothing of the command', (flag) => {
     const log = path.join(tmp, `imports-version-${Math.random().toString(16).slice(2)}.log`);
-    const result = spawnSync(process.execPath, ['--import', path.resolve('tests/helpers/import-log/register.mjs'), 'bin/agent-harness.cjs', flag], {
+    const result = spawnSync(process.execPath, ['--import', path.resolve('tests/helpers/import-log/register.mjs'), 'bin/agent-harness.js', flag], {
       env: { ...process.env, AH_IMPORT_LOG: log },
       encoding: 'utf8',
     });

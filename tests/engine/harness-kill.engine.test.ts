@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sealAttemptIfOrphaned } from '../../src/core/seal-attempt.js';
 import { pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
 
-const BIN = path.resolve('bin/agent-harness.cjs');
+const BIN = path.resolve('bin/agent-harness.js');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-kill-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { REPO } from '../helpers/cli.js';
 
-const BIN = path.join(REPO, 'bin', 'agent-harness.cjs');
+const BIN = path.join(REPO, 'bin', 'agent-harness.js');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-interactive-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 

@@ -33,7 +33,7 @@ describe('codex in a seeded git workspace', () => {
       fs.writeFileSync(script, JSON.stringify({ version: 1, turns: [{ type: 'final', text: 'hi there' }] }));
       fs.writeFileSync(path.join(tmp, 'notes.txt'), 'seeded from a file\n');
       const env = { ...process.env, AGENT_HARNESS_RUN_ROOT: path.join(tmp, 'runs') };
-      const cli = (args: string[]) => spawnSync(process.execPath, [path.join(REPO, 'bin', 'agent-harness.cjs'), ...args], { cwd: REPO, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+      const cli = (args: string[]) => spawnSync(process.execPath, [path.join(REPO, 'bin', 'agent-harness.js'), ...args], { cwd: REPO, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
       const seeded = cli(['start', '--script', script, '--template', 'fixtures/repos/changelog', '--file', `docs/notes.txt=${path.join(tmp, 'notes.txt')}`, 'codex', 'exec', '--json', 'hi']);
       expect(seeded.stderr).toContain('Completion: completed (done_marker)');
       const runDir = /Run directory: (\S+)/.exec(seeded.stderr)![1]!;

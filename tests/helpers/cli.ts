@@ -1,5 +1,5 @@
 /**
- * Test helpers for the CLI contract: run `bin/agent-harness.cjs` as a real subprocess in a sandbox whose
+ * Test helpers for the CLI contract: run `bin/agent-harness.js` as a real subprocess in a sandbox whose
  * managed prefix holds a fake engine executable (a shell script replaying a recorded stream and logging its
  * argv), so the CLI's whole path runs without an engine process.
  */
@@ -11,7 +11,7 @@ import path from 'node:path';
 /** Repository root. */
 export const REPO = path.resolve(import.meta.dirname, '..', '..');
 /** The CLI entry point. */
-export const BIN = path.join(REPO, 'bin', 'agent-harness.cjs');
+export const BIN = path.join(REPO, 'bin', 'agent-harness.js');
 
 /** A sandbox: project root, data dirs, a fake HOME. */
 export interface CliSandbox {

@@ -9,9 +9,10 @@
 // file, a branch switch, or a file restored with an older mtime all change it; the walk stats ~200 entries (a few
 // ms). AGENT_HARNESS_FROM_SOURCE=1 forces tsx (stack traces in .ts, a debugger on the sources).
 //
-// CommonJS (as is bin/bundle-loader.cjs): a process whose entry point is an ES module starts Node's ES-module loader
-// first, ~4 ms of every command; the bundle is CommonJS too, so a command from dist/ never needs that loader. The
-// sources (tsx) and the unbundled dist/ are ES modules, imported.
+// CommonJS, as is bin/bundle-loader.js (bin/package.json says so): a process whose entry point is an ES module
+// starts Node's ES-module loader first, ~4 ms of every command; the bundle is CommonJS too, so a command from dist/
+// never needs that loader. The sources (tsx) and the unbundled dist/ are ES modules, imported. The file keeps its
+// `.js` name: npx keeps the bin links of a checkout it once ran, and a renamed bin is then "not found" there.
 'use strict';
 const { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } = require('node:fs');
 const { dirname, join } = require('node:path');
@@ -82,7 +83,7 @@ async function buildDist({ ifStale = false, lenient = false } = {}) {
 
 /**
  * Bundles the command (dist/cli/main.js and what it imports, dependencies included) into one CommonJS file,
- * dist/bundle/main.cjs, which the bin runs through V8 with a code cache (bin/bundle-loader.cjs). Node resolves,
+ * dist/bundle/main.cjs, which the bin runs through V8 with a code cache (bin/bundle-loader.js). Node resolves,
  * reads and compiles ~150 small ES modules per attempt otherwise (bench/RESULTS.md). The lazy imports stay lazy:
  * esbuild turns each dynamically imported module into a function run on its first import, so `--version`, `runs`
  * and `translate` still run no model server, PTY or attempt code. The library entry points (`exports`) stay
@@ -111,7 +112,7 @@ async function bundleCli() {
     minifySyntax: true,
     keepNames: true,
     // The native PTY module loads its prebuilt binary relative to its own files. It is CommonJS: its `import()`
-    // becomes a require(), so the bundle needs no ES-module loader of its own (bin/bundle-loader.cjs).
+    // becomes a require(), so the bundle needs no ES-module loader of its own (bin/bundle-loader.js).
     external: ['@lydell/node-pty'],
     supported: { 'dynamic-import': false },
     // The bundle's one `import.meta.url` (the package root is found from it) is the bundle's own URL, which the
@@ -168,7 +169,7 @@ function printVersionFast(args) {
 async function main() {
   if (printVersionFast(process.argv.slice(2))) return;
   // Node 22.1+ keeps the compiled modules of the sources and of the unbundled dist/ between runs (in its cache dir
-  // under the OS temp dir); the bundle has its own code cache, on every Node (bin/bundle-loader.cjs).
+  // under the OS temp dir); the bundle has its own code cache, on every Node (bin/bundle-loader.js).
   require('node:module').enableCompileCache?.();
   const source = join(root, 'src', 'cli', 'main.ts');
   const fromSource = existsSync(source) && (process.env.AGENT_HARNESS_FROM_SOURCE === '1' || !distIsCurrent());
@@ -179,7 +180,7 @@ async function main() {
   } else {
     const bundle = join(root, 'dist', 'bundle', 'main.cjs');
     if (existsSync(bundle)) {
-      const { cacheDirFor, cacheKey, loadBundle } = require('./bundle-loader.cjs');
+      const { cacheDirFor, cacheKey, loadBundle } = require('./bundle-loader.js');
       const loaded = loadBundle(bundle, { cacheDir: cacheDirFor(bundle), key: cacheKey(process.argv.slice(2)) });
       process.exitCode = await loaded.exports.runCli(process.argv.slice(2));
       loaded.saveCache();

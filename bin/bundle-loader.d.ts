@@ -1,4 +1,4 @@
-/** Types of bin/bundle-loader.cjs (the command's bundle loader with its V8 code cache), for the tests. */
+/** Types of bin/bundle-loader.js (the command's bundle loader with its V8 code cache), for the tests. */
 
 /** Environment variable: `off` disables the code cache; a directory puts it there instead of beside the bundle. */
 export declare const COMPILE_CACHE_ENV: 'AGENT_HARNESS_COMPILE_CACHE';
