@@ -186,7 +186,7 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
         rows.push(compare('cli-attempt', `${engine}: harness CLI (dist), NODE_EXTRA_CA_CERTS vs none`, t('harness-dist'), t('harness-dist-noca'), null, 'what the certificates cost the harness command (one Node start)'));
         rows.push(compare('cli-attempt', `${engine}: bare, NODE_EXTRA_CA_CERTS vs none`, t('bare'), t('bare-noca'), null, engine === 'codex' ? 'the npm launcher is a Node start' : 'the engine is a Node program'));
       }
-      rows.push(compare('cli-attempt', `${engine}: bare in namespaces vs bare`, t('bare-ns'), t('bare'), null, 'the same wrapping as the harness (unshare + namespace-init)'));
+      rows.push(compare('cli-attempt', `${engine}: bare in namespaces vs bare`, t('bare-ns'), t('bare'), null, 'the same wrapping as the harness (unshare + namespace-init); the init, a Node start, reads the shell\'s NODE_EXTRA_CA_CERTS here as the bare command does, where the harness starts its own init with none'));
       if (native) {
         if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare native binary`, t('harness-dist'), t('bare-native'), null, 'both start the native binary (the harness stands in for the npm launcher)'));
         rows.push(compare('cli-attempt', `${engine}: npm launcher vs native binary (bare)`, t('bare'), t('bare-native'), null, `${path.relative(process.cwd(), native.file)}`));

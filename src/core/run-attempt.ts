@@ -221,7 +221,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     meta.model.base_url = modelUrl;
     clock.mark('model_server');
     // A bad AGENT_HARNESS_ISOLATION (isolationMode null above) throws CONFIG_INVALID here, failing the attempt.
-    const isolationOptions = { mode: isolationMode ?? resolveIsolationMode(undefined, request.hostEnv ?? process.env), modelUrl, ...(namespaceSupport ? { support: await namespaceSupport } : {}) };
+    const isolationOptions = { mode: isolationMode ?? resolveIsolationMode(undefined, request.hostEnv ?? process.env), modelUrl, ...(namespaceSupport ? { support: namespaceSupport } : {}) };
     // With a shared model server (the fixtures': more attempts follow in this process) the previous attempt left an
     // isolation ready, its init already waiting; the next one is prepared when this attempt ends.
     spareKey = request.modelServer && io === 'split' && modelUrl !== null ? `${isolationOptions.mode}|${modelUrl}|${adapter.stdin}` : null;
