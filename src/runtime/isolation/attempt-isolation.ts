@@ -291,7 +291,9 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
       // A prestarted init the attempt never launched (it failed first): its lifeline is gone, so it exits; the
       // group kill covers an init that had not connected yet.
       const unlaunched = prestarted !== null && !launched ? (prestarted as SpawnedSplit) : null;
-      if (unlaunched?.pid !== undefined) {
+      // Only while it runs: an init whose `unshare` failed at once (no namespaces here) is gone and reaped, and its pid
+      // is no longer its to signal.
+      if (unlaunched?.pid !== undefined && unlaunched.running()) {
         killGroup(unlaunched.pid, 'SIGKILL');
         await Promise.race([unlaunched.settled, new Promise((resolve) => setTimeout(resolve, LIFELINE_DRAIN_MS).unref())]);
       }
