@@ -22,10 +22,9 @@ import { resolveHarnessPaths } from '../src/runtime/paths.js';
 import { openIsolation } from '../src/runtime/isolation/attempt-isolation.js';
 import { median, type BenchRow } from './figures.js';
 import {
-  bareCommand, bin, EXTRA_CA_CERTS, formatSteps, harnessEnv, measure, medianSteps, medians, nativeCodex, projectDir, readAttempt, runDirFromOutput,
+  bareCommand, bin, distIsCurrent, EXTRA_CA_CERTS, formatSteps, harnessEnv, measure, medianSteps, medians, nativeCodex, projectDir, readAttempt, runDirFromOutput,
   runProcess, Scratch, secs, times, withoutExtraCaCerts, type AttemptMeta, type BareCommand, type Timing,
 } from './util.js';
-import { distIsCurrent } from './cli-startup.js';
 
 /** Rounds of the CLI attempt bench (each runs every case once). */
 export const CLI_ROUNDS = 10;

@@ -9,12 +9,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import type { BenchRow } from './figures.js';
-import { EXTRA_CA_CERTS, withoutExtraCaCerts } from './util.js';
+import { bin, distIsCurrent, EXTRA_CA_CERTS, root, withoutExtraCaCerts } from './util.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bin = path.join(root, 'bin', 'agent-harness.js');
 const RUNS = 10;
 
 /** Median wall time in ms of `node ...args` run RUNS times; throws with its stderr when a run exits non-zero. */
@@ -30,15 +27,6 @@ function medianMs(args: readonly string[], env: NodeJS.ProcessEnv): number {
   return (times[Math.floor((RUNS - 1) / 2)]! + times[Math.ceil((RUNS - 1) / 2)]!) / 2;
 }
 
-/** True when the bin would run dist/: the build stamp matches the sources. */
-export async function distIsCurrent(): Promise<boolean> {
-  const { sourceFingerprint } = (await import(bin)) as { sourceFingerprint: () => string };
-  try {
-    return fs.readFileSync(path.join(root, 'dist', '.build-stamp'), 'utf8') === sourceFingerprint();
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Prints the start-up figures of `--version`, `runs --json` (empty run root) and `translate --summary`; returns a

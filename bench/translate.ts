@@ -12,11 +12,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import type { BenchRow } from './figures.js';
+import { bin, distIsCurrent, root } from './util.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bin = path.join(root, 'bin', 'agent-harness.js');
 const MIB = 1024 * 1024;
 const SESSION = '01a2053b-9f5a-7bc0-b066-eb965712ebee';
 
@@ -149,16 +147,6 @@ async function measureBest(args: readonly string[], stdoutFile: string | null): 
   return { ...best!, peakRssMiB: peak };
 }
 
-/** True when the bin runs dist/ (its build stamp matches src/), false when it falls back to tsx. */
-async function runsDist(): Promise<boolean> {
-  const { sourceFingerprint } = (await import(bin)) as { sourceFingerprint: () => string };
-  try {
-    return fs.readFileSync(path.join(root, 'dist', '.build-stamp'), 'utf8') === sourceFingerprint();
-  } catch {
-    return false;
-  }
-}
-
 const cpu = (m: Measured): string => (m.cpuSeconds === null ? '' : `, ${m.cpuSeconds.toFixed(2)} s CPU`);
 
 function row(caseName: string, size: number, m: Measured, runner: string): BenchRow {
@@ -178,7 +166,7 @@ function row(caseName: string, size: number, m: Measured, runner: string): Bench
 export async function benchTranslate(sizesMiB: readonly number[] = [10, 100, 200]): Promise<BenchRow[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-bench-translate-'));
   const rows: BenchRow[] = [];
-  const runner = (await runsDist()) ? 'dist/' : 'src/ through tsx: dist/ is not the build of src/ (npm run build)';
+  const runner = (await distIsCurrent()) ? 'dist/' : 'src/ through tsx: dist/ is not the build of src/ (npm run build)';
   console.log(`translate: the CLI runs ${runner}`);
   try {
     const file = path.join(dir, 'codex.stdout.jsonl');

@@ -15,6 +15,16 @@ import { resolveCodexNativeLaunch } from '../src/engines/codex/native-launch.js'
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const bin = path.join(root, 'bin', 'agent-harness.js');
 
+/** True when the bin would run dist/ (its build stamp matches the sources), false when it falls back to tsx. */
+export async function distIsCurrent(): Promise<boolean> {
+  const { sourceFingerprint } = (await import(bin)) as { sourceFingerprint: () => string };
+  try {
+    return fs.readFileSync(path.join(root, 'dist', '.build-stamp'), 'utf8') === sourceFingerprint();
+  } catch {
+    return false;
+  }
+}
+
 const CLK_TCK = 100;
 
 /** CPU milliseconds (user + sys) of every child this process has waited for (`/proc/self/stat` cutime + cstime). */
