@@ -19,6 +19,17 @@ export function byPath(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * The absolute-or-relative path of a listed entry: `under(root)(rel)` is `path.join(root, rel)` for the clean
+ * relative paths the walk gives (names joined by `/`, never `.`, `..` or empty), by concatenation. `path.join`
+ * normalizes the whole string every time: ~0.5 µs a file, a sixth of a snapshot's stat walk of 10,000 files.
+ */
+export function under(root: string): (rel: string) => string {
+  // What path.join puts before a name: the root normalized, with its separator (nothing for `.`).
+  const prefix = path.join(root, '_').slice(0, -1);
+  return (rel) => prefix + rel;
+}
+
 /** A matcher for top-level names: `*` is any run of characters, `?` one character, the rest literal. */
 export function compileExclude(patterns: readonly string[]): (name: string) => boolean {
   const regexps = patterns.map((pattern) => {
@@ -57,10 +68,11 @@ export function createSlicer(): Slicer {
  */
 export async function listTree(root: string, isExcluded: (name: string) => boolean, limit: number, slicer: Slicer): Promise<string[]> {
   const found: string[] = [];
+  const at = under(root);
   const walk = async (rel: string): Promise<void> => {
     let entries: Dirent[];
     try {
-      entries = fsSync.readdirSync(rel === '' ? root : path.join(root, rel), { withFileTypes: true });
+      entries = fsSync.readdirSync(rel === '' ? root : at(rel), { withFileTypes: true });
     } catch {
       return;
     }

@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsDiffSchema, FsEntrySchema, FsSnapshotSchema } from '../../src/protocol/index.js';
 import { recordHash, rememberedHashes, type RootHashes } from '../../src/runtime/fs-hash-cache.js';
 import { clearHashCache, describeEntry, diffSnapshots, snapshotTree, startSnapshot } from '../../src/runtime/fs-snapshot.js';
+import { under } from '../../src/runtime/fs-tree-walk.js';
 
 let dir: string;
 beforeEach(() => {
@@ -411,5 +412,24 @@ describe('startSnapshot: the listing now, the hashes in the background', () => {
       }),
       { numRuns: 12 },
     );
+  });
+});
+
+describe('under: the path of a listed entry', () => {
+  it('is path.join(root, rel) for every root and every relative path the walk gives', () => {
+    // Roots as callers pass them: absolute or relative, with trailing separators, `.` and `..` segments, empty.
+    const segment = fc.constantFrom('a', 'b.txt', '.hidden', 'x y', 'é', '..', '.', '');
+    const root = fc.tuple(fc.boolean(), fc.array(segment, { maxLength: 4 }), fc.boolean())
+      .map(([absolute, parts, trailing]) => `${absolute ? '/' : ''}${parts.join('/')}${trailing ? '/' : ''}`);
+    // What the walk gives: names (never `.`, `..`, empty or with a `/`) joined by `/`.
+    const name = fc.string({ minLength: 1, maxLength: 6 }).filter((n) => n !== '.' && n !== '..' && !n.includes('/') && !n.includes('\0'));
+    const rel = fc.array(name, { minLength: 1, maxLength: 4 }).map((names) => names.join('/'));
+    fc.assert(fc.property(root, rel, (r, p) => under(r)(p) === path.join(r, p)), { numRuns: 2000 });
+  });
+
+  it('takes the root as given for the snapshot, and only the listed paths by concatenation', async () => {
+    write('d/f.txt', 'x');
+    const snap = await snapshotTree(`${dir}/./`);
+    expect(snap.entries.map((e) => [e.path, e.sha256])).toEqual([['d/f.txt', sha256('x')]]);
   });
 });
