@@ -90,7 +90,7 @@ function stepsRow(bench: string, label: string, metas: readonly AttemptMeta[]): 
 }
 
 /** A case running the bare command in a fresh directory (as the harness runs the engine in a fresh run dir). */
-function bareCase(name: string, scratch: Scratch, command: BareCommand, wrap?: (file: string, args: string[]) => Promise<{ file: string; args: string[]; close: () => Promise<void> }>): Case {
+function bareCase(name: string, scratch: Scratch, command: BareCommand, wrap?: (command: BareCommand) => Promise<BareCommand & { close: () => Promise<void> }>): Case {
   return {
     name,
     run: async () => {
@@ -98,9 +98,9 @@ function bareCase(name: string, scratch: Scratch, command: BareCommand, wrap?: (
       try {
         const { timing } = await measure(async () => {
           if (!wrap) return runProcess(command.file, command.args, { env: command.env, cwd });
-          const wrapped = await wrap(command.file, command.args);
+          const wrapped = await wrap(command);
           try {
-            return await runProcess(wrapped.file, wrapped.args, { env: command.env, cwd });
+            return await runProcess(wrapped.file, wrapped.args, { env: wrapped.env, cwd });
           } finally {
             await wrapped.close();
           }
@@ -113,14 +113,24 @@ function bareCase(name: string, scratch: Scratch, command: BareCommand, wrap?: (
   };
 }
 
-/** Wraps a command in the namespaces the harness uses (network with only loopback + the model port, PID). */
+/**
+ * Wraps a command in the namespaces the harness uses (network with only loopback + the model port, PID): the bare
+ * turn with the harness's containment and nothing else of the harness. The namespaces' init gets the command's
+ * environment without NODE_EXTRA_CA_CERTS, as the harness starts its own; the command itself keeps it (through
+ * `env`, which the init starts in its place), as a user's shell gives it.
+ */
 function namespaceWrap(modelUrl: string) {
-  return async (file: string, args: string[]) => {
+  return async (bare: BareCommand) => {
     const isolation = await openIsolation({ mode: 'require', modelUrl });
-    const command = isolation.wrap(file, args);
-    return { file: command.file, args: command.args, close: () => isolation.close() };
+    const certs = bare.env.NODE_EXTRA_CA_CERTS;
+    const inner = certs ? { file: ENV_BINARY, args: [`NODE_EXTRA_CA_CERTS=${certs}`, bare.file, ...bare.args] } : { file: bare.file, args: [...bare.args] };
+    const command = isolation.wrap(inner.file, inner.args);
+    return { file: command.file, args: command.args, env: withoutExtraCaCerts(bare.env), close: () => isolation.close() };
   };
 }
+
+/** `env`, to start a command with one variable more (coreutils; /bin/env on a merged /usr). */
+const ENV_BINARY = ['/usr/bin/env', '/bin/env'].find((file) => fs.existsSync(file)) ?? 'env';
 
 /** A harness CLI case: `node bin/agent-harness.js start …` in the project dir, tsx or dist. */
 function cliCase(name: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Case {
@@ -185,7 +195,9 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
         rows.push(compare('cli-attempt', `${engine}: harness CLI (dist), NODE_EXTRA_CA_CERTS vs none`, t('harness-dist'), t('harness-dist-noca'), null, 'what the certificates cost the harness command (one Node start)'));
         rows.push(compare('cli-attempt', `${engine}: bare, NODE_EXTRA_CA_CERTS vs none`, t('bare'), t('bare-noca'), null, engine === 'codex' ? 'the npm launcher is a Node start' : 'the engine is a Node program'));
       }
-      rows.push(compare('cli-attempt', `${engine}: bare in namespaces vs bare`, t('bare-ns'), t('bare'), null, 'the same wrapping as the harness (unshare + namespace-init); the init, a Node start, reads the shell\'s NODE_EXTRA_CA_CERTS here as the bare command does, where the harness starts its own init with none'));
+      // The containment alone: what the bare turn costs in the harness's namespaces, and the harness against that.
+      rows.push(compare('cli-attempt', `${engine}: bare in namespaces vs bare`, t('bare-ns'), t('bare'), null, 'the containment alone: the bare command in the harness\'s network + PID namespaces (unshare, the init: a Node start without NODE_EXTRA_CA_CERTS, as the harness starts it)'));
+      if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare in namespaces`, t('harness-dist'), t('bare-ns'), null, 'the harness\'s share, both contained alike: what the harness adds to a bare turn in the same namespaces'));
       if (native) {
         if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare native binary`, t('harness-dist'), t('bare-native'), null, 'both start the native binary (the harness stands in for the npm launcher)'));
         rows.push(compare('cli-attempt', `${engine}: npm launcher vs native binary (bare)`, t('bare'), t('bare-native'), null, `${path.relative(process.cwd(), native.file)}`));
