@@ -28,13 +28,18 @@ export interface AttemptAuditPaths {
   modelRequests: string;
 }
 
+/** The path of `meta.N.json` of attempt `attempt` in `runDir` alone ({@link attemptAuditPaths} builds them all). */
+export function attemptMetaPath(runDir: string, attempt: number): string {
+  return path.join(runDir, AUDIT_DIR, `meta.${attempt}.json`);
+}
+
 /** Paths of the audit files of attempt `attempt` in `runDir`. */
 export function attemptAuditPaths(runDir: string, attempt: number): AttemptAuditPaths {
   const dir = path.join(runDir, AUDIT_DIR);
   const file = (name: string, ext: string): string => path.join(dir, `${name}.${attempt}.${ext}`);
   return {
     dir,
-    meta: file('meta', 'json'),
+    meta: attemptMetaPath(runDir, attempt),
     stdin: file('stdin', 'log'),
     stdout: file('stdout', 'log'),
     stderr: file('stderr', 'log'),

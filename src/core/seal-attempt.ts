@@ -13,7 +13,7 @@ import { withFileLock } from '../runtime/file-lock.js';
 import { isOwnerAlive, reclaimDeadLeases } from '../runtime/lease.js';
 import type { HarnessPaths } from '../runtime/paths.js';
 import { updateRun } from '../runtime/run-store.js';
-import { attemptAuditPaths, fcmpSeqStart, writeJsonl } from './audit-files.js';
+import { attemptAuditPaths, attemptMetaPath, fcmpSeqStart, writeJsonl } from './audit-files.js';
 
 function readIfPresent(file: string): Uint8Array | undefined {
   try {
@@ -30,20 +30,29 @@ export function isOrphanedAttempt(meta: AttemptMeta): boolean {
 
 /** Seals attempt `attempt` of `runDir` if its owner died; returns the sealed meta, or null when there was nothing to seal. */
 export async function sealAttemptIfOrphaned(runDir: string, attempt: number): Promise<AttemptMeta | null> {
-  const audit = attemptAuditPaths(runDir, attempt);
-  const first = readMeta(audit.meta);
+  const metaFile = attemptMetaPath(runDir, attempt);
+  const first = readRunningMeta(metaFile);
   if (!first || !isOrphanedAttempt(first)) return null;
   // Two commands may find the same orphan at once (`runs` in two terminals): one seals it, the other sees it sealed.
-  return withFileLock(audit.meta, async () => {
-    const meta = readMeta(audit.meta);
+  return withFileLock(metaFile, async () => {
+    const meta = readRunningMeta(metaFile);
     return meta && isOrphanedAttempt(meta) ? seal(runDir, attempt, meta) : null;
   });
 }
 
-/** The attempt's meta, or null when it is missing or truncated (the store's concern: translate works from the raw logs). */
-function readMeta(file: string): AttemptMeta | null {
+/**
+ * The attempt's meta while it says `running`, or null: finished, missing or truncated (the store's concern: translate
+ * works from the raw logs). Only a running meta can be an orphan, so only a running one is checked against the
+ * schema: a listing of 5,000 finished runs reads their metas without 5,000 schema checks.
+ */
+function readRunningMeta(file: string): AttemptMeta | null {
   try {
-    return AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
+    const text = fs.readFileSync(file, 'utf8');
+    // A meta whose status is "running" holds that JSON string: one without it is not parsed at all.
+    if (!text.includes('"running"')) return null;
+    const value: unknown = JSON.parse(text);
+    if ((value as { status?: unknown } | null)?.status !== 'running') return null;
+    return AttemptMetaSchema.parse(value);
   } catch {
     return null;
   }
@@ -76,7 +85,7 @@ async function seal(runDir: string, attempt: number, meta: AttemptMeta): Promise
 /** Seals every orphaned attempt of `runDir` (attempts 1..n while their meta exists); returns the sealed metas. */
 export async function sealOrphanedAttempts(runDir: string): Promise<AttemptMeta[]> {
   const sealed: AttemptMeta[] = [];
-  for (let attempt = 1; fs.existsSync(attemptAuditPaths(runDir, attempt).meta); attempt += 1) {
+  for (let attempt = 1; fs.existsSync(attemptMetaPath(runDir, attempt)); attempt += 1) {
     const meta = await sealAttemptIfOrphaned(runDir, attempt);
     if (meta) sealed.push(meta);
   }
@@ -89,6 +98,11 @@ export async function sealOrphanedAttempts(runDir: string): Promise<AttemptMeta[
  */
 export async function recoverRun(paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>, run: RunIndexEntry): Promise<RunIndexEntry> {
   await reclaimDeadLeases(paths.agentHome);
+  return sealRun(paths, run);
+}
+
+/** {@link recoverRun} without the leases: seals the run's orphaned attempts and updates its record. */
+async function sealRun(paths: Pick<HarnessPaths, 'runRoot'>, run: RunIndexEntry): Promise<RunIndexEntry> {
   const sealed = await sealOrphanedAttempts(run.run_dir);
   if (sealed.length === 0) return run;
   const last = sealed[sealed.length - 1]!;
@@ -98,9 +112,13 @@ export async function recoverRun(paths: Pick<HarnessPaths, 'runRoot' | 'agentHom
   }, last.attempt);
 }
 
-/** {@link recoverRun} over a listing (`runs`): each run as it is after sealing its orphaned attempts. */
+/**
+ * {@link recoverRun} over a listing (`runs`): each run as it is after sealing its orphaned attempts. The dead owners'
+ * leases are reclaimed once, not once per run: they live under the managed home, not in the runs.
+ */
 export async function recoverRuns(paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>, runs: readonly RunIndexEntry[]): Promise<RunIndexEntry[]> {
+  await reclaimDeadLeases(paths.agentHome);
   const recovered: RunIndexEntry[] = [];
-  for (const run of runs) recovered.push(await recoverRun(paths, run));
+  for (const run of runs) recovered.push(await sealRun(paths, run));
   return recovered;
 }

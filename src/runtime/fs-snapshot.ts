@@ -19,7 +19,8 @@ import path from 'node:path';
 import type { FsDiff, FsEntry, FsSnapshot } from '../protocol/index.js';
 import { hashLargeFileIfUnchanged, hashSmallFileIfUnchanged } from './fs-file-hash.js';
 import { cachedHash, isRacy, rememberedHashes, recordHash, storeHashes, type FileIdentity, type RootHashes } from './fs-hash-cache.js';
-import { byPath, compileExclude, createSlicer, listTree, under, type Slicer } from './fs-tree-walk.js';
+import { byPath, compileExclude, listTree, under } from './fs-tree-walk.js';
+import { createSlicer, type Slicer } from './slicer.js';
 
 export { clearHashCache } from './fs-hash-cache.js';
 

@@ -9,10 +9,7 @@
  */
 import fsSync, { type Dirent } from 'node:fs';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
-
-/** Longest run (ms) of synchronous file-system calls before the event loop gets a turn. */
-const SLICE_MS = 4;
+import type { Slicer } from './slicer.js';
 
 /** Plain code-unit order, the same on every platform and locale. */
 export function byPath(a: string, b: string): number {
@@ -37,29 +34,6 @@ export function compileExclude(patterns: readonly string[]): (name: string) => b
     return new RegExp(`^${body}$`, 's');
   });
   return (name) => regexps.some((regexp) => regexp.test(name));
-}
-
-/** Cuts synchronous work into slices: `due()` once `SLICE_MS` have run since the last `pause()`. */
-export interface Slicer {
-  due(): boolean;
-  pause(): Promise<void>;
-}
-
-/**
- * Gives the event loop a turn once `SLICE_MS` of synchronous calls have run. The walk, the stats and the reads
- * of small files are synchronous, in short slices, because on a small file each call costs less than the trip
- * through libuv's thread pool: on a 2-CPU Linux VM 10,000 lstats took ~20 ms synchronously against 50–120 ms as
- * 32 concurrent promises, and 10,000 reads + sha256 ~60 ms against ~450 ms with `fs.promises.readFile`.
- */
-export function createSlicer(): Slicer {
-  let sliceStart = performance.now();
-  return {
-    due: () => performance.now() - sliceStart >= SLICE_MS,
-    pause: async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    },
-  };
 }
 
 /**

@@ -48,6 +48,28 @@ describe('sealing orphaned attempts', () => {
     expect(meta).toMatchObject({ status: 'finished', completion: { state: 'failed', reason: 'HARNESS_INTERRUPTED' } });
   });
 
+  it('runs seals the orphan alone: a finished meta that mentions "running" and a truncated one are left as they are', async () => {
+    const { metaFile } = await orphanedRun();
+    const start = (prompt: string): string => {
+      const result = runCliProcess(sandbox, ['start', '--prompt', prompt, 'codex']);
+      expect(result.status, result.stderr).toBe(0);
+      return path.join(/^run_dir: (.+)$/m.exec(result.stderr)![1]!, '.audit', 'meta.1.json');
+    };
+    // Its meta holds the JSON string "running" (the prompt), so it is parsed: finished, not sealed.
+    const mentions = start('running');
+    expect(fs.readFileSync(mentions, 'utf8')).toContain('"running"');
+    // A meta cut short while running: not JSON, so no orphan to seal (translate works from the raw logs).
+    const truncated = start('hi');
+    fs.writeFileSync(truncated, '{"version":"agent-harness.meta/1","status":"running","ow');
+    const before = [mentions, truncated].map((file) => fs.readFileSync(file, 'utf8'));
+
+    const listed = runCliProcess(sandbox, ['runs', '--json']);
+    expect(listed.status, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as unknown[]).length).toBe(3);
+    expect(AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(metaFile, 'utf8'))).error?.code).toBe('HARNESS_INTERRUPTED');
+    expect([mentions, truncated].map((file) => fs.readFileSync(file, 'utf8'))).toEqual(before);
+  });
+
   it('four commands finding the same orphan at once seal it once: one FCMP, seq unique', async () => {
     const { runDir, metaFile } = await orphanedRun();
     const runs = await Promise.all([0, 1, 2, 3].map(() => execa(process.execPath, [BIN, 'runs', '--json'], { cwd: sandbox.root, env: sandbox.env, extendEnv: false, reject: false })));
