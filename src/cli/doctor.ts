@@ -134,18 +134,16 @@ export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.Proce
  * owners' trust leases are reclaimed and every orphaned attempt of every run is sealed.
  */
 async function repairStore(paths: HarnessPaths): Promise<{ leases: number; sealed: number }> {
-  const [{ reclaimDeadLeases }, { listRuns }, { recoverRun }] = await Promise.all([
+  const [{ reclaimDeadLeases }, { listRuns }, { recoverRuns }] = await Promise.all([
     import('../runtime/lease.js'),
     import('../runtime/run-store.js'),
     import('../core/seal-attempt.js'),
   ]);
   const leases = (await reclaimDeadLeases(paths.agentHome)).length;
-  let sealed = 0;
-  for (const run of await listRuns(paths.runRoot)) {
-    // recoverRun returns the run itself when it had nothing to seal.
-    if ((await recoverRun(paths, run)) !== run) sealed += 1;
-  }
-  return { leases, sealed };
+  const runs = await listRuns(paths.runRoot);
+  // recoverRuns gives back the run itself when it had nothing to seal (and finds no lease left to reclaim).
+  const recovered = await recoverRuns(paths, runs);
+  return { leases, sealed: recovered.filter((run, index) => run !== runs[index]).length };
 }
 
 /** Registers `doctor`. */
