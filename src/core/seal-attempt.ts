@@ -9,6 +9,7 @@ import { AttemptMetaSchema, type AttemptMeta, type RunIndexEntry } from '../prot
 import { loadTranslationAdapter } from '../engines/translation-adapters.js';
 import { translateRecorded } from '../translate/recorded.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
+import { readInputBytesSync } from '../runtime/bounded-input.js';
 import { withFileLock } from '../runtime/file-lock.js';
 import { isOwnerAlive, reclaimDeadLeases } from '../runtime/lease.js';
 import type { HarnessPaths } from '../runtime/paths.js';
@@ -40,6 +41,9 @@ export async function sealAttemptIfOrphaned(runDir: string, attempt: number): Pr
   });
 }
 
+/** Largest meta read when looking for orphans (a meta holds the attempt's prompt and environment): 64 MiB. */
+const MAX_META_BYTES = 64 * 1024 * 1024;
+
 /**
  * The attempt's meta while it says `running`, or null: finished, missing or truncated (the store's concern: translate
  * works from the raw logs). Only a running meta can be an orphan, so only a running one is checked against the
@@ -47,7 +51,8 @@ export async function sealAttemptIfOrphaned(runDir: string, attempt: number): Pr
  */
 function readRunningMeta(file: string): AttemptMeta | null {
   try {
-    const text = fs.readFileSync(file, 'utf8');
+    // Read as an input: the run directory is the engine's, and a FIFO there must not block the listing for good.
+    const text = readInputBytesSync(file, { what: 'attempt meta', maxBytes: MAX_META_BYTES }).toString('utf8');
     // A meta whose status is "running" holds that JSON string: one without it is not parsed at all.
     if (!text.includes('"running"')) return null;
     const value: unknown = JSON.parse(text);

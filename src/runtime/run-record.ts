@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
+import { readInputBytesSync } from './bounded-input.js';
 import { RunIndexEntrySchema, type RunIndexEntry } from '../protocol/index.js';
 import { compareCodeUnits } from './code-unit-order.js';
 import { createSlicer } from './slicer.js';
@@ -29,6 +30,9 @@ export interface BrokenRun {
   /** The run id the record names, when it could be read (a moved run's). */
   run_id?: string;
 }
+
+/** Largest run.json read (it holds the run's model script inline): 256 MiB. */
+const MAX_RUN_RECORD_BYTES = 256 * 1024 * 1024;
 
 /** The run.json of `runDir`. */
 export function runRecordPath(runDir: string): string {
@@ -56,15 +60,18 @@ export async function readRunRecord(runDir: string): Promise<RunIndexEntry | nul
 
 /**
  * {@link readRunRecord}, synchronously: a run.json is a few hundred bytes, which one synchronous read takes in less
- * time than a trip through libuv's thread pool (a scan of 5,000 runs awaited one read after another for ~1 s).
+ * time than a trip through libuv's thread pool (a scan of 5,000 runs awaited one read after another for ~1 s). It is
+ * read as an input ({@link readInputBytesSync}): the run directory is the engine's working directory, and a FIFO or a
+ * device put there in place of the record is reported, not read (a read would block the process for good).
  */
 function readRunRecordSync(runDir: string): RunIndexEntry | null {
   const file = runRecordPath(runDir);
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readInputBytesSync(file, { what: 'run record', maxBytes: MAX_RUN_RECORD_BYTES, unreadableCode: 'RUN_STORE_CORRUPT' }).toString('utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+    const code = ((error as { cause?: NodeJS.ErrnoException }).cause ?? (error as NodeJS.ErrnoException)).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     throw new AgentHarnessError('RUN_STORE_CORRUPT', `Run record ${file} cannot be read: ${(error as Error).message}`, { cause: error, details: { file, run_dir: runDir } });
   }
   let value: unknown;

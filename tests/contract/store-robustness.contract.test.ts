@@ -4,7 +4,7 @@
  * creating and updating runs together, 16 runs started together, 8 concurrent resumes of one run), through the
  * store API and the real CLI with a fake engine.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -187,6 +187,30 @@ describe('run store (CLI)', () => {
       expect(translated.stderr).not.toContain('    at ');
     } finally {
       fs.writeFileSync(file, good);
+    }
+  });
+
+  it('a FIFO in place of a run.json is a corrupt row, and one in place of a meta is passed over: runs ends', () => {
+    // The run directory is the engine's working directory: what it leaves there must not hang the next listing.
+    const fifoRecord = start('fifo record');
+    const record = path.join(fifoRecord.runDir, '.audit', 'run.json');
+    const good = fs.readFileSync(record, 'utf8');
+    const fifoMeta = start('fifo meta');
+    const meta = path.join(fifoMeta.runDir, '.audit', 'meta.2.json');
+    fs.rmSync(record);
+    execFileSync('mkfifo', [record]);
+    execFileSync('mkfifo', [meta]);
+    try {
+      // A read of either FIFO would block for good, and a blocked read does not give way to SIGTERM.
+      const listed = spawnSync(process.execPath, [BIN, 'runs', '--json'], { cwd: sandbox.root, env: sandbox.env, encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+      expect(listed.status, listed.stderr).toBe(0);
+      const entries = JSON.parse(listed.stdout) as Array<Record<string, unknown>>;
+      expect(entries).toContainEqual({ run_dir: fifoRecord.runDir, corrupt: { code: 'RUN_STORE_CORRUPT', file: record, message: expect.stringContaining('a FIFO (named pipe), not a regular file') } });
+      expect(entries.find((entry) => entry.run_dir === fifoMeta.runDir)).toMatchObject({ handle: fifoMeta.handle });
+    } finally {
+      fs.rmSync(record, { force: true });
+      fs.writeFileSync(record, good);
+      fs.rmSync(meta, { force: true });
     }
   });
 
