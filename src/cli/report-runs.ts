@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConformanceReportSchema, type ConformanceReport, type RunIndexEntry } from '../protocol/index.js';
+import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import { AUDIT_DIR } from '../runtime/run-store.js';
 import type { ReportInput } from '../vitest/report-build.js';
 import type { AgentHarnessAttemptRecord } from '../vitest/types.js';
@@ -24,7 +25,8 @@ export function readConformanceReports(run: RunIndexEntry): { reports: Conforman
   for (const name of names.sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]))) {
     const file = path.join(dir, name);
     try {
-      reports.push(ConformanceReportSchema.parse(JSON.parse(fs.readFileSync(file, 'utf8'))));
+      // Read as an input: a FIFO left in the run directory in place of a report is skipped, not waited on.
+      reports.push(ConformanceReportSchema.parse(JSON.parse(readInputBytesSync(file, { what: 'conformance report', maxBytes: MAX_AUDIT_FILE_BYTES }).toString('utf8'))));
     } catch {
       skipped.push(file);
     }

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { AgentHarnessError } from '../errors/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
+import { openInputFile, type CheckedInputFile } from '../runtime/bounded-input.js';
 import path from 'node:path';
 import type { StreamName } from '../protocol/index.js';
 import { AUDIT_DIR } from '../runtime/run-store.js';
@@ -193,25 +194,52 @@ export function writeJsonl(file: string, rows: readonly unknown[]): void {
   fs.writeFileSync(file, rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
 }
 
+/** The first look at the end of an FCMP file for its last seq; each further look reads four times as much. */
+const SEQ_TAIL_BYTES = 64 * 1024;
+
+/**
+ * The seq of the last complete FCMP line of `file` that has one (a torn last line is passed over), or null: no such
+ * line, or not a regular file (a FIFO an engine left in its run directory is not read). Reads the file from its end,
+ * 64 KiB first, so a long attempt's FCMP is not read whole to continue its seq.
+ */
+export function lastSeqInFcmp(file: string): number | null {
+  let checked: CheckedInputFile;
+  try {
+    checked = openInputFile(file, { what: 'FCMP log' });
+  } catch {
+    return null;
+  }
+  const { fd, size } = checked;
+  try {
+    for (let window = SEQ_TAIL_BYTES; ; window *= 4) {
+      const start = Math.max(0, size - window);
+      const buffer = Buffer.alloc(size - start);
+      let read = 0;
+      for (let n = -1; n !== 0 && read < buffer.length; read += n) n = fs.readSync(fd, buffer, read, buffer.length - read, start + read);
+      const lines = buffer.toString('utf8', 0, read).split('\n');
+      // The first line of a window that starts inside the file may be cut: only complete lines count.
+      for (let i = lines.length - 1; i >= (start > 0 ? 1 : 0); i -= 1) {
+        const line = lines[i]!.trim();
+        if (line === '') continue;
+        try {
+          const seq = (JSON.parse(line) as { seq?: unknown }).seq;
+          if (typeof seq === 'number') return seq;
+        } catch {
+          // a torn line: look further up
+        }
+      }
+      if (start === 0) return null;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Reads the last FCMP seq of the attempts before `attempt` (0 when there are none). */
 export function lastFcmpSeq(runDir: string, attempt: number): number {
   for (let n = attempt - 1; n >= 1; n -= 1) {
-    const file = attemptAuditPaths(runDir, n).fcmp;
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch {
-      continue;
-    }
-    const lines = text.trim().split('\n').filter(Boolean);
-    for (let i = lines.length - 1; i >= 0; i -= 1) {
-      try {
-        const seq = (JSON.parse(lines[i] ?? '') as { seq?: unknown }).seq;
-        if (typeof seq === 'number') return seq;
-      } catch {
-        // a torn last line: look further up
-      }
-    }
+    const seq = lastSeqInFcmp(attemptAuditPaths(runDir, n).fcmp);
+    if (seq !== null) return seq;
   }
   return 0;
 }

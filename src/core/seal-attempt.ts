@@ -9,7 +9,7 @@ import { AttemptMetaSchema, type AttemptMeta, type RunIndexEntry } from '../prot
 import { loadTranslationAdapter } from '../engines/translation-adapters.js';
 import { translateRecorded } from '../translate/recorded.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
-import { readInputBytesSync } from '../runtime/bounded-input.js';
+import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import { withFileLock } from '../runtime/file-lock.js';
 import { isOwnerAlive, reclaimDeadLeases } from '../runtime/lease.js';
 import type { HarnessPaths } from '../runtime/paths.js';
@@ -41,9 +41,6 @@ export async function sealAttemptIfOrphaned(runDir: string, attempt: number): Pr
   });
 }
 
-/** Largest meta read when looking for orphans (a meta holds the attempt's prompt and environment): 64 MiB. */
-const MAX_META_BYTES = 64 * 1024 * 1024;
-
 /**
  * The attempt's meta while it says `running`, or null: finished, missing or truncated (the store's concern: translate
  * works from the raw logs). Only a running meta can be an orphan, so only a running one is checked against the
@@ -52,7 +49,7 @@ const MAX_META_BYTES = 64 * 1024 * 1024;
 function readRunningMeta(file: string): AttemptMeta | null {
   try {
     // Read as an input: the run directory is the engine's, and a FIFO there must not block the listing for good.
-    const text = readInputBytesSync(file, { what: 'attempt meta', maxBytes: MAX_META_BYTES }).toString('utf8');
+    const text = readInputBytesSync(file, { what: 'attempt meta', maxBytes: MAX_AUDIT_FILE_BYTES }).toString('utf8');
     // A meta whose status is "running" holds that JSON string: one without it is not parsed at all.
     if (!text.includes('"running"')) return null;
     const value: unknown = JSON.parse(text);

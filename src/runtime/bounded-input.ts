@@ -12,6 +12,11 @@ import { AgentHarnessError, type ErrorCode } from '../errors/index.js';
 export const DEFAULT_MAX_SCRIPT_BYTES = 16 * 1024 * 1024;
 /** Size limit of an engine config file or a SKILL.md read whole (16 MiB). */
 export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+/**
+ * Size limit of an audit JSON file the harness reads whole from a run directory (a meta, a conformance report): 64 MiB.
+ * The run directory is the engine's working directory, so what is there is read as an input, FIFOs refused.
+ */
+export const MAX_AUDIT_FILE_BYTES = 64 * 1024 * 1024;
 /** Size limit of a `--file DEST=SRC` seed file, held in memory until the run dir exists (64 MiB). */
 export const MAX_SEED_FILE_BYTES = 64 * 1024 * 1024;
 

@@ -18,6 +18,7 @@ import {
   type TranslateMode,
 } from '../protocol/index.js';
 import { writeJsonAtomic } from './atomic-write.js';
+import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from './bounded-input.js';
 import { withFileLock } from './file-lock.js';
 import { appendIndexLog, indexLogPath, readIndexLog, readLegacyIndex, rewriteIndexLog, viewOfRuns, type RunIndexView } from './run-index-log.js';
 import { AUDIT_DIR, RUN_RECORD_FILE, readRunRecord, runRecordPath, scanRunDirs, type BrokenRun } from './run-record.js';
@@ -184,7 +185,9 @@ export function attemptNumbers(runDir: string): number[] {
 function laterAttemptFinished(runDir: string, attempt: number): boolean {
   return attemptNumbers(runDir).filter((n) => n > attempt).some((n) => {
     try {
-      return (JSON.parse(fs.readFileSync(path.join(runDir, AUDIT_DIR, `meta.${n}.json`), 'utf8')) as { status?: unknown }).status === 'finished';
+      // Read as an input: a FIFO left in the run directory in place of a meta is not waited on.
+      const text = readInputBytesSync(path.join(runDir, AUDIT_DIR, `meta.${n}.json`), { what: 'attempt meta', maxBytes: MAX_AUDIT_FILE_BYTES }).toString('utf8');
+      return (JSON.parse(text) as { status?: unknown }).status === 'finished';
     } catch {
       return false;
     }

@@ -8,6 +8,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { AttemptMetaSchema, FcmpEventSchema, type RunIndexEntry } from '../../src/protocol/index.js';
@@ -190,7 +191,7 @@ describe('run store (CLI)', () => {
     }
   });
 
-  it('a FIFO in place of a run.json is a corrupt row, and one in place of a meta is passed over: runs ends', () => {
+  it('FIFOs in place of a run.json, a meta and a conformance report: runs, report and updateRun end, the record a corrupt row', () => {
     // The run directory is the engine's working directory: what it leaves there must not hang the next listing.
     const fifoRecord = start('fifo record');
     const record = path.join(fifoRecord.runDir, '.audit', 'run.json');
@@ -207,6 +208,20 @@ describe('run store (CLI)', () => {
       const entries = JSON.parse(listed.stdout) as Array<Record<string, unknown>>;
       expect(entries).toContainEqual({ run_dir: fifoRecord.runDir, corrupt: { code: 'RUN_STORE_CORRUPT', file: record, message: expect.stringContaining('a FIFO (named pipe), not a regular file') } });
       expect(entries.find((entry) => entry.run_dir === fifoMeta.runDir)).toMatchObject({ handle: fifoMeta.handle });
+      // The report reads every run's conformance reports: one that is a FIFO is skipped.
+      const fifoReport = path.join(fifoMeta.runDir, '.audit', 'conformance-report.2.json');
+      execFileSync('mkfifo', [fifoReport]);
+      const report = spawnSync(process.execPath, [BIN, 'report', '--out', path.join(sandbox.root, 'fifo-report')], { cwd: sandbox.root, env: sandbox.env, encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+      fs.rmSync(fifoReport, { force: true });
+      expect(report.status, report.stderr).toBe(0);
+      // An attempt that finishes reads the metas of later attempts (one finished first?): a FIFO there is no answer.
+      // In a child process, so a blocked read is killed with it instead of blocking this worker.
+      const script = `const { updateRun } = await import(${JSON.stringify(pathToFileURL(path.join(REPO, 'src', 'runtime', 'run-store.ts')).href)});
+const run = await updateRun(${JSON.stringify(runRoot)}, ${JSON.stringify(path.basename(fifoMeta.runDir))}, { last_completion: 'completed' }, 1);
+console.log(run.last_completion);`;
+      const updated = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO, env: process.env, encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+      expect(updated.status, updated.stderr).toBe(0);
+      expect(updated.stdout.trim()).toBe('completed');
     } finally {
       fs.rmSync(record, { force: true });
       fs.writeFileSync(record, good);
