@@ -93,11 +93,7 @@ function readRunRecordSync(runDir: string): RunIndexEntry | null {
 }
 
 /** Reads one directory's record as a run, a broken run, or nothing (not a run directory). */
-export async function inspectRunDir(runDir: string): Promise<{ run: RunIndexEntry } | { broken: BrokenRun } | null> {
-  return inspectRunDirSync(runDir);
-}
-
-function inspectRunDirSync(runDir: string): { run: RunIndexEntry } | { broken: BrokenRun } | null {
+function inspectRunDir(runDir: string): { run: RunIndexEntry } | { broken: BrokenRun } | null {
   try {
     const run = readRunRecordSync(runDir);
     return run ? { run } : null;
@@ -125,7 +121,7 @@ export async function scanRunDirs(runRoot: string, extraDirs: readonly string[] 
   for (const dir of dirs) {
     if (seen.has(dir)) continue;
     seen.add(dir);
-    const found = inspectRunDirSync(dir);
+    const found = inspectRunDir(dir);
     if (found && 'run' in found) runs.push(found.run);
     else if (found) broken.push(found.broken);
     if (slicer.due()) await slicer.pause();
