@@ -18,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import type { RunIndexEntry } from '../src/protocol/index.js';
 import { createRun, refreshRunIndex, reserveAttempt, updateRun, type CreateRunOptions } from '../src/runtime/run-store.js';
 import { median, type BenchRow } from './figures.js';
-import { bin, distIsCurrent, root, runProcess, Scratch } from './util.js';
+import { bin, distIsCurrent, harnessEnv, root, runProcess, Scratch } from './util.js';
 
 const ROUNDS = 30;
 const FIRST_READ_ROUNDS = 5;
@@ -59,8 +59,7 @@ function finishedMeta(runId: string, handle: string): string {
 
 /** Median wall milliseconds of `agent-harness runs --json` over the data dir holding `runRoot` (its `harness_runs`). */
 async function runsCliMs(runRoot: string, home: string): Promise<number> {
-  const env: NodeJS.ProcessEnv = { ...process.env, SKILL_RUNNER_DATA_DIR: path.dirname(runRoot), HOME: home };
-  delete env.AGENT_HARNESS_RUN_ROOT;
+  const env = harnessEnv(path.dirname(runRoot), home);
   const times: number[] = [];
   for (let round = 0; round < PROCESS_ROUNDS; round += 1) {
     const started = performance.now();

@@ -53,18 +53,13 @@ function sameDir(a: string, b: string): boolean {
  * Reads a run directory's run.json, or null when it has none. Throws RUN_STORE_CORRUPT when the file does not
  * parse or fails the schema, and RUN_DIR_MOVED when it records another directory as the run's (a `cp -r` or `mv`
  * of a run directory): attempts added to the copy would otherwise update the original's record and index entry.
+ *
+ * Synchronous: a run.json is a few hundred bytes, which one synchronous read takes in less time than a trip through
+ * libuv's thread pool (a scan of 5,000 runs awaited one read after another for ~1 s). It is read as an input
+ * ({@link readInputBytesSync}): the run directory is the engine's working directory, and a FIFO or a device put
+ * there in place of the record is reported, not read (a read would block the process for good).
  */
-export async function readRunRecord(runDir: string): Promise<RunIndexEntry | null> {
-  return readRunRecordSync(runDir);
-}
-
-/**
- * {@link readRunRecord}, synchronously: a run.json is a few hundred bytes, which one synchronous read takes in less
- * time than a trip through libuv's thread pool (a scan of 5,000 runs awaited one read after another for ~1 s). It is
- * read as an input ({@link readInputBytesSync}): the run directory is the engine's working directory, and a FIFO or a
- * device put there in place of the record is reported, not read (a read would block the process for good).
- */
-function readRunRecordSync(runDir: string): RunIndexEntry | null {
+export function readRunRecord(runDir: string): RunIndexEntry | null {
   const file = runRecordPath(runDir);
   let text: string;
   try {
@@ -95,7 +90,7 @@ function readRunRecordSync(runDir: string): RunIndexEntry | null {
 /** Reads one directory's record as a run, a broken run, or nothing (not a run directory). */
 function inspectRunDir(runDir: string): { run: RunIndexEntry } | { broken: BrokenRun } | null {
   try {
-    const run = readRunRecordSync(runDir);
+    const run = readRunRecord(runDir);
     return run ? { run } : null;
   } catch (error) {
     if (error instanceof AgentHarnessError && (error.code === 'RUN_STORE_CORRUPT' || error.code === 'RUN_DIR_MOVED')) {

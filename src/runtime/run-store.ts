@@ -204,7 +204,7 @@ export async function updateRun(runRoot: string, runId: string, patch: RunPatch,
   return withFileLock(indexLogPath(runRoot), async () => {
     const index = await loadIndex(runRoot, true);
     const cached = index.runs.get(runId);
-    const current = (await readRunRecord(cached?.run_dir ?? path.join(runRoot, runId))) ?? cached;
+    const current = readRunRecord(cached?.run_dir ?? path.join(runRoot, runId)) ?? cached;
     if (!current) throw new AgentHarnessError('RUN_NOT_FOUND', `No run "${runId}" under ${runRoot}.`);
     const superseded = attempt !== undefined && laterAttemptFinished(current.run_dir, attempt);
     const { session_id: sessionId, last_completion: lastCompletion, ...rest } = patch;
@@ -248,12 +248,12 @@ export async function resolveRunSelector(runRoot: string, selector: string, cwd:
   const looksLikePath = trimmed.includes('/') || trimmed.startsWith('.');
   if (looksLikePath) {
     const dir = path.resolve(cwd, trimmed);
-    const record = await readRunRecord(dir);
+    const record = readRunRecord(dir);
     if (record) return record;
     throw new AgentHarnessError('RUN_NOT_FOUND', `${dir} is not a run directory (no ${AUDIT_DIR}/${RUN_RECORD_FILE}).`, { details: { selector } });
   }
   const cached = matchSelector(await listRuns(runRoot), trimmed);
-  const fresh = cached ? await readRunRecord(cached.run_dir) : null;
+  const fresh = cached ? readRunRecord(cached.run_dir) : null;
   if (fresh && fresh.run_id === cached?.run_id) return fresh;
   const store = await refreshRunIndex(runRoot);
   const found = matchSelector(store.runs, trimmed);

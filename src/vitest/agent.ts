@@ -106,7 +106,7 @@ export async function runAgentFixture({ harness, model, task, signal, skip, anno
         ...common(options.timeoutMs),
       });
       const run = new HarnessRun(first, async (self, message, resumeOptions) => {
-        const record = await readRunRecord(self.runDir);
+        const record = readRunRecord(self.runDir);
         if (!record) throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${self.runId} has no run record in ${self.runDir}.`);
         if (resumeOptions.turns?.length) model.append(...resumeOptions.turns);
         return track(self, await runAttempt({ paths, engine: self.engine, launch: 'resume', run: record, message, ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}), ...common(resumeOptions.timeoutMs) }));
