@@ -60,7 +60,7 @@ export async function runAttemptCommand(
       },
     });
     const status = interrupted ? signalExitStatus(interrupted) : null;
-    printFinished(streams, result, request.translateMode, verb, readyPrinted, status === null ? null : { status, signal: interrupted ?? 'SIGINT' });
+    await printFinished(streams, result, request.translateMode, verb, readyPrinted, status === null ? null : { status, signal: interrupted ?? 'SIGINT' });
     if (status !== null) {
       streams.stderr.write(`agent-harness: interrupted by ${interrupted}; attempt ${result.attempt} of run ${result.handle} is sealed as ${result.completion.state}${result.completion.code ? ` (${result.completion.code})` : ''}. Resume it with: agent-harness resume ${result.handle} <message>\n`);
       return { status, result };

@@ -6,8 +6,10 @@ import pc from 'picocolors';
 import type { AttemptReadyInfo } from '../core/run-attempt.js';
 import type { AttemptResult } from '../core/attempt-result.js';
 import type { EngineId, StreamName, TranslateMode } from '../protocol/index.js';
-import { renderTranslateView } from '../translate/views.js';
-import type { RaspEvent } from '../protocol/index.js';
+import { readJsonlFile } from '../core/event-spool.js';
+import { createViewWriter } from '../translate/view-sink.js';
+import type { FcmpEvent, RaspEvent } from '../protocol/index.js';
+import { createBatchedWriter } from './batched-writer.js';
 
 /** Where the CLI writes. */
 export interface CliStreams {
@@ -57,20 +59,34 @@ export function liveHandlers(streams: CliStreams, mode: TranslateMode): {
   return {};
 }
 
+/**
+ * Writes view 2 or 3 of an attempt's FCMP, piece by piece with the output's backpressure: from memory, or for a long
+ * attempt (events past the memory budget) read from its `fcmp.N.jsonl` as it is written.
+ */
+async function writeFinishedView(stdout: NodeJS.WritableStream, mode: 2 | 3, result: AttemptResult): Promise<void> {
+  const out = createBatchedWriter(stdout);
+  const view = createViewWriter(mode, out.write);
+  const events: Iterable<FcmpEvent> = result.eventsInMemory ? result.fcmp : readJsonlFile<FcmpEvent>(result.audit.fcmp);
+  let count = 0;
+  for (const event of events) {
+    view.sink.fcmp?.(event);
+    if (++count % 1024 === 0) await out.drain();
+  }
+  view.end();
+  await out.drain();
+}
+
 /** Prints what is printed after the process ended: views 2/3, the end separator and the summary. */
-export function printFinished(
+export async function printFinished(
   streams: CliStreams,
   result: AttemptResult,
   mode: TranslateMode,
   verb: 'Start' | 'Resume',
   readyPrinted: boolean,
   interrupted: { status: number; signal: NodeJS.Signals } | null = null,
-): void {
+): Promise<void> {
   if (readyPrinted) {
-    if (mode === 2 || mode === 3) {
-      const text = renderTranslateView(mode, { rasp: result.rasp, fcmp: result.fcmp });
-      streams.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-    }
+    if (mode === 2 || mode === 3) await writeFinishedView(streams.stdout, mode, result);
     streams.stderr.write(`${separator(result.engine, 'end')}\n`);
   }
   const lines = [

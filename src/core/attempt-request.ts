@@ -72,6 +72,12 @@ export interface AttemptRequest {
   hostEnv?: NodeJS.ProcessEnv;
   /** Raw output as it arrives (for live views). */
   onOutput?: (stream: StreamName, chunk: Uint8Array) => void;
+  /**
+   * JSON bytes of RASP, and of FCMP, the attempt keeps in memory for its result (default 16 MiB each). Every event is
+   * in the audit files as it is built; past this budget the files are the only copy, so a long attempt's memory stays
+   * flat, and the result reads its `rasp`, `fcmp` and `toolCalls` from them when they are first used.
+   */
+  eventMemoryBytes?: number;
   /** RASP events as they are built (for live views). */
   onRaspEvent?: (event: RaspEvent) => void;
   /** Called once the run and attempt are known, before the engine starts. */

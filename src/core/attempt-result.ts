@@ -3,9 +3,10 @@
  * the CLI summarizes.
  */
 import type { AgentHarnessError } from '../errors/index.js';
-import type { Completion, EngineId, FcmpEvent, FsDiff, RaspEvent, Usage } from '../protocol/index.js';
+import type { Completion, ConformanceReport, EngineId, FcmpEvent, FsDiff, RaspEvent, Usage } from '../protocol/index.js';
 import type { AttemptAuditPaths } from './audit-files.js';
 import { collectToolCalls, type NormalizedToolCall } from '../translate/tool-calls.js';
+import type { EventSpool } from './event-spool.js';
 
 /** A tool call the engine made, with its result when seen (normalized across engines, see `tool-calls.ts`). */
 export type ToolCallRecord = NormalizedToolCall;
@@ -25,6 +26,11 @@ export interface AttemptResult {
   completion: Completion;
   rasp: RaspEvent[];
   fcmp: FcmpEvent[];
+  /**
+   * False when the attempt's events passed the memory budget (a long attempt): `rasp`, `fcmp` and `toolCalls` are
+   * then read from the audit files when first used, not held while the attempt ran.
+   */
+  eventsInMemory: boolean;
   assistantMessages: string[];
   finalMessage: string | null;
   toolCalls: ToolCallRecord[];
@@ -38,6 +44,8 @@ export interface AttemptResult {
   /** Injected skills the engine offered the model in its first real request; null when unknown (live mode). */
   skillsOffered: string[] | null;
   audit: AttemptAuditPaths;
+  /** The attempt's conformance report (as written to `conformance-report.N.json`): event counts, diagnostics, verdict. */
+  conformance: ConformanceReport;
   /** Set when the harness itself failed (before or around the engine); the audit files exist anyway. */
   error: AgentHarnessError | null;
 }
@@ -45,21 +53,71 @@ export interface AttemptResult {
 /** Tool calls in order, each joined with its result and normalized. */
 export { collectToolCalls };
 
-/** Texts of the final assistant messages, in order. */
-export function collectAssistantMessages(fcmp: readonly FcmpEvent[]): string[] {
-  return fcmp.filter((event) => event.type === 'assistant.message.final').map((event) => (event.data as { text: string }).text);
+/** What an attempt's result needs of its RASP events, taken as they go by (the events themselves are spooled). */
+export interface RaspFacts {
+  push(event: RaspEvent): void;
+  /** The last session id seen, else the one the run had. */
+  readonly sessionId: string | null;
+  /** True once the engine reported a session. */
+  readonly sawSession: boolean;
+  /** The last usage the engine reported, or null. */
+  readonly usage: Usage | null;
+  /** The skills of the last `engine.skills.offered` event found in a model request, or null. */
+  readonly offered: string[] | null;
 }
 
-/** The last usage the engine reported, or null. */
-export function lastUsage(rasp: readonly RaspEvent[]): Usage | null {
+/** Creates {@link RaspFacts}; `session` is the run's session before the attempt (null for a new one). */
+export function createRaspFacts(session: string | null): RaspFacts {
+  let sawSession = false;
   let usage: Usage | null = null;
-  for (const { data } of rasp) if (data.type === 'engine.usage') usage = data.usage;
-  return usage;
+  let offered: string[] | null = null;
+  return {
+    push({ data }) {
+      if (data.type === 'engine.session') {
+        session = data.session_id;
+        sawSession = true;
+      } else if (data.type === 'engine.usage') usage = data.usage;
+      else if (data.type === 'engine.skills.offered' && data.source === 'model_request') offered = data.skills;
+    },
+    get sessionId() { return session; },
+    get sawSession() { return sawSession; },
+    get usage() { return usage; },
+    get offered() { return offered; },
+  };
 }
 
-/** The last session id seen, or `fallback`. */
-export function lastSessionId(rasp: readonly RaspEvent[], fallback: string | null): string | null {
-  let session = fallback;
-  for (const { data } of rasp) if (data.type === 'engine.session') session = data.session_id;
-  return session;
+/** Where an attempt's events are: {@link EventSpool}s, in memory or past their budget in the audit files. */
+export interface AttemptEvents {
+  rasp: EventSpool<RaspEvent>;
+  fcmp: EventSpool<FcmpEvent>;
+  /** Exit codes the engine reported to the model, for the tool calls. */
+  toolExitCodes: ReadonlyMap<string, number>;
+}
+
+/**
+ * The result of an attempt. While its events are in memory, `rasp`, `fcmp` and `toolCalls` are plain arrays. An
+ * attempt whose events passed the memory budget (`AttemptRequest.eventMemoryBytes`) did not keep them: those three
+ * are read from its audit files when first asked for (checked to be what the attempt wrote; AUDIT_TAMPERED if not),
+ * then kept. `eventsInMemory` says which; either way the values are the same.
+ */
+export function attemptResult(fields: Omit<AttemptResult, 'rasp' | 'fcmp' | 'toolCalls' | 'eventsInMemory'>, events: AttemptEvents): AttemptResult {
+  const inMemory = events.rasp.inMemory && events.fcmp.inMemory;
+  const toolCalls = (): ToolCallRecord[] => collectToolCalls(events.rasp.all(), events.toolExitCodes);
+  if (inMemory) return { ...fields, rasp: events.rasp.all(), fcmp: events.fcmp.all(), toolCalls: toolCalls(), eventsInMemory: true };
+  const result = { ...fields, eventsInMemory: false } as AttemptResult;
+  const lazy = <K extends 'rasp' | 'fcmp' | 'toolCalls'>(key: K, read: () => AttemptResult[K]): void => {
+    let value: AttemptResult[K] | undefined;
+    Object.defineProperty(result, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => (value ??= read()),
+      set: (next: AttemptResult[K]) => {
+        value = next;
+      },
+    });
+  };
+  lazy('rasp', () => events.rasp.all());
+  lazy('fcmp', () => events.fcmp.all());
+  lazy('toolCalls', toolCalls);
+  return result;
 }

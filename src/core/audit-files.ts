@@ -58,7 +58,7 @@ export function attemptAuditPaths(runDir: string, attempt: number): AttemptAudit
 
 /** Appends raw chunks to the stream logs and tracks each stream's byte offset. */
 export class RawLogWriter {
-  private readonly fds = new Map<StreamName | 'timing' | 'rasp', number>();
+  private readonly fds = new Map<StreamName | 'timing', number>();
   private readonly offsets = new Map<StreamName, number>();
 
   /**
@@ -67,15 +67,14 @@ export class RawLogWriter {
    */
   constructor(private readonly paths: AttemptAuditPaths, readonly failures: AuditWriteFailures = new AuditWriteFailures()) {}
 
-  private file(key: StreamName | 'timing' | 'rasp'): string {
+  private file(key: StreamName | 'timing'): string {
     return key === 'stdout' ? this.paths.stdout
       : key === 'stderr' ? this.paths.stderr
       : key === 'pty' ? this.paths.ptyOutput
-      : key === 'timing' ? this.paths.ptyTiming
-      : this.paths.rasp;
+      : this.paths.ptyTiming;
   }
 
-  private write(key: StreamName | 'timing' | 'rasp', data: Uint8Array | string): void {
+  private write(key: StreamName | 'timing', data: Uint8Array | string): void {
     const file = this.file(key);
     if (this.failures.has(file)) return;
     this.failures.attempt(file, () => {
@@ -90,7 +89,7 @@ export class RawLogWriter {
   }
 
   /** Creates the given logs empty (so every file exists even when nothing is printed). */
-  touch(keys: ReadonlyArray<StreamName | 'timing' | 'rasp'>): void {
+  touch(keys: ReadonlyArray<StreamName | 'timing'>): void {
     for (const key of keys) this.write(key, '');
   }
 
@@ -105,11 +104,6 @@ export class RawLogWriter {
   /** Appends one line of PTY timing. */
   timing(line: string): void {
     this.write('timing', `${line}\n`);
-  }
-
-  /** Appends one RASP event as a JSON line. */
-  rasp(event: unknown): void {
-    this.write('rasp', `${JSON.stringify(event)}\n`);
   }
 
   /** Closes every file; safe to call twice. */
@@ -187,11 +181,6 @@ export function auditWriteFailed(paths: AttemptAuditPaths, attempt: number, fail
     attempt,
     details: { failed: failures.map((f) => ({ file: f.file, errno: f.errno, message: f.message })), written, previous: previous && previous.code !== 'AUDIT_WRITE_FAILED' ? { code: previous.code, message: previous.message } : null },
   });
-}
-
-/** Writes a JSONL file in one go. */
-export function writeJsonl(file: string, rows: readonly unknown[]): void {
-  fs.writeFileSync(file, rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
 }
 
 /** The first look at the end of an FCMP file for its last seq; each further look reads four times as much. */

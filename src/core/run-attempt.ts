@@ -16,7 +16,7 @@ import type { EngineAdapter, PreparedEngine } from '../engines/engine.js';
 import { carryResumeFlags, withCarriedFlags } from '../engines/resume-flags.js';
 import { applyAgentOptions } from '../engines/agent-options.js';
 import { loadModelScript, parseModelScript, type ModelScript, type ModelServer } from '../model/index.js';
-import { AttemptMetaSchema, type AttemptMeta, type ModelMode, type Completion, type FcmpEvent, type FsDiff, type RunIndexEntry } from '../protocol/index.js';
+import { AttemptMetaSchema, type AttemptMeta, type ModelMode, type Completion, type ConformanceReport, type FcmpEvent, type FsDiff, type RaspEvent, type RunIndexEntry } from '../protocol/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { buildEngineEnv, redactEnv } from '../runtime/env.js';
 import { engineVersion } from '../runtime/engine-version.js';
@@ -37,14 +37,15 @@ import { exitCodesFromModelRequests } from '../translate/tool-calls.js';
 import { offeredSkills } from './offered-skills.js';
 import { startEarly } from './early-start.js';
 import { createFcmpTranslator } from '../translate/fcmp.js';
-import { buildConformanceReport } from '../translate/conformance.js';
+import { createConformanceTally } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
 import { StepClock } from './step-clock.js';
 import { spawnEngine } from './spawn-engine.js';
 import { excludeHarnessPaths, gitDiffPatch, hasWorkspaceSeed, seedWorkspace } from './workspace.js';
-import { attemptAuditPaths, AuditWriteFailures, auditWriteFailed, ensureFsAuditFiles, fcmpSeqStart, RawLogWriter, writeJsonl } from './audit-files.js';
+import { attemptAuditPaths, AuditWriteFailures, auditWriteFailed, ensureFsAuditFiles, fcmpSeqStart, RawLogWriter } from './audit-files.js';
+import { EventSpool } from './event-spool.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, type AttemptRequest, type IoMode } from './attempt-request.js';
-import { collectAssistantMessages, collectToolCalls, lastSessionId, lastUsage, type AttemptResult } from './attempt-result.js';
+import { attemptResult, createRaspFacts, type AttemptResult } from './attempt-result.js';
 
 export { DEFAULT_ATTEMPT_TIMEOUT_MS } from './attempt-request.js';
 export type { AttemptRequest, AttemptReadyInfo, IoMode } from './attempt-request.js';
@@ -151,7 +152,11 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   requestsLog = audit.modelRequests;
   const auditFailures = new AuditWriteFailures();
   const writer = new RawLogWriter(audit, auditFailures);
-  writer.touch(io === 'split' ? ['stdout', 'stderr', 'rasp'] : ['pty', 'timing', 'rasp']);
+  writer.touch(io === 'split' ? ['stdout', 'stderr'] : ['pty', 'timing']);
+  // The events are written as they are built and kept in memory only up to a budget: a long attempt's memory is flat.
+  const raspSpool = new EventSpool<RaspEvent>(audit.rasp, auditFailures, request.eventMemoryBytes);
+  const seen = createRaspFacts(request.run?.session_id ?? null);
+  const tally = createConformanceTally();
   fs.writeFileSync(audit.stdin, launch === 'resume' ? `${request.message}\n` : '');
 
   const parser = adapter.createParser();
@@ -160,8 +165,10 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     attempt,
     engine: adapter.id,
     parser,
+    keepNoEvents: true,
     onEvent: (event) => {
-      writer.rasp(event);
+      raspSpool.push(event);
+      seen.push(event);
       request.onRaspEvent?.(event);
     },
   });
@@ -175,7 +182,9 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   let processResult: ProcessResult | null = null;
   let harnessError: AgentHarnessError | null = null;
   let fsDiff: FsDiff | null = null;
-  let fcmp: FcmpEvent[] = [];
+  let fcmpSpool: EventSpool<FcmpEvent> | null = null;
+  let conformance: ConformanceReport | null = null;
+  const assistantMessages: string[] = [];
   let completion: Completion = { state: 'unknown', reason: 'not_started' };
   // A shared server (the fixtures') logs every attempt of a test; this attempt's requests are those after this.
   const sharedRequestsBefore = request.modelServer?.requests?.length ?? 0;
@@ -311,7 +320,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       rasp.recovered([{ type: 'engine.skills.offered', skills: offeredSkills(meta.skill_injection.skills.map((s) => s.name), requestsSoFar), source: 'model_request' }]);
     }
     // A live terminal attempt shows a TUI, not events: its session comes from the engine's own session store.
-    if (io !== 'split' && adapter.recoverSession && !rasp.events.some((e) => e.data.type === 'engine.session')) {
+    if (io !== 'split' && adapter.recoverSession && !seen.sawSession) {
       rasp.recovered(await adapter.recoverSession({ runDir, agentHome: paths.agentHome, since: startedAt }).catch(() => []));
     }
     rasp.exited({
@@ -352,8 +361,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     auditFailures.attempt(audit.modelRequests, () => writeModelRequestLog(audit.modelRequests, ownedServer ? null : requests));
     toolExitCodes = exitCodesFromModelRequests(requests);
     // The meta's list is the RASP event's (derived once, above); none when the engine made no real request.
-    const offered = rasp.events.findLast((e) => e.data.type === 'engine.skills.offered' && e.data.source === 'model_request')?.data;
-    if (modelMode !== 'live') meta.skill_injection.offered = offered?.type === 'engine.skills.offered' ? offered.skills : [];
+    if (modelMode !== 'live') meta.skill_injection.offered = seen.offered ?? [];
     // A call whose argv the user wrote may start no session (`agent-harness codex --version`): not a failure.
     const expectSession = launch === 'resume' || (!request.rawArgs && (request.passthrough?.length ?? 0) === 0);
     // One pass over the events: the translator's own judge gives the verdict (a harness failure before the engine
@@ -370,18 +378,36 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       sessionId: run.session_id,
       toolExitCodes,
     });
-    fcmp = [];
-    for (const event of rasp.events) fcmp.push(...translator.push(event));
-    const judged: CompletionJudgement = harnessError && !processResult
-      ? { state: 'failed', reason: harnessError.code, failure: { category: 'unknown', code: harnessError.code, message: harnessError.message }, evidenceSeq: null }
-      : translator.verdict();
+    const fcmp = new EventSpool<FcmpEvent>(audit.fcmp, auditFailures, request.eventMemoryBytes);
+    fcmpSpool = fcmp;
+    const emit = (events: readonly FcmpEvent[]): void => {
+      for (const event of events) {
+        fcmp.push(event);
+        tally.fcmp(event);
+        if (event.type === 'assistant.message.final') assistantMessages.push(event.data.text);
+      }
+    };
+    // The events again, from memory or (a long attempt) read back from rasp.N.jsonl, checked to be what was written.
+    let tampered: AgentHarnessError | null = null;
+    try {
+      for (const event of raspSpool.events()) {
+        tally.rasp(event);
+        emit(translator.push(event));
+      }
+    } catch (error) {
+      tampered = toAgentHarnessError(error);
+      harnessError = tampered;
+    }
+    const failedBy = (error: AgentHarnessError): CompletionJudgement => ({ state: 'failed', reason: error.code, failure: { category: 'unknown', code: error.code, message: error.message }, evidenceSeq: null });
+    const judged: CompletionJudgement = tampered ? failedBy(tampered) : harnessError && !processResult ? failedBy(harnessError) : translator.verdict();
     completion = { state: judged.state, reason: judged.reason, ...(judged.failure ? { code: judged.failure.code } : {}) };
-    fcmp.push(...translator.finish(judged));
-    auditFailures.attempt(audit.fcmp, () => writeJsonl(audit.fcmp, fcmp));
+    emit(translator.finish(judged));
+    raspSpool.close();
+    fcmp.close();
     writer.close();
     clock.mark('translate');
     const endedAt = new Date();
-    const sessionId = lastSessionId(rasp.events, run.session_id);
+    const sessionId = seen.sessionId;
     const scriptInForce = request.modelServer ? request.modelServer.script ?? null : resolvedScript.script ?? null;
     // The run's record and index, while the rest is sealed: the attempt count comes from the meta files, which exist
     // since the attempt began (updateRun derives it under the index lock; concurrent resumes).
@@ -398,12 +424,12 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       exit: processResult ? { code: processResult.exitCode, signal: processResult.signal, timed_out: processResult.timedOut, canceled: processResult.canceled } : null,
       session_id: sessionId,
       completion,
-      usage: lastUsage(rasp.events),
+      usage: seen.usage,
       error: harnessError ? { code: harnessError.code, message: harnessError.message } : null,
     };
-    const conformanceWritten = auditFailures.attemptAsync(audit.conformance, () => writeJsonAtomic(audit.conformance, buildConformanceReport({
-      runId: run.run_id, engine: adapter.id, attempt, launch, rasp: rasp.events, fcmp, completion, durationMs: meta.timings.duration_ms, engineVersion: meta.engine_version ?? null,
-    })));
+    const report = tally.report({ runId: run.run_id, engine: adapter.id, attempt, launch, completion, durationMs: meta.timings.duration_ms, engineVersion: meta.engine_version ?? null });
+    conformance = report;
+    const conformanceWritten = auditFailures.attemptAsync(audit.conformance, () => writeJsonAtomic(audit.conformance, report));
     await cleaned;
     clock.mark('cleanup');
     await conformanceWritten;
@@ -423,8 +449,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     keepNextSpare();
   }
 
-  const assistantMessages = collectAssistantMessages(fcmp);
-  return {
+  return attemptResult({
     runId: run.run_id,
     handle: run.handle,
     runDir,
@@ -436,11 +461,8 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     signal: processResult?.signal ?? null,
     timedOut: processResult?.timedOut ?? false,
     completion,
-    rasp: [...rasp.events],
-    fcmp,
     assistantMessages,
     finalMessage: assistantMessages.at(-1) ?? null,
-    toolCalls: collectToolCalls(rasp.events, toolExitCodes),
     fsDiff,
     usage: meta.usage,
     durationMs: meta.timings.duration_ms ?? 0,
@@ -448,6 +470,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     skillsInjected: meta.skill_injection.skills.map((s) => s.name),
     skillsOffered: meta.skill_injection.offered ?? null,
     audit,
+    conformance: conformance!,
     error: harnessError,
-  };
+  }, { rasp: raspSpool, fcmp: fcmpSpool!, toolExitCodes });
 }

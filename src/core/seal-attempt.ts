@@ -5,23 +5,34 @@
  * so the attempt can be translated and resumed.
  */
 import fs from 'node:fs';
-import { AttemptMetaSchema, type AttemptMeta, type RunIndexEntry } from '../protocol/index.js';
+import { AttemptMetaSchema, type AttemptMeta, type FcmpEvent, type RaspEvent, type RunIndexEntry } from '../protocol/index.js';
 import { loadTranslationAdapter } from '../engines/translation-adapters.js';
-import { translateRecorded } from '../translate/recorded.js';
+import { translateRecordedStreams, type RecordedSources, type StreamedTranslation } from '../translate/recorded-stream.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
-import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
+import { checkInputFile, MAX_AUDIT_FILE_BYTES, readInputBytesSync, streamInputFile } from '../runtime/bounded-input.js';
 import { withFileLock } from '../runtime/file-lock.js';
 import { isOwnerAlive, reclaimDeadLeases } from '../runtime/lease.js';
 import type { HarnessPaths } from '../runtime/paths.js';
 import { updateRun } from '../runtime/run-store.js';
-import { attemptAuditPaths, attemptMetaPath, fcmpSeqStart, writeJsonl } from './audit-files.js';
+import { attemptAuditPaths, attemptMetaPath, AuditWriteFailures, auditWriteFailed, fcmpSeqStart, type AttemptAuditPaths } from './audit-files.js';
+import { EventSpool } from './event-spool.js';
 
-function readIfPresent(file: string): Uint8Array | undefined {
-  try {
-    return fs.readFileSync(file);
-  } catch {
-    return undefined;
+/**
+ * The raw logs of the attempt that exist as regular files, read in chunks when translated (a long attempt's logs are
+ * never held whole; a FIFO the engine left in its place is passed over).
+ */
+function rawLogSources(audit: AttemptAuditPaths): RecordedSources {
+  const sources: RecordedSources = {};
+  for (const [stream, file] of [['stdout', audit.stdout], ['stderr', audit.stderr], ['pty', audit.ptyOutput]] as const) {
+    const check = { what: `${stream} log` };
+    try {
+      checkInputFile(file, check);
+    } catch {
+      continue;
+    }
+    sources[stream] = () => streamInputFile(file, check, undefined, { reuseChunks: true });
   }
+  return sources;
 }
 
 /** True when `meta` belongs to an attempt whose harness process is gone without finishing it. */
@@ -63,13 +74,23 @@ function readRunningMeta(file: string): AttemptMeta | null {
 /** Finishes an orphaned attempt from its raw logs. */
 async function seal(runDir: string, attempt: number, meta: AttemptMeta): Promise<AttemptMeta> {
   const audit = attemptAuditPaths(runDir, attempt);
-  const translation = translateRecorded(
-    await loadTranslationAdapter(meta.engine),
-    { stdout: readIfPresent(audit.stdout), stderr: readIfPresent(audit.stderr), pty: readIfPresent(audit.ptyOutput) },
-    { runId: meta.run_id, attempt, launch: meta.launch === 'resume' ? 'resume' : 'start', seqStart: fcmpSeqStart(runDir, attempt), sessionId: meta.session_id },
-  );
-  writeJsonl(audit.rasp, translation.rasp);
-  writeJsonl(audit.fcmp, translation.fcmp);
+  // RASP and FCMP are written as they are translated (spools that keep nothing in memory).
+  const failures = new AuditWriteFailures();
+  const rasp = new EventSpool<RaspEvent>(audit.rasp, failures, 0);
+  const fcmp = new EventSpool<FcmpEvent>(audit.fcmp, failures, 0);
+  let translation: StreamedTranslation;
+  try {
+    translation = await translateRecordedStreams(
+      await loadTranslationAdapter(meta.engine),
+      rawLogSources(audit),
+      { runId: meta.run_id, attempt, launch: meta.launch === 'resume' ? 'resume' : 'start', seqStart: fcmpSeqStart(runDir, attempt), sessionId: meta.session_id, rawLineEvents: true },
+      { rasp: (event) => rasp.push(event), fcmp: (event) => fcmp.push(event) },
+    );
+  } finally {
+    rasp.close();
+    fcmp.close();
+  }
+  if (failures.list.length > 0) throw auditWriteFailed(audit, attempt, failures.list, null);
   const endedAt = new Date();
   const sealed: AttemptMeta = {
     ...meta,

@@ -14,6 +14,7 @@ import { createLineSplitter } from '../translate/line-splitter.js';
 import type { RaspBuilder } from '../translate/rasp-builder.js';
 import type { IoMode } from './attempt-request.js';
 import type { AttemptAuditPaths, RawLogWriter } from './audit-files.js';
+import { streamInputFile } from '../runtime/bounded-input.js';
 
 /** What {@link spawnEngine} needs. */
 export interface SpawnEngineInput {
@@ -59,8 +60,14 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
   } else if (io === 'passthrough') {
     // `script` owns the terminal and writes the log itself; it is parsed once the engine is done.
     result = await runPassthrough({ ...started(), logOut: audit.ptyOutput, logTiming: audit.ptyTiming });
-    const logged = fs.existsSync(audit.ptyOutput) ? fs.readFileSync(audit.ptyOutput) : Buffer.alloc(0);
-    for (const line of splitter.push('pty', logged, 0)) feedLine(rasp, line);
+    // Read in chunks: an interactive session's log can be long.
+    try {
+      if (fs.existsSync(audit.ptyOutput)) {
+        for await (const chunk of streamInputFile(audit.ptyOutput, { what: 'PTY log' }, undefined, { reuseChunks: true })) splitter.pushEach('pty', chunk, (line) => feedLine(rasp, line));
+      }
+    } catch (error) {
+      rasp.diagnostic({ code: 'PTY_LOG_UNREADABLE', message: `The terminal log ${audit.ptyOutput} could not be read: ${error instanceof Error ? error.message : String(error)}`, level: 'error' });
+    }
   } else {
     // With namespaces the init was started earlier (prestart): it is only told what to run.
     const prestarted = input.signal?.aborted ? null : input.isolation?.launch({ file: input.file, args: input.args, env: input.env, cwd: input.cwd }) ?? null;

@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   FLUENT_REPLAY_MISMATCH: 'The harness asks for calls the recording lacks or in another order; re-record it live (-u in Vitest).',
   HARNESS_INTERRUPTED: 'The harness process ended (kill -9, second Ctrl-C, crash) before the attempt finished; resume the run to continue.',
   AUDIT_WRITE_FAILED: 'An audit file could not be written (disk full or not writable); free space and check the run directory.',
+  AUDIT_TAMPERED: 'An audit file the harness reads back was changed while the attempt ran (the run directory is the engine\'s working directory); the attempt\'s events in it are not used. Keep the agent away from .audit.',
   ISOLATION_UNAVAILABLE: 'Network and PID namespaces are unavailable here (not Linux, no util-linux unshare or iproute2 ip, or user namespaces disabled); see `agent-harness doctor`, or allow the fallback with --isolation auto.',
   INPUT_NOT_REGULAR_FILE: 'Pass a regular file: a FIFO, a device (/dev/zero, /dev/stdin) or a directory can block or never end. Save the output to a file first.',
   INPUT_TOO_LARGE: 'The file is larger than the harness reads whole; shrink it or raise the limit (AGENT_HARNESS_MAX_SCRIPT_BYTES for model scripts).',

@@ -28,26 +28,56 @@ export function countToolCalls(rasp: readonly RaspEvent[]): number {
   return new Set(rasp.flatMap(({ data }) => (data.type === 'engine.tool.call' ? [data.call_id] : []))).size;
 }
 
-/** The conformance report. */
-export function buildConformanceReport(input: ConformanceInput): ConformanceReport {
+/** Counts what a conformance report needs while an attempt's events go by, keeping no events. */
+export interface ConformanceTally {
+  rasp(event: RaspEvent): void;
+  fcmp(event: FcmpEvent): void;
+  /** The report of the events counted so far. */
+  report(input: Omit<ConformanceInput, 'rasp' | 'fcmp'>): ConformanceReport;
+}
+
+/** Creates a {@link ConformanceTally}: counters, the streams seen, the tool call ids and the diagnostics. */
+export function createConformanceTally(): ConformanceTally {
   const counts: Partial<Record<FcmpEvent['type'], number>> = {};
-  for (const event of input.fcmp) counts[event.type] = (counts[event.type] ?? 0) + 1;
-  const streams = [...new Set(input.rasp.flatMap(({ data, raw_ref }) => (data.type === 'raw.line' && raw_ref ? [raw_ref.stream] : [])))].sort();
+  const streams = new Set<string>();
+  const toolCalls = new Set<string>();
+  const diagnostics: Diagnostic[] = [];
   let usage: Usage | null = null;
-  for (const { data } of input.rasp) if (data.type === 'engine.usage') usage = data.usage;
   return {
-    version: CONFORMANCE_VERSION,
-    run_id: input.runId,
-    engine: input.engine,
-    attempt: input.attempt,
-    launch: input.launch,
-    parser_profile: { parser: `${input.engine}/default`, streams },
-    fcmp_counts: counts,
-    assistant_message_count: counts['assistant.message.final'] ?? 0,
-    tool_call_count: countToolCalls(input.rasp),
-    diagnostics: collectDiagnostics(input.rasp),
-    completion: input.completion,
-    metrics: { duration_ms: input.durationMs, usage },
-    ...(input.engineVersion !== undefined ? { engine_version: input.engineVersion } : {}),
+    rasp({ data, raw_ref }) {
+      if (data.type === 'raw.line') {
+        if (raw_ref) streams.add(raw_ref.stream);
+      } else if (data.type === 'engine.usage') usage = data.usage;
+      else if (data.type === 'engine.tool.call') toolCalls.add(data.call_id);
+      else if (data.type === 'diagnostic') diagnostics.push(data.diagnostic);
+    },
+    fcmp(event) {
+      counts[event.type] = (counts[event.type] ?? 0) + 1;
+    },
+    report(input) {
+      return {
+        version: CONFORMANCE_VERSION,
+        run_id: input.runId,
+        engine: input.engine,
+        attempt: input.attempt,
+        launch: input.launch,
+        parser_profile: { parser: `${input.engine}/default`, streams: [...streams].sort() },
+        fcmp_counts: { ...counts },
+        assistant_message_count: counts['assistant.message.final'] ?? 0,
+        tool_call_count: toolCalls.size,
+        diagnostics: [...diagnostics],
+        completion: input.completion,
+        metrics: { duration_ms: input.durationMs, usage },
+        ...(input.engineVersion !== undefined ? { engine_version: input.engineVersion } : {}),
+      };
+    },
   };
+}
+
+/** The conformance report of an attempt's events. */
+export function buildConformanceReport(input: ConformanceInput): ConformanceReport {
+  const tally = createConformanceTally();
+  for (const event of input.rasp) tally.rasp(event);
+  for (const event of input.fcmp) tally.fcmp(event);
+  return tally.report(input);
 }

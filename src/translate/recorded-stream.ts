@@ -25,7 +25,7 @@ export type RecordedSources = Partial<Record<'stdout' | 'stderr' | 'pty', Record
 
 /** Where a streamed translation sends its events, in order, as soon as they are built. */
 export interface TranslationSink {
-  /** Each RASP event except `raw.line` (the translation builds none; their seq numbers stay taken). */
+  /** Each RASP event; `raw.line` events only with the `rawLineEvents` option (else none is built, their seqs stay taken). */
   rasp?(event: RaspEvent): void;
   /** Each FCMP event. */
   fcmp?(event: FcmpEvent): void;
@@ -64,9 +64,9 @@ async function readSources(parse: StreamsParse, sources: RecordedSources, stream
   }
 }
 
-/** A parse that keeps no events: they go to `onEvent` only, without `raw.line` events. */
-function startParse(adapter: RecordedAdapter, options: TranslateRecordedOptions, onEvent: (event: RaspEvent) => void): StreamsParse {
-  return startStreamsParse(adapter, options, { keepNoEvents: true, rawLineEvents: false, onEvent });
+/** A parse that keeps no events: they go to `onEvent` only, `raw.line` events only when `rawLineEvents`. */
+function startParse(adapter: RecordedAdapter, options: TranslateRecordedOptions, onEvent: (event: RaspEvent) => void, rawLineEvents = false): StreamsParse {
+  return startStreamsParse(adapter, options, { keepNoEvents: true, rawLineEvents, onEvent });
 }
 
 /** True when the split streams give an engine event; reads only up to the first one. */
@@ -137,7 +137,7 @@ export async function translateRecordedStreams(adapter: RecordedAdapter, sources
     counter.rasp(event);
     sink.rasp?.(event);
     toFcmp(translator.push(event));
-  });
+  }, options.rawLineEvents ?? false);
   const { builder } = parse;
   builder.started({ launch: options.launch ?? 'start', argv: [], cwd: '', pid: null, io: fallback ? 'pty' : 'split' });
   if (fallback) {

@@ -32,6 +32,11 @@ export interface TranslateRecordedOptions {
   sessionId?: string | null;
   /** Keep `raw.line` events in `rasp` (default true); false when only views or the summary are wanted. */
   keepRawLines?: boolean;
+  /**
+   * The streamed translation (`translateRecordedStreams`) sends `raw.line` events to its sink too (default false:
+   * views and the summary do not show them), as an attempt's `rasp.N.jsonl` holds them.
+   */
+  rawLineEvents?: boolean;
 }
 
 /** The `--summary` object (exactly these keys). */

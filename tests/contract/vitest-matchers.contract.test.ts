@@ -104,8 +104,9 @@ describe('attempt records', () => {
   it('counts FCMP types and builds a JSON-safe record', () => {
     expect(countFcmp(completed.fcmp)).toEqual({ 'conversation.started': 1, 'assistant.message.final': 1, 'conversation.completed': 1 });
     const record = attemptRecord({
-      runId: 'r1', attempt: 2, launch: 'resume', exitCode: 0, completion: completed.completion, fcmp: [...completed.fcmp],
-      toolCalls: [...completed.toolCalls!], usage: { input_tokens: 1 }, durationMs: 10, audit: { dir: '/a' },
+      runId: 'r1', attempt: 2, launch: 'resume', exitCode: 0, completion: completed.completion,
+      conformance: { fcmp_counts: countFcmp(completed.fcmp), tool_call_count: completed.toolCalls!.length },
+      usage: { input_tokens: 1 }, durationMs: 10, audit: { dir: '/a' },
     } as never, 1);
     expect(record).toEqual({
       runId: 'r1', attempt: 2, launch: 'resume', exitCode: 0, completion: { state: 'completed', reason: 'done_marker' },

@@ -1,0 +1,186 @@
+/**
+ * The events of one attempt (RASP or FCMP) as they are recorded: each is written to its JSONL audit file at once,
+ * with a synchronous write (on disk even if the harness dies), and kept in memory only while the attempt's events
+ * stay under a byte budget. Past the budget the file is the only copy, so a long attempt's memory stays flat: the
+ * events are read back from it when they are needed (the FCMP translation after the engine exits, a result's
+ * `rasp`/`fcmp` when a caller asks for them).
+ *
+ * The file lies in the run directory, which is the engine's working directory: what is read back must be what was
+ * written. The spool writes at its own offsets, keeps a running SHA-256 of the bytes it wrote, and reads back
+ * through its own descriptor (a rename or unlink does not matter) after checking that the first bytes of the file
+ * hash to the same digest. Anything else is AUDIT_TAMPERED; the events are then not used.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import fs from 'node:fs';
+import { AgentHarnessError } from '../errors/index.js';
+import { openInputFile } from '../runtime/bounded-input.js';
+import type { AuditWriteFailures } from './audit-files.js';
+
+/** Bytes of JSON an attempt keeps in memory per event kind by default (16 MiB); past it the audit file is the copy. */
+export const DEFAULT_EVENT_MEMORY_BYTES = 16 * 1024 * 1024;
+
+/** How much of the file one read takes when events are read back. */
+const READ_CHUNK_BYTES = 1024 * 1024;
+const NEWLINE = 0x0a;
+
+/** One kind of event of an attempt, spooled to its JSONL audit file. */
+export class EventSpool<T> {
+  private kept: T[] | null = [];
+  private keptBytes = 0;
+  /** Events not on disk: those pushed after a write failed (the file is no longer written then). */
+  private readonly unwritten: T[] = [];
+  private fd: number | null = null;
+  private written = 0;
+  private readonly hash: Hash = createHash('sha256');
+  private digest: string | null = null;
+
+  /**
+   * @param file the JSONL audit file, created (truncated) now
+   * @param failures where a write that fails is recorded (the events are then kept in memory, whatever the budget)
+   * @param budgetBytes JSON bytes kept in memory before the file becomes the only copy
+   */
+  constructor(readonly file: string, private readonly failures: AuditWriteFailures, private readonly budgetBytes: number = DEFAULT_EVENT_MEMORY_BYTES) {
+    failures.attempt(file, () => {
+      // Read and write: a spool past its budget reads its events back through this descriptor.
+      this.fd = fs.openSync(file, 'w+');
+    });
+  }
+
+  /** True while every event pushed is also in memory (the budget was never passed, or the file could not be written). */
+  get inMemory(): boolean {
+    return this.kept !== null;
+  }
+
+  /** Records `event`: written to the file now, kept in memory while under the budget. */
+  push(event: T): void {
+    const line = `${JSON.stringify(event)}\n`;
+    if (this.fd !== null && !this.failures.has(this.file)) {
+      const bytes = Buffer.from(line, 'utf8');
+      this.failures.attempt(this.file, () => {
+        for (let done = 0; done < bytes.length;) done += fs.writeSync(this.fd!, bytes, done, bytes.length - done, this.written + done);
+        this.hash.update(bytes);
+        this.written += bytes.length;
+      });
+    }
+    if (this.fd === null || this.failures.has(this.file)) {
+      // Not on disk: kept whatever the budget (with those kept before, if any).
+      if (this.kept) this.kept.push(event);
+      else this.unwritten.push(event);
+      return;
+    }
+    if (!this.kept) return;
+    this.kept.push(event);
+    this.keptBytes += line.length;
+    if (this.keptBytes > this.budgetBytes) this.kept = null;
+  }
+
+  /**
+   * Every event in order: from memory, or read back from the file after checking it (AUDIT_TAMPERED when it is not
+   * what was written). The file is checked whole before the first event is given.
+   */
+  *events(): Generator<T> {
+    if (this.kept) {
+      yield* this.kept;
+      return;
+    }
+    this.verify();
+    yield* this.readBack();
+    yield* this.unwritten;
+  }
+
+  /** Every event as an array (from the file when not in memory: as large as the attempt's events). */
+  all(): T[] {
+    return this.kept ? this.kept : [...this.events()];
+  }
+
+  /**
+   * Closes the spool's descriptor (nothing more is pushed). Events not in memory are read back from the file by its
+   * path from then on, still checked against what was written.
+   */
+  close(): void {
+    if (this.fd !== null) fs.closeSync(this.fd);
+    this.fd = null;
+  }
+
+  /** Throws AUDIT_TAMPERED unless the file's first bytes are exactly those written. */
+  private verify(): void {
+    const check = createHash('sha256');
+    let read = 0;
+    for (const chunk of this.chunks()) {
+      check.update(chunk);
+      read += chunk.length;
+    }
+    this.expect(check, read);
+  }
+
+  private expect(check: Hash, read: number): void {
+    this.digest ??= this.hash.digest('hex');
+    if (read !== this.written || check.digest('hex') !== this.digest) {
+      throw new AgentHarnessError('AUDIT_TAMPERED', `${this.file} is not what the harness wrote there (${read} of ${this.written} bytes read back, or other bytes): something changed it during the attempt, so its events are not used.`, {
+        details: { file: this.file, written: this.written, read },
+      });
+    }
+  }
+
+  /** The file's first `written` bytes, in chunks read through the spool's descriptor (or the path, once closed). */
+  private *chunks(): Generator<Buffer> {
+    const own = this.fd;
+    const fd = own ?? openInputFile(this.file, { what: 'audit file', unreadableCode: 'AUDIT_TAMPERED' }).fd;
+    try {
+      const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, Math.max(1, this.written)));
+      for (let position = 0; position < this.written;) {
+        const read = fs.readSync(fd, buffer, 0, Math.min(buffer.length, this.written - position), position);
+        if (read === 0) return;
+        position += read;
+        yield buffer.subarray(0, read);
+      }
+    } finally {
+      if (own === null) fs.closeSync(fd);
+    }
+  }
+
+  /** The events of the file, checked again as they are read (a change after {@link verify} throws at the end). */
+  private *readBack(): Generator<T> {
+    const check = createHash('sha256');
+    let read = 0;
+    const hashed = function* (chunks: Iterable<Buffer>): Generator<Buffer> {
+      for (const chunk of chunks) {
+        check.update(chunk);
+        read += chunk.length;
+        yield chunk;
+      }
+    };
+    yield* jsonlRecords<T>(hashed(this.chunks()));
+    this.expect(check, read);
+  }
+}
+
+/**
+ * The JSON value of each complete line of `chunks` (JSONL split at `\n`; an unterminated last line is not given). A
+ * chunk may be a reused buffer: it is not kept once the next one is asked for.
+ */
+export function* jsonlRecords<T>(chunks: Iterable<Buffer>): Generator<T> {
+  let carry: Buffer | null = null;
+  for (const chunk of chunks) {
+    const data: Buffer = carry ? Buffer.concat([carry, chunk]) : chunk;
+    let start = 0;
+    for (let newline = data.indexOf(NEWLINE); newline >= 0; newline = data.indexOf(NEWLINE, start)) {
+      yield JSON.parse(data.toString('utf8', start, newline)) as T;
+      start = newline + 1;
+    }
+    carry = start < data.length ? Buffer.from(data.subarray(start)) : null;
+  }
+}
+
+/** The records of a JSONL file, read in chunks (an audit file of any size; FIFOs and devices refused). */
+export function* readJsonlFile<T>(file: string, what = 'audit file'): Generator<T> {
+  const { fd } = openInputFile(file, { what });
+  try {
+    const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+    yield* jsonlRecords<T>((function* () {
+      for (let read = fs.readSync(fd, buffer, 0, buffer.length, null); read > 0; read = fs.readSync(fd, buffer, 0, buffer.length, null)) yield buffer.subarray(0, read);
+    })());
+  } finally {
+    fs.closeSync(fd);
+  }
+}
