@@ -24,6 +24,7 @@ const BENCHES: Record<string, { about: string; run: () => Promise<BenchRow[]> }>
   translate: { about: 'stream translation throughput (bench/translate.ts)', run: runTranslate },
   fs: { about: 'fs snapshot + diff, 1k/10k/50k files vs an empty dir', run: async () => (await import('./fs-snapshot.js')).benchFsSnapshot() },
   scaling: { about: 'N = 1, 4, 16 concurrent codex attempts vs N bare turns', run: async () => (await import('./scaling.js')).benchScaling() },
+  'long-attempt': { about: 'peak RSS of one attempt whose engine (a stand-in) prints 10, 100 and 200 MiB', run: async () => (await import('./long-attempt.js')).benchLongAttempt() },
   runstore: { about: 'run store calls of an attempt (createRun, updateRun) and `runs --json` with 0 to 5000 runs in the store', run: async () => (await import('./run-store.js')).benchRunStore() },
 };
 

@@ -83,7 +83,7 @@ const timer = setInterval(sample, 20);
 child.on('exit', (status, signal) => { clearInterval(timer); process.stdout.write(JSON.stringify({ status, signal, maxRssKiB: peak })); });
 `;
 
-interface Measured {
+export interface Measured {
   seconds: number;
   /** CPU seconds of the child (user + system), when /usr/bin/time gave them; null otherwise. */
   cpuSeconds: number | null;
@@ -95,18 +95,18 @@ interface Measured {
  * Runs `node bin/agent-harness.js ...args` and measures wall time and peak RSS. Peak RSS: `/usr/bin/time -f %M`
  * (the kernel's maxrss of the child, exact) when it exists, else the VmHWM high-water mark sampled every 20 ms.
  */
-async function measure(args: readonly string[], stdoutFile: string | null): Promise<Measured> {
+export async function measure(args: readonly string[], stdoutFile: string | null, where: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Measured> {
   const useTime = fs.existsSync('/usr/bin/time');
   const timeFile = path.join(os.tmpdir(), `ah-bench-time-${process.pid}-${Date.now()}`);
   const command = useTime
     ? ['/usr/bin/time', '-f', '%U %S %M', '-o', timeFile, process.execPath, bin, ...args]
     : [process.execPath, '-e', WRAPPER, process.execPath, bin, ...args];
-  const env = { ...process.env };
+  const env = { ...(where.env ?? process.env) };
   delete env.AGENT_HARNESS_FROM_SOURCE;
   const started = performance.now();
   const result = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     const out = stdoutFile === null ? 'pipe' : fs.openSync(stdoutFile, 'w');
-    const child = spawn(command[0]!, command.slice(1), { cwd: root, env: useTime ? env : { ...env, ...(stdoutFile ? { BENCH_STDOUT: stdoutFile } : {}) }, stdio: ['ignore', useTime ? out : 'pipe', 'pipe'] });
+    const child = spawn(command[0]!, command.slice(1), { cwd: where.cwd ?? root, env: useTime ? env : { ...env, ...(stdoutFile ? { BENCH_STDOUT: stdoutFile } : {}) }, stdio: ['ignore', useTime ? out : 'pipe', 'pipe'] });
     if (typeof out === 'number') fs.closeSync(out);
     let stdout = '';
     let stderr = '';

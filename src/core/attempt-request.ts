@@ -73,7 +73,8 @@ export interface AttemptRequest {
   /** Raw output as it arrives (for live views). */
   onOutput?: (stream: StreamName, chunk: Uint8Array) => void;
   /**
-   * JSON bytes of RASP, and of FCMP, the attempt keeps in memory for its result (default 16 MiB each). Every event is
+   * JSON bytes of RASP, and of FCMP, the attempt keeps in memory for its result (default: `AGENT_HARNESS_EVENT_MEMORY_BYTES`
+   * of `hostEnv`, else 4 MiB each). Every event is
    * in the audit files as it is built; past this budget the files are the only copy, so a long attempt's memory stays
    * flat, and the result reads its `rasp`, `fcmp` and `toolCalls` from them when they are first used.
    */

@@ -27,8 +27,8 @@ export interface AttemptResult {
   rasp: RaspEvent[];
   fcmp: FcmpEvent[];
   /**
-   * False when the attempt's events passed the memory budget (a long attempt): `rasp`, `fcmp` and `toolCalls` are
-   * then read from the audit files when first used, not held while the attempt ran.
+   * False when the attempt's events passed the memory budget (a long attempt): `rasp`, `fcmp`, `toolCalls` and
+   * `assistantMessages` are then read from the audit files when first used, not held while the attempt ran.
    */
   eventsInMemory: boolean;
   assistantMessages: string[];
@@ -95,17 +95,23 @@ export interface AttemptEvents {
 }
 
 /**
- * The result of an attempt. While its events are in memory, `rasp`, `fcmp` and `toolCalls` are plain arrays. An
- * attempt whose events passed the memory budget (`AttemptRequest.eventMemoryBytes`) did not keep them: those three
- * are read from its audit files when first asked for (checked to be what the attempt wrote; AUDIT_TAMPERED if not),
- * then kept. `eventsInMemory` says which; either way the values are the same.
+ * The result of an attempt. While its events are in memory, `rasp`, `fcmp`, `toolCalls` and `assistantMessages` are
+ * plain arrays. An attempt whose events passed the memory budget (`AttemptRequest.eventMemoryBytes`) did not keep
+ * them: those four are read from its audit files when first asked for (checked to be what the attempt wrote;
+ * AUDIT_TAMPERED if not), then kept. `finalMessage` is always at hand. `eventsInMemory` says which; either way the
+ * values are the same.
  */
-export function attemptResult(fields: Omit<AttemptResult, 'rasp' | 'fcmp' | 'toolCalls' | 'eventsInMemory'>, events: AttemptEvents): AttemptResult {
+export function attemptResult(fields: Omit<AttemptResult, 'rasp' | 'fcmp' | 'toolCalls' | 'assistantMessages' | 'eventsInMemory'>, events: AttemptEvents): AttemptResult {
   const inMemory = events.rasp.inMemory && events.fcmp.inMemory;
   const toolCalls = (): ToolCallRecord[] => collectToolCalls(events.rasp.all(), events.toolExitCodes);
-  if (inMemory) return { ...fields, rasp: events.rasp.all(), fcmp: events.fcmp.all(), toolCalls: toolCalls(), eventsInMemory: true };
+  const assistantMessages = (): string[] => {
+    const texts: string[] = [];
+    for (const event of events.fcmp.events()) if (event.type === 'assistant.message.final') texts.push(event.data.text);
+    return texts;
+  };
+  if (inMemory) return { ...fields, rasp: events.rasp.all(), fcmp: events.fcmp.all(), toolCalls: toolCalls(), assistantMessages: assistantMessages(), eventsInMemory: true };
   const result = { ...fields, eventsInMemory: false } as AttemptResult;
-  const lazy = <K extends 'rasp' | 'fcmp' | 'toolCalls'>(key: K, read: () => AttemptResult[K]): void => {
+  const lazy = <K extends 'rasp' | 'fcmp' | 'toolCalls' | 'assistantMessages'>(key: K, read: () => AttemptResult[K]): void => {
     let value: AttemptResult[K] | undefined;
     Object.defineProperty(result, key, {
       enumerable: true,
@@ -119,5 +125,6 @@ export function attemptResult(fields: Omit<AttemptResult, 'rasp' | 'fcmp' | 'too
   lazy('rasp', () => events.rasp.all());
   lazy('fcmp', () => events.fcmp.all());
   lazy('toolCalls', toolCalls);
+  lazy('assistantMessages', assistantMessages);
   return result;
 }

@@ -16,8 +16,22 @@ import { AgentHarnessError } from '../errors/index.js';
 import { openInputFile } from '../runtime/bounded-input.js';
 import type { AuditWriteFailures } from './audit-files.js';
 
-/** Bytes of JSON an attempt keeps in memory per event kind by default (16 MiB); past it the audit file is the copy. */
-export const DEFAULT_EVENT_MEMORY_BYTES = 16 * 1024 * 1024;
+/** Bytes of JSON an attempt keeps in memory per event kind by default (4 MiB); past it the audit file is the copy. */
+export const DEFAULT_EVENT_MEMORY_BYTES = 4 * 1024 * 1024;
+
+/** The environment variable that sets the budget of the attempts a process runs (bytes, 0 or more). */
+export const EVENT_MEMORY_ENV = 'AGENT_HARNESS_EVENT_MEMORY_BYTES';
+
+/** The budget: the explicit one, else {@link EVENT_MEMORY_ENV}, else the default; CONFIG_INVALID for a bad value. */
+export function resolveEventMemoryBytes(explicit: number | undefined, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = explicit ?? env[EVENT_MEMORY_ENV]?.trim();
+  if (raw === undefined || raw === '') return DEFAULT_EVENT_MEMORY_BYTES;
+  const value = typeof raw === 'number' ? raw : /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new AgentHarnessError('CONFIG_INVALID', `The event memory budget ${JSON.stringify(raw)}${explicit === undefined ? ` (from ${EVENT_MEMORY_ENV})` : ''} is not a number of bytes (an integer, 0 or more).`, { details: { value: String(raw) } });
+  }
+  return value;
+}
 
 /** How much of the file one read takes when events are read back. */
 const READ_CHUNK_BYTES = 1024 * 1024;

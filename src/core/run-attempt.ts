@@ -43,7 +43,7 @@ import { StepClock } from './step-clock.js';
 import { spawnEngine } from './spawn-engine.js';
 import { excludeHarnessPaths, gitDiffPatch, hasWorkspaceSeed, seedWorkspace } from './workspace.js';
 import { attemptAuditPaths, AuditWriteFailures, auditWriteFailed, ensureFsAuditFiles, fcmpSeqStart, RawLogWriter } from './audit-files.js';
-import { EventSpool } from './event-spool.js';
+import { EventSpool, resolveEventMemoryBytes } from './event-spool.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, type AttemptRequest, type IoMode } from './attempt-request.js';
 import { attemptResult, createRaspFacts, type AttemptResult } from './attempt-result.js';
 
@@ -107,6 +107,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   })();
   const namespaceSupport = isolationMode === 'off' || isolationMode === null ? undefined : probeNamespacesAsync();
   assertSameEngine(request);
+  const eventMemoryBytes = resolveEventMemoryBytes(request.eventMemoryBytes, request.hostEnv ?? process.env);
   const adapter: EngineAdapter = getEngine(request.run?.engine ?? request.engine);
   const launch = request.launch;
   const resumeArgs = launch === 'resume' ? requireResume(adapter) : null;
@@ -154,7 +155,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   const writer = new RawLogWriter(audit, auditFailures);
   writer.touch(io === 'split' ? ['stdout', 'stderr'] : ['pty', 'timing']);
   // The events are written as they are built and kept in memory only up to a budget: a long attempt's memory is flat.
-  const raspSpool = new EventSpool<RaspEvent>(audit.rasp, auditFailures, request.eventMemoryBytes);
+  const raspSpool = new EventSpool<RaspEvent>(audit.rasp, auditFailures, eventMemoryBytes);
   const seen = createRaspFacts(request.run?.session_id ?? null);
   const tally = createConformanceTally();
   fs.writeFileSync(audit.stdin, launch === 'resume' ? `${request.message}\n` : '');
@@ -184,7 +185,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   let fsDiff: FsDiff | null = null;
   let fcmpSpool: EventSpool<FcmpEvent> | null = null;
   let conformance: ConformanceReport | null = null;
-  const assistantMessages: string[] = [];
+  let finalMessage: string | null = null;
   let completion: Completion = { state: 'unknown', reason: 'not_started' };
   // A shared server (the fixtures') logs every attempt of a test; this attempt's requests are those after this.
   const sharedRequestsBefore = request.modelServer?.requests?.length ?? 0;
@@ -378,13 +379,13 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       sessionId: run.session_id,
       toolExitCodes,
     });
-    const fcmp = new EventSpool<FcmpEvent>(audit.fcmp, auditFailures, request.eventMemoryBytes);
+    const fcmp = new EventSpool<FcmpEvent>(audit.fcmp, auditFailures, eventMemoryBytes);
     fcmpSpool = fcmp;
     const emit = (events: readonly FcmpEvent[]): void => {
       for (const event of events) {
         fcmp.push(event);
         tally.fcmp(event);
-        if (event.type === 'assistant.message.final') assistantMessages.push(event.data.text);
+        if (event.type === 'assistant.message.final') finalMessage = event.data.text;
       }
     };
     // The events again, from memory or (a long attempt) read back from rasp.N.jsonl, checked to be what was written.
@@ -461,8 +462,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     signal: processResult?.signal ?? null,
     timedOut: processResult?.timedOut ?? false,
     completion,
-    assistantMessages,
-    finalMessage: assistantMessages.at(-1) ?? null,
+    finalMessage,
     fsDiff,
     usage: meta.usage,
     durationMs: meta.timings.duration_ms ?? 0,

@@ -12,7 +12,7 @@ import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AuditWriteFailures } from '../../src/core/audit-files.js';
-import { EventSpool, jsonlRecords, readJsonlFile } from '../../src/core/event-spool.js';
+import { DEFAULT_EVENT_MEMORY_BYTES, EventSpool, jsonlRecords, readJsonlFile, resolveEventMemoryBytes } from '../../src/core/event-spool.js';
 import { runAttempt } from '../../src/core/run-attempt.js';
 import type { AttemptResult } from '../../src/core/attempt-result.js';
 import { printFinished } from '../../src/cli/output.js';
@@ -153,7 +153,7 @@ function longCodexStream(items: number): string {
 
 /** What two attempts of the same output share: their events without run id, run dir, model port, timestamps and durations. */
 function comparable(result: AttemptResult): unknown {
-  const text = JSON.stringify({ rasp: result.rasp, fcmp: result.fcmp, toolCalls: result.toolCalls, conformance: { ...result.conformance, run_id: null, metrics: null }, assistantMessages: result.assistantMessages, completion: result.completion, sessionId: result.sessionId, usage: result.usage });
+  const text = JSON.stringify({ rasp: result.rasp, fcmp: result.fcmp, toolCalls: result.toolCalls, conformance: { ...result.conformance, run_id: null, metrics: null }, assistantMessages: result.assistantMessages, finalMessage: result.finalMessage, completion: result.completion, sessionId: result.sessionId, usage: result.usage });
   return JSON.parse(text.replaceAll(result.runId, 'RUN').replaceAll(result.runDir, 'DIR').replace(/127\.0\.0\.1:\d+/g, 'MODEL'), (key, value: unknown) => (key === 'ts' || key === 'duration_ms' || key === 'pid' ? null : value));
 }
 
@@ -218,12 +218,17 @@ describe('a long attempt keeps its events on disk, not in memory', () => {
       const script = `#!/usr/bin/env node
 const fs = require('node:fs');
 process.stdout.write(${JSON.stringify(`${failing}\n`)}, () => {
-  setTimeout(() => {
-    const file = '.audit/rasp.' + fs.readdirSync('.audit').filter((n) => /^rasp\\.\\d+\\.jsonl$/.test(n)).map((n) => Number(n.split('.')[1])).sort((a, b) => b - a)[0] + '.jsonl';
-    const lines = fs.readFileSync(file, 'utf8').split('\\n').filter(Boolean).map((l) => JSON.parse(l));
+  // Once the harness has recorded the failed turn (however loaded the machine), it is rewritten as a completed one.
+  const file = '.audit/rasp.' + fs.readdirSync('.audit').filter((n) => /^rasp\\.\\d+\\.jsonl$/.test(n)).map((n) => Number(n.split('.')[1])).sort((a, b) => b - a)[0] + '.jsonl';
+  const deadline = Date.now() + 60000;
+  const poll = setInterval(() => {
+    const text = fs.readFileSync(file, 'utf8');
+    if (!text.includes('"engine.turn.end"') && Date.now() < deadline) return;
+    clearInterval(poll);
+    const lines = text.split('\\n').filter(Boolean).map((l) => JSON.parse(l));
     const forged = lines.map((e) => (e.data.type === 'engine.turn.end' ? { ...e, data: { ...e.data, status: 'completed', error: null } } : e));
     fs.writeFileSync(file, forged.map((e) => JSON.stringify(e) + '\\n').join(''));
-  }, 300);
+  }, 20);
 });
 `;
       fs.writeFileSync(path.join(sandbox.prefix, 'bin', 'codex'), script, { mode: 0o755 });
@@ -238,6 +243,39 @@ process.stdout.write(${JSON.stringify(`${failing}\n`)}, () => {
       // The forged file is not accepted later either.
       const again = await attempt(4 * 1024);
       expect(() => again.rasp).toThrow(/not what the harness wrote/);
+    } finally {
+      sandbox.cleanup();
+    }
+  });
+});
+
+describe('the budget', () => {
+  it('comes from the request, else AGENT_HARNESS_EVENT_MEMORY_BYTES, else 4 MiB; anything but a byte count is CONFIG_INVALID', () => {
+    expect(resolveEventMemoryBytes(undefined, {})).toBe(DEFAULT_EVENT_MEMORY_BYTES);
+    expect(DEFAULT_EVENT_MEMORY_BYTES).toBe(4 * 1024 * 1024);
+    expect(resolveEventMemoryBytes(undefined, { AGENT_HARNESS_EVENT_MEMORY_BYTES: ' 0 ' })).toBe(0);
+    expect(resolveEventMemoryBytes(10, { AGENT_HARNESS_EVENT_MEMORY_BYTES: '0' })).toBe(10);
+    for (const bad of ['-1', '1e6', '4MiB', 'lots']) {
+      expect(() => resolveEventMemoryBytes(undefined, { AGENT_HARNESS_EVENT_MEMORY_BYTES: bad })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+    }
+    expect(() => resolveEventMemoryBytes(-5, {})).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+  });
+
+  it('the command takes it from the environment: view 2 of a spooled attempt is its fcmp.N.jsonl, line for line', () => {
+    const sandbox = createCliSandbox();
+    try {
+      const stream = path.join(sandbox.root, 'long.stdout.jsonl');
+      fs.writeFileSync(stream, longCodexStream(40));
+      installFakeEngine(sandbox, 'codex', { stdoutFile: stream });
+      const run = runCliProcess(sandbox, ['start', '--translate', '2', '--prompt', 'hi', 'codex'], { AGENT_HARNESS_EVENT_MEMORY_BYTES: '0' });
+      expect(run.status, run.stderr).toBe(0);
+      const runDir = /^run_dir: (.+)$/m.exec(run.stderr)![1]!;
+      expect(run.stdout).toBe(fs.readFileSync(path.join(runDir, '.audit', 'fcmp.1.jsonl'), 'utf8'));
+      expect(run.stdout.split('\n').length).toBeGreaterThan(40);
+      const bad = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], { AGENT_HARNESS_EVENT_MEMORY_BYTES: 'lots' });
+      expect(bad.status).not.toBe(0);
+      expect(bad.stderr).toContain('CONFIG_INVALID');
+      expect(bad.stderr).toContain('AGENT_HARNESS_EVENT_MEMORY_BYTES');
     } finally {
       sandbox.cleanup();
     }
