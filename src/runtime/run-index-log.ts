@@ -13,7 +13,8 @@
 import { randomBytes } from 'node:crypto';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { RUN_INDEX_LOG_VERSION, RunIndexEntrySchema, RunIndexLogHeaderSchema, RunIndexSchema, type RunIndexEntry } from '../protocol/index.js';
+import { checkRunEntry } from './check-run-entry.js';
+import { RUN_INDEX_LOG_VERSION, RunIndexLogHeaderSchema, RunIndexSchema, type RunIndexEntry } from '../protocol/index.js';
 import { writeFileAtomic } from './atomic-write.js';
 
 /** The index log in the run root. */
@@ -109,8 +110,9 @@ function parseLines(bytes: Buffer): { entries: RunIndexEntry[]; consumed: number
       valid = false;
       continue;
     }
-    const parsed = RunIndexEntrySchema.safeParse(value);
-    if (parsed.success) entries.push(parsed.data);
+    // Checked by hand: a fresh process reads every line before its first attempt (RunIndexEntrySchema, exactly).
+    const entry = checkRunEntry(value);
+    if (entry) entries.push(entry);
     else valid = false;
   }
   return { entries, consumed, valid };

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import { readInputBytesSync } from './bounded-input.js';
 import { RunIndexEntrySchema, type RunIndexEntry } from '../protocol/index.js';
+import { checkRunEntry } from './check-run-entry.js';
 import { compareCodeUnits } from './code-unit-order.js';
 import { createSlicer } from './slicer.js';
 
@@ -75,16 +76,18 @@ export function readRunRecord(runDir: string): RunIndexEntry | null {
   } catch (error) {
     throw new AgentHarnessError('RUN_STORE_CORRUPT', `Run record ${file} is not valid JSON: ${(error as Error).message}`, { cause: error, details: { file, run_dir: runDir } });
   }
-  const result = RunIndexEntrySchema.safeParse(value);
-  if (!result.success) {
-    throw new AgentHarnessError('RUN_STORE_CORRUPT', `Run record ${file} is invalid: ${result.error.message}`, { details: { file, run_dir: runDir } });
+  // Checked by hand (`runs` reads every run.json); zod says what is wrong with one it refuses.
+  const record = checkRunEntry(value);
+  if (!record) {
+    const message = RunIndexEntrySchema.safeParse(value).error?.message ?? 'not a run record';
+    throw new AgentHarnessError('RUN_STORE_CORRUPT', `Run record ${file} is invalid: ${message}`, { details: { file, run_dir: runDir } });
   }
-  if (!sameDir(result.data.run_dir, runDir)) {
-    throw new AgentHarnessError('RUN_DIR_MOVED', `Run record ${file} belongs to run directory ${result.data.run_dir}, not ${path.resolve(runDir)}: this directory was copied or moved from there.`, {
-      details: { file, run_dir: path.resolve(runDir), recorded_run_dir: result.data.run_dir, run_id: result.data.run_id },
+  if (!sameDir(record.run_dir, runDir)) {
+    throw new AgentHarnessError('RUN_DIR_MOVED', `Run record ${file} belongs to run directory ${record.run_dir}, not ${path.resolve(runDir)}: this directory was copied or moved from there.`, {
+      details: { file, run_dir: path.resolve(runDir), recorded_run_dir: record.run_dir, run_id: record.run_id },
     });
   }
-  return { ...result.data, run_dir: path.resolve(runDir) };
+  return { ...record, run_dir: path.resolve(runDir) };
 }
 
 /** Reads one directory's record as a run, a broken run, or nothing (not a run directory). */
