@@ -13,7 +13,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import { AgentHarnessError } from '../errors/index.js';
-import { openInputFile } from '../runtime/bounded-input.js';
+import { openInputFile, readLinesSync, splitLines } from '../runtime/bounded-input.js';
 import type { AuditWriteFailures } from './audit-files.js';
 
 /** Bytes of JSON an attempt keeps in memory per event kind by default (4 MiB); past it the audit file is the copy. */
@@ -35,7 +35,6 @@ export function resolveEventMemoryBytes(explicit: number | undefined, env: NodeJ
 
 /** How much of the file one read takes when events are read back. */
 const READ_CHUNK_BYTES = 1024 * 1024;
-const NEWLINE = 0x0a;
 
 /** One kind of event of an attempt, spooled to its JSONL audit file. */
 export class EventSpool<T> {
@@ -169,32 +168,12 @@ export class EventSpool<T> {
   }
 }
 
-/**
- * The JSON value of each complete line of `chunks` (JSONL split at `\n`; an unterminated last line is not given). A
- * chunk may be a reused buffer: it is not kept once the next one is asked for.
- */
+/** The JSON value of each complete line of `chunks` (JSONL; an unterminated last line is not given). */
 export function* jsonlRecords<T>(chunks: Iterable<Buffer>): Generator<T> {
-  let carry: Buffer | null = null;
-  for (const chunk of chunks) {
-    const data: Buffer = carry ? Buffer.concat([carry, chunk]) : chunk;
-    let start = 0;
-    for (let newline = data.indexOf(NEWLINE); newline >= 0; newline = data.indexOf(NEWLINE, start)) {
-      yield JSON.parse(data.toString('utf8', start, newline)) as T;
-      start = newline + 1;
-    }
-    carry = start < data.length ? Buffer.from(data.subarray(start)) : null;
-  }
+  for (const line of splitLines(chunks)) yield JSON.parse(line) as T;
 }
 
 /** The records of a JSONL file, read in chunks (an audit file of any size; FIFOs and devices refused). */
 export function* readJsonlFile<T>(file: string, what = 'audit file'): Generator<T> {
-  const { fd } = openInputFile(file, { what });
-  try {
-    const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
-    yield* jsonlRecords<T>((function* () {
-      for (let read = fs.readSync(fd, buffer, 0, buffer.length, null); read > 0; read = fs.readSync(fd, buffer, 0, buffer.length, null)) yield buffer.subarray(0, read);
-    })());
-  } finally {
-    fs.closeSync(fd);
-  }
+  for (const line of readLinesSync(file, { what })) yield JSON.parse(line) as T;
 }

@@ -151,7 +151,7 @@ export interface EngineAdapter {
   /**
    * The events of an interactive attempt (a live terminal, whose output is a TUI rather than events), read from the
    * engine's own session store: the session id, the turn, its messages. Absent: the engine's sessions cannot be
-   * recovered, and an interactive attempt of it has no session id.
+   * recovered, and an interactive attempt of it has no session id. The events may be read as they are consumed.
    */
-  recoverSession?(ctx: SessionRecoveryContext): Promise<ParserOutput[]>;
+  recoverSession?(ctx: SessionRecoveryContext): Promise<Iterable<ParserOutput>>;
 }

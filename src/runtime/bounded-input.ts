@@ -122,6 +122,43 @@ export async function readInputText(file: string, check: InputFileCheck): Promis
   }
 }
 
+const NEWLINE = 0x0a;
+/** Size of the chunks {@link readLinesSync} reads. */
+const LINE_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * The lines of `chunks`, split at `\n` and decoded as UTF-8 each (a character cut between two chunks is decoded
+ * whole); the unterminated last line too when `tail`. A chunk may be a reused buffer: it is not kept once the next
+ * one is asked for.
+ */
+export function* splitLines(chunks: Iterable<Uint8Array>, tail = false): Generator<string> {
+  let carry: Buffer | null = null;
+  for (const chunk of chunks) {
+    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const data: Buffer = carry ? Buffer.concat([carry, bytes]) : bytes;
+    let start = 0;
+    for (let newline = data.indexOf(NEWLINE); newline >= 0; newline = data.indexOf(NEWLINE, start)) {
+      yield data.toString('utf8', start, newline);
+      start = newline + 1;
+    }
+    carry = start < data.length ? Buffer.from(data.subarray(start)) : null;
+  }
+  if (tail && carry) yield carry.toString('utf8');
+}
+
+/** The lines of a checked file ({@link splitLines}), read synchronously in chunks of 1 MiB: a file of any size. */
+export function* readLinesSync(file: string, check: InputFileCheck, tail = false): Generator<string> {
+  const { fd } = openInputFile(file, check);
+  try {
+    const buffer = Buffer.allocUnsafe(LINE_CHUNK_BYTES);
+    yield* splitLines((function* () {
+      for (let read = fs.readSync(fd, buffer, 0, buffer.length, null); read > 0; read = fs.readSync(fd, buffer, 0, buffer.length, null)) yield buffer.subarray(0, read);
+    })(), tail);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Size of the chunks {@link streamInputFile} reads. */
 export const STREAM_CHUNK_BYTES = 256 * 1024;
 

@@ -58,7 +58,7 @@ export interface RaspBuilder {
   /** Records a harness diagnostic (PTY fallback, truncated log…). */
   diagnostic(diagnostic: Diagnostic, rawRef?: RawRef | null): RaspEvent[];
   /** Records events read from somewhere other than the output (an engine's session store), without raw refs. */
-  recovered(outputs: readonly ParserOutput[]): RaspEvent[];
+  recovered(outputs: Iterable<ParserOutput>): void;
 }
 
 /** Creates a {@link RaspBuilder}. */
@@ -117,7 +117,9 @@ export function createRaspBuilder(options: RaspBuilderOptions): RaspBuilder {
       return [...tail, emit({ type: 'lifecycle.exited', ...data }, null)];
     },
     diagnostic: (diagnostic, rawRef = null) => [emit(checkParserOutput({ type: 'diagnostic', diagnostic }, engine), rawRef)],
-    recovered: (outputs) => outputs.map((output) => emit(checkParserOutput(output, engine), null)),
+    recovered(outputs) {
+      for (const output of outputs) emit(checkParserOutput(output, engine), null);
+    },
   };
 }
 

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ParserOutput, SessionRecoveryContext } from '../engine.js';
 import { exitCodeFromText } from '../../translate/tool-calls.js';
+import { readLinesSync } from '../../runtime/bounded-input.js';
 
 type Line = { type?: unknown; payload?: Record<string, unknown> };
 
@@ -32,59 +33,86 @@ function rolloutFiles(dir: string, since: number): string[] {
   return out;
 }
 
-function readLines(file: string): Line[] {
-  const lines: Line[] = [];
-  for (const text of fs.readFileSync(file, 'utf8').split('\n')) {
-    if (!text.trim()) continue;
-    try {
-      lines.push(JSON.parse(text) as Line);
-    } catch {
-      // A line cut by a killed process: the rest of the session is still evidence.
+/** The JSON lines of a rollout, read in chunks as they are asked for (a long session is never held whole). */
+function* readLines(file: string): Generator<Line> {
+  try {
+    for (const text of readLinesSync(file, { what: 'codex session' }, true)) {
+      if (!text.trim()) continue;
+      try {
+        yield JSON.parse(text) as Line;
+      } catch {
+        // A line cut by a killed process: the rest of the session is still evidence.
+      }
     }
+  } catch {
+    // Unreadable (gone, not a regular file): no more evidence in it.
   }
-  return lines;
+}
+
+/** True when the rollout records a session in `cwd` (its `session_meta`, normally the first line: read up to it). */
+function isSessionOf(file: string, cwd: string): boolean {
+  for (const line of readLines(file)) if (line.type === 'session_meta' && line.payload?.cwd === cwd) return true;
+  return false;
 }
 
 function text(content: unknown): string {
   return Array.isArray(content) ? content.map((part) => (typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : '')).join('') : '';
 }
 
-/** Parser outputs for one rollout (session, turn, assistant messages, tool calls and results, turn end). */
-export function rolloutEvents(lines: readonly Line[]): ParserOutput[] {
-  const out: ParserOutput[] = [];
-  for (const line of lines) {
-    const p = line.payload ?? {};
-    if (line.type === 'session_meta' && typeof p.id === 'string') out.push({ type: 'engine.session', session_id: p.id });
-    else if (line.type === 'event_msg' && p.type === 'task_started') out.push({ type: 'engine.turn.started' });
-    else if (line.type === 'event_msg' && p.type === 'task_complete') out.push({ type: 'engine.turn.end', status: 'completed', error: null });
-    else if (line.type === 'event_msg' && p.type === 'turn_aborted') out.push({ type: 'engine.turn.end', status: 'failed', error: `turn aborted (${String(p.reason ?? 'interrupted')})` });
-    else if (line.type === 'response_item' && p.type === 'message' && p.role === 'assistant') {
-      out.push({ type: 'engine.assistant.message', message_id: String(p.id ?? `msg_${out.length}`), text: text(p.content), final: true });
-    } else if (line.type === 'response_item' && p.type === 'function_call' && typeof p.call_id === 'string') {
-      let input: unknown = p.arguments;
-      try {
-        const args = JSON.parse(String(p.arguments)) as { cmd?: unknown };
-        input = typeof args.cmd === 'string' ? { command: args.cmd } : args;
-      } catch {
-        // keep the raw arguments
-      }
-      out.push({ type: 'engine.tool.call', call_id: p.call_id, kind: p.name === 'exec_command' || p.name === 'shell' ? 'shell' : 'other', name: String(p.name ?? 'function'), input });
-    } else if (line.type === 'response_item' && p.type === 'function_call_output' && typeof p.call_id === 'string') {
-      const output = typeof p.output === 'string' ? p.output : JSON.stringify(p.output ?? null);
-      const exitCode = exitCodeFromText(output);
-      out.push({ type: 'engine.tool.result', call_id: p.call_id, status: exitCode === null || exitCode === 0 ? 'completed' : 'failed', output, exit_code: exitCode });
-    }
+/** The parser output of one rollout line, or null; `count` is the number of outputs before it (a message's fallback id). */
+function rolloutEvent(line: Line, count: number): ParserOutput | null {
+  const p = line.payload ?? {};
+  if (line.type === 'session_meta' && typeof p.id === 'string') return { type: 'engine.session', session_id: p.id };
+  if (line.type === 'event_msg' && p.type === 'task_started') return { type: 'engine.turn.started' };
+  if (line.type === 'event_msg' && p.type === 'task_complete') return { type: 'engine.turn.end', status: 'completed', error: null };
+  if (line.type === 'event_msg' && p.type === 'turn_aborted') return { type: 'engine.turn.end', status: 'failed', error: `turn aborted (${String(p.reason ?? 'interrupted')})` };
+  if (line.type !== 'response_item') return null;
+  if (p.type === 'message' && p.role === 'assistant') {
+    return { type: 'engine.assistant.message', message_id: String(p.id ?? `msg_${count}`), text: text(p.content), final: true };
   }
-  return out;
+  if (p.type === 'function_call' && typeof p.call_id === 'string') {
+    let input: unknown = p.arguments;
+    try {
+      const args = JSON.parse(String(p.arguments)) as { cmd?: unknown };
+      input = typeof args.cmd === 'string' ? { command: args.cmd } : args;
+    } catch {
+      // keep the raw arguments
+    }
+    return { type: 'engine.tool.call', call_id: p.call_id, kind: p.name === 'exec_command' || p.name === 'shell' ? 'shell' : 'other', name: String(p.name ?? 'function'), input };
+  }
+  if (p.type === 'function_call_output' && typeof p.call_id === 'string') {
+    const output = typeof p.output === 'string' ? p.output : JSON.stringify(p.output ?? null);
+    const exitCode = exitCodeFromText(output);
+    return { type: 'engine.tool.result', call_id: p.call_id, status: exitCode === null || exitCode === 0 ? 'completed' : 'failed', output, exit_code: exitCode };
+  }
+  return null;
 }
 
-/** The events of the session codex recorded for `runDir` since the attempt started, or none. */
-export async function recoverCodexSession(ctx: SessionRecoveryContext): Promise<ParserOutput[]> {
-  const candidates = rolloutFiles(path.join(ctx.agentHome, '.codex', 'sessions'), ctx.since.getTime() - 1000)
-    .map((file) => ({ file, lines: readLines(file) }))
-    .filter(({ lines }) => lines.some((l) => l.type === 'session_meta' && l.payload?.cwd === ctx.runDir))
-    .sort((a, b) => fs.statSync(b.file).mtimeMs - fs.statSync(a.file).mtimeMs);
-  const newest = candidates[0];
+/** Parser outputs for one rollout (session, turn, assistant messages, tool calls and results, turn end), as read. */
+export function* rolloutEvents(lines: Iterable<Line>): Generator<ParserOutput> {
+  let count = 0;
+  for (const line of lines) {
+    const output = rolloutEvent(line, count);
+    if (output) {
+      count += 1;
+      yield output;
+    }
+  }
+}
+
+/**
+ * The events of the session codex recorded for `runDir` since the attempt started, or none: read from the newest
+ * matching rollout as they are consumed (the candidates are read only up to their `session_meta`).
+ */
+export async function recoverCodexSession(ctx: SessionRecoveryContext): Promise<Iterable<ParserOutput>> {
+  const newest = rolloutFiles(path.join(ctx.agentHome, '.codex', 'sessions'), ctx.since.getTime() - 1000)
+    .filter((file) => isSessionOf(file, ctx.runDir))
+    .map((file) => ({ file, mtime: fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+    .sort((a, b) => b.mtime - a.mtime)[0];
   if (!newest) return [];
-  return [{ type: 'diagnostic', diagnostic: { code: 'SESSION_RECOVERED_FROM_STORE', message: `the interactive attempt printed no events; its session was read from ${newest.file}`, level: 'info' } }, ...rolloutEvents(newest.lines)];
+  const recovered: ParserOutput = { type: 'diagnostic', diagnostic: { code: 'SESSION_RECOVERED_FROM_STORE', message: `the interactive attempt printed no events; its session was read from ${newest.file}`, level: 'info' } };
+  return (function* () {
+    yield recovered;
+    yield* rolloutEvents(readLines(newest.file));
+  })();
 }
