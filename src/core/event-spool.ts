@@ -89,7 +89,7 @@ export class EventSpool<T> {
 
   /**
    * Every event in order: from memory, or read back from the file after checking it (AUDIT_TAMPERED when it is not
-   * what was written). The file is checked whole before the first event is given.
+   * what was written). The file is checked whole before the first event is given. Read once the pushing is done.
    */
   *events(): Generator<T> {
     if (this.kept) {
