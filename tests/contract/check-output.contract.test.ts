@@ -11,6 +11,7 @@ import type { ParserOutput } from '../../src/engines/engine.js';
 import { DiagnosticSchema, ParsedEventSchema, type RaspData } from '../../src/protocol/index.js';
 import { checkParserOutput, invalidOutput } from '../../src/translate/check-output.js';
 import { createRaspBuilder } from '../../src/translate/rasp-builder.js';
+import { exact } from '../helpers/exact.js';
 
 fc.configureGlobal(process.env.FC_SEED === 'random' ? {} : { seed: Number(process.env.FC_SEED ?? 20261123) });
 
@@ -24,15 +25,6 @@ function bySchema(output: ParserOutput): RaspData {
     if (parsed.success) return parsed.data;
   }
   return invalidOutput(output, 'codex');
-}
-
-/** A text form that tells apart what toEqual does not: key order, undefined keys, -0, NaN, infinities. */
-function exact(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v === undefined) return '<undefined>';
-    if (typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0))) return `<number ${Object.is(v, -0) ? '-0' : String(v)}>`;
-    return v;
-  });
 }
 
 const odd = fc.oneof(

@@ -9,17 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { RunIndexEntrySchema } from '../../src/protocol/index.js';
 import { ENGINE_ID_VALUES } from '../../src/protocol/versions.js';
 import { checkRunEntry } from '../../src/runtime/check-run-entry.js';
+import { exact } from '../helpers/exact.js';
 
 fc.configureGlobal(process.env.FC_SEED === 'random' ? {} : { seed: Number(process.env.FC_SEED ?? 20261124) });
-
-/** A text form that tells apart what toEqual does not: key order, undefined keys, -0, NaN, infinities. */
-function exact(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v === undefined) return '<undefined>';
-    if (typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0))) return `<number ${Object.is(v, -0) ? '-0' : String(v)}>`;
-    return v;
-  });
-}
 
 const odd = fc.oneof(
   fc.anything(),
