@@ -5,9 +5,9 @@
  * the schema accepts and gives what it gives: the schema's keys in its order, defaults filled, unknown keys dropped,
  * the inline script's own keys kept. `tests/contract/check-run-entry.contract.test.ts` holds it to the schema on
  * generated values; a change to the schema must be mirrored here (that test fails until it is). Where a record is
- * refused, the caller asks zod for its message.
+ * refused, zod says what is wrong with it (`parseRunEntry`).
  */
-import type { RunIndexEntry } from '../protocol/index.js';
+import { RunIndexEntrySchema, type RunIndexEntry } from '../protocol/index.js';
 import { ENGINE_ID_VALUES } from '../protocol/versions.js';
 
 type Fields = Record<string, unknown>;
@@ -72,4 +72,9 @@ export function checkRunEntry(value: unknown): RunIndexEntry | undefined {
     prompt,
     label,
   };
+}
+
+/** {@link checkRunEntry}, or the schema's own error (what is wrong, said by zod) for a value it refuses. */
+export function parseRunEntry(value: unknown): RunIndexEntry {
+  return checkRunEntry(value) ?? RunIndexEntrySchema.parse(value);
 }

@@ -8,8 +8,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import { readInputBytesSync } from './bounded-input.js';
-import { RunIndexEntrySchema, type RunIndexEntry } from '../protocol/index.js';
-import { checkRunEntry } from './check-run-entry.js';
+import type { RunIndexEntry } from '../protocol/index.js';
+import { parseRunEntry } from './check-run-entry.js';
 import { compareCodeUnits } from './code-unit-order.js';
 import { createSlicer } from './slicer.js';
 
@@ -77,10 +77,11 @@ export function readRunRecord(runDir: string): RunIndexEntry | null {
     throw new AgentHarnessError('RUN_STORE_CORRUPT', `Run record ${file} is not valid JSON: ${(error as Error).message}`, { cause: error, details: { file, run_dir: runDir } });
   }
   // Checked by hand (`runs` reads every run.json); zod says what is wrong with one it refuses.
-  const record = checkRunEntry(value);
-  if (!record) {
-    const message = RunIndexEntrySchema.safeParse(value).error?.message ?? 'not a run record';
-    throw new AgentHarnessError('RUN_STORE_CORRUPT', `Run record ${file} is invalid: ${message}`, { details: { file, run_dir: runDir } });
+  let record: RunIndexEntry;
+  try {
+    record = parseRunEntry(value);
+  } catch (error) {
+    throw new AgentHarnessError('RUN_STORE_CORRUPT', `Run record ${file} is invalid: ${(error as Error).message}`, { details: { file, run_dir: runDir } });
   }
   if (!sameDir(record.run_dir, runDir)) {
     throw new AgentHarnessError('RUN_DIR_MOVED', `Run record ${file} belongs to run directory ${record.run_dir}, not ${path.resolve(runDir)}: this directory was copied or moved from there.`, {

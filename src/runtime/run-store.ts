@@ -11,13 +11,13 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import {
-  RunIndexEntrySchema,
   type EngineId,
   type ModelMode,
   type RunIndexEntry,
   type TranslateMode,
 } from '../protocol/index.js';
 import { writeJsonAtomic } from './atomic-write.js';
+import { parseRunEntry } from './check-run-entry.js';
 import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from './bounded-input.js';
 import { withFileLock } from './file-lock.js';
 import { appendIndexLog, indexLogPath, readIndexLog, readLegacyIndex, rewriteIndexLog, viewOfRuns, type RunIndexView } from './run-index-log.js';
@@ -208,7 +208,8 @@ export async function updateRun(runRoot: string, runId: string, patch: RunPatch,
     if (!current) throw new AgentHarnessError('RUN_NOT_FOUND', `No run "${runId}" under ${runRoot}.`);
     const superseded = attempt !== undefined && laterAttemptFinished(current.run_dir, attempt);
     const { session_id: sessionId, last_completion: lastCompletion, ...rest } = patch;
-    const next = RunIndexEntrySchema.parse({
+    // Checked by hand: in a `start`, zod would compile its parser of the schema for this one record.
+    const next = parseRunEntry({
       ...current,
       ...rest,
       ...(superseded ? {} : { ...(sessionId !== undefined ? { session_id: sessionId } : {}), ...(lastCompletion !== undefined ? { last_completion: lastCompletion } : {}) }),
