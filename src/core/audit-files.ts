@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { AgentHarnessError } from '../errors/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { openInputFile, type CheckedInputFile } from '../runtime/bounded-input.js';
+import { openOwnFile } from '../runtime/own-file.js';
 import path from 'node:path';
 import type { StreamName } from '../protocol/index.js';
 import { AUDIT_DIR } from '../runtime/run-store.js';
@@ -56,6 +57,33 @@ export function attemptAuditPaths(runDir: string, attempt: number): AttemptAudit
   };
 }
 
+/** The git diff of attempt `attempt` (a git workspace only). */
+export function attemptGitDiffPath(runDir: string, attempt: number): string {
+  return path.join(runDir, AUDIT_DIR, `git-diff.${attempt}.patch`);
+}
+
+/** The scratch index git uses to diff attempt `attempt` against the seed commit. */
+export function attemptGitIndexPath(runDir: string, attempt: number): string {
+  return path.join(runDir, AUDIT_DIR, `.git-index.${attempt}`);
+}
+
+/**
+ * Removes whatever stands at the paths of attempt `attempt`'s audit files but its meta (which reserved the attempt):
+ * a new attempt has none, so anything there was put by the agent of an earlier one (the run directory is its
+ * working directory). A FIFO there would hang the harness, a symlink would redirect its writes. Returns the names
+ * removed, for a diagnostic.
+ */
+export function clearAttemptPaths(runDir: string, attempt: number): string[] {
+  const { dir, meta, ...files } = attemptAuditPaths(runDir, attempt);
+  const removed: string[] = [];
+  for (const file of [...Object.values(files), attemptGitDiffPath(runDir, attempt), attemptGitIndexPath(runDir, attempt)]) {
+    if (!fs.lstatSync(file, { throwIfNoEntry: false })) continue;
+    fs.rmSync(file, { recursive: true, force: true });
+    removed.push(path.basename(file));
+  }
+  return removed;
+}
+
 /** Appends raw chunks to the stream logs and tracks each stream's byte offset. */
 export class RawLogWriter {
   private readonly fds = new Map<StreamName | 'timing', number>();
@@ -80,7 +108,7 @@ export class RawLogWriter {
     this.failures.attempt(file, () => {
       let fd = this.fds.get(key);
       if (fd === undefined) {
-        fd = fs.openSync(file, 'a');
+        fd = openOwnFile(file, 'append');
         this.fds.set(key, fd);
       }
       if (typeof data === 'string') fs.writeSync(fd, data);

@@ -14,6 +14,7 @@ import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import { AgentHarnessError } from '../errors/index.js';
 import { openInputFile, readLinesSync, splitLines } from '../runtime/bounded-input.js';
+import { openOwnFile } from '../runtime/own-file.js';
 import type { AuditWriteFailures } from './audit-files.js';
 
 /** Bytes of JSON an attempt keeps in memory per event kind by default (4 MiB); past it the audit file is the copy. */
@@ -55,7 +56,7 @@ export class EventSpool<T> {
   constructor(readonly file: string, private readonly failures: AuditWriteFailures, private readonly budgetBytes: number = DEFAULT_EVENT_MEMORY_BYTES) {
     failures.attempt(file, () => {
       // Read and write: a spool past its budget reads its events back through this descriptor.
-      this.fd = fs.openSync(file, 'w+');
+      this.fd = openOwnFile(file, 'readwrite');
     });
   }
 

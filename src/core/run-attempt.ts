@@ -42,7 +42,8 @@ import { initialMeta } from './attempt-meta.js';
 import { StepClock } from './step-clock.js';
 import { spawnEngine } from './spawn-engine.js';
 import { excludeHarnessPaths, gitDiffPatch, hasWorkspaceSeed, seedWorkspace } from './workspace.js';
-import { attemptAuditPaths, AuditWriteFailures, auditWriteFailed, ensureFsAuditFiles, fcmpSeqStart, RawLogWriter } from './audit-files.js';
+import { attemptAuditPaths, attemptGitDiffPath, attemptGitIndexPath, AuditWriteFailures, auditWriteFailed, clearAttemptPaths, ensureFsAuditFiles, fcmpSeqStart, RawLogWriter } from './audit-files.js';
+import { writeOwnFileSync } from '../runtime/own-file.js';
 import { EventSpool, resolveEventMemoryBytes } from './event-spool.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, type AttemptRequest, type IoMode } from './attempt-request.js';
 import { attemptResult, createRaspFacts, type AttemptResult } from './attempt-result.js';
@@ -77,7 +78,7 @@ function requireModelMode(mode: ModelMode): void {
  */
 function writeModelRequestLog(file: string, requests: readonly unknown[] | null): void {
   if (requests === null && fs.existsSync(file)) return;
-  fs.writeFileSync(file, (requests ?? []).map((row) => `${JSON.stringify(row)}\n`).join(''));
+  writeOwnFileSync(file, (requests ?? []).map((row) => `${JSON.stringify(row)}\n`).join(''));
 }
 
 /**
@@ -152,13 +153,15 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   const audit = attemptAuditPaths(runDir, attempt);
   requestsLog = audit.modelRequests;
   const auditFailures = new AuditWriteFailures();
+  // What the agent may have put at this attempt's audit paths (a FIFO would hang the harness) is removed first.
+  const occupied = clearAttemptPaths(runDir, attempt);
   const writer = new RawLogWriter(audit, auditFailures);
   writer.touch(io === 'split' ? ['stdout', 'stderr'] : ['pty', 'timing']);
   // The events are written as they are built and kept in memory only up to a budget: a long attempt's memory is flat.
   const raspSpool = new EventSpool<RaspEvent>(audit.rasp, auditFailures, eventMemoryBytes);
   const seen = createRaspFacts(request.run?.session_id ?? null);
   const tally = createConformanceTally();
-  fs.writeFileSync(audit.stdin, launch === 'resume' ? `${request.message}\n` : '');
+  auditFailures.attempt(audit.stdin, () => writeOwnFileSync(audit.stdin, launch === 'resume' ? `${request.message}\n` : ''));
 
   const parser = adapter.createParser();
   const rasp = createRaspBuilder({
@@ -173,6 +176,9 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       request.onRaspEvent?.(event);
     },
   });
+  if (occupied.length > 0) {
+    rasp.diagnostic({ code: 'AUDIT_PATH_OCCUPIED', message: `Something already stood at this attempt's audit paths and was removed before it began: ${occupied.join(', ')} (the agent of an earlier attempt can write to .audit/).`, level: 'warning' });
+  }
   const startedAt = new Date();
   let meta: AttemptMeta = initialMeta({ run, attempt, engine: adapter.id, executableName: adapter.executableName, skillRoot: adapter.skillRoot, launch, translateMode, modelMode, scriptPath: resolvedScript.path, io, paths, audit, startedAt });
   let ownedServer: ModelServer | null = null;
@@ -263,7 +269,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     // Each attempt gets its own TMPDIR, removed after it: engines leave large files there (opencode unpacks a
     // 5 MB native library per run), and a shared one grew without bound.
     const options = applyAgentOptions(adapter, request.agentOptions, { runDir, attemptTmp });
-    for (const file of options.files) fs.writeFileSync(file.path, file.content);
+    for (const file of options.files) writeOwnFileSync(file.path, file.content);
     for (const edit of options.settings) restoreSettings.push(await setSettingsKeys(edit.file, edit.keys));
     meta.agent_options = request.agentOptions ? options.record : null;
     const env = buildEngineEnv({ paths: { ...paths, tmpDir: attemptTmp }, hostEnv: request.hostEnv, modelMode, modelBaseUrl: modelUrl, liveEnvKeys: adapter.liveEnvKeys, engineEnv: { ...prepared.env, ...options.env } });
@@ -337,16 +343,18 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     const diff = diffSnapshots(before, after, adapter.bookkeepingPaths);
     const hashedSince = before.entries.some((entry, i) => entry.sha256 !== beforeSnapshot.listed.entries[i]?.sha256);
     const [patch] = await Promise.all([
-      gitDiffPatch(runDir, path.join(audit.dir, `.git-index.${attempt}`)),
+      gitDiffPatch(runDir, attemptGitIndexPath(runDir, attempt)),
       hashedSince ? writeJsonAtomic(audit.fsBefore, before) : undefined,
       writeJsonAtomic(audit.fsAfter, after),
       writeJsonAtomic(audit.fsDiff, diff),
     ]);
     fsDiff = diff;
     if (patch !== null) {
-      const file = path.join(audit.dir, `git-diff.${attempt}.patch`);
-      fs.writeFileSync(file, patch);
-      meta.files.gitDiff = path.relative(runDir, file);
+      const file = attemptGitDiffPath(runDir, attempt);
+      auditFailures.attempt(file, () => {
+        writeOwnFileSync(file, patch);
+        meta.files.gitDiff = path.relative(runDir, file);
+      });
     }
     clock.mark('fs_after');
   } catch (error) {
@@ -359,7 +367,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     // that can still be written are kept, and the attempt ends AUDIT_WRITE_FAILED naming what is missing.
     await auditFailures.attemptAsync(audit.fsDiff, () => ensureFsAuditFiles(audit, runDir));
     const requests = attemptRequests();
-    auditFailures.attempt(audit.modelRequests, () => writeModelRequestLog(audit.modelRequests, ownedServer ? null : requests));
+    auditFailures.attempt(audit.modelRequests, () => writeModelRequestLog(audit.modelRequests, ownedServer && !ownedServer.logError ? null : requests));
     toolExitCodes = exitCodesFromModelRequests(requests);
     // The meta's list is the RASP event's (derived once, above); none when the engine made no real request.
     if (modelMode !== 'live') meta.skill_injection.offered = seen.offered ?? [];

@@ -13,6 +13,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { AgentHarnessError } from '../errors/index.js';
+import { MAX_CONFIG_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
+import { appendOwnFileSync } from '../runtime/own-file.js';
 
 /** What a new run's working directory starts with. */
 export interface WorkspaceSeed {
@@ -43,9 +45,43 @@ const GIT_ENV: Readonly<Record<string, string>> = {
   GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
 };
 
+/** Longest a git call of the harness may take: a FIFO in the agent's `.git` must not hold an attempt forever. */
+const GIT_TIMEOUT_MS = 120_000;
+
+/**
+ * Config for git calls in a repository the agent could write to. The run directory's `.git` is in the agent's working
+ * directory, and the harness runs git there on the host, outside the attempt's namespaces: a hook, an fsmonitor, a
+ * clean filter or an external diff named by that repository would run the agent's command with the host's network
+ * and environment. So hooks and fsmonitor are off, every filter driver the repository's config defines is emptied
+ * (their names are read with `git config`, which runs nothing), submodules are not entered and the diff uses neither
+ * external tools nor textconv (`--no-ext-diff --no-textconv`). Passed as GIT_CONFIG_COUNT/KEY/VALUE, which take any
+ * driver name and reach git's own child processes.
+ */
+async function untrustedRepoEnv(runDir: string): Promise<Record<string, string>> {
+  const settings: Array<[string, string]> = [
+    ['core.hooksPath', '/dev/null'],
+    ['core.fsmonitor', 'false'],
+    ['gc.auto', '0'],
+    ['diff.external', ''],
+    ['submodule.recurse', 'false'],
+    ['diff.ignoreSubmodules', 'all'],
+  ];
+  const listed = await execa('git', ['config', '--null', '--name-only', '--get-regexp', '^filter\\.'], { cwd: runDir, env: GIT_ENV, extendEnv: true, stdin: 'ignore', reject: false, timeout: GIT_TIMEOUT_MS });
+  const drivers = new Set(String(listed.stdout ?? '').split('\0').filter((key) => key.startsWith('filter.')).map((key) => key.slice('filter.'.length, key.lastIndexOf('.'))));
+  for (const driver of drivers) {
+    for (const [name, value] of [['clean', ''], ['smudge', ''], ['process', ''], ['required', 'false']] as const) settings.push([`filter.${driver}.${name}`, value]);
+  }
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(settings.length) };
+  settings.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return env;
+}
+
 async function git(runDir: string, args: readonly string[], extraEnv: Record<string, string> = {}): Promise<string> {
   try {
-    const result = await execa('git', args, { cwd: runDir, env: { ...GIT_ENV, ...extraEnv }, extendEnv: true, stdin: 'ignore' });
+    const result = await execa('git', args, { cwd: runDir, env: { ...GIT_ENV, ...extraEnv }, extendEnv: true, stdin: 'ignore', timeout: GIT_TIMEOUT_MS });
     return result.stdout;
   } catch (error) {
     const code = (error as { code?: string }).code === 'ENOENT' ? 'WORKSPACE_GIT_UNAVAILABLE' : 'WORKSPACE_INVALID';
@@ -97,9 +133,10 @@ export async function excludeHarnessPaths(runDir: string, relativePaths: readonl
   const file = path.join(runDir, '.git', 'info', 'exclude');
   if (!fs.existsSync(path.join(runDir, '.git'))) return;
   await fsp.mkdir(path.dirname(file), { recursive: true });
-  const existing = fs.existsSync(file) ? await fsp.readFile(file, 'utf8') : '';
+  // The agent's repository: read as an input and appended as an own file, so a FIFO or a symlink there is refused.
+  const existing = fs.existsSync(file) ? readInputBytesSync(file, { what: 'git exclude file', maxBytes: MAX_CONFIG_BYTES, unreadableCode: 'WORKSPACE_INVALID' }).toString('utf8') : '';
   const missing = ['/.audit/', ...relativePaths.map((p) => `/${p.replace(/^\/+/, '')}`)].filter((line) => !existing.split('\n').includes(line));
-  if (missing.length > 0) await fsp.appendFile(file, `${existing && !existing.endsWith('\n') ? '\n' : ''}# agent-harness\n${missing.join('\n')}\n`);
+  if (missing.length > 0) appendOwnFileSync(file, `${existing && !existing.endsWith('\n') ? '\n' : ''}# agent-harness\n${missing.join('\n')}\n`);
 }
 
 /**
@@ -110,11 +147,12 @@ export async function gitDiffPatch(runDir: string, indexFile: string): Promise<s
   // An empty `.git` directory is no repository: codex's sandbox leaves one as a mount point when it is killed.
   const dotGit = path.join(runDir, '.git');
   if (!fs.existsSync(path.join(dotGit, 'HEAD')) && !fs.statSync(dotGit, { throwIfNoEntry: false })?.isFile()) return null;
-  const env = { GIT_INDEX_FILE: indexFile };
+  // The repository is the agent's: git must run nothing it names (hooks, fsmonitor, filters, diff drivers).
+  const env = { ...(await untrustedRepoEnv(runDir)), GIT_INDEX_FILE: indexFile };
   try {
     await git(runDir, ['read-tree', 'HEAD'], env);
     await git(runDir, ['add', '-A'], env);
-    return `${await git(runDir, ['diff', '--cached', '--binary', 'HEAD'], env)}\n`.replace(/^\n$/, '');
+    return `${await git(runDir, ['diff', '--cached', '--binary', '--no-ext-diff', '--no-textconv', '--ignore-submodules=all', 'HEAD'], env)}\n`.replace(/^\n$/, '');
   } finally {
     await fsp.rm(indexFile, { force: true });
   }

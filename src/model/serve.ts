@@ -30,7 +30,12 @@ export interface ServedModel {
 /** Starts the standalone server; MODEL_SCRIPT_INVALID / MODEL_SERVER_FAILED before anything is printed. */
 export async function serveModel(options: ServeModelOptions = {}): Promise<ServedModel> {
   const script = options.scriptPath ? await loadModelScript(options.scriptPath) : null;
-  const server = await startModelServer({ script, ...(options.port ? { port: options.port } : {}), ...(options.logFile ? { logFile: options.logFile } : {}) });
+  const server = await startModelServer({
+    script,
+    ...(options.port ? { port: options.port } : {}),
+    ...(options.logFile ? { logFile: options.logFile } : {}),
+    onLogError: (error) => process.stderr.write(`agent-harness: the request log is no longer written: ${error.message}\n`),
+  });
   (options.out ?? process.stdout).write(`model server listening on ${server.url} (wire APIs: ${WIRE_APIS.map((w) => w.id).join(', ')})\n`);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => {

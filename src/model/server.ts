@@ -19,6 +19,7 @@ import { openAiResponsesWire } from './wire-openai-responses.js';
 import { openAiChatWire } from './wire-openai-chat.js';
 import { anthropicMessagesWire } from './wire-anthropic-messages.js';
 import { geminiWire } from './wire-gemini.js';
+import { appendOwnFileSync } from '../runtime/own-file.js';
 
 /** The wire APIs served, in match order. */
 export const WIRE_APIS: readonly WireApiHandler[] = [openAiResponsesWire, openAiChatWire, anthropicMessagesWire, geminiWire];
@@ -79,6 +80,11 @@ export interface ModelServer {
   readonly egress: EgressAttempt[];
   /** The script in force (null = default replies). */
   readonly script: ModelScript | null;
+  /**
+   * Why the request log (`logFile`) stopped being written, or null: a write failed (disk full), or something that is
+   * not a regular file stood at its path. The requests are still answered and kept in `requests`.
+   */
+  readonly logError: Error | null;
   /** Replaces the script for the following requests (null = default replies). */
   setScript(script: ModelScript | null): void;
   /**
@@ -101,6 +107,8 @@ export interface ModelServerOptions {
    * attempt starts its server before its audit directory exists); its directory must exist then.
    */
   logFile?: string | (() => string | null);
+  /** Called once when the log stops being written (see {@link ModelServer.logError}). */
+  onLogError?: (error: Error) => void;
 }
 
 /** Headers whose values are secrets: recorded and logged as `[redacted]`. */
@@ -185,6 +193,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   const stalled = new Set<ServerResponse>();
   let port = options.port ?? 0;
   const { logFile } = options;
+  let logError: Error | null = null;
   if (typeof logFile === 'string') fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const record = (entry: Omit<RecordedRequest, 'seq' | 'ts'>): void => {
     seq += 1;
@@ -192,7 +201,14 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     requests.push(row);
     // Synchronous on purpose: the line is on disk before the answer goes out, even if the engine is killed next.
     const file = typeof logFile === 'function' ? logFile() : logFile;
-    if (file) fs.appendFileSync(file, `${JSON.stringify(row)}\n`);
+    if (!file || logError) return;
+    try {
+      // Not followed if a symlink, never blocked by a FIFO: an attempt's log lies in the engine's working directory.
+      appendOwnFileSync(file, `${JSON.stringify(row)}\n`);
+    } catch (error) {
+      logError = error instanceof Error ? error : new Error(String(error));
+      options.onLogError?.(logError);
+    }
   };
   const refuse = (method: string, target: string): void => {
     egress.push({ ts: new Date().toISOString(), method, target });
@@ -335,6 +351,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     egress,
     get script() {
       return script;
+    },
+    get logError() {
+      return logError;
     },
     setScript(next) {
       script = next;
