@@ -50,9 +50,9 @@ function notRegular(file: string, what: string): AgentHarnessError {
   });
 }
 
-/** `fs.writeFileSync` for an own file (see {@link openOwnFile}). */
-export function writeOwnFileSync(file: string, data: string | Uint8Array): void {
-  const fd = openOwnFile(file, 'truncate');
+/** Writes `data` to an own file opened in `mode` (see {@link openOwnFile}). */
+function writeOwn(file: string, data: string | Uint8Array, mode: 'truncate' | 'append'): void {
+  const fd = openOwnFile(file, mode);
   try {
     fs.writeFileSync(fd, data);
   } finally {
@@ -60,12 +60,12 @@ export function writeOwnFileSync(file: string, data: string | Uint8Array): void 
   }
 }
 
+/** `fs.writeFileSync` for an own file (see {@link openOwnFile}). */
+export function writeOwnFileSync(file: string, data: string | Uint8Array): void {
+  writeOwn(file, data, 'truncate');
+}
+
 /** `fs.appendFileSync` for an own file (see {@link openOwnFile}). */
 export function appendOwnFileSync(file: string, data: string | Uint8Array): void {
-  const fd = openOwnFile(file, 'append');
-  try {
-    fs.writeFileSync(fd, data);
-  } finally {
-    fs.closeSync(fd);
-  }
+  writeOwn(file, data, 'append');
 }
