@@ -54,29 +54,19 @@ const GIT_TIMEOUT_MS = 120_000;
  * clean filter or an external diff named by that repository would run the agent's command with the host's network
  * and environment. So hooks and fsmonitor are off, every filter driver the repository's config defines is emptied
  * (their names are read with `git config`, which runs nothing), submodules are not entered and the diff uses neither
- * external tools nor textconv (`--no-ext-diff --no-textconv`). Passed as GIT_CONFIG_COUNT/KEY/VALUE, which take any
- * driver name and reach git's own child processes.
+ * external tools nor textconv (`--no-ext-diff --no-textconv`). Given as `-c` options (any git version; git passes
+ * them on to its own child processes). Null when a driver's name cannot be given that way (it holds `=`): the caller
+ * then runs no git at all.
  */
-async function untrustedRepoEnv(runDir: string): Promise<Record<string, string>> {
-  const settings: Array<[string, string]> = [
-    ['core.hooksPath', '/dev/null'],
-    ['core.fsmonitor', 'false'],
-    ['gc.auto', '0'],
-    ['diff.external', ''],
-    ['submodule.recurse', 'false'],
-    ['diff.ignoreSubmodules', 'all'],
-  ];
+async function untrustedRepoArgs(runDir: string): Promise<string[] | null> {
+  const settings = ['core.hooksPath=/dev/null', 'core.fsmonitor=false', 'gc.auto=0', 'diff.external=', 'submodule.recurse=false', 'diff.ignoreSubmodules=all'];
   const listed = await execa('git', ['config', '--null', '--name-only', '--get-regexp', '^filter\\.'], { cwd: runDir, env: GIT_ENV, extendEnv: true, stdin: 'ignore', reject: false, timeout: GIT_TIMEOUT_MS });
   const drivers = new Set(String(listed.stdout ?? '').split('\0').filter((key) => key.startsWith('filter.')).map((key) => key.slice('filter.'.length, key.lastIndexOf('.'))));
   for (const driver of drivers) {
-    for (const [name, value] of [['clean', ''], ['smudge', ''], ['process', ''], ['required', 'false']] as const) settings.push([`filter.${driver}.${name}`, value]);
+    if (driver.includes('=')) return null;
+    settings.push(`filter.${driver}.clean=`, `filter.${driver}.smudge=`, `filter.${driver}.process=`, `filter.${driver}.required=false`);
   }
-  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(settings.length) };
-  settings.forEach(([key, value], i) => {
-    env[`GIT_CONFIG_KEY_${i}`] = key;
-    env[`GIT_CONFIG_VALUE_${i}`] = value;
-  });
-  return env;
+  return settings.flatMap((setting) => ['-c', setting]);
 }
 
 async function git(runDir: string, args: readonly string[], extraEnv: Record<string, string> = {}): Promise<string> {
@@ -85,7 +75,8 @@ async function git(runDir: string, args: readonly string[], extraEnv: Record<str
     return result.stdout;
   } catch (error) {
     const code = (error as { code?: string }).code === 'ENOENT' ? 'WORKSPACE_GIT_UNAVAILABLE' : 'WORKSPACE_INVALID';
-    throw new AgentHarnessError(code, `git ${args.join(' ')} failed in ${runDir}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+    const shown = args.filter((arg, i) => arg !== '-c' && args[i - 1] !== '-c');
+    throw new AgentHarnessError(code, `git ${shown.join(' ')} failed in ${runDir}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
   }
 }
 
@@ -148,11 +139,13 @@ export async function gitDiffPatch(runDir: string, indexFile: string): Promise<s
   const dotGit = path.join(runDir, '.git');
   if (!fs.existsSync(path.join(dotGit, 'HEAD')) && !fs.statSync(dotGit, { throwIfNoEntry: false })?.isFile()) return null;
   // The repository is the agent's: git must run nothing it names (hooks, fsmonitor, filters, diff drivers).
-  const env = { ...(await untrustedRepoEnv(runDir)), GIT_INDEX_FILE: indexFile };
+  const safe = await untrustedRepoArgs(runDir);
+  if (!safe) return null;
+  const env = { GIT_INDEX_FILE: indexFile };
   try {
-    await git(runDir, ['read-tree', 'HEAD'], env);
-    await git(runDir, ['add', '-A'], env);
-    return `${await git(runDir, ['diff', '--cached', '--binary', '--no-ext-diff', '--no-textconv', '--ignore-submodules=all', 'HEAD'], env)}\n`.replace(/^\n$/, '');
+    await git(runDir, [...safe, 'read-tree', 'HEAD'], env);
+    await git(runDir, [...safe, 'add', '-A'], env);
+    return `${await git(runDir, [...safe, 'diff', '--cached', '--binary', '--no-ext-diff', '--no-textconv', '--ignore-submodules=all', 'HEAD'], env)}\n`.replace(/^\n$/, '');
   } finally {
     await fsp.rm(indexFile, { force: true });
   }

@@ -165,6 +165,8 @@ fs.mkdirSync('.git/hooks', { recursive: true });
 for (const hook of ['post-index-change', 'pre-auto-gc', 'post-checkout']) fs.writeFileSync('.git/hooks/' + hook, '#!/bin/sh\\necho hook >> ${marker}\\n', { mode: 0o755 });
 fs.appendFileSync('.git/config', '[core]\\n\\tfsmonitor = ' + JSON.stringify(run('fsmonitor')) + '\\n[filter "Evil.x"]\\n\\tclean = ' + JSON.stringify(run('clean')) + '\\n\\tprocess = ' + JSON.stringify(run('process')) + '\\n\\trequired = true\\n[diff]\\n\\texternal = ' + JSON.stringify(run('external')) + '\\n[diff "evil"]\\n\\ttextconv = ' + JSON.stringify(run('textconv')) + '\\n');
 fs.writeFileSync('.gitattributes', '* filter=Evil.x diff=evil\\n');
+// A driver whose name cannot be overridden on git's command line: then the harness runs no git at all.
+if (fs.existsSync(${JSON.stringify(path.join(sandbox.root, 'name-with-equals'))})) fs.appendFileSync('.git/config', '[filter "a=b"]\\n\\tclean = ' + JSON.stringify(run('equals')) + '\\n');
 fs.writeFileSync('work.txt', 'the agent was here\\n');
 process.stdout.write(fs.readFileSync(${JSON.stringify(stream)}));
 `;
@@ -180,6 +182,11 @@ process.stdout.write(fs.readFileSync(${JSON.stringify(stream)}));
         // The diff is still taken, unfiltered: the agent's file as it is on disk.
         expect(fs.readFileSync(path.join(audit, 'git-diff.1.patch'), 'utf8')).toContain('+the agent was here');
       }
+      fs.writeFileSync(path.join(sandbox.root, 'name-with-equals'), '');
+      const run = runCliProcess(sandbox, ['start', '--template', template, '--prompt', 'hi', 'codex']);
+      expect(run.status, run.stderr).toBe(0);
+      expect(fs.existsSync(marker)).toBe(false);
+      expect(fs.existsSync(path.join(/^Run directory: (.+)$/m.exec(run.stderr)![1]!, '.audit', 'git-diff.1.patch'))).toBe(false);
     } finally {
       sandbox.cleanup();
     }
