@@ -103,7 +103,8 @@ export interface AttemptEvents {
  */
 export function attemptResult(fields: Omit<AttemptResult, 'rasp' | 'fcmp' | 'toolCalls' | 'assistantMessages' | 'eventsInMemory'>, events: AttemptEvents): AttemptResult {
   const inMemory = events.rasp.inMemory && events.fcmp.inMemory;
-  const toolCalls = (): ToolCallRecord[] => collectToolCalls(events.rasp.all(), events.toolExitCodes);
+  // Both read the events as they go by: past the budget, neither holds the attempt's RASP or FCMP to collect its part.
+  const toolCalls = (): ToolCallRecord[] => collectToolCalls(events.rasp.events(), events.toolExitCodes);
   const assistantMessages = (): string[] => {
     const texts: string[] = [];
     for (const event of events.fcmp.events()) if (event.type === 'assistant.message.final') texts.push(event.data.text);

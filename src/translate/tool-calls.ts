@@ -104,7 +104,7 @@ function lookup(codes: ReadonlyMap<string, number>, callId: string): number | nu
 }
 
 /** Tool calls in order, each joined with its result and normalized; `modelExitCodes` fills codes the stream lacks. */
-export function collectToolCalls(rasp: readonly RaspEvent[], modelExitCodes: ReadonlyMap<string, number> = new Map()): NormalizedToolCall[] {
+export function collectToolCalls(rasp: Iterable<RaspEvent>, modelExitCodes: ReadonlyMap<string, number> = new Map()): NormalizedToolCall[] {
   const calls = new Map<string, NormalizedToolCall>();
   for (const { data } of rasp) {
     if (data.type === 'engine.tool.call' && !calls.has(data.call_id)) {
