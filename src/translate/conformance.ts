@@ -1,17 +1,15 @@
 /**
- * Builds the conformance report of an attempt from its RASP and FCMP events.
+ * The conformance report of an attempt, counted from its RASP and FCMP events as they go by.
  */
 import type { Completion, ConformanceReport, Diagnostic, EngineId, FcmpEvent, RaspEvent, Usage } from '../protocol/index.js';
 import { CONFORMANCE_VERSION } from '../protocol/versions.js';
 
-/** Inputs of {@link buildConformanceReport}. */
+/** What a conformance report says besides the counts of its events. */
 export interface ConformanceInput {
   runId: string;
   engine: EngineId;
   attempt: number;
   launch: ConformanceReport['launch'];
-  rasp: readonly RaspEvent[];
-  fcmp: readonly FcmpEvent[];
   completion: Completion;
   durationMs: number | null;
   /** Version of the engine CLI, when known. */
@@ -33,7 +31,7 @@ export interface ConformanceTally {
   rasp(event: RaspEvent): void;
   fcmp(event: FcmpEvent): void;
   /** The report of the events counted so far. */
-  report(input: Omit<ConformanceInput, 'rasp' | 'fcmp'>): ConformanceReport;
+  report(input: ConformanceInput): ConformanceReport;
 }
 
 /** Creates a {@link ConformanceTally}: counters, the streams seen, the tool call ids and the diagnostics. */
@@ -72,12 +70,4 @@ export function createConformanceTally(): ConformanceTally {
       };
     },
   };
-}
-
-/** The conformance report of an attempt's events. */
-export function buildConformanceReport(input: ConformanceInput): ConformanceReport {
-  const tally = createConformanceTally();
-  for (const event of input.rasp) tally.rasp(event);
-  for (const event of input.fcmp) tally.fcmp(event);
-  return tally.report(input);
 }
