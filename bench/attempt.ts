@@ -20,6 +20,7 @@ import { startModelServer, type ModelServer } from '../src/model/index.js';
 import { runAttempt } from '../src/core/run-attempt.js';
 import { resolveHarnessPaths } from '../src/runtime/paths.js';
 import { openIsolation } from '../src/runtime/isolation/attempt-isolation.js';
+import { probeNamespaces } from '../src/runtime/isolation/probe.js';
 import { median, type BenchRow } from './figures.js';
 import {
   bareCommand, bin, distIsCurrent, EXTRA_CA_CERTS, formatSteps, harnessEnv, measure, medianSteps, medians, nativeCodex, projectDir, readAttempt, runDirFromOutput,
@@ -119,9 +120,10 @@ function bareCase(name: string, scratch: Scratch, command: BareCommand, wrap?: (
  * environment without NODE_EXTRA_CA_CERTS, as the harness starts its own; the command itself keeps it (through
  * `env`, which the init starts in its place), as a user's shell gives it.
  */
-function namespaceWrap(modelUrl: string) {
+function namespaceWrap(modelUrl: string, init: 'auto' | 'node' = 'auto') {
   return async (bare: BareCommand) => {
-    const isolation = await openIsolation({ mode: 'require', modelUrl });
+    const support = probeNamespaces();
+    const isolation = await openIsolation({ mode: 'require', modelUrl, support: init === 'node' ? { ...support, perl: null } : support });
     const certs = bare.env.NODE_EXTRA_CA_CERTS;
     const inner = certs ? { file: ENV_BINARY, args: [`NODE_EXTRA_CA_CERTS=${certs}`, bare.file, ...bare.args] } : { file: bare.file, args: [...bare.args] };
     const command = isolation.wrap(inner.file, inner.args);
@@ -182,6 +184,12 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
         cases.push(bareCase('bare-noca', scratch, { ...bare, env: withoutExtraCaCerts(bare.env) }));
       }
       cases.push(bareCase('bare-ns', scratch, bare, namespaceWrap(server.url)));
+      // The Node init, as where there is no Perl (AGENT_HARNESS_NAMESPACE_INIT=node): the containment with a Node start.
+      const perlInit = Boolean(probeNamespaces().perl);
+      if (perlInit) {
+        cases.push(bareCase('bare-ns-node', scratch, bare, namespaceWrap(server.url, 'node')));
+        if (dist) cases.push(cliCase('harness-dist-node', args, { ...env, AGENT_HARNESS_NAMESPACE_INIT: 'node' }, project));
+      }
       const native = engine === 'codex' ? nativeCodex() : null;
       if (native) cases.push(bareCase('bare-native', scratch, { file: native.file, args: bare.args, env: { ...bare.env, ...native.env } }));
       console.log(` ${engine}: harness runs ${first.meta!.command.executable} ${first.meta!.command.argv.join(' ')} (isolation ${first.meta!.isolation?.network}/${first.meta!.isolation?.processes})`);
@@ -196,7 +204,12 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
         rows.push(compare('cli-attempt', `${engine}: bare, NODE_EXTRA_CA_CERTS vs none`, t('bare'), t('bare-noca'), null, engine === 'codex' ? 'the npm launcher is a Node start' : 'the engine is a Node program'));
       }
       // The containment alone: what the bare turn costs in the harness's namespaces, and the harness against that.
-      rows.push(compare('cli-attempt', `${engine}: bare in namespaces vs bare`, t('bare-ns'), t('bare'), null, 'the containment alone: the bare command in the harness\'s network + PID namespaces (unshare, the init: a Node start without NODE_EXTRA_CA_CERTS, as the harness starts it)'));
+      const initKind = perlInit ? 'the Perl init' : 'the Node init: a Node start without NODE_EXTRA_CA_CERTS, as the harness starts it';
+      rows.push(compare('cli-attempt', `${engine}: bare in namespaces vs bare`, t('bare-ns'), t('bare'), null, `the containment alone: the bare command in the harness's network + PID namespaces (unshare, ${initKind})`));
+      if (perlInit) {
+        rows.push(compare('cli-attempt', `${engine}: bare in namespaces, Node init vs bare`, t('bare-ns-node'), t('bare'), null, 'the same containment with the Node init (a Node start), as where there is no Perl'));
+        if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist), Node init vs bare`, t('harness-dist-node'), t('bare'), null, 'AGENT_HARNESS_NAMESPACE_INIT=node'));
+      }
       if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare in namespaces`, t('harness-dist'), t('bare-ns'), null, 'the harness\'s share, both contained alike: what the harness adds to a bare turn in the same namespaces'));
       if (native) {
         if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare native binary`, t('harness-dist'), t('bare-native'), null, 'both start the native binary (the harness stands in for the npm launcher)'));

@@ -14,16 +14,22 @@
 // It never writes to stdout or stderr: those carry the engine's stream. Signals are not forwarded: the harness
 // signals the whole process group (the engine is in it), and PID 1 ignores signals it has no handler for.
 //
-// argv: node namespace-init.cjs <config JSON> [<engine file> [engine args...]]
-// config: { "ip": "/usr/sbin/ip" | null, "lifeline": "<socket path>", "forwards": [{ "port": 1234, "socket": "<path>" }] }
+// namespace-init.pl does the same in Perl, and the harness prefers it when the probe's trial ran it (a Perl start is
+// ~3 ms, a Node start ~30). Both take the same command line and messages, which carry no JSON (Perl's base has no
+// JSON module); only the reports are JSON:
+// argv: node namespace-init.cjs <lifeline socket> <loopback: "-" or the path of `ip`> <forward count>
+//       [<port> <socket>]... [<engine file> [engine args...]]
+// launch: "launch <file> <cwd> <arg count> <arg>... <env count> <NAME=value>...\n", every string as hex of its UTF-8
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 const net = require('node:net');
 const { constants } = require('node:os');
 
-const [configText, file, ...args] = process.argv.slice(2);
-const config = JSON.parse(configText);
-const lifeline = net.connect(config.lifeline);
+const [lifelinePath, loopback, forwardCount, ...rest] = process.argv.slice(2);
+const forwards = [];
+for (let i = 0; i < Number(forwardCount); i++) forwards.push({ port: Number(rest.shift()), socket: rest.shift() });
+const [file, ...args] = rest;
+const lifeline = net.connect(lifelinePath);
 let finished = false;
 let received = '';
 let launchWaiter = null;
@@ -34,15 +40,28 @@ lifeline.on('data', (text) => {
   for (let newline = received.indexOf('\n'); newline >= 0; newline = received.indexOf('\n')) {
     const line = received.slice(0, newline);
     received = received.slice(newline + 1);
-    try {
-      const message = JSON.parse(line);
-      if (message?.type === 'launch') launches.push(message);
-    } catch {
-      // not a message
-    }
+    const launch = parseLaunch(line);
+    if (launch) launches.push(launch);
   }
   if (launches.length > 0 && launchWaiter) launchWaiter(launches.shift());
 });
+
+/** A launch line's command, or null for any other line. */
+function parseLaunch(line) {
+  const fields = line.split(' ');
+  if (fields.shift() !== 'launch') return null;
+  const text = () => Buffer.from(fields.shift() ?? '', 'hex').toString('utf8');
+  const list = () => Array.from({ length: Number(fields.shift() ?? 0) }, text);
+  const launchFile = text();
+  const cwd = text();
+  const launchArgs = list();
+  const env = {};
+  for (const entry of list()) {
+    const equals = entry.indexOf('=');
+    if (equals > 0) env[entry.slice(0, equals)] = entry.slice(equals + 1);
+  }
+  return { file: launchFile, args: launchArgs, env, cwd };
+}
 
 /** The engine command: from argv, or (waiting mode) the harness's launch message. */
 function nextLaunch() {
@@ -97,12 +116,12 @@ async function main() {
     lifeline.once('connect', resolve);
     lifeline.once('error', reject);
   });
-  if (config.ip) {
-    const up = spawnSync(config.ip, ['link', 'set', 'lo', 'up'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
-    if (up.status !== 0) return fail('loopback', new Error(`${config.ip} link set lo up: ${up.error?.message ?? up.stderr.trim()}`));
+  if (loopback !== '-') {
+    const up = spawnSync(loopback, ['link', 'set', 'lo', 'up'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+    if (up.status !== 0) return fail('loopback', new Error(`${loopback} link set lo up: ${up.error?.message ?? up.stderr.trim()}`));
   }
   try {
-    for (const forward of config.forwards) await listen(forward);
+    for (const forward of forwards) await listen(forward);
   } catch (error) {
     return fail('forward', error);
   }

@@ -60,18 +60,18 @@ async function checkDirectory(name: string, dir: string): Promise<DoctorCheck> {
  * `AGENT_HARNESS_ISOLATION=require`; otherwise attempts fall back (proxy variables, process group) and say so.
  */
 async function namespaceCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> {
-  const [{ ISOLATION_ENV, resolveIsolationMode }, { probeNamespaces }] = await Promise.all([import('../runtime/isolation/mode.js'), import('../runtime/isolation/probe.js')]);
+  const [{ ISOLATION_ENV, NAMESPACE_INIT_ENV, resolveIsolationMode }, { probeNamespaces }] = await Promise.all([import('../runtime/isolation/mode.js'), import('../runtime/isolation/probe.js')]);
   const name = 'namespaces';
   let mode;
   try {
     mode = resolveIsolationMode(undefined, hostEnv);
   } catch (error) {
     const e = toAgentHarnessError(error);
-    return { name, ok: false, detail: String(hostEnv[ISOLATION_ENV]), error: { code: e.code, message: e.message, hint: e.hint } };
+    return { name, ok: false, detail: `${ISOLATION_ENV}=${String(hostEnv[ISOLATION_ENV])} ${NAMESPACE_INIT_ENV}=${String(hostEnv[NAMESPACE_INIT_ENV])}`, error: { code: e.code, message: e.message, hint: e.hint } };
   }
   if (mode === 'off') return { name, ok: true, detail: `off (${ISOLATION_ENV}=off): network proxy-only, processes by process group`, error: null };
   const support = probeNamespaces({ hostPath: hostEnv.PATH });
-  if (support.available) return { name, ok: true, detail: `network namespace (loopback only) and PID namespace per attempt (${support.unshare}, ${support.ip})`, error: null };
+  if (support.available) return { name, ok: true, detail: `network namespace (loopback only) and PID namespace per attempt (${support.unshare}; init: ${support.perl ? `Perl, ${support.perl}` : `Node, loopback by ${support.ip}`})`, error: null };
   const message = `namespaces are unavailable: ${support.reason}`;
   if (mode === 'require') return { name, ok: false, detail: 'unavailable', error: { code: 'ISOLATION_UNAVAILABLE', message, hint: ERROR_CODES.ISOLATION_UNAVAILABLE } };
   return { name, ok: true, detail: `WARNING ${message}; attempts fall back to network proxy-only and processes by process group (${ISOLATION_ENV}=require refuses instead)`, error: null };

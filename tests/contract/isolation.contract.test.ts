@@ -13,8 +13,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAttempt } from '../../src/core/run-attempt.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
-import { NAMESPACE_INIT, openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
-import { resolveIsolationMode } from '../../src/runtime/isolation/mode.js';
+import { NAMESPACE_INIT, NAMESPACE_INIT_PERL, openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
+import { resolveIsolationMode, resolveNamespaceInit } from '../../src/runtime/isolation/mode.js';
 import { keepSpare, takeSpare } from '../../src/runtime/isolation/spare.js';
 import { findNamespaceTools, probeNamespaces, probeNamespacesAsync, type NamespaceSupport } from '../../src/runtime/isolation/probe.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
@@ -28,7 +28,8 @@ let server: http.Server;
 let modelUrl = '';
 
 beforeAll(async () => {
-  server = http.createServer((_req, res) => res.end('scripted model here'));
+  // A POST is echoed back as it streams in (the forwarders' test); anything else gets a fixed answer.
+  server = http.createServer((req, res) => (req.method === 'POST' ? req.pipe(res) : res.end('scripted model here')));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   modelUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   fs.writeFileSync(path.join(tmp, 'probe.cjs'), NETWORK_PROBE);
@@ -44,9 +45,21 @@ afterAll(async () => {
  */
 type InitStart = 'wrap' | 'prestart';
 
+/**
+ * Which init runs first in the namespaces: the Perl one (where the probe ran it: every attempt's then) or the Node
+ * one (given a probe result without Perl, as where there is none).
+ */
+type InitKind = 'perl' | 'node';
+
+/** The probe result that makes openIsolation start `kind`. */
+const supportFor = (kind: InitKind): NamespaceSupport => (kind === 'perl' ? support : { ...support, perl: null });
+
+/** The inits to test: both where the probe ran the Perl one, else only Node's. */
+const initKinds: InitKind[] = support.perl ? ['perl', 'node'] : ['node'];
+
 /** Runs `sh -c script` in the namespaces of a scripted attempt. */
-async function runIsolated(via: InitStart, script: string, options: { timeoutMs?: number; file?: string; args?: string[] } = {}) {
-  const isolation = await openIsolation({ mode: 'require', modelUrl });
+async function runIsolated(kind: InitKind, via: InitStart, script: string, options: { timeoutMs?: number; file?: string; args?: string[] } = {}) {
+  const isolation = await openIsolation({ mode: 'require', modelUrl, support: supportFor(kind) });
   try {
     const file = options.file ?? '/bin/sh';
     const args = options.args ?? ['-c', script];
@@ -69,10 +82,10 @@ async function runIsolated(via: InitStart, script: string, options: { timeoutMs?
   }
 }
 
-describe.skipIf(!support.available).each<InitStart>(['wrap', 'prestart'])(`namespaces (${support.reason ?? 'available'}), init via %s`, (via) => {
+describe.skipIf(!support.available).each<[InitKind, InitStart]>(initKinds.flatMap((kind) => [[kind, 'wrap'], [kind, 'prestart']] as [InitKind, InitStart][]))(`namespaces (${support.reason ?? 'available'}), %s init via %s`, (kind, via) => {
   it('the engine sees only loopback and no route; a non-loopback connect fails at once; the model port answers', async () => {
     const fetchModel = `node -e "fetch('${modelUrl}').then((r) => r.text()).then((t) => console.log('model: ' + t))"`;
-    const { result, output, record } = await runIsolated(via, `node probe.cjs && cat net.json && echo && ${fetchModel}`);
+    const { result, output, record } = await runIsolated(kind, via, `node probe.cjs && cat net.json && echo && ${fetchModel}`);
     expect(record).toEqual({ mode: 'require', network: 'namespace', processes: 'pid-namespace', reason: null });
     expect(result.exitCode, output).toBe(0);
     const net = JSON.parse(output.split('\n')[0]!);
@@ -80,19 +93,60 @@ describe.skipIf(!support.available).each<InitStart>(['wrap', 'prestart'])(`names
     expect(output).toContain('model: scripted model here');
   });
 
+  it('forwards a large streamed exchange both ways, byte for byte, and many connections at once', async () => {
+    // 3 MiB up and back on each of 8 connections at once: more than either side's buffers, so both directions
+    // wait for each other (backpressure), and the forwarder holds several connections at a time.
+    const client = `
+const crypto = require('crypto');
+const body = crypto.randomBytes(3 * 1024 * 1024);
+const want = crypto.createHash('sha256').update(body).digest('hex');
+Promise.all(Array.from({ length: 8 }, () => fetch('${modelUrl}', { method: 'POST', body }).then((r) => r.arrayBuffer()).then((b) => crypto.createHash('sha256').update(Buffer.from(b)).digest('hex'))))
+  .then((got) => console.log(got.every((h) => h === want) ? 'echo ok ' + got.length : 'echo differs'));`;
+    fs.writeFileSync(path.join(tmp, 'echo-client.cjs'), client);
+    const { result, output } = await runIsolated(kind, via, 'node echo-client.cjs');
+    expect(result.exitCode, output).toBe(0);
+    expect(output.trim()).toBe('echo ok 8');
+  });
+
+  it('starts the engine with exactly its arguments, environment and directory, whatever characters they hold', async () => {
+    const odd = ['', 'two words', 'line\nbreak', 'ünïcödé ✓', 'a=b=c', '"quoted" \\ back', '-'];
+    const cwd = fs.mkdtempSync(path.join(tmp, 'cwd with space-'));
+    const isolation = await openIsolation({ mode: 'require', modelUrl, support: supportFor(kind) });
+    try {
+      const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', ODD: 'x y\nz=ü', EMPTY: '' };
+      const script = 'console.log(JSON.stringify({ args: process.argv.slice(1), env: { ODD: process.env.ODD, EMPTY: process.env.EMPTY, HOME: process.env.HOME ?? null }, cwd: process.cwd() }))';
+      const chunks: Buffer[] = [];
+      const supervise = { onChunk: (_stream: string, chunk: Buffer) => chunks.push(chunk) };
+      let result;
+      if (via === 'prestart') {
+        isolation.prestart('ignore');
+        result = await superviseSplit(isolation.launch({ file: process.execPath, args: ['-e', script, ...odd], env, cwd })!, supervise);
+      } else {
+        const command = isolation.wrap(process.execPath, ['-e', script, ...odd]);
+        result = await runProcess({ file: command.file, args: command.args, cwd, env, stdin: 'ignore', ...supervise });
+      }
+      result = await isolation.settle(result);
+      const output = Buffer.concat(chunks).toString('utf8');
+      expect(result.exitCode, output).toBe(0);
+      expect(JSON.parse(output)).toEqual({ args: odd, env: { ODD: env.ODD, EMPTY: '', HOME: null }, cwd });
+    } finally {
+      await isolation.close();
+    }
+  });
+
   it("reports the engine's own exit: a code as is, a signal as the signal (not init's 128+n)", async () => {
-    expect((await runIsolated(via, 'exit 3')).result).toMatchObject({ exitCode: 3, signal: null, spawnError: null });
-    expect((await runIsolated(via, 'kill -TERM $$')).result).toMatchObject({ exitCode: null, signal: 'SIGTERM', spawnError: null });
+    expect((await runIsolated(kind, via, 'exit 3')).result).toMatchObject({ exitCode: 3, signal: null, spawnError: null });
+    expect((await runIsolated(kind, via, 'kill -TERM $$')).result).toMatchObject({ exitCode: null, signal: 'SIGTERM', spawnError: null });
   });
 
   it('a missing engine is a spawn error, as without namespaces', async () => {
-    const { result } = await runIsolated(via, '', { file: path.join(tmp, 'no-such-engine'), args: [] });
+    const { result } = await runIsolated(kind, via, '', { file: path.join(tmp, 'no-such-engine'), args: [] });
     expect(result.spawnError).toMatchObject({ code: 'ENOENT' });
   });
 
   it("a timeout ends every process of the attempt, a setsid'd one that ignores SIGTERM included", async () => {
     const sleeper = `sleep ${uniqueSleepSeconds()}`;
-    const { result } = await runIsolated(via, `setsid sh -c "trap '' TERM; ${sleeper}" >/dev/null 2>&1 </dev/null & sleep 60`, { timeoutMs: 1500 });
+    const { result } = await runIsolated(kind, via, `setsid sh -c "trap '' TERM; ${sleeper}" >/dev/null 2>&1 </dev/null & sleep 60`, { timeoutMs: 1500 });
     expect(result.timedOut).toBe(true);
     expect(pidsWithMarker(sleeper)).toEqual([]);
   });
@@ -103,7 +157,7 @@ describe.skipIf(!support.available).each<InitStart>(['wrap', 'prestart'])(`names
     fs.writeFileSync(harness, `
 import { openIsolation } from ${JSON.stringify(path.resolve('src/runtime/isolation/attempt-isolation.ts'))};
 import { runProcess } from ${JSON.stringify(path.resolve('src/runtime/process.ts'))};
-const isolation = await openIsolation({ mode: 'require', modelUrl: ${JSON.stringify(modelUrl)} });
+const isolation = await openIsolation({ mode: 'require', modelUrl: ${JSON.stringify(modelUrl)}, support: ${JSON.stringify(supportFor(kind))} });
 const command = isolation.wrap('/bin/sh', ['-c', ${JSON.stringify(`setsid ${sleeper} >/dev/null 2>&1 </dev/null & sleep 60`)}]);
 await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify(tmp)}, env: { PATH: process.env.PATH }, stdin: 'ignore' });
 `);
@@ -117,11 +171,10 @@ await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify
   });
 
   it.runIf(via === 'prestart')('an init prestarted for an attempt that failed before its engine started is gone after close', async () => {
-    const isolation = await openIsolation({ mode: 'require', modelUrl });
+    const isolation = await openIsolation({ mode: 'require', modelUrl, support: supportFor(kind) });
     isolation.prestart('ignore');
-    // The init's command line carries its config (the lifeline socket path): a marker unique to this attempt.
-    const config = isolation.wrap('/bin/true', []).args.find((arg) => arg.includes('"lifeline"'));
-    const marker = (JSON.parse(config ?? '{}') as { lifeline: string }).lifeline;
+    // The init's command line carries its lifeline socket's path: a marker unique to this attempt.
+    const marker = isolation.wrap('/bin/true', []).args.find((arg) => arg.endsWith('life.sock')) ?? '';
     expect(marker).toMatch(/life\.sock$/);
     expect(await eventually(() => pidsWithMarker(marker).length > 0, 10_000)).toBe(true);
     await isolation.close();
@@ -170,8 +223,7 @@ const lifelineFile = ${JSON.stringify(lifelineFile)};
 keepSpare('k', async () => {
   const isolation = await openIsolation({ mode: 'require', modelUrl: ${JSON.stringify(modelUrl)} });
   isolation.prestart('ignore');
-  const config = isolation.wrap('/bin/true', []).args.find((arg) => arg.includes('"lifeline"'));
-  fs.writeFileSync(lifelineFile, JSON.parse(config).lifeline);
+  fs.writeFileSync(lifelineFile, isolation.wrap('/bin/true', []).args.find((arg) => arg.endsWith('life.sock')));
   return isolation;
 });
 ${tail}
@@ -215,6 +267,53 @@ describe('the probe', () => {
     expect(probeNamespacesAsync()).toBe(started);
     expect(await started).toEqual(blocking);
     expect(probeNamespaces()).toEqual(blocking);
+  });
+});
+
+describe.skipIf(!support.available || !support.perl)('which init', () => {
+  it('a Perl that cannot run the Perl init fails its trial, and the Node init is used (after ip\'s trial)', () => {
+    const fake = fs.mkdtempSync(path.join(tmp, 'fake-perl-'));
+    fs.writeFileSync(path.join(fake, 'perl'), '#!/bin/sh\necho "Can\'t locate Socket.pm" >&2\nexit 2\n', { mode: 0o755 });
+    try {
+      const found = probeNamespaces({ refresh: true, hostPath: `${fake}:${process.env.PATH ?? ''}` });
+      expect(found).toMatchObject({ available: true, perl: null, ip: support.ip });
+    } finally {
+      probeNamespaces({ refresh: true });
+    }
+  });
+
+  it('an init started as Perl before a verdict without Perl is replaced by the Node init, and the engine runs', async () => {
+    const verdict = Promise.resolve({ ...support, perl: null });
+    const isolation = await openIsolation({ mode: 'require', modelUrl, support: verdict, prestart: 'ignore' });
+    try {
+      expect(isolation.wrap('/bin/true', []).args).toContain(NAMESPACE_INIT);
+      const chunks: Buffer[] = [];
+      const child = isolation.launch({ file: '/bin/sh', args: ['-c', 'echo ran'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cwd: tmp });
+      const result = await isolation.settle(await superviseSplit(child!, { onChunk: (_stream, chunk) => chunks.push(chunk) }));
+      expect(result.exitCode).toBe(0);
+      expect(Buffer.concat(chunks).toString()).toBe('ran\n');
+    } finally {
+      await isolation.close();
+    }
+  });
+
+  it('AGENT_HARNESS_NAMESPACE_INIT=node picks the Node init; a bad value is CONFIG_INVALID', () => {
+    expect(resolveNamespaceInit({})).toBe('auto');
+    expect(resolveNamespaceInit({ AGENT_HARNESS_NAMESPACE_INIT: 'node' })).toBe('node');
+    let error: unknown;
+    try {
+      resolveIsolationMode(undefined, { AGENT_HARNESS_NAMESPACE_INIT: 'python' });
+    } catch (e) {
+      error = e;
+    }
+    expect(isAgentHarnessError(error, 'CONFIG_INVALID')).toBe(true);
+    expect(findNamespaceTools().perl).toBe(support.perl);
+    process.env.AGENT_HARNESS_NAMESPACE_INIT = 'node';
+    try {
+      expect(findNamespaceTools().perl).toBeNull();
+    } finally {
+      delete process.env.AGENT_HARNESS_NAMESPACE_INIT;
+    }
   });
 });
 
@@ -273,8 +372,8 @@ describe('an init started before the probe\'s verdict', () => {
         const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
         if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
         const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-        const at = argv.indexOf(NAMESPACE_INIT);
-        if (at >= 0) found.set(Number(entry), path.dirname((JSON.parse(argv[at + 1]!) as { lifeline: string }).lifeline));
+        const at = argv.findIndex((arg) => arg === NAMESPACE_INIT || arg === NAMESPACE_INIT_PERL);
+        if (at >= 0) found.set(Number(entry), path.dirname(argv[at + 1]!));
       } catch {
         // exited meanwhile
       }

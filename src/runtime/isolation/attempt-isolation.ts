@@ -2,8 +2,8 @@
  * Puts one engine process in its own namespaces (Linux, util-linux `unshare`, no privileges needed):
  *
  * - a **network namespace** with only loopback (scripted mode): nothing the agent runs can connect anywhere but
- *   127.0.0.1, proxy variables or not. The model server stays outside; inside, `runtime/namespace-init.cjs`
- *   listens on the same 127.0.0.1 port and pipes each connection to a Unix socket here, which pipes it on to the
+ *   127.0.0.1, proxy variables or not. The model server stays outside; inside, the init (`runtime/namespace-init.pl`
+ *   where the probe ran it, else `namespace-init.cjs`) listens on the same 127.0.0.1 port and pipes each connection to a Unix socket here, which pipes it on to the
  *   server. So the engine's configured base URL works unchanged.
  * - a **PID namespace** whose first process is that init: when it exits (the engine exited, or the harness died
  *   and closed its lifeline socket) or is killed (`--kill-child` when `unshare` is killed), the kernel kills
@@ -17,14 +17,13 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { AgentHarnessError } from '../../errors/index.js';
-import { PACKAGE_ROOT } from '../executables.js';
 import { killGroup, type ProcessResult } from '../process-result.js';
 import { spawnSplit, type SpawnedSplit, type SpawnSplitOptions } from '../process.js';
 import type { IsolationMode, IsolationRecord } from '../../protocol/index.js';
+import { INIT_ENV, NAMESPACE_INIT, NAMESPACE_INIT_PERL, initArgs, launchLine } from './init-scripts.js';
 import { findNamespaceTools, probeNamespacesAsync, type NamespaceSupport } from './probe.js';
 
-/** The init script, at the package root in a checkout and in the published package alike. */
-export const NAMESPACE_INIT = path.join(PACKAGE_ROOT, 'runtime', 'namespace-init.cjs');
+export { NAMESPACE_INIT, NAMESPACE_INIT_PERL } from './init-scripts.js';
 
 /** What {@link openIsolation} needs. */
 export interface OpenIsolationOptions {
@@ -222,7 +221,7 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
   const unavailable = (support: NamespaceSupport): AttemptIsolation => refuse(support.reason ?? 'namespaces unavailable', 'Namespace isolation was required but is unavailable');
   // The tools are found at once; whether they work, the trial says (given, under way, or started here).
   const given = options.support instanceof Promise ? null : options.support ?? null;
-  const tools = given ? { unshare: given.unshare, ip: given.ip, verdict: given.available && given.unshare ? null : given } : findNamespaceTools();
+  const tools = given ? { unshare: given.unshare, ip: given.ip, perl: given.perl ?? null, verdict: given.available && given.unshare ? null : given } : findNamespaceTools();
   if (tools.verdict) return unavailable(tools.verdict);
   const trial = given ?? options.support ?? probeNamespacesAsync();
   const ownNetwork = modelUrl !== null;
@@ -246,9 +245,18 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     fs.rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  const config = { ip: ownNetwork ? tools.ip : null, lifeline: lifelineSocket, forwards: port === null ? [] : [{ port, socket: modelSocket }] };
   const unshareFlags = ['--map-root-user', ...(ownNetwork ? ['--net'] : []), '--pid', '--fork', '--kill-child', '--mount-proc'];
-  const initCommand = [tools.unshare!, ...unshareFlags, process.execPath, NAMESPACE_INIT, JSON.stringify(config)];
+  // The init is started before the trial's verdict (prestart), so before it is known whether Perl passed it: the
+  // Perl init wherever the tools include a Perl (the verdict then decides, below: an init of the wrong kind is
+  // killed and started again as the other), else the Node init.
+  const perl = given ? given.perl ?? null : tools.perl;
+  const initCommandFor = (interpreter: string | null): string[] => [
+    tools.unshare!,
+    ...unshareFlags,
+    ...(interpreter ? [interpreter, NAMESPACE_INIT_PERL] : [process.execPath, NAMESPACE_INIT]),
+    ...initArgs({ lifeline: lifelineSocket, loopback: ownNetwork ? tools.ip ?? '/usr/sbin/ip' : null, forwards: port === null ? [] : [{ port, socket: modelSocket }] }),
+  ];
+  const initCommand = initCommandFor(perl);
   let prestarted: SpawnedSplit | null = null;
   let launched = false;
   let closed = false;
@@ -258,12 +266,12 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     prestart: (stdin) => {
       if (prestarted) return;
       // The init needs no environment of its own: the engine's comes with the launch message.
-      prestarted = spawnSplit({ file: initCommand[0]!, args: initCommand.slice(1), cwd: dir, env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' }, stdin });
+      prestarted = spawnSplit({ file: initCommand[0]!, args: initCommand.slice(1), cwd: dir, env: { ...INIT_ENV }, stdin });
     },
     launch: (command) => {
       if (!prestarted || launched || closed) return null;
       launched = true;
-      lifeline?.send(JSON.stringify({ type: 'launch', file: command.file, args: command.args, env: command.env, cwd: command.cwd }));
+      lifeline?.send(launchLine(command));
       return prestarted;
     },
     waiting: () => prestarted !== null && !launched && !closed && prestarted.running(),
@@ -307,6 +315,12 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     // The init, if started, was sent nothing: it is killed with its group, and its sockets go.
     await opened.close();
     return unavailable(support);
+  }
+  if ((support.perl ?? null) !== perl) {
+    // The init started is not the one the trial passed (a Perl that cannot run the Perl init): closed, and opened
+    // again with the verdict, which starts the other.
+    await opened.close();
+    return openIsolation({ ...options, support });
   }
   return opened;
 }

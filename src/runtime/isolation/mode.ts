@@ -3,12 +3,26 @@
  */
 import { AgentHarnessError } from '../../errors/index.js';
 import { IsolationModeSchema, type IsolationMode } from '../../protocol/index.js';
+import { NAMESPACE_INIT_ENV } from './init-scripts.js';
+
+export { NAMESPACE_INIT_ENV } from './init-scripts.js';
 
 /** The environment variable that sets the default mode. */
 export const ISOLATION_ENV = 'AGENT_HARNESS_ISOLATION';
 
-/** The mode from an explicit option, else `AGENT_HARNESS_ISOLATION`, else `auto`; CONFIG_INVALID for anything else. */
+/** Which init `AGENT_HARNESS_NAMESPACE_INIT` asks for; CONFIG_INVALID for a value other than `auto` or `node`. */
+export function resolveNamespaceInit(env: NodeJS.ProcessEnv = process.env): 'auto' | 'node' {
+  const raw = env[NAMESPACE_INIT_ENV]?.trim() || 'auto';
+  if (raw === 'auto' || raw === 'node') return raw;
+  throw new AgentHarnessError('CONFIG_INVALID', `${NAMESPACE_INIT_ENV}="${raw}" is not one of auto, node.`, { details: { value: raw } });
+}
+
+/**
+ * The mode from an explicit option, else `AGENT_HARNESS_ISOLATION`, else `auto`; CONFIG_INVALID for anything else
+ * (and for a bad `AGENT_HARNESS_NAMESPACE_INIT`, so it is refused before a run exists).
+ */
 export function resolveIsolationMode(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): IsolationMode {
+  resolveNamespaceInit(env);
   const raw = explicit ?? env[ISOLATION_ENV] ?? 'auto';
   const parsed = IsolationModeSchema.safeParse(raw);
   if (!parsed.success) {

@@ -1,11 +1,15 @@
 /**
  * Whether this machine can give an attempt its own network and PID namespaces: Linux, util-linux `unshare`,
- * iproute2 `ip` (to bring the namespace's loopback up), and unprivileged user namespaces. Probed once per process
- * by running the very command an attempt would (`unshare -rnpf --kill-child --mount-proc ip link set lo up`).
+ * unprivileged user namespaces, and an init to run first inside them: Perl (`runtime/namespace-init.pl`, which
+ * brings the loopback up itself) or, without a Perl that can run it, Node (`runtime/namespace-init.cjs`, which
+ * needs iproute2 `ip` for the loopback). Probed once per process by running the very command an attempt would:
+ * `unshare -rnpf --kill-child --mount-proc perl namespace-init.pl --trial`, then, if that fails,
+ * `unshare … ip link set lo up`.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { INIT_ENV, NAMESPACE_INIT_ENV, NAMESPACE_INIT_PERL } from './init-scripts.js';
 
 /** The outcome of {@link probeNamespaces}. */
 export interface NamespaceSupport {
@@ -14,6 +18,11 @@ export interface NamespaceSupport {
   unshare: string | null;
   /** Absolute path of `ip`, when found. */
   ip: string | null;
+  /**
+   * Absolute path of the `perl` that ran the Perl init's trial: attempts then start that init. Null or absent: the
+   * Node init (no Perl, or its trial failed while `ip`'s passed).
+   */
+  perl?: string | null;
   /** Why namespaces are unavailable (null when available). */
   reason: string | null;
 }
@@ -49,8 +58,13 @@ export function probeNamespaces(options: ProbeOptions = {}): NamespaceSupport {
   if (cached && !options.refresh) return cached;
   const tools = findNamespaceTools(options.hostPath ?? process.env.PATH);
   if (tools.verdict) return (cached = tools.verdict);
-  const trial = spawnSync(tools.unshare!, trialArgs(tools.ip!), { encoding: 'utf8', timeout: TRIAL_TIMEOUT_MS, stdio: ['ignore', 'ignore', 'pipe'] });
-  cached = judgeTrial(tools, trial.error ?? null, trial.status, trial.stderr);
+  let support: NamespaceSupport | null = null;
+  for (const trial of trials(tools)) {
+    const outcome = spawnSync(tools.unshare!, trial.args, { encoding: 'utf8', env: INIT_ENV, timeout: TRIAL_TIMEOUT_MS, stdio: ['ignore', 'ignore', 'pipe'] });
+    support = judgeTrial(tools, trial, outcome.error ?? null, outcome.status, outcome.stderr);
+    if (support.available) break;
+  }
+  cached = support!;
   return cached;
 }
 
@@ -63,13 +77,17 @@ export function probeNamespacesAsync(options: ProbeOptions = {}): Promise<Namesp
   if (cached && !options.refresh) return Promise.resolve(cached);
   const tools = findNamespaceTools(options.hostPath ?? process.env.PATH);
   if (tools.verdict) return Promise.resolve((cached = tools.verdict));
-  const probe = new Promise<NamespaceSupport>((resolve) => {
-    execFile(tools.unshare!, trialArgs(tools.ip!), { encoding: 'utf8', timeout: TRIAL_TIMEOUT_MS }, (error, _stdout, stderr) => {
+  const runTrial = (trial: Trial): Promise<NamespaceSupport> => new Promise<NamespaceSupport>((resolve) => {
+    execFile(tools.unshare!, trial.args, { encoding: 'utf8', env: INIT_ENV, timeout: TRIAL_TIMEOUT_MS }, (error, _stdout, stderr) => {
       // execFile reports a non-zero exit as an error with a numeric `code`; a spawn failure has a string code.
       const status = typeof (error as { code?: unknown } | null)?.code === 'number' ? (error as unknown as { code: number }).code : error ? null : 0;
-      resolve(judgeTrial(tools, status === null ? error : null, status, stderr));
+      resolve(judgeTrial(tools, trial, status === null ? error : null, status, stderr));
     });
-  }).then((support) => {
+  });
+  const [first, ...others] = trials(tools);
+  let probe = runTrial(first!);
+  for (const next of others) probe = probe.then((support) => (support.available ? support : runTrial(next)));
+  probe = probe.then((support) => {
     cached = support;
     pending = null;
     return support;
@@ -80,15 +98,30 @@ export function probeNamespacesAsync(options: ProbeOptions = {}): Promise<Namesp
 
 const TRIAL_TIMEOUT_MS = 10_000;
 
-/** The trial: the very command an attempt's namespaces run first. */
-function trialArgs(ip: string): string[] {
-  return ['-rnpf', '--kill-child', '--mount-proc', ip, 'link', 'set', 'lo', 'up'];
+/** One trial: `unshare` with these arguments; `perl` is set when it runs the Perl init. */
+interface Trial {
+  args: string[];
+  perl: string | null;
+}
+
+/**
+ * The trials, in order until one passes: the very commands an attempt's namespaces run first. The Perl init's
+ * trial brings the loopback up as the init does; `ip`'s is the Node init's first step.
+ */
+function trials(tools: NamespaceTools): Trial[] {
+  const flags = ['-rnpf', '--kill-child', '--mount-proc'];
+  return [
+    ...(tools.perl ? [{ args: [...flags, tools.perl, NAMESPACE_INIT_PERL, '--trial'], perl: tools.perl }] : []),
+    ...(tools.ip ? [{ args: [...flags, tools.ip, 'link', 'set', 'lo', 'up'], perl: null }] : []),
+  ];
 }
 
 /** What {@link findNamespaceTools} found. */
 export interface NamespaceTools {
   unshare: string | null;
   ip: string | null;
+  /** `perl`, when found (the Perl init's interpreter). */
+  perl: string | null;
   /** Set when namespaces are unavailable before any trial (platform, a missing tool). */
   verdict: NamespaceSupport | null;
 }
@@ -100,19 +133,23 @@ export interface NamespaceTools {
 export function findNamespaceTools(hostPath: string | undefined = process.env.PATH): NamespaceTools {
   const unshare = findTool('unshare', hostPath);
   const ip = findTool('ip', hostPath);
-  const unavailable = (reason: string): NamespaceTools => ({ unshare, ip, verdict: { available: false, unshare, ip, reason } });
+  // AGENT_HARNESS_NAMESPACE_INIT=node: no Perl init (mode.ts refuses a bad value before an attempt gets here).
+  const perl = process.env[NAMESPACE_INIT_ENV]?.trim() === 'node' ? null : findTool('perl', hostPath);
+  const unavailable = (reason: string): NamespaceTools => ({ unshare, ip, perl, verdict: { available: false, unshare, ip, perl: null, reason } });
   if (process.platform !== 'linux') return unavailable(`namespaces are Linux-only (this is ${process.platform})`);
   if (!unshare) return unavailable('util-linux `unshare` was not found (apt install util-linux)');
-  if (!ip) return unavailable('iproute2 `ip` was not found (apt install iproute2)');
-  return { unshare, ip, verdict: null };
+  if (!ip && !perl && process.env[NAMESPACE_INIT_ENV]?.trim() === 'node') return unavailable(`iproute2 \`ip\` was not found, and the Node init (${NAMESPACE_INIT_ENV}=node) needs it (apt install iproute2)`);
+  if (!ip && !perl) return unavailable('neither `perl` nor iproute2 `ip` was found, and the namespace init needs one of them (apt install perl-base, or iproute2)');
+  return { unshare, ip, perl, verdict: null };
 }
 
-function judgeTrial(tools: NamespaceTools, error: Error | null, status: number | null, stderr: string): NamespaceSupport {
+function judgeTrial(tools: NamespaceTools, trial: Trial, error: Error | null, status: number | null, stderr: string): NamespaceSupport {
   const { unshare, ip } = tools;
-  if (error) return { available: false, unshare, ip, reason: `unshare could not run: ${error.message}` };
+  if (error) return { available: false, unshare, ip, perl: null, reason: `unshare could not run: ${error.message}` };
   if (status !== 0) {
     const why = stderr.trim().split('\n').at(-1) ?? `exit ${status}`;
-    return { available: false, unshare, ip, reason: `unshare -rnpf failed (${why}); user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces)` };
+    const what = trial.perl ? `unshare -rnpf with the Perl init failed (${why})` : `unshare -rnpf failed (${why})`;
+    return { available: false, unshare, ip, perl: null, reason: `${what}; user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces)` };
   }
-  return { available: true, unshare, ip, reason: null };
+  return { available: true, unshare, ip, perl: trial.perl, reason: null };
 }

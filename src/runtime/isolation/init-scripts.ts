@@ -1,0 +1,51 @@
+/**
+ * The two implementations of the namespaces' init (the first process inside an attempt's namespaces; see
+ * `runtime/namespace-init.cjs`): the Perl one, used where the probe's trial ran it, and the Node one. Same command
+ * line, same messages. Both sit at the package root, in a checkout and in the published package alike.
+ */
+import path from 'node:path';
+import { PACKAGE_ROOT } from '../executables.js';
+
+/**
+ * The environment variable that picks the init: `auto` (default: the Perl init where the probe's trial ran it, else
+ * the Node one) or `node` (always the Node init).
+ */
+export const NAMESPACE_INIT_ENV = 'AGENT_HARNESS_NAMESPACE_INIT';
+
+/** The Node init. */
+export const NAMESPACE_INIT = path.join(PACKAGE_ROOT, 'runtime', 'namespace-init.cjs');
+
+/** The Perl init (Debian's `perl-base` only). */
+export const NAMESPACE_INIT_PERL = path.join(PACKAGE_ROOT, 'runtime', 'namespace-init.pl');
+
+/**
+ * The environment an init starts with when it waits for its engine command (which brings the engine's own), and
+ * the probe's trials: nothing of the host's (no PERL5LIB or NODE_OPTIONS to make a trial pass that the init fails).
+ */
+export const INIT_ENV: Readonly<Record<string, string>> = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' };
+
+/** What an init is told about its namespaces on its command line. */
+export interface InitSetup {
+  lifeline: string;
+  /** `ip`, to bring the loopback up (the Perl init does it itself, and only looks at whether this is null). */
+  loopback: string | null;
+  forwards: ReadonlyArray<{ port: number; socket: string }>;
+}
+
+/** The init's arguments before the engine command: lifeline, loopback, forward count, then port and socket each. */
+export function initArgs(setup: InitSetup): string[] {
+  return [setup.lifeline, setup.loopback ?? '-', String(setup.forwards.length), ...setup.forwards.flatMap((forward) => [String(forward.port), forward.socket])];
+}
+
+function hex(text: string): string {
+  return Buffer.from(text, 'utf8').toString('hex');
+}
+
+/**
+ * The launch message for a prestarted init: one line, every string as the hex of its UTF-8, since an argument or a
+ * variable may hold spaces and newlines and the Perl init has no JSON parser.
+ */
+export function launchLine(command: { file: string; args: readonly string[]; env: Record<string, string>; cwd: string }): string {
+  const env = Object.entries(command.env).map(([name, value]) => hex(`${name}=${value}`));
+  return ['launch', hex(command.file), hex(command.cwd), String(command.args.length), ...command.args.map(hex), String(env.length), ...env].join(' ');
+}
