@@ -1,7 +1,8 @@
 # The first process inside an attempt's namespaces, as Perl: the same protocol as namespace-init.cjs (whose header
 # says what an init does), in a process that starts in ~3 ms with ~7 MB, where a Node start takes ~30 ms and ~40 MB
-# (issue 13). Only modules of Debian's `perl-base` (Essential: on every Debian and Ubuntu system): no JSON module,
-# so the command line and the launch message carry no JSON (see below). The harness uses it when the probe's trial
+# (issue 13). It needs only Perl itself (Debian's `perl-base`, Essential: on every Debian and Ubuntu system) and loads
+# no module but `strict` (Errno and Config only on an error path): no JSON, so the command line and the launch
+# message carry none (see below). The harness uses it when the probe's trial
 # ran it (`--trial`), and the Node init otherwise.
 #
 # It differs from the Node init in three ways that do not show outside:
@@ -18,27 +19,42 @@
 # launch: "launch <file> <cwd> <arg count> <arg>... <env count> <NAME=value>...\n", every string as hex of its UTF-8
 # reports: JSON lines, {"type":"started","pid"} {"type":"exit","code","signal"} {"type":"error","stage","message","code"}
 use strict;
-use warnings;
-use Config;
-use Errno qw(EAGAIN EINTR EWOULDBLOCK);
-use Fcntl qw(F_GETFL F_SETFL O_NONBLOCK);
-use POSIX qw(WNOHANG);
-use Socket qw(AF_INET AF_UNIX INADDR_LOOPBACK IPPROTO_TCP MSG_NOSIGNAL SHUT_WR SOCK_DGRAM SOCK_STREAM SOL_SOCKET
-  SO_REUSEADDR TCP_NODELAY pack_sockaddr_in pack_sockaddr_un);
 
-my @SIGNAL_NAMES = split ' ', $Config{sig_name};
-my $SIOCGIFFLAGS = 0x8913;
-my $SIOCSIFFLAGS = 0x8914;
-my $IFF_UP = 0x1;
-my $PIDFD_OPEN = 434;    # the same number on every architecture (added after the syscall tables were unified)
-my $BUFFER_LIMIT = 65536;    # bytes a forwarded direction holds before it stops reading
+# No modules: loading Socket, POSIX and the rest took ~12 ms of a ~14 ms start (they load Carp, warnings, Exporter),
+# so the constants are Linux's own, the same on every architecture Node runs on (x64, arm64, arm, ppc64le, s390x),
+# written as constant subs (`use constant` alone costs ~2.5 ms). `warnings` is left out too: a warning would go to
+# the engine's stderr.
+sub AF_UNIX () { 1 }
+sub AF_INET () { 2 }
+sub SOCK_STREAM () { 1 }
+sub SOCK_DGRAM () { 2 }
+sub SOL_SOCKET () { 1 }
+sub SO_REUSEADDR () { 2 }
+sub IPPROTO_TCP () { 6 }
+sub TCP_NODELAY () { 1 }
+sub MSG_NOSIGNAL () { 0x4000 }
+sub SHUT_WR () { 1 }
+sub F_GETFL () { 3 }
+sub F_SETFL () { 4 }
+sub O_NONBLOCK () { 0x800 }
+sub WNOHANG () { 1 }
+sub EINTR () { 4 }
+sub EAGAIN () { 11 }
+sub SIOCGIFFLAGS () { 0x8913 }
+sub SIOCSIFFLAGS () { 0x8914 }
+sub IFF_UP () { 0x1 }
+sub PIDFD_OPEN () { 434 }  # the same number on every architecture (added after the syscall tables were unified)
+sub BUFFER_LIMIT () { 65536 }  # bytes a forwarded direction holds before it stops reading
+
+sub sockaddr_un { return pack('S Z108', AF_UNIX, $_[0]) }
+sub sockaddr_loopback { return pack('S n C4 x8', AF_INET, $_[0], 127, 0, 0, 1) }
 
 sub loopback_up {
   socket(my $socket, AF_INET, SOCK_DGRAM, 0) or die "socket: $!\n";
   my $request = pack('a16 x24', 'lo');    # struct ifreq: the name, then a union (40 bytes in all)
-  ioctl($socket, $SIOCGIFFLAGS, $request) or die "SIOCGIFFLAGS lo: $!\n";
+  ioctl($socket, SIOCGIFFLAGS, $request) or die "SIOCGIFFLAGS lo: $!\n";
   my $flags = unpack('x16 s', $request);
-  ioctl($socket, $SIOCSIFFLAGS, pack('a16 s x22', 'lo', $flags | $IFF_UP)) or die "SIOCSIFFLAGS lo: $!\n";
+  ioctl($socket, SIOCSIFFLAGS, pack('a16 s x22', 'lo', $flags | IFF_UP)) or die "SIOCSIFFLAGS lo: $!\n";
   close $socket;
 }
 
@@ -59,7 +75,7 @@ sub json_string {
 }
 
 socket(my $lifeline, AF_UNIX, SOCK_STREAM, 0) or exit 137;
-connect($lifeline, pack_sockaddr_un($lifeline_path)) or exit 137;
+connect($lifeline, sockaddr_un($lifeline_path)) or exit 137;
 
 sub report {
   my ($json) = @_;
@@ -77,7 +93,7 @@ sub report {
 sub finish {
   my ($code) = @_;
   shutdown($lifeline, SHUT_WR);
-  POSIX::_exit($code);
+  exit $code;
 }
 
 sub fail {
@@ -86,11 +102,24 @@ sub fail {
   finish(126);
 }
 
+# An errno's name (ENOENT), as Node reports a spawn error; Errno is loaded only on this path.
+# (Not through %!: naming that hash anywhere loads Errno when the script is compiled.)
 sub errno_name {
   my ($number) = @_;
-  local $! = $number;
-  my ($name) = grep { $!{$_} } keys %!;
-  return $name;
+  require Errno;
+  no strict 'refs';
+  for my $name (grep { /^E[A-Z0-9]+$/ } @Errno::EXPORT_OK) {
+    return $name if eval { &{"Errno::$name"}() } == $number;
+  }
+  return undef;
+}
+
+# A signal's name (SIGTERM); Config is loaded only when the engine died of one.
+sub signal_name {
+  my ($number) = @_;
+  require Config;
+  my $name = (split ' ', $Config::Config{sig_name})[$number];
+  return 'SIG' . ($name // $number);
 }
 
 sub nonblocking {
@@ -109,7 +138,7 @@ for my $forward (@forwards) {
   my $listener;
   socket($listener, AF_INET, SOCK_STREAM, 0) or fail('forward', "socket: $!", errno_name($! + 0));
   setsockopt($listener, SOL_SOCKET, SO_REUSEADDR, 1);
-  bind($listener, pack_sockaddr_in($port, INADDR_LOOPBACK)) or fail('forward', "listen 127.0.0.1:$port: $!", errno_name($! + 0));
+  bind($listener, sockaddr_loopback($port)) or fail('forward', "listen 127.0.0.1:$port: $!", errno_name($! + 0));
   listen($listener, 511) or fail('forward', "listen 127.0.0.1:$port: $!", errno_name($! + 0));
   nonblocking($listener);
   push @listeners, { handle => $listener, path => $path };
@@ -141,10 +170,10 @@ sub take_lines {
 sub read_lifeline {
   my $read = sysread($lifeline, my $chunk, 65536);
   if (!defined $read) {
-    return if $! == EINTR || $! == EAGAIN || $! == EWOULDBLOCK;
-    POSIX::_exit(137);
+    return if $! == EINTR || $! == EAGAIN;
+    exit 137;
   }
-  POSIX::_exit(137) if $read == 0;    # the harness is gone: everything in the namespace goes with this process
+  exit 137 if $read == 0;    # the harness is gone: everything in the namespace goes with this process
   $received .= $chunk;
   take_lines();
 }
@@ -157,14 +186,14 @@ sub start_engine {
   if ($pid == 0) {
     close $exec_read;
     $SIG{$_} = 'DEFAULT' for qw(PIPE CHLD);
-    my $failed = sub { syswrite($exec_write, ($! + 0) . "\n"); POSIX::_exit(127) };
+    my $failed = sub { syswrite($exec_write, ($! + 0) . "\n"); exit 127 };
     chdir $launch->{cwd} or $failed->();
     %ENV = ();
     for my $entry (@{ $launch->{env} }) {
       my $equals = index($entry, '=');
       $ENV{ substr($entry, 0, $equals) } = substr($entry, $equals + 1) if $equals > 0;
     }
-    { no warnings 'exec'; exec { $launch->{file} } $launch->{file}, @{ $launch->{args} }; }
+    exec { $launch->{file} } $launch->{file}, @{ $launch->{args} };
     $failed->();
   }
   close $exec_write;
@@ -177,7 +206,7 @@ sub start_engine {
     fail('spawn', "spawn $launch->{file} " . ($name // "errno $errno"), $name);
   }
   $engine_pid = $pid;
-  my $pidfd = syscall($PIDFD_OPEN, $pid + 0, 0);
+  my $pidfd = syscall(PIDFD_OPEN, $pid + 0, 0);
   open($engine_pidfd, '<&=', $pidfd) if $pidfd >= 0;
   report(sprintf('{"type":"started","pid":%d}', $pid));
 }
@@ -195,7 +224,7 @@ sub accept_on {
   my ($listener) = @_;
   while (accept(my $inbound, $listener->{handle})) {
     my $outbound;
-    unless (socket($outbound, AF_UNIX, SOCK_STREAM, 0) && connect($outbound, pack_sockaddr_un($listener->{path}))) {
+    unless (socket($outbound, AF_UNIX, SOCK_STREAM, 0) && connect($outbound, sockaddr_un($listener->{path}))) {
       close $inbound;
       next;
     }
@@ -217,7 +246,7 @@ sub pump {
         if ($read == 0) { $connection->{ended}[$from] = 1 }
         else { $connection->{pending}[$to] .= $chunk }
       }
-      elsif ($! != EINTR && $! != EAGAIN && $! != EWOULDBLOCK) { return 0 }
+      elsif ($! != EINTR && $! != EAGAIN) { return 0 }
     }
   }
   for my $to (0, 1) {
@@ -225,7 +254,7 @@ sub pump {
     if (length $connection->{pending}[$to]) {
       my $sent = send($target, $connection->{pending}[$to], MSG_NOSIGNAL);
       if (defined $sent) { substr($connection->{pending}[$to], 0, $sent, '') }
-      elsif ($! != EINTR && $! != EAGAIN && $! != EWOULDBLOCK) { return 0 }
+      elsif ($! != EINTR && $! != EAGAIN) { return 0 }
     }
     # What one side ended is ended on the other once it is all there.
     if ($connection->{ended}[ 1 - $to ] && !length $connection->{pending}[$to] && !$connection->{shut}[$to]) {
@@ -245,7 +274,7 @@ while (1) {
   reap();
   if (defined $engine_status) {
     my ($code, $signal) = ($engine_status >> 8, $engine_status & 127);
-    my $name = $signal ? 'SIG' . ($SIGNAL_NAMES[$signal] // $signal) : undef;
+    my $name = $signal ? signal_name($signal) : undef;
     report(sprintf('{"type":"exit","code":%s,"signal":%s}', $signal ? 'null' : $code, defined $name ? json_string($name) : 'null'));
     finish($signal ? 128 + $signal : $code);
   }
@@ -256,7 +285,7 @@ while (1) {
   for my $connection (@connections) {
     for my $side (0, 1) {
       my $other = 1 - $side;
-      vec($readable, fileno($connection->{sockets}[$side]), 1) = 1 if !$connection->{ended}[$side] && length($connection->{pending}[$other]) < $BUFFER_LIMIT;
+      vec($readable, fileno($connection->{sockets}[$side]), 1) = 1 if !$connection->{ended}[$side] && length($connection->{pending}[$other]) < BUFFER_LIMIT;
       vec($writable, fileno($connection->{sockets}[$side]), 1) = 1 if length $connection->{pending}[$side];
     }
   }
