@@ -1,6 +1,7 @@
 /**
- * One isolation kept ready for the next attempt of this process. Starting the namespaces' init is a Node start
- * (~40 ms); an attempt in a Vitest worker has only ~15 ms of its own setup to hide it behind, so after an attempt
+ * One isolation kept ready for the next attempt of this process. Starting the namespaces' init takes ~6 ms with the
+ * Perl init and ~40 ms with the Node one (a Node start, where there is no Perl); an attempt in a Vitest worker has
+ * only ~15 ms of its own setup to hide it behind, so after an attempt
  * (with a shared model server: the fixtures') the next attempt's init is started at once, set up, and kept
  * waiting for its engine command. It is not held: a process with nothing else to do exits, and its init with it
  * (the lifeline closes). A spare whose key no longer matches (another model server, mode or stdin) is closed.
