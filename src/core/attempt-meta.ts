@@ -2,7 +2,8 @@
  * The audit meta of an attempt as first written (status `running`), before anything can fail.
  */
 import path from 'node:path';
-import { META_VERSION, type AttemptMeta, type EngineId, type ModelMode, type RunIndexEntry, type TranslateMode } from '../protocol/index.js';
+import type { AttemptMeta, EngineId, ModelMode, RunIndexEntry, TranslateMode } from '../protocol/index.js';
+import { META_VERSION } from '../protocol/versions.js';
 import { describeCurrentOwner } from '../runtime/lease.js';
 import type { HarnessPaths } from '../runtime/paths.js';
 import type { IoMode } from './attempt-request.js';

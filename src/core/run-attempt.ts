@@ -16,7 +16,7 @@ import type { EngineAdapter, PreparedEngine } from '../engines/engine.js';
 import { carryResumeFlags, withCarriedFlags } from '../engines/resume-flags.js';
 import { applyAgentOptions } from '../engines/agent-options.js';
 import { loadModelScript, parseModelScript, type ModelScript, type ModelServer } from '../model/index.js';
-import { AttemptMetaSchema, type AttemptMeta, type ModelMode, type Completion, type ConformanceReport, type FcmpEvent, type FsDiff, type RaspEvent, type RunIndexEntry } from '../protocol/index.js';
+import type { AttemptMeta, ModelMode, Completion, ConformanceReport, FcmpEvent, FsDiff, RaspEvent, RunIndexEntry } from '../protocol/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { buildEngineEnv, redactEnv } from '../runtime/env.js';
 import { engineVersion } from '../runtime/engine-version.js';
@@ -92,6 +92,17 @@ function assertSameEngine(request: AttemptRequest): void {
     `Run ${request.run.handle} is a ${request.run.engine} run; it cannot take a ${request.engine} attempt. Start a new run for ${request.engine}, or name ${request.run.engine}.`,
     { details: { run_id: request.run.run_id, run_engine: request.run.engine, engine: request.engine } },
   );
+}
+
+/** The audit meta's schemas (~10 ms to build in a fresh process), loaded when first asked for. */
+let metaSchema: Promise<typeof import('../protocol/meta.js')> | undefined;
+
+/**
+ * Loads the meta's schemas once the engine has been started: they check the final meta only, and a command's
+ * only attempt then builds them while its engine runs, not before it starts (`setImmediate`: after the launch).
+ */
+function loadMetaSchema(): Promise<typeof import('../protocol/meta.js')> {
+  return new Promise<void>((resolve) => setImmediate(resolve)).then(() => import('../protocol/meta.js'));
 }
 
 /** Runs one attempt and returns its result. Throws only for errors before a run directory exists. */
@@ -306,13 +317,15 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
 
     rasp.started({ launch, argv: [executable, ...argv], cwd: runDir, pid: null, io });
     const timeoutMs = request.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
-    processResult = await spawnEngine({
+    const engineRun = spawnEngine({
       io, file: executable, args: argv, cwd: runDir, env, timeoutMs, stdin: adapter.stdin, audit, writer, rasp,
       ...(request.signal ? { signal: request.signal } : {}),
       ...(request.hurry ? { hurry: request.hurry } : {}),
       ...(request.onOutput ? { onOutput: request.onOutput } : {}),
       ...(isolation.record.processes === 'pid-namespace' ? { isolation } : {}),
     });
+    metaSchema ??= loadMetaSchema();
+    processResult = await engineRun;
     clock.mark('engine');
     void startCleanup();
     if (processResult.spawnError) {
@@ -451,6 +464,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     }
     // Checked once, so without zod's JIT: compiling a parser for the meta's ~30 object schemas costs a command's only
     // attempt ~6 ms more than it saves (the index's lines, parsed by the hundred, keep the JIT).
+    const { AttemptMetaSchema } = await (metaSchema ??= loadMetaSchema());
     await auditFailures.attemptAsync(audit.meta, () => writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta, { jitless: true })));
     if (auditFailures.has(audit.meta)) harnessError = auditWriteFailed(audit, attempt, auditFailures.list, harnessError);
     run = await runUpdated;

@@ -3,7 +3,8 @@
  * capability-gated (seed 001, Decision 8): they fail with ENGINE_CAPABILITY_UNAVAILABLE, not as unknown.
  */
 import { AgentHarnessError } from '../errors/index.js';
-import { ENGINE_IDS, type EngineId } from '../protocol/index.js';
+import { ENGINE_ID_VALUES as ENGINE_IDS } from '../protocol/versions.js';
+import type { EngineId } from '../protocol/common.js';
 import { claudeEngine } from './claude/index.js';
 import { codexEngine } from './codex/index.js';
 import { geminiEngine } from './gemini/index.js';

@@ -4,9 +4,10 @@
  */
 import { z } from 'zod';
 import { EngineIdSchema, ModelModeSchema, TimestampSchema, TranslateModeSchema, UsageSchema } from './common.js';
+import { ISOLATION_MODE_VALUES, META_VERSION } from './versions.js';
 
 /** Version tag of the meta file. */
-export const META_VERSION = 'agent-harness.meta/1';
+export { META_VERSION } from './versions.js';
 
 /** One injected skill. */
 export const InjectedSkillSchema = z.object({
@@ -63,7 +64,7 @@ export type Completion = z.infer<typeof CompletionSchema>;
  * `auto` (default): namespaces where the machine has them, else the fallback with a warning diagnostic.
  * `require`: refuse to run (`ISOLATION_UNAVAILABLE`) where namespaces are unavailable. `off`: no namespaces.
  */
-export const IsolationModeSchema = z.enum(['auto', 'require', 'off']);
+export const IsolationModeSchema = z.enum(ISOLATION_MODE_VALUES);
 /** An isolation mode. */
 export type IsolationMode = z.infer<typeof IsolationModeSchema>;
 

@@ -13,5 +13,11 @@ export const FCMP_VERSION = 'fcmp/1.0';
 /** Version tag of the conformance report. */
 export const CONFORMANCE_VERSION = 'agent-harness.conformance/1';
 
+/** Version tag of `meta.N.json`. */
+export const META_VERSION = 'agent-harness.meta/1';
+
+/** The isolation modes an attempt can ask for (`IsolationModeSchema` is built from them). */
+export const ISOLATION_MODE_VALUES = ['auto', 'require', 'off'] as const;
+
 /** Engine identifiers the harness knows about, in display order (`EngineIdSchema` is built from them). */
 export const ENGINE_ID_VALUES = ['codex', 'claude', 'gemini', 'iflow', 'opencode'] as const;

@@ -7,7 +7,7 @@
  * generated values; a change to the schema must be mirrored here (that test fails until it is). Where a record is
  * refused, zod says what is wrong with it (`parseRunEntry`).
  */
-import { RunIndexEntrySchema, type RunIndexEntry } from '../protocol/index.js';
+import { RunIndexEntrySchema, type RunIndexEntry } from '../protocol/run-index.js';
 import { ENGINE_ID_VALUES } from '../protocol/versions.js';
 
 type Fields = Record<string, unknown>;

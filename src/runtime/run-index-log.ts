@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { checkRunEntry } from './check-run-entry.js';
-import { RUN_INDEX_LOG_VERSION, RunIndexLogHeaderSchema, RunIndexSchema, type RunIndexEntry } from '../protocol/index.js';
+import { RUN_INDEX_LOG_VERSION, RunIndexLogHeaderSchema, RunIndexSchema, type RunIndexEntry } from '../protocol/run-index.js';
 import { writeFileAtomic } from './atomic-write.js';
 
 /** The index log in the run root. */

@@ -10,12 +10,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
-import {
-  type EngineId,
-  type ModelMode,
-  type RunIndexEntry,
-  type TranslateMode,
-} from '../protocol/index.js';
+import type { EngineId, ModelMode, RunIndexEntry, TranslateMode } from '../protocol/index.js';
 import { writeJsonAtomic } from './atomic-write.js';
 import { parseRunEntry } from './check-run-entry.js';
 import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from './bounded-input.js';

@@ -2,7 +2,8 @@
  * The isolation an attempt asks for and the isolation it got (recorded in `meta.N.json` as `isolation`).
  */
 import { AgentHarnessError } from '../../errors/index.js';
-import { IsolationModeSchema, type IsolationMode } from '../../protocol/index.js';
+import type { IsolationMode } from '../../protocol/meta.js';
+import { ISOLATION_MODE_VALUES } from '../../protocol/versions.js';
 import { NAMESPACE_INIT_ENV } from './init-scripts.js';
 
 export { NAMESPACE_INIT_ENV } from './init-scripts.js';
@@ -24,9 +25,9 @@ export function resolveNamespaceInit(env: NodeJS.ProcessEnv = process.env): 'aut
 export function resolveIsolationMode(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): IsolationMode {
   resolveNamespaceInit(env);
   const raw = explicit ?? env[ISOLATION_ENV] ?? 'auto';
-  const parsed = IsolationModeSchema.safeParse(raw);
-  if (!parsed.success) {
+  // A check of three strings, not IsolationModeSchema: that would load the audit meta's schemas before an attempt.
+  if (!(ISOLATION_MODE_VALUES as readonly string[]).includes(raw)) {
     throw new AgentHarnessError('CONFIG_INVALID', `Isolation mode "${raw}"${explicit === undefined ? ` (from ${ISOLATION_ENV})` : ''} is not one of auto, require, off.`, { details: { value: raw } });
   }
-  return parsed.data;
+  return raw as IsolationMode;
 }
