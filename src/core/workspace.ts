@@ -11,7 +11,6 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { execa } from 'execa';
 import { AgentHarnessError } from '../errors/index.js';
 import { MAX_CONFIG_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import { appendOwnFileSync } from '../runtime/own-file.js';
@@ -45,6 +44,14 @@ const GIT_ENV: Readonly<Record<string, string>> = {
   GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
 };
 
+/**
+ * execa, loaded at the first git call: most attempts run none (no seed, no repository), and a command's only
+ * attempt would otherwise load it before its engine starts (issue 13).
+ */
+async function loadExeca(): Promise<typeof import('execa').execa> {
+  return (await import('execa')).execa;
+}
+
 /** Longest a git call of the harness may take: a FIFO in the agent's `.git` must not hold an attempt forever. */
 const GIT_TIMEOUT_MS = 120_000;
 
@@ -60,6 +67,7 @@ const GIT_TIMEOUT_MS = 120_000;
  */
 async function untrustedRepoArgs(runDir: string): Promise<string[] | null> {
   const settings = ['core.hooksPath=/dev/null', 'core.fsmonitor=false', 'gc.auto=0', 'diff.external=', 'submodule.recurse=false', 'diff.ignoreSubmodules=all'];
+  const execa = await loadExeca();
   const listed = await execa('git', ['config', '--null', '--name-only', '--get-regexp', '^filter\\.'], { cwd: runDir, env: GIT_ENV, extendEnv: true, stdin: 'ignore', reject: false, timeout: GIT_TIMEOUT_MS });
   const drivers = new Set(String(listed.stdout ?? '').split('\0').filter((key) => key.startsWith('filter.')).map((key) => key.slice('filter.'.length, key.lastIndexOf('.'))));
   for (const driver of drivers) {
@@ -71,6 +79,7 @@ async function untrustedRepoArgs(runDir: string): Promise<string[] | null> {
 
 async function git(runDir: string, args: readonly string[], extraEnv: Record<string, string> = {}): Promise<string> {
   try {
+    const execa = await loadExeca();
     const result = await execa('git', args, { cwd: runDir, env: { ...GIT_ENV, ...extraEnv }, extendEnv: true, stdin: 'ignore', timeout: GIT_TIMEOUT_MS });
     return result.stdout;
   } catch (error) {

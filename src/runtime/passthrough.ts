@@ -10,7 +10,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
 import type { BaseRunOptions, ProcessResult } from './process-result.js';
 
 /** Options of {@link runPassthrough}. */
@@ -138,6 +137,8 @@ export async function runPassthrough(options: RunPassthroughOptions): Promise<Pr
   if (options.signal?.aborted) return notStarted(null, true);
   const script = findScriptBinary(options.env.PATH) ?? findScriptBinary();
   if (!script) return notStarted(new Error('util-linux `script` was not found on PATH; install util-linux (Debian: bsdutils) or use the PTY mode.'));
+  // Loaded here, not at the top: the module is on every attempt's path, and only `script` attempts use execa.
+  const { execa } = await import('execa');
   const subprocess = execa(script, buildScriptArgs(options.file, options.args, options.logOut, options.logTiming), {
     cwd: options.cwd,
     env: options.env,

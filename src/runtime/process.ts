@@ -5,9 +5,14 @@
  * timeout signals only the direct child and then waits for pipes a grandchild still holds
  * (shared/research/vitest.md §7). After the child exits, the pipes get a short bound to drain; then whatever is
  * left of the group is killed and the pipes are closed, so the promise always settles and nothing keeps running.
+ *
+ * The child is started with Node's `spawn`, not execa (the project's process library, which the git calls and the
+ * `script` passthrough use): of execa this needs nothing that `spawn` lacks (no buffering, no rejection, no
+ * cleanup of a detached child), and a command's only attempt saved ~8 ms by not loading it and not setting up its
+ * streams before its engine starts (issue 13).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { execa } from 'execa';
 import { armTermination, type BaseRunOptions, type ProcessResult } from './process-result.js';
 
 /** Options of {@link runProcess}. */
@@ -43,13 +48,9 @@ function notStarted(started: number, spawnError: Error | null, canceled = false)
   return { pid: null, exitCode: null, signal: null, timedOut: false, canceled, durationMs: performance.now() - started, spawnError };
 }
 
-/** The spawn error execa reports for a child that has no pid (ENOENT, EACCES, a missing cwd, …). */
+/** The spawn error of a child that has no pid (ENOENT, EACCES, a missing cwd, …). */
 function toSpawnError(file: string, result: unknown): Error {
-  const cause = (result as { cause?: unknown } | null)?.cause;
-  if (cause instanceof Error) return cause;
-  if (result instanceof Error) return result;
-  const message = (result as { shortMessage?: string } | null)?.shortMessage;
-  return new Error(message ?? `Could not start ${file}.`);
+  return result instanceof Error ? result : new Error(`Could not start ${file}.`);
 }
 
 /** What {@link spawnSplit} needs: the command, its cwd, env and stdin (no callbacks, no timeout yet). */
@@ -64,14 +65,14 @@ export interface SpawnedSplit {
   readonly file: string;
   /** The process (and group) id, or undefined when it could not start. */
   readonly pid: number | undefined;
-  /** Settles (never rejects) when the child exited and its pipes closed; the value is execa's result or error. */
+  /** Settles (never rejects) when the child exited and its pipes closed, or could not start (then with its error). */
   readonly settled: Promise<unknown>;
   /** The child's pipes. */
   readonly stdout: Readable | null;
   readonly stderr: Readable | null;
   /** Registers a listener for the child's exit. */
   onceExit(listener: (code: number | null, signal: string | null) => void): void;
-  /** The error for invalid options (execa threw); the child never started. */
+  /** The error for invalid options (`spawn` threw); the child never started. */
   readonly invalid: Error | null;
   /** True until the child exited. */
   running(): boolean;
@@ -87,31 +88,36 @@ export interface SpawnedSplit {
  * inherited), without supervising it: {@link superviseSplit} does. Never throws.
  */
 export function spawnSplit(options: SpawnSplitOptions): SpawnedSplit {
-  let subprocess;
+  let child: ChildProcess;
   try {
-    subprocess = execa(options.file, [...options.args], {
+    child = spawn(options.file, [...options.args], {
       cwd: options.cwd,
       env: options.env,
-      extendEnv: false,
       detached: true,
-      buffer: false,
-      reject: false,
-      stripFinalNewline: false,
-      encoding: 'buffer',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      ...(options.stdin === 'ignore' ? { stdin: 'ignore' as const } : { input: options.stdin.text }),
+      stdio: [options.stdin === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
   } catch (error) {
-    // Invalid options; execa reports spawn failures through the promise, not by throwing.
+    // Invalid options; a command that cannot start is reported through the 'error' event, not by throwing.
     const invalid = error instanceof Error ? error : new Error(String(error));
     return { file: options.file, pid: undefined, settled: Promise.resolve(invalid), stdout: null, stderr: null, onceExit: () => undefined, invalid, running: () => false, hold: () => undefined };
   }
-  const child = subprocess;
+  // 'close': exited and every pipe closed. 'error' without a pid: it never started (ENOENT, a missing cwd, …);
+  // with one, a failed kill, which changes nothing here.
+  const settled = new Promise<unknown>((resolve) => {
+    child.once('close', (exitCode, signal) => resolve({ exitCode, signal }));
+    child.on('error', (error) => {
+      if (child.pid === undefined) resolve(error);
+    });
+  });
+  if (child.stdin) {
+    // A child that exits without reading its input closes the pipe under the write (EPIPE): nothing to report.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(options.stdin === 'ignore' ? undefined : options.stdin.text);
+  }
   return {
     file: options.file,
     pid: child.pid,
-    settled: child.then((result) => result, (error: unknown) => error),
+    settled,
     stdout: child.stdout,
     stderr: child.stderr,
     onceExit: (listener) => {
