@@ -20,7 +20,8 @@ export function resolveNamespaceInit(env: NodeJS.ProcessEnv = process.env): 'aut
 
 /**
  * The mode from an explicit option, else `AGENT_HARNESS_ISOLATION`, else `auto`; CONFIG_INVALID for anything else
- * (and for a bad `AGENT_HARNESS_NAMESPACE_INIT`, so it is refused before a run exists).
+ * (and for a bad `AGENT_HARNESS_NAMESPACE_INIT`, which is then reported as a bad isolation mode is: the attempt fails
+ * with CONFIG_INVALID before its engine starts).
  */
 export function resolveIsolationMode(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): IsolationMode {
   resolveNamespaceInit(env);
