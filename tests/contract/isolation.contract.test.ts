@@ -20,6 +20,7 @@ import { findNamespaceTools, probeNamespaces, probeNamespacesAsync, type Namespa
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { runProcess, superviseSplit } from '../../src/runtime/process.js';
 import { createRun } from '../../src/runtime/run-store.js';
+import { thrownBy } from '../helpers/errors.js';
 import { NETWORK_PROBE, eventually, pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
 
 const support = probeNamespaces();
@@ -300,13 +301,7 @@ describe.skipIf(!support.available || !support.perl)('which init', () => {
   it('AGENT_HARNESS_NAMESPACE_INIT=node picks the Node init; a bad value is CONFIG_INVALID', () => {
     expect(resolveNamespaceInit({})).toBe('auto');
     expect(resolveNamespaceInit({ AGENT_HARNESS_NAMESPACE_INIT: 'node' })).toBe('node');
-    let error: unknown;
-    try {
-      resolveIsolationMode(undefined, { AGENT_HARNESS_NAMESPACE_INIT: 'python' });
-    } catch (e) {
-      error = e;
-    }
-    expect(isAgentHarnessError(error, 'CONFIG_INVALID')).toBe(true);
+    expect(isAgentHarnessError(thrownBy(() => resolveIsolationMode(undefined, { AGENT_HARNESS_NAMESPACE_INIT: 'python' })), 'CONFIG_INVALID')).toBe(true);
     expect(findNamespaceTools().perl).toBe(support.perl);
     process.env.AGENT_HARNESS_NAMESPACE_INIT = 'node';
     try {
@@ -349,13 +344,7 @@ describe('fallback and refusal', () => {
     expect(resolveIsolationMode(undefined, {})).toBe('auto');
     expect(resolveIsolationMode(undefined, { AGENT_HARNESS_ISOLATION: 'require' })).toBe('require');
     expect(resolveIsolationMode('off', { AGENT_HARNESS_ISOLATION: 'require' })).toBe('off');
-    let error: unknown;
-    try {
-      resolveIsolationMode(undefined, { AGENT_HARNESS_ISOLATION: 'sometimes' });
-    } catch (e) {
-      error = e;
-    }
-    expect(isAgentHarnessError(error, 'CONFIG_INVALID')).toBe(true);
+    expect(isAgentHarnessError(thrownBy(() => resolveIsolationMode(undefined, { AGENT_HARNESS_ISOLATION: 'sometimes' })), 'CONFIG_INVALID')).toBe(true);
   });
 });
 

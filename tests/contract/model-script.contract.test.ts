@@ -6,16 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAgentHarnessError } from '../../src/errors/index.js';
+import { thrownBy as thrown } from '../helpers/errors.js';
 import { DEFAULT_REPLY, DONE_MARKER, exhaustedMessage, finalText, loadModelScript, parseModelScript, selectTurn, turns } from '../../src/model/index.js';
 
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return null;
-}
 
 describe('model script format', () => {
   it('accepts every turn type and defaults final.done to true', () => {
