@@ -126,6 +126,18 @@ async function bundleCli() {
         build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (args.importer.includes(`${join('node_modules', 'zod')}`) ? { path: 'zod-locales', namespace: 'agent-harness-empty' } : undefined));
         build.onLoad({ filter: /.*/, namespace: 'agent-harness-empty' }, () => ({ contents: 'export {};', loader: 'js' }));
       },
+    }, {
+      // signal-exit 3 (proper-lockfile's, loaded by every `start` before its engine runs) requires Node's `assert`
+      // for one `assert.equal` on its argument; loading `assert` costs ~3 ms of a command's start. It gets that one
+      // function instead, which throws as assert.equal does.
+      name: 'signal-exit-without-assert',
+      setup(build) {
+        build.onResolve({ filter: /^assert$/ }, (args) => (args.importer.includes(`${join('node_modules', 'signal-exit')}`) ? { path: 'assert-equal', namespace: 'agent-harness-assert' } : undefined));
+        build.onLoad({ filter: /.*/, namespace: 'agent-harness-assert' }, () => ({
+          contents: "module.exports = { equal(actual, expected, message) { if (actual != expected) throw Object.assign(new Error(message), { name: 'AssertionError', code: 'ERR_ASSERTION', actual, expected, operator: '==' }); } };",
+          loader: 'js',
+        }));
+      },
     }],
     logLevel: 'warning',
   });

@@ -9,7 +9,6 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
-import zlib from 'node:zlib';
 import { AgentHarnessError } from '../errors/index.js';
 import { isFaultTurn, respondFault } from './faults.js';
 import { exhaustedMessage, matchRoute, selectTurn, type ModelScript, type ModelTurn } from './script.js';
@@ -139,6 +138,9 @@ async function readBody(request: IncomingMessage): Promise<string> {
   const raw = Buffer.concat(chunks);
   const encoding = String(request.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
   if (raw.length === 0 || encoding === 'identity') return raw.toString('utf8');
+  // Loaded here, not at the top: most requests are not compressed, and loading zlib costs a command's only attempt
+  // ~2.7 ms before its engine starts (issue 13).
+  const zlib = (await import('node:zlib')).default;
   // zstd only exists in newer Node versions; looked up dynamically so Node 20 still type-checks and runs.
   const zstd = (zlib as unknown as { zstdDecompressSync?: (buffer: Buffer) => Buffer }).zstdDecompressSync;
   const decoders: Record<string, ((buffer: Buffer) => Buffer) | undefined> = {
