@@ -2,8 +2,8 @@
 # says what an init does), in a process that starts in ~3 ms with ~7 MB, where a Node start takes ~30 ms and ~40 MB
 # (issue 13). It needs only Perl itself (Debian's `perl-base`, Essential: on every Debian and Ubuntu system) and loads
 # no module but `strict` (Errno and Config only on an error path): no JSON, so the command line and the launch
-# message carry none (see below). The harness uses it when the probe's trial
-# ran it (`--trial`), and the Node init otherwise.
+# message carry none (see below). The harness uses it when the probe's trial ran it (`--trial`), and the Node init
+# otherwise.
 #
 # It differs from the Node init in three ways that do not show outside:
 #   - the loopback is brought up with two ioctls (SIOCGIFFLAGS, SIOCSIFFLAGS), not by starting `ip`;
