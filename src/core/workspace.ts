@@ -33,7 +33,7 @@ export interface WorkspaceSeedRecord {
 }
 
 /** Identity and config for the harness's git calls: nothing of the host's git config is read. */
-const GIT_ENV: Readonly<Record<string, string>> = {
+const GIT_SETTINGS: Readonly<Record<string, string>> = {
   GIT_CONFIG_NOSYSTEM: '1',
   GIT_CONFIG_GLOBAL: '/dev/null',
   GIT_AUTHOR_NAME: 'agent-harness',
@@ -52,6 +52,20 @@ async function loadExeca(): Promise<typeof import('execa').execa> {
   return (await import('execa')).execa;
 }
 
+/**
+ * The environment of the harness's git calls: this process's, without any `GIT_*` variable, then the settings above
+ * (and `extra`). A harness started from a git hook (a pre-commit or pre-push hook running the tests) inherits
+ * `GIT_DIR`, `GIT_INDEX_FILE`, `GIT_WORK_TREE` or `GIT_CONFIG_PARAMETERS` meant for the user's repository: with them,
+ * seeding a run directory committed its files into the user's repository instead (its branch moved).
+ */
+function gitEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !name.toUpperCase().startsWith('GIT_')) env[name] = value;
+  }
+  return { ...env, ...GIT_SETTINGS, ...extra };
+}
+
 /** Longest a git call of the harness may take: a FIFO in the agent's `.git` must not hold an attempt forever. */
 const GIT_TIMEOUT_MS = 120_000;
 
@@ -68,7 +82,7 @@ const GIT_TIMEOUT_MS = 120_000;
 async function untrustedRepoArgs(runDir: string): Promise<string[] | null> {
   const settings = ['core.hooksPath=/dev/null', 'core.fsmonitor=false', 'gc.auto=0', 'diff.external=', 'submodule.recurse=false', 'diff.ignoreSubmodules=all'];
   const execa = await loadExeca();
-  const listed = await execa('git', ['config', '--null', '--name-only', '--get-regexp', '^filter\\.'], { cwd: runDir, env: GIT_ENV, extendEnv: true, stdin: 'ignore', reject: false, timeout: GIT_TIMEOUT_MS });
+  const listed = await execa('git', ['config', '--null', '--name-only', '--get-regexp', '^filter\\.'], { cwd: runDir, env: gitEnv(), extendEnv: false, stdin: 'ignore', reject: false, timeout: GIT_TIMEOUT_MS });
   const drivers = new Set(String(listed.stdout ?? '').split('\0').filter((key) => key.startsWith('filter.')).map((key) => key.slice('filter.'.length, key.lastIndexOf('.'))));
   for (const driver of drivers) {
     if (driver.includes('=')) return null;
@@ -80,7 +94,7 @@ async function untrustedRepoArgs(runDir: string): Promise<string[] | null> {
 async function git(runDir: string, args: readonly string[], extraEnv: Record<string, string> = {}): Promise<string> {
   try {
     const execa = await loadExeca();
-    const result = await execa('git', args, { cwd: runDir, env: { ...GIT_ENV, ...extraEnv }, extendEnv: true, stdin: 'ignore', timeout: GIT_TIMEOUT_MS });
+    const result = await execa('git', args, { cwd: runDir, env: gitEnv(extraEnv), extendEnv: false, stdin: 'ignore', timeout: GIT_TIMEOUT_MS });
     return result.stdout;
   } catch (error) {
     const code = (error as { code?: string }).code === 'ENOENT' ? 'WORKSPACE_GIT_UNAVAILABLE' : 'WORKSPACE_INVALID';

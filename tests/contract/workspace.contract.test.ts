@@ -59,6 +59,44 @@ describe('seeded workspaces', () => {
     expect(fs.existsSync(path.join(tmp, 'idx2'))).toBe(false);
   });
 
+  it("started from a git hook (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE inherited), leaves the user's repository alone", async () => {
+    // The user's repository, as a hook sees it: its variables point there, whatever the harness's cwd.
+    const user = freshDir();
+    const hostGit = (args: string[]): string => execFileSync('git', args, { cwd: user, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: user } });
+    hostGit(['init', '-q', '-b', 'main']);
+    fs.writeFileSync(path.join(user, 'mine.txt'), 'mine\n');
+    hostGit(['add', 'mine.txt']);
+    hostGit(['-c', 'user.name=u', '-c', 'user.email=u@x', 'commit', '-q', '-m', 'mine']);
+    const head = hostGit(['rev-parse', 'HEAD']);
+    const index = fs.readFileSync(path.join(user, '.git', 'index'));
+    const hookEnv = { GIT_DIR: path.join(user, '.git'), GIT_WORK_TREE: user, GIT_INDEX_FILE: path.join(user, '.git', 'index'), GIT_CONFIG_PARAMETERS: "'user.name'='hook'" };
+    const saved = Object.fromEntries(Object.keys(hookEnv).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, hookEnv);
+    const runDir = freshDir();
+    let record;
+    let patch;
+    try {
+      record = await seedWorkspace(runDir, { files: { 'seed.txt': 'seed\n' }, git: true }, tmp);
+      await excludeHarnessPaths(runDir, []);
+      fs.writeFileSync(path.join(runDir, 'agent.txt'), 'agent\n');
+      patch = await gitDiffPatch(runDir, path.join(tmp, 'idx-hook'));
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+    // The user's repository: the same commit, the same index, nothing new in its work tree.
+    expect(hostGit(['rev-parse', 'HEAD'])).toBe(head);
+    expect(fs.readFileSync(path.join(user, '.git', 'index')).equals(index)).toBe(true);
+    expect(hostGit(['status', '--porcelain'])).toBe('');
+    // The run's own repository got the seed, and the patch the agent's file.
+    expect(fs.existsSync(path.join(runDir, '.git', 'HEAD'))).toBe(true);
+    expect(record.git_commit).toBe(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: runDir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }).trim());
+    expect(patch).toContain('b/agent.txt');
+    expect(patch).not.toContain('mine.txt');
+  });
+
   it.for(['../escape.txt', '/etc/passwd', '.git/config', '.audit/meta.1.json', 'a/../../b'])('refuses the seed path %s with WORKSPACE_INVALID', async (bad) => {
     const error = await seedWorkspace(freshDir(), { files: { [bad]: 'x' } }, tmp).catch((e: unknown) => e);
     expect(isAgentHarnessError(error, 'WORKSPACE_INVALID')).toBe(true);
