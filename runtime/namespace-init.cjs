@@ -17,15 +17,17 @@
 // namespace-init.pl does the same in Perl, and the harness prefers it when the probe's trial ran it (a Perl start is
 // ~3 ms, a Node start ~30). Both take the same command line and messages, which carry no JSON (Perl's base has no
 // JSON module); only the reports are JSON:
-// argv: node namespace-init.cjs <lifeline socket> <loopback: "-" or the path of `ip`> <forward count>
+// argv: node namespace-init.cjs <lifeline socket> <token> <loopback: "-" or the path of `ip`> <forward count>
 //       [<port> <socket>]... [<engine file> [engine args...]]
+// The first line on the lifeline is "hello <token>": the harness takes no other connection for the init's (the
+// socket is a path the agent can reach).
 // launch: "launch <file> <cwd> <arg count> <arg>... <env count> <NAME=value>...\n", every string as hex of its UTF-8
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 const net = require('node:net');
 const { constants } = require('node:os');
 
-const [lifelinePath, loopback, forwardCount, ...rest] = process.argv.slice(2);
+const [lifelinePath, token, loopback, forwardCount, ...rest] = process.argv.slice(2);
 const forwards = [];
 for (let i = 0; i < Number(forwardCount); i++) forwards.push({ port: Number(rest.shift()), socket: rest.shift() });
 const [file, ...args] = rest;
@@ -116,6 +118,7 @@ async function main() {
     lifeline.once('connect', resolve);
     lifeline.once('error', reject);
   });
+  lifeline.write(`hello ${token}\n`);
   if (loopback !== '-') {
     const up = spawnSync(loopback, ['link', 'set', 'lo', 'up'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
     if (up.status !== 0) return fail('loopback', new Error(`${loopback} link set lo up: ${up.error?.message ?? up.stderr.trim()}`));

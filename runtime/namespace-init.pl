@@ -13,8 +13,9 @@
 # It writes nothing to stdout or stderr (the engine's stream), sends with MSG_NOSIGNAL instead of ignoring SIGPIPE
 # (an ignored signal would be inherited by the engine), and resets the signals it touched before the exec.
 #
-# argv: namespace-init.pl <lifeline socket> <loopback: "-" or the path of `ip`> <forward count> [<port> <socket>]...
-#       [<engine file> [engine args...]]
+# argv: namespace-init.pl <lifeline socket> <token> <loopback: "-" or the path of `ip`> <forward count>
+#       [<port> <socket>]... [<engine file> [engine args...]]
+#    (the first line on the lifeline is "hello <token>": the harness takes no other connection for the init's)
 #    or namespace-init.pl --trial (bring the loopback up and exit 0: the probe's trial)
 # launch: "launch <file> <cwd> <arg count> <arg>... <env count> <NAME=value>...\n", every string as hex of its UTF-8
 # reports: JSON lines, {"type":"started","pid"} {"type":"exit","code","signal"} {"type":"error","stage","message","code"}
@@ -63,7 +64,7 @@ if (@ARGV == 1 && $ARGV[0] eq '--trial') {
   exit 0;
 }
 
-my ($lifeline_path, $loopback, $forward_count, @rest) = @ARGV;
+my ($lifeline_path, $token, $loopback, $forward_count, @rest) = @ARGV;
 my @forwards = map { [ shift @rest, shift @rest ] } 1 .. ($forward_count // 0);
 my @argv_engine = @rest;
 
@@ -89,6 +90,8 @@ sub report {
     substr($line, 0, $sent, '');
   }
 }
+
+report("hello $token");
 
 sub finish {
   my ($code) = @_;

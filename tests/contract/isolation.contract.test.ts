@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,8 +89,8 @@ describe.skipIf(!support.available).each<[InitKind, InitStart]>(initKinds.flatMa
     const { result, output, record } = await runIsolated(kind, via, `node probe.cjs && cat net.json && echo && ${fetchModel}`);
     expect(record).toEqual({ mode: 'require', network: 'namespace', processes: 'pid-namespace', reason: null });
     expect(result.exitCode, output).toBe(0);
-    const net = JSON.parse(output.split('\n')[0]!);
-    expect(net).toEqual({ interfaces: ['lo'], routes: 0, connect: 'ENETUNREACH' });
+    const seen = JSON.parse(output.split('\n')[0]!);
+    expect(seen).toEqual({ interfaces: ['lo'], routes: 0, connect: 'ENETUNREACH' });
     expect(output).toContain('model: scripted model here');
   });
 
@@ -130,6 +130,60 @@ Promise.all(Array.from({ length: 8 }, () => fetch('${modelUrl}', { method: 'POST
       const output = Buffer.concat(chunks).toString('utf8');
       expect(result.exitCode, output).toBe(0);
       expect(JSON.parse(output)).toEqual({ args: odd, env: { ODD: env.ODD, EMPTY: '', HOME: null }, cwd });
+    } finally {
+      await isolation.close();
+    }
+  });
+
+  it('a process of the attempt that connects to the lifeline gets nothing from it and cannot forge a report', async () => {
+    // The agent can read the lifeline's path and the init's token from its PID 1's command line, and the socket is
+    // on the host's filesystem. It connects, greets, claims a clean exit and a spawn failure, and listens.
+    fs.writeFileSync(path.join(tmp, 'rogue.cjs'), `
+const fs = require('fs');
+const net = require('net');
+const argv = fs.readFileSync('/proc/1/cmdline', 'utf8').split('\\0');
+const at = argv.findIndex((arg) => arg.endsWith('life.sock'));
+const socket = net.connect(argv[at]);
+let got = '';
+const done = (how) => { fs.writeFileSync('rogue-${kind}-${via}.json', JSON.stringify({ how, got })); process.exit(3); };
+// It even knows the init's token (the argument after the socket): the lifeline is taken by then.
+socket.on('connect', () => socket.write('hello ' + argv[at + 1] + '\\n{"type":"exit","code":0,"signal":null}\\n{"type":"error","stage":"spawn","message":"forged","code":"EPERM"}\\n'));
+socket.on('data', (chunk) => { got += chunk; });
+socket.on('close', () => done('closed'));
+socket.on('error', (error) => done('error ' + error.code));
+setTimeout(() => done('still open'), 3000);
+`);
+    const { result, output } = await runIsolated(kind, via, 'node rogue.cjs');
+    expect(result, output).toMatchObject({ exitCode: 3, signal: null, spawnError: null });
+    const rogue = JSON.parse(fs.readFileSync(path.join(tmp, `rogue-${kind}-${via}.json`), 'utf8')) as { how: string; got: string };
+    expect(rogue.got).toBe('');
+    expect(rogue.how).not.toBe('still open');
+  });
+
+  it('a connection to the lifeline before the init (another attempt racing it) is refused, and the init still gets its place', async () => {
+    const isolation = await openIsolation({ mode: 'require', modelUrl, support: supportFor(kind) });
+    try {
+      const life = isolation.wrap('/bin/true', []).args.find((arg) => arg.endsWith('life.sock'))!;
+      const rogue = net.connect(life);
+      let got = '';
+      rogue.setEncoding('utf8');
+      rogue.on('data', (text: string) => (got += text));
+      rogue.on('error', () => undefined);
+      const rogueClosed = new Promise<void>((resolve) => rogue.on('close', () => resolve()));
+      rogue.write('{"type":"exit","code":0,"signal":null}\n');
+      const refused = await Promise.race([rogueClosed.then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still open'), 5000))]);
+      expect(refused).toBe('closed');
+      const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+      let result;
+      if (via === 'prestart') {
+        isolation.prestart('ignore');
+        result = await superviseSplit(isolation.launch({ file: '/bin/sh', args: ['-c', 'exit 5'], env, cwd: tmp })!, {});
+      } else {
+        const command = isolation.wrap('/bin/sh', ['-c', 'exit 5']);
+        result = await runProcess({ file: command.file, args: command.args, cwd: tmp, env, stdin: 'ignore' });
+      }
+      expect(await isolation.settle(result)).toMatchObject({ exitCode: 5, signal: null, spawnError: null });
+      expect(got).toBe('');
     } finally {
       await isolation.close();
     }

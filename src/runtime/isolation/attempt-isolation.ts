@@ -12,6 +12,7 @@
  * Where namespaces are unavailable, mode `auto` falls back to the process group and the proxy variables, with
  * the reason recorded; mode `require` refuses with `ISOLATION_UNAVAILABLE`.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -118,9 +119,21 @@ async function listenForwarder(socket: string, port: number): Promise<net.Server
   return server;
 }
 
-/** Listens for the init's lifeline; its newline-delimited reports go to `onReport`. */
-async function listenLifeline(socket: string, onReport: (report: InitReport) => void): Promise<Lifeline> {
+/** Longest first line a lifeline connection may send before it is refused: `hello <token>`. */
+const HELLO_MAX = 256;
+
+/**
+ * Listens for the init's lifeline; its newline-delimited reports go to `onReport`. The socket is a path on the
+ * host's filesystem, which the agent can reach (and read on its PID 1's command line), so the lifeline is the first
+ * connection that opens with `hello <token>` (the token is on the init's command line, which no other attempt's
+ * processes can see). Any other connection is closed, nothing it sends is read as a report, and it is sent nothing:
+ * no process can forge the init's reports (the engine's exit, a spawn error) or read the launch message (the
+ * engine's environment).
+ */
+async function listenLifeline(socket: string, token: string, onReport: (report: InitReport) => void): Promise<Lifeline> {
+  /** Every open connection (the init's and any refused one not yet gone), so that close and hold reach them. */
   const sockets = new Set<net.Socket>();
+  let init: net.Socket | null = null;
   let outbox: string | null = null;
   let held = true;
   let markClosed: () => void = () => undefined;
@@ -129,13 +142,34 @@ async function listenLifeline(socket: string, onReport: (report: InitReport) => 
   });
   const server = net.createServer((connection) => {
     sockets.add(connection);
+    connection.on('error', () => undefined);
+    connection.on('close', () => sockets.delete(connection));
     if (!held) connection.unref();
-    if (outbox !== null) connection.write(outbox);
-    connection.on('close', markClosed);
+    if (init) {
+      connection.destroy();
+      return;
+    }
     let buffered = '';
+    let greeted = false;
     connection.setEncoding('utf8');
     connection.on('data', (text: string) => {
       buffered += text;
+      if (!greeted) {
+        const newline = buffered.indexOf('\n');
+        if (newline < 0) {
+          if (buffered.length > HELLO_MAX) connection.destroy();
+          return;
+        }
+        if (init || buffered.slice(0, newline) !== `hello ${token}`) {
+          connection.destroy();
+          return;
+        }
+        greeted = true;
+        init = connection;
+        buffered = buffered.slice(newline + 1);
+        connection.on('close', markClosed);
+        if (outbox !== null) connection.write(outbox);
+      }
       for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
         const line = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
@@ -147,8 +181,6 @@ async function listenLifeline(socket: string, onReport: (report: InitReport) => 
       }
       if (buffered.length > 65_536) buffered = '';
     });
-    connection.on('error', () => undefined);
-    connection.on('close', () => sockets.delete(connection));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -160,7 +192,7 @@ async function listenLifeline(socket: string, onReport: (report: InitReport) => 
     closed,
     send: (line) => {
       outbox = `${outbox ?? ''}${line}\n`;
-      for (const connection of sockets) connection.write(`${line}\n`);
+      init?.write(`${line}\n`);
     },
     hold: (value) => {
       held = value;
@@ -175,7 +207,7 @@ async function listenLifeline(socket: string, onReport: (report: InitReport) => 
 /** The harness's end of the init's lifeline. */
 interface Lifeline {
   server: net.Server;
-  /** Open connections (one: the init's). */
+  /** Open connections: the init's, and refused ones not yet gone. */
   sockets: Set<net.Socket>;
   /** Resolves when the init's connection closed (the init exited). */
   closed: Promise<void>;
@@ -232,12 +264,14 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
 
   const dir = socketDir();
   const lifelineSocket = path.join(dir, 'life.sock');
+  // What the init says first on the lifeline, so no other process can take its place there.
+  const token = randomBytes(16).toString('hex');
   const modelSocket = path.join(dir, 'model.sock');
   const reports: InitReport[] = [];
   const servers: net.Server[] = [];
   let lifeline: Lifeline | null = null;
   try {
-    lifeline = await listenLifeline(lifelineSocket, (report) => reports.push(report));
+    lifeline = await listenLifeline(lifelineSocket, token, (report) => reports.push(report));
     servers.push(lifeline.server);
     if (port !== null) servers.push(await listenForwarder(modelSocket, port));
   } catch (error) {
@@ -254,7 +288,7 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     tools.unshare!,
     ...unshareFlags,
     ...(interpreter ? [interpreter, NAMESPACE_INIT_PERL] : [process.execPath, NAMESPACE_INIT]),
-    ...initArgs({ lifeline: lifelineSocket, loopback: ownNetwork ? tools.ip ?? '/usr/sbin/ip' : null, forwards: port === null ? [] : [{ port, socket: modelSocket }] }),
+    ...initArgs({ lifeline: lifelineSocket, token, loopback: ownNetwork ? tools.ip ?? '/usr/sbin/ip' : null, forwards: port === null ? [] : [{ port, socket: modelSocket }] }),
   ];
   const initCommand = initCommandFor(perl);
   let prestarted: SpawnedSplit | null = null;

@@ -27,14 +27,19 @@ export const INIT_ENV: Readonly<Record<string, string>> = { PATH: '/usr/sbin:/us
 /** What an init is told about its namespaces on its command line. */
 export interface InitSetup {
   lifeline: string;
+  /** What the init sends first on the lifeline (`hello <token>`): the harness takes no other connection for it. */
+  token: string;
   /** `ip`, to bring the loopback up (the Perl init does it itself, and only looks at whether this is null). */
   loopback: string | null;
   forwards: ReadonlyArray<{ port: number; socket: string }>;
 }
 
-/** The init's arguments before the engine command: lifeline, loopback, forward count, then port and socket each. */
+/**
+ * The init's arguments before the engine command: lifeline, token, loopback, forward count, then port and socket
+ * each.
+ */
 export function initArgs(setup: InitSetup): string[] {
-  return [setup.lifeline, setup.loopback ?? '-', String(setup.forwards.length), ...setup.forwards.flatMap((forward) => [String(forward.port), forward.socket])];
+  return [setup.lifeline, setup.token, setup.loopback ?? '-', String(setup.forwards.length), ...setup.forwards.flatMap((forward) => [String(forward.port), forward.socket])];
 }
 
 function hex(text: string): string {
