@@ -13,7 +13,7 @@
 # It writes nothing to stdout or stderr (the engine's stream), sends with MSG_NOSIGNAL instead of ignoring SIGPIPE
 # (an ignored signal would be inherited by the engine), and resets the signals it touched before the exec.
 #
-# argv: namespace-init.pl <lifeline socket> <token> <loopback: "-" or the path of `ip`> <forward count>
+# argv: namespace-init.pl <lifeline socket> <token> <loopback: "-" to leave it down, else anything> <forward count>
 #       [<port> <socket>]... [<engine file> [engine args...]]
 #    (the first line on the lifeline is "hello <token>": the harness takes no other connection for the init's)
 #    or namespace-init.pl --trial (bring the loopback up and exit 0: the probe's trial)

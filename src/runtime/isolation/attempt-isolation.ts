@@ -2,9 +2,10 @@
  * Puts one engine process in its own namespaces (Linux, util-linux `unshare`, no privileges needed):
  *
  * - a **network namespace** with only loopback (scripted mode): nothing the agent runs can connect anywhere but
- *   127.0.0.1, proxy variables or not. The model server stays outside; inside, the init (`runtime/namespace-init.pl`
- *   where the probe ran it, else `namespace-init.cjs`) listens on the same 127.0.0.1 port and pipes each connection to a Unix socket here, which pipes it on to the
- *   server. So the engine's configured base URL works unchanged.
+ *   127.0.0.1, proxy variables or not. The model server stays outside; inside, the init
+ *   (`runtime/namespace-init.pl` where the probe ran it, else `namespace-init.cjs`) listens on the same 127.0.0.1
+ *   port and pipes each connection to a Unix socket here, which pipes it on to the server. So the engine's
+ *   configured base URL works unchanged.
  * - a **PID namespace** whose first process is that init: when it exits (the engine exited, or the harness died
  *   and closed its lifeline socket) or is killed (`--kill-child` when `unshare` is killed), the kernel kills
  *   every process in the namespace, `setsid`'d or daemonised ones included.
@@ -282,15 +283,14 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
   const unshareFlags = ['--map-root-user', ...(ownNetwork ? ['--net'] : []), '--pid', '--fork', '--kill-child', '--mount-proc'];
   // The init is started before the trial's verdict (prestart), so before it is known whether Perl passed it: the
   // Perl init wherever the tools include a Perl (the verdict then decides, below: an init of the wrong kind is
-  // killed and started again as the other), else the Node init.
+  // closed and the isolation opened again), else the Node init, which brings the loopback up with `ip`.
   const perl = given ? given.perl ?? null : tools.perl;
-  const initCommandFor = (interpreter: string | null): string[] => [
+  const initCommand = [
     tools.unshare!,
     ...unshareFlags,
-    ...(interpreter ? [interpreter, NAMESPACE_INIT_PERL] : [process.execPath, NAMESPACE_INIT]),
-    ...initArgs({ lifeline: lifelineSocket, token, loopback: ownNetwork ? tools.ip ?? '/usr/sbin/ip' : null, forwards: port === null ? [] : [{ port, socket: modelSocket }] }),
+    ...(perl ? [perl, NAMESPACE_INIT_PERL] : [process.execPath, NAMESPACE_INIT]),
+    ...initArgs({ lifeline: lifelineSocket, token, loopback: ownNetwork ? (perl ? 'up' : tools.ip) : null, forwards: port === null ? [] : [{ port, socket: modelSocket }] }),
   ];
-  const initCommand = initCommandFor(perl);
   let prestarted: SpawnedSplit | null = null;
   let launched = false;
   let closed = false;

@@ -29,7 +29,10 @@ export interface InitSetup {
   lifeline: string;
   /** What the init sends first on the lifeline (`hello <token>`): the harness takes no other connection for it. */
   token: string;
-  /** `ip`, to bring the loopback up (the Perl init does it itself, and only looks at whether this is null). */
+  /**
+   * Null: the loopback stays down (no network namespace of its own). Else it is brought up: the Node init runs this
+   * `ip`, the Perl init does it itself and ignores the value.
+   */
   loopback: string | null;
   forwards: ReadonlyArray<{ port: number; socket: string }>;
 }
