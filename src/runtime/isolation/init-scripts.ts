@@ -12,6 +12,11 @@ import { PACKAGE_ROOT } from '../executables.js';
  */
 export const NAMESPACE_INIT_ENV = 'AGENT_HARNESS_NAMESPACE_INIT';
 
+/** The value of `AGENT_HARNESS_NAMESPACE_INIT` in `env`, trimmed, `auto` when unset or empty (checked by mode.ts). */
+export function namespaceInitSetting(env: NodeJS.ProcessEnv = process.env): string {
+  return env[NAMESPACE_INIT_ENV]?.trim() || 'auto';
+}
+
 /** The Node init. */
 export const NAMESPACE_INIT = path.join(PACKAGE_ROOT, 'runtime', 'namespace-init.cjs');
 

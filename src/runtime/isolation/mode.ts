@@ -4,7 +4,7 @@
 import { AgentHarnessError } from '../../errors/index.js';
 import type { IsolationMode } from '../../protocol/meta.js';
 import { ISOLATION_MODE_VALUES } from '../../protocol/versions.js';
-import { NAMESPACE_INIT_ENV } from './init-scripts.js';
+import { NAMESPACE_INIT_ENV, namespaceInitSetting } from './init-scripts.js';
 
 export { NAMESPACE_INIT_ENV } from './init-scripts.js';
 
@@ -13,7 +13,7 @@ export const ISOLATION_ENV = 'AGENT_HARNESS_ISOLATION';
 
 /** Which init `AGENT_HARNESS_NAMESPACE_INIT` asks for; CONFIG_INVALID for a value other than `auto` or `node`. */
 export function resolveNamespaceInit(env: NodeJS.ProcessEnv = process.env): 'auto' | 'node' {
-  const raw = env[NAMESPACE_INIT_ENV]?.trim() || 'auto';
+  const raw = namespaceInitSetting(env);
   if (raw === 'auto' || raw === 'node') return raw;
   throw new AgentHarnessError('CONFIG_INVALID', `${NAMESPACE_INIT_ENV}="${raw}" is not one of auto, node.`, { details: { value: raw } });
 }

@@ -9,7 +9,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { INIT_ENV, NAMESPACE_INIT_ENV, NAMESPACE_INIT_PERL } from './init-scripts.js';
+import { INIT_ENV, NAMESPACE_INIT_ENV, NAMESPACE_INIT_PERL, namespaceInitSetting } from './init-scripts.js';
 
 /** The outcome of {@link probeNamespaces}. */
 export interface NamespaceSupport {
@@ -126,19 +126,31 @@ export interface NamespaceTools {
   verdict: NamespaceSupport | null;
 }
 
+/** Tools found, by PATH and init setting: every attempt opens its isolation, and the lookups stat each PATH dir. */
+const toolsFound = new Map<string, NamespaceTools>();
+
 /**
  * The tools an attempt's namespaces need, found without running anything (the probe's first step): where the
- * trial would run them, and a verdict when it can already tell they are unavailable.
+ * trial would run them, and a verdict when it can already tell they are unavailable. Looked up once per PATH (and
+ * `AGENT_HARNESS_NAMESPACE_INIT`) in a process, as the probe's verdict is.
  */
 export function findNamespaceTools(hostPath: string | undefined = process.env.PATH): NamespaceTools {
+  // AGENT_HARNESS_NAMESPACE_INIT=node: no Perl init (mode.ts refuses a bad value before an attempt gets here).
+  const nodeInit = namespaceInitSetting() === 'node';
+  const key = `${nodeInit}\0${hostPath ?? ''}`;
+  let tools = toolsFound.get(key);
+  if (!tools) toolsFound.set(key, (tools = lookUpNamespaceTools(hostPath, nodeInit)));
+  return tools;
+}
+
+function lookUpNamespaceTools(hostPath: string | undefined, nodeInit: boolean): NamespaceTools {
   const unshare = findTool('unshare', hostPath);
   const ip = findTool('ip', hostPath);
-  // AGENT_HARNESS_NAMESPACE_INIT=node: no Perl init (mode.ts refuses a bad value before an attempt gets here).
-  const perl = process.env[NAMESPACE_INIT_ENV]?.trim() === 'node' ? null : findTool('perl', hostPath);
+  const perl = nodeInit ? null : findTool('perl', hostPath);
   const unavailable = (reason: string): NamespaceTools => ({ unshare, ip, perl, verdict: { available: false, unshare, ip, perl: null, reason } });
   if (process.platform !== 'linux') return unavailable(`namespaces are Linux-only (this is ${process.platform})`);
   if (!unshare) return unavailable('util-linux `unshare` was not found (apt install util-linux)');
-  if (!ip && !perl && process.env[NAMESPACE_INIT_ENV]?.trim() === 'node') return unavailable(`iproute2 \`ip\` was not found, and the Node init (${NAMESPACE_INIT_ENV}=node) needs it (apt install iproute2)`);
+  if (!ip && nodeInit) return unavailable(`iproute2 \`ip\` was not found, and the Node init (${NAMESPACE_INIT_ENV}=node) needs it (apt install iproute2)`);
   if (!ip && !perl) return unavailable('neither `perl` nor iproute2 `ip` was found, and the namespace init needs one of them (apt install perl-base, or iproute2)');
   return { unshare, ip, perl, verdict: null };
 }
