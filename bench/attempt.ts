@@ -21,6 +21,7 @@ import { runAttempt } from '../src/core/run-attempt.js';
 import { resolveHarnessPaths } from '../src/runtime/paths.js';
 import { openIsolation } from '../src/runtime/isolation/attempt-isolation.js';
 import { probeNamespaces } from '../src/runtime/isolation/probe.js';
+import { superviseSplit } from '../src/runtime/process.js';
 import { median, type BenchRow } from './figures.js';
 import {
   bareCommand, bin, distIsCurrent, EXTRA_CA_CERTS, formatSteps, harnessEnv, measure, medianSteps, medians, nativeCodex, projectDir, readAttempt, runDirFromOutput,
@@ -91,20 +92,15 @@ function stepsRow(bench: string, label: string, metas: readonly AttemptMeta[]): 
 }
 
 /** A case running the bare command in a fresh directory (as the harness runs the engine in a fresh run dir). */
-function bareCase(name: string, scratch: Scratch, command: BareCommand, wrap?: (command: BareCommand) => Promise<BareCommand & { close: () => Promise<void> }>): Case {
+function bareCase(name: string, scratch: Scratch, command: BareCommand, runIn?: (command: BareCommand, cwd: string) => Promise<void>): Case {
   return {
     name,
     run: async () => {
       const cwd = scratch.dir('bare');
       try {
         const { timing } = await measure(async () => {
-          if (!wrap) return runProcess(command.file, command.args, { env: command.env, cwd });
-          const wrapped = await wrap(command);
-          try {
-            return await runProcess(wrapped.file, wrapped.args, { env: wrapped.env, cwd });
-          } finally {
-            await wrapped.close();
-          }
+          if (!runIn) return runProcess(command.file, command.args, { env: command.env, cwd });
+          return runIn(command, cwd);
         });
         return { timing };
       } finally {
@@ -115,24 +111,28 @@ function bareCase(name: string, scratch: Scratch, command: BareCommand, wrap?: (
 }
 
 /**
- * Wraps a command in the namespaces the harness uses (network with only loopback + the model port, PID): the bare
- * turn with the harness's containment and nothing else of the harness. The namespaces' init gets the command's
- * environment without NODE_EXTRA_CA_CERTS, as the harness starts its own; the command itself keeps it (through
- * `env`, which the init starts in its place), as a user's shell gives it.
+ * Runs a command in the namespaces the harness uses (network with only loopback + the model port, PID), as the
+ * harness runs a split-stream engine: the init prestarted with its lifeline and model channel, then told the
+ * command. The bare turn with the harness's containment and nothing else of the harness. The command gets its
+ * environment as a user's shell gives it (NODE_EXTRA_CA_CERTS included); the init starts with none, as the
+ * harness starts it.
  */
-function namespaceWrap(modelUrl: string, init: 'auto' | 'node' = 'auto') {
-  return async (bare: BareCommand) => {
+function namespaceRun(modelUrl: string, init: 'auto' | 'node' = 'auto') {
+  return async (bare: BareCommand, cwd: string): Promise<void> => {
     const support = probeNamespaces();
-    const isolation = await openIsolation({ mode: 'require', modelUrl, support: init === 'node' ? { ...support, perl: null } : support });
-    const certs = bare.env.NODE_EXTRA_CA_CERTS;
-    const inner = certs ? { file: ENV_BINARY, args: [`NODE_EXTRA_CA_CERTS=${certs}`, bare.file, ...bare.args] } : { file: bare.file, args: [...bare.args] };
-    const command = isolation.wrap(inner.file, inner.args);
-    return { file: command.file, args: command.args, env: withoutExtraCaCerts(bare.env), close: () => isolation.close() };
+    const isolation = await openIsolation({ mode: 'require', modelUrl, support: init === 'node' ? { ...support, perl: null, harden: null } : support, prestart: 'ignore' });
+    try {
+      const env = Object.fromEntries(Object.entries(bare.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+      const stderr: Buffer[] = [];
+      const child = isolation.launch({ file: bare.file, args: bare.args, env, cwd });
+      if (!child) throw new Error('the namespaces\' init did not start');
+      const result = await isolation.settle(await superviseSplit(child, { onChunk: (stream, chunk) => (stream === 'stderr' ? stderr.push(chunk) : undefined), timeoutMs: 120_000 }));
+      if (result.exitCode !== 0) throw new Error(`${bare.file} in the namespaces exited ${result.exitCode ?? result.signal ?? result.spawnError?.message}: ${Buffer.concat(stderr).toString('utf8').slice(-2000)}`);
+    } finally {
+      await isolation.close();
+    }
   };
 }
-
-/** `env`, to start a command with one variable more (coreutils; /bin/env on a merged /usr). */
-const ENV_BINARY = ['/usr/bin/env', '/bin/env'].find((file) => fs.existsSync(file)) ?? 'env';
 
 /** A harness CLI case: `node bin/agent-harness.js start …` in the project dir, tsx or dist. */
 function cliCase(name: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Case {
@@ -183,11 +183,11 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
         cases.push(cliCase('harness-dist-noca', args, withoutExtraCaCerts(env), project));
         cases.push(bareCase('bare-noca', scratch, { ...bare, env: withoutExtraCaCerts(bare.env) }));
       }
-      cases.push(bareCase('bare-ns', scratch, bare, namespaceWrap(server.url)));
+      cases.push(bareCase('bare-ns', scratch, bare, namespaceRun(server.url)));
       // The Node init, as where there is no Perl (AGENT_HARNESS_NAMESPACE_INIT=node): the containment with a Node start.
       const perlInit = Boolean(probeNamespaces().perl);
       if (perlInit) {
-        cases.push(bareCase('bare-ns-node', scratch, bare, namespaceWrap(server.url, 'node')));
+        cases.push(bareCase('bare-ns-node', scratch, bare, namespaceRun(server.url, 'node')));
         if (dist) cases.push(cliCase('harness-dist-node', args, { ...env, AGENT_HARNESS_NAMESPACE_INIT: 'node' }, project));
       }
       const native = engine === 'codex' ? nativeCodex() : null;

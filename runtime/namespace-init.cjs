@@ -17,21 +17,34 @@
 // namespace-init.pl does the same in Perl, and the harness prefers it when the probe's trial ran it (a Perl start is
 // ~3 ms, a Node start ~30). Both take the same command line and messages, which carry no JSON (Perl's base has no
 // JSON module); only the reports are JSON:
-// argv: node namespace-init.cjs <lifeline socket> <token> <loopback: "-" or the path of `ip`> <forward count>
-//       [<port> <socket>]... [<engine file> [engine args...]]
-// The first line on the lifeline is "hello <token>": the harness takes no other connection for the init's (the
-// socket is a path the agent can reach).
+// argv: node namespace-init.cjs <lifeline> <token> <loopback: "-" or the path of `ip`> <harden> <forward count>
+//       [<port> <channel>]... [<engine file> [engine args...]]
+// The lifeline and each channel are a Unix socket's path or "fd:N", a descriptor the harness passed (split-stream
+// attempts; namespace-init.pl says why). A forward to a descriptor carries every connection over it, framed
+// (model-channel.cjs). `harden` is the Perl init's (syscalls Node cannot make): this init ignores it, and the probe
+// reports the Node init as not hardened.
+// The first line on the lifeline is "hello <token>": the harness takes no other connection for the init's (a path
+// socket is one the agent can reach).
 // launch: "launch <file> <cwd> <arg count> <arg>... <env count> <NAME=value>...\n", every string as hex of its UTF-8
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 const net = require('node:net');
 const { constants } = require('node:os');
+const { ModelChannel } = require('./model-channel.cjs');
 
-const [lifelinePath, token, loopback, forwardCount, ...rest] = process.argv.slice(2);
+const [lifelineSpec, token, loopback, , forwardCount, ...rest] = process.argv.slice(2);
 const forwards = [];
 for (let i = 0; i < Number(forwardCount); i++) forwards.push({ port: Number(rest.shift()), socket: rest.shift() });
 const [file, ...args] = rest;
-const lifeline = net.connect(lifelinePath);
+
+/** "fd:N": the descriptor the harness passed (libuv keeps it from the engine: close-on-exec), else null. */
+function passedFd(spec) {
+  const match = /^fd:(\d+)$/.exec(spec);
+  return match ? Number(match[1]) : null;
+}
+
+const lifelineFd = passedFd(lifelineSpec);
+const lifeline = lifelineFd === null ? net.connect(lifelineSpec) : new net.Socket({ fd: lifelineFd, readable: true, writable: true });
 let finished = false;
 let received = '';
 let launchWaiter = null;
@@ -96,8 +109,16 @@ function fail(stage, error) {
 }
 
 async function listen(forward) {
-  // No Nagle delay on the engine's TCP side: a streamed reply is many small writes.
-  const server = net.createServer({ noDelay: true }, (inbound) => {
+  const fd = passedFd(forward.socket);
+  // The engine's connections are streams over the passed descriptor; the harness carries each to the model server.
+  const channel = fd === null ? null : new ModelChannel(new net.Socket({ fd, readable: true, writable: true }), { onEnd: () => process.exit(137) });
+  // No Nagle delay on the engine's TCP side: a streamed reply is many small writes. Half-open: the engine may end
+  // its side while the reply still comes.
+  const server = net.createServer({ noDelay: true, allowHalfOpen: channel !== null }, (inbound) => {
+    if (channel) {
+      channel.attach(inbound);
+      return;
+    }
     const outbound = net.connect(forward.socket);
     inbound.pipe(outbound).pipe(inbound);
     const close = () => {
@@ -114,10 +135,12 @@ async function listen(forward) {
 }
 
 async function main() {
-  await new Promise((resolve, reject) => {
-    lifeline.once('connect', resolve);
-    lifeline.once('error', reject);
-  });
+  if (lifelineFd === null) {
+    await new Promise((resolve, reject) => {
+      lifeline.once('connect', resolve);
+      lifeline.once('error', reject);
+    });
+  }
   lifeline.write(`hello ${token}\n`);
   if (loopback !== '-') {
     const up = spawnSync(loopback, ['link', 'set', 'lo', 'up'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });

@@ -13,10 +13,17 @@
 # It writes nothing to stdout or stderr (the engine's stream), sends with MSG_NOSIGNAL instead of ignoring SIGPIPE
 # (an ignored signal would be inherited by the engine), and resets the signals it touched before the exec.
 #
-# argv: namespace-init.pl <lifeline socket> <token> <loopback: "-" to leave it down, else anything> <forward count>
-#       [<port> <socket>]... [<engine file> [engine args...]]
-#    (the first line on the lifeline is "hello <token>": the harness takes no other connection for the init's)
-#    or namespace-init.pl --trial (bring the loopback up and exit 0: the probe's trial)
+# argv: namespace-init.pl <lifeline> <token> <loopback: "-" to leave it down, else anything> <harden: "-" or
+#       "<prctl>,<unshare>"> <forward count> [<port> <channel>]... [<engine file> [engine args...]]
+#    The lifeline and each channel are a Unix socket's path, or "fd:N": a descriptor the harness passed (split-stream
+#    attempts), which no process of the attempt can reach. A forward to a path connects to it for every connection
+#    (the harness pipes each to the model server); a forward to a descriptor carries them all over it, framed
+#    (model-channel.cjs says how).
+#    The first line on the lifeline is "hello <token>": the harness takes no other connection for the init's.
+#    harden: this architecture's syscall numbers of prctl and unshare. The init makes itself undumpable (no process
+#    of the attempt can trace it, read its memory or take its descriptors: the engine has no capability in the
+#    init's user namespace, since it runs in one of its own, nested below).
+#    or namespace-init.pl --trial <harden> (bring the loopback up, harden as an attempt would, exit 0: the probe's trial)
 # launch: "launch <file> <cwd> <arg count> <arg>... <env count> <NAME=value>...\n", every string as hex of its UTF-8
 # reports: JSON lines, {"type":"started","pid"} {"type":"exit","code","signal"} {"type":"error","stage","message","code"}
 use strict;
@@ -44,8 +51,21 @@ sub EAGAIN () { 11 }
 sub SIOCGIFFLAGS () { 0x8913 }
 sub SIOCSIFFLAGS () { 0x8914 }
 sub IFF_UP () { 0x1 }
+sub F_SETFD () { 2 }
+sub FD_CLOEXEC () { 1 }
+sub PR_SET_DUMPABLE () { 4 }
+sub CLONE_NEWUSER () { 0x10000000 }
 sub PIDFD_OPEN () { 434 }  # the same number on every architecture (added after the syscall tables were unified)
 sub BUFFER_LIMIT () { 65536 }  # bytes a forwarded direction holds before it stops reading
+# The model channel's frames (model-channel.cjs): types, header size, each direction's credit, largest DATA.
+sub M_OPEN () { 1 }
+sub M_DATA () { 2 }
+sub M_EOF () { 3 }
+sub M_CLOSE () { 4 }
+sub M_CREDIT () { 5 }
+sub M_HEADER () { 9 }
+sub M_WINDOW () { 262144 }
+sub M_MAX_DATA () { 65536 }
 
 sub sockaddr_un { return pack('S Z108', AF_UNIX, $_[0]) }
 sub sockaddr_loopback { return pack('S n C4 x8', AF_INET, $_[0], 127, 0, 0, 1) }
@@ -59,12 +79,47 @@ sub loopback_up {
   close $socket;
 }
 
-if (@ARGV == 1 && $ARGV[0] eq '--trial') {
+# "<prctl>,<unshare>" as numbers, or undef ("-").
+sub parse_harden {
+  my ($spec) = @_;
+  return undef unless defined $spec && $spec =~ /^(\d+),(\d+)$/;
+  return { prctl => $1 + 0, unshare => $2 + 0 };
+}
+
+sub write_file {
+  my ($file, $text) = @_;
+  open(my $handle, '>', $file) or return 0;
+  print $handle $text or return 0;
+  return close $handle;
+}
+
+# In a forked child before the exec: a user namespace of its own, nested below the init's, where it is root as
+# before (uid and gid 0 map to the init's 0) but holds no capability over the init's namespaces or the init.
+sub own_user_namespace {
+  my ($harden) = @_;
+  syscall($harden->{unshare}, CLONE_NEWUSER) == 0 or return 0;
+  return write_file('/proc/self/setgroups', 'deny') && write_file('/proc/self/uid_map', "0 0 1\n") && write_file('/proc/self/gid_map', "0 0 1\n");
+}
+
+sub undumpable {
+  my ($harden) = @_;
+  return syscall($harden->{prctl}, PR_SET_DUMPABLE, 0) == 0;
+}
+
+if (@ARGV && $ARGV[0] eq '--trial') {
   eval { loopback_up(); 1 } or do { print STDERR $@; exit 1 };
+  if (my $harden = parse_harden($ARGV[1])) {
+    undumpable($harden) or do { print STDERR "prctl(PR_SET_DUMPABLE): $!\n"; exit 1 };
+    my $pid = fork() // do { print STDERR "fork: $!\n"; exit 1 };
+    if ($pid == 0) { exit(own_user_namespace($harden) ? 0 : 1) }
+    waitpid($pid, 0);
+    if ($? != 0) { print STDERR "a nested user namespace could not be made\n"; exit 1 }
+  }
   exit 0;
 }
 
-my ($lifeline_path, $token, $loopback, $forward_count, @rest) = @ARGV;
+my ($lifeline_spec, $token, $loopback, $harden_spec, $forward_count, @rest) = @ARGV;
+my $harden = parse_harden($harden_spec);
 my @forwards = map { [ shift @rest, shift @rest ] } 1 .. ($forward_count // 0);
 my @argv_engine = @rest;
 
@@ -75,8 +130,21 @@ sub json_string {
   return qq("$text");
 }
 
-socket(my $lifeline, AF_UNIX, SOCK_STREAM, 0) or exit 137;
-connect($lifeline, sockaddr_un($lifeline_path)) or exit 137;
+# A descriptor the harness passed ("fd:N", kept from the engine by close-on-exec), or a connection to a path.
+sub open_channel {
+  my ($spec) = @_;
+  my $handle;
+  if ($spec =~ /^fd:(\d+)$/) {
+    open($handle, '+<&=', $1) or return undef;
+    fcntl($handle, F_SETFD, FD_CLOEXEC) or return undef;
+    return $handle;
+  }
+  socket($handle, AF_UNIX, SOCK_STREAM, 0) or return undef;
+  connect($handle, sockaddr_un($spec)) or return undef;
+  return $handle;
+}
+
+my $lifeline = open_channel($lifeline_spec) // exit 137;
 
 sub report {
   my ($json) = @_;
@@ -131,6 +199,10 @@ sub nonblocking {
   fcntl($handle, F_SETFL, $flags | O_NONBLOCK);
 }
 
+if ($harden) {
+  undumpable($harden) or fail('harden', "prctl(PR_SET_DUMPABLE): $!", errno_name($! + 0));
+}
+
 if ($loopback ne '-') {
   eval { loopback_up(); 1 } or do { my $why = $@; chomp $why; fail('loopback', $why, undef) };
 }
@@ -139,12 +211,18 @@ my @listeners;
 for my $forward (@forwards) {
   my ($port, $path) = @$forward;
   my $listener;
+  my $channel;
+  if ($path =~ /^fd:/) {
+    my $handle = open_channel($path) // fail('forward', "channel $path: $!", errno_name($! + 0));
+    nonblocking($handle);
+    $channel = { handle => $handle, out => '', in => '', streams => {}, next_id => 1 };
+  }
   socket($listener, AF_INET, SOCK_STREAM, 0) or fail('forward', "socket: $!", errno_name($! + 0));
   setsockopt($listener, SOL_SOCKET, SO_REUSEADDR, 1);
   bind($listener, sockaddr_loopback($port)) or fail('forward', "listen 127.0.0.1:$port: $!", errno_name($! + 0));
   listen($listener, 511) or fail('forward', "listen 127.0.0.1:$port: $!", errno_name($! + 0));
   nonblocking($listener);
-  push @listeners, { handle => $listener, path => $path };
+  push @listeners, { handle => $listener, path => $path, channel => $channel };
 }
 
 my $received = '';
@@ -181,6 +259,20 @@ sub read_lifeline {
   take_lines();
 }
 
+# In the forked child: every descriptor above stdio that the engine would inherit is closed. This init's own are
+# close-on-exec already; the others came from whatever started the harness (a CI runner's, a terminal's), which
+# are the host's and none of the engine's business. `keep` is the child's pipe to the init, close-on-exec too.
+sub close_inherited {
+  my ($keep) = @_;
+  opendir(my $dir, '/proc/self/fd') or return;
+  my @fds = grep { /^\d+$/ && $_ > 2 && $_ != $keep } readdir $dir;
+  closedir $dir;
+  for my $fd (@fds) {
+    my $handle;
+    close $handle if open($handle, '<&=', $fd);
+  }
+}
+
 sub start_engine {
   my ($launch) = @_;
   pipe(my $exec_read, my $exec_write) or fail('spawn', "pipe: $!", errno_name($! + 0));    # close-on-exec, both
@@ -189,23 +281,27 @@ sub start_engine {
   if ($pid == 0) {
     close $exec_read;
     $SIG{$_} = 'DEFAULT' for qw(PIPE CHLD);
-    my $failed = sub { syswrite($exec_write, ($! + 0) . "\n"); exit 127 };
-    chdir $launch->{cwd} or $failed->();
+    my $failed = sub { syswrite($exec_write, "$_[0] " . ($! + 0) . "\n"); exit 127 };
+    own_user_namespace($harden) or $failed->('harden') if $harden;
+    close_inherited(fileno $exec_write);
+    chdir $launch->{cwd} or $failed->('spawn');
     %ENV = ();
     for my $entry (@{ $launch->{env} }) {
       my $equals = index($entry, '=');
       $ENV{ substr($entry, 0, $equals) } = substr($entry, $equals + 1) if $equals > 0;
     }
     exec { $launch->{file} } $launch->{file}, @{ $launch->{args} };
-    $failed->();
+    $failed->('spawn');
   }
   close $exec_write;
-  my $errno = '';
-  1 while !defined sysread($exec_read, $errno, 64) && $! == EINTR;
+  my $failure = '';
+  1 while !defined sysread($exec_read, $failure, 64) && $! == EINTR;
   close $exec_read;
-  if ($errno ne '') {
+  if ($failure ne '') {
     waitpid($pid, 0);
+    my ($stage, $errno) = split ' ', $failure;
     my $name = errno_name($errno + 0);
+    fail('harden', 'a user namespace for the engine: ' . ($name // "errno $errno"), $name) if $stage eq 'harden';
     fail('spawn', "spawn $launch->{file} " . ($name // "errno $errno"), $name);
   }
   $engine_pid = $pid;
@@ -226,6 +322,14 @@ my @connections;
 sub accept_on {
   my ($listener) = @_;
   while (accept(my $inbound, $listener->{handle})) {
+    if (my $channel = $listener->{channel}) {
+      setsockopt($inbound, IPPROTO_TCP, TCP_NODELAY, 1);
+      nonblocking($inbound);
+      my $id = $channel->{next_id}++;
+      $channel->{streams}{$id} = { socket => $inbound, pending => '', credit => M_WINDOW, read_ended => 0, eof_received => 0, shut => 0, unacked => 0 };
+      channel_send($channel, M_OPEN, $id);
+      next;
+    }
     my $outbound;
     unless (socket($outbound, AF_UNIX, SOCK_STREAM, 0) && connect($outbound, sockaddr_un($listener->{path}))) {
       close $inbound;
@@ -268,6 +372,80 @@ sub pump {
   return !($connection->{shut}[0] && $connection->{shut}[1]);
 }
 
+# The model channel (a forward to "fd:N"): every connection accepted is a stream of frames over it.
+sub channel_send {
+  my ($channel, $type, $id, $payload) = @_;
+  $payload //= '';
+  $channel->{out} .= pack('C N N', $type, $id, length $payload) . $payload;
+}
+
+sub read_channel {
+  my ($channel) = @_;
+  my $read = sysread($channel->{handle}, my $chunk, 262144);
+  if (!defined $read) {
+    return if $! == EINTR || $! == EAGAIN;
+    exit 137;
+  }
+  exit 137 if $read == 0;    # the harness is gone, as when the lifeline closes
+  $channel->{in} .= $chunk;
+  my ($at, $length) = (0, length $channel->{in});
+  while ($length - $at >= M_HEADER) {
+    my ($type, $id, $size) = unpack('C N N', substr($channel->{in}, $at, M_HEADER));
+    last if $length - $at < M_HEADER + $size;
+    my $payload = substr($channel->{in}, $at + M_HEADER, $size);
+    $at += M_HEADER + $size;
+    my $stream = $channel->{streams}{$id} or next;    # dropped: what was on its way is ignored
+    if ($type == M_DATA) { $stream->{pending} .= $payload }
+    elsif ($type == M_EOF) { $stream->{eof_received} = 1 }
+    elsif ($type == M_CLOSE) { close $stream->{socket}; delete $channel->{streams}{$id} }
+    elsif ($type == M_CREDIT && $size == 4) { $stream->{credit} += unpack('N', $payload) }
+  }
+  substr($channel->{in}, 0, $at, '') if $at;
+}
+
+sub write_channel {
+  my ($channel) = @_;
+  my $sent = send($channel->{handle}, $channel->{out}, MSG_NOSIGNAL);
+  if (defined $sent) { substr($channel->{out}, 0, $sent, '') }
+  elsif ($! != EINTR && $! != EAGAIN) { exit 137 }
+}
+
+# Moves one stream's bytes between its connection and the channel. Returns false when it is done or dropped.
+sub pump_stream {
+  my ($channel, $id, $stream, $readable, $writable) = @_;
+  my $socket = $stream->{socket};
+  my $drop = sub {
+    channel_send($channel, M_CLOSE, $id);
+    close $socket;
+    return 0;
+  };
+  if (vec($readable, fileno($socket), 1)) {
+    my $read = sysread($socket, my $chunk, $stream->{credit} < M_MAX_DATA ? $stream->{credit} : M_MAX_DATA);
+    if (defined $read) {
+      if ($read == 0) { $stream->{read_ended} = 1; channel_send($channel, M_EOF, $id) }
+      else { $stream->{credit} -= $read; channel_send($channel, M_DATA, $id, $chunk) }
+    }
+    elsif ($! != EINTR && $! != EAGAIN) { return $drop->() }
+  }
+  if (length $stream->{pending} && vec($writable, fileno($socket), 1)) {
+    my $sent = send($socket, $stream->{pending}, MSG_NOSIGNAL);
+    if (defined $sent) { substr($stream->{pending}, 0, $sent, ''); $stream->{unacked} += $sent }
+    elsif ($! != EINTR && $! != EAGAIN) { return $drop->() }
+  }
+  # What was passed on is taken again: in batches, and all of it once nothing waits.
+  if ($stream->{unacked} >= 32768 || ($stream->{unacked} && !length $stream->{pending})) {
+    channel_send($channel, M_CREDIT, $id, pack('N', $stream->{unacked}));
+    $stream->{unacked} = 0;
+  }
+  if ($stream->{eof_received} && !length $stream->{pending} && !$stream->{shut}) {
+    shutdown($socket, SHUT_WR);
+    $stream->{shut} = 1;
+  }
+  return 1 unless $stream->{read_ended} && $stream->{shut};
+  close $socket;
+  return 0;
+}
+
 start_engine({ file => $argv_engine[0], args => [ @argv_engine[ 1 .. $#argv_engine ] ], cwd => '.', env => [ map { "$_=$ENV{$_}" } keys %ENV ] }) if @argv_engine;
 
 while (1) {
@@ -285,6 +463,15 @@ while (1) {
   vec($readable, fileno($lifeline), 1) = 1;
   vec($readable, fileno($_->{handle}), 1) = 1 for @listeners;
   vec($readable, fileno($engine_pidfd), 1) = 1 if $engine_pidfd;
+  for my $channel (map { $_->{channel} // () } @listeners) {
+    vec($readable, fileno($channel->{handle}), 1) = 1;
+    vec($writable, fileno($channel->{handle}), 1) = 1 if length $channel->{out};
+    # A stream is read while it has credit, and while the channel is not backed up.
+    for my $stream (values %{ $channel->{streams} }) {
+      vec($readable, fileno($stream->{socket}), 1) = 1 if !$stream->{read_ended} && $stream->{credit} > 0 && length($channel->{out}) < 4 * M_WINDOW;
+      vec($writable, fileno($stream->{socket}), 1) = 1 if length $stream->{pending};
+    }
+  }
   for my $connection (@connections) {
     for my $side (0, 1) {
       my $other = 1 - $side;
@@ -299,6 +486,13 @@ while (1) {
   read_lifeline() if vec($can_read, fileno($lifeline), 1);
   for my $listener (@listeners) {
     accept_on($listener) if vec($can_read, fileno($listener->{handle}), 1);
+    my $channel = $listener->{channel} or next;
+    read_channel($channel) if vec($can_read, fileno($channel->{handle}), 1);
+    for my $id (keys %{ $channel->{streams} }) {
+      my $stream = $channel->{streams}{$id} or next;
+      delete $channel->{streams}{$id} unless pump_stream($channel, $id, $stream, $can_read, $can_write);
+    }
+    write_channel($channel) if length $channel->{out};
   }
   @connections = grep {
     my $connection = $_;

@@ -71,7 +71,7 @@ async function namespaceCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> 
   }
   if (mode === 'off') return { name, ok: true, detail: `off (${ISOLATION_ENV}=off): network proxy-only, processes by process group`, error: null };
   const support = probeNamespaces({ hostPath: hostEnv.PATH });
-  if (support.available) return { name, ok: true, detail: `network namespace (loopback only) and PID namespace per attempt (${support.unshare}; init: ${support.perl ? `Perl, ${support.perl}` : `Node, loopback by ${support.ip}`})`, error: null };
+  if (support.available) return { name, ok: true, detail: `network namespace (loopback only) and PID namespace per attempt (${support.unshare}; init: ${support.perl ? `Perl, ${support.perl}` : `Node, loopback by ${support.ip}`}; ${support.harden ? 'hardened: the engine in a user namespace of its own, the init not traceable by it' : `not hardened${support.perl ? ' (this architecture or kernel)' : ' (the Node init)'}: the engine could trace the init`})`, error: null };
   const message = `namespaces are unavailable: ${support.reason}`;
   if (mode === 'require') return { name, ok: false, detail: 'unavailable', error: { code: 'ISOLATION_UNAVAILABLE', message, hint: ERROR_CODES.ISOLATION_UNAVAILABLE } };
   return { name, ok: true, detail: `WARNING ${message}; attempts fall back to network proxy-only and processes by process group (${ISOLATION_ENV}=require refuses instead)`, error: null };

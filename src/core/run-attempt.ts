@@ -256,7 +256,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     keepNextSpare = () => {
       if (spareKey && isolation?.record.processes === 'pid-namespace') keepSpare(spareKey, openSpare);
     };
-    isolation = (spareKey ? await takeSpare(spareKey) : null) ?? await early?.isolation ?? await openIsolation(isolationOptions);
+    isolation = (spareKey ? await takeSpare(spareKey) : null) ?? await early?.isolation ?? await openIsolation({ ...isolationOptions, ...(io === 'split' ? { prestart: initStdin } : {}) });
     early?.taken();
     meta.isolation = isolation.record;
     // The namespaces' init starts now, unless it started early, and sets up while the config is written (split

@@ -12,6 +12,7 @@
  * streams before its engine starts (issue 13).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { armTermination, type BaseRunOptions, type ProcessResult } from './process-result.js';
 
@@ -54,7 +55,13 @@ function toSpawnError(file: string, result: unknown): Error {
 }
 
 /** What {@link spawnSplit} needs: the command, its cwd, env and stdin (no callbacks, no timeout yet). */
-export type SpawnSplitOptions = Pick<RunProcessOptions, 'file' | 'args' | 'cwd' | 'env' | 'stdin'>;
+export type SpawnSplitOptions = Pick<RunProcessOptions, 'file' | 'args' | 'cwd' | 'env' | 'stdin'> & {
+  /**
+   * Sockets (socketpairs) to pass besides stdio, as the child's descriptors 3, 4, …: {@link SpawnedSplit.passed}
+   * holds this process's ends.
+   */
+  passSockets?: number;
+};
 
 /**
  * A child started with split pipes and not yet supervised: nothing reads its pipes (what it writes waits in them)
@@ -70,6 +77,8 @@ export interface SpawnedSplit {
   /** The child's pipes. */
   readonly stdout: Readable | null;
   readonly stderr: Readable | null;
+  /** This process's ends of the sockets passed as the child's descriptors 3, 4, … (`passSockets`). */
+  readonly passed: readonly Socket[];
   /** Registers a listener for the child's exit. */
   onceExit(listener: (code: number | null, signal: string | null) => void): void;
   /** The error for invalid options (`spawn` threw); the child never started. */
@@ -94,12 +103,12 @@ export function spawnSplit(options: SpawnSplitOptions): SpawnedSplit {
       cwd: options.cwd,
       env: options.env,
       detached: true,
-      stdio: [options.stdin === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      stdio: [options.stdin === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'pipe', ...Array.from({ length: options.passSockets ?? 0 }, () => 'pipe' as const)],
     });
   } catch (error) {
     // Invalid options; a command that cannot start is reported through the 'error' event, not by throwing.
     const invalid = error instanceof Error ? error : new Error(String(error));
-    return { file: options.file, pid: undefined, settled: Promise.resolve(invalid), stdout: null, stderr: null, onceExit: () => undefined, invalid, running: () => false, hold: () => undefined };
+    return { file: options.file, pid: undefined, settled: Promise.resolve(invalid), stdout: null, stderr: null, passed: [], onceExit: () => undefined, invalid, running: () => false, hold: () => undefined };
   }
   // 'close': exited and every pipe closed. 'error' without a pid: it never started (ENOENT, a missing cwd, …);
   // with one, a failed kill, which changes nothing here.
@@ -114,12 +123,14 @@ export function spawnSplit(options: SpawnSplitOptions): SpawnedSplit {
     child.stdin.on('error', () => undefined);
     child.stdin.end(options.stdin === 'ignore' ? undefined : options.stdin.text);
   }
+  const passed = child.stdio.slice(3) as Socket[];
   return {
     file: options.file,
     pid: child.pid,
     settled,
     stdout: child.stdout,
     stderr: child.stderr,
+    passed,
     onceExit: (listener) => {
       if (child.exitCode !== null || child.signalCode !== null) listener(child.exitCode, child.signalCode);
       else child.once('exit', (code, signal) => listener(code, signal));
@@ -127,7 +138,7 @@ export function spawnSplit(options: SpawnSplitOptions): SpawnedSplit {
     invalid: null,
     running: () => child.exitCode === null && child.signalCode === null,
     hold: (held) => {
-      for (const handle of [child, child.stdin, child.stdout, child.stderr] as Array<{ ref?: () => void; unref?: () => void } | null>) {
+      for (const handle of [child, child.stdin, child.stdout, child.stderr, ...passed] as Array<{ ref?: () => void; unref?: () => void } | null>) {
         if (held) handle?.ref?.();
         else handle?.unref?.();
       }

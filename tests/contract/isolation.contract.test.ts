@@ -53,7 +53,7 @@ type InitStart = 'wrap' | 'prestart';
 type InitKind = 'perl' | 'node';
 
 /** The probe result that makes openIsolation start `kind`. */
-const supportFor = (kind: InitKind): NamespaceSupport => (kind === 'perl' ? support : { ...support, perl: null });
+const supportFor = (kind: InitKind): NamespaceSupport => (kind === 'perl' ? support : { ...support, perl: null, harden: null });
 
 /** The inits to test: both where the probe ran the Perl one, else only Node's. */
 const initKinds: InitKind[] = support.perl ? ['perl', 'node'] : ['node'];
@@ -135,7 +135,7 @@ Promise.all(Array.from({ length: 8 }, () => fetch('${modelUrl}', { method: 'POST
     }
   });
 
-  it('a process of the attempt that connects to the lifeline gets nothing from it and cannot forge a report', async () => {
+  it.runIf(via === 'wrap')('a process of the attempt that connects to the lifeline gets nothing from it and cannot forge a report', async () => {
     // The agent can read the lifeline's path and the init's token from its PID 1's command line, and the socket is
     // on the host's filesystem. It connects, greets, claims a clean exit and a spawn failure, and listens.
     fs.writeFileSync(path.join(tmp, 'rogue.cjs'), `
@@ -189,6 +189,44 @@ setTimeout(() => done('still open'), 3000);
     }
   });
 
+  it.runIf(via === 'prestart')('no process of the attempt can put itself between the engine and the model: the init reaches the harness through descriptors it inherited, not paths', async () => {
+    // The attack that worked while the init connected to the model socket by path: every path on PID 1's command
+    // line that is a socket is moved aside and answered by the agent, and then the engine asks the model.
+    fs.writeFileSync(path.join(tmp, 'impostor.cjs'), `
+const fs = require('fs');
+const http = require('http');
+const argv = fs.readFileSync('/proc/1/cmdline', 'utf8').split('\\0');
+const sockets = argv.filter((arg) => { try { return fs.statSync(arg).isSocket(); } catch { return false; } });
+Promise.all(sockets.map((socket) => new Promise((resolve) => {
+  fs.renameSync(socket, socket + '.aside');
+  http.createServer((req, res) => res.end('forged model')).listen(socket, resolve);
+}))).then(() => fetch('${modelUrl}')).then((r) => r.text()).then((text) => {
+  console.log(JSON.stringify({ replaced: sockets.length, channels: argv.filter((arg) => arg.startsWith('fd:')).length, model: text }));
+  process.exit(0);
+});`);
+    const { result, output } = await runIsolated(kind, via, 'node impostor.cjs');
+    expect(result.exitCode, output).toBe(0);
+    expect(JSON.parse(output)).toEqual({ replaced: 0, channels: 2, model: 'scripted model here' });
+  });
+
+  it.runIf(kind === 'perl' && Boolean(support.harden))("the engine cannot trace the init: it runs in a user namespace of its own, and the init's memory and environment are closed to it", async () => {
+    const script = `
+const fs = require('fs');
+const attempt = (what, action) => { try { action(); return what + ' ok'; } catch (error) { return what + ' ' + error.code; } };
+console.log(JSON.stringify([
+  attempt('environ', () => fs.readFileSync('/proc/1/environ')),
+  attempt('mem', () => fs.closeSync(fs.openSync('/proc/1/mem', 'r'))),
+  attempt('fd', () => fs.readlinkSync('/proc/1/fd/0')),
+  attempt('ns', () => fs.readlinkSync('/proc/1/ns/user')),
+  process.getuid(),
+]));`;
+    const { result, output } = await runIsolated(kind, via, '', { file: process.execPath, args: ['-e', script] });
+    expect(result.exitCode, output).toBe(0);
+    // Without the hardening, each of these succeeds: the engine is root with every capability in the init's user
+    // namespace, and the init is dumpable. It is still root, in a namespace of its own.
+    expect(JSON.parse(output)).toEqual(['environ EACCES', 'mem EACCES', 'fd EACCES', 'ns EACCES', 0]);
+  });
+
   it("reports the engine's own exit: a code as is, a signal as the signal (not init's 128+n)", async () => {
     expect((await runIsolated(kind, via, 'exit 3')).result).toMatchObject({ exitCode: 3, signal: null, spawnError: null });
     expect((await runIsolated(kind, via, 'kill -TERM $$')).result).toMatchObject({ exitCode: null, signal: 'SIGTERM', spawnError: null });
@@ -228,13 +266,56 @@ await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify
   it.runIf(via === 'prestart')('an init prestarted for an attempt that failed before its engine started is gone after close', async () => {
     const isolation = await openIsolation({ mode: 'require', modelUrl, support: supportFor(kind) });
     isolation.prestart('ignore');
-    // The init's command line carries its lifeline socket's path: a marker unique to this attempt.
-    const marker = isolation.wrap('/bin/true', []).args.find((arg) => arg.endsWith('life.sock')) ?? '';
-    expect(marker).toMatch(/life\.sock$/);
+    // The init's command line carries its token (after the lifeline): a marker unique to this attempt.
+    const wrapped = isolation.wrap('/bin/true', []).args;
+    const marker = wrapped[wrapped.findIndex((arg) => arg.endsWith('life.sock')) + 1] ?? '';
+    expect(marker).toMatch(/^[0-9a-f]{32}$/);
     expect(await eventually(() => pidsWithMarker(marker).length > 0, 10_000)).toBe(true);
     await isolation.close();
     expect(await eventually(() => pidsWithMarker(marker).length === 0, 10_000)).toBe(true);
     expect(isolation.launch({ file: '/bin/true', args: [], env: {}, cwd: tmp })).toBeNull();
+  });
+});
+
+describe.skipIf(!support.available || !support.perl)('descriptors', () => {
+  it.each(['wrap', 'prestart'] as const)('the engine inherits none but its stdio, whatever the harness inherited (Perl init via %s)', async (via) => {
+    // The harness here runs with a descriptor it inherited (as from a CI runner or a terminal), not close-on-exec:
+    // bash opens it (dash takes no descriptor above 9, and Node keeps its low ones from what it starts), and Node
+    // passes it on.
+    const marker = path.join(tmp, `inherited-${via}.txt`);
+    fs.writeFileSync(marker, 'the host\'s');
+    const script = path.join(tmp, `fds-${via}.mts`);
+    fs.writeFileSync(script, `
+import fs from 'node:fs';
+import { openIsolation } from ${JSON.stringify(path.resolve('src/runtime/isolation/attempt-isolation.ts'))};
+import { runProcess, superviseSplit } from ${JSON.stringify(path.resolve('src/runtime/process.ts'))};
+const isolation = await openIsolation({ mode: 'require', modelUrl: ${JSON.stringify(modelUrl)}, support: ${JSON.stringify(support)} });
+const chunks = [];
+const list = ['-e', "const fs = require('fs'); console.log(JSON.stringify(fs.readdirSync('/proc/self/fd').map((fd) => { try { return fs.readlinkSync('/proc/self/fd/' + fd); } catch { return null; } })))"];
+const supervise = { onChunk: (_stream, chunk) => chunks.push(chunk) };
+const env = { PATH: process.env.PATH };
+let result;
+if (${JSON.stringify(via)} === 'prestart') {
+  isolation.prestart('ignore');
+  result = await superviseSplit(isolation.launch({ file: process.execPath, args: list, env, cwd: '/' }), supervise);
+} else {
+  const command = isolation.wrap(process.execPath, list);
+  result = await runProcess({ file: command.file, args: command.args, cwd: '/', env, stdin: 'ignore', ...supervise });
+}
+await isolation.settle(result);
+await isolation.close();
+process.stdout.write(JSON.stringify({ inherited: fs.readlinkSync('/proc/self/fd/200'), engine: Buffer.concat(chunks).toString().trim() }));
+`);
+    const child = spawn('/bin/bash', ['-c', 'exec "$0" --import tsx "$1" 200<"$2"', process.execPath, script, marker], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk));
+    await new Promise((resolve) => child.on('close', resolve));
+    const { inherited, engine } = JSON.parse(out) as { inherited: string; engine: string };
+    expect(inherited).toBe(marker);
+    // What each of the engine's descriptors is: none is the socket the harness inherited.
+    const links = JSON.parse(engine) as Array<string | null>;
+    expect(links.length).toBeGreaterThan(3);
+    expect(links).not.toContain(inherited);
   });
 });
 
@@ -341,7 +422,7 @@ describe.skipIf(!support.available || !support.perl)('which init', () => {
     const verdict = Promise.resolve({ ...support, perl: null });
     const isolation = await openIsolation({ mode: 'require', modelUrl, support: verdict, prestart: 'ignore' });
     try {
-      expect(isolation.wrap('/bin/true', []).args).toContain(NAMESPACE_INIT);
+      expect(isolation.init).toEqual({ kind: 'node', hardened: false });
       const chunks: Buffer[] = [];
       const child = isolation.launch({ file: '/bin/sh', args: ['-c', 'echo ran'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cwd: tmp });
       const result = await isolation.settle(await superviseSplit(child!, { onChunk: (_stream, chunk) => chunks.push(chunk) }));
@@ -404,8 +485,8 @@ describe('fallback and refusal', () => {
 
 describe('an init started before the probe\'s verdict', () => {
   /**
-   * The inits this process started, by pid, with their socket directory: `unshare`, this process's child, has the
-   * init script and its config on its command line (a zombie's is empty: gone).
+   * The inits this process started, by pid, with their lifeline: `unshare`, this process's child, has the init
+   * script and its config on its command line (a zombie's is empty: gone).
    */
   const ownInits = (): Map<number, string> => {
     const found = new Map<number, string>();
@@ -416,7 +497,7 @@ describe('an init started before the probe\'s verdict', () => {
         if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
         const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
         const at = argv.findIndex((arg) => arg === NAMESPACE_INIT || arg === NAMESPACE_INIT_PERL);
-        if (at >= 0) found.set(Number(entry), path.dirname(argv[at + 1]!));
+        if (at >= 0) found.set(Number(entry), argv[at + 1]!);
       } catch {
         // exited meanwhile
       }
@@ -436,15 +517,13 @@ describe('an init started before the probe\'s verdict', () => {
       let init: [number, string] | undefined;
       const started = await eventually(() => (init = [...ownInits()].find(([pid]) => !before.has(pid))) !== undefined, 10_000, 10);
       expect(started, 'no init started before the verdict').toBe(true);
-      const [pid, socketDir] = init!;
-      expect(fs.existsSync(socketDir)).toBe(true);
+      const [pid] = init!;
       verdict({ available: false, unshare: null, ip: null, reason: 'user namespaces are disabled (test)' });
       const opened = await opening;
       if (mode === 'auto') expect((opened as { record: unknown }).record).toEqual({ mode: 'auto', network: 'proxy-only', processes: 'process-group', reason: 'user namespaces are disabled (test)' });
       else expect(isAgentHarnessError(opened, 'ISOLATION_UNAVAILABLE')).toBe(true);
-      // openIsolation waited for the kill: the init is gone, and its sockets with it.
+      // openIsolation waited for the kill: the init is gone (its lifeline and model channel were descriptors).
       expect(ownInits().has(pid)).toBe(false);
-      expect(fs.existsSync(socketDir)).toBe(false);
     }
   });
 });

@@ -22,7 +22,8 @@ import { AgentHarnessError } from '../../errors/index.js';
 import { killGroup, type ProcessResult } from '../process-result.js';
 import { spawnSplit, type SpawnedSplit, type SpawnSplitOptions } from '../process.js';
 import type { IsolationMode, IsolationRecord } from '../../protocol/index.js';
-import { INIT_ENV, NAMESPACE_INIT, NAMESPACE_INIT_PERL, initArgs, launchLine } from './init-scripts.js';
+import { INIT_ENV, NAMESPACE_INIT, NAMESPACE_INIT_PERL, hardeningSyscalls, initArgs, launchLine, passedFd } from './init-scripts.js';
+import { serveModelChannel } from './model-channel.js';
 import { findNamespaceTools, probeNamespacesAsync, type NamespaceSupport } from './probe.js';
 
 export { NAMESPACE_INIT, NAMESPACE_INIT_PERL } from './init-scripts.js';
@@ -49,6 +50,11 @@ export interface OpenIsolationOptions {
 /** An attempt's isolation, ready to wrap the engine command. */
 export interface AttemptIsolation {
   record: IsolationRecord;
+  /**
+   * The namespaces' init: the Perl one or the Node one, and whether it is hardened (the engine in a user namespace
+   * of its own, the init not traceable by it). Null without namespaces.
+   */
+  init: { kind: 'perl' | 'node'; hardened: boolean } | null;
   /** The command that runs `file args` inside the namespaces (unchanged without them). */
   wrap(file: string, args: readonly string[]): { file: string; args: string[] };
   /**
@@ -124,14 +130,15 @@ async function listenForwarder(socket: string, port: number): Promise<net.Server
 const HELLO_MAX = 256;
 
 /**
- * Listens for the init's lifeline; its newline-delimited reports go to `onReport`. The socket is a path on the
- * host's filesystem, which the agent can reach (and read on its PID 1's command line), so the lifeline is the first
- * connection that opens with `hello <token>` (the token is on the init's command line, which no other attempt's
- * processes can see). Any other connection is closed, nothing it sends is read as a report, and it is sent nothing:
- * no process can forge the init's reports (the engine's exit, a spawn error) or read the launch message (the
- * engine's environment).
+ * The harness's end of the init's lifeline; the init's newline-delimited reports go to `onReport`. The lifeline is
+ * the first connection given to {@link Lifeline.accept} that opens with `hello <token>`: the socket the init
+ * inherited (split-stream attempts, reachable by no other process), or a connection to a path socket (PTY and
+ * `script` attempts). That path is on the host's filesystem, which the agent can reach (and read on its PID 1's
+ * command line), so any other connection is closed, nothing it sends is read as a report, and it is sent nothing: no
+ * process can forge the init's reports (the engine's exit, a spawn error) or read the launch message (the engine's
+ * environment). The token is on the init's command line, which no other attempt's processes can see.
  */
-async function listenLifeline(socket: string, token: string, onReport: (report: InitReport) => void): Promise<Lifeline> {
+function createLifeline(token: string, onReport: (report: InitReport) => void): Lifeline {
   /** Every open connection (the init's and any refused one not yet gone), so that close and hold reach them. */
   const sockets = new Set<net.Socket>();
   let init: net.Socket | null = null;
@@ -141,7 +148,7 @@ async function listenLifeline(socket: string, token: string, onReport: (report: 
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
   });
-  const server = net.createServer((connection) => {
+  const accept = (connection: net.Socket): void => {
     sockets.add(connection);
     connection.on('error', () => undefined);
     connection.on('close', () => sockets.delete(connection));
@@ -182,39 +189,46 @@ async function listenLifeline(socket: string, token: string, onReport: (report: 
       }
       if (buffered.length > 65_536) buffered = '';
     });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socket, () => resolve());
-  });
+  };
   return {
-    server,
     sockets,
     closed,
+    accept,
     send: (line) => {
       outbox = `${outbox ?? ''}${line}\n`;
       init?.write(`${line}\n`);
     },
     hold: (value) => {
       held = value;
-      for (const handle of [server, ...sockets]) {
-        if (value) handle.ref();
-        else handle.unref();
+      for (const socket of sockets) {
+        if (value) socket.ref();
+        else socket.unref();
       }
     },
   };
 }
 
+/** Listens on a path socket whose every connection goes to `lifeline` (the init connects there in wrap mode). */
+async function listenLifeline(socket: string, lifeline: Lifeline): Promise<net.Server> {
+  const server = net.createServer(lifeline.accept);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socket, () => resolve());
+  });
+  return server;
+}
+
 /** The harness's end of the init's lifeline. */
 interface Lifeline {
-  server: net.Server;
   /** Open connections: the init's, and refused ones not yet gone. */
   sockets: Set<net.Socket>;
   /** Resolves when the init's connection closed (the init exited). */
   closed: Promise<void>;
+  /** Takes a connection: the init's if it is the first to greet with the token, else closed. */
+  accept(connection: net.Socket): void;
   /** Sends one line to the init, now or as soon as it connects. */
   send(line: string): void;
-  /** Whether the server and its connections keep the event loop alive. */
+  /** Whether its connections keep the event loop alive. */
   hold(held: boolean): void;
 }
 
@@ -229,6 +243,7 @@ function closeServer(server: net.Server): Promise<void> {
 function withoutNamespaces(mode: IsolationMode, modelUrl: string | null, reason: string): AttemptIsolation {
   return {
     record: { mode, network: modelUrl === null ? 'host' : 'proxy-only', processes: 'process-group', reason },
+    init: null,
     wrap: (file, args) => ({ file, args: [...args] }),
     prestart: () => undefined,
     launch: () => null,
@@ -263,21 +278,22 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     return refuse(`the model URL ${modelUrl} is not on loopback, so it cannot be forwarded into a network namespace`, 'Namespace isolation was required');
   }
 
-  const dir = socketDir();
-  const lifelineSocket = path.join(dir, 'life.sock');
   // What the init says first on the lifeline, so no other process can take its place there.
   const token = randomBytes(16).toString('hex');
-  const modelSocket = path.join(dir, 'model.sock');
   const reports: InitReport[] = [];
+  const lifeline = createLifeline(token, (report) => reports.push(report));
+  // Path sockets only for the wrap mode (PTY and `script` attempts, whose init starts in their terminal and
+  // inherits nothing): an isolation opened to be prestarted passes its init the lifeline and the model channel.
+  const paths = options.prestart === undefined ? { dir: socketDir() } : null;
+  const lifelineSocket = paths ? path.join(paths.dir, 'life.sock') : null;
+  const modelSocket = paths && port !== null ? path.join(paths.dir, 'model.sock') : null;
   const servers: net.Server[] = [];
-  let lifeline: Lifeline | null = null;
   try {
-    lifeline = await listenLifeline(lifelineSocket, token, (report) => reports.push(report));
-    servers.push(lifeline.server);
-    if (port !== null) servers.push(await listenForwarder(modelSocket, port));
+    if (lifelineSocket) servers.push(await listenLifeline(lifelineSocket, lifeline));
+    if (modelSocket) servers.push(await listenForwarder(modelSocket, port!));
   } catch (error) {
     await Promise.all(servers.map(closeServer));
-    fs.rmSync(dir, { recursive: true, force: true });
+    if (paths) fs.rmSync(paths.dir, { recursive: true, force: true });
     throw error;
   }
   const unshareFlags = ['--map-root-user', ...(ownNetwork ? ['--net'] : []), '--pid', '--fork', '--kill-child', '--mount-proc'];
@@ -285,32 +301,44 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
   // Perl init wherever the tools include a Perl (the verdict then decides, below: an init of the wrong kind is
   // closed and the isolation opened again), else the Node init, which brings the loopback up with `ip`.
   const perl = given ? given.perl ?? null : tools.perl;
-  const initCommand = [
+  const harden = perl ? (given ? given.harden ?? null : hardeningSyscalls()) : null;
+  const initCommand = (lifelineChannel: string, modelChannel: string | null): string[] => [
     tools.unshare!,
     ...unshareFlags,
     ...(perl ? [perl, NAMESPACE_INIT_PERL] : [process.execPath, NAMESPACE_INIT]),
-    ...initArgs({ lifeline: lifelineSocket, token, loopback: ownNetwork ? (perl ? 'up' : tools.ip) : null, forwards: port === null ? [] : [{ port, socket: modelSocket }] }),
+    ...initArgs({ lifeline: lifelineChannel, token, loopback: ownNetwork ? (perl ? 'up' : tools.ip) : null, harden, forwards: modelChannel === null ? [] : [{ port: port!, socket: modelChannel }] }),
   ];
+  const wrapCommand = lifelineSocket ? initCommand(lifelineSocket, modelSocket) : null;
+  let stopModelChannel: (() => void) | null = null;
   let prestarted: SpawnedSplit | null = null;
   let launched = false;
   let closed = false;
   const opened: AttemptIsolation = {
     record: { mode, network: ownNetwork ? 'namespace' : 'host', processes: 'pid-namespace', reason: null },
-    wrap: (file, args) => ({ file: initCommand[0]!, args: [...initCommand.slice(1), file, ...args] }),
+    init: { kind: perl ? 'perl' : 'node', hardened: harden !== null },
+    wrap: (file, args) => {
+      if (!wrapCommand) throw new Error('internal: an isolation opened to be prestarted has no command to wrap');
+      return { file: wrapCommand[0]!, args: [...wrapCommand.slice(1), file, ...args] };
+    },
     prestart: (stdin) => {
-      if (prestarted) return;
+      if (prestarted || closed) return;
+      // Descriptor 3 is the lifeline, 4 the model channel: inherited, so no process of the attempt can reach them.
+      const command = initCommand(passedFd(3), port === null ? null : passedFd(4));
       // The init needs no environment of its own: the engine's comes with the launch message.
-      prestarted = spawnSplit({ file: initCommand[0]!, args: initCommand.slice(1), cwd: dir, env: { ...INIT_ENV }, stdin });
+      const child = spawnSplit({ file: command[0]!, args: command.slice(1), cwd: '/', env: { ...INIT_ENV }, stdin, passSockets: port === null ? 1 : 2 });
+      prestarted = child;
+      if (child.passed[0]) lifeline.accept(child.passed[0]);
+      if (child.passed[1]) stopModelChannel = serveModelChannel(child.passed[1], port!);
     },
     launch: (command) => {
       if (!prestarted || launched || closed) return null;
       launched = true;
-      lifeline?.send(launchLine(command));
+      lifeline.send(launchLine(command));
       return prestarted;
     },
     waiting: () => prestarted !== null && !launched && !closed && prestarted.running(),
     hold: (held) => {
-      lifeline?.hold(held);
+      lifeline.hold(held);
       for (const server of servers) {
         if (held) server.ref();
         else server.unref();
@@ -318,7 +346,7 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
       prestarted?.hold(held);
     },
     settle: async (result) => {
-      if (lifeline) await Promise.race([lifeline.closed, new Promise((resolve) => setTimeout(resolve, LIFELINE_DRAIN_MS).unref())]);
+      await Promise.race([lifeline.closed, new Promise((resolve) => setTimeout(resolve, LIFELINE_DRAIN_MS).unref())]);
       const failure = reports.find((r): r is Extract<InitReport, { type: 'error' }> => r.type === 'error');
       if (failure && !reports.some((r) => r.type === 'started')) {
         const spawnError = Object.assign(new Error(`${failure.stage === 'spawn' ? '' : `namespace ${failure.stage}: `}${failure.message}`), failure.code ? { code: failure.code } : {});
@@ -329,7 +357,8 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     },
     close: async () => {
       closed = true;
-      for (const socket of lifeline?.sockets ?? []) socket.destroy();
+      for (const socket of lifeline.sockets) socket.destroy();
+      stopModelChannel?.();
       // A prestarted init the attempt never launched (it failed first): its lifeline is gone, so it exits; the
       // group kill covers an init that had not connected yet.
       const unlaunched = prestarted !== null && !launched ? (prestarted as SpawnedSplit) : null;
@@ -340,7 +369,7 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
         await Promise.race([unlaunched.settled, new Promise((resolve) => setTimeout(resolve, LIFELINE_DRAIN_MS).unref())]);
       }
       await Promise.all(servers.map(closeServer));
-      fs.rmSync(dir, { recursive: true, force: true });
+      if (paths) fs.rmSync(paths.dir, { recursive: true, force: true });
     },
   };
   if (options.prestart !== undefined) opened.prestart(options.prestart);
@@ -350,9 +379,9 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     await opened.close();
     return unavailable(support);
   }
-  if ((support.perl ?? null) !== perl) {
-    // The init started is not the one the trial passed (a Perl that cannot run the Perl init): closed, and opened
-    // again with the verdict, which starts the other.
+  if ((support.perl ?? null) !== perl || (support.perl ? support.harden ?? null : null) !== harden) {
+    // The init started is not the one the trial passed (a Perl that cannot run the Perl init, or not hardened):
+    // closed, and opened again with the verdict, which starts the other.
     await opened.close();
     return openIsolation({ ...options, support });
   }

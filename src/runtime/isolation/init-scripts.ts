@@ -29,9 +29,30 @@ export const NAMESPACE_INIT_PERL = path.join(PACKAGE_ROOT, 'runtime', 'namespace
  */
 export const INIT_ENV: Readonly<Record<string, string>> = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' };
 
+/**
+ * The syscall numbers the Perl init hardens itself with on this architecture (`prctl`, `unshare`), as its command
+ * line takes them: `"<prctl>,<unshare>"`. Null where they are not known here: the init then runs without (the
+ * engine in the init's own user namespace, the init traceable by it), and `doctor` says so.
+ */
+export function hardeningSyscalls(arch: string = process.arch): string | null {
+  // x86-64's own table; arm64, riscv64 and loongarch64 share the generic one (asm-generic/unistd.h).
+  if (arch === 'x64') return '157,272';
+  if (arch === 'arm64' || arch === 'riscv64' || arch === 'loong64') return '167,97';
+  return null;
+}
+
+/** How an init reaches the harness: a Unix socket's path, or a descriptor it inherited (`fd:N`). */
+export type InitChannel = string;
+
+/** The channel argument for a descriptor the init inherits at `fd`. */
+export function passedFd(fd: number): InitChannel {
+  return `fd:${fd}`;
+}
+
 /** What an init is told about its namespaces on its command line. */
 export interface InitSetup {
-  lifeline: string;
+  /** The lifeline: a path (the init connects, then greets with the token) or a passed descriptor. */
+  lifeline: InitChannel;
   /** What the init sends first on the lifeline (`hello <token>`): the harness takes no other connection for it. */
   token: string;
   /**
@@ -39,15 +60,21 @@ export interface InitSetup {
    * `ip`, the Perl init does it itself and ignores the value.
    */
   loopback: string | null;
-  forwards: ReadonlyArray<{ port: number; socket: string }>;
+  /** {@link hardeningSyscalls}, where the probe's trial hardened the Perl init; null: not hardened. */
+  harden: string | null;
+  /**
+   * Each port forwarded into the network namespace, and where its connections go: a path (the init connects to it
+   * for each), or a passed descriptor that carries them all (the model channel, `runtime/model-channel.cjs`).
+   */
+  forwards: ReadonlyArray<{ port: number; socket: InitChannel }>;
 }
 
 /**
- * The init's arguments before the engine command: lifeline, token, loopback, forward count, then port and socket
- * each.
+ * The init's arguments before the engine command: lifeline, token, loopback, harden, forward count, then port and
+ * channel each.
  */
 export function initArgs(setup: InitSetup): string[] {
-  return [setup.lifeline, setup.token, setup.loopback ?? '-', String(setup.forwards.length), ...setup.forwards.flatMap((forward) => [String(forward.port), forward.socket])];
+  return [setup.lifeline, setup.token, setup.loopback ?? '-', setup.harden ?? '-', String(setup.forwards.length), ...setup.forwards.flatMap((forward) => [String(forward.port), forward.socket])];
 }
 
 function hex(text: string): string {

@@ -9,7 +9,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { INIT_ENV, NAMESPACE_INIT_ENV, NAMESPACE_INIT_PERL, namespaceInitSetting } from './init-scripts.js';
+import { INIT_ENV, NAMESPACE_INIT_ENV, NAMESPACE_INIT_PERL, hardeningSyscalls, namespaceInitSetting } from './init-scripts.js';
 
 /** The outcome of {@link probeNamespaces}. */
 export interface NamespaceSupport {
@@ -23,6 +23,12 @@ export interface NamespaceSupport {
    * Node init (no Perl, or its trial failed while `ip`'s passed).
    */
   perl?: string | null;
+  /**
+   * The syscall numbers the Perl init hardened itself with in the trial (`hardeningSyscalls()`): attempts then run
+   * their engine in a user namespace of its own, below an init it cannot trace. Null or absent: not hardened (the
+   * Node init; an architecture whose numbers are not known; a kernel that refused the nested user namespace).
+   */
+  harden?: string | null;
   /** Why namespaces are unavailable (null when available). */
   reason: string | null;
 }
@@ -98,10 +104,11 @@ export function probeNamespacesAsync(options: ProbeOptions = {}): Promise<Namesp
 
 const TRIAL_TIMEOUT_MS = 10_000;
 
-/** One trial: `unshare` with these arguments; `perl` is set when it runs the Perl init. */
+/** One trial: `unshare` with these arguments; `perl` is set when it runs the Perl init, `harden` when hardened. */
 interface Trial {
   args: string[];
   perl: string | null;
+  harden: string | null;
 }
 
 /**
@@ -110,9 +117,11 @@ interface Trial {
  */
 function trials(tools: NamespaceTools): Trial[] {
   const flags = ['-rnpf', '--kill-child', '--mount-proc'];
+  const harden = hardeningSyscalls();
+  const perlTrial = (spec: string | null): Trial => ({ args: [...flags, tools.perl!, NAMESPACE_INIT_PERL, '--trial', spec ?? '-'], perl: tools.perl, harden: spec });
   return [
-    ...(tools.perl ? [{ args: [...flags, tools.perl, NAMESPACE_INIT_PERL, '--trial'], perl: tools.perl }] : []),
-    ...(tools.ip ? [{ args: [...flags, tools.ip, 'link', 'set', 'lo', 'up'], perl: null }] : []),
+    ...(tools.perl ? [...(harden ? [perlTrial(harden)] : []), perlTrial(null)] : []),
+    ...(tools.ip ? [{ args: [...flags, tools.ip, 'link', 'set', 'lo', 'up'], perl: null, harden: null }] : []),
   ];
 }
 
@@ -163,5 +172,5 @@ function judgeTrial(tools: NamespaceTools, trial: Trial, error: Error | null, st
     const what = trial.perl ? `unshare -rnpf with the Perl init failed (${why})` : `unshare -rnpf failed (${why})`;
     return { available: false, unshare, ip, perl: null, reason: `${what}; user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces)` };
   }
-  return { available: true, unshare, ip, perl: trial.perl, reason: null };
+  return { available: true, unshare, ip, perl: trial.perl, harden: trial.harden, reason: null };
 }
