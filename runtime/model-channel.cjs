@@ -125,7 +125,8 @@ class ModelChannel {
   }
 
   receive(chunk) {
-    let data = this.partial ? Buffer.concat([this.partial, chunk]) : chunk;
+    if (this.ended) return;
+    const data = this.partial ? Buffer.concat([this.partial, chunk]) : chunk;
     let at = 0;
     while (data.length - at >= HEADER) {
       const length = data.readUInt32BE(at + 5);

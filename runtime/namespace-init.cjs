@@ -2,8 +2,8 @@
 // PID 1 there). Plain CommonJS with nothing beyond Node's own modules, so it starts fast (no ES-module loader:
 // ~4 ms less) and runs the same from a checkout and from dist. It:
 //   1. brings the loopback interface of the fresh network namespace up (`ip link set lo up`),
-//   2. listens on 127.0.0.1:<port> for each forwarded port and pipes every connection to a Unix socket of the
-//      harness (the model server lives outside the namespace; a path socket crosses network namespaces),
+//   2. listens on 127.0.0.1:<port> for each forwarded port and carries every connection to the harness (the model
+//      server lives outside the namespace): over the model channel it inherited, or to a Unix socket by path,
 //   3. holds a "lifeline" connection to the harness: when the harness dies, the kernel closes it and this
 //      process exits, which ends every process of the namespace,
 //   4. starts the engine with the inherited stdio and exits when it does, reporting the exact exit over the

@@ -4,7 +4,7 @@
  * -9), the engine's own exit is reported, and the fallback is recorded or refused. No packet leaves the machine:
  * the probes read /proc and try a connect only where no route exists.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
@@ -15,6 +15,7 @@ import { runAttempt } from '../../src/core/run-attempt.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { NAMESPACE_INIT, NAMESPACE_INIT_PERL, openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode, resolveNamespaceInit } from '../../src/runtime/isolation/mode.js';
+import { hardeningSyscalls } from '../../src/runtime/isolation/init-scripts.js';
 import { keepSpare, takeSpare } from '../../src/runtime/isolation/spare.js';
 import { findNamespaceTools, probeNamespaces, probeNamespacesAsync, type NamespaceSupport } from '../../src/runtime/isolation/probe.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
@@ -416,6 +417,16 @@ describe.skipIf(!support.available || !support.perl)('which init', () => {
     } finally {
       probeNamespaces({ refresh: true });
     }
+  });
+
+  it.runIf(Boolean(hardeningSyscalls()))("the Perl init's trial hardens as an attempt would: it fails where the kernel refuses that, and passes without it", () => {
+    const trial = (harden: string) => spawnSync(support.unshare!, ['-rnpf', '--kill-child', '--mount-proc', support.perl!, NAMESPACE_INIT_PERL, '--trial', harden], { encoding: 'utf8', env: {} });
+    expect(trial(hardeningSyscalls()!).status).toBe(0);
+    // Syscall numbers no kernel has: the trial fails (the probe then tries the Perl init without hardening).
+    const refused = trial('99999,99998');
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/prctl/);
+    expect(trial('-').status).toBe(0);
   });
 
   it('an init started as Perl before a verdict without Perl is replaced by the Node init, and the engine runs', async () => {

@@ -4,8 +4,11 @@
  * - a **network namespace** with only loopback (scripted mode): nothing the agent runs can connect anywhere but
  *   127.0.0.1, proxy variables or not. The model server stays outside; inside, the init
  *   (`runtime/namespace-init.pl` where the probe ran it, else `namespace-init.cjs`) listens on the same 127.0.0.1
- *   port and pipes each connection to a Unix socket here, which pipes it on to the server. So the engine's
- *   configured base URL works unchanged.
+ *   port and carries each connection to the harness, which carries it on to the server. So the engine's configured
+ *   base URL works unchanged. A prestarted init (split streams) carries them over the model channel, a socket it
+ *   inherited (`model-channel.ts`), and holds its lifeline the same way: no process of the attempt can reach
+ *   either. An init started in a terminal (PTY, `script`) inherits nothing, so it connects to Unix sockets here
+ *   by path, one per connection (a path the agent could take over: README, Isolation, known limits).
  * - a **PID namespace** whose first process is that init: when it exits (the engine exited, or the harness died
  *   and closed its lifeline socket) or is killed (`--kill-child` when `unshare` is killed), the kernel kills
  *   every process in the namespace, `setsid`'d or daemonised ones included.
