@@ -8,9 +8,8 @@
 //      process exits, which ends every process of the namespace,
 //   4. starts the engine with the inherited stdio and exits when it does, reporting the exact exit over the
 //      lifeline (as PID 1 it cannot die of the engine's signal, so it exits 128+n and says which signal).
-// Started without an engine command (split-stream attempts), it sets up and then waits for one line on the
-// lifeline, {"type":"launch","file","args","env","cwd"}: the harness starts it while it still writes the engine's
-// config, so this process's start-up (a Node start, ~40 ms) is not added to the attempt.
+// It sets up and then waits for the engine command on the lifeline (below): the harness starts it while it still
+// writes the engine's config, so this process's start-up (a Node start, ~40 ms) is not added to the attempt.
 // It never writes to stdout or stderr: those carry the engine's stream. Signals are not forwarded: the harness
 // signals the whole process group (the engine is in it), and PID 1 ignores signals it has no handler for.
 //
@@ -18,13 +17,13 @@
 // ~3 ms, a Node start ~30). Both take the same command line and messages, which carry no JSON (Perl's base has no
 // JSON module); only the reports are JSON:
 // argv: node namespace-init.cjs <lifeline> <token> <loopback: "-" or the path of `ip`> <harden> <forward count>
-//       [<port> <channel>]... [<engine file> [engine args...]]
-// The lifeline and each channel are a Unix socket's path or "fd:N", a descriptor the harness passed (split-stream
-// attempts; namespace-init.pl says why). A forward to a descriptor carries every connection over it, framed
-// (model-channel.cjs). `harden` is the Perl init's (syscalls Node cannot make): this init ignores it, and the probe
-// reports the Node init as not hardened.
-// The first line on the lifeline is "hello <token>": the harness takes no other connection for the init's (a path
-// socket is one the agent can reach).
+//       [<port> <channel>]...
+// The lifeline and each channel are "fd:N", a descriptor the harness passed, or a Unix socket's path, connected
+// once at the start (namespace-init.pl says why). A forward carries every connection to its port over its channel,
+// framed (model-channel.cjs). `harden` is the Perl init's (syscalls Node cannot make): this init ignores it, and
+// the probe reports the Node init as not hardened.
+// The first line on the lifeline, and on a channel connected by path, is "hello <token>": the harness takes no
+// other connection for the init's.
 // launch: "launch <file> <cwd> <arg count> <arg>... <env count> <NAME=value>...\n", every string as hex of its UTF-8
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
@@ -35,7 +34,6 @@ const { ModelChannel } = require('./model-channel.cjs');
 const [lifelineSpec, token, loopback, , forwardCount, ...rest] = process.argv.slice(2);
 const forwards = [];
 for (let i = 0; i < Number(forwardCount); i++) forwards.push({ port: Number(rest.shift()), socket: rest.shift() });
-const [file, ...args] = rest;
 
 /** "fd:N": the descriptor the harness passed (libuv keeps it from the engine: close-on-exec), else null. */
 function passedFd(spec) {
@@ -78,9 +76,8 @@ function parseLaunch(line) {
   return { file: launchFile, args: launchArgs, env, cwd };
 }
 
-/** The engine command: from argv, or (waiting mode) the harness's launch message. */
+/** The engine command: the harness's launch message. */
 function nextLaunch() {
-  if (file !== undefined) return Promise.resolve({ file, args, env: process.env, cwd: process.cwd() });
   if (launches.length > 0) return Promise.resolve(launches.shift());
   return new Promise((resolve) => {
     launchWaiter = resolve;
@@ -110,24 +107,13 @@ function fail(stage, error) {
 
 async function listen(forward) {
   const fd = passedFd(forward.socket);
-  // The engine's connections are streams over the passed descriptor; the harness carries each to the model server.
-  const channel = fd === null ? null : new ModelChannel(new net.Socket({ fd, readable: true, writable: true }), { onEnd: () => process.exit(137) });
+  // The engine's connections are streams over the channel; the harness carries each to the model server.
+  const socket = fd === null ? net.connect(forward.socket) : new net.Socket({ fd, readable: true, writable: true });
+  if (fd === null) socket.write(`hello ${token}\n`);
+  const channel = new ModelChannel(socket, { onEnd: () => process.exit(137) });
   // No Nagle delay on the engine's TCP side: a streamed reply is many small writes. Half-open: the engine may end
   // its side while the reply still comes.
-  const server = net.createServer({ noDelay: true, allowHalfOpen: channel !== null }, (inbound) => {
-    if (channel) {
-      channel.attach(inbound);
-      return;
-    }
-    const outbound = net.connect(forward.socket);
-    inbound.pipe(outbound).pipe(inbound);
-    const close = () => {
-      inbound.destroy();
-      outbound.destroy();
-    };
-    inbound.on('error', close);
-    outbound.on('error', close);
-  });
+  const server = net.createServer({ noDelay: true, allowHalfOpen: true }, (inbound) => channel.attach(inbound));
   await new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(forward.port, '127.0.0.1', resolve);

@@ -9,17 +9,19 @@
 #   - the loopback is brought up with two ioctls (SIOCGIFFLAGS, SIOCSIFFLAGS), not by starting `ip`;
 #   - the engine's exit is seen through a pidfd (Linux 5.3+; a 20 ms poll without one), so no signal handler races
 #     the select loop; as PID 1 it also reaps the orphans the engine leaves;
-#   - a forwarded connection keeps its half-close (shutdown), where Node's pipe closes both ways.
+#   - a forwarded connection keeps its half-close (shutdown) on the engine's side.
 # It writes nothing to stdout or stderr (the engine's stream), sends with MSG_NOSIGNAL instead of ignoring SIGPIPE
 # (an ignored signal would be inherited by the engine), and resets the signals it touched before the exec.
 #
 # argv: namespace-init.pl <lifeline> <token> <loopback: "-" to leave it down, else anything> <harden: "-" or
-#       "<prctl>,<unshare>"> <forward count> [<port> <channel>]... [<engine file> [engine args...]]
-#    The lifeline and each channel are a Unix socket's path, or "fd:N": a descriptor the harness passed (split-stream
-#    attempts), which no process of the attempt can reach. A forward to a path connects to it for every connection
-#    (the harness pipes each to the model server); a forward to a descriptor carries them all over it, framed
-#    (model-channel.cjs says how).
-#    The first line on the lifeline is "hello <token>": the harness takes no other connection for the init's.
+#       "<prctl>,<unshare>"> <forward count> [<port> <channel>]...
+#    The lifeline and each channel are "fd:N", a descriptor the harness passed (split-stream attempts), or a Unix
+#    socket's path (PTY and `script` attempts, whose init starts in a terminal and inherits nothing), connected once
+#    at the start. Either way it exists before the engine does, and no process of the attempt can reach it: the
+#    harness removes the paths once the init is connected, before it sends the launch message. A forward carries
+#    every connection to its port over its channel, framed (model-channel.cjs says how).
+#    The first line on the lifeline, and on a channel connected by path, is "hello <token>": the harness takes no
+#    other connection for the init's.
 #    harden: this architecture's syscall numbers of prctl and unshare. The init makes itself undumpable (no process
 #    of the attempt can trace it, read its memory or take its descriptors: the engine has no capability in the
 #    init's user namespace, since it runs in one of its own, nested below).
@@ -56,7 +58,6 @@ sub FD_CLOEXEC () { 1 }
 sub PR_SET_DUMPABLE () { 4 }
 sub CLONE_NEWUSER () { 0x10000000 }
 sub PIDFD_OPEN () { 434 }  # the same number on every architecture (added after the syscall tables were unified)
-sub BUFFER_LIMIT () { 65536 }  # bytes a forwarded direction holds before it stops reading
 # The model channel's frames (model-channel.cjs): types, header size, each direction's credit, largest DATA.
 sub M_OPEN () { 1 }
 sub M_DATA () { 2 }
@@ -121,7 +122,6 @@ if (@ARGV && $ARGV[0] eq '--trial') {
 my ($lifeline_spec, $token, $loopback, $harden_spec, $forward_count, @rest) = @ARGV;
 my $harden = parse_harden($harden_spec);
 my @forwards = map { [ shift @rest, shift @rest ] } 1 .. ($forward_count // 0);
-my @argv_engine = @rest;
 
 sub json_string {
   my ($text) = @_;
@@ -209,20 +209,17 @@ if ($loopback ne '-') {
 
 my @listeners;
 for my $forward (@forwards) {
-  my ($port, $path) = @$forward;
+  my ($port, $spec) = @$forward;
   my $listener;
-  my $channel;
-  if ($path =~ /^fd:/) {
-    my $handle = open_channel($path) // fail('forward', "channel $path: $!", errno_name($! + 0));
-    nonblocking($handle);
-    $channel = { handle => $handle, out => '', in => '', streams => {}, next_id => 1 };
-  }
+  my $handle = open_channel($spec) // fail('forward', "channel $spec: $!", errno_name($! + 0));
+  nonblocking($handle);
+  my $channel = { handle => $handle, out => $spec =~ /^fd:/ ? '' : "hello $token\n", in => '', streams => {}, next_id => 1 };
   socket($listener, AF_INET, SOCK_STREAM, 0) or fail('forward', "socket: $!", errno_name($! + 0));
   setsockopt($listener, SOL_SOCKET, SO_REUSEADDR, 1);
   bind($listener, sockaddr_loopback($port)) or fail('forward', "listen 127.0.0.1:$port: $!", errno_name($! + 0));
   listen($listener, 511) or fail('forward', "listen 127.0.0.1:$port: $!", errno_name($! + 0));
   nonblocking($listener);
-  push @listeners, { handle => $listener, path => $path, channel => $channel };
+  push @listeners, { handle => $listener, channel => $channel };
 }
 
 my $received = '';
@@ -316,63 +313,19 @@ sub reap {
   }
 }
 
-# Forwarded connections: each a pair of sockets and what is on its way from one to the other.
-my @connections;
-
 sub accept_on {
   my ($listener) = @_;
+  my $channel = $listener->{channel};
   while (accept(my $inbound, $listener->{handle})) {
-    if (my $channel = $listener->{channel}) {
-      setsockopt($inbound, IPPROTO_TCP, TCP_NODELAY, 1);
-      nonblocking($inbound);
-      my $id = $channel->{next_id}++;
-      $channel->{streams}{$id} = { socket => $inbound, pending => '', credit => M_WINDOW, read_ended => 0, eof_received => 0, shut => 0, unacked => 0 };
-      channel_send($channel, M_OPEN, $id);
-      next;
-    }
-    my $outbound;
-    unless (socket($outbound, AF_UNIX, SOCK_STREAM, 0) && connect($outbound, sockaddr_un($listener->{path}))) {
-      close $inbound;
-      next;
-    }
     setsockopt($inbound, IPPROTO_TCP, TCP_NODELAY, 1);
-    nonblocking($_) for $inbound, $outbound;
-    push @connections, { sockets => [ $inbound, $outbound ], pending => [ '', '' ], ended => [ 0, 0 ], shut => [ 0, 0 ] };
+    nonblocking($inbound);
+    my $id = $channel->{next_id}++;
+    $channel->{streams}{$id} = { socket => $inbound, pending => '', credit => M_WINDOW, read_ended => 0, eof_received => 0, shut => 0, unacked => 0 };
+    channel_send($channel, M_OPEN, $id);
   }
 }
 
-# Moves bytes for one connection: side $from's reads go to side 1 - $from. Returns false when it is done.
-sub pump {
-  my ($connection, $readable, $writable) = @_;
-  for my $from (0, 1) {
-    my $to = 1 - $from;
-    my $source = $connection->{sockets}[$from];
-    if (vec($readable, fileno($source), 1)) {
-      my $read = sysread($source, my $chunk, 65536);
-      if (defined $read) {
-        if ($read == 0) { $connection->{ended}[$from] = 1 }
-        else { $connection->{pending}[$to] .= $chunk }
-      }
-      elsif ($! != EINTR && $! != EAGAIN) { return 0 }
-    }
-  }
-  for my $to (0, 1) {
-    my $target = $connection->{sockets}[$to];
-    if (length $connection->{pending}[$to]) {
-      my $sent = send($target, $connection->{pending}[$to], MSG_NOSIGNAL);
-      if (defined $sent) { substr($connection->{pending}[$to], 0, $sent, '') }
-      elsif ($! != EINTR && $! != EAGAIN) { return 0 }
-    }
-    # What one side ended is ended on the other once it is all there.
-    if ($connection->{ended}[ 1 - $to ] && !length $connection->{pending}[$to] && !$connection->{shut}[$to]) {
-      shutdown($target, SHUT_WR);
-      $connection->{shut}[$to] = 1;
-    }
-  }
-  return !($connection->{shut}[0] && $connection->{shut}[1]);
-}
-
-# The model channel (a forward to "fd:N"): every connection accepted is a stream of frames over it.
+# The model channel (each forward's): every connection accepted is a stream of frames over it.
 sub channel_send {
   my ($channel, $type, $id, $payload) = @_;
   $payload //= '';
@@ -446,8 +399,6 @@ sub pump_stream {
   return 0;
 }
 
-start_engine({ file => $argv_engine[0], args => [ @argv_engine[ 1 .. $#argv_engine ] ], cwd => '.', env => [ map { "$_=$ENV{$_}" } keys %ENV ] }) if @argv_engine;
-
 while (1) {
   if (!defined $engine_pid && @launches) {
     start_engine(shift @launches);
@@ -463,20 +414,13 @@ while (1) {
   vec($readable, fileno($lifeline), 1) = 1;
   vec($readable, fileno($_->{handle}), 1) = 1 for @listeners;
   vec($readable, fileno($engine_pidfd), 1) = 1 if $engine_pidfd;
-  for my $channel (map { $_->{channel} // () } @listeners) {
+  for my $channel (map { $_->{channel} } @listeners) {
     vec($readable, fileno($channel->{handle}), 1) = 1;
     vec($writable, fileno($channel->{handle}), 1) = 1 if length $channel->{out};
     # A stream is read while it has credit, and while the channel is not backed up.
     for my $stream (values %{ $channel->{streams} }) {
       vec($readable, fileno($stream->{socket}), 1) = 1 if !$stream->{read_ended} && $stream->{credit} > 0 && length($channel->{out}) < 4 * M_WINDOW;
       vec($writable, fileno($stream->{socket}), 1) = 1 if length $stream->{pending};
-    }
-  }
-  for my $connection (@connections) {
-    for my $side (0, 1) {
-      my $other = 1 - $side;
-      vec($readable, fileno($connection->{sockets}[$side]), 1) = 1 if !$connection->{ended}[$side] && length($connection->{pending}[$other]) < BUFFER_LIMIT;
-      vec($writable, fileno($connection->{sockets}[$side]), 1) = 1 if length $connection->{pending}[$side];
     }
   }
   # Without a pidfd, the engine's exit is seen by polling (a pidfd needs Linux 5.3).
@@ -486,7 +430,7 @@ while (1) {
   read_lifeline() if vec($can_read, fileno($lifeline), 1);
   for my $listener (@listeners) {
     accept_on($listener) if vec($can_read, fileno($listener->{handle}), 1);
-    my $channel = $listener->{channel} or next;
+    my $channel = $listener->{channel};
     read_channel($channel) if vec($can_read, fileno($channel->{handle}), 1);
     for my $id (keys %{ $channel->{streams} }) {
       my $stream = $channel->{streams}{$id} or next;
@@ -494,10 +438,4 @@ while (1) {
     }
     write_channel($channel) if length $channel->{out};
   }
-  @connections = grep {
-    my $connection = $_;
-    my $open = pump($connection, $can_read, $can_write);
-    close $_ for $open ? () : @{ $connection->{sockets} };
-    $open;
-  } @connections;
 }

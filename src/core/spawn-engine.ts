@@ -8,7 +8,7 @@ import { runPassthrough } from '../runtime/passthrough.js';
 import type { ProcessResult } from '../runtime/process-result.js';
 import { runProcess, superviseSplit } from '../runtime/process.js';
 import type { AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
-import { checkSpawnable, runPty } from '../runtime/pty.js';
+import { checkSpawnable, ptyEnv, runPty } from '../runtime/pty.js';
 import { feedLine } from '../translate/feed.js';
 import { createLineSplitter } from '../translate/line-splitter.js';
 import type { RaspBuilder } from '../translate/rasp-builder.js';
@@ -52,14 +52,22 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
     if (unspawnable) return { pid: null, exitCode: null, signal: null, timedOut: false, canceled: false, durationMs: 0, spawnError: unspawnable };
   }
   const supervision = { timeoutMs: input.timeoutMs, ...(input.signal ? { signal: input.signal } : {}), ...(input.hurry ? { hurry: input.hurry } : {}) };
-  /** The command to start here: wrapped in the namespaces' init when this attempt has them. */
-  const started = () => ({ ...(input.isolation ? input.isolation.wrap(input.file, input.args) : { file: input.file, args: input.args }), cwd: input.cwd, env: input.env, ...supervision });
+  /**
+   * The command to start here, with `env` for the engine: with namespaces, their init (and the environment it starts
+   * with), which is sent the engine's command once it is connected.
+   */
+  const started = (env: Record<string, string>) => ({
+    ...(input.isolation ? input.isolation.wrap({ file: input.file, args: input.args, env, cwd: input.cwd }) : { file: input.file, args: input.args, env }),
+    cwd: input.cwd,
+    ...supervision,
+  });
   let result: ProcessResult;
   if (io === 'pty') {
-    result = await runPty({ ...started(), onChunk: feed, onTiming: (line) => writer.timing(line) });
+    // Inside the namespaces the PTY's process is the init: the engine gets what node-pty would have added for it.
+    result = await runPty({ ...started(input.isolation?.init ? ptyEnv(input.env, input.cwd) : input.env), onChunk: feed, onTiming: (line) => writer.timing(line) });
   } else if (io === 'passthrough') {
     // `script` owns the terminal and writes the log itself; it is parsed once the engine is done.
-    result = await runPassthrough({ ...started(), logOut: audit.ptyOutput, logTiming: audit.ptyTiming });
+    result = await runPassthrough({ ...started(input.env), logOut: audit.ptyOutput, logTiming: audit.ptyTiming });
     // Read in chunks: an interactive session's log can be long.
     try {
       if (fs.existsSync(audit.ptyOutput)) {
@@ -71,9 +79,9 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
   } else {
     // With namespaces the init was started earlier (prestart): it is only told what to run.
     const prestarted = input.signal?.aborted ? null : input.isolation?.launch({ file: input.file, args: input.args, env: input.env, cwd: input.cwd }) ?? null;
-    result = prestarted
-      ? await superviseSplit(prestarted, { ...supervision, onChunk: feed })
-      : await runProcess({ ...started(), stdin: input.stdin === 'ignore' ? 'ignore' : { text: '' }, onChunk: feed });
+    if (prestarted) result = await superviseSplit(prestarted, { ...supervision, onChunk: feed });
+    else if (input.isolation?.init) result = { pid: null, exitCode: null, signal: null, timedOut: false, canceled: true, durationMs: 0, spawnError: input.signal?.aborted ? null : new Error('internal: the namespaces\' init was not started') };
+    else result = await runProcess({ file: input.file, args: input.args, cwd: input.cwd, env: input.env, ...supervision, stdin: input.stdin === 'ignore' ? 'ignore' : { text: '' }, onChunk: feed });
   }
   for (const line of splitter.flush()) feedLine(rasp, line);
   return input.isolation ? input.isolation.settle(result) : result;

@@ -58,6 +58,17 @@ export function checkSpawnable(file: string, cwd: string, env: Record<string, st
   return dirs.some((dir) => isExecutable(path.join(dir, file))) ? null : spawnError(`spawn ${file} ENOENT (PATH=${env.PATH ?? ''})`, 'ENOENT', file);
 }
 
+/** The name node-pty gives the terminal (and `TERM`) when the environment names none. */
+const DEFAULT_TERM = 'xterm-256color';
+
+/**
+ * `env` as node-pty gives it to the process it starts in `cwd` (`PWD`, and `TERM` when unset): what an engine gets
+ * when the PTY's own process is the namespaces' init, which passes the engine exactly the environment it is sent.
+ */
+export function ptyEnv(env: Record<string, string>, cwd: string): Record<string, string> {
+  return { ...env, PWD: cwd, TERM: env.TERM ?? DEFAULT_TERM };
+}
+
 /** `SIGTERM` for 15 and so on (node-pty reports signals as numbers). */
 function signalNameOf(signal: number): string {
   const entry = Object.entries(osConstants.signals).find(([, value]) => value === signal);
@@ -90,7 +101,7 @@ export async function runPty(options: RunPtyOptions): Promise<ProcessResult> {
   try {
     const pty = await import('@lydell/node-pty');
     child = pty.spawn(options.file, [...options.args], {
-      name: options.env.TERM ?? 'xterm-256color',
+      name: options.env.TERM ?? DEFAULT_TERM,
       cols: options.cols ?? 120,
       rows: options.rows ?? 40,
       cwd: options.cwd,

@@ -75,8 +75,8 @@ async function runIsolated(kind: InitKind, via: InitStart, script: string, optio
       if (!child) throw new Error('prestart started nothing');
       result = await superviseSplit(child, supervise);
     } else {
-      const command = isolation.wrap(file, args);
-      result = await runProcess({ file: command.file, args: command.args, cwd: tmp, env, stdin: 'ignore', ...supervise });
+      const command = isolation.wrap({ file, args, env, cwd: tmp });
+      result = await runProcess({ file: command.file, args: command.args, cwd: tmp, env: command.env, stdin: 'ignore', ...supervise });
     }
     return { result: await isolation.settle(result), output: Buffer.concat(chunks).toString('utf8'), record: isolation.record };
   } finally {
@@ -124,8 +124,8 @@ Promise.all(Array.from({ length: 8 }, () => fetch('${modelUrl}', { method: 'POST
         isolation.prestart('ignore');
         result = await superviseSplit(isolation.launch({ file: process.execPath, args: ['-e', script, ...odd], env, cwd })!, supervise);
       } else {
-        const command = isolation.wrap(process.execPath, ['-e', script, ...odd]);
-        result = await runProcess({ file: command.file, args: command.args, cwd, env, stdin: 'ignore', ...supervise });
+        const command = isolation.wrap({ file: process.execPath, args: ['-e', script, ...odd], env, cwd });
+        result = await runProcess({ file: command.file, args: command.args, cwd, env: command.env, stdin: 'ignore', ...supervise });
       }
       result = await isolation.settle(result);
       const output = Buffer.concat(chunks).toString('utf8');
@@ -137,8 +137,8 @@ Promise.all(Array.from({ length: 8 }, () => fetch('${modelUrl}', { method: 'POST
   });
 
   it.runIf(via === 'wrap')('a process of the attempt that connects to the lifeline gets nothing from it and cannot forge a report', async () => {
-    // The agent can read the lifeline's path and the init's token from its PID 1's command line, and the socket is
-    // on the host's filesystem. It connects, greets, claims a clean exit and a spawn failure, and listens.
+    // The agent can read the lifeline's path and the init's token from its PID 1's command line. The path is gone by
+    // the time the engine runs; were it not, it connects, greets, claims a clean exit and a spawn failure, and listens.
     fs.writeFileSync(path.join(tmp, 'rogue.cjs'), `
 const fs = require('fs');
 const net = require('net');
@@ -164,7 +164,7 @@ setTimeout(() => done('still open'), 3000);
   it('a connection to the lifeline before the init (another attempt racing it) is refused, and the init still gets its place', async () => {
     const isolation = await openIsolation({ mode: 'require', modelUrl, support: supportFor(kind) });
     try {
-      const life = isolation.wrap('/bin/true', []).args.find((arg) => arg.endsWith('life.sock'))!;
+      const life = isolation.paths!.lifeline;
       const rogue = net.connect(life);
       let got = '';
       rogue.setEncoding('utf8');
@@ -180,8 +180,8 @@ setTimeout(() => done('still open'), 3000);
         isolation.prestart('ignore');
         result = await superviseSplit(isolation.launch({ file: '/bin/sh', args: ['-c', 'exit 5'], env, cwd: tmp })!, {});
       } else {
-        const command = isolation.wrap('/bin/sh', ['-c', 'exit 5']);
-        result = await runProcess({ file: command.file, args: command.args, cwd: tmp, env, stdin: 'ignore' });
+        const command = isolation.wrap({ file: '/bin/sh', args: ['-c', 'exit 5'], env, cwd: tmp });
+        result = await runProcess({ file: command.file, args: command.args, cwd: tmp, env: command.env, stdin: 'ignore' });
       }
       expect(await isolation.settle(result)).toMatchObject({ exitCode: 5, signal: null, spawnError: null });
       expect(got).toBe('');
@@ -190,7 +190,7 @@ setTimeout(() => done('still open'), 3000);
     }
   });
 
-  it.runIf(via === 'prestart')('no process of the attempt can put itself between the engine and the model: the init reaches the harness through descriptors it inherited, not paths', async () => {
+  it('no process of the attempt can put itself between the engine and the model: the init reaches the harness through descriptors it inherited, or paths gone before the engine starts', async () => {
     // The attack that worked while the init connected to the model socket by path: every path on PID 1's command
     // line that is a socket is moved aside and answered by the agent, and then the engine asks the model.
     fs.writeFileSync(path.join(tmp, 'impostor.cjs'), `
@@ -207,7 +207,7 @@ Promise.all(sockets.map((socket) => new Promise((resolve) => {
 });`);
     const { result, output } = await runIsolated(kind, via, 'node impostor.cjs');
     expect(result.exitCode, output).toBe(0);
-    expect(JSON.parse(output)).toEqual({ replaced: 0, channels: 2, model: 'scripted model here' });
+    expect(JSON.parse(output)).toEqual({ replaced: 0, channels: via === 'prestart' ? 2 : 0, model: 'scripted model here' });
   });
 
   it.runIf(kind === 'perl' && Boolean(support.harden))("the engine cannot trace the init: it runs in a user namespace of its own, and the init's memory and environment are closed to it", async () => {
@@ -252,8 +252,8 @@ console.log(JSON.stringify([
 import { openIsolation } from ${JSON.stringify(path.resolve('src/runtime/isolation/attempt-isolation.ts'))};
 import { runProcess } from ${JSON.stringify(path.resolve('src/runtime/process.ts'))};
 const isolation = await openIsolation({ mode: 'require', modelUrl: ${JSON.stringify(modelUrl)}, support: ${JSON.stringify(supportFor(kind))} });
-const command = isolation.wrap('/bin/sh', ['-c', ${JSON.stringify(`setsid ${sleeper} >/dev/null 2>&1 </dev/null & sleep 60`)}]);
-await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify(tmp)}, env: { PATH: process.env.PATH }, stdin: 'ignore' });
+const command = isolation.wrap({ file: '/bin/sh', args: ['-c', ${JSON.stringify(`setsid ${sleeper} >/dev/null 2>&1 </dev/null & sleep 60`)}], env: { PATH: process.env.PATH }, cwd: ${JSON.stringify(tmp)} });
+await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify(tmp)}, env: command.env, stdin: 'ignore' });
 `);
     const child = spawn(process.execPath, ['--import', 'tsx', harness], { stdio: 'ignore' });
     try {
@@ -267,9 +267,8 @@ await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify
   it.runIf(via === 'prestart')('an init prestarted for an attempt that failed before its engine started is gone after close', async () => {
     const isolation = await openIsolation({ mode: 'require', modelUrl, support: supportFor(kind) });
     isolation.prestart('ignore');
-    // The init's command line carries its token (after the lifeline): a marker unique to this attempt.
-    const wrapped = isolation.wrap('/bin/true', []).args;
-    const marker = wrapped[wrapped.findIndex((arg) => arg.endsWith('life.sock')) + 1] ?? '';
+    // The init's command line carries its token: a marker unique to this attempt.
+    const marker = isolation.paths!.token;
     expect(marker).toMatch(/^[0-9a-f]{32}$/);
     expect(await eventually(() => pidsWithMarker(marker).length > 0, 10_000)).toBe(true);
     await isolation.close();
@@ -300,8 +299,8 @@ if (${JSON.stringify(via)} === 'prestart') {
   isolation.prestart('ignore');
   result = await superviseSplit(isolation.launch({ file: process.execPath, args: list, env, cwd: '/' }), supervise);
 } else {
-  const command = isolation.wrap(process.execPath, list);
-  result = await runProcess({ file: command.file, args: command.args, cwd: '/', env, stdin: 'ignore', ...supervise });
+  const command = isolation.wrap({ file: process.execPath, args: list, env, cwd: '/' });
+  result = await runProcess({ file: command.file, args: command.args, cwd: '/', env: command.env, stdin: 'ignore', ...supervise });
 }
 await isolation.settle(result);
 await isolation.close();
@@ -360,7 +359,7 @@ const lifelineFile = ${JSON.stringify(lifelineFile)};
 keepSpare('k', async () => {
   const isolation = await openIsolation({ mode: 'require', modelUrl: ${JSON.stringify(modelUrl)} });
   isolation.prestart('ignore');
-  fs.writeFileSync(lifelineFile, isolation.wrap('/bin/true', []).args.find((arg) => arg.endsWith('life.sock')));
+  fs.writeFileSync(lifelineFile, isolation.paths.token);
   return isolation;
 });
 ${tail}
@@ -385,7 +384,7 @@ ${tail}
     // The spare starts once the module is done (on a timer that does not hold the process): wait until it has.
     const { code, marker } = await processKeepingSpare('spare-exit', 'while (!fs.existsSync(lifelineFile)) await new Promise((resolve) => setTimeout(resolve, 20));');
     expect(code).toBe(0);
-    expect(marker).toMatch(/life\.sock$/);
+    expect(marker).toMatch(/^[0-9a-f]{32}$/);
     expect(await eventually(() => pidsWithMarker(marker).length === 0, 10_000)).toBe(true);
   });
 
@@ -464,7 +463,7 @@ describe('fallback and refusal', () => {
   it('auto falls back and records why: proxy-only network (scripted), host network (live), process group', async () => {
     const scripted = await openIsolation({ mode: 'auto', modelUrl: 'http://127.0.0.1:1', support: unavailable });
     expect(scripted.record).toEqual({ mode: 'auto', network: 'proxy-only', processes: 'process-group', reason: 'user namespaces are disabled (test)' });
-    expect(scripted.wrap('/bin/true', ['x'])).toEqual({ file: '/bin/true', args: ['x'] });
+    expect(scripted.wrap({ file: '/bin/true', args: ['x'], env: { A: '1' }, cwd: tmp })).toEqual({ file: '/bin/true', args: ['x'], env: { A: '1' } });
     const live = await openIsolation({ mode: 'auto', modelUrl: null, support: unavailable });
     expect(live.record.network).toBe('host');
   });

@@ -58,8 +58,17 @@ export interface AttemptIsolation {
    * of its own, the init not traceable by it). Null without namespaces.
    */
   init: { kind: 'perl' | 'node'; hardened: boolean } | null;
-  /** The command that runs `file args` inside the namespaces (unchanged without them). */
-  wrap(file: string, args: readonly string[]): { file: string; args: string[] };
+  /**
+   * The command to start in a terminal (PTY, `script`) that runs `command` inside the namespaces: the init, with the
+   * environment it starts with; the engine's command, environment and directory follow over its lifeline once it
+   * is connected. Without namespaces, `command` itself. Once per isolation, and not with {@link prestart}.
+   */
+  wrap(command: { file: string; args: readonly string[]; env: Record<string, string>; cwd: string }): { file: string; args: string[]; env: Record<string, string> };
+  /**
+   * The Unix sockets a wrapped init connects to, and the token it greets with (null when the isolation was opened
+   * to be prestarted, or has no namespaces). They are removed once the init is connected.
+   */
+  paths: { lifeline: string; model: string | null; token: string } | null;
   /**
    * Starts the namespaces and their init now, with split pipes, before the engine command is known (the harness
    * is still writing its config): {@link launch} then only sends the command. Does nothing without namespaces.
@@ -109,24 +118,63 @@ function socketDir(): string {
   return fs.mkdtempSync(path.join(base, 'ah-ns-'));
 }
 
-/** Listens on a Unix socket; every connection is piped to 127.0.0.1:`port`. */
-async function listenForwarder(socket: string, port: number): Promise<net.Server> {
-  const server = net.createServer((inbound) => {
-    // No Nagle delay towards the model server: requests and streamed replies are many small writes.
-    const outbound = net.connect({ port, host: '127.0.0.1', noDelay: true });
-    inbound.pipe(outbound).pipe(inbound);
-    const close = (): void => {
-      inbound.destroy();
-      outbound.destroy();
+/**
+ * Listens on a Unix socket for the init's model channel (wrap mode): the first connection that opens with
+ * `hello <token>` is served as the channel (its streams carried to 127.0.0.1:`port`); any other is closed unread.
+ * `accepted` resolves when the channel is taken.
+ */
+async function listenChannel(socket: string, token: string, port: number): Promise<{ server: net.Server; accepted: Promise<void>; stop: () => void }> {
+  let taken = false;
+  /** Every open connection (the channel and refused ones not yet gone), destroyed by stop(). */
+  const connections = new Set<net.Socket>();
+  let stopChannel: (() => void) | null = null;
+  let markAccepted: () => void = () => undefined;
+  const accepted = new Promise<void>((resolve) => {
+    markAccepted = resolve;
+  });
+  const server = net.createServer((connection) => {
+    connections.add(connection);
+    connection.on('close', () => connections.delete(connection));
+    connection.on('error', () => undefined);
+    if (taken) {
+      connection.destroy();
+      return;
+    }
+    let buffered = Buffer.alloc(0);
+    const onData = (chunk: Buffer): void => {
+      buffered = Buffer.concat([buffered, chunk]);
+      const newline = buffered.indexOf(10);
+      if (newline < 0) {
+        if (buffered.length > HELLO_MAX) connection.destroy();
+        return;
+      }
+      connection.off('data', onData);
+      if (taken || buffered.subarray(0, newline).toString('utf8') !== `hello ${token}`) {
+        connection.destroy();
+        return;
+      }
+      taken = true;
+      connection.pause();
+      const rest = buffered.subarray(newline + 1);
+      if (rest.length > 0) connection.unshift(rest);
+      stopChannel = serveModelChannel(connection, port);
+      connection.resume();
+      markAccepted();
     };
-    inbound.on('error', close);
-    outbound.on('error', close);
+    connection.on('data', onData);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(socket, () => resolve());
   });
-  return server;
+  return {
+    server,
+    accepted,
+    stop: () => {
+      stopChannel?.();
+      for (const connection of connections) connection.destroy();
+    },
+  };
 }
 
 /** Longest first line a lifeline connection may send before it is refused: `hello <token>`. */
@@ -150,6 +198,10 @@ function createLifeline(token: string, onReport: (report: InitReport) => void): 
   let markClosed: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
+  });
+  let markAccepted: () => void = () => undefined;
+  const accepted = new Promise<void>((resolve) => {
+    markAccepted = resolve;
   });
   const accept = (connection: net.Socket): void => {
     sockets.add(connection);
@@ -179,6 +231,7 @@ function createLifeline(token: string, onReport: (report: InitReport) => void): 
         init = connection;
         buffered = buffered.slice(newline + 1);
         connection.on('close', markClosed);
+        markAccepted();
         if (outbox !== null) connection.write(outbox);
       }
       for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
@@ -196,6 +249,7 @@ function createLifeline(token: string, onReport: (report: InitReport) => void): 
   return {
     sockets,
     closed,
+    accepted,
     accept,
     send: (line) => {
       outbox = `${outbox ?? ''}${line}\n`;
@@ -227,6 +281,8 @@ interface Lifeline {
   sockets: Set<net.Socket>;
   /** Resolves when the init's connection closed (the init exited). */
   closed: Promise<void>;
+  /** Resolves when the init's connection is taken (it greeted with the token). */
+  accepted: Promise<void>;
   /** Takes a connection: the init's if it is the first to greet with the token, else closed. */
   accept(connection: net.Socket): void;
   /** Sends one line to the init, now or as soon as it connects. */
@@ -247,7 +303,8 @@ function withoutNamespaces(mode: IsolationMode, modelUrl: string | null, reason:
   return {
     record: { mode, network: modelUrl === null ? 'host' : 'proxy-only', processes: 'process-group', reason },
     init: null,
-    wrap: (file, args) => ({ file, args: [...args] }),
+    wrap: (command) => ({ file: command.file, args: [...command.args], env: command.env }),
+    paths: null,
     prestart: () => undefined,
     launch: () => null,
     waiting: () => false,
@@ -287,18 +344,30 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
   const lifeline = createLifeline(token, (report) => reports.push(report));
   // Path sockets only for the wrap mode (PTY and `script` attempts, whose init starts in their terminal and
   // inherits nothing): an isolation opened to be prestarted passes its init the lifeline and the model channel.
-  const paths = options.prestart === undefined ? { dir: socketDir() } : null;
-  const lifelineSocket = paths ? path.join(paths.dir, 'life.sock') : null;
-  const modelSocket = paths && port !== null ? path.join(paths.dir, 'model.sock') : null;
+  const dir = options.prestart === undefined ? socketDir() : null;
+  const paths = dir ? { dir, lifeline: path.join(dir, 'life.sock'), model: port !== null ? path.join(dir, 'model.sock') : null } : null;
   const servers: net.Server[] = [];
+  let pathChannel: Awaited<ReturnType<typeof listenChannel>> | null = null;
   try {
-    if (lifelineSocket) servers.push(await listenLifeline(lifelineSocket, lifeline));
-    if (modelSocket) servers.push(await listenForwarder(modelSocket, port!));
+    if (paths) servers.push(await listenLifeline(paths.lifeline, lifeline));
+    if (paths?.model) {
+      pathChannel = await listenChannel(paths.model, token, port!);
+      servers.push(pathChannel.server);
+    }
   } catch (error) {
     await Promise.all(servers.map(closeServer));
-    if (paths) fs.rmSync(paths.dir, { recursive: true, force: true });
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
     throw error;
   }
+  /**
+   * The paths go once the init has connected to them, before the engine exists: no process of the attempt sees
+   * them. The servers stop listening (they are closed for good once their connections are, in close()).
+   */
+  let serversClosed: Promise<void> | null = null;
+  const removePaths = (): void => {
+    serversClosed ??= Promise.all(servers.map(closeServer)).then(() => undefined);
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  };
   const unshareFlags = ['--map-root-user', ...(ownNetwork ? ['--net'] : []), '--pid', '--fork', '--kill-child', '--mount-proc'];
   // The init is started before the trial's verdict (prestart), so before it is known whether Perl passed it: the
   // Perl init wherever the tools include a Perl (the verdict then decides, below: an init of the wrong kind is
@@ -311,20 +380,29 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     ...(perl ? [perl, NAMESPACE_INIT_PERL] : [process.execPath, NAMESPACE_INIT]),
     ...initArgs({ lifeline: lifelineChannel, token, loopback: ownNetwork ? (perl ? 'up' : tools.ip) : null, harden, forwards: modelChannel === null ? [] : [{ port: port!, socket: modelChannel }] }),
   ];
-  const wrapCommand = lifelineSocket ? initCommand(lifelineSocket, modelSocket) : null;
-  let stopModelChannel: (() => void) | null = null;
+  const wrapCommand = paths ? initCommand(paths.lifeline, paths.model) : null;
+  let stopModelChannel: (() => void) | null = pathChannel ? pathChannel.stop : null;
+  let wrapped = false;
   let prestarted: SpawnedSplit | null = null;
   let launched = false;
   let closed = false;
   const opened: AttemptIsolation = {
     record: { mode, network: ownNetwork ? 'namespace' : 'host', processes: 'pid-namespace', reason: null },
     init: { kind: perl ? 'perl' : 'node', hardened: harden !== null },
-    wrap: (file, args) => {
-      if (!wrapCommand) throw new Error('internal: an isolation opened to be prestarted has no command to wrap');
-      return { file: wrapCommand[0]!, args: [...wrapCommand.slice(1), file, ...args] };
+    paths: paths ? { lifeline: paths.lifeline, model: paths.model, token } : null,
+    wrap: (command) => {
+      if (!wrapCommand || prestarted || wrapped) throw new Error('internal: this isolation has no command to wrap (prestarted, or wrapped already)');
+      wrapped = true;
+      // The engine command goes over the lifeline once the init holds both connections and their paths are gone.
+      void Promise.all([lifeline.accepted, pathChannel?.accepted]).then(() => {
+        if (closed) return;
+        removePaths();
+        lifeline.send(launchLine(command));
+      });
+      return { file: wrapCommand[0]!, args: wrapCommand.slice(1), env: { ...INIT_ENV } };
     },
     prestart: (stdin) => {
-      if (prestarted || closed) return;
+      if (prestarted || wrapped || closed) return;
       // Descriptor 3 is the lifeline, 4 the model channel: inherited, so no process of the attempt can reach them.
       const command = initCommand(passedFd(3), port === null ? null : passedFd(4));
       // The init needs no environment of its own: the engine's comes with the launch message.
@@ -371,8 +449,8 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
         killGroup(unlaunched.pid, 'SIGKILL');
         await Promise.race([unlaunched.settled, new Promise((resolve) => setTimeout(resolve, LIFELINE_DRAIN_MS).unref())]);
       }
-      await Promise.all(servers.map(closeServer));
-      if (paths) fs.rmSync(paths.dir, { recursive: true, force: true });
+      removePaths();
+      await serversClosed;
     },
   };
   if (options.prestart !== undefined) opened.prestart(options.prestart);
