@@ -27,6 +27,7 @@
 // launch: "launch <file> <cwd> <arg count> <arg>... <env count> <NAME=value>...\n", every string as hex of its UTF-8
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
 const net = require('node:net');
 const { constants } = require('node:os');
 const { ModelChannel } = require('./model-channel.cjs');
@@ -120,6 +121,31 @@ async function listen(forward) {
   });
 }
 
+/**
+ * Closes every descriptor above stdio that the engine would inherit and this init does not use: they came from
+ * whatever started the harness (a CI runner's, a terminal's). Node's own are close-on-exec; an inherited one is not
+ * (its flags in /proc/self/fdinfo say so), nor are the lifeline's and the channel's, which Node keeps from the engine.
+ */
+function closeInherited() {
+  const own = new Set([lifelineFd, ...forwards.map((forward) => passedFd(forward.socket))]);
+  let fds;
+  try {
+    fds = fs.readdirSync('/proc/self/fd').map(Number);
+  } catch {
+    return;
+  }
+  for (const fd of fds) {
+    if (fd <= 2 || own.has(fd)) continue;
+    try {
+      const flags = /^flags:\s*([0-7]+)/m.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
+      // O_CLOEXEC is 02000000 on every architecture Node runs on.
+      if (flags && (parseInt(flags[1], 8) & 0o2000000) === 0) fs.closeSync(fd);
+    } catch {
+      // gone meanwhile (the listing's own descriptor)
+    }
+  }
+}
+
 async function main() {
   if (lifelineFd === null) {
     await new Promise((resolve, reject) => {
@@ -137,6 +163,7 @@ async function main() {
   } catch (error) {
     return fail('forward', error);
   }
+  closeInherited();
   const launch = await nextLaunch();
   const child = spawn(launch.file, launch.args, { stdio: 'inherit', env: launch.env, cwd: launch.cwd });
   child.once('error', (error) => fail('spawn', error));

@@ -277,19 +277,19 @@ await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify
   });
 });
 
-describe.skipIf(!support.available || !support.perl)('descriptors', () => {
-  it.each(['wrap', 'prestart'] as const)('the engine inherits none but its stdio, whatever the harness inherited (Perl init via %s)', async (via) => {
+describe.skipIf(!support.available)('descriptors', () => {
+  it.each(initKinds.flatMap((kind) => [[kind, 'wrap'], [kind, 'prestart']] as [InitKind, InitStart][]))('the engine inherits none but its stdio, whatever the harness inherited (%s init via %s)', async (kind, via) => {
     // The harness here runs with a descriptor it inherited (as from a CI runner or a terminal), not close-on-exec:
     // bash opens it (dash takes no descriptor above 9, and Node keeps its low ones from what it starts), and Node
     // passes it on.
-    const marker = path.join(tmp, `inherited-${via}.txt`);
+    const marker = path.join(tmp, `inherited-${kind}-${via}.txt`);
     fs.writeFileSync(marker, 'the host\'s');
-    const script = path.join(tmp, `fds-${via}.mts`);
+    const script = path.join(tmp, `fds-${kind}-${via}.mts`);
     fs.writeFileSync(script, `
 import fs from 'node:fs';
 import { openIsolation } from ${JSON.stringify(path.resolve('src/runtime/isolation/attempt-isolation.ts'))};
 import { runProcess, superviseSplit } from ${JSON.stringify(path.resolve('src/runtime/process.ts'))};
-const isolation = await openIsolation({ mode: 'require', modelUrl: ${JSON.stringify(modelUrl)}, support: ${JSON.stringify(support)} });
+const isolation = await openIsolation({ mode: 'require', modelUrl: ${JSON.stringify(modelUrl)}, support: ${JSON.stringify(supportFor(kind))} });
 const chunks = [];
 const list = ['-e', "const fs = require('fs'); console.log(JSON.stringify(fs.readdirSync('/proc/self/fd').map((fd) => { try { return fs.readlinkSync('/proc/self/fd/' + fd); } catch { return null; } })))"];
 const supervise = { onChunk: (_stream, chunk) => chunks.push(chunk) };
