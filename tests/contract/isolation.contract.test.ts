@@ -267,6 +267,8 @@ await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify
   it.runIf(via === 'prestart')('an init prestarted for an attempt that failed before its engine started is gone after close', async () => {
     const isolation = await openIsolation({ mode: 'require', modelUrl, support: supportFor(kind) });
     isolation.prestart('ignore');
+    // Opened for either way, it made its path sockets; prestarted, it needs them no more.
+    expect(fs.existsSync(path.dirname(isolation.paths!.lifeline))).toBe(false);
     // The init's command line carries its token: a marker unique to this attempt.
     const marker = isolation.paths!.token;
     expect(marker).toMatch(/^[0-9a-f]{32}$/);

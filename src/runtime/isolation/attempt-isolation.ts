@@ -408,6 +408,8 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
       // The init needs no environment of its own: the engine's comes with the launch message.
       const child = spawnSplit({ file: command[0]!, args: command.slice(1), cwd: '/', env: { ...INIT_ENV }, stdin, passSockets: port === null ? 1 : 2 });
       prestarted = child;
+      // An isolation opened for either way: the paths are not needed now (a prestarted one is never wrapped).
+      removePaths();
       if (child.passed[0]) lifeline.accept(child.passed[0]);
       if (child.passed[1]) stopModelChannel = serveModelChannel(child.passed[1], port!);
     },
