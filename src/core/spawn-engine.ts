@@ -7,7 +7,7 @@ import type { StreamName } from '../protocol/index.js';
 import { runPassthrough } from '../runtime/passthrough.js';
 import type { ProcessResult } from '../runtime/process-result.js';
 import { runProcess, superviseSplit } from '../runtime/process.js';
-import type { AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
+import type { AttemptIsolation, WrapOptions } from '../runtime/isolation/attempt-isolation.js';
 import { checkSpawnable, ptyEnv, runPty } from '../runtime/pty.js';
 import { feedLine } from '../translate/feed.js';
 import { createLineSplitter } from '../translate/line-splitter.js';
@@ -56,8 +56,8 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
    * The command to start here, with `env` for the engine: with namespaces, their init (and the environment it starts
    * with), which is sent the engine's command once it is connected.
    */
-  const started = (env: Record<string, string>) => ({
-    ...(input.isolation ? input.isolation.wrap({ file: input.file, args: input.args, env, cwd: input.cwd }) : { file: input.file, args: input.args, env }),
+  const started = (env: Record<string, string>, options: WrapOptions = {}) => ({
+    ...(input.isolation ? input.isolation.wrap({ file: input.file, args: input.args, env, cwd: input.cwd }, options) : { file: input.file, args: input.args, env }),
     cwd: input.cwd,
     ...supervision,
   });
@@ -67,7 +67,14 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
     result = await runPty({ ...started(input.isolation?.init ? ptyEnv(input.env, input.cwd) : input.env), onChunk: feed, onTiming: (line) => writer.timing(line) });
   } else if (io === 'passthrough') {
     // `script` owns the terminal and writes the log itself; it is parsed once the engine is done.
-    result = await runPassthrough({ ...started(input.env), logOut: audit.ptyOutput, logTiming: audit.ptyTiming });
+    // `script` hands its descriptors on: the init gets its lifeline and model channel as it does when prestarted.
+    const command = started(input.env, { passing: true });
+    result = await runPassthrough({
+      ...command,
+      logOut: audit.ptyOutput,
+      logTiming: audit.ptyTiming,
+      ...('attach' in command && command.attach ? { passSockets: command.passSockets, onPassed: command.attach } : {}),
+    });
     // Read in chunks: an interactive session's log can be long.
     try {
       if (fs.existsSync(audit.ptyOutput)) {

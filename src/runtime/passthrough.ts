@@ -7,7 +7,8 @@
  * `script` runs CMD with `$SHELL -c` (`/bin/sh` when the env has no SHELL), so CMD is POSIX-quoted and starts
  * with `exec`: the engine replaces the shell and gets the signals `script` forwards to its child.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import type { Socket } from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BaseRunOptions, ProcessResult } from './process-result.js';
@@ -22,6 +23,12 @@ export interface RunPassthroughOptions extends BaseRunOptions {
   stdin?: 'inherit' | 'ignore';
   /** The terminal's stdout (default) or none; the log gets the output either way. */
   stdout?: 'inherit' | 'ignore';
+  /**
+   * Sockets (socketpairs) to pass as `script`'s descriptors 3, 4, …, which it hands on to its child; `onPassed`
+   * gets this process's ends once it has started (the namespaces' init: `AttemptIsolation.wrap` with `passing`).
+   */
+  passSockets?: number;
+  onPassed?: (sockets: readonly Socket[]) => void;
 }
 
 /** POSIX single-quoting: any POSIX shell sees the value literally (`'` becomes `'\''`). */
@@ -137,26 +144,28 @@ export async function runPassthrough(options: RunPassthroughOptions): Promise<Pr
   if (options.signal?.aborted) return notStarted(null, true);
   const script = findScriptBinary(options.env.PATH) ?? findScriptBinary();
   if (!script) return notStarted(new Error('util-linux `script` was not found on PATH; install util-linux (Debian: bsdutils) or use the PTY mode.'));
-  // Loaded here, not at the top: the module is on every attempt's path, and only `script` attempts use execa.
-  const { execa } = await import('execa');
-  const subprocess = execa(script, buildScriptArgs(options.file, options.args, options.logOut, options.logTiming), {
+  const subprocess = spawn(script, buildScriptArgs(options.file, options.args, options.logOut, options.logTiming), {
     cwd: options.cwd,
     env: options.env,
-    extendEnv: false,
-    reject: false,
-    stdin: options.stdin ?? 'inherit',
-    stdout: options.stdout ?? 'inherit',
-    stderr: 'inherit',
+    stdio: [options.stdin ?? 'inherit', options.stdout ?? 'inherit', 'inherit', ...Array.from({ length: options.passSockets ?? 0 }, () => 'pipe' as const)],
+  });
+  // 'close': exited and every passed socket closed on its side; 'error' without a pid: it never started.
+  const ended = new Promise<{ exitCode: number | null; signal: NodeJS.Signals | null } | Error>((resolve) => {
+    subprocess.once('close', (exitCode, signal) => resolve({ exitCode, signal }));
+    subprocess.on('error', (error) => {
+      if (subprocess.pid === undefined) resolve(error);
+    });
   });
   const pid = subprocess.pid;
+  if (pid !== undefined && options.onPassed) options.onPassed(subprocess.stdio.slice(3) as Socket[]);
   const termination = pid === undefined ? null : armScriptTermination(pid, options);
-  const result = await subprocess;
+  const result = await ended;
   termination?.disarm();
-  if (pid === undefined) return notStarted(result.cause instanceof Error ? result.cause : new Error(result.shortMessage));
+  if (result instanceof Error) return notStarted(result);
   return {
-    pid,
-    exitCode: result.exitCode ?? null,
-    signal: result.signal ?? null,
+    pid: pid!,
+    exitCode: result.exitCode,
+    signal: result.signal,
     timedOut: termination?.state.timedOut ?? false,
     canceled: termination?.state.canceled ?? false,
     durationMs: performance.now() - started,

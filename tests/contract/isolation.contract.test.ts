@@ -19,6 +19,7 @@ import { hardeningSyscalls } from '../../src/runtime/isolation/init-scripts.js';
 import { keepSpare, takeSpare } from '../../src/runtime/isolation/spare.js';
 import { findNamespaceTools, probeNamespaces, probeNamespacesAsync, type NamespaceSupport } from '../../src/runtime/isolation/probe.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
+import { findScriptBinary, runPassthrough } from '../../src/runtime/passthrough.js';
 import { runProcess, superviseSplit } from '../../src/runtime/process.js';
 import { createRun } from '../../src/runtime/run-store.js';
 import { thrownBy } from '../helpers/errors.js';
@@ -35,6 +36,21 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   modelUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   fs.writeFileSync(path.join(tmp, 'probe.cjs'), NETWORK_PROBE);
+  // The attack that worked while the init connected to the model socket by path for each connection: every path on
+  // PID 1's command line that is a socket is moved aside and answered by the agent, and then the engine asks the
+  // model.
+  fs.writeFileSync(path.join(tmp, 'impostor.cjs'), `
+const fs = require('fs');
+const http = require('http');
+const argv = fs.readFileSync('/proc/1/cmdline', 'utf8').split('\\0');
+const sockets = argv.filter((arg) => { try { return fs.statSync(arg).isSocket(); } catch { return false; } });
+Promise.all(sockets.map((socket) => new Promise((resolve) => {
+  fs.renameSync(socket, socket + '.aside');
+  http.createServer((req, res) => res.end('forged model')).listen(socket, resolve);
+}))).then(() => fetch('${modelUrl}')).then((r) => r.text()).then((text) => {
+  console.log(JSON.stringify({ replaced: sockets.length, channels: argv.filter((arg) => arg.startsWith('fd:')).length, model: text }));
+  process.exit(0);
+});`);
 });
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
@@ -191,20 +207,7 @@ setTimeout(() => done('still open'), 3000);
   });
 
   it('no process of the attempt can put itself between the engine and the model: the init reaches the harness through descriptors it inherited, or paths gone before the engine starts', async () => {
-    // The attack that worked while the init connected to the model socket by path: every path on PID 1's command
-    // line that is a socket is moved aside and answered by the agent, and then the engine asks the model.
-    fs.writeFileSync(path.join(tmp, 'impostor.cjs'), `
-const fs = require('fs');
-const http = require('http');
-const argv = fs.readFileSync('/proc/1/cmdline', 'utf8').split('\\0');
-const sockets = argv.filter((arg) => { try { return fs.statSync(arg).isSocket(); } catch { return false; } });
-Promise.all(sockets.map((socket) => new Promise((resolve) => {
-  fs.renameSync(socket, socket + '.aside');
-  http.createServer((req, res) => res.end('forged model')).listen(socket, resolve);
-}))).then(() => fetch('${modelUrl}')).then((r) => r.text()).then((text) => {
-  console.log(JSON.stringify({ replaced: sockets.length, channels: argv.filter((arg) => arg.startsWith('fd:')).length, model: text }));
-  process.exit(0);
-});`);
+    // impostor.cjs (written in beforeAll) tries the attack on every socket path on PID 1's command line.
     const { result, output } = await runIsolated(kind, via, 'node impostor.cjs');
     expect(result.exitCode, output).toBe(0);
     expect(JSON.parse(output)).toEqual({ replaced: 0, channels: via === 'prestart' ? 2 : 0, model: 'scripted model here' });
@@ -276,6 +279,23 @@ await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify
     await isolation.close();
     expect(await eventually(() => pidsWithMarker(marker).length === 0, 10_000)).toBe(true);
     expect(isolation.launch({ file: '/bin/true', args: [], env: {}, cwd: tmp })).toBeNull();
+  });
+});
+
+describe.skipIf(!support.available || !findScriptBinary())('a `script` attempt', () => {
+  it.each(initKinds)('passes the %s init its lifeline and model channel through `script`: no path of the harness, the scripted model answers, the exit is the engine\'s', async (kind) => {
+    const isolation = await openIsolation({ mode: 'require', modelUrl, support: supportFor(kind) });
+    try {
+      const logOut = path.join(tmp, `script-${kind}.log`);
+      const command = isolation.wrap({ file: '/bin/sh', args: ['-c', 'node impostor.cjs; exit 4'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cwd: tmp }, { passing: true });
+      expect(command.passSockets).toBe(2);
+      const result = await isolation.settle(await runPassthrough({ ...command, cwd: tmp, stdin: 'ignore', stdout: 'ignore', logOut, logTiming: path.join(tmp, `script-${kind}.timing`), passSockets: command.passSockets, onPassed: command.attach! }));
+      const log = fs.readFileSync(logOut, 'utf8');
+      expect(result, log).toMatchObject({ exitCode: 4, signal: null, spawnError: null });
+      expect(JSON.parse(log.slice(log.indexOf('{'), log.lastIndexOf('}') + 1))).toEqual({ replaced: 0, channels: 2, model: 'scripted model here' });
+    } finally {
+      await isolation.close();
+    }
   });
 });
 
@@ -465,7 +485,7 @@ describe('fallback and refusal', () => {
   it('auto falls back and records why: proxy-only network (scripted), host network (live), process group', async () => {
     const scripted = await openIsolation({ mode: 'auto', modelUrl: 'http://127.0.0.1:1', support: unavailable });
     expect(scripted.record).toEqual({ mode: 'auto', network: 'proxy-only', processes: 'process-group', reason: 'user namespaces are disabled (test)' });
-    expect(scripted.wrap({ file: '/bin/true', args: ['x'], env: { A: '1' }, cwd: tmp })).toEqual({ file: '/bin/true', args: ['x'], env: { A: '1' } });
+    expect(scripted.wrap({ file: '/bin/true', args: ['x'], env: { A: '1' }, cwd: tmp }, { passing: true })).toEqual({ file: '/bin/true', args: ['x'], env: { A: '1' }, passSockets: 0 });
     const live = await openIsolation({ mode: 'auto', modelUrl: null, support: unavailable });
     expect(live.record.network).toBe('host');
   });

@@ -7,8 +7,9 @@
  *   port and carries each connection to the harness, which carries it on to the server. So the engine's configured
  *   base URL works unchanged. A prestarted init (split streams) carries them over the model channel, a socket it
  *   inherited (`model-channel.ts`), and holds its lifeline the same way: no process of the attempt can reach
- *   either. An init started in a terminal (PTY, `script`) inherits nothing, so it connects to Unix sockets here
- *   by path, one per connection (a path the agent could take over: README, Isolation, known limits).
+ *   either; so does an init under `script` (`wrap` with `passing`). A PTY's init inherits nothing: it connects its
+ *   lifeline and its model channel to Unix sockets here by path, once, before the engine exists, and the paths are
+ *   removed before the engine's command is sent (README, Isolation, known limits).
  * - a **PID namespace** whose first process is that init: when it exits (the engine exited, or the harness died
  *   and closed its lifeline socket) or is killed (`--kill-child` when `unshare` is killed), the kernel kills
  *   every process in the namespace, `setsid`'d or daemonised ones included.
@@ -50,6 +51,27 @@ export interface OpenIsolationOptions {
   prestart?: SpawnSplitOptions['stdin'];
 }
 
+/** How {@link AttemptIsolation.wrap} wires the init. */
+export interface WrapOptions {
+  /**
+   * The caller can pass the init sockets as its descriptors 3, 4, … (a `script` attempt: util-linux `script` hands
+   * its descriptors on to its child): the init then reaches no path of the harness at all, and the caller gives
+   * this process's ends to {@link WrappedCommand.attach} once it has started the command.
+   */
+  passing?: boolean;
+}
+
+/** What {@link AttemptIsolation.wrap} returns: the command to start, and the environment it starts with. */
+export interface WrappedCommand {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  /** With `passing` and namespaces: how many sockets to pass as descriptors 3, 4, …; else 0. */
+  passSockets: number;
+  /** With `passing` and namespaces: takes this process's ends of the passed sockets, in order. */
+  attach?: (sockets: readonly net.Socket[]) => void;
+}
+
 /** An attempt's isolation, ready to wrap the engine command. */
 export interface AttemptIsolation {
   record: IsolationRecord;
@@ -63,7 +85,7 @@ export interface AttemptIsolation {
    * environment it starts with; the engine's command, environment and directory follow over its lifeline once it
    * is connected. Without namespaces, `command` itself. Once per isolation, and not with {@link prestart}.
    */
-  wrap(command: { file: string; args: readonly string[]; env: Record<string, string>; cwd: string }): { file: string; args: string[]; env: Record<string, string> };
+  wrap(command: { file: string; args: readonly string[]; env: Record<string, string>; cwd: string }, options?: WrapOptions): WrappedCommand;
   /**
    * The Unix sockets a wrapped init connects to, and the token it greets with (null when the isolation was opened
    * to be prestarted, or has no namespaces). They are removed once the init is connected.
@@ -303,7 +325,7 @@ function withoutNamespaces(mode: IsolationMode, modelUrl: string | null, reason:
   return {
     record: { mode, network: modelUrl === null ? 'host' : 'proxy-only', processes: 'process-group', reason },
     init: null,
-    wrap: (command) => ({ file: command.file, args: [...command.args], env: command.env }),
+    wrap: (command) => ({ file: command.file, args: [...command.args], env: command.env, passSockets: 0 }),
     paths: null,
     prestart: () => undefined,
     launch: () => null,
@@ -390,16 +412,33 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     record: { mode, network: ownNetwork ? 'namespace' : 'host', processes: 'pid-namespace', reason: null },
     init: { kind: perl ? 'perl' : 'node', hardened: harden !== null },
     paths: paths ? { lifeline: paths.lifeline, model: paths.model, token } : null,
-    wrap: (command) => {
+    wrap: (command, wrapOptions = {}) => {
       if (!wrapCommand || prestarted || wrapped) throw new Error('internal: this isolation has no command to wrap (prestarted, or wrapped already)');
       wrapped = true;
+      if (wrapOptions.passing) {
+        // Descriptors 3 and 4, as for a prestarted init: the paths are not needed.
+        removePaths();
+        const passed = initCommand(passedFd(3), port === null ? null : passedFd(4));
+        return {
+          file: passed[0]!,
+          args: passed.slice(1),
+          env: { ...INIT_ENV },
+          passSockets: port === null ? 1 : 2,
+          attach: (sockets) => {
+            if (sockets[0]) lifeline.accept(sockets[0]);
+            if (sockets[1]) stopModelChannel = serveModelChannel(sockets[1], port!);
+            // Sent as soon as the init has greeted.
+            if (!closed) lifeline.send(launchLine(command));
+          },
+        };
+      }
       // The engine command goes over the lifeline once the init holds both connections and their paths are gone.
       void Promise.all([lifeline.accepted, pathChannel?.accepted]).then(() => {
         if (closed) return;
         removePaths();
         lifeline.send(launchLine(command));
       });
-      return { file: wrapCommand[0]!, args: wrapCommand.slice(1), env: { ...INIT_ENV } };
+      return { file: wrapCommand[0]!, args: wrapCommand.slice(1), env: { ...INIT_ENV }, passSockets: 0 };
     },
     prestart: (stdin) => {
       if (prestarted || wrapped || closed) return;
