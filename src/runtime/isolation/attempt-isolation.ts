@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { AgentHarnessError } from '../../errors/index.js';
 import { killGroup, type ProcessResult } from '../process-result.js';
 import { spawnSplit, type SpawnedSplit, type SpawnSplitOptions } from '../process.js';
@@ -162,28 +163,13 @@ async function listenChannel(socket: string, token: string, port: number): Promi
       connection.destroy();
       return;
     }
-    let buffered = Buffer.alloc(0);
-    const onData = (chunk: Buffer): void => {
-      buffered = Buffer.concat([buffered, chunk]);
-      const newline = buffered.indexOf(10);
-      if (newline < 0) {
-        if (buffered.length > HELLO_MAX) connection.destroy();
-        return;
-      }
-      connection.off('data', onData);
-      if (taken || buffered.subarray(0, newline).toString('utf8') !== `hello ${token}`) {
-        connection.destroy();
-        return;
-      }
+    awaitGreeting(connection, token, () => !taken, (rest) => {
       taken = true;
-      connection.pause();
-      const rest = buffered.subarray(newline + 1);
       if (rest.length > 0) connection.unshift(rest);
       stopChannel = serveModelChannel(connection, port);
       connection.resume();
       markAccepted();
-    };
-    connection.on('data', onData);
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -199,8 +185,34 @@ async function listenChannel(socket: string, token: string, port: number): Promi
   };
 }
 
-/** Longest first line a lifeline connection may send before it is refused: `hello <token>`. */
+/** Longest first line a connection to the init's sockets may send before it is refused: `hello <token>`. */
 const HELLO_MAX = 256;
+
+/**
+ * Waits for `hello <token>` as the first line on `connection`. If it comes while `free()` still holds (no other
+ * connection took the place), `onGreeted` gets what followed the line, with the connection paused for it to read
+ * on. Otherwise (another first line, one too long, the place taken) the connection is destroyed: nothing more of it
+ * is read, and it is sent nothing.
+ */
+function awaitGreeting(connection: net.Socket, token: string, free: () => boolean, onGreeted: (rest: Buffer) => void): void {
+  let buffered = Buffer.alloc(0);
+  const onData = (chunk: Buffer): void => {
+    buffered = Buffer.concat([buffered, chunk]);
+    const newline = buffered.indexOf(10);
+    if (newline < 0) {
+      if (buffered.length > HELLO_MAX) connection.destroy();
+      return;
+    }
+    connection.off('data', onData);
+    if (!free() || buffered.subarray(0, newline).toString('utf8') !== `hello ${token}`) {
+      connection.destroy();
+      return;
+    }
+    connection.pause();
+    onGreeted(buffered.subarray(newline + 1));
+  };
+  connection.on('data', onData);
+}
 
 /**
  * The harness's end of the init's lifeline; the init's newline-delimited reports go to `onReport`. The lifeline is
@@ -234,38 +246,29 @@ function createLifeline(token: string, onReport: (report: InitReport) => void): 
       connection.destroy();
       return;
     }
-    let buffered = '';
-    let greeted = false;
-    connection.setEncoding('utf8');
-    connection.on('data', (text: string) => {
-      buffered += text;
-      if (!greeted) {
-        const newline = buffered.indexOf('\n');
-        if (newline < 0) {
-          if (buffered.length > HELLO_MAX) connection.destroy();
-          return;
+    awaitGreeting(connection, token, () => init === null, (rest) => {
+      init = connection;
+      connection.on('close', markClosed);
+      markAccepted();
+      const decoder = new StringDecoder('utf8');
+      let buffered = '';
+      const read = (chunk: Buffer): void => {
+        buffered += decoder.write(chunk);
+        for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
+          const line = buffered.slice(0, newline);
+          buffered = buffered.slice(newline + 1);
+          try {
+            onReport(JSON.parse(line) as InitReport);
+          } catch {
+            // not a report
+          }
         }
-        if (init || buffered.slice(0, newline) !== `hello ${token}`) {
-          connection.destroy();
-          return;
-        }
-        greeted = true;
-        init = connection;
-        buffered = buffered.slice(newline + 1);
-        connection.on('close', markClosed);
-        markAccepted();
-        if (outbox !== null) connection.write(outbox);
-      }
-      for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        try {
-          onReport(JSON.parse(line) as InitReport);
-        } catch {
-          // not a report
-        }
-      }
-      if (buffered.length > 65_536) buffered = '';
+        if (buffered.length > 65_536) buffered = '';
+      };
+      read(rest);
+      connection.on('data', read);
+      connection.resume();
+      if (outbox !== null) connection.write(outbox);
     });
   };
   return {
@@ -404,6 +407,15 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
   ];
   const wrapCommand = paths ? initCommand(paths.lifeline, paths.model) : null;
   let stopModelChannel: (() => void) | null = pathChannel ? pathChannel.stop : null;
+  // An init given its sockets (prestarted, or under `script`): descriptor 3 is the lifeline, 4 the model channel,
+  // inherited, so no process of the attempt can reach them; the paths are not needed.
+  const passedCommand = (): string[] => initCommand(passedFd(3), port === null ? null : passedFd(4));
+  const passSockets = port === null ? 1 : 2;
+  const attachPassed = (sockets: readonly net.Socket[]): void => {
+    removePaths();
+    if (sockets[0]) lifeline.accept(sockets[0]);
+    if (sockets[1]) stopModelChannel = serveModelChannel(sockets[1], port!);
+  };
   let wrapped = false;
   let prestarted: SpawnedSplit | null = null;
   let launched = false;
@@ -416,17 +428,14 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
       if (!wrapCommand || prestarted || wrapped) throw new Error('internal: this isolation has no command to wrap (prestarted, or wrapped already)');
       wrapped = true;
       if (wrapOptions.passing) {
-        // Descriptors 3 and 4, as for a prestarted init: the paths are not needed.
-        removePaths();
-        const passed = initCommand(passedFd(3), port === null ? null : passedFd(4));
+        const passed = passedCommand();
         return {
           file: passed[0]!,
           args: passed.slice(1),
           env: { ...INIT_ENV },
-          passSockets: port === null ? 1 : 2,
+          passSockets,
           attach: (sockets) => {
-            if (sockets[0]) lifeline.accept(sockets[0]);
-            if (sockets[1]) stopModelChannel = serveModelChannel(sockets[1], port!);
+            attachPassed(sockets);
             // Sent as soon as the init has greeted.
             if (!closed) lifeline.send(launchLine(command));
           },
@@ -442,15 +451,11 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     },
     prestart: (stdin) => {
       if (prestarted || wrapped || closed) return;
-      // Descriptor 3 is the lifeline, 4 the model channel: inherited, so no process of the attempt can reach them.
-      const command = initCommand(passedFd(3), port === null ? null : passedFd(4));
+      const command = passedCommand();
       // The init needs no environment of its own: the engine's comes with the launch message.
-      const child = spawnSplit({ file: command[0]!, args: command.slice(1), cwd: '/', env: { ...INIT_ENV }, stdin, passSockets: port === null ? 1 : 2 });
+      const child = spawnSplit({ file: command[0]!, args: command.slice(1), cwd: '/', env: { ...INIT_ENV }, stdin, passSockets });
       prestarted = child;
-      // An isolation opened for either way: the paths are not needed now (a prestarted one is never wrapped).
-      removePaths();
-      if (child.passed[0]) lifeline.accept(child.passed[0]);
-      if (child.passed[1]) stopModelChannel = serveModelChannel(child.passed[1], port!);
+      attachPassed(child.passed);
     },
     launch: (command) => {
       if (!prestarted || launched || closed) return null;
