@@ -179,4 +179,4 @@ function uint32(value) {
   return buffer;
 }
 
-module.exports = { ModelChannel, WINDOW, MAX_DATA };
+module.exports = { ModelChannel };

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import type { StreamName } from '../protocol/index.js';
 import { runPassthrough } from '../runtime/passthrough.js';
 import type { ProcessResult } from '../runtime/process-result.js';
-import { runProcess, superviseSplit } from '../runtime/process.js';
+import { notStarted, runProcess, superviseSplit } from '../runtime/process.js';
 import type { AttemptIsolation, WrapOptions } from '../runtime/isolation/attempt-isolation.js';
 import { checkSpawnable, ptyEnv, runPty } from '../runtime/pty.js';
 import { feedLine } from '../translate/feed.js';
@@ -49,7 +49,7 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
   if (input.isolation) {
     // Inside the namespaces the init starts the engine; a missing executable is reported before wrapping.
     const unspawnable = checkSpawnable(input.file, input.cwd, input.env);
-    if (unspawnable) return { pid: null, exitCode: null, signal: null, timedOut: false, canceled: false, durationMs: 0, spawnError: unspawnable };
+    if (unspawnable) return notStarted(performance.now(), unspawnable);
   }
   const supervision = { timeoutMs: input.timeoutMs, ...(input.signal ? { signal: input.signal } : {}), ...(input.hurry ? { hurry: input.hurry } : {}) };
   /**
@@ -87,7 +87,7 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
     // With namespaces the init was started earlier (prestart): it is only told what to run.
     const prestarted = input.signal?.aborted ? null : input.isolation?.launch({ file: input.file, args: input.args, env: input.env, cwd: input.cwd }) ?? null;
     if (prestarted) result = await superviseSplit(prestarted, { ...supervision, onChunk: feed });
-    else if (input.isolation?.init) result = { pid: null, exitCode: null, signal: null, timedOut: false, canceled: true, durationMs: 0, spawnError: input.signal?.aborted ? null : new Error('internal: the namespaces\' init was not started') };
+    else if (input.isolation?.init) result = notStarted(performance.now(), input.signal?.aborted ? null : new Error('internal: the namespaces\' init was not started'), true);
     else result = await runProcess({ file: input.file, args: input.args, cwd: input.cwd, env: input.env, ...supervision, stdin: input.stdin === 'ignore' ? 'ignore' : { text: '' }, onChunk: feed });
   }
   for (const line of splitter.flush()) feedLine(rasp, line);

@@ -11,6 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import type { Socket } from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
+import { childSettled } from './process.js';
 import type { BaseRunOptions, ProcessResult } from './process-result.js';
 
 /** Options of {@link runPassthrough}. */
@@ -149,13 +150,7 @@ export async function runPassthrough(options: RunPassthroughOptions): Promise<Pr
     env: options.env,
     stdio: [options.stdin ?? 'inherit', options.stdout ?? 'inherit', 'inherit', ...Array.from({ length: options.passSockets ?? 0 }, () => 'pipe' as const)],
   });
-  // 'close': exited and every passed socket closed on its side; 'error' without a pid: it never started.
-  const ended = new Promise<{ exitCode: number | null; signal: NodeJS.Signals | null } | Error>((resolve) => {
-    subprocess.once('close', (exitCode, signal) => resolve({ exitCode, signal }));
-    subprocess.on('error', (error) => {
-      if (subprocess.pid === undefined) resolve(error);
-    });
-  });
+  const ended = childSettled(subprocess);
   const pid = subprocess.pid;
   if (pid !== undefined && options.onPassed) options.onPassed(subprocess.stdio.slice(3) as Socket[]);
   const termination = pid === undefined ? null : armScriptTermination(pid, options);

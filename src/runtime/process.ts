@@ -6,10 +6,10 @@
  * (shared/research/vitest.md §7). After the child exits, the pipes get a short bound to drain; then whatever is
  * left of the group is killed and the pipes are closed, so the promise always settles and nothing keeps running.
  *
- * The child is started with Node's `spawn`, not execa (the project's process library, which the git calls and the
- * `script` passthrough use): of execa this needs nothing that `spawn` lacks (no buffering, no rejection, no
- * cleanup of a detached child), and a command's only attempt saved ~8 ms by not loading it and not setting up its
- * streams before its engine starts (issue 13).
+ * The child is started with Node's `spawn`, not execa (the project's process library, which the git calls use): of
+ * execa this needs nothing that `spawn` lacks (no buffering, no rejection, no cleanup of a detached child), and a
+ * command's only attempt saved ~8 ms by not loading it and not setting up its streams before its engine starts
+ * (issue 13).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
@@ -44,9 +44,23 @@ function sweepGroup(pgid: number): void {
   }
 }
 
-/** The result of a process that never started. */
-function notStarted(started: number, spawnError: Error | null, canceled = false): ProcessResult {
+/** The result of a process that never started (`started`: when it was asked to, `performance.now()`). */
+export function notStarted(started: number, spawnError: Error | null, canceled = false): ProcessResult {
   return { pid: null, exitCode: null, signal: null, timedOut: false, canceled, durationMs: performance.now() - started, spawnError };
+}
+
+/**
+ * Settles (never rejects) when `child` exited and every pipe or passed socket closed (`{ exitCode, signal }`), or
+ * with the error when it never started (ENOENT, a missing cwd, …). An error with a pid (a failed kill) changes
+ * nothing.
+ */
+export function childSettled(child: ChildProcess): Promise<{ exitCode: number | null; signal: NodeJS.Signals | null } | Error> {
+  return new Promise((resolve) => {
+    child.once('close', (exitCode, signal) => resolve({ exitCode, signal }));
+    child.on('error', (error) => {
+      if (child.pid === undefined) resolve(error);
+    });
+  });
 }
 
 /** The spawn error of a child that has no pid (ENOENT, EACCES, a missing cwd, …). */
@@ -110,14 +124,7 @@ export function spawnSplit(options: SpawnSplitOptions): SpawnedSplit {
     const invalid = error instanceof Error ? error : new Error(String(error));
     return { file: options.file, pid: undefined, settled: Promise.resolve(invalid), stdout: null, stderr: null, passed: [], onceExit: () => undefined, invalid, running: () => false, hold: () => undefined };
   }
-  // 'close': exited and every pipe closed. 'error' without a pid: it never started (ENOENT, a missing cwd, …);
-  // with one, a failed kill, which changes nothing here.
-  const settled = new Promise<unknown>((resolve) => {
-    child.once('close', (exitCode, signal) => resolve({ exitCode, signal }));
-    child.on('error', (error) => {
-      if (child.pid === undefined) resolve(error);
-    });
-  });
+  const settled = childSettled(child);
   if (child.stdin) {
     // A child that exits without reading its input closes the pipe under the write (EPIPE): nothing to report.
     child.stdin.on('error', () => undefined);
