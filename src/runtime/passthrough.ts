@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import type { Socket } from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
-import { childSettled } from './process.js';
+import { childSettled, notStarted } from './process.js';
 import type { BaseRunOptions, ProcessResult } from './process-result.js';
 
 /** Options of {@link runPassthrough}. */
@@ -139,12 +139,9 @@ function armScriptTermination(pid: number, options: BaseRunOptions): { state: { 
  */
 export async function runPassthrough(options: RunPassthroughOptions): Promise<ProcessResult> {
   const started = performance.now();
-  const notStarted = (error: Error | null, canceled = false): ProcessResult => ({
-    pid: null, exitCode: null, signal: null, timedOut: false, canceled, durationMs: performance.now() - started, spawnError: error,
-  });
-  if (options.signal?.aborted) return notStarted(null, true);
+  if (options.signal?.aborted) return notStarted(started, null, true);
   const script = findScriptBinary(options.env.PATH) ?? findScriptBinary();
-  if (!script) return notStarted(new Error('util-linux `script` was not found on PATH; install util-linux (Debian: bsdutils) or use the PTY mode.'));
+  if (!script) return notStarted(started, new Error('util-linux `script` was not found on PATH; install util-linux (Debian: bsdutils) or use the PTY mode.'));
   const subprocess = spawn(script, buildScriptArgs(options.file, options.args, options.logOut, options.logTiming), {
     cwd: options.cwd,
     env: options.env,
@@ -156,7 +153,7 @@ export async function runPassthrough(options: RunPassthroughOptions): Promise<Pr
   const termination = pid === undefined ? null : armScriptTermination(pid, options);
   const result = await ended;
   termination?.disarm();
-  if (result instanceof Error) return notStarted(result);
+  if (result instanceof Error) return notStarted(started, result);
   return {
     pid: pid!,
     exitCode: result.exitCode,

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import path from 'node:path';
+import { notStarted } from './process.js';
 import { armTermination, type BaseRunOptions, type ProcessResult } from './process-result.js';
 
 /** Options of {@link runPty}. */
@@ -91,12 +92,9 @@ function sweepGroup(pgid: number): void {
  */
 export async function runPty(options: RunPtyOptions): Promise<ProcessResult> {
   const started = performance.now();
-  const notStarted = (error: Error | null, canceled = false): ProcessResult => ({
-    pid: null, exitCode: null, signal: null, timedOut: false, canceled, durationMs: performance.now() - started, spawnError: error,
-  });
-  if (options.signal?.aborted) return notStarted(null, true);
+  if (options.signal?.aborted) return notStarted(started, null, true);
   const unspawnable = checkSpawnable(options.file, options.cwd, options.env);
-  if (unspawnable) return notStarted(unspawnable);
+  if (unspawnable) return notStarted(started, unspawnable);
   let child: import('@lydell/node-pty').IPty;
   try {
     const pty = await import('@lydell/node-pty');
@@ -109,7 +107,7 @@ export async function runPty(options: RunPtyOptions): Promise<ProcessResult> {
       encoding: null,
     });
   } catch (error) {
-    return notStarted(error instanceof Error ? error : new Error(String(error)));
+    return notStarted(started, error instanceof Error ? error : new Error(String(error)));
   }
   const pid = child.pid;
   const termination = armTermination(pid, options);
