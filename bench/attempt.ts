@@ -164,6 +164,7 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
   for (const engine of options.engines ?? ['codex', 'claude']) {
     const scratch = new Scratch(`cli-${engine}`);
     let server: ModelServer | null = null;
+    let daemonEnv: NodeJS.ProcessEnv | null = null;
     try {
       const data = scratch.dir('data');
       const home = scratch.dir('home');
@@ -172,6 +173,9 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
       const args = engine === 'codex' ? ['start', 'codex', ...CODEX_ARGS] : ['start', '--prompt', 'hi', engine];
       const cases: Case[] = [cliCase('harness-tsx', args, { ...env, AGENT_HARNESS_FROM_SOURCE: '1' }, project)];
       if (dist) cases.push(cliCase('harness-dist', args, env, project));
+      // The same command with AGENT_HARNESS_DAEMON=on: the attempt runs in the daemon the warm-up round started.
+      daemonEnv = { ...env, AGENT_HARNESS_DAEMON: 'on', AGENT_HARNESS_DAEMON_DIR: scratch.dir('daemons') };
+      if (dist) cases.push(cliCase('harness-dist-daemon', args, daemonEnv, project));
       // The first attempt writes the engine config the bare runs reuse, and tells their command.
       const first = await cases[0]!.run();
       server = await startModelServer({});
@@ -198,6 +202,7 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
       const isolation = 'both from the same shell environment (the bare command with the attempt\'s engine variables on top); harness engine in network + PID namespaces, bare without';
       rows.push(compare('cli-attempt', `${engine}: harness CLI (tsx) vs bare`, t('harness-tsx'), t('bare'), '≤ 1.10×', isolation));
       if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare`, t('harness-dist'), t('bare'), '≤ 1.10×', isolation));
+      if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist), AGENT_HARNESS_DAEMON=on vs bare`, t('harness-dist-daemon'), t('bare'), '≤ 1.10×', 'the command is a client of a running daemon, which runs the attempt (started by the warm-up round, then reused)'));
       if (dist && EXTRA_CA_CERTS) {
         rows.push(compare('cli-attempt', `${engine}: the same, neither with NODE_EXTRA_CA_CERTS`, t('harness-dist-noca'), t('bare-noca'), '≤ 1.10×', `the shell sets NODE_EXTRA_CA_CERTS=${EXTRA_CA_CERTS}, which every Node start reads first`));
         rows.push(compare('cli-attempt', `${engine}: harness CLI (dist), NODE_EXTRA_CA_CERTS vs none`, t('harness-dist'), t('harness-dist-noca'), null, 'what the certificates cost the harness command (one Node start)'));
@@ -218,6 +223,8 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
       if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI tsx vs dist`, t('harness-tsx'), t('harness-dist'), null));
       rows.push(...stepsRow('cli-attempt', `${engine} (${dist ? 'dist' : 'tsx'})`, results.get(dist ? 'harness-dist' : 'harness-tsx')!.metas));
     } finally {
+      // The daemon the daemon case started ends with the bench.
+      if (daemonEnv) await runProcess(process.execPath, [bin, 'daemon', 'stop'], { env: daemonEnv, cwd: scratch.dir('stop') }).catch(() => undefined);
       await server?.close();
       scratch.dispose();
     }

@@ -177,12 +177,54 @@ function printVersionFast(args) {
   return true;
 }
 
+/**
+ * Which build a daemon runs: the compiled file's path, size, mtime and inode (a rebuild changes them). In a checkout
+ * the daemon also compares the sources with those it started from, at every command (daemon-serve.ts).
+ */
+function codeStamp(file) {
+  try {
+    const stat = statSync(file);
+    return `${file}:${stat.size}:${stat.mtimeMs}:${stat.ino}`;
+  } catch {
+    return `${file}:missing`;
+  }
+}
+
+/**
+ * With AGENT_HARNESS_DAEMON=on, runs an attempt command (start, resume, the direct <engine> form) in the daemon of
+ * this environment and build (bin/daemon-client.js) and resolves its exit status; null when the command runs here:
+ * the daemon is off, the command is another, or no daemon could take it. A bad setting is reported as the command
+ * reports errors (exit status 2).
+ */
+async function runInDaemon(codeId) {
+  // Unset (the default): nothing of the daemon's client is loaded (it needs net, child_process and crypto).
+  if (!process.env.AGENT_HARNESS_DAEMON) return null;
+  const args = process.argv.slice(2);
+  const daemon = require('./daemon-client.js');
+  try {
+    if (!daemon.daemonEnabled() || !daemon.runsInDaemon(args)) return null;
+    daemon.daemonIdleMs();
+  } catch (error) {
+    if (!(error instanceof daemon.DaemonSettingError)) throw error;
+    process.stderr.write(`agent-harness: error ${error.code}: ${error.message}\n  hint: ${daemon.HINTS[error.code]}\n`);
+    return 2;
+  }
+  return daemon.runThroughDaemon({ args, bin: __filename, codeId: codeId() });
+}
+
 /** Runs the CLI from dist/ or, in a checkout whose dist/ is missing or stale, from src/ through tsx. */
 async function main() {
   if (printVersionFast(process.argv.slice(2))) return;
   // Node 22.1+ keeps the compiled modules of the sources and of the unbundled dist/ between runs (in its cache dir
   // under the OS temp dir); the bundle has its own code cache, on every Node (bin/bundle-loader.js).
   require('node:module').enableCompileCache?.();
+  // A daemon is named after the build it was started from; whether the sources changed since is its own check.
+  const bundle = join(root, 'dist', 'bundle', 'main.cjs');
+  const daemonStatus = await runInDaemon(() => codeStamp(existsSync(bundle) ? bundle : join(root, 'dist', 'cli', 'main.js')));
+  if (daemonStatus !== null) {
+    process.exitCode = daemonStatus;
+    return;
+  }
   const source = join(root, 'src', 'cli', 'main.ts');
   const fromSource = existsSync(source) && (process.env.AGENT_HARNESS_FROM_SOURCE === '1' || !distIsCurrent());
   let cli;
@@ -190,7 +232,6 @@ async function main() {
     const { tsImport } = await import('tsx/esm/api');
     cli = await tsImport(pathToFileURL(source).href, pathToFileURL(__filename).href);
   } else {
-    const bundle = join(root, 'dist', 'bundle', 'main.cjs');
     if (existsSync(bundle)) {
       const { cacheDirFor, cacheKey, loadBundle } = require('./bundle-loader.js');
       const loaded = loadBundle(bundle, { cacheDir: cacheDirFor(bundle), key: cacheKey(process.argv.slice(2)) });

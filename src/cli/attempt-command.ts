@@ -48,6 +48,8 @@ export async function runAttemptCommand(
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // In the daemon, the signals of the command's own process, passed on by its client.
+  const unsubscribe = streams.interrupts?.subscribe(onSignal);
   try {
     const result = await runAttempt({
       ...request,
@@ -73,6 +75,7 @@ export async function runAttemptCommand(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    unsubscribe?.();
   }
 }
 

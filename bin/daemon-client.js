@@ -1,0 +1,353 @@
+// The command's client of the attempt daemon (issue 13), and what the daemon shares with it: where daemons listen,
+// how one is named, and the frames they speak. `AGENT_HARNESS_DAEMON=on` makes `start`, `resume` and the direct
+// `<engine>` form run their attempt in a resident process of the harness (`agent-harness daemon serve`), started on
+// first use and gone after an idle time: the attempt then costs what it costs in a running process, not a Node
+// process's cold start of the whole harness. Off by default.
+//
+// A daemon serves only commands given in the same environment, working directory, umask and Node, and by the same
+// build of the harness: these make its name (a hash), so it reads them as the command itself would, from its own
+// process. Nothing of one shell's environment reaches an attempt started from another.
+//
+// The daemons of a user live in a private directory (0700, the user's; anything else is refused and the command runs
+// in its own process, with a warning). Loaded by the bin before the bundle: CommonJS, Node's built-ins only.
+'use strict';
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+
+/** `on`/`1`: attempts run in a daemon; `off`/`0`/unset: in the command's own process. */
+const DAEMON_ENV = 'AGENT_HARNESS_DAEMON';
+/** The directory of the user's daemons (default `$XDG_RUNTIME_DIR/agent-harness`, else `/tmp/agent-harness-<uid>`). */
+const DAEMON_DIR_ENV = 'AGENT_HARNESS_DAEMON_DIR';
+/** Milliseconds a daemon waits without an attempt before it ends (default 600000: 10 minutes). */
+const DAEMON_IDLE_ENV = 'AGENT_HARNESS_DAEMON_IDLE_MS';
+/** The default idle time. */
+const DEFAULT_IDLE_MS = 600_000;
+/** Version of the request line and the frames; part of a daemon's name. */
+const PROTOCOL = 1;
+/** The commands whose attempt runs in a daemon. The engine names are the CLI's direct form (src/cli/main.ts). */
+const ATTEMPT_COMMANDS = ['start', 'resume', 'codex', 'claude', 'gemini', 'iflow', 'opencode'];
+/**
+ * Frames from the daemon: `type u8, length u32be, payload`. stdout and stderr carry bytes; accepted (`{ pid }`),
+ * refused (`{ reason, stale }`), exit (`{ status }`) and reply (a status) carry JSON.
+ */
+const FRAME = { stdout: 1, stderr: 2, exit: 3, accepted: 4, refused: 5, reply: 6 };
+/** How long a client waits for a daemon it started to listen (a checkout's daemon compiles the sources first). */
+const START_TIMEOUT_MS = 30_000;
+/** The longest request line a daemon reads. */
+const MAX_REQUEST_BYTES = 1 << 20;
+/** Longest Unix socket path Linux takes (108 with its terminating NUL). */
+const MAX_SOCKET_PATH = 107;
+
+/** The hints of the error codes this file reports (the same texts as src/errors/codes.ts; a test keeps them equal). */
+const HINTS = {
+  CONFIG_INVALID: 'Fix the value named in the message.',
+  DAEMON_LOST: 'The daemon that ran the attempt ended before it finished (killed, or crashed); `agent-harness runs` seals the attempt. Resume the run to continue.',
+};
+
+/** A usage or environment error of the daemon's settings: `code` is a stable error code of the CLI. */
+class DaemonSettingError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** Whether `AGENT_HARNESS_DAEMON` turns the daemon on; a value that is none of on/off/1/0 throws CONFIG_INVALID. */
+function daemonEnabled(env = process.env) {
+  const value = (env[DAEMON_ENV] ?? '').trim().toLowerCase();
+  if (value === '' || value === 'off' || value === '0') return false;
+  if (value === 'on' || value === '1') return true;
+  throw new DaemonSettingError('CONFIG_INVALID', `${DAEMON_ENV} must be on, off, 1 or 0, not ${JSON.stringify(env[DAEMON_ENV])}.`);
+}
+
+/** The idle time from `AGENT_HARNESS_DAEMON_IDLE_MS` (a positive integer), or the default; throws CONFIG_INVALID. */
+function daemonIdleMs(env = process.env) {
+  const raw = env[DAEMON_IDLE_ENV];
+  if (raw === undefined || raw.trim() === '') return DEFAULT_IDLE_MS;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new DaemonSettingError('CONFIG_INVALID', `${DAEMON_IDLE_ENV} must be a positive whole number of milliseconds, not ${JSON.stringify(raw)}.`);
+  return value;
+}
+
+/**
+ * True when `args` are a command whose attempt a daemon may run: an attempt command word first, no `--pty` (the
+ * terminal is the command's own), and not all three standard streams a terminal (then the engine may be given the
+ * terminal itself: live passthrough).
+ */
+function runsInDaemon(args, stdio = process) {
+  if (!ATTEMPT_COMMANDS.includes(args[0]) || args.includes('--pty')) return false;
+  return !(stdio.stdin.isTTY && stdio.stdout.isTTY && stdio.stderr.isTTY);
+}
+
+/** The directory of this user's daemons. */
+function daemonDirectory(env = process.env) {
+  if (env[DAEMON_DIR_ENV]) return path.resolve(env[DAEMON_DIR_ENV]);
+  const runtime = env.XDG_RUNTIME_DIR;
+  if (runtime && path.isAbsolute(runtime)) return path.join(runtime, 'agent-harness');
+  return path.join('/tmp', `agent-harness-${process.getuid()}`);
+}
+
+/**
+ * Makes the daemon directory if needed and checks that it is this user's alone: a real directory, owned by this
+ * uid, no access for group or others. Returns null when it is, else why not (the daemon is then not used).
+ */
+function checkDaemonDirectory(dir) {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stat = fs.lstatSync(dir);
+    if (!stat.isDirectory()) return `${dir} is not a directory`;
+    if (stat.uid !== process.getuid()) return `${dir} belongs to uid ${stat.uid}, not ${process.getuid()}`;
+    if ((stat.mode & 0o077) !== 0) return `${dir} is open to other users (mode ${(stat.mode & 0o777).toString(8)}); make it 0700`;
+    return null;
+  } catch (error) {
+    return `${dir} cannot be used: ${error.message}`;
+  }
+}
+
+/** This process's umask, read from /proc (process.umask() would set it), or null. */
+function currentUmask() {
+  try {
+    return /^Umask:\s*([0-7]+)$/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * 128 bits of a non-cryptographic hash of `text` (four 32-bit FNV-1a-style lanes, each with its own seed and a final
+ * mix), as 32 hex digits. A daemon's name needs no more: its directory is its user's alone, and whoever could craft
+ * a collision could already connect to the daemon. (Loading node:crypto for a SHA-256 costs a command ~2 ms.)
+ */
+function hash128(text) {
+  const lanes = [0x811c9dc5, 0x01000193 ^ 0x5bd1e995, 0x9e3779b9, 0x85ebca6b];
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    for (let lane = 0; lane < 4; lane += 1) lanes[lane] = Math.imul(lanes[lane] ^ code, 0x01000193 + lane * 0x3c6ef372) >>> 0;
+  }
+  return lanes.map((value, lane) => {
+    let h = value ^ (text.length + lane);
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    return ((h ^ (h >>> 16)) >>> 0).toString(16).padStart(8, '0');
+  }).join('');
+}
+
+/**
+ * A daemon's name: a hash of everything an attempt reads from the process that runs it (the environment, the
+ * working directory, the umask, Node and its flags) and of `codeId` (which build of the harness).
+ */
+function daemonKey(codeId, env = process.env, cwd = process.cwd()) {
+  const entries = Object.entries(env).filter(([, value]) => value !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return hash128(JSON.stringify([PROTOCOL, codeId, process.execPath, process.version, process.execArgv, cwd, currentUmask(), entries]));
+}
+
+/** The socket of the daemon named `key` in `dir`. */
+function socketPathFor(dir, key) {
+  return path.join(dir, `${key}.sock`);
+}
+
+/** One frame. */
+function encodeFrame(type, payload) {
+  const body = Buffer.isBuffer(payload) ? payload : Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload));
+  const header = Buffer.allocUnsafe(5);
+  header[0] = type;
+  header.writeUInt32BE(body.length, 1);
+  return Buffer.concat([header, body]);
+}
+
+/** Splits a byte stream into frames: `push(chunk)` returns the whole frames it completed, as `{ type, payload }`. */
+class FrameReader {
+  constructor() {
+    this.pending = Buffer.alloc(0);
+  }
+
+  push(chunk) {
+    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    const frames = [];
+    while (this.pending.length >= 5) {
+      const length = this.pending.readUInt32BE(1);
+      if (this.pending.length < 5 + length) break;
+      frames.push({ type: this.pending[0], payload: this.pending.subarray(5, 5 + length) });
+      this.pending = this.pending.subarray(5 + length);
+    }
+    return frames;
+  }
+}
+
+/** Connects to a daemon's socket; rejects when nothing listens there. */
+function connect(socketPath) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(socketPath);
+    socket.once('connect', () => {
+      socket.off('error', reject);
+      resolve(socket);
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** The last lines of a daemon's log, for an error message. */
+function logTail(file) {
+  try {
+    return fs.readFileSync(file, 'utf8').trim().split('\n').slice(-5).join(' | ');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Starts the daemon `key` (detached: its own session, no terminal, its output in `<key>.log`) and resolves once it
+ * listens, or once it finds another daemon listening at its socket (two commands started it at once).
+ */
+function startDaemon(bin, dir, key) {
+  const logFile = path.join(dir, `${key}.log`);
+  const log = fs.openSync(logFile, 'w', 0o600);
+  let child;
+  try {
+    // Loaded only here: a command that finds its daemon running never needs it.
+    const { spawn } = require('node:child_process');
+    child = spawn(process.execPath, [...process.execArgv, bin, 'daemon', 'serve', '--socket', socketPathFor(dir, key), '--key', key, '--ready-fd', '3'], {
+      detached: true,
+      stdio: ['ignore', log, log, 'pipe'],
+      env: process.env,
+      cwd: process.cwd(),
+    });
+  } finally {
+    fs.closeSync(log);
+  }
+  return new Promise((resolve, reject) => {
+    let said = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      finish(new Error(`the daemon did not listen within ${START_TIMEOUT_MS} ms`));
+    }, START_TIMEOUT_MS);
+    const finish = (error) => {
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      child.stdio[3].destroy();
+      child.unref();
+      if (error) reject(error);
+      else resolve(child.pid);
+    };
+    child.once('error', (error) => finish(error));
+    child.once('exit', (code, signal) => finish(new Error(`the daemon exited (${signal ?? code}) before it listened${logTail(logFile) ? `: ${logTail(logFile)}` : ''}`)));
+    child.stdio[3].on('data', (chunk) => {
+      said += chunk;
+      if (said.includes('\n')) finish(said.startsWith('ready') ? null : new Error(`the daemon said ${JSON.stringify(said.trim())}`));
+    });
+  });
+}
+
+/**
+ * Sends the attempt command to the daemon on `socket` and relays what it answers to this process's output;
+ * standard input is not read. SIGINT and SIGTERM are passed on (the daemon stops the engine and seals the audit, as
+ * the command itself does). Resolves the exit status, or null when the daemon turned the command down before it
+ * began it (the command then runs in its own process).
+ */
+function relay(socket, request, stderr = process.stderr) {
+  return new Promise((resolve) => {
+    const reader = new FrameReader();
+    let accepted = null;
+    let status = null;
+    let refusal = null;
+    const onSignal = (signal) => {
+      if (!socket.destroyed) socket.write(`${JSON.stringify({ signal })}\n`);
+    };
+    // A reader that went away (`… | head`) is not the attempt's end: what is left is dropped, as the command itself
+    // does, and the attempt finishes and is sealed.
+    const closed = new Set();
+    for (const stream of [process.stdout, stderr]) {
+      stream.on('error', (error) => {
+        if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+        closed.add(stream);
+      });
+    }
+    const write = (stream, payload) => {
+      if (closed.has(stream)) return;
+      if (!stream.write(payload)) {
+        socket.pause();
+        stream.once('drain', () => socket.resume());
+      }
+    };
+    socket.on('data', (chunk) => {
+      for (const { type, payload } of reader.push(chunk)) {
+        if (type === FRAME.stdout) write(process.stdout, payload);
+        else if (type === FRAME.stderr) write(stderr, payload);
+        else if (type === FRAME.accepted) {
+          accepted = JSON.parse(payload.toString('utf8'));
+          process.on('SIGINT', onSignal);
+          process.on('SIGTERM', onSignal);
+        } else if (type === FRAME.refused) refusal = JSON.parse(payload.toString('utf8'));
+        else if (type === FRAME.exit) status = JSON.parse(payload.toString('utf8')).status;
+      }
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      if (status !== null) return resolve(status);
+      if (accepted === null) {
+        // A daemon of a checkout whose sources changed since it started: the command runs the new code itself.
+        if (refusal?.stale) return resolve(null);
+        stderr.write(`agent-harness: warning DAEMON_UNAVAILABLE: the daemon turned the command down (${refusal?.reason ?? 'it closed the connection first'}); running it in this process\n`);
+        return resolve(null);
+      }
+      stderr.write(`agent-harness: error DAEMON_LOST: the daemon (pid ${accepted.pid}) ended before the attempt finished; its audit is sealed by the next \`agent-harness runs\`.\n  hint: ${HINTS.DAEMON_LOST}\n`);
+      return resolve(1);
+    });
+    socket.write(`${JSON.stringify(request)}\n`);
+  });
+}
+
+/**
+ * Runs the command `args` in the daemon of this environment and build (`codeId`), starting it if none listens.
+ * Resolves its exit status, or null when no daemon could take it (said on stderr as a warning): the caller then runs
+ * the command itself. `bin` is the command's entry point, which the daemon is started with.
+ */
+async function runThroughDaemon({ args, bin, codeId, stderr = process.stderr }) {
+  const fallback = (reason) => {
+    stderr.write(`agent-harness: warning DAEMON_UNAVAILABLE: ${reason}; running the attempt in this process\n`);
+    return null;
+  };
+  const dir = daemonDirectory();
+  const unusable = checkDaemonDirectory(dir);
+  if (unusable) return fallback(unusable);
+  const key = daemonKey(codeId);
+  const socketPath = socketPathFor(dir, key);
+  if (socketPath.length > MAX_SOCKET_PATH) return fallback(`the daemon's socket path would be longer than ${MAX_SOCKET_PATH} bytes (${socketPath}); set ${DAEMON_DIR_ENV} to a shorter directory`);
+  let socket = await connect(socketPath).catch(() => null);
+  if (socket === null) {
+    try {
+      await startDaemon(bin, dir, key);
+      socket = await connect(socketPath);
+    } catch (error) {
+      return fallback(`no daemon could be started (${error.message})`);
+    }
+  }
+  return relay(socket, { v: PROTOCOL, key, argv: args }, stderr);
+}
+
+module.exports = {
+  ATTEMPT_COMMANDS,
+  DAEMON_DIR_ENV,
+  DAEMON_ENV,
+  DAEMON_IDLE_ENV,
+  DEFAULT_IDLE_MS,
+  DaemonSettingError,
+  FRAME,
+  FrameReader,
+  HINTS,
+  MAX_REQUEST_BYTES,
+  PROTOCOL,
+  checkDaemonDirectory,
+  connect,
+  daemonDirectory,
+  daemonEnabled,
+  daemonIdleMs,
+  daemonKey,
+  encodeFrame,
+  runThroughDaemon,
+  runsInDaemon,
+  socketPathFor,
+};

@@ -1,0 +1,310 @@
+/**
+ * The attempt daemon (AGENT_HARNESS_DAEMON=on, issue 13): the command hands its attempt to a resident process of the
+ * harness, started on first use. What it must keep: the command's output, exit status and audit are what the command
+ * itself gives; a daemon serves one environment only; signals reach the attempt; a client or daemon that dies loses
+ * no audit and leaves no engine; an idle daemon ends by itself; bad settings and unsafe directories are refused.
+ * The engine is the fake codex of the CLI tests (a stream replayed), so each attempt is quick.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../src/errors/codes.js';
+import { AttemptMetaSchema } from '../../src/protocol/index.js';
+import { BIN, createCliSandbox, fakeEngineCalls, installFakeEngine, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
+import { eventually, pidsWithMarker } from '../helpers/processes.js';
+
+const client = createRequire(import.meta.url)('../../bin/daemon-client.js') as {
+  FRAME: Record<string, number>;
+  FrameReader: new () => { push(chunk: Buffer): Array<{ type: number; payload: Buffer }> };
+  HINTS: Record<string, string>;
+  PROTOCOL: number;
+};
+
+const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
+let sandbox: CliSandbox;
+let hanging: CliSandbox;
+/** Every environment a test ran the command in with the daemon on: afterAll stops their daemons. */
+const daemonEnvs: NodeJS.ProcessEnv[] = [];
+
+/** The sandbox's environment with the daemon on, its daemons in `dir` (default: the sandbox's own). */
+function daemonEnv(box: CliSandbox, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = { ...box.env, AGENT_HARNESS_DAEMON: 'on', AGENT_HARNESS_DAEMON_DIR: path.join(box.root, 'daemons'), AGENT_HARNESS_DAEMON_IDLE_MS: '120000', ...extra };
+  daemonEnvs.push(env);
+  return env;
+}
+
+interface DaemonInfo {
+  pid: number;
+  served: number;
+  running: number;
+  key: string;
+  cwd: string;
+}
+
+/** `daemon status --json` in `env`. */
+function daemons(box: CliSandbox, env: NodeJS.ProcessEnv): DaemonInfo[] {
+  const run = runCliProcess(box, ['daemon', 'status', '--json'], env);
+  expect(run.status, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as DaemonInfo[];
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The meta of the attempt whose output `stderr` is. */
+function metaOf(stderr: string, attempt = 1) {
+  const runDir = /^run_dir: (.+)$/m.exec(stderr)?.[1];
+  if (!runDir) throw new Error(`no run_dir in:\n${stderr}`);
+  return AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(path.join(runDir, '.audit', `meta.${attempt}.json`), 'utf8')));
+}
+
+/** stderr with the run's own names (ids, handles, dirs, ports, times) blanked: what two runs of one command share. */
+function shape(stderr: string): string {
+  return stderr
+    .replace(/^(run_id|run_dir|config_roots|model|Run id|Run directory|Run handle|Session|Audit): .*$/gm, '$1: …')
+    .replace(/^(agent-harness: warning DAEMON_UNAVAILABLE).*$/gm, '$1');
+}
+
+/** Starts the command on the hanging fake in `env`; resolves once the engine printed, with the child and its output. */
+async function startHanging(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; out: { stdout: string; stderr: string }; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [BIN, 'start', '--prompt', 'hang', 'codex'], { cwd: hanging.root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (chunk: Buffer) => (out.stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (out.stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  expect(await eventually(() => out.stdout.length > 0, 30_000), out.stderr).toBe(true);
+  return { child, out, exited };
+}
+
+beforeAll(() => {
+  sandbox = createCliSandbox();
+  installFakeEngine(sandbox, 'codex', { stdoutFile: STREAM });
+  hanging = createCliSandbox();
+  installFakeEngine(hanging, 'codex', { stdoutFile: STREAM, hangAfterOutput: true });
+});
+
+afterAll(() => {
+  // Every daemon a test started ends with the file, whatever the test did.
+  for (const env of daemonEnvs) {
+    const box = env.AGENT_HARNESS_DAEMON_DIR!.startsWith(hanging.root) ? hanging : sandbox;
+    runCliProcess(box, ['daemon', 'stop'], env);
+  }
+  sandbox.cleanup();
+  hanging.cleanup();
+}, 120_000);
+
+describe('AGENT_HARNESS_DAEMON=on', () => {
+  it('runs the attempt in a daemon it starts, then in the same daemon; output, status and audit are the command\'s own', () => {
+    const env = daemonEnv(sandbox);
+    const first = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env);
+    const second = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env);
+    const local = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], { ...env, AGENT_HARNESS_DAEMON: 'off' });
+    for (const run of [first, second, local]) expect(run.status, run.stderr).toBe(0);
+    expect(first.stdout).toBe(fs.readFileSync(STREAM, 'utf8'));
+    expect(second.stdout).toBe(first.stdout);
+    expect(local.stdout).toBe(first.stdout);
+    expect(shape(first.stderr)).toBe(shape(local.stderr));
+
+    const [daemon, ...others] = daemons(sandbox, env);
+    expect(others).toEqual([]);
+    expect(daemon).toMatchObject({ served: 2, running: 0, cwd: sandbox.root });
+    // The attempts ran in the daemon: it owned them. The one with the daemon off ran in its own command.
+    expect(metaOf(first.stderr).owner?.pid).toBe(daemon!.pid);
+    expect(metaOf(second.stderr).owner?.pid).toBe(daemon!.pid);
+    expect(metaOf(local.stderr).owner?.pid).not.toBe(daemon!.pid);
+    expect(metaOf(first.stderr)).toMatchObject({ status: 'finished', completion: { state: 'completed' } });
+    // The engine saw what it sees when the command runs it: same directory layout, HOME, no host secret.
+    const calls = fakeEngineCalls(sandbox);
+    expect(calls).toHaveLength(3);
+    expect(calls[0]!.home).toBe(calls[2]!.home);
+    expect(calls.every((call) => !call.hasSecret)).toBe(true);
+  });
+
+  it('serves one environment: a command with another variable gets a daemon of its own, which sees that variable', () => {
+    const env = daemonEnv(sandbox, { LEAKY_SECRET: 'only-here' });
+    const before = daemons(sandbox, env).map((d) => d.pid);
+    const run = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env);
+    expect(run.status, run.stderr).toBe(0);
+    const after = daemons(sandbox, env);
+    expect(after).toHaveLength(before.length + 1);
+    const fresh = after.find((d) => !before.includes(d.pid))!;
+    expect(metaOf(run.stderr).owner?.pid).toBe(fresh.pid);
+    expect(fs.readFileSync(`/proc/${fresh.pid}/environ`, 'utf8').split('\0')).toContain('LEAKY_SECRET=only-here');
+    // The harness keeps a host secret from the engine, in the daemon as in the command.
+    expect(fakeEngineCalls(sandbox).at(-1)!.hasSecret).toBe(false);
+  });
+
+  it('a reader that goes away (`| head`) does not end the attempt: it finishes, is sealed, and the status is the engine\'s', async () => {
+    const child = spawn(process.execPath, [BIN, 'start', '--prompt', 'hi', 'codex'], { cwd: sandbox.root, env: daemonEnv(sandbox), stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.destroy();
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const status = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    expect(status, stderr).toBe(0);
+    expect(metaOf(stderr)).toMatchObject({ status: 'finished', completion: { state: 'completed' } });
+  });
+
+  it('passes SIGINT on: exit 130, the attempt canceled and sealed, as without the daemon', async () => {
+    const { child, out, exited } = await startHanging(daemonEnv(hanging));
+    try {
+      child.kill('SIGINT');
+      expect(await exited, out.stderr).toBe(130);
+      expect(out.stderr).toMatch(/Start interrupted\. exitCode=130 \(SIGINT; engine exit /);
+      expect(metaOf(out.stderr)).toMatchObject({ status: 'finished', completion: { state: 'failed', code: 'ENGINE_CANCELED' }, exit: { canceled: true } });
+      expect(metaOf(out.stderr).owner?.pid).not.toBe(child.pid);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('a client killed with -9: the daemon cancels its attempt, kills the engine and seals the audit', async () => {
+    const env = daemonEnv(hanging);
+    const { child, out, exited } = await startHanging(env);
+    const engine = path.join(hanging.prefix, 'bin', 'codex');
+    expect(pidsWithMarker(engine).length).toBeGreaterThan(0);
+    child.kill('SIGKILL');
+    await exited;
+    const runDir = /^run_dir: (.+)$/m.exec(out.stderr)![1]!;
+    const sealed = () => {
+      try {
+        return JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8')).status === 'finished';
+      } catch {
+        return false;
+      }
+    };
+    expect(await eventually(sealed, 30_000)).toBe(true);
+    expect(metaOf(out.stderr)).toMatchObject({ completion: { state: 'failed', code: 'ENGINE_CANCELED' }, exit: { canceled: true } });
+    expect(await eventually(() => pidsWithMarker(engine).length === 0, 15_000)).toBe(true);
+    expect(daemons(hanging, env).find((d) => d.pid === metaOf(out.stderr).owner!.pid)).toMatchObject({ running: 0 });
+  });
+
+  it('a daemon killed with -9: the client says DAEMON_LOST (exit 1), no engine is left, and `runs` seals the attempt', async () => {
+    const env = daemonEnv(hanging, { AGENT_HARNESS_DAEMON_DIR: path.join(hanging.root, 'killed') });
+    const { out, exited } = await startHanging(env);
+    const [daemon, ...others] = daemons(hanging, env);
+    expect(others).toEqual([]);
+    process.kill(daemon!.pid, 'SIGKILL');
+    expect(await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 20_000))]), out.stderr).toBe(1);
+    expect(out.stderr).toContain('agent-harness: error DAEMON_LOST:');
+    expect(out.stderr).toContain(`hint: ${ERROR_CODES.DAEMON_LOST}`);
+    // The engine's init saw its lifeline close with the daemon: nothing of the attempt runs on.
+    const engine = path.join(hanging.prefix, 'bin', 'codex');
+    expect(await eventually(() => pidsWithMarker(engine).length === 0, 15_000)).toBe(true);
+    const runs = runCliProcess(hanging, ['runs', '--json'], { ...env, AGENT_HARNESS_DAEMON: 'off' });
+    expect(runs.status, runs.stderr).toBe(0);
+    expect(metaOf(out.stderr)).toMatchObject({ status: 'finished', completion: { state: 'failed', reason: 'HARNESS_INTERRUPTED' } });
+    // The dead daemon's socket is cleared by the next look at the directory.
+    expect(daemons(hanging, env).map((d) => d.pid)).not.toContain(daemon!.pid);
+  });
+
+  it('ends by itself after its idle time, and removes its socket', async () => {
+    const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON_IDLE_MS: '400', AGENT_HARNESS_DAEMON_DIR: path.join(sandbox.root, 'idle') });
+    const run = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env);
+    expect(run.status, run.stderr).toBe(0);
+    const pid = metaOf(run.stderr).owner!.pid;
+    expect(pid).not.toBe(process.pid);
+    expect(await eventually(() => !alive(pid), 20_000)).toBe(true);
+    expect(fs.readdirSync(path.join(sandbox.root, 'idle')).filter((name) => name.endsWith('.sock'))).toEqual([]);
+  });
+
+  it('`daemon stop` ends every daemon of the directory', () => {
+    const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON_DIR: path.join(sandbox.root, 'stop') });
+    expect(runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env).status).toBe(0);
+    expect(runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], { ...env, EXTRA: '1' }).status).toBe(0);
+    const pids = daemons(sandbox, env).map((d) => d.pid);
+    expect(pids).toHaveLength(2);
+    const stop = runCliProcess(sandbox, ['daemon', 'stop'], env);
+    expect(stop.status, stop.stderr).toBe(0);
+    expect(stop.stderr).toContain('Stopped 2 daemon(s)');
+    expect(pids.filter(alive)).toEqual([]);
+    expect(daemons(sandbox, env)).toEqual([]);
+  });
+
+  it('only attempt commands go to a daemon; --pty runs in the command', () => {
+    const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON_DIR: path.join(sandbox.root, 'others') });
+    expect(runCliProcess(sandbox, ['runs'], env).status).toBe(0);
+    expect(runCliProcess(sandbox, ['start', '--pty', '--prompt', 'hi', 'codex'], env).status).toBe(0);
+    expect(daemons(sandbox, env)).toEqual([]);
+  });
+
+  it('refuses a bad setting with CONFIG_INVALID (exit 2) before anything runs', () => {
+    for (const extra of [{ AGENT_HARNESS_DAEMON: 'maybe' }, { AGENT_HARNESS_DAEMON_IDLE_MS: '10s' }]) {
+      const run = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], { ...daemonEnv(sandbox, { AGENT_HARNESS_DAEMON_DIR: path.join(sandbox.root, 'bad') }), ...extra });
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(/^agent-harness: error CONFIG_INVALID: AGENT_HARNESS_DAEMON/m);
+      expect(run.stderr).toContain(`hint: ${ERROR_CODES.CONFIG_INVALID}`);
+    }
+    expect(fs.existsSync(path.join(sandbox.root, 'bad'))).toBe(false);
+  });
+
+  it('does not use a daemon directory others can enter: a warning, and the attempt runs in the command', () => {
+    const dir = path.join(sandbox.root, 'open');
+    fs.mkdirSync(dir, { mode: 0o777 });
+    fs.chmodSync(dir, 0o777);
+    const run = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], daemonEnv(sandbox, { AGENT_HARNESS_DAEMON_DIR: dir }));
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^agent-harness: warning DAEMON_UNAVAILABLE: .*open to other users \(mode 777\).*running the attempt in this process$/m);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    expect(metaOf(run.stderr)).toMatchObject({ status: 'finished', completion: { state: 'completed' } });
+  });
+
+  it('turns down what is not an attempt command of its own environment, before running anything', async () => {
+    const env = daemonEnv(sandbox);
+    expect(runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env).status).toBe(0);
+    const [daemon] = daemons(sandbox, env);
+    const socket = path.join(env.AGENT_HARNESS_DAEMON_DIR!, `${daemon!.key}.sock`);
+    const ask = (request: object) => new Promise<Array<{ type: number; text: string }>>((resolve, reject) => {
+      const reader = new client.FrameReader();
+      const frames: Array<{ type: number; text: string }> = [];
+      const connection = net.connect(socket);
+      connection.on('data', (chunk: Buffer) => frames.push(...reader.push(chunk).map((f) => ({ type: f.type, text: f.payload.toString('utf8') }))));
+      connection.on('error', reject);
+      connection.on('close', () => resolve(frames));
+      connection.write(`${JSON.stringify(request)}\n`);
+    });
+    const refused = (frames: Array<{ type: number; text: string }>) => frames.filter((f) => f.type === client.FRAME.refused).map((f) => (JSON.parse(f.text) as { reason: string }).reason);
+    expect(refused(await ask({ v: client.PROTOCOL, key: 'f'.repeat(32), argv: ['start', '--prompt', 'hi', 'codex'] }))).toEqual([expect.stringContaining('another environment')]);
+    expect(refused(await ask({ v: client.PROTOCOL, key: daemon!.key, argv: ['daemon', 'serve'] }))).toEqual(['"daemon" is not an attempt command']);
+    expect(refused(await ask({ v: 99, key: daemon!.key, argv: ['start'] }))).toEqual([`protocol 99, not ${client.PROTOCOL}`]);
+    expect(refused(await ask([1, 2]))).toEqual(['the request is not a JSON object']);
+    expect(daemons(sandbox, env)[0]).toMatchObject({ pid: daemon!.pid, served: daemon!.served });
+  });
+
+  it('in a checkout whose sources changed since it started, turns the command down quietly and ends; the command runs the new code', async () => {
+    // A copy of the package (its node_modules linked), so that editing its sources leaves this checkout's alone.
+    const copy = path.join(sandbox.root, 'package-copy');
+    for (const entry of ['bin', 'dist', 'src', 'runtime', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
+      fs.cpSync(path.join(REPO, entry), path.join(copy, entry), { recursive: true, preserveTimestamps: true });
+    }
+    fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(copy, 'node_modules'));
+    const bin = path.join(copy, 'bin', 'agent-harness.js');
+    const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON_DIR: path.join(sandbox.root, 'copy-daemons') });
+    const run = () => {
+      const result = spawnSync(process.execPath, [bin, 'start', '--prompt', 'hi', 'codex'], { cwd: sandbox.root, env, encoding: 'utf8', timeout: 120_000 });
+      expect(result.status, result.stderr).toBe(0);
+      return result;
+    };
+    const first = run();
+    const daemon = metaOf(first.stderr).owner!.pid;
+    expect(daemon).not.toBe(first.pid);
+    const edited = path.join(copy, 'src', 'cli', 'daemon.ts');
+    fs.appendFileSync(edited, '\n');
+    const second = run();
+    expect(second.stderr).not.toContain('DAEMON_UNAVAILABLE');
+    expect(metaOf(second.stderr).owner!.pid).toBe(second.pid);
+    expect(await eventually(() => !alive(daemon), 20_000)).toBe(true);
+  });
+
+  it('prints the same hints as the rest of the command', () => {
+    for (const [code, hint] of Object.entries(client.HINTS)) expect(hint).toBe(ERROR_CODES[code as keyof typeof ERROR_CODES]);
+  });
+});
