@@ -201,8 +201,9 @@ function logTail(file) {
  * listens, or once it finds another daemon listening at its socket (two commands started it at once).
  */
 function startDaemon(bin, dir, key) {
+  // Appended to: two commands may start the same daemon at once, and the one that finds the other listening ends.
   const logFile = path.join(dir, `${key}.log`);
-  const log = fs.openSync(logFile, 'w', 0o600);
+  const log = fs.openSync(logFile, 'a', 0o600);
   let child;
   try {
     // Loaded only here: a command that finds its daemon running never needs it.

@@ -46,6 +46,8 @@ export interface ServeOptions {
   idleMs: number;
   /** A line for the daemon's log (its standard error). */
   log?: (line: string) => void;
+  /** The daemon's log file, removed when it stops as it should. */
+  logFile?: string;
 }
 
 /** The bin's fingerprint of the package's sources, or null where there are none (a published package). */
@@ -87,8 +89,11 @@ function frameWriter(socket: net.Socket, type: number, shared: DaemonShared): Wr
   });
 }
 
-/** Reads the first line a connection sends (at most MAX_REQUEST_BYTES); resolves it and what followed it, or null. */
-function firstLine(socket: net.Socket, shared: DaemonShared): Promise<{ line: string; rest: Buffer } | null> {
+/**
+ * Reads the first line a connection sends; resolves it and what followed it, 'too long' past MAX_REQUEST_BYTES, or
+ * null when the connection closed first.
+ */
+function firstLine(socket: net.Socket, shared: DaemonShared): Promise<{ line: string; rest: Buffer } | 'too long' | null> {
   return new Promise((resolve) => {
     let pending = Buffer.alloc(0);
     const onData = (chunk: Buffer): void => {
@@ -98,7 +103,8 @@ function firstLine(socket: net.Socket, shared: DaemonShared): Promise<{ line: st
       socket.off('data', onData);
       socket.off('close', onClose);
       // The caller reads on from here: its listeners are attached before any further data can arrive.
-      resolve(end < 0 ? null : { line: pending.subarray(0, end).toString('utf8'), rest: pending.subarray(end + 1) });
+      const tooLong = end < 0 || end > shared.MAX_REQUEST_BYTES;
+      resolve(tooLong ? 'too long' : { line: pending.subarray(0, end).toString('utf8'), rest: pending.subarray(end + 1) });
     };
     const onClose = (): void => resolve(null);
     socket.on('data', onData);
@@ -232,6 +238,7 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
     socket.on('error', () => undefined);
     void firstLine(socket, shared).then((first) => {
       if (first === null) return socket.destroy();
+      if (first === 'too long') return refuse(socket, `the request is longer than ${shared.MAX_REQUEST_BYTES} bytes`);
       let request: Record<string, unknown>;
       try {
         const parsed: unknown = JSON.parse(first.line);
@@ -278,6 +285,8 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
   await done;
   for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.off(name, onSignal);
   log('stopped');
+  // A daemon that ended as it should leaves nothing behind; one that crashed leaves its log (the client names it).
+  if (options.logFile) fs.rmSync(options.logFile, { force: true });
 }
 
 /** Asks the daemon at `socketPath` for its status, or to stop; null when none answers there (a stale socket). */

@@ -111,7 +111,7 @@ Examples:
     .action(async (options: { socket: string; key: string; readyFd?: number }) => {
       const { serveDaemon } = await import('./daemon-serve.js');
       const shared = daemonShared();
-      await serveDaemon({ socket: options.socket, key: options.key, readyFd: options.readyFd ?? null, idleMs: shared.daemonIdleMs() });
+      await serveDaemon({ socket: options.socket, key: options.key, readyFd: options.readyFd ?? null, idleMs: shared.daemonIdleMs(), logFile: options.socket.replace(/\.sock$/, '.log') });
       // Whatever a served attempt left open (a timer, a stray handle) does not keep a stopped daemon alive.
       setTimeout(() => process.exit(process.exitCode ?? 0), 2_000).unref();
     });

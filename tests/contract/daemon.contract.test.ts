@@ -206,6 +206,21 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
     expect(daemons(hanging, env).map((d) => d.pid)).not.toContain(daemon!.pid);
   });
 
+  it('commands started at once start one daemon between them, and all run in it', async () => {
+    const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON_DIR: path.join(sandbox.root, 'race') });
+    const runs = await Promise.all([1, 2, 3].map(() => new Promise<{ status: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, 'start', '--prompt', 'hi', 'codex'], { cwd: sandbox.root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.once('exit', (status) => resolve({ status, stderr }));
+    })));
+    for (const run of runs) expect(run.status, run.stderr).toBe(0);
+    const [daemon, ...others] = daemons(sandbox, env);
+    expect(others).toEqual([]);
+    expect(daemon).toMatchObject({ served: 3, running: 0 });
+    expect(runs.map((run) => metaOf(run.stderr).owner?.pid)).toEqual([daemon!.pid, daemon!.pid, daemon!.pid]);
+  });
+
   it('ends by itself after its idle time, and removes its socket', async () => {
     const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON_IDLE_MS: '400', AGENT_HARNESS_DAEMON_DIR: path.join(sandbox.root, 'idle') });
     const run = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env);
@@ -213,7 +228,8 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
     const pid = metaOf(run.stderr).owner!.pid;
     expect(pid).not.toBe(process.pid);
     expect(await eventually(() => !alive(pid), 20_000)).toBe(true);
-    expect(fs.readdirSync(path.join(sandbox.root, 'idle')).filter((name) => name.endsWith('.sock'))).toEqual([]);
+    // Its socket and its log: a daemon that ended as it should leaves nothing.
+    expect(await eventually(() => fs.readdirSync(path.join(sandbox.root, 'idle')).length === 0, 5_000)).toBe(true);
   });
 
   it('`daemon stop` ends every daemon of the directory', () => {
@@ -276,6 +292,7 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
     expect(refused(await ask({ v: client.PROTOCOL, key: daemon!.key, argv: ['daemon', 'serve'] }))).toEqual(['"daemon" is not an attempt command']);
     expect(refused(await ask({ v: 99, key: daemon!.key, argv: ['start'] }))).toEqual([`protocol 99, not ${client.PROTOCOL}`]);
     expect(refused(await ask([1, 2]))).toEqual(['the request is not a JSON object']);
+    expect(refused(await ask({ v: client.PROTOCOL, key: daemon!.key, argv: ['start', 'x'.repeat(1 << 20)] }))).toEqual([`the request is longer than ${1 << 20} bytes`]);
     expect(daemons(sandbox, env)[0]).toMatchObject({ pid: daemon!.pid, served: daemon!.served });
   });
 
