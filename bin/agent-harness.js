@@ -197,7 +197,7 @@ function codeStamp(file) {
  * reports errors (exit status 2).
  */
 async function runInDaemon(codeId) {
-  // Unset (the default): nothing of the daemon's client is loaded (it needs net, child_process and crypto).
+  // Unset (the default): nothing of the daemon's client is loaded (it needs node:net).
   if (!process.env.AGENT_HARNESS_DAEMON) return null;
   const args = process.argv.slice(2);
   const daemon = require('./daemon-client.js');

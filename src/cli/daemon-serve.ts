@@ -128,7 +128,8 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
   const { runCli } = await import('./main.js');
   const log = options.log ?? ((line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`));
   const startedAt = new Date();
-  const attempts = new Map<net.Socket, Set<(signal: NodeJS.Signals) => void>>();
+  /** Each running attempt command, by its connection: how to give it a signal. */
+  const attempts = new Map<net.Socket, (signal: NodeJS.Signals) => void>();
   let served = 0;
   let idleSince = Date.now();
   let stopping = false;
@@ -157,7 +158,7 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
     log(`stopping (${why}); ${attempts.size} attempt(s) running are canceled and sealed`);
     // The socket goes first: a client from now on starts a daemon of its own.
     server.close(() => finishIfStopped());
-    for (const listeners of attempts.values()) for (const listener of listeners) listener('SIGTERM');
+    for (const signal of attempts.values()) signal('SIGTERM');
   };
   const armIdle = (): void => {
     idleSince = Date.now();
@@ -177,11 +178,14 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
   });
 
   const runAttempt = async (socket: net.Socket, argv: string[], rest: Buffer): Promise<void> => {
+    // A signal that comes before the command listens for them (the client gone at once) is kept and given to it then.
     const listeners = new Set<(signal: NodeJS.Signals) => void>();
+    const given: NodeJS.Signals[] = [];
     const signal = (name: NodeJS.Signals): void => {
+      given.push(name);
       for (const listener of listeners) listener(name);
     };
-    attempts.set(socket, listeners);
+    attempts.set(socket, signal);
     served += 1;
     if (idleTimer) clearTimeout(idleTimer);
     // Signal lines from the client; its going away is a second Ctrl-C: nobody is left to wait for a graceful end.
@@ -215,6 +219,7 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
       interrupts: {
         subscribe: (listener) => {
           listeners.add(listener);
+          for (const name of given) queueMicrotask(() => listener(name));
           return () => listeners.delete(listener);
         },
       },
