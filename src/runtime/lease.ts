@@ -29,11 +29,16 @@ export type LeaseOwner = Lease['owner'];
 
 /** The start time of `pid` in clock ticks since boot (field 22 of /proc/pid/stat), or null when unknown. */
 export function readProcessStartTime(pid: number): string | null {
+  return readProcessStat(pid)?.startTime ?? null;
+}
+
+/** The state letter (`R`, `S`, `Z`…) and start time of a process, from /proc/<pid>/stat; null when unreadable. */
+function readProcessStat(pid: number): { state: string; startTime: string | null } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: fields are counted after its last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null;
+    return { state: fields[0] ?? '', startTime: fields[19] ?? null };
   } catch {
     return null;
   }
@@ -44,7 +49,10 @@ export function describeCurrentOwner(): LeaseOwner {
   return { pid: process.pid, start_time: readProcessStartTime(process.pid) };
 }
 
-/** True while the owner process still runs (same pid and, where known, same start time). */
+/**
+ * True while the owner process still runs (same pid and, where known, same start time). A zombie is dead: a killed
+ * owner whose parent has not reaped it yet (a daemon whose starting command is gone waits for PID 1) runs no more.
+ */
 export function isOwnerAlive(owner: LeaseOwner): boolean {
   try {
     process.kill(owner.pid, 0);
@@ -52,9 +60,10 @@ export function isOwnerAlive(owner: LeaseOwner): boolean {
     // EPERM means the pid exists (another user's process): fall through to the start-time check.
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const now = readProcessStat(owner.pid);
+  if (now !== null && (now.state === 'Z' || now.state === 'X')) return false;
   if (owner.start_time === null) return true;
-  const now = readProcessStartTime(owner.pid);
-  return now === null || now === owner.start_time;
+  return now === null || now.startTime === null || now.startTime === owner.start_time;
 }
 
 function leaseDir(root: string): string {

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { editConfigFile, TOML_CONFIG, JSON_CONFIG, childTable } from '../../src/runtime/config-file.js';
-import { describeCurrentOwner, listLeases, reclaimDeadLeases, takeLease } from '../../src/runtime/lease.js';
+import { spawn } from 'node:child_process';
+import { describeCurrentOwner, isOwnerAlive, listLeases, readProcessStartTime, reclaimDeadLeases, takeLease } from '../../src/runtime/lease.js';
 import { deadOwner } from '../helpers/processes.js';
 
 let root: string;
@@ -16,6 +17,23 @@ afterEach(async () => {
 });
 
 describe('config leases', () => {
+  it('takes a zombie owner for dead: killed, not yet reaped by its parent (a daemon whose starting command is gone)', async () => {
+    // sh starts `sleep 0` in the background, then becomes `sleep 30`, which never reaps it: a zombie while it runs.
+    const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
+      const zombie = async (): Promise<boolean> => (await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).includes(') Z ');
+      for (let i = 0; i < 100 && !(await zombie()); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await zombie()).toBe(true);
+      // kill(pid, 0) succeeds on a zombie and its start time still reads as before.
+      expect(() => process.kill(pid, 0)).not.toThrow();
+      expect(isOwnerAlive({ pid, start_time: readProcessStartTime(pid) })).toBe(false);
+      expect(isOwnerAlive({ pid: parent.pid!, start_time: readProcessStartTime(parent.pid!) })).toBe(true);
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+
   it('reclaims a dead owner\'s codex trust entry and keeps other projects', async () => {
     const config = path.join(root, 'home', '.codex', 'config.toml');
     await editConfigFile(config, TOML_CONFIG, (doc) => {
