@@ -175,6 +175,9 @@ class FrameReader {
   }
 }
 
+/** What relay() resolves when the daemon closed the connection without a word: it may be tried again. */
+const UNANSWERED = Symbol('unanswered');
+
 /** Connects to a daemon's socket; rejects when nothing listens there. */
 function connect(socketPath) {
   return new Promise((resolve, reject) => {
@@ -244,7 +247,7 @@ function startDaemon(bin, dir, key) {
  * Sends the attempt command to the daemon on `socket` and relays what it answers to this process's output;
  * standard input is not read. SIGINT and SIGTERM are passed on (the daemon stops the engine and seals the audit, as
  * the command itself does). Resolves the exit status, or null when the daemon turned the command down before it
- * began it (the command then runs in its own process).
+ * began it (the command then runs in its own process), or UNANSWERED when it closed the connection unanswered.
  */
 function relay(socket, request, stderr = process.stderr) {
   return new Promise((resolve) => {
@@ -291,6 +294,8 @@ function relay(socket, request, stderr = process.stderr) {
       if (accepted === null) {
         // A daemon of a checkout whose sources changed since it started: the command runs the new code itself.
         if (refusal?.stale) return resolve(null);
+        // Closed unanswered: a daemon that stopped (its idle time ran out) as the command connected. Nothing began.
+        if (refusal === null) return resolve(UNANSWERED);
         stderr.write(`agent-harness: warning DAEMON_UNAVAILABLE: the daemon turned the command down (${refusal?.reason ?? 'it closed the connection first'}); running it in this process\n`);
         return resolve(null);
       }
@@ -317,16 +322,21 @@ async function runThroughDaemon({ args, bin, codeId, stderr = process.stderr }) 
   const key = daemonKey(codeId);
   const socketPath = socketPathFor(dir, key);
   if (socketPath.length > MAX_SOCKET_PATH) return fallback(`the daemon's socket path would be longer than ${MAX_SOCKET_PATH} bytes (${socketPath}); set ${DAEMON_DIR_ENV} to a shorter directory`);
-  let socket = await connect(socketPath).catch(() => null);
-  if (socket === null) {
-    try {
-      await startDaemon(bin, dir, key);
-      socket = await connect(socketPath);
-    } catch (error) {
-      return fallback(`no daemon could be started (${error.message})`);
+  // Twice at most: a daemon that ends as the command connects (its idle time ran out) closes it unanswered.
+  for (let tries = 0; tries < 2; tries += 1) {
+    let socket = await connect(socketPath).catch(() => null);
+    if (socket === null) {
+      try {
+        await startDaemon(bin, dir, key);
+        socket = await connect(socketPath);
+      } catch (error) {
+        return fallback(`no daemon could be started (${error.message})`);
+      }
     }
+    const status = await relay(socket, { v: PROTOCOL, key, argv: args }, stderr);
+    if (status !== UNANSWERED) return status;
   }
-  return relay(socket, { v: PROTOCOL, key, argv: args }, stderr);
+  return fallback('the daemon closed the connection unanswered, twice');
 }
 
 module.exports = {

@@ -221,6 +221,31 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
     expect(runs.map((run) => metaOf(run.stderr).owner?.pid)).toEqual([daemon!.pid, daemon!.pid, daemon!.pid]);
   });
 
+  it('a daemon that closes the command\'s connection unanswered (ending as it connects) is tried again: a new one runs it', async () => {
+    const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON_DIR: path.join(sandbox.root, 'closing') });
+    expect(runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env).status).toBe(0);
+    const [first] = daemons(sandbox, env);
+    expect(runCliProcess(sandbox, ['daemon', 'stop'], env).status).toBe(0);
+    // In its place, a listener that takes one connection, closes it without a word, and goes (as an ending daemon).
+    const socketPath = path.join(env.AGENT_HARNESS_DAEMON_DIR!, `${first!.key}.sock`);
+    const closer = net.createServer((connection) => {
+      connection.destroy();
+      closer.close();
+    });
+    await new Promise<void>((resolve) => closer.listen(socketPath, resolve));
+    const run = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, 'start', '--prompt', 'hi', 'codex'], { cwd: sandbox.root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.once('exit', (status) => resolve({ status, stderr }));
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain('DAEMON_UNAVAILABLE');
+    const [second] = daemons(sandbox, env);
+    expect(second!.pid).not.toBe(first!.pid);
+    expect(metaOf(run.stderr).owner?.pid).toBe(second!.pid);
+  });
+
   it('ends by itself after its idle time, and removes its socket', async () => {
     const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON_IDLE_MS: '400', AGENT_HARNESS_DAEMON_DIR: path.join(sandbox.root, 'idle') });
     const run = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env);
