@@ -202,7 +202,8 @@ async function runInDaemon(codeId) {
   const args = process.argv.slice(2);
   const daemon = require('./daemon-client.js');
   try {
-    if (!daemon.daemonEnabled() || !daemon.runsInDaemon(args)) return null;
+    // Only an attempt command reads the settings: `doctor` reports a bad one instead of failing on it.
+    if (!daemon.runsInDaemon(args) || !daemon.daemonEnabled()) return null;
     daemon.daemonIdleMs();
   } catch (error) {
     if (!(error instanceof daemon.DaemonSettingError)) throw error;

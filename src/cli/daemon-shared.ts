@@ -25,8 +25,11 @@ export interface DaemonShared {
   HINTS: Record<string, string>;
   MAX_REQUEST_BYTES: number;
   PROTOCOL: number;
+  DaemonSettingError: new (code: string, message: string) => Error & { code: string };
+  checkDaemonDirectory(dir: string): string | null;
   connect(socketPath: string): Promise<net.Socket>;
   daemonDirectory(env?: NodeJS.ProcessEnv): string;
+  daemonEnabled(env?: NodeJS.ProcessEnv): boolean;
   daemonIdleMs(env?: NodeJS.ProcessEnv): number;
   encodeFrame(type: number, payload: Buffer | string | object): Buffer;
 }

@@ -25,7 +25,7 @@ function daemonSockets(dir: string): string[] {
 }
 
 /** Asks every daemon of the directory for `control`; removes the sockets (and logs) of the dead ones. */
-async function askAll(dir: string, control: 'status' | 'stop'): Promise<Array<import('./daemon-serve.js').DaemonStatus>> {
+export async function askAll(dir: string, control: 'status' | 'stop'): Promise<Array<import('./daemon-serve.js').DaemonStatus>> {
   const { controlDaemon } = await import('./daemon-serve.js');
   const replies = await Promise.all(daemonSockets(dir).map(async (socket) => {
     const reply = await controlDaemon(socket, control);

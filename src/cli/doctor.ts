@@ -77,6 +77,26 @@ async function namespaceCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> 
   return { name, ok: true, detail: `WARNING ${message}; attempts fall back to network proxy-only and processes by process group (${ISOLATION_ENV}=require refuses instead)`, error: null };
 }
 
+/** The attempt daemon's settings and directory (AGENT_HARNESS_DAEMON), and how many daemons run. */
+async function daemonCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  const [{ daemonShared }, { askAll }] = await Promise.all([import('./daemon-shared.js'), import('./daemon.js')]);
+  const shared = daemonShared();
+  const name = 'daemon';
+  let idleMs: number;
+  try {
+    if (!shared.daemonEnabled(hostEnv)) return { name, ok: true, detail: `off (${shared.DAEMON_ENV} unset or off): every command runs its attempt itself`, error: null };
+    idleMs = shared.daemonIdleMs(hostEnv);
+  } catch (error) {
+    if (!(error instanceof shared.DaemonSettingError)) throw error;
+    return { name, ok: false, detail: `${shared.DAEMON_ENV}=${String(hostEnv[shared.DAEMON_ENV])}`, error: { code: 'CONFIG_INVALID', message: error.message, hint: ERROR_CODES.CONFIG_INVALID } };
+  }
+  const dir = shared.daemonDirectory(hostEnv);
+  const unusable = shared.checkDaemonDirectory(dir);
+  if (unusable) return { name, ok: true, detail: `WARNING ${unusable}: attempts run in each command (DAEMON_UNAVAILABLE)`, error: null };
+  const running = await askAll(dir, 'status');
+  return { name, ok: true, detail: `on: daemons in ${dir} (${running.length} running), ended after ${idleMs} ms without an attempt`, error: null };
+}
+
 /** Runs every self-check. */
 export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.ProcessEnv = process.env, required: readonly string[] = []): Promise<DoctorCheck[]> {
   // Loaded here, not at the top: every start of the CLI loads this file (to register `doctor`).
@@ -95,6 +115,7 @@ export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.Proce
     ? { name: 'host isolation', ok: false, detail: leak.root, error: { code: 'ENV_LEAK_DETECTED', message: `${leak.root}: ${leak.reason}`, hint: 'Move the managed roots outside your HOME config directories.' } }
     : { name: 'host isolation', ok: true, detail: `managed roots are outside ${hostEnv.HOME ?? '(no HOME)'}`, error: null });
   checks.push(await namespaceCheck(hostEnv));
+  checks.push(await daemonCheck(hostEnv));
   for (const id of ENGINE_IDS) {
     if (!availableEngines().includes(id)) {
       checks.push({ name: `engine ${id}`, ok: true, detail: 'capability-gated (not implemented yet)', error: null });

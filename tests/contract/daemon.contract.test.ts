@@ -287,6 +287,18 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
     expect(fs.existsSync(path.join(sandbox.root, 'bad'))).toBe(false);
   });
 
+  it('`doctor` reports the daemon: its setting, directory and running daemons; a bad setting is its failed check', () => {
+    const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON_DIR: path.join(sandbox.root, 'doctor') });
+    expect(runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env).status).toBe(0);
+    const check = (extra: NodeJS.ProcessEnv) => {
+      const run = runCliProcess(sandbox, ['doctor', '--json'], { ...env, ...extra });
+      return (JSON.parse(run.stdout) as { checks: Array<{ name: string; ok: boolean; detail: string; error: { code: string } | null }> }).checks.find((c) => c.name === 'daemon');
+    };
+    expect(check({})).toMatchObject({ ok: true, detail: expect.stringContaining(`on: daemons in ${env.AGENT_HARNESS_DAEMON_DIR} (1 running)`) });
+    expect(check({ AGENT_HARNESS_DAEMON: 'off' })).toMatchObject({ ok: true, detail: expect.stringMatching(/^off/) });
+    expect(check({ AGENT_HARNESS_DAEMON: 'maybe' })).toMatchObject({ ok: false, error: { code: 'CONFIG_INVALID' } });
+  });
+
   it('does not use a daemon directory others can enter: a warning, and the attempt runs in the command', () => {
     const dir = path.join(sandbox.root, 'open');
     fs.mkdirSync(dir, { mode: 0o777 });
