@@ -8,8 +8,8 @@
  * One connection per command: a request line (`{ v, key, argv }`), then frames back (accepted, stdout, stderr, exit)
  * and signal lines from the client (`{ signal }`). A client that goes away is a SIGTERM and then a second one: the
  * engine is killed and the audit sealed, as for a second Ctrl-C. Control lines (`{ v, control: 'status' | 'stop' }`)
- * get one reply frame. In a checkout, a daemon whose sources were edited since it started turns commands down (the
- * command then runs the new code itself) and ends. The daemon ends after its idle time without an attempt, on `daemon stop`, or on SIGTERM, SIGINT
+ * get one reply frame. A daemon whose sources (in a checkout) were edited, or whose directory was replaced at its path,
+ * since it started turns commands down (the command then runs itself) and ends. The daemon ends after its idle time without an attempt, on `daemon stop`, or on SIGTERM, SIGINT
  * or SIGHUP; it cancels its running attempts first (their audits are sealed), and removes its socket.
  */
 import fs from 'node:fs';
@@ -147,6 +147,18 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
   const fingerprint = sourceFingerprint();
   const startedFrom = fingerprint?.();
   const sourcesChanged = (): boolean => fingerprint !== null && fingerprint() !== startedFrom;
+  // The directory it was started in, still the one at its path? Replaced (`rm -rf` and a new clone at the same path),
+  // the daemon would run relative paths in the old one and absolute ones in the new.
+  const startCwd = process.cwd();
+  const cwdReplaced = (): boolean => {
+    try {
+      const here = fs.statSync('.');
+      const there = fs.statSync(startCwd);
+      return here.ino !== there.ino || here.dev !== there.dev;
+    } catch {
+      return true;
+    }
+  };
 
   const finishIfStopped = (): void => {
     if (stopping && attempts.size === 0 && !server.listening) resolveDone();
@@ -260,10 +272,11 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
       const argv = attemptArgv(request, options.key, shared);
       if (typeof argv === 'string') return refuse(socket, argv);
       if (stopping) return refuse(socket, 'the daemon is stopping');
-      if (sourcesChanged()) {
-        // A checkout's sources were edited since this daemon started: its code is not theirs any more.
-        refuse(socket, 'the sources changed since the daemon started', true);
-        return stop('its sources changed');
+      const stale = sourcesChanged() ? 'the sources changed since the daemon started' : cwdReplaced() ? 'its directory was replaced since it started' : null;
+      if (stale) {
+        // Its code or its directory is not the command's any more: the command runs itself, and the next starts anew.
+        refuse(socket, stale, true);
+        return stop(stale);
       }
       return runAttempt(socket, argv, first.rest).catch((error: unknown) => {
         log(`INTERNAL: ${(error as Error).stack ?? String(error)}`);

@@ -358,6 +358,34 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
     expect(await eventually(() => !alive(daemon), 20_000)).toBe(true);
   });
 
+  it('a daemon whose directory was replaced at its path turns the command down quietly and ends; the command runs itself', async () => {
+    const project = path.join(sandbox.root, 'project');
+    const make = () => {
+      fs.mkdirSync(project);
+      fs.writeFileSync(path.join(project, 'package.json'), '{"name":"replaced","private":true}\n');
+    };
+    make();
+    const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON_DIR: path.join(sandbox.root, 'replaced') });
+    const run = () => {
+      const result = spawnSync(process.execPath, [BIN, 'start', '--prompt', 'hi', 'codex'], { cwd: project, env, encoding: 'utf8', timeout: 120_000 });
+      expect(result.status, result.stderr).toBe(0);
+      return result;
+    };
+    const first = run();
+    const daemon = metaOf(first.stderr).owner!.pid;
+    expect(daemon).not.toBe(first.pid);
+    fs.renameSync(project, `${project}-old`);
+    make();
+    const second = run();
+    expect(second.stderr).not.toContain('DAEMON_UNAVAILABLE');
+    expect(metaOf(second.stderr).owner!.pid).toBe(second.pid);
+    expect(metaOf(second.stderr).command.cwd.startsWith(project)).toBe(true);
+    expect(await eventually(() => !alive(daemon), 20_000)).toBe(true);
+    // The next command starts a daemon in the new directory.
+    const third = run();
+    expect(metaOf(third.stderr).owner!.pid).not.toBe(third.pid);
+  });
+
   it('prints the same hints as the rest of the command', () => {
     for (const [code, hint] of Object.entries(client.HINTS)) expect(hint).toBe(ERROR_CODES[code as keyof typeof ERROR_CODES]);
   });
