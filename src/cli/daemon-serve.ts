@@ -125,7 +125,7 @@ function attemptArgv(request: Record<string, unknown>, key: string, shared: Daem
 /** Runs the daemon until it stops; resolves once its socket is closed and every attempt it took is sealed. */
 export async function serveDaemon(options: ServeOptions): Promise<void> {
   const shared = daemonShared();
-  const { runCli } = await import('./main.js');
+  const [{ runCli }, { keepPreparing }] = await Promise.all([import('./main.js'), import('../core/early-start.js')]);
   const log = options.log ?? ((line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`));
   const startedAt = new Date();
   /** Each running attempt command, by its connection: how to give it a signal. */
@@ -295,12 +295,15 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
     return;
   }
   log(`listening at ${options.socket} (pid ${process.pid}, idle time ${options.idleMs} ms)`);
+  // Each attempt leaves the next one's model server and namespaces' init ready: its engine starts without them.
+  void keepPreparing(true);
   // Each running attempt listens for the process's signals too (runAttemptCommand): many at once are expected here.
   process.setMaxListeners(Math.max(process.getMaxListeners(), 256));
   const onSignal = (name: NodeJS.Signals): void => stop(name);
   for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(name, onSignal);
   armIdle();
   await done;
+  await keepPreparing(false);
   for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.off(name, onSignal);
   log('stopped');
   // A daemon that ended as it should leaves nothing behind; one that crashed leaves its log (the client names it).

@@ -35,7 +35,7 @@ import { createRaspBuilder } from '../translate/rasp-builder.js';
 import type { CompletionJudgement } from '../translate/completion.js';
 import { exitCodesFromModelRequests } from '../translate/tool-calls.js';
 import { offeredSkills } from './offered-skills.js';
-import { startEarly } from './early-start.js';
+import { prepareNext, startEarly } from './early-start.js';
 import { createFcmpTranslator } from '../translate/fcmp.js';
 import { createConformanceTally } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
@@ -149,7 +149,8 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   // init is a Node process, and its start-up is what a command's first attempt otherwise waits for before its engine
   // runs. An attempt on a shared server (the fixtures') takes the spare isolation its previous attempt prepared.
   let requestsLog: string | null = null;
-  const early = modelMode !== 'live' && !request.modelServer ? startEarly({ script: resolvedScript.script, requestsLog: () => requestsLog, isolationMode, namespaceSupport, io, initStdin }) : null;
+  const earlyOptions = { script: resolvedScript.script, requestsLog: () => requestsLog, isolationMode, namespaceSupport, io, initStdin };
+  const early = modelMode !== 'live' && !request.modelServer ? startEarly(earlyOptions) : null;
   let run: RunIndexEntry;
   let attempt: number;
   try {
@@ -470,6 +471,8 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     run = await runUpdated;
     // Last, so the next attempt's namespaces start after this one's bookkeeping, not during it.
     keepNextSpare();
+    // In the daemon: the next attempt's own model server and init, made ready while it waits for the next command.
+    if (early) prepareNext(earlyOptions);
   }
 
   return attemptResult({

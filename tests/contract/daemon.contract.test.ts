@@ -51,6 +51,27 @@ function daemons(box: CliSandbox, env: NodeJS.ProcessEnv): DaemonInfo[] {
   return JSON.parse(run.stdout) as DaemonInfo[];
 }
 
+/** The pids whose parent is `pid`. */
+function childrenOf(pid: number): number[] {
+  return fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number).filter((child) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${child}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** A process's command line, '' once it is gone. */
+function cmdline(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return '';
+  }
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -255,6 +276,26 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
     expect(await eventually(() => !alive(pid), 20_000)).toBe(true);
     // Its socket and its log: a daemon that ended as it should leaves nothing.
     expect(await eventually(() => fs.readdirSync(path.join(sandbox.root, 'idle')).length === 0, 5_000)).toBe(true);
+  });
+
+  it('keeps the next attempt\'s namespaces\' init ready while it waits; the next attempt takes it; stop ends it', async () => {
+    const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON_DIR: path.join(sandbox.root, 'prepared') });
+    const first = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env);
+    expect(first.status, first.stderr).toBe(0);
+    const daemon = metaOf(first.stderr).owner!.pid;
+    // The init the first attempt left for the next one: a child of the daemon, waiting.
+    const prepared = () => childrenOf(daemon).filter((pid) => cmdline(pid).includes('namespace-init'));
+    expect(await eventually(() => prepared().length === 1, 10_000)).toBe(true);
+    const [ready] = prepared();
+    const second = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env);
+    expect(second.status, second.stderr).toBe(0);
+    expect(metaOf(second.stderr)).toMatchObject({ status: 'finished', completion: { state: 'completed' }, isolation: { network: 'namespace' } });
+    // It ran the second attempt's engine and ended with it; another waits for the third.
+    expect(await eventually(() => !alive(ready!) && prepared().length === 1, 10_000)).toBe(true);
+    const [next] = prepared();
+    expect(runCliProcess(sandbox, ['daemon', 'stop'], env).status).toBe(0);
+    expect(alive(daemon)).toBe(false);
+    expect(await eventually(() => !alive(next!), 10_000)).toBe(true);
   });
 
   it('`daemon stop` ends every daemon of the directory', () => {
