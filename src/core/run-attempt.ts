@@ -274,7 +274,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     const hostEnv = request.hostEnv ?? process.env;
     assertNoEnvLeak([paths.agentHome, paths.tmpDir, paths.npmPrefix], hostEnv.HOME);
     for (const dir of [paths.agentHome, attemptTmp]) fs.mkdirSync(dir, { recursive: true });
-    prepared = await adapter.prepare({ runDir, agentHome: paths.agentHome, modelMode, modelBaseUrl: modelUrl, profile: paths.codexProfile });
+    prepared = await adapter.prepare({ runDir, agentHome: paths.agentHome, modelMode, modelBaseUrl: modelUrl, profile: paths.codexProfile, interactive: io !== 'split' });
     meta.config_injection = prepared.configInjection;
     await excludeHarnessPaths(runDir, [`${adapter.skillRoot.split('/')[0]}/`]);
     meta.trust = prepared.trust ? { ...prepared.trust, registered_at: nowIso(), removed_at: null } : null;

@@ -23,6 +23,11 @@ export interface EnginePrepareContext {
   modelBaseUrl: string | null;
   /** Name of the harness profile for engines that have profiles (codex). */
   profile: string;
+  /**
+   * The engine runs on a terminal (PTY or live passthrough): its TUI may read and write trust itself, so trust goes
+   * into its config file. Without one, an engine that takes trust on its command line gets it there (codex).
+   */
+  interactive: boolean;
 }
 
 /** The result of {@link EngineAdapter.prepare}. */
@@ -35,8 +40,11 @@ export interface PreparedEngine {
   leadingArgs: string[];
   /** Summary for the audit meta. */
   configInjection: ConfigInjection | null;
-  /** Trust registration done for the run dir, or null when the engine has no trust concept. */
-  trust: { path: string; config_path: string } | null;
+  /**
+   * Trust registration done for the run dir, or null when the engine has no trust concept. `via: 'argv'`: given on
+   * the engine's command line for this process only; nothing was written to `config_path`, nothing to undo.
+   */
+  trust: { path: string; config_path: string; via?: 'config' | 'argv' } | null;
   /** Undo what must not outlive the attempt (trust registration). Never throws; safe to call twice. */
   cleanup(): Promise<void>;
 }

@@ -45,6 +45,8 @@ export type ConfigInjection = z.infer<typeof ConfigInjectionSchema>;
 export const TrustRecordSchema = z.object({
   path: z.string(),
   config_path: z.string(),
+  /** `argv`: given on the engine's command line (codex `-c projects=…`), nothing written to `config_path`. Absent: written there. */
+  via: z.enum(['config', 'argv']).optional(),
   registered_at: TimestampSchema.nullable(),
   removed_at: TimestampSchema.nullable(),
 });

@@ -20,13 +20,13 @@ afterEach(() => {
 });
 
 describe('codex config injection (enforced-only, dedicated profile)', () => {
-  it('writes the profile file and enforced keys, keeps foreign keys and profiles, registers and removes trust', async () => {
+  it('interactive: writes the profile file and enforced keys, keeps foreign keys and profiles, registers and removes trust', async () => {
     const codexHome = path.join(dir, 'home', '.codex');
     fs.mkdirSync(codexHome, { recursive: true });
     fs.writeFileSync(path.join(codexHome, 'config.toml'), 'model_reasoning_effort = "high"\n[projects."/other"]\ntrust_level = "trusted"\n');
     fs.writeFileSync(path.join(codexHome, 'work.config.toml'), 'model = "o3"\n');
     const runDir = path.join(dir, 'run');
-    const prepared = await codexEngine.prepare({ runDir, agentHome: path.join(dir, 'home'), modelMode: 'scripted', modelBaseUrl: 'http://127.0.0.1:4321', profile: 'agent-harness' });
+    const prepared = await codexEngine.prepare({ runDir, agentHome: path.join(dir, 'home'), modelMode: 'scripted', modelBaseUrl: 'http://127.0.0.1:4321', profile: 'agent-harness', interactive: true });
     const config = parse(fs.readFileSync(path.join(codexHome, 'config.toml'), 'utf8')) as Record<string, any>;
     expect(config.model_reasoning_effort).toBe('high');
     expect(config.analytics).toEqual({ enabled: false });
@@ -40,21 +40,40 @@ describe('codex config injection (enforced-only, dedicated profile)', () => {
     expect(prepared.leadingArgs).toEqual(['--profile', 'agent-harness', '-c', 'model_providers.agent-harness.base_url="http://127.0.0.1:4321/v1"']);
     expect(prepared.configInjection).toEqual({ engine: 'codex', config_path: path.join(codexHome, 'agent-harness.config.toml'), profile: 'agent-harness' });
     expect(prepared.env.CODEX_HOME).toBe(codexHome);
+    expect(prepared.trust).toEqual({ path: runDir, config_path: path.join(codexHome, 'config.toml'), via: 'config' });
+    expect(fs.readdirSync(path.join(dir, 'home', 'leases'))).toHaveLength(1);
 
     await prepared.cleanup();
     await prepared.cleanup();
     expect(await isCodexTrusted(path.join(codexHome, 'config.toml'), runDir)).toBe(false);
     expect(await isCodexTrusted(path.join(codexHome, 'config.toml'), '/other')).toBe(true);
+    expect(fs.readdirSync(path.join(dir, 'home', 'leases'))).toEqual([]);
+  });
+
+  it('non-interactive: trusts the run dir on codex\'s command line; config.toml gets no entry and there is no lease', async () => {
+    const codexHome = path.join(dir, 'home', '.codex');
+    const runDir = path.join(dir, 'run "quoted" \\ dir.x');
+    const prepared = await codexEngine.prepare({ runDir, agentHome: path.join(dir, 'home'), modelMode: 'scripted', modelBaseUrl: 'http://127.0.0.1:4321', profile: 'agent-harness', interactive: false });
+    const config = parse(fs.readFileSync(path.join(codexHome, 'config.toml'), 'utf8')) as Record<string, any>;
+    expect(config.projects).toBeUndefined();
+    expect(fs.existsSync(path.join(dir, 'home', 'leases'))).toBe(false);
+    expect(prepared.trust).toEqual({ path: runDir, config_path: path.join(codexHome, 'config.toml'), via: 'argv' });
+    const override = prepared.leadingArgs.at(-1)!;
+    expect(prepared.leadingArgs).toEqual(['--profile', 'agent-harness', '-c', 'model_providers.agent-harness.base_url="http://127.0.0.1:4321/v1"', '-c', override]);
+    // The value is the TOML codex parses: an inline table keyed by the exact path, quotes and backslashes included.
+    expect(override.startsWith('projects=')).toBe(true);
+    expect(parse(`projects = ${override.slice('projects='.length)}`)).toEqual({ projects: { [runDir]: { trust_level: 'trusted' } } });
+    await prepared.cleanup();
   });
 
   it('fails with ENGINE_CONFIG_INJECTION_FAILED on a broken config.toml and rejects a hostile profile name', async () => {
     const codexHome = path.join(dir, 'home', '.codex');
     fs.mkdirSync(codexHome, { recursive: true });
     fs.writeFileSync(path.join(codexHome, 'config.toml'), 'this is = = not toml [');
-    let error = await rejectionOf(codexEngine.prepare({ runDir: dir, agentHome: path.join(dir, 'home'), modelMode: 'scripted', modelBaseUrl: null, profile: 'agent-harness' }));
+    let error = await rejectionOf(codexEngine.prepare({ runDir: dir, agentHome: path.join(dir, 'home'), modelMode: 'scripted', modelBaseUrl: null, profile: 'agent-harness', interactive: false }));
     expect(isAgentHarnessError(error, 'ENGINE_CONFIG_INJECTION_FAILED')).toBe(true);
     expect((error as Error).message).toContain(path.join(codexHome, 'config.toml'));
-    error = await rejectionOf(codexEngine.prepare({ runDir: dir, agentHome: path.join(dir, 'h2'), modelMode: 'scripted', modelBaseUrl: null, profile: '../evil' }));
+    error = await rejectionOf(codexEngine.prepare({ runDir: dir, agentHome: path.join(dir, 'h2'), modelMode: 'scripted', modelBaseUrl: null, profile: '../evil', interactive: false }));
     expect(isAgentHarnessError(error, 'CONFIG_INVALID')).toBe(true);
   });
 

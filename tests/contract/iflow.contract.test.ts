@@ -116,8 +116,8 @@ describe('iflow without a binary', () => {
     const paths = resolveHarnessPaths({ env: {}, projectRoot: tmp, skillRoots: [] });
     const runA = path.join(tmp, 'run-a');
     const runB = path.join(tmp, 'run-b');
-    const a = await iflowEngine.prepare({ runDir: runA, agentHome: paths.agentHome, modelMode: 'scripted', modelBaseUrl: 'http://127.0.0.1:1111', profile: 'x' });
-    const b = await iflowEngine.prepare({ runDir: runB, agentHome: paths.agentHome, modelMode: 'scripted', modelBaseUrl: 'http://127.0.0.1:2222', profile: 'x' });
+    const a = await iflowEngine.prepare({ runDir: runA, agentHome: paths.agentHome, modelMode: 'scripted', modelBaseUrl: 'http://127.0.0.1:1111', profile: 'x', interactive: false });
+    const b = await iflowEngine.prepare({ runDir: runB, agentHome: paths.agentHome, modelMode: 'scripted', modelBaseUrl: 'http://127.0.0.1:2222', profile: 'x', interactive: false });
     expect(a.configInjection?.config_path).toBe(path.join(runA, '.iflow', 'settings.json'));
     // Concurrent runs keep their own model URL.
     expect(JSON.parse(fs.readFileSync(path.join(runA, '.iflow', 'settings.json'), 'utf8'))).toMatchObject({ baseUrl: 'http://127.0.0.1:1111/v1', selectedAuthType: 'openai-compatible' });

@@ -68,6 +68,14 @@ export async function writeCodexConfig(codexHome: string, profile: string, model
   return { configPath, profilePath };
 }
 
+/**
+ * The `-c` value that trusts `dir` for one codex process: `projects={"<dir>"={trust_level="trusted"}}` (an inline
+ * table: `-c` splits a dotted key at every dot, and a path has dots). The path as a JSON string is a TOML basic string.
+ */
+export function codexTrustOverride(dir: string): string {
+  return `projects={${JSON.stringify(dir)}={trust_level="trusted"}}`;
+}
+
 /** Registers `dir` as a trusted project in `config.toml`. */
 export async function registerCodexTrust(configPath: string, dir: string): Promise<void> {
   await editConfigFile(configPath, TOML_CONFIG, (doc) => {
