@@ -106,10 +106,11 @@ describe('agent-harness start', () => {
 
   it('a bare `agent-harness codex` runs codex with no arguments, not the harness\'s headless command', () => {
     runCliProcess(sandbox, ['codex']);
-    // Only the harness's leading global flags (profile, per-attempt base URL), nothing after them.
+    // Only the harness's leading global flags (profile, per-attempt base URL, the run dir's trust: split streams are
+    // not interactive), nothing after them.
     const argv = fakeEngineCalls(sandbox).at(-1)!.argv;
     expect(argv.slice(0, 2)).toEqual(['--profile', 'agent-harness']);
-    expect(argv.slice(2)).toEqual(['-c', expect.stringMatching(/^model_providers\.agent-harness\.base_url=/)]);
+    expect(argv.slice(2)).toEqual(['-c', expect.stringMatching(/^model_providers\.agent-harness\.base_url=/), '-c', expect.stringMatching(/^projects=\{".+"=\{trust_level="trusted"\}\}$/)]);
   });
 
   it('harness options go before the engine name; --translate is recognised anywhere and never reaches the engine', () => {
