@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { AgentHarnessError } from '../errors/index.js';
+import { isOwnerAlive } from '../runtime/lease.js';
 import { daemonShared } from './daemon-shared.js';
 import type { CliStreams } from './output.js';
 import { parsePositiveInt } from './options.js';
@@ -38,13 +39,9 @@ export async function askAll(dir: string, control: 'status' | 'stop'): Promise<A
   return replies.filter((reply) => reply !== null);
 }
 
+/** True while the daemon `pid` runs (a zombie, ended but not yet reaped, does not). */
 function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return isOwnerAlive({ pid, start_time: null });
 }
 
 /** Registers `daemon status`, `daemon stop` and the hidden `daemon serve`. */

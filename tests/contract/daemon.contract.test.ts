@@ -12,6 +12,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors/codes.js';
+import { isOwnerAlive } from '../../src/runtime/lease.js';
 import { AttemptMetaSchema } from '../../src/protocol/index.js';
 import { BIN, createCliSandbox, fakeEngineCalls, installFakeEngine, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
 import { eventually, pidsWithMarker } from '../helpers/processes.js';
@@ -72,13 +73,9 @@ function cmdline(pid: number): string {
   }
 }
 
+/** True while `pid` runs: a zombie (ended, not yet reaped by its parent, PID 1 for a daemon) does not. */
 function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return isOwnerAlive({ pid, start_time: null });
 }
 
 /** The meta of the attempt whose output `stderr` is. */
