@@ -147,6 +147,11 @@ function socketPathFor(dir, key) {
   return path.join(dir, `${key}.sock`);
 }
 
+/** The log beside a daemon's socket: its standard output and error. */
+function logPathFor(socketPath) {
+  return socketPath.replace(/\.sock$/, '.log');
+}
+
 /** One frame. */
 function encodeFrame(type, payload) {
   const body = Buffer.isBuffer(payload) ? payload : Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload));
@@ -205,7 +210,7 @@ function logTail(file) {
  */
 function startDaemon(bin, dir, key) {
   // Appended to: two commands may start the same daemon at once, and the one that finds the other listening ends.
-  const logFile = path.join(dir, `${key}.log`);
+  const logFile = logPathFor(socketPathFor(dir, key));
   const log = fs.openSync(logFile, 'a', 0o600);
   let child;
   try {
@@ -358,6 +363,7 @@ module.exports = {
   daemonIdleMs,
   daemonKey,
   encodeFrame,
+  logPathFor,
   runThroughDaemon,
   runsInDaemon,
   socketPathFor,

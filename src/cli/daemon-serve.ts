@@ -8,9 +8,10 @@
  * One connection per command: a request line (`{ v, key, argv }`), then frames back (accepted, stdout, stderr, exit)
  * and signal lines from the client (`{ signal }`). A client that goes away is a SIGTERM and then a second one: the
  * engine is killed and the audit sealed, as for a second Ctrl-C. Control lines (`{ v, control: 'status' | 'stop' }`)
- * get one reply frame. A daemon whose sources (in a checkout) were edited, or whose directory was replaced at its path,
- * since it started turns commands down (the command then runs itself) and ends. The daemon ends after its idle time without an attempt, on `daemon stop`, or on SIGTERM, SIGINT
- * or SIGHUP; it cancels its running attempts first (their audits are sealed), and removes its socket.
+ * get one reply frame. A daemon whose sources (in a checkout) were edited, or whose directory was replaced at its
+ * path, since it started turns commands down (the command then runs itself) and ends. The daemon ends after its idle
+ * time without an attempt, on `daemon stop`, or on SIGTERM, SIGINT or SIGHUP; it cancels its running attempts first
+ * (their audits are sealed), and removes its socket.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -90,21 +91,40 @@ function frameWriter(socket: net.Socket, type: number, shared: DaemonShared): Wr
 }
 
 /**
- * Reads the first line a connection sends; resolves it and what followed it, 'too long' past MAX_REQUEST_BYTES, or
- * null when the connection closed first.
+ * Splits what a client sends into lines: `push(chunk)` returns the lines it completed, or 'too long' once a line
+ * passes `maxBytes` (the request line, and each signal line after it).
  */
-function firstLine(socket: net.Socket, shared: DaemonShared): Promise<{ line: string; rest: Buffer } | 'too long' | null> {
+class LineReader {
+  private pending = Buffer.alloc(0);
+
+  constructor(private readonly maxBytes: number) {}
+
+  push(chunk: Buffer): string[] | 'too long' {
+    this.pending = Buffer.concat([this.pending, chunk]);
+    const lines: string[] = [];
+    for (let end = this.pending.indexOf(10); end >= 0; end = this.pending.indexOf(10)) {
+      if (end > this.maxBytes) return 'too long';
+      lines.push(this.pending.subarray(0, end).toString('utf8'));
+      this.pending = this.pending.subarray(end + 1);
+    }
+    return this.pending.length > this.maxBytes ? 'too long' : lines;
+  }
+}
+
+/**
+ * Reads the first line a connection sends; resolves it and the reader holding what followed it, 'too long' past
+ * MAX_REQUEST_BYTES, or null when the connection closed first.
+ */
+function firstLine(socket: net.Socket, shared: DaemonShared): Promise<{ line: string; rest: string[]; reader: LineReader } | 'too long' | null> {
   return new Promise((resolve) => {
-    let pending = Buffer.alloc(0);
+    const reader = new LineReader(shared.MAX_REQUEST_BYTES);
     const onData = (chunk: Buffer): void => {
-      pending = Buffer.concat([pending, chunk]);
-      const end = pending.indexOf(10);
-      if (end < 0 && pending.length <= shared.MAX_REQUEST_BYTES) return;
+      const lines = reader.push(chunk);
+      if (lines !== 'too long' && lines.length === 0) return;
       socket.off('data', onData);
       socket.off('close', onClose);
       // The caller reads on from here: its listeners are attached before any further data can arrive.
-      const tooLong = end < 0 || end > shared.MAX_REQUEST_BYTES;
-      resolve(tooLong ? 'too long' : { line: pending.subarray(0, end).toString('utf8'), rest: pending.subarray(end + 1) });
+      resolve(lines === 'too long' ? 'too long' : { line: lines[0]!, rest: lines.slice(1), reader });
     };
     const onClose = (): void => resolve(null);
     socket.on('data', onData);
@@ -189,7 +209,7 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
     idle_ms: attempts.size > 0 ? 0 : Date.now() - idleSince,
   });
 
-  const runAttempt = async (socket: net.Socket, argv: string[], rest: Buffer): Promise<void> => {
+  const runAttempt = async (socket: net.Socket, argv: string[], reader: LineReader, rest: string[]): Promise<void> => {
     // A signal that comes before the command listens for them (the client gone at once) is kept and given to it then.
     const listeners = new Set<(signal: NodeJS.Signals) => void>();
     const given: NodeJS.Signals[] = [];
@@ -201,12 +221,8 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
     served += 1;
     if (idleTimer) clearTimeout(idleTimer);
     // Signal lines from the client; its going away is a second Ctrl-C: nobody is left to wait for a graceful end.
-    let pending = rest;
-    const onData = (chunk: Buffer): void => {
-      pending = Buffer.concat([pending, chunk]);
-      for (let end = pending.indexOf(10); end >= 0; end = pending.indexOf(10)) {
-        const line = pending.subarray(0, end).toString('utf8');
-        pending = pending.subarray(end + 1);
+    const onLines = (lines: string[]): void => {
+      for (const line of lines) {
         try {
           const name = (JSON.parse(line) as { signal?: unknown }).signal;
           if (name === 'SIGINT' || name === 'SIGTERM') signal(name);
@@ -214,10 +230,13 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
           // not a signal line: ignored
         }
       }
-      if (pending.length > shared.MAX_REQUEST_BYTES) socket.destroy();
     };
     let finishedCommand = false;
-    socket.on('data', onData);
+    socket.on('data', (chunk: Buffer) => {
+      const lines = reader.push(chunk);
+      if (lines === 'too long') socket.destroy();
+      else onLines(lines);
+    });
     socket.once('close', () => {
       if (finishedCommand) return;
       log(`client of ${argv.slice(0, 2).join(' ')} went away: canceling its attempt`);
@@ -225,6 +244,7 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
       signal('SIGTERM');
     });
     socket.write(shared.encodeFrame(shared.FRAME.accepted, { pid: process.pid }));
+    onLines(rest);
     const streams: CliStreams = {
       stdout: frameWriter(socket, shared.FRAME.stdout, shared),
       stderr: frameWriter(socket, shared.FRAME.stderr, shared),
@@ -278,7 +298,7 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
         refuse(socket, stale, true);
         return stop(stale);
       }
-      return runAttempt(socket, argv, first.rest).catch((error: unknown) => {
+      return runAttempt(socket, argv, first.reader, first.rest).catch((error: unknown) => {
         log(`INTERNAL: ${(error as Error).stack ?? String(error)}`);
         socket.destroy();
       });

@@ -32,6 +32,7 @@ export interface DaemonShared {
   daemonEnabled(env?: NodeJS.ProcessEnv): boolean;
   daemonIdleMs(env?: NodeJS.ProcessEnv): number;
   encodeFrame(type: number, payload: Buffer | string | object): Buffer;
+  logPathFor(socketPath: string): string;
 }
 
 let shared: DaemonShared | null = null;

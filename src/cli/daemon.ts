@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { AgentHarnessError } from '../errors/index.js';
-import { isOwnerAlive } from '../runtime/lease.js';
 import { daemonShared } from './daemon-shared.js';
 import type { CliStreams } from './output.js';
 import { parsePositiveInt } from './options.js';
@@ -32,17 +31,13 @@ export async function askAll(dir: string, control: 'status' | 'stop'): Promise<A
     const reply = await controlDaemon(socket, control);
     if (reply === null) {
       fs.rmSync(socket, { force: true });
-      fs.rmSync(socket.replace(/\.sock$/, '.log'), { force: true });
+      fs.rmSync(daemonShared().logPathFor(socket), { force: true });
     }
     return reply;
   }));
   return replies.filter((reply) => reply !== null);
 }
 
-/** True while the daemon `pid` runs (a zombie, ended but not yet reaped, does not). */
-function alive(pid: number): boolean {
-  return isOwnerAlive({ pid, start_time: null });
-}
 
 /** Registers `daemon status`, `daemon stop` and the hidden `daemon serve`. */
 export function registerDaemon(program: Command, streams: CliStreams, setExit: (code: number) => void): void {
@@ -86,7 +81,10 @@ Examples:
     .description('stop every daemon of this user: running attempts are canceled (the engine stopped, the audit sealed)')
     .option('--wait-ms <ms>', `how long to wait for them to end (default ${STOP_WAIT_MS})`, parsePositiveInt('--wait-ms'))
     .action(async (options: { waitMs?: number }) => {
-      const stopped = await askAll(daemonShared().daemonDirectory(), 'stop');
+      // Loaded here, not at the top: every start of the CLI loads this file (to register `daemon`).
+      const [stopped, { isOwnerAlive }] = await Promise.all([askAll(daemonShared().daemonDirectory(), 'stop'), import('../runtime/lease.js')]);
+      // A zombie (ended, not yet reaped by its parent) has ended.
+      const alive = (pid: number): boolean => isOwnerAlive({ pid, start_time: null });
       const deadline = Date.now() + (options.waitMs ?? STOP_WAIT_MS);
       let left = stopped.filter((d) => alive(d.pid));
       while (left.length > 0 && Date.now() < deadline) {
@@ -108,7 +106,7 @@ Examples:
     .action(async (options: { socket: string; key: string; readyFd?: number }) => {
       const { serveDaemon } = await import('./daemon-serve.js');
       const shared = daemonShared();
-      await serveDaemon({ socket: options.socket, key: options.key, readyFd: options.readyFd ?? null, idleMs: shared.daemonIdleMs(), logFile: options.socket.replace(/\.sock$/, '.log') });
+      await serveDaemon({ socket: options.socket, key: options.key, readyFd: options.readyFd ?? null, idleMs: shared.daemonIdleMs(), logFile: shared.logPathFor(options.socket) });
       // Whatever a served attempt left open (a timer, a stray handle) does not keep a stopped daemon alive.
       setTimeout(() => process.exit(process.exitCode ?? 0), 2_000).unref();
     });

@@ -7,6 +7,7 @@ import { startModelServer, type ModelScript, type ModelServer } from '../model/i
 import type { IsolationMode } from '../protocol/index.js';
 import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
 import type { NamespaceSupport } from '../runtime/isolation/probe.js';
+import { claimWaiting, closeHolding } from '../runtime/isolation/spare.js';
 import type { IoMode } from './attempt-request.js';
 
 /** What an attempt starts before its run directory exists: its own model server and, with a known isolation mode, its isolation. */
@@ -53,14 +54,8 @@ export async function keepPreparing(on: boolean): Promise<void> {
   if (on || !prepared) return;
   const old = prepared;
   prepared = null;
-  // What was prepared holds nothing (it must not keep a process alive): this holds the process until it is closed,
-  // which would otherwise end mid-await where nothing else runs (as spare.ts's discardSpare does).
-  const holding = setInterval(() => undefined, 60_000);
-  try {
-    await old.early.close();
-  } finally {
-    clearInterval(holding);
-  }
+  // What was prepared holds nothing (it must not keep a process alive).
+  await closeHolding(() => old.early.close());
 }
 
 /** After an attempt started with `options`: prepares the next one's early start, when on and possible. */
@@ -90,14 +85,9 @@ export function startEarly(options: EarlyStartOptions): EarlyStart {
     prepared = null;
     taken.log.to = options.requestsLog;
     // An init that no longer waits (it was killed meanwhile) is replaced by a new one on the same server.
-    const isolation = Promise.all([taken.early.server, taken.early.isolation!]).then(async ([server, ready]) => {
-      if (ready.waiting()) {
-        ready.hold(true);
-        return ready;
-      }
-      await ready.close().catch(() => undefined);
-      return openEarlyIsolation(options, options.isolationMode!, server.url);
-    });
+    const isolation = Promise.all([taken.early.server, taken.early.isolation!]).then(async ([server, ready]) => (
+      await claimWaiting(ready) ?? openEarlyIsolation(options, options.isolationMode!, server.url)
+    ));
     return ownedEarly(taken.early.server, isolation);
   }
   return launchEarly(options);

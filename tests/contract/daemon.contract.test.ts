@@ -92,6 +92,16 @@ function shape(stderr: string): string {
     .replace(/^(agent-harness: warning DAEMON_UNAVAILABLE).*$/gm, '$1');
 }
 
+/** `start --prompt hi codex` in the sandbox, not blocking this process; resolves its exit status and stderr. */
+function startAsync(env: NodeJS.ProcessEnv): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, 'start', '--prompt', 'hi', 'codex'], { cwd: sandbox.root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('exit', (status) => resolve({ status, stderr }));
+  });
+}
+
 /** Starts the command on the hanging fake in `env`; resolves once the engine printed, with the child and its output. */
 async function startHanging(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; out: { stdout: string; stderr: string }; exited: Promise<number | null> }> {
   const child = spawn(process.execPath, [BIN, 'start', '--prompt', 'hang', 'codex'], { cwd: hanging.root, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -226,12 +236,7 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
 
   it('commands started at once start one daemon between them, and all run in it', async () => {
     const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON_DIR: path.join(sandbox.root, 'race') });
-    const runs = await Promise.all([1, 2, 3].map(() => new Promise<{ status: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, 'start', '--prompt', 'hi', 'codex'], { cwd: sandbox.root, env, stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.once('exit', (status) => resolve({ status, stderr }));
-    })));
+    const runs = await Promise.all([1, 2, 3].map(() => startAsync(env)));
     for (const run of runs) expect(run.status, run.stderr).toBe(0);
     const [daemon, ...others] = daemons(sandbox, env);
     expect(others).toEqual([]);
@@ -251,12 +256,8 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
       closer.close();
     });
     await new Promise<void>((resolve) => closer.listen(socketPath, resolve));
-    const run = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, 'start', '--prompt', 'hi', 'codex'], { cwd: sandbox.root, env, stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.once('exit', (status) => resolve({ status, stderr }));
-    });
+    // Not spawnSync: this process's event loop must run, for the listener above.
+    const run = await startAsync(env);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stderr).not.toContain('DAEMON_UNAVAILABLE');
     const [second] = daemons(sandbox, env);

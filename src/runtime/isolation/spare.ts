@@ -19,13 +19,35 @@ export async function takeSpare(key: string): Promise<AttemptIsolation | null> {
   const taken = spare;
   spare = null;
   const isolation = await taken.isolation;
-  if (!isolation) return null;
+  return isolation ? claimWaiting(isolation) : null;
+}
+
+/**
+ * An isolation kept in reserve, claimed by an attempt: held again (it keeps the process alive) when its init still
+ * waits for an engine command, else closed (it was killed meanwhile) and null. Also the daemon's prepared start's.
+ */
+export async function claimWaiting(isolation: AttemptIsolation): Promise<AttemptIsolation | null> {
   if (!isolation.waiting()) {
     await isolation.close().catch(() => undefined);
     return null;
   }
   isolation.hold(true);
   return isolation;
+}
+
+/**
+ * Runs `close`, holding the process until it is done: what is kept in reserve holds nothing, so awaiting its close
+ * where nothing else runs would otherwise end the process mid-await (Node exits with 13, "unsettled top-level await").
+ */
+export async function closeHolding(close: () => Promise<unknown>): Promise<void> {
+  const holding = setInterval(() => undefined, 60_000);
+  try {
+    await close();
+  } catch {
+    // closing what never started, or is gone already
+  } finally {
+    clearInterval(holding);
+  }
 }
 
 /**
@@ -51,21 +73,10 @@ export function keepSpare(key: string, open: () => Promise<AttemptIsolation>): v
   spare = { key, isolation };
 }
 
-/**
- * Closes the spare, if any (a key change, a suite's or a bench's teardown). The spare holds nothing (see keepSpare),
- * so this call holds the process until it is closed: awaiting it where nothing else runs would otherwise end the
- * process mid-await (Node exits with 13, "unsettled top-level await").
- */
+/** Closes the spare, if any (a key change, a suite's or a bench's teardown), holding the process until it is closed. */
 export async function discardSpare(): Promise<void> {
   const old = spare;
   spare = null;
   if (!old) return;
-  const holding = setInterval(() => undefined, 60_000);
-  try {
-    await (await old.isolation)?.close();
-  } catch {
-    // closing what never started, or is gone already
-  } finally {
-    clearInterval(holding);
-  }
+  await closeHolding(async () => (await old.isolation)?.close());
 }
