@@ -13,11 +13,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors/codes.js';
 import { isOwnerAlive } from '../../src/runtime/lease.js';
-import { AttemptMetaSchema } from '../../src/protocol/index.js';
+import { AttemptMetaSchema, ENGINE_IDS } from '../../src/protocol/index.js';
 import { BIN, createCliSandbox, fakeEngineCalls, installFakeEngine, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
 import { eventually, pidsWithMarker } from '../helpers/processes.js';
 
 const client = createRequire(import.meta.url)('../../bin/daemon-client.js') as {
+  ATTEMPT_COMMANDS: readonly string[];
   FRAME: Record<string, number>;
   FrameReader: new () => { push(chunk: Buffer): Array<{ type: number; payload: Buffer }> };
   HINTS: Record<string, string>;
@@ -425,7 +426,8 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
     expect(metaOf(third.stderr).owner!.pid).not.toBe(third.pid);
   });
 
-  it('prints the same hints as the rest of the command', () => {
+  it('prints the same hints as the rest of the command, and knows its attempt commands: start, resume, every engine', () => {
     for (const [code, hint] of Object.entries(client.HINTS)) expect(hint).toBe(ERROR_CODES[code as keyof typeof ERROR_CODES]);
+    expect([...client.ATTEMPT_COMMANDS].sort()).toEqual(['start', 'resume', ...ENGINE_IDS].sort());
   });
 });
