@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startModelServer, type ModelServer } from '../src/model/index.js';
-import { runAttempt } from '../src/core/run-attempt.js';
+import { runAttempt, type AttemptRequest } from '../src/core/run-attempt.js';
 import { resolveHarnessPaths } from '../src/runtime/paths.js';
 import { openIsolation } from '../src/runtime/isolation/attempt-isolation.js';
 import { probeNamespaces } from '../src/runtime/isolation/probe.js';
@@ -36,13 +36,13 @@ export const INPROC_ROUNDS = 16;
 const CODEX_ARGS = ['exec', '--json', '--skip-git-repo-check', 'hi'];
 
 /** One measured case: runs once and returns its timing (+ the attempt's meta when it is a harness attempt). */
-interface Case {
+export interface Case {
   name: string;
   run: () => Promise<{ timing: Timing; meta?: AttemptMeta }>;
 }
 
 /** Runs `rounds` rounds of `cases` after one warm-up each; returns every case's timings and metas. */
-async function rounds(cases: readonly Case[], count: number): Promise<Map<string, { timings: Timing[]; metas: AttemptMeta[] }>> {
+export async function rounds(cases: readonly Case[], count: number): Promise<Map<string, { timings: Timing[]; metas: AttemptMeta[] }>> {
   const out = new Map(cases.map((c) => [c.name, { timings: [] as Timing[], metas: [] as AttemptMeta[] }]));
   for (const c of cases) await c.run();
   for (let round = 0; round < count; round += 1) {
@@ -134,13 +134,19 @@ function namespaceRun(modelUrl: string, init: 'auto' | 'node' = 'auto') {
   };
 }
 
-/** A harness CLI case: `node bin/agent-harness.js start …` in the project dir, tsx or dist. */
-function cliCase(name: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Case {
+/**
+ * A harness CLI case: `agent-harness start …` in the project dir, tsx or dist, the bin run as a user's shell runs
+ * the command's link (its sh line starts Node, or with the daemon on the Perl client); `client: 'node'` runs
+ * `node bin/agent-harness.js` instead, the Node client of a daemon.
+ */
+function cliCase(name: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string, client: 'bin' | 'node' = 'bin'): Case {
   return {
     name,
     run: async () => {
       const spawnedAt = Date.now();
-      const { timing, value } = await measure(() => runProcess(process.execPath, [bin, ...args], { env, cwd }));
+      // PWD as a shell in `cwd` sets it (the bin's sh sets it so), so that both clients name the same daemon.
+      const shellEnv = { ...env, PWD: cwd };
+      const { timing, value } = await measure(() => (client === 'bin' ? runProcess(bin, args, { env: shellEnv, cwd }) : runProcess(process.execPath, [bin, ...args], { env: shellEnv, cwd })));
       const runDir = runDirFromOutput(`${value.stdout}\n${value.stderr}`);
       const meta = readAttempt(runDir);
       // The CLI process around the attempt: node start-up + module loading + model server before it, exit after.
@@ -175,7 +181,7 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
       if (dist) cases.push(cliCase('harness-dist', args, env, project));
       // The same command with AGENT_HARNESS_DAEMON=on: the attempt runs in the daemon the warm-up round started.
       daemonEnv = { ...env, AGENT_HARNESS_DAEMON: 'on', AGENT_HARNESS_DAEMON_DIR: scratch.dir('daemons') };
-      if (dist) cases.push(cliCase('harness-dist-daemon', args, daemonEnv, project));
+      if (dist) cases.push(cliCase('harness-dist-daemon', args, daemonEnv, project), cliCase('harness-dist-daemon-node', args, daemonEnv, project, 'node'));
       // The first attempt writes the engine config the bare runs reuse, and tells their command.
       const first = await cases[0]!.run();
       server = await startModelServer({});
@@ -201,8 +207,11 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
       const t = (name: string): Timing[] => results.get(name)!.timings;
       const isolation = 'both from the same shell environment (the bare command with the attempt\'s engine variables on top); harness engine in network + PID namespaces, bare without';
       rows.push(compare('cli-attempt', `${engine}: harness CLI (tsx) vs bare`, t('harness-tsx'), t('bare'), '≤ 1.10×', isolation));
-      if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare`, t('harness-dist'), t('bare'), '≤ 1.10×', isolation));
-      if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist), AGENT_HARNESS_DAEMON=on vs bare`, t('harness-dist-daemon'), t('bare'), '≤ 1.10×', 'the command is a client of a running daemon, which runs the attempt (started by the warm-up round, then reused)'));
+      if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare`, t('harness-dist'), t('bare'), '≤ 1.10×', `AGENT_HARNESS_DAEMON off (the default): a fresh Node process of the whole harness per command (the next row: the same command with it on); ${isolation}`));
+      if (dist) {
+        rows.push(compare('cli-attempt', `${engine}: harness CLI (dist), AGENT_HARNESS_DAEMON=on vs bare`, t('harness-dist-daemon'), t('bare'), '≤ 1.10×', 'the command is a client of a running daemon, which runs the attempt (started by the warm-up round, then reused); the client is bin/daemon-client.pl, started by the bin\'s sh line'));
+        rows.push(compare('cli-attempt', `${engine}: the same, Node client (node bin/agent-harness.js) vs bare`, t('harness-dist-daemon-node'), t('bare'), null, 'the Node client of the same daemon: a Node start instead of a Perl one (where there is no Perl, or the bin is run by node)'));
+      }
       if (dist && EXTRA_CA_CERTS) {
         rows.push(compare('cli-attempt', `${engine}: the same, neither with NODE_EXTRA_CA_CERTS`, t('harness-dist-noca'), t('bare-noca'), '≤ 1.10×', `the shell sets NODE_EXTRA_CA_CERTS=${EXTRA_CA_CERTS}, which every Node start reads first`));
         rows.push(compare('cli-attempt', `${engine}: harness CLI (dist), NODE_EXTRA_CA_CERTS vs none`, t('harness-dist'), t('harness-dist-noca'), null, 'what the certificates cost the harness command (one Node start)'));
@@ -271,8 +280,27 @@ export async function benchInProcessAttempt(options: { rounds?: number } = {}): 
   }
 }
 
+/**
+ * Where an in-process attempt runs, when not in a new run directory under the run root: a new run in an existing
+ * directory (`runDir`, a provider's `cwd`), or the next attempt of a run (`run`, `start --run-dir`).
+ */
+export type AttemptPlace = Pick<AttemptRequest, 'runDir' | 'run'>;
+
+/** Options of {@link inProcessSetup}. */
+export interface InProcessOptions {
+  /** Run codex through its npm launcher (AGENT_HARNESS_NPM_LAUNCHERS=1). */
+  launcher?: boolean;
+  /** No namespaces. */
+  isolation?: 'off';
+  /**
+   * Where each attempt of the case (and the setup's first) runs, asked before the attempt and its timing begin; the
+   * directory is the caller's to remove. Absent: a new run directory under the run root, removed after the attempt.
+   */
+  place?: () => AttemptPlace | Promise<AttemptPlace>;
+}
+
 /** What the in-process benches share: one runAttempt as the fixture does it, and the bare command it runs. */
-export async function inProcessSetup(scratch: Scratch, server: ModelServer, options: { launcher?: boolean; isolation?: 'off' } = {}): Promise<{ attempt: () => Promise<AttemptMeta & { firstLine: number | null }>; inProcessCase: Case; bare: BareCommand; fresh: () => string }> {
+export async function inProcessSetup(scratch: Scratch, server: ModelServer, options: InProcessOptions = {}): Promise<{ attempt: () => Promise<AttemptMeta & { firstLine: number | null }>; inProcessCase: Case; bare: BareCommand; fresh: () => string }> {
   const data = scratch.dir('data');
   const home = scratch.dir('home');
   const project = projectDir(scratch);
@@ -280,11 +308,11 @@ export async function inProcessSetup(scratch: Scratch, server: ModelServer, opti
   if (options.launcher) hostEnv.AGENT_HARNESS_NPM_LAUNCHERS = '1';
   const paths = resolveHarnessPaths({ cwd: project, env: hostEnv });
   /** One attempt; `wall` is runAttempt's own time (reading the meta back and removing the run dir come after). */
-  const attempt = async (): Promise<AttemptMeta & { firstLine: number | null; wall: number }> => {
+  const attempt = async (place?: AttemptPlace): Promise<AttemptMeta & { firstLine: number | null; wall: number }> => {
     const started = performance.now();
     let firstLine: number | null = null;
     const result = await runAttempt({
-      paths, engine: 'codex', launch: 'start', prompt: null, passthrough: CODEX_ARGS, label: 'bench', workspace: {},
+      paths, engine: 'codex', launch: 'start', prompt: null, passthrough: CODEX_ARGS, label: 'bench', workspace: {}, ...place,
       modelMode: 'scripted', modelServer: server, hostEnv,
       ...(options.isolation ? { isolation: options.isolation } : {}),
       onOutput: (stream, chunk) => {
@@ -296,16 +324,17 @@ export async function inProcessSetup(scratch: Scratch, server: ModelServer, opti
     if (result.exitCode !== 0) throw new Error(`bench: codex attempt exited ${result.exitCode}: ${result.runDir}`);
     const meta = readAttempt(result.runDir, result.attempt);
     if (options.launcher && meta.command.launcher) throw new Error(`bench: the harness ran ${meta.command.executable}, not the npm launcher`);
-    fs.rmSync(result.runDir, { recursive: true, force: true });
+    if (!place) fs.rmSync(result.runDir, { recursive: true, force: true });
     return { ...meta, firstLine, wall };
   };
-  const first = await attempt();
+  const first = await attempt(await options.place?.());
   return {
-    attempt,
+    attempt: () => attempt(),
     inProcessCase: {
       name: 'runAttempt',
       run: async () => {
-        const { timing, value } = await measure(attempt);
+        const place = await options.place?.();
+        const { timing, value } = await measure(() => attempt(place));
         return { timing: { ...timing, wall: value.wall }, meta: value };
       },
     },

@@ -16,24 +16,24 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import * as snapshot from '../src/runtime/fs-snapshot.js';
 import type { FsDiff } from '../src/protocol/index.js';
-import type { BenchRow } from './figures.js';
+import { median, type BenchRow } from './figures.js';
 
 const ROUNDS = 5;
 const FILES_PER_DIR = 100;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
-/** A tree of `count` small files, `FILES_PER_DIR` per directory. */
-function makeTree(count: number): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-bench-snap-'));
+/** Writes `count` small files (~75 bytes) into the existing directory `root`, `FILES_PER_DIR` per subdirectory. */
+export function fillTree(root: string, count: number): void {
   for (let i = 0; i < count; i += 1) {
     const dir = path.join(root, `d${String(Math.floor(i / FILES_PER_DIR)).padStart(4, '0')}`);
     if (i % FILES_PER_DIR === 0) fs.mkdirSync(dir);
     fs.writeFileSync(path.join(dir, `f${i}.txt`), `file ${i}\n${'x'.repeat(64)}\n`);
   }
+}
+
+/** A new temporary tree of `count` small files ({@link fillTree}). */
+function makeTree(count: number): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-bench-snap-'));
+  fillTree(root, count);
   return root;
 }
 
@@ -125,8 +125,8 @@ export async function benchFsSnapshot(sizes: readonly number[] = [1_000, 10_000,
           console.log(`fs snapshot+diff: ${String(count).padStart(6)} files ${cold ? 'cold' : 'warm'}: ${wall.toFixed(1)} ms (cpu ${cpu.toFixed(0)} ms) vs empty ${emptyMs.wall.toFixed(2)} ms → +${added.toFixed(1)} ms, ×${(wall / emptyMs.wall).toFixed(0)}${count > 20_000 ? ' [past maxFiles 20000: truncated]' : ''}`);
           rows.push({
             bench: 'fs-snapshot', case: `${count} files ${cold ? 'cold' : 'warm'}`, harness: `${wall.toFixed(1)} ms`, reference: `${emptyMs.wall.toFixed(2)} ms`,
-            ratio: `+${added.toFixed(1)} ms`, target: count === 10_000 ? '≤ +100 ms' : null,
-            note: `snapshot + snapshot + diff, median of ${ROUNDS}; CPU ${cpu.toFixed(0)} ms; reference: empty dir${count > 20_000 ? '; past maxFiles 20000: truncated' : ''}`,
+            ratio: `+${added.toFixed(1)} ms`, target: null,
+            note: `the module alone (the issue's figure is the attempt's, below): snapshot + snapshot + diff, median of ${ROUNDS}; CPU ${cpu.toFixed(0)} ms; reference: empty dir${count > 20_000 ? '; past maxFiles 20000: truncated' : ''}`,
           });
         }
         rows.push(...deferredRows(count, await medianMs(() => deferredAttemptMs(root)), emptyDeferred));
@@ -153,7 +153,7 @@ function deferredRows(count: number, measured: { critical: Timing; background: T
     console.log(`fs snapshot+diff: ${String(count).padStart(6)} files cold, deferred, ${label}: ${wall.toFixed(1)} ms (cpu ${cpu.toFixed(0)} ms) vs empty ${empty[key].wall.toFixed(2)} ms → +${added.toFixed(1)} ms${truncated ? ' [past maxFiles 20000: truncated]' : ''}`);
     return {
       bench: 'fs-snapshot', case: `${count} files cold, deferred: ${label}`, harness: `${wall.toFixed(1)} ms`, reference: `${empty[key].wall.toFixed(2)} ms`,
-      ratio: `+${added.toFixed(1)} ms`, target: count === 10_000 && key === 'critical' ? '≤ +100 ms' : null,
+      ratio: `+${added.toFixed(1)} ms`, target: null,
       note: `${note}; median of ${ROUNDS}; CPU ${cpu.toFixed(0)} ms; reference: empty dir${truncated}`,
     };
   });

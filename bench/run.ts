@@ -6,6 +6,7 @@
  * Every harness process and engine gets a throwaway data dir and HOME (this process's HOME too): nothing is
  * written to the real home; the run checks that, and that no process or temp dir is left behind.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,11 +23,17 @@ const BENCHES: Record<string, { about: string; run: () => Promise<BenchRow[]> }>
   attempt: { about: 'CLI attempt vs bare CLI turn, codex and claude (paired)', run: async () => (await import('./attempt.js')).benchCliAttempt() },
   inproc: { about: 'in-process runAttempt vs bare codex turn (paired)', run: async () => (await import('./attempt.js')).benchInProcessAttempt() },
   translate: { about: 'stream translation throughput (bench/translate.ts)', run: runTranslate },
-  fs: { about: 'fs snapshot + diff, 1k/10k/50k files vs an empty dir', run: async () => (await import('./fs-snapshot.js')).benchFsSnapshot() },
+  fs: { about: 'fs snapshot + diff, 1k/10k/50k files vs an empty dir; a codex attempt (runAttempt) in a run dir of 1k/10k files vs an empty one', run: runFs },
   scaling: { about: 'N = 1, 4, 16 concurrent codex attempts vs N bare turns', run: async () => (await import('./scaling.js')).benchScaling() },
   'long-attempt': { about: 'peak RSS of one attempt whose engine (a stand-in) prints 10, 100 and 200 MiB', run: async () => (await import('./long-attempt.js')).benchLongAttempt() },
   runstore: { about: 'run store calls of an attempt (createRun, updateRun) and `runs --json` with 0 to 5000 runs in the store', run: async () => (await import('./run-store.js')).benchRunStore() },
 };
+
+/** The snapshot module alone (bench/fs-snapshot.ts), then whole attempts in a run dir full of files (bench/fs-attempt.ts). */
+async function runFs(): Promise<BenchRow[]> {
+  const alone = await (await import('./fs-snapshot.js')).benchFsSnapshot();
+  return [...alone, ...await (await import('./fs-attempt.js')).benchFsAttempt()];
+}
 
 async function runTranslate(): Promise<BenchRow[]> {
   const file = path.join(here, 'translate.ts');
@@ -205,6 +212,8 @@ async function main(): Promise<number> {
   try {
     for (const name of selected) {
       console.log(`\n== ${name}: ${BENCHES[name]!.about}`);
+      // What an earlier bench wrote (translate: ~1 GB) goes to disk first, not during this one's fsyncs.
+      execFileSync('sync');
       try {
         rows.push(...(await BENCHES[name]!.run()));
       } catch (error) {

@@ -177,7 +177,8 @@ export async function benchTranslate(sizesMiB: readonly number[] = [10, 100, 200
       const summary = await measureBest(['translate', '--engine', 'codex', '--stdout', file, '--summary'], null);
       const tools = (JSON.parse(summary.stdout) as { tool_calls: number }).tool_calls;
       console.log(`translate codex ${mib} MiB: ${(bytes / 1e6 / summary.seconds).toFixed(1)} MB/s, peak RSS ${summary.peakRssMiB.toFixed(0)} MiB (--summary, ${turns} turns, ${tools} tool calls, ${summary.seconds.toFixed(2)} s${cpu(summary)}, best of ${RUNS})`);
-      rows.push(row(`codex ${mib} MiB --summary`, bytes, summary, runner, '≥ 150 MB/s, ≤ 100 MB RSS'));
+      // The issue's throughput is at 100 MiB; at 10 the command's start-up (~0.1 s) is most of the time.
+      rows.push(row(`codex ${mib} MiB --summary`, bytes, summary, runner, mib >= 100 ? '≥ 150 MB/s, ≤ 100 MB RSS' : null, mib >= 100 ? '' : '; mostly the command\'s start-up at this size (the throughput target is the issue\'s 100 MiB figure)'));
       if (mib >= 100) {
         const view = await measureBest(['translate', '--engine', 'codex', '--stdout', file, '--translate', '2'], '/dev/null');
         console.log(`translate codex ${mib} MiB: ${(bytes / 1e6 / view.seconds).toFixed(1)} MB/s, peak RSS ${view.peakRssMiB.toFixed(0)} MiB (--translate 2 > /dev/null, ${view.seconds.toFixed(2)} s${cpu(view)}, best of ${RUNS})`);

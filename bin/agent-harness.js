@@ -1,4 +1,12 @@
-#!/usr/bin/env node
+#!/bin/sh
+":" //; case "$AGENT_HARNESS_DAEMON" in [Oo][Nn]|1) command -v perl >/dev/null && exec perl -e 'my $f = $ARGV[0]; for (1 .. 40) { my $l = readlink $f; last unless defined $l; $f = $l =~ m{^/} ? $l : ($f =~ m{^(.*/)}s ? $1 : "") . $l } $f =~ s{[^/]*\z}{daemon-client.pl}; $f = "./$f" unless $f =~ m{^/}; do $f; AgentHarness::DaemonClient::main(@ARGV) if defined &AgentHarness::DaemonClient::main; exec { "node" } "node", @ARGV' -- "$0" "$@";; esac; exec node "$0" "$@"
+// The two lines above are read by sh, which the command's link runs (npm links the bin): it starts Node on this file,
+// as `#!/usr/bin/env node` would. To Node the second line is a string and a comment. With AGENT_HARNESS_DAEMON=on
+// and a Perl, sh starts bin/daemon-client.pl instead (found beside this file, through the link): Perl starts in
+// ~4 ms where Node takes 25-80, and a client of a running daemon is all an attempt command then needs; for anything
+// else it becomes `node <this file> …` itself (issue 13). dash, Debian's sh, passes on the environment as it got it,
+// but for a PWD it sets right and variables whose names are not a shell's (`A-B=1`), which it drops.
+//
 // Entry point of the `agent-harness` command. It runs the compiled dist/ whenever dist/ was built from exactly the
 // sources in src/ (a published package has no src/; in a checkout `npm ci` builds dist/ through `prepare`), and
 // the TypeScript sources through tsx otherwise, so an edit to src/ takes effect at once, with no rebuild.
@@ -178,25 +186,12 @@ function printVersionFast(args) {
 }
 
 /**
- * Which build a daemon runs: the compiled file's path, size, mtime and inode (a rebuild changes them). In a checkout
- * the daemon also compares the sources with those it started from, at every command (daemon-serve.ts).
- */
-function codeStamp(file) {
-  try {
-    const stat = statSync(file);
-    return `${file}:${stat.size}:${stat.mtimeMs}:${stat.ino}`;
-  } catch {
-    return `${file}:missing`;
-  }
-}
-
-/**
  * With AGENT_HARNESS_DAEMON=on, runs an attempt command (start, resume, the direct <engine> form) in the daemon of
  * this environment and build (bin/daemon-client.js) and resolves its exit status; null when the command runs here:
  * the daemon is off, the command is another, or no daemon could take it. A bad setting is reported as the command
  * reports errors (exit status 2).
  */
-async function runInDaemon(codeId) {
+async function runInDaemon(codeFile) {
   // Unset (the default): nothing of the daemon's client is loaded (it needs node:net).
   if (!process.env.AGENT_HARNESS_DAEMON) return null;
   const args = process.argv.slice(2);
@@ -210,7 +205,7 @@ async function runInDaemon(codeId) {
     process.stderr.write(`agent-harness: error ${error.code}: ${error.message}\n  hint: ${daemon.HINTS[error.code]}\n`);
     return 2;
   }
-  return daemon.runThroughDaemon({ args, bin: __filename, codeId: codeId() });
+  return daemon.runThroughDaemon({ args, bin: __filename, codeId: daemon.fileStamp(codeFile()) });
 }
 
 /** Runs the CLI from dist/ or, in a checkout whose dist/ is missing or stale, from src/ through tsx. */
@@ -219,9 +214,10 @@ async function main() {
   // Node 22.1+ keeps the compiled modules of the sources and of the unbundled dist/ between runs (in its cache dir
   // under the OS temp dir); the bundle has its own code cache, on every Node (bin/bundle-loader.js).
   require('node:module').enableCompileCache?.();
-  // A daemon is named after the build it was started from; whether the sources changed since is its own check.
+  // A daemon is named after the build it was started from (the bundle, else the unbundled entry point; the Perl
+  // client names the same file); whether the sources changed since is its own check.
   const bundle = join(root, 'dist', 'bundle', 'main.cjs');
-  const daemonStatus = await runInDaemon(() => codeStamp(existsSync(bundle) ? bundle : join(root, 'dist', 'cli', 'main.js')));
+  const daemonStatus = await runInDaemon(() => (existsSync(bundle) ? bundle : join(root, 'dist', 'cli', 'main.js')));
   if (daemonStatus !== null) {
     process.exitCode = daemonStatus;
     return;

@@ -134,12 +134,26 @@ function hash128(text) {
 }
 
 /**
+ * A file's identity in a daemon's name: inode, size and mtime in whole seconds (a rebuild or an upgrade writes a new
+ * file), or 'missing'. bin/daemon-client.pl reads the same three numbers with Perl's `stat`.
+ */
+function fileStamp(file) {
+  try {
+    const stat = fs.statSync(file, { bigint: true });
+    return `${stat.ino}:${stat.size}:${stat.mtimeNs / 1_000_000_000n}`;
+  } catch {
+    return 'missing';
+  }
+}
+
+/**
  * A daemon's name: a hash of everything an attempt reads from the process that runs it (the environment, the
- * working directory, the umask, Node and its flags) and of `codeId` (which build of the harness).
+ * working directory, the umask, Node's binary and flags) and of `codeId` (which build of the harness). The Perl
+ * client (bin/daemon-client.pl) computes the same from the same inputs: keep the two alike (a test compares them).
  */
 function daemonKey(codeId, env = process.env, cwd = process.cwd()) {
   const entries = Object.entries(env).filter(([, value]) => value !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return hash128(JSON.stringify([PROTOCOL, codeId, process.execPath, process.version, process.execArgv, cwd, currentUmask(), entries]));
+  return hash128(JSON.stringify([PROTOCOL, codeId, fileStamp(process.execPath), process.execArgv, cwd, currentUmask(), entries]));
 }
 
 /** The socket of the daemon named `key` in `dir`. */
@@ -363,6 +377,7 @@ module.exports = {
   daemonIdleMs,
   daemonKey,
   encodeFrame,
+  fileStamp,
   logPathFor,
   runThroughDaemon,
   runsInDaemon,

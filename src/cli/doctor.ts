@@ -94,7 +94,11 @@ async function daemonCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> {
   const unusable = shared.checkDaemonDirectory(dir);
   if (unusable) return { name, ok: true, detail: `WARNING ${unusable}: attempts run in each command (DAEMON_UNAVAILABLE)`, error: null };
   const running = await askAll(dir, 'status');
-  return { name, ok: true, detail: `on: daemons in ${dir} (${running.length} running), ended after ${idleMs} ms without an attempt`, error: null };
+  // The command's link starts the Perl client where sh finds a perl (bin/daemon-client.pl), else Node's.
+  const { findOnPath } = await import('../runtime/isolation/probe.js');
+  const perl = findOnPath('perl', (hostEnv.PATH ?? '').split(path.delimiter).filter(Boolean));
+  const client = perl ? `the command's client is Perl (${perl})` : 'no perl on PATH: the command\'s client is Node (a Node start per command)';
+  return { name, ok: true, detail: `on: daemons in ${dir} (${running.length} running), ended after ${idleMs} ms without an attempt; ${client}`, error: null };
 }
 
 /** Runs every self-check. */

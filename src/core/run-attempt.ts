@@ -64,6 +64,12 @@ async function resolveScript(script: AttemptRequest['script'], projectRoot: stri
   return { script: parseModelScript(script, 'the run\'s recorded script'), path: null };
 }
 
+/**
+ * The files a before-snapshot reads while the engine runs, at most (`hashLimit`): past that it reads none, and the
+ * after-snapshot reads only what the engine changed (issue 13: 10,000 files may add ≤ 100 ms to an attempt).
+ */
+export const BEFORE_HASH_LIMIT = 2_000;
+
 /** Model modes whose cassettes are not built yet are capability-gated (seed 001, Decision 8), before any run exists. */
 function requireModelMode(mode: ModelMode): void {
   if (mode !== 'replay' && mode !== 'record') return;
@@ -201,6 +207,8 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   let processResult: ProcessResult | null = null;
   let harnessError: AgentHarnessError | null = null;
   let fsDiff: FsDiff | null = null;
+  /** fs-before being written (from the spawn on), so that nothing writes it after the attempt is sealed. */
+  let beforeWritten: Promise<unknown> | null = null;
   let fcmpSpool: EventSpool<FcmpEvent> | null = null;
   let conformance: ConformanceReport | null = null;
   let finalMessage: string | null = null;
@@ -304,15 +312,10 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     meta.command = { executable, argv, cwd: runDir, io, ...(native ? { launcher: native.launcher } : {}) };
     clock.mark('engine_config');
     // The meta (running) and the before-snapshot's listing at once: neither touches what the other reads. The
-    // listing's content hashes are taken while the engine runs (startSnapshot); it is written now, so a harness that
-    // dies mid-attempt leaves a before-snapshot (hashes null where not taken yet), and again with its hashes after.
-    const [, beforeSnapshot] = await Promise.all([
-      writeJsonAtomic(audit.meta, meta),
-      startSnapshot(runDir).then(async (started) => {
-        await writeJsonAtomic(audit.fsBefore, started.listed);
-        return started;
-      }),
-    ]);
+    // listing's content hashes are taken while the engine runs (startSnapshot), and fs-before is written once they
+    // are, off the spawn's path (~50 ms for 10,000 files): a harness that dies in an attempt's first moments leaves
+    // none, as it leaves no fs-after or fs-diff (its sealing, seal-attempt.ts, writes neither).
+    const [, beforeSnapshot] = await Promise.all([writeJsonAtomic(audit.meta, meta), startSnapshot(runDir, { hashLimit: BEFORE_HASH_LIMIT })]);
     request.onReady?.({ run, attempt, executable, argv, translateMode, skills: meta.skill_injection, configRoots, modelUrl, io, isolation: isolation.record });
     clock.mark('fs_before');
 
@@ -326,6 +329,12 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       ...(isolation.record.processes === 'pid-namespace' ? { isolation } : {}),
     });
     metaSchema ??= loadMetaSchema();
+    const writingBefore = beforeSnapshot.finish().then(async (before) => {
+      await writeJsonAtomic(audit.fsBefore, before, { pretty: false });
+      return before;
+    });
+    // Awaited after the engine; a failure meanwhile must not be an unhandled rejection.
+    beforeWritten = writingBefore.catch(() => undefined);
     processResult = await engineRun;
     clock.mark('engine');
     void startCleanup();
@@ -351,15 +360,14 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
       canceled: processResult.canceled,
       duration_ms: processResult.durationMs,
     });
-    // What the background hashing has not covered yet is read now; the after-snapshot reuses its hashes.
-    const before = await beforeSnapshot.finish();
+    // What the background hashing has not covered yet is read now, and fs-before written; the after-snapshot reuses
+    // its hashes.
+    const before = await writingBefore;
     const after = await snapshotTree(runDir);
     const diff = diffSnapshots(before, after, adapter.bookkeepingPaths);
-    const hashedSince = before.entries.some((entry, i) => entry.sha256 !== beforeSnapshot.listed.entries[i]?.sha256);
     const [patch] = await Promise.all([
       gitDiffPatch(runDir, attemptGitIndexPath(runDir, attempt)),
-      hashedSince ? writeJsonAtomic(audit.fsBefore, before) : undefined,
-      writeJsonAtomic(audit.fsAfter, after),
+      writeJsonAtomic(audit.fsAfter, after, { pretty: false }),
       writeJsonAtomic(audit.fsDiff, diff),
     ]);
     fsDiff = diff;
@@ -379,6 +387,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     const cleaned = startCleanup();
     // From here on a full disk is recorded per file (auditFailures), never thrown: the verdict and every file
     // that can still be written are kept, and the attempt ends AUDIT_WRITE_FAILED naming what is missing.
+    await beforeWritten;
     await auditFailures.attemptAsync(audit.fsDiff, () => ensureFsAuditFiles(audit, runDir));
     const requests = attemptRequests();
     auditFailures.attempt(audit.modelRequests, () => writeModelRequestLog(audit.modelRequests, ownedServer && !ownedServer.logError ? null : requests));

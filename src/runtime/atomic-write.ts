@@ -21,6 +21,15 @@ export interface AtomicWriteOptions {
   durable?: boolean;
 }
 
+/** Options of {@link writeJsonAtomic}. */
+export interface JsonWriteOptions extends AtomicWriteOptions {
+  /**
+   * Indented (default true). False writes the JSON on one line: a large record (an fs snapshot of thousands of
+   * entries) is a quarter smaller and faster to serialize.
+   */
+  pretty?: boolean;
+}
+
 /** Up to this many bytes a file is written with synchronous calls. */
 const SYNC_WRITE_BYTES = 256 * 1024;
 
@@ -79,7 +88,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
   }
 }
 
-/** Writes `value` as pretty JSON (with a trailing newline) atomically. */
-export async function writeJsonAtomic(file: string, value: unknown, options: AtomicWriteOptions = {}): Promise<void> {
-  await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`, options);
+/** Writes `value` as JSON (pretty unless `pretty: false`, with a trailing newline) atomically. */
+export async function writeJsonAtomic(file: string, value: unknown, options: JsonWriteOptions = {}): Promise<void> {
+  await writeFileAtomic(file, `${options.pretty === false ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`, options);
 }

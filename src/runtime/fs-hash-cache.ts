@@ -24,9 +24,12 @@ const MAX_ROOTS = 8;
 /** The parts of a stat that say a file is still the one (and holds the bytes) it was: device, inode, size, mtime, ctime. */
 export type FileIdentity = Pick<Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>;
 
-/** A remembered hash: the stat it was taken under, and the sha256. */
+/**
+ * A remembered hash: the stat it was taken under, and the sha256; or null for a file listed and left unread on
+ * purpose (a before-snapshot past its hash limit): unchanged, it stays unread in the snapshots that follow.
+ */
 export interface RememberedHash extends FileIdentity {
-  sha256: string;
+  sha256: string | null;
 }
 
 /** The hashes of one root, as its last snapshot saw them: relative path → remembered hash. */
@@ -60,7 +63,7 @@ export function isRacy(stat: FileIdentity, statAt: number): boolean {
 }
 
 /** Records `sha256` of `rel` in `next` unless its stat is racy at `statAt` (Date.now() before the stat). */
-export function recordHash(next: RootHashes, rel: string, stat: FileIdentity, sha256: string, statAt: number): void {
+export function recordHash(next: RootHashes, rel: string, stat: FileIdentity, sha256: string | null, statAt: number): void {
   if (isRacy(stat, statAt)) return;
   next.set(rel, { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, sha256 });
 }

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableEngines } from '../../src/engines/registry.js';
-import { AttemptMetaSchema, ENGINE_IDS, FcmpEventSchema } from '../../src/protocol/index.js';
+import { AttemptMetaSchema, ENGINE_IDS, FcmpEventSchema, FsSnapshotSchema } from '../../src/protocol/index.js';
+import { BEFORE_HASH_LIMIT } from '../../src/core/run-attempt.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
 import { attemptAuditPaths } from '../../src/core/audit-files.js';
 import { createCliSandbox, fakeEngineCalls, installFakeEngine, REPO, runCliMerged, runCliProcess, type CliSandbox } from '../helpers/cli.js';
@@ -141,6 +142,27 @@ describe('agent-harness start', () => {
 });
 
 describe('agent-harness resume and selectors', () => {
+  it('an attempt in a run dir of more files than the before-snapshot hashes reads none of them (issue 13), and diffs by stat', async () => {
+    const start = runCliProcess(sandbox, ['start', '--prompt', 'first', 'codex']);
+    const handle = summaryValue(start.stderr, 'Run handle');
+    const runDir = summaryValue(start.stderr, 'Run directory');
+    const count = BEFORE_HASH_LIMIT + 10;
+    for (let i = 0; i < count; i += 1) {
+      if (i % 100 === 0) fs.mkdirSync(path.join(runDir, 'many', `d${i / 100}`), { recursive: true });
+      fs.writeFileSync(path.join(runDir, 'many', `d${Math.floor(i / 100)}`, `f${i}.txt`), `file ${i}\n`);
+    }
+    // Older than the racy window: a file written just before the listing is read at once, whatever the limit.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const resume = runCliProcess(sandbox, ['resume', handle, 'second']);
+    expect(resume.status, resume.stderr).toBe(0);
+    const snapshot = (name: string) => FsSnapshotSchema.parse(JSON.parse(fs.readFileSync(path.join(runDir, '.audit', `${name}.2.json`), 'utf8')));
+    const many = (name: string) => snapshot(name).entries.filter((entry) => entry.path.startsWith('many/'));
+    expect(many('fs-before')).toHaveLength(count);
+    expect(many('fs-before').every((entry) => entry.sha256 === null)).toBe(true);
+    expect(many('fs-after').every((entry) => entry.sha256 === null)).toBe(true);
+    expect(JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'fs-diff.2.json'), 'utf8'))).toMatchObject({ created: [], modified: [], deleted: [] });
+  });
+
   it('resumes by handle with the recorded thread id, inheriting the translate view', () => {
     const start = runCliProcess(sandbox, ['start', '--translate', '3', '--prompt', 'first', 'codex']);
     const handle = summaryValue(start.stderr, 'Run handle');

@@ -5,93 +5,27 @@
  * no audit and leaves no engine; an idle daemon ends by itself; bad settings and unsafe directories are refused.
  * The engine is the fake codex of the CLI tests (a stream replayed), so each attempt is quick.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors/codes.js';
-import { isOwnerAlive } from '../../src/runtime/lease.js';
-import { AttemptMetaSchema, ENGINE_IDS } from '../../src/protocol/index.js';
-import { BIN, createCliSandbox, fakeEngineCalls, installFakeEngine, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
+import { ENGINE_IDS } from '../../src/protocol/index.js';
+import { findOnPath } from '../../src/runtime/isolation/probe.js';
+import { BIN, fakeEngineCalls, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
+import { alive, childrenOf, cmdline, daemons, metaOf, shape, startHanging, useDaemonSandboxes, nodeClient, DONE_STREAM } from '../helpers/daemon.js';
 import { eventually, pidsWithMarker } from '../helpers/processes.js';
 
-const client = createRequire(import.meta.url)('../../bin/daemon-client.js') as {
-  ATTEMPT_COMMANDS: readonly string[];
-  FRAME: Record<string, number>;
-  FrameReader: new () => { push(chunk: Buffer): Array<{ type: number; payload: Buffer }> };
-  HINTS: Record<string, string>;
-  PROTOCOL: number;
-};
-
-const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
+const client = nodeClient;
+const STREAM = DONE_STREAM;
+const boxes = useDaemonSandboxes(STREAM);
+const { envs } = boxes;
 let sandbox: CliSandbox;
 let hanging: CliSandbox;
-/** Every environment a test ran the command in with the daemon on: afterAll stops their daemons. */
-const daemonEnvs: NodeJS.ProcessEnv[] = [];
-
-/** The sandbox's environment with the daemon on, its daemons in `dir` (default: the sandbox's own). */
-function daemonEnv(box: CliSandbox, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env = { ...box.env, AGENT_HARNESS_DAEMON: 'on', AGENT_HARNESS_DAEMON_DIR: path.join(box.root, 'daemons'), AGENT_HARNESS_DAEMON_IDLE_MS: '120000', ...extra };
-  daemonEnvs.push(env);
-  return env;
-}
-
-interface DaemonInfo {
-  pid: number;
-  served: number;
-  running: number;
-  key: string;
-  cwd: string;
-}
-
-/** `daemon status --json` in `env`. */
-function daemons(box: CliSandbox, env: NodeJS.ProcessEnv): DaemonInfo[] {
-  const run = runCliProcess(box, ['daemon', 'status', '--json'], env);
-  expect(run.status, run.stderr).toBe(0);
-  return JSON.parse(run.stdout) as DaemonInfo[];
-}
-
-/** The pids whose parent is `pid`. */
-function childrenOf(pid: number): number[] {
-  return fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number).filter((child) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${child}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-    } catch {
-      return false;
-    }
-  });
-}
-
-/** A process's command line, '' once it is gone. */
-function cmdline(pid: number): string {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-  } catch {
-    return '';
-  }
-}
-
-/** True while `pid` runs: a zombie (ended, not yet reaped by its parent, PID 1 for a daemon) does not. */
-function alive(pid: number): boolean {
-  return isOwnerAlive({ pid, start_time: null });
-}
-
-/** The meta of the attempt whose output `stderr` is. */
-function metaOf(stderr: string, attempt = 1) {
-  const runDir = /^run_dir: (.+)$/m.exec(stderr)?.[1];
-  if (!runDir) throw new Error(`no run_dir in:\n${stderr}`);
-  return AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(path.join(runDir, '.audit', `meta.${attempt}.json`), 'utf8')));
-}
-
-/** stderr with the run's own names (ids, handles, dirs, ports, times) blanked: what two runs of one command share. */
-function shape(stderr: string): string {
-  return stderr
-    .replace(/^(run_id|run_dir|config_roots|model|Run id|Run directory|Run handle|Session|Audit): .*$/gm, '$1: …')
-    .replace(/^(agent-harness: warning DAEMON_UNAVAILABLE).*$/gm, '$1');
-}
+// After the sandboxes are made (hooks run in the order they are registered).
+beforeAll(() => ({ sandbox, hanging } = boxes));
+const daemonEnv = (box: CliSandbox, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => envs.env(box, extra);
 
 /** `start --prompt hi codex` in the sandbox, not blocking this process; resolves its exit status and stderr. */
 function startAsync(env: NodeJS.ProcessEnv): Promise<{ status: number | null; stderr: string }> {
@@ -103,33 +37,6 @@ function startAsync(env: NodeJS.ProcessEnv): Promise<{ status: number | null; st
   });
 }
 
-/** Starts the command on the hanging fake in `env`; resolves once the engine printed, with the child and its output. */
-async function startHanging(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; out: { stdout: string; stderr: string }; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, 'start', '--prompt', 'hang', 'codex'], { cwd: hanging.root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const out = { stdout: '', stderr: '' };
-  child.stdout!.on('data', (chunk: Buffer) => (out.stdout += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (out.stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  expect(await eventually(() => out.stdout.length > 0, 30_000), out.stderr).toBe(true);
-  return { child, out, exited };
-}
-
-beforeAll(() => {
-  sandbox = createCliSandbox();
-  installFakeEngine(sandbox, 'codex', { stdoutFile: STREAM });
-  hanging = createCliSandbox();
-  installFakeEngine(hanging, 'codex', { stdoutFile: STREAM, hangAfterOutput: true });
-});
-
-afterAll(() => {
-  // Every daemon a test started ends with the file, whatever the test did.
-  for (const env of daemonEnvs) {
-    const box = env.AGENT_HARNESS_DAEMON_DIR!.startsWith(hanging.root) ? hanging : sandbox;
-    runCliProcess(box, ['daemon', 'stop'], env);
-  }
-  sandbox.cleanup();
-  hanging.cleanup();
-}, 120_000);
 
 describe('AGENT_HARNESS_DAEMON=on', () => {
   it('runs the attempt in a daemon it starts, then in the same daemon; output, status and audit are the command\'s own', () => {
@@ -183,7 +90,7 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
   });
 
   it('passes SIGINT on: exit 130, the attempt canceled and sealed, as without the daemon', async () => {
-    const { child, out, exited } = await startHanging(daemonEnv(hanging));
+    const { child, out, exited } = await startHanging(hanging, daemonEnv(hanging));
     try {
       child.kill('SIGINT');
       expect(await exited, out.stderr).toBe(130);
@@ -197,7 +104,7 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
 
   it('a client killed with -9: the daemon cancels its attempt, kills the engine and seals the audit', async () => {
     const env = daemonEnv(hanging);
-    const { child, out, exited } = await startHanging(env);
+    const { child, out, exited } = await startHanging(hanging, env);
     const engine = path.join(hanging.prefix, 'bin', 'codex');
     expect(pidsWithMarker(engine).length).toBeGreaterThan(0);
     child.kill('SIGKILL');
@@ -218,7 +125,7 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
 
   it('a daemon killed with -9: the client says DAEMON_LOST (exit 1), no engine is left, and `runs` seals the attempt', async () => {
     const env = daemonEnv(hanging, { AGENT_HARNESS_DAEMON_DIR: path.join(hanging.root, 'killed') });
-    const { out, exited } = await startHanging(env);
+    const { out, exited } = await startHanging(hanging, env);
     const [daemon, ...others] = daemons(hanging, env);
     expect(others).toEqual([]);
     process.kill(daemon!.pid, 'SIGKILL');
@@ -252,9 +159,11 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
     expect(runCliProcess(sandbox, ['daemon', 'stop'], env).status).toBe(0);
     // In its place, a listener that takes one connection, closes it without a word, and goes (as an ending daemon).
     const socketPath = path.join(env.AGENT_HARNESS_DAEMON_DIR!, `${first!.key}.sock`);
+    // It stops listening before it drops the connection, as a daemon does: dropped first, the client could retry and
+    // be taken by the listener in the moment between the two (a flake seen once on a loaded machine).
     const closer = net.createServer((connection) => {
-      connection.destroy();
       closer.close();
+      connection.destroy();
     });
     await new Promise<void>((resolve) => closer.listen(socketPath, resolve));
     // Not spawnSync: this process's event loop must run, for the listener above.
@@ -336,6 +245,10 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
     };
     expect(check({})).toMatchObject({ ok: true, detail: expect.stringContaining(`on: daemons in ${env.AGENT_HARNESS_DAEMON_DIR} (1 running)`) });
     expect(check({ AGENT_HARNESS_DAEMON: 'off' })).toMatchObject({ ok: true, detail: expect.stringMatching(/^off/) });
+    // Which client the command's link starts: Perl where there is one, else Node.
+    const perl = findOnPath('perl', (env.PATH ?? '').split(path.delimiter).filter(Boolean));
+    expect(check({})!.detail).toContain(perl ? `the command's client is Perl (${perl})` : "the command's client is Node");
+    expect(check({ PATH: path.dirname(process.execPath) === path.dirname(perl ?? '') ? '/nonexistent' : path.dirname(process.execPath) })!.detail).toContain("no perl on PATH: the command's client is Node");
     expect(check({ AGENT_HARNESS_DAEMON: 'maybe' })).toMatchObject({ ok: false, error: { code: 'CONFIG_INVALID' } });
   });
 

@@ -324,6 +324,33 @@ describe('startSnapshot: the listing now, the hashes in the background', () => {
     });
   });
 
+  it('past hashLimit reads none of the files it has no hash for; the after-snapshot reads only those whose stat changed', async () => {
+    for (let i = 0; i < 30; i += 1) write(`d${i % 3}/f${i}.txt`, `file ${i}`);
+    await settle();
+    const started = await startSnapshot(dir, { hashLimit: 10 });
+    expect(started.listed.entries.every((entry) => entry.sha256 === null)).toBe(true);
+    write('d0/f0.txt', 'file 0');
+    write('d1/f1.txt', 'changed');
+    write('new.txt', 'new');
+    const before = await started.finish();
+    expect(before.entries.every((entry) => entry.sha256 === null)).toBe(true);
+    expect(rememberedHashes(dir).get('d2/f2.txt')).toMatchObject({ sha256: null });
+    const after = FsSnapshotSchema.parse(await snapshotTree(dir));
+    // Unchanged files stay unread (null); what the engine wrote is read: its content is known now.
+    expect(entryOf(after, 'd2/f2.txt')?.sha256).toBeNull();
+    expect(entryOf(after, 'd1/f1.txt')?.sha256).toBe(sha256('changed'));
+    expect(entryOf(after, 'new.txt')?.sha256).toBe(sha256('new'));
+    // A rewrite of the same bytes cannot be told from a change without the before content: reported modified.
+    expect(diffSnapshots(before, after)).toMatchObject({ created: ['new.txt'], modified: ['d0/f0.txt', 'd1/f1.txt'], deleted: [] });
+    // Without a limit (the default), and within it, every file is read.
+    clearHashCache();
+    const unlimited = await (await startSnapshot(dir)).finish();
+    expect(unlimited.entries.every((entry) => entry.sha256 !== null)).toBe(true);
+    clearHashCache();
+    const within = await (await startSnapshot(dir, { hashLimit: 100 })).finish();
+    expect(within.entries).toEqual(unlimited.entries);
+  });
+
   it('equals snapshotTree when nothing changes, and remembers the hashes it took for the next snapshot', async () => {
     for (let i = 0; i < 50; i += 1) write(`d${i % 5}/f${i}.txt`, `file ${i}`);
     write('large.bin', 'c'.repeat(LARGE));

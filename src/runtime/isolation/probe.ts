@@ -33,9 +33,8 @@ export interface NamespaceSupport {
   reason: string | null;
 }
 
-/** Where `unshare` and `ip` are looked up: the host PATH plus the sbin directories a user's PATH often lacks. */
-function findTool(name: string, hostPath: string | undefined): string | null {
-  const dirs = [...(hostPath ?? '').split(path.delimiter).filter(Boolean), '/usr/sbin', '/sbin', '/usr/bin', '/bin'];
+/** The first executable file `name` in the directories of `dirs`, as a shell finds a command; or null. */
+export function findOnPath(name: string, dirs: readonly string[]): string | null {
   for (const dir of dirs) {
     const file = path.join(dir, name);
     try {
@@ -46,6 +45,11 @@ function findTool(name: string, hostPath: string | undefined): string | null {
     }
   }
   return null;
+}
+
+/** Where `unshare` and `ip` are looked up: the host PATH plus the sbin directories a user's PATH often lacks. */
+function findTool(name: string, hostPath: string | undefined): string | null {
+  return findOnPath(name, [...(hostPath ?? '').split(path.delimiter).filter(Boolean), '/usr/sbin', '/sbin', '/usr/bin', '/bin']);
 }
 
 let cached: NamespaceSupport | null = null;

@@ -1,0 +1,131 @@
+/**
+ * The fs snapshot inside a whole attempt (issue 13: "an attempt in a run dir holding 10,000 small files vs an empty
+ * one: ≤ 100 ms added for snapshot + diff of 10,000 files"). fs-snapshot.ts times the snapshot module alone; this
+ * times a real codex attempt in this process (`runAttempt` as attempt.ts's `inProcessSetup` runs it: scripted model,
+ * one shared server, the same command) whose run directory holds 1,000 or 10,000 small files (fs-snapshot.ts's
+ * tree), against the same attempt in an empty directory. Here the before-snapshot's background hashing shares the
+ * two CPUs with the engine and with the harness reading its output.
+ *
+ * - cold: a new run (`runDir`, as a provider's `cwd`) in a directory whose files were written before the attempt, a
+ *   new directory each time, so no hash of it is remembered: every file is listed before the spawn and read while
+ *   the engine runs. A CLI command's attempt (a fresh process) finds an existing tree the same way.
+ * - warm: the next attempt of the same run in the same process (a Vitest test's second attempt). The engine touches
+ *   none of the files, so the tree is as the previous after-snapshot left it and each hash is reused unread.
+ *
+ * Paired rounds (attempt.ts's `rounds`: each case once per round, the order rotating); the figure is the median of
+ * the per-round differences from the empty directory, with each side's median per step (`meta.timings.steps`).
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startModelServer, type ModelServer } from '../src/model/index.js';
+import { readRunRecord } from '../src/runtime/run-store.js';
+import { inProcessSetup, rounds, type AttemptPlace, type Case } from './attempt.js';
+import { median, type BenchRow } from './figures.js';
+import { fillTree } from './fs-snapshot.js';
+import { formatSteps, medianSteps, medians, Scratch, type AttemptMeta, type Timing } from './util.js';
+
+/** Paired rounds of each kind (after one warm-up of each case). */
+export const FS_ATTEMPT_ROUNDS = 12;
+
+/**
+ * How long before a cold attempt its files are written: past fs-hash-cache.ts's racy window (50 ms), inside which a
+ * file is hashed before the engine starts. A project's files are older than that; the files written just now are not.
+ */
+const SETTLE_MS = 100;
+
+/** The timings and metas of one case's rounds. */
+interface Series {
+  timings: Timing[];
+  metas: AttemptMeta[];
+}
+
+/** Where each attempt of a case with `count` files runs. */
+type Places = (scratch: Scratch, count: number) => () => AttemptPlace | Promise<AttemptPlace>;
+
+/** Each call: a new run in a new directory of `count` files written just before (the previous directory removed). */
+function placeInNewTree(scratch: Scratch, count: number): () => Promise<AttemptPlace> {
+  let previous: string | null = null;
+  return async () => {
+    if (previous) fs.rmSync(previous, { recursive: true, force: true });
+    const dir = scratch.dir(`cold-${count}`);
+    previous = dir;
+    fillTree(dir, count);
+    // On disk before the attempt, as a project's files are: else the attempt's first fsync (its meta) waits for the
+    // kernel to write out 10,000 new files, which no run dir of a user's holds.
+    execFileSync('sync', ['-f', dir]);
+    await sleep(SETTLE_MS);
+    return { runDir: dir };
+  };
+}
+
+/** The first call: a new run in a directory of `count` files; every later call: the next attempt of that run. */
+function placeInSameRun(scratch: Scratch, count: number): () => AttemptPlace {
+  const dir = scratch.dir(`warm-${count}`);
+  fillTree(dir, count);
+  return () => {
+    const run = readRunRecord(dir);
+    return run ? { run } : { runDir: dir };
+  };
+}
+
+/** The kinds measured: how each attempt's run directory comes to be, and what the row's note says of it. */
+const KINDS: ReadonlyArray<{ name: string; places: Places; note: string }> = [
+  { name: 'cold', places: placeInNewTree, note: 'cold: a new run in a directory of files written before each attempt (a new one each time: no hash remembered, as for a new run or a CLI command\'s attempt); every file listed before the spawn, hashed while the engine runs' },
+  { name: 'warm', places: placeInSameRun, note: 'warm: the next attempt of the same run in the same process (a Vitest test\'s second attempt); the engine touched no file, so every hash is reused unread' },
+];
+
+/** Runs the cases of one kind (an empty directory and each size) in paired rounds; the series by file count. */
+async function measureKind(scratch: Scratch, server: ModelServer, places: Places, sizes: readonly number[]): Promise<Map<number, Series>> {
+  const cases: Case[] = [];
+  for (const count of [0, ...sizes]) {
+    const { inProcessCase } = await inProcessSetup(scratch, server, { place: places(scratch, count) });
+    cases.push({ ...inProcessCase, name: String(count) });
+  }
+  const results = await rounds(cases, FS_ATTEMPT_ROUNDS);
+  return new Map([0, ...sizes].map((count) => [count, results.get(String(count))!]));
+}
+
+/** `fs_before 3 vs 1, engine 190 vs 170, fs_after 40 vs 2` (ms): the steps the snapshot shows in, files vs empty. */
+function snapshotSteps(files: Record<string, number> | null, empty: Record<string, number> | null): string {
+  const step = (name: string): string => `${name} ${files?.[name]?.toFixed(0) ?? '-'} vs ${empty?.[name]?.toFixed(0) ?? '-'}`;
+  return ['fs_before', 'engine', 'fs_after'].map(step).join(', ');
+}
+
+/** The row (and printed lines) of `count` files against the empty directory, for one kind. */
+function attemptRow(kind: (typeof KINDS)[number], count: number, files: Series, empty: Series): BenchRow {
+  const added = median(files.timings.map((t, i) => t.wall - empty.timings[i]!.wall));
+  const [mf, me] = [medians(files.timings), medians(empty.timings)];
+  const [sf, se] = [medianSteps(files.metas.map((m) => m.timings?.steps)), medianSteps(empty.metas.map((m) => m.timings?.steps))];
+  const ms = (value: number): string => `${value.toFixed(0)} ms`;
+  const plus = `${added >= 0 ? '+' : ''}${ms(added)}`;
+  console.log(`  ${kind.name}, ${String(count).padStart(5)} files vs empty: ${ms(mf.wall)} vs ${ms(me.wall)} → ${plus} (median of ${files.timings.length} per-round differences); cpu ${ms(mf.cpu)} vs ${ms(me.cpu)}`);
+  for (const [side, steps] of [[`${count} files`, sf], ['empty', se]] as const) console.log(`    median steps, ${side}: ${steps ? formatSteps(steps) : 'no meta.timings.steps'}`);
+  return {
+    bench: 'fs-snapshot', case: `attempt (runAttempt) with ${count} files vs empty, ${kind.name}`, harness: ms(mf.wall), reference: ms(me.wall),
+    ratio: plus, target: count === 10_000 ? '≤ +100 ms' : null,
+    note: `codex attempt, wall medians; ratio: median of ${files.timings.length} per-round differences; steps (ms, median, files vs empty): ${snapshotSteps(sf, se)}; CPU ${ms(mf.cpu)} vs ${ms(me.cpu)}; ${kind.note}`,
+  };
+}
+
+/**
+ * Prints what 1,000 and 10,000 small files in the run directory add to a whole in-process codex attempt, cold and
+ * warm, against the same attempt in an empty directory; returns a row per size and kind (ratio: the milliseconds
+ * added, the figure the target is stated in).
+ */
+export async function benchFsAttempt(sizes: readonly number[] = [1_000, 10_000]): Promise<BenchRow[]> {
+  console.log(`fs snapshot in a whole attempt: codex runAttempt in a run dir of ${sizes.join(' / ')} small files vs an empty one (${FS_ATTEMPT_ROUNDS} paired rounds after a warm-up)`);
+  const scratch = new Scratch('fs-attempt');
+  const server = await startModelServer({});
+  const rows: BenchRow[] = [];
+  try {
+    for (const kind of KINDS) {
+      const series = await measureKind(scratch, server, kind.places, sizes);
+      for (const count of sizes) rows.push(attemptRow(kind, count, series.get(count)!, series.get(0)!));
+    }
+  } finally {
+    await server.close();
+    scratch.dispose();
+  }
+  return rows;
+}
