@@ -76,6 +76,34 @@ function signalNameOf(signal: number): string {
   return entry ? entry[0] : `SIG${signal}`;
 }
 
+/** What node-pty's UnixTerminal has at run time beyond `IPty`: the master's fd, and its socket's events. */
+interface UnixTerminal {
+  fd: number;
+  on(event: 'end', listener: () => void): void;
+}
+
+/**
+ * Gives `onData` what is left in the terminal once node-pty's socket has ended. libuv ends a stream at the
+ * first short read after the terminal hung up (POLLHUP), so the last bytes a process wrote just before it exited
+ * can still be in the master when the socket ends (node-pty #72, #85; seen here on a loaded machine). The master's
+ * fd is still open when `end` is emitted, and the kernel answers EIO only once nothing is left to read.
+ */
+function drainOnEnd(child: UnixTerminal, onData: (chunk: Buffer) => void): void {
+  child.on('end', () => {
+    const buffer = Buffer.allocUnsafe(64 * 1024);
+    for (;;) {
+      let read: number;
+      try {
+        read = fs.readSync(child.fd, buffer);
+      } catch {
+        return; // EIO: nothing left; EAGAIN: a grandchild still holds the terminal
+      }
+      if (read <= 0) return;
+      onData(Buffer.from(buffer.subarray(0, read)));
+    }
+  });
+}
+
 /** SIGKILL to what is left of the session's process group once its leader has exited. */
 function sweepGroup(pgid: number): void {
   try {
@@ -112,13 +140,15 @@ export async function runPty(options: RunPtyOptions): Promise<ProcessResult> {
   const pid = child.pid;
   const termination = armTermination(pid, options);
   let last = started;
-  child.onData((data: string | Buffer) => {
+  const onData = (data: string | Buffer): void => {
     const chunk = Buffer.isBuffer(data) ? data : Buffer.from(data);
     const now = performance.now();
     options.onTiming?.(`${((now - last) / 1000).toFixed(6)} ${chunk.byteLength}`);
     last = now;
     options.onChunk?.('pty', chunk);
-  });
+  };
+  child.onData(onData);
+  drainOnEnd(child as unknown as UnixTerminal, onData);
   const exit = new Promise<{ exitCode: number; signal?: number }>((resolve) => child.onExit(resolve));
   if (options.input !== undefined) child.write(options.input);
   const { exitCode, signal } = await exit;
