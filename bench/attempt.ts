@@ -161,6 +161,31 @@ function cliCase(name: string, args: readonly string[], env: NodeJS.ProcessEnv, 
   };
 }
 
+/**
+ * The first attempt command of an environment with the daemon on by default (AGENT_HARNESS_DAEMON unset, no CI
+ * job's variable): it finds no daemon, runs its attempt itself and leaves one starting. Each round gets a daemon
+ * directory of its own, so no daemon is found; the one it left is awaited and stopped after the timing, before the
+ * next case runs (it would take the CPU from it).
+ */
+function firstCommandCase(name: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string, scratch: Scratch): Case {
+  const byDefault = { ...env };
+  for (const variable of ['AGENT_HARNESS_DAEMON', 'CI', 'CONTINUOUS_INTEGRATION', 'BUILD_NUMBER', 'TF_BUILD', 'CODEBUILD_BUILD_ID']) delete byDefault[variable];
+  return {
+    name,
+    run: async () => {
+      const dir = scratch.dir('first');
+      const result = await cliCase(name, args, { ...byDefault, AGENT_HARNESS_DAEMON_DIR: dir }, cwd).run();
+      const until = Date.now() + 30_000;
+      while (!fs.readdirSync(dir).some((file) => file.endsWith('.sock'))) {
+        if (Date.now() > until) throw new Error(`the first command left no daemon listening in ${dir}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await runProcess(process.execPath, [bin, 'daemon', 'stop'], { env: { ...byDefault, AGENT_HARNESS_DAEMON_DIR: dir }, cwd: dir });
+      return result;
+    },
+  };
+}
+
 /** Benchmark 1: the harness CLI attempt vs the bare CLI turn, codex and claude. */
 export async function benchCliAttempt(options: { rounds?: number; engines?: readonly string[] } = {}): Promise<BenchRow[]> {
   const count = options.rounds ?? CLI_ROUNDS;
@@ -179,9 +204,10 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
       const args = engine === 'codex' ? ['start', 'codex', ...CODEX_ARGS] : ['start', '--prompt', 'hi', engine];
       const cases: Case[] = [cliCase('harness-tsx', args, { ...env, AGENT_HARNESS_FROM_SOURCE: '1' }, project)];
       if (dist) cases.push(cliCase('harness-dist', args, env, project));
-      // The same command with AGENT_HARNESS_DAEMON=on: the attempt runs in the daemon the warm-up round started.
+      // The same command through the daemon (on by default outside a CI job; `on` here, so that the warm-up round
+      // starts it and waits for it): the attempt runs in the daemon the warm-up round started.
       daemonEnv = { ...env, AGENT_HARNESS_DAEMON: 'on', AGENT_HARNESS_DAEMON_DIR: scratch.dir('daemons') };
-      if (dist) cases.push(cliCase('harness-dist-daemon', args, daemonEnv, project), cliCase('harness-dist-daemon-node', args, daemonEnv, project, 'node'));
+      if (dist) cases.push(cliCase('harness-dist-daemon', args, daemonEnv, project), cliCase('harness-dist-daemon-node', args, daemonEnv, project, 'node'), firstCommandCase('harness-dist-first', args, env, project, scratch));
       // The first attempt writes the engine config the bare runs reuse, and tells their command.
       const first = await cases[0]!.run();
       server = await startModelServer({});
@@ -207,10 +233,11 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
       const t = (name: string): Timing[] => results.get(name)!.timings;
       const isolation = 'both from the same shell environment (the bare command with the attempt\'s engine variables on top); harness engine in network + PID namespaces, bare without';
       rows.push(compare('cli-attempt', `${engine}: harness CLI (tsx) vs bare`, t('harness-tsx'), t('bare'), '≤ 1.10×', isolation));
-      if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare`, t('harness-dist'), t('bare'), '≤ 1.10×', `AGENT_HARNESS_DAEMON off (the default): a fresh Node process of the whole harness per command (the next row: the same command with it on); ${isolation}`));
+      if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare`, t('harness-dist'), t('bare'), '≤ 1.10×', `AGENT_HARNESS_DAEMON=off, as in a CI job: a fresh Node process of the whole harness per command (the next row: the same command through the daemon, the default elsewhere); ${isolation}`));
       if (dist) {
-        rows.push(compare('cli-attempt', `${engine}: harness CLI (dist), AGENT_HARNESS_DAEMON=on vs bare`, t('harness-dist-daemon'), t('bare'), '≤ 1.10×', 'the command is a client of a running daemon, which runs the attempt (started by the warm-up round, then reused); the client is bin/daemon-client.pl, started by the bin\'s sh line'));
+        rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) through the daemon (the default outside CI) vs bare`, t('harness-dist-daemon'), t('bare'), '≤ 1.10×', 'the command is a client of a running daemon, which runs the attempt (started by the warm-up round, then reused); the client is bin/daemon-client.pl, started by the bin\'s sh line'));
         rows.push(compare('cli-attempt', `${engine}: the same, Node client (node bin/agent-harness.js) vs bare`, t('harness-dist-daemon-node'), t('bare'), null, 'the Node client of the same daemon: a Node start instead of a Perl one (where there is no Perl, or the bin is run by node)'));
+        rows.push(compare('cli-attempt', `${engine}: harness CLI (dist), the first command of an environment vs daemon off`, t('harness-dist-first'), t('harness-dist'), null, 'the daemon on by default: no daemon listens yet, so the command runs its attempt itself and then starts one for the next commands (detached, not waited for)'));
       }
       if (dist && EXTRA_CA_CERTS) {
         rows.push(compare('cli-attempt', `${engine}: the same, neither with NODE_EXTRA_CA_CERTS`, t('harness-dist-noca'), t('bare-noca'), '≤ 1.10×', `the shell sets NODE_EXTRA_CA_CERTS=${EXTRA_CA_CERTS}, which every Node start reads first`));

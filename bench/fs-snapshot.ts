@@ -96,6 +96,26 @@ async function deferredAttemptMs(root: string): Promise<{ critical: Timing; back
   return { critical, background: since(listed, finished) };
 }
 
+/**
+ * The floor of any stat-based snapshot + snapshot: what two passes cost that only list `root` (readdir) and lstat
+ * every file in it, keeping nothing. On the bench machine an lstat is a 2–3 µs system call (a VM's), so 20,000 of
+ * them alone take ~50 ms, half the issue's budget for 10,000 files.
+ */
+async function floorMs(root: string): Promise<{ total: Timing }> {
+  const started = mark();
+  for (let pass = 0; pass < 2; pass += 1) {
+    const walk = (dir: string): void => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const child = `${dir}/${entry.name}`;
+        if (entry.isDirectory()) walk(child);
+        else fs.lstatSync(child, { throwIfNoEntry: false });
+      }
+    };
+    walk(root);
+  }
+  return { total: since(started) };
+}
+
 /** Medians of each timing of `ROUNDS` runs of `measure`, after one unmeasured warm-up. */
 async function medianMs<K extends string>(measure: () => Promise<Record<K, Timing>>): Promise<Record<K, Timing>> {
   await measure();
@@ -130,6 +150,12 @@ export async function benchFsSnapshot(sizes: readonly number[] = [1_000, 10_000,
           });
         }
         rows.push(...deferredRows(count, await medianMs(() => deferredAttemptMs(root)), emptyDeferred));
+        const floor = (await medianMs(() => floorMs(root))).total;
+        console.log(`fs snapshot+diff: ${String(count).padStart(6)} files, the floor (readdir + lstat of every file, twice, nothing kept): ${floor.wall.toFixed(1)} ms (cpu ${floor.cpu.toFixed(0)} ms)`);
+        rows.push({
+          bench: 'fs-snapshot', case: `${count} files: the floor`, harness: `${floor.wall.toFixed(1)} ms`, reference: '-', ratio: '-', target: null,
+          note: `two passes of readdir + lstat of every file, nothing kept: the system calls any stat-based snapshot + snapshot makes, median of ${ROUNDS}; CPU ${floor.cpu.toFixed(0)} ms`,
+        });
       } finally {
         fs.rmSync(root, { recursive: true, force: true });
       }

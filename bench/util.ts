@@ -223,9 +223,12 @@ export function formatSteps(steps: Record<string, number>): string {
   return Object.entries(steps).map(([name, ms]) => `${name} ${ms.toFixed(0)}`).join(', ') + ' (ms)';
 }
 
-/** The environment a benchmark starts harness processes with: throwaway data dir and HOME, no forced tsx. */
+/**
+ * The environment a benchmark starts harness processes with: throwaway data dir and HOME, no forced tsx, and each
+ * command in its own process (AGENT_HARNESS_DAEMON=off, as in a CI job; the daemon's rows turn it on).
+ */
 export function harnessEnv(dataDir: string, home: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, SKILL_RUNNER_DATA_DIR: dataDir, HOME: home };
+  const env: NodeJS.ProcessEnv = { ...process.env, SKILL_RUNNER_DATA_DIR: dataDir, HOME: home, AGENT_HARNESS_DAEMON: 'off' };
   delete env.AGENT_HARNESS_FROM_SOURCE;
   delete env.AGENT_HARNESS_RUN_ROOT;
   delete env.AGENT_HARNESS_ISOLATION;

@@ -1,8 +1,10 @@
 #!/bin/sh
-":" //; case "$AGENT_HARNESS_DAEMON" in [Oo][Nn]|1) command -v perl >/dev/null && exec perl -e 'my $f = $ARGV[0]; for (1 .. 40) { my $l = readlink $f; last unless defined $l; $f = $l =~ m{^/} ? $l : ($f =~ m{^(.*/)}s ? $1 : "") . $l } $f =~ s{[^/]*\z}{daemon-client.pl}; $f = "./$f" unless $f =~ m{^/}; do $f; AgentHarness::DaemonClient::main(@ARGV) if defined &AgentHarness::DaemonClient::main; exec { "node" } "node", @ARGV' -- "$0" "$@";; esac; exec node "$0" "$@"
+":" //; d=$AGENT_HARNESS_DAEMON; [ -n "$d" ] || case "$CI$CONTINUOUS_INTEGRATION$BUILD_NUMBER$TF_BUILD$CODEBUILD_BUILD_ID" in ""|[Ff][Aa][Ll][Ss][Ee]|0) d=on;; esac; case "$d" in [Oo][Nn]|1) command -v perl >/dev/null && exec perl -e 'my $f = $ARGV[0]; for (1 .. 40) { my $l = readlink $f; last unless defined $l; $f = $l =~ m{^/} ? $l : ($f =~ m{^(.*/)}s ? $1 : "") . $l } $f =~ s{[^/]*\z}{daemon-client.pl}; $f = "./$f" unless $f =~ m{^/}; do $f; AgentHarness::DaemonClient::main(@ARGV) if defined &AgentHarness::DaemonClient::main; exec { "node" } "node", @ARGV' -- "$0" "$@";; esac; exec node "$0" "$@"
 // The two lines above are read by sh, which the command's link runs (npm links the bin): it starts Node on this file,
-// as `#!/usr/bin/env node` would. To Node the second line is a string and a comment. With AGENT_HARNESS_DAEMON=on
-// and a Perl, sh starts bin/daemon-client.pl instead (found beside this file, through the link): Perl starts in
+// as `#!/usr/bin/env node` would. To Node the second line is a string and a comment. With the daemon on
+// (AGENT_HARNESS_DAEMON=on, or unset outside a CI job: CI_VARIABLES in bin/daemon-client.js, of which sh looks at
+// the values together, roughly; the Perl client checks each) and a Perl, sh starts bin/daemon-client.pl instead
+// (found beside this file, through the link): Perl starts in
 // ~4 ms where Node takes 25-80, and a client of a running daemon is all an attempt command then needs; for anything
 // else it becomes `node <this file> …` itself (issue 13). dash, Debian's sh, passes on the environment as it got it,
 // but for a PWD it sets right and variables whose names are not a shell's (`A-B=1`), which it drops.
@@ -186,42 +188,31 @@ function printVersionFast(args) {
 }
 
 /**
- * With AGENT_HARNESS_DAEMON=on, runs an attempt command (start, resume, the direct <engine> form) in the daemon of
- * this environment and build (bin/daemon-client.js) and resolves its exit status; null when the command runs here:
- * the daemon is off, the command is another, or no daemon could take it. A bad setting is reported as the command
- * reports errors (exit status 2).
+ * With the daemon on (AGENT_HARNESS_DAEMON=on, or unset outside a CI job), runs an attempt command (start, resume,
+ * the direct <engine> form) in the daemon of this environment and build (bin/daemon-client.js) and resolves its exit
+ * status; `status` null when the command runs here: the daemon is off, the command is another, no daemon could take
+ * it, or (on by default) none was listening yet, when `startDaemon` starts one for the next commands. A bad setting
+ * is reported as the command reports errors (exit status 2).
  */
 async function runInDaemon(codeFile) {
-  // Unset (the default): nothing of the daemon's client is loaded (it needs node:net).
-  if (!process.env.AGENT_HARNESS_DAEMON) return null;
+  const here = { status: null, startDaemon: null };
   const args = process.argv.slice(2);
+  // Built-ins it needs only once it talks to a daemon (node:net, node:child_process) load then.
   const daemon = require('./daemon-client.js');
   try {
     // Only an attempt command reads the settings: `doctor` reports a bad one instead of failing on it.
-    if (!daemon.runsInDaemon(args) || !daemon.daemonEnabled()) return null;
+    if (!daemon.runsInDaemon(args) || !daemon.daemonEnabled()) return here;
     daemon.daemonIdleMs();
   } catch (error) {
     if (!(error instanceof daemon.DaemonSettingError)) throw error;
     process.stderr.write(`agent-harness: error ${error.code}: ${error.message}\n  hint: ${daemon.HINTS[error.code]}\n`);
-    return 2;
+    return { status: 2, startDaemon: null };
   }
   return daemon.runThroughDaemon({ args, bin: __filename, codeId: daemon.fileStamp(codeFile()) });
 }
 
-/** Runs the CLI from dist/ or, in a checkout whose dist/ is missing or stale, from src/ through tsx. */
-async function main() {
-  if (printVersionFast(process.argv.slice(2))) return;
-  // Node 22.1+ keeps the compiled modules of the sources and of the unbundled dist/ between runs (in its cache dir
-  // under the OS temp dir); the bundle has its own code cache, on every Node (bin/bundle-loader.js).
-  require('node:module').enableCompileCache?.();
-  // A daemon is named after the build it was started from (the bundle, else the unbundled entry point; the Perl
-  // client names the same file); whether the sources changed since is its own check.
-  const bundle = join(root, 'dist', 'bundle', 'main.cjs');
-  const daemonStatus = await runInDaemon(() => (existsSync(bundle) ? bundle : join(root, 'dist', 'cli', 'main.js')));
-  if (daemonStatus !== null) {
-    process.exitCode = daemonStatus;
-    return;
-  }
+/** Runs the CLI in this process: from dist/ or, in a checkout whose dist/ is missing or stale, from src/ through tsx. */
+async function runHere(bundle) {
   const source = join(root, 'src', 'cli', 'main.ts');
   const fromSource = existsSync(source) && (process.env.AGENT_HARNESS_FROM_SOURCE === '1' || !distIsCurrent());
   let cli;
@@ -239,6 +230,26 @@ async function main() {
     cli = await import(pathToFileURL(join(root, 'dist', 'cli', 'main.js')).href);
   }
   process.exitCode = await cli.runCli(process.argv.slice(2));
+}
+
+/** Runs the command: `--version` at once, an attempt command in its daemon when there is one, the rest here. */
+async function main() {
+  if (printVersionFast(process.argv.slice(2))) return;
+  // Node 22.1+ keeps the compiled modules of the sources and of the unbundled dist/ between runs (in its cache dir
+  // under the OS temp dir); the bundle has its own code cache, on every Node (bin/bundle-loader.js).
+  require('node:module').enableCompileCache?.();
+  // A daemon is named after the build it was started from (the bundle, else the unbundled entry point; the Perl
+  // client names the same file); whether the sources changed since is its own check.
+  const bundle = join(root, 'dist', 'bundle', 'main.cjs');
+  const viaDaemon = await runInDaemon(() => (existsSync(bundle) ? bundle : join(root, 'dist', 'cli', 'main.js')));
+  if (viaDaemon.status !== null) {
+    process.exitCode = viaDaemon.status;
+    return;
+  }
+  await runHere(bundle);
+  // No daemon was listening: this command ran its attempt itself, and the next ones get a daemon (not after a usage
+  // error: nothing ran).
+  if (viaDaemon.startDaemon && process.exitCode !== 2) viaDaemon.startDaemon();
 }
 
 module.exports = { buildDist, sourceFingerprint };

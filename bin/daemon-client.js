@@ -1,8 +1,8 @@
 // The command's client of the attempt daemon (issue 13), and what the daemon shares with it: where daemons listen,
-// how one is named, and the frames they speak. `AGENT_HARNESS_DAEMON=on` makes `start`, `resume` and the direct
-// `<engine>` form run their attempt in a resident process of the harness (`agent-harness daemon serve`), started on
-// first use and gone after an idle time: the attempt then costs what it costs in a running process, not a Node
-// process's cold start of the whole harness. Off by default.
+// how one is named, and the frames they speak. The daemon makes `start`, `resume` and the direct `<engine>` form run
+// their attempt in a resident process of the harness (`agent-harness daemon serve`), started on first use and gone
+// after an idle time: the attempt then costs what it costs in a running process, not a Node process's cold start of
+// the whole harness. On by default, except in a CI job (CI_VARIABLES); `AGENT_HARNESS_DAEMON` says otherwise.
 //
 // A daemon serves only commands given in the same environment, working directory, umask and Node, and by the same
 // build of the harness: these make its name (a hash), so it reads them as the command itself would, from its own
@@ -12,11 +12,17 @@
 // in its own process, with a warning). Loaded by the bin before the bundle: CommonJS, Node's built-ins only.
 'use strict';
 const fs = require('node:fs');
-const net = require('node:net');
 const path = require('node:path');
 
-/** `on`/`1`: attempts run in a daemon; `off`/`0`/unset: in the command's own process. */
+/** `on`/`1`: attempts run in a daemon; `off`/`0`: in the command's own process; unset: on, except in a CI job. */
 const DAEMON_ENV = 'AGENT_HARNESS_DAEMON';
+/**
+ * The variables that say a process runs in a CI job, set to anything but empty, `false` or `0`: CI (GitHub Actions,
+ * GitLab, CircleCI, Travis, Buildkite, Bitbucket, Drone, …), CONTINUOUS_INTEGRATION (Travis), BUILD_NUMBER (Jenkins,
+ * TeamCity), TF_BUILD (Azure Pipelines), CODEBUILD_BUILD_ID (AWS CodeBuild). There the daemon is off unless
+ * AGENT_HARNESS_DAEMON turns it on: a job expects nothing of it to outlive its commands.
+ */
+const CI_VARIABLES = ['CI', 'CONTINUOUS_INTEGRATION', 'BUILD_NUMBER', 'TF_BUILD', 'CODEBUILD_BUILD_ID'];
 /** The directory of the user's daemons (default `$XDG_RUNTIME_DIR/agent-harness`, else `/tmp/agent-harness-<uid>`). */
 const DAEMON_DIR_ENV = 'AGENT_HARNESS_DAEMON_DIR';
 /** Milliseconds a daemon waits without an attempt before it ends (default 600000: 10 minutes). */
@@ -53,10 +59,19 @@ class DaemonSettingError extends Error {
   }
 }
 
-/** Whether `AGENT_HARNESS_DAEMON` turns the daemon on; a value that is none of on/off/1/0 throws CONFIG_INVALID. */
+/** The first of CI_VARIABLES that `env` sets (to anything but empty, `false` or `0`), or null. */
+function ciVariable(env = process.env) {
+  return CI_VARIABLES.find((name) => !['', 'false', '0'].includes((env[name] ?? '').trim().toLowerCase())) ?? null;
+}
+
+/**
+ * Whether attempts run in a daemon: `AGENT_HARNESS_DAEMON` on/1 or off/0, and when it is unset, on outside a CI job
+ * (ciVariable). A value that is none of on/off/1/0 throws CONFIG_INVALID.
+ */
 function daemonEnabled(env = process.env) {
   const value = (env[DAEMON_ENV] ?? '').trim().toLowerCase();
-  if (value === '' || value === 'off' || value === '0') return false;
+  if (value === '') return ciVariable(env) === null;
+  if (value === 'off' || value === '0') return false;
   if (value === 'on' || value === '1') return true;
   throw new DaemonSettingError('CONFIG_INVALID', `${DAEMON_ENV} must be on, off, 1 or 0, not ${JSON.stringify(env[DAEMON_ENV])}.`);
 }
@@ -200,7 +215,7 @@ const UNANSWERED = Symbol('unanswered');
 /** Connects to a daemon's socket; rejects when nothing listens there. */
 function connect(socketPath) {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(socketPath);
+    const socket = require('node:net').connect(socketPath);
     socket.once('connect', () => {
       socket.off('error', reject);
       resolve(socket);
@@ -260,6 +275,52 @@ function startDaemon(bin, dir, key) {
       if (said.includes('\n')) finish(said.startsWith('ready') ? null : new Error(`the daemon said ${JSON.stringify(said.trim())}`));
     });
   });
+}
+
+/** The file that says a command is starting the daemon at `socketPath` in the background; it goes once it listens. */
+function startingPathFor(socketPath) {
+  return socketPath.replace(/\.sock$/, '.starting');
+}
+
+/**
+ * Starts the daemon `key` for the commands that follow this one, which ran its attempt itself: detached (its own
+ * session, no terminal, its output in `<key>.log`) and not waited for. One command at a time starts a given daemon:
+ * the one that creates `<key>.starting`; a marker older than START_TIMEOUT_MS is a start that failed, taken over.
+ * Returns the daemon's pid, or null when another command is starting it or it could not be started.
+ */
+function startDaemonInBackground(bin, dir, key) {
+  const socketPath = socketPathFor(dir, key);
+  const marker = startingPathFor(socketPath);
+  try {
+    fs.writeFileSync(marker, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if (error.code !== 'EEXIST') return null;
+    try {
+      if (Date.now() - fs.statSync(marker).mtimeMs < START_TIMEOUT_MS) return null;
+      fs.writeFileSync(marker, `${process.pid}\n`, { mode: 0o600 });
+    } catch {
+      return null;
+    }
+  }
+  let log = null;
+  try {
+    log = fs.openSync(logPathFor(socketPath), 'a', 0o600);
+    const { spawn } = require('node:child_process');
+    const child = spawn(process.execPath, [...process.execArgv, bin, 'daemon', 'serve', '--socket', socketPath, '--key', key], {
+      detached: true,
+      stdio: ['ignore', log, log],
+      env: process.env,
+      cwd: process.cwd(),
+    });
+    child.once('error', () => fs.rmSync(marker, { force: true }));
+    child.unref();
+    return child.pid ?? null;
+  } catch {
+    fs.rmSync(marker, { force: true });
+    return null;
+  } finally {
+    if (log !== null) fs.closeSync(log);
+  }
 }
 
 /**
@@ -326,14 +387,20 @@ function relay(socket, request, stderr = process.stderr) {
 }
 
 /**
- * Runs the command `args` in the daemon of this environment and build (`codeId`), starting it if none listens.
- * Resolves its exit status, or null when no daemon could take it (said on stderr as a warning): the caller then runs
- * the command itself. `bin` is the command's entry point, which the daemon is started with.
+ * Runs the command `args` in the daemon of this environment and build (`codeId`). Resolves `{ status }`, its exit
+ * status, or `{ status: null, startDaemon }` when the caller is to run the command itself: no daemon could take it
+ * (said on stderr as a warning when AGENT_HARNESS_DAEMON=on asked for one), or, the daemon being on by default, none
+ * was listening yet. Asked for, the daemon is started and the command waits for it; by default the command does not
+ * wait: it runs its attempt itself and then calls `startDaemon`, which starts one for the commands that follow.
+ * `bin` is the command's entry point, which the daemon is started with.
  */
 async function runThroughDaemon({ args, bin, codeId, stderr = process.stderr }) {
+  // On by default (AGENT_HARNESS_DAEMON unset): a daemon that cannot be had is not a warning (`doctor` says why),
+  // and a terminal is told when one starts, since it outlives the command.
+  const byDefault = (process.env[DAEMON_ENV] ?? '').trim() === '';
   const fallback = (reason) => {
-    stderr.write(`agent-harness: warning DAEMON_UNAVAILABLE: ${reason}; running the attempt in this process\n`);
-    return null;
+    if (!byDefault) stderr.write(`agent-harness: warning DAEMON_UNAVAILABLE: ${reason}; running the attempt in this process\n`);
+    return { status: null, startDaemon: null };
   };
   const dir = daemonDirectory();
   const unusable = checkDaemonDirectory(dir);
@@ -344,6 +411,13 @@ async function runThroughDaemon({ args, bin, codeId, stderr = process.stderr }) 
   // Twice at most: a daemon that ends as the command connects (its idle time ran out) closes it unanswered.
   for (let tries = 0; tries < 2; tries += 1) {
     let socket = await connect(socketPath).catch(() => null);
+    if (socket === null && byDefault) {
+      const startDaemon = () => {
+        const pid = startDaemonInBackground(bin, dir, key);
+        if (pid !== null && stderr.isTTY) stderr.write(`agent-harness: started an attempt daemon (pid ${pid}) for the next commands of this environment; it ends after ${Math.round(daemonIdleMs() / 1000)} s without one (\`agent-harness daemon stop\`; ${DAEMON_ENV}=off runs each attempt in its command)\n`);
+      };
+      return { status: null, startDaemon };
+    }
     if (socket === null) {
       try {
         await startDaemon(bin, dir, key);
@@ -353,13 +427,15 @@ async function runThroughDaemon({ args, bin, codeId, stderr = process.stderr }) 
       }
     }
     const status = await relay(socket, { v: PROTOCOL, key, argv: args }, stderr);
-    if (status !== UNANSWERED) return status;
+    if (status === null) return { status: null, startDaemon: null };
+    if (status !== UNANSWERED) return { status, startDaemon: null };
   }
   return fallback('the daemon closed the connection unanswered, twice');
 }
 
 module.exports = {
   ATTEMPT_COMMANDS,
+  CI_VARIABLES,
   DAEMON_DIR_ENV,
   DAEMON_ENV,
   DAEMON_IDLE_ENV,
@@ -371,6 +447,7 @@ module.exports = {
   MAX_REQUEST_BYTES,
   PROTOCOL,
   checkDaemonDirectory,
+  ciVariable,
   connect,
   daemonDirectory,
   daemonEnabled,
@@ -382,4 +459,5 @@ module.exports = {
   runThroughDaemon,
   runsInDaemon,
   socketPathFor,
+  startingPathFor,
 };

@@ -1,4 +1,4 @@
-# The fast client of the attempt daemon (issue 13). With AGENT_HARNESS_DAEMON=on the command's entry point (the sh
+# The fast client of the attempt daemon (issue 13). With the daemon on, the command's entry point (the sh
 # line at the top of bin/agent-harness.js) runs this file with Perl instead of starting Node: a Perl start with no
 # module loaded takes ~4 ms where Node's takes 25-80 ms (the shell's NODE_EXTRA_CA_CERTS included), and once a
 # daemon runs, a client is all an attempt command needs.
@@ -20,6 +20,8 @@ package AgentHarness::DaemonClient;
 
 our $PROTOCOL = 1;
 our @ATTEMPT_COMMANDS = qw(start resume codex claude gemini iflow opencode);
+# With AGENT_HARNESS_DAEMON unset, a CI job's variables turn the daemon off (CI_VARIABLES in bin/daemon-client.js).
+our @CI_VARIABLES = qw(CI CONTINUOUS_INTEGRATION BUILD_NUMBER TF_BUILD CODEBUILD_BUILD_ID);
 our %FRAME = (stdout => 1, stderr => 2, exit => 3, accepted => 4, refused => 5, reply => 6);
 our $MAX_SOCKET_PATH = 107;
 our $DAEMON_LOST_HINT = 'The daemon that ran the attempt ended before it finished (killed, or crashed); `agent-harness runs` seals the attempt. Resume the run to continue.';
@@ -183,11 +185,22 @@ sub daemon_directory {
   return $dir;
 }
 
+# The first of @CI_VARIABLES set to anything but empty, false or 0 (ciVariable in bin/daemon-client.js), or undef.
+sub ci_variable {
+  for my $name (@CI_VARIABLES) {
+    my $value = lc($ENV{$name} // '');
+    $value =~ s/^\s+|\s+$//g;
+    return $name unless $value eq '' || $value eq 'false' || $value eq '0';
+  }
+  return undef;
+}
+
 # Whether the command may run in a daemon (runsInDaemon and the settings' checks in bin/daemon-client.js).
 sub wanted {
   my ($args) = @_;
   my $on = lc($ENV{AGENT_HARNESS_DAEMON} // '');
   $on =~ s/^\s+|\s+$//g;
+  $on = 'on' if $on eq '' && !defined ci_variable();
   return 0 unless $on eq 'on' || $on eq '1';
   my $idle = $ENV{AGENT_HARNESS_DAEMON_IDLE_MS};
   return 0 if defined $idle && $idle =~ /\S/ && $idle !~ /^\s*[1-9][0-9]{0,14}\s*$/;

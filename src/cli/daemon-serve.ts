@@ -1,8 +1,8 @@
 /**
  * The attempt daemon (`agent-harness daemon serve`, hidden; started by the command's client, bin/daemon-client.js,
- * when AGENT_HARNESS_DAEMON=on). It runs the attempt commands sent to it, each as the command itself would run it
- * (`runCli`: the same run store, isolation, audit and output), in a process whose code is already loaded and warm:
- * issue 13's cost of a fresh Node process per `start`. The environment, working directory and umask are its own,
+ * when the daemon is on: AGENT_HARNESS_DAEMON=on, or unset outside a CI job). It runs the attempt commands sent to
+ * it, each as the command itself would run it (`runCli`: the same run store, isolation, audit and output), in a
+ * process whose code is already loaded and warm: issue 13's cost of a fresh Node process per `start`. The environment, working directory and umask are its own,
  * which are the client's: a daemon is named after them, so a client with others gets a daemon of its own.
  *
  * One connection per command: a request line (`{ v, key, argv }`), then frames back (accepted, stdout, stderr, exit)
@@ -306,6 +306,8 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
   });
 
   const outcome = await listen(server, options.socket, shared);
+  // A command that started this daemon in the background marked it as starting; the next command now connects.
+  fs.rmSync(shared.startingPathFor(options.socket), { force: true });
   if (options.readyFd !== null) {
     fs.writeSync(options.readyFd, 'ready\n');
     fs.closeSync(options.readyFd);

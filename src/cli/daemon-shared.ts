@@ -27,12 +27,14 @@ export interface DaemonShared {
   PROTOCOL: number;
   DaemonSettingError: new (code: string, message: string) => Error & { code: string };
   checkDaemonDirectory(dir: string): string | null;
+  ciVariable(env?: NodeJS.ProcessEnv): string | null;
   connect(socketPath: string): Promise<net.Socket>;
   daemonDirectory(env?: NodeJS.ProcessEnv): string;
   daemonEnabled(env?: NodeJS.ProcessEnv): boolean;
   daemonIdleMs(env?: NodeJS.ProcessEnv): number;
   encodeFrame(type: number, payload: Buffer | string | object): Buffer;
   logPathFor(socketPath: string): string;
+  startingPathFor(socketPath: string): string;
 }
 
 let shared: DaemonShared | null = null;

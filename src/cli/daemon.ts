@@ -1,5 +1,5 @@
 /**
- * `agent-harness daemon status|stop`: the attempt daemons of this user (AGENT_HARNESS_DAEMON=on; bin/daemon-client.js
+ * `agent-harness daemon status|stop`: the attempt daemons of this user (on by default outside a CI job; bin/daemon-client.js
  * starts them, src/cli/daemon-serve.ts is what they run). `status` lists the live ones; `stop` ends them all, their
  * running attempts canceled and sealed. A socket nobody answers at (a daemon killed with -9) is removed on the way.
  */
@@ -43,17 +43,22 @@ export async function askAll(dir: string, control: 'status' | 'stop'): Promise<A
 export function registerDaemon(program: Command, streams: CliStreams, setExit: (code: number) => void): void {
   const daemon = program
     .command('daemon')
-    .description('the attempt daemons of AGENT_HARNESS_DAEMON=on (status, stop)')
+    .description('the attempt daemons (on by default outside a CI job; status, stop)')
     .addHelpText('after', `
-With AGENT_HARNESS_DAEMON=on, start, resume and the direct <engine> form run their attempt in a daemon: a process of
-the harness that stays after the command, for AGENT_HARNESS_DAEMON_IDLE_MS (default 600000) without an attempt, so
-the next command skips Node's cold start of the harness. A daemon serves only commands given with the same
-environment, directory, umask, Node and build of the harness; another gets a daemon of its own. Daemons listen in
-AGENT_HARNESS_DAEMON_DIR (default $XDG_RUNTIME_DIR/agent-harness, else /tmp/agent-harness-<uid>; 0700).
+start, resume and the direct <engine> form run their attempt in a daemon: a process of the harness that stays after
+the command, for AGENT_HARNESS_DAEMON_IDLE_MS (default 600000) without an attempt, so the next command skips Node's
+cold start of the harness. The first command of an environment runs its attempt itself and leaves a daemon starting
+for the next. A daemon serves only commands given with the same environment, directory, umask, Node and build of the
+harness; another gets a daemon of its own. Daemons listen in AGENT_HARNESS_DAEMON_DIR (default
+$XDG_RUNTIME_DIR/agent-harness, else /tmp/agent-harness-<uid>; 0700).
+
+AGENT_HARNESS_DAEMON unset: on, except in a CI job (CI, CONTINUOUS_INTEGRATION, BUILD_NUMBER, TF_BUILD or
+CODEBUILD_BUILD_ID set to anything but empty, false or 0). off or 0: every command runs its attempt itself. on or 1:
+in a CI job too, and the first command starts the daemon and runs in it.
 
 Examples:
-  AGENT_HARNESS_DAEMON=on agent-harness start codex exec --json --skip-git-repo-check hi
   agent-harness daemon status
+  AGENT_HARNESS_DAEMON=off agent-harness start codex exec --json --skip-git-repo-check hi
   agent-harness daemon stop`);
   daemon
     .command('status')
@@ -67,7 +72,7 @@ Examples:
         return;
       }
       if (daemons.length === 0) {
-        streams.stderr.write(`No daemon runs (directory ${dir}). AGENT_HARNESS_DAEMON=on starts one with the next attempt.\n`);
+        streams.stderr.write(`No daemon runs (directory ${dir}). The next attempt command starts one (outside a CI job, or with AGENT_HARNESS_DAEMON=on).\n`);
         return;
       }
       const rows = daemons.map((d) => [String(d.pid), String(d.served), String(d.running), d.running > 0 ? '-' : `${Math.round(d.idle_ms / 1000)}s`, d.started_at, d.cwd]);

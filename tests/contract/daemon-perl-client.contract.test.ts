@@ -1,7 +1,7 @@
 /**
  * The command's link run as a user's shell runs it (issue 13): bin/agent-harness.js is a sh line for sh and a
- * script for Node. Off, the sh line starts Node on it, arguments and status unchanged. With AGENT_HARNESS_DAEMON=on
- * it starts the Perl client (bin/daemon-client.pl), which names the daemon as the Node client does, relays its output,
+ * script for Node. Off, the sh line starts Node on it, arguments and status unchanged. With the daemon on
+ * (AGENT_HARNESS_DAEMON=on, or unset outside a CI job) it starts the Perl client (bin/daemon-client.pl), which names the daemon as the Node client does, relays its output,
  * signals and status, and hands everything else to the Node client. What it must keep is what the Node client keeps:
  * the command's output, status and audit, one daemon per environment, signals, a dead client or daemon losing no
  * audit. The engine is the fake codex of the CLI tests.
@@ -122,6 +122,41 @@ describe('the Perl client (the bin run as an executable, AGENT_HARNESS_DAEMON=on
     expect(perl.commands).toEqual([...nodeClient.ATTEMPT_COMMANDS]);
     expect(perl.frames).toEqual(nodeClient.FRAME);
     expect(perl.hint).toBe(ERROR_CODES.DAEMON_LOST);
+  });
+
+  it('tells a CI job as the Node client does: the same variables, the same values turn the default off', () => {
+    const ci = nodeClient as unknown as { CI_VARIABLES: string[]; ciVariable(env: NodeJS.ProcessEnv): string | null };
+    expect(perlWithClient(`print join(' ', @AgentHarness::DaemonClient::CI_VARIABLES)`)).toBe(ci.CI_VARIABLES.join(' '));
+    const cases: NodeJS.ProcessEnv[] = [{}, { CI: 'true' }, { CI: 'false' }, { CI: ' FALSE ' }, { CI: '0' }, { CI: '' }, { CI: 'false', BUILD_NUMBER: '3' }, { TF_BUILD: 'True' }, { CONTINUOUS_INTEGRATION: '1' }, { CODEBUILD_BUILD_ID: 'x' }, { CI: 'false', TF_BUILD: '0' }];
+    for (const extra of cases) {
+      const env = { PATH: process.env.PATH, ...extra };
+      expect(perlWithClient(`print AgentHarness::DaemonClient::ci_variable() // 'none'`, env), JSON.stringify(extra)).toBe(ci.ciVariable(env) ?? 'none');
+    }
+  });
+
+  it('unset, is the client outside a CI job once a daemon listens; in a CI job, the command is Node and starts none', async () => {
+    const env = envs.env(hanging, { AGENT_HARNESS_DAEMON: undefined, AGENT_HARNESS_DAEMON_DIR: path.join(hanging.root, 'by-default') });
+    // The first finds no daemon: Node runs it, then starts one for the next.
+    const first = await startHanging(hanging, env, 'bin');
+    expect(path.basename(executableOf(first.child.pid!))).toMatch(/^node/);
+    first.child.kill('SIGINT');
+    expect(await first.exited, first.out.stderr).toBe(130);
+    expect(await eventually(() => daemons(hanging, env).length === 1, 30_000)).toBe(true);
+    const second = await startHanging(hanging, env, 'bin');
+    try {
+      expect(path.basename(executableOf(second.child.pid!))).toMatch(/^perl/);
+    } finally {
+      second.child.kill('SIGINT');
+    }
+    expect(await second.exited, second.out.stderr).toBe(130);
+    expect(metaOf(second.out.stderr).owner?.pid).toBe(daemons(hanging, env)[0]!.pid);
+    const inCi = { ...env, CI: 'true', AGENT_HARNESS_DAEMON_DIR: path.join(hanging.root, 'in-ci') };
+    const job = await startHanging(hanging, inCi, 'bin');
+    expect(path.basename(executableOf(job.child.pid!))).toMatch(/^node/);
+    job.child.kill('SIGINT');
+    expect(await job.exited, job.out.stderr).toBe(130);
+    expect(metaOf(job.out.stderr).owner?.pid).toBe(job.child.pid);
+    expect(daemons(hanging, inCi)).toEqual([]);
   });
 
   it('runs the attempt in the daemon the Node client started: output, status and audit are the command\'s own', () => {

@@ -219,6 +219,67 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
     expect(daemons(sandbox, env)).toEqual([]);
   });
 
+  it('unset, is on outside a CI job: the first command runs itself and leaves a daemon starting, the next run in it', async () => {
+    const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON: undefined, AGENT_HARNESS_DAEMON_DIR: path.join(sandbox.root, 'by-default') });
+    const first = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env);
+    expect(first.status, first.stderr).toBe(0);
+    // Its stderr is the command's own: no warning, and no notice (stderr is not a terminal).
+    expect(shape(first.stderr)).toBe(shape(runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], { ...env, AGENT_HARNESS_DAEMON: 'off' }).stderr));
+    expect(await eventually(() => daemons(sandbox, env).length === 1, 30_000)).toBe(true);
+    const [daemon] = daemons(sandbox, env);
+    expect(metaOf(first.stderr).owner?.pid).not.toBe(daemon!.pid);
+    // Listening, it has removed the mark of its start.
+    expect(fs.readdirSync(env.AGENT_HARNESS_DAEMON_DIR!).filter((name) => name.endsWith('.starting'))).toEqual([]);
+    const second = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env);
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    expect(shape(second.stderr)).toBe(shape(first.stderr));
+    expect(metaOf(second.stderr).owner?.pid).toBe(daemon!.pid);
+    expect(daemons(sandbox, env)).toEqual([expect.objectContaining({ pid: daemon!.pid, served: 1 })]);
+  });
+
+  it('unset, is off in a CI job (CI, BUILD_NUMBER, TF_BUILD, …) unless CI is false or 0; set, the setting wins', async () => {
+    const run = (name: string, extra: NodeJS.ProcessEnv) => {
+      const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON: undefined, AGENT_HARNESS_DAEMON_DIR: path.join(sandbox.root, `ci-${name}`), ...extra });
+      const result = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env);
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stderr).not.toMatch(/DAEMON_UNAVAILABLE|attempt daemon/);
+      return { env, ownerPid: metaOf(result.stderr).owner?.pid };
+    };
+    for (const [name, extra] of Object.entries({ ci: { CI: 'true' }, one: { CI: '1' }, jenkins: { BUILD_NUMBER: '17' }, azure: { TF_BUILD: 'True' }, codebuild: { CODEBUILD_BUILD_ID: 'b:1' }, off: { CI: 'false', AGENT_HARNESS_DAEMON: 'off' } })) {
+      const { env } = run(name, extra);
+      expect(daemons(sandbox, env), name).toEqual([]);
+      // Nothing started, nothing marked as starting.
+      expect(fs.existsSync(env.AGENT_HARNESS_DAEMON_DIR!) ? fs.readdirSync(env.AGENT_HARNESS_DAEMON_DIR!) : [], name).toEqual([]);
+    }
+    // Not a CI job: a daemon is left for the next command.
+    const notCi = run('false', { CI: 'false', BUILD_NUMBER: '0' });
+    expect(await eventually(() => daemons(sandbox, notCi.env).length === 1, 30_000)).toBe(true);
+    // Asked for, the daemon runs even the first command, in a CI job too.
+    const asked = run('on', { CI: 'true', AGENT_HARNESS_DAEMON: 'on' });
+    expect(asked.ownerPid).toBe(daemons(sandbox, asked.env)[0]?.pid);
+  });
+
+  it('on by default, tells a terminal once that it started a daemon that outlives the command', async () => {
+    const dir = path.join(sandbox.root, 'notice');
+    const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON: undefined, AGENT_HARNESS_DAEMON_DIR: dir });
+    // Under `script`, stdin and stderr are a terminal; stdout goes to a file, so the command is not live passthrough.
+    const onTerminal = (out: string) => {
+      const command = `${[process.execPath, BIN, 'start', '--prompt', 'hi', 'codex'].map((a) => `'${a}'`).join(' ')} > '${out}'`;
+      const result = spawnSync('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd: sandbox.root, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+      expect(result.status, result.stdout + result.stderr).toBe(0);
+      return result.stdout;
+    };
+    const first = onTerminal(path.join(sandbox.root, 'notice-1.jsonl'));
+    expect(await eventually(() => daemons(sandbox, env).length === 1, 30_000)).toBe(true);
+    const second = onTerminal(path.join(sandbox.root, 'notice-2.jsonl'));
+    const [daemon] = daemons(sandbox, env);
+    expect(first).toContain(`agent-harness: started an attempt daemon (pid ${daemon!.pid}) for the next commands of this environment; it ends after 120 s without one`);
+    expect(second).not.toContain('attempt daemon');
+    expect(fs.readFileSync(path.join(sandbox.root, 'notice-2.jsonl'), 'utf8')).toBe(fs.readFileSync(STREAM, 'utf8'));
+    expect(daemon).toMatchObject({ served: 1 });
+  });
+
   it('only attempt commands go to a daemon; --pty runs in the command', () => {
     const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON_DIR: path.join(sandbox.root, 'others') });
     expect(runCliProcess(sandbox, ['runs'], env).status).toBe(0);
@@ -243,8 +304,10 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
       const run = runCliProcess(sandbox, ['doctor', '--json'], { ...env, ...extra });
       return (JSON.parse(run.stdout) as { checks: Array<{ name: string; ok: boolean; detail: string; error: { code: string } | null }> }).checks.find((c) => c.name === 'daemon');
     };
-    expect(check({})).toMatchObject({ ok: true, detail: expect.stringContaining(`on: daemons in ${env.AGENT_HARNESS_DAEMON_DIR} (1 running)`) });
-    expect(check({ AGENT_HARNESS_DAEMON: 'off' })).toMatchObject({ ok: true, detail: expect.stringMatching(/^off/) });
+    expect(check({})).toMatchObject({ ok: true, detail: expect.stringContaining(`on (AGENT_HARNESS_DAEMON=on): daemons in ${env.AGENT_HARNESS_DAEMON_DIR} (1 running)`) });
+    expect(check({ AGENT_HARNESS_DAEMON: 'off' })).toMatchObject({ ok: true, detail: 'off (AGENT_HARNESS_DAEMON=off): every command runs its attempt itself' });
+    expect(check({ AGENT_HARNESS_DAEMON: undefined, CI: 'true' })).toMatchObject({ ok: true, detail: 'off (a CI job: CI is set; AGENT_HARNESS_DAEMON=on turns it on): every command runs its attempt itself' });
+    expect(check({ AGENT_HARNESS_DAEMON: undefined })!.detail).toMatch(/^on \(the default outside a CI job\): daemons in /);
     // Which client the command's link starts: Perl where there is one, else Node.
     const perl = findOnPath('perl', (env.PATH ?? '').split(path.delimiter).filter(Boolean));
     expect(check({})!.detail).toContain(perl ? `the command's client is Perl (${perl})` : "the command's client is Node");
