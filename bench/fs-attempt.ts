@@ -23,7 +23,7 @@ import { readRunRecord } from '../src/runtime/run-store.js';
 import { inProcessSetup, rounds, type AttemptPlace, type Case } from './attempt.js';
 import { median, type BenchRow } from './figures.js';
 import { fillTree } from './fs-snapshot.js';
-import { formatSteps, medianSteps, medians, Scratch, type AttemptMeta, type Timing } from './util.js';
+import { formatSteps, measure, medianSteps, medians, runProcess, Scratch, type AttemptMeta, type Timing } from './util.js';
 
 /** Paired rounds of each kind (after one warm-up of each case). */
 export const FS_ATTEMPT_ROUNDS = 12;
@@ -86,6 +86,40 @@ async function measureKind(scratch: Scratch, server: ModelServer, places: Places
   return new Map([0, ...sizes].map((count) => [count, results.get(String(count))!]));
 }
 
+/**
+ * The engine's own share of the cold figure: the bare codex turn, no harness (the command the in-process attempt's
+ * engine gets, from the user's shell), in a new directory of `count` files written as the cold case writes them,
+ * against an empty one; paired rounds. Codex itself takes longer in a directory of many files.
+ */
+async function measureBare(scratch: Scratch, server: ModelServer, sizes: readonly number[]): Promise<Map<number, Timing[]>> {
+  const { bare } = await inProcessSetup(scratch, server, {});
+  const cases: Case[] = [0, ...sizes].map((count) => {
+    const place = placeInNewTree(scratch, count);
+    return {
+      name: String(count),
+      run: async () => {
+        const { runDir } = (await place()) as { runDir: string };
+        return { timing: (await measure(() => runProcess(bare.file, bare.args, { env: bare.env, cwd: runDir }))).timing };
+      },
+    };
+  });
+  const results = await rounds(cases, FS_ATTEMPT_ROUNDS);
+  return new Map([0, ...sizes].map((count) => [count, results.get(String(count))!.timings]));
+}
+
+/** The row (and printed line) of the bare codex turn in a new directory of `count` files against an empty one. */
+function bareRow(count: number, files: Timing[], empty: Timing[]): BenchRow {
+  const added = median(files.map((t, i) => t.wall - empty[i]!.wall));
+  const [mf, me] = [medians(files), medians(empty)];
+  const plus = `${added >= 0 ? '+' : ''}${added.toFixed(0)} ms`;
+  console.log(`  bare codex (no harness), ${String(count).padStart(5)} new files vs empty: ${mf.wall.toFixed(0)} ms vs ${me.wall.toFixed(0)} ms → ${plus} (median of ${files.length} per-round differences)`);
+  return {
+    bench: 'fs-snapshot', case: `bare codex turn (no harness) in ${count} new files vs empty`, harness: `${mf.wall.toFixed(0)} ms`, reference: `${me.wall.toFixed(0)} ms`,
+    ratio: plus, target: null,
+    note: `the engine's own share of the cold rows: the bare command in a new directory of ${count} files, written and flushed as the cold case's; wall medians; ratio: median of ${files.length} per-round differences`,
+  };
+}
+
 /** `fs_before 3 vs 1, engine 190 vs 170, fs_after 40 vs 2` (ms): the steps the snapshot shows in, files vs empty. */
 function snapshotSteps(files: Record<string, number> | null, empty: Record<string, number> | null): string {
   const step = (name: string): string => `${name} ${files?.[name]?.toFixed(0) ?? '-'} vs ${empty?.[name]?.toFixed(0) ?? '-'}`;
@@ -123,6 +157,8 @@ export async function benchFsAttempt(sizes: readonly number[] = [1_000, 10_000])
       const series = await measureKind(scratch, server, kind.places, sizes);
       for (const count of sizes) rows.push(attemptRow(kind, count, series.get(count)!, series.get(0)!));
     }
+    const bare = await measureBare(scratch, server, sizes);
+    for (const count of sizes) rows.push(bareRow(count, bare.get(count)!, bare.get(0)!));
   } finally {
     await server.close();
     scratch.dispose();

@@ -459,5 +459,6 @@ module.exports = {
   runThroughDaemon,
   runsInDaemon,
   socketPathFor,
+  startDaemonInBackground,
   startingPathFor,
 };

@@ -326,6 +326,43 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
     expect(metaOf(run.stderr)).toMatchObject({ status: 'finished', completion: { state: 'completed' } });
   });
 
+  it('on by default, says nothing of a daemon directory it cannot use: the attempt runs in the command, as with it off', () => {
+    const dir = path.join(sandbox.root, 'open-by-default');
+    fs.mkdirSync(dir, { mode: 0o777 });
+    fs.chmodSync(dir, 0o777);
+    const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON: undefined, AGENT_HARNESS_DAEMON_DIR: dir });
+    const run = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env);
+    expect(run.status, run.stderr).toBe(0);
+    expect(shape(run.stderr)).toBe(shape(runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], { ...env, AGENT_HARNESS_DAEMON: 'off' }).stderr));
+    expect(fs.readdirSync(dir)).toEqual([]);
+    // `doctor` is where it says why.
+    const doctor = JSON.parse(runCliProcess(sandbox, ['doctor', '--json'], env).stdout) as { checks: Array<{ name: string; detail: string }> };
+    expect(doctor.checks.find((c) => c.name === 'daemon')!.detail).toMatch(/^WARNING .*open to other users \(mode 777\)/);
+  });
+
+  it('a daemon started in the background is started once: the command that marks it starting starts it; a mark older than the start timeout is taken over', () => {
+    const background = client as unknown as { startDaemonInBackground(bin: string, dir: string, key: string): number | null; socketPathFor(dir: string, key: string): string; startingPathFor(socketPath: string): string };
+    const dir = fs.mkdtempSync(path.join(sandbox.root, 'background-'));
+    // A stand-in for the bin: it records the arguments it was started with, as `daemon serve` would get them.
+    const bin = path.join(dir, 'fake-bin.cjs');
+    const started = path.join(dir, 'started.log');
+    fs.writeFileSync(bin, `require('node:fs').appendFileSync(${JSON.stringify(started)}, JSON.stringify(process.argv.slice(2)) + '\\n');\n`);
+    const key = 'b'.repeat(32);
+    const marker = background.startingPathFor(background.socketPathFor(dir, key));
+    const first = background.startDaemonInBackground(bin, dir, key);
+    expect(first).toEqual(expect.any(Number));
+    expect(background.startDaemonInBackground(bin, dir, key)).toBe(null);
+    expect(fs.readFileSync(marker, 'utf8')).toBe(`${process.pid}\n`);
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(marker, old, old);
+    expect(background.startDaemonInBackground(bin, dir, key)).toEqual(expect.any(Number));
+    return eventually(() => fs.existsSync(started) && fs.readFileSync(started, 'utf8').trim().split('\n').length === 2, 30_000).then((two) => {
+      expect(two).toBe(true);
+      const lines = fs.readFileSync(started, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as string[]);
+      expect(lines).toEqual([['daemon', 'serve', '--socket', background.socketPathFor(dir, key), '--key', key], ['daemon', 'serve', '--socket', background.socketPathFor(dir, key), '--key', key]]);
+    });
+  });
+
   it('turns down what is not an attempt command of its own environment, before running anything', async () => {
     const env = daemonEnv(sandbox);
     expect(runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env).status).toBe(0);
