@@ -249,7 +249,7 @@ async function main() {
   await runHere(bundle);
   // No daemon was listening: this command ran its attempt itself, and the next ones get a daemon (not after a usage
   // error: nothing ran).
-  if (viaDaemon.startDaemon && process.exitCode !== 2) viaDaemon.startDaemon();
+  if (viaDaemon.startDaemon && process.exitCode !== 2) await viaDaemon.startDaemon();
 }
 
 module.exports = { buildDist, sourceFingerprint };

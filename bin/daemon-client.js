@@ -42,6 +42,13 @@ const FRAME = { stdout: 1, stderr: 2, exit: 3, accepted: 4, refused: 5, reply: 6
 const START_TIMEOUT_MS = 30_000;
 /** The longest request line a daemon reads. */
 const MAX_REQUEST_BYTES = 1 << 20;
+/**
+ * The most daemons the default (AGENT_HARNESS_DAEMON unset) has running or starting in a directory: a command that
+ * finds that many starts none, and runs its attempt itself. Each environment gets a daemon of its own, so a program
+ * that gives every command another environment (a request id in a variable) would otherwise leave a daemon per
+ * command. `on` is not held to it.
+ */
+const DEFAULT_MAX_DAEMONS = 4;
 /** Longest Unix socket path Linux takes (108 with its terminating NUL). */
 const MAX_SOCKET_PATH = 107;
 
@@ -283,12 +290,34 @@ function startingPathFor(socketPath) {
 }
 
 /**
+ * How many daemons of `dir` listen or are being started, other than `key`'s: a socket counts when something accepts
+ * a connection there (a daemon killed with -9 leaves its socket file), a `.starting` mark when it is younger than
+ * START_TIMEOUT_MS. Sockets are tried only when there are enough of them to matter.
+ */
+async function daemonsInDirectory(dir, key) {
+  const names = fs.readdirSync(dir).filter((name) => !name.startsWith(key));
+  const starting = names.filter((name) => name.endsWith('.starting')).filter((name) => {
+    try {
+      return Date.now() - fs.statSync(path.join(dir, name)).mtimeMs < START_TIMEOUT_MS;
+    } catch {
+      return false;
+    }
+  }).length;
+  const sockets = names.filter((name) => name.endsWith('.sock'));
+  if (starting + sockets.length < DEFAULT_MAX_DAEMONS) return starting + sockets.length;
+  const live = await Promise.all(sockets.map((name) => connect(path.join(dir, name)).then((socket) => (socket.destroy(), true), () => false)));
+  return starting + live.filter(Boolean).length;
+}
+
+/**
  * Starts the daemon `key` for the commands that follow this one, which ran its attempt itself: detached (its own
  * session, no terminal, its output in `<key>.log`) and not waited for. One command at a time starts a given daemon:
  * the one that creates `<key>.starting`; a marker older than START_TIMEOUT_MS is a start that failed, taken over.
- * Returns the daemon's pid, or null when another command is starting it or it could not be started.
+ * None is started where DEFAULT_MAX_DAEMONS others run or start. Resolves the daemon's pid, or null when another
+ * command is starting it, the directory has its share of daemons, or it could not be started.
  */
-function startDaemonInBackground(bin, dir, key) {
+async function startDaemonInBackground(bin, dir, key) {
+  if ((await daemonsInDirectory(dir, key)) >= DEFAULT_MAX_DAEMONS) return null;
   const socketPath = socketPathFor(dir, key);
   const marker = startingPathFor(socketPath);
   try {
@@ -412,8 +441,8 @@ async function runThroughDaemon({ args, bin, codeId, stderr = process.stderr }) 
   for (let tries = 0; tries < 2; tries += 1) {
     let socket = await connect(socketPath).catch(() => null);
     if (socket === null && byDefault) {
-      const startDaemon = () => {
-        const pid = startDaemonInBackground(bin, dir, key);
+      const startDaemon = async () => {
+        const pid = await startDaemonInBackground(bin, dir, key);
         if (pid !== null && stderr.isTTY) stderr.write(`agent-harness: started an attempt daemon (pid ${pid}) for the next commands of this environment; it ends after ${Math.round(daemonIdleMs() / 1000)} s without one (\`agent-harness daemon stop\`; ${DAEMON_ENV}=off runs each attempt in its command)\n`);
       };
       return { status: null, startDaemon };
@@ -436,6 +465,7 @@ async function runThroughDaemon({ args, bin, codeId, stderr = process.stderr }) 
 module.exports = {
   ATTEMPT_COMMANDS,
   CI_VARIABLES,
+  DEFAULT_MAX_DAEMONS,
   DAEMON_DIR_ENV,
   DAEMON_ENV,
   DAEMON_IDLE_ENV,

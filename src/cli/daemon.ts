@@ -48,7 +48,7 @@ export function registerDaemon(program: Command, streams: CliStreams, setExit: (
 start, resume and the direct <engine> form run their attempt in a daemon: a process of the harness that stays after
 the command, for AGENT_HARNESS_DAEMON_IDLE_MS (default 600000) without an attempt, so the next command skips Node's
 cold start of the harness. The first command of an environment runs its attempt itself and leaves a daemon starting
-for the next. A daemon serves only commands given with the same environment, directory, umask, Node and build of the
+for the next (none where four others run or start). A daemon serves only commands given with the same environment, directory, umask, Node and build of the
 harness; another gets a daemon of its own. Daemons listen in AGENT_HARNESS_DAEMON_DIR (default
 $XDG_RUNTIME_DIR/agent-harness, else /tmp/agent-harness-<uid>; 0700).
 

@@ -340,8 +340,8 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
     expect(doctor.checks.find((c) => c.name === 'daemon')!.detail).toMatch(/^WARNING .*open to other users \(mode 777\)/);
   });
 
-  it('a daemon started in the background is started once: the command that marks it starting starts it; a mark older than the start timeout is taken over', () => {
-    const background = client as unknown as { startDaemonInBackground(bin: string, dir: string, key: string): number | null; socketPathFor(dir: string, key: string): string; startingPathFor(socketPath: string): string };
+  it('a daemon started in the background is started once: the command that marks it starting starts it; a mark older than the start timeout is taken over', async () => {
+    const background = client as unknown as { startDaemonInBackground(bin: string, dir: string, key: string): Promise<number | null>; socketPathFor(dir: string, key: string): string; startingPathFor(socketPath: string): string };
     const dir = fs.mkdtempSync(path.join(sandbox.root, 'background-'));
     // A stand-in for the bin: it records the arguments it was started with, as `daemon serve` would get them.
     const bin = path.join(dir, 'fake-bin.cjs');
@@ -349,18 +349,43 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
     fs.writeFileSync(bin, `require('node:fs').appendFileSync(${JSON.stringify(started)}, JSON.stringify(process.argv.slice(2)) + '\\n');\n`);
     const key = 'b'.repeat(32);
     const marker = background.startingPathFor(background.socketPathFor(dir, key));
-    const first = background.startDaemonInBackground(bin, dir, key);
-    expect(first).toEqual(expect.any(Number));
-    expect(background.startDaemonInBackground(bin, dir, key)).toBe(null);
+    expect(await background.startDaemonInBackground(bin, dir, key)).toEqual(expect.any(Number));
+    expect(await background.startDaemonInBackground(bin, dir, key)).toBe(null);
     expect(fs.readFileSync(marker, 'utf8')).toBe(`${process.pid}\n`);
     const old = new Date(Date.now() - 60_000);
     fs.utimesSync(marker, old, old);
-    expect(background.startDaemonInBackground(bin, dir, key)).toEqual(expect.any(Number));
-    return eventually(() => fs.existsSync(started) && fs.readFileSync(started, 'utf8').trim().split('\n').length === 2, 30_000).then((two) => {
-      expect(two).toBe(true);
-      const lines = fs.readFileSync(started, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as string[]);
-      expect(lines).toEqual([['daemon', 'serve', '--socket', background.socketPathFor(dir, key), '--key', key], ['daemon', 'serve', '--socket', background.socketPathFor(dir, key), '--key', key]]);
-    });
+    expect(await background.startDaemonInBackground(bin, dir, key)).toEqual(expect.any(Number));
+    expect(await eventually(() => fs.existsSync(started) && fs.readFileSync(started, 'utf8').trim().split('\n').length === 2, 30_000)).toBe(true);
+    const lines = fs.readFileSync(started, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as string[]);
+    expect(lines).toEqual([['daemon', 'serve', '--socket', background.socketPathFor(dir, key), '--key', key], ['daemon', 'serve', '--socket', background.socketPathFor(dir, key), '--key', key]]);
+  });
+
+  it('on by default, starts no daemon where four others listen or start (an environment per command must not leave a daemon per command); dead sockets do not count', async () => {
+    const max = (client as unknown as { DEFAULT_MAX_DAEMONS: number }).DEFAULT_MAX_DAEMONS;
+    expect(max).toBe(4);
+    const dir = fs.mkdtempSync(path.join(sandbox.root, 'crowded-'));
+    // Others' daemons: three listening sockets (in a process of their own: this one blocks while a command runs) and
+    // one fresh mark of a start; then the command's own starts none.
+    const sockets = [0, 1, 2].map((i) => path.join(dir, `${String(i).repeat(32)}.sock`));
+    const others = spawn(process.execPath, ['-e', `const net = require('node:net'); let n = 0; for (const file of ${JSON.stringify(sockets)}) net.createServer((s) => s.destroy()).listen(file, () => ++n === 3 && console.log('ready'));`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise((resolve) => others.stdout!.once('data', resolve));
+    fs.writeFileSync(path.join(dir, `${'3'.repeat(32)}.starting`), '1\n');
+    // And four dead sockets (daemons killed with -9 leave theirs), which do not count.
+    for (const i of [5, 6, 7, 8]) fs.writeFileSync(path.join(dir, `${String(i).repeat(32)}.sock`), '');
+    try {
+      const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON: undefined, AGENT_HARNESS_DAEMON_DIR: dir });
+      const before = fs.readdirSync(dir).sort();
+      const run = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stderr).not.toMatch(/DAEMON_UNAVAILABLE|attempt daemon/);
+      expect(fs.readdirSync(dir).sort()).toEqual(before);
+      // One fewer, and the command leaves its daemon starting.
+      fs.rmSync(path.join(dir, `${'3'.repeat(32)}.starting`));
+      expect(runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], env).status).toBe(0);
+      expect(await eventually(() => daemons(sandbox, env).length === 1, 30_000)).toBe(true);
+    } finally {
+      others.kill();
+    }
   });
 
   it('turns down what is not an attempt command of its own environment, before running anything', async () => {
