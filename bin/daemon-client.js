@@ -241,26 +241,33 @@ function logTail(file) {
 }
 
 /**
- * Starts the daemon `key` (detached: its own session, no terminal, its output in `<key>.log`) and resolves once it
- * listens, or once it finds another daemon listening at its socket (two commands started it at once).
+ * `daemon serve` of `key` at `socketPath`, started detached: its own session, no terminal, its output appended to
+ * `<key>.log` (two commands may start the same daemon at once, and the one that finds the other listening ends).
+ * With `readyPipe`, its descriptor 3 is a pipe on which it says `ready` once it listens.
  */
-function startDaemon(bin, dir, key) {
-  // Appended to: two commands may start the same daemon at once, and the one that finds the other listening ends.
-  const logFile = logPathFor(socketPathFor(dir, key));
-  const log = fs.openSync(logFile, 'a', 0o600);
-  let child;
+function spawnDaemon(bin, socketPath, key, readyPipe) {
+  const log = fs.openSync(logPathFor(socketPath), 'a', 0o600);
   try {
     // Loaded only here: a command that finds its daemon running never needs it.
     const { spawn } = require('node:child_process');
-    child = spawn(process.execPath, [...process.execArgv, bin, 'daemon', 'serve', '--socket', socketPathFor(dir, key), '--key', key, '--ready-fd', '3'], {
+    return spawn(process.execPath, [...process.execArgv, bin, 'daemon', 'serve', '--socket', socketPath, '--key', key, ...(readyPipe ? ['--ready-fd', '3'] : [])], {
       detached: true,
-      stdio: ['ignore', log, log, 'pipe'],
+      stdio: ['ignore', log, log, ...(readyPipe ? ['pipe'] : [])],
       env: process.env,
       cwd: process.cwd(),
     });
   } finally {
     fs.closeSync(log);
   }
+}
+
+/**
+ * Starts the daemon `key` (spawnDaemon) and resolves once it listens, or once it finds another daemon listening at
+ * its socket (two commands started it at once).
+ */
+function startDaemon(bin, dir, key) {
+  const logFile = logPathFor(socketPathFor(dir, key));
+  const child = spawnDaemon(bin, socketPathFor(dir, key), key, true);
   return new Promise((resolve, reject) => {
     let said = '';
     const timer = setTimeout(() => {
@@ -310,8 +317,8 @@ async function daemonsInDirectory(dir, key) {
 }
 
 /**
- * Starts the daemon `key` for the commands that follow this one, which ran its attempt itself: detached (its own
- * session, no terminal, its output in `<key>.log`) and not waited for. One command at a time starts a given daemon:
+ * Starts the daemon `key` for the commands that follow this one, which ran its attempt itself (spawnDaemon), not
+ * waited for. One command at a time starts a given daemon:
  * the one that creates `<key>.starting`; a marker older than START_TIMEOUT_MS is a start that failed, taken over.
  * None is started where DEFAULT_MAX_DAEMONS others run or start. Resolves the daemon's pid, or null when another
  * command is starting it, the directory has its share of daemons, or it could not be started.
@@ -331,24 +338,14 @@ async function startDaemonInBackground(bin, dir, key) {
       return null;
     }
   }
-  let log = null;
   try {
-    log = fs.openSync(logPathFor(socketPath), 'a', 0o600);
-    const { spawn } = require('node:child_process');
-    const child = spawn(process.execPath, [...process.execArgv, bin, 'daemon', 'serve', '--socket', socketPath, '--key', key], {
-      detached: true,
-      stdio: ['ignore', log, log],
-      env: process.env,
-      cwd: process.cwd(),
-    });
+    const child = spawnDaemon(bin, socketPath, key, false);
     child.once('error', () => fs.rmSync(marker, { force: true }));
     child.unref();
     return child.pid ?? null;
   } catch {
     fs.rmSync(marker, { force: true });
     return null;
-  } finally {
-    if (log !== null) fs.closeSync(log);
   }
 }
 
