@@ -174,7 +174,9 @@ function fileStamp(file) {
  * client (bin/daemon-client.pl) computes the same from the same inputs: keep the two alike (a test compares them).
  */
 function daemonKey(codeId, env = process.env, cwd = process.cwd()) {
-  const entries = Object.entries(env).filter(([, value]) => value !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  // Not `_`, which bash sets to the program it runs (`time agent-harness …`): nothing of the harness reads it, and an
+  // engine's environment is an allowlist.
+  const entries = Object.entries(env).filter(([name, value]) => value !== undefined && name !== '_').sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return hash128(JSON.stringify([PROTOCOL, codeId, fileStamp(process.execPath), process.execArgv, cwd, currentUmask(), entries]));
 }
 

@@ -157,6 +157,8 @@ sub daemon_key {
   return undef if grep { !defined } ($code, $node, $cwd, $umask);
   my %entries;
   for my $name (keys %ENV) {
+    # Not `_`, as daemonKey leaves it out: bash sets it to the program it runs.
+    next if $name eq '_';
     my ($key, $value) = (utf8_text($name), utf8_text($ENV{$name}));
     return undef unless defined $key && defined $value;
     $entries{$key} = '[' . json_string($key) . ',' . json_string($value) . ']';

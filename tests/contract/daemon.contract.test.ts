@@ -79,6 +79,17 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
     expect(fakeEngineCalls(sandbox).at(-1)!.hasSecret).toBe(false);
   });
 
+  it('leaves out only `_` (bash sets it to the program it runs): commands given through `time` and directly share a daemon', () => {
+    const env = daemonEnv(sandbox, { AGENT_HARNESS_DAEMON_DIR: path.join(sandbox.root, 'underscore') });
+    const direct = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], { ...env, _: BIN });
+    const timed = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], { ...env, _: '/usr/bin/time' });
+    for (const run of [direct, timed]) expect(run.status, run.stderr).toBe(0);
+    const [daemon, ...others] = daemons(sandbox, env);
+    expect(others).toEqual([]);
+    expect(daemon).toMatchObject({ served: 2 });
+    expect(metaOf(timed.stderr).owner?.pid).toBe(daemon!.pid);
+  });
+
   it('a reader that goes away (`| head`) does not end the attempt: it finishes, is sealed, and the status is the engine\'s', async () => {
     const child = spawn(process.execPath, [BIN, 'start', '--prompt', 'hi', 'codex'], { cwd: sandbox.root, env: daemonEnv(sandbox), stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.destroy();
