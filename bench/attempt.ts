@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startModelServer, type ModelServer } from '../src/model/index.js';
+import { daemonShared } from '../src/cli/daemon-shared.js';
 import { runAttempt, type AttemptRequest } from '../src/core/run-attempt.js';
 import { resolveHarnessPaths } from '../src/runtime/paths.js';
 import { openIsolation } from '../src/runtime/isolation/attempt-isolation.js';
@@ -169,7 +170,8 @@ function cliCase(name: string, args: readonly string[], env: NodeJS.ProcessEnv, 
  */
 function firstCommandCase(name: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string, scratch: Scratch): Case {
   const byDefault = { ...env };
-  for (const variable of ['AGENT_HARNESS_DAEMON', 'CI', 'CONTINUOUS_INTEGRATION', 'BUILD_NUMBER', 'TF_BUILD', 'CODEBUILD_BUILD_ID']) delete byDefault[variable];
+  const shared = daemonShared();
+  for (const variable of [shared.DAEMON_ENV, ...shared.CI_VARIABLES]) delete byDefault[variable];
   return {
     name,
     run: async () => {

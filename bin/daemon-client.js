@@ -71,13 +71,18 @@ function ciVariable(env = process.env) {
   return CI_VARIABLES.find((name) => !['', 'false', '0'].includes((env[name] ?? '').trim().toLowerCase())) ?? null;
 }
 
+/** True when `AGENT_HARNESS_DAEMON` is unset (or blank): the daemon is on or off by default, not by request. */
+function daemonByDefault(env = process.env) {
+  return (env[DAEMON_ENV] ?? '').trim() === '';
+}
+
 /**
  * Whether attempts run in a daemon: `AGENT_HARNESS_DAEMON` on/1 or off/0, and when it is unset, on outside a CI job
  * (ciVariable). A value that is none of on/off/1/0 throws CONFIG_INVALID.
  */
 function daemonEnabled(env = process.env) {
-  const value = (env[DAEMON_ENV] ?? '').trim().toLowerCase();
-  if (value === '') return ciVariable(env) === null;
+  if (daemonByDefault(env)) return ciVariable(env) === null;
+  const value = env[DAEMON_ENV].trim().toLowerCase();
   if (value === 'off' || value === '0') return false;
   if (value === 'on' || value === '1') return true;
   throw new DaemonSettingError('CONFIG_INVALID', `${DAEMON_ENV} must be on, off, 1 or 0, not ${JSON.stringify(env[DAEMON_ENV])}.`);
@@ -425,7 +430,7 @@ function relay(socket, request, stderr = process.stderr) {
 async function runThroughDaemon({ args, bin, codeId, stderr = process.stderr }) {
   // On by default (AGENT_HARNESS_DAEMON unset): a daemon that cannot be had is not a warning (`doctor` says why),
   // and a terminal is told when one starts, since it outlives the command.
-  const byDefault = (process.env[DAEMON_ENV] ?? '').trim() === '';
+  const byDefault = daemonByDefault();
   const fallback = (reason) => {
     if (!byDefault) stderr.write(`agent-harness: warning DAEMON_UNAVAILABLE: ${reason}; running the attempt in this process\n`);
     return { status: null, startDaemon: null };
@@ -478,6 +483,7 @@ module.exports = {
   checkDaemonDirectory,
   ciVariable,
   connect,
+  daemonByDefault,
   daemonDirectory,
   daemonEnabled,
   daemonIdleMs,

@@ -17,6 +17,7 @@ export interface DaemonFrame {
 /** The surface of bin/daemon-client.js the harness uses. */
 export interface DaemonShared {
   ATTEMPT_COMMANDS: readonly string[];
+  CI_VARIABLES: readonly string[];
   DAEMON_ENV: string;
   DAEMON_DIR_ENV: string;
   DAEMON_IDLE_ENV: string;
@@ -29,6 +30,7 @@ export interface DaemonShared {
   checkDaemonDirectory(dir: string): string | null;
   ciVariable(env?: NodeJS.ProcessEnv): string | null;
   connect(socketPath: string): Promise<net.Socket>;
+  daemonByDefault(env?: NodeJS.ProcessEnv): boolean;
   daemonDirectory(env?: NodeJS.ProcessEnv): string;
   daemonEnabled(env?: NodeJS.ProcessEnv): boolean;
   daemonIdleMs(env?: NodeJS.ProcessEnv): number;

@@ -86,7 +86,7 @@ async function daemonCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> {
   try {
     if (!shared.daemonEnabled(hostEnv)) {
       const ci = shared.ciVariable(hostEnv);
-      const why = (hostEnv[shared.DAEMON_ENV] ?? '').trim() === '' && ci ? `a CI job: ${ci} is set; ${shared.DAEMON_ENV}=on turns it on` : `${shared.DAEMON_ENV}=${String(hostEnv[shared.DAEMON_ENV])}`;
+      const why = shared.daemonByDefault(hostEnv) && ci ? `a CI job: ${ci} is set; ${shared.DAEMON_ENV}=on turns it on` : `${shared.DAEMON_ENV}=${String(hostEnv[shared.DAEMON_ENV])}`;
       return { name, ok: true, detail: `off (${why}): every command runs its attempt itself`, error: null };
     }
     idleMs = shared.daemonIdleMs(hostEnv);
@@ -102,7 +102,7 @@ async function daemonCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> {
   const { findOnPath } = await import('../runtime/isolation/probe.js');
   const perl = findOnPath('perl', (hostEnv.PATH ?? '').split(path.delimiter).filter(Boolean));
   const client = perl ? `the command's client is Perl (${perl})` : 'no perl on PATH: the command\'s client is Node (a Node start per command)';
-  const setting = (hostEnv[shared.DAEMON_ENV] ?? '').trim() === '' ? 'on (the default outside a CI job)' : `on (${shared.DAEMON_ENV}=${String(hostEnv[shared.DAEMON_ENV])})`;
+  const setting = shared.daemonByDefault(hostEnv) ? 'on (the default outside a CI job)' : `on (${shared.DAEMON_ENV}=${String(hostEnv[shared.DAEMON_ENV])})`;
   return { name, ok: true, detail: `${setting}: daemons in ${dir} (${running.length} running), ended after ${idleMs} ms without an attempt; ${client}`, error: null };
 }
 
