@@ -48,7 +48,7 @@ export function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
 }
 
 /** The remembered hash of `rel` if its stat is unchanged since, else undefined. */
-export function cachedHash(hashes: RootHashes, rel: string, stat: Stats): RememberedHash | undefined {
+export function cachedHash(hashes: RootHashes, rel: string, stat: FileIdentity): RememberedHash | undefined {
   const hit = hashes.get(rel);
   return hit && sameIdentity(hit, stat) ? hit : undefined;
 }

@@ -10,7 +10,9 @@
  * previous snapshot of the root in this process (`fs-hash-cache.ts`); the JSON written is unchanged. A new run
  * directory has no remembered hashes, so its before-snapshot would still read every file before the engine could
  * start: `startSnapshot` hands out the listing at once and hashes the rest while the engine runs, keeping a hash only
- * when the file's stats prove it is the listed content (`fs-file-hash.ts`).
+ * when the file's stats prove it is the listed content (`fs-file-hash.ts`). What is left is the lstat of every file,
+ * twice per attempt, a ~2 µs system call each on the bench's VM: from `SHARE_MIN_FILES` files on, a listing shares
+ * them with a worker thread (`fs-stat-worker.ts`).
  */
 import { createHash } from 'node:crypto';
 import fsSync, { createReadStream, type Stats } from 'node:fs';
@@ -20,6 +22,7 @@ import type { FsDiff, FsEntry, FsSnapshot } from '../protocol/index.js';
 import { hashLargeFileIfUnchanged, hashSmallFileIfUnchanged } from './fs-file-hash.js';
 import { cachedHash, isRacy, rememberedHashes, recordHash, storeHashes, type RememberedHash, type RootHashes } from './fs-hash-cache.js';
 import { byPath, compileExclude, listTree, under } from './fs-tree-walk.js';
+import { KIND_FILE, KIND_GONE, KIND_OTHER, KIND_SYMLINK, shareStats, STAT_FIELDS, type SharedStats } from './fs-stat-worker.js';
 import { createSlicer, type Slicer } from './slicer.js';
 
 export { clearHashCache } from './fs-hash-cache.js';
@@ -124,39 +127,129 @@ interface PendingHash {
 }
 
 /**
- * The entry of `rel` from a synchronous lstat, its hash reused when the stat is unchanged since the root's last
- * snapshot. A file that needs reading goes to `hashing.later`, or to `hashing.now` when its stat is racy (written
- * within a timestamp tick or so of the listing: the harness's own files, seeded just before): a later read could not
- * tell its listed content from a same-tick rewrite. Null when it vanished, cannot be stat'ed, or is no longer a
- * file or symlink.
+ * The entry of `rel` from its lstat (`kind` and `identity`, taken at or after `statAt`, Date.now() before it), its
+ * hash reused when the stat is unchanged since the root's last snapshot. A file that needs reading goes to
+ * `hashing.later`, or to `hashing.now` when its stat is racy (written within a timestamp tick or so of the listing:
+ * the harness's own files, seeded just before): a later read could not tell its listed content from a same-tick
+ * rewrite. Null when it vanished, cannot be stat'ed, or is no longer a file or symlink.
  */
-function statEntry(rel: string, hashing: Hashing): FsEntry | null {
-  const abs = hashing.at(rel);
-  const statAt = Date.now();
-  let stat: Stats | undefined;
-  try {
-    stat = fsSync.lstatSync(abs, { throwIfNoEntry: false });
-    if (!stat) return null;
-    if (stat.isSymbolicLink()) {
-      const target = fsSync.readlinkSync(abs);
-      return { path: rel, type: 'symlink', size: stat.size, sha256: createHash('sha256').update(target).digest('hex'), mtime_ms: stat.mtimeMs };
+function entryOfStat(rel: string, kind: number, identity: RememberedHash, statAt: number, hashing: Hashing): FsEntry | null {
+  if (kind === KIND_SYMLINK) {
+    let target: string;
+    try {
+      target = fsSync.readlinkSync(hashing.at(rel));
+    } catch {
+      return null;
     }
-  } catch {
-    return null;
+    return { path: rel, type: 'symlink', size: identity.size, sha256: createHash('sha256').update(target).digest('hex'), mtime_ms: identity.mtimeMs };
   }
-  if (!stat.isFile()) return null;
-  const entry: FsEntry = { path: rel, type: 'file', size: stat.size, sha256: null, mtime_ms: stat.mtimeMs };
-  if (!hashing.on || stat.size > hashing.maxBytes) return entry;
-  const cached = cachedHash(hashing.remembered, rel, stat);
+  if (kind !== KIND_FILE) return null;
+  const entry: FsEntry = { path: rel, type: 'file', size: identity.size, sha256: null, mtime_ms: identity.mtimeMs };
+  if (!hashing.on || identity.size > hashing.maxBytes) return entry;
+  const cached = cachedHash(hashing.remembered, rel, identity);
   if (cached !== undefined) {
     entry.sha256 = cached.sha256;
     hashing.next.set(rel, cached);
   } else {
     // Shaped as a remembered hash, so that a file left unread past the hash limit is remembered as is.
-    const identity: RememberedHash = { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, sha256: null };
     (isRacy(identity, statAt) ? hashing.now : hashing.later).push({ entry, stat: identity, statAt });
   }
   return entry;
+}
+
+/** The entry of `rel` from a synchronous lstat on this thread ({@link entryOfStat}). */
+function statEntry(rel: string, hashing: Hashing): FsEntry | null {
+  const statAt = Date.now();
+  let stat: Stats | undefined;
+  try {
+    stat = fsSync.lstatSync(hashing.at(rel), { throwIfNoEntry: false });
+  } catch {
+    return null;
+  }
+  if (!stat) return null;
+  const kind = stat.isFile() ? KIND_FILE : stat.isSymbolicLink() ? KIND_SYMLINK : KIND_OTHER;
+  return entryOfStat(rel, kind, { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, sha256: null }, statAt, hashing);
+}
+
+/**
+ * A listing this long or longer shares its lstats with the stat worker (`fs-stat-worker.ts`), once the worker runs:
+ * below it, the hand-offs save less than they cost.
+ */
+export const SHARE_MIN_FILES = 2_000;
+/** Paths per batch offered to the stat worker. */
+const STAT_BATCH = 512;
+
+/** A batch of listed paths offered to the stat worker: `paths[from, to)`, offered at `statAt` (Date.now()). */
+interface StatBatch {
+  from: number;
+  to: number;
+  statAt: number;
+}
+
+/**
+ * The entries of the first `maxFiles` files and symlinks under the root (in no order; those that vanished left out)
+ * and how many the walk found (one past `maxFiles` when there are more). From {@link SHARE_MIN_FILES} files on, the
+ * lstats are shared with the stat worker: it is offered batches as the walk finds them, and this thread, its walk
+ * done, stats the batches the worker has not taken yet. The first listing that big starts the worker and does not
+ * wait for it.
+ */
+async function listEntries(isExcluded: (name: string) => boolean, maxFiles: number, hashing: Hashing, slicer: Slicer): Promise<{ found: number; entries: FsEntry[] }> {
+  let shared: SharedStats | null | undefined;
+  const batches: StatBatch[] = [];
+  const offer = (found: readonly string[], to: number): void => {
+    const from = batches.at(-1)?.to ?? 0;
+    batches.push({ from, to, statAt: Date.now() });
+    shared!.offer(found.slice(from, to).map(hashing.at));
+  };
+  /** Offers the whole batches among the first `usable` paths found, once they are enough to share. */
+  const offerFound = (found: readonly string[], usable: number): void => {
+    if (shared === undefined && usable >= SHARE_MIN_FILES) shared = shareStats(Math.ceil(maxFiles / STAT_BATCH) + 1);
+    for (let from = batches.at(-1)?.to ?? 0; shared && usable - from >= STAT_BATCH; from += STAT_BATCH) offer(found, from + STAT_BATCH);
+  };
+  const entries: FsEntry[] = [];
+  const take = async (paths: readonly string[], from: number, to: number): Promise<void> => {
+    for (let index = from; index < to; index += 1) {
+      const entry = statEntry(paths[index]!, hashing);
+      if (entry) entries.push(entry);
+      if (slicer.due()) await slicer.pause();
+    }
+  };
+  try {
+    const paths = await listTree(hashing.root, isExcluded, maxFiles, slicer, (found) => offerFound(found, Math.min(found.length, maxFiles)));
+    const count = Math.min(paths.length, maxFiles);
+    // Again at the end: a walk stopped at the limit reports none of the directories it was in.
+    offerFound(paths, count);
+    if (!shared) {
+      await take(paths, 0, count);
+      return { found: paths.length, entries };
+    }
+    if ((batches.at(-1)?.to ?? 0) < count) offer(paths, count);
+    // This thread takes batches from the last one back until it meets one the worker took (from the first on).
+    let mine = batches.length;
+    while (mine > 0 && shared.claim(mine - 1)) {
+      mine -= 1;
+      await take(paths, batches[mine]!.from, batches[mine]!.to);
+    }
+    for (const [batch, { from, to, statAt }] of batches.slice(0, mine).entries()) {
+      const stats = await shared.stats(batch);
+      if (!stats) {
+        await take(paths, from, to);
+        continue;
+      }
+      for (let index = from; index < to; index += 1) {
+        const at = (index - from) * STAT_FIELDS;
+        const kind = stats[at]!;
+        const identity: RememberedHash = { dev: stats[at + 1]!, ino: stats[at + 2]!, size: stats[at + 3]!, mtimeMs: stats[at + 4]!, ctimeMs: stats[at + 5]!, sha256: null };
+        // The worker's stats were taken after statAt: the earlier time only makes a stat racy sooner.
+        const entry = kind === KIND_GONE ? null : entryOfStat(paths[index]!, kind, identity, statAt, hashing);
+        if (entry) entries.push(entry);
+      }
+      if (slicer.due()) await slicer.pause();
+    }
+    return { found: paths.length, entries };
+  } finally {
+    shared?.close();
+  }
 }
 
 /**
@@ -216,14 +309,8 @@ export async function startSnapshot(root: string, options: SnapshotOptions = {})
   const exclude = [...(options.exclude ?? ['.audit', '.git'])];
   const maxFiles = options.maxFiles ?? 20_000;
   const slicer = createSlicer();
-  const paths = await listTree(root, compileExclude(exclude), maxFiles, slicer);
   const hashing: Hashing = { root, at: under(root), on: options.hash ?? true, maxBytes: options.maxHashBytes ?? 8 * 1024 * 1024, remembered: rememberedHashes(root), next: new Map(), now: [], later: [] };
-  const entries: FsEntry[] = [];
-  for (let index = 0; index < paths.length && index < maxFiles; index += 1) {
-    const entry = statEntry(paths[index]!, hashing);
-    if (entry) entries.push(entry);
-    if (slicer.due()) await slicer.pause();
-  }
+  const { found, entries } = await listEntries(compileExclude(exclude), maxFiles, hashing, slicer);
   // Not handed out yet: these entries may take their hashes in place.
   await hashJobs(hashing.now, hashing, slicer, (job, sha256) => { job.entry.sha256 = sha256; });
   if (options.hashLimit !== undefined && hashing.later.length > options.hashLimit) {
@@ -233,7 +320,7 @@ export async function startSnapshot(root: string, options: SnapshotOptions = {})
     hashing.later = [];
   }
   entries.sort((a, b) => byPath(a.path, b.path));
-  const listed: FsSnapshot = { root, taken_at: new Date().toISOString(), excluded: exclude, truncated: paths.length > maxFiles, entries };
+  const listed: FsSnapshot = { root, taken_at: new Date().toISOString(), excluded: exclude, truncated: found > maxFiles, entries };
   const finished = hashLater(listed, hashing);
   // finish() reports a failure; one nobody asked for must not end the process as an unhandled rejection.
   finished.catch(() => undefined);
@@ -269,27 +356,49 @@ export async function snapshotTree(root: string, options: SnapshotOptions = {}):
   return (await startSnapshot(root, options)).finish();
 }
 
+/** `entries` in path order: as given when they are (a snapshot's always are), else a sorted copy. */
+function inPathOrder(entries: readonly FsEntry[]): readonly FsEntry[] {
+  for (let index = 1; index < entries.length; index += 1) {
+    if (!(entries[index - 1]!.path < entries[index]!.path)) return [...entries].sort((a, b) => byPath(a.path, b.path));
+  }
+  return entries;
+}
+
+/** True when `entry` differs from `previous`, the same path before: see {@link diffSnapshots}. */
+function isModified(previous: FsEntry, entry: FsEntry): boolean {
+  return previous.type !== entry.type
+    || previous.size !== entry.size
+    || previous.sha256 !== entry.sha256
+    || ((entry.sha256 === null || previous.sha256 === null) && previous.mtime_ms !== entry.mtime_ms);
+}
+
 /**
  * What changed from `before` to `after`, each list sorted: created, deleted, and modified — type, size or
  * sha256 differ (a file hashed on one side only counts as modified), or, when neither side has a hash, the mtime.
+ * One merge of the two entry lists in path order (a snapshot's order; others are sorted first).
  */
 export function diffSnapshots(before: FsSnapshot, after: FsSnapshot, bookkeeping: readonly string[] = []): FsDiff {
   const isBookkeeping = (p: string): boolean => bookkeeping.includes(p);
-  const old = new Map(before.entries.map((entry) => [entry.path, entry]));
+  const [old, now] = [inPathOrder(before.entries), inPathOrder(after.entries)];
   const created: string[] = [];
   const modified: string[] = [];
-  for (const entry of after.entries) {
-    const previous = old.get(entry.path);
-    old.delete(entry.path);
-    if (!previous) created.push(entry.path);
-    else if (
-      previous.type !== entry.type
-      || previous.size !== entry.size
-      || previous.sha256 !== entry.sha256
-      || ((entry.sha256 === null || previous.sha256 === null) && previous.mtime_ms !== entry.mtime_ms)
-    ) modified.push(entry.path);
+  const deleted: string[] = [];
+  let [i, j] = [0, 0];
+  while (i < old.length || j < now.length) {
+    const previous = old[i];
+    const entry = now[j];
+    if (entry === undefined || (previous !== undefined && previous.path < entry.path)) {
+      deleted.push(previous!.path);
+      i += 1;
+    } else if (previous === undefined || entry.path < previous.path) {
+      created.push(entry.path);
+      j += 1;
+    } else {
+      if (isModified(previous, entry)) modified.push(entry.path);
+      i += 1;
+      j += 1;
+    }
   }
-  const deleted = [...old.keys()];
   const engineBookkeeping = [...created, ...modified, ...deleted].filter(isBookkeeping).sort(byPath);
   const agents = (paths: string[]): string[] => paths.filter((p) => !isBookkeeping(p)).sort(byPath);
   return { root: after.root, created: agents(created), modified: agents(modified), deleted: agents(deleted), engine_bookkeeping: engineBookkeeping };

@@ -151,6 +151,26 @@ describe('diffSnapshots', () => {
     expect(apart).toMatchObject({ created: ['a-new/file'], deleted: ['sub/deep/gone.txt'], engine_bookkeeping: ['new.txt', 'z-gone.txt'] });
   });
 
+  it('diffs snapshots whose entries are out of path order (not made by snapshotTree) as if they were sorted', async () => {
+    write('a.txt', 'a');
+    write('b/c.txt', 'c');
+    write('b-d.txt', 'd');
+    write('e.txt', 'e');
+    const before = await snapshotTree(dir);
+    write('b/c.txt', 'changed');
+    fs.rmSync(path.join(dir, 'a.txt'));
+    write('0-new.txt', 'n');
+    const after = await snapshotTree(dir);
+    const expected = diffSnapshots(before, after);
+    expect(expected).toMatchObject({ created: ['0-new.txt'], modified: ['b/c.txt'], deleted: ['a.txt'] });
+    // Reversed and shuffled copies: the snapshots given are left as they were.
+    const reversed = { ...before, entries: [...before.entries].reverse() };
+    const shuffled = { ...after, entries: [after.entries[2]!, after.entries[0]!, ...after.entries.slice(3), after.entries[1]!] };
+    const order = shuffled.entries.map((entry) => entry.path);
+    expect(diffSnapshots(reversed, shuffled)).toEqual(expected);
+    expect(shuffled.entries.map((entry) => entry.path)).toEqual(order);
+  });
+
   it('uses mtime only for unhashed files', async () => {
     write('big', 'aaaa');
     const before = await snapshotTree(dir, { hash: false });
