@@ -128,7 +128,6 @@ function retire(): void {
 function start(): void {
   const started = new Worker(WORKER_SOURCE, { eval: true, name: 'agent-harness fs stat' });
   worker = started;
-  started.unref();
   started.on('message', (message: { ready?: true; share?: number; batch?: number; stats?: Float64Array }) => {
     if (message.ready) {
       ready = true;
@@ -148,6 +147,9 @@ function start(): void {
   started.on('exit', () => {
     if (worker === started) retire();
   });
+  // After the listeners: a 'message' listener added later refs the worker again, and a process that started it and
+  // never used it would never exit.
+  started.unref();
 }
 
 /**

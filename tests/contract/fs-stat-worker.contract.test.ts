@@ -183,29 +183,45 @@ describe('shareStats', () => {
   });
 });
 
+/** Runs `lines` (TypeScript, with the snapshot and worker modules imported) in a child Node; its stdout once it exits by itself. */
+async function runChild(lines: readonly string[]): Promise<string> {
+  const script = path.join(dir, '..', `ah-statw-child-${process.pid}-${Math.random().toString(36).slice(2)}.mts`);
+  fs.writeFileSync(script, [
+    `import { snapshotTree } from ${JSON.stringify(path.join(REPO, 'src/runtime/fs-snapshot.ts'))};`,
+    `import { statWorkerCounts, statWorkerReady } from ${JSON.stringify(path.join(REPO, 'src/runtime/fs-stat-worker.ts'))};`,
+    ...lines,
+  ].join('\n'));
+  try {
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error('the child did not exit within 30 s: the worker kept it alive')); }, 30_000);
+      child.on('exit', (exitCode) => { clearTimeout(timer); resolve(exitCode); });
+    });
+    expect(code).toBe(0);
+    return out;
+  } finally {
+    fs.rmSync(script, { force: true });
+  }
+}
+
 describe('the worker and the process', () => {
   it('keeps no process alive once its snapshots are done', async () => {
-    const script = path.join(dir, '..', `ah-statw-child-${process.pid}.mts`);
-    fs.writeFileSync(script, [
-      `import { snapshotTree } from ${JSON.stringify(path.join(REPO, 'src/runtime/fs-snapshot.ts'))};`,
-      `import { statWorkerCounts, statWorkerReady } from ${JSON.stringify(path.join(REPO, 'src/runtime/fs-stat-worker.ts'))};`,
+    const out = await runChild([
       `await snapshotTree(${JSON.stringify(dir)});`,
       'while (!statWorkerReady()) await new Promise((resolve) => setTimeout(resolve, 10));',
       `await snapshotTree(${JSON.stringify(dir)});`,
       'console.log(JSON.stringify(statWorkerCounts()));',
-    ].join('\n'));
-    try {
-      const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
-      const code = await new Promise<number | null>((resolve, reject) => {
-        const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error('the child did not exit within 30 s: the worker kept it alive')); }, 30_000);
-        child.on('exit', (exitCode) => { clearTimeout(timer); resolve(exitCode); });
-      });
-      expect(code).toBe(0);
-      expect(JSON.parse(out).answered).toBeGreaterThan(0);
-    } finally {
-      fs.rmSync(script, { force: true });
-    }
+    ]);
+    expect(JSON.parse(out).answered).toBeGreaterThan(0);
+  });
+
+  it('keeps no process alive that started it and never used it (one big snapshot, then nothing)', async () => {
+    const out = await runChild([
+      `const snapshot = await snapshotTree(${JSON.stringify(dir)});`,
+      'console.log(JSON.stringify({ entries: snapshot.entries.length, ...statWorkerCounts() }));',
+    ]);
+    expect(JSON.parse(out)).toEqual({ entries: 3 * SHARE_MIN_FILES + 2, answered: 0, abandoned: 0 });
   });
 });
