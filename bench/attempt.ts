@@ -34,7 +34,8 @@ export const CLI_ROUNDS = 10;
 /** Rounds of the in-process bench. */
 export const INPROC_ROUNDS = 16;
 
-const CODEX_ARGS = ['exec', '--json', '--skip-git-repo-check', 'hi'];
+/** The codex arguments of the benches' attempts: one headless turn. */
+export const CODEX_ARGS = ['exec', '--json', '--skip-git-repo-check', 'hi'];
 
 /** One measured case: runs once and returns its timing (+ the attempt's meta when it is a harness attempt). */
 export interface Case {

@@ -18,6 +18,11 @@
  *   files, the empty one and the smaller ones the rest into a directory beside the run's, and the difference is the
  *   snapshot's again.
  *
+ * Then the bare codex turn in the cold case's trees (the engine's own share), and the command itself: `agent-harness
+ * start --run-dir` (dist/) in a run of 10,000 files against one of none, each attempt a fresh process with the daemon
+ * off, as in a CI job (cold code, no stat worker yet for its first listing). That row has no target: the issue's
+ * figure is the attempt's, and outside CI the daemon runs the command's attempts warm.
+ *
  * Paired rounds (attempt.ts's `rounds`: each case once per round, the order rotating); the figure is the median of
  * the per-round differences from the empty directory, with each side's median per step (`meta.timings.steps`).
  */
@@ -29,10 +34,10 @@ import { startModelServer, type ModelServer } from '../src/model/index.js';
 import { clearHashCache } from '../src/runtime/fs-snapshot.js';
 import { AUDIT_DIR } from '../src/runtime/run-record.js';
 import { readRunRecord } from '../src/runtime/run-store.js';
-import { inProcessSetup, rounds, type AttemptPlace, type Case } from './attempt.js';
+import { CODEX_ARGS, inProcessSetup, rounds, type AttemptPlace, type Case } from './attempt.js';
 import { median, type BenchRow } from './figures.js';
 import { fillTree } from './fs-snapshot.js';
-import { formatSteps, measure, medianSteps, medians, runProcess, Scratch, type AttemptMeta, type Timing } from './util.js';
+import { bin, distIsCurrent, formatSteps, harnessEnv, measure, medianSteps, medians, projectDir, readAttempt, runDirFromOutput, runProcess, Scratch, type AttemptMeta, type Timing } from './util.js';
 
 /** Paired rounds of each kind (after one warm-up of each case). */
 export const FS_ATTEMPT_ROUNDS = 12;
@@ -137,6 +142,58 @@ async function measureBare(scratch: Scratch, server: ModelServer, sizes: readonl
   return new Map([0, ...sizes].map((count) => [count, results.get(String(count))!.timings]));
 }
 
+/** Pairs of the command's case: fresh processes cost more to set up, and the figure is only shown, not targeted. */
+const CLI_ROUNDS = 10;
+
+/**
+ * The same through the command, each time a fresh process (dist/, the daemon off, as in a CI job): `agent-harness
+ * start --run-dir <run> codex …` adds an attempt to a run whose directory holds `count` files (the run made once,
+ * before the rounds, with `--template`), against the same in a run with an empty directory. A fresh process
+ * remembers no hash, runs its code cold, and has no stat worker for its first listing (it starts one). Null when
+ * dist/ is not the build of src/.
+ */
+async function measureCli(scratch: Scratch, sizes: readonly number[]): Promise<Map<number, Series> | null> {
+  if (!(await distIsCurrent())) return null;
+  const env = harnessEnv(scratch.dir('data'), scratch.dir('home'));
+  const project = projectDir(scratch);
+  const start = async (args: readonly string[]): Promise<{ timing: Timing; runDir: string }> => {
+    const { timing, value } = await measure(() => runProcess(process.execPath, [bin, 'start', ...args, 'codex', ...CODEX_ARGS], { env, cwd: project }));
+    if (value.code !== 0) throw new Error(`bench: agent-harness start exited ${value.code}:\n${value.stderr.slice(-2000)}`);
+    return { timing, runDir: runDirFromOutput(`${value.stdout}\n${value.stderr}`) };
+  };
+  const latest = (runDir: string): AttemptMeta => {
+    const attempts = fs.readdirSync(path.join(runDir, AUDIT_DIR)).map((name) => /^meta\.(\d+)\.json$/.exec(name)?.[1]).filter((n): n is string => n !== undefined).map(Number);
+    return readAttempt(runDir, Math.max(...attempts));
+  };
+  const cases: Case[] = [];
+  for (const count of [0, ...sizes]) {
+    const tree = scratch.dir(`cli-tree-${count}`);
+    fillTree(tree, count);
+    const { runDir } = await start(count > 0 ? ['--template', tree, '--no-git'] : []);
+    execFileSync('sync', ['-f', runDir]);
+    cases.push({ name: String(count), run: async () => {
+      const { timing } = await start(['--run-dir', runDir]);
+      return { timing, meta: latest(runDir) };
+    } });
+  }
+  const results = await rounds(cases, CLI_ROUNDS);
+  return new Map([0, ...sizes].map((count) => [count, results.get(String(count))!]));
+}
+
+/** The row (and printed line) of the command's attempt in a run of `count` files against an empty one. */
+function cliRow(count: number, files: Series, empty: Series): BenchRow {
+  const added = median(files.timings.map((t, i) => t.wall - empty.timings[i]!.wall));
+  const [mf, me] = [medians(files.timings), medians(empty.timings)];
+  const [sf, se] = [medianSteps(files.metas.map((m) => m.timings?.steps)), medianSteps(empty.metas.map((m) => m.timings?.steps))];
+  const plus = `${added >= 0 ? '+' : ''}${added.toFixed(0)} ms`;
+  console.log(`  command (dist, fresh process, daemon off), ${String(count).padStart(5)} files vs empty: ${mf.wall.toFixed(0)} ms vs ${me.wall.toFixed(0)} ms → ${plus} (median of ${files.timings.length} per-round differences); steps ${snapshotSteps(sf, se)}`);
+  return {
+    bench: 'fs-snapshot', case: `agent-harness start --run-dir (dist, a fresh process, daemon off) in a run of ${count} files vs empty`, harness: `${mf.wall.toFixed(0)} ms`, reference: `${me.wall.toFixed(0)} ms`,
+    ratio: plus, target: null,
+    note: `the command as a CI job runs it (AGENT_HARNESS_DAEMON off): each attempt a fresh Node process, which remembers no hash, runs its code cold and has no stat worker for its first listing; outside CI the daemon runs it warm, as the rows above; wall medians; ratio: median of ${files.timings.length} per-round differences; steps (ms, median, files vs empty): ${snapshotSteps(sf, se)}`,
+  };
+}
+
 /** The row (and printed line) of the bare codex turn in a new directory of `count` files against an empty one. */
 function bareRow(count: number, files: Timing[], empty: Timing[]): BenchRow {
   const added = median(files.map((t, i) => t.wall - empty[i]!.wall));
@@ -189,6 +246,9 @@ export async function benchFsAttempt(sizes: readonly number[] = [1_000, 10_000])
     }
     const bare = await measureBare(scratch, server, sizes);
     for (const count of sizes) rows.push(bareRow(count, bare.get(count)!, bare.get(0)!));
+    const cli = await measureCli(scratch, sizes.filter((count) => count >= 10_000));
+    if (cli) for (const count of [...cli.keys()].filter((count) => count > 0)) rows.push(cliRow(count, cli.get(count)!, cli.get(0)!));
+    else console.log('  command (dist) not measured: dist/ is not the build of src/ (npm run build)');
   } finally {
     await server.close();
     scratch.dispose();
