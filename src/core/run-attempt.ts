@@ -315,8 +315,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     // listing's content hashes are taken while the engine runs (startSnapshot), and fs-before is written once they
     // are, off the spawn's path (~50 ms for 10,000 files): a harness that dies in an attempt's first moments leaves
     // none, as it leaves no fs-after or fs-diff (its sealing, seal-attempt.ts, writes neither).
-    const __a = performance.now();
-    const [, beforeSnapshot] = await Promise.all([writeJsonAtomic(audit.meta, meta).then(() => (globalThis as any).__T?.push(['meta write', performance.now() - __a])), startSnapshot(runDir, { hashLimit: BEFORE_HASH_LIMIT }).then((x) => { (globalThis as any).__T?.push(['listing', performance.now() - __a]); return x; })]);
+    const [, beforeSnapshot] = await Promise.all([writeJsonAtomic(audit.meta, meta), startSnapshot(runDir, { hashLimit: BEFORE_HASH_LIMIT })]);
     request.onReady?.({ run, attempt, executable, argv, translateMode, skills: meta.skill_injection, configRoots, modelUrl, io, isolation: isolation.record });
     clock.mark('fs_before');
 
@@ -331,9 +330,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     });
     metaSchema ??= loadMetaSchema();
     const writingBefore = beforeSnapshot.finish().then(async (before) => {
-      const __b = performance.now();
       await writeJsonAtomic(audit.fsBefore, before, { pretty: false });
-      (globalThis as any).__T?.push(['before write', performance.now() - __b]);
       return before;
     });
     // Awaited after the engine; a failure meanwhile must not be an unhandled rejection.
@@ -365,19 +362,14 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
     });
     // What the background hashing has not covered yet is read now, and fs-before written; the after-snapshot reuses
     // its hashes.
-    let __c = performance.now();
     const before = await writingBefore;
-    (globalThis as any).__T?.push(['wait before', performance.now() - __c]); __c = performance.now();
     const after = await snapshotTree(runDir);
-    (globalThis as any).__T?.push(['after snap', performance.now() - __c]); __c = performance.now();
     const diff = diffSnapshots(before, after, adapter.bookkeepingPaths);
-    (globalThis as any).__T?.push(['diff', performance.now() - __c]); __c = performance.now();
     const [patch] = await Promise.all([
       gitDiffPatch(runDir, attemptGitIndexPath(runDir, attempt)),
       writeJsonAtomic(audit.fsAfter, after, { pretty: false }),
       writeJsonAtomic(audit.fsDiff, diff),
     ]);
-    (globalThis as any).__T?.push(['writes', performance.now() - __c]);
     fsDiff = diff;
     if (patch !== null) {
       const file = attemptGitDiffPath(runDir, attempt);
