@@ -66,8 +66,6 @@ parentPort.postMessage({ ready: true });
 export interface SharedStats {
   /** Offers the next batch (absolute paths, at most `capacity` batches in all); the worker may start on it at once. */
   offer(paths: readonly string[]): void;
-  /** Batches offered so far. */
-  readonly offered: number;
   /** Takes batch `batch` for the caller to stat itself: true unless the worker took it first. */
   claim(batch: number): boolean;
   /**
@@ -186,9 +184,6 @@ export function shareStats(capacity: number): SharedStats | null {
     holdWhileWaiting();
   };
   return {
-    get offered() {
-      return share.answers.length;
-    },
     offer(paths) {
       if (share.answers.length >= capacity) throw new RangeError(`a shared stat pass holds at most ${capacity} batches`);
       const batch = share.answers.length;
