@@ -8,8 +8,6 @@ export default defineConfig({
   plugins: [agentHarness({ skillRoots: ['fixtures/skills'], reportDir: 'reports/agent-harness' })],
   test: {
     projects,
-    // The attempt daemon is on by default outside a CI job; a test that wants one turns it on in its own directory.
-    env: { AGENT_HARNESS_DAEMON: 'off' },
-    globalSetup: ['tests/setup/no-daemon-left.ts'],
+    globalSetup: ['tests/setup/build-dist.ts'],
   },
 });

@@ -17,7 +17,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startModelServer, type ModelServer } from '../src/model/index.js';
-import { daemonShared } from '../src/cli/daemon-shared.js';
 import { runAttempt, type AttemptRequest } from '../src/core/run-attempt.js';
 import { resolveHarnessPaths } from '../src/runtime/paths.js';
 import { openIsolation } from '../src/runtime/isolation/attempt-isolation.js';
@@ -119,10 +118,10 @@ function bareCase(name: string, scratch: Scratch, command: BareCommand, runIn?: 
  * environment as a user's shell gives it (NODE_EXTRA_CA_CERTS included); the init starts with none, as the
  * harness starts it.
  */
-function namespaceRun(modelUrl: string, init: 'auto' | 'node' = 'auto') {
+function namespaceRun(modelUrl: string) {
   return async (bare: BareCommand, cwd: string): Promise<void> => {
     const support = probeNamespaces();
-    const isolation = await openIsolation({ mode: 'require', modelUrl, support: init === 'node' ? { ...support, perl: null, harden: null } : support, prestart: 'ignore' });
+    const isolation = await openIsolation({ mode: 'require', modelUrl, support, prestart: 'ignore' });
     try {
       const env = Object.fromEntries(Object.entries(bare.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
       const stderr: Buffer[] = [];
@@ -163,32 +162,6 @@ function cliCase(name: string, args: readonly string[], env: NodeJS.ProcessEnv, 
   };
 }
 
-/**
- * The first attempt command of an environment with the daemon on by default (AGENT_HARNESS_DAEMON unset, no CI
- * job's variable): it finds no daemon, runs its attempt itself and leaves one starting. Each round gets a daemon
- * directory of its own, so no daemon is found; the one it left is awaited and stopped after the timing, before the
- * next case runs (it would take the CPU from it).
- */
-function firstCommandCase(name: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string, scratch: Scratch): Case {
-  const byDefault = { ...env };
-  const shared = daemonShared();
-  for (const variable of [shared.DAEMON_ENV, ...shared.CI_VARIABLES]) delete byDefault[variable];
-  return {
-    name,
-    run: async () => {
-      const dir = scratch.dir('first');
-      const result = await cliCase(name, args, { ...byDefault, AGENT_HARNESS_DAEMON_DIR: dir }, cwd).run();
-      const until = Date.now() + 30_000;
-      while (!fs.readdirSync(dir).some((file) => file.endsWith('.sock'))) {
-        if (Date.now() > until) throw new Error(`the first command left no daemon listening in ${dir}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      await runProcess(process.execPath, [bin, 'daemon', 'stop'], { env: { ...byDefault, AGENT_HARNESS_DAEMON_DIR: dir }, cwd: dir });
-      return result;
-    },
-  };
-}
-
 /** Benchmark 1: the harness CLI attempt vs the bare CLI turn, codex and claude. */
 export async function benchCliAttempt(options: { rounds?: number; engines?: readonly string[] } = {}): Promise<BenchRow[]> {
   const count = options.rounds ?? CLI_ROUNDS;
@@ -198,7 +171,6 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
   for (const engine of options.engines ?? ['codex', 'claude']) {
     const scratch = new Scratch(`cli-${engine}`);
     let server: ModelServer | null = null;
-    let daemonEnv: NodeJS.ProcessEnv | null = null;
     try {
       const data = scratch.dir('data');
       const home = scratch.dir('home');
@@ -207,10 +179,6 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
       const args = engine === 'codex' ? ['start', 'codex', ...CODEX_ARGS] : ['start', '--prompt', 'hi', engine];
       const cases: Case[] = [cliCase('harness-tsx', args, { ...env, AGENT_HARNESS_FROM_SOURCE: '1' }, project)];
       if (dist) cases.push(cliCase('harness-dist', args, env, project));
-      // The same command through the daemon (on by default outside a CI job; `on` here, so that the warm-up round
-      // starts it and waits for it): the attempt runs in the daemon the warm-up round started.
-      daemonEnv = { ...env, AGENT_HARNESS_DAEMON: 'on', AGENT_HARNESS_DAEMON_DIR: scratch.dir('daemons') };
-      if (dist) cases.push(cliCase('harness-dist-daemon', args, daemonEnv, project), cliCase('harness-dist-daemon-node', args, daemonEnv, project, 'node'), firstCommandCase('harness-dist-first', args, env, project, scratch));
       // The first attempt writes the engine config the bare runs reuse, and tells their command.
       const first = await cases[0]!.run();
       server = await startModelServer({});
@@ -223,12 +191,6 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
         cases.push(bareCase('bare-noca', scratch, { ...bare, env: withoutExtraCaCerts(bare.env) }));
       }
       cases.push(bareCase('bare-ns', scratch, bare, namespaceRun(server.url)));
-      // The Node init, as where there is no Perl (AGENT_HARNESS_NAMESPACE_INIT=node): the containment with a Node start.
-      const perlInit = Boolean(probeNamespaces().perl);
-      if (perlInit) {
-        cases.push(bareCase('bare-ns-node', scratch, bare, namespaceRun(server.url, 'node')));
-        if (dist) cases.push(cliCase('harness-dist-node', args, { ...env, AGENT_HARNESS_NAMESPACE_INIT: 'node' }, project));
-      }
       const native = engine === 'codex' ? nativeCodex() : null;
       if (native) cases.push(bareCase('bare-native', scratch, { file: native.file, args: bare.args, env: { ...bare.env, ...native.env } }));
       console.log(` ${engine}: harness runs ${first.meta!.command.executable} ${first.meta!.command.argv.join(' ')} (isolation ${first.meta!.isolation?.network}/${first.meta!.isolation?.processes})`);
@@ -237,23 +199,14 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
       const isolation = 'both from the same shell environment (the bare command with the attempt\'s engine variables on top); harness engine in network + PID namespaces, bare without';
       rows.push(compare('cli-attempt', `${engine}: harness CLI (tsx) vs bare`, t('harness-tsx'), t('bare'), '≤ 1.10×', isolation));
       if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare`, t('harness-dist'), t('bare'), '≤ 1.10×', `AGENT_HARNESS_DAEMON=off, as in a CI job: a fresh Node process of the whole harness per command (the next row: the same command through the daemon, the default elsewhere); ${isolation}`));
-      if (dist) {
-        rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) through the daemon (the default outside CI) vs bare`, t('harness-dist-daemon'), t('bare'), '≤ 1.10×', 'the command is a client of a running daemon, which runs the attempt (started by the warm-up round, then reused); the client is bin/daemon-client.pl, started by the bin\'s sh line'));
-        rows.push(compare('cli-attempt', `${engine}: the same, Node client (node bin/agent-harness.js) vs bare`, t('harness-dist-daemon-node'), t('bare'), null, 'the Node client of the same daemon: a Node start instead of a Perl one (where there is no Perl, or the bin is run by node)'));
-        rows.push(compare('cli-attempt', `${engine}: harness CLI (dist), the first command of an environment vs daemon off`, t('harness-dist-first'), t('harness-dist'), null, 'the daemon on by default: no daemon listens yet, so the command runs its attempt itself and then starts one for the next commands (detached, not waited for)'));
-      }
       if (dist && EXTRA_CA_CERTS) {
         rows.push(compare('cli-attempt', `${engine}: the same, neither with NODE_EXTRA_CA_CERTS`, t('harness-dist-noca'), t('bare-noca'), '≤ 1.10×', `the shell sets NODE_EXTRA_CA_CERTS=${EXTRA_CA_CERTS}, which every Node start reads first`));
         rows.push(compare('cli-attempt', `${engine}: harness CLI (dist), NODE_EXTRA_CA_CERTS vs none`, t('harness-dist'), t('harness-dist-noca'), null, 'what the certificates cost the harness command (one Node start)'));
         rows.push(compare('cli-attempt', `${engine}: bare, NODE_EXTRA_CA_CERTS vs none`, t('bare'), t('bare-noca'), null, engine === 'codex' ? 'the npm launcher is a Node start' : 'the engine is a Node program'));
       }
       // The containment alone: what the bare turn costs in the harness's namespaces, and the harness against that.
-      const initKind = perlInit ? 'the Perl init' : 'the Node init: a Node start without NODE_EXTRA_CA_CERTS, as the harness starts it';
+      const initKind = 'the Node init: a Node start without NODE_EXTRA_CA_CERTS, as the harness starts it';
       rows.push(compare('cli-attempt', `${engine}: bare in namespaces vs bare`, t('bare-ns'), t('bare'), null, `the containment alone: the bare command in the harness's network + PID namespaces (unshare, ${initKind})`));
-      if (perlInit) {
-        rows.push(compare('cli-attempt', `${engine}: bare in namespaces, Node init vs bare`, t('bare-ns-node'), t('bare'), null, 'the same containment with the Node init (a Node start), as where there is no Perl'));
-        if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist), Node init vs bare`, t('harness-dist-node'), t('bare'), null, 'AGENT_HARNESS_NAMESPACE_INIT=node'));
-      }
       if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare in namespaces`, t('harness-dist'), t('bare-ns'), null, 'the harness\'s share, both contained alike: what the harness adds to a bare turn in the same namespaces'));
       if (native) {
         if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI (dist) vs bare native binary`, t('harness-dist'), t('bare-native'), null, 'both start the native binary (the harness stands in for the npm launcher)'));
@@ -262,8 +215,6 @@ export async function benchCliAttempt(options: { rounds?: number; engines?: read
       if (dist) rows.push(compare('cli-attempt', `${engine}: harness CLI tsx vs dist`, t('harness-tsx'), t('harness-dist'), null));
       rows.push(...stepsRow('cli-attempt', `${engine} (${dist ? 'dist' : 'tsx'})`, results.get(dist ? 'harness-dist' : 'harness-tsx')!.metas));
     } finally {
-      // The daemon the daemon case started ends with the bench.
-      if (daemonEnv) await runProcess(process.execPath, [bin, 'daemon', 'stop'], { env: daemonEnv, cwd: scratch.dir('stop') }).catch(() => undefined);
       await server?.close();
       scratch.dispose();
     }

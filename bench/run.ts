@@ -230,7 +230,6 @@ async function main(): Promise<number> {
 
   // Left behind? Processes (give exiting ones a moment), temp dirs, the real home. The namespaces the last in-process
   // attempt prepared for a next one are this process's own (they would end with it): closed first.
-  await (await import('../src/runtime/isolation/spare.js')).discardSpare();
   await new Promise((resolve) => setTimeout(resolve, 300));
   // tsx's esbuild service is this process's own loader helper: it ends with this process.
   const left = new Map([...descendants()].filter(([, cmd]) => !/esbuild(\.exe)? --service/.test(cmd)));

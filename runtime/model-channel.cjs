@@ -2,11 +2,10 @@
 // harness hands the namespaces' init when it starts it (an inherited file descriptor, a socketpair). The init
 // used to connect to a Unix socket of the harness by path for each connection; the agent can reach that path (the
 // namespaces hold processes and network, not files), so it could put its own listener there and answer for the
-// model. A descriptor inherited before the engine exists is reachable by no process of the attempt (the init
-// keeps it close-on-exec and, with the Perl init, is not traceable by the engine).
+// model. A descriptor inherited before the engine exists is reachable by no process of the attempt but the init
+// (it keeps it close-on-exec; see docs/isolation.md on what an engine of the same uid could still do to the init).
 //
-// Used by the harness (src/runtime/isolation/model-channel.ts) and the Node init; namespace-init.pl speaks the same
-// protocol. Plain CommonJS with Node's own modules only, like the init.
+// Used by the harness (src/runtime/isolation/model-channel.ts) and the init. Plain CommonJS with Node's own modules only, like the init.
 //
 // Frames, both ways: type (1 byte), stream id (4 bytes, big-endian), payload length (4 bytes, big-endian), payload.
 //   OPEN   (1) init -> harness: a new stream (the init numbers them 1, 2, …; an id is never reused)

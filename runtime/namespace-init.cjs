@@ -13,15 +13,11 @@
 // It never writes to stdout or stderr: those carry the engine's stream. Signals are not forwarded: the harness
 // signals the whole process group (the engine is in it), and PID 1 ignores signals it has no handler for.
 //
-// namespace-init.pl does the same in Perl, and the harness prefers it when the probe's trial ran it (a Perl start is
-// ~3 ms, a Node start ~30). Both take the same command line and messages, which carry no JSON (Perl's base has no
-// JSON module); only the reports are JSON:
-// argv: node namespace-init.cjs <lifeline> <token> <loopback: "-" or the path of `ip`> <harden> <forward count>
+// argv: node namespace-init.cjs <lifeline> <token> <loopback: "-" or the path of `ip`> <forward count>
 //       [<port> <channel>]...
 // The lifeline and each channel are "fd:N", a descriptor the harness passed, or a Unix socket's path, connected
-// once at the start (namespace-init.pl says why). A forward carries every connection to its port over its channel,
-// framed (model-channel.cjs). `harden` is the Perl init's (syscalls Node cannot make): this init ignores it, and
-// the probe reports the Node init as not hardened.
+// once at the start. A forward carries every connection to its port over its channel, framed (model-channel.cjs).
+// Messages carry no JSON on the way in (strings as hex of their UTF-8); the reports are JSON lines.
 // The first line on the lifeline, and on a channel connected by path, is "hello <token>": the harness takes no
 // other connection for the init's.
 // launch: "launch <file> <cwd> <arg count> <arg>... <env count> <NAME=value>...\n", every string as hex of its UTF-8
@@ -32,7 +28,7 @@ const net = require('node:net');
 const { constants } = require('node:os');
 const { ModelChannel } = require('./model-channel.cjs');
 
-const [lifelineSpec, token, loopback, , forwardCount, ...rest] = process.argv.slice(2);
+const [lifelineSpec, token, loopback, forwardCount, ...rest] = process.argv.slice(2);
 const forwards = [];
 for (let i = 0; i < Number(forwardCount); i++) forwards.push({ port: Number(rest.shift()), socket: rest.shift() });
 

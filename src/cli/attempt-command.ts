@@ -48,8 +48,6 @@ export async function runAttemptCommand(
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  // In the daemon, the signals of the command's own process, passed on by its client.
-  const unsubscribe = streams.interrupts?.subscribe(onSignal);
   try {
     const result = await runAttempt({
       ...request,
@@ -75,7 +73,6 @@ export async function runAttemptCommand(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    unsubscribe?.();
   }
 }
 

@@ -60,50 +60,21 @@ async function checkDirectory(name: string, dir: string): Promise<DoctorCheck> {
  * `AGENT_HARNESS_ISOLATION=require`; otherwise attempts fall back (proxy variables, process group) and say so.
  */
 async function namespaceCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> {
-  const [{ ISOLATION_ENV, NAMESPACE_INIT_ENV, resolveIsolationMode }, { probeNamespaces }] = await Promise.all([import('../runtime/isolation/mode.js'), import('../runtime/isolation/probe.js')]);
+  const [{ ISOLATION_ENV, resolveIsolationMode }, { probeNamespaces }] = await Promise.all([import('../runtime/isolation/mode.js'), import('../runtime/isolation/probe.js')]);
   const name = 'namespaces';
   let mode;
   try {
     mode = resolveIsolationMode(undefined, hostEnv);
   } catch (error) {
     const e = toAgentHarnessError(error);
-    return { name, ok: false, detail: `${ISOLATION_ENV}=${String(hostEnv[ISOLATION_ENV])} ${NAMESPACE_INIT_ENV}=${String(hostEnv[NAMESPACE_INIT_ENV])}`, error: { code: e.code, message: e.message, hint: e.hint } };
+    return { name, ok: false, detail: `${ISOLATION_ENV}=${String(hostEnv[ISOLATION_ENV])}`, error: { code: e.code, message: e.message, hint: e.hint } };
   }
   if (mode === 'off') return { name, ok: true, detail: `off (${ISOLATION_ENV}=off): network proxy-only, processes by process group`, error: null };
   const support = probeNamespaces({ hostPath: hostEnv.PATH });
-  if (support.available) return { name, ok: true, detail: `network namespace (loopback only) and PID namespace per attempt (${support.unshare}; init: ${support.perl ? `Perl, ${support.perl}` : `Node, loopback by ${support.ip}`}; ${support.harden ? 'hardened: the engine in a user namespace of its own, the init not traceable by it' : `not hardened${support.perl ? ' (this architecture or kernel)' : ' (the Node init)'}: the engine could trace the init`})`, error: null };
+  if (support.available) return { name, ok: true, detail: `network namespace (loopback only) and PID namespace per attempt (${support.unshare}; loopback by ${support.ip})`, error: null };
   const message = `namespaces are unavailable: ${support.reason}`;
   if (mode === 'require') return { name, ok: false, detail: 'unavailable', error: { code: 'ISOLATION_UNAVAILABLE', message, hint: ERROR_CODES.ISOLATION_UNAVAILABLE } };
   return { name, ok: true, detail: `WARNING ${message}; attempts fall back to network proxy-only and processes by process group (${ISOLATION_ENV}=require refuses instead)`, error: null };
-}
-
-/** The attempt daemon's settings and directory (AGENT_HARNESS_DAEMON), and how many daemons run. */
-async function daemonCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> {
-  const [{ daemonShared }, { askAll }] = await Promise.all([import('./daemon-shared.js'), import('./daemon.js')]);
-  const shared = daemonShared();
-  const name = 'daemon';
-  let idleMs: number;
-  try {
-    if (!shared.daemonEnabled(hostEnv)) {
-      const ci = shared.ciVariable(hostEnv);
-      const why = shared.daemonByDefault(hostEnv) && ci ? `a CI job: ${ci} is set; ${shared.DAEMON_ENV}=on turns it on` : `${shared.DAEMON_ENV}=${String(hostEnv[shared.DAEMON_ENV])}`;
-      return { name, ok: true, detail: `off (${why}): every command runs its attempt itself`, error: null };
-    }
-    idleMs = shared.daemonIdleMs(hostEnv);
-  } catch (error) {
-    if (!(error instanceof shared.DaemonSettingError)) throw error;
-    return { name, ok: false, detail: `${shared.DAEMON_ENV}=${String(hostEnv[shared.DAEMON_ENV])}`, error: { code: 'CONFIG_INVALID', message: error.message, hint: ERROR_CODES.CONFIG_INVALID } };
-  }
-  const dir = shared.daemonDirectory(hostEnv);
-  const unusable = shared.checkDaemonDirectory(dir);
-  if (unusable) return { name, ok: true, detail: `WARNING ${unusable}: attempts run in each command (DAEMON_UNAVAILABLE)`, error: null };
-  const running = await askAll(dir, 'status');
-  // The command's link starts the Perl client where sh finds a perl (bin/daemon-client.pl), else Node's.
-  const { findOnPath } = await import('../runtime/isolation/probe.js');
-  const perl = findOnPath('perl', (hostEnv.PATH ?? '').split(path.delimiter).filter(Boolean));
-  const client = perl ? `the command's client is Perl (${perl})` : 'no perl on PATH: the command\'s client is Node (a Node start per command)';
-  const setting = shared.daemonByDefault(hostEnv) ? 'on (the default outside a CI job)' : `on (${shared.DAEMON_ENV}=${String(hostEnv[shared.DAEMON_ENV])})`;
-  return { name, ok: true, detail: `${setting}: daemons in ${dir} (${running.length} running), ended after ${idleMs} ms without an attempt; ${client}`, error: null };
 }
 
 /** Runs every self-check. */
@@ -124,7 +95,6 @@ export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.Proce
     ? { name: 'host isolation', ok: false, detail: leak.root, error: { code: 'ENV_LEAK_DETECTED', message: `${leak.root}: ${leak.reason}`, hint: 'Move the managed roots outside your HOME config directories.' } }
     : { name: 'host isolation', ok: true, detail: `managed roots are outside ${hostEnv.HOME ?? '(no HOME)'}`, error: null });
   checks.push(await namespaceCheck(hostEnv));
-  checks.push(await daemonCheck(hostEnv));
   for (const id of ENGINE_IDS) {
     if (!availableEngines().includes(id)) {
       checks.push({ name: `engine ${id}`, ok: true, detail: 'capability-gated (not implemented yet)', error: null });
@@ -167,7 +137,7 @@ async function repairStore(paths: HarnessPaths): Promise<{ leases: number; seale
   const [{ reclaimDeadLeases }, { listRuns }, { recoverRuns }] = await Promise.all([
     import('../runtime/lease.js'),
     import('../runtime/run-store.js'),
-    import('../core/seal-attempt.js'),
+    import('../core/seal-interrupted.js'),
   ]);
   const leases = (await reclaimDeadLeases(paths.agentHome)).length;
   const runs = await listRuns(paths.runRoot);

@@ -9,7 +9,6 @@ import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import type { EngineId } from '../protocol/index.js';
 import { PACKAGE_ROOT } from '../runtime/executables.js';
-import { registerDaemon } from './daemon.js';
 import { registerDemo } from './demo.js';
 import { registerDoctor } from './doctor.js';
 import { reportCliError } from './errors.js';
@@ -63,7 +62,6 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
   registerDemo(program, streams, setExit);
   registerTranslate(program, streams, setExit);
   registerReport(program, streams, setExit);
-  registerDaemon(program, streams, setExit);
   for (const engine of ENGINE_COMMANDS) {
     program
       .command(engine)

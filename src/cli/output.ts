@@ -15,13 +15,6 @@ import { createBatchedWriter } from './batched-writer.js';
 export interface CliStreams {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
-  /** Signals meant for the command besides its process's own: a daemon's client passes on its SIGINT/SIGTERM. */
-  interrupts?: CliInterrupts;
-}
-
-/** A source of signals for a command: `subscribe` returns the function that unsubscribes. */
-export interface CliInterrupts {
-  subscribe(listener: (signal: NodeJS.Signals) => void): () => void;
 }
 
 /** The separator line printed once before and once after the engine's output. */

@@ -21,13 +21,9 @@ export function registerResume(program: Command, streams: CliStreams, setExit: (
     .option('--isolation <mode>', 'namespaces for the engine: auto (default), require, off', parseIsolationMode)
     .addHelpText('after', '\nExample:\n  agent-harness resume 3f9a01bc "now add a README"')
     .action(async (handle: string, message: string, options: { translate?: TranslateMode; script?: string; timeoutMs?: number; isolation?: IsolationMode }) => {
-      const [{ resolveRunSelector }, { recoverRun }, { chooseIo, runAttemptCommand }] = await Promise.all([
-        import('../runtime/run-store.js'),
-        import('../core/seal-attempt.js'),
-        import('./attempt-command.js'),
-      ]);
+      const [{ findRun }, { chooseIo, runAttemptCommand }] = await Promise.all([import('../core/session.js'), import('./attempt-command.js')]);
       const paths = resolveHarnessPaths();
-      const run = await recoverRun(paths, await resolveRunSelector(paths.runRoot, handle));
+      const run = await findRun(paths, { selector: handle });
       const translate = options.translate ?? run.translate_mode;
       const { status } = await runAttemptCommand(streams, {
         paths,

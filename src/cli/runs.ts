@@ -60,7 +60,7 @@ export function registerRuns(program: Command, streams: CliStreams): void {
     .option('--failed', 'only runs whose last attempt failed')
     .option('--last <n>', 'only the newest N runs', parsePositiveInt('--last'))
     .action(async (options: RunsOptions) => {
-      const [{ refreshRunIndex }, { recoverRuns }] = await Promise.all([import('../runtime/run-store.js'), import('../core/seal-attempt.js')]);
+      const [{ refreshRunIndex }, { recoverRuns }] = await Promise.all([import('../runtime/run-store.js'), import('../core/seal-interrupted.js')]);
       const paths = resolveHarnessPaths();
       const store = await refreshRunIndex(paths.runRoot);
       // Listing a run seals attempts whose harness died and reclaims their trust leases.

@@ -52,11 +52,11 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
  */
 export async function startCommand(streams: CliStreams, engine: string, rawArgs: readonly string[], options: StartCommandOptions, direct = false): Promise<number> {
   // Loaded here, not at the top: `--version` and `--help` must not load the run store, the engines or the model.
-  const [{ resolveRunSelector }, { chooseIo, runAttemptCommand }] = await Promise.all([import('../runtime/run-store.js'), import('./attempt-command.js')]);
+  const [{ findRun }, { chooseIo, runAttemptCommand }] = await Promise.all([import('../core/session.js'), import('./attempt-command.js')]);
   const { args, translate: inlineTranslate } = extractTranslateFlag(rawArgs);
   const translate = inlineTranslate ?? options.translate ?? 0;
   const paths = resolveHarnessPaths();
-  const run = options.runDir ? await resolveRunSelector(paths.runRoot, options.runDir) : undefined;
+  const run = options.runDir ? await findRun(paths, { selector: options.runDir }) : undefined;
   const io: IoMode | undefined = options.pty ? 'pty' : undefined;
   const { status } = await runAttemptCommand(streams, {
     paths,

@@ -68,13 +68,9 @@ async function readAttemptMeta(file: string): Promise<AttemptMeta | null> {
 
 async function fromRun(selector: string, options: TranslateOptions, streams: CliStreams): Promise<{ engine: string; files: InputFiles; recorded: TranslateRecordedOptions }> {
   // Loaded here, not at the top: translating captured files needs neither the run store nor attempt sealing.
-  const [{ attemptAuditPaths, fcmpSeqStart }, { resolveRunSelector }, { recoverRun }] = await Promise.all([
-    import('../core/audit-files.js'),
-    import('../runtime/run-store.js'),
-    import('../core/seal-attempt.js'),
-  ]);
+  const [{ attemptAuditPaths, fcmpSeqStart }, { findRun }] = await Promise.all([import('../core/audit-files.js'), import('../core/session.js')]);
   const paths = resolveHarnessPaths();
-  const run = await recoverRun(paths, await resolveRunSelector(paths.runRoot, selector));
+  const run = await findRun(paths, { selector });
   const attempt = options.attempt ?? run.attempts;
   if (attempt < 1) throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${run.run_id} has no attempt yet.`);
   const audit = attemptAuditPaths(run.run_dir, attempt);

@@ -1,147 +1,171 @@
 /**
- * Sealing of attempts whose harness died (kill -9, second Ctrl-C, crash): a `meta.N.json` still `running`
- * whose recorded owner process is gone is finished from its raw logs, re-parsed through the engine's parser
- * into RASP/FCMP, with completion `failed` / `HARNESS_INTERRUPTED` and the session id the engine printed,
- * so the attempt can be translated and resumed.
+ * Step 6 of an attempt, seal: every audit file is completed, whatever happened before. The RASP events are
+ * translated to FCMP in one pass whose judge gives the verdict; the run's record, the conformance report and the
+ * final meta are written; what the attempt held is given back. A full disk is recorded per file, never thrown: the
+ * verdict and every file that can still be written are kept, and the attempt ends AUDIT_WRITE_FAILED naming what is
+ * missing.
  */
 import fs from 'node:fs';
-import { AttemptMetaSchema, type AttemptMeta, type FcmpEvent, type RaspEvent, type RunIndexEntry } from '../protocol/index.js';
-import { loadTranslationAdapter } from '../engines/translation-adapters.js';
-import { translateRecordedStreams, type RecordedSources, type StreamedTranslation } from '../translate/recorded-stream.js';
+import { toAgentHarnessError, type AgentHarnessError } from '../errors/index.js';
+import type { AttemptMeta, Completion, FcmpEvent } from '../protocol/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
-import { checkInputFile, MAX_AUDIT_FILE_BYTES, readInputBytesSync, streamInputFile } from '../runtime/bounded-input.js';
-import { withFileLock } from '../runtime/file-lock.js';
-import { isOwnerAlive, reclaimDeadLeases } from '../runtime/lease.js';
-import type { HarnessPaths } from '../runtime/paths.js';
+import { writeOwnFileSync } from '../runtime/own-file.js';
 import { updateRun } from '../runtime/run-store.js';
-import { attemptAuditPaths, attemptMetaPath, AuditWriteFailures, auditWriteFailed, fcmpSeqStart, type AttemptAuditPaths } from './audit-files.js';
+import type { CompletionJudgement } from '../translate/completion.js';
+import { createFcmpTranslator } from '../translate/fcmp.js';
+import { exitCodesFromModelRequests } from '../translate/tool-calls.js';
+import { attemptResult, type AttemptResult } from './attempt-result.js';
+import { auditWriteFailed, ensureFsAuditFiles, fcmpSeqStart } from './audit-files.js';
 import { EventSpool } from './event-spool.js';
+import type { AttemptOutcome } from './observe-attempt.js';
+import type { OpenedAttempt } from './open-attempt.js';
+import type { AttemptPlan } from './prepare-attempt.js';
+
+/** The audit meta's schemas (~10 ms to build in a fresh process), loaded once, when an attempt is first sealed. */
+let metaSchema: Promise<typeof import('../protocol/meta.js')> | undefined;
 
 /**
- * The raw logs of the attempt that exist as regular files, read in chunks when translated (a long attempt's logs are
- * never held whole; a FIFO the engine left in its place is passed over).
+ * Writes `model-requests.N.jsonl` when the attempt's own server did not (it logs as it answers): the requests of a
+ * shared server during the attempt, or none (live mode, or no request made). Every attempt has the file.
  */
-function rawLogSources(audit: AttemptAuditPaths): RecordedSources {
-  const sources: RecordedSources = {};
-  for (const [stream, file] of [['stdout', audit.stdout], ['stderr', audit.stderr], ['pty', audit.ptyOutput]] as const) {
-    const check = { what: `${stream} log` };
-    try {
-      checkInputFile(file, check);
-    } catch {
-      continue;
-    }
-    sources[stream] = () => streamInputFile(file, check, undefined, { reuseChunks: true });
-  }
-  return sources;
+function writeModelRequestLog(file: string, requests: readonly unknown[] | null): void {
+  if (requests === null && fs.existsSync(file)) return;
+  writeOwnFileSync(file, (requests ?? []).map((row) => `${JSON.stringify(row)}\n`).join(''));
 }
 
-/** True when `meta` belongs to an attempt whose harness process is gone without finishing it. */
-export function isOrphanedAttempt(meta: AttemptMeta): boolean {
-  return meta.status === 'running' && meta.owner !== undefined && !isOwnerAlive(meta.owner);
+function failedBy(error: AgentHarnessError): CompletionJudgement {
+  return { state: 'failed', reason: error.code, failure: { category: 'unknown', code: error.code, message: error.message }, evidenceSeq: null };
 }
 
-/** Seals attempt `attempt` of `runDir` if its owner died; returns the sealed meta, or null when there was nothing to seal. */
-export async function sealAttemptIfOrphaned(runDir: string, attempt: number): Promise<AttemptMeta | null> {
-  const metaFile = attemptMetaPath(runDir, attempt);
-  const first = readRunningMeta(metaFile);
-  if (!first || !isOrphanedAttempt(first)) return null;
-  // Two commands may find the same orphan at once (`runs` in two terminals): one seals it, the other sees it sealed.
-  return withFileLock(metaFile, async () => {
-    const meta = readRunningMeta(metaFile);
-    return meta && isOrphanedAttempt(meta) ? seal(runDir, attempt, meta) : null;
+/** Translates the attempt's RASP events to FCMP (written as they come) and judges its completion. */
+function translateEvents(plan: AttemptPlan, opened: OpenedAttempt, outcome: AttemptOutcome, toolExitCodes: ReadonlyMap<string, number>) {
+  const { request, adapter, launch } = plan;
+  const { run, attempt, runDir, audit, failures, tally } = opened;
+  // A call whose argv the user wrote may start no session (`agent-harness codex --version`): not a failure.
+  const expectSession = launch === 'resume' || (!request.rawArgs && (request.passthrough?.length ?? 0) === 0);
+  const translator = createFcmpTranslator({
+    runId: run.run_id,
+    engine: adapter.id,
+    attempt,
+    seqStart: fcmpSeqStart(runDir, attempt),
+    launch,
+    errorPatterns: adapter.errorPatterns,
+    expectSession,
+    replyText: launch === 'resume' ? request.message ?? null : null,
+    sessionId: run.session_id,
+    toolExitCodes,
   });
-}
-
-/**
- * The attempt's meta while it says `running`, or null: finished, missing or truncated (the store's concern: translate
- * works from the raw logs). Only a running meta can be an orphan, so only a running one is checked against the
- * schema: a listing of 5,000 finished runs reads their metas without 5,000 schema checks.
- */
-function readRunningMeta(file: string): AttemptMeta | null {
-  try {
-    // Read as an input: the run directory is the engine's, and a FIFO there must not block the listing for good.
-    const text = readInputBytesSync(file, { what: 'attempt meta', maxBytes: MAX_AUDIT_FILE_BYTES }).toString('utf8');
-    // A meta whose status is "running" holds that JSON string: one without it is not parsed at all.
-    if (!text.includes('"running"')) return null;
-    const value: unknown = JSON.parse(text);
-    if ((value as { status?: unknown } | null)?.status !== 'running') return null;
-    return AttemptMetaSchema.parse(value);
-  } catch {
-    return null;
-  }
-}
-
-/** Finishes an orphaned attempt from its raw logs. */
-async function seal(runDir: string, attempt: number, meta: AttemptMeta): Promise<AttemptMeta> {
-  const audit = attemptAuditPaths(runDir, attempt);
-  // RASP and FCMP are written as they are translated (spools that keep nothing in memory).
-  const failures = new AuditWriteFailures();
-  const rasp = new EventSpool<RaspEvent>(audit.rasp, failures, 0);
-  const fcmp = new EventSpool<FcmpEvent>(audit.fcmp, failures, 0);
-  let translation: StreamedTranslation;
-  try {
-    translation = await translateRecordedStreams(
-      await loadTranslationAdapter(meta.engine),
-      rawLogSources(audit),
-      { runId: meta.run_id, attempt, launch: meta.launch === 'resume' ? 'resume' : 'start', seqStart: fcmpSeqStart(runDir, attempt), sessionId: meta.session_id, rawLineEvents: true },
-      { rasp: (event) => rasp.push(event), fcmp: (event) => fcmp.push(event) },
-    );
-  } finally {
-    rasp.close();
-    fcmp.close();
-  }
-  if (failures.list.length > 0) throw auditWriteFailed(audit, attempt, failures.list, null);
-  const endedAt = new Date();
-  const sealed: AttemptMeta = {
-    ...meta,
-    status: 'finished',
-    timings: { ...meta.timings, ended_at: endedAt.toISOString(), duration_ms: Math.max(0, endedAt.getTime() - Date.parse(meta.timings.started_at)) },
-    exit: meta.exit ?? { code: null, signal: null, timed_out: false, canceled: false },
-    session_id: translation.summary.session_id ?? meta.session_id,
-    completion: { state: 'failed', reason: 'HARNESS_INTERRUPTED' },
-    error: { code: 'HARNESS_INTERRUPTED', message: `The harness process ${meta.owner!.pid} ended before attempt ${attempt} finished; sealed from its raw logs.` },
+  const fcmp = new EventSpool<FcmpEvent>(audit.fcmp, failures, plan.eventMemoryBytes);
+  let finalMessage: string | null = null;
+  const emit = (events: readonly FcmpEvent[]): void => {
+    for (const event of events) {
+      fcmp.push(event);
+      tally.fcmp(event);
+      if (event.type === 'assistant.message.final') finalMessage = event.data.text;
+    }
   };
-  await writeJsonAtomic(audit.meta, sealed);
-  return sealed;
-}
-
-/** Seals every orphaned attempt of `runDir` (attempts 1..n while their meta exists); returns the sealed metas. */
-export async function sealOrphanedAttempts(runDir: string): Promise<AttemptMeta[]> {
-  const sealed: AttemptMeta[] = [];
-  for (let attempt = 1; fs.existsSync(attemptMetaPath(runDir, attempt)); attempt += 1) {
-    const meta = await sealAttemptIfOrphaned(runDir, attempt);
-    if (meta) sealed.push(meta);
+  // The events again, from memory or (a long attempt) read back from rasp.N.jsonl, checked to be what was written.
+  let tampered: AgentHarnessError | null = null;
+  try {
+    for (const event of opened.raspSpool.events()) {
+      tally.rasp(event);
+      emit(translator.push(event));
+    }
+  } catch (error) {
+    tampered = toAgentHarnessError(error);
   }
-  return sealed;
+  // A harness failure before the engine ran overrides the translator's own judge.
+  const harnessFailure = tampered ?? (outcome.error && !outcome.process ? outcome.error : null);
+  const judged = harnessFailure ? failedBy(harnessFailure) : translator.verdict();
+  emit(translator.finish(judged));
+  const completion: Completion = { state: judged.state, reason: judged.reason, ...(judged.failure ? { code: judged.failure.code } : {}) };
+  return { fcmp, completion, finalMessage, tampered };
 }
 
-/**
- * What a command calls on a run it resolved: reclaims dead owners' config leases, seals orphaned attempts and
- * brings `run.json`/the index up to date (attempt count, session id, last completion). Returns the run as it now is.
- */
-export async function recoverRun(paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>, run: RunIndexEntry): Promise<RunIndexEntry> {
-  await reclaimDeadLeases(paths.agentHome);
-  return sealRun(paths, run);
-}
+/** Seals the attempt and returns its result. */
+export async function sealAttempt(plan: AttemptPlan, opened: OpenedAttempt, outcome: AttemptOutcome): Promise<AttemptResult> {
+  const { request, adapter, launch } = plan;
+  const { audit, attempt, failures, clock, runDir } = opened;
+  metaSchema ??= import('../protocol/meta.js');
+  // Already given back when the engine ran; waited for below, before the meta records the trust entry's removal.
+  const released = opened.resources.release();
+  await outcome.before;
+  await failures.attemptAsync(audit.fsDiff, () => ensureFsAuditFiles(audit, runDir));
+  const model = await opened.model.catch(() => null);
+  const requests = model?.requests() ?? [];
+  failures.attempt(audit.modelRequests, () => writeModelRequestLog(audit.modelRequests, model?.owned && !model.owned.logError ? null : requests));
+  const toolExitCodes = exitCodesFromModelRequests(requests);
+  // The meta's list is the RASP event's (derived once, above); none when the engine made no real request.
+  if (plan.modelMode !== 'live') opened.meta.skill_injection.offered = opened.facts.offered ?? [];
+  const { fcmp, completion, finalMessage, tampered } = translateEvents(plan, opened, outcome, toolExitCodes);
+  let error = tampered ?? outcome.error;
+  opened.raspSpool.close();
+  fcmp.close();
+  opened.writer.close();
+  clock.mark('translate');
 
-/** {@link recoverRun} without the leases: seals the run's orphaned attempts and updates its record. */
-async function sealRun(paths: Pick<HarnessPaths, 'runRoot'>, run: RunIndexEntry): Promise<RunIndexEntry> {
-  const sealed = await sealOrphanedAttempts(run.run_dir);
-  if (sealed.length === 0) return run;
-  const last = sealed[sealed.length - 1]!;
-  return updateRun(paths.runRoot, run.run_id, {
-    session_id: last.session_id ?? run.session_id,
-    last_completion: 'failed',
-  }, last.attempt);
-}
+  const endedAt = new Date();
+  const sessionId = opened.facts.sessionId;
+  const scriptInForce = request.modelServer ? request.modelServer.script ?? null : plan.script ?? null;
+  // The run's record and index, while the rest is sealed: the attempt count comes from the meta files, which exist
+  // since the attempt began (updateRun derives it under the index lock; concurrent resumes).
+  const runUpdated = updateRun(request.paths.runRoot, opened.run.run_id, {
+    session_id: sessionId,
+    last_completion: completion.state,
+    // The script in force, inline: a shared server's (the fixtures', appended turns included), else the attempt's own.
+    ...(scriptInForce ? { script: scriptInForce } : {}),
+  }, attempt).catch(() => opened.run);
+  const processResult = outcome.process;
+  const meta: AttemptMeta = {
+    ...opened.meta,
+    status: 'finished',
+    timings: { started_at: opened.meta.timings.started_at, ended_at: endedAt.toISOString(), duration_ms: endedAt.getTime() - opened.startedAt.getTime() },
+    exit: processResult ? { code: processResult.exitCode, signal: processResult.signal, timed_out: processResult.timedOut, canceled: processResult.canceled } : null,
+    session_id: sessionId,
+    completion,
+    usage: opened.facts.usage,
+    error: error ? { code: error.code, message: error.message } : null,
+  };
+  const conformance = opened.tally.report({ runId: opened.run.run_id, engine: adapter.id, attempt, launch, completion, durationMs: meta.timings.duration_ms, engineVersion: meta.engine_version ?? null });
+  const conformanceWritten = failures.attemptAsync(audit.conformance, () => writeJsonAtomic(audit.conformance, conformance));
+  await released;
+  // The trust entry's removal, recorded by the release.
+  meta.trust = opened.meta.trust;
+  clock.mark('cleanup');
+  await conformanceWritten;
+  clock.mark('conformance');
+  meta.timings.steps = opened.clock.record();
+  if (failures.list.length > 0) {
+    error = auditWriteFailed(audit, attempt, failures.list, error);
+    meta.error = { code: error.code, message: error.message };
+  }
+  // Checked once, so without zod's JIT: compiling a parser for the meta's ~30 object schemas costs more than it saves.
+  const { AttemptMetaSchema } = await metaSchema;
+  await failures.attemptAsync(audit.meta, () => writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta, { jitless: true })));
+  if (failures.has(audit.meta)) error = auditWriteFailed(audit, attempt, failures.list, error);
+  const run = await runUpdated;
 
-/**
- * {@link recoverRun} over a listing (`runs`): each run as it is after sealing its orphaned attempts. The dead owners'
- * leases are reclaimed once, not once per run: they live under the managed home, not in the runs.
- */
-export async function recoverRuns(paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>, runs: readonly RunIndexEntry[]): Promise<RunIndexEntry[]> {
-  await reclaimDeadLeases(paths.agentHome);
-  const recovered: RunIndexEntry[] = [];
-  for (const run of runs) recovered.push(await sealRun(paths, run));
-  return recovered;
+  return attemptResult({
+    runId: run.run_id,
+    handle: run.handle,
+    runDir,
+    engine: adapter.id,
+    attempt,
+    launch,
+    sessionId: meta.session_id,
+    exitCode: processResult?.exitCode ?? null,
+    signal: processResult?.signal ?? null,
+    timedOut: processResult?.timedOut ?? false,
+    completion,
+    finalMessage,
+    fsDiff: outcome.fsDiff,
+    usage: meta.usage,
+    durationMs: meta.timings.duration_ms ?? 0,
+    engineVersion: meta.engine_version ?? null,
+    skillsInjected: meta.skill_injection.skills.map((s) => s.name),
+    skillsOffered: meta.skill_injection.offered ?? null,
+    audit,
+    conformance,
+    error,
+  }, { rasp: opened.raspSpool, fcmp, toolExitCodes });
 }

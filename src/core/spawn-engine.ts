@@ -61,10 +61,11 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
     cwd: input.cwd,
     ...supervision,
   });
+  const namespaced = input.isolation?.record.processes === 'pid-namespace';
   let result: ProcessResult;
   if (io === 'pty') {
     // Inside the namespaces the PTY's process is the init: the engine gets what node-pty would have added for it.
-    result = await runPty({ ...started(input.isolation?.init ? ptyEnv(input.env, input.cwd) : input.env), onChunk: feed, onTiming: (line) => writer.timing(line) });
+    result = await runPty({ ...started(namespaced ? ptyEnv(input.env, input.cwd) : input.env), onChunk: feed, onTiming: (line) => writer.timing(line) });
   } else if (io === 'passthrough') {
     // `script` owns the terminal and writes the log itself; it is parsed once the engine is done.
     // `script` hands its descriptors on: the init gets its lifeline and model channel as it does when prestarted.
@@ -87,7 +88,7 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
     // With namespaces the init was started earlier (prestart): it is only told what to run.
     const prestarted = input.signal?.aborted ? null : input.isolation?.launch({ file: input.file, args: input.args, env: input.env, cwd: input.cwd }) ?? null;
     if (prestarted) result = await superviseSplit(prestarted, { ...supervision, onChunk: feed });
-    else if (input.isolation?.init) result = notStarted(performance.now(), input.signal?.aborted ? null : new Error('internal: the namespaces\' init was not started'), true);
+    else if (namespaced) result = notStarted(performance.now(), input.signal?.aborted ? null : new Error('internal: the namespaces\' init was not started'), true);
     else result = await runProcess({ file: input.file, args: input.args, cwd: input.cwd, env: input.env, ...supervision, stdin: input.stdin === 'ignore' ? 'ignore' : { text: '' }, onChunk: feed });
   }
   for (const line of splitter.flush()) feedLine(rasp, line);

@@ -39,8 +39,7 @@ export const ERROR_CODES = {
   INPUT_NOT_REGULAR_FILE: 'Pass a regular file: a FIFO, a device (/dev/zero, /dev/stdin) or a directory can block or never end. Save the output to a file first.',
   INPUT_TOO_LARGE: 'The file is larger than the harness reads whole; shrink it or raise the limit (AGENT_HARNESS_MAX_SCRIPT_BYTES for model scripts).',
   INTERRUPTED: 'The command was stopped by SIGINT/SIGTERM before it finished; run it again.',
-  DAEMON_UNAVAILABLE: 'The attempt daemon (AGENT_HARNESS_DAEMON=on) could not be used; the message says why. Check AGENT_HARNESS_DAEMON_DIR (a directory of yours alone, mode 0700) and the daemon log beside its socket, or set AGENT_HARNESS_DAEMON=off.',
-  DAEMON_LOST: 'The daemon that ran the attempt ended before it finished (killed, or crashed); `agent-harness runs` seals the attempt. Resume the run to continue.',
+  BUILD_MISSING: 'The command runs the compiled dist/: in a checkout run `npm ci` or `npm run build` (`npm run cli -- <args>` runs the sources instead).',
 } as const;
 
 /** A stable error code. */

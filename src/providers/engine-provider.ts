@@ -9,13 +9,13 @@
  */
 import { streamAttempt } from '../core/attempt-stream.js';
 import type { AttemptRequest } from '../core/attempt-request.js';
+import { resumeRequest } from '../core/session.js';
 import { getEngine } from '../engines/registry.js';
 import { withCarriedFlags } from '../engines/resume-flags.js';
 import { checkAgentOptions } from '../engines/agent-options.js';
 import { AgentHarnessError } from '../errors/index.js';
-import type { AgentEvent, AgentOptions, EngineId, RunIndexEntry } from '../protocol/index.js';
+import type { AgentEvent, AgentOptions, EngineId } from '../protocol/index.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
-import { listRuns, refreshRunIndex } from '../runtime/run-store.js';
 import { parseProviderConfig, type AgentProviderConfig, type ResolvedAgentProviderConfig } from './config.js';
 import { createAgentEventMapper } from './events.js';
 import type { AgentProvider } from './types.js';
@@ -51,13 +51,7 @@ async function buildRequest(engine: EngineId, config: ResolvedAgentProviderConfi
     ...(extra.script !== undefined ? { script: extra.script as AttemptRequest['script'] } : {}),
     ...(typeof extra.timeoutMs === 'number' ? { timeoutMs: extra.timeoutMs } : {}),
   };
-  if (config.resumeSessionId) {
-    const bySession = (runs: readonly RunIndexEntry[]) => runs.findLast((r) => r.session_id === config.resumeSessionId && r.engine === engine);
-    // The index is a cache: a miss rescans the run directories (a stale index still parses).
-    const run = bySession(await listRuns(paths.runRoot)) ?? bySession((await refreshRunIndex(paths.runRoot)).runs);
-    if (!run) throw new AgentHarnessError('RUN_NOT_FOUND', `No ${engine} run under ${paths.runRoot} has session ${config.resumeSessionId}.`, { details: { sessionId: config.resumeSessionId } });
-    return { ...common, launch: 'resume', run, message: config.prompt };
-  }
+  if (config.resumeSessionId) return resumeRequest({ sessionId: config.resumeSessionId, engine }, config.prompt, common);
   const args = adapter.buildStartArgs({ prompt: config.prompt, passthrough: [] });
   return {
     ...common,

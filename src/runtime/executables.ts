@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { AgentHarnessError } from '../errors/index.js';
 import type { HarnessPaths } from './paths.js';
 
-/** The package root of agent-harness itself: two levels above this file in src/ and dist/, and above the command's bundle in dist/bundle/. */
+/** The package root of agent-harness itself: two levels above this file in src/ and dist/. */
 export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 function isExecutableFile(file: string): boolean {

@@ -11,8 +11,7 @@
  * directory has no remembered hashes, so its before-snapshot would still read every file before the engine could
  * start: `startSnapshot` hands out the listing at once and hashes the rest while the engine runs, keeping a hash only
  * when the file's stats prove it is the listed content (`fs-file-hash.ts`). What is left is the lstat of every file,
- * twice per attempt, a ~2 µs system call each on the bench's VM: from `SHARE_MIN_FILES` files on, a listing shares
- * them with a worker thread (`fs-stat-worker.ts`).
+ * twice per attempt.
  */
 import { createHash } from 'node:crypto';
 import fsSync, { createReadStream, type Stats } from 'node:fs';
@@ -22,7 +21,6 @@ import type { FsDiff, FsEntry, FsSnapshot } from '../protocol/index.js';
 import { hashLargeFileIfUnchanged, hashSmallFileIfUnchanged } from './fs-file-hash.js';
 import { cachedHash, isRacy, rememberedHashes, recordHash, storeHashes, type RememberedHash, type RootHashes } from './fs-hash-cache.js';
 import { byPath, compileExclude, listTree, under } from './fs-tree-walk.js';
-import { KIND_FILE, KIND_GONE, KIND_OTHER, KIND_SYMLINK, shareStats, STAT_FIELDS, type SharedStats } from './fs-stat-worker.js';
 import { createSlicer, type Slicer } from './slicer.js';
 
 export { clearHashCache } from './fs-hash-cache.js';
@@ -133,8 +131,8 @@ interface PendingHash {
  * the harness's own files, seeded just before): a later read could not tell its listed content from a same-tick
  * rewrite. Null when it vanished, cannot be stat'ed, or is no longer a file or symlink.
  */
-function entryOfStat(rel: string, kind: number, identity: RememberedHash, statAt: number, hashing: Hashing): FsEntry | null {
-  if (kind === KIND_SYMLINK) {
+function entryOfStat(rel: string, kind: 'file' | 'symlink' | 'other', identity: RememberedHash, statAt: number, hashing: Hashing): FsEntry | null {
+  if (kind === 'symlink') {
     let target: string;
     try {
       target = fsSync.readlinkSync(hashing.at(rel));
@@ -143,7 +141,7 @@ function entryOfStat(rel: string, kind: number, identity: RememberedHash, statAt
     }
     return { path: rel, type: 'symlink', size: identity.size, sha256: createHash('sha256').update(target).digest('hex'), mtime_ms: identity.mtimeMs };
   }
-  if (kind !== KIND_FILE) return null;
+  if (kind !== 'file') return null;
   const entry: FsEntry = { path: rel, type: 'file', size: identity.size, sha256: null, mtime_ms: identity.mtimeMs };
   if (!hashing.on || identity.size > hashing.maxBytes) return entry;
   const cached = cachedHash(hashing.remembered, rel, identity);
@@ -157,7 +155,7 @@ function entryOfStat(rel: string, kind: number, identity: RememberedHash, statAt
   return entry;
 }
 
-/** The entry of `rel` from a synchronous lstat on this thread ({@link entryOfStat}). */
+/** The entry of `rel` from a synchronous lstat ({@link entryOfStat}). */
 function statEntry(rel: string, hashing: Hashing): FsEntry | null {
   const statAt = Date.now();
   let stat: Stats | undefined;
@@ -167,89 +165,20 @@ function statEntry(rel: string, hashing: Hashing): FsEntry | null {
     return null;
   }
   if (!stat) return null;
-  const kind = stat.isFile() ? KIND_FILE : stat.isSymbolicLink() ? KIND_SYMLINK : KIND_OTHER;
+  const kind = stat.isFile() ? 'file' : stat.isSymbolicLink() ? 'symlink' : 'other';
   return entryOfStat(rel, kind, { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, sha256: null }, statAt, hashing);
 }
 
-/**
- * A listing this long or longer shares its lstats with the stat worker (`fs-stat-worker.ts`), once the worker runs:
- * below it, the hand-offs save less than they cost.
- */
-export const SHARE_MIN_FILES = 2_000;
-/** Paths per batch offered to the stat worker. */
-const STAT_BATCH = 512;
-
-/** A batch of listed paths offered to the stat worker: `paths[from, to)`, offered at `statAt` (Date.now()). */
-interface StatBatch {
-  from: number;
-  to: number;
-  statAt: number;
-}
-
-/**
- * The entries of the first `maxFiles` files and symlinks under the root (in no order; those that vanished left out)
- * and how many the walk found (one past `maxFiles` when there are more). From {@link SHARE_MIN_FILES} files on, the
- * lstats are shared with the stat worker: it is offered batches as the walk finds them, and this thread, its walk
- * done, stats the batches the worker has not taken yet. The first listing that big starts the worker and does not
- * wait for it.
- */
+/** The entries of the first `maxFiles` files and symlinks under the root (in no order; those that vanished left out) and how many the walk found (one past `maxFiles` when there are more). */
 async function listEntries(isExcluded: (name: string) => boolean, maxFiles: number, hashing: Hashing, slicer: Slicer): Promise<{ found: number; entries: FsEntry[] }> {
-  let shared: SharedStats | null | undefined;
-  const batches: StatBatch[] = [];
-  const offer = (found: readonly string[], to: number): void => {
-    const from = batches.at(-1)?.to ?? 0;
-    batches.push({ from, to, statAt: Date.now() });
-    shared!.offer(found.slice(from, to).map(hashing.at));
-  };
-  /** Offers the whole batches among the first `usable` paths found, once they are enough to share. */
-  const offerFound = (found: readonly string[], usable: number): void => {
-    if (shared === undefined && usable >= SHARE_MIN_FILES) shared = shareStats(Math.ceil(maxFiles / STAT_BATCH) + 1);
-    for (let from = batches.at(-1)?.to ?? 0; shared && usable - from >= STAT_BATCH; from += STAT_BATCH) offer(found, from + STAT_BATCH);
-  };
+  const paths = await listTree(hashing.root, isExcluded, maxFiles, slicer);
   const entries: FsEntry[] = [];
-  const take = async (paths: readonly string[], from: number, to: number): Promise<void> => {
-    for (let index = from; index < to; index += 1) {
-      const entry = statEntry(paths[index]!, hashing);
-      if (entry) entries.push(entry);
-      if (slicer.due()) await slicer.pause();
-    }
-  };
-  try {
-    const paths = await listTree(hashing.root, isExcluded, maxFiles, slicer, (found) => offerFound(found, Math.min(found.length, maxFiles)));
-    const count = Math.min(paths.length, maxFiles);
-    // Again at the end: a walk stopped at the limit reports none of the directories it was in.
-    offerFound(paths, count);
-    if (!shared) {
-      await take(paths, 0, count);
-      return { found: paths.length, entries };
-    }
-    if ((batches.at(-1)?.to ?? 0) < count) offer(paths, count);
-    // This thread takes batches from the last one back until it meets one the worker took (from the first on).
-    let mine = batches.length;
-    while (mine > 0 && shared.claim(mine - 1)) {
-      mine -= 1;
-      await take(paths, batches[mine]!.from, batches[mine]!.to);
-    }
-    for (const [batch, { from, to, statAt }] of batches.slice(0, mine).entries()) {
-      const stats = await shared.stats(batch);
-      if (!stats) {
-        await take(paths, from, to);
-        continue;
-      }
-      for (let index = from; index < to; index += 1) {
-        const at = (index - from) * STAT_FIELDS;
-        const kind = stats[at]!;
-        const identity: RememberedHash = { dev: stats[at + 1]!, ino: stats[at + 2]!, size: stats[at + 3]!, mtimeMs: stats[at + 4]!, ctimeMs: stats[at + 5]!, sha256: null };
-        // The worker's stats were taken after statAt: the earlier time only makes a stat racy sooner.
-        const entry = kind === KIND_GONE ? null : entryOfStat(paths[index]!, kind, identity, statAt, hashing);
-        if (entry) entries.push(entry);
-      }
-      if (slicer.due()) await slicer.pause();
-    }
-    return { found: paths.length, entries };
-  } finally {
-    shared?.close();
+  for (let index = 0, count = Math.min(paths.length, maxFiles); index < count; index += 1) {
+    const entry = statEntry(paths[index]!, hashing);
+    if (entry) entries.push(entry);
+    if (slicer.due()) await slicer.pause();
   }
+  return { found: paths.length, entries };
 }
 
 /**

@@ -38,11 +38,9 @@ export function compileExclude(patterns: readonly string[]): (name: string) => b
 
 /**
  * Relative POSIX paths of the files and symlinks under `root`, in walk order (names sorted per directory),
- * stopping once more than `limit` were found. A directory that vanishes or cannot be read is skipped. `onFound`, if
- * given, sees the paths found so far after each directory (the same array, growing), so that a caller can start on
- * them while the walk goes on.
+ * stopping once more than `limit` were found. A directory that vanishes or cannot be read is skipped.
  */
-export async function listTree(root: string, isExcluded: (name: string) => boolean, limit: number, slicer: Slicer, onFound?: (found: readonly string[]) => void): Promise<string[]> {
+export async function listTree(root: string, isExcluded: (name: string) => boolean, limit: number, slicer: Slicer): Promise<string[]> {
   const found: string[] = [];
   const at = under(root);
   const walk = async (rel: string): Promise<void> => {
@@ -61,7 +59,6 @@ export async function listTree(root: string, isExcluded: (name: string) => boole
       if (entry.isDirectory()) await walk(child);
       else if (entry.isFile() || entry.isSymbolicLink()) found.push(child);
     }
-    onFound?.(found);
   };
   await walk('');
   return found;

@@ -5,10 +5,10 @@
  */
 import path from 'node:path';
 import { runAttempt } from '../core/run-attempt.js';
+import { resumeRequest } from '../core/session.js';
 import type { AttemptResult } from '../core/attempt-result.js';
 import { AgentHarnessError } from '../errors/index.js';
 import type { EngineId, TranslateMode } from '../protocol/index.js';
-import { readRunRecord } from '../runtime/run-store.js';
 import type { HarnessFixture, ModelFixture } from './fixtures.js';
 import { attemptRecord, HarnessRun } from './run.js';
 import { readAgentHarnessMeta, writeAgentHarnessMeta, type AgentHarnessAttemptRecord } from './types.js';
@@ -106,10 +106,9 @@ export async function runAgentFixture({ harness, model, task, signal, skip, anno
         ...common(options.timeoutMs),
       });
       const run = new HarnessRun(first, async (self, message, resumeOptions) => {
-        const record = readRunRecord(self.runDir);
-        if (!record) throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${self.runId} has no run record in ${self.runDir}.`);
         if (resumeOptions.turns?.length) model.append(...resumeOptions.turns);
-        return track(self, await runAttempt({ paths, engine: self.engine, launch: 'resume', run: record, message, ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}), ...common(resumeOptions.timeoutMs) }));
+        const request = await resumeRequest({ runDir: self.runDir }, message, { paths, ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}), ...common(resumeOptions.timeoutMs) });
+        return track(self, await runAttempt(request));
       });
       runs.push(run);
       await track(run, first);

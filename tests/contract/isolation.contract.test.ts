@@ -13,10 +13,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAttempt } from '../../src/core/run-attempt.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
-import { NAMESPACE_INIT, NAMESPACE_INIT_PERL, openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
-import { resolveIsolationMode, resolveNamespaceInit } from '../../src/runtime/isolation/mode.js';
-import { hardeningSyscalls } from '../../src/runtime/isolation/init-scripts.js';
-import { keepSpare, takeSpare } from '../../src/runtime/isolation/spare.js';
+import { NAMESPACE_INIT, openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
+import { resolveIsolationMode } from '../../src/runtime/isolation/mode.js';
 import { findNamespaceTools, probeNamespaces, probeNamespacesAsync, type NamespaceSupport } from '../../src/runtime/isolation/probe.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { findScriptBinary, runPassthrough } from '../../src/runtime/passthrough.js';
@@ -63,17 +61,13 @@ afterAll(async () => {
  */
 type InitStart = 'wrap' | 'prestart';
 
-/**
- * Which init runs first in the namespaces: the Perl one (where the probe ran it: every attempt's then) or the Node
- * one (given a probe result without Perl, as where there is none).
- */
-type InitKind = 'perl' | 'node';
+/** The one init (the Node one); kept as a dimension of the test names. */
+type InitKind = 'node';
 
-/** The probe result that makes openIsolation start `kind`. */
-const supportFor = (kind: InitKind): NamespaceSupport => (kind === 'perl' ? support : { ...support, perl: null, harden: null });
+/** The probe result openIsolation is given. */
+const supportFor = (_kind: InitKind): NamespaceSupport => support;
 
-/** The inits to test: both where the probe ran the Perl one, else only Node's. */
-const initKinds: InitKind[] = support.perl ? ['perl', 'node'] : ['node'];
+const initKinds: InitKind[] = ['node'];
 
 /** Runs `sh -c script` in the namespaces of a scripted attempt. */
 async function runIsolated(kind: InitKind, via: InitStart, script: string, options: { timeoutMs?: number; file?: string; args?: string[] } = {}) {
@@ -213,24 +207,6 @@ setTimeout(() => done('still open'), 3000);
     expect(JSON.parse(output)).toEqual({ replaced: 0, channels: via === 'prestart' ? 2 : 0, model: 'scripted model here' });
   });
 
-  it.runIf(kind === 'perl' && Boolean(support.harden))("the engine cannot trace the init: it runs in a user namespace of its own, and the init's memory and environment are closed to it", async () => {
-    const script = `
-const fs = require('fs');
-const attempt = (what, action) => { try { action(); return what + ' ok'; } catch (error) { return what + ' ' + error.code; } };
-console.log(JSON.stringify([
-  attempt('environ', () => fs.readFileSync('/proc/1/environ')),
-  attempt('mem', () => fs.closeSync(fs.openSync('/proc/1/mem', 'r'))),
-  attempt('fd', () => fs.readlinkSync('/proc/1/fd/0')),
-  attempt('ns', () => fs.readlinkSync('/proc/1/ns/user')),
-  process.getuid(),
-]));`;
-    const { result, output } = await runIsolated(kind, via, '', { file: process.execPath, args: ['-e', script] });
-    expect(result.exitCode, output).toBe(0);
-    // Without the hardening, each of these succeeds: the engine is root with every capability in the init's user
-    // namespace, and the init is dumpable. It is still root, in a namespace of its own.
-    expect(JSON.parse(output)).toEqual(['environ EACCES', 'mem EACCES', 'fd EACCES', 'ns EACCES', 0]);
-  });
-
   it("reports the engine's own exit: a code as is, a signal as the signal (not init's 128+n)", async () => {
     expect((await runIsolated(kind, via, 'exit 3')).result).toMatchObject({ exitCode: 3, signal: null, spawnError: null });
     expect((await runIsolated(kind, via, 'kill -TERM $$')).result).toMatchObject({ exitCode: null, signal: 'SIGTERM', spawnError: null });
@@ -341,83 +317,6 @@ process.stdout.write(JSON.stringify({ inherited: fs.readlinkSync('/proc/self/fd/
   });
 });
 
-describe.skipIf(!support.available)('a spare isolation for the next attempt', () => {
-  const openPrestarted = async () => {
-    const isolation = await openIsolation({ mode: 'require', modelUrl });
-    isolation.prestart('ignore');
-    return isolation;
-  };
-
-  it('is taken only for its own key, still waiting, and runs the next engine command in fresh namespaces', async () => {
-    keepSpare('a', openPrestarted);
-    expect(await takeSpare('b')).toBeNull();
-    const spare = await takeSpare('a');
-    expect(spare?.waiting()).toBe(true);
-    expect(await takeSpare('a')).toBeNull();
-    try {
-      const child = spare!.launch({ file: '/bin/sh', args: ['-c', 'node probe.cjs && cat net.json'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cwd: tmp });
-      const chunks: Buffer[] = [];
-      const result = await spare!.settle(await superviseSplit(child!, { onChunk: (_stream, chunk) => chunks.push(chunk) }));
-      expect(result.exitCode, Buffer.concat(chunks).toString()).toBe(0);
-      expect(JSON.parse(Buffer.concat(chunks).toString().trim())).toEqual({ interfaces: ['lo'], routes: 0, connect: 'ENETUNREACH' });
-      expect(spare!.waiting()).toBe(false);
-    } finally {
-      await spare!.close();
-    }
-  });
-
-  /**
-   * Runs a process that keeps a spare (its init's lifeline path written to a file), then `tail`; resolves the exit
-   * status (null: killed after 30 s), its stdout, and the lifeline marker of the spare's processes.
-   */
-  async function processKeepingSpare(name: string, tail: string): Promise<{ code: number | null; out: string; marker: string }> {
-    const script = path.join(tmp, `${name}.mts`);
-    const lifelineFile = path.join(tmp, `${name}-lifeline.txt`);
-    fs.writeFileSync(script, `
-import fs from 'node:fs';
-import { openIsolation } from ${JSON.stringify(path.resolve('src/runtime/isolation/attempt-isolation.ts'))};
-import { discardSpare, keepSpare } from ${JSON.stringify(path.resolve('src/runtime/isolation/spare.ts'))};
-const lifelineFile = ${JSON.stringify(lifelineFile)};
-keepSpare('k', async () => {
-  const isolation = await openIsolation({ mode: 'require', modelUrl: ${JSON.stringify(modelUrl)} });
-  isolation.prestart('ignore');
-  fs.writeFileSync(lifelineFile, isolation.paths.token);
-  return isolation;
-});
-${tail}
-`);
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        resolve(null);
-      }, 30_000);
-      child.once('exit', (exitCode) => {
-        clearTimeout(timer);
-        resolve(exitCode);
-      });
-    });
-    return { code, out, marker: fs.readFileSync(lifelineFile, 'utf8') };
-  }
-
-  it('does not keep its process alive: the process exits and its waiting init with it', async () => {
-    // The spare starts once the module is done (on a timer that does not hold the process): wait until it has.
-    const { code, marker } = await processKeepingSpare('spare-exit', 'while (!fs.existsSync(lifelineFile)) await new Promise((resolve) => setTimeout(resolve, 20));');
-    expect(code).toBe(0);
-    expect(marker).toMatch(/^[0-9a-f]{32}$/);
-    expect(await eventually(() => pidsWithMarker(marker).length === 0, 10_000)).toBe(true);
-  });
-
-  it('discardSpare, awaited where nothing else runs, closes the spare and returns (the process does not end mid-await)', async () => {
-    const { code, out, marker } = await processKeepingSpare('spare-discard', "await discardSpare();\nprocess.stdout.write('discarded\\n');");
-    expect(code).toBe(0);
-    expect(out).toBe('discarded\n');
-    expect(await eventually(() => pidsWithMarker(marker).length === 0, 10_000)).toBe(true);
-  });
-});
-
 describe('the probe', () => {
   it('the non-blocking probe (started first by an attempt) finds what the blocking one finds, and shares its cache', async () => {
     const blocking = probeNamespaces({ refresh: true });
@@ -425,57 +324,6 @@ describe('the probe', () => {
     expect(probeNamespacesAsync()).toBe(started);
     expect(await started).toEqual(blocking);
     expect(probeNamespaces()).toEqual(blocking);
-  });
-});
-
-describe.skipIf(!support.available || !support.perl)('which init', () => {
-  it('a Perl that cannot run the Perl init fails its trial, and the Node init is used (after ip\'s trial)', () => {
-    const fake = fs.mkdtempSync(path.join(tmp, 'fake-perl-'));
-    fs.writeFileSync(path.join(fake, 'perl'), '#!/bin/sh\necho "Can\'t locate Socket.pm" >&2\nexit 2\n', { mode: 0o755 });
-    try {
-      const found = probeNamespaces({ refresh: true, hostPath: `${fake}:${process.env.PATH ?? ''}` });
-      expect(found).toMatchObject({ available: true, perl: null, ip: support.ip });
-    } finally {
-      probeNamespaces({ refresh: true });
-    }
-  });
-
-  it.runIf(Boolean(hardeningSyscalls()))("the Perl init's trial hardens as an attempt would: it fails where the kernel refuses that, and passes without it", () => {
-    const trial = (harden: string) => spawnSync(support.unshare!, ['-rnpf', '--kill-child', '--mount-proc', support.perl!, NAMESPACE_INIT_PERL, '--trial', harden], { encoding: 'utf8', env: {} });
-    expect(trial(hardeningSyscalls()!).status).toBe(0);
-    // Syscall numbers no kernel has: the trial fails (the probe then tries the Perl init without hardening).
-    const refused = trial('99999,99998');
-    expect(refused.status).toBe(1);
-    expect(refused.stderr).toMatch(/prctl/);
-    expect(trial('-').status).toBe(0);
-  });
-
-  it('an init started as Perl before a verdict without Perl is replaced by the Node init, and the engine runs', async () => {
-    const verdict = Promise.resolve({ ...support, perl: null });
-    const isolation = await openIsolation({ mode: 'require', modelUrl, support: verdict, prestart: 'ignore' });
-    try {
-      expect(isolation.init).toEqual({ kind: 'node', hardened: false });
-      const chunks: Buffer[] = [];
-      const child = isolation.launch({ file: '/bin/sh', args: ['-c', 'echo ran'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cwd: tmp });
-      const result = await isolation.settle(await superviseSplit(child!, { onChunk: (_stream, chunk) => chunks.push(chunk) }));
-      expect(result.exitCode).toBe(0);
-      expect(Buffer.concat(chunks).toString()).toBe('ran\n');
-    } finally {
-      await isolation.close();
-    }
-  });
-
-  it('AGENT_HARNESS_NAMESPACE_INIT=node picks the Node init; a bad value is CONFIG_INVALID', () => {
-    expect(resolveNamespaceInit({})).toBe('auto');
-    expect(resolveNamespaceInit({ AGENT_HARNESS_NAMESPACE_INIT: 'node' })).toBe('node');
-    expect(isAgentHarnessError(thrownBy(() => resolveIsolationMode(undefined, { AGENT_HARNESS_NAMESPACE_INIT: 'python' })), 'CONFIG_INVALID')).toBe(true);
-    expect(findNamespaceTools().perl).toBe(support.perl);
-    process.env.AGENT_HARNESS_NAMESPACE_INIT = 'node';
-    try {
-      expect(findNamespaceTools().perl).toBeNull();
-    } finally {
-      delete process.env.AGENT_HARNESS_NAMESPACE_INIT;
-    }
   });
 });
 
@@ -528,7 +376,7 @@ describe('an init started before the probe\'s verdict', () => {
         const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
         if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
         const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-        const at = argv.findIndex((arg) => arg === NAMESPACE_INIT || arg === NAMESPACE_INIT_PERL);
+        const at = argv.findIndex((arg) => arg === NAMESPACE_INIT);
         if (at >= 0) found.set(Number(entry), argv[at + 1]!);
       } catch {
         // exited meanwhile

@@ -106,7 +106,7 @@ describe('a reader that stops early (`… | head`)', () => {
   /** Runs the CLI with its stdout on a pipe that is closed after the first chunk; resolves its status and stderr. */
   async function readFirstChunkThenClose(args: string[]): Promise<{ status: number | null; stderr: string }> {
     const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, [path.join(REPO, 'bin', 'agent-harness.js'), ...args], { env: { ...process.env, AGENT_HARNESS_FROM_SOURCE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(REPO, 'bin', 'agent-harness.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout.once('data', () => child.stdout.destroy());

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sealAttemptIfOrphaned } from '../../src/core/seal-attempt.js';
+import { sealAttemptIfOrphaned } from '../../src/core/seal-interrupted.js';
 import { pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
 
 const BIN = path.resolve('bin/agent-harness.js');

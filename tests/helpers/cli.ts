@@ -37,8 +37,6 @@ export function createCliSandbox(): CliSandbox {
     SKILL_RUNNER_NPM_PREFIX: prefix,
     AGENT_HARNESS_SKILL_ROOTS: path.join(REPO, 'fixtures', 'skills'),
     NO_COLOR: '1',
-    // On by default outside a CI job; the daemon tests turn it on (tests/helpers/daemon.ts).
-    AGENT_HARNESS_DAEMON: 'off',
   };
   return { root, home, prefix, env, argvLog: path.join(root, 'argv.log'), cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
 }

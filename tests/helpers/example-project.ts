@@ -12,9 +12,7 @@ export const REPO = path.resolve(import.meta.dirname, '..', '..');
 
 /** Builds the package and copies `examples/<name>` into a fresh temp directory; returns that directory. */
 export function prepareExampleProject(name: string): string {
-  // The bin's own build: skipped when dist/ is already the build of the current src/, and never a half-built dist/
-  // that another test's CLI would take for current (the stamp goes first and comes back last).
-  execFileSync(process.execPath, ['-e', "require('./bin/agent-harness.js').buildDist({ ifStale: true })"], { cwd: REPO, stdio: 'pipe' });
+  // dist/ is brought up to date once per test run, by the global setup (tests/setup/build-dist.ts).
   const project = fs.mkdtempSync(path.join(os.tmpdir(), `ah-${name}-`));
   fs.cpSync(path.join(REPO, 'examples', name), project, { recursive: true });
   fs.mkdirSync(path.join(project, 'node_modules'));

@@ -3,7 +3,7 @@
  *
  * - a **network namespace** with only loopback (scripted mode): nothing the agent runs can connect anywhere but
  *   127.0.0.1, proxy variables or not. The model server stays outside; inside, the init
- *   (`runtime/namespace-init.pl` where the probe ran it, else `namespace-init.cjs`) listens on the same 127.0.0.1
+ *   (`runtime/namespace-init.cjs`) listens on the same 127.0.0.1
  *   port and carries each connection to the harness, which carries it on to the server. So the engine's configured
  *   base URL works unchanged. A prestarted init (split streams) carries them over the model channel, a socket it
  *   inherited (`model-channel.ts`), and holds its lifeline the same way: no process of the attempt can reach
@@ -27,11 +27,11 @@ import { AgentHarnessError } from '../../errors/index.js';
 import { killGroup, type ProcessResult } from '../process-result.js';
 import { spawnSplit, type SpawnedSplit, type SpawnSplitOptions } from '../process.js';
 import type { IsolationMode, IsolationRecord } from '../../protocol/index.js';
-import { INIT_ENV, NAMESPACE_INIT, NAMESPACE_INIT_PERL, hardeningSyscalls, initArgs, launchLine, passedFd } from './init-scripts.js';
+import { INIT_ENV, NAMESPACE_INIT, initArgs, launchLine, passedFd } from './init-scripts.js';
 import { serveModelChannel } from './model-channel.js';
 import { findNamespaceTools, probeNamespacesAsync, type NamespaceSupport } from './probe.js';
 
-export { NAMESPACE_INIT, NAMESPACE_INIT_PERL } from './init-scripts.js';
+export { NAMESPACE_INIT } from './init-scripts.js';
 
 /** What {@link openIsolation} needs. */
 export interface OpenIsolationOptions {
@@ -77,11 +77,6 @@ export interface WrappedCommand {
 export interface AttemptIsolation {
   record: IsolationRecord;
   /**
-   * The namespaces' init: the Perl one or the Node one, and whether it is hardened (the engine in a user namespace
-   * of its own, the init not traceable by it). Null without namespaces.
-   */
-  init: { kind: 'perl' | 'node'; hardened: boolean } | null;
-  /**
    * The command to start in a terminal (PTY, `script`) that runs `command` inside the namespaces: the init, with the
    * environment it starts with; the engine's command, environment and directory follow over its lifeline once it
    * is connected. Without namespaces, `command` itself. Once per isolation, and not with {@link prestart}.
@@ -102,13 +97,6 @@ export interface AttemptIsolation {
    * engine's output comes out of its pipes); null when nothing was prestarted.
    */
   launch(command: { file: string; args: readonly string[]; env: Record<string, string>; cwd: string }): SpawnedSplit | null;
-  /** True while a prestarted init waits for its engine command (not launched, not closed, still running). */
-  waiting(): boolean;
-  /**
-   * Whether the init, its pipes and the sockets keep this process's event loop alive (default true). An isolation
-   * kept in reserve for the next attempt (`spare.ts`) is not held.
-   */
-  hold(held: boolean): void;
   /**
    * The engine's own exit (not init's 128+n), or the spawn error init reported. Waits (briefly) for the init's
    * lifeline to close, so its last report is in.
@@ -224,11 +212,10 @@ function awaitGreeting(connection: net.Socket, token: string, free: () => boolea
  * environment). The token is on the init's command line, which no other attempt's processes can see.
  */
 function createLifeline(token: string, onReport: (report: InitReport) => void): Lifeline {
-  /** Every open connection (the init's and any refused one not yet gone), so that close and hold reach them. */
+  /** Every open connection (the init's and any refused one not yet gone), so that close reaches them. */
   const sockets = new Set<net.Socket>();
   let init: net.Socket | null = null;
   let outbox: string | null = null;
-  let held = true;
   let markClosed: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
@@ -241,7 +228,6 @@ function createLifeline(token: string, onReport: (report: InitReport) => void): 
     sockets.add(connection);
     connection.on('error', () => undefined);
     connection.on('close', () => sockets.delete(connection));
-    if (!held) connection.unref();
     if (init) {
       connection.destroy();
       return;
@@ -280,13 +266,6 @@ function createLifeline(token: string, onReport: (report: InitReport) => void): 
       outbox = `${outbox ?? ''}${line}\n`;
       init?.write(`${line}\n`);
     },
-    hold: (value) => {
-      held = value;
-      for (const socket of sockets) {
-        if (value) socket.ref();
-        else socket.unref();
-      }
-    },
   };
 }
 
@@ -312,8 +291,6 @@ interface Lifeline {
   accept(connection: net.Socket): void;
   /** Sends one line to the init, now or as soon as it connects. */
   send(line: string): void;
-  /** Whether its connections keep the event loop alive. */
-  hold(held: boolean): void;
 }
 
 /** How long to wait for the init's last report after `unshare` exited. */
@@ -327,13 +304,10 @@ function closeServer(server: net.Server): Promise<void> {
 function withoutNamespaces(mode: IsolationMode, modelUrl: string | null, reason: string): AttemptIsolation {
   return {
     record: { mode, network: modelUrl === null ? 'host' : 'proxy-only', processes: 'process-group', reason },
-    init: null,
     wrap: (command) => ({ file: command.file, args: [...command.args], env: command.env, passSockets: 0 }),
     paths: null,
     prestart: () => undefined,
     launch: () => null,
-    waiting: () => false,
-    hold: () => undefined,
     settle: async (result) => result,
     close: async () => undefined,
   };
@@ -354,7 +328,7 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
   const unavailable = (support: NamespaceSupport): AttemptIsolation => refuse(support.reason ?? 'namespaces unavailable', 'Namespace isolation was required but is unavailable');
   // The tools are found at once; whether they work, the trial says (given, under way, or started here).
   const given = options.support instanceof Promise ? null : options.support ?? null;
-  const tools = given ? { unshare: given.unshare, ip: given.ip, perl: given.perl ?? null, verdict: given.available && given.unshare ? null : given } : findNamespaceTools();
+  const tools = given ? { unshare: given.unshare, ip: given.ip, verdict: given.available && given.unshare ? null : given } : findNamespaceTools();
   if (tools.verdict) return unavailable(tools.verdict);
   const trial = given ?? options.support ?? probeNamespacesAsync();
   const ownNetwork = modelUrl !== null;
@@ -394,16 +368,13 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   };
   const unshareFlags = ['--map-root-user', ...(ownNetwork ? ['--net'] : []), '--pid', '--fork', '--kill-child', '--mount-proc'];
-  // The init is started before the trial's verdict (prestart), so before it is known whether Perl passed it: the
-  // Perl init wherever the tools include a Perl (the verdict then decides, below: an init of the wrong kind is
-  // closed and the isolation opened again), else the Node init, which brings the loopback up with `ip`.
-  const perl = given ? given.perl ?? null : tools.perl;
-  const harden = perl ? (given ? given.harden ?? null : hardeningSyscalls()) : null;
+  // The init is started before the trial's verdict (prestart); it brings the loopback up with `ip`.
   const initCommand = (lifelineChannel: string, modelChannel: string | null): string[] => [
     tools.unshare!,
     ...unshareFlags,
-    ...(perl ? [perl, NAMESPACE_INIT_PERL] : [process.execPath, NAMESPACE_INIT]),
-    ...initArgs({ lifeline: lifelineChannel, token, loopback: ownNetwork ? (perl ? 'up' : tools.ip) : null, harden, forwards: modelChannel === null ? [] : [{ port: port!, socket: modelChannel }] }),
+    process.execPath,
+    NAMESPACE_INIT,
+    ...initArgs({ lifeline: lifelineChannel, token, loopback: ownNetwork ? tools.ip : null, forwards: modelChannel === null ? [] : [{ port: port!, socket: modelChannel }] }),
   ];
   const wrapCommand = paths ? initCommand(paths.lifeline, paths.model) : null;
   let stopModelChannel: (() => void) | null = pathChannel ? pathChannel.stop : null;
@@ -422,7 +393,6 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
   let closed = false;
   const opened: AttemptIsolation = {
     record: { mode, network: ownNetwork ? 'namespace' : 'host', processes: 'pid-namespace', reason: null },
-    init: { kind: perl ? 'perl' : 'node', hardened: harden !== null },
     paths: paths ? { lifeline: paths.lifeline, model: paths.model, token } : null,
     wrap: (command, wrapOptions = {}) => {
       if (!wrapCommand || prestarted || wrapped) throw new Error('internal: this isolation has no command to wrap (prestarted, or wrapped already)');
@@ -463,15 +433,6 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
       lifeline.send(launchLine(command));
       return prestarted;
     },
-    waiting: () => prestarted !== null && !launched && !closed && prestarted.running(),
-    hold: (held) => {
-      lifeline.hold(held);
-      for (const server of servers) {
-        if (held) server.ref();
-        else server.unref();
-      }
-      prestarted?.hold(held);
-    },
     settle: async (result) => {
       await Promise.race([lifeline.closed, new Promise((resolve) => setTimeout(resolve, LIFELINE_DRAIN_MS).unref())]);
       const failure = reports.find((r): r is Extract<InitReport, { type: 'error' }> => r.type === 'error');
@@ -505,12 +466,6 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     // The init, if started, was sent nothing: it is killed with its group, and its sockets go.
     await opened.close();
     return unavailable(support);
-  }
-  if ((support.perl ?? null) !== perl || (support.perl ? support.harden ?? null : null) !== harden) {
-    // The init started is not the one the trial passed (a Perl that cannot run the Perl init, or not hardened):
-    // closed, and opened again with the verdict, which starts the other.
-    await opened.close();
-    return openIsolation({ ...options, support });
   }
   return opened;
 }

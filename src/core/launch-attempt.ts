@@ -1,0 +1,58 @@
+/**
+ * Step 4 of an attempt, launch: the meta is written `running` (a later command seals it if this process dies), the
+ * run directory's before-snapshot is listed, and the engine starts. The snapshot's content hashes are taken while
+ * the engine runs, and fs-before is written once they are, off the spawn's path.
+ */
+import type { FsSnapshot } from '../protocol/index.js';
+import { writeJsonAtomic } from '../runtime/atomic-write.js';
+import { startSnapshot } from '../runtime/fs-snapshot.js';
+import type { ProcessResult } from '../runtime/process-result.js';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './attempt-request.js';
+import type { OpenedAttempt } from './open-attempt.js';
+import type { AttemptPlan } from './prepare-attempt.js';
+import type { ProvisionedAttempt } from './provision-attempt.js';
+import { spawnEngine } from './spawn-engine.js';
+
+/**
+ * The files a before-snapshot reads while the engine runs, at most: past that it reads none, and the after-snapshot
+ * reads only what the engine changed (a run directory of 10,000 files must stay cheap).
+ */
+export const BEFORE_HASH_LIMIT = 2_000;
+
+/** A running engine: the output of {@link launchAttempt}. */
+export interface LaunchedAttempt {
+  /** Resolves when the engine has exited (or could not start); never rejects. */
+  engine: Promise<ProcessResult>;
+  /** fs-before, hashed and written; rejects when it could not be written. */
+  before: Promise<FsSnapshot>;
+  timeoutMs: number;
+}
+
+/** Writes the running meta, lists the before-snapshot and starts the engine. */
+export async function launchAttempt(plan: AttemptPlan, opened: OpenedAttempt, provisioned: ProvisionedAttempt): Promise<LaunchedAttempt> {
+  const { request, io, adapter } = plan;
+  const { audit, runDir, meta, rasp } = opened;
+  const { executable, argv, env, isolation } = provisioned;
+  // The meta and the before-snapshot's listing at once: neither touches what the other reads. A harness that dies
+  // in an attempt's first moments leaves no fs-before, as it leaves no fs-after (seal-interrupted.ts writes neither).
+  const [, snapshot] = await Promise.all([writeJsonAtomic(audit.meta, meta), startSnapshot(runDir, { hashLimit: BEFORE_HASH_LIMIT })]);
+  request.onReady?.({ run: opened.run, attempt: opened.attempt, executable, argv, translateMode: plan.translateMode, skills: meta.skill_injection, configRoots: provisioned.configRoots, modelUrl: provisioned.modelUrl, io, isolation: isolation.record });
+  opened.clock.mark('fs_before');
+
+  rasp.started({ launch: plan.launch, argv: [executable, ...argv], cwd: runDir, pid: null, io });
+  const timeoutMs = request.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
+  const engine = spawnEngine({
+    io, file: executable, args: argv, cwd: runDir, env, timeoutMs, stdin: adapter.stdin, audit, writer: opened.writer, rasp,
+    ...(request.signal ? { signal: request.signal } : {}),
+    ...(request.hurry ? { hurry: request.hurry } : {}),
+    ...(request.onOutput ? { onOutput: request.onOutput } : {}),
+    ...(isolation.record.processes === 'pid-namespace' ? { isolation } : {}),
+  });
+  const before = snapshot.finish().then(async (listed) => {
+    await writeJsonAtomic(audit.fsBefore, listed, { pretty: false });
+    return listed;
+  });
+  // Awaited after the engine; a failure meanwhile must not be an unhandled rejection.
+  before.catch(() => undefined);
+  return { engine, before, timeoutMs };
+}

@@ -1,0 +1,95 @@
+/**
+ * Step 5 of an attempt, observe: waits for the engine (its output is recorded as it comes, by the spawn), starts
+ * giving back what the attempt holds, and records what the engine did: its exit, the skills it offered the model,
+ * its session when only its session store knows it, and the run directory's fs-after, diff and git patch.
+ */
+import path from 'node:path';
+import { AgentHarnessError, toAgentHarnessError } from '../errors/index.js';
+import type { FsDiff } from '../protocol/index.js';
+import { writeJsonAtomic } from '../runtime/atomic-write.js';
+import { diffSnapshots, snapshotTree } from '../runtime/fs-snapshot.js';
+import { writeOwnFileSync } from '../runtime/own-file.js';
+import type { ProcessResult } from '../runtime/process-result.js';
+import { attemptGitDiffPath, attemptGitIndexPath } from './audit-files.js';
+import type { LaunchedAttempt } from './launch-attempt.js';
+import { offeredSkills } from './offered-skills.js';
+import type { OpenedAttempt } from './open-attempt.js';
+import type { AttemptPlan } from './prepare-attempt.js';
+import type { ProvisionedAttempt } from './provision-attempt.js';
+import { gitDiffPatch } from './workspace.js';
+
+/** What happened in an attempt: the output of {@link observeAttempt}, and what the seal step judges. */
+export interface AttemptOutcome {
+  /** The engine's exit; null when it never started (the attempt failed before). */
+  process: ProcessResult | null;
+  fsDiff: FsDiff | null;
+  /** The harness's own failure, if any (the engine's failures are judged from its events). */
+  error: AgentHarnessError | null;
+  /** fs-before, while it is still being written (awaited before sealing). */
+  before: Promise<unknown> | null;
+}
+
+/** The harness's error for an engine that could not start or did not finish in time; null otherwise. */
+function engineRunError(plan: AttemptPlan, opened: OpenedAttempt, provisioned: ProvisionedAttempt, launched: LaunchedAttempt, result: ProcessResult): AgentHarnessError | null {
+  if (result.spawnError) {
+    const error = new AgentHarnessError('ENGINE_SPAWN_FAILED', `Could not start ${provisioned.executable}: ${result.spawnError.message}`, { cause: result.spawnError, attempt: opened.attempt });
+    opened.rasp.diagnostic({ code: 'ENGINE_SPAWN_FAILED', message: error.message, level: 'error' });
+    return error;
+  }
+  if (!result.timedOut) return null;
+  const killed = provisioned.isolation.record.processes === 'pid-namespace' ? 'every process of the attempt was killed (PID namespace)' : 'its process group was killed';
+  return new AgentHarnessError('ENGINE_TIMEOUT', `${plan.adapter.id} did not finish within ${launched.timeoutMs} ms; ${killed}.`, { attempt: opened.attempt });
+}
+
+/** Records the run directory as the engine left it: fs-after, the diff against fs-before, and the git patch. */
+async function recordFiles(plan: AttemptPlan, opened: OpenedAttempt, launched: LaunchedAttempt): Promise<FsDiff> {
+  const { audit, runDir, attempt } = opened;
+  // What the background hashing has not covered yet is read now, and fs-before written; the after-snapshot reuses
+  // its hashes.
+  const before = await launched.before;
+  const after = await snapshotTree(runDir);
+  const diff = diffSnapshots(before, after, plan.adapter.bookkeepingPaths);
+  const [patch] = await Promise.all([
+    gitDiffPatch(runDir, attemptGitIndexPath(runDir, attempt)),
+    writeJsonAtomic(audit.fsAfter, after, { pretty: false }),
+    writeJsonAtomic(audit.fsDiff, diff),
+  ]);
+  if (patch !== null) {
+    const file = attemptGitDiffPath(runDir, attempt);
+    opened.failures.attempt(file, () => {
+      writeOwnFileSync(file, patch);
+      opened.meta.files.gitDiff = path.relative(runDir, file);
+    });
+  }
+  return diff;
+}
+
+/** Waits for the engine and records what it did; never throws (a failure is the outcome's error). */
+export async function observeAttempt(plan: AttemptPlan, opened: OpenedAttempt, provisioned: ProvisionedAttempt, launched: LaunchedAttempt): Promise<AttemptOutcome> {
+  const { rasp, clock } = opened;
+  const result = await launched.engine;
+  clock.mark('engine');
+  // Given back while the attempt is sealed.
+  void opened.resources.release();
+  let error = engineRunError(plan, opened, provisioned, launched, result);
+  const model = await opened.model.catch(() => null);
+  const requests = model?.requests() ?? [];
+  // The skills the engine offered, as found in its first real model request (scripted mode), as a RASP event.
+  if (plan.modelMode !== 'live' && requests.some((r) => r.wire !== null && r.response_kind !== 'side')) {
+    rasp.recovered([{ type: 'engine.skills.offered', skills: offeredSkills(opened.meta.skill_injection.skills.map((s) => s.name), requests), source: 'model_request' }]);
+  }
+  // A live terminal attempt shows a TUI, not events: its session comes from the engine's own session store.
+  if (plan.io !== 'split' && plan.adapter.recoverSession && !opened.facts.sawSession) {
+    rasp.recovered(await plan.adapter.recoverSession({ runDir: opened.runDir, agentHome: plan.request.paths.agentHome, since: opened.startedAt }).catch(() => []));
+  }
+  rasp.exited({ exit_code: result.exitCode, signal: result.signal, timed_out: result.timedOut, canceled: result.canceled, duration_ms: result.durationMs });
+  let fsDiff: FsDiff | null = null;
+  try {
+    fsDiff = await recordFiles(plan, opened, launched);
+  } catch (caught) {
+    error = toAgentHarnessError(caught);
+    rasp.diagnostic({ code: error.code, message: error.message, level: 'error' });
+  }
+  clock.mark('fs_after');
+  return { process: result, fsDiff, error, before: launched.before.catch(() => undefined) };
+}

@@ -1,0 +1,158 @@
+/**
+ * Step 2 of an attempt, open: the attempt begins. Its model server and its namespaces start first and boot while the
+ * run store makes the run directory and reserves the attempt's number (the one concurrency step of an attempt); then
+ * the audit recorder opens its files. From here on the attempt exists, and whatever fails is recorded in it.
+ */
+import path from 'node:path';
+import { startModelServer, type ModelServer, type RecordedRequest } from '../model/index.js';
+import type { AttemptMeta, ConformanceReport, RaspEvent, RunIndexEntry } from '../protocol/index.js';
+import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
+import { resolveIsolationMode } from '../runtime/isolation/mode.js';
+import { createRun, reserveAttempt } from '../runtime/run-store.js';
+import { writeOwnFileSync } from '../runtime/own-file.js';
+import { createRaspBuilder, type RaspBuilder } from '../translate/rasp-builder.js';
+import { createConformanceTally, type ConformanceTally } from '../translate/conformance.js';
+import { initialMeta } from './attempt-meta.js';
+import { AttemptResources } from './attempt-resources.js';
+import { createRaspFacts, type RaspFacts } from './attempt-result.js';
+import { attemptAuditPaths, AuditWriteFailures, clearAttemptPaths, RawLogWriter, type AttemptAuditPaths } from './audit-files.js';
+import { EventSpool } from './event-spool.js';
+import type { AttemptPlan } from './prepare-attempt.js';
+import { StepClock } from './step-clock.js';
+
+/** The model server an attempt talks to: its own, a shared one (the fixtures'), or none (live mode). */
+export interface AttemptModel {
+  /** Its base URL; null in live mode. */
+  url: string | null;
+  /** The server this attempt started, else null. */
+  owned: ModelServer | null;
+  /** The model requests of this attempt so far. */
+  requests(): readonly RecordedRequest[];
+}
+
+/** An attempt that has begun: its run, its number, its audit recorder and what it holds. */
+export interface OpenedAttempt {
+  run: RunIndexEntry;
+  attempt: number;
+  runDir: string;
+  audit: AttemptAuditPaths;
+  /** The audit meta as it is filled in; written `running` before the engine starts and `finished` when sealed. */
+  meta: AttemptMeta;
+  startedAt: Date;
+  clock: StepClock;
+  /** Failed audit writes, recorded per file instead of thrown. */
+  failures: AuditWriteFailures;
+  writer: RawLogWriter;
+  /** The RASP events as they are built, written as they come. */
+  raspSpool: EventSpool<RaspEvent>;
+  rasp: RaspBuilder;
+  /** What the RASP events said so far (session, usage, offered skills). */
+  facts: RaspFacts;
+  tally: ConformanceTally;
+  /** Everything to give back when the attempt ends. */
+  resources: AttemptResources;
+  /** The model server, once it listens. */
+  model: Promise<AttemptModel>;
+  /** The namespaces, opening (their init boots meanwhile); rejects with the reason the attempt fails. */
+  isolation: Promise<AttemptIsolation>;
+  /** The attempt's own TMPDIR, removed when it ends. */
+  attemptTmp: string;
+  /** Set by the seal step. */
+  conformance?: ConformanceReport;
+}
+
+/** Starts the model server the plan asks for (or takes the shared one); `requestsLog` is where it logs requests. */
+function startModel(plan: AttemptPlan, requestsLog: () => string | null): Promise<AttemptModel> {
+  const shared = plan.request.modelServer;
+  if (plan.modelMode === 'live') return Promise.resolve({ url: null, owned: null, requests: () => [] });
+  if (shared) {
+    // A shared server logs every attempt of a test; this attempt's requests are those after this.
+    const before = shared.requests?.length ?? 0;
+    return Promise.resolve({ url: shared.url, owned: null, requests: () => shared.requests?.slice(before) ?? [] });
+  }
+  return startModelServer({ ...(plan.script ? { script: plan.script } : {}), logFile: requestsLog }).then((server) => ({ url: server.url, owned: server, requests: () => server.requests }));
+}
+
+/** Opens the attempt's namespaces once its model URL is known, their init started at once for split streams. */
+async function startIsolation(plan: AttemptPlan, model: Promise<AttemptModel>): Promise<AttemptIsolation> {
+  const { url } = await model;
+  // A bad AGENT_HARNESS_ISOLATION (isolationMode null) throws CONFIG_INVALID here, failing the attempt.
+  const mode = plan.isolationMode ?? resolveIsolationMode(undefined, plan.hostEnv);
+  return openIsolation({
+    mode,
+    modelUrl: url,
+    ...(plan.namespaceSupport ? { support: plan.namespaceSupport } : {}),
+    // A PTY or `script` starts the init in its own terminal.
+    ...(plan.io === 'split' ? { prestart: plan.initStdin } : {}),
+  });
+}
+
+/** Begins the attempt; throws only when the run store fails, before the attempt exists (nothing is left running). */
+export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
+  const { request, adapter } = plan;
+  const clock = new StepClock();
+  const resources = new AttemptResources();
+  let requestsLog: string | null = null;
+  const model = startModel(plan, () => requestsLog);
+  const isolation = startIsolation(plan, model);
+  // Each is awaited where a step uses it, and a failure is reported there, as a failed attempt.
+  model.catch(() => undefined);
+  isolation.catch(() => undefined);
+  resources.add(() => model.then((started) => started.owned?.close()));
+  resources.add(() => isolation.then((opened) => opened.close()));
+  let run: RunIndexEntry;
+  let attempt: number;
+  try {
+    const fromArgs = Boolean(request.passthrough?.length || request.rawArgs);
+    run = request.run ?? await createRun(request.paths.runRoot, {
+      engine: adapter.id,
+      translateMode: plan.translateMode,
+      modelMode: plan.modelMode,
+      script: plan.script ?? null,
+      startArgs: fromArgs ? request.passthrough ?? [] : null,
+      prompt: fromArgs ? null : request.prompt ?? null,
+      label: request.label ?? null,
+      ...(request.runDir ? { runDir: request.runDir } : {}),
+    });
+    attempt = await reserveAttempt(run.run_dir);
+  } catch (error) {
+    await resources.release();
+    throw error;
+  }
+  const runDir = run.run_dir;
+  const audit = attemptAuditPaths(runDir, attempt);
+  requestsLog = audit.modelRequests;
+  const failures = new AuditWriteFailures();
+  // What the agent may have put at this attempt's audit paths (a FIFO would hang the harness) is removed first.
+  const occupied = clearAttemptPaths(runDir, attempt);
+  const writer = new RawLogWriter(audit, failures);
+  writer.touch(plan.io === 'split' ? ['stdout', 'stderr'] : ['pty', 'timing']);
+  // The events are written as they are built and kept in memory only up to a budget: a long attempt's memory is flat.
+  const raspSpool = new EventSpool<RaspEvent>(audit.rasp, failures, plan.eventMemoryBytes);
+  const facts = createRaspFacts(request.run?.session_id ?? null);
+  failures.attempt(audit.stdin, () => writeOwnFileSync(audit.stdin, plan.launch === 'resume' ? `${request.message}\n` : ''));
+  const rasp = createRaspBuilder({
+    runId: run.run_id,
+    attempt,
+    engine: adapter.id,
+    parser: adapter.createParser(),
+    keepNoEvents: true,
+    onEvent: (event) => {
+      raspSpool.push(event);
+      facts.push(event);
+      request.onRaspEvent?.(event);
+    },
+  });
+  if (occupied.length > 0) {
+    rasp.diagnostic({ code: 'AUDIT_PATH_OCCUPIED', message: `Something already stood at this attempt's audit paths and was removed before it began: ${occupied.join(', ')} (the agent of an earlier attempt can write to .audit/).`, level: 'warning' });
+  }
+  const startedAt = new Date();
+  const meta = initialMeta({ run, attempt, engine: adapter.id, executableName: adapter.executableName, skillRoot: adapter.skillRoot, launch: plan.launch, translateMode: plan.translateMode, modelMode: plan.modelMode, scriptPath: plan.scriptPath, io: plan.io, paths: request.paths, audit, startedAt });
+  clock.mark('run_store');
+  return {
+    run, attempt, runDir, audit, meta, startedAt, clock, failures, writer, raspSpool, rasp, facts,
+    tally: createConformanceTally(),
+    resources, model, isolation,
+    attemptTmp: path.join(request.paths.tmpDir, `${run.handle}-${attempt}`),
+  };
+}

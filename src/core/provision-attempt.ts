@@ -1,0 +1,117 @@
+/**
+ * Step 3 of an attempt, provision: everything the engine finds when it starts. The workspace seed, the skills, the
+ * engine's config and trust entry, the agent options, the managed environment, the executable and the command line.
+ * What it sets outside the run directory is given back by the attempt's resources.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { applyAgentOptions } from '../engines/agent-options.js';
+import type { PreparedEngine } from '../engines/engine.js';
+import { carryResumeFlags, withCarriedFlags } from '../engines/resume-flags.js';
+import { setSettingsKeys } from '../runtime/config-file.js';
+import { engineVersion } from '../runtime/engine-version.js';
+import { buildEngineEnv, redactEnv } from '../runtime/env.js';
+import { NPM_LAUNCHERS_ENV, resolveExecutable } from '../runtime/executables.js';
+import type { AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
+import { assertNoEnvLeak } from '../runtime/leak-guard.js';
+import { writeOwnFileSync } from '../runtime/own-file.js';
+import { injectSkills } from '../runtime/skills.js';
+import type { OpenedAttempt } from './open-attempt.js';
+import type { AttemptPlan } from './prepare-attempt.js';
+import { excludeHarnessPaths, hasWorkspaceSeed, seedWorkspace } from './workspace.js';
+
+/** The engine command, ready to start: the output of {@link provisionAttempt}. */
+export interface ProvisionedAttempt {
+  executable: string;
+  argv: string[];
+  env: Record<string, string>;
+  /** The managed config roots the engine reads (HOME, XDG dirs, TMPDIR, the engine's own). */
+  configRoots: string[];
+  modelUrl: string | null;
+  isolation: AttemptIsolation;
+}
+
+function nowIso(): string {
+  return new Date().toISOString();
+}
+
+/** Puts the engine's config and trust entry back: settings keys in reverse order, then the adapter's own cleanup. */
+function undoEngineConfig(opened: OpenedAttempt, restores: Array<() => Promise<void>>, prepared: { value: PreparedEngine | null }): () => Promise<void> {
+  return async () => {
+    for (const restore of restores.reverse()) await restore().catch(() => undefined);
+    if (!prepared.value) return;
+    // A trust entry left behind stays leased: a later command reclaims it.
+    await prepared.value.cleanup();
+    if (opened.meta.trust) opened.meta.trust.removed_at = nowIso();
+  };
+}
+
+/** The engine's arguments: the resume command with the run's carried flags, the user's own, or the default start. */
+function engineArgs(plan: AttemptPlan, opened: OpenedAttempt): string[] {
+  const { adapter, request, resumeArgs } = plan;
+  const { run } = opened;
+  if (resumeArgs) {
+    const carry = run.start_args ? carryResumeFlags(run.start_args, adapter.resumeFlags ?? []) : null;
+    opened.meta.resume_flags = carry;
+    return withCarriedFlags(resumeArgs({ sessionId: run.session_id ?? '', message: request.message ?? '' }), carry?.carried ?? [], adapter.resumeFlags ?? []);
+  }
+  opened.meta.resume_flags = null;
+  return request.rawArgs ? [...(request.passthrough ?? [])] : adapter.buildStartArgs({ prompt: request.prompt ?? null, passthrough: request.passthrough ?? [] });
+}
+
+/** Provisions the engine's world and returns its command; throws to fail the attempt (recorded by the seal step). */
+export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt): Promise<ProvisionedAttempt> {
+  const { adapter, request, hostEnv, io } = plan;
+  const { runDir, meta, clock, attemptTmp, resources } = opened;
+  const { paths } = request;
+  resources.add(() => fs.promises.rm(attemptTmp, { recursive: true, force: true }));
+  const restores: Array<() => Promise<void>> = [];
+  const prepared: { value: PreparedEngine | null } = { value: null };
+  resources.add(undoEngineConfig(opened, restores, prepared));
+
+  const modelUrl = (await opened.model).url;
+  meta.model.base_url = modelUrl;
+  clock.mark('model_server');
+  const isolation = await opened.isolation;
+  meta.isolation = isolation.record;
+  clock.mark('isolation');
+  if (isolation.record.reason !== null && isolation.record.mode === 'auto') {
+    opened.rasp.diagnostic({ code: 'ISOLATION_DEGRADED', message: `No namespaces for this attempt: ${isolation.record.reason}. Network: ${isolation.record.network}, processes: ${isolation.record.processes}.`, level: 'warning' });
+  }
+
+  if (hasWorkspaceSeed(request.workspace)) meta.workspace = await seedWorkspace(runDir, request.workspace, paths.projectRoot);
+  meta.skill_injection = await injectSkills({ sourceRoots: paths.skillRoots, targetRoot: path.join(runDir, adapter.skillRoot), ...(request.onlySkills ? { only: request.onlySkills } : {}) });
+  clock.mark('workspace_and_skills');
+
+  // The leak guard runs before anything is written into the managed home.
+  assertNoEnvLeak([paths.agentHome, paths.tmpDir, paths.npmPrefix], hostEnv.HOME);
+  for (const dir of [paths.agentHome, attemptTmp]) fs.mkdirSync(dir, { recursive: true });
+  prepared.value = await adapter.prepare({ runDir, agentHome: paths.agentHome, modelMode: plan.modelMode, modelBaseUrl: modelUrl, profile: paths.codexProfile, interactive: io !== 'split' });
+  const engine = prepared.value;
+  meta.config_injection = engine.configInjection;
+  await excludeHarnessPaths(runDir, [`${adapter.skillRoot.split('/')[0]}/`]);
+  meta.trust = engine.trust ? { ...engine.trust, registered_at: nowIso(), removed_at: null } : null;
+  // Each attempt gets its own TMPDIR, removed after it: engines leave large files there (opencode unpacks a 5 MB
+  // native library per run), and a shared one grew without bound.
+  const options = applyAgentOptions(adapter, request.agentOptions, { runDir, attemptTmp });
+  for (const file of options.files) writeOwnFileSync(file.path, file.content);
+  for (const edit of options.settings) restores.push(await setSettingsKeys(edit.file, edit.keys));
+  meta.agent_options = request.agentOptions ? options.record : null;
+
+  const env = buildEngineEnv({ paths: { ...paths, tmpDir: attemptTmp }, hostEnv: request.hostEnv, modelMode: plan.modelMode, modelBaseUrl: modelUrl, liveEnvKeys: adapter.liveEnvKeys, engineEnv: { ...engine.env, ...options.env } });
+  const configRoots = [env.HOME, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.XDG_STATE_HOME, env.XDG_CACHE_HOME, env.TMPDIR, ...engine.configRoots].filter((p): p is string => Boolean(p));
+  assertNoEnvLeak(configRoots, hostEnv.HOME);
+  const installed = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
+  // A launcher script the adapter can stand in for exactly (codex's npm bin/codex.js) is skipped: the native binary
+  // it would start starts directly, with the env the launcher would give it.
+  const native = hostEnv[NPM_LAUNCHERS_ENV] === '1' ? null : adapter.resolveNativeLaunch?.(installed) ?? null;
+  const executable = native?.file ?? installed;
+  Object.assign(env, native?.env);
+  meta.env = redactEnv(env);
+  meta.engine_version = engineVersion(installed, adapter.packageName);
+  const args = engineArgs(plan, opened);
+  const argv = [...engine.leadingArgs, ...options.leadingArgs, ...args.filter((arg) => !options.dropArgs.includes(arg)), ...options.args];
+  meta.command = { executable, argv, cwd: runDir, io, ...(native ? { launcher: native.launcher } : {}) };
+  clock.mark('engine_config');
+  return { executable, argv, env, configRoots, modelUrl, isolation };
+}
