@@ -90,7 +90,7 @@ export function addStartOptions(command: Command): Command {
     .option('--translate <mode>', 'output view: 0 raw, 1 RASP, 2 FCMP, 3 markdown (never passed to the engine)', parseTranslateMode)
     .option('--run-dir <selector>', 'add the attempt to an existing run (path, run id or handle)')
     .option('--model <mode>', 'scripted (default: the built-in model on 127.0.0.1) or live (the vendor, with your key)', parseModelMode)
-    .option('--script <file>', 'JSON model script for the scripted model (see README)')
+    .option('--script <file>', 'JSON model script for the scripted model (see docs/scripted-model.md)')
     .option('--prompt <text>', "prompt for the engine's default headless command, when no engine args are given")
     .option('--timeout-ms <ms>', 'kill the engine after this many milliseconds (default 600000)', parsePositiveInt('--timeout-ms'))
     .option('--isolation <mode>', 'namespaces for the engine: auto (default; fall back with a warning where unavailable), require (refuse without them), off', parseIsolationMode)

@@ -18,7 +18,7 @@ export const ERROR_CODES = {
   ENV_LEAK_DETECTED: 'Point SKILL_RUNNER_AGENT_HOME / SKILL_RUNNER_DATA_DIR / AGENT_HARNESS_RUN_ROOT outside your own HOME config directories.',
   CONFIG_INVALID: 'Fix the value named in the message.',
   USAGE_ERROR: 'Run the command with --help to see its usage.',
-  MODEL_SCRIPT_INVALID: 'Fix the model script; its format is documented in the README (Scripted model).',
+  MODEL_SCRIPT_INVALID: 'Fix the model script; its format is documented in docs/scripted-model.md.',
   MODEL_SERVER_FAILED: 'The scripted model server could not start or answer; check the port and the script.',
   TRANSLATE_INPUT_INVALID: 'Pass readable recorded output files.',
   WORKSPACE_INVALID: 'A seed file path must be relative and stay inside the run directory; a template must be a directory.',
