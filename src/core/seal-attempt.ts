@@ -4,6 +4,11 @@
  * final meta are written; what the attempt held is given back. A full disk is recorded per file, never thrown: the
  * verdict and every file that can still be written are kept, and the attempt ends AUDIT_WRITE_FAILED naming what is
  * missing.
+ *
+ * FCMP is derived here, in a second pass over the RASP events, not as each RASP event is built: a tool result's
+ * exit code is, for some engines, known only from the engine's next model request (`exitCodesFromModelRequests`),
+ * which may arrive after the tool result's event; and reading rasp.N.jsonl back is the check that the agent did not
+ * rewrite it (AUDIT_TAMPERED).
  */
 import fs from 'node:fs';
 import { toAgentHarnessError, type AgentHarnessError } from '../errors/index.js';

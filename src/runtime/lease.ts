@@ -51,7 +51,7 @@ export function describeCurrentOwner(): LeaseOwner {
 
 /**
  * True while the owner process still runs (same pid and, where known, same start time). A zombie is dead: a killed
- * owner whose parent has not reaped it yet (a daemon whose starting command is gone waits for PID 1) runs no more.
+ * owner whose parent has not reaped it yet (a process whose parent is gone waits for PID 1) runs no more.
  */
 export function isOwnerAlive(owner: LeaseOwner): boolean {
   try {

@@ -9,7 +9,7 @@
  *   inherited (`model-channel.ts`), and holds its lifeline the same way: no process of the attempt can reach
  *   either; so does an init under `script` (`wrap` with `passing`). A PTY's init inherits nothing: it connects its
  *   lifeline and its model channel to Unix sockets here by path, once, before the engine exists, and the paths are
- *   removed before the engine's command is sent (README, Isolation, known limits).
+ *   removed before the engine's command is sent (docs/isolation.md).
  * - a **PID namespace** whose first process is that init: when it exits (the engine exited, or the harness died
  *   and closed its lifeline socket) or is killed (`--kill-child` when `unshare` is killed), the kernel kills
  *   every process in the namespace, `setsid`'d or daemonised ones included.

@@ -11,7 +11,7 @@ export const NAMESPACE_INIT = path.join(PACKAGE_ROOT, 'runtime', 'namespace-init
 
 /**
  * The environment an init starts with when it waits for its engine command (which brings the engine's own), and
- * the probe's trials: nothing of the host's (no PERL5LIB or NODE_OPTIONS to make a trial pass that the init fails).
+ * the probe's trial: nothing of the host's (no NODE_OPTIONS to make a trial pass that the init fails).
  */
 export const INIT_ENV: Readonly<Record<string, string>> = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' };
 

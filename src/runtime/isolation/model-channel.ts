@@ -19,7 +19,7 @@ type ModelChannelClass = new (channel: net.Socket, options: { onOpen: (id: numbe
 
 let implementation: ModelChannelClass | null = null;
 
-/** The shared implementation, loaded once (a file of the package: both inits' directory, not bundled). */
+/** The shared implementation, loaded once (a file of the package, beside the init). */
 function loadImplementation(): ModelChannelClass {
   implementation ??= (createRequire(path.join(PACKAGE_ROOT, 'runtime', 'model-channel.cjs'))('./model-channel.cjs') as { ModelChannel: ModelChannelClass }).ModelChannel;
   return implementation;
