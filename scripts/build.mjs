@@ -2,7 +2,7 @@
 //   node scripts/build.mjs           incremental: only what changed is compiled again (prepare, the tests' setup)
 //   node scripts/build.mjs --clean   dist/ from scratch (npm run build, prepack), so nothing of a deleted source is packed
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,10 +12,9 @@ const buildInfo = path.join(root, 'node_modules', '.cache', 'agent-harness', 'ts
 
 /** Compiles src/ into dist/; exits non-zero when tsc fails or is not installed. */
 function build({ clean }) {
-  if (clean) {
-    rmSync(path.join(root, 'dist'), { recursive: true, force: true });
-    rmSync(buildInfo, { force: true });
-  }
+  if (clean) rmSync(path.join(root, 'dist'), { recursive: true, force: true });
+  // tsc's build info says what it emitted last time, not whether that is still there: without dist/, start over.
+  if (clean || !existsSync(path.join(root, 'dist', 'cli', 'main.js'))) rmSync(buildInfo, { force: true });
   let tsc;
   try {
     tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
