@@ -7,7 +7,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { resolveRecordingPath, type HarnessEvent, type HarnessFactory, type HarnessResult } from '../fluent/index.js';
+import { resolveRecordingPath, type HarnessEvent, type HarnessFactory, type FluentRunResult } from '../fluent/index.js';
 
 /** Options of `workflow.run`. */
 export interface WorkflowRunOptions {
@@ -20,7 +20,7 @@ export interface WorkflowRunOptions {
 /** The `workflow` fixture. */
 export interface WorkflowFixture {
   /** Runs `factory.create(input)`, returning its result; the event log is attached to the test. */
-  run<TState, TInput, TResult>(factory: HarnessFactory<TState, TInput, TResult>, input: TInput, options?: WorkflowRunOptions): Promise<HarnessResult<TState, TResult>>;
+  run<TState, TInput, TResult>(factory: HarnessFactory<TState, TInput, TResult>, input: TInput, options?: WorkflowRunOptions): Promise<FluentRunResult<TState, TResult>>;
 }
 
 interface WorkflowContext {
@@ -69,7 +69,7 @@ function matchesSpec(event: HarnessEvent, spec: EventSpec): boolean {
 
 /** Matchers for fluent results: `toHaveEmitted([...])` checks an in-order subsequence of event types/fields. */
 export const workflowMatchers = {
-  toHaveEmitted(received: HarnessResult<unknown, unknown> | HarnessEvent[], expected: EventSpec[]) {
+  toHaveEmitted(received: FluentRunResult<unknown, unknown> | HarnessEvent[], expected: EventSpec[]) {
     const events = Array.isArray(received) ? received : received.events;
     let i = 0;
     for (const event of events) if (i < expected.length && matchesSpec(event, expected[i]!)) i += 1;
