@@ -7,7 +7,9 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { resolveRecordingPath, type HarnessEvent, type HarnessFactory, type FluentRunResult } from '../fluent/index.js';
+import { formatEventLog, resolveRecordingPath, type HarnessEvent, type HarnessFactory, type FluentRunResult } from '../fluent/index.js';
+
+export { formatEventLog } from '../fluent/index.js';
 
 /** Options of `workflow.run`. */
 export interface WorkflowRunOptions {
@@ -32,11 +34,6 @@ interface WorkflowContext {
 function isUpdatingSnapshots(): boolean {
   const state = expect.getState().snapshotState as unknown as { _updateSnapshot?: string } | undefined;
   return state?._updateSnapshot === 'all';
-}
-
-/** Serialises events one per line (`type`, `name`, `timestamp` first); causes are dropped (not JSON). */
-export function formatEventLog(events: HarnessEvent[]): string {
-  return events.map(({ cause: _cause, type, name, timestamp, ...rest }) => JSON.stringify({ type, name, timestamp, ...rest })).join('\n') + (events.length ? '\n' : '');
 }
 
 /** Builds the fixture value for one test. */

@@ -3,7 +3,7 @@
  * or the iteration limit (whichever first); the stop reason and iteration count are in the trace notes.
  */
 import { z } from 'zod';
-import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult, type HarnessTrace } from '../../../../src/orchestrator/index.js';
+import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult, type HarnessTrace } from 'agent-harness/orchestrator';
 import { buildIntentPrompt } from './prompts.js';
 
 /** The intent the harness produces. */

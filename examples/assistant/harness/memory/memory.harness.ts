@@ -3,7 +3,7 @@
  * relevant, then most recent, first), then asks the memory model to condense them into one note.
  * In-memory recall over the RecordKeeper's snapshot; nothing is persisted.
  */
-import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult } from '../../../../src/orchestrator/index.js';
+import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult } from 'agent-harness/orchestrator';
 import { earlierTurns } from '../lib/prompts.js';
 
 /** What memory recalled. */

@@ -1,5 +1,5 @@
 /** The response harness: one call to the response model with intent, memories and recent history. */
-import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult, type ResponseOutput } from '../../../../src/orchestrator/index.js';
+import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult, type ResponseOutput } from 'agent-harness/orchestrator';
 import type { Intent } from '../intent/intent.harness.js';
 import type { MemoryOutput } from '../memory/memory.harness.js';
 import { buildResponsePrompt } from './prompts.js';

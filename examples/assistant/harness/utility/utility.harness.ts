@@ -1,5 +1,5 @@
 /** The utility harness: an LLM-assisted helper outside the turn's phases — here, a title for the conversation. */
-import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult } from '../../../../src/orchestrator/index.js';
+import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult } from 'agent-harness/orchestrator';
 
 /** Marker the scripted server's routes may match on. */
 export const UTILITY_MARKER = '[assistant:utility]';
