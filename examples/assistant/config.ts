@@ -1,5 +1,5 @@
 /** The example assistant's config: the one place model names, timeouts and limits are chosen. */
-import { buildOrchestratorConfig, type OrchestratorConfig, type OrchestratorConfigInput } from '../../src/orchestrator/index.js';
+import { buildOrchestratorConfig, type OrchestratorConfig, type OrchestratorConfigInput } from 'agent-harness/orchestrator';
 
 /** Model names the demo script's routes match on. */
 export const DEMO_CONFIG: OrchestratorConfigInput = {

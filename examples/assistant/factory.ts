@@ -10,7 +10,7 @@ import {
   RecordKeeper,
   type LLMCaller,
   type OrchestratorConfig,
-} from '../../src/orchestrator/index.js';
+} from 'agent-harness/orchestrator';
 import { defaultIntent, IntentHarness, type Intent } from './harness/intent/intent.harness.js';
 import { MemoryHarness, type MemoryOutput } from './harness/memory/memory.harness.js';
 import { ResponseHarness } from './harness/respond/respond.harness.js';

@@ -7,8 +7,7 @@
  */
 import fs from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { AgentHarnessError, isAgentHarnessError } from '../../src/errors/index.js';
-import { loadModelScript, startModelServer, type ModelServer } from '../../src/model/index.js';
+import { AgentHarnessError, isAgentHarnessError, loadModelScript, startModelServer, type ModelServer } from 'agent-harness';
 import { buildAssistantConfig } from './config.js';
 import { createAssistant, createWireCaller, type AssistantWire } from './factory.js';
 import { formatStatistics } from './stats-table.js';

@@ -1,5 +1,5 @@
 /** Renders the RecordKeeper's per-phase statistics as a plain-text table. */
-import type { ConversationStatistics } from '../../src/orchestrator/index.js';
+import type { ConversationStatistics } from 'agent-harness/orchestrator';
 
 const COLUMNS = ['phase', 'runs', 'calls', 'tokens in', 'tokens out', 'latency ms', 'errors'] as const;
 

@@ -7,10 +7,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { attemptAgent, defineHarness, type AttemptAgentDefaults, type HarnessEvent } from '../../src/public/fluent.js';
-import { startModelServer, turns, type ModelServer } from '../../src/model/index.js';
-import { resolveHarnessPaths } from '../../src/runtime/paths.js';
-import { formatEventLog } from '../../src/vitest/workflow.js';
+import { resolveHarnessPaths, startModelServer, turns, type ModelServer } from 'agent-harness';
+import { attemptAgent, defineHarness, formatEventLog, type AttemptAgentDefaults, type HarnessEvent } from 'agent-harness/fluent';
 
 const [mode, dirArg] = process.argv.slice(2);
 if ((mode !== 'live' && mode !== 'replay') || !dirArg) {

@@ -6,7 +6,7 @@
  * The engine runs for real against the scripted model on 127.0.0.1 (no key, no network); the default script makes
  * the agent run one shell command and then answer. Exit 0 when the query completed successfully.
  */
-import { getProvider } from '../../src/public/providers.js';
+import { getProvider } from 'agent-harness/providers';
 
 const [engine, prompt] = process.argv.slice(2);
 if (!engine || !prompt) {

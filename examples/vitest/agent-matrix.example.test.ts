@@ -4,7 +4,7 @@
  * are skipped by `agent.start`.
  */
 import { describe, expect } from 'vitest';
-import { test, turns } from '../../src/public/vitest.js';
+import { test, turns } from 'agent-harness/vitest';
 
 describe.for(['codex', 'iflow'] as const)('%s', (engine) => {
   test('writes hello.txt', async ({ model, agent }) => {

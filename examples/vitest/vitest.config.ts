@@ -1,14 +1,19 @@
 /**
- * Example: this repository's test projects with the agentHarness() plugin (what vitest.config.ts would look
- * like after adopting it). Run: `npx vitest run --config examples/vitest/vitest.config.ts --project engine`.
+ * Example: a Vitest config with the agentHarness() plugin, running agent-matrix.example.test.ts on real engines
+ * against the scripted model. In a project of yours, `agent-harness` is a dev dependency; in this repository the
+ * package refers to itself (its `exports`, i.e. dist/), so build it first:
+ *
+ *   npm run build && npx vitest run --config examples/vitest/vitest.config.ts
  */
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { agentHarness } from '../../src/public/vitest.js';
-import { projects } from '../../vitest.workspace.js';
+import { agentHarness } from 'agent-harness/vitest';
 
 export default defineConfig({
   root: path.resolve(import.meta.dirname, '..', '..'),
-  plugins: [agentHarness({ engines: ['codex'], skillRoots: ['fixtures/skills'], reportDir: 'reports/agent-harness' })],
-  test: { projects },
+  plugins: [agentHarness({ engines: ['codex'], skillRoots: ['fixtures/skills'], reportDir: 'reports/agent-harness-example' })],
+  test: {
+    include: ['examples/vitest/**/*.example.test.ts'],
+    testTimeout: 180_000,
+  },
 });

@@ -10,7 +10,7 @@ import { AgentHarnessError } from '../errors/index.js';
 import type { RunIndexEntry } from '../protocol/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
-import type { ConsistencyReport } from '../vitest/report-schema.js';
+import type { ConsistencyReport } from '../report/schema.js';
 import type { CliStreams } from './output.js';
 
 /** Default output directory, apart from the Vitest reporter's `reports/agent-harness`. */
@@ -29,7 +29,7 @@ export function parseSince(value: string, now: Date = new Date()): Date {
 }
 
 async function readBaseline(file: string): Promise<ConsistencyReport> {
-  const { ConsistencyReportSchema } = await import('../vitest/report-schema.js');
+  const { ConsistencyReportSchema } = await import('../report/schema.js');
   let value: unknown;
   try {
     value = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -52,10 +52,10 @@ export async function reportCommand(streams: CliStreams, selectors: readonly str
   // Loaded here, not at the top: every start of the CLI loads this file (to register `report`), and `runs` too.
   const [{ listRuns, resolveRunSelector }, { buildConsistencyReport }, { renderMarkdown }, { diffAgainstBaseline }, { runReportInputs }] = await Promise.all([
     import('../runtime/run-store.js'),
-    import('../vitest/report-build.js'),
-    import('../vitest/report-render.js'),
-    import('./report-baseline.js'),
-    import('./report-runs.js'),
+    import('../report/build.js'),
+    import('../report/render.js'),
+    import('../report/baseline.js'),
+    import('../report/run-inputs.js'),
   ]);
   const paths = resolveHarnessPaths();
   let runs: RunIndexEntry[] = selectors.length > 0

@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   LLM_CONNECTION_FAILED: 'The model endpoint could not be reached; check baseURL and that the server is running.',
   LLM_RESPONSE_INVALID: 'The model endpoint answered something that is not a valid response of its wire API.',
   ORCHESTRATOR_INPUT_INVALID: 'Pass a non-empty message (a string, or { role, content } with text content).',
+  DEPENDENCY_MISSING: 'An optional peer dependency (named in the message) is not installed; install it in your project, e.g. npm install openai or npm install @anthropic-ai/sdk.',
   INTERNAL_ERROR: 'This is a bug in agent-harness; please report it with the run directory.',
   FLUENT_RECORDING_INVALID: 'Run the harness live (or the test with -u) to write its recording; a recording is versioned JSON.',
   FLUENT_REPLAY_MISMATCH: 'The harness asks for calls the recording lacks or in another order; re-record it live (-u in Vitest).',

@@ -1,7 +1,7 @@
 /** Live and replay stand-ins for agent instances: live records each call, replay answers from the recording. */
 import { AgentHarnessError } from '../errors/index.js';
 import type { EventBus } from './events.js';
-import { describeEntry, type Recording, type RecordingEntry } from './recording.js';
+import { describeRecordingEntry, type Recording, type RecordingEntry } from './recording.js';
 
 /** Anything with methods; agents need not share a base class. */
 export type AgentLike = object;
@@ -22,12 +22,12 @@ export class CallLedger {
   take(wanted: RecordingEntry): RecordingEntry {
     const entries = this.replay?.entries ?? [];
     const next = entries[this.cursor];
-    const wantedName = describeEntry(wanted);
+    const wantedName = describeRecordingEntry(wanted);
     if (next === undefined) {
       throw new AgentHarnessError('FLUENT_REPLAY_MISMATCH', `Replay: the harness asked for ${wantedName} (entry ${this.cursor + 1}) but the recording has only ${entries.length} entries.`, { details: { wanted: wantedName, index: this.cursor } });
     }
-    if (describeEntry(next) !== wantedName) {
-      throw new AgentHarnessError('FLUENT_REPLAY_MISMATCH', `Replay: the harness asked for ${wantedName} at entry ${this.cursor + 1} but the recording has ${describeEntry(next)} there.`, { details: { wanted: wantedName, recorded: describeEntry(next), index: this.cursor } });
+    if (describeRecordingEntry(next) !== wantedName) {
+      throw new AgentHarnessError('FLUENT_REPLAY_MISMATCH', `Replay: the harness asked for ${wantedName} at entry ${this.cursor + 1} but the recording has ${describeRecordingEntry(next)} there.`, { details: { wanted: wantedName, recorded: describeRecordingEntry(next), index: this.cursor } });
     }
     this.cursor += 1;
     return next;
@@ -37,7 +37,7 @@ export class CallLedger {
   assertConsumed(): void {
     const entries = this.replay?.entries ?? [];
     if (this.cursor < entries.length) {
-      throw new AgentHarnessError('FLUENT_REPLAY_MISMATCH', `Replay: the harness finished but ${describeEntry(entries[this.cursor]!)} (entry ${this.cursor + 1}) and ${entries.length - this.cursor - 1} more recorded entries were never asked for.`, { details: { index: this.cursor } });
+      throw new AgentHarnessError('FLUENT_REPLAY_MISMATCH', `Replay: the harness finished but ${describeRecordingEntry(entries[this.cursor]!)} (entry ${this.cursor + 1}) and ${entries.length - this.cursor - 1} more recorded entries were never asked for.`, { details: { index: this.cursor } });
     }
   }
 }

@@ -55,3 +55,8 @@ export function describeError(error: unknown): { error: string; stack?: string; 
   if (error instanceof Error) return { error: error.message, stack: error.stack, cause: error };
   return { error: String(error), cause: error };
 }
+
+/** Serialises events one per line (`type`, `name`, `timestamp` first); causes are dropped (not JSON). */
+export function formatEventLog(events: HarnessEvent[]): string {
+  return events.map(({ cause: _cause, type, name, timestamp, ...rest }) => JSON.stringify({ type, name, timestamp, ...rest })).join('\n') + (events.length ? '\n' : '');
+}

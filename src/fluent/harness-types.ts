@@ -35,12 +35,12 @@ export interface HarnessConfig<TAgents extends Record<string, AgentConstructor>,
 }
 
 /** What `.run()` resolves to. */
-export interface HarnessResult<TState, TResult> { result: TResult; state: TState; events: HarnessEvent[]; duration: number }
+export interface FluentRunResult<TState, TResult> { result: TResult; state: TState; events: HarnessEvent[]; duration: number }
 
 /** A runnable instance with chainable subscriptions. */
 export interface HarnessInstance<TState, TResult> {
   on: (type: HarnessEventType, handler: HarnessEventHandler) => HarnessInstance<TState, TResult>;
-  run: () => Promise<HarnessResult<TState, TResult>>;
+  run: () => Promise<FluentRunResult<TState, TResult>>;
   readonly state: TState;
 }
 

@@ -71,6 +71,6 @@ export async function readRecording(path: string): Promise<Recording> {
 }
 
 /** Describes an entry for mismatch messages, e.g. `planner.execute` or `step "build"`. */
-export function describeEntry(entry: RecordingEntry): string {
+export function describeRecordingEntry(entry: RecordingEntry): string {
   return entry.kind === 'call' ? `${entry.agent}.${entry.method}` : `step "${entry.step}"`;
 }

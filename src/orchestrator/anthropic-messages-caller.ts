@@ -1,19 +1,28 @@
 /**
  * An LLMCaller over the Anthropic Messages wire API, built on the official `@anthropic-ai/sdk` client with
  * `baseURL` pointed at the endpoint, SSE streaming or not. System messages become the `system` field.
+ * `@anthropic-ai/sdk` is an optional peer dependency, imported when the caller is created (see vendor-sdk.ts).
  */
-import Anthropic from '@anthropic-ai/sdk';
 import { callWithRetries, normalizeRetryPolicy } from './call-with-retries.js';
+import { loadAnthropicSdk, vendorErrorClasses } from './vendor-sdk.js';
 import type { HttpCallerOptions } from './openai-chat-caller.js';
 import type { LLMCaller, LLMResponse, LLMToolCall, LLMUsage } from './types.js';
 
-/** Creates an Anthropic Messages caller. */
+/**
+ * Creates an Anthropic Messages caller. It starts importing `@anthropic-ai/sdk`; when that package is not
+ * installed, each call rejects with DEPENDENCY_MISSING (`npm install @anthropic-ai/sdk`).
+ */
 export function createAnthropicMessagesCaller(options: HttpCallerOptions): LLMCaller {
   const policy = normalizeRetryPolicy(options.retry);
   // SDK retry off for the same reason as the OpenAI caller: one policy, counted attempts, one code set.
-  const client = new Anthropic({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000 });
+  const ready = loadAnthropicSdk().then((Anthropic) => ({
+    client: new Anthropic({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000 }),
+    errorClasses: vendorErrorClasses(Anthropic),
+  }));
+  ready.catch(() => {}); // a caller never called must not leave an unhandled rejection behind
   return {
     async call(input): Promise<LLMResponse> {
+      const { client, errorClasses } = await ready;
       const started = performance.now();
       const system = input.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
       const params = {
@@ -55,7 +64,7 @@ export function createAnthropicMessagesCaller(options: HttpCallerOptions): LLMCa
           }
           return { text, toolCalls: [...calls.values()], model, usage };
         },
-        { vendor: 'anthropic-messages', model: input.model, policy, ...(input.signal ? { signal: input.signal } : {}) },
+        { vendor: 'anthropic-messages', model: input.model, policy, errorClasses, ...(input.signal ? { signal: input.signal } : {}) },
       );
       return { ...value, latencyMs: Math.round(performance.now() - started), attempts };
     },

@@ -3,15 +3,12 @@
  * `retry-after` (seconds or an HTTP date, capped), exponential backoff otherwise, every wait abortable.
  * Vendor SDK errors are turned into AgentHarnessError codes carrying the status and the vendor's error body.
  */
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { AgentHarnessError, isAgentHarnessError } from '../errors/index.js';
+import type { VendorErrorClasses } from './vendor-sdk.js';
 
-// Matched by class, not by `name`: the openai client's errors do not set a distinctive `name`.
-const ABORT_ERRORS = [OpenAI.APIUserAbortError, Anthropic.APIUserAbortError];
-const TIMEOUT_ERRORS = [OpenAI.APIConnectionTimeoutError, Anthropic.APIConnectionTimeoutError];
-const CONNECTION_ERRORS = [OpenAI.APIConnectionError, Anthropic.APIConnectionError];
-const isAny = (error: unknown, classes: readonly (abstract new (...args: never[]) => unknown)[]): boolean => classes.some((c) => error instanceof c);
+// Matched by class, not by `name`: the openai client's errors do not set a distinctive `name`. The classes come
+// from the caller's SDK, loaded on demand (the SDKs are optional peers, see vendor-sdk.ts).
+const isA = (error: unknown, errorClass: (abstract new (...args: never[]) => unknown) | undefined): boolean => errorClass !== undefined && error instanceof errorClass;
 
 /** Retry settings of an HTTP caller. */
 export interface RetryPolicy {
@@ -71,15 +68,18 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
-/** Maps an SDK error to an AgentHarnessError; `retryable` says whether another attempt may help. */
-export function classifyCallError(error: unknown, vendor: string, model: string, signal?: AbortSignal): { error: AgentHarnessError; retryable: boolean; retryAfterMs: number | null } {
+/**
+ * Maps an SDK error to an AgentHarnessError; `retryable` says whether another attempt may help. `classes` are the
+ * SDK's abort, timeout and connection error classes (without them only HTTP statuses and aborts are told apart).
+ */
+export function classifyCallError(error: unknown, vendor: string, model: string, signal?: AbortSignal, classes?: VendorErrorClasses): { error: AgentHarnessError; retryable: boolean; retryAfterMs: number | null } {
   if (isAgentHarnessError(error)) return { error, retryable: false, retryAfterMs: null };
   const e = error as VendorApiError;
   const details = { vendor, model };
-  if (signal?.aborted || isAny(error, ABORT_ERRORS) || e.name === 'AbortError') {
+  if (signal?.aborted || isA(error, classes?.abort) || e.name === 'AbortError') {
     return { error: new AgentHarnessError('LLM_ABORTED', `${vendor} call to model ${model} was aborted.`, { cause: error, details }), retryable: false, retryAfterMs: null };
   }
-  if (isAny(error, TIMEOUT_ERRORS)) {
+  if (isA(error, classes?.timeout)) {
     return { error: new AgentHarnessError('LLM_TIMEOUT', `${vendor} call to model ${model} timed out.`, { cause: error, details }), retryable: false, retryAfterMs: null };
   }
   if (typeof e.status === 'number') {
@@ -89,7 +89,7 @@ export function classifyCallError(error: unknown, vendor: string, model: string,
     const message = `${vendor} call to model ${model} failed with HTTP ${status}: ${e.message}`;
     return { error: new AgentHarnessError('LLM_HTTP_ERROR', message, { cause: error, details: { ...details, status, body: e.error ?? null } }), retryable, retryAfterMs };
   }
-  if (isAny(error, CONNECTION_ERRORS)) {
+  if (isA(error, classes?.connection)) {
     return { error: new AgentHarnessError('LLM_CONNECTION_FAILED', `${vendor} endpoint for model ${model} could not be reached: ${e.message}`, { cause: error, details }), retryable: true, retryAfterMs: null };
   }
   return { error: new AgentHarnessError('LLM_RESPONSE_INVALID', `${vendor} call to model ${model} failed: ${e.message}`, { cause: error, details }), retryable: false, retryAfterMs: null };
@@ -98,14 +98,14 @@ export function classifyCallError(error: unknown, vendor: string, model: string,
 /** Runs `attempt` until it succeeds, fails for good or the retries run out; returns the value and attempt count. */
 export async function callWithRetries<T>(
   attempt: () => Promise<T>,
-  context: { vendor: string; model: string; policy: RetryPolicy; signal?: AbortSignal },
+  context: { vendor: string; model: string; policy: RetryPolicy; signal?: AbortSignal; errorClasses?: VendorErrorClasses },
 ): Promise<{ value: T; attempts: number }> {
   const { policy, signal } = context;
   for (let n = 0; ; n += 1) {
     try {
       return { value: await attempt(), attempts: n + 1 };
     } catch (raw) {
-      const { error, retryable, retryAfterMs } = classifyCallError(raw, context.vendor, context.model, signal);
+      const { error, retryable, retryAfterMs } = classifyCallError(raw, context.vendor, context.model, signal, context.errorClasses);
       error.details.attempts = n + 1;
       if (!retryable || n >= policy.maxRetries) throw error;
       const wait = Math.min(policy.maxDelayMs, retryAfterMs ?? policy.baseDelayMs * 2 ** n);

@@ -10,3 +10,4 @@ export * from './run-phase.js';
 export * from './config.js';
 export * from './orchestrator.js';
 export * from './scripted-endpoint.js';
+export type { VendorErrorClasses } from './vendor-sdk.js';

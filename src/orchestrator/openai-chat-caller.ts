@@ -1,9 +1,10 @@
 /**
  * An LLMCaller over the OpenAI Chat Completions wire API (any OpenAI-compatible endpoint), built on the
- * official `openai` client with `baseURL` pointed at the endpoint, SSE streaming or not.
+ * official `openai` client with `baseURL` pointed at the endpoint, SSE streaming or not. `openai` is an optional
+ * peer dependency, imported when the caller is created (see vendor-sdk.ts).
  */
-import OpenAI from 'openai';
 import { callWithRetries, normalizeRetryPolicy, type RetryPolicy } from './call-with-retries.js';
+import { loadOpenAiSdk, vendorErrorClasses } from './vendor-sdk.js';
 import type { LLMCaller, LLMResponse, LLMToolCall, LLMUsage } from './types.js';
 
 /** Options of the HTTP callers. */
@@ -20,14 +21,22 @@ export interface HttpCallerOptions {
   defaultMaxTokens?: number;
 }
 
-/** Creates an OpenAI Chat Completions caller. */
+/**
+ * Creates an OpenAI Chat Completions caller. It starts importing `openai`; when that package is not installed,
+ * each call rejects with DEPENDENCY_MISSING (`npm install openai`).
+ */
 export function createOpenAiChatCaller(options: HttpCallerOptions): LLMCaller {
   const policy = normalizeRetryPolicy(options.retry);
   // The SDK's own retry is off (maxRetries 0): one policy for both vendors, each attempt counted in the trace,
   // and every error mapped to one code set; our loop honours retry-after as the SDK's would.
-  const client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000 });
+  const ready = loadOpenAiSdk().then((OpenAI) => ({
+    client: new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000 }),
+    errorClasses: vendorErrorClasses(OpenAI),
+  }));
+  ready.catch(() => {}); // a caller never called must not leave an unhandled rejection behind
   return {
     async call(input): Promise<LLMResponse> {
+      const { client, errorClasses } = await ready;
       const started = performance.now();
       const params = {
         model: input.model,
@@ -63,7 +72,7 @@ export function createOpenAiChatCaller(options: HttpCallerOptions): LLMCaller {
           }
           return { text, toolCalls: [...calls.values()], model, usage };
         },
-        { vendor: 'openai-chat', model: input.model, policy, ...(input.signal ? { signal: input.signal } : {}) },
+        { vendor: 'openai-chat', model: input.model, policy, errorClasses, ...(input.signal ? { signal: input.signal } : {}) },
       );
       return { ...value, latencyMs: Math.round(performance.now() - started), attempts };
     },

@@ -1,13 +1,13 @@
 /**
  * The Orchestrator: Ingest → Gather (intent and memory in parallel) → Respond → Recover. It coordinates
  * harnesses it is given (each already bound to its model by a factory); harnesses never see each other.
- * A turn never throws: a failed phase is its `HarnessResult.error`, and the turn's `error` is the first one.
+ * A turn never throws: a failed phase is its `HarnessRunResult.error`, and the turn's `error` is the first one.
  */
 import { AgentHarnessError, toAgentHarnessError } from '../errors/index.js';
 import type { OrchestratorConfig } from './config.js';
 import type { RecordKeeper } from './record-keeper.js';
 import { runPhase } from './run-phase.js';
-import type { ConversationThread, Harness, HarnessContext, HarnessResult, PhaseResult } from './types.js';
+import type { ConversationThread, Harness, HarnessContext, HarnessRunResult, PhaseResult } from './types.js';
 
 /** What the respond harness must produce: the assistant's reply text. */
 export interface ResponseOutput {
@@ -77,7 +77,7 @@ export class Orchestrator<TIntent, TMemory> {
   }
 
   /** Recover: appends the assistant turn when the respond phase produced one. */
-  private recover(respond: HarnessResult<ResponseOutput>): HarnessResult<RecoverOutput> {
+  private recover(respond: HarnessRunResult<ResponseOutput>): HarnessRunResult<RecoverOutput> {
     if (respond.error || !respond.output.text.trim()) return { output: { appended: false, reason: respond.error ? 'respond failed' : 'empty reply' }, done: true };
     this.recordKeeper.append({ role: 'assistant', text: respond.output.text });
     return { output: { appended: true }, done: true };

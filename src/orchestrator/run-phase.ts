@@ -1,12 +1,12 @@
-/** Runs one harness as a phase: times it, fills its trace, and turns a throw into `HarnessResult.error`. */
+/** Runs one harness as a phase: times it, fills its trace, and turns a throw into `HarnessRunResult.error`. */
 import { toAgentHarnessError } from '../errors/index.js';
-import type { Harness, HarnessContext, HarnessResult, HarnessTrace, PhaseResult } from './types.js';
+import type { Harness, HarnessContext, HarnessRunResult, HarnessTrace, PhaseResult } from './types.js';
 
 /** Runs `harness` for `phase`; never throws. `fallback` is the output when the harness threw. */
 export async function runPhase<TIn, TOut>(phase: string, harness: Harness<TIn, TOut>, input: TIn, ctx: HarnessContext, fallback: TOut): Promise<PhaseResult<TOut>> {
   const startedAt = ctx.now();
   const started = performance.now();
-  let result: HarnessResult<TOut>;
+  let result: HarnessRunResult<TOut>;
   try {
     result = await harness.run(input, ctx);
   } catch (error) {

@@ -97,7 +97,7 @@ export interface HarnessTrace {
 export type HarnessError = AgentHarnessError;
 
 /** The result of one harness run. */
-export interface HarnessResult<T> {
+export interface HarnessRunResult<T> {
   output: T;
   done: boolean;
   /** A harness fills `calls` and `notes`; the orchestrator fills the phase name and timing. */
@@ -106,7 +106,7 @@ export interface HarnessResult<T> {
 }
 
 /** A harness result after the orchestrator ran it as a phase: the trace is complete. */
-export interface PhaseResult<T> extends HarnessResult<T> {
+export interface PhaseResult<T> extends HarnessRunResult<T> {
   trace: HarnessTrace;
 }
 
@@ -121,7 +121,7 @@ export interface HarnessContext<TConfig = unknown> {
 
 /** A small unit of work in one phase. Harnesses never import each other. */
 export interface Harness<TIn, TOut> {
-  run(input: TIn, ctx: HarnessContext): Promise<HarnessResult<TOut>>;
+  run(input: TIn, ctx: HarnessContext): Promise<HarnessRunResult<TOut>>;
 }
 
 /** The trace entry of a response. */

@@ -17,6 +17,6 @@ export { startModelServer, loadModelScript, parseModelScript, turns, ModelScript
 export type { ModelScript, ModelServer } from '../model/index.js';
 export * from '../protocol/index.js';
 export { Orchestrator, RecordKeeper, bindModel, createOpenAiChatCaller, createAnthropicMessagesCaller, createScriptedCaller } from '../orchestrator/index.js';
-export type { LLMCaller, LLMCallConfig, LLMResponse, Harness, HarnessContext, HarnessResult } from '../orchestrator/index.js';
+export type { LLMCaller, LLMCallConfig, LLMResponse, Harness, HarnessContext, HarnessRunResult } from '../orchestrator/index.js';
 export { getProvider, registerProvider, providerNames, createEngineProvider, AgentProviderConfigSchema, parseProviderConfig } from '../providers/index.js';
 export type { AgentProvider, AgentProviderConfig, McpServerDef } from '../providers/index.js';

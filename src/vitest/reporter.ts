@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Reporter, SerializedError, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node';
-import { buildConsistencyReport, type ReportInput } from './report-build.js';
-import type { ConsistencyReport } from './report-schema.js';
-import { renderJunit, renderMarkdown, renderStepSummary } from './report-render.js';
+import { buildConsistencyReport, type ReportInput } from '../report/build.js';
+import type { ConsistencyReport } from '../report/schema.js';
+import { renderJunit, renderMarkdown, renderStepSummary } from '../report/render.js';
 import { DEFAULT_REPORT_DIR } from './options.js';
 import { readAgentHarnessMeta } from './types.js';
 

@@ -5,37 +5,10 @@
  * `TaskMeta` is deliberately not augmented: in Vitest 4 it lives in `@vitest/runner`, in Vitest 5 in `vitest`,
  * and augmenting the wrong one is order-dependent (research note §8). Use {@link readAgentHarnessMeta} instead.
  */
+import type { AgentHarnessTaskMeta } from '../report/attempt-record.js';
 import type { AgentHarnessConfig } from './options.js';
 
-/** One attempt as recorded in the test's meta (JSON-serialisable). */
-export interface AgentHarnessAttemptRecord {
-  runId: string;
-  attempt: number;
-  launch: 'start' | 'resume';
-  exitCode: number | null;
-  completion: { state: string; reason: string };
-  fcmpCounts: Record<string, number>;
-  auditDir: string;
-  durationMs: number;
-  usage: unknown;
-  /** Number of tool calls the attempt made. */
-  toolCalls: number;
-  /** Vitest retry index the attempt belongs to (0 = first try). */
-  retry: number;
-  /** Version of the engine CLI (absent in records written before it was recorded). */
-  engineVersion?: string | null;
-  /** The failure code when the attempt failed. */
-  failureCode?: string;
-}
-
-/** `task.meta.agentHarness`: the last run of the test and every attempt across retries. */
-export interface AgentHarnessTaskMeta {
-  engine: string;
-  runId: string;
-  handle: string;
-  sessionId: string | null;
-  attempts: AgentHarnessAttemptRecord[];
-}
+export type { AgentHarnessAttemptRecord, AgentHarnessTaskMeta } from '../report/attempt-record.js';
 
 /** Reads `agentHarness` from a task meta object (`task.meta` or `testCase.meta()`), or undefined. */
 export function readAgentHarnessMeta(meta: unknown): AgentHarnessTaskMeta | undefined {

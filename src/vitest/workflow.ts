@@ -7,7 +7,9 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { resolveRecordingPath, type HarnessEvent, type HarnessFactory, type HarnessResult } from '../fluent/index.js';
+import { formatEventLog, resolveRecordingPath, type HarnessEvent, type HarnessFactory, type FluentRunResult } from '../fluent/index.js';
+
+export { formatEventLog } from '../fluent/index.js';
 
 /** Options of `workflow.run`. */
 export interface WorkflowRunOptions {
@@ -20,7 +22,7 @@ export interface WorkflowRunOptions {
 /** The `workflow` fixture. */
 export interface WorkflowFixture {
   /** Runs `factory.create(input)`, returning its result; the event log is attached to the test. */
-  run<TState, TInput, TResult>(factory: HarnessFactory<TState, TInput, TResult>, input: TInput, options?: WorkflowRunOptions): Promise<HarnessResult<TState, TResult>>;
+  run<TState, TInput, TResult>(factory: HarnessFactory<TState, TInput, TResult>, input: TInput, options?: WorkflowRunOptions): Promise<FluentRunResult<TState, TResult>>;
 }
 
 interface WorkflowContext {
@@ -32,11 +34,6 @@ interface WorkflowContext {
 function isUpdatingSnapshots(): boolean {
   const state = expect.getState().snapshotState as unknown as { _updateSnapshot?: string } | undefined;
   return state?._updateSnapshot === 'all';
-}
-
-/** Serialises events one per line (`type`, `name`, `timestamp` first); causes are dropped (not JSON). */
-export function formatEventLog(events: HarnessEvent[]): string {
-  return events.map(({ cause: _cause, type, name, timestamp, ...rest }) => JSON.stringify({ type, name, timestamp, ...rest })).join('\n') + (events.length ? '\n' : '');
 }
 
 /** Builds the fixture value for one test. */
@@ -69,7 +66,7 @@ function matchesSpec(event: HarnessEvent, spec: EventSpec): boolean {
 
 /** Matchers for fluent results: `toHaveEmitted([...])` checks an in-order subsequence of event types/fields. */
 export const workflowMatchers = {
-  toHaveEmitted(received: HarnessResult<unknown, unknown> | HarnessEvent[], expected: EventSpec[]) {
+  toHaveEmitted(received: FluentRunResult<unknown, unknown> | HarnessEvent[], expected: EventSpec[]) {
     const events = Array.isArray(received) ? received : received.events;
     let i = 0;
     for (const event of events) if (i < expected.length && matchesSpec(event, expected[i]!)) i += 1;

@@ -2,6 +2,8 @@
  * The command's import graph stays lazy (issue 13): `--version`, `runs` and `translate` load neither the model
  * server, nor the PTY module, nor the attempt code, nor any engine's adapter (translate loads one engine's parser).
  * Checked from the sources (every module is its own file there), with a module hook logging what the process loads.
+ * And the layers hold (issue 29): nothing the command imports, statically or on demand, is in src/vitest/; the
+ * consistency report lives in src/report/, below both.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -50,5 +52,47 @@ describe('what a light command loads', () => {
       .filter((file) => /^src\/engines\/[a-z]+\//.test(file));
     expect(parsers.every((file) => file.startsWith('src/engines/codex/'))).toBe(true);
     expect(parsers).toContain('src/engines/codex/parse.ts');
+  });
+});
+
+/** The relative imports of a source file (static `from '…'`, bare `import '…'` and dynamic `import('…')`), as src paths. */
+function relativeImports(file: string): string[] {
+  const text = fs.readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm)].map((m) => m[1]!);
+  return specifiers.map((specifier) => path.relative(path.resolve('.'), path.resolve(path.dirname(file), specifier.replace(/\.js$/, '.ts'))));
+}
+
+/** Every src file reachable from `roots` through relative imports, each with the chain that reaches it. */
+function importGraph(roots: string[]): Map<string, string[]> {
+  const reached = new Map<string, string[]>(roots.map((root) => [root, [root]]));
+  const queue = [...roots];
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    for (const next of relativeImports(file)) {
+      if (reached.has(next) || !fs.existsSync(next)) continue;
+      reached.set(next, [...reached.get(file)!, next]);
+      queue.push(next);
+    }
+  }
+  return reached;
+}
+
+describe('layers', () => {
+  const sources = (dir: string): string[] => fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts')).map((name) => path.join(dir, name));
+
+  it('the import graph reader sees static and on-demand imports (it finds the reporter under src/public/reporter.ts)', () => {
+    expect([...importGraph(['src/public/reporter.ts']).keys()]).toEqual(expect.arrayContaining(['src/vitest/reporter.ts', 'src/report/build.ts', 'src/report/schema.ts']));
+    expect([...importGraph(['src/cli/report.ts']).keys()]).toEqual(expect.arrayContaining(['src/report/build.ts', 'src/report/render.ts', 'src/report/baseline.ts', 'src/report/run-inputs.ts']));
+  });
+
+  it('nothing in src/cli/ imports src/vitest/, directly or through another module', () => {
+    const graph = importGraph(sources('src/cli'));
+    const intoVitest = [...graph].filter(([file]) => file.startsWith('src/vitest/')).map(([, chain]) => chain.join(' -> '));
+    expect(intoVitest).toEqual([]);
+  });
+
+  it('src/report/ imports neither src/vitest/ nor src/cli/', () => {
+    const graph = importGraph(sources('src/report'));
+    const upward = [...graph].filter(([file]) => /^src\/(vitest|cli)\//.test(file)).map(([, chain]) => chain.join(' -> '));
+    expect(upward).toEqual([]);
   });
 });

@@ -108,7 +108,7 @@ describe('intent loop stop conditions', () => {
 });
 
 describe('error propagation', () => {
-  it('a failing gather phase becomes HarnessResult.error; respond still runs on the fallback', async () => {
+  it('a failing gather phase becomes HarnessRunResult.error; respond still runs on the fallback', async () => {
     const failure = new AgentHarnessError('LLM_HTTP_ERROR', 'boom', { details: { status: 503 } });
     const { orchestrator, recordKeeper } = build((call) => (call.model === 'm-intent' ? failure : call.model === 'm-memory' ? 'n' : 'still answered'));
     const outcome = await orchestrator.run('hello');

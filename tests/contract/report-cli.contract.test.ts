@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSince } from '../../src/cli/report.js';
-import { ConsistencyReportSchema } from '../../src/vitest/report-schema.js';
+import { ConsistencyReportSchema } from '../../src/report/schema.js';
 import { createCliSandbox, installFakeEngine, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
 
 const STREAMS = path.join(REPO, 'fixtures', 'streams');

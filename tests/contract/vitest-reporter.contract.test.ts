@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsistencyReportSchema, type ConsistencyReport } from '../../src/vitest/report-schema.js';
-import { buildConsistencyReport, caseName, engineFromName } from '../../src/vitest/report-build.js';
-import { renderJunit, xmlEscape } from '../../src/vitest/report-render.js';
+import { ConsistencyReportSchema, type ConsistencyReport } from '../../src/report/schema.js';
+import { buildConsistencyReport, caseName, engineFromName } from '../../src/report/build.js';
+import { renderJunit, xmlEscape } from '../../src/report/render.js';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const VITEST = path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs');

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsistencyReportSchema } from '../../src/vitest/report-schema.js';
+import { ConsistencyReportSchema } from '../../src/report/schema.js';
 import { prepareExampleProject, REPO } from '../helpers/example-project.js';
 
 let project: string;

@@ -3,7 +3,7 @@
  * or the iteration limit (whichever first); the stop reason and iteration count are in the trace notes.
  */
 import { z } from 'zod';
-import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessResult, type HarnessTrace } from '../../../../src/orchestrator/index.js';
+import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult, type HarnessTrace } from 'agent-harness/orchestrator';
 import { buildIntentPrompt } from './prompts.js';
 
 /** The intent the harness produces. */
@@ -39,7 +39,7 @@ export class IntentHarness implements Harness<{ message: string }, Intent> {
     private readonly stream = false,
   ) {}
 
-  async run(input: { message: string }, ctx: HarnessContext): Promise<HarnessResult<Intent>> {
+  async run(input: { message: string }, ctx: HarnessContext): Promise<HarnessRunResult<Intent>> {
     let intent = defaultIntent();
     const answers: string[] = [];
     const calls: HarnessTrace['calls'] = [];

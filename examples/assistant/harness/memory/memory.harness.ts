@@ -3,7 +3,7 @@
  * relevant, then most recent, first), then asks the memory model to condense them into one note.
  * In-memory recall over the RecordKeeper's snapshot; nothing is persisted.
  */
-import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessResult } from '../../../../src/orchestrator/index.js';
+import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult } from 'agent-harness/orchestrator';
 import { earlierTurns } from '../lib/prompts.js';
 
 /** What memory recalled. */
@@ -40,7 +40,7 @@ export class MemoryHarness implements Harness<{ query: string }, MemoryOutput> {
     private readonly stream = false,
   ) {}
 
-  async run(input: { query: string }, ctx: HarnessContext): Promise<HarnessResult<MemoryOutput>> {
+  async run(input: { query: string }, ctx: HarnessContext): Promise<HarnessRunResult<MemoryOutput>> {
     const memories = recallTurns(earlierTurns(ctx.conversation.turns), input.query, this.limit);
     const response = await this.llm.call({
       messages: [

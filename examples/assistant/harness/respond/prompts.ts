@@ -1,5 +1,5 @@
 /** The response harness's system prompt (the seed's BernardSystemPrompt) and prompt builder. */
-import type { ChatMessage, ConversationTurn } from '../../../../src/orchestrator/index.js';
+import type { ChatMessage, ConversationTurn } from 'agent-harness/orchestrator';
 import { earlierTurns, turnsToMessages } from '../lib/prompts.js';
 
 /** Marker the scripted server's routes may match on. */

@@ -1,5 +1,5 @@
 /** The utility harness: an LLM-assisted helper outside the turn's phases — here, a title for the conversation. */
-import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessResult } from '../../../../src/orchestrator/index.js';
+import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult } from 'agent-harness/orchestrator';
 
 /** Marker the scripted server's routes may match on. */
 export const UTILITY_MARKER = '[assistant:utility]';
@@ -8,7 +8,7 @@ export const UTILITY_MARKER = '[assistant:utility]';
 export class UtilityHarness implements Harness<{ task: 'title' }, { title: string }> {
   constructor(private readonly llm: BoundLLMCaller) {}
 
-  async run(_input: { task: 'title' }, ctx: HarnessContext): Promise<HarnessResult<{ title: string }>> {
+  async run(_input: { task: 'title' }, ctx: HarnessContext): Promise<HarnessRunResult<{ title: string }>> {
     const transcript = ctx.conversation.turns.map((t) => `${t.role}: ${t.text}`).join('\n');
     const response = await this.llm.call({
       messages: [

@@ -2,7 +2,7 @@
  * Renders a {@link ConsistencyReport} as Markdown (consistency.md), JUnit XML (junit.xml) and a short
  * GitHub step summary.
  */
-import type { ConsistencyReport, ConsistencyTest } from './report-schema.js';
+import type { ConsistencyReport, ConsistencyTest } from './schema.js';
 
 const ICON: Record<ConsistencyTest['state'], string> = { passed: '✅', failed: '❌', skipped: '⏭', pending: '…' };
 

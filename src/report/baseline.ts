@@ -3,8 +3,8 @@
  * now completes less, calls a different number of tools, emits different FCMP event counts, warns more, or is
  * missing is a regression (the command exits 1); a new engine version, an improvement or a new case is a change.
  */
-import { caseName } from '../vitest/report-build.js';
-import type { ConsistencyReport, ConsistencyTest } from '../vitest/report-schema.js';
+import { caseName } from './build.js';
+import type { ConsistencyReport, ConsistencyTest } from './schema.js';
 
 /** What differs between a baseline and the current report. */
 export interface BaselineDiff {

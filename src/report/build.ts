@@ -3,8 +3,8 @@
  * identical for a live run and `--merge-reports`).
  */
 import { ENGINE_IDS } from '../protocol/index.js';
-import { CONSISTENCY_REPORT_VERSION, ConsistencyReportSchema, type ConsistencyReport, type ConsistencyRow, type ConsistencyTest } from './report-schema.js';
-import type { AgentHarnessTaskMeta } from './types.js';
+import { CONSISTENCY_REPORT_VERSION, ConsistencyReportSchema, type ConsistencyReport, type ConsistencyRow, type ConsistencyTest } from './schema.js';
+import type { AgentHarnessTaskMeta } from './attempt-record.js';
 
 /** What the reporter extracts from one Vitest test case. */
 export interface ReportInput {

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { ConformanceReportSchema, type ConformanceReport, type RunIndexEntry } from '../protocol/index.js';
 import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import { AUDIT_DIR } from '../runtime/run-store.js';
-import type { ReportInput } from '../vitest/report-build.js';
-import type { AgentHarnessAttemptRecord } from '../vitest/types.js';
+import type { ReportInput } from './build.js';
+import type { AgentHarnessAttemptRecord } from './attempt-record.js';
 
 /** The case a run belongs to: its prompt, else its start argv, else the run id. */
 export function runCase(run: RunIndexEntry): string {
