@@ -7,7 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
-import type { EngineId } from '../protocol/index.js';
+import { engineIds } from '../engines/registry.js';
 import { PACKAGE_ROOT } from '../runtime/executables.js';
 import { registerDaemon } from './daemon.js';
 import { registerDemo } from './demo.js';
@@ -21,13 +21,6 @@ import { registerRuns } from './runs.js';
 import { registerTranslate } from './translate.js';
 import { addStartOptions, registerStart, startCommand, type StartCommandOptions } from './start.js';
 
-/**
- * The engine subcommands. Spelled out rather than imported as ENGINE_IDS, which would load zod and every
- * protocol schema before `--version`; the two checks below keep this list equal to EngineId at compile time.
- */
-const ENGINE_COMMANDS = ['codex', 'claude', 'gemini', 'iflow', 'opencode'] as const satisfies readonly EngineId[];
-const everyEngineHasACommand: [Exclude<EngineId, (typeof ENGINE_COMMANDS)[number]>] extends [never] ? true : never = true;
-void everyEngineHasACommand;
 
 function packageVersion(): string {
   try {
@@ -39,6 +32,8 @@ function packageVersion(): string {
 
 /** Builds the program. `setExit` records the exit status an action wants. */
 export function buildProgram(streams: CliStreams, setExit: (code: number) => void): Command {
+  // One subcommand per registered engine (the registry loads no engine to list them).
+  const engines = engineIds();
   const program = new Command('agent-harness')
     .description('Run real coding-agent CLIs in a managed, audited environment against a scripted model on 127.0.0.1.')
     .version(packageVersion())
@@ -51,7 +46,7 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
   addStartOptions(program);
   program.hook('preAction', (_program, action) => {
     const given = Object.keys(program.opts()).filter((key) => program.getOptionValueSource(key) === 'cli');
-    if (given.length > 0 && !(ENGINE_COMMANDS as readonly string[]).includes(action.name()) && action.name() !== 'start') {
+    if (given.length > 0 && !engines.includes(action.name()) && action.name() !== 'start') {
       throw new AgentHarnessError('USAGE_ERROR', `The harness options before a command name (${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}) apply to engine runs only, not to \`${action.name()}\`.`);
     }
   });
@@ -64,7 +59,7 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
   registerTranslate(program, streams, setExit);
   registerReport(program, streams, setExit);
   registerDaemon(program, streams, setExit);
-  for (const engine of ENGINE_COMMANDS) {
+  for (const engine of engines) {
     program
       .command(engine)
       .description(`run ${engine} with exactly these arguments inside the managed env; harness options go before "${engine}", --translate N anywhere`)

@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AgentHarnessError, toAgentHarnessError } from '../errors/index.js';
-import { getEngine, requireResume } from '../engines/registry.js';
+import { loadEngine, requireResume } from '../engines/registry.js';
 import type { EngineAdapter, PreparedEngine } from '../engines/engine.js';
 import { carryResumeFlags, withCarriedFlags } from '../engines/resume-flags.js';
 import { applyAgentOptions } from '../engines/agent-options.js';
@@ -126,7 +126,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
   const namespaceSupport = isolationMode === 'off' || isolationMode === null ? undefined : probeNamespacesAsync();
   assertSameEngine(request);
   const eventMemoryBytes = resolveEventMemoryBytes(request.eventMemoryBytes, request.hostEnv ?? process.env);
-  const adapter: EngineAdapter = getEngine(request.run?.engine ?? request.engine);
+  const adapter: EngineAdapter = await loadEngine(request.run?.engine ?? request.engine);
   const launch = request.launch;
   const resumeArgs = launch === 'resume' ? requireResume(adapter) : null;
   if (launch === 'resume') {

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ContentTurn } from './script.js';
+import type { EngineToolTable } from './tool-table.js';
 
 /**
  * Ids of the wire APIs the model server can speak. Declared here (not imported from `engines/`) because
@@ -22,6 +23,11 @@ export interface WireRequest {
   headers: IncomingMessage['headers'];
   /** The parsed JSON body (null when the request had none). */
   body: unknown;
+  /**
+   * The tool tables of the engines that speak this wire (how each takes a shell call or an intent), in registry
+   * order; absent or empty: a generic `shell {command}` call.
+   */
+  tools?: readonly EngineToolTable[];
 }
 
 /** One vendor wire API. */

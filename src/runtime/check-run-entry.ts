@@ -8,13 +8,12 @@
  * refused, zod says what is wrong with it (`parseRunEntry`).
  */
 import { RunIndexEntrySchema, type RunIndexEntry } from '../protocol/run-index.js';
-import { ENGINE_ID_VALUES } from '../protocol/versions.js';
+import { ENGINE_ID_PATTERN } from '../protocol/versions.js';
 
 type Fields = Record<string, unknown>;
 
 const RUN_ID = /^\d{8}T\d{6}-[a-z]+-[0-9a-f]{8}$/;
 const HANDLE = /^[0-9a-f]{8}$/;
-const ENGINES: ReadonlySet<unknown> = new Set(ENGINE_ID_VALUES);
 const TRANSLATE_MODES: ReadonlySet<unknown> = new Set([0, 1, 2, 3]);
 const MODEL_MODES: ReadonlySet<unknown> = new Set(['scripted', 'replay', 'record', 'live']);
 /** What a field check returns for a value the schema refuses. */
@@ -46,7 +45,7 @@ const isStringArray = (value: unknown): value is string[] => Array.isArray(value
 export function checkRunEntry(value: unknown): RunIndexEntry | undefined {
   if (!isRecord(value)) return undefined;
   const { run_id, handle, engine, run_dir, created_at, updated_at, attempts, session_id, translate_mode, model_mode, last_completion } = value;
-  if (!isString(run_id) || !RUN_ID.test(run_id) || !isString(handle) || !HANDLE.test(handle) || !ENGINES.has(engine) || !isString(run_dir)) return undefined;
+  if (!isString(run_id) || !RUN_ID.test(run_id) || !isString(handle) || !HANDLE.test(handle) || !(isString(engine) && ENGINE_ID_PATTERN.test(engine)) || !isString(run_dir)) return undefined;
   if (!isTimestamp(created_at) || !isTimestamp(updated_at) || !Number.isSafeInteger(attempts) || (attempts as number) < 0) return undefined;
   if (!isStringOrNull(session_id) || !TRANSLATE_MODES.has(translate_mode) || !MODEL_MODES.has(model_mode)) return undefined;
   const script = checkScript(value.script);

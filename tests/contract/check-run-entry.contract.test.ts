@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RunIndexEntrySchema } from '../../src/protocol/index.js';
-import { ENGINE_ID_VALUES } from '../../src/protocol/versions.js';
+import { engineIds } from '../../src/engines/registry.js';
 import { checkRunEntry } from '../../src/runtime/check-run-entry.js';
 import { exact } from '../helpers/exact.js';
 
@@ -29,7 +29,7 @@ const script = fc.oneof(
 const fields = (odds: number) => ({
   run_id: field(fc.stringMatching(/^\d{8}T\d{6}-[a-z]+-[0-9a-f]{8}$/), odds),
   handle: field(hex8, odds),
-  engine: field(fc.constantFrom(...ENGINE_ID_VALUES), odds),
+  engine: field(fc.constantFrom(...engineIds(), 'sixth'), odds),
   run_dir: field(fc.string(), odds),
   created_at: field(fc.string({ minLength: 10, maxLength: 30 }), odds),
   updated_at: field(fc.string({ minLength: 10, maxLength: 30 }), odds),

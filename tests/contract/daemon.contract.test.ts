@@ -11,7 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors/codes.js';
-import { ENGINE_IDS } from '../../src/protocol/index.js';
+import { engineIds } from '../../src/engines/registry.js';
 import { findOnPath } from '../../src/runtime/isolation/probe.js';
 import { BIN, fakeEngineCalls, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
 import { alive, childrenOf, cmdline, daemons, metaOf, shape, startHanging, useDaemonSandboxes, nodeClient, DONE_STREAM } from '../helpers/daemon.js';
@@ -477,6 +477,6 @@ describe('AGENT_HARNESS_DAEMON=on', () => {
 
   it('prints the same hints as the rest of the command, and knows its attempt commands: start, resume, every engine', () => {
     for (const [code, hint] of Object.entries(client.HINTS)) expect(hint).toBe(ERROR_CODES[code as keyof typeof ERROR_CODES]);
-    expect([...client.ATTEMPT_COMMANDS].sort()).toEqual(['start', 'resume', ...ENGINE_IDS].sort());
+    expect([...client.ATTEMPT_COMMANDS].sort()).toEqual(['start', 'resume', ...engineIds()].sort());
   });
 });

@@ -16,7 +16,7 @@ import { codexErrorPatterns } from '../../src/engines/codex/errors.js';
 import { geminiEngine } from '../../src/engines/gemini/index.js';
 import { iflowEngine } from '../../src/engines/iflow/index.js';
 import { opencodeEngine } from '../../src/engines/opencode/index.js';
-import { loadTranslationAdapter } from '../../src/engines/translation-adapters.js';
+import { loadTranslationAdapter } from '../../src/engines/registry.js';
 import { RASP_VERSION, type FcmpEvent, type RaspData, type RaspEvent } from '../../src/protocol/index.js';
 import {
   MAX_SUMMARY_DIAGNOSTICS,
