@@ -90,21 +90,21 @@ export function requireEngineId(id: string): string {
 }
 
 /** The full adapter of `id` (loaded once); ENGINE_UNKNOWN for an id no engine is registered under. */
-export function loadEngine(id: string): Promise<EngineAdapter> {
+export async function loadEngine(id: string): Promise<EngineAdapter> {
   const found = registration(id);
   found.adapter ??= found.entry.adapter();
   return found.adapter;
 }
 
 /** What translating recorded output of `id` needs, without its full adapter; ENGINE_UNKNOWN as {@link loadEngine}. */
-export function loadTranslationAdapter(id: string): Promise<TranslationAdapter> {
+export async function loadTranslationAdapter(id: string): Promise<TranslationAdapter> {
   const found = registration(id);
   found.translation ??= found.entry.translation();
   return found.translation;
 }
 
 /** The tool table of `id` (how the scripted model server calls its tools); ENGINE_UNKNOWN as {@link loadEngine}. */
-export function loadToolTable(id: string): Promise<EngineToolTable> {
+export async function loadToolTable(id: string): Promise<EngineToolTable> {
   const found = registration(id);
   found.tools ??= found.entry.tools();
   return found.tools;
