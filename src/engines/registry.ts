@@ -77,11 +77,16 @@ export function availableEngines(): string[] {
   return engineIds();
 }
 
+/** What is wrong with an unknown engine id, naming the registered ones (also for config validation). */
+export function unknownEngineMessage(id: unknown): string {
+  return `Unknown engine ${JSON.stringify(id)}. Known engines: ${engineIds().join(', ')}.`;
+}
+
 /** The registration of `id`; ENGINE_UNKNOWN naming the registered engines otherwise. */
 function registration(id: string): Registered {
   const found = registered.get(id);
   if (found) return found;
-  throw new AgentHarnessError('ENGINE_UNKNOWN', `Unknown engine ${JSON.stringify(id)}. Known engines: ${engineIds().join(', ')}.`, { details: { engine: id } });
+  throw new AgentHarnessError('ENGINE_UNKNOWN', unknownEngineMessage(id), { details: { engine: id } });
 }
 
 /** Checks that `id` is a registered engine (ENGINE_UNKNOWN otherwise) and returns it. */

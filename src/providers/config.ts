@@ -5,14 +5,14 @@
  */
 import { z } from 'zod';
 import { parseConfig } from '../errors/index.js';
-import { engineIds, isEngineId } from '../engines/registry.js';
+import { isEngineId, unknownEngineMessage } from '../engines/registry.js';
 import { McpServerDefSchema, PermissionModeSchema } from '../protocol/index.js';
 
 export { McpServerDefSchema, type McpServerDef } from '../protocol/index.js';
 
 /** The configuration of one query. */
 export const AgentProviderConfigSchema = z.object({
-  provider: z.string().refine(isEngineId, { error: (issue) => `unknown engine ${JSON.stringify(issue.input)}; registered engines: ${engineIds().join(', ')}` }),
+  provider: z.string().refine(isEngineId, { error: (issue) => unknownEngineMessage(issue.input) }),
   prompt: z.string().min(1),
   cwd: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
