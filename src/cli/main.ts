@@ -21,7 +21,6 @@ import { registerRuns } from './runs.js';
 import { registerTranslate } from './translate.js';
 import { addStartOptions, registerStart, startCommand, type StartCommandOptions } from './start.js';
 
-
 function packageVersion(): string {
   try {
     return (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -32,8 +31,8 @@ function packageVersion(): string {
 
 /** Builds the program. `setExit` records the exit status an action wants. */
 export function buildProgram(streams: CliStreams, setExit: (code: number) => void): Command {
-  // One subcommand per registered engine (the registry loads no engine to list them).
-  const engines = engineIds();
+  // The engine subcommands: one per registered engine (the registry loads no engine to list them).
+  const ENGINE_COMMANDS: readonly string[] = engineIds();
   const program = new Command('agent-harness')
     .description('Run real coding-agent CLIs in a managed, audited environment against a scripted model on 127.0.0.1.')
     .version(packageVersion())
@@ -46,7 +45,7 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
   addStartOptions(program);
   program.hook('preAction', (_program, action) => {
     const given = Object.keys(program.opts()).filter((key) => program.getOptionValueSource(key) === 'cli');
-    if (given.length > 0 && !engines.includes(action.name()) && action.name() !== 'start') {
+    if (given.length > 0 && !(ENGINE_COMMANDS as readonly string[]).includes(action.name()) && action.name() !== 'start') {
       throw new AgentHarnessError('USAGE_ERROR', `The harness options before a command name (${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}) apply to engine runs only, not to \`${action.name()}\`.`);
     }
   });
@@ -59,7 +58,7 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
   registerTranslate(program, streams, setExit);
   registerReport(program, streams, setExit);
   registerDaemon(program, streams, setExit);
-  for (const engine of engines) {
+  for (const engine of ENGINE_COMMANDS) {
     program
       .command(engine)
       .description(`run ${engine} with exactly these arguments inside the managed env; harness options go before "${engine}", --translate N anywhere`)
