@@ -7,21 +7,26 @@ import { AgentHarnessError } from '../errors/index.js';
 import { createEngineProvider } from './engine-provider.js';
 import type { AgentProvider } from './types.js';
 
-/** Providers registered by name, and those made for engines. */
+/** Providers registered by name. */
 const providers = new Map<string, AgentProvider>();
+/** Providers made for registered engines, when first asked for. */
+const engineProviders = new Map<string, AgentProvider>();
 
 /** Adds a provider, or replaces the one of the same name. */
 export function registerProvider(provider: AgentProvider): void {
   providers.set(provider.name, provider);
 }
 
-/** The provider named `name`; ENGINE_UNKNOWN lists the known ones. */
+/** The provider named `name`: a registered one, else the one of the engine `name`; ENGINE_UNKNOWN lists the known ones. */
 export function getProvider(name: string): AgentProvider {
   const provider = providers.get(name);
   if (provider) return provider;
   if (!isEngineId(name)) throw new AgentHarnessError('ENGINE_UNKNOWN', `Unknown provider ${JSON.stringify(name)}. Known providers: ${providerNames().join(', ')}.`, { details: { provider: name } });
-  const made = createEngineProvider(name);
-  providers.set(name, made);
+  let made = engineProviders.get(name);
+  if (!made) {
+    made = createEngineProvider(name);
+    engineProviders.set(name, made);
+  }
   return made;
 }
 

@@ -264,4 +264,12 @@ describe('a sixth engine registered at run time', () => {
     expect(resumed.status, resumed.stderr).toBe(0);
     expect(fs.readFileSync(path.join(runDir!, 'copy.txt'), 'utf8')).toBe('hi from six');
   });
+
+  it('unregistered, it is gone from the registry, the CLI and the providers', async () => {
+    unregister();
+    expect(engineIds()).toEqual(BUILT_IN);
+    expect(cliCommands()).not.toContain(SIXTH_ID);
+    expect(isAgentHarnessError(await loadEngine(SIXTH_ID).then(() => null, (e: unknown) => e), 'ENGINE_UNKNOWN')).toBe(true);
+    expect(() => getProvider(SIXTH_ID)).toThrow(/Unknown provider/);
+  });
 });
