@@ -130,7 +130,8 @@ export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.Proce
     const optional = !required.includes(id);
     try {
       const file = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
-      const version = await execa(file, ['--version'], { reject: false, timeout: 20_000, stdin: 'ignore', env: { PATH: hostEnv.PATH ?? '', HOME: paths.agentHome, CODEX_HOME: path.join(paths.agentHome, '.codex'), TMPDIR: paths.tmpDir }, extendEnv: false });
+      // HOME is the managed home, so an engine's default config root (`~/.codex`, `~/.claude`…) lies under it.
+      const version = await execa(file, ['--version'], { reject: false, timeout: 20_000, stdin: 'ignore', env: { PATH: hostEnv.PATH ?? '', HOME: paths.agentHome, TMPDIR: paths.tmpDir }, extendEnv: false });
       checks.push({ name: `engine ${id}`, ok: version.exitCode === 0, detail: `${file} (${String(version.stdout).trim() || `exit ${version.exitCode}`})`, error: null });
     } catch (error) {
       const e = toAgentHarnessError(error);
