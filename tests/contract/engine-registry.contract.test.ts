@@ -23,6 +23,7 @@ import { getProvider, providerNames } from '../../src/providers/index.js';
 import { SIXTH_CLI, SIXTH_ID, sixthEntry } from '../helpers/sixth-engine/index.js';
 
 const ENGINES_DIR = path.resolve(import.meta.dirname, '..', '..', 'src', 'engines');
+const STREAMS_DIR = path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'streams');
 /** The files of every engine folder (docs/adding-an-engine.md). */
 const ENGINE_FILES = ['command.ts', 'config.ts', 'skills.ts', 'parse.ts', 'errors.ts', 'agent-options.ts', 'tools.ts', 'translation.ts', 'index.ts'];
 /** The script's tool-call turns: the model server must render each on every engine. */
@@ -171,9 +172,12 @@ describe('every registered engine implements the whole contract', () => {
     expect(MODEL_TURN_TYPES.filter((type) => !notTools.includes(type)).sort()).toEqual([...TOOL_INTENTS].sort());
   });
 
-  it.each(BUILT_IN)('%s: its folder has every file of an engine', (id) => {
+  it.each(BUILT_IN)('%s: its folder has every file of an engine, and recorded streams', (id) => {
     const missing = ENGINE_FILES.filter((file) => !fs.existsSync(path.join(ENGINES_DIR, id, file)));
     expect(missing, `src/engines/${id}/ lacks ${missing.join(', ')}`).toEqual([]);
+    // Recorded native output, which the parser, translation and property tests read.
+    const streams = fs.existsSync(path.join(STREAMS_DIR, id)) ? fs.readdirSync(path.join(STREAMS_DIR, id)).filter((name) => /\.(jsonl|log)$/.test(name)) : [];
+    expect(streams.length, `fixtures/streams/${id}/ holds no recorded stream (*.jsonl, *.log)`).toBeGreaterThan(0);
   });
 
   it.each(BUILT_IN)('%s: adapter, translation, tool table and CLI command are well-formed', async (id) => {
