@@ -24,7 +24,11 @@ export interface EngineEntry {
   readonly tools: () => Promise<EngineToolTable>;
 }
 
-/** The built-in engines, in display order. One line per engine. */
+/**
+ * The built-in engines, in display order. One line per engine; each import is a literal, so the compiler checks every
+ * folder's exports and Vitest can resolve it (a computed path, `./${id}/index.js`, it cannot).
+ */
+// biome-ignore format: one line per engine
 const BUILT_IN: readonly EngineEntry[] = [
   { id: 'codex', adapter: async () => (await import('./codex/index.js')).codexEngine, translation: async () => (await import('./codex/translation.js')).codexTranslation, tools: async () => (await import('./codex/tools.js')).codexTools },
   { id: 'claude', adapter: async () => (await import('./claude/index.js')).claudeEngine, translation: async () => (await import('./claude/translation.js')).claudeTranslation, tools: async () => (await import('./claude/tools.js')).claudeTools },
