@@ -18,7 +18,7 @@ import { MODEL_TURN_TYPES, parseModelScript, turns, useSkillCommand, writeFileCo
 import { startModelServer, WIRE_APIS, type ModelServer } from '../../src/model/server.js';
 import type { EngineToolTable, ToolCall } from '../../src/model/tool-table.js';
 import type { WireApiId } from '../../src/model/wire-api.js';
-import { ParsedEventSchema, FailureCategorySchema } from '../../src/protocol/index.js';
+import { FailureCategorySchema, ParsedEventSchema, type AgentEvent } from '../../src/protocol/index.js';
 import { getProvider, providerNames } from '../../src/providers/index.js';
 import { SIXTH_CLI, SIXTH_ID, sixthEntry } from '../helpers/sixth-engine/index.js';
 
@@ -267,6 +267,17 @@ describe('a sixth engine registered at run time', () => {
     const resumed = await cli(['resume', handle!, 'copy it']);
     expect(resumed.status, resumed.stderr).toBe(0);
     expect(fs.readFileSync(path.join(runDir!, 'copy.txt'), 'utf8')).toBe('hi from six');
+  });
+
+  it('its provider runs a query, with the model picked by its own model flag', async () => {
+    const runRoot = path.join(tmp, 'provider-runs');
+    const events: AgentEvent[] = [];
+    for await (const event of getProvider(SIXTH_ID).query({ provider: SIXTH_ID, prompt: 'hi', model: 'six-model', extra: { runRoot, script: { version: 1, turns: [{ type: 'final', text: 'Hi from six.' }] } } })) events.push(event);
+    expect(events.at(-1)).toMatchObject({ type: 'complete', result: { success: true } });
+    expect(events.find((event) => event.type === 'session')?.sessionId).toBeTruthy();
+    const [runDir] = fs.readdirSync(runRoot).filter((name) => name.includes(`-${SIXTH_ID}-`));
+    const meta = JSON.parse(fs.readFileSync(path.join(runRoot, runDir!, '.audit', 'meta.1.json'), 'utf8')) as { command: { argv: string[] } };
+    expect(meta.command.argv.slice(-2)).toEqual(['--model', 'six-model']);
   });
 
   it('unregistered, it is gone from the registry, the CLI and the providers', async () => {
