@@ -80,10 +80,9 @@ async function namespaceCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> 
 /** Runs every self-check. */
 export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.ProcessEnv = process.env, required: readonly string[] = []): Promise<DoctorCheck[]> {
   // Loaded here, not at the top: every start of the CLI loads this file (to register `doctor`).
-  const [{ execa }, { availableEngines, getEngine }, { ENGINE_IDS }, { findScriptBinary }] = await Promise.all([
+  const [{ execa }, { engineIds, loadEngine }, { findScriptBinary }] = await Promise.all([
     import('execa'),
     import('../engines/registry.js'),
-    import('../protocol/index.js'),
     import('../runtime/passthrough.js'),
   ]);
   const checks: DoctorCheck[] = [];
@@ -95,17 +94,14 @@ export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.Proce
     ? { name: 'host isolation', ok: false, detail: leak.root, error: { code: 'ENV_LEAK_DETECTED', message: `${leak.root}: ${leak.reason}`, hint: 'Move the managed roots outside your HOME config directories.' } }
     : { name: 'host isolation', ok: true, detail: `managed roots are outside ${hostEnv.HOME ?? '(no HOME)'}`, error: null });
   checks.push(await namespaceCheck(hostEnv));
-  for (const id of ENGINE_IDS) {
-    if (!availableEngines().includes(id)) {
-      checks.push({ name: `engine ${id}`, ok: true, detail: 'capability-gated (not implemented yet)', error: null });
-      continue;
-    }
-    const adapter = getEngine(id);
+  for (const id of engineIds()) {
+    const adapter = await loadEngine(id);
     // A project tests the engines it installed: a missing engine fails the doctor only when it was asked for.
     const optional = !required.includes(id);
     try {
       const file = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
-      const version = await execa(file, ['--version'], { reject: false, timeout: 20_000, stdin: 'ignore', env: { PATH: hostEnv.PATH ?? '', HOME: paths.agentHome, CODEX_HOME: path.join(paths.agentHome, '.codex'), TMPDIR: paths.tmpDir }, extendEnv: false });
+      // HOME is the managed home, so an engine's default config root (`~/.codex`, `~/.claude`…) lies under it.
+      const version = await execa(file, ['--version'], { reject: false, timeout: 20_000, stdin: 'ignore', env: { PATH: hostEnv.PATH ?? '', HOME: paths.agentHome, TMPDIR: paths.tmpDir }, extendEnv: false });
       checks.push({ name: `engine ${id}`, ok: version.exitCode === 0, detail: `${file} (${String(version.stdout).trim() || `exit ${version.exitCode}`})`, error: null });
     } catch (error) {
       const e = toAgentHarnessError(error);
@@ -155,9 +151,9 @@ export function registerDoctor(program: Command, streams: CliStreams, setExit: (
     .option('--engine <id>', 'an engine that must be installed (repeatable); others are checked when present', (value: string, previous: string[] = []) => [...previous, value])
     .option('--repair', 'first reclaim the engine trust entries of dead harness processes and seal their interrupted attempts')
     .action(async (options: { json?: boolean; engine?: string[]; repair?: boolean }) => {
-      const { getEngine } = await import('../engines/registry.js');
+      const { requireEngineId } = await import('../engines/registry.js');
       const paths = resolveHarnessPaths();
-      for (const id of options.engine ?? []) getEngine(id);
+      for (const id of options.engine ?? []) requireEngineId(id);
       if (options.repair) {
         const repaired = await repairStore(paths);
         streams.stderr.write(`repair: ${repaired.leases} trust entr${repaired.leases === 1 ? 'y' : 'ies'} of dead harness processes reclaimed, interrupted attempts sealed in ${repaired.sealed} run(s)\n`);

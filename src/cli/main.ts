@@ -7,7 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
-import type { EngineId } from '../protocol/index.js';
+import { engineIds } from '../engines/registry.js';
 import { PACKAGE_ROOT } from '../runtime/executables.js';
 import { registerDemo } from './demo.js';
 import { registerDoctor } from './doctor.js';
@@ -20,14 +20,6 @@ import { registerRuns } from './runs.js';
 import { registerTranslate } from './translate.js';
 import { addStartOptions, registerStart, startCommand, type StartCommandOptions } from './start.js';
 
-/**
- * The engine subcommands. Spelled out rather than imported as ENGINE_IDS, which would load zod and every
- * protocol schema before `--version`; the two checks below keep this list equal to EngineId at compile time.
- */
-const ENGINE_COMMANDS = ['codex', 'claude', 'gemini', 'iflow', 'opencode'] as const satisfies readonly EngineId[];
-const everyEngineHasACommand: [Exclude<EngineId, (typeof ENGINE_COMMANDS)[number]>] extends [never] ? true : never = true;
-void everyEngineHasACommand;
-
 function packageVersion(): string {
   try {
     return (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -38,6 +30,8 @@ function packageVersion(): string {
 
 /** Builds the program. `setExit` records the exit status an action wants. */
 export function buildProgram(streams: CliStreams, setExit: (code: number) => void): Command {
+  // The engine subcommands: one per registered engine (the registry loads no engine to list them).
+  const ENGINE_COMMANDS: readonly string[] = engineIds();
   const program = new Command('agent-harness')
     .description('Run real coding-agent CLIs in a managed, audited environment against a scripted model on 127.0.0.1.')
     .version(packageVersion())

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { AgentHarnessError } from '../errors/index.js';
+import { engineIds } from '../engines/registry.js';
 import type { IoMode } from '../core/run-attempt.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { MAX_SEED_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
@@ -107,7 +108,7 @@ export function registerStart(program: Command, streams: CliStreams, setExit: (c
     program
       .command('start')
       .description('start a new session of an engine in a managed run directory')
-      .argument('<engine>', 'codex, claude, gemini, opencode or iflow')
+      .argument('<engine>', `the engine: ${engineIds().join(', ')}`)
       .argument('[args...]', 'engine arguments, passed through in order')
       .passThroughOptions(),
   )

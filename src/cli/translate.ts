@@ -115,7 +115,7 @@ export async function translateCommand(streams: CliStreams, selector: string | u
   const mode = options.translate ?? 3;
   if (mode === 0 && !options.summary) throw new AgentHarnessError('USAGE_ERROR', 'translate shows views 1, 2 or 3 (view 0 is the raw file itself).');
   // The engine's parser and error patterns only: translating never needs the adapter that runs the engine.
-  const [{ loadTranslationAdapter }, { translateRecordedStreams }] = await Promise.all([import('../engines/translation-adapters.js'), import('../translate/recorded-stream.js')]);
+  const [{ loadTranslationAdapter }, { translateRecordedStreams }] = await Promise.all([import('../engines/registry.js'), import('../translate/recorded-stream.js')]);
   const adapter = await loadTranslationAdapter(engine);
   if (options.summary || mode === 0) {
     const { summary } = await runInterruptible('translate', (signal) => translateRecordedStreams(adapter, sourcesOf(files, signal), recorded));

@@ -70,7 +70,7 @@ function startModel(plan: AttemptPlan, requestsLog: () => string | null): Promis
     const before = shared.requests?.length ?? 0;
     return Promise.resolve({ url: shared.url, owned: null, requests: () => shared.requests?.slice(before) ?? [] });
   }
-  return startModelServer({ ...(plan.script ? { script: plan.script } : {}), logFile: requestsLog }).then((server) => ({ url: server.url, owned: server, requests: () => server.requests }));
+  return startModelServer({ ...(plan.script ? { script: plan.script } : {}), tools: [plan.adapter.tools], logFile: requestsLog }).then((server) => ({ url: server.url, owned: server, requests: () => server.requests }));
 }
 
 /** Opens the attempt's namespaces once its model URL is known, their init started at once for split streams. */

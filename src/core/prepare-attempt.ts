@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import type { EngineAdapter } from '../engines/engine.js';
-import { getEngine, requireResume } from '../engines/registry.js';
+import { loadEngine, requireResume } from '../engines/registry.js';
 import { loadModelScript, parseModelScript, type ModelScript } from '../model/index.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { probeNamespacesAsync, type NamespaceSupport } from '../runtime/isolation/probe.js';
@@ -94,7 +94,7 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
   // The namespace probe (a process start, once per process) runs while the run directory is made.
   const namespaceSupport = isolationMode === 'off' || isolationMode === null ? undefined : probeNamespacesAsync();
   assertSameEngine(request);
-  const adapter = getEngine(request.run?.engine ?? request.engine);
+  const adapter = await loadEngine(request.run?.engine ?? request.engine);
   const launch = request.launch;
   const resumeArgs = launch === 'resume' ? requireResume(adapter) : null;
   if (launch === 'resume') assertResumable(request);

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { AttemptMetaSchema, type AttemptMeta, type FcmpEvent, type RaspEvent, type RunIndexEntry } from '../protocol/index.js';
-import { loadTranslationAdapter } from '../engines/translation-adapters.js';
+import { loadTranslationAdapter } from '../engines/registry.js';
 import { translateRecordedStreams, type RecordedSources, type StreamedTranslation } from '../translate/recorded-stream.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { checkInputFile, MAX_AUDIT_FILE_BYTES, readInputBytesSync, streamInputFile } from '../runtime/bounded-input.js';

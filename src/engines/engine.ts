@@ -1,15 +1,19 @@
 /**
  * The engine contract. An engine is data plus pure-ish functions: `prepare` writes its config/trust/skills
  * roots into the managed home, `buildStartArgs`/`buildResumeArgs` build argv, `createParser` turns its native
- * output into RASP parsed events. Optional members mark optional capabilities.
+ * output into RASP parsed events, `tools` tells the scripted model server how to call its tools. Optional members
+ * mark optional capabilities. Every engine is one line of `registry.ts`; `docs/adding-an-engine.md` lists the files
+ * of an engine folder, and `tests/contract/engine-registry.contract.test.ts` checks each registered engine.
  */
 import type { AgentOptions } from '../protocol/index.js';
 import type { AgentOptionsContext, AppliedAgentOptions } from './agent-options.js';
 import type { ResumeFlag } from './resume-flags.js';
+import type { EngineToolTable } from '../model/tool-table.js';
+import type { WireApiId } from '../model/wire-api.js';
 import type { ConfigInjection, Diagnostic, EngineId, FailureCategory, ModelMode, ParsedEvent, StreamName } from '../protocol/index.js';
 
 /** The wire APIs the scripted model server speaks. */
-export type WireApi = 'openai-responses' | 'anthropic-messages' | 'gemini' | 'openai-chat';
+export type WireApi = WireApiId;
 
 /** What an engine needs to know to prepare one attempt. */
 export interface EnginePrepareContext {
@@ -116,8 +120,15 @@ export interface EngineAdapter {
   readonly packageName: string | null;
   /** Where skills go, relative to the run dir (e.g. `.codex/skills`). */
   readonly skillRoot: string;
-  /** Wire API of the scripted model server this engine talks to. */
+  /** Wire API of the scripted model server this engine talks to (equal to `tools.wire`). */
   readonly wireApi: WireApi;
+  /**
+   * How the scripted model server calls this engine's tools: its shell tool, and its own tools for the script's
+   * intents (`write_file`, `use_skill`) where it has them (`<id>/tools.ts`).
+   */
+  readonly tools: EngineToolTable;
+  /** The flag of the engine's CLI that picks the model (`-m`, `--model`); also one of its `resumeFlags`. */
+  readonly modelFlag: string;
   /** Vendor env vars passed through in live mode only. */
   readonly liveEnvKeys: readonly string[];
   /** How stdin is given: `ignore` closes it (codex waits for EOF otherwise). */
@@ -163,3 +174,9 @@ export interface EngineAdapter {
    */
   recoverSession?(ctx: SessionRecoveryContext): Promise<Iterable<ParserOutput>>;
 }
+
+/**
+ * The part of an {@link EngineAdapter} that translating recorded output uses, loadable alone (`<id>/translation.ts`):
+ * `translate` reads an engine's output without the adapter that runs it (config writers, leases, TOML, agent options).
+ */
+export type TranslationAdapter = Pick<EngineAdapter, 'id' | 'createParser' | 'errorPatterns' | 'turnScopedIds'>;

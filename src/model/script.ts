@@ -21,6 +21,7 @@
 import { z } from 'zod';
 import { AgentHarnessError } from '../errors/index.js';
 import { DEFAULT_MAX_SCRIPT_BYTES, readInputText } from '../runtime/bounded-input.js';
+import type { EngineToolTable } from './tool-table.js';
 
 /** The done marker appended to `final` turns with `done: true`. */
 export const DONE_MARKER = '__SKILL_DONE__';
@@ -40,8 +41,8 @@ export function writeFileCommand(path: string, content: string): string {
 
 /**
  * The shell command a `use_skill` intent runs: reads the skill's SKILL.md from the engine's skill root in the
- * working directory (`.codex/skills`, `.claude/skills`, `.gemini/skills`, … — every engine's root is
- * `.<engine>/skills`), which is how a shell-driven agent loads a skill.
+ * working directory (every engine's skill root is `.<something>/skills`), which is how a shell-driven agent loads a
+ * skill.
  */
 export function useSkillCommand(name: string): string {
   if (!SKILL_NAME.test(name)) throw new AgentHarnessError('MODEL_SCRIPT_INVALID', `use_skill needs a plain skill name, not ${JSON.stringify(name)}.`);
@@ -67,9 +68,8 @@ export function missingMcpToolCommand(server: string, tool: string): string {
 }
 
 /**
- * An intent becomes a `shell` turn that remembers the intent: a wire whose engine has a native tool for it (claude
- * `Write`/`Skill`, gemini `write_file`/`activate_skill`, opencode `write`/`skill`) calls that tool; the others run
- * the shell command.
+ * An intent becomes a `shell` turn that remembers the intent: a wire whose engine has a native tool for it (its tool
+ * table's `write` / `skill`, `src/engines/<id>/tools.ts`) calls that tool; the others run the shell command.
  */
 function lowerIntent(value: unknown): unknown {
   const intent = IntentSchema.safeParse(value);
@@ -89,11 +89,8 @@ const TurnIntentSchema = z.discriminatedUnion('kind', [
 /** The intent a shell turn came from. */
 export type TurnIntent = z.infer<typeof TurnIntentSchema>;
 
-/** How an engine's native tools take an intent: the tool names and argument keys its wire renders. */
-export interface NativeIntentTools {
-  write?: { tool: string; pathKey: string; contentKey: string; absolute: boolean };
-  skill?: { tool: string; nameKey: string };
-}
+/** What {@link nativeIntentCall} reads of an engine's tool table (see `tool-table.ts`). */
+export type NativeIntentTools = Pick<EngineToolTable, 'write' | 'skill'>;
 
 /**
  * The working directory an engine states in its request (claude and opencode: `Working directory: /…`; a
@@ -122,18 +119,21 @@ export function mcpToolName(offered: readonly string[], server: string, tool: st
  * The native tool call for a shell turn's intent, when the request offers that tool (and, for an absolute path,
  * the working directory is known); null means: run the shell command instead.
  */
-export function nativeIntentCall(turn: { intent?: TurnIntent | undefined }, offered: readonly string[], table: NativeIntentTools, cwd: string | null): { name: string; args: Record<string, unknown> } | null {
+export function nativeIntentCall(turn: { intent?: TurnIntent | undefined }, offered: readonly string[], tables: NativeIntentTools | readonly NativeIntentTools[], cwd: string | null): { name: string; args: Record<string, unknown> } | null {
   const intent = turn.intent;
   if (!intent) return null;
   if (intent.kind === 'mcp_tool') {
     const name = mcpToolName(offered, intent.server, intent.tool);
     return name ? { name, args: intent.arguments } : null;
   }
-  if (intent.kind === 'use_skill' && table.skill && offered.includes(table.skill.tool)) return { name: table.skill.tool, args: { [table.skill.nameKey]: intent.name } };
-  if (intent.kind !== 'write_file' || !table.write || !offered.includes(table.write.tool)) return null;
-  if (table.write.absolute && !cwd) return null;
-  const file = table.write.absolute && !intent.path.startsWith('/') ? `${cwd!.replace(/\/+$/, '')}/${intent.path}` : intent.path;
-  return { name: table.write.tool, args: { [table.write.pathKey]: file, [table.write.contentKey]: intent.content } };
+  for (const table of Array.isArray(tables) ? (tables as readonly NativeIntentTools[]) : [tables as NativeIntentTools]) {
+    if (intent.kind === 'use_skill' && table.skill && offered.includes(table.skill.tool)) return { name: table.skill.tool, args: { [table.skill.nameKey]: intent.name } };
+    if (intent.kind !== 'write_file' || !table.write || !offered.includes(table.write.tool)) continue;
+    if (table.write.absolute && !cwd) continue;
+    const file = table.write.absolute && !intent.path.startsWith('/') ? `${cwd!.replace(/\/+$/, '')}/${intent.path}` : intent.path;
+    return { name: table.write.tool, args: { [table.write.pathKey]: file, [table.write.contentKey]: intent.content } };
+  }
+  return null;
 }
 
 const RenderedTurnSchema = z.discriminatedUnion('type', [

@@ -14,6 +14,7 @@ import { isFaultTurn, respondFault } from './faults.js';
 import { exhaustedMessage, matchRoute, selectTurn, type ModelScript, type ModelTurn } from './script.js';
 import { createRouteGates, type GateRelease } from './route-gate.js';
 import type { WireApiHandler, WireApiId, WireRequest } from './wire-api.js';
+import { tablesOfWire, type EngineToolTable } from './tool-table.js';
 import { openAiResponsesWire } from './wire-openai-responses.js';
 import { openAiChatWire } from './wire-openai-chat.js';
 import { anthropicMessagesWire } from './wire-anthropic-messages.js';
@@ -108,6 +109,20 @@ export interface ModelServerOptions {
   logFile?: string | (() => string | null);
   /** Called once when the log stops being written (see {@link ModelServer.logError}). */
   onLogError?: (error: Error) => void;
+  /**
+   * How to call the engines' tools (shell, intents): the tool tables of the engines this server serves. Absent: the
+   * tables of every engine in the engine registry, built-in or registered at run time, as the server starts.
+   */
+  tools?: readonly EngineToolTable[];
+}
+
+/**
+ * The tool tables of every registered engine. The registry is asked, not imported: the model server sits below the
+ * engines and names none of them; the registry loads each engine's small `tools.ts` only.
+ */
+async function registeredToolTables(): Promise<EngineToolTable[]> {
+  const { loadToolTables } = await import('../engines/registry.js');
+  return loadToolTables();
 }
 
 /** Headers whose values are secrets: recorded and logged as `[redacted]`. */
@@ -188,6 +203,8 @@ function isSelf(url: URL, port: number): boolean {
 /** Starts a scripted model server on 127.0.0.1; MODEL_SERVER_FAILED when it cannot listen. */
 export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
   let script = options.script ?? null;
+  const tools = options.tools ?? (await registeredToolTables());
+  const toolsOf = new Map<WireApiId, EngineToolTable[]>(WIRE_APIS.map((wire) => [wire.id, tablesOfWire(tools, wire.id)]));
   const requests: RecordedRequest[] = [];
   const egress: EgressAttempt[] = [];
   let seq = 0;
@@ -258,6 +275,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     }
     const wireRequest: WireRequest = { method, path: where, query: url.searchParams, headers: request.headers, body };
     const wire = WIRE_APIS.find((candidate) => candidate.matches(wireRequest));
+    if (wire) wireRequest.tools = toolsOf.get(wire.id) ?? [];
     if (!wire) {
       record({ method, path: where, wire: null, headers, body, turn_index: null, status: 404, response_kind: 'not_found' });
       const served = [...WIRE_APIS.flatMap((w) => w.paths), ...HARNESS_ROUTES].join(', ');

@@ -7,7 +7,7 @@
  * ≥1 delta, block stop; without message_start it falls back to `stream: false`, answered with a plain
  * message JSON (shared/research/codex-claude.md §3, samples/sse-messages-*.txt).
  *
- * A shell turn is a `Bash` tool_use with `{command, description}`. Side requests are answered without the
+ * A shell turn is a tool_use of the engine's shell tool (its tool table, `src/engines/<id>/tools.ts`). Side requests are answered without the
  * script: structured-output requests (`output_config.format.type == "json_schema"`, e.g. the session title
  * claude asks for when nonessential traffic is on) get a JSON text built from the schema, and
  * `POST /v1/messages/count_tokens` gets `{"input_tokens": 10}`. Both are side requests (`sideRequestKind`):
@@ -15,15 +15,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { finalText, type ContentTurn, nativeIntentCall, requestWorkingDirectory, type NativeIntentTools } from './script.js';
+import { finalText, type ContentTurn, nativeIntentCall, requestWorkingDirectory } from './script.js';
+import { shellToolCall } from './tool-table.js';
 import type { WireApiHandler, WireRequest } from './wire-api.js';
 
 type Json = Record<string, unknown>;
 type RenderedTurn = ContentTurn;
 type Message = { role?: unknown; content?: unknown };
 
-/** Description sent with every scripted `Bash` call. */
-export const ANTHROPIC_SHELL_DESCRIPTION = 'Run scripted command';
 /** Path of the token-counting route. */
 const COUNT_TOKENS = '/v1/messages/count_tokens';
 
@@ -46,12 +45,6 @@ function contentText(content: unknown): string {
     .filter((text): text is string => typeof text === 'string')
     .join('\n');
 }
-
-/** claude-code 2.1.197's own tools for the script's intents: `Write {file_path (absolute), content}`, `Skill {skill}`. */
-const CLAUDE_NATIVE_TOOLS: NativeIntentTools = {
-  write: { tool: 'Write', pathKey: 'file_path', contentKey: 'content', absolute: true },
-  skill: { tool: 'Skill', nameKey: 'skill' },
-};
 
 function anthropicToolNames(body: unknown): string[] {
   const tools = (body as { tools?: unknown } | null)?.tools;
@@ -89,7 +82,7 @@ export function sampleFromSchema(schema: unknown, depth = 0): unknown {
   }
 }
 
-/** Content blocks of a turn (reasoning first as a thinking block, then text or the Bash call). */
+/** Content blocks of a turn (reasoning first as a thinking block, then text or the shell call). */
 function contentBlocks(request: WireRequest, turn: RenderedTurn): Json[] {
   if (isAnthropicJsonSchemaRequest(request.body)) {
     const schema = (request.body as { output_config: { format: { schema?: unknown } } }).output_config.format.schema;
@@ -99,12 +92,12 @@ function contentBlocks(request: WireRequest, turn: RenderedTurn): Json[] {
   if ((turn.type === 'text' || turn.type === 'final') && turn.reasoning) {
     blocks.push({ type: 'thinking', thinking: turn.reasoning, signature: `sig_${randomBytes(16).toString('hex')}` });
   }
-  const native = turn.type === 'shell' ? nativeIntentCall(turn, anthropicToolNames(request.body), CLAUDE_NATIVE_TOOLS, requestWorkingDirectory(request.body)) : null;
+  const native = turn.type === 'shell' ? nativeIntentCall(turn, anthropicToolNames(request.body), request.tools ?? [], requestWorkingDirectory(request.body)) : null;
   if (native) {
     blocks.push({ type: 'tool_use', id: id('toolu'), name: native.name, input: native.args });
   } else if (turn.type === 'shell') {
-    // claude-code always offers `Bash`; it is used whatever other tools the request lists.
-    blocks.push({ type: 'tool_use', id: id('toolu'), name: 'Bash', input: { command: turn.command, description: ANTHROPIC_SHELL_DESCRIPTION } });
+    const { name, args } = shellToolCall(request.tools ?? [], anthropicToolNames(request.body), turn.command);
+    blocks.push({ type: 'tool_use', id: id('toolu'), name, input: args });
   } else {
     blocks.push({ type: 'text', text: turn.type === 'final' ? finalText(turn) : turn.text });
   }

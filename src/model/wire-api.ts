@@ -2,14 +2,16 @@
  * The contract of one vendor wire API in the scripted model server. Each wire module decides which requests
  * are its own, how many model turns a request's history holds, and how a turn is rendered. The server owns
  * everything vendor-neutral (turn selection, recording, egress guard), so adding Anthropic Messages, Gemini or
- * OpenAI Chat is one new module plus one entry in the server's `WIRE_APIS`.
+ * OpenAI Chat is one new module plus one entry in the server's `WIRE_APIS`. Which tool an engine's shell call or
+ * intent goes to is not the wire's knowledge: each request carries the tool tables of the engines on its wire.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ContentTurn } from './script.js';
+import type { EngineToolTable } from './tool-table.js';
 
 /**
- * Ids of the wire APIs the model server can speak. Declared here (not imported from `engines/`) because
- * `model/` sits below `engines/` in the layering; the engines' own `WireApi` union must stay equal to it.
+ * Ids of the wire APIs the model server can speak. Declared here because `model/` sits below `engines/` in the
+ * layering; an engine's `wireApi` (`WireApi` in `engines/engine.ts`) is one of them.
  */
 export type WireApiId = 'openai-responses' | 'anthropic-messages' | 'gemini' | 'openai-chat';
 
@@ -22,6 +24,11 @@ export interface WireRequest {
   headers: IncomingMessage['headers'];
   /** The parsed JSON body (null when the request had none). */
   body: unknown;
+  /**
+   * The tool tables of the engines that speak this wire (how each takes a shell call or an intent), in registry
+   * order; absent or empty: a generic `shell {command}` call.
+   */
+  tools?: readonly EngineToolTable[];
 }
 
 /** One vendor wire API. */

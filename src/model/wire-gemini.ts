@@ -3,8 +3,8 @@
  * `:countTokens`; `/v1/…` accepted too), as gemini-cli 0.61.0 speaks it through `@google/genai` with
  * `GOOGLE_GEMINI_BASE_URL`. A streamed answer is SSE `data: {GenerateContentResponse}\n\n` blocks
  * (candidates[0].content {role: "model", parts}, finishReason "STOP", usageMetadata); a plain call gets one
- * GenerateContentResponse JSON. A shell turn is a `functionCall` to the shell tool the request declares
- * (`run_shell_command {command}` in 0.61.0). Errors use Google's shape
+ * GenerateContentResponse JSON. A shell turn is a `functionCall` to the engine's shell tool (its tool table,
+ * `src/engines/<id>/tools.ts`) that the request declares. Errors use Google's shape
  * `{"error": {"code", "message", "status"}}`.
  *
  * Side requests are answered without the script: a request that asks for JSON (`generationConfig`
@@ -13,7 +13,8 @@
  * schema (a next-speaker check is told the user speaks next); `:countTokens` gets `{"totalTokens": 10}`.
  */
 import type { ServerResponse } from 'node:http';
-import { finalText, type ContentTurn, nativeIntentCall, type NativeIntentTools } from './script.js';
+import { finalText, type ContentTurn, nativeIntentCall } from './script.js';
+import { shellToolCall } from './tool-table.js';
 import type { WireApiHandler, WireRequest } from './wire-api.js';
 
 type Json = Record<string, unknown>;
@@ -99,29 +100,16 @@ function functionNames(body: unknown): string[] {
   });
 }
 
-/** The shell call for the declared tools: `run_shell_command {command}`, else another shell-like tool. */
-function shellCall(names: string[], command: string): { name: string; args: Json } {
-  if (names.includes('run_shell_command')) return { name: 'run_shell_command', args: { command } };
-  const other = names.find((n) => /shell|bash|command/i.test(n));
-  return { name: other ?? 'run_shell_command', args: { command } };
-}
-
-/** gemini-cli 0.61.0's own tools for the script's intents: `write_file {file_path, content}` (a path relative to the workspace works), `activate_skill {name}`. */
-const GEMINI_NATIVE_TOOLS: NativeIntentTools = {
-  write: { tool: 'write_file', pathKey: 'file_path', contentKey: 'content', absolute: false },
-  skill: { tool: 'activate_skill', nameKey: 'name' },
-};
-
 /** Model parts of a turn: a thought part for reasoning, then the text or the function call. */
 function turnParts(request: WireRequest, turn: RenderedTurn): Json[] {
   if (isGeminiSideRequest(request.body)) return [{ text: JSON.stringify(geminiSideAnswer(request.body)) }];
   const out: Json[] = [];
   if ((turn.type === 'text' || turn.type === 'final') && turn.reasoning) out.push({ text: turn.reasoning, thought: true });
-  const native = turn.type === 'shell' ? nativeIntentCall(turn, functionNames(request.body), GEMINI_NATIVE_TOOLS, null) : null;
+  const native = turn.type === 'shell' ? nativeIntentCall(turn, functionNames(request.body), request.tools ?? [], null) : null;
   if (native) {
     out.push({ functionCall: { name: native.name, args: native.args } });
   } else if (turn.type === 'shell') {
-    const { name, args } = shellCall(functionNames(request.body), turn.command);
+    const { name, args } = shellToolCall(request.tools ?? [], functionNames(request.body), turn.command);
     out.push({ functionCall: { name, args } });
   } else {
     out.push({ text: turn.type === 'final' ? finalText(turn) : turn.text });

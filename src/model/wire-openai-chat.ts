@@ -1,6 +1,6 @@
 /**
  * OpenAI Chat Completions (`POST /v1/chat/completions`), as opencode 1.18.33 speaks it through its bundled
- * `@ai-sdk/openai-compatible` provider. With `stream: true` the answer is SSE `data: {chat.completion.chunk}`
+ * `@ai-sdk/openai-compatible` provider (and other engines that speak it: each one's tools in its tool table). With `stream: true` the answer is SSE `data: {chat.completion.chunk}`
  * blocks ending in `data: [DONE]`: text as `delta.content`, a shell call as `delta.tool_calls` whose
  * `arguments` arrive in several pieces, `finish_reason` `stop`/`tool_calls`, and a usage chunk when
  * `stream_options.include_usage` is set. Without `stream` a plain `chat.completion` JSON is answered.
@@ -10,7 +10,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { finalText, type ContentTurn, nativeIntentCall, requestWorkingDirectory, type NativeIntentTools } from './script.js';
+import { finalText, type ContentTurn, nativeIntentCall, requestWorkingDirectory } from './script.js';
+import { shellToolCall } from './tool-table.js';
 import type { WireApiHandler, WireRequest } from './wire-api.js';
 
 type Json = Record<string, unknown>;
@@ -48,23 +49,6 @@ function toolNames(body: unknown): string[] {
   return tools.map((t) => (t as { function?: { name?: unknown }; name?: unknown }).function?.name ?? (t as { name?: unknown }).name).filter((n): n is string => typeof n === 'string');
 }
 
-/**
- * opencode 1.18.33's own tool for the write intent: `write {filePath (absolute), content}`. Its `skill` tool is not
- * used: it shells out to a ripgrep binary opencode downloads on first use, which fails offline ("ripgrep
- * execution failed"), so `use_skill` stays a shell read of the SKILL.md.
- */
-const OPENCODE_NATIVE_TOOLS: NativeIntentTools = {
-  write: { tool: 'write', pathKey: 'filePath', contentKey: 'content', absolute: true },
-};
-
-/** The shell tool the request offers: opencode's `bash {command, description}`, else a `shell`-like one. */
-function shellCall(names: string[], command: string): { name: string; args: Json } {
-  if (names.includes('bash')) return { name: 'bash', args: { command, description: 'Run a scripted shell command' } };
-  if (names.includes('shell')) return { name: 'shell', args: { command } };
-  const other = names.find((n) => /shell|bash|exec|command/i.test(n));
-  return { name: other ?? 'bash', args: { command, description: 'Run a scripted shell command' } };
-}
-
 function usage(): Json {
   return { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
 }
@@ -84,10 +68,10 @@ function pieces(text: string, parts: number): string[] {
 /** What a turn says: text content, or one tool call. Side requests get the title text. */
 function rendered(request: WireRequest, turn: RenderedTurn): { text: string | null; call: { id: string; name: string; args: string } | null } {
   if (isChatSideRequest(request.body)) return { text: CHAT_SIDE_TITLE, call: null };
-  const native = turn.type === 'shell' ? nativeIntentCall(turn, toolNames(request.body), OPENCODE_NATIVE_TOOLS, requestWorkingDirectory(request.body)) : null;
+  const native = turn.type === 'shell' ? nativeIntentCall(turn, toolNames(request.body), request.tools ?? [], requestWorkingDirectory(request.body)) : null;
   if (native) return { text: null, call: { id: id('call_'), name: native.name, args: JSON.stringify(native.args) } };
   if (turn.type === 'shell') {
-    const { name, args } = shellCall(toolNames(request.body), turn.command);
+    const { name, args } = shellToolCall(request.tools ?? [], toolNames(request.body), turn.command);
     return { text: null, call: { id: id('call_'), name, args: JSON.stringify(args) } };
   }
   return { text: turn.type === 'final' ? finalText(turn) : turn.text, call: null };

@@ -3,12 +3,13 @@
  * (`wire_api = "responses"`). SSE events sent: response.created, response.output_item.added,
  * response.output_text.delta (text), response.output_item.done, response.completed with usage. The minimal
  * sequence codex accepts is output_item.done + completed (shared/research/codex-claude.md §3); the others are
- * sent so streaming consumers see deltas. A shell call is a `function_call` to `exec_command` with
- * `{"cmd": …}` (codex 0.169); `shell` with `{"command": ["bash","-lc",…]}` when only that tool is offered.
+ * sent so streaming consumers see deltas. A shell call is a `function_call` to the shell tool of the engine's tool
+ * table (`src/engines/<id>/tools.ts`) that the request offers.
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { finalText, nativeIntentCall, type ContentTurn } from './script.js';
+import { shellToolCall } from './tool-table.js';
 import type { WireApiHandler, WireRequest } from './wire-api.js';
 
 type Item = Record<string, unknown>;
@@ -30,27 +31,16 @@ function toolNames(body: unknown): string[] {
   return [...deferred, ...tools.map((tool) => (tool as { name?: unknown; function?: { name?: unknown } }).name ?? (tool as { function?: { name?: unknown } }).function?.name).filter((name): name is string => typeof name === 'string')];
 }
 
-/**
- * The shell tool call for the tools the request offers: `exec_command {cmd}` (codex 0.169), else the older
- * `shell {command: argv}`, else `shell_command {command}`; `exec_command` when none is offered, since that is
- * what the pinned codex runs.
- */
-function shellCall(names: string[], command: string): { name: string; args: Item } {
-  if (names.includes('exec_command')) return { name: 'exec_command', args: { cmd: command } };
-  if (names.includes('shell')) return { name: 'shell', args: { command: ['bash', '-lc', command] } };
-  if (names.includes('shell_command')) return { name: 'shell_command', args: { command } };
-  return { name: 'exec_command', args: { cmd: command } };
-}
-
 /** Output items for a turn: an optional reasoning item, then the message or the function call. */
-function outputItems(turn: RenderedTurn, body: unknown): Item[] {
+function outputItems(turn: RenderedTurn, request: WireRequest): Item[] {
+  const body = request.body;
   const items: Item[] = [];
   if ((turn.type === 'text' || turn.type === 'final') && turn.reasoning) {
     items.push({ type: 'reasoning', id: id('rs'), summary: [{ type: 'summary_text', text: turn.reasoning }] });
   }
   if (turn.type === 'shell') {
     const names = toolNames(body);
-    const { name, args } = nativeIntentCall(turn, names, {}, null) ?? shellCall(names, turn.command);
+    const { name, args } = nativeIntentCall(turn, names, request.tools ?? [], null) ?? shellToolCall(request.tools ?? [], names, turn.command);
     // A tool of a deferred namespace is called as `{namespace: "mcp__<server>", name: "<tool>"}`.
     const namespace = names.find((n) => n.startsWith('mcp__') && name.startsWith(`${n}__`) && !names.includes(name));
     const callee = namespace ? { namespace, name: name.slice(namespace.length + 2) } : { name };
@@ -106,7 +96,7 @@ export const openAiResponsesWire: WireApiHandler = {
   },
   respond(request: WireRequest, turn: RenderedTurn, response: ServerResponse): void {
     const model = String((request.body as { model?: unknown }).model ?? 'scripted');
-    const items = outputItems(turn, request.body);
+    const items = outputItems(turn, request);
     const responseId = id('resp');
     const createdAt = Math.floor(Date.now() / 1000);
     const completed = { id: responseId, object: 'response', created_at: createdAt, status: 'completed', model, output: items, usage: usage() };

@@ -1,5 +1,5 @@
 /**
- * The protocol version tags and the engine ids as plain constants, without zod: the per-line translation path
+ * The protocol version tags and the engine id's form as plain constants, without zod: the per-line translation path
  * (`translate` of a long recording) stamps events with them and never loads a schema. The schema modules
  * re-export them, so `protocol/index.js` offers them as before.
  */
@@ -19,5 +19,9 @@ export const META_VERSION = 'agent-harness.meta/1';
 /** The isolation modes an attempt can ask for (`IsolationModeSchema` is built from them). */
 export const ISOLATION_MODE_VALUES = ['auto', 'require', 'off'] as const;
 
-/** Engine identifiers the harness knows about, in display order (`EngineIdSchema` is built from them). */
-export const ENGINE_ID_VALUES = ['codex', 'claude', 'gemini', 'iflow', 'opencode'] as const;
+/**
+ * The form of an engine id (`EngineIdSchema` is built from it): lower-case letters, as in a run id
+ * (`<time>-<engine>-<hex8>`). Which ids exist is the engine registry's business (`src/engines/registry.ts`), not the
+ * protocol's: a record of an engine registered at run time is as valid as one of a built-in engine.
+ */
+export const ENGINE_ID_PATTERN = /^[a-z]{1,32}$/;

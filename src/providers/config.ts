@@ -5,13 +5,14 @@
  */
 import { z } from 'zod';
 import { parseConfig } from '../errors/index.js';
-import { ENGINE_IDS, McpServerDefSchema, PermissionModeSchema } from '../protocol/index.js';
+import { isEngineId, unknownEngineMessage } from '../engines/registry.js';
+import { McpServerDefSchema, PermissionModeSchema } from '../protocol/index.js';
 
 export { McpServerDefSchema, type McpServerDef } from '../protocol/index.js';
 
 /** The configuration of one query. */
 export const AgentProviderConfigSchema = z.object({
-  provider: z.enum(ENGINE_IDS as unknown as [string, ...string[]]),
+  provider: z.string().refine(isEngineId, { error: (issue) => unknownEngineMessage(issue.input) }),
   prompt: z.string().min(1),
   cwd: z.string().min(1).optional(),
   model: z.string().min(1).optional(),

@@ -10,7 +10,7 @@
 import { streamAttempt } from '../core/attempt-stream.js';
 import type { AttemptRequest } from '../core/attempt-request.js';
 import { resumeRequest } from '../core/session.js';
-import { getEngine } from '../engines/registry.js';
+import { loadEngine } from '../engines/registry.js';
 import { withCarriedFlags } from '../engines/resume-flags.js';
 import { checkAgentOptions } from '../engines/agent-options.js';
 import { AgentHarnessError } from '../errors/index.js';
@@ -19,9 +19,6 @@ import { resolveHarnessPaths } from '../runtime/paths.js';
 import { parseProviderConfig, type AgentProviderConfig, type ResolvedAgentProviderConfig } from './config.js';
 import { createAgentEventMapper } from './events.js';
 import type { AgentProvider } from './types.js';
-
-/** The model flag of each engine's CLI (also in its resume flags, so a resume keeps the model). */
-const MODEL_FLAG: Record<EngineId, string> = { codex: '-m', claude: '--model', gemini: '-m', opencode: '-m', iflow: '-m' };
 
 /** The config's agent options (what each engine maps onto its own controls). */
 function agentOptionsOf(config: ResolvedAgentProviderConfig): AgentOptions {
@@ -36,7 +33,7 @@ function agentOptionsOf(config: ResolvedAgentProviderConfig): AgentOptions {
 }
 
 async function buildRequest(engine: EngineId, config: ResolvedAgentProviderConfig): Promise<AttemptRequest> {
-  const adapter = getEngine(engine);
+  const adapter = await loadEngine(engine);
   const extra = config.extra ?? {};
   const paths = resolveHarnessPaths(typeof extra.runRoot === 'string' ? { runRoot: extra.runRoot } : {});
   const live = extra.model === 'live';
@@ -57,7 +54,7 @@ async function buildRequest(engine: EngineId, config: ResolvedAgentProviderConfi
     ...common,
     launch: 'start',
     prompt: config.prompt,
-    ...(config.model ? { passthrough: withCarriedFlags(args, [MODEL_FLAG[engine], config.model], adapter.resumeFlags ?? []) } : {}),
+    ...(config.model ? { passthrough: withCarriedFlags(args, [adapter.modelFlag, config.model], adapter.resumeFlags ?? []) } : {}),
     ...(config.cwd ? { runDir: config.cwd } : {}),
   };
 }
@@ -66,7 +63,7 @@ async function* queryEngine(engine: EngineId, input: AgentProviderConfig): Async
   const config = parseProviderConfig({ ...input, provider: input.provider ?? engine });
   if (config.provider !== engine) throw new AgentHarnessError('CONFIG_INVALID', `AgentProviderConfig.provider: this is the ${engine} provider, not ${config.provider}.`, { details: { field: 'provider' } });
   // What the engine cannot do is refused before any run directory exists.
-  checkAgentOptions(getEngine(engine), agentOptionsOf(config));
+  checkAgentOptions(await loadEngine(engine), agentOptionsOf(config));
   const stream = streamAttempt(await buildRequest(engine, config));
   const toAgentEvents = createAgentEventMapper();
   for await (const event of stream) yield* toAgentEvents(event);

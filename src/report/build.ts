@@ -2,7 +2,7 @@
  * Builds the consistency report from plain per-test records (no Vitest types here, so it is unit-testable and
  * identical for a live run and `--merge-reports`).
  */
-import { ENGINE_IDS } from '../protocol/index.js';
+import { engineIds } from '../engines/registry.js';
 import { CONSISTENCY_REPORT_VERSION, ConsistencyReportSchema, type ConsistencyReport, type ConsistencyRow, type ConsistencyTest } from './schema.js';
 import type { AgentHarnessTaskMeta } from './attempt-record.js';
 
@@ -27,7 +27,7 @@ const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /** Engine named in a test's full name (a `' > '` segment or a bracketed/word token), or null. */
 export function engineFromName(fullName: string): string | null {
-  for (const id of ENGINE_IDS) if (new RegExp(`(^|[^A-Za-z0-9_-])${escapeRe(id)}($|[^A-Za-z0-9_-])`).test(fullName)) return id;
+  for (const id of engineIds()) if (new RegExp(`(^|[^A-Za-z0-9_-])${escapeRe(id)}($|[^A-Za-z0-9_-])`).test(fullName)) return id;
   return null;
 }
 

@@ -5,7 +5,8 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { AgentHarnessError } from '../errors/index.js';
-import { EngineIdSchema, ModelModeSchema } from '../protocol/index.js';
+import { isEngineId, unknownEngineMessage } from '../engines/registry.js';
+import { ModelModeSchema } from '../protocol/index.js';
 
 /** Default directory of the consistency reports, relative to the Vitest root. */
 export const DEFAULT_REPORT_DIR = 'reports/agent-harness';
@@ -17,8 +18,11 @@ export const AgentHarnessOptionsSchema = z
     runRoot: z.string().min(1).optional(),
     /** Skill source roots (relative to the Vitest root). Default: the harness default roots. */
     skillRoots: z.array(z.string().min(1)).optional(),
-    /** Engines enabled for the project; `agent.start` skips the test for any other engine. */
-    engines: z.array(EngineIdSchema).optional(),
+    /**
+     * Engines enabled for the project; `agent.start` skips the test for any other engine. Each must be registered
+     * (built in, or by `registerEngine` before the plugin is made).
+     */
+    engines: z.array(z.string().refine(isEngineId, { error: (issue) => unknownEngineMessage(issue.input) })).optional(),
     /** Model mode. `replay` and `record` are accepted but not implemented by runAttempt yet. */
     model: ModelModeSchema.default('scripted'),
     /** Where the reporter writes consistency.json/.md and junit.xml (relative to the Vitest root). */

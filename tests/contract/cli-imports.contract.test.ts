@@ -31,7 +31,6 @@ const HEAVY = [
   /node-pty/,
   /^src\/runtime\/pty\.ts$/,
   /^src\/core\/run-attempt\.ts$/,
-  /^src\/engines\/registry\.ts$/,
   /^src\/engines\/[a-z]+\/index\.ts$/,
 ];
 

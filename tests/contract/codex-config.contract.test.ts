@@ -6,8 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { codexEngine } from '../../src/engines/codex/index.js';
 import { isCodexTrusted } from '../../src/engines/codex/config.js';
 import type { EngineAdapter } from '../../src/engines/engine.js';
-import { getEngine, requireResume } from '../../src/engines/registry.js';
-import { ENGINE_IDS } from '../../src/protocol/index.js';
+import { engineIds, loadEngine, requireResume } from '../../src/engines/registry.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { rejectionOf, thrownBy } from '../helpers/errors.js';
 
@@ -85,16 +84,10 @@ describe('codex config injection (enforced-only, dedicated profile)', () => {
 });
 
 describe('engine registry', () => {
-  it('knows every engine id, rejects unknown ids, and gates missing capabilities', () => {
-    expect(getEngine('codex').id).toBe('codex');
-    for (const id of ENGINE_IDS) {
-      const error = thrownBy(() => getEngine(id));
-      if (error) {
-        expect(isAgentHarnessError(error, 'ENGINE_CAPABILITY_UNAVAILABLE')).toBe(true);
-        expect((error as Error).message).toContain(id);
-      }
-    }
-    const unknown = thrownBy(() => getEngine('cursor'));
+  it('knows every engine id, rejects unknown ids, and gates missing capabilities', async () => {
+    expect((await loadEngine('codex')).id).toBe('codex');
+    for (const id of engineIds()) expect((await loadEngine(id)).id).toBe(id);
+    const unknown = await loadEngine('cursor').then(() => null, (error: unknown) => error);
     expect(isAgentHarnessError(unknown, 'ENGINE_UNKNOWN')).toBe(true);
     const noResume: EngineAdapter = { ...codexEngine, id: 'iflow' };
     delete (noResume as { buildResumeArgs?: unknown }).buildResumeArgs;

@@ -16,7 +16,7 @@ import { DEFAULT_EVENT_MEMORY_BYTES, EventSpool, jsonlRecords, readJsonlFile, re
 import { runAttempt } from '../../src/core/run-attempt.js';
 import type { AttemptResult } from '../../src/core/attempt-result.js';
 import { printFinished } from '../../src/cli/output.js';
-import { getEngine } from '../../src/engines/registry.js';
+import { loadEngine } from '../../src/engines/registry.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import type { FcmpEvent } from '../../src/protocol/index.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
@@ -302,7 +302,7 @@ describe('sealing an orphan streams its raw logs', () => {
 
       const listed = runCliProcess(sandbox, ['runs', '--json']);
       expect(listed.status, listed.stderr).toBe(0);
-      const expected = translateRecorded(getEngine('codex'), { stdout: fs.readFileSync(path.join(audit, 'stdout.1.log')), stderr: fs.readFileSync(path.join(audit, 'stderr.1.log')) }, { runId: meta.run_id, attempt: 1, launch: 'start', seqStart: 0, sessionId: meta.session_id });
+      const expected = translateRecorded(await loadEngine('codex'), { stdout: fs.readFileSync(path.join(audit, 'stdout.1.log')), stderr: fs.readFileSync(path.join(audit, 'stderr.1.log')) }, { runId: meta.run_id, attempt: 1, launch: 'start', seqStart: 0, sessionId: meta.session_id });
       const strip = (rows: unknown[]): unknown => JSON.parse(JSON.stringify(rows), (key, value: unknown) => (key === 'ts' ? null : value));
       const rasp = [...readJsonlFile(path.join(audit, 'rasp.1.jsonl'))];
       expect(rasp.filter((e) => (e as { data: { type: string } }).data.type === 'raw.line').length).toBeGreaterThan(250);

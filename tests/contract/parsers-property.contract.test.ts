@@ -1,5 +1,5 @@
 /**
- * Property tests of every engine parser (codex, claude, gemini, opencode, iflow): fed random, truncated,
+ * Property tests of every registered engine's parser: fed random, truncated,
  * interleaved and binary input — mixed with real lines of their golden streams so the parsers get past their
  * first checks — a parser never throws, every output is a valid parsed event or diagnostic, non-JSON lines on a
  * JSON stream become diagnostics, and after translation the FCMP invariants hold: seq strictly increasing from
@@ -13,13 +13,14 @@ import type { EngineAdapter, ParserOutput } from '../../src/engines/engine.js';
 import { claudeEngine } from '../../src/engines/claude/index.js';
 import { codexEngine } from '../../src/engines/codex/index.js';
 import { geminiEngine } from '../../src/engines/gemini/index.js';
-import { iflowEngine } from '../../src/engines/iflow/index.js';
 import { opencodeEngine } from '../../src/engines/opencode/index.js';
+import { engineIds, loadEngine } from '../../src/engines/registry.js';
 import { DiagnosticSchema, FcmpEventSchema, ParsedEventSchema, type FcmpEvent, type StreamName } from '../../src/protocol/index.js';
 import { translateRecorded } from '../../src/translate/recorded.js';
 
 const STREAMS = path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'streams');
-const ENGINES: EngineAdapter[] = [codexEngine, claudeEngine, geminiEngine, opencodeEngine, iflowEngine];
+/** Every registered engine (each has golden streams in fixtures/streams/<id>/). */
+const ENGINES: EngineAdapter[] = await Promise.all(engineIds().map(loadEngine));
 const RUNS = 150;
 // A fixed seed keeps CI deterministic; FC_SEED=<n> (or `random`) explores other inputs, and a failure prints its seed.
 fc.configureGlobal(process.env.FC_SEED === 'random' ? {} : { seed: Number(process.env.FC_SEED ?? 20261123) });
@@ -112,6 +113,7 @@ describe.each(ENGINES.map((engine) => [engine.id, engine] as const))('%s parser 
   });
 });
 
+// The parsers of JSON-line streams (iflow prints plain text).
 describe.each([codexEngine, claudeEngine, geminiEngine, opencodeEngine].map((engine) => [engine.id, engine] as const))('%s: anomalies become diagnostics', (_id, engine) => {
   it('a non-JSON, non-blank stdout line yields a diagnostic and no engine event', () => {
     // Lines starting `{` or `[` may open a multi-line document (gemini) and are judged only at the end.

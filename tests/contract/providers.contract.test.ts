@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { engineIds } from '../../src/engines/registry.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { getProvider, parseProviderConfig, providerNames, registerProvider, type AgentProviderConfig } from '../../src/providers/index.js';
 
@@ -19,7 +20,8 @@ async function firstError(iterable: AsyncIterable<unknown>): Promise<unknown> {
 
 describe('providers', () => {
   it('has a provider for every engine; an unknown one is ENGINE_UNKNOWN listing the known', () => {
-    expect(providerNames()).toEqual(expect.arrayContaining(['codex', 'claude', 'gemini', 'opencode', 'iflow']));
+    expect(providerNames()).toEqual(expect.arrayContaining(engineIds()));
+    for (const id of engineIds()) expect(getProvider(id).name).toBe(id);
     let error: unknown;
     try {
       getProvider('gpt-cli');

@@ -3,7 +3,11 @@
  * resume argv. The engine test proves the real CLIs accept the result.
  */
 import { describe, expect, it } from 'vitest';
-import { getEngine } from '../../src/engines/registry.js';
+import { engineIds, loadEngine } from '../../src/engines/registry.js';
+import type { EngineAdapter } from '../../src/engines/engine.js';
+
+const adapters = new Map<string, EngineAdapter>(await Promise.all(engineIds().map(async (id) => [id, await loadEngine(id)] as const)));
+const getEngine = (id: string): EngineAdapter => adapters.get(id)!;
 import { carryResumeFlags, withCarriedFlags } from '../../src/engines/resume-flags.js';
 
 const resumeOf = (engine: string, startArgs: string[]) => {

@@ -10,13 +10,9 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EngineAdapter } from '../../src/engines/engine.js';
-import { claudeEngine } from '../../src/engines/claude/index.js';
 import { codexEngine } from '../../src/engines/codex/index.js';
 import { codexErrorPatterns } from '../../src/engines/codex/errors.js';
-import { geminiEngine } from '../../src/engines/gemini/index.js';
-import { iflowEngine } from '../../src/engines/iflow/index.js';
-import { opencodeEngine } from '../../src/engines/opencode/index.js';
-import { loadTranslationAdapter } from '../../src/engines/translation-adapters.js';
+import { engineIds, loadEngine, loadTranslationAdapter } from '../../src/engines/registry.js';
 import { RASP_VERSION, type FcmpEvent, type RaspData, type RaspEvent } from '../../src/protocol/index.js';
 import {
   MAX_SUMMARY_DIAGNOSTICS,
@@ -37,7 +33,8 @@ import {
 import { referenceJudgeCompletion, referenceTranslateRaspToFcmp } from '../helpers/reference-translate.js';
 
 const STREAMS = path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'streams');
-const ENGINES: EngineAdapter[] = [codexEngine, claudeEngine, geminiEngine, opencodeEngine, iflowEngine];
+/** Every registered engine (each has fixture streams in fixtures/streams/<id>/). */
+const ENGINES: EngineAdapter[] = await Promise.all(engineIds().map(loadEngine));
 fc.configureGlobal(process.env.FC_SEED === 'random' ? {} : { seed: Number(process.env.FC_SEED ?? 20261123) });
 
 /** Every fixture recording of `engine`: files grouped by their name before `.stdout`/`.stderr`/`.pty`. */

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runAttempt } from '../../src/core/run-attempt.js';
-import { getEngine } from '../../src/engines/registry.js';
+import { loadEngine } from '../../src/engines/registry.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { RASP_VERSION, type RaspData, type RaspEvent } from '../../src/protocol/index.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
@@ -17,7 +17,7 @@ import { judgeCompletion } from '../../src/translate/completion.js';
 import { translateRaspToFcmp } from '../../src/translate/fcmp.js';
 import { translateRecorded } from '../../src/translate/recorded.js';
 
-const codex = getEngine('codex');
+const codex = await loadEngine('codex');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-verdicts-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 

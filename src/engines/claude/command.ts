@@ -22,6 +22,9 @@ export function buildClaudeResumeArgs(request: ResumeArgsRequest): string[] {
   return ['-p', '--resume', request.sessionId, request.message, ...CLAUDE_HEADLESS_FLAGS];
 }
 
+/** The flag of `claude` that picks the model (one of its resume flags, so a resume keeps the model). */
+export const CLAUDE_MODEL_FLAG = '--model';
+
 /** Start flags that still apply with `--resume` (2.1.197 `claude --help`). */
 export const CLAUDE_RESUME_FLAGS: readonly ResumeFlag[] = [
   { names: ['--model'], value: true },

@@ -6,7 +6,8 @@
 import { applyClaudeAgentOptions } from './agent-options.js';
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
-import { buildClaudeResumeArgs, buildClaudeStartArgs, CLAUDE_RESUME_FLAGS } from './command.js';
+import { buildClaudeResumeArgs, buildClaudeStartArgs, CLAUDE_MODEL_FLAG, CLAUDE_RESUME_FLAGS } from './command.js';
+import { claudeTools } from './tools.js';
 import { CLAUDE_TRUST_KEY, claudeStatePath, ensureClaudeConfigDir, registerClaudeTrust, removeClaudeTrust } from './config.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
 import { claudeErrorPatterns } from './errors.js';
@@ -74,7 +75,7 @@ export const claudeEngine: EngineAdapter = {
   executableName: 'claude',
   packageName: '@anthropic-ai/claude-code',
   skillRoot: CLAUDE_SKILL_ROOT,
-  wireApi: 'anthropic-messages',
+  wireApi: claudeTools.wire,
   liveEnvKeys: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'],
   stdin: 'ignore',
   errorPatterns: claudeErrorPatterns,
@@ -83,5 +84,7 @@ export const claudeEngine: EngineAdapter = {
   buildStartArgs: buildClaudeStartArgs,
   buildResumeArgs: buildClaudeResumeArgs,
   resumeFlags: CLAUDE_RESUME_FLAGS,
+  modelFlag: CLAUDE_MODEL_FLAG,
+  tools: claudeTools,
   createParser: createClaudeParser,
 };

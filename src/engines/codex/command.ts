@@ -17,6 +17,9 @@ export function buildCodexResumeArgs(request: ResumeArgsRequest): string[] {
   return ['exec', 'resume', '--json', '--skip-git-repo-check', request.sessionId, request.message];
 }
 
+/** The flag of `codex` that picks the model (one of its resume flags, so a resume keeps the model). */
+export const CODEX_MODEL_FLAG = '-m';
+
 /** Start flags `codex exec resume` accepts too (0.169.0 `codex exec resume --help`). */
 export const CODEX_RESUME_FLAGS: readonly ResumeFlag[] = [
   { names: ['-m', '--model'], value: true },

@@ -4,7 +4,8 @@
 import { applyCodexAgentOptions } from './agent-options.js';
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
-import { buildCodexResumeArgs, buildCodexStartArgs, CODEX_RESUME_FLAGS } from './command.js';
+import { buildCodexResumeArgs, buildCodexStartArgs, CODEX_MODEL_FLAG, CODEX_RESUME_FLAGS } from './command.js';
+import { codexTools } from './tools.js';
 import { CODEX_PROVIDER_ID, CODEX_PROVIDER_KEY_ENV, codexConfigPath, codexTrustOverride, registerCodexTrust, removeCodexTrust, writeCodexConfig } from './config.js';
 import { codexErrorPatterns } from './errors.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
@@ -94,7 +95,7 @@ export const codexEngine: EngineAdapter = {
   executableName: 'codex',
   packageName: '@openai/codex',
   skillRoot: CODEX_SKILL_ROOT,
-  wireApi: 'openai-responses',
+  wireApi: codexTools.wire,
   liveEnvKeys: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'OPENAI_BASE_URL'],
   stdin: 'ignore',
   errorPatterns: codexErrorPatterns,
@@ -105,6 +106,8 @@ export const codexEngine: EngineAdapter = {
   buildStartArgs: buildCodexStartArgs,
   buildResumeArgs: buildCodexResumeArgs,
   resumeFlags: CODEX_RESUME_FLAGS,
+  modelFlag: CODEX_MODEL_FLAG,
+  tools: codexTools,
   recoverSession: recoverCodexSession,
   createParser: createCodexParser,
 };

@@ -22,6 +22,9 @@ export function buildGeminiResumeArgs(request: ResumeArgsRequest): string[] {
   return ['--resume', request.sessionId, '-p', request.message, ...HEADLESS_FLAGS];
 }
 
+/** The flag of `gemini` that picks the model (one of its resume flags, so a resume keeps the model). */
+export const GEMINI_MODEL_FLAG = '-m';
+
 /** Start flags that still apply with `--resume` (0.61.0 `gemini --help`). */
 export const GEMINI_RESUME_FLAGS: readonly ResumeFlag[] = [
   { names: ['-m', '--model'], value: true },

@@ -6,7 +6,8 @@
 import { applyGeminiAgentOptions } from './agent-options.js';
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
-import { buildGeminiResumeArgs, buildGeminiStartArgs, GEMINI_RESUME_FLAGS } from './command.js';
+import { buildGeminiResumeArgs, buildGeminiStartArgs, GEMINI_MODEL_FLAG, GEMINI_RESUME_FLAGS } from './command.js';
+import { geminiTools } from './tools.js';
 import { geminiConfigPaths, geminiSettingsPath, registerGeminiTrust, removeGeminiTrust, writeGeminiSettings } from './config.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
 import { geminiErrorPatterns } from './errors.js';
@@ -59,7 +60,7 @@ export const geminiEngine: EngineAdapter = {
   executableName: 'gemini',
   packageName: '@google/gemini-cli',
   skillRoot: GEMINI_SKILL_ROOT,
-  wireApi: 'gemini',
+  wireApi: geminiTools.wire,
   liveEnvKeys: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GEMINI_BASE_URL'],
   stdin: 'ignore',
   errorPatterns: geminiErrorPatterns,
@@ -68,5 +69,7 @@ export const geminiEngine: EngineAdapter = {
   buildStartArgs: buildGeminiStartArgs,
   buildResumeArgs: buildGeminiResumeArgs,
   resumeFlags: GEMINI_RESUME_FLAGS,
+  modelFlag: GEMINI_MODEL_FLAG,
+  tools: geminiTools,
   createParser: createGeminiParser,
 };

@@ -16,6 +16,9 @@ export function buildIflowResumeArgs(request: ResumeArgsRequest): string[] {
   return ['--yolo', `--resume=${request.sessionId}`, '-p', request.message];
 }
 
+/** The flag of `iflow` that picks the model (one of its resume flags, so a resume keeps the model). */
+export const IFLOW_MODEL_FLAG = '-m';
+
 /** Start flags that still apply with `--resume` (documented iflow usage). */
 export const IFLOW_RESUME_FLAGS: readonly ResumeFlag[] = [
   { names: ['-m', '--model'], value: true },

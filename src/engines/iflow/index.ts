@@ -6,7 +6,8 @@
 import { applyIflowAgentOptions } from './agent-options.js';
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
-import { buildIflowResumeArgs, buildIflowStartArgs, IFLOW_RESUME_FLAGS } from './command.js';
+import { buildIflowResumeArgs, buildIflowStartArgs, IFLOW_MODEL_FLAG, IFLOW_RESUME_FLAGS } from './command.js';
+import { iflowTools } from './tools.js';
 import { registerIflowTrust, removeIflowTrust, writeIflowSettings } from './config.js';
 import { iflowErrorPatterns } from './errors.js';
 import { createIflowParser } from './parse.js';
@@ -37,7 +38,7 @@ export const iflowEngine: EngineAdapter = {
   executableName: 'iflow',
   packageName: null,
   skillRoot: IFLOW_SKILL_ROOT,
-  wireApi: 'openai-chat',
+  wireApi: iflowTools.wire,
   liveEnvKeys: ['IFLOW_API_KEY', 'IFLOW_apiKey', 'IFLOW_baseUrl', 'IFLOW_modelName'],
   stdin: 'ignore',
   errorPatterns: iflowErrorPatterns,
@@ -46,5 +47,7 @@ export const iflowEngine: EngineAdapter = {
   buildStartArgs: buildIflowStartArgs,
   buildResumeArgs: buildIflowResumeArgs,
   resumeFlags: IFLOW_RESUME_FLAGS,
+  modelFlag: IFLOW_MODEL_FLAG,
+  tools: iflowTools,
   createParser: createIflowParser,
 };

@@ -18,6 +18,9 @@ export function buildOpencodeResumeArgs(request: ResumeArgsRequest): string[] {
   return ['run', '--format', 'json', '--session', request.sessionId, request.message];
 }
 
+/** The flag of `opencode` that picks the model (one of its resume flags, so a resume keeps the model). */
+export const OPENCODE_MODEL_FLAG = '-m';
+
 /** Start flags `opencode run --session` accepts too (1.18.33 `opencode run --help`). */
 export const OPENCODE_RESUME_FLAGS: readonly ResumeFlag[] = [
   { names: ['-m', '--model'], value: true },

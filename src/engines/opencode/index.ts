@@ -8,7 +8,8 @@ import { applyOpencodeAgentOptions } from './agent-options.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
-import { buildOpencodeResumeArgs, buildOpencodeStartArgs, OPENCODE_RESUME_FLAGS } from './command.js';
+import { buildOpencodeResumeArgs, buildOpencodeStartArgs, OPENCODE_MODEL_FLAG, OPENCODE_RESUME_FLAGS } from './command.js';
+import { opencodeTools } from './tools.js';
 import { OPENCODE_BASE_URL_ENV, OPENCODE_PROVIDER_KEY_ENV, stubOpencodeDependencies, writeOpencodeConfig } from './config.js';
 import { opencodeErrorPatterns } from './errors.js';
 import { createOpencodeParser } from './parse.js';
@@ -56,7 +57,7 @@ export const opencodeEngine: EngineAdapter = {
   executableName: 'opencode',
   packageName: 'opencode-ai',
   skillRoot: OPENCODE_SKILL_ROOT,
-  wireApi: 'openai-chat',
+  wireApi: opencodeTools.wire,
   liveEnvKeys: ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'OPENCODE_API_KEY'],
   stdin: 'ignore',
   errorPatterns: opencodeErrorPatterns,
@@ -65,6 +66,8 @@ export const opencodeEngine: EngineAdapter = {
   buildStartArgs: buildOpencodeStartArgs,
   buildResumeArgs: buildOpencodeResumeArgs,
   resumeFlags: OPENCODE_RESUME_FLAGS,
+  modelFlag: OPENCODE_MODEL_FLAG,
+  tools: opencodeTools,
   // opencode 1.18.33 writes a .gitignore into its project config dir on every run (measured, scripted runs).
   bookkeepingPaths: ['.opencode/.gitignore'],
   createParser: createOpencodeParser,
