@@ -56,7 +56,7 @@ async function pool(items, limit, worker) {
 }
 
 /** How one TCP connect ended: 'open', 'self' (a connect to its own ephemeral port), or an error code. */
-function tryTcp(host, port) {
+function tryTcp(host, port, timeoutMs = CONNECT_TIMEOUT_MS) {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
     const done = (outcome) => {
@@ -64,23 +64,33 @@ function tryTcp(host, port) {
       socket.destroy();
       resolve(outcome);
     };
-    const timer = setTimeout(() => done('ETIMEDOUT'), CONNECT_TIMEOUT_MS);
+    const timer = setTimeout(() => done('ETIMEDOUT'), timeoutMs);
     socket.once('connect', () => done(socket.localPort === port && socket.localAddress === socket.remoteAddress ? 'self' : 'open'));
     socket.once('error', (error) => done(error.code || 'error'));
   });
 }
 
-/** Tries every port of `host`; the open ones, and how many connects ended with each other outcome. */
+/**
+ * Tries every port of `host`; the open ones, and how many connects ended with each other outcome. A port whose
+ * connect timed out is tried once more, alone and with a long timeout: on a loaded machine the timer can fire before
+ * the refusal that had already come is read.
+ */
 async function scanHost(host) {
   const ports = Array.from({ length: 65535 }, (_, i) => i + 1);
   const open = [];
   const outcomes = {};
-  await pool(ports, TCP_CONCURRENCY, async (port) => {
-    const outcome = await tryTcp(host, port);
+  const timedOut = [];
+  const count = (port, outcome) => {
     if (outcome === 'open') open.push(port);
     else outcomes[outcome] = (outcomes[outcome] || 0) + 1;
+  };
+  await pool(ports, TCP_CONCURRENCY, async (port) => {
+    const outcome = await tryTcp(host, port);
+    if (outcome === 'ETIMEDOUT') timedOut.push(port);
+    else count(port, outcome);
   });
-  return { host, open: open.sort((a, b) => a - b), outcomes };
+  for (const port of timedOut) count(port, await tryTcp(host, port, 10 * CONNECT_TIMEOUT_MS));
+  return { host, open: open.sort((a, b) => a - b), outcomes, retried: timedOut.length };
 }
 
 /** Socket inode → { pid, cmdline } of a process holding it, for every process this PID namespace shows. */
@@ -187,9 +197,12 @@ function walkSockets(roots, maxEntries) {
   return { sockets: [...sockets].sort(), harness_named_dirs: dirsNamed.sort(), entries, truncated };
 }
 
-/** Every socket of this network namespace in /proc/net/unix: paths, and abstract names as "@name". */
-function netUnixSockets() {
-  const names = new Set();
+/**
+ * Every named socket of this network namespace in /proc/net/unix (paths, and abstract names as "@name"): whether it
+ * listens, and the process holding it.
+ */
+function netUnixSockets(owners) {
+  const found = new Map();
   let lines = [];
   try {
     lines = fs.readFileSync('/proc/net/unix', 'utf8').split('\n').slice(1).filter(Boolean);
@@ -198,18 +211,30 @@ function netUnixSockets() {
   }
   for (const line of lines) {
     const fields = line.trim().split(/\s+/);
-    if (fields.length >= 8) names.add(fields.slice(7).join(' '));
+    if (fields.length < 8) continue;
+    const name = fields.slice(7).join(' ');
+    const owner = owners.get(fields[6]) || null;
+    const listening = (parseInt(fields[3], 16) & 0x10000) !== 0;
+    if (!found.has(name) || listening) found.set(name, { name, listening, owner_pid: owner && owner.pid, owner: owner && owner.cmdline });
   }
-  return [...names].sort();
+  return [...found.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /**
  * Connects to a Unix socket (a path, or "@name" for an abstract one), sends the daemon's status request, and
  * collects what comes back: { accepted, answer (hex, first 64 bytes), answer_text, error }.
  */
-function tryUnix(name) {
+async function tryUnix(name) {
+  if (!name.startsWith('@')) return tryUnixAddress(name, name);
+  // /proc/net/unix shows every NUL of an abstract name as "@": a name bound with the whole address length (as Node
+  // binds one) ends in NULs. Tried with them, then as the text reads.
+  const padded = await tryUnixAddress(name, `\0${name.slice(1).replace(/@/g, '\0')}`);
+  return padded.accepted ? padded : tryUnixAddress(name, `\0${name.slice(1)}`);
+}
+
+/** {@link tryUnix} at one address. */
+function tryUnixAddress(name, address) {
   return new Promise((resolve) => {
-    const address = name.startsWith('@') ? `\0${name.slice(1)}` : name;
     const socket = net.connect(address);
     const chunks = [];
     let accepted = false;
@@ -364,8 +389,8 @@ async function main() {
   const tmp = process.env.TMPDIR || null;
   const roots = [...new Set(['/tmp', '/var/tmp', '/run', '/dev/shm', home, tmp, ...settings.roots].filter(Boolean).map((root) => path.resolve(root)))];
   const walk = walkSockets(roots, settings.maxEntries);
-  const inNamespace = netUnixSockets();
-  const candidates = [...new Set([...walk.sockets, ...inNamespace])];
+  const inNamespace = netUnixSockets(socketOwners());
+  const candidates = [...new Set([...walk.sockets, ...inNamespace.map((socket) => socket.name)])];
   const unixTries = [];
   await pool(candidates, 32, async (name) => unixTries.push(await tryUnix(name)));
   const harnessSocketsLeft = await stillThere(unixTries);
