@@ -12,8 +12,8 @@
 //     HOME and TMPDIR], maxEntries }
 //
 // What it reports:
-//   tcp        every port of 127.0.0.1 and ::1 that accepts a connection (each port tried once, with a timeout), how
-//              the others ended (by error code), and the listening sockets of this network namespace from
+//   tcp        every port of 127.0.0.1 and ::1 that accepts a connection (a short timeout; a port that timed out is
+//              tried again alone), how the others ended (by error code), and the listening sockets of this network namespace from
 //              /proc/net/tcp{,6} with the process holding each
 //   unix       every socket file found by walking the roots (symlinks not followed, the walk bounded), and every
 //              socket of this network namespace in /proc/net/unix (abstract ones included): whether it accepts a
@@ -36,7 +36,7 @@ const TCP_CONCURRENCY = 512;
 const DAEMON_STATUS_REQUEST = '{"v":1,"control":"status"}\n';
 /** How long a Unix socket has to answer the status request. */
 const ANSWER_WAIT_MS = 750;
-/** The report, and the summary line printed when it is written. */
+/** The report's file, in the working directory. */
 const REPORT = 'control-surface.json';
 /** How long a socket of the harness's naming that accepted may take to go (a concurrent attempt's init socket). */
 const GONE_WAIT_MS = 5000;
