@@ -13,8 +13,8 @@
 //
 // What it reports:
 //   tcp        every port of 127.0.0.1 and ::1 that accepts a connection (a short timeout; a port that timed out is
-//              tried again alone), how the others ended (by error code), and the listening sockets of this network namespace from
-//              /proc/net/tcp{,6} with the process holding each
+//              tried again alone), how the others ended (by error code), and the listening sockets of this network
+//              namespace from /proc/net/tcp{,6} with the process holding each
 //   unix       every socket file found by walking the roots (symlinks not followed, the walk bounded), and every
 //              socket of this network namespace in /proc/net/unix (abstract ones included): whether it accepts a
 //              connection, and what it answers to the attempt daemon's status request (the handshake of the
