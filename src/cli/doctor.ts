@@ -62,7 +62,7 @@ async function checkDirectory(name: string, dir: string): Promise<DoctorCheck> {
 async function namespaceCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> {
   const [{ ISOLATION_ENV, resolveIsolationMode }, { probeNamespaces }] = await Promise.all([import('../runtime/isolation/mode.js'), import('../runtime/isolation/probe.js')]);
   const name = 'namespaces';
-  let mode;
+  let mode: ReturnType<typeof resolveIsolationMode>;
   try {
     mode = resolveIsolationMode(undefined, hostEnv);
   } catch (error) {

@@ -176,7 +176,7 @@ export const anthropicMessagesWire: WireApiHandler = {
     }
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     sse(response, { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage(), output_tokens: 1 } } });
-    content.forEach((block, index) => blockEvents(block, index).forEach((event) => sse(response, event)));
+    for (const [index, block] of content.entries()) for (const event of blockEvents(block, index)) sse(response, event);
     sse(response, { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 5 } });
     sse(response, { type: 'message_stop' });
     response.end();

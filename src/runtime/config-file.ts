@@ -3,8 +3,6 @@
  * atomically: concurrent attempts never lose each other's keys, and a crash never leaves half a file.
  * Any failure is ENGINE_CONFIG_INJECTION_FAILED naming the file.
  */
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { AgentHarnessError } from '../errors/index.js';
 import { writeFileAtomic } from './atomic-write.js';

@@ -7,7 +7,6 @@ import path from 'node:path';
 import { runAttempt } from '../core/run-attempt.js';
 import { resumeRequest } from '../core/session.js';
 import type { AttemptResult } from '../core/attempt-result.js';
-import { AgentHarnessError } from '../errors/index.js';
 import type { EngineId, TranslateMode } from '../protocol/index.js';
 import type { HarnessFixture, ModelFixture } from './fixtures.js';
 import { attemptRecord, HarnessRun } from './run.js';

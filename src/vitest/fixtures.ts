@@ -104,7 +104,7 @@ function createAgentTest() {
   installMatchers();
   installWorkflowMatchers();
   return base.extend<AgentHarnessFixtures>({
-    // eslint-disable-next-line no-empty-pattern
+    // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from its first parameter
     harness: async ({}, use) => {
       const config = inject('agentHarness') ?? defaultAgentHarnessConfig();
       const paths = resolveHarnessPaths({
@@ -116,7 +116,7 @@ function createAgentTest() {
       await use({ config, paths, hostEnv: process.env });
     },
     fileModelServer: [
-      // eslint-disable-next-line no-empty-pattern
+      // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from its first parameter
       async ({}, use) => {
         const server = await startModelServer({});
         try {

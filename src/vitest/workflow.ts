@@ -97,6 +97,6 @@ export interface WorkflowMatchers<R = unknown> {
 }
 
 declare module 'vitest' {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-empty-object-type
+  // biome-ignore lint/suspicious/noExplicitAny: the declaration merges with Vitest's own `Assertion<T = any>`
   interface Assertion<T = any> extends WorkflowMatchers<void> {}
 }
