@@ -27,6 +27,19 @@ export function pidsWithMarker(marker: string): number[] {
   return found;
 }
 
+/**
+ * For a test whose verdict is a timeout: runs `attempt` with a timeout of `firstMs`, then twice that (up to `maxMs`)
+ * while `reached` says the process had not yet got to the point under test when the timeout fired (a slow start on a
+ * loaded machine), so no test depends on how fast a process starts. Returns the last result either way: the caller
+ * asserts `reached` on it, so a process that never gets there still fails the test.
+ */
+export async function withGrowingTimeout<T>(attempt: (timeoutMs: number) => Promise<T>, reached: (result: T) => boolean, firstMs: number, maxMs: number): Promise<T> {
+  for (let timeoutMs = firstMs; ; timeoutMs *= 2) {
+    const result = await attempt(timeoutMs);
+    if (reached(result) || timeoutMs * 2 > maxMs) return result;
+  }
+}
+
 /** Polls until `check` holds or `timeoutMs` passes; returns whether it held. */
 export async function eventually(check: () => boolean, timeoutMs: number, stepMs = 100): Promise<boolean> {
   const until = Date.now() + timeoutMs;
