@@ -142,20 +142,17 @@ describe('agent-harness start', () => {
 });
 
 describe('agent-harness resume and selectors', () => {
-  it('an attempt in a run dir of more files than the before-snapshot hashes reads none of them (issue 13), and diffs by stat', () => {
+  it('an attempt in a run dir of more files than the before-snapshot hashes reads none of them (issue 13), and diffs by stat', async () => {
     const start = runCliProcess(sandbox, ['start', '--prompt', 'first', 'codex']);
     const handle = summaryValue(start.stderr, 'Run handle');
     const runDir = summaryValue(start.stderr, 'Run directory');
     const count = BEFORE_HASH_LIMIT + 10;
-    // Older than the racy window (a file written just before the listing is read at once, whatever the limit): dated a
-    // minute back rather than waited for.
-    const past = new Date(Date.now() - 60_000);
     for (let i = 0; i < count; i += 1) {
       if (i % 100 === 0) fs.mkdirSync(path.join(runDir, 'many', `d${i / 100}`), { recursive: true });
-      const file = path.join(runDir, 'many', `d${Math.floor(i / 100)}`, `f${i}.txt`);
-      fs.writeFileSync(file, `file ${i}\n`);
-      fs.utimesSync(file, past, past);
+      fs.writeFileSync(path.join(runDir, 'many', `d${Math.floor(i / 100)}`, `f${i}.txt`), `file ${i}\n`);
     }
+    // Older than the racy window: a file written just before the listing is read at once, whatever the limit.
+    await new Promise((resolve) => setTimeout(resolve, 200));
     const resume = runCliProcess(sandbox, ['resume', handle, 'second']);
     expect(resume.status, resume.stderr).toBe(0);
     const snapshot = (name: string) => FsSnapshotSchema.parse(JSON.parse(fs.readFileSync(path.join(runDir, '.audit', `${name}.2.json`), 'utf8')));
