@@ -1,14 +1,17 @@
 /**
- * Finding processes by a marker in their command line (a `sleep 30.1234` no other process runs), to prove that
+ * Finding processes by a marker in their command line (a `sleep 600.1234` no other process runs), to prove that
  * nothing an attempt started outlives it.
  */
 import fs from 'node:fs';
 import { execa } from 'execa';
 import { readProcessStartTime, type LeaseOwner } from '../../src/runtime/lease.js';
 
-/** A `sleep` duration unique to this call: its command line is the marker. */
+/**
+ * A `sleep` duration unique to this call: its command line is the marker. Ten minutes: longer than any test runs, so
+ * the sleep never ends by itself while a test waits for it to be killed, however slow the machine.
+ */
 export function uniqueSleepSeconds(): string {
-  return `30.${String(process.pid).padStart(6, '0')}${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
+  return `600.${String(process.pid).padStart(6, '0')}${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
 }
 
 /** Host pids whose command line contains `marker` (this process excluded). */
