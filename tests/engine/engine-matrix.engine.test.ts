@@ -18,21 +18,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect } from 'vitest';
 import { test, turns, type HarnessRun } from '../../src/public/vitest.js';
-import { isAgentHarnessError } from '../../src/errors/index.js';
-import { availableEngines, getEngine } from '../../src/engines/registry.js';
+import { getEngine } from '../../src/engines/registry.js';
 import { isClaudeTrusted } from '../../src/engines/claude/config.js';
 import { codexTrustOverride, isCodexTrusted } from '../../src/engines/codex/config.js';
 import { isGeminiTrusted } from '../../src/engines/gemini/config.js';
 import type { EngineId } from '../../src/protocol/index.js';
 import type { RecordedRequest } from '../../src/model/server.js';
-import { resolveExecutable } from '../../src/runtime/executables.js';
 import { readRunRecord, resolveRunSelector } from '../../src/runtime/run-store.js';
-import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { snapshotTree } from '../../src/runtime/fs-snapshot.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
+import { engineMissingReason, registryEngines } from '../helpers/engines.js';
 import { NETWORK_PROBE, pidsWithMarker, uniqueSleepSeconds, withGrowingTimeout } from '../helpers/processes.js';
 
-const ENGINES = availableEngines();
+const ENGINES = registryEngines();
 
 /** What the facts of an attempt depend on. */
 interface AttemptContext {
@@ -206,17 +204,6 @@ function agentCalls(requests: readonly RecordedRequest[]): RecordedRequest[] {
   return requests.filter((r) => r.wire !== null && r.response_kind !== 'side');
 }
 
-/** Why an engine cannot run here (the registry's executable is not found), or null. */
-function missingReason(engine: EngineId): string | null {
-  try {
-    resolveExecutable(getEngine(engine).executableName, resolveHarnessPaths({ env: {}, projectRoot: process.cwd(), skillRoots: [] }));
-    return null;
-  } catch (error) {
-    if (!isAgentHarnessError(error, 'ENGINE_EXECUTABLE_MISSING')) throw error;
-    return `no ${engine} executable (the npm registry reachable here does not serve its CLI)`;
-  }
-}
-
 /** Names in the real HOME (a leak would add engine config there). */
 function realHomeNames(): string[] {
   const home = os.homedir();
@@ -237,7 +224,7 @@ function hostWithConfigs(): { home: string; env: NodeJS.ProcessEnv } {
 describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
   // An engine that cannot run here is skipped at run time with its reason, under the same test names as the
   // others, so its cells appear in the report's engine matrix as skipped.
-  const missing = missingReason(engine);
+  const missing = engineMissingReason(engine);
   const it = test;
   const ready = (skip: (note?: string) => never): EngineFacts => {
     if (missing) skip(missing);
