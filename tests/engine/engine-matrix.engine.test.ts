@@ -18,7 +18,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect } from 'vitest';
 import { test, turns, type HarnessRun } from '../../src/public/vitest.js';
-import { getEngine } from '../../src/engines/registry.js';
 import { isClaudeTrusted } from '../../src/engines/claude/config.js';
 import { codexTrustOverride, isCodexTrusted } from '../../src/engines/codex/config.js';
 import { isGeminiTrusted } from '../../src/engines/gemini/config.js';
@@ -27,10 +26,11 @@ import type { RecordedRequest } from '../../src/model/server.js';
 import { readRunRecord, resolveRunSelector } from '../../src/runtime/run-store.js';
 import { snapshotTree } from '../../src/runtime/fs-snapshot.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
-import { engineMissingReason, registryEngines } from '../helpers/engines.js';
+import { engineWireApi, missingReasons, registryEngines } from '../helpers/engines.js';
 import { NETWORK_PROBE, pidsWithMarker, uniqueSleepSeconds, withGrowingTimeout } from '../helpers/processes.js';
 
 const ENGINES = registryEngines();
+const MISSING = await missingReasons();
 
 /** What the facts of an attempt depend on. */
 interface AttemptContext {
@@ -224,7 +224,7 @@ function hostWithConfigs(): { home: string; env: NodeJS.ProcessEnv } {
 describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
   // An engine that cannot run here is skipped at run time with its reason, under the same test names as the
   // others, so its cells appear in the report's engine matrix as skipped.
-  const missing = engineMissingReason(engine);
+  const missing = MISSING[engine];
   const it = test;
   const ready = (skip: (note?: string) => never): EngineFacts => {
     if (missing) skip(missing);
@@ -272,7 +272,8 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
       expect(run).toHaveOfferedSkill('demo-hello');
       expect(run).not.toHaveOfferedSkill('csv-stats');
       // Every request came on the engine's wire API, the agent's first to its path.
-      expect(model.requests.map((r) => r.wire)).toEqual(model.requests.map(() => getEngine(engine).wireApi));
+      const wireApi = await engineWireApi(engine);
+      expect(model.requests.map((r) => r.wire)).toEqual(model.requests.map(() => wireApi));
       const [firstCall] = agentCalls(model.requests);
       expect(firstCall?.path).toMatch(facts.requestPath);
       expect(offeredTools(firstCall)).toEqual(expect.arrayContaining(facts.offered.tools));

@@ -11,7 +11,7 @@ import { getProvider } from '../../src/providers/index.js';
 import { AgentEventSchema, type AgentEvent, type EngineId } from '../../src/protocol/index.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
 import { attemptAuditPaths } from '../../src/core/audit-files.js';
-import { engineMissingReason, registryEngines } from '../helpers/engines.js';
+import { missingReasons, registryEngines } from '../helpers/engines.js';
 import { eventually, pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
 
 /** Each engine's own shell tool, as its requests name it. */
@@ -32,10 +32,11 @@ const runRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-providers-'));
 afterAll(() => fs.rmSync(runRoot, { recursive: true, force: true }));
 
 const script = (...turns: object[]) => ({ version: 1, turns });
+const MISSING = await missingReasons();
 
 // Every engine of the registry; one whose executable is not found here (iflow) is skipped with that reason.
 describe.for(registryEngines())('%s provider', (engine) => {
-  const missing = engineMissingReason(engine);
+  const missing = MISSING[engine];
   beforeEach(({ skip }) => {
     if (missing) skip(missing);
   });
