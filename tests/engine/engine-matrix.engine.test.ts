@@ -26,11 +26,12 @@ import type { RecordedRequest } from '../../src/model/server.js';
 import { readRunRecord, resolveRunSelector } from '../../src/runtime/run-store.js';
 import { snapshotTree } from '../../src/runtime/fs-snapshot.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
-import { engineWireApi, missingReasons, registryEngines } from '../helpers/engines.js';
+import { engineWireApi, liveEnvKeys, missingReasons, registryEngines } from '../helpers/engines.js';
 import { NETWORK_PROBE, pidsWithMarker, uniqueSleepSeconds, withGrowingTimeout } from '../helpers/processes.js';
 
 const ENGINES = registryEngines();
 const MISSING = await missingReasons();
+const LIVE_ENV_KEYS = await liveEnvKeys();
 
 /** What the facts of an attempt depend on. */
 interface AttemptContext {
@@ -210,15 +211,17 @@ function realHomeNames(): string[] {
   return fs.existsSync(home) ? fs.readdirSync(home).sort() : [];
 }
 
-/** A host HOME holding every engine's config, and a host env with its HOME and every vendor key set to a secret. */
+/**
+ * A host HOME holding every engine's config, and a host env with that HOME and every engine's live-mode variable
+ * (keys, base URLs) set to a secret.
+ */
 function hostWithConfigs(): { home: string; env: NodeJS.ProcessEnv } {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-engine-matrix-host-'));
   for (const facts of Object.values(FACTS)) {
     fs.mkdirSync(path.dirname(path.join(home, facts.hostConfig.file)), { recursive: true });
     fs.writeFileSync(path.join(home, facts.hostConfig.file), facts.hostConfig.text);
   }
-  const keys = ['OPENAI_API_KEY', 'CODEX_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_API_KEY'];
-  return { home, env: { ...process.env, HOME: home, ...Object.fromEntries(keys.map((k) => [k, `${k}-${HOST_SECRET}`])) } };
+  return { home, env: { ...process.env, HOME: home, ...Object.fromEntries(LIVE_ENV_KEYS.map((k) => [k, `${k}-${HOST_SECRET}`])) } };
 }
 
 describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {

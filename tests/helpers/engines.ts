@@ -41,3 +41,9 @@ export async function missingReasons(): Promise<Partial<Record<EngineId, string 
 export async function engineWireApi(engine: EngineId): Promise<WireApi> {
   return (await adapterOf(engine)).wireApi;
 }
+
+/** Every vendor variable some engine of the registry passes through in live mode (none may pass in scripted mode). */
+export async function liveEnvKeys(): Promise<string[]> {
+  const adapters = await Promise.all(registryEngines().map(adapterOf));
+  return [...new Set(adapters.flatMap((adapter) => adapter.liveEnvKeys))].sort();
+}
