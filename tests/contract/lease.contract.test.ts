@@ -18,12 +18,13 @@ afterEach(async () => {
 
 describe('config leases', () => {
   it('takes a zombie owner for dead: killed, not yet reaped by its parent (a daemon whose starting command is gone)', async () => {
-    // sh starts `sleep 0` in the background, then becomes `sleep 30`, which never reaps it: a zombie while it runs.
-    const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // sh starts `sleep 0` in the background, then becomes `sleep 600`, which never reaps it: a zombie while it runs
+    // (ten minutes, so it stays one however slowly this test goes).
+    const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
       const zombie = async (): Promise<boolean> => (await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).includes(') Z ');
-      for (let i = 0; i < 100 && !(await zombie()); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let i = 0; i < 1500 && !(await zombie()); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(await zombie()).toBe(true);
       // kill(pid, 0) succeeds on a zombie and its start time still reads as before.
       expect(() => process.kill(pid, 0)).not.toThrow();

@@ -59,7 +59,7 @@ describe('model fault turns', () => {
     server.setScript({ version: 1, turns: [turns.stall()] });
     const pending = post(server.url, '/v1/messages', { model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] });
     // Close only once the stalled request is being held (bounded wait, no fixed sleep).
-    for (let i = 0; i < 500 && server.requests.length < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 3000 && server.requests.length < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(server.requests[1]?.response_kind).toBe('stall');
     await server.close();
     expect((await pending).error).not.toBeNull();

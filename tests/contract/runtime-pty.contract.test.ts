@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildScriptArgs, findScriptBinary, runPassthrough, shellQuote, shouldUsePassthrough } from '../../src/runtime/passthrough.js';
 import { runPty } from '../../src/runtime/pty.js';
+import { withGrowingTimeout } from '../helpers/processes.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', TERM: 'xterm' };
 let dir: string;
@@ -89,19 +90,20 @@ describe('runPty', () => {
     expect(lengths).toEqual(Array(20).fill(1_000_000));
   });
 
+  // No test here measures how long it took: the processes sleep for 10 minutes, so a kill that did not happen leaves
+  // the test to its own timeout. A timeout case runs again with a longer timeout while the shell had not yet written
+  // its grandchild's pid when it fired (a slow start on a loaded machine).
   it('times out, kills the session group including a TERM-ignoring grandchild, and settles', async () => {
     const pidFile = path.join(dir, 'pty-grandchild.pid');
-    const started = Date.now();
-    const result = await runPty({ file: 'bash', args: ['-c', `trap "" TERM HUP; sleep 30 & echo $! > ${pidFile}; sleep 30`], cwd: dir, env, timeoutMs: 500, killGraceMs: 500 });
-    expect(Date.now() - started).toBeLessThan(15_000);
+    const result = await withGrowingTimeout((timeoutMs) => runPty({ file: 'bash', args: ['-c', `trap "" TERM HUP; sleep 600 & echo $! > ${pidFile}; sleep 600`], cwd: dir, env, timeoutMs, killGraceMs: 500 }), () => fs.existsSync(pidFile), 500, 16_000);
     expect(result).toMatchObject({ timedOut: true, canceled: false, exitCode: null, signal: 'SIGKILL' });
     const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));
-    await expect.poll(() => isDead(grandchild), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => isDead(grandchild), { timeout: 30_000 }).toBe(true);
   });
 
   it('cancels on abort', async () => {
     const controller = new AbortController();
-    const pending = runPty({ file: 'bash', args: ['-c', 'echo ready; sleep 30'], cwd: dir, env, signal: controller.signal, killGraceMs: 500, onChunk: () => controller.abort() });
+    const pending = runPty({ file: 'bash', args: ['-c', 'echo ready; sleep 600'], cwd: dir, env, signal: controller.signal, killGraceMs: 500, onChunk: () => controller.abort() });
     const result = await pending;
     expect(result).toMatchObject({ canceled: true, timedOut: false, exitCode: null });
     expect(result.signal).not.toBeNull();
@@ -171,25 +173,23 @@ describe('util-linux script passthrough', () => {
 
   it('kills the command under script on timeout, TERM-ignoring grandchild included', async () => {
     const pidFile = path.join(dir, 'script-grandchild.pid');
-    const started = Date.now();
-    const result = await runPassthrough({
+    const result = await withGrowingTimeout((timeoutMs) => runPassthrough({
       file: 'bash',
-      args: ['-c', `trap "" TERM; sleep 30 & echo $! > ${pidFile}; sleep 30`],
+      args: ['-c', `trap "" TERM; sleep 600 & echo $! > ${pidFile}; sleep 600`],
       cwd: dir,
       env,
       logOut: path.join(dir, 'timeout-output.log'),
       logTiming: path.join(dir, 'timeout-timing.log'),
       stdin: 'ignore',
       stdout: 'ignore',
-      timeoutMs: 500,
+      timeoutMs,
       killGraceMs: 500,
-    });
-    expect(Date.now() - started).toBeLessThan(15_000);
+    }), () => fs.existsSync(pidFile), 500, 16_000);
     expect(result).toMatchObject({ timedOut: true, canceled: false, spawnError: null });
     expect(result.exitCode === 0).toBe(false);
     const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));
     expect(grandchild).toBeGreaterThan(0);
-    await expect.poll(() => isDead(grandchild), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => isDead(grandchild), { timeout: 30_000 }).toBe(true);
   });
 
   it('uses live passthrough only for view 0 with all three streams on a terminal', () => {

@@ -32,7 +32,9 @@ async function orphanedRun(): Promise<{ runDir: string; metaFile: string }> {
   return { runDir, metaFile };
 }
 
-describe('sealing orphaned attempts', () => {
+// Each case runs the CLI three to five times in fresh processes: on a loaded 2-core machine that can take longer than
+// the contract project's 60 s per test, so the bound is generous (no case measures time).
+describe('sealing orphaned attempts', { timeout: 240_000 }, () => {
   it('doctor --repair seals the orphan and reclaims a dead owner\'s lease', async () => {
     const { metaFile } = await orphanedRun();
     const agentHome = path.join(sandbox.root, '.agent-harness', 'agent_cache', 'agent_home');

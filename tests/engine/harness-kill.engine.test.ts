@@ -1,5 +1,5 @@
 /**
- * kill -9 of `agent-harness start` mid-attempt (the agent's shell sits in `sleep 30`) with the real codex and claude
+ * kill -9 of `agent-harness start` mid-attempt (the agent's shell sits in a 10-minute sleep) with the real codex and claude
  * CLIs: the attempt is sealed by the next command and resumed. codex, non-interactive, gets its trust on its command
  * line, so a dead harness leaves nothing in its `config.toml`; the trust entry the dead harness leased in claude's
  * `.claude.json` is reclaimed by the next command.
@@ -23,7 +23,7 @@ function writeScript(name: string, turns: unknown[]): string {
 }
 
 /**
- * Starts `agent-harness start --script <sleep 30 then done> --prompt go <engine>` with its data under `dataDir`, and
+ * Starts `agent-harness start --script <a long sleep, then done> --prompt go <engine>` with its data under `dataDir`, and
  * resolves once the agent's shell call shows in the output (`marker`), with the run dir it printed.
  */
 async function startSleeping(engine: string, dataDir: string, marker: string) {
@@ -78,7 +78,7 @@ describe('harness killed mid-attempt (codex)', () => {
     await harness;
     // The engine's PID namespace ends with the harness (its init's lifeline closed): the engine and the agent's
     // sleep go by themselves, so codex's thread lock is free for the resume below.
-    await waitFor(() => engineKids.every(isGone) && pidsWithMarker(sleep).length === 0, 'the dead harness\'s engine and its sleep to end', 10_000);
+    await waitFor(() => engineKids.every(isGone) && pidsWithMarker(sleep).length === 0, 'the dead harness\'s engine and its sleep to end', 60_000);
     // The dead harness had nothing to clean up.
     expect(fs.readFileSync(config, 'utf8')).not.toContain(runDir);
 
@@ -121,7 +121,7 @@ describe('harness killed mid-attempt (claude)', () => {
     await harness;
     expect(fs.readFileSync(state, 'utf8')).toContain(runDir);
     // claude runs its shell in a session of its own; the PID namespace ends it with the harness all the same.
-    await waitFor(() => engineKids.every(isGone) && pidsWithMarker(sleep).length === 0, 'the dead harness\'s engine and its sleep to end', 10_000);
+    await waitFor(() => engineKids.every(isGone) && pidsWithMarker(sleep).length === 0, 'the dead harness\'s engine and its sleep to end', 60_000);
 
     const listed = await execa('node', [BIN, 'runs', '--json'], { env, reject: false });
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ run_dir: runDir, attempts: 1, last_completion: 'failed' })]);

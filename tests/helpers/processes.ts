@@ -1,14 +1,17 @@
 /**
- * Finding processes by a marker in their command line (a `sleep 30.1234` no other process runs), to prove that
+ * Finding processes by a marker in their command line (a `sleep 600.1234` no other process runs), to prove that
  * nothing an attempt started outlives it.
  */
 import fs from 'node:fs';
 import { execa } from 'execa';
 import { readProcessStartTime, type LeaseOwner } from '../../src/runtime/lease.js';
 
-/** A `sleep` duration unique to this call: its command line is the marker. */
+/**
+ * A `sleep` duration unique to this call: its command line is the marker. Ten minutes: longer than any test runs, so
+ * the sleep never ends by itself while a test waits for it to be killed, however slow the machine.
+ */
 export function uniqueSleepSeconds(): string {
-  return `30.${String(process.pid).padStart(6, '0')}${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
+  return `600.${String(process.pid).padStart(6, '0')}${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
 }
 
 /** Host pids whose command line contains `marker` (this process excluded). */
@@ -25,6 +28,19 @@ export function pidsWithMarker(marker: string): number[] {
     }
   }
   return found;
+}
+
+/**
+ * For a test whose verdict is a timeout: runs `attempt` with a timeout of `firstMs`, then twice that (up to `maxMs`)
+ * while `reached` says the process had not yet got to the point under test when the timeout fired (a slow start on a
+ * loaded machine), so no test depends on how fast a process starts. Returns the last result either way: the caller
+ * asserts `reached` on it, so a process that never gets there still fails the test.
+ */
+export async function withGrowingTimeout<T>(attempt: (timeoutMs: number) => Promise<T>, reached: (result: T) => boolean, firstMs: number, maxMs: number): Promise<T> {
+  for (let timeoutMs = firstMs; ; timeoutMs *= 2) {
+    const result = await attempt(timeoutMs);
+    if (reached(result) || timeoutMs * 2 > maxMs) return result;
+  }
 }
 
 /** Polls until `check` holds or `timeoutMs` passes; returns whether it held. */
