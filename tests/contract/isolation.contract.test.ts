@@ -21,7 +21,7 @@ import { findScriptBinary, runPassthrough } from '../../src/runtime/passthrough.
 import { runProcess, superviseSplit } from '../../src/runtime/process.js';
 import { createRun } from '../../src/runtime/run-store.js';
 import { thrownBy } from '../helpers/errors.js';
-import { NETWORK_PROBE, eventually, pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
+import { NETWORK_PROBE, eventually, pidsWithMarker, uniqueSleepSeconds, withGrowingTimeout } from '../helpers/processes.js';
 
 const support = probeNamespaces();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-iso-'));
@@ -219,7 +219,15 @@ setTimeout(() => done('still open'), 3000);
 
   it("a timeout ends every process of the attempt, a setsid'd one that ignores SIGTERM included", async () => {
     const sleeper = `sleep ${uniqueSleepSeconds()}`;
-    const { result } = await runIsolated(kind, via, `setsid sh -c "trap '' TERM; ${sleeper}" >/dev/null 2>&1 </dev/null & sleep 60`, { timeoutMs: 1500 });
+    const started = path.join(tmp, `sleeper-${kind}-${via}-${process.hrtime.bigint()}`);
+    // Until the sleeper had started when the timeout fired (a loaded machine starts processes slowly).
+    const { result } = await withGrowingTimeout(
+      (timeoutMs) => runIsolated(kind, via, `setsid sh -c "trap '' TERM; : > '${started}'; ${sleeper}" >/dev/null 2>&1 </dev/null & sleep 600`, { timeoutMs }),
+      () => fs.existsSync(started),
+      1500,
+      60_000,
+    );
+    expect(fs.existsSync(started)).toBe(true);
     expect(result.timedOut).toBe(true);
     expect(pidsWithMarker(sleeper)).toEqual([]);
   });

@@ -90,7 +90,7 @@ const CLAUDE_FLAGS = ['--output-format', 'stream-json', '--verbose', '--dangerou
 const SKILL_LINE = '- demo-hello: Greets the world by writing hello.txt';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-const FACTS: Partial<Record<EngineId, EngineFacts>> = {
+const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
   codex: {
     requestPath: /^\/v1\/responses$/,
     sessionId: UUID,

@@ -4,7 +4,7 @@
  * The registry is read here only, so engine tests follow it wherever it goes.
  */
 import type { EngineAdapter, WireApi } from '../../src/engines/engine.js';
-import { availableEngines, getEngine } from '../../src/engines/registry.js';
+import { availableEngines, loadEngine } from '../../src/engines/registry.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import type { EngineId } from '../../src/protocol/index.js';
 import { resolveExecutable } from '../../src/runtime/executables.js';
@@ -12,7 +12,7 @@ import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 
 /** The registry's adapter of `engine`. */
 async function adapterOf(engine: EngineId): Promise<EngineAdapter> {
-  return getEngine(engine);
+  return loadEngine(engine);
 }
 
 /** Every engine of the registry (a test iterates over these, and skips the ones {@link engineMissingReason} names). */

@@ -5,7 +5,7 @@
  * `result` (subtype `success` | `error_*`, `is_error`, `result`, `usage`). Observed on claude-code 2.1.197
  * (`@anthropic-ai/claude-code`); samples recorded against the local mock model,
  * shared/research/samples/claude-turn1 and claude-turn2-resume, plus streams recorded by
- * tests/engine/claude.engine.test.ts (all in fixtures/streams/claude/).
+ * tests/engine/engine-matrix.engine.test.ts (all in fixtures/streams/claude/).
  *
  * Facts this relies on:
  * - claude emits one `assistant` event per content block, several sharing a `message.id`; message ids are

@@ -1,7 +1,7 @@
 /**
  * Parser of `opencode run --format json` output: NDJSON on stdout, one event per line, each
  * `{type, timestamp, sessionID, part | error}`. Observed on opencode 1.18.33 (`opencode-ai`, Bun-compiled
- * binary) against the scripted model server; samples recorded by tests/engine/opencode.engine.test.ts and
+ * binary) against the scripted model server; samples recorded by tests/engine/engine-matrix.engine.test.ts and
  * copied to fixtures/streams/opencode/. Event types:
  *
  * - `step_start` (part.type `step-start`): one model call begins; a user turn is one or more steps;
