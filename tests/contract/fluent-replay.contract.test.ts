@@ -11,10 +11,12 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 let constructed = 0;
 class Planner {
   constructor() { constructed += 1; }
+  async execute(goal: string) { return this.plan(goal); }
   async plan(goal: string) { return { steps: [`do ${goal}`], handle: 'run-abc' }; }
 }
 class Builder {
   constructor() { constructed += 1; }
+  async execute(step: string) { return this.build(step); }
   async build(step: string) { return `built ${step}`; }
 }
 
@@ -49,7 +51,7 @@ describe('fluent live recording and replay', () => {
     expect(replayed.result).toBe(live.result);
     expect(replayed.state.log).toEqual(['built do x']);
     expect(replayed.events.map((e) => `${e.type}:${e.name}`)).toEqual(live.events.map((e) => `${e.type}:${e.name}`));
-    expect(replayed.events.find((e) => e.type === 'agent:call')).toMatchObject({ handle: 'run-abc', replayed: true });
+    expect(replayed.events.find((e) => e.type === 'agent:complete')).toMatchObject({ name: 'planner.plan', handle: 'run-abc', replayed: true });
   });
 
   it('replay names the call on an out-of-order call', async () => {
@@ -89,7 +91,7 @@ describe('fluent live recording and replay', () => {
 
   it('a failing live run still writes what it recorded, including the failed call', async () => {
     const path = join(dir, 'd.json');
-    class Flaky { async go(): Promise<never> { throw new Error('down'); } }
+    class Flaky { async execute(): Promise<never> { return this.go(); } async go(): Promise<never> { throw new Error('down'); } }
     await expect(defineHarness({ recording: path, agents: { flaky: Flaky }, run: async ({ agents }) => agents.flaky.go() }).create().run()).rejects.toThrow('down');
     expect(JSON.parse(await readFile(path, 'utf8')).entries).toEqual([{ kind: 'call', agent: 'flaky', method: 'go', args: [], error: 'down' }]);
     // and replay re-throws the recorded failure

@@ -64,10 +64,10 @@ describe('fluent harness on real engines', () => {
     expect(runs.some((d) => d.includes('-codex-'))).toBe(true);
     const codexRun = runs.find((d) => d.includes('-codex-'))!;
     expect(fs.readFileSync(path.join(tmp, 'runs', codexRun, 'build.txt'), 'utf8')).toBe('built\n');
-    expect(live).toHaveEmitted(['phase:start', 'task:start', { type: 'agent:call', name: 'planner.execute' }, 'phase:complete', 'phase:start', { type: 'agent:call', name: 'builder.execute' }, 'phase:complete']);
+    expect(live).toHaveEmitted(['run:start', 'phase:start', 'task:start', { type: 'agent:start', name: 'planner.execute' }, { type: 'agent:complete', name: 'planner.execute' }, 'phase:complete', 'phase:start', { type: 'agent:complete', name: 'builder.execute' }, 'phase:complete', 'run:complete']);
 
     const recording = await readRecording(path.join(tmp, 'recording.json'));
-    expect(recording.entries.map((e) => (e.kind === 'call' ? `${e.agent}.${e.method}` : e.step))).toEqual(['planner.execute', 'builder.execute']);
+    expect(recording.entries.map((e) => (e.kind === 'call' ? `${e.agent}.${e.method}` : e.kind))).toEqual(['planner.execute', 'builder.execute']);
     // Each recorded call keeps the handle of the audited run that produced it.
     const handles = recording.entries.map((e) => (e.kind === 'call' ? e.handle : undefined));
     expect(runs.find((d) => d.endsWith(`-claude-${handles[0]}`))).toBeDefined();
