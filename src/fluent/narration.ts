@@ -4,6 +4,7 @@
  * default, or summarized by an injected summarizer (`summarizeWith(llmCaller)` for an LLM summary).
  * Outside a harness (an agent used on its own) narration is a no-op.
  */
+import { AgentHarnessError } from '../errors/index.js';
 
 /** One settled call of a `@Monologue` method, as handed to a summarizer. */
 export interface MonologueCall {
@@ -146,4 +147,24 @@ export function Monologue(options: MonologueOptions = {}) {
       return out;
     };
   };
+}
+
+/**
+ * `@Monologue` without decorator syntax (for toolchains that do not compile decorators, such as Vite's default
+ * transform): wraps the named prototype methods of `AgentClass` in place and returns the class.
+ *
+ * ```ts
+ * class Planner { async execute(goal: string) { … } }
+ * narrateMethods(Planner, ['execute'], { summarize: summarizeWith(llm) });
+ * ```
+ */
+export function narrateMethods<C extends abstract new (...args: never[]) => object>(AgentClass: C, methods: ReadonlyArray<keyof InstanceType<C> & string>, options: MonologueOptions = {}): C {
+  const prototype = AgentClass.prototype as Record<string, unknown>;
+  for (const name of methods) {
+    const method = prototype[name];
+    if (typeof method !== 'function') throw new AgentHarnessError('CONFIG_INVALID', `narrateMethods: class ${AgentClass.name || '(anonymous)'} has no method ${JSON.stringify(name)} on its prototype; name methods declared in the class body.`, { details: { method: name } });
+    const context = { kind: 'method', name, static: false, private: false } as unknown as ClassMethodDecoratorContext<object, (this: object, ...args: unknown[]) => unknown>;
+    prototype[name] = Monologue(options)(method as (this: object, ...args: unknown[]) => unknown, context);
+  }
+  return AgentClass;
 }

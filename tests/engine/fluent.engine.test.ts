@@ -42,7 +42,8 @@ function harness(mode: 'live' | 'replay') {
     state: () => ({ plan: null as string | null }),
     run: async ({ phase, task, agents, state }, goal: string) => {
       await phase('plan', () => task('write-plan', async () => {
-        const out = await agents.planner.execute(`Plan: ${goal}`, { version: 1, turns: [turns.final('Plan: write build.txt.')] });
+        // Plain JSON, as in a script file: the final turn gets the documented `done: true` default.
+        const out = await agents.planner.execute(`Plan: ${goal}`, { version: 1, turns: [{ type: 'final', text: 'Plan: write build.txt.' }] });
         state.plan = out.finalMessage;
         return out;
       }));
@@ -58,6 +59,7 @@ describe('fluent harness on real engines', () => {
     const live = await harness('live').create('make build.txt').run();
     expect(constructed).toBe(2);
     expect(live.result.completion).toBe('completed');
+    expect(live.events.find((e) => e.type === 'agent:complete' && e.name === 'planner.execute')).toMatchObject({ result: { completion: 'completed' } });
     expect(live.state.plan).toContain('Plan: write build.txt.');
     const runs = fs.readdirSync(path.join(tmp, 'runs')).filter((d) => !d.startsWith('.') && d.includes('-'));
     expect(runs.some((d) => d.includes('-claude-'))).toBe(true);
