@@ -11,4 +11,4 @@ export * from './config.js';
 export * from './orchestrator.js';
 export * from './scripted-endpoint.js';
 export * from './harness/index.js';
-export type { VendorErrorClasses } from './vendor-sdk.js';
+export type { VendorErrorClasses } from './vendor-error-classes.js';
