@@ -185,6 +185,26 @@ describe('retry', () => {
   });
 });
 
+describe('agent calls inside retry', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('each failing attempt emits agent:start and agent:failed, the last one agent:complete', async () => {
+    vi.useFakeTimers();
+    let calls = 0;
+    class Flaky { async execute(): Promise<string> { calls += 1; if (calls < 2) throw new Error(`down ${calls}`); return 'up'; } }
+    const run = defineHarness({ agents: { flaky: Flaky }, run: async ({ retry, agents }) => retry('call', () => agents.flaky.execute(), { retries: 3, minTimeout: 10 }) })
+      .create().run();
+    await vi.advanceTimersByTimeAsync(10);
+    const out = await run;
+    expect(out.result).toBe('up');
+    expect(types(inner(out.events))).toEqual([
+      'retry:start:call', 'retry:attempt:call', 'agent:start:flaky.execute', 'agent:failed:flaky.execute', 'retry:backoff:call',
+      'retry:attempt:call', 'agent:start:flaky.execute', 'agent:complete:flaky.execute', 'retry:success:call',
+    ]);
+    expect(inner(out.events)[3]).toMatchObject({ type: 'agent:failed', agent: 'flaky', method: 'execute', error: 'down 1' });
+  });
+});
+
 describe('parallel', () => {
   it('never runs more than `concurrency` at once and keeps results in order', async () => {
     let running = 0;

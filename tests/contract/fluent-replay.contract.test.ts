@@ -110,6 +110,17 @@ describe('fluent live recording and replay', () => {
     await expect(make('replay', 'two').create().run()).rejects.toThrow(/step "two" at entry 1 .* step "one"/);
   });
 
+  it('a synchronous agent method returns its value live and in replay (recorded as sync)', async () => {
+    const path = join(dir, 'sync.json');
+    class Calc { execute(n: number): number { return n * 2; } }
+    const seen: unknown[] = [];
+    const make = (mode: 'live' | 'replay') => defineHarness({ mode, recording: path, agents: { calc: Calc }, run: async ({ agents }) => { const value = agents.calc.execute(21); seen.push(value); return value; } });
+    expect((await make('live').create().run()).result).toBe(42);
+    expect((await readRecording(path)).entries).toEqual([{ kind: 'call', agent: 'calc', method: 'execute', args: [21], output: 42, sync: true }]);
+    expect((await make('replay').create().run()).result).toBe(42);
+    expect(seen).toEqual([42, 42]); // never a Promise
+  });
+
   it('resolves recording paths after the snapshot convention', () => {
     expect(resolveRecordingPath('/p/tests/a.test.ts', 'plan and build')).toBe('/p/tests/__recordings__/a.test.ts/plan-and-build.json');
   });
