@@ -4,7 +4,7 @@
  * A turn never throws: a failed phase is its `HarnessRunResult.error`, and the turn's `error` is the first one.
  * The utility harness runs outside the turn, on demand (`runUtility`).
  */
-import { AgentHarnessError, toAgentHarnessError } from '../errors/index.js';
+import { toAgentHarnessError, type AgentHarnessError } from '../errors/index.js';
 import { harnessContextConfig, type OrchestratorConfig } from './config.js';
 import type { ResponseOutput, UtilityInput, UtilityOutput } from './harness/lib/types.js';
 import { UtilityHarness } from './harness/utility/utility-harness.js';
