@@ -1,20 +1,25 @@
 /**
  * The factory: builds the LLM caller for a wire API, binds one per phase to the config's model, and wires
- * the harnesses into an Orchestrator. Only this file (and config.ts) knows which model a phase uses.
+ * the packaged harnesses into an Orchestrator. Only this file (and config.ts) knows which model a phase uses.
+ * Memory and utility are stubs by default; this assistant opts into their LLM-backed versions.
  */
 import {
   bindModel,
   createAnthropicMessagesCaller,
   createOpenAiChatCaller,
+  defaultIntent,
+  emptyMemory,
+  IntentHarness,
+  LlmMemoryHarness,
+  LlmUtilityHarness,
   Orchestrator,
   RecordKeeper,
+  ResponseHarness,
+  type Intent,
   type LLMCaller,
+  type MemoryOutput,
   type OrchestratorConfig,
 } from 'agent-harness/orchestrator';
-import { defaultIntent, IntentHarness, type Intent } from './harness/intent/intent.harness.js';
-import { MemoryHarness, type MemoryOutput } from './harness/memory/memory.harness.js';
-import { ResponseHarness } from './harness/respond/respond.harness.js';
-import { UtilityHarness } from './harness/utility/utility.harness.js';
 
 /** The wire APIs the example speaks. */
 export type AssistantWire = 'openai-chat' | 'anthropic-messages';
@@ -32,7 +37,6 @@ export function createWireCaller(wire: AssistantWire, baseURL: string, apiKey: s
 export interface Assistant {
   orchestrator: Orchestrator<Intent, MemoryOutput>;
   recordKeeper: RecordKeeper;
-  utility: UtilityHarness;
   config: OrchestratorConfig;
 }
 
@@ -44,11 +48,12 @@ export function createAssistant(caller: LLMCaller, config: OrchestratorConfig): 
     recordKeeper,
     {
       intent: new IntentHarness(bindModel(caller, models.intent), limits.intentMaxIterations, stream),
-      memory: new MemoryHarness(bindModel(caller, models.memory), 3, stream),
+      memory: new LlmMemoryHarness(bindModel(caller, models.memory), 3, stream),
       respond: new ResponseHarness(bindModel(caller, models.respond), limits.historyWindow, stream),
-      fallback: { intent: defaultIntent(), memory: { memories: [], note: '' } },
+      utility: new LlmUtilityHarness(bindModel(caller, models.utility)),
+      fallback: { intent: defaultIntent(), memory: emptyMemory() },
     },
     config,
   );
-  return { orchestrator, recordKeeper, utility: new UtilityHarness(bindModel(caller, models.utility)), config };
+  return { orchestrator, recordKeeper, config };
 }

@@ -69,8 +69,11 @@ async function main(): Promise<number> {
       }
     }
     if (options.title) {
-      const title = await assistant.utility.run({ task: 'title' }, { conversation: assistant.recordKeeper.snapshot(), config, now: () => new Date() });
-      console.log(`title: ${title.output.title}\n`);
+      const title = await assistant.orchestrator.runUtility({ task: 'title' });
+      if (title.error) {
+        failed = true;
+        console.error(`error ${title.error.code}: ${title.error.message}\n`);
+      } else console.log(`title: ${title.output.text}\n`);
     }
     console.log(formatStatistics(assistant.recordKeeper.statistics()));
     return failed ? 1 : 0;

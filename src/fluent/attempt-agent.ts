@@ -5,7 +5,7 @@
  */
 import { runAttempt } from '../core/run-attempt.js';
 import type { AttemptRequest } from '../core/attempt-request.js';
-import type { ModelScript, ModelServer } from '../model/index.js';
+import { parseModelScript, type ModelServer } from '../model/index.js';
 import type { HarnessPaths } from '../runtime/paths.js';
 
 /** What one attempt-backed call returns (JSON-safe, so it can be recorded and replayed). */
@@ -30,14 +30,23 @@ export interface AttemptAgentDefaults {
   request?: Partial<AttemptRequest>;
 }
 
+/**
+ * A model script as `execute` takes it: a `ModelScript`, or the same as plain JSON, where defaults are still to be
+ * filled (a `final` turn without `done` gets `done: true`, as in a script file).
+ */
+export type AttemptScript = { version: 1; turns?: unknown[]; [key: string]: unknown };
+
 /** Agent class whose `execute(prompt, script?)` starts one real attempt of `engine` and returns its summary. */
-export function attemptAgent(engine: string, defaultsOrFactory: AttemptAgentDefaults | (() => AttemptAgentDefaults)): new () => { execute: (prompt: string, script?: ModelScript) => Promise<AttemptCallResult> } {
+export function attemptAgent(engine: string, defaultsOrFactory: AttemptAgentDefaults | (() => AttemptAgentDefaults)): new () => { execute: (prompt: string, script?: AttemptScript) => Promise<AttemptCallResult> } {
   return class AttemptAgent {
-    /** Runs one attempt; a script given here replaces the server's script first (one engine at a time). */
-    async execute(prompt: string, script?: ModelScript): Promise<AttemptCallResult> {
+    /**
+     * Runs one attempt; a script given here is validated with the script file's defaults (MODEL_SCRIPT_INVALID
+     * when it is not a script) and replaces the server's script first (one engine at a time).
+     */
+    async execute(prompt: string, script?: AttemptScript): Promise<AttemptCallResult> {
       // Resolved per call so a replayed harness (which never calls) needs no model server or paths.
       const defaults = typeof defaultsOrFactory === 'function' ? defaultsOrFactory() : defaultsOrFactory;
-      if (script !== undefined) defaults.modelServer.setScript(script);
+      if (script !== undefined) defaults.modelServer.setScript(parseModelScript(script, `attemptAgent(${JSON.stringify(engine)}) script`));
       const result = await runAttempt({
         ...defaults.request, paths: defaults.paths, engine, launch: 'start', prompt, modelServer: defaults.modelServer,
         ...(defaults.hostEnv ? { hostEnv: defaults.hostEnv } : {}), ...(defaults.timeoutMs ? { timeoutMs: defaults.timeoutMs } : {}),

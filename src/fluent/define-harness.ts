@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { AgentHarnessError } from '../errors/index.js';
 import { CallLedger, recordAgent, replayAgent, type AgentLike } from './agent-proxy.js';
-import { EventBus, describeError } from './events.js';
+import { EventBus, customEventType, describeError, type HarnessEvent } from './events.js';
+import { attachNarration, type MonologueSummarizer } from './narration.js';
 import { runParallel, runRetry, wrapWithEvents } from './helpers.js';
 import type { AgentConstructor, ExecuteContext, HarnessConfig, HarnessFactory, HarnessInstance, ResolvedAgents, StepYield } from './harness-types.js';
 import { readRecording, writeRecording, type Recording } from './recording.js';
@@ -15,6 +16,7 @@ const ConfigSchema = z.object({
   run: z.custom((v) => typeof v === 'function', 'must be a function').optional(),
   execute: z.custom((v) => typeof v === 'function', 'must be a function').optional(),
   recording: z.string().min(1).optional(),
+  monologue: z.object({ summarize: z.custom((v) => typeof v === 'function', 'must be a function').optional() }).optional(),
 }).refine((c) => (c.run === undefined) !== (c.execute === undefined), { message: 'give exactly one of run or execute' })
   .refine((c) => c.mode !== 'replay' || c.recording !== undefined, { message: 'replay mode needs a recording path', path: ['recording'] });
 
@@ -47,46 +49,86 @@ function createInstance<TAgents extends Record<string, AgentConstructor>, TState
   const instance: HarnessInstance<TState, TResult> = {
     state,
     on(type, handler) {
-      bus.subscribe(type, handler);
+      bus.subscribe(type, handler as (event: HarnessEvent) => void);
       return instance;
     },
     async run() {
       const started = performance.now();
-      const replaying = (config.mode ?? 'live') === 'replay';
+      const mode = config.mode ?? 'live';
+      const replaying = mode === 'replay';
       const replay = replaying ? await readRecording(config.recording!) : undefined;
-      const ledger = new CallLedger(replay);
-      const agents = resolveAgents(config.agents, replaying, ledger, bus);
+      const ledger = new CallLedger(replay, (entry) => bus.emit('narrative', { name: entry.agent, agent: entry.agent, text: entry.text, ...(entry.method ? { method: entry.method } : {}) }));
+      const narrations = new Set<Promise<void>>();
+      const agents = resolveAgents(config.agents, replaying, ledger, bus, { narrations, ...(config.monologue?.summarize ? { summarize: config.monologue.summarize } : {}) });
       const context: ExecuteContext<TAgents, TState> = {
         agents, state,
         phase: (n, fn) => wrapWithEvents(bus, 'phase', n, fn),
-        task: (id, fn) => wrapWithEvents(bus, 'task', id, fn, { id }),
-        emit: (type, data) => { bus.emit(type, { ...data, name: typeof data.name === 'string' ? data.name : type }); },
+        task: (id, fn) => wrapWithEvents(bus, 'task', id, fn),
+        emit: (type, data) => {
+          const emitted = customEventType(type);
+          (bus.emit as (t: string, d: Record<string, unknown>) => void).call(bus, emitted, { ...data, name: typeof data.name === 'string' ? data.name : type });
+        },
         retry: (n, fn, options) => runRetry(bus, n, fn, options),
         parallel: (n, fns, options) => runParallel(bus, n, fns, options),
       };
+      bus.emit('run:start', { name, mode });
       let result: TResult;
       try {
         result = config.run ? await config.run(context, input) : await driveGenerator(config.execute!(context), bus, ledger, replaying);
+        await settle(narrations);
         if (replaying) ledger.assertConsumed();
       } catch (error) {
-        bus.emit('error', { name, message: describeError(error).error, ...describeError(error) });
+        await settle(narrations).catch(() => undefined);
+        const described = describeError(error);
+        bus.emit('error', { name, message: described.error, ...described });
+        bus.emit('run:failed', { name, ...described, duration: performance.now() - started });
         await saveLive(config, name, input, ledger, replaying);
         throw error;
       }
       await saveLive(config, name, input, ledger, replaying);
-      return { result, state, events: [...bus.events], duration: performance.now() - started };
+      const duration = performance.now() - started;
+      bus.emit('run:complete', { name, result, duration });
+      return { result, state, events: [...bus.events], duration };
     },
   };
   return instance;
 }
 
-/** Live: instantiate and record each agent; replay: never construct them, answer from the recording. */
+/** Waits for in-flight async narrations (a sync `@Monologue` method with an async summarizer). */
+async function settle(narrations: Set<Promise<void>>): Promise<void> {
+  while (narrations.size > 0) {
+    const pending = [...narrations];
+    narrations.clear();
+    await Promise.all(pending);
+  }
+}
+
+/** Live: instantiate (CONFIG_INVALID when an instance has no `execute`), narrate and record each agent; replay: never construct them. */
 function resolveAgents<TAgents extends Record<string, AgentConstructor>>(
-  classes: TAgents, replaying: boolean, ledger: CallLedger, bus: EventBus,
+  classes: TAgents, replaying: boolean, ledger: CallLedger, bus: EventBus, narration: { narrations: Set<Promise<void>>; summarize?: MonologueSummarizer },
 ): ResolvedAgents<TAgents> {
   const out: Record<string, AgentLike> = {};
   for (const [key, Agent] of Object.entries(classes)) {
-    out[key] = replaying ? replayAgent(key, ledger, bus) : recordAgent(key, new Agent(), ledger, bus);
+    if (replaying) {
+      out[key] = replayAgent(key, ledger, bus);
+      continue;
+    }
+    const agent = new Agent() as AgentLike & { execute?: unknown };
+    if (typeof agent.execute !== 'function') {
+      throw new AgentHarnessError('CONFIG_INVALID', `defineHarness: agent "${key}" (class ${Agent.name || 'anonymous'}) has no execute method; every agent class needs one.`, { details: { agent: key } });
+    }
+    attachNarration(agent, {
+      agent: key,
+      ...(narration.summarize ? { summarize: narration.summarize } : {}),
+      narrate(text, method) {
+        ledger.record({ kind: 'narrative', agent: key, text, ...(method ? { method } : {}) });
+        bus.emit('narrative', { name: key, agent: key, text, ...(method ? { method } : {}) });
+      },
+      track(pending) {
+        narration.narrations.add(pending);
+      },
+    });
+    out[key] = recordAgent(key, agent, ledger, bus);
   }
   return out as ResolvedAgents<TAgents>;
 }

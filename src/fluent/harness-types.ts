@@ -1,10 +1,13 @@
 /** The public types of defineHarness (seed 002): agents, context, config, factory, instance, result. */
-import type { AgentLike } from './agent-proxy.js';
-import type { HarnessEvent, HarnessEventHandler, HarnessEventType } from './events.js';
+import type { HarnessEvent, HarnessEventHandler, HarnessEventType } from './event-types.js';
 import type { ParallelOptions, RetryOptions } from './helpers.js';
+import type { MonologueSummarizer } from './narration.js';
 
-/** An agent class; any class with methods works (providers' adapters included). */
-export type AgentConstructor = new () => AgentLike;
+/**
+ * An agent class: constructible without arguments, its instances have an `execute` method (a class without one
+ * does not compile, and is CONFIG_INVALID at run time). Other methods are called through the harness too.
+ */
+export type AgentConstructor = new () => { execute: (...args: never[]) => unknown };
 /** Agent constructors resolved to instances. */
 export type ResolvedAgents<T extends Record<string, AgentConstructor>> = { [K in keyof T]: InstanceType<T[K]> };
 
@@ -13,12 +16,19 @@ export interface StepYield { step: string; input?: unknown; output?: unknown }
 
 /** What `run`/`execute` receive. */
 export interface ExecuteContext<TAgents extends Record<string, AgentConstructor>, TState> {
+  /** Resolved agent instances; each method keeps its signature (a synchronous one returns its value). */
   agents: ResolvedAgents<TAgents>;
+  /** Mutable state. */
   state: TState;
+  /** Wraps work in `phase:start` and `phase:complete` / `phase:failed`. */
   phase: <T>(name: string, fn: () => Promise<T>) => Promise<T>;
+  /** Wraps work in `task:start` and `task:complete` / `task:failed` (with `id`). */
   task: <T>(id: string, fn: () => Promise<T>) => Promise<T>;
+  /** Escape hatch: a built-in type is emitted as given, any other as `custom:<type>`; `name` defaults to the type. */
   emit: (type: string, data: Record<string, unknown>) => void;
+  /** Retries with capped exponential backoff, emitting `retry:*`. */
   retry: <T>(name: string, fn: () => Promise<T>, options?: RetryOptions) => Promise<T>;
+  /** Runs functions with bounded concurrency, emitting `parallel:*`. */
   parallel: <T>(name: string, fns: Array<() => Promise<T>>, options?: ParallelOptions) => Promise<T[]>;
 }
 
@@ -32,6 +42,8 @@ export interface HarnessConfig<TAgents extends Record<string, AgentConstructor>,
   execute?: (context: ExecuteContext<TAgents, TState>) => AsyncGenerator<StepYield, TResult>;
   /** Recording file: written in live mode (when given), required and read in replay mode. */
   recording?: string;
+  /** Narration: the summarizer `@Monologue()` methods use when they name none (e.g. `summarizeWith(llmCaller)`). */
+  monologue?: { summarize?: MonologueSummarizer };
 }
 
 /** What `.run()` resolves to. */
@@ -39,7 +51,8 @@ export interface FluentRunResult<TState, TResult> { result: TResult; state: TSta
 
 /** A runnable instance with chainable subscriptions. */
 export interface HarnessInstance<TState, TResult> {
-  on: (type: HarnessEventType, handler: HarnessEventHandler) => HarnessInstance<TState, TResult>;
+  /** Subscribes to the events `type` selects (`'*'`, a family such as `'task'`, or an exact type); chainable. */
+  on: <E extends HarnessEventType>(type: E, handler: HarnessEventHandler<E>) => HarnessInstance<TState, TResult>;
   run: () => Promise<FluentRunResult<TState, TResult>>;
   readonly state: TState;
 }

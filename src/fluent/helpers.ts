@@ -18,19 +18,23 @@ export interface ParallelOptions {
 }
 
 /**
- * The canonical wrapper: start before, complete with the result or failed with message/stack/cause after,
- * always re-throw. Inner helpers finish before this emits, so inner events precede outer ones.
+ * The canonical wrapper for `phase` and `task`: start before, complete with the result or failed with
+ * message/stack/cause after, always re-throw. Inner helpers finish before this emits, so inner events precede
+ * outer ones. Task events also carry `id` (the task's name).
  */
-export async function wrapWithEvents<T>(
-  bus: EventBus, prefix: string, name: string, fn: () => Promise<T>, extra: Record<string, unknown> = {},
-): Promise<T> {
-  bus.emit(`${prefix}:start`, { name, ...extra });
+export async function wrapWithEvents<T>(bus: EventBus, prefix: 'phase' | 'task', name: string, fn: () => Promise<T>): Promise<T> {
+  const extra = prefix === 'task' ? { id: name } : {};
+  const emit = (suffix: 'start' | 'complete' | 'failed', data: Record<string, unknown>): void => {
+    // One cast for both prefixes: the fields are those of PhaseEvent / TaskEvent.
+    (bus.emit as (type: string, data: Record<string, unknown>) => void).call(bus, `${prefix}:${suffix}`, { name, ...extra, status: suffix, ...data });
+  };
+  emit('start', {});
   try {
     const result = await fn();
-    bus.emit(`${prefix}:complete`, { name, ...extra, result });
+    emit('complete', { result });
     return result;
   } catch (error) {
-    bus.emit(`${prefix}:failed`, { name, ...extra, ...describeError(error) });
+    emit('failed', describeError(error));
     throw error;
   }
 }

@@ -5,5 +5,6 @@ export * from './recording.js';
 export * from './harness-types.js';
 export * from './define-harness.js';
 export * from './wrap-agent.js';
+export * from './narration.js';
 export { CallLedger } from './agent-proxy.js';
 export * from './attempt-agent.js';

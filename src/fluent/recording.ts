@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { AgentHarnessError } from '../errors/index.js';
 
-/** One recorded entry: an agent call (args and output) or a generator step, in the order they happened. */
+/** One recorded entry: an agent call (args and output), a generator step or an agent's narrative, in the order they happened. */
 export const RecordingEntrySchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('call'),
@@ -15,8 +15,11 @@ export const RecordingEntrySchema = z.discriminatedUnion('kind', [
     error: z.string().optional(),
     /** The audited attempt behind a provider-backed call, so a replayed event links to it. */
     handle: z.string().optional(),
+    /** The method returned a plain value (not a promise); replay answers it synchronously too. */
+    sync: z.boolean().optional(),
   }),
   z.object({ kind: z.literal('step'), step: z.string(), input: z.unknown().optional(), output: z.unknown().optional() }),
+  z.object({ kind: z.literal('narrative'), agent: z.string(), text: z.string(), method: z.string().optional() }),
 ]);
 
 /** A whole recording file. */
@@ -70,7 +73,8 @@ export async function readRecording(path: string): Promise<Recording> {
   return result.data;
 }
 
-/** Describes an entry for mismatch messages, e.g. `planner.execute` or `step "build"`. */
+/** Describes an entry for mismatch messages, e.g. `planner.execute`, `step "build"` or `narrative of planner`. */
 export function describeRecordingEntry(entry: RecordingEntry): string {
-  return entry.kind === 'call' ? `${entry.agent}.${entry.method}` : `step "${entry.step}"`;
+  if (entry.kind === 'call') return `${entry.agent}.${entry.method}`;
+  return entry.kind === 'step' ? `step "${entry.step}"` : `narrative of ${entry.agent}`;
 }

@@ -4,7 +4,7 @@
  * Vendor SDK errors are turned into AgentHarnessError codes carrying the status and the vendor's error body.
  */
 import { AgentHarnessError, isAgentHarnessError } from '../errors/index.js';
-import type { VendorErrorClasses } from './vendor-sdk.js';
+import type { VendorErrorClasses } from './vendor-error-classes.js';
 
 // Matched by class, not by `name`: the openai client's errors do not set a distinctive `name`. The classes come
 // from the caller's SDK, loaded on demand (the SDKs are optional peers, see vendor-sdk.ts).

@@ -20,6 +20,22 @@ export type OrchestratorConfig = z.infer<typeof OrchestratorConfigSchema>;
 /** The orchestrator's config as written (defaults optional). */
 export type OrchestratorConfigInput = z.input<typeof OrchestratorConfigSchema>;
 
+/** The per-phase model names as seed 004's harnesses read them (`ctx.config.intentModel`). */
+export interface PhaseModelNames {
+  intentModel: string;
+  memoryModel: string;
+  responseModel: string;
+  utilityModel: string;
+}
+
+/** What a harness sees as `ctx.config`: the orchestrator's config plus the per-phase model names. */
+export type HarnessContextConfig = OrchestratorConfig & PhaseModelNames;
+
+/** The config a harness context carries (the orchestrator builds it for each turn). */
+export function harnessContextConfig(config: OrchestratorConfig): HarnessContextConfig {
+  return { ...config, intentModel: config.models.intent, memoryModel: config.models.memory, responseModel: config.models.respond, utilityModel: config.models.utility };
+}
+
 /** Validates a config; CONFIG_INVALID names the offending path. */
 export function buildOrchestratorConfig(value: unknown): OrchestratorConfig {
   return parseConfig(OrchestratorConfigSchema, value, 'orchestrator config');

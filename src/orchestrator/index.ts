@@ -1,4 +1,4 @@
-/** Harness orchestration (seed 004): contracts, LLM callers, RecordKeeper, Orchestrator. */
+/** Harness orchestration (seed 004): contracts, LLM callers, RecordKeeper, Orchestrator, the packaged harnesses. */
 export * from './types.js';
 export * from './bind-model.js';
 export * from './call-with-retries.js';
@@ -10,4 +10,5 @@ export * from './run-phase.js';
 export * from './config.js';
 export * from './orchestrator.js';
 export * from './scripted-endpoint.js';
-export type { VendorErrorClasses } from './vendor-sdk.js';
+export * from './harness/index.js';
+export type { VendorErrorClasses } from './vendor-error-classes.js';

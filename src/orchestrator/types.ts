@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { AgentHarnessError } from '../errors/index.js';
+import type { HarnessContextConfig } from './config.js';
 
 /** One chat message sent to a model. */
 export const ChatMessageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() }).strict();
@@ -55,9 +56,9 @@ export interface LLMCaller {
 
 /** A caller whose model is fixed by the orchestrator's config. */
 export interface BoundLLMCaller {
-  /** The model every call uses. */
+  /** The model every call uses unless the call names one (e.g. `ctx.config.intentModel`). */
   readonly model: string;
-  call(input: Omit<LLMCallConfig, 'model'>): Promise<LLMResponse>;
+  call(input: Omit<LLMCallConfig, 'model'> & { model?: string }): Promise<LLMResponse>;
 }
 
 /** One turn of the conversation as the RecordKeeper stores it. */
@@ -110,8 +111,8 @@ export interface PhaseResult<T> extends HarnessRunResult<T> {
   trace: HarnessTrace;
 }
 
-/** What every harness run receives. */
-export interface HarnessContext<TConfig = unknown> {
+/** What every harness run receives; `config` has the per-phase model names (`ctx.config.intentModel`…). */
+export interface HarnessContext<TConfig = HarnessContextConfig> {
   conversation: ConversationThread;
   config: TConfig;
   now: () => Date;

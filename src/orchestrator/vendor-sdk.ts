@@ -6,21 +6,12 @@
 import type AnthropicClient from '@anthropic-ai/sdk';
 import type OpenAIClient from 'openai';
 import { AgentHarnessError } from '../errors/index.js';
+import type { VendorErrorClasses } from './vendor-error-classes.js';
 
 /** The `openai` package's default export (the client class with its error classes). */
 export type OpenAiSdk = typeof OpenAIClient;
 /** The `@anthropic-ai/sdk` package's default export (the client class with its error classes). */
 export type AnthropicSdk = typeof AnthropicClient;
-
-/** Error classes of one vendor SDK that the retry policy tells apart (matched by class: openai sets no distinctive `name`). */
-export interface VendorErrorClasses {
-  /** The call was aborted by its AbortSignal (LLM_ABORTED). */
-  abort: abstract new (...args: never[]) => unknown;
-  /** The call timed out (LLM_TIMEOUT). */
-  timeout: abstract new (...args: never[]) => unknown;
-  /** The endpoint could not be reached (LLM_CONNECTION_FAILED, retried). */
-  connection: abstract new (...args: never[]) => unknown;
-}
 
 const loading = new Map<string, Promise<unknown>>();
 

@@ -61,7 +61,7 @@ type EventSpec = string | Record<string, unknown>;
 
 function matchesSpec(event: HarnessEvent, spec: EventSpec): boolean {
   if (typeof spec === 'string') return event.type === spec;
-  return Object.entries(spec).every(([k, v]) => Object.is(event[k], v));
+  return Object.entries(spec).every(([k, v]) => Object.is((event as unknown as Record<string, unknown>)[k], v));
 }
 
 /** Matchers for fluent results: `toHaveEmitted([...])` checks an in-order subsequence of event types/fields. */

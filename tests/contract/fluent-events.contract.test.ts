@@ -3,6 +3,10 @@ import { defineHarness, wrapAgent, computeBackoff, type HarnessEvent } from '../
 import { isAgentHarnessError } from '../../src/errors/index.js';
 
 const types = (events: HarnessEvent[]) => events.map((e) => `${e.type}:${e.name}`);
+/** The events of a run without its run:start / run:complete frame. */
+const inner = (events: HarnessEvent[]) => events.filter((e) => !e.type.startsWith('run:'));
+/** One event's field, whatever its type (for table-style assertions). */
+const field = (e: HarnessEvent, key: string): unknown => (e as unknown as Record<string, unknown>)[key];
 
 class Echo {
   execute(text: string): Promise<string> {
@@ -27,13 +31,15 @@ describe('fluent event contract', () => {
     expect(out.result).toBe('echo a+b');
     expect(out.state.count).toBe(1);
     expect(types(out.events)).toEqual([
-      'phase:start:planning', 'task:start:a', 'agent:call:echo.execute', 'task:complete:a',
-      'task:start:b', 'task:complete:b', 'phase:complete:planning',
+      'run:start:nest', 'phase:start:planning', 'task:start:a', 'agent:start:echo.execute', 'agent:complete:echo.execute', 'task:complete:a',
+      'task:start:b', 'task:complete:b', 'phase:complete:planning', 'run:complete:nest',
     ]);
     expect(seen).toEqual(out.events.map((e) => e.type));
     for (const e of out.events) expect(e.timestamp).toBeInstanceOf(Date);
-    expect(out.events.find((e) => e.type === 'task:complete' && e.name === 'a')?.result).toBe('echo a');
-    expect(out.events.at(-1)?.result).toBe('echo a+b');
+    const taskA = out.events.find((e) => e.type === 'task:complete' && e.name === 'a');
+    expect(taskA).toMatchObject({ id: 'a', status: 'complete', result: 'echo a' });
+    expect(out.events.at(-2)).toMatchObject({ type: 'phase:complete', status: 'complete', result: 'echo a+b' });
+    expect(out.events.at(-1)).toMatchObject({ type: 'run:complete', result: 'echo a+b' });
     expect(out.duration).toBeGreaterThanOrEqual(0);
   });
 
@@ -45,12 +51,15 @@ describe('fluent event contract', () => {
     });
     const events: HarnessEvent[] = [];
     await expect(h.create().on('*', (e) => events.push(e)).run()).rejects.toBe(boom);
-    expect(types(events)).toEqual(['phase:start:coding', 'task:start:write-code', 'task:failed:write-code', 'phase:failed:coding', 'error:fail']);
-    const failed = events[2]!;
+    expect(types(events)).toEqual(['run:start:fail', 'phase:start:coding', 'task:start:write-code', 'task:failed:write-code', 'phase:failed:coding', 'error:fail', 'run:failed:fail']);
+    const failed = events[3]!;
+    if (failed.type !== 'task:failed') throw new Error(`expected task:failed, got ${failed.type}`);
     expect(failed.error).toBe('Compilation failed');
     expect(failed.stack).toContain('Compilation failed');
     expect(failed.cause).toBe(boom);
-    expect(events[3]!.error).toBe('Compilation failed');
+    expect(failed).toMatchObject({ id: 'write-code', status: 'failed' });
+    expect(events[4]).toMatchObject({ type: 'phase:failed', error: 'Compilation failed' });
+    expect(events[6]).toMatchObject({ type: 'run:failed', error: 'Compilation failed' });
   });
 
   it('filters by family and exact type', async () => {
@@ -62,10 +71,24 @@ describe('fluent event contract', () => {
     expect(exact).toEqual(['t']);
   });
 
-  it('emit() adds custom events with name and timestamp', async () => {
-    const out = await defineHarness({ agents: {}, run: async ({ emit }) => { emit('narrative', { agent: 'x', text: 'hi' }); } }).create().run();
-    expect(out.events[0]).toMatchObject({ type: 'narrative', name: 'narrative', agent: 'x', text: 'hi' });
-    expect(out.events[0]!.timestamp).toBeInstanceOf(Date);
+  it('emit() passes built-in types through and prefixes others with custom:, with name and timestamp', async () => {
+    const custom: string[] = [];
+    const out = await defineHarness({ agents: {}, run: async ({ emit }) => { emit('narrative', { agent: 'x', text: 'hi' }); emit('deploy', { env: 'prod' }); emit('custom:ping', { name: 'p' }); } })
+      .create().on('custom', (e) => custom.push(e.type)).run();
+    const events = inner(out.events);
+    expect(events[0]).toMatchObject({ type: 'narrative', name: 'narrative', agent: 'x', text: 'hi' });
+    expect(events[1]).toMatchObject({ type: 'custom:deploy', name: 'deploy', env: 'prod' });
+    expect(events[2]).toMatchObject({ type: 'custom:ping', name: 'p' });
+    expect(custom).toEqual(['custom:deploy', 'custom:ping']);
+    expect(events[0]!.timestamp).toBeInstanceOf(Date);
+  });
+
+  it('.on() with an unknown filter is CONFIG_INVALID (for JavaScript callers)', () => {
+    const instance = defineHarness({ agents: {}, run: async () => 1 }).create();
+    let caught: unknown;
+    try { (instance.on as (t: string, h: () => void) => unknown)('bogus', () => undefined); } catch (error) { caught = error; }
+    expect(isAgentHarnessError(caught, 'CONFIG_INVALID'), String(caught)).toBe(true);
+    expect(String(caught)).toContain('"bogus"');
   });
 
   it('records each execute() StepYield as a step event, in order', async () => {
@@ -79,8 +102,8 @@ describe('fluent event contract', () => {
       },
     }).create().run();
     expect(out.result).toBe('done');
-    expect(out.events.map((e) => e.type)).toEqual(['agent:call', 'step', 'step']);
-    expect(out.events[1]).toMatchObject({ step: 'plan', name: 'plan', input: 'plan', output: 'echo plan' });
+    expect(inner(out.events).map((e) => e.type)).toEqual(['agent:start', 'agent:complete', 'step', 'step']);
+    expect(inner(out.events)[2]).toMatchObject({ step: 'plan', name: 'plan', input: 'plan', output: 'echo plan' });
   });
 
   it('rejects run+execute, neither, replay without recording, and non-class agents with CONFIG_INVALID', () => {
@@ -101,17 +124,19 @@ describe('fluent event contract', () => {
   it('wrapAgent runs execute with agent:start/complete events and re-throws failures', async () => {
     const events: HarnessEvent[] = [];
     expect(await wrapAgent(Echo).on('*', (e) => events.push(e)).run('x')).toBe('echo x');
-    expect(types(events)).toEqual(['agent:start:Echo', 'agent:complete:Echo']);
+    expect(types(events)).toEqual(['agent:start:Echo.execute', 'agent:complete:Echo.execute']);
+    expect(events[1]).toMatchObject({ agent: 'Echo', method: 'execute', result: 'echo x' });
     class Bad { execute(): Promise<never> { return Promise.reject(new Error('nope')); } }
     await expect(wrapAgent(Bad).on('agent:failed', (e) => events.push(e)).run()).rejects.toThrow('nope');
-    expect(events.at(-1)).toMatchObject({ type: 'agent:failed', name: 'Bad', error: 'nope' });
+    expect(events.at(-1)).toMatchObject({ type: 'agent:failed', name: 'Bad.execute', error: 'nope' });
   });
 
   it('a throwing listener does not change the outcome; it is reported as an error event', async () => {
     const out = await defineHarness({ agents: {}, run: async ({ task }) => task('t', async () => 1) })
       .create().on('task:start', () => { throw new Error('listener'); }).run();
     expect(out.result).toBe(1);
-    expect(out.events.map((e) => e.type)).toEqual(['task:start', 'error', 'task:complete']);
+    expect(inner(out.events).map((e) => e.type)).toEqual(['task:start', 'error', 'task:complete']);
+    expect(inner(out.events)[1]).toMatchObject({ type: 'error', name: 'handler', error: 'listener' });
   });
 });
 
@@ -138,11 +163,11 @@ describe('retry', () => {
     await vi.advanceTimersByTimeAsync(1);
     const out = await run;
     expect(out.result).toBe('ok');
-    expect(out.events.map((e) => [e.type, e.attempt ?? e.maxAttempts, e.delay])).toEqual([
+    expect(inner(out.events).map((e) => [e.type, field(e, 'attempt') ?? field(e, 'maxAttempts'), field(e, 'delay')])).toEqual([
       ['retry:start', 4, undefined], ['retry:attempt', 1, undefined], ['retry:backoff', 1, 1000],
       ['retry:attempt', 2, undefined], ['retry:backoff', 2, 1500], ['retry:attempt', 3, undefined], ['retry:success', 3, undefined],
     ]);
-    expect(out.events[2]!.error).toBe('Network error');
+    expect(inner(out.events)[2]).toMatchObject({ type: 'retry:backoff', name: 'api-call', attempt: 1, delay: 1000, error: 'Network error' });
   });
 
   it('emits retry:failure after the last attempt and re-throws through the task', async () => {
@@ -155,8 +180,28 @@ describe('retry', () => {
     const settled = expect(run).rejects.toThrow('always');
     await vi.advanceTimersByTimeAsync(10);
     await settled;
-    expect(events.map((e) => e.type)).toEqual(['task:start', 'retry:start', 'retry:attempt', 'retry:backoff', 'retry:attempt', 'retry:failure', 'task:failed', 'error']);
-    expect(events[5]).toMatchObject({ attempts: 2, error: 'always' });
+    expect(inner(events).map((e) => e.type)).toEqual(['task:start', 'retry:start', 'retry:attempt', 'retry:backoff', 'retry:attempt', 'retry:failure', 'task:failed', 'error']);
+    expect(inner(events)[5]).toMatchObject({ attempts: 2, error: 'always' });
+  });
+});
+
+describe('agent calls inside retry', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('each failing attempt emits agent:start and agent:failed, the last one agent:complete', async () => {
+    vi.useFakeTimers();
+    let calls = 0;
+    class Flaky { async execute(): Promise<string> { calls += 1; if (calls < 2) throw new Error(`down ${calls}`); return 'up'; } }
+    const run = defineHarness({ agents: { flaky: Flaky }, run: async ({ retry, agents }) => retry('call', () => agents.flaky.execute(), { retries: 3, minTimeout: 10 }) })
+      .create().run();
+    await vi.advanceTimersByTimeAsync(10);
+    const out = await run;
+    expect(out.result).toBe('up');
+    expect(types(inner(out.events))).toEqual([
+      'retry:start:call', 'retry:attempt:call', 'agent:start:flaky.execute', 'agent:failed:flaky.execute', 'retry:backoff:call',
+      'retry:attempt:call', 'agent:start:flaky.execute', 'agent:complete:flaky.execute', 'retry:success:call',
+    ]);
+    expect(inner(out.events)[3]).toMatchObject({ type: 'agent:failed', agent: 'flaky', method: 'execute', error: 'down 1' });
   });
 });
 
@@ -187,9 +232,10 @@ describe('parallel', () => {
     const out = await run;
     expect(peak).toBe(2);
     expect(out.result).toEqual([0, 10, 20, 30, 40]);
-    expect(out.events[0]).toMatchObject({ type: 'parallel:start', total: 5, concurrency: 2 });
-    expect(out.events.filter((e) => e.type === 'parallel:item:complete').map((e) => e.completed)).toEqual([1, 2, 3, 4, 5]);
-    expect(out.events.at(-1)).toMatchObject({ type: 'parallel:complete', total: 5 });
+    const events = inner(out.events);
+    expect(events[0]).toMatchObject({ type: 'parallel:start', total: 5, concurrency: 2 });
+    expect(events.flatMap((e) => (e.type === 'parallel:item:complete' ? [e.completed] : []))).toEqual([1, 2, 3, 4, 5]);
+    expect(events.at(-1)).toMatchObject({ type: 'parallel:complete', total: 5 });
   });
 
   it('re-throws the first failure after emitting parallel:failed and starts no more items', async () => {

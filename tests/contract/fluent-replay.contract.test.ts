@@ -11,10 +11,12 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 let constructed = 0;
 class Planner {
   constructor() { constructed += 1; }
+  async execute(goal: string) { return this.plan(goal); }
   async plan(goal: string) { return { steps: [`do ${goal}`], handle: 'run-abc' }; }
 }
 class Builder {
   constructor() { constructed += 1; }
+  async execute(step: string) { return this.build(step); }
   async build(step: string) { return `built ${step}`; }
 }
 
@@ -49,7 +51,7 @@ describe('fluent live recording and replay', () => {
     expect(replayed.result).toBe(live.result);
     expect(replayed.state.log).toEqual(['built do x']);
     expect(replayed.events.map((e) => `${e.type}:${e.name}`)).toEqual(live.events.map((e) => `${e.type}:${e.name}`));
-    expect(replayed.events.find((e) => e.type === 'agent:call')).toMatchObject({ handle: 'run-abc', replayed: true });
+    expect(replayed.events.find((e) => e.type === 'agent:complete')).toMatchObject({ name: 'planner.plan', handle: 'run-abc', replayed: true });
   });
 
   it('replay names the call on an out-of-order call', async () => {
@@ -89,7 +91,7 @@ describe('fluent live recording and replay', () => {
 
   it('a failing live run still writes what it recorded, including the failed call', async () => {
     const path = join(dir, 'd.json');
-    class Flaky { async go(): Promise<never> { throw new Error('down'); } }
+    class Flaky { async execute(): Promise<never> { return this.go(); } async go(): Promise<never> { throw new Error('down'); } }
     await expect(defineHarness({ recording: path, agents: { flaky: Flaky }, run: async ({ agents }) => agents.flaky.go() }).create().run()).rejects.toThrow('down');
     expect(JSON.parse(await readFile(path, 'utf8')).entries).toEqual([{ kind: 'call', agent: 'flaky', method: 'go', args: [], error: 'down' }]);
     // and replay re-throws the recorded failure
@@ -106,6 +108,17 @@ describe('fluent live recording and replay', () => {
     expect((await readRecording(path)).entries).toEqual([{ kind: 'step', step: 'one', output: 1 }]);
     expect((await make('replay', 'one').create().run()).result).toBe('one');
     await expect(make('replay', 'two').create().run()).rejects.toThrow(/step "two" at entry 1 .* step "one"/);
+  });
+
+  it('a synchronous agent method returns its value live and in replay (recorded as sync)', async () => {
+    const path = join(dir, 'sync.json');
+    class Calc { execute(n: number): number { return n * 2; } }
+    const seen: unknown[] = [];
+    const make = (mode: 'live' | 'replay') => defineHarness({ mode, recording: path, agents: { calc: Calc }, run: async ({ agents }) => { const value = agents.calc.execute(21); seen.push(value); return value; } });
+    expect((await make('live').create().run()).result).toBe(42);
+    expect((await readRecording(path)).entries).toEqual([{ kind: 'call', agent: 'calc', method: 'execute', args: [21], output: 42, sync: true }]);
+    expect((await make('replay').create().run()).result).toBe(42);
+    expect(seen).toEqual([42, 42]); // never a Promise
   });
 
   it('resolves recording paths after the snapshot convention', () => {

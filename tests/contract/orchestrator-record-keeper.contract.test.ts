@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AgentHarnessError } from '../../src/errors/index.js';
-import { RecordKeeper, runPhase, type HarnessTrace } from '../../src/orchestrator/index.js';
+import { buildOrchestratorConfig, harnessContextConfig, RecordKeeper, runPhase, type HarnessTrace } from '../../src/orchestrator/index.js';
 
 const fixed = () => new Date('2026-01-02T03:04:05.000Z');
 
@@ -71,7 +71,8 @@ describe('RecordKeeper', () => {
 
   it('runPhase turns a throwing harness into a result with error, fallback output and a full trace', async () => {
     const keeper = new RecordKeeper();
-    const ctx = { conversation: keeper.ingest('x'), config: {}, now: fixed };
+    const config = harnessContextConfig(buildOrchestratorConfig({ models: { intent: 'i', memory: 'm', respond: 'r', utility: 'u' } }));
+    const ctx = { conversation: keeper.ingest('x'), config, now: fixed };
     const result = await runPhase('memory', { run: async () => { throw new AgentHarnessError('LLM_TIMEOUT', 'slow'); } }, {}, ctx, 'fallback');
     expect(result).toMatchObject({ output: 'fallback', done: false, error: { code: 'LLM_TIMEOUT' }, trace: { phase: 'memory', calls: [], startedAt: '2026-01-02T03:04:05.000Z' } });
   });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { AgentHarnessError } from '../../src/errors/index.js';
-import { bindModel, buildOrchestratorConfig, createScriptedCaller, Orchestrator, RecordKeeper, type LLMCallConfig } from '../../src/orchestrator/index.js';
-import { defaultIntent, IntentHarness, type Intent } from '../../examples/assistant/harness/intent/intent.harness.js';
-import { MemoryHarness, type MemoryOutput } from '../../examples/assistant/harness/memory/memory.harness.js';
-import { ResponseHarness } from '../../examples/assistant/harness/respond/respond.harness.js';
+import {
+  bindModel, buildOrchestratorConfig, createScriptedCaller, defaultIntent, emptyMemory, harnessContextConfig, IntentHarness, LlmMemoryHarness, Orchestrator, RecordKeeper, ResponseHarness,
+  type Intent, type LLMCallConfig, type MemoryOutput,
+} from 'agent-harness/orchestrator';
 
 const config = buildOrchestratorConfig({ models: { intent: 'm-intent', memory: 'm-memory', respond: 'm-respond', utility: 'm-utility' } });
 
@@ -26,9 +26,9 @@ function build(answer: (call: LLMCallConfig) => string | Error | Promise<string 
     recordKeeper,
     {
       intent: new IntentHarness(bindModel(caller, config.models.intent), 3),
-      memory: new MemoryHarness(bindModel(caller, config.models.memory)),
+      memory: new LlmMemoryHarness(bindModel(caller, config.models.memory)),
       respond: new ResponseHarness(bindModel(caller, config.models.respond)),
-      fallback: { intent: defaultIntent(), memory: { memories: [], note: '' } },
+      fallback: { intent: defaultIntent(), memory: emptyMemory() },
     },
     config,
   );
@@ -80,7 +80,7 @@ describe('intent loop stop conditions', () => {
     const caller = createScriptedCaller({ answers });
     const harness = new IntentHarness(bindModel(caller, 'm'), max);
     const recordKeeper = new RecordKeeper();
-    const result = await harness.run({ message: 'book a table' }, { conversation: recordKeeper.ingest('book a table'), config, now: () => new Date() });
+    const result = await harness.run({ message: 'book a table' }, { conversation: recordKeeper.ingest('book a table'), config: harnessContextConfig(config), now: () => new Date() });
     return { result, caller };
   }
 

@@ -42,7 +42,8 @@ function harness(mode: 'live' | 'replay') {
     state: () => ({ plan: null as string | null }),
     run: async ({ phase, task, agents, state }, goal: string) => {
       await phase('plan', () => task('write-plan', async () => {
-        const out = await agents.planner.execute(`Plan: ${goal}`, { version: 1, turns: [turns.final('Plan: write build.txt.')] });
+        // Plain JSON, as in a script file: the final turn gets the documented `done: true` default.
+        const out = await agents.planner.execute(`Plan: ${goal}`, { version: 1, turns: [{ type: 'final', text: 'Plan: write build.txt.' }] });
         state.plan = out.finalMessage;
         return out;
       }));
@@ -58,16 +59,17 @@ describe('fluent harness on real engines', () => {
     const live = await harness('live').create('make build.txt').run();
     expect(constructed).toBe(2);
     expect(live.result.completion).toBe('completed');
+    expect(live.events.find((e) => e.type === 'agent:complete' && e.name === 'planner.execute')).toMatchObject({ result: { completion: 'completed' } });
     expect(live.state.plan).toContain('Plan: write build.txt.');
     const runs = fs.readdirSync(path.join(tmp, 'runs')).filter((d) => !d.startsWith('.') && d.includes('-'));
     expect(runs.some((d) => d.includes('-claude-'))).toBe(true);
     expect(runs.some((d) => d.includes('-codex-'))).toBe(true);
     const codexRun = runs.find((d) => d.includes('-codex-'))!;
     expect(fs.readFileSync(path.join(tmp, 'runs', codexRun, 'build.txt'), 'utf8')).toBe('built\n');
-    expect(live).toHaveEmitted(['phase:start', 'task:start', { type: 'agent:call', name: 'planner.execute' }, 'phase:complete', 'phase:start', { type: 'agent:call', name: 'builder.execute' }, 'phase:complete']);
+    expect(live).toHaveEmitted(['run:start', 'phase:start', 'task:start', { type: 'agent:start', name: 'planner.execute' }, { type: 'agent:complete', name: 'planner.execute' }, 'phase:complete', 'phase:start', { type: 'agent:complete', name: 'builder.execute' }, 'phase:complete', 'run:complete']);
 
     const recording = await readRecording(path.join(tmp, 'recording.json'));
-    expect(recording.entries.map((e) => (e.kind === 'call' ? `${e.agent}.${e.method}` : e.step))).toEqual(['planner.execute', 'builder.execute']);
+    expect(recording.entries.map((e) => (e.kind === 'call' ? `${e.agent}.${e.method}` : e.kind))).toEqual(['planner.execute', 'builder.execute']);
     // Each recorded call keeps the handle of the audited run that produced it.
     const handles = recording.entries.map((e) => (e.kind === 'call' ? e.handle : undefined));
     expect(runs.find((d) => d.endsWith(`-claude-${handles[0]}`))).toBeDefined();

@@ -2,19 +2,9 @@
  * The iterative intent harness: asks the intent model, refines, and stops on a blank answer, a `done` flag
  * or the iteration limit (whichever first); the stop reason and iteration count are in the trace notes.
  */
-import { z } from 'zod';
-import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult, type HarnessTrace } from 'agent-harness/orchestrator';
+import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult, type HarnessTrace } from '../../types.js';
+import { defaultIntent, IntentSchema, type Intent, type IntentInput } from '../lib/types.js';
 import { buildIntentPrompt } from './prompts.js';
-
-/** The intent the harness produces. */
-export const IntentSchema = z.object({ intent: z.string().min(1), topics: z.array(z.string()).default([]), done: z.boolean().default(false) });
-/** The intent the harness produces. */
-export type Intent = z.infer<typeof IntentSchema>;
-
-/** The intent used before (or instead of) a parsed answer. */
-export function defaultIntent(): Intent {
-  return { intent: 'unknown', topics: [], done: false };
-}
 
 /** Parses an intent answer; null when it is not a JSON intent. */
 export function parseIntent(text: string): Intent | null {
@@ -31,15 +21,16 @@ export function parseIntent(text: string): Intent | null {
 /** Why the loop stopped. */
 export type IntentStopReason = 'blank' | 'done' | 'max_iterations';
 
-/** The iterative intent harness. */
-export class IntentHarness implements Harness<{ message: string }, Intent> {
+/** The iterative intent harness: `new IntentHarness(bindModel(caller, config.models.intent), maxIterations?, stream?)`. */
+export class IntentHarness implements Harness<IntentInput, Intent> {
   constructor(
     private readonly llm: BoundLLMCaller,
     private readonly maxIterations = 4,
     private readonly stream = false,
   ) {}
 
-  async run(input: { message: string }, ctx: HarnessContext): Promise<HarnessRunResult<Intent>> {
+  /** Asks, refines and stops (blank answer, `done`, or the iteration limit); never chooses the model. */
+  async run(input: IntentInput, ctx: HarnessContext): Promise<HarnessRunResult<Intent>> {
     let intent = defaultIntent();
     const answers: string[] = [];
     const calls: HarnessTrace['calls'] = [];

@@ -1,18 +1,12 @@
 /**
- * The memory harness: recalls earlier turns of the conversation that share words with the query (most
- * relevant, then most recent, first), then asks the memory model to condense them into one note.
- * In-memory recall over the RecordKeeper's snapshot; nothing is persisted.
+ * The LLM-backed memory harness (opt-in; the default `MemoryHarness` is a stub): recalls earlier turns of the
+ * conversation that share words with the query (most relevant, then most recent, first), then asks the memory
+ * model to condense them into one note — one model call per turn. In-memory recall over the RecordKeeper's
+ * snapshot; nothing is persisted.
  */
-import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult } from 'agent-harness/orchestrator';
+import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult } from '../../types.js';
 import { earlierTurns } from '../lib/prompts.js';
-
-/** What memory recalled. */
-export interface MemoryOutput {
-  /** Earlier turns recalled, as `role: text` lines. */
-  memories: string[];
-  /** The memory model's note about them. */
-  note: string;
-}
+import type { MemoryInput, MemoryOutput } from '../lib/types.js';
 
 /** Marker the scripted server's routes may match on. */
 export const MEMORY_MARKER = '[assistant:memory]';
@@ -32,15 +26,16 @@ export function recallTurns(turns: readonly { role: string; text: string }[], qu
     .map(({ turn }) => `${turn.role}: ${turn.text}`);
 }
 
-/** The memory harness. */
-export class MemoryHarness implements Harness<{ query: string }, MemoryOutput> {
+/** The LLM-backed memory harness: `new LlmMemoryHarness(bindModel(caller, config.models.memory), limit?, stream?)`. */
+export class LlmMemoryHarness implements Harness<MemoryInput, MemoryOutput> {
   constructor(
     private readonly llm: BoundLLMCaller,
     private readonly limit = 3,
     private readonly stream = false,
   ) {}
 
-  async run(input: { query: string }, ctx: HarnessContext): Promise<HarnessRunResult<MemoryOutput>> {
+  /** Recalls related earlier turns and has the memory model condense them. */
+  async run(input: MemoryInput, ctx: HarnessContext): Promise<HarnessRunResult<MemoryOutput>> {
     const memories = recallTurns(earlierTurns(ctx.conversation.turns), input.query, this.limit);
     const response = await this.llm.call({
       messages: [

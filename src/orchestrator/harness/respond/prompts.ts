@@ -1,6 +1,7 @@
 /** The response harness's system prompt (the seed's BernardSystemPrompt) and prompt builder. */
-import type { ChatMessage, ConversationTurn } from 'agent-harness/orchestrator';
+import type { ChatMessage, ConversationTurn } from '../../types.js';
 import { earlierTurns, turnsToMessages } from '../lib/prompts.js';
+import type { Intent, MemoryOutput } from '../lib/types.js';
 
 /** Marker the scripted server's routes may match on. */
 export const RESPOND_MARKER = '[assistant:respond]';
@@ -11,8 +12,8 @@ export const ASSISTANT_SYSTEM_PROMPT = `${RESPOND_MARKER} You are a concise, fri
 /** What the response prompt is built from. */
 export interface ResponsePromptInput {
   message: string;
-  intent: { intent: string; topics: string[] };
-  memories: { memories: string[]; note: string };
+  intent: Pick<Intent, 'intent' | 'topics'>;
+  memories: MemoryOutput;
   turns: readonly ConversationTurn[];
   historyWindow: number;
 }

@@ -1,5 +1,5 @@
-/** Prompt helpers shared by the example's harnesses: conversation turns to chat messages. */
-import type { ChatMessage, ConversationTurn } from 'agent-harness/orchestrator';
+/** Prompt helpers shared by the packaged harnesses: conversation turns to chat messages. */
+import type { ChatMessage, ConversationTurn } from '../../types.js';
 
 /** Chat messages for `turns`, oldest first. */
 export function turnsToMessages(turns: readonly ConversationTurn[]): ChatMessage[] {

@@ -1,5 +1,5 @@
 /** The intent harness's system prompt and prompt builder (kept beside the harness, per seed 004). */
-import type { ChatMessage } from 'agent-harness/orchestrator';
+import type { ChatMessage } from '../../types.js';
 import { detectQuestion } from './tools/detect-question.js';
 import { extractKeywords } from './tools/extract-keywords.js';
 
