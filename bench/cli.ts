@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startModelServer, type ModelServer } from '../src/model/index.js';
 import {
-  bareCommand, bin, harnessEnv, measure, pairedRatio, pairedRounds, projectDir, readMeta, requireCurrentDist, root, runBare, runDirOf, runProcess, Scratch,
+  bareCommand, bin, firstAttempt, harnessEnv, measure, outsideLine, pairedRatio, pairedRounds, projectDir, readMeta, requireCurrentDist, root, runBare, runDirOf, runProcess, Scratch,
   sideBySide, stepsLine, type Figure, type Side,
 } from './util.js';
 
@@ -45,10 +45,10 @@ export async function benchCli(rounds: number): Promise<Figure[]> {
     try {
       const [args, env, project] = [['start', '--prompt', 'hi', engine], harnessEnv(scratch), projectDir(scratch)];
       // The first attempt (kept) writes the engine config the bare turns reuse, tells their command and is their cwd.
-      const first = (await cliSide('first', args, env, project, true).run()).meta!;
+      const first = await firstAttempt(scratch, engine, env, project);
       server = await startModelServer({});
       const bare = bareCommand(first, server.url);
-      const sides: Side[] = [cliSide('cli', args, env, project), { name: 'bare', run: async () => ({ timing: await runBare(bare, first.command.cwd) }) }];
+      const sides: Side[] = [cliSide('cli', args, env, project), { name: 'bare', run: async () => ({ timing: await runBare(bare, first.meta.command.cwd) }) }];
       const series = await pairedRounds(sides, rounds);
       const [cli, reference] = [series.get('cli')!, series.get('bare')!];
       const ratio = pairedRatio(cli, reference);
@@ -58,7 +58,7 @@ export async function benchCli(rounds: number): Promise<Figure[]> {
         value: `${ratio.toFixed(2)}×`,
         target: '≤ 1.5×',
         pass: ratio <= 1.5,
-        detail: [sideBySide(cli, reference), `bare: ${path.relative(root, bare.file)} ${bare.args.slice(-4).join(' ')}`, stepsLine(cli.metas)],
+        detail: [sideBySide(cli, reference), `bare: ${path.relative(root, bare.file)} ${bare.args.join(' ').slice(-120)}`, stepsLine(cli.metas), outsideLine(cli)].filter(Boolean),
       });
     } finally {
       await server?.close();

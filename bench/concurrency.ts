@@ -7,7 +7,7 @@
 import os from 'node:os';
 import { startModelServer } from '../src/model/index.js';
 import { libraryAttempts } from './library.js';
-import { measure, median, pairedRounds, Scratch, secs, stepsLine, type AttemptMeta, type Figure } from './util.js';
+import { harnessEnv, measure, median, projectDir, pairedRounds, Scratch, secs, stepsLine, type AttemptMeta, type Figure } from './util.js';
 
 /** Attempts run at once. */
 const CONCURRENT = 16;
@@ -18,10 +18,10 @@ export async function benchConcurrency(rounds: number): Promise<Figure[]> {
   const scratch = new Scratch('concurrency');
   const server = await startModelServer({});
   try {
-    const attempt = libraryAttempts(scratch, server);
+    const attempt = libraryAttempts(harnessEnv(scratch), projectDir(scratch), server);
     let metas: AttemptMeta[] = [];
     const series = await pairedRounds([
-      { name: 'one', run: async () => ({ timing: (await measure(() => attempt())).timing }) },
+      { name: 'one', run: async () => ({ timing: (await measure(attempt)).timing }) },
       { name: 'many', run: async () => {
         const { timing, value } = await measure(() => Promise.all(Array.from({ length: CONCURRENT }, () => attempt())));
         metas = value.map((v) => v.meta);

@@ -9,28 +9,21 @@ import { performance } from 'node:perf_hooks';
 import { runAttempt } from '../src/core/run-attempt.js';
 import { startModelServer, type ModelServer } from '../src/model/index.js';
 import { resolveHarnessPaths } from '../src/runtime/paths.js';
-import { bareCommand, harnessEnv, measure, pairedRatio, pairedRounds, projectDir, readMeta, runBare, Scratch, sideBySide, stepsLine, type AttemptMeta, type Figure, type Side } from './util.js';
+import { bareCommand, firstAttempt, harnessEnv, measure, pairedRatio, pairedRounds, projectDir, readMeta, runBare, Scratch, sideBySide, stepsLine, type AttemptMeta, type Figure, type Side } from './util.js';
 
-/** The codex arguments of every attempt here: one headless turn. */
-const CODEX_ARGS = ['exec', '--json', '--skip-git-repo-check', 'hi'];
-
-/**
- * In-process codex attempts as a fixture runs them: each a new run under a throwaway run root, removed after (unless
- * `keep`).
- */
-export function libraryAttempts(scratch: Scratch, server: ModelServer): (keep?: boolean) => Promise<{ wall: number; meta: AttemptMeta }> {
-  const hostEnv = harnessEnv(scratch);
-  const paths = resolveHarnessPaths({ cwd: projectDir(scratch), env: hostEnv });
-  return async (keep = false) => {
+/** In-process codex attempts as a fixture runs them (`hostEnv`, `project`): each a new run, removed after. */
+export function libraryAttempts(hostEnv: NodeJS.ProcessEnv, project: string, server: ModelServer): () => Promise<{ wall: number; meta: AttemptMeta }> {
+  const paths = resolveHarnessPaths({ cwd: project, env: hostEnv });
+  return async () => {
     const started = performance.now();
     const result = await runAttempt({
-      paths, engine: 'codex', launch: 'start', prompt: null, passthrough: CODEX_ARGS, label: 'bench', modelMode: 'scripted', modelServer: server, hostEnv,
+      paths, engine: 'codex', launch: 'start', prompt: 'hi', label: 'bench', modelMode: 'scripted', modelServer: server, hostEnv,
     });
     const wall = performance.now() - started;
     if (result.error) throw result.error;
     if (result.exitCode !== 0) throw new Error(`bench: codex attempt exited ${result.exitCode}; see ${result.runDir}`);
     const meta = readMeta(result.runDir, result.attempt);
-    if (!keep) fs.rmSync(result.runDir, { recursive: true, force: true });
+    fs.rmSync(result.runDir, { recursive: true, force: true });
     return { wall, meta };
   };
 }
@@ -40,13 +33,15 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
   const scratch = new Scratch('library');
   const server = await startModelServer({});
   try {
-    const attempt = libraryAttempts(scratch, server);
-    const first = await attempt(true);
-    if (!first.meta.command.launcher) console.log(`  note: the harness ran ${first.meta.command.executable} itself, not codex's native binary for its npm launcher`);
-    const bare = bareCommand(first.meta, server.url);
+    const hostEnv = harnessEnv(scratch);
+    const project = projectDir(scratch);
+    const attempt = libraryAttempts(hostEnv, project, server);
+    const first = await firstAttempt(scratch, 'codex', hostEnv, project, server);
+    if (!first.meta.command.launcher) console.log(`  note: the harness ran ${first.meta.command.executable} as it is, not the native binary for codex's npm launcher`);
+    const bare = bareCommand(first, server.url);
     const sides: Side[] = [
       { name: 'library', run: async () => {
-        const { timing, value } = await measure(() => attempt());
+        const { timing, value } = await measure(attempt);
         return { timing: { ...timing, wall: value.wall }, meta: value.meta };
       } },
       { name: 'bare', run: async () => ({ timing: await runBare(bare, first.meta.command.cwd) }) },
@@ -60,7 +55,7 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
       value: `${ratio.toFixed(2)}×`,
       target: '≤ 1.10×',
       pass: ratio <= 1.1,
-      detail: [sideBySide(library, reference), `bare: ${bare.file} ${bare.args.slice(-4).join(' ')}`, stepsLine(library.metas)],
+      detail: [sideBySide(library, reference), `bare: ${bare.file} ${bare.args.join(' ').slice(-120)}`, stepsLine(library.metas)],
     }];
   } finally {
     await server.close();

@@ -9,6 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { runAttempt } from '../src/core/run-attempt.js';
+import type { ModelServer } from '../src/model/index.js';
+import { resolveHarnessPaths } from '../src/runtime/paths.js';
 
 /** The repository root. */
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -137,15 +140,41 @@ export interface BareCommand {
   env: NodeJS.ProcessEnv;
 }
 
+/** The first attempt of a figure, kept: its meta, and a copy of the engine's home as it was when the engine started. */
+export interface FirstAttempt {
+  meta: AttemptMeta;
+  /** The managed agent home the harness wrote the engine's config into. */
+  agentHome: string;
+  /** Its copy, taken just before the engine started (the harness takes per-attempt entries out again after). */
+  bareHome: string;
+}
+
 /**
- * The engine command an attempt ran, exactly (the file the harness started: for codex the native binary, as
- * native-launch.ts starts it; its argv; the environment the harness gave it, config dirs included), pointed at
- * `modelUrl`, with the redacted key replaced. No harness around it and no namespaces.
+ * Runs one attempt of `engine` in this process (the same config a CLI attempt with `hostEnv` in `project` writes)
+ * and keeps its run directory, for the bare turns to run in.
  */
-export function bareCommand(meta: AttemptMeta, modelUrl: string): BareCommand {
+export async function firstAttempt(scratch: Scratch, engine: string, hostEnv: NodeJS.ProcessEnv, project: string, modelServer?: ModelServer): Promise<FirstAttempt> {
+  const paths = resolveHarnessPaths({ cwd: project, env: hostEnv });
+  const bareHome = scratch.dir('bare-home');
+  const result = await runAttempt({
+    paths, engine, launch: 'start', prompt: 'hi', label: 'bench', modelMode: 'scripted', hostEnv, ...(modelServer ? { modelServer } : {}),
+    onReady: () => fs.cpSync(paths.agentHome, bareHome, { recursive: true }),
+  });
+  if (result.error) throw result.error;
+  if (result.exitCode !== 0) throw new Error(`bench: the first ${engine} attempt exited ${result.exitCode}; see ${result.runDir}`);
+  return { meta: readMeta(result.runDir, result.attempt), agentHome: paths.agentHome, bareHome };
+}
+
+/**
+ * The engine command the first attempt ran, exactly (the file the harness started: for codex the native binary, as
+ * native-launch.ts starts it; its argv; the environment it gave the engine), with the engine's home swapped for the
+ * copy taken as the engine started, pointed at `modelUrl`, the redacted key replaced. No harness, no namespaces.
+ */
+export function bareCommand(first: FirstAttempt, modelUrl: string): BareCommand {
+  const { meta } = first;
   const old = meta.model.base_url;
   if (!old) throw new Error('bench: the attempt has no scripted model URL');
-  const swap = (value: string): string => value.split(old).join(modelUrl);
+  const swap = (value: string): string => value.split(old).join(modelUrl).split(first.agentHome).join(first.bareHome);
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(meta.env)) env[key] = value === '[redacted]' ? 'bench-key' : swap(value);
   // The engine's TMPDIR is per attempt and removed with it: give the bare turn one that exists.
@@ -222,6 +251,15 @@ export function stepsLine(metas: readonly AttemptMeta[]): string {
   const names = [...new Set(steps.flatMap((s) => Object.keys(s)))];
   const parts = names.map((name) => `${name} ${median(steps.map((s) => s[name] ?? 0)).toFixed(0)}`);
   return `meta.timings.steps, median (ms): ${parts.join(', ')}`;
+}
+
+/**
+ * `outside the attempt (…): median N ms`: wall time of a process minus its attempt's `timings.duration_ms` (Node's
+ * start, loading dist/, what precedes the attempt, the exit), or '' when the metas lack it.
+ */
+export function outsideLine(series: Series): string {
+  const outside = series.timings.map((t, i) => t.wall - (series.metas[i]?.timings?.duration_ms ?? NaN)).filter(Number.isFinite);
+  return outside.length === 0 ? '' : `the process outside its attempt's duration_ms (Node start, loading dist/, what precedes the attempt, exit): median ${median(outside).toFixed(0)} ms`;
 }
 
 /** Writes `count` small files into `dir`, 100 per subdirectory. */
