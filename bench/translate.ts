@@ -2,8 +2,9 @@
  * Figure 3, `translate`: `agent-harness translate --engine codex --stdout F --summary` (dist/, a fresh process,
  * CI=true) on synthetic codex `exec --json` streams of 50, 100 and 200 MiB, written to a temp file in 1 MiB chunks.
  * Throughput is MB/s (10^6 bytes per second of wall time); peak RSS is the kernel's maxrss of the process
- * (`/usr/bin/time -f %M`), in MB (10^6 bytes). Each size runs `rounds` times; the figure is the slowest size's
- * median throughput and the largest peak RSS of every run: both must hold at every size (flat as the input grows).
+ * (`/usr/bin/time`), in MB (10^6 bytes); MB per CPU second (user + system) is printed beside, as load moves it
+ * less. Each size runs `rounds` times; the figure is the slowest size's median throughput and the largest peak RSS
+ * of every run: both must hold at every size (flat as the input grows).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -64,10 +65,10 @@ export function writeSyntheticCodexStream(file: string, bytes: number): { bytes:
   }
 }
 
-/** Runs `translate --summary` on `file` once: wall seconds and the kernel's peak RSS in bytes. */
-async function translateOnce(file: string, env: NodeJS.ProcessEnv, timeFile: string): Promise<{ seconds: number; peakBytes: number; summary: string }> {
+/** Runs `translate --summary` on `file` once: wall and CPU seconds, and the kernel's peak RSS in bytes. */
+async function translateOnce(file: string, env: NodeJS.ProcessEnv, timeFile: string): Promise<{ seconds: number; cpuSeconds: number; peakBytes: number; summary: string }> {
   const started = performance.now();
-  const args = ['-f', '%M', '-o', timeFile, process.execPath, bin, 'translate', '--engine', 'codex', '--stdout', file, '--summary'];
+  const args = ['-f', '%U %S %M', '-o', timeFile, process.execPath, bin, 'translate', '--engine', 'codex', '--stdout', file, '--summary'];
   const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     const child = spawn('/usr/bin/time', args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let [out, err] = ['', ''];
@@ -78,8 +79,8 @@ async function translateOnce(file: string, env: NodeJS.ProcessEnv, timeFile: str
   });
   const seconds = (performance.now() - started) / 1000;
   if (code !== 0) throw new Error(`bench: agent-harness translate exited ${code}: ${stderr.slice(-2000)}`);
-  const kib = Number(fs.readFileSync(timeFile, 'utf8').trim().split('\n').at(-1));
-  return { seconds, peakBytes: kib * 1024, summary: stdout };
+  const [user, system, kib] = fs.readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
+  return { seconds, cpuSeconds: user! + system!, peakBytes: kib! * 1024, summary: stdout };
 }
 
 /** Measures figure 3: `rounds` runs at each of `sizesMiB`. */
@@ -100,7 +101,8 @@ export async function benchTranslate(rounds: number, sizesMiB: readonly number[]
       const mbps = median(runs.map((r) => bytes / 1e6 / r.seconds));
       const rss = Math.max(...runs.map((r) => r.peakBytes)) / 1e6;
       [slowest, peak] = [Math.min(slowest, mbps), Math.max(peak, rss)];
-      sizes.push(`${mib} MiB: ${mbps.toFixed(0)} MB/s (median of ${rounds}; best ${Math.max(...runs.map((r) => bytes / 1e6 / r.seconds)).toFixed(0)}), peak RSS ${rss.toFixed(0)} MB (${turns} turns, ${toolCalls} tool calls)`);
+      const perCpu = median(runs.map((r) => bytes / 1e6 / r.cpuSeconds));
+      sizes.push(`${mib} MiB: ${mbps.toFixed(0)} MB/s (median of ${rounds}; best ${Math.max(...runs.map((r) => bytes / 1e6 / r.seconds)).toFixed(0)}; ${perCpu.toFixed(0)} MB per CPU second), peak RSS ${rss.toFixed(0)} MB (${turns} turns, ${toolCalls} tool calls)`);
       console.log(`  ${sizes.at(-1)}`);
     }
     return [{
