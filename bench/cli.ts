@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startModelServer, type ModelServer } from '../src/model/index.js';
 import {
-  bareCommand, bin, firstAttempt, harnessEnv, measure, outsideLine, pairedRatio, pairedRounds, projectDir, readMeta, requireCurrentDist, root, runBare, runDirOf, runProcess, Scratch,
+  bareCommand, bareLine, bin, firstAttempt, harnessEnv, measure, outsideLine, pairedRatio, pairedRounds, projectDir, readMeta, requireCurrentDist, root, runBare, runDirOf, runProcess, Scratch,
   sideBySide, stepsLine, type Figure, type Side,
 } from './util.js';
 
@@ -58,7 +58,7 @@ export async function benchCli(rounds: number): Promise<Figure[]> {
         value: `${ratio.toFixed(2)}×`,
         target: '≤ 1.5×',
         pass: ratio <= 1.5,
-        detail: [sideBySide(cli, reference), `bare: ${path.relative(root, bare.file)} ${bare.args.join(' ').slice(-120)}`, stepsLine(cli.metas), outsideLine(cli)].filter(Boolean),
+        detail: [sideBySide(cli, reference), bareLine(bare), stepsLine(cli.metas), outsideLine(cli)].filter(Boolean),
       });
     } finally {
       await server?.close();

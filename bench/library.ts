@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { runAttempt } from '../src/core/run-attempt.js';
 import { startModelServer, type ModelServer } from '../src/model/index.js';
 import { resolveHarnessPaths } from '../src/runtime/paths.js';
-import { bareCommand, firstAttempt, harnessEnv, measure, pairedRatio, pairedRounds, projectDir, readMeta, runBare, Scratch, sideBySide, stepsLine, type AttemptMeta, type Figure, type Side } from './util.js';
+import { bareCommand, bareLine, firstAttempt, harnessEnv, measure, pairedRatio, pairedRounds, projectDir, readMeta, runBare, Scratch, sideBySide, stepsLine, type AttemptMeta, type Figure, type Side } from './util.js';
 
 /** In-process codex attempts as a fixture runs them (`hostEnv`, `project`): each a new run, removed after. */
 export function libraryAttempts(hostEnv: NodeJS.ProcessEnv, project: string, server: ModelServer): () => Promise<{ wall: number; meta: AttemptMeta }> {
@@ -55,7 +55,7 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
       value: `${ratio.toFixed(2)}×`,
       target: '≤ 1.10×',
       pass: ratio <= 1.1,
-      detail: [sideBySide(library, reference), `bare: ${bare.file} ${bare.args.join(' ').slice(-120)}`, stepsLine(library.metas)],
+      detail: [sideBySide(library, reference), bareLine(bare), stepsLine(library.metas)],
     }];
   } finally {
     await server.close();

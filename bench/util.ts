@@ -182,6 +182,12 @@ export function bareCommand(first: FirstAttempt, modelUrl: string): BareCommand 
   return { file: meta.command.executable, args: meta.command.argv.map(swap), env };
 }
 
+/** `codex exec --json …`: the bare command for reading (its file's name, its argv without `-c` overrides). */
+export function bareLine(bare: BareCommand): string {
+  const args = bare.args.filter((arg, i, all) => arg !== '-c' && all[i - 1] !== '-c');
+  return `bare: ${path.basename(bare.file)} ${args.join(' ')} (${path.relative(root, bare.file)}, with the attempt's argv and env)`;
+}
+
 /**
  * Runs a bare command once, timed, in `cwd`: the first attempt's run directory, kept for this (the engine config
  * the harness wrote trusts it, as it trusts each new run directory).
