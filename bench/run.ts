@@ -129,7 +129,7 @@ async function main(): Promise<number> {
   const roundsAt = args.indexOf('--rounds');
   const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : null;
   if (rounds !== null && !(Number.isInteger(rounds) && rounds > 0)) return (process.stderr.write(`--rounds needs a positive integer, got ${args[roundsAt + 1]}\n${usage()}`), 2);
-  const names = args.filter((a, i) => !a.startsWith('--') && i !== roundsAt + 1);
+  const names = args.filter((a, i) => !a.startsWith('--') && (roundsAt < 0 || i !== roundsAt + 1));
   const unknown = names.filter((n) => !(n in FIGURES));
   if (unknown.length > 0) return (process.stderr.write(`unknown figure: ${unknown.join(', ')}\n${usage()}`), 2);
   const selected = names.length > 0 ? Object.keys(FIGURES).filter((n) => names.includes(n)) : Object.keys(FIGURES);
