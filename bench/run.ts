@@ -1,90 +1,52 @@
 /**
- * Benchmarks: prints figures, asserts nothing (targets live here, never in tests).
- *   npm run bench                       every bench, then writes bench/RESULTS.md
- *   npm run bench -- attempt scaling    only these (names: --help)
- *   npm run bench -- --no-write         do not write bench/RESULTS.md
- * Every harness process and engine gets a throwaway data dir and HOME (this process's HOME too): nothing is
- * written to the real home; the run checks that, and that no process or temp dir is left behind.
+ * The bench: five figures, each measured side by side in one run, printed against its target; nothing asserted.
+ *   npm run bench                         all five, then bench/RESULTS.md is written
+ *   npm run bench -- cli translate        only these figures (names: --help); RESULTS.md is left alone
+ *   npm run bench -- --rounds 3           fewer rounds of each, for a quick look
+ *   npm run bench -- --no-write           all five, RESULTS.md left alone
+ * Every harness process runs with CI=true (the path every CI job takes) and a throwaway HOME and data dir (this
+ * process's HOME too): nothing is written to the real home. Model servers listen on 127.0.0.1 only. At the end the
+ * run checks that the real home's engine dirs are unchanged and that no process or temp dir is left behind.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { BenchRow } from './figures.js';
-import { EXTRA_CA_CERTS } from './util.js';
+import { root, type Figure } from './util.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..');
-
-/** Bench name → what it measures and how to run it. */
-const BENCHES: Record<string, { about: string; run: () => Promise<BenchRow[]> }> = {
-  startup: { about: 'start-up of the agent-harness command (tsx, dist/) vs node -e 0', run: async () => (await import('./cli-startup.js')).benchCliStartup() },
-  attempt: { about: 'CLI attempt vs bare CLI turn, codex and claude (paired)', run: async () => (await import('./attempt.js')).benchCliAttempt() },
-  inproc: { about: 'in-process runAttempt vs bare codex turn (paired)', run: async () => (await import('./attempt.js')).benchInProcessAttempt() },
-  translate: { about: 'stream translation throughput (bench/translate.ts)', run: runTranslate },
-  fs: { about: 'fs snapshot + diff, 1k/10k/50k files vs an empty dir; a codex attempt (runAttempt) in a run dir of 1k/10k files vs an empty one', run: runFs },
-  scaling: { about: 'N = 1, 4, 16 concurrent codex attempts vs N bare turns', run: async () => (await import('./scaling.js')).benchScaling() },
-  'long-attempt': { about: 'peak RSS of one attempt whose engine (a stand-in) prints 10, 100 and 200 MiB', run: async () => (await import('./long-attempt.js')).benchLongAttempt() },
-  runstore: { about: 'run store calls of an attempt (createRun, updateRun) and `runs --json` with 0 to 5000 runs in the store', run: async () => (await import('./run-store.js')).benchRunStore() },
+/** Figure name → what it measures, its default rounds, and how to run it. */
+const FIGURES: Record<string, { about: string; rounds: number; run: (rounds: number) => Promise<Figure[]> }> = {
+  library: { about: 'codex attempt through runAttempt in-process vs the bare native codex turn (≤ 1.10×)', rounds: 12, run: async (n) => (await import('./library.js')).benchLibrary(n) },
+  cli: { about: 'agent-harness start in a fresh process vs the bare turn, per installed engine (≤ 1.5×)', rounds: 8, run: async (n) => (await import('./cli.js')).benchCli(n) },
+  translate: { about: 'translate --summary on 50/100/200 MiB codex streams (≥ 150 MB/s, ≤ 100 MB RSS)', rounds: 3, run: async (n) => (await import('./translate.js')).benchTranslate(n) },
+  'run-dir': { about: 'codex attempt in a run dir of 10,000 files vs an empty one (≤ +150 ms)', rounds: 10, run: async (n) => (await import('./run-dir.js')).benchRunDir(n) },
+  concurrency: { about: '16 concurrent codex attempts vs 16 × one attempt / cores (≤ 1.2×)', rounds: 3, run: async (n) => (await import('./concurrency.js')).benchConcurrency(n) },
 };
 
-/** The snapshot module alone (bench/fs-snapshot.ts), then whole attempts in a run dir full of files (bench/fs-attempt.ts). */
-async function runFs(): Promise<BenchRow[]> {
-  const alone = await (await import('./fs-snapshot.js')).benchFsSnapshot();
-  return [...alone, ...await (await import('./fs-attempt.js')).benchFsAttempt()];
-}
-
-async function runTranslate(): Promise<BenchRow[]> {
-  const file = path.join(here, 'translate.ts');
-  if (!fs.existsSync(file)) {
-    console.log('translate: skipped (bench/translate.ts does not exist yet)');
-    return [];
-  }
-  const module = (await import('./translate.js' as string)) as { benchTranslate?: () => Promise<BenchRow[] | void> };
-  if (typeof module.benchTranslate !== 'function') {
-    console.log('translate: skipped (bench/translate.ts exports no benchTranslate)');
-    return [];
-  }
-  return (await module.benchTranslate()) ?? [];
-}
-
 function usage(): string {
-  const names = Object.entries(BENCHES).map(([name, b]) => `  ${name.padEnd(10)} ${b.about}`).join('\n');
-  return `usage: npm run bench -- [--no-write] [name...]\nbenches (all by default, in this order):\n${names}\n`;
+  const names = Object.entries(FIGURES).map(([name, f]) => `  ${name.padEnd(12)} ${f.about}; ${f.rounds} rounds`).join('\n');
+  return `usage: npm run bench -- [--rounds N] [--no-write] [name...]\nfigures (all by default, in this order):\n${names}\n`;
 }
 
-/** Files under the real home's engine config dirs, with size and mtime, to show they are left alone. */
+/** Size and mtime of every file under the real home's engine dirs, to show they are left alone. */
 function homeState(home: string): Map<string, string> {
   const state = new Map<string, string>();
-  const walk = (dir: string): void => {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const full = path.join(dir, entry.name);
-      const stat = fs.lstatSync(full);
-      state.set(full, `${stat.size}:${stat.mtimeMs}`);
-      if (entry.isDirectory()) walk(full);
-    }
-  };
   for (const name of ['.codex', '.claude', '.claude.json', '.gemini', '.config/opencode', '.local/share/opencode', '.iflow', '.agent-harness']) {
-    const full = path.join(home, name);
-    if (!fs.existsSync(full)) continue;
-    state.set(full, 'exists');
-    walk(full);
+    const top = path.join(home, name);
+    if (!fs.existsSync(top)) continue;
+    const entries = fs.statSync(top).isDirectory() ? (fs.readdirSync(top, { recursive: true }) as string[]).map((e) => path.join(top, e)) : [];
+    for (const full of [top, ...entries]) {
+      const stat = fs.lstatSync(full, { throwIfNoEntry: false });
+      state.set(full, stat ? `${stat.size}:${stat.mtimeMs}` : 'gone');
+    }
   }
   return state;
 }
 
-/** Living descendants of this process (pid → command line). */
-function descendants(): Map<number, string> {
+/** Living descendants of this process, as `pid command`. */
+function descendants(): string[] {
   const parents = new Map<number, number>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const entry of fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
       parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
@@ -92,159 +54,130 @@ function descendants(): Map<number, string> {
       // gone meanwhile
     }
   }
-  const out = new Map<number, string>();
   const mine = new Set([process.pid]);
-  let grew = true;
-  while (grew) {
+  for (let grew = true; grew;) {
     grew = false;
-    for (const [pid, ppid] of parents) {
-      if (!mine.has(pid) && mine.has(ppid)) {
-        mine.add(pid);
-        grew = true;
-        try {
-          out.set(pid, fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim());
-        } catch {
-          out.set(pid, '?');
-        }
-      }
+    for (const [pid, ppid] of parents) if (!mine.has(pid) && mine.has(ppid)) [grew] = [true, mine.add(pid)];
+  }
+  mine.delete(process.pid);
+  const command = (pid: number): string => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+    } catch {
+      return '?';
     }
-  }
-  return out;
+  };
+  // tsx's esbuild service is this process's own loader helper: it ends with this process.
+  return [...mine].map((pid) => `${pid} ${command(pid)}`).filter((line) => !/esbuild(\.exe)? --service/.test(line));
 }
 
-function benchTemps(): Set<string> {
-  return new Set(fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('ah-bench-')));
-}
+const benchTemps = (): string[] => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('ah-bench-'));
+const load = (): string => os.loadavg().map((v) => v.toFixed(2)).join(' / ');
 
-function packageVersion(name: string): string {
-  try {
-    return (JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
-  } catch {
-    return 'not installed';
-  }
-}
-
-function machine(): string[] {
-  const cpuModel = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? 'unknown';
-  let distro = `${os.type()} ${os.release()}`;
-  try {
-    const pretty = /^PRETTY_NAME="?([^"\n]+)"?$/m.exec(fs.readFileSync('/etc/os-release', 'utf8'))?.[1];
-    if (pretty) distro = `${pretty}, kernel ${os.release()}`;
-  } catch {
-    // keep uname
-  }
-  const engines = [['codex', '@openai/codex'], ['claude', '@anthropic-ai/claude-code'], ['gemini', '@google/gemini-cli'], ['opencode', 'opencode-ai']]
-    .map(([engine, pkg]) => `${engine} ${packageVersion(pkg!)}`).join(', ');
+/** The machine, engines and commit, for RESULTS.md. */
+function machine(loadBefore: string, loadAfter: string): string[] {
+  const cpu = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown';
+  const version = (pkg: string): string => {
+    try {
+      return (JSON.parse(fs.readFileSync(path.join(root, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+    } catch {
+      return 'not installed';
+    }
+  };
+  const git = (...args: string[]): string => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+  const dirty = git('status', '--porcelain', '--', 'src', 'bin', 'bench') ? ' (with uncommitted changes)' : '';
+  const engines = [['codex', '@openai/codex'], ['claude', '@anthropic-ai/claude-code'], ['gemini', '@google/gemini-cli'], ['opencode', 'opencode-ai']];
   return [
-    `- CPU: ${cpuModel} × ${os.cpus().length}`,
-    `- Memory: ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB`,
-    `- OS: ${distro}`,
-    `- Node: ${process.version}`,
-    `- Engines (node_modules): ${engines}`,
-    `- Environment: ${EXTRA_CA_CERTS ? `NODE_EXTRA_CA_CERTS=${EXTRA_CA_CERTS}, which every Node process reads as it starts (the harness command's, a bare codex's npm launcher, claude); the attempt benches also run without it` : 'no NODE_EXTRA_CA_CERTS'}`,
+    `- Commit: ${git('rev-parse', '--short', 'HEAD')}${dirty} (${git('log', '-1', '--format=%s').slice(0, 100)})`,
+    `- CPU: ${cpu} × ${os.availableParallelism()}; memory ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB; ${os.type()} ${os.release()}; Node ${process.version}`,
+    `- Engines: ${engines.map(([e, pkg]) => `${e} ${version(pkg!)}`).join(', ')}`,
+    `- Load average (1 / 5 / 15 min) at the start: ${loadBefore}; at the end: ${loadAfter}`,
+    `- Environment of the harness processes: CI=true${process.env.NODE_EXTRA_CA_CERTS ? `, NODE_EXTRA_CA_CERTS=${process.env.NODE_EXTRA_CA_CERTS} (from the shell)` : ''}`,
   ];
 }
 
-function cell(value: string | null | undefined): string {
-  return (value ?? '-').replace(/\|/g, '\\|').replace(/\n/g, ' ');
-}
-
-/** `1.02 / 0.80 / 0.61` (1, 5, 15 minutes). */
-function load(): string {
-  return os.loadavg().map((v) => v.toFixed(2)).join(' / ');
-}
-
-function writeResults(rows: readonly BenchRow[], ran: readonly string[], seconds: number, loadBefore: string, loadAfter: string): void {
+function writeResults(figures: readonly Figure[], seconds: number, loadBefore: string, loadAfter: string): void {
+  const cell = (text: string): string => text.replace(/\|/g, '\\|');
   const lines = [
     '# Benchmark results',
     '',
-    `Written by \`npm run bench\` (${ran.join(', ')}) on ${new Date().toISOString()}, in ${seconds.toFixed(0)} s. Figures are medians;`,
-    'a ratio is harness / reference measured in the same run (for paired benches: the median of per-pair ratios).',
-    'Nothing here is asserted: the targets are the issue\'s, for reading. Why the targets that do not hold are out of',
-    'reach, step by step, and what is the engine\'s: [WHERE-THE-TIME-GOES.md](WHERE-THE-TIME-GOES.md).',
+    `Written by \`npm run bench\` on ${new Date().toISOString()} in ${seconds.toFixed(0)} s. Each figure is a ratio or difference measured`,
+    'side by side in this run (paired rounds: the median of the per-round figures), except translate (absolute). The',
+    'targets are issue 29\'s; nothing is asserted. How each is measured: the doc comment of its file in bench/.',
     '',
     '## Machine',
     '',
-    ...machine(),
-    `- Load average (1/5/15 min) before the run: ${loadBefore}; after: ${loadAfter} (the machine may be shared: wall figures`,
-    '  move with it; the paired ratios and the CPU figures much less)',
+    ...machine(loadBefore, loadAfter),
     '',
     '## Figures',
     '',
-    '| bench | case | harness | reference | ratio | target | note |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map((r) => `| ${cell(r.bench)} | ${cell(r.case)} | ${cell(r.harness)} | ${cell(r.reference)} | ${cell(r.ratio)} | ${cell(r.target)} | ${cell(r.note)} |`),
+    '| figure | what | value | target | |',
+    '| --- | --- | --- | --- | --- |',
+    ...figures.map((f) => `| ${f.name} | ${cell(f.what)} | ${f.value} | ${f.target} | ${f.pass ? 'pass' : '**FAIL**'} |`),
     '',
+    '## Details',
+    '',
+    ...figures.flatMap((f) => [`### ${f.name}: ${f.value} (${f.pass ? 'pass' : 'FAIL'}, target ${f.target})`, '', ...f.detail.map((d) => `- ${d}`), '']),
   ];
-  fs.writeFileSync(path.join(here, 'RESULTS.md'), lines.join('\n'));
-  console.log(`wrote ${path.relative(process.cwd(), path.join(here, 'RESULTS.md'))}`);
+  fs.writeFileSync(path.join(root, 'bench', 'RESULTS.md'), lines.join('\n'));
+  console.log('wrote bench/RESULTS.md');
 }
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
-  if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(usage());
-    return 0;
-  }
-  const write = !args.includes('--no-write');
-  const names = args.filter((a) => !a.startsWith('--'));
-  const unknown = names.filter((n) => !(n in BENCHES));
-  if (unknown.length > 0) {
-    process.stderr.write(`unknown bench: ${unknown.join(', ')}\n${usage()}`);
-    return 2;
-  }
-  const selected = names.length > 0 ? Object.keys(BENCHES).filter((n) => names.includes(n)) : Object.keys(BENCHES);
+  if (args.includes('--help') || args.includes('-h')) return (process.stdout.write(usage()), 0);
+  const roundsAt = args.indexOf('--rounds');
+  const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : null;
+  if (rounds !== null && !(Number.isInteger(rounds) && rounds > 0)) return (process.stderr.write(`--rounds needs a positive integer, got ${args[roundsAt + 1]}\n${usage()}`), 2);
+  const names = args.filter((a, i) => !a.startsWith('--') && (roundsAt < 0 || i !== roundsAt + 1));
+  const unknown = names.filter((n) => !(n in FIGURES));
+  if (unknown.length > 0) return (process.stderr.write(`unknown figure: ${unknown.join(', ')}\n${usage()}`), 2);
+  const selected = names.length > 0 ? Object.keys(FIGURES).filter((n) => names.includes(n)) : Object.keys(FIGURES);
 
-  // Nothing may touch the real home: this process and every child get a throwaway one.
+  // Nothing may touch the real home: this process (the in-process figures' harness) and every child get a throwaway one.
   const realHome = os.userInfo().homedir;
-  const homeBefore = homeState(realHome);
-  const tempsBefore = benchTemps();
+  const [homeBefore, tempsBefore] = [homeState(realHome), new Set(benchTemps())];
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-bench-home-'));
-  process.env.HOME = home;
-  delete process.env.AGENT_HARNESS_RUN_ROOT;
-  delete process.env.SKILL_RUNNER_DATA_DIR;
-
+  Object.assign(process.env, { HOME: home, CI: 'true' });
   const started = Date.now();
   const loadBefore = load();
-  console.log(`load average before: ${loadBefore}`);
-  const rows: BenchRow[] = [];
+  console.log(`load average at the start: ${loadBefore}`);
+  const figures: Figure[] = [];
   let failed = false;
   try {
     for (const name of selected) {
-      console.log(`\n== ${name}: ${BENCHES[name]!.about}`);
-      // What an earlier bench wrote (translate: ~1 GB) goes to disk first, not during this one's fsyncs.
+      const figure = FIGURES[name]!;
+      console.log(`\n== ${name}: ${figure.about}, ${rounds ?? figure.rounds} rounds`);
       execFileSync('sync');
       try {
-        rows.push(...(await BENCHES[name]!.run()));
+        for (const f of await figure.run(rounds ?? figure.rounds)) {
+          figures.push(f);
+          console.log(`${f.name}: ${f.value} (target ${f.target}: ${f.pass ? 'pass' : 'FAIL'})\n${f.detail.map((d) => `  ${d}`).join('\n')}`);
+        }
       } catch (error) {
         failed = true;
         console.log(`${name}: FAILED: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-        rows.push({ bench: name, case: 'failed', harness: '-', reference: null, ratio: null, target: null, note: error instanceof Error ? error.message.slice(0, 300) : String(error) });
       }
     }
   } finally {
     fs.rmSync(home, { recursive: true, force: true });
   }
   const seconds = (Date.now() - started) / 1000;
-  console.log(`\npeak RSS of the bench process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB; ${seconds.toFixed(0)} s`);
+  const loadAfter = load();
+  console.log(`\nload average at the end: ${loadAfter}; ${seconds.toFixed(0)} s`);
 
-  // Left behind? Processes (give exiting ones a moment), temp dirs, the real home. The namespaces the last in-process
-  // attempt prepared for a next one are this process's own (they would end with it): closed first.
   await new Promise((resolve) => setTimeout(resolve, 300));
-  // tsx's esbuild service is this process's own loader helper: it ends with this process.
-  const left = new Map([...descendants()].filter(([, cmd]) => !/esbuild(\.exe)? --service/.test(cmd)));
-  console.log(left.size === 0 ? 'left behind: no processes' : `left behind: processes ${[...left].map(([pid, cmd]) => `${pid} ${cmd}`).join('; ')}`);
-  const temps = [...benchTemps()].filter((name) => !tempsBefore.has(name));
+  const left = descendants();
+  console.log(left.length === 0 ? 'left behind: no processes' : `left behind: processes ${left.join('; ')}`);
+  const temps = benchTemps().filter((name) => !tempsBefore.has(name));
   console.log(temps.length === 0 ? 'left behind: no temp dirs' : `left behind: temp dirs ${temps.join(', ')}`);
   const homeAfter = homeState(realHome);
   const changed = [...new Set([...homeBefore.keys(), ...homeAfter.keys()])].filter((key) => homeBefore.get(key) !== homeAfter.get(key));
-  console.log(changed.length === 0 ? `real home: engine config dirs unchanged (${homeBefore.size} entries under ${realHome}/.codex, .claude, …)` : `real home CHANGED: ${changed.slice(0, 20).join(', ')}`);
+  console.log(changed.length === 0 ? `real home: engine dirs unchanged (${homeBefore.size} entries)` : `real home CHANGED: ${changed.slice(0, 20).join(', ')}`);
 
-  const loadAfter = load();
-  console.log(`load average after: ${loadAfter}`);
-  if (write && !failed) writeResults(rows, selected, seconds, loadBefore, loadAfter);
-  else if (write) console.log('bench/RESULTS.md not written: a bench failed');
-  return failed ? 1 : 0;
+  const write = !args.includes('--no-write') && names.length === 0;
+  if (write && !failed) writeResults(figures, seconds, loadBefore, loadAfter);
+  return failed || left.length > 0 || temps.length > 0 || changed.length > 0 ? 1 : 0;
 }
 
 process.exitCode = await main();

@@ -1,7 +1,7 @@
 /**
- * Shared pieces of the attempt benchmarks: timing a child process (wall, CPU of the process tree, first stdout
- * line), throwaway directories that are always removed, the bare engine command rebuilt from an attempt's
- * `.audit/meta.N.json`, and formatting.
+ * What the five figures share: throwaway directories, timing a piece of work (wall + CPU), running a process, the
+ * environment of a harness process (CI=true, throwaway HOME and data dir), the bare engine command rebuilt from an
+ * attempt's `.audit/meta.N.json`, paired rounds, medians and the step breakdown of `meta.timings.steps`.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,98 +9,32 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { median } from './figures.js';
-import { resolveCodexNativeLaunch } from '../src/engines/codex/native-launch.js';
+import { runAttempt } from '../src/core/run-attempt.js';
+import type { ModelServer } from '../src/model/index.js';
+import { resolveHarnessPaths } from '../src/runtime/paths.js';
 
+/** The repository root. */
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The `agent-harness` command: a plain Node script that runs dist/. */
 export const bin = path.join(root, 'bin', 'agent-harness.js');
 
-/** True when the bin would run dist/ (its build stamp matches the sources), false when it falls back to tsx. */
-export async function distIsCurrent(): Promise<boolean> {
-  const { sourceFingerprint } = (await import(bin)) as { sourceFingerprint: () => string };
-  try {
-    return fs.readFileSync(path.join(root, 'dist', '.build-stamp'), 'utf8') === sourceFingerprint();
-  } catch {
-    return false;
-  }
+/** What one figure reports: its value against its target, how it was measured, and what else it saw. */
+export interface Figure {
+  /** The figure's name (`library`, `cli codex`, …). */
+  name: string;
+  /** What was measured, against what. */
+  what: string;
+  /** The value, with its unit (`1.07×`, `+62 ms`, `180 MB/s, 61 MB RSS`). */
+  value: string;
+  /** The target, e.g. `≤ 1.10×`. */
+  target: string;
+  /** Whether the value meets the target. */
+  pass: boolean;
+  /** The medians and counts behind the value, and the step breakdown. */
+  detail: string[];
 }
 
-const CLK_TCK = 100;
-
-/** CPU milliseconds (user + sys) of every child this process has waited for (`/proc/self/stat` cutime + cstime). */
-export function childCpuMs(): number {
-  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // After "pid (comm) ": field 3 is index 0, so cutime (16) and cstime (17) are indexes 13 and 14.
-  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLK_TCK;
-}
-
-/** CPU milliseconds of this process itself (user + sys, all threads). */
-export function selfCpuMs(): number {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-}
-
-/** One measured run. */
-export interface Timing {
-  /** Wall milliseconds. */
-  wall: number;
-  /**
-   * CPU milliseconds: the waited-for children (the harness or the engine with its children, 10 ms ticks) plus
-   * this process (the in-process harness, or the scripted model server the bare run talks to).
-   */
-  cpu: number;
-  /** Milliseconds from spawn to the first stdout line (null when none, or not a process). */
-  firstLine: number | null;
-}
-
-/** Measures `work` (wall + CPU as in {@link Timing}). Only correct when nothing else runs concurrently. */
-export async function measure<T>(work: () => Promise<T>): Promise<{ timing: Timing; value: T }> {
-  const cpu0 = childCpuMs() + selfCpuMs();
-  const started = performance.now();
-  const value = await work();
-  const wall = performance.now() - started;
-  const cpu = childCpuMs() + selfCpuMs() - cpu0;
-  return { timing: { wall, cpu, firstLine: (value as { firstLine?: number | null })?.firstLine ?? null }, value };
-}
-
-/** What {@link runProcess} returns. */
-export interface ProcessRun {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  firstLine: number | null;
-}
-
-/** Runs `file args` to its end (stdin closed), collecting output; throws on a non-zero exit. */
-export function runProcess(file: string, args: readonly string[], options: { env: NodeJS.ProcessEnv; cwd: string; timeoutMs?: number }): Promise<ProcessRun> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    let firstLine: number | null = null;
-    const child = spawn(file, args, { env: options.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (firstLine === null && chunk.includes(10)) firstLine = performance.now() - started;
-      out.push(chunk);
-    });
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const run = { code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), firstLine };
-      if (code !== 0) reject(new Error(`${file} ${args.join(' ')} exited ${code ?? signal}: ${run.stderr.slice(-2000)}`));
-      else resolve(run);
-    });
-  });
-}
-
-/** Throwaway directories of one benchmark, all under one root that {@link Scratch.dispose} removes. */
+/** Throwaway directories of one figure, all under one root that {@link Scratch.dispose} removes. */
 export class Scratch {
   readonly root: string;
   constructor(prefix: string) {
@@ -110,143 +44,21 @@ export class Scratch {
   dir(name: string): string {
     return fs.mkdtempSync(path.join(this.root, `${name}-`));
   }
+  /** Removes the root and everything under it. */
   dispose(): void {
     fs.rmSync(this.root, { recursive: true, force: true });
   }
 }
 
-/** The parts of `.audit/meta.N.json` the benchmarks read. */
-export interface AttemptMeta {
-  command: { executable: string; argv: string[]; cwd: string; launcher?: string };
-  env: Record<string, string>;
-  model: { base_url: string | null };
-  timings?: { started_at?: string; ended_at?: string; duration_ms?: number; steps?: Record<string, number> };
-  isolation?: { network?: string; processes?: string };
-  /** Added here (not in the meta): phases read off the RASP timestamps, for builds without `timings.steps`. */
-  phases?: Record<string, number>;
-}
-
 /**
- * Reads attempt `attempt`'s meta from `runDir`, with {@link AttemptMeta.phases} from its RASP log: before the
- * spawn (started_at → lifecycle.started), spawn → first engine line, first → last engine line, and after the
- * last line (→ ended_at: the engine's exit, the after-snapshot, sealing).
+ * The environment of a harness process (and of this one, for the in-process figures): this process's, with a
+ * throwaway data dir and HOME, and CI=true, as in every CI job.
  */
-export function readAttempt(runDir: string, attempt = 1): AttemptMeta {
-  const meta = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', `meta.${attempt}.json`), 'utf8')) as AttemptMeta;
-  try {
-    const events = fs.readFileSync(path.join(runDir, '.audit', `rasp.${attempt}.jsonl`), 'utf8').split('\n').filter(Boolean)
-      .map((line) => JSON.parse(line) as { ts?: string; data?: { type?: string } });
-    const at = (ts: string | undefined): number => (ts ? Date.parse(ts) : NaN);
-    const started = at(events.find((e) => e.data?.type === 'lifecycle.started')?.ts);
-    const lines = events.filter((e) => e.data?.type === 'raw.line').map((e) => at(e.ts));
-    const begin = at(meta.timings?.started_at);
-    const end = at(meta.timings?.ended_at);
-    if ([started, begin, end].every(Number.isFinite) && lines.length > 0) {
-      meta.phases = { before_spawn: started - begin, to_first_line: lines[0]! - started, first_to_last_line: lines.at(-1)! - lines[0]!, after_last_line: end - lines.at(-1)! };
-    }
-  } catch {
-    // no RASP log: no phases
-  }
-  return meta;
-}
-
-/** The run directory the CLI printed (`Run directory: …`). */
-export function runDirFromOutput(text: string): string {
-  const match = /^Run directory: (.+)$/m.exec(text);
-  if (!match) throw new Error(`bench: no "Run directory:" in the harness output:\n${text.slice(-2000)}`);
-  return match[1]!.trim();
-}
-
-/** The bare engine command of an attempt: its executable, argv and env, pointed at `modelUrl`, run in `cwd`. */
-export interface BareCommand {
-  file: string;
-  args: string[];
-  env: NodeJS.ProcessEnv;
-}
-
-/**
- * Rebuilds the engine command of `meta` for a bare run against `modelUrl` (the redacted key replaced), as a user
- * would type it in the shell the harness command runs from: `shell` (the harness's own environment) with the
- * attempt's engine variables set on top (HOME, CODEX_HOME, proxies, …), so both sides start from the same
- * environment. What the harness drops from an engine's environment (NODE_EXTRA_CA_CERTS, say) still reaches the
- * bare command, as it would from that shell.
- */
-export function bareCommand(meta: AttemptMeta, modelUrl: string, shell: NodeJS.ProcessEnv): BareCommand {
-  const old = meta.model.base_url;
-  if (!old) throw new Error('bench: the attempt has no scripted model URL');
-  const swap = (value: string): string => value.split(old).join(modelUrl);
-  const env: NodeJS.ProcessEnv = { ...shell };
-  for (const [key, value] of Object.entries(meta.env)) env[key] = value === '[redacted]' ? 'bench-key' : swap(value);
-  // The engine's TMPDIR is per attempt and removed with it: give the bare run one that exists.
-  if (env.TMPDIR) fs.mkdirSync(env.TMPDIR, { recursive: true });
-  // What a user types: the installed command (codex's npm launcher), not the native binary the harness starts for it.
-  return { file: meta.command.launcher ?? meta.command.executable, args: meta.command.argv.map(swap), env };
-}
-
-/** The native codex binary the npm launcher (`node_modules/.bin/codex`, a node script) execs or spawns, as the harness finds it. */
-export function nativeCodex(): { file: string; env: Record<string, string> } | null {
-  const native = resolveCodexNativeLaunch(path.join(root, 'node_modules', '.bin', 'codex'));
-  return native ? { file: native.file, env: native.env } : null;
-}
-
-/** Medians of a series of timings. */
-export function medians(timings: readonly Timing[]): Timing {
-  const lines = timings.map((t) => t.firstLine).filter((v): v is number => v !== null);
-  return { wall: median(timings.map((t) => t.wall)), cpu: median(timings.map((t) => t.cpu)), firstLine: lines.length > 0 ? median(lines) : null };
-}
-
-/** `1.23 s` from milliseconds. */
-export function secs(ms: number): string {
-  return `${(ms / 1000).toFixed(3)} s`;
-}
-
-/** `1.07×`. */
-export function times(ratio: number): string {
-  return `${ratio.toFixed(2)}×`;
-}
-
-/** Median per step of `meta.timings.steps` across attempts; null when no meta had steps. */
-export function medianSteps(steps: ReadonlyArray<Record<string, number> | undefined>): Record<string, number> | null {
-  const present = steps.filter((s): s is Record<string, number> => !!s && typeof s === 'object');
-  if (present.length === 0) return null;
-  const names = [...new Set(present.flatMap((s) => Object.keys(s)))];
-  const out: Record<string, number> = {};
-  for (const name of names) {
-    const values = present.map((s) => s[name]).filter((v): v is number => typeof v === 'number');
-    if (values.length > 0) out[name] = median(values);
-  }
-  return out;
-}
-
-/** `model_server 12, isolation 80, …` (ms). */
-export function formatSteps(steps: Record<string, number>): string {
-  return Object.entries(steps).map(([name, ms]) => `${name} ${ms.toFixed(0)}`).join(', ') + ' (ms)';
-}
-
-/**
- * The environment a benchmark starts harness processes with: throwaway data dir and HOME, no forced tsx, and each
- * command in its own process (AGENT_HARNESS_DAEMON=off, as in a CI job; the daemon's rows turn it on).
- */
-export function harnessEnv(dataDir: string, home: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, SKILL_RUNNER_DATA_DIR: dataDir, HOME: home, AGENT_HARNESS_DAEMON: 'off' };
-  delete env.AGENT_HARNESS_FROM_SOURCE;
+export function harnessEnv(scratch: Scratch): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', SKILL_RUNNER_DATA_DIR: scratch.dir('data'), HOME: scratch.dir('home') };
   delete env.AGENT_HARNESS_RUN_ROOT;
   delete env.AGENT_HARNESS_ISOLATION;
   return env;
-}
-
-/**
- * Node reads every certificate of NODE_EXTRA_CA_CERTS when it starts, before any script runs: with the 144 of
- * /etc/ssl/certs/ca-certificates.crt that costs each Node process ~45 ms on the bench machine. The variable, when
- * the shell sets it, or null.
- */
-export const EXTRA_CA_CERTS = process.env.NODE_EXTRA_CA_CERTS || null;
-
-/** A copy of `env` without NODE_EXTRA_CA_CERTS. */
-export function withoutExtraCaCerts(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const copy = { ...env };
-  delete copy.NODE_EXTRA_CA_CERTS;
-  return copy;
 }
 
 /** A project directory for the harness (a package.json, no skills), so the project root is not the caller's. */
@@ -254,4 +66,221 @@ export function projectDir(scratch: Scratch): string {
   const dir = scratch.dir('project');
   fs.writeFileSync(path.join(dir, 'package.json'), '{"name":"bench-project","private":true}\n');
   return dir;
+}
+
+/** One measured run: wall milliseconds, and CPU milliseconds of this process plus the children it waited for. */
+export interface Timing {
+  wall: number;
+  cpu: number;
+}
+
+/** CPU milliseconds of this process and of every child it has waited for (`/proc/self/stat`, 10 ms ticks). */
+function cpuMs(): number {
+  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const usage = process.cpuUsage();
+  // After "pid (comm) ": cutime and cstime are fields 16 and 17, indexes 13 and 14.
+  return (Number(fields[13]) + Number(fields[14])) * 10 + (usage.user + usage.system) / 1000;
+}
+
+/** Times `work`. Only right when nothing else of this process runs meanwhile. */
+export async function measure<T>(work: () => Promise<T>): Promise<{ timing: Timing; value: T }> {
+  const [cpu0, wall0] = [cpuMs(), performance.now()];
+  const value = await work();
+  return { timing: { wall: performance.now() - wall0, cpu: cpuMs() - cpu0 }, value };
+}
+
+/** Runs `file args` to its end (stdin closed), collecting output; throws on a non-zero exit or after `timeoutMs`. */
+export function runProcess(file: string, args: readonly string[], options: { env: NodeJS.ProcessEnv; cwd: string; timeoutMs?: number }): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { env: options.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [out, err]: Buffer[][] = [[], []];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 180_000);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const [stdout, stderr] = [Buffer.concat(out).toString('utf8'), Buffer.concat(err).toString('utf8')];
+      if (code === 0) resolve({ stdout, stderr });
+      else reject(new Error(`bench: ${file} ${args.join(' ')} exited ${code ?? signal}:\n${stderr.slice(-2000)}`));
+    });
+  });
+}
+
+/** The parts of `.audit/meta.N.json` the bench reads. */
+export interface AttemptMeta {
+  command: { executable: string; argv: string[]; cwd: string; launcher?: string };
+  env: Record<string, string>;
+  model: { base_url: string | null };
+  timings?: { duration_ms?: number; steps?: Record<string, number> };
+}
+
+/** Attempt `attempt` of the run in `runDir` (the latest when absent). */
+export function readMeta(runDir: string, attempt?: number): AttemptMeta {
+  const audit = path.join(runDir, '.audit');
+  const latest = Math.max(...fs.readdirSync(audit).map((name) => Number(/^meta\.(\d+)\.json$/.exec(name)?.[1] ?? 0)));
+  return JSON.parse(fs.readFileSync(path.join(audit, `meta.${attempt ?? latest}.json`), 'utf8')) as AttemptMeta;
+}
+
+/** The run directory the CLI printed (`Run directory: …`). */
+export function runDirOf(output: { stdout: string; stderr: string }): string {
+  const match = /^Run directory: (.+)$/m.exec(`${output.stdout}\n${output.stderr}`);
+  if (!match) throw new Error(`bench: no "Run directory:" in the harness output:\n${output.stdout.slice(-1000)}${output.stderr.slice(-1000)}`);
+  return match[1]!.trim();
+}
+
+/** A bare engine command: executable, argv and environment. */
+export interface BareCommand {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/** The first attempt of a figure, kept: its meta, and a copy of the engine's home as it was when the engine started. */
+export interface FirstAttempt {
+  meta: AttemptMeta;
+  /** The managed agent home the harness wrote the engine's config into. */
+  agentHome: string;
+  /** Its copy, taken just before the engine started (the harness takes per-attempt entries out again after). */
+  bareHome: string;
+}
+
+/**
+ * Runs one attempt of `engine` in this process (the same config a CLI attempt with `hostEnv` in `project` writes)
+ * and keeps its run directory, for the bare turns to run in.
+ */
+export async function firstAttempt(scratch: Scratch, engine: string, hostEnv: NodeJS.ProcessEnv, project: string, modelServer?: ModelServer): Promise<FirstAttempt> {
+  const paths = resolveHarnessPaths({ cwd: project, env: hostEnv });
+  const bareHome = scratch.dir('bare-home');
+  const result = await runAttempt({
+    paths, engine, launch: 'start', prompt: 'hi', label: 'bench', modelMode: 'scripted', hostEnv, ...(modelServer ? { modelServer } : {}),
+    onReady: () => fs.cpSync(paths.agentHome, bareHome, { recursive: true }),
+  });
+  if (result.error) throw result.error;
+  if (result.exitCode !== 0) throw new Error(`bench: the first ${engine} attempt exited ${result.exitCode}; see ${result.runDir}`);
+  return { meta: readMeta(result.runDir, result.attempt), agentHome: paths.agentHome, bareHome };
+}
+
+/**
+ * The engine command the first attempt ran, exactly (the file the harness started: for codex the native binary, as
+ * native-launch.ts starts it; its argv; the environment it gave the engine), with the engine's home swapped for the
+ * copy taken as the engine started, pointed at `modelUrl`, the redacted key replaced. No harness, no namespaces.
+ */
+export function bareCommand(first: FirstAttempt, modelUrl: string): BareCommand {
+  const { meta } = first;
+  const old = meta.model.base_url;
+  if (!old) throw new Error('bench: the attempt has no scripted model URL');
+  const swap = (value: string): string => value.split(old).join(modelUrl).split(first.agentHome).join(first.bareHome);
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(meta.env)) env[key] = value === '[redacted]' ? 'bench-key' : swap(value);
+  // The engine's TMPDIR is per attempt and removed with it: give the bare turn one that exists.
+  if (env.TMPDIR) fs.mkdirSync(env.TMPDIR, { recursive: true });
+  return { file: meta.command.executable, args: meta.command.argv.map(swap), env };
+}
+
+/** `codex exec --json …`: the bare command for reading (its file's name, its argv without `-c` overrides). */
+export function bareLine(bare: BareCommand): string {
+  const args = bare.args.filter((arg, i, all) => arg !== '-c' && all[i - 1] !== '-c');
+  return `bare: ${path.basename(bare.file)} ${args.join(' ')} (${path.relative(root, bare.file)}, with the attempt's argv and env)`;
+}
+
+/**
+ * Runs a bare command once, timed, in `cwd`: the first attempt's run directory, kept for this (the engine config
+ * the harness wrote trusts it, as it trusts each new run directory).
+ */
+export async function runBare(bare: BareCommand, cwd: string): Promise<Timing> {
+  return (await measure(() => runProcess(bare.file, bare.args, { env: bare.env, cwd }))).timing;
+}
+
+/** One side of a paired comparison: runs once, returns its timing and, for a harness attempt, its meta. */
+export interface Side {
+  name: string;
+  run: () => Promise<{ timing: Timing; meta?: AttemptMeta }>;
+}
+
+/** What {@link pairedRounds} collected of one side. */
+export interface Series {
+  timings: Timing[];
+  metas: AttemptMeta[];
+}
+
+/**
+ * One warm-up of each side, then `rounds` rounds of each side once, the order rotating from round to round (so no
+ * side always follows the same one). Returns each side's series by name.
+ */
+export async function pairedRounds(sides: readonly Side[], rounds: number): Promise<Map<string, Series>> {
+  const out = new Map(sides.map((side) => [side.name, { timings: [] as Timing[], metas: [] as AttemptMeta[] }]));
+  for (const side of sides) await side.run();
+  for (let round = 0; round < rounds; round += 1) {
+    for (const side of sides.map((_, i) => sides[(i + round) % sides.length]!)) {
+      const { timing, meta } = await side.run();
+      out.get(side.name)!.timings.push(timing);
+      if (meta) out.get(side.name)!.metas.push(meta);
+    }
+    process.stdout.write('.');
+  }
+  process.stdout.write('\n');
+  return out;
+}
+
+/** Median of a non-empty list. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) throw new Error('bench: median of nothing');
+  const sorted = [...values].sort((a, b) => a - b);
+  return (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2;
+}
+
+/** Median of the per-round ratios a/b (wall or CPU). */
+export function pairedRatio(a: Series, b: Series, key: keyof Timing = 'wall'): number {
+  return median(a.timings.map((t, i) => t[key] / b.timings[i]![key]));
+}
+
+/** `0.412 s`. */
+export function secs(ms: number): string {
+  return `${(ms / 1000).toFixed(3)} s`;
+}
+
+/** `wall 0.412 s vs 0.380 s, CPU 0.520 s vs 0.400 s (1.30×), 12 pairs`: the medians of two series. */
+export function sideBySide(a: Series, b: Series): string {
+  const m = (s: Series, key: keyof Timing): number => median(s.timings.map((t) => t[key]));
+  return `wall ${secs(m(a, 'wall'))} vs ${secs(m(b, 'wall'))}, CPU ${secs(m(a, 'cpu'))} vs ${secs(m(b, 'cpu'))} (${pairedRatio(a, b, 'cpu').toFixed(2)}×), ${a.timings.length} pairs`;
+}
+
+/** `meta.timings.steps, median (ms): prepare 3, …, engine 180, …`, or a note that the metas have none. */
+export function stepsLine(metas: readonly AttemptMeta[]): string {
+  const steps = metas.map((m) => m.timings?.steps).filter((s): s is Record<string, number> => !!s);
+  if (steps.length === 0) return 'meta.timings.steps: none recorded';
+  const names = [...new Set(steps.flatMap((s) => Object.keys(s)))];
+  const parts = names.map((name) => `${name} ${median(steps.map((s) => s[name] ?? 0)).toFixed(0)}`);
+  return `meta.timings.steps, median (ms): ${parts.join(', ')}`;
+}
+
+/**
+ * `outside the attempt (…): median N ms`: wall time of a process minus its attempt's `timings.duration_ms` (Node's
+ * start, loading dist/, what precedes the attempt, the exit), or '' when the metas lack it.
+ */
+export function outsideLine(series: Series): string {
+  const outside = series.timings.map((t, i) => t.wall - (series.metas[i]?.timings?.duration_ms ?? NaN)).filter(Number.isFinite);
+  return outside.length === 0 ? '' : `the process outside its attempt's duration_ms (Node start, loading dist/, what precedes the attempt, exit): median ${median(outside).toFixed(0)} ms`;
+}
+
+/** Writes `count` small files into `dir`, 100 per subdirectory. */
+export function fillTree(dir: string, count: number): void {
+  for (let i = 0; i < count; i += 1) {
+    const sub = path.join(dir, `d${String(Math.floor(i / 100)).padStart(4, '0')}`);
+    if (i % 100 === 0) fs.mkdirSync(sub, { recursive: true });
+    fs.writeFileSync(path.join(sub, `f${i}.txt`), `file ${i}\n${'x'.repeat(64)}\n`);
+  }
+}
+
+/** Throws when dist/ is not built or older than src/ (the bin runs dist/, never the sources). */
+export function requireCurrentDist(): void {
+  if (!fs.existsSync(path.join(root, 'dist', 'cli', 'main.js'))) throw new Error('bench: dist/ is not built; run `npm run build` first (the command runs dist/)');
+  const newest = (dir: string, ext: string): number => Math.max(...(fs.readdirSync(path.join(root, dir), { recursive: true }) as string[])
+    .filter((name) => name.endsWith(ext)).map((name) => fs.statSync(path.join(root, dir, name)).mtimeMs));
+  if (newest('src', '.ts') > newest('dist', '.js')) throw new Error('bench: dist/ is older than src/; run `npm run build` first');
 }

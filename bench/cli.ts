@@ -1,0 +1,69 @@
+/**
+ * Figure 2, `cli`: the command in a fresh process, as a CI job runs it (`node bin/agent-harness.js start --prompt hi
+ * <engine>`, dist/, CI=true, its own model server), against the bare turn of the same engine: the command the
+ * harness ran (for codex its native binary), with the argv and environment it gave the engine, against a model
+ * server in this process, in the first attempt's run directory, without namespaces. One figure per engine whose CLI is installed;
+ * paired rounds, the median of the per-round wall ratios.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { startModelServer, type ModelServer } from '../src/model/index.js';
+import {
+  bareCommand, bareLine, bin, firstAttempt, harnessEnv, measure, outsideLine, pairedRatio, pairedRounds, projectDir, readMeta, requireCurrentDist, root, runBare, runDirOf, runProcess, Scratch,
+  sideBySide, stepsLine, type Figure, type Side,
+} from './util.js';
+
+/** The engines measured, when `node_modules/.bin/<engine>` exists. */
+const ENGINES = ['codex', 'claude', 'gemini', 'opencode'];
+
+/** One `agent-harness start` in a fresh process, timed; its run directory is removed after reading its meta. */
+export function cliSide(name: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string, keepRun = false): Side {
+  return {
+    name,
+    run: async () => {
+      const { timing, value } = await measure(() => runProcess(process.execPath, [bin, ...args], { env, cwd }));
+      const runDir = runDirOf(value);
+      const meta = readMeta(runDir);
+      if (!keepRun) fs.rmSync(runDir, { recursive: true, force: true });
+      return { timing, meta };
+    },
+  };
+}
+
+/** Measures figure 2 for every installed engine over `rounds` paired rounds each. */
+export async function benchCli(rounds: number): Promise<Figure[]> {
+  requireCurrentDist();
+  const figures: Figure[] = [];
+  for (const engine of ENGINES) {
+    if (!fs.existsSync(path.join(root, 'node_modules', '.bin', engine))) {
+      console.log(`  ${engine}: not installed, skipped`);
+      continue;
+    }
+    console.log(`  ${engine}:`);
+    const scratch = new Scratch(`cli-${engine}`);
+    let server: ModelServer | null = null;
+    try {
+      const [args, env, project] = [['start', '--prompt', 'hi', engine], harnessEnv(scratch), projectDir(scratch)];
+      // The first attempt (kept) writes the engine config the bare turns reuse, tells their command and is their cwd.
+      const first = await firstAttempt(scratch, engine, env, project);
+      server = await startModelServer({});
+      const bare = bareCommand(first, server.url);
+      const sides: Side[] = [cliSide('cli', args, env, project), { name: 'bare', run: async () => ({ timing: await runBare(bare, first.meta.command.cwd) }) }];
+      const series = await pairedRounds(sides, rounds);
+      const [cli, reference] = [series.get('cli')!, series.get('bare')!];
+      const ratio = pairedRatio(cli, reference);
+      figures.push({
+        name: `cli ${engine}`,
+        what: `agent-harness start (dist/, a fresh process) vs the bare ${engine} turn`,
+        value: `${ratio.toFixed(2)}×`,
+        target: '≤ 1.5×',
+        pass: ratio <= 1.5,
+        detail: [sideBySide(cli, reference), bareLine(bare), stepsLine(cli.metas), outsideLine(cli)].filter(Boolean),
+      });
+    } finally {
+      await server?.close();
+      scratch.dispose();
+    }
+  }
+  return figures;
+}
