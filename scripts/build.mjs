@@ -1,6 +1,11 @@
-// Builds dist/ from src/ with tsc (tsconfig.build.json).
+// Builds dist/ from src/ with tsc (tsconfig.build.json), then bundles the command into one file.
 //   node scripts/build.mjs           incremental: only what changed is compiled again (prepare, the tests' setup)
 //   node scripts/build.mjs --clean   dist/ from scratch (npm run build, prepack), so nothing of a deleted source is packed
+//
+// The bundle (dist/bundle/cli.mjs, esbuild, no plugins) is what the bin runs: a fresh process then reads and compiles
+// one file instead of ~230 modules (about half of what a `start` spends outside its attempt; bench/RESULTS.md). The
+// library entry points (package.json `exports`) stay unbundled. Without esbuild (dev dependencies omitted) there is
+// no bundle, and the bin runs dist/cli/main.js.
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -28,4 +33,35 @@ function build({ clean }) {
   return result.status ?? 1;
 }
 
-process.exitCode = build({ clean: process.argv.includes('--clean') });
+/** Bundles dist/cli/main.js and what it imports into dist/bundle/cli.mjs; the lazy imports stay lazy. */
+async function bundle() {
+  const outfile = path.join(root, 'dist', 'bundle', 'cli.mjs');
+  rmSync(path.dirname(outfile), { recursive: true, force: true });
+  let esbuild;
+  try {
+    esbuild = await import('esbuild');
+  } catch {
+    console.error('agent-harness build: esbuild is not installed; the command runs the unbundled dist/cli/main.js.');
+    return 0;
+  }
+  await esbuild.build({
+    entryPoints: [path.join(root, 'dist', 'cli', 'main.js')],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    keepNames: true,
+    // The native PTY module loads its prebuilt binary relative to its own files.
+    external: ['@lydell/node-pty'],
+    // The CommonJS dependencies bundled into an ES module require Node's built-ins through this.
+    banner: { js: "import { createRequire as __ahCreateRequire } from 'node:module'; const require = __ahCreateRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
+  return 0;
+}
+
+const status = build({ clean: process.argv.includes('--clean') });
+process.exitCode = status === 0 ? await bundle() : status;
