@@ -9,15 +9,40 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startModelServer, type ModelServer } from '../src/model/index.js';
 import {
-  bareCommand, bareLine, bin, firstAttempt, harnessEnv, measure, outsideLine, pairedRatio, pairedRounds, projectDir, readMeta, requireCurrentDist, root, runBare, runDirOf, runProcess, Scratch,
-  sideBySide, stepsLine, type Figure, type Side,
+  bareCommand,
+  bareLine,
+  bin,
+  firstAttempt,
+  harnessEnv,
+  measure,
+  outsideLine,
+  pairedRatio,
+  pairedRounds,
+  projectDir,
+  readMeta,
+  requireCurrentDist,
+  root,
+  runBare,
+  runDirOf,
+  runProcess,
+  Scratch,
+  sideBySide,
+  stepsLine,
+  type Figure,
+  type Side,
 } from './util.js';
 
 /** The engines measured, when `node_modules/.bin/<engine>` exists. */
 const ENGINES = ['codex', 'claude', 'gemini', 'opencode'];
 
 /** One `agent-harness start` in a fresh process, timed; its run directory is removed after reading its meta. */
-export function cliSide(name: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string, keepRun = false): Side {
+export function cliSide(
+  name: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  keepRun = false,
+): Side {
   return {
     name,
     run: async () => {
@@ -48,7 +73,10 @@ export async function benchCli(rounds: number): Promise<Figure[]> {
       const first = await firstAttempt(scratch, engine, env, project);
       server = await startModelServer({});
       const bare = bareCommand(first, server.url);
-      const sides: Side[] = [cliSide('cli', args, env, project), { name: 'bare', run: async () => ({ timing: await runBare(bare, first.meta.command.cwd) }) }];
+      const sides: Side[] = [
+        cliSide('cli', args, env, project),
+        { name: 'bare', run: async () => ({ timing: await runBare(bare, first.meta.command.cwd) }) },
+      ];
       const series = await pairedRounds(sides, rounds);
       const [cli, reference] = [series.get('cli')!, series.get('bare')!];
       const ratio = pairedRatio(cli, reference);

@@ -7,7 +7,18 @@
 import os from 'node:os';
 import { startModelServer } from '../src/model/index.js';
 import { libraryAttempts } from './library.js';
-import { harnessEnv, measure, median, projectDir, pairedRounds, Scratch, secs, stepsLine, type AttemptMeta, type Figure } from './util.js';
+import {
+  harnessEnv,
+  measure,
+  median,
+  projectDir,
+  pairedRounds,
+  Scratch,
+  secs,
+  stepsLine,
+  type AttemptMeta,
+  type Figure,
+} from './util.js';
 
 /** Attempts run at once. */
 const CONCURRENT = 16;
@@ -20,28 +31,38 @@ export async function benchConcurrency(rounds: number): Promise<Figure[]> {
   try {
     const attempt = libraryAttempts(harnessEnv(scratch), projectDir(scratch), server);
     let metas: AttemptMeta[] = [];
-    const series = await pairedRounds([
-      { name: 'one', run: async () => ({ timing: (await measure(attempt)).timing }) },
-      { name: 'many', run: async () => {
-        const { timing, value } = await measure(() => Promise.all(Array.from({ length: CONCURRENT }, () => attempt())));
-        metas = value.map((v) => v.meta);
-        return { timing };
-      } },
-    ], rounds);
+    const series = await pairedRounds(
+      [
+        { name: 'one', run: async () => ({ timing: (await measure(attempt)).timing }) },
+        {
+          name: 'many',
+          run: async () => {
+            const { timing, value } = await measure(() =>
+              Promise.all(Array.from({ length: CONCURRENT }, () => attempt())),
+            );
+            metas = value.map((v) => v.meta);
+            return { timing };
+          },
+        },
+      ],
+      rounds,
+    );
     const [one, many] = [series.get('one')!.timings, series.get('many')!.timings];
     const ratio = median(many.map((t, i) => t.wall / ((CONCURRENT * one[i]!.wall) / cores)));
     const ideal = (CONCURRENT * median(one.map((t) => t.wall))) / cores;
-    return [{
-      name: 'concurrency',
-      what: `${CONCURRENT} concurrent codex attempts (runAttempt, Promise.all) vs ${CONCURRENT} × one attempt / ${cores} cores`,
-      value: `${ratio.toFixed(2)}×`,
-      target: '≤ 1.2×',
-      pass: ratio <= 1.2,
-      detail: [
-        `${CONCURRENT} at once: wall ${secs(median(many.map((t) => t.wall)))}, CPU ${secs(median(many.map((t) => t.cpu)))}; one: wall ${secs(median(one.map((t) => t.wall)))}, CPU ${secs(median(one.map((t) => t.cpu)))}; ideal ${secs(ideal)}; ${many.length} rounds`,
-        `the last round's ${CONCURRENT} attempts: ${stepsLine(metas)}`,
-      ],
-    }];
+    return [
+      {
+        name: 'concurrency',
+        what: `${CONCURRENT} concurrent codex attempts (runAttempt, Promise.all) vs ${CONCURRENT} × one attempt / ${cores} cores`,
+        value: `${ratio.toFixed(2)}×`,
+        target: '≤ 1.2×',
+        pass: ratio <= 1.2,
+        detail: [
+          `${CONCURRENT} at once: wall ${secs(median(many.map((t) => t.wall)))}, CPU ${secs(median(many.map((t) => t.cpu)))}; one: wall ${secs(median(one.map((t) => t.wall)))}, CPU ${secs(median(one.map((t) => t.cpu)))}; ideal ${secs(ideal)}; ${many.length} rounds`,
+          `the last round's ${CONCURRENT} attempts: ${stepsLine(metas)}`,
+        ],
+      },
+    ];
   } finally {
     await server.close();
     scratch.dispose();

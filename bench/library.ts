@@ -9,15 +9,43 @@ import { performance } from 'node:perf_hooks';
 import { runAttempt } from '../src/core/run-attempt.js';
 import { startModelServer, type ModelServer } from '../src/model/index.js';
 import { resolveHarnessPaths } from '../src/runtime/paths.js';
-import { bareCommand, bareLine, firstAttempt, harnessEnv, measure, pairedRatio, pairedRounds, projectDir, readMeta, runBare, Scratch, sideBySide, stepsLine, type AttemptMeta, type Figure, type Side } from './util.js';
+import {
+  bareCommand,
+  bareLine,
+  firstAttempt,
+  harnessEnv,
+  measure,
+  pairedRatio,
+  pairedRounds,
+  projectDir,
+  readMeta,
+  runBare,
+  Scratch,
+  sideBySide,
+  stepsLine,
+  type AttemptMeta,
+  type Figure,
+  type Side,
+} from './util.js';
 
 /** In-process codex attempts as a fixture runs them (`hostEnv`, `project`): each a new run, removed after. */
-export function libraryAttempts(hostEnv: NodeJS.ProcessEnv, project: string, server: ModelServer): () => Promise<{ wall: number; meta: AttemptMeta }> {
+export function libraryAttempts(
+  hostEnv: NodeJS.ProcessEnv,
+  project: string,
+  server: ModelServer,
+): () => Promise<{ wall: number; meta: AttemptMeta }> {
   const paths = resolveHarnessPaths({ cwd: project, env: hostEnv });
   return async () => {
     const started = performance.now();
     const result = await runAttempt({
-      paths, engine: 'codex', launch: 'start', prompt: 'hi', label: 'bench', modelMode: 'scripted', modelServer: server, hostEnv,
+      paths,
+      engine: 'codex',
+      launch: 'start',
+      prompt: 'hi',
+      label: 'bench',
+      modelMode: 'scripted',
+      modelServer: server,
+      hostEnv,
     });
     const wall = performance.now() - started;
     if (result.error) throw result.error;
@@ -37,26 +65,34 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
     const project = projectDir(scratch);
     const attempt = libraryAttempts(hostEnv, project, server);
     const first = await firstAttempt(scratch, 'codex', hostEnv, project, server);
-    if (!first.meta.command.launcher) console.log(`  note: the harness ran ${first.meta.command.executable} as it is, not the native binary for codex's npm launcher`);
+    if (!first.meta.command.launcher)
+      console.log(
+        `  note: the harness ran ${first.meta.command.executable} as it is, not the native binary for codex's npm launcher`,
+      );
     const bare = bareCommand(first, server.url);
     const sides: Side[] = [
-      { name: 'library', run: async () => {
-        const { timing, value } = await measure(attempt);
-        return { timing: { ...timing, wall: value.wall }, meta: value.meta };
-      } },
+      {
+        name: 'library',
+        run: async () => {
+          const { timing, value } = await measure(attempt);
+          return { timing: { ...timing, wall: value.wall }, meta: value.meta };
+        },
+      },
       { name: 'bare', run: async () => ({ timing: await runBare(bare, first.meta.command.cwd) }) },
     ];
     const series = await pairedRounds(sides, rounds);
     const [library, reference] = [series.get('library')!, series.get('bare')!];
     const ratio = pairedRatio(library, reference);
-    return [{
-      name: 'library',
-      what: 'codex attempt through runAttempt in-process vs the bare native codex turn',
-      value: `${ratio.toFixed(2)}×`,
-      target: '≤ 1.10×',
-      pass: ratio <= 1.1,
-      detail: [sideBySide(library, reference), bareLine(bare), stepsLine(library.metas)],
-    }];
+    return [
+      {
+        name: 'library',
+        what: 'codex attempt through runAttempt in-process vs the bare native codex turn',
+        value: `${ratio.toFixed(2)}×`,
+        target: '≤ 1.10×',
+        pass: ratio <= 1.1,
+        detail: [sideBySide(library, reference), bareLine(bare), stepsLine(library.metas)],
+      },
+    ];
   } finally {
     await server.close();
     scratch.dispose();

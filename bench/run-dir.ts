@@ -7,7 +7,21 @@
  */
 import { execFileSync } from 'node:child_process';
 import { cliSide } from './cli.js';
-import { bin, fillTree, harnessEnv, median, pairedRounds, projectDir, requireCurrentDist, runDirOf, runProcess, Scratch, sideBySide, stepsLine, type Figure } from './util.js';
+import {
+  bin,
+  fillTree,
+  harnessEnv,
+  median,
+  pairedRounds,
+  projectDir,
+  requireCurrentDist,
+  runDirOf,
+  runProcess,
+  Scratch,
+  sideBySide,
+  stepsLine,
+  type Figure,
+} from './util.js';
 
 /** Files in the full run directory. */
 const FILES = 10_000;
@@ -22,22 +36,28 @@ export async function benchRunDir(rounds: number): Promise<Figure[]> {
     const project = projectDir(scratch);
     const tree = scratch.dir('tree');
     fillTree(tree, FILES);
-    const runOf = async (seed: readonly string[]): Promise<string> => runDirOf(await runProcess(process.execPath, [bin, 'start', ...seed, ...CODEX], { env, cwd: project }));
+    const runOf = async (seed: readonly string[]): Promise<string> =>
+      runDirOf(await runProcess(process.execPath, [bin, 'start', ...seed, ...CODEX], { env, cwd: project }));
     const [full, empty] = [await runOf(['--template', tree, '--no-git']), await runOf([])];
     // The files on disk before the rounds: else the first attempts' fsyncs wait for the kernel to write them out.
     execFileSync('sync');
-    const sides = [cliSide('full', ['start', '--run-dir', full, ...CODEX], env, project, true), cliSide('empty', ['start', '--run-dir', empty, ...CODEX], env, project, true)];
+    const sides = [
+      cliSide('full', ['start', '--run-dir', full, ...CODEX], env, project, true),
+      cliSide('empty', ['start', '--run-dir', empty, ...CODEX], env, project, true),
+    ];
     const series = await pairedRounds(sides, rounds);
     const [a, b] = [series.get('full')!, series.get('empty')!];
     const added = median(a.timings.map((t, i) => t.wall - b.timings[i]!.wall));
-    return [{
-      name: 'run-dir',
-      what: `codex attempt (agent-harness start --run-dir, a fresh process) in a run dir of ${FILES.toLocaleString('en')} files vs an empty one`,
-      value: `${added >= 0 ? '+' : ''}${added.toFixed(0)} ms`,
-      target: '≤ +150 ms',
-      pass: added <= 150,
-      detail: [sideBySide(a, b), `${FILES} files: ${stepsLine(a.metas)}`, `empty: ${stepsLine(b.metas)}`],
-    }];
+    return [
+      {
+        name: 'run-dir',
+        what: `codex attempt (agent-harness start --run-dir, a fresh process) in a run dir of ${FILES.toLocaleString('en')} files vs an empty one`,
+        value: `${added >= 0 ? '+' : ''}${added.toFixed(0)} ms`,
+        target: '≤ +150 ms',
+        pass: added <= 150,
+        detail: [sideBySide(a, b), `${FILES} files: ${stepsLine(a.metas)}`, `empty: ${stepsLine(b.metas)}`],
+      },
+    ];
   } finally {
     scratch.dispose();
   }

@@ -16,25 +16,58 @@ import { root, type Figure } from './util.js';
 
 /** Figure name → what it measures, its default rounds, and how to run it. */
 const FIGURES: Record<string, { about: string; rounds: number; run: (rounds: number) => Promise<Figure[]> }> = {
-  library: { about: 'codex attempt through runAttempt in-process vs the bare native codex turn (≤ 1.10×)', rounds: 12, run: async (n) => (await import('./library.js')).benchLibrary(n) },
-  cli: { about: 'agent-harness start in a fresh process vs the bare turn, per installed engine (≤ 1.5×)', rounds: 8, run: async (n) => (await import('./cli.js')).benchCli(n) },
-  translate: { about: 'translate --summary on 50/100/200 MiB codex streams (≥ 150 MB/s, ≤ 100 MB RSS)', rounds: 3, run: async (n) => (await import('./translate.js')).benchTranslate(n) },
-  'run-dir': { about: 'codex attempt in a run dir of 10,000 files vs an empty one (≤ +150 ms)', rounds: 10, run: async (n) => (await import('./run-dir.js')).benchRunDir(n) },
-  concurrency: { about: '16 concurrent codex attempts vs 16 × one attempt / cores (≤ 1.2×)', rounds: 3, run: async (n) => (await import('./concurrency.js')).benchConcurrency(n) },
+  library: {
+    about: 'codex attempt through runAttempt in-process vs the bare native codex turn (≤ 1.10×)',
+    rounds: 12,
+    run: async (n) => (await import('./library.js')).benchLibrary(n),
+  },
+  cli: {
+    about: 'agent-harness start in a fresh process vs the bare turn, per installed engine (≤ 1.5×)',
+    rounds: 8,
+    run: async (n) => (await import('./cli.js')).benchCli(n),
+  },
+  translate: {
+    about: 'translate --summary on 50/100/200 MiB codex streams (≥ 150 MB/s, ≤ 100 MB RSS)',
+    rounds: 3,
+    run: async (n) => (await import('./translate.js')).benchTranslate(n),
+  },
+  'run-dir': {
+    about: 'codex attempt in a run dir of 10,000 files vs an empty one (≤ +150 ms)',
+    rounds: 10,
+    run: async (n) => (await import('./run-dir.js')).benchRunDir(n),
+  },
+  concurrency: {
+    about: '16 concurrent codex attempts vs 16 × one attempt / cores (≤ 1.2×)',
+    rounds: 3,
+    run: async (n) => (await import('./concurrency.js')).benchConcurrency(n),
+  },
 };
 
 function usage(): string {
-  const names = Object.entries(FIGURES).map(([name, f]) => `  ${name.padEnd(12)} ${f.about}; ${f.rounds} rounds`).join('\n');
+  const names = Object.entries(FIGURES)
+    .map(([name, f]) => `  ${name.padEnd(12)} ${f.about}; ${f.rounds} rounds`)
+    .join('\n');
   return `usage: npm run bench -- [--rounds N] [--no-write] [name...]\nfigures (all by default, in this order):\n${names}\n`;
 }
 
 /** Size and mtime of every file under the real home's engine dirs, to show they are left alone. */
 function homeState(home: string): Map<string, string> {
   const state = new Map<string, string>();
-  for (const name of ['.codex', '.claude', '.claude.json', '.gemini', '.config/opencode', '.local/share/opencode', '.iflow', '.agent-harness']) {
+  for (const name of [
+    '.codex',
+    '.claude',
+    '.claude.json',
+    '.gemini',
+    '.config/opencode',
+    '.local/share/opencode',
+    '.iflow',
+    '.agent-harness',
+  ]) {
     const top = path.join(home, name);
     if (!fs.existsSync(top)) continue;
-    const entries = fs.statSync(top).isDirectory() ? (fs.readdirSync(top, { recursive: true }) as string[]).map((e) => path.join(top, e)) : [];
+    const entries = fs.statSync(top).isDirectory()
+      ? (fs.readdirSync(top, { recursive: true }) as string[]).map((e) => path.join(top, e))
+      : [];
     for (const full of [top, ...entries]) {
       const stat = fs.lstatSync(full, { throwIfNoEntry: false });
       state.set(full, stat ? `${stat.size}:${stat.mtimeMs}` : 'gone');
@@ -55,7 +88,7 @@ function descendants(): string[] {
     }
   }
   const mine = new Set([process.pid]);
-  for (let grew = true; grew;) {
+  for (let grew = true; grew; ) {
     grew = false;
     for (const [pid, ppid] of parents) if (!mine.has(pid) && mine.has(ppid)) [grew] = [true, mine.add(pid)];
   }
@@ -72,21 +105,32 @@ function descendants(): string[] {
 }
 
 const benchTemps = (): string[] => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('ah-bench-'));
-const load = (): string => os.loadavg().map((v) => v.toFixed(2)).join(' / ');
+const load = (): string =>
+  os
+    .loadavg()
+    .map((v) => v.toFixed(2))
+    .join(' / ');
 
 /** The machine, engines and commit, for RESULTS.md. */
 function machine(loadBefore: string, loadAfter: string): string[] {
   const cpu = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown';
   const version = (pkg: string): string => {
     try {
-      return (JSON.parse(fs.readFileSync(path.join(root, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+      return (
+        JSON.parse(fs.readFileSync(path.join(root, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }
+      ).version;
     } catch {
       return 'not installed';
     }
   };
   const git = (...args: string[]): string => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
   const dirty = git('status', '--porcelain', '--', 'src', 'bin', 'bench') ? ' (with uncommitted changes)' : '';
-  const engines = [['codex', '@openai/codex'], ['claude', '@anthropic-ai/claude-code'], ['gemini', '@google/gemini-cli'], ['opencode', 'opencode-ai']];
+  const engines = [
+    ['codex', '@openai/codex'],
+    ['claude', '@anthropic-ai/claude-code'],
+    ['gemini', '@google/gemini-cli'],
+    ['opencode', 'opencode-ai'],
+  ];
   return [
     `- Commit: ${git('rev-parse', '--short', 'HEAD')}${dirty} (${git('log', '-1', '--format=%s').slice(0, 100)})`,
     `- CPU: ${cpu} × ${os.availableParallelism()}; memory ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB; ${os.type()} ${os.release()}; Node ${process.version}`,
@@ -103,7 +147,7 @@ function writeResults(figures: readonly Figure[], seconds: number, loadBefore: s
     '',
     `Written by \`npm run bench\` on ${new Date().toISOString()} in ${seconds.toFixed(0)} s. Each figure is a ratio or difference measured`,
     'side by side in this run (paired rounds: the median of the per-round figures), except translate (absolute). The',
-    'targets are issue 29\'s; nothing is asserted. How each is measured: the doc comment of its file in bench/.',
+    "targets are issue 29's; nothing is asserted. How each is measured: the doc comment of its file in bench/.",
     '',
     '## Machine',
     '',
@@ -113,11 +157,18 @@ function writeResults(figures: readonly Figure[], seconds: number, loadBefore: s
     '',
     '| figure | what | value | target | |',
     '| --- | --- | --- | --- | --- |',
-    ...figures.map((f) => `| ${f.name} | ${cell(f.what)} | ${f.value} | ${f.target} | ${f.pass ? 'pass' : '**FAIL**'} |`),
+    ...figures.map(
+      (f) => `| ${f.name} | ${cell(f.what)} | ${f.value} | ${f.target} | ${f.pass ? 'pass' : '**FAIL**'} |`,
+    ),
     '',
     '## Details',
     '',
-    ...figures.flatMap((f) => [`### ${f.name}: ${f.value} (${f.pass ? 'pass' : 'FAIL'}, target ${f.target})`, '', ...f.detail.map((d) => `- ${d}`), '']),
+    ...figures.flatMap((f) => [
+      `### ${f.name}: ${f.value} (${f.pass ? 'pass' : 'FAIL'}, target ${f.target})`,
+      '',
+      ...f.detail.map((d) => `- ${d}`),
+      '',
+    ]),
   ];
   fs.writeFileSync(path.join(root, 'bench', 'RESULTS.md'), lines.join('\n'));
   console.log('wrote bench/RESULTS.md');
@@ -125,13 +176,22 @@ function writeResults(figures: readonly Figure[], seconds: number, loadBefore: s
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
-  if (args.includes('--help') || args.includes('-h')) return (process.stdout.write(usage()), 0);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(usage());
+    return 0;
+  }
   const roundsAt = args.indexOf('--rounds');
   const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : null;
-  if (rounds !== null && !(Number.isInteger(rounds) && rounds > 0)) return (process.stderr.write(`--rounds needs a positive integer, got ${args[roundsAt + 1]}\n${usage()}`), 2);
+  if (rounds !== null && !(Number.isInteger(rounds) && rounds > 0)) {
+    process.stderr.write(`--rounds needs a positive integer, got ${args[roundsAt + 1]}\n${usage()}`);
+    return 2;
+  }
   const names = args.filter((a, i) => !a.startsWith('--') && (roundsAt < 0 || i !== roundsAt + 1));
   const unknown = names.filter((n) => !(n in FIGURES));
-  if (unknown.length > 0) return (process.stderr.write(`unknown figure: ${unknown.join(', ')}\n${usage()}`), 2);
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown figure: ${unknown.join(', ')}\n${usage()}`);
+    return 2;
+  }
   const selected = names.length > 0 ? Object.keys(FIGURES).filter((n) => names.includes(n)) : Object.keys(FIGURES);
 
   // Nothing may touch the real home: this process (the in-process figures' harness) and every child get a throwaway one.
@@ -152,11 +212,13 @@ async function main(): Promise<number> {
       try {
         for (const f of await figure.run(rounds ?? figure.rounds)) {
           figures.push(f);
-          console.log(`${f.name}: ${f.value} (target ${f.target}: ${f.pass ? 'pass' : 'FAIL'})\n${f.detail.map((d) => `  ${d}`).join('\n')}`);
+          console.log(
+            `${f.name}: ${f.value} (target ${f.target}: ${f.pass ? 'pass' : 'FAIL'})\n${f.detail.map((d) => `  ${d}`).join('\n')}`,
+          );
         }
       } catch (error) {
         failed = true;
-        console.log(`${name}: FAILED: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+        console.log(`${name}: FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       }
     }
   } finally {
@@ -172,8 +234,14 @@ async function main(): Promise<number> {
   const temps = benchTemps().filter((name) => !tempsBefore.has(name));
   console.log(temps.length === 0 ? 'left behind: no temp dirs' : `left behind: temp dirs ${temps.join(', ')}`);
   const homeAfter = homeState(realHome);
-  const changed = [...new Set([...homeBefore.keys(), ...homeAfter.keys()])].filter((key) => homeBefore.get(key) !== homeAfter.get(key));
-  console.log(changed.length === 0 ? `real home: engine dirs unchanged (${homeBefore.size} entries)` : `real home CHANGED: ${changed.slice(0, 20).join(', ')}`);
+  const changed = [...new Set([...homeBefore.keys(), ...homeAfter.keys()])].filter(
+    (key) => homeBefore.get(key) !== homeAfter.get(key),
+  );
+  console.log(
+    changed.length === 0
+      ? `real home: engine dirs unchanged (${homeBefore.size} entries)`
+      : `real home CHANGED: ${changed.slice(0, 20).join(', ')}`,
+  );
 
   const write = !args.includes('--no-write') && names.length === 0;
   if (write && !failed) writeResults(figures, seconds, loadBefore, loadAfter);

@@ -26,15 +26,29 @@ function turnLines(t: number): string[] {
   const calls = t % 3;
   for (let c = 0; c < calls; c += 1) {
     const command = JSON.stringify(`/bin/bash -lc 'echo ${t}.${c} && ls -la src/${c}'`);
-    lines.push(`{"type":"item.started","item":{"id":"item_${c}","type":"command_execution","command":${command},"aggregated_output":"","exit_code":null,"status":"in_progress"}}`);
+    lines.push(
+      `{"type":"item.started","item":{"id":"item_${c}","type":"command_execution","command":${command},"aggregated_output":"","exit_code":null,"status":"in_progress"}}`,
+    );
     const output = JSON.stringify(`${'x'.repeat(800 + ((t * 37 + c * 11) % 1600))}\nline two of ${t}`);
     const code = (t + c) % 7 === 0 ? 1 : 0;
-    lines.push(`{"type":"item.completed","item":{"id":"item_${c}","type":"command_execution","command":${command},"aggregated_output":${output},"exit_code":${code},"status":"${code === 0 ? 'completed' : 'failed'}"}}`);
+    lines.push(
+      `{"type":"item.completed","item":{"id":"item_${c}","type":"command_execution","command":${command},"aggregated_output":${output},"exit_code":${code},"status":"${code === 0 ? 'completed' : 'failed'}"}}`,
+    );
   }
-  if (t % 5 === 0) lines.push(`{"type":"item.completed","item":{"id":"item_${calls}","type":"reasoning","text":"thinking about turn ${t} ${'r'.repeat(60)}"}}`);
-  if (t % 11 === 0) lines.push(`{"type":"item.completed","item":{"id":"item_${calls + 1}","type":"file_change","changes":[{"path":"src/f${t}.ts","kind":"update"}],"status":"completed"}}`);
-  lines.push(`{"type":"item.completed","item":{"id":"item_${calls + 2}","type":"agent_message","text":"${finalMessageOf(t)}"}}`);
-  lines.push(`{"type":"turn.completed","usage":{"input_tokens":${20 + t},"cached_input_tokens":0,"output_tokens":10,"reasoning_output_tokens":0}}`);
+  if (t % 5 === 0)
+    lines.push(
+      `{"type":"item.completed","item":{"id":"item_${calls}","type":"reasoning","text":"thinking about turn ${t} ${'r'.repeat(60)}"}}`,
+    );
+  if (t % 11 === 0)
+    lines.push(
+      `{"type":"item.completed","item":{"id":"item_${calls + 1}","type":"file_change","changes":[{"path":"src/f${t}.ts","kind":"update"}],"status":"completed"}}`,
+    );
+  lines.push(
+    `{"type":"item.completed","item":{"id":"item_${calls + 2}","type":"agent_message","text":"${finalMessageOf(t)}"}}`,
+  );
+  lines.push(
+    `{"type":"turn.completed","usage":{"input_tokens":${20 + t},"cached_input_tokens":0,"output_tokens":10,"reasoning_output_tokens":0}}`,
+  );
   return lines;
 }
 
@@ -42,7 +56,10 @@ function turnLines(t: number): string[] {
  * Writes a synthetic codex stream of at least `bytes` bytes to `file`, one 1 MiB-ish chunk at a time (never the
  * whole stream in memory); returns its size, its number of turns and of tool calls, and the last turn's message.
  */
-export function writeSyntheticCodexStream(file: string, bytes: number): { bytes: number; turns: number; toolCalls: number; finalMessage: string } {
+export function writeSyntheticCodexStream(
+  file: string,
+  bytes: number,
+): { bytes: number; turns: number; toolCalls: number; finalMessage: string } {
   const fd = fs.openSync(file, 'w');
   try {
     let written = 0;
@@ -66,17 +83,36 @@ export function writeSyntheticCodexStream(file: string, bytes: number): { bytes:
 }
 
 /** Runs `translate --summary` on `file` once: wall and CPU seconds, and the kernel's peak RSS in bytes. */
-async function translateOnce(file: string, env: NodeJS.ProcessEnv, timeFile: string): Promise<{ seconds: number; cpuSeconds: number; peakBytes: number; summary: string }> {
+async function translateOnce(
+  file: string,
+  env: NodeJS.ProcessEnv,
+  timeFile: string,
+): Promise<{ seconds: number; cpuSeconds: number; peakBytes: number; summary: string }> {
   const started = performance.now();
-  const args = ['-f', '%U %S %M', '-o', timeFile, process.execPath, bin, 'translate', '--engine', 'codex', '--stdout', file, '--summary'];
-  const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn('/usr/bin/time', args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let [out, err] = ['', ''];
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ code: status, stdout: out, stderr: err }));
-  });
+  const args = [
+    '-f',
+    '%U %S %M',
+    '-o',
+    timeFile,
+    process.execPath,
+    bin,
+    'translate',
+    '--engine',
+    'codex',
+    '--stdout',
+    file,
+    '--summary',
+  ];
+  const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+    (resolve, reject) => {
+      const child = spawn('/usr/bin/time', args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let [out, err] = ['', ''];
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      child.on('error', reject);
+      child.on('close', (status) => resolve({ code: status, stdout: out, stderr: err }));
+    },
+  );
   const seconds = (performance.now() - started) / 1000;
   if (code !== 0) throw new Error(`bench: agent-harness translate exited ${code}: ${stderr.slice(-2000)}`);
   const [user, system, kib] = fs.readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
@@ -86,7 +122,10 @@ async function translateOnce(file: string, env: NodeJS.ProcessEnv, timeFile: str
 /** Measures figure 3: `rounds` runs at each of `sizesMiB`. */
 export async function benchTranslate(rounds: number, sizesMiB: readonly number[] = [50, 100, 200]): Promise<Figure[]> {
   requireCurrentDist();
-  if (!fs.existsSync('/usr/bin/time')) throw new Error('bench: /usr/bin/time (GNU time) is needed for the peak RSS of translate; install the `time` package');
+  if (!fs.existsSync('/usr/bin/time'))
+    throw new Error(
+      'bench: /usr/bin/time (GNU time) is needed for the peak RSS of translate; install the `time` package',
+    );
   const scratch = new Scratch('translate');
   const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true' };
   try {
@@ -96,23 +135,28 @@ export async function benchTranslate(rounds: number, sizesMiB: readonly number[]
     for (const mib of sizesMiB) {
       const { bytes, turns } = writeSyntheticCodexStream(file, mib * MIB);
       const runs = [];
-      for (let i = 0; i < rounds; i += 1) runs.push(await translateOnce(file, env, path.join(scratch.root, 'time.txt')));
+      for (let i = 0; i < rounds; i += 1)
+        runs.push(await translateOnce(file, env, path.join(scratch.root, 'time.txt')));
       const toolCalls = (JSON.parse(runs[0]!.summary) as { tool_calls: number }).tool_calls;
       const mbps = median(runs.map((r) => bytes / 1e6 / r.seconds));
       const rss = Math.max(...runs.map((r) => r.peakBytes)) / 1e6;
       [slowest, peak] = [Math.min(slowest, mbps), Math.max(peak, rss)];
       const perCpu = median(runs.map((r) => bytes / 1e6 / r.cpuSeconds));
-      sizes.push(`${mib} MiB: ${mbps.toFixed(0)} MB/s (median of ${rounds}; best ${Math.max(...runs.map((r) => bytes / 1e6 / r.seconds)).toFixed(0)}; ${perCpu.toFixed(0)} MB per CPU second), peak RSS ${rss.toFixed(0)} MB (${turns} turns, ${toolCalls} tool calls)`);
+      sizes.push(
+        `${mib} MiB: ${mbps.toFixed(0)} MB/s (median of ${rounds}; best ${Math.max(...runs.map((r) => bytes / 1e6 / r.seconds)).toFixed(0)}; ${perCpu.toFixed(0)} MB per CPU second), peak RSS ${rss.toFixed(0)} MB (${turns} turns, ${toolCalls} tool calls)`,
+      );
       console.log(`  ${sizes.at(-1)}`);
     }
-    return [{
-      name: 'translate',
-      what: `agent-harness translate --summary on codex streams of ${sizesMiB.join(' / ')} MiB`,
-      value: `${slowest.toFixed(0)} MB/s, ${peak.toFixed(0)} MB RSS`,
-      target: '≥ 150 MB/s, ≤ 100 MB RSS',
-      pass: slowest >= 150 && peak <= 100,
-      detail: sizes,
-    }];
+    return [
+      {
+        name: 'translate',
+        what: `agent-harness translate --summary on codex streams of ${sizesMiB.join(' / ')} MiB`,
+        value: `${slowest.toFixed(0)} MB/s, ${peak.toFixed(0)} MB RSS`,
+        target: '≥ 150 MB/s, ≤ 100 MB RSS',
+        pass: slowest >= 150 && peak <= 100,
+        detail: sizes,
+      },
+    ];
   } finally {
     scratch.dispose();
   }

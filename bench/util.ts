@@ -55,7 +55,12 @@ export class Scratch {
  * throwaway data dir and HOME, and CI=true, as in every CI job.
  */
 export function harnessEnv(scratch: Scratch): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', SKILL_RUNNER_DATA_DIR: scratch.dir('data'), HOME: scratch.dir('home') };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CI: 'true',
+    SKILL_RUNNER_DATA_DIR: scratch.dir('data'),
+    HOME: scratch.dir('home'),
+  };
   delete env.AGENT_HARNESS_RUN_ROOT;
   delete env.AGENT_HARNESS_ISOLATION;
   return env;
@@ -91,7 +96,11 @@ export async function measure<T>(work: () => Promise<T>): Promise<{ timing: Timi
 }
 
 /** Runs `file args` to its end (stdin closed), collecting output; throws on a non-zero exit or after `timeoutMs`. */
-export function runProcess(file: string, args: readonly string[], options: { env: NodeJS.ProcessEnv; cwd: string; timeoutMs?: number }): Promise<{ stdout: string; stderr: string }> {
+export function runProcess(
+  file: string,
+  args: readonly string[],
+  options: { env: NodeJS.ProcessEnv; cwd: string; timeoutMs?: number },
+): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { env: options.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     const [out, err]: Buffer[][] = [[], []];
@@ -129,7 +138,10 @@ export function readMeta(runDir: string, attempt?: number): AttemptMeta {
 /** The run directory the CLI printed (`Run directory: …`). */
 export function runDirOf(output: { stdout: string; stderr: string }): string {
   const match = /^Run directory: (.+)$/m.exec(`${output.stdout}\n${output.stderr}`);
-  if (!match) throw new Error(`bench: no "Run directory:" in the harness output:\n${output.stdout.slice(-1000)}${output.stderr.slice(-1000)}`);
+  if (!match)
+    throw new Error(
+      `bench: no "Run directory:" in the harness output:\n${output.stdout.slice(-1000)}${output.stderr.slice(-1000)}`,
+    );
   return match[1]!.trim();
 }
 
@@ -153,15 +165,29 @@ export interface FirstAttempt {
  * Runs one attempt of `engine` in this process (the same config a CLI attempt with `hostEnv` in `project` writes)
  * and keeps its run directory, for the bare turns to run in.
  */
-export async function firstAttempt(scratch: Scratch, engine: string, hostEnv: NodeJS.ProcessEnv, project: string, modelServer?: ModelServer): Promise<FirstAttempt> {
+export async function firstAttempt(
+  scratch: Scratch,
+  engine: string,
+  hostEnv: NodeJS.ProcessEnv,
+  project: string,
+  modelServer?: ModelServer,
+): Promise<FirstAttempt> {
   const paths = resolveHarnessPaths({ cwd: project, env: hostEnv });
   const bareHome = scratch.dir('bare-home');
   const result = await runAttempt({
-    paths, engine, launch: 'start', prompt: 'hi', label: 'bench', modelMode: 'scripted', hostEnv, ...(modelServer ? { modelServer } : {}),
+    paths,
+    engine,
+    launch: 'start',
+    prompt: 'hi',
+    label: 'bench',
+    modelMode: 'scripted',
+    hostEnv,
+    ...(modelServer ? { modelServer } : {}),
     onReady: () => fs.cpSync(paths.agentHome, bareHome, { recursive: true }),
   });
   if (result.error) throw result.error;
-  if (result.exitCode !== 0) throw new Error(`bench: the first ${engine} attempt exited ${result.exitCode}; see ${result.runDir}`);
+  if (result.exitCode !== 0)
+    throw new Error(`bench: the first ${engine} attempt exited ${result.exitCode}; see ${result.runDir}`);
   return { meta: readMeta(result.runDir, result.attempt), agentHome: paths.agentHome, bareHome };
 }
 
@@ -264,8 +290,12 @@ export function stepsLine(metas: readonly AttemptMeta[]): string {
  * start, loading dist/, what precedes the attempt, the exit), or '' when the metas lack it.
  */
 export function outsideLine(series: Series): string {
-  const outside = series.timings.map((t, i) => t.wall - (series.metas[i]?.timings?.duration_ms ?? NaN)).filter(Number.isFinite);
-  return outside.length === 0 ? '' : `the process outside its attempt's duration_ms (Node start, loading dist/, what precedes the attempt, exit): median ${median(outside).toFixed(0)} ms`;
+  const outside = series.timings
+    .map((t, i) => t.wall - (series.metas[i]?.timings?.duration_ms ?? NaN))
+    .filter(Number.isFinite);
+  return outside.length === 0
+    ? ''
+    : `the process outside its attempt's duration_ms (Node start, loading dist/, what precedes the attempt, exit): median ${median(outside).toFixed(0)} ms`;
 }
 
 /** Writes `count` small files into `dir`, 100 per subdirectory. */
@@ -279,8 +309,14 @@ export function fillTree(dir: string, count: number): void {
 
 /** Throws when dist/ is not built or older than src/ (the bin runs dist/, never the sources). */
 export function requireCurrentDist(): void {
-  if (!fs.existsSync(path.join(root, 'dist', 'cli', 'main.js'))) throw new Error('bench: dist/ is not built; run `npm run build` first (the command runs dist/)');
-  const newest = (dir: string, ext: string): number => Math.max(...(fs.readdirSync(path.join(root, dir), { recursive: true }) as string[])
-    .filter((name) => name.endsWith(ext)).map((name) => fs.statSync(path.join(root, dir, name)).mtimeMs));
-  if (newest('src', '.ts') > newest('dist', '.js')) throw new Error('bench: dist/ is older than src/; run `npm run build` first');
+  if (!fs.existsSync(path.join(root, 'dist', 'cli', 'main.js')))
+    throw new Error('bench: dist/ is not built; run `npm run build` first (the command runs dist/)');
+  const newest = (dir: string, ext: string): number =>
+    Math.max(
+      ...(fs.readdirSync(path.join(root, dir), { recursive: true }) as string[])
+        .filter((name) => name.endsWith(ext))
+        .map((name) => fs.statSync(path.join(root, dir, name)).mtimeMs),
+    );
+  if (newest('src', '.ts') > newest('dist', '.js'))
+    throw new Error('bench: dist/ is older than src/; run `npm run build` first');
 }

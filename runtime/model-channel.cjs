@@ -57,7 +57,15 @@ class ModelChannel {
 
   /** Carries `socket` as a stream: a new one (the init's end), or the one OPEN named (the harness's). */
   attach(socket, id = this.nextId++) {
-    const stream = { socket, credit: WINDOW, held: [], readEnded: false, eofSent: false, eofReceived: false, done: false };
+    const stream = {
+      socket,
+      credit: WINDOW,
+      held: [],
+      readEnded: false,
+      eofSent: false,
+      eofReceived: false,
+      done: false,
+    };
     this.streams.set(id, stream);
     if (id >= this.nextId) this.nextId = id + 1;
     if (this.onOpen === null) this.send(OPEN, id);

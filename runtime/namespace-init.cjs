@@ -39,7 +39,8 @@ function passedFd(spec) {
 }
 
 const lifelineFd = passedFd(lifelineSpec);
-const lifeline = lifelineFd === null ? net.connect(lifelineSpec) : new net.Socket({ fd: lifelineFd, readable: true, writable: true });
+const lifeline =
+  lifelineFd === null ? net.connect(lifelineSpec) : new net.Socket({ fd: lifelineFd, readable: true, writable: true });
 let finished = false;
 let received = '';
 let launchWaiter = null;
@@ -98,7 +99,12 @@ lifeline.on('close', () => {
 });
 
 function fail(stage, error) {
-  report({ type: 'error', stage, message: error instanceof Error ? error.message : String(error), code: error?.code ?? null });
+  report({
+    type: 'error',
+    stage,
+    message: error instanceof Error ? error.message : String(error),
+    code: error?.code ?? null,
+  });
   finish(126);
 }
 
@@ -151,8 +157,12 @@ async function main() {
   }
   lifeline.write(`hello ${token}\n`);
   if (loopback !== '-') {
-    const up = spawnSync(loopback, ['link', 'set', 'lo', 'up'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
-    if (up.status !== 0) return fail('loopback', new Error(`${loopback} link set lo up: ${up.error?.message ?? up.stderr.trim()}`));
+    const up = spawnSync(loopback, ['link', 'set', 'lo', 'up'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      encoding: 'utf8',
+    });
+    if (up.status !== 0)
+      return fail('loopback', new Error(`${loopback} link set lo up: ${up.error?.message ?? up.stderr.trim()}`));
   }
   try {
     for (const forward of forwards) await listen(forward);

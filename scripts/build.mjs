@@ -29,7 +29,10 @@ function build({ clean }) {
   }
   const args = [tsc, '-p', path.join(root, 'tsconfig.build.json'), '--incremental', '--tsBuildInfoFile', buildInfo];
   const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0) console.error(`agent-harness build: tsc failed (${result.error?.message ?? `exit status ${result.status ?? result.signal}`}).`);
+  if (result.status !== 0)
+    console.error(
+      `agent-harness build: tsc failed (${result.error?.message ?? `exit status ${result.status ?? result.signal}`}).`,
+    );
   return result.status ?? 1;
 }
 
@@ -57,7 +60,9 @@ async function bundle() {
     // The native PTY module loads its prebuilt binary relative to its own files.
     external: ['@lydell/node-pty'],
     // The CommonJS dependencies bundled into an ES module require Node's built-ins through this.
-    banner: { js: "import { createRequire as __ahCreateRequire } from 'node:module'; const require = __ahCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __ahCreateRequire } from 'node:module'; const require = __ahCreateRequire(import.meta.url);",
+    },
     logLevel: 'warning',
   });
   return 0;

@@ -1,5 +1,9 @@
 /** The example assistant's config: the one place model names, timeouts and limits are chosen. */
-import { buildOrchestratorConfig, type OrchestratorConfig, type OrchestratorConfigInput } from 'agent-harness/orchestrator';
+import {
+  buildOrchestratorConfig,
+  type OrchestratorConfig,
+  type OrchestratorConfigInput,
+} from 'agent-harness/orchestrator';
 
 /** Model names the demo script's routes match on. */
 export const DEMO_CONFIG: OrchestratorConfigInput = {

@@ -25,12 +25,27 @@ import {
 export type AssistantWire = 'openai-chat' | 'anthropic-messages';
 
 /** An HTTP caller for `wire`; `baseURL` is the server root (the OpenAI client gets `/v1` appended). */
-export function createWireCaller(wire: AssistantWire, baseURL: string, apiKey: string, config: OrchestratorConfig): LLMCaller {
+export function createWireCaller(
+  wire: AssistantWire,
+  baseURL: string,
+  apiKey: string,
+  config: OrchestratorConfig,
+): LLMCaller {
   const retry = { maxRetries: config.limits.maxRetries };
   const root = baseURL.replace(/\/+$/, '');
   return wire === 'openai-chat'
-    ? createOpenAiChatCaller({ baseURL: root.endsWith('/v1') ? root : `${root}/v1`, apiKey, timeoutMs: config.timeouts.callMs, retry })
-    : createAnthropicMessagesCaller({ baseURL: root.replace(/\/v1$/, ''), apiKey, timeoutMs: config.timeouts.callMs, retry });
+    ? createOpenAiChatCaller({
+        baseURL: root.endsWith('/v1') ? root : `${root}/v1`,
+        apiKey,
+        timeoutMs: config.timeouts.callMs,
+        retry,
+      })
+    : createAnthropicMessagesCaller({
+        baseURL: root.replace(/\/v1$/, ''),
+        apiKey,
+        timeoutMs: config.timeouts.callMs,
+        retry,
+      });
 }
 
 /** The wired assistant. */

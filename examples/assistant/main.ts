@@ -7,7 +7,13 @@
  */
 import fs from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { AgentHarnessError, isAgentHarnessError, loadModelScript, startModelServer, type ModelServer } from 'agent-harness';
+import {
+  AgentHarnessError,
+  isAgentHarnessError,
+  loadModelScript,
+  startModelServer,
+  type ModelServer,
+} from 'agent-harness';
 import { buildAssistantConfig } from './config.js';
 import { createAssistant, createWireCaller, type AssistantWire } from './factory.js';
 import { formatStatistics } from './stats-table.js';
@@ -31,14 +37,29 @@ const program = new Command('assistant')
 
 async function main(): Promise<number> {
   program.parse();
-  const options = program.opts<{ script?: string; baseUrl?: string; wire: AssistantWire; config?: string; stream: boolean; title: boolean }>();
-  if (Boolean(options.script) === Boolean(options.baseUrl)) throw new AgentHarnessError('USAGE_ERROR', 'Give exactly one of --script <file> (scripted, local) or --base-url <url> (live).');
+  const options = program.opts<{
+    script?: string;
+    baseUrl?: string;
+    wire: AssistantWire;
+    config?: string;
+    stream: boolean;
+    title: boolean;
+  }>();
+  if (Boolean(options.script) === Boolean(options.baseUrl))
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      'Give exactly one of --script <file> (scripted, local) or --base-url <url> (live).',
+    );
   let overrides: object = {};
   if (options.config) {
     try {
       overrides = JSON.parse(fs.readFileSync(options.config, 'utf8')) as object;
     } catch (cause) {
-      throw new AgentHarnessError('CONFIG_INVALID', `Cannot read orchestrator config ${options.config}: ${(cause as Error).message}`, { cause });
+      throw new AgentHarnessError(
+        'CONFIG_INVALID',
+        `Cannot read orchestrator config ${options.config}: ${(cause as Error).message}`,
+        { cause },
+      );
     }
   }
   const config = buildAssistantConfig({ ...overrides, ...(options.stream ? { stream: true } : {}) });

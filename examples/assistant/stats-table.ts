@@ -5,8 +5,17 @@ const COLUMNS = ['phase', 'runs', 'calls', 'tokens in', 'tokens out', 'latency m
 
 /** The statistics table, one row per phase in run order, then the turn counts. */
 export function formatStatistics(stats: ConversationStatistics): string {
-  const rows = Object.entries(stats.phases).map(([phase, s]) => [phase, s.runs, s.calls, s.inputTokens, s.outputTokens, s.latencyMs, s.errors].map(String));
+  const rows = Object.entries(stats.phases).map(([phase, s]) =>
+    [phase, s.runs, s.calls, s.inputTokens, s.outputTokens, s.latencyMs, s.errors].map(String),
+  );
   const widths = COLUMNS.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: readonly string[]): string => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
-  return [line(COLUMNS), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), '', `turns: ${stats.turns.user} user, ${stats.turns.assistant} assistant`].join('\n');
+  const line = (cells: readonly string[]): string =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  return [
+    line(COLUMNS),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...rows.map(line),
+    '',
+    `turns: ${stats.turns.user} user, ${stats.turns.assistant} assistant`,
+  ].join('\n');
 }

@@ -34,7 +34,8 @@ const review = defineHarness({
   },
 });
 
-const out = await review.create()
+const out = await review
+  .create()
   .on('agent', (e) => console.log(`${e.type} ${e.name}`))
   .on('narrative', (e) => console.log(`narrative ${e.agent}: ${e.text}`))
   .run();

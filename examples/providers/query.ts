@@ -25,7 +25,12 @@ const script = {
 let success = false;
 const controller = new AbortController();
 process.once('SIGINT', () => controller.abort());
-for await (const event of getProvider(engine).query({ provider: engine, prompt, signal: controller.signal, extra: { script } })) {
+for await (const event of getProvider(engine).query({
+  provider: engine,
+  prompt,
+  signal: controller.signal,
+  extra: { script },
+})) {
   process.stdout.write(`${JSON.stringify(event)}\n`);
   if (event.type === 'complete') success = event.result?.success === true;
 }

@@ -11,7 +11,9 @@ import { agentHarness } from 'agent-harness/vitest';
 
 export default defineConfig({
   root: path.resolve(import.meta.dirname, '..', '..'),
-  plugins: [agentHarness({ engines: ['codex'], skillRoots: ['fixtures/skills'], reportDir: 'reports/agent-harness-example' })],
+  plugins: [
+    agentHarness({ engines: ['codex'], skillRoots: ['fixtures/skills'], reportDir: 'reports/agent-harness-example' }),
+  ],
   test: {
     include: ['examples/vitest/**/*.example.test.ts'],
     testTimeout: 180_000,

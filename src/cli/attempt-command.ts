@@ -19,7 +19,9 @@ export function chooseIo(translate: TranslateMode, requested: IoMode | undefined
     stdinIsTTY: Boolean(process.stdin.isTTY),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
-  }) ? 'passthrough' : 'split';
+  })
+    ? 'passthrough'
+    : 'split';
 }
 
 /** Runs one attempt for the CLI; returns the exit status to use and the attempt's result. */
@@ -37,7 +39,9 @@ export async function runAttemptCommand(
   const onSignal = (signal: NodeJS.Signals): void => {
     if (!interrupted) {
       interrupted = signal;
-      streams.stderr.write(`\nagent-harness: ${signal}: stopping the engine and sealing the audit (${signal === 'SIGINT' ? 'Ctrl-C again' : 'again'} to kill it at once)\n`);
+      streams.stderr.write(
+        `\nagent-harness: ${signal}: stopping the engine and sealing the audit (${signal === 'SIGINT' ? 'Ctrl-C again' : 'again'} to kill it at once)\n`,
+      );
       controller.abort();
     } else if (!hurry.signal.aborted) {
       streams.stderr.write(`agent-harness: ${signal}: killing the engine now; the audit is still being sealed\n`);
@@ -60,9 +64,18 @@ export async function runAttemptCommand(
       },
     });
     const status = interrupted ? signalExitStatus(interrupted) : null;
-    await printFinished(streams, result, request.translateMode, verb, readyPrinted, status === null ? null : { status, signal: interrupted ?? 'SIGINT' });
+    await printFinished(
+      streams,
+      result,
+      request.translateMode,
+      verb,
+      readyPrinted,
+      status === null ? null : { status, signal: interrupted ?? 'SIGINT' },
+    );
     if (status !== null) {
-      streams.stderr.write(`agent-harness: interrupted by ${interrupted}; attempt ${result.attempt} of run ${result.handle} is sealed as ${result.completion.state}${result.completion.code ? ` (${result.completion.code})` : ''}. Resume it with: agent-harness resume ${result.handle} <message>\n`);
+      streams.stderr.write(
+        `agent-harness: interrupted by ${interrupted}; attempt ${result.attempt} of run ${result.handle} is sealed as ${result.completion.state}${result.completion.code ? ` (${result.completion.code})` : ''}. Resume it with: agent-harness resume ${result.handle} <message>\n`,
+      );
       return { status, result };
     }
     if (result.error) {
@@ -75,4 +88,3 @@ export async function runAttemptCommand(
     process.off('SIGTERM', onSignal);
   }
 }
-

@@ -31,20 +31,26 @@ export async function demoScript(): Promise<ModelScript> {
 export async function demoCommand(streams: CliStreams, engine: string): Promise<number> {
   const { runAttemptCommand } = await import('./attempt-command.js');
   const paths = resolveHarnessPaths({ skillRoots: [path.join(PACKAGE_ROOT, 'fixtures', 'skills')] });
-  const { status, result } = await runAttemptCommand(streams, {
-    paths,
-    engine,
-    launch: 'start',
-    prompt: `Use the demo-hello skill: write ${DEMO_FILE} in the current directory.`,
-    translateMode: 3,
-    modelMode: 'scripted',
-    script: await demoScript(),
-    io: 'split',
-  }, 'Start');
+  const { status, result } = await runAttemptCommand(
+    streams,
+    {
+      paths,
+      engine,
+      launch: 'start',
+      prompt: `Use the demo-hello skill: write ${DEMO_FILE} in the current directory.`,
+      translateMode: 3,
+      modelMode: 'scripted',
+      script: await demoScript(),
+      io: 'split',
+    },
+    'Start',
+  );
   const file = path.join(result.runDir, DEMO_FILE);
   const fileExists = fs.existsSync(file);
   const completed = result.completion.state === 'completed';
-  streams.stderr.write(`Demo: conversation ${completed ? 'completed' : `not completed (${result.completion.state}: ${result.completion.reason})`}; ${DEMO_FILE} ${fileExists ? `exists (${file})` : 'is missing'}.\n`);
+  streams.stderr.write(
+    `Demo: conversation ${completed ? 'completed' : `not completed (${result.completion.state}: ${result.completion.reason})`}; ${DEMO_FILE} ${fileExists ? `exists (${file})` : 'is missing'}.\n`,
+  );
   if (status !== 0) return status;
   return completed && fileExists ? 0 : 1;
 }

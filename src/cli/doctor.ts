@@ -50,7 +50,11 @@ async function checkDirectory(name: string, dir: string): Promise<DoctorCheck> {
       name,
       ok: false,
       detail: dir,
-      error: { code: 'CONFIG_INVALID', message: `${dir} is not a writable directory: ${(error as Error).message}`, hint: 'Point the variable at a writable directory.' },
+      error: {
+        code: 'CONFIG_INVALID',
+        message: `${dir} is not a writable directory: ${(error as Error).message}`,
+        hint: 'Point the variable at a writable directory.',
+      },
     };
   }
 }
@@ -60,25 +64,60 @@ async function checkDirectory(name: string, dir: string): Promise<DoctorCheck> {
  * `AGENT_HARNESS_ISOLATION=require`; otherwise attempts fall back (proxy variables, process group) and say so.
  */
 async function namespaceCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> {
-  const [{ ISOLATION_ENV, resolveIsolationMode }, { probeNamespaces }] = await Promise.all([import('../runtime/isolation/mode.js'), import('../runtime/isolation/probe.js')]);
+  const [{ ISOLATION_ENV, resolveIsolationMode }, { probeNamespaces }] = await Promise.all([
+    import('../runtime/isolation/mode.js'),
+    import('../runtime/isolation/probe.js'),
+  ]);
   const name = 'namespaces';
   let mode: ReturnType<typeof resolveIsolationMode>;
   try {
     mode = resolveIsolationMode(undefined, hostEnv);
   } catch (error) {
     const e = toAgentHarnessError(error);
-    return { name, ok: false, detail: `${ISOLATION_ENV}=${String(hostEnv[ISOLATION_ENV])}`, error: { code: e.code, message: e.message, hint: e.hint } };
+    return {
+      name,
+      ok: false,
+      detail: `${ISOLATION_ENV}=${String(hostEnv[ISOLATION_ENV])}`,
+      error: { code: e.code, message: e.message, hint: e.hint },
+    };
   }
-  if (mode === 'off') return { name, ok: true, detail: `off (${ISOLATION_ENV}=off): network proxy-only, processes by process group`, error: null };
+  if (mode === 'off')
+    return {
+      name,
+      ok: true,
+      detail: `off (${ISOLATION_ENV}=off): network proxy-only, processes by process group`,
+      error: null,
+    };
   const support = probeNamespaces({ hostPath: hostEnv.PATH });
-  if (support.available) return { name, ok: true, detail: `network namespace (loopback only) and PID namespace per attempt (${support.unshare}; loopback by ${support.ip})`, error: null };
+  if (support.available)
+    return {
+      name,
+      ok: true,
+      detail: `network namespace (loopback only) and PID namespace per attempt (${support.unshare}; loopback by ${support.ip})`,
+      error: null,
+    };
   const message = `namespaces are unavailable: ${support.reason}`;
-  if (mode === 'require') return { name, ok: false, detail: 'unavailable', error: { code: 'ISOLATION_UNAVAILABLE', message, hint: ERROR_CODES.ISOLATION_UNAVAILABLE } };
-  return { name, ok: true, detail: `WARNING ${message}; attempts fall back to network proxy-only and processes by process group (${ISOLATION_ENV}=require refuses instead)`, error: null };
+  if (mode === 'require')
+    return {
+      name,
+      ok: false,
+      detail: 'unavailable',
+      error: { code: 'ISOLATION_UNAVAILABLE', message, hint: ERROR_CODES.ISOLATION_UNAVAILABLE },
+    };
+  return {
+    name,
+    ok: true,
+    detail: `WARNING ${message}; attempts fall back to network proxy-only and processes by process group (${ISOLATION_ENV}=require refuses instead)`,
+    error: null,
+  };
 }
 
 /** Runs every self-check. */
-export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.ProcessEnv = process.env, required: readonly string[] = []): Promise<DoctorCheck[]> {
+export async function runDoctorChecks(
+  paths: HarnessPaths,
+  hostEnv: NodeJS.ProcessEnv = process.env,
+  required: readonly string[] = [],
+): Promise<DoctorCheck[]> {
   // Loaded here, not at the top: every start of the CLI loads this file (to register `doctor`).
   const [{ execa }, { engineIds, loadEngine }, { findScriptBinary }] = await Promise.all([
     import('execa'),
@@ -86,13 +125,34 @@ export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.Proce
     import('../runtime/passthrough.js'),
   ]);
   const checks: DoctorCheck[] = [];
-  for (const [name, dir] of [['run root', paths.runRoot], ['agent home', paths.agentHome], ['agent cache', paths.agentCacheDir], ['tmp dir', paths.tmpDir]] as const) {
+  for (const [name, dir] of [
+    ['run root', paths.runRoot],
+    ['agent home', paths.agentHome],
+    ['agent cache', paths.agentCacheDir],
+    ['tmp dir', paths.tmpDir],
+  ] as const) {
     checks.push(await checkDirectory(name, dir));
   }
   const leak = findEnvLeak([paths.agentHome, paths.tmpDir, paths.runRoot], hostEnv.HOME);
-  checks.push(leak
-    ? { name: 'host isolation', ok: false, detail: leak.root, error: { code: 'ENV_LEAK_DETECTED', message: `${leak.root}: ${leak.reason}`, hint: 'Move the managed roots outside your HOME config directories.' } }
-    : { name: 'host isolation', ok: true, detail: `managed roots are outside ${hostEnv.HOME ?? '(no HOME)'}`, error: null });
+  checks.push(
+    leak
+      ? {
+          name: 'host isolation',
+          ok: false,
+          detail: leak.root,
+          error: {
+            code: 'ENV_LEAK_DETECTED',
+            message: `${leak.root}: ${leak.reason}`,
+            hint: 'Move the managed roots outside your HOME config directories.',
+          },
+        }
+      : {
+          name: 'host isolation',
+          ok: true,
+          detail: `managed roots are outside ${hostEnv.HOME ?? '(no HOME)'}`,
+          error: null,
+        },
+  );
   checks.push(await namespaceCheck(hostEnv));
   for (const id of engineIds()) {
     const adapter = await loadEngine(id);
@@ -101,26 +161,67 @@ export async function runDoctorChecks(paths: HarnessPaths, hostEnv: NodeJS.Proce
     try {
       const file = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
       // HOME is the managed home, so an engine's default config root (`~/.codex`, `~/.claude`…) lies under it.
-      const version = await execa(file, ['--version'], { reject: false, timeout: 20_000, stdin: 'ignore', env: { PATH: hostEnv.PATH ?? '', HOME: paths.agentHome, TMPDIR: paths.tmpDir }, extendEnv: false });
-      checks.push({ name: `engine ${id}`, ok: version.exitCode === 0, detail: `${file} (${String(version.stdout).trim() || `exit ${version.exitCode}`})`, error: null });
+      const version = await execa(file, ['--version'], {
+        reject: false,
+        timeout: 20_000,
+        stdin: 'ignore',
+        env: { PATH: hostEnv.PATH ?? '', HOME: paths.agentHome, TMPDIR: paths.tmpDir },
+        extendEnv: false,
+      });
+      checks.push({
+        name: `engine ${id}`,
+        ok: version.exitCode === 0,
+        detail: `${file} (${String(version.stdout).trim() || `exit ${version.exitCode}`})`,
+        error: null,
+      });
     } catch (error) {
       const e = toAgentHarnessError(error);
       if (optional && e.code === 'ENGINE_EXECUTABLE_MISSING') {
-        checks.push({ name: `engine ${id}`, ok: true, detail: `not installed (optional; ${adapter.packageName ? `npm i -D ${adapter.packageName}` : 'no npm package is served here'} to test it)`, error: null });
+        checks.push({
+          name: `engine ${id}`,
+          ok: true,
+          detail: `not installed (optional; ${adapter.packageName ? `npm i -D ${adapter.packageName}` : 'no npm package is served here'} to test it)`,
+          error: null,
+        });
         continue;
       }
-      checks.push({ name: `engine ${id}`, ok: false, detail: adapter.executableName, error: { code: e.code, message: e.message, hint: e.hint } });
+      checks.push({
+        name: `engine ${id}`,
+        ok: false,
+        detail: adapter.executableName,
+        error: { code: e.code, message: e.message, hint: e.hint },
+      });
     }
   }
   const script = findScriptBinary();
-  checks.push(script
-    ? { name: 'util-linux script', ok: true, detail: script, error: null }
-    : { name: 'util-linux script', ok: false, detail: 'not found', error: { code: 'ENGINE_CAPABILITY_UNAVAILABLE', message: 'util-linux `script` is not on PATH: live terminal passthrough is unavailable.', hint: 'Install util-linux (Debian: bsdutils).' } });
+  checks.push(
+    script
+      ? { name: 'util-linux script', ok: true, detail: script, error: null }
+      : {
+          name: 'util-linux script',
+          ok: false,
+          detail: 'not found',
+          error: {
+            code: 'ENGINE_CAPABILITY_UNAVAILABLE',
+            message: 'util-linux `script` is not on PATH: live terminal passthrough is unavailable.',
+            hint: 'Install util-linux (Debian: bsdutils).',
+          },
+        },
+  );
   try {
     await import('@lydell/node-pty');
     checks.push({ name: 'node-pty', ok: true, detail: '@lydell/node-pty loads', error: null });
   } catch (error) {
-    checks.push({ name: 'node-pty', ok: false, detail: (error as Error).message, error: { code: 'ENGINE_CAPABILITY_UNAVAILABLE', message: `@lydell/node-pty does not load: ${(error as Error).message}`, hint: 'Reinstall dependencies (npm ci).' } });
+    checks.push({
+      name: 'node-pty',
+      ok: false,
+      detail: (error as Error).message,
+      error: {
+        code: 'ENGINE_CAPABILITY_UNAVAILABLE',
+        message: `@lydell/node-pty does not load: ${(error as Error).message}`,
+        hint: 'Reinstall dependencies (npm ci).',
+      },
+    });
   }
   return checks;
 }
@@ -148,25 +249,47 @@ export function registerDoctor(program: Command, streams: CliStreams, setExit: (
     .command('doctor')
     .description('print resolved paths and env, and check executables and directories')
     .option('--json', 'print one JSON object')
-    .option('--engine <id>', 'an engine that must be installed (repeatable); others are checked when present', (value: string, previous: string[] = []) => [...previous, value])
-    .option('--repair', 'first reclaim the engine trust entries of dead harness processes and seal their interrupted attempts')
+    .option(
+      '--engine <id>',
+      'an engine that must be installed (repeatable); others are checked when present',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      '--repair',
+      'first reclaim the engine trust entries of dead harness processes and seal their interrupted attempts',
+    )
     .action(async (options: { json?: boolean; engine?: string[]; repair?: boolean }) => {
       const { requireEngineId } = await import('../engines/registry.js');
       const paths = resolveHarnessPaths();
       for (const id of options.engine ?? []) requireEngineId(id);
       if (options.repair) {
         const repaired = await repairStore(paths);
-        streams.stderr.write(`repair: ${repaired.leases} trust entr${repaired.leases === 1 ? 'y' : 'ies'} of dead harness processes reclaimed, interrupted attempts sealed in ${repaired.sealed} run(s)\n`);
+        streams.stderr.write(
+          `repair: ${repaired.leases} trust entr${repaired.leases === 1 ? 'y' : 'ies'} of dead harness processes reclaimed, interrupted attempts sealed in ${repaired.sealed} run(s)\n`,
+        );
       }
       const checks = await runDoctorChecks(paths, process.env, options.engine ?? []);
       const failed = checks.filter((check) => !check.ok);
       if (options.json) {
-        streams.stdout.write(`${JSON.stringify({ paths, env: exportSnapshot(paths), node: process.version, checks }, null, 2)}\n`);
+        streams.stdout.write(
+          `${JSON.stringify({ paths, env: exportSnapshot(paths), node: process.version, checks }, null, 2)}\n`,
+        );
       } else {
-        const out: string[] = ['# paths', ...Object.entries(paths).map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(path.delimiter) : value}`), '', '# env (export snapshot)', ...exportSnapshot(paths), '', '# checks'];
+        const out: string[] = [
+          '# paths',
+          ...Object.entries(paths).map(
+            ([key, value]) => `${key}: ${Array.isArray(value) ? value.join(path.delimiter) : value}`,
+          ),
+          '',
+          '# env (export snapshot)',
+          ...exportSnapshot(paths),
+          '',
+          '# checks',
+        ];
         for (const check of checks) {
           out.push(`${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
-          if (check.error) out.push(`     error ${check.error.code}: ${check.error.message}`, `     hint: ${check.error.hint}`);
+          if (check.error)
+            out.push(`     error ${check.error.code}: ${check.error.message}`, `     hint: ${check.error.hint}`);
         }
         out.push('', failed.length === 0 ? 'All checks passed.' : `${failed.length} check(s) failed.`);
         streams.stdout.write(`${out.join('\n')}\n`);

@@ -35,7 +35,9 @@ export async function runInterruptible<T>(command: string, work: (signal: AbortS
   const interrupted = new Promise<never>((_resolve, reject) => {
     onSignal = (signal) => {
       const status = SIGNAL_STATUS[signal];
-      const error = new AgentHarnessError('INTERRUPTED', `${command} was stopped by ${signal}.`, { details: { signal, exit_status: status } });
+      const error = new AgentHarnessError('INTERRUPTED', `${command} was stopped by ${signal}.`, {
+        details: { signal, exit_status: status },
+      });
       controller.abort(error);
       reject(error);
       // Unref'd: fires only if something (a read stuck in the OS) still keeps the process alive.

@@ -37,15 +37,26 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
     .version(packageVersion())
     .enablePositionalOptions()
     // Errors are printed once, by reportCliError (with their code and hint), never also by commander.
-    .configureOutput({ writeOut: (s) => streams.stdout.write(s), writeErr: (s) => streams.stderr.write(s), outputError: () => undefined })
+    .configureOutput({
+      writeOut: (s) => streams.stdout.write(s),
+      writeErr: (s) => streams.stderr.write(s),
+      outputError: () => undefined,
+    })
     .exitOverride();
   // Harness options of the direct form go before the engine name (`agent-harness --timeout-ms 5000 claude -p hi`):
   // after it, every argument is the engine's own (seed 001, Decision 5).
   addStartOptions(program);
   program.hook('preAction', (_program, action) => {
     const given = Object.keys(program.opts()).filter((key) => program.getOptionValueSource(key) === 'cli');
-    if (given.length > 0 && !(ENGINE_COMMANDS as readonly string[]).includes(action.name()) && action.name() !== 'start') {
-      throw new AgentHarnessError('USAGE_ERROR', `The harness options before a command name (${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}) apply to engine runs only, not to \`${action.name()}\`.`);
+    if (
+      given.length > 0 &&
+      !(ENGINE_COMMANDS as readonly string[]).includes(action.name()) &&
+      action.name() !== 'start'
+    ) {
+      throw new AgentHarnessError(
+        'USAGE_ERROR',
+        `The harness options before a command name (${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}) apply to engine runs only, not to \`${action.name()}\`.`,
+      );
     }
   });
   registerStart(program, streams, setExit);
@@ -59,7 +70,9 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
   for (const engine of ENGINE_COMMANDS) {
     program
       .command(engine)
-      .description(`run ${engine} with exactly these arguments inside the managed env; harness options go before "${engine}", --translate N anywhere`)
+      .description(
+        `run ${engine} with exactly these arguments inside the managed env; harness options go before "${engine}", --translate N anywhere`,
+      )
       .argument('[args...]', `${engine}'s own command line, passed through verbatim and in order`)
       .passThroughOptions()
       .allowUnknownOption()
@@ -69,7 +82,9 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
         setExit(await startCommand(streams, engine, args, program.opts<StartCommandOptions>(), true));
       });
   }
-  program.addHelpText('after', `
+  program.addHelpText(
+    'after',
+    `
 Quick start:
   agent-harness demo                         real codex + the demo skill on the scripted model
   agent-harness start --translate 3 --prompt "hi" codex
@@ -81,7 +96,8 @@ Quick start:
   agent-harness report --baseline base.json  consistency report of runs; exit 1 on a regression
   agent-harness doctor                       paths, env and self-checks
 
-Errors print "agent-harness: error CODE: message" and a hint; exit status 2 = usage, 1 = other failures.`);
+Errors print "agent-harness: error CODE: message" and a hint; exit status 2 = usage, 1 = other failures.`,
+  );
   return program;
 }
 
@@ -106,8 +122,12 @@ function isClosedOutput(error: unknown): boolean {
 }
 
 /** Runs the CLI with `argv` (without node and script); resolves the exit status. */
-export async function runCli(argv: readonly string[], streams: CliStreams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
-  for (const stream of [streams.stdout, streams.stderr]) if (stream === process.stdout || stream === process.stderr) toleratePipeClose(stream);
+export async function runCli(
+  argv: readonly string[],
+  streams: CliStreams = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
+  for (const stream of [streams.stdout, streams.stderr])
+    if (stream === process.stdout || stream === process.stderr) toleratePipeClose(stream);
   let exitCode = 0;
   const program = buildProgram(streams, (code) => {
     exitCode = code;
@@ -119,8 +139,16 @@ export async function runCli(argv: readonly string[], streams: CliStreams = { st
     // `translate … | head`: the reader took what it wanted; stopping there is the command's normal end.
     if (isClosedOutput(error)) return exitCode;
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
-      return reportCliError(new AgentHarnessError('USAGE_ERROR', error.message.replace(/^error: /, '')), streams.stderr);
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
+      )
+        return 0;
+      return reportCliError(
+        new AgentHarnessError('USAGE_ERROR', error.message.replace(/^error: /, '')),
+        streams.stderr,
+      );
     }
     return reportCliError(error, streams.stderr);
   }

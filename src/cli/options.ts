@@ -18,7 +18,10 @@ export function parseTranslateMode(value: string): TranslateMode {
  */
 export function parseModelMode(value: string): ModelMode {
   if (value !== 'scripted' && value !== 'live' && value !== 'replay' && value !== 'record') {
-    throw new AgentHarnessError('USAGE_ERROR', `--model must be "scripted", "live", "replay" or "record", not ${JSON.stringify(value)}.`);
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      `--model must be "scripted", "live", "replay" or "record", not ${JSON.stringify(value)}.`,
+    );
   }
   return value;
 }
@@ -26,7 +29,10 @@ export function parseModelMode(value: string): ModelMode {
 /** Parses `--isolation auto|require|off`. */
 export function parseIsolationMode(value: string): IsolationMode {
   if (value !== 'auto' && value !== 'require' && value !== 'off') {
-    throw new AgentHarnessError('USAGE_ERROR', `--isolation must be "auto", "require" or "off", not ${JSON.stringify(value)}.`);
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      `--isolation must be "auto", "require" or "off", not ${JSON.stringify(value)}.`,
+    );
   }
   return value;
 }
@@ -35,7 +41,8 @@ export function parseIsolationMode(value: string): IsolationMode {
 export function parsePositiveInt(name: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) throw new AgentHarnessError('USAGE_ERROR', `${name} must be a positive integer, not ${JSON.stringify(value)}.`);
+    if (!Number.isInteger(n) || n <= 0)
+      throw new AgentHarnessError('USAGE_ERROR', `${name} must be a positive integer, not ${JSON.stringify(value)}.`);
     return n;
   };
 }
@@ -44,7 +51,10 @@ export function parsePositiveInt(name: string) {
  * Removes every `--translate N` / `--translate=N` from engine passthrough args (the flag is the harness's and
  * never reaches the engine, wherever it was written) and returns the last value seen.
  */
-export function extractTranslateFlag(args: readonly string[]): { args: string[]; translate: TranslateMode | undefined } {
+export function extractTranslateFlag(args: readonly string[]): {
+  args: string[];
+  translate: TranslateMode | undefined;
+} {
   const out: string[] = [];
   let translate: TranslateMode | undefined;
   for (let i = 0; i < args.length; i += 1) {

@@ -38,17 +38,25 @@ export function printReady(streams: CliStreams, info: AttemptReadyInfo, passthro
     `isolation: network=${info.isolation.network} processes=${info.isolation.processes}`,
   ];
   if (info.isolation.reason !== null && info.isolation.mode === 'auto') {
-    lines.push(pc.yellow(`warning ISOLATION_DEGRADED: no namespaces (${info.isolation.reason}); set --isolation require to refuse instead`));
+    lines.push(
+      pc.yellow(
+        `warning ISOLATION_DEGRADED: no namespaces (${info.isolation.reason}); set --isolation require to refuse instead`,
+      ),
+    );
   }
   streams.stderr.write(`${lines.join('\n')}\n${separator(info.run.engine, 'begin')}\n`);
 }
 
 /** Live output handlers for a view: raw chunks for view 0, RASP lines for view 1. */
-export function liveHandlers(streams: CliStreams, mode: TranslateMode): {
+export function liveHandlers(
+  streams: CliStreams,
+  mode: TranslateMode,
+): {
   onOutput?: (stream: StreamName, chunk: Uint8Array) => void;
   onRaspEvent?: (event: RaspEvent) => void;
 } {
-  if (mode === 0) return { onOutput: (stream, chunk) => (stream === 'stderr' ? streams.stderr : streams.stdout).write(chunk) };
+  if (mode === 0)
+    return { onOutput: (stream, chunk) => (stream === 'stderr' ? streams.stderr : streams.stdout).write(chunk) };
   if (mode === 1) {
     return {
       onRaspEvent: (event) => {

@@ -24,7 +24,11 @@ export function parseSince(value: string, now: Date = new Date()): Date {
     return new Date(now.getTime() - Number(relative[1]) * unit);
   }
   const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw new AgentHarnessError('USAGE_ERROR', `--since takes a duration (30m, 2h, 7d) or an ISO date, not ${JSON.stringify(value)}.`);
+  if (Number.isNaN(date.getTime()))
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      `--since takes a duration (30m, 2h, 7d) or an ISO date, not ${JSON.stringify(value)}.`,
+    );
   return date;
 }
 
@@ -34,10 +38,18 @@ async function readBaseline(file: string): Promise<ConsistencyReport> {
   try {
     value = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new AgentHarnessError('CONFIG_INVALID', `Baseline ${file} is not a readable JSON file: ${(error as Error).message}`, { cause: error });
+    throw new AgentHarnessError(
+      'CONFIG_INVALID',
+      `Baseline ${file} is not a readable JSON file: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   const parsed = ConsistencyReportSchema.safeParse(value);
-  if (!parsed.success) throw new AgentHarnessError('CONFIG_INVALID', `Baseline ${file} is not a consistency.json: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  if (!parsed.success)
+    throw new AgentHarnessError(
+      'CONFIG_INVALID',
+      `Baseline ${file} is not a consistency.json: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+    );
   return parsed.data;
 }
 
@@ -48,9 +60,19 @@ interface ReportOptions {
 }
 
 /** Runs `report`; returns the exit status. */
-export async function reportCommand(streams: CliStreams, selectors: readonly string[], options: ReportOptions): Promise<number> {
+export async function reportCommand(
+  streams: CliStreams,
+  selectors: readonly string[],
+  options: ReportOptions,
+): Promise<number> {
   // Loaded here, not at the top: every start of the CLI loads this file (to register `report`), and `runs` too.
-  const [{ listRuns, resolveRunSelector }, { buildConsistencyReport }, { renderMarkdown }, { diffAgainstBaseline }, { runReportInputs }] = await Promise.all([
+  const [
+    { listRuns, resolveRunSelector },
+    { buildConsistencyReport },
+    { renderMarkdown },
+    { diffAgainstBaseline },
+    { runReportInputs },
+  ] = await Promise.all([
     import('../runtime/run-store.js'),
     import('../report/build.js'),
     import('../report/render.js'),
@@ -58,9 +80,10 @@ export async function reportCommand(streams: CliStreams, selectors: readonly str
     import('../report/run-inputs.js'),
   ]);
   const paths = resolveHarnessPaths();
-  let runs: RunIndexEntry[] = selectors.length > 0
-    ? await Promise.all(selectors.map((selector) => resolveRunSelector(paths.runRoot, selector)))
-    : await listRuns(paths.runRoot);
+  let runs: RunIndexEntry[] =
+    selectors.length > 0
+      ? await Promise.all(selectors.map((selector) => resolveRunSelector(paths.runRoot, selector)))
+      : await listRuns(paths.runRoot);
   if (options.since) {
     const since = parseSince(options.since);
     runs = runs.filter((run) => new Date(run.created_at) >= since);
@@ -73,14 +96,18 @@ export async function reportCommand(streams: CliStreams, selectors: readonly str
   await writeJsonAtomic(path.join(outDir, 'consistency.json'), report);
   fs.writeFileSync(path.join(outDir, 'consistency.md'), renderMarkdown(report));
   const s = report.summary;
-  streams.stderr.write(`${runs.length} run(s), ${s.total} with conformance reports: ${s.passed} ok, ${s.failed} failed; ${report.matrix.length} case(s) on several engines, ${s.disagreements} disagreement(s).\nWrote ${path.join(outDir, 'consistency.json')} and consistency.md\n`);
+  streams.stderr.write(
+    `${runs.length} run(s), ${s.total} with conformance reports: ${s.passed} ok, ${s.failed} failed; ${report.matrix.length} case(s) on several engines, ${s.disagreements} disagreement(s).\nWrote ${path.join(outDir, 'consistency.json')} and consistency.md\n`,
+  );
   if (!options.baseline) return 0;
   const diff = diffAgainstBaseline(report, await readBaseline(options.baseline));
   for (const line of diff.changes) streams.stdout.write(`change: ${line}\n`);
   for (const line of diff.regressions) streams.stdout.write(`REGRESSION: ${line}\n`);
-  streams.stderr.write(diff.regressions.length > 0
-    ? `${diff.regressions.length} regression(s) against ${options.baseline}.\n`
-    : `No regression against ${options.baseline}${diff.changes.length > 0 ? ` (${diff.changes.length} change(s))` : ''}.\n`);
+  streams.stderr.write(
+    diff.regressions.length > 0
+      ? `${diff.regressions.length} regression(s) against ${options.baseline}.\n`
+      : `No regression against ${options.baseline}${diff.changes.length > 0 ? ` (${diff.changes.length} change(s))` : ''}.\n`,
+  );
   return diff.regressions.length > 0 ? 1 : 0;
 }
 
@@ -92,8 +119,13 @@ export function registerReport(program: Command, streams: CliStreams, setExit: (
     .argument('[runs...]', 'run handles, ids or directories (default: every run under the run root)')
     .option('--since <when>', 'only runs created since a duration ago (30m, 2h, 7d) or an ISO date')
     .option('--out <dir>', `where consistency.json and consistency.md go (default ${DEFAULT_RUNS_REPORT_DIR})`)
-    .option('--baseline <file>', 'a saved consistency.json: print what changed per engine and case; exit 1 on a regression')
-    .addHelpText('after', `
+    .option(
+      '--baseline <file>',
+      'a saved consistency.json: print what changed per engine and case; exit 1 on a regression',
+    )
+    .addHelpText(
+      'after',
+      `
 A case is what a run was asked (its --prompt, else its engine arguments): the same prompt on several engines is
 one row of the engine matrix. A regression is a case that completes less, calls a different number of tools,
 emits different FCMP event counts, warns more, or is missing; a new engine version is reported, not failed.
@@ -101,7 +133,8 @@ emits different FCMP event counts, warns more, or is missing; a new engine versi
 Examples:
   agent-harness report --since 1h
   cp reports/agent-harness-runs/consistency.json baseline.json     # save a baseline
-  agent-harness report --since 1h --baseline baseline.json          # exit 1 on a regression`)
+  agent-harness report --since 1h --baseline baseline.json          # exit 1 on a regression`,
+    )
     .action(async (selectors: string[], options: ReportOptions) => {
       setExit(await reportCommand(streams, selectors, options));
     });

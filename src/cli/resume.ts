@@ -20,23 +20,36 @@ export function registerResume(program: Command, streams: CliStreams, setExit: (
     .option('--timeout-ms <ms>', 'kill the engine after this many milliseconds', parsePositiveInt('--timeout-ms'))
     .option('--isolation <mode>', 'namespaces for the engine: auto (default), require, off', parseIsolationMode)
     .addHelpText('after', '\nExample:\n  agent-harness resume 3f9a01bc "now add a README"')
-    .action(async (handle: string, message: string, options: { translate?: TranslateMode; script?: string; timeoutMs?: number; isolation?: IsolationMode }) => {
-      const [{ findRun }, { chooseIo, runAttemptCommand }] = await Promise.all([import('../core/session.js'), import('./attempt-command.js')]);
-      const paths = resolveHarnessPaths();
-      const run = await findRun(paths, { selector: handle });
-      const translate = options.translate ?? run.translate_mode;
-      const { status } = await runAttemptCommand(streams, {
-        paths,
-        engine: run.engine,
-        launch: 'resume',
-        run,
-        message,
-        translateMode: translate,
-        script: options.script ?? run.script,
-        io: chooseIo(translate, undefined),
-        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-        ...(options.isolation ? { isolation: options.isolation } : {}),
-      }, 'Resume');
-      setExit(status);
-    });
+    .action(
+      async (
+        handle: string,
+        message: string,
+        options: { translate?: TranslateMode; script?: string; timeoutMs?: number; isolation?: IsolationMode },
+      ) => {
+        const [{ findRun }, { chooseIo, runAttemptCommand }] = await Promise.all([
+          import('../core/session.js'),
+          import('./attempt-command.js'),
+        ]);
+        const paths = resolveHarnessPaths();
+        const run = await findRun(paths, { selector: handle });
+        const translate = options.translate ?? run.translate_mode;
+        const { status } = await runAttemptCommand(
+          streams,
+          {
+            paths,
+            engine: run.engine,
+            launch: 'resume',
+            run,
+            message,
+            translateMode: translate,
+            script: options.script ?? run.script,
+            io: chooseIo(translate, undefined),
+            ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+            ...(options.isolation ? { isolation: options.isolation } : {}),
+          },
+          'Resume',
+        );
+        setExit(status);
+      },
+    );
 }

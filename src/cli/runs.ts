@@ -23,7 +23,10 @@ interface RunsOptions {
 
 /** The runs that pass the filters, oldest first. */
 export function filterRuns(runs: readonly RunIndexEntry[], options: RunsOptions): RunIndexEntry[] {
-  let out = runs.filter((run) => (!options.engine || run.engine === options.engine) && (!options.failed || run.last_completion === 'failed'));
+  let out = runs.filter(
+    (run) =>
+      (!options.engine || run.engine === options.engine) && (!options.failed || run.last_completion === 'failed'),
+  );
   if (options.last) out = out.slice(-options.last);
   return out;
 }
@@ -40,13 +43,33 @@ export function corruptListing(broken: BrokenRun): CorruptRunListing {
 }
 
 function table(runs: readonly RunIndexEntry[], broken: readonly BrokenRun[]): string {
-  const rows = runs.map((run) => [run.handle, run.run_id, run.engine, String(run.attempts), run.session_id ?? '-', run.last_completion ?? '-', run.label ?? run.prompt ?? '-']);
+  const rows = runs.map((run) => [
+    run.handle,
+    run.run_id,
+    run.engine,
+    String(run.attempts),
+    run.session_id ?? '-',
+    run.last_completion ?? '-',
+    run.label ?? run.prompt ?? '-',
+  ]);
   for (const dir of broken) {
-    rows.push([dir.code === 'RUN_DIR_MOVED' ? 'MOVED' : 'CORRUPT', path.basename(dir.run_dir), '-', '-', '-', dir.code === 'RUN_DIR_MOVED' ? 'moved' : 'corrupt', dir.message]);
+    rows.push([
+      dir.code === 'RUN_DIR_MOVED' ? 'MOVED' : 'CORRUPT',
+      path.basename(dir.run_dir),
+      '-',
+      '-',
+      '-',
+      dir.code === 'RUN_DIR_MOVED' ? 'moved' : 'corrupt',
+      dir.message,
+    ]);
   }
   const header = ['HANDLE', 'RUN ID', 'ENGINE', 'ATTEMPTS', 'SESSION', 'LAST', 'TEST / PROMPT'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const format = (row: string[]): string => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  const format = (row: string[]): string =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return `${[header, ...rows].map(format).join('\n')}\n`;
 }
 
@@ -60,7 +83,10 @@ export function registerRuns(program: Command, streams: CliStreams): void {
     .option('--failed', 'only runs whose last attempt failed')
     .option('--last <n>', 'only the newest N runs', parsePositiveInt('--last'))
     .action(async (options: RunsOptions) => {
-      const [{ refreshRunIndex }, { recoverRuns }] = await Promise.all([import('../runtime/run-store.js'), import('../core/seal-interrupted.js')]);
+      const [{ refreshRunIndex }, { recoverRuns }] = await Promise.all([
+        import('../runtime/run-store.js'),
+        import('../core/seal-interrupted.js'),
+      ]);
       const paths = resolveHarnessPaths();
       const store = await refreshRunIndex(paths.runRoot);
       // Listing a run seals attempts whose harness died and reclaims their trust leases.
@@ -75,16 +101,25 @@ export function registerRuns(program: Command, streams: CliStreams): void {
         return;
       }
       streams.stdout.write(table(selected, store.broken));
-      if (store.broken.length > 0) streams.stderr.write(`${store.broken.length} run director${store.broken.length === 1 ? 'y has' : 'ies have'} an unusable run.json (CORRUPT/MOVED rows); restore or remove them.\n`);
+      if (store.broken.length > 0)
+        streams.stderr.write(
+          `${store.broken.length} run director${store.broken.length === 1 ? 'y has' : 'ies have'} an unusable run.json (CORRUPT/MOVED rows); restore or remove them.\n`,
+        );
     });
   runs
     .command('prune')
     .description('remove old runs (their directories and index entries)')
-    .option('--keep <n>', 'keep the newest N runs', (value: string) => (value === '0' ? 0 : parsePositiveInt('--keep')(value)))
+    .option('--keep <n>', 'keep the newest N runs', (value: string) =>
+      value === '0' ? 0 : parsePositiveInt('--keep')(value),
+    )
     .option('--older-than <age>', 'remove runs created before this long ago (30m, 12h, 7d) or an ISO date')
     .option('--dry-run', 'list what would be removed')
     .action(async (options: { keep?: number; olderThan?: string; dryRun?: boolean }) => {
-      if (options.keep === undefined && !options.olderThan) throw new AgentHarnessError('USAGE_ERROR', 'runs prune needs --keep N and/or --older-than AGE (nothing is removed without one).');
+      if (options.keep === undefined && !options.olderThan)
+        throw new AgentHarnessError(
+          'USAGE_ERROR',
+          'runs prune needs --keep N and/or --older-than AGE (nothing is removed without one).',
+        );
       const { listRuns, removeRuns } = await import('../runtime/run-store.js');
       const paths = resolveHarnessPaths();
       const all = await listRuns(paths.runRoot);
@@ -95,7 +130,12 @@ export function registerRuns(program: Command, streams: CliStreams): void {
         streams.stdout.write(doomed.map((run) => `would remove ${run.handle} ${run.run_dir}\n`).join(''));
         return;
       }
-      const removed = await removeRuns(paths.runRoot, doomed.map((run) => run.run_id));
-      streams.stderr.write(`Removed ${removed.length} run(s); ${all.length - removed.length} left under ${paths.runRoot}.\n`);
+      const removed = await removeRuns(
+        paths.runRoot,
+        doomed.map((run) => run.run_id),
+      );
+      streams.stderr.write(
+        `Removed ${removed.length} run(s); ${all.length - removed.length} left under ${paths.runRoot}.\n`,
+      );
     });
 }

@@ -9,7 +9,13 @@ import type { IoMode } from '../core/run-attempt.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { MAX_SEED_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
-import { extractTranslateFlag, parseIsolationMode, parseModelMode, parsePositiveInt, parseTranslateMode } from './options.js';
+import {
+  extractTranslateFlag,
+  parseIsolationMode,
+  parseModelMode,
+  parsePositiveInt,
+  parseTranslateMode,
+} from './options.js';
 import type { CliStreams } from './output.js';
 
 /** Options of a start. */
@@ -33,7 +39,11 @@ function seedFiles(specs: readonly string[]): Record<string, Uint8Array> {
   const files: Record<string, Uint8Array> = {};
   for (const spec of specs) {
     const at = spec.indexOf('=');
-    if (at <= 0 || at === spec.length - 1) throw new AgentHarnessError('USAGE_ERROR', `--file takes DEST=SRC (a path in the run dir = a file to copy), not ${JSON.stringify(spec)}.`);
+    if (at <= 0 || at === spec.length - 1)
+      throw new AgentHarnessError(
+        'USAGE_ERROR',
+        `--file takes DEST=SRC (a path in the run dir = a file to copy), not ${JSON.stringify(spec)}.`,
+      );
     const source = path.resolve(spec.slice(at + 1));
     files[spec.slice(0, at)] = readInputBytesSync(source, {
       what: `--file ${spec} source`,
@@ -51,53 +61,91 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
  * Runs a start (used by `start` and by the direct `<engine>` form). `direct`: the args are the engine's whole
  * command line (seed 001, Decision 5) — even none at all, which opens the engine itself.
  */
-export async function startCommand(streams: CliStreams, engine: string, rawArgs: readonly string[], options: StartCommandOptions, direct = false): Promise<number> {
+export async function startCommand(
+  streams: CliStreams,
+  engine: string,
+  rawArgs: readonly string[],
+  options: StartCommandOptions,
+  direct = false,
+): Promise<number> {
   // Loaded here, not at the top: `--version` and `--help` must not load the run store, the engines or the model.
-  const [{ findRun }, { chooseIo, runAttemptCommand }] = await Promise.all([import('../core/session.js'), import('./attempt-command.js')]);
+  const [{ findRun }, { chooseIo, runAttemptCommand }] = await Promise.all([
+    import('../core/session.js'),
+    import('./attempt-command.js'),
+  ]);
   const { args, translate: inlineTranslate } = extractTranslateFlag(rawArgs);
   const translate = inlineTranslate ?? options.translate ?? 0;
   const paths = resolveHarnessPaths();
   const run = options.runDir ? await findRun(paths, { selector: options.runDir }) : undefined;
   const io: IoMode | undefined = options.pty ? 'pty' : undefined;
-  const { status } = await runAttemptCommand(streams, {
-    paths,
-    engine,
-    launch: 'start',
-    ...(run ? { run } : {}),
-    prompt: options.prompt ?? null,
-    passthrough: args,
-    ...(direct && options.prompt === undefined ? { rawArgs: true } : {}),
-    translateMode: translate,
-    modelMode: options.model ?? 'scripted',
-    script: options.script ?? null,
-    io: chooseIo(translate, io),
-    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.isolation ? { isolation: options.isolation } : {}),
-    ...(options.onlySkills ? { onlySkills: options.onlySkills.flatMap((s) => s.split(',')).filter(Boolean) } : {}),
-    ...(options.template || options.file || options.git === false ? {
-      workspace: {
-        ...(options.template ? { template: options.template } : {}),
-        ...(options.file ? { files: seedFiles(options.file) } : {}),
-        ...(options.git === false ? { git: false } : {}),
-      },
-    } : {}),
-  }, 'Start');
+  const { status } = await runAttemptCommand(
+    streams,
+    {
+      paths,
+      engine,
+      launch: 'start',
+      ...(run ? { run } : {}),
+      prompt: options.prompt ?? null,
+      passthrough: args,
+      ...(direct && options.prompt === undefined ? { rawArgs: true } : {}),
+      translateMode: translate,
+      modelMode: options.model ?? 'scripted',
+      script: options.script ?? null,
+      io: chooseIo(translate, io),
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.isolation ? { isolation: options.isolation } : {}),
+      ...(options.onlySkills ? { onlySkills: options.onlySkills.flatMap((s) => s.split(',')).filter(Boolean) } : {}),
+      ...(options.template || options.file || options.git === false
+        ? {
+            workspace: {
+              ...(options.template ? { template: options.template } : {}),
+              ...(options.file ? { files: seedFiles(options.file) } : {}),
+              ...(options.git === false ? { git: false } : {}),
+            },
+          }
+        : {}),
+    },
+    'Start',
+  );
   return status;
 }
 
 /** Adds the options every start-like command takes. */
 export function addStartOptions(command: Command): Command {
   return command
-    .option('--translate <mode>', 'output view: 0 raw, 1 RASP, 2 FCMP, 3 markdown (never passed to the engine)', parseTranslateMode)
+    .option(
+      '--translate <mode>',
+      'output view: 0 raw, 1 RASP, 2 FCMP, 3 markdown (never passed to the engine)',
+      parseTranslateMode,
+    )
     .option('--run-dir <selector>', 'add the attempt to an existing run (path, run id or handle)')
-    .option('--model <mode>', 'scripted (default: the built-in model on 127.0.0.1) or live (the vendor, with your key)', parseModelMode)
+    .option(
+      '--model <mode>',
+      'scripted (default: the built-in model on 127.0.0.1) or live (the vendor, with your key)',
+      parseModelMode,
+    )
     .option('--script <file>', 'JSON model script for the scripted model (see docs/scripted-model.md)')
     .option('--prompt <text>', "prompt for the engine's default headless command, when no engine args are given")
-    .option('--timeout-ms <ms>', 'kill the engine after this many milliseconds (default 600000)', parsePositiveInt('--timeout-ms'))
-    .option('--isolation <mode>', 'namespaces for the engine: auto (default; fall back with a warning where unavailable), require (refuse without them), off', parseIsolationMode)
+    .option(
+      '--timeout-ms <ms>',
+      'kill the engine after this many milliseconds (default 600000)',
+      parsePositiveInt('--timeout-ms'),
+    )
+    .option(
+      '--isolation <mode>',
+      'namespaces for the engine: auto (default; fall back with a warning where unavailable), require (refuse without them), off',
+      parseIsolationMode,
+    )
     .option('--pty', 'run the engine in a pseudo-terminal (one merged stream)')
-    .option('--template <dir>', 'copy DIR into the new run dir before the engine starts (a git repo with one commit, unless --no-git)')
-    .option('--file <dest=src>', 'write file SRC at DEST in the new run dir before the engine starts (repeatable)', collect)
+    .option(
+      '--template <dir>',
+      'copy DIR into the new run dir before the engine starts (a git repo with one commit, unless --no-git)',
+    )
+    .option(
+      '--file <dest=src>',
+      'write file SRC at DEST in the new run dir before the engine starts (repeatable)',
+      collect,
+    )
     .option('--no-git', 'with --template: do not make the run dir a git repository')
     .option('--only-skills <names>', 'inject only these skills (comma-separated, repeatable)', collect);
 }
@@ -112,12 +160,15 @@ export function registerStart(program: Command, streams: CliStreams, setExit: (c
       .argument('[args...]', 'engine arguments, passed through in order')
       .passThroughOptions(),
   )
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   agent-harness start --translate 3 --prompt "Use the demo-hello skill" codex
   agent-harness start --translate 2 codex exec --json --skip-git-repo-check "say hi"
   agent-harness start --template fixtures/repos/changelog --file data.csv=./data.csv codex exec --json "Update the changelog"
-  agent-harness start --only-skills csv-stats --script my-script.json --prompt "Summarize data.csv" claude`)
+  agent-harness start --only-skills csv-stats --script my-script.json --prompt "Summarize data.csv" claude`,
+    )
     .action(async (engine: string, args: string[], options: StartCommandOptions) => {
       // Harness options may also stand before `start` (as before an engine name); those after it win.
       setExit(await startCommand(streams, engine, args, { ...program.opts<StartCommandOptions>(), ...options }));

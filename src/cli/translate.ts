@@ -59,53 +59,98 @@ function isNonEmptyFile(file: string): boolean {
 async function readAttemptMeta(file: string): Promise<AttemptMeta | null> {
   const { AttemptMetaSchema } = await import('../protocol/index.js');
   try {
-    const parsed = AttemptMetaSchema.safeParse(JSON.parse(readInputBytesSync(file, { what: 'attempt meta', maxBytes: MAX_CONFIG_BYTES }).toString('utf8')));
+    const parsed = AttemptMetaSchema.safeParse(
+      JSON.parse(readInputBytesSync(file, { what: 'attempt meta', maxBytes: MAX_CONFIG_BYTES }).toString('utf8')),
+    );
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
   }
 }
 
-async function fromRun(selector: string, options: TranslateOptions, streams: CliStreams): Promise<{ engine: string; files: InputFiles; recorded: TranslateRecordedOptions }> {
+async function fromRun(
+  selector: string,
+  options: TranslateOptions,
+  streams: CliStreams,
+): Promise<{ engine: string; files: InputFiles; recorded: TranslateRecordedOptions }> {
   // Loaded here, not at the top: translating captured files needs neither the run store nor attempt sealing.
-  const [{ attemptAuditPaths, fcmpSeqStart }, { findRun }] = await Promise.all([import('../core/audit-files.js'), import('../core/session.js')]);
+  const [{ attemptAuditPaths, fcmpSeqStart }, { findRun }] = await Promise.all([
+    import('../core/audit-files.js'),
+    import('../core/session.js'),
+  ]);
   const paths = resolveHarnessPaths();
   const run = await findRun(paths, { selector });
   const attempt = options.attempt ?? run.attempts;
   if (attempt < 1) throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${run.run_id} has no attempt yet.`);
   const audit = attemptAuditPaths(run.run_dir, attempt);
   const files: InputFiles = {};
-  for (const [key, file] of [['stdout', audit.stdout], ['stderr', audit.stderr], ['pty', audit.ptyOutput]] as const) {
+  for (const [key, file] of [
+    ['stdout', audit.stdout],
+    ['stderr', audit.stderr],
+    ['pty', audit.ptyOutput],
+  ] as const) {
     if (fs.existsSync(file)) files[key] = file;
   }
   if (!fs.existsSync(audit.meta) && Object.keys(files).length === 0) {
-    throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${run.run_id} has no attempt ${attempt} (${audit.meta} is missing).`, { details: { attempt } });
+    throw new AgentHarnessError(
+      'RUN_NOT_FOUND',
+      `Run ${run.run_id} has no attempt ${attempt} (${audit.meta} is missing).`,
+      { details: { attempt } },
+    );
   }
   const meta = await readAttemptMeta(audit.meta);
-  if (!meta) streams.stderr.write(`agent-harness: ${audit.meta} is missing or unreadable; translating attempt ${attempt} from its raw logs alone.\n`);
+  if (!meta)
+    streams.stderr.write(
+      `agent-harness: ${audit.meta} is missing or unreadable; translating attempt ${attempt} from its raw logs alone.\n`,
+    );
   const exit = meta?.exit
-    ? { exit_code: meta.exit.code, signal: meta.exit.signal, timed_out: meta.exit.timed_out, canceled: meta.exit.canceled, duration_ms: meta.timings.duration_ms ?? 0 }
+    ? {
+        exit_code: meta.exit.code,
+        signal: meta.exit.signal,
+        timed_out: meta.exit.timed_out,
+        canceled: meta.exit.canceled,
+        duration_ms: meta.timings.duration_ms ?? 0,
+      }
     : null;
   // Without a meta, a resume is known by the message the harness wrote to its stdin log.
   const resumed = meta ? meta.launch === 'resume' : isNonEmptyFile(audit.stdin);
   return {
     engine: run.engine,
     files,
-    recorded: { runId: run.run_id, attempt, launch: resumed ? 'resume' : 'start', exit, seqStart: fcmpSeqStart(run.run_dir, attempt) },
+    recorded: {
+      runId: run.run_id,
+      attempt,
+      launch: resumed ? 'resume' : 'start',
+      exit,
+      seqStart: fcmpSeqStart(run.run_dir, attempt),
+    },
   };
 }
 
 /** Runs `translate`; returns the exit status. */
-export async function translateCommand(streams: CliStreams, selector: string | undefined, options: TranslateOptions): Promise<number> {
+export async function translateCommand(
+  streams: CliStreams,
+  selector: string | undefined,
+  options: TranslateOptions,
+): Promise<number> {
   let engine: string;
   let files: InputFiles;
   let recorded: TranslateRecordedOptions = {};
   if (selector) {
-    if (options.stdout || options.stderr || options.pty) throw new AgentHarnessError('USAGE_ERROR', 'Give either a run selector or --stdout/--stderr/--pty files, not both.');
+    if (options.stdout || options.stderr || options.pty)
+      throw new AgentHarnessError(
+        'USAGE_ERROR',
+        'Give either a run selector or --stdout/--stderr/--pty files, not both.',
+      );
     ({ engine, files, recorded } = await fromRun(selector, options, streams));
   } else {
-    if (!options.engine) throw new AgentHarnessError('USAGE_ERROR', 'translate needs --engine <id> with --stdout/--stderr/--pty files, or a run selector.');
-    if (!options.stdout && !options.stderr && !options.pty) throw new AgentHarnessError('USAGE_ERROR', 'translate needs at least one of --stdout, --stderr, --pty.');
+    if (!options.engine)
+      throw new AgentHarnessError(
+        'USAGE_ERROR',
+        'translate needs --engine <id> with --stdout/--stderr/--pty files, or a run selector.',
+      );
+    if (!options.stdout && !options.stderr && !options.pty)
+      throw new AgentHarnessError('USAGE_ERROR', 'translate needs at least one of --stdout, --stderr, --pty.');
     engine = options.engine;
     files = {};
     if (options.stdout) files.stdout = path.resolve(options.stdout);
@@ -113,19 +158,27 @@ export async function translateCommand(streams: CliStreams, selector: string | u
     if (options.pty) files.pty = path.resolve(options.pty);
   }
   const mode = options.translate ?? 3;
-  if (mode === 0 && !options.summary) throw new AgentHarnessError('USAGE_ERROR', 'translate shows views 1, 2 or 3 (view 0 is the raw file itself).');
+  if (mode === 0 && !options.summary)
+    throw new AgentHarnessError('USAGE_ERROR', 'translate shows views 1, 2 or 3 (view 0 is the raw file itself).');
   // The engine's parser and error patterns only: translating never needs the adapter that runs the engine.
-  const [{ loadTranslationAdapter }, { translateRecordedStreams }] = await Promise.all([import('../engines/registry.js'), import('../translate/recorded-stream.js')]);
+  const [{ loadTranslationAdapter }, { translateRecordedStreams }] = await Promise.all([
+    import('../engines/registry.js'),
+    import('../translate/recorded-stream.js'),
+  ]);
   const adapter = await loadTranslationAdapter(engine);
   if (options.summary || mode === 0) {
-    const { summary } = await runInterruptible('translate', (signal) => translateRecordedStreams(adapter, sourcesOf(files, signal), recorded));
+    const { summary } = await runInterruptible('translate', (signal) =>
+      translateRecordedStreams(adapter, sourcesOf(files, signal), recorded),
+    );
     streams.stdout.write(`${JSON.stringify(summary)}\n`);
     return 0;
   }
   // The view is written as the events are produced; the output's backpressure holds the reading back.
   const output = createBatchedWriter(streams.stdout);
   const view = createViewWriter(mode, output.write, output.drain);
-  await runInterruptible('translate', (signal) => translateRecordedStreams(adapter, sourcesOf(files, signal), recorded, view.sink));
+  await runInterruptible('translate', (signal) =>
+    translateRecordedStreams(adapter, sourcesOf(files, signal), recorded, view.sink),
+  );
   view.end();
   await output.drain();
   return 0;
@@ -143,11 +196,17 @@ export function registerTranslate(program: Command, streams: CliStreams, setExit
     .option('--pty <file>', 'captured terminal output (used only when stdout/stderr hold no structured events)')
     .option('--attempt <n>', 'attempt of the run (default: the last)', parsePositiveInt('--attempt'))
     .option('--translate <mode>', 'view: 1 RASP, 2 FCMP, 3 markdown (default 3)', parseTranslateMode)
-    .option('--summary', 'print one JSON object: engine, session_id, final_message, tool_calls, completed, error, diagnostics')
-    .addHelpText('after', `
+    .option(
+      '--summary',
+      'print one JSON object: engine, session_id, final_message, tool_calls, completed, error, diagnostics',
+    )
+    .addHelpText(
+      'after',
+      `
 Examples:
   agent-harness translate --engine codex --stdout codex.jsonl --summary
-  agent-harness translate 3f9a01bc --attempt 1 --translate 2`)
+  agent-harness translate 3f9a01bc --attempt 1 --translate 2`,
+    )
     .action(async (run: string | undefined, options: TranslateOptions) => {
       setExit(await translateCommand(streams, run, options));
     });

@@ -47,11 +47,20 @@ export function initialMeta(input: InitialMetaInput): AttemptMeta {
     session_id: run.session_id,
     completion: null,
     usage: null,
-    skill_injection: { source_roots: paths.skillRoots, target_root: path.join(runDir, input.skillRoot), skill_count: 0, skills: [] },
+    skill_injection: {
+      source_roots: paths.skillRoots,
+      target_root: path.join(runDir, input.skillRoot),
+      skill_count: 0,
+      skills: [],
+    },
     config_injection: null,
     trust: null,
     error: null,
-    files: Object.fromEntries(Object.entries(audit).filter(([key]) => key !== 'dir').map(([key, file]) => [key, path.relative(runDir, file)])),
+    files: Object.fromEntries(
+      Object.entries(audit)
+        .filter(([key]) => key !== 'dir')
+        .map(([key, file]) => [key, path.relative(runDir, file)]),
+    ),
     // Who runs the attempt: a later command seals a `running` meta whose owner is gone as interrupted.
     owner: describeCurrentOwner(),
   };

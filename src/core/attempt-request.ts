@@ -2,7 +2,18 @@
  * The input of one attempt ({@link AttemptRequest}) and what is known just before the engine starts.
  */
 import type { ModelScript, ModelServer } from '../model/index.js';
-import type { AgentOptions, EngineId, IsolationMode, IsolationRecord, ModelMode, RaspEvent, RunIndexEntry, SkillInjection, StreamName, TranslateMode } from '../protocol/index.js';
+import type {
+  AgentOptions,
+  EngineId,
+  IsolationMode,
+  IsolationRecord,
+  ModelMode,
+  RaspEvent,
+  RunIndexEntry,
+  SkillInjection,
+  StreamName,
+  TranslateMode,
+} from '../protocol/index.js';
 import type { HarnessPaths } from '../runtime/paths.js';
 import type { WorkspaceSeed } from './workspace.js';
 

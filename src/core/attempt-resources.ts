@@ -9,13 +9,22 @@ export class AttemptResources {
 
   /** Adds something to give back. A release that fails is ignored: the next attempt's or command's checks reclaim it. */
   add(release: () => Promise<unknown> | unknown): void {
-    if (this.released) void Promise.resolve().then(release).catch(() => undefined);
+    if (this.released)
+      void Promise.resolve()
+        .then(release)
+        .catch(() => undefined);
     else this.releases.push(release);
   }
 
   /** Gives everything back, at once; the same promise on every call. */
   release(): Promise<void> {
-    this.released ??= Promise.all(this.releases.map((release) => Promise.resolve().then(release).catch(() => undefined))).then(() => undefined);
+    this.released ??= Promise.all(
+      this.releases.map((release) =>
+        Promise.resolve()
+          .then(release)
+          .catch(() => undefined),
+      ),
+    ).then(() => undefined);
     return this.released;
   }
 }

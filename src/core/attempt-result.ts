@@ -3,7 +3,15 @@
  * the CLI summarizes.
  */
 import type { AgentHarnessError } from '../errors/index.js';
-import type { Completion, ConformanceReport, EngineId, FcmpEvent, FsDiff, RaspEvent, Usage } from '../protocol/index.js';
+import type {
+  Completion,
+  ConformanceReport,
+  EngineId,
+  FcmpEvent,
+  FsDiff,
+  RaspEvent,
+  Usage,
+} from '../protocol/index.js';
 import type { AttemptAuditPaths } from './audit-files.js';
 import { collectToolCalls, type NormalizedToolCall } from '../translate/tool-calls.js';
 import type { EventSpool } from './event-spool.js';
@@ -79,10 +87,18 @@ export function createRaspFacts(session: string | null): RaspFacts {
       } else if (data.type === 'engine.usage') usage = data.usage;
       else if (data.type === 'engine.skills.offered' && data.source === 'model_request') offered = data.skills;
     },
-    get sessionId() { return session; },
-    get sawSession() { return sawSession; },
-    get usage() { return usage; },
-    get offered() { return offered; },
+    get sessionId() {
+      return session;
+    },
+    get sawSession() {
+      return sawSession;
+    },
+    get usage() {
+      return usage;
+    },
+    get offered() {
+      return offered;
+    },
   };
 }
 
@@ -101,7 +117,10 @@ export interface AttemptEvents {
  * AUDIT_TAMPERED if not), then kept. `finalMessage` is always at hand. `eventsInMemory` says which; either way the
  * values are the same.
  */
-export function attemptResult(fields: Omit<AttemptResult, 'rasp' | 'fcmp' | 'toolCalls' | 'assistantMessages' | 'eventsInMemory'>, events: AttemptEvents): AttemptResult {
+export function attemptResult(
+  fields: Omit<AttemptResult, 'rasp' | 'fcmp' | 'toolCalls' | 'assistantMessages' | 'eventsInMemory'>,
+  events: AttemptEvents,
+): AttemptResult {
   const inMemory = events.rasp.inMemory && events.fcmp.inMemory;
   // Both read the events as they go by: past the budget, neither holds the attempt's RASP or FCMP to collect its part.
   const toolCalls = (): ToolCallRecord[] => collectToolCalls(events.rasp.events(), events.toolExitCodes);
@@ -110,9 +129,20 @@ export function attemptResult(fields: Omit<AttemptResult, 'rasp' | 'fcmp' | 'too
     for (const event of events.fcmp.events()) if (event.type === 'assistant.message.final') texts.push(event.data.text);
     return texts;
   };
-  if (inMemory) return { ...fields, rasp: events.rasp.all(), fcmp: events.fcmp.all(), toolCalls: toolCalls(), assistantMessages: assistantMessages(), eventsInMemory: true };
+  if (inMemory)
+    return {
+      ...fields,
+      rasp: events.rasp.all(),
+      fcmp: events.fcmp.all(),
+      toolCalls: toolCalls(),
+      assistantMessages: assistantMessages(),
+      eventsInMemory: true,
+    };
   const result = { ...fields, eventsInMemory: false } as AttemptResult;
-  const lazy = <K extends 'rasp' | 'fcmp' | 'toolCalls' | 'assistantMessages'>(key: K, read: () => AttemptResult[K]): void => {
+  const lazy = <K extends 'rasp' | 'fcmp' | 'toolCalls' | 'assistantMessages'>(
+    key: K,
+    read: () => AttemptResult[K],
+  ): void => {
     let value: AttemptResult[K] | undefined;
     Object.defineProperty(result, key, {
       enumerable: true,

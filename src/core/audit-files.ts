@@ -76,7 +76,11 @@ export function attemptGitIndexPath(runDir: string, attempt: number): string {
 export function clearAttemptPaths(runDir: string, attempt: number): string[] {
   const { dir, meta, ...files } = attemptAuditPaths(runDir, attempt);
   const removed: string[] = [];
-  for (const file of [...Object.values(files), attemptGitDiffPath(runDir, attempt), attemptGitIndexPath(runDir, attempt)]) {
+  for (const file of [
+    ...Object.values(files),
+    attemptGitDiffPath(runDir, attempt),
+    attemptGitIndexPath(runDir, attempt),
+  ]) {
     if (!fs.lstatSync(file, { throwIfNoEntry: false })) continue;
     fs.rmSync(file, { recursive: true, force: true });
     removed.push(path.basename(file));
@@ -93,13 +97,19 @@ export class RawLogWriter {
    * @param failures where a log that cannot be written (disk full, …) is recorded; that log is then no longer
    * written, and the attempt goes on (the engine is never stopped by a full disk), ending AUDIT_WRITE_FAILED.
    */
-  constructor(private readonly paths: AttemptAuditPaths, readonly failures: AuditWriteFailures = new AuditWriteFailures()) {}
+  constructor(
+    private readonly paths: AttemptAuditPaths,
+    readonly failures: AuditWriteFailures = new AuditWriteFailures(),
+  ) {}
 
   private file(key: StreamName | 'timing'): string {
-    return key === 'stdout' ? this.paths.stdout
-      : key === 'stderr' ? this.paths.stderr
-      : key === 'pty' ? this.paths.ptyOutput
-      : this.paths.ptyTiming;
+    return key === 'stdout'
+      ? this.paths.stdout
+      : key === 'stderr'
+        ? this.paths.stderr
+        : key === 'pty'
+          ? this.paths.ptyOutput
+          : this.paths.ptyTiming;
   }
 
   private write(key: StreamName | 'timing', data: Uint8Array | string): void {
@@ -187,7 +197,11 @@ export class AuditWriteFailures {
 
   private record(file: string, error: unknown): void {
     if (this.has(file)) return;
-    this.list.push({ file, errno: (error as NodeJS.ErrnoException | null)?.code ?? null, message: error instanceof Error ? error.message : String(error) });
+    this.list.push({
+      file,
+      errno: (error as NodeJS.ErrnoException | null)?.code ?? null,
+      message: error instanceof Error ? error.message : String(error),
+    });
   }
 }
 
@@ -195,20 +209,40 @@ export class AuditWriteFailures {
  * The AUDIT_WRITE_FAILED error of an attempt: which audit files could not be written (and why), which are on
  * disk, and the error the attempt had before, if any.
  */
-export function auditWriteFailed(paths: AttemptAuditPaths, attempt: number, failures: readonly AuditWriteFailure[], previous: AgentHarnessError | null): AgentHarnessError {
+export function auditWriteFailed(
+  paths: AttemptAuditPaths,
+  attempt: number,
+  failures: readonly AuditWriteFailure[],
+  previous: AgentHarnessError | null,
+): AgentHarnessError {
   const failed = new Set(failures.map((f) => f.file));
   let written: string[] = [];
   try {
-    written = fs.readdirSync(paths.dir).map((name) => path.join(paths.dir, name)).filter((file) => !failed.has(file)).sort();
+    written = fs
+      .readdirSync(paths.dir)
+      .map((name) => path.join(paths.dir, name))
+      .filter((file) => !failed.has(file))
+      .sort();
   } catch {
     // the audit dir itself is unreadable
   }
   const first = failures[0];
   const names = failures.map((f) => path.basename(f.file)).join(', ');
-  return new AgentHarnessError('AUDIT_WRITE_FAILED', `The audit of attempt ${attempt} is incomplete: could not write ${names} (${first?.errno ?? 'error'}: ${first?.message ?? 'unknown'}).${previous && previous.code !== 'AUDIT_WRITE_FAILED' ? ` Before that the attempt had ${previous.code}: ${previous.message}` : ''}`, {
-    attempt,
-    details: { failed: failures.map((f) => ({ file: f.file, errno: f.errno, message: f.message })), written, previous: previous && previous.code !== 'AUDIT_WRITE_FAILED' ? { code: previous.code, message: previous.message } : null },
-  });
+  return new AgentHarnessError(
+    'AUDIT_WRITE_FAILED',
+    `The audit of attempt ${attempt} is incomplete: could not write ${names} (${first?.errno ?? 'error'}: ${first?.message ?? 'unknown'}).${previous && previous.code !== 'AUDIT_WRITE_FAILED' ? ` Before that the attempt had ${previous.code}: ${previous.message}` : ''}`,
+    {
+      attempt,
+      details: {
+        failed: failures.map((f) => ({ file: f.file, errno: f.errno, message: f.message })),
+        written,
+        previous:
+          previous && previous.code !== 'AUDIT_WRITE_FAILED'
+            ? { code: previous.code, message: previous.message }
+            : null,
+      },
+    },
+  );
 }
 
 /** The first look at the end of an FCMP file for its last seq; each further look reads four times as much. */
@@ -232,7 +266,8 @@ export function lastSeqInFcmp(file: string): number | null {
       const start = Math.max(0, size - window);
       const buffer = Buffer.alloc(size - start);
       let read = 0;
-      for (let n = -1; n !== 0 && read < buffer.length; read += n) n = fs.readSync(fd, buffer, read, buffer.length - read, start + read);
+      for (let n = -1; n !== 0 && read < buffer.length; read += n)
+        n = fs.readSync(fd, buffer, read, buffer.length - read, start + read);
       const lines = buffer.toString('utf8', 0, read).split('\n');
       // The first line of a window that starts inside the file may be cut: only complete lines count.
       for (let i = lines.length - 1; i >= (start > 0 ? 1 : 0); i -= 1) {
@@ -282,7 +317,15 @@ export function fcmpSeqStart(runDir: string, attempt: number): number {
 /** Writes empty fs snapshot/diff files for an attempt that never got to take them (failed before spawn). */
 export async function ensureFsAuditFiles(audit: AttemptAuditPaths, runDir: string): Promise<void> {
   for (const file of [audit.fsBefore, audit.fsAfter]) {
-    if (!fs.existsSync(file)) await writeJsonAtomic(file, { root: runDir, taken_at: new Date().toISOString(), excluded: ['.audit', '.git'], truncated: false, entries: [] });
+    if (!fs.existsSync(file))
+      await writeJsonAtomic(file, {
+        root: runDir,
+        taken_at: new Date().toISOString(),
+        excluded: ['.audit', '.git'],
+        truncated: false,
+        entries: [],
+      });
   }
-  if (!fs.existsSync(audit.fsDiff)) await writeJsonAtomic(audit.fsDiff, { root: runDir, created: [], modified: [], deleted: [] });
+  if (!fs.existsSync(audit.fsDiff))
+    await writeJsonAtomic(audit.fsDiff, { root: runDir, created: [], modified: [], deleted: [] });
 }

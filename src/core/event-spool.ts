@@ -29,7 +29,11 @@ export function resolveEventMemoryBytes(explicit: number | undefined, env: NodeJ
   if (raw === undefined || raw === '') return DEFAULT_EVENT_MEMORY_BYTES;
   const value = typeof raw === 'number' ? raw : /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new AgentHarnessError('CONFIG_INVALID', `The event memory budget ${JSON.stringify(raw)}${explicit === undefined ? ` (from ${EVENT_MEMORY_ENV})` : ''} is not a number of bytes (an integer, 0 or more).`, { details: { value: String(raw) } });
+    throw new AgentHarnessError(
+      'CONFIG_INVALID',
+      `The event memory budget ${JSON.stringify(raw)}${explicit === undefined ? ` (from ${EVENT_MEMORY_ENV})` : ''} is not a number of bytes (an integer, 0 or more).`,
+      { details: { value: String(raw) } },
+    );
   }
   return value;
 }
@@ -53,7 +57,11 @@ export class EventSpool<T> {
    * @param failures where a write that fails is recorded (the events are then kept in memory, whatever the budget)
    * @param budgetBytes JSON bytes kept in memory before the file becomes the only copy
    */
-  constructor(readonly file: string, private readonly failures: AuditWriteFailures, private readonly budgetBytes: number = DEFAULT_EVENT_MEMORY_BYTES) {
+  constructor(
+    readonly file: string,
+    private readonly failures: AuditWriteFailures,
+    private readonly budgetBytes: number = DEFAULT_EVENT_MEMORY_BYTES,
+  ) {
     failures.attempt(file, () => {
       // Read and write: a spool past its budget reads its events back through this descriptor.
       this.fd = openOwnFile(file, 'readwrite');
@@ -71,7 +79,8 @@ export class EventSpool<T> {
     if (this.fd !== null && !this.failures.has(this.file)) {
       const bytes = Buffer.from(line, 'utf8');
       this.failures.attempt(this.file, () => {
-        for (let done = 0; done < bytes.length;) done += fs.writeSync(this.fd!, bytes, done, bytes.length - done, this.written + done);
+        for (let done = 0; done < bytes.length; )
+          done += fs.writeSync(this.fd!, bytes, done, bytes.length - done, this.written + done);
         this.hash.update(bytes);
         this.written += bytes.length;
       });
@@ -130,9 +139,13 @@ export class EventSpool<T> {
   private expect(check: Hash, read: number): void {
     this.digest ??= this.hash.digest('hex');
     if (read !== this.written || check.digest('hex') !== this.digest) {
-      throw new AgentHarnessError('AUDIT_TAMPERED', `${this.file} is not what the harness wrote there (${read} of ${this.written} bytes read back, or other bytes): something changed it during the attempt, so its events are not used.`, {
-        details: { file: this.file, written: this.written, read },
-      });
+      throw new AgentHarnessError(
+        'AUDIT_TAMPERED',
+        `${this.file} is not what the harness wrote there (${read} of ${this.written} bytes read back, or other bytes): something changed it during the attempt, so its events are not used.`,
+        {
+          details: { file: this.file, written: this.written, read },
+        },
+      );
     }
   }
 
@@ -142,7 +155,7 @@ export class EventSpool<T> {
     const fd = own ?? openInputFile(this.file, { what: 'audit file', unreadableCode: 'AUDIT_TAMPERED' }).fd;
     try {
       const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, Math.max(1, this.written)));
-      for (let position = 0; position < this.written;) {
+      for (let position = 0; position < this.written; ) {
         const read = fs.readSync(fd, buffer, 0, Math.min(buffer.length, this.written - position), position);
         if (read === 0) return;
         position += read;

@@ -29,20 +29,47 @@ export interface LaunchedAttempt {
 }
 
 /** Writes the running meta, lists the before-snapshot and starts the engine. */
-export async function launchAttempt(plan: AttemptPlan, opened: OpenedAttempt, provisioned: ProvisionedAttempt): Promise<LaunchedAttempt> {
+export async function launchAttempt(
+  plan: AttemptPlan,
+  opened: OpenedAttempt,
+  provisioned: ProvisionedAttempt,
+): Promise<LaunchedAttempt> {
   const { request, io, adapter } = plan;
   const { audit, runDir, meta, rasp } = opened;
   const { executable, argv, env, isolation } = provisioned;
   // The meta and the before-snapshot's listing at once: neither touches what the other reads. A harness that dies
   // in an attempt's first moments leaves no fs-before, as it leaves no fs-after (seal-interrupted.ts writes neither).
-  const [, snapshot] = await Promise.all([writeJsonAtomic(audit.meta, meta), startSnapshot(runDir, { hashLimit: BEFORE_HASH_LIMIT })]);
-  request.onReady?.({ run: opened.run, attempt: opened.attempt, executable, argv, translateMode: plan.translateMode, skills: meta.skill_injection, configRoots: provisioned.configRoots, modelUrl: provisioned.modelUrl, io, isolation: isolation.record });
+  const [, snapshot] = await Promise.all([
+    writeJsonAtomic(audit.meta, meta),
+    startSnapshot(runDir, { hashLimit: BEFORE_HASH_LIMIT }),
+  ]);
+  request.onReady?.({
+    run: opened.run,
+    attempt: opened.attempt,
+    executable,
+    argv,
+    translateMode: plan.translateMode,
+    skills: meta.skill_injection,
+    configRoots: provisioned.configRoots,
+    modelUrl: provisioned.modelUrl,
+    io,
+    isolation: isolation.record,
+  });
   opened.clock.mark('fs_before');
 
   rasp.started({ launch: plan.launch, argv: [executable, ...argv], cwd: runDir, pid: null, io });
   const timeoutMs = request.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   const engine = spawnEngine({
-    io, file: executable, args: argv, cwd: runDir, env, timeoutMs, stdin: adapter.stdin, audit, writer: opened.writer, rasp,
+    io,
+    file: executable,
+    args: argv,
+    cwd: runDir,
+    env,
+    timeoutMs,
+    stdin: adapter.stdin,
+    audit,
+    writer: opened.writer,
+    rasp,
     ...(request.signal ? { signal: request.signal } : {}),
     ...(request.hurry ? { hurry: request.hurry } : {}),
     ...(request.onOutput ? { onOutput: request.onOutput } : {}),

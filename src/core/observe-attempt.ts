@@ -30,15 +30,32 @@ export interface AttemptOutcome {
 }
 
 /** The harness's error for an engine that could not start or did not finish in time; null otherwise. */
-function engineRunError(plan: AttemptPlan, opened: OpenedAttempt, provisioned: ProvisionedAttempt, launched: LaunchedAttempt, result: ProcessResult): AgentHarnessError | null {
+function engineRunError(
+  plan: AttemptPlan,
+  opened: OpenedAttempt,
+  provisioned: ProvisionedAttempt,
+  launched: LaunchedAttempt,
+  result: ProcessResult,
+): AgentHarnessError | null {
   if (result.spawnError) {
-    const error = new AgentHarnessError('ENGINE_SPAWN_FAILED', `Could not start ${provisioned.executable}: ${result.spawnError.message}`, { cause: result.spawnError, attempt: opened.attempt });
+    const error = new AgentHarnessError(
+      'ENGINE_SPAWN_FAILED',
+      `Could not start ${provisioned.executable}: ${result.spawnError.message}`,
+      { cause: result.spawnError, attempt: opened.attempt },
+    );
     opened.rasp.diagnostic({ code: 'ENGINE_SPAWN_FAILED', message: error.message, level: 'error' });
     return error;
   }
   if (!result.timedOut) return null;
-  const killed = provisioned.isolation.record.processes === 'pid-namespace' ? 'every process of the attempt was killed (PID namespace)' : 'its process group was killed';
-  return new AgentHarnessError('ENGINE_TIMEOUT', `${plan.adapter.id} did not finish within ${launched.timeoutMs} ms; ${killed}.`, { attempt: opened.attempt });
+  const killed =
+    provisioned.isolation.record.processes === 'pid-namespace'
+      ? 'every process of the attempt was killed (PID namespace)'
+      : 'its process group was killed';
+  return new AgentHarnessError(
+    'ENGINE_TIMEOUT',
+    `${plan.adapter.id} did not finish within ${launched.timeoutMs} ms; ${killed}.`,
+    { attempt: opened.attempt },
+  );
 }
 
 /** Records the run directory as the engine left it: fs-after, the diff against fs-before, and the git patch. */
@@ -65,7 +82,12 @@ async function recordFiles(plan: AttemptPlan, opened: OpenedAttempt, launched: L
 }
 
 /** Waits for the engine and records what it did; never throws (a failure is the outcome's error). */
-export async function observeAttempt(plan: AttemptPlan, opened: OpenedAttempt, provisioned: ProvisionedAttempt, launched: LaunchedAttempt): Promise<AttemptOutcome> {
+export async function observeAttempt(
+  plan: AttemptPlan,
+  opened: OpenedAttempt,
+  provisioned: ProvisionedAttempt,
+  launched: LaunchedAttempt,
+): Promise<AttemptOutcome> {
   const { rasp, clock } = opened;
   const result = await launched.engine;
   clock.mark('engine');
@@ -76,13 +98,32 @@ export async function observeAttempt(plan: AttemptPlan, opened: OpenedAttempt, p
   const requests = model?.requests() ?? [];
   // The skills the engine offered, as found in its first real model request (scripted mode), as a RASP event.
   if (plan.modelMode !== 'live' && requests.some((r) => r.wire !== null && r.response_kind !== 'side')) {
-    rasp.recovered([{ type: 'engine.skills.offered', skills: offeredSkills(opened.meta.skill_injection.skills.map((s) => s.name), requests), source: 'model_request' }]);
+    rasp.recovered([
+      {
+        type: 'engine.skills.offered',
+        skills: offeredSkills(
+          opened.meta.skill_injection.skills.map((s) => s.name),
+          requests,
+        ),
+        source: 'model_request',
+      },
+    ]);
   }
   // A live terminal attempt shows a TUI, not events: its session comes from the engine's own session store.
   if (plan.io !== 'split' && plan.adapter.recoverSession && !opened.facts.sawSession) {
-    rasp.recovered(await plan.adapter.recoverSession({ runDir: opened.runDir, agentHome: plan.request.paths.agentHome, since: opened.startedAt }).catch(() => []));
+    rasp.recovered(
+      await plan.adapter
+        .recoverSession({ runDir: opened.runDir, agentHome: plan.request.paths.agentHome, since: opened.startedAt })
+        .catch(() => []),
+    );
   }
-  rasp.exited({ exit_code: result.exitCode, signal: result.signal, timed_out: result.timedOut, canceled: result.canceled, duration_ms: result.durationMs });
+  rasp.exited({
+    exit_code: result.exitCode,
+    signal: result.signal,
+    timed_out: result.timedOut,
+    canceled: result.canceled,
+    duration_ms: result.durationMs,
+  });
   let fsDiff: FsDiff | null = null;
   try {
     fsDiff = await recordFiles(plan, opened, launched);

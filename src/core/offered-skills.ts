@@ -7,9 +7,14 @@
 import type { RecordedRequest } from '../model/index.js';
 
 /** The injected skills named in the first real model request (side requests and refusals excluded). */
-export function offeredSkills(injected: readonly string[], requests: readonly Pick<RecordedRequest, 'wire' | 'response_kind' | 'body'>[]): string[] {
+export function offeredSkills(
+  injected: readonly string[],
+  requests: readonly Pick<RecordedRequest, 'wire' | 'response_kind' | 'body'>[],
+): string[] {
   const first = requests.find((r) => r.wire !== null && r.response_kind !== 'side');
   if (!first) return [];
   const body = JSON.stringify(first.body ?? '');
-  return injected.filter((name) => new RegExp(`(^|[^A-Za-z0-9._-])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^A-Za-z0-9_-])`).test(body));
+  return injected.filter((name) =>
+    new RegExp(`(^|[^A-Za-z0-9._-])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^A-Za-z0-9_-])`).test(body),
+  );
 }

@@ -15,7 +15,13 @@ import { createConformanceTally, type ConformanceTally } from '../translate/conf
 import { initialMeta } from './attempt-meta.js';
 import { AttemptResources } from './attempt-resources.js';
 import { createRaspFacts, type RaspFacts } from './attempt-result.js';
-import { attemptAuditPaths, AuditWriteFailures, clearAttemptPaths, RawLogWriter, type AttemptAuditPaths } from './audit-files.js';
+import {
+  attemptAuditPaths,
+  AuditWriteFailures,
+  clearAttemptPaths,
+  RawLogWriter,
+  type AttemptAuditPaths,
+} from './audit-files.js';
 import { EventSpool } from './event-spool.js';
 import type { AttemptPlan } from './prepare-attempt.js';
 import { StepClock } from './step-clock.js';
@@ -70,7 +76,11 @@ function startModel(plan: AttemptPlan, requestsLog: () => string | null): Promis
     const before = shared.requests?.length ?? 0;
     return Promise.resolve({ url: shared.url, owned: null, requests: () => shared.requests?.slice(before) ?? [] });
   }
-  return startModelServer({ ...(plan.script ? { script: plan.script } : {}), tools: [plan.adapter.tools], logFile: requestsLog }).then((server) => ({ url: server.url, owned: server, requests: () => server.requests }));
+  return startModelServer({
+    ...(plan.script ? { script: plan.script } : {}),
+    tools: [plan.adapter.tools],
+    logFile: requestsLog,
+  }).then((server) => ({ url: server.url, owned: server, requests: () => server.requests }));
 }
 
 /** Opens the attempt's namespaces once its model URL is known, their init started at once for split streams. */
@@ -104,16 +114,18 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
   let attempt: number;
   try {
     const fromArgs = Boolean(request.passthrough?.length || request.rawArgs);
-    run = request.run ?? await createRun(request.paths.runRoot, {
-      engine: adapter.id,
-      translateMode: plan.translateMode,
-      modelMode: plan.modelMode,
-      script: plan.script ?? null,
-      startArgs: fromArgs ? request.passthrough ?? [] : null,
-      prompt: fromArgs ? null : request.prompt ?? null,
-      label: request.label ?? null,
-      ...(request.runDir ? { runDir: request.runDir } : {}),
-    });
+    run =
+      request.run ??
+      (await createRun(request.paths.runRoot, {
+        engine: adapter.id,
+        translateMode: plan.translateMode,
+        modelMode: plan.modelMode,
+        script: plan.script ?? null,
+        startArgs: fromArgs ? (request.passthrough ?? []) : null,
+        prompt: fromArgs ? null : (request.prompt ?? null),
+        label: request.label ?? null,
+        ...(request.runDir ? { runDir: request.runDir } : {}),
+      }));
     attempt = await reserveAttempt(run.run_dir);
   } catch (error) {
     await resources.release();
@@ -130,7 +142,9 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
   // The events are written as they are built and kept in memory only up to a budget: a long attempt's memory is flat.
   const raspSpool = new EventSpool<RaspEvent>(audit.rasp, failures, plan.eventMemoryBytes);
   const facts = createRaspFacts(request.run?.session_id ?? null);
-  failures.attempt(audit.stdin, () => writeOwnFileSync(audit.stdin, plan.launch === 'resume' ? `${request.message}\n` : ''));
+  failures.attempt(audit.stdin, () =>
+    writeOwnFileSync(audit.stdin, plan.launch === 'resume' ? `${request.message}\n` : ''),
+  );
   const rasp = createRaspBuilder({
     runId: run.run_id,
     attempt,
@@ -144,15 +158,46 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
     },
   });
   if (occupied.length > 0) {
-    rasp.diagnostic({ code: 'AUDIT_PATH_OCCUPIED', message: `Something already stood at this attempt's audit paths and was removed before it began: ${occupied.join(', ')} (the agent of an earlier attempt can write to .audit/).`, level: 'warning' });
+    rasp.diagnostic({
+      code: 'AUDIT_PATH_OCCUPIED',
+      message: `Something already stood at this attempt's audit paths and was removed before it began: ${occupied.join(', ')} (the agent of an earlier attempt can write to .audit/).`,
+      level: 'warning',
+    });
   }
   const startedAt = new Date();
-  const meta = initialMeta({ run, attempt, engine: adapter.id, executableName: adapter.executableName, skillRoot: adapter.skillRoot, launch: plan.launch, translateMode: plan.translateMode, modelMode: plan.modelMode, scriptPath: plan.scriptPath, io: plan.io, paths: request.paths, audit, startedAt });
+  const meta = initialMeta({
+    run,
+    attempt,
+    engine: adapter.id,
+    executableName: adapter.executableName,
+    skillRoot: adapter.skillRoot,
+    launch: plan.launch,
+    translateMode: plan.translateMode,
+    modelMode: plan.modelMode,
+    scriptPath: plan.scriptPath,
+    io: plan.io,
+    paths: request.paths,
+    audit,
+    startedAt,
+  });
   clock.mark('run_store');
   return {
-    run, attempt, runDir, audit, meta, startedAt, clock, failures, writer, raspSpool, rasp, facts,
+    run,
+    attempt,
+    runDir,
+    audit,
+    meta,
+    startedAt,
+    clock,
+    failures,
+    writer,
+    raspSpool,
+    rasp,
+    facts,
     tally: createConformanceTally(),
-    resources, model, isolation,
+    resources,
+    model,
+    isolation,
     attemptTmp: path.join(request.paths.tmpDir, `${run.handle}-${attempt}`),
   };
 }

@@ -42,9 +42,13 @@ export interface AttemptPlan {
 /** Model modes whose cassettes are not built yet are capability-gated (seed 001, Decision 8), before any run exists. */
 function requireModelMode(mode: ModelMode): void {
   if (mode !== 'replay' && mode !== 'record') return;
-  throw new AgentHarnessError('ENGINE_CAPABILITY_UNAVAILABLE', `model mode "${mode}" is not available yet (capability "model:${mode}": cassettes are not built); use "scripted" or "live".`, {
-    details: { capability: `model:${mode}`, model: mode },
-  });
+  throw new AgentHarnessError(
+    'ENGINE_CAPABILITY_UNAVAILABLE',
+    `model mode "${mode}" is not available yet (capability "model:${mode}": cassettes are not built); use "scripted" or "live".`,
+    {
+      details: { capability: `model:${mode}`, model: mode },
+    },
+  );
 }
 
 /**
@@ -64,12 +68,19 @@ function assertSameEngine(request: AttemptRequest): void {
 function assertResumable(request: AttemptRequest): void {
   if (!request.run) throw new AgentHarnessError('USAGE_ERROR', 'resume needs an existing run.');
   if (!request.run.session_id) {
-    throw new AgentHarnessError('RUN_NO_SESSION', `Run ${request.run.run_id} has no session id recorded, so it cannot be resumed.`, { details: { run_id: request.run.run_id } });
+    throw new AgentHarnessError(
+      'RUN_NO_SESSION',
+      `Run ${request.run.run_id} has no session id recorded, so it cannot be resumed.`,
+      { details: { run_id: request.run.run_id } },
+    );
   }
   if (!request.message) throw new AgentHarnessError('USAGE_ERROR', 'resume needs a message.');
 }
 
-async function resolveScript(script: AttemptRequest['script'], projectRoot: string): Promise<{ script: ModelScript | undefined; path: string | null }> {
+async function resolveScript(
+  script: AttemptRequest['script'],
+  projectRoot: string,
+): Promise<{ script: ModelScript | undefined; path: string | null }> {
   if (script === undefined || script === null) return { script: undefined, path: null };
   if (typeof script === 'string') {
     const file = path.resolve(projectRoot, script);
@@ -99,12 +110,18 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
   const resumeArgs = launch === 'resume' ? requireResume(adapter) : null;
   if (launch === 'resume') assertResumable(request);
   if (hasWorkspaceSeed(request.workspace) && (launch !== 'start' || request.run)) {
-    throw new AgentHarnessError('USAGE_ERROR', 'A workspace (template, files, git) seeds a new run only; it cannot be given with --run-dir or resume.');
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      'A workspace (template, files, git) seeds a new run only; it cannot be given with --run-dir or resume.',
+    );
   }
   const modelMode = request.modelMode ?? request.run?.model_mode ?? 'scripted';
   requireModelMode(modelMode);
-  const scriptInput = request.script ?? (launch === 'resume' ? request.run?.script ?? null : null);
-  const script = modelMode === 'scripted' ? await resolveScript(scriptInput, request.paths.projectRoot) : { script: undefined, path: null };
+  const scriptInput = request.script ?? (launch === 'resume' ? (request.run?.script ?? null) : null);
+  const script =
+    modelMode === 'scripted'
+      ? await resolveScript(scriptInput, request.paths.projectRoot)
+      : { script: undefined, path: null };
   // Run directories get the engine's skill folders: a run root at HOME or under ~/.codex is refused before one exists.
   assertNoEnvLeak([request.paths.runRoot], hostEnv.HOME, 'Run root');
   if (request.runDir) assertNoEnvLeak([path.resolve(request.runDir)], hostEnv.HOME, 'Run directory');

@@ -36,7 +36,11 @@ function nowIso(): string {
 }
 
 /** Puts the engine's config and trust entry back: settings keys in reverse order, then the adapter's own cleanup. */
-function undoEngineConfig(opened: OpenedAttempt, restores: Array<() => Promise<void>>, prepared: { value: PreparedEngine | null }): () => Promise<void> {
+function undoEngineConfig(
+  opened: OpenedAttempt,
+  restores: Array<() => Promise<void>>,
+  prepared: { value: PreparedEngine | null },
+): () => Promise<void> {
   return async () => {
     for (const restore of restores.reverse()) await restore().catch(() => undefined);
     if (!prepared.value) return;
@@ -53,10 +57,16 @@ function engineArgs(plan: AttemptPlan, opened: OpenedAttempt): string[] {
   if (resumeArgs) {
     const carry = run.start_args ? carryResumeFlags(run.start_args, adapter.resumeFlags ?? []) : null;
     opened.meta.resume_flags = carry;
-    return withCarriedFlags(resumeArgs({ sessionId: run.session_id ?? '', message: request.message ?? '' }), carry?.carried ?? [], adapter.resumeFlags ?? []);
+    return withCarriedFlags(
+      resumeArgs({ sessionId: run.session_id ?? '', message: request.message ?? '' }),
+      carry?.carried ?? [],
+      adapter.resumeFlags ?? [],
+    );
   }
   opened.meta.resume_flags = null;
-  return request.rawArgs ? [...(request.passthrough ?? [])] : adapter.buildStartArgs({ prompt: request.prompt ?? null, passthrough: request.passthrough ?? [] });
+  return request.rawArgs
+    ? [...(request.passthrough ?? [])]
+    : adapter.buildStartArgs({ prompt: request.prompt ?? null, passthrough: request.passthrough ?? [] });
 }
 
 /** Provisions the engine's world and returns its command; throws to fail the attempt (recorded by the seal step). */
@@ -76,17 +86,33 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
   meta.isolation = isolation.record;
   clock.mark('isolation');
   if (isolation.record.reason !== null && isolation.record.mode === 'auto') {
-    opened.rasp.diagnostic({ code: 'ISOLATION_DEGRADED', message: `No namespaces for this attempt: ${isolation.record.reason}. Network: ${isolation.record.network}, processes: ${isolation.record.processes}.`, level: 'warning' });
+    opened.rasp.diagnostic({
+      code: 'ISOLATION_DEGRADED',
+      message: `No namespaces for this attempt: ${isolation.record.reason}. Network: ${isolation.record.network}, processes: ${isolation.record.processes}.`,
+      level: 'warning',
+    });
   }
 
-  if (hasWorkspaceSeed(request.workspace)) meta.workspace = await seedWorkspace(runDir, request.workspace, paths.projectRoot);
-  meta.skill_injection = await injectSkills({ sourceRoots: paths.skillRoots, targetRoot: path.join(runDir, adapter.skillRoot), ...(request.onlySkills ? { only: request.onlySkills } : {}) });
+  if (hasWorkspaceSeed(request.workspace))
+    meta.workspace = await seedWorkspace(runDir, request.workspace, paths.projectRoot);
+  meta.skill_injection = await injectSkills({
+    sourceRoots: paths.skillRoots,
+    targetRoot: path.join(runDir, adapter.skillRoot),
+    ...(request.onlySkills ? { only: request.onlySkills } : {}),
+  });
   clock.mark('workspace_and_skills');
 
   // The leak guard runs before anything is written into the managed home.
   assertNoEnvLeak([paths.agentHome, paths.tmpDir, paths.npmPrefix], hostEnv.HOME);
   for (const dir of [paths.agentHome, attemptTmp]) fs.mkdirSync(dir, { recursive: true });
-  prepared.value = await adapter.prepare({ runDir, agentHome: paths.agentHome, modelMode: plan.modelMode, modelBaseUrl: modelUrl, profile: paths.codexProfile, interactive: io !== 'split' });
+  prepared.value = await adapter.prepare({
+    runDir,
+    agentHome: paths.agentHome,
+    modelMode: plan.modelMode,
+    modelBaseUrl: modelUrl,
+    profile: paths.codexProfile,
+    interactive: io !== 'split',
+  });
   const engine = prepared.value;
   meta.config_injection = engine.configInjection;
   await excludeHarnessPaths(runDir, [`${adapter.skillRoot.split('/')[0]}/`]);
@@ -98,19 +124,39 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
   for (const edit of options.settings) restores.push(await setSettingsKeys(edit.file, edit.keys));
   meta.agent_options = request.agentOptions ? options.record : null;
 
-  const env = buildEngineEnv({ paths: { ...paths, tmpDir: attemptTmp }, hostEnv: request.hostEnv, modelMode: plan.modelMode, modelBaseUrl: modelUrl, liveEnvKeys: adapter.liveEnvKeys, engineEnv: { ...engine.env, ...options.env } });
-  const configRoots = [env.HOME, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.XDG_STATE_HOME, env.XDG_CACHE_HOME, env.TMPDIR, ...engine.configRoots].filter((p): p is string => Boolean(p));
+  const env = buildEngineEnv({
+    paths: { ...paths, tmpDir: attemptTmp },
+    hostEnv: request.hostEnv,
+    modelMode: plan.modelMode,
+    modelBaseUrl: modelUrl,
+    liveEnvKeys: adapter.liveEnvKeys,
+    engineEnv: { ...engine.env, ...options.env },
+  });
+  const configRoots = [
+    env.HOME,
+    env.XDG_CONFIG_HOME,
+    env.XDG_DATA_HOME,
+    env.XDG_STATE_HOME,
+    env.XDG_CACHE_HOME,
+    env.TMPDIR,
+    ...engine.configRoots,
+  ].filter((p): p is string => Boolean(p));
   assertNoEnvLeak(configRoots, hostEnv.HOME);
   const installed = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
   // A launcher script the adapter can stand in for exactly (codex's npm bin/codex.js) is skipped: the native binary
   // it would start starts directly, with the env the launcher would give it.
-  const native = hostEnv[NPM_LAUNCHERS_ENV] === '1' ? null : adapter.resolveNativeLaunch?.(installed) ?? null;
+  const native = hostEnv[NPM_LAUNCHERS_ENV] === '1' ? null : (adapter.resolveNativeLaunch?.(installed) ?? null);
   const executable = native?.file ?? installed;
   Object.assign(env, native?.env);
   meta.env = redactEnv(env);
   meta.engine_version = engineVersion(installed, adapter.packageName);
   const args = engineArgs(plan, opened);
-  const argv = [...engine.leadingArgs, ...options.leadingArgs, ...args.filter((arg) => !options.dropArgs.includes(arg)), ...options.args];
+  const argv = [
+    ...engine.leadingArgs,
+    ...options.leadingArgs,
+    ...args.filter((arg) => !options.dropArgs.includes(arg)),
+    ...options.args,
+  ];
   meta.command = { executable, argv, cwd: runDir, io, ...(native ? { launcher: native.launcher } : {}) };
   clock.mark('engine_config');
   return { executable, argv, env, configRoots, modelUrl, isolation };

@@ -39,11 +39,21 @@ function writeModelRequestLog(file: string, requests: readonly unknown[] | null)
 }
 
 function failedBy(error: AgentHarnessError): CompletionJudgement {
-  return { state: 'failed', reason: error.code, failure: { category: 'unknown', code: error.code, message: error.message }, evidenceSeq: null };
+  return {
+    state: 'failed',
+    reason: error.code,
+    failure: { category: 'unknown', code: error.code, message: error.message },
+    evidenceSeq: null,
+  };
 }
 
 /** Translates the attempt's RASP events to FCMP (written as they come) and judges its completion. */
-function translateEvents(plan: AttemptPlan, opened: OpenedAttempt, outcome: AttemptOutcome, toolExitCodes: ReadonlyMap<string, number>) {
+function translateEvents(
+  plan: AttemptPlan,
+  opened: OpenedAttempt,
+  outcome: AttemptOutcome,
+  toolExitCodes: ReadonlyMap<string, number>,
+) {
   const { request, adapter, launch } = plan;
   const { run, attempt, runDir, audit, failures, tally } = opened;
   // A call whose argv the user wrote may start no session (`agent-harness codex --version`): not a failure.
@@ -56,7 +66,7 @@ function translateEvents(plan: AttemptPlan, opened: OpenedAttempt, outcome: Atte
     launch,
     errorPatterns: adapter.errorPatterns,
     expectSession,
-    replyText: launch === 'resume' ? request.message ?? null : null,
+    replyText: launch === 'resume' ? (request.message ?? null) : null,
     sessionId: run.session_id,
     toolExitCodes,
   });
@@ -83,12 +93,20 @@ function translateEvents(plan: AttemptPlan, opened: OpenedAttempt, outcome: Atte
   const harnessFailure = tampered ?? (outcome.error && !outcome.process ? outcome.error : null);
   const judged = harnessFailure ? failedBy(harnessFailure) : translator.verdict();
   emit(translator.finish(judged));
-  const completion: Completion = { state: judged.state, reason: judged.reason, ...(judged.failure ? { code: judged.failure.code } : {}) };
+  const completion: Completion = {
+    state: judged.state,
+    reason: judged.reason,
+    ...(judged.failure ? { code: judged.failure.code } : {}),
+  };
   return { fcmp, completion, finalMessage, tampered };
 }
 
 /** Seals the attempt and returns its result. */
-export async function sealAttempt(plan: AttemptPlan, opened: OpenedAttempt, outcome: AttemptOutcome): Promise<AttemptResult> {
+export async function sealAttempt(
+  plan: AttemptPlan,
+  opened: OpenedAttempt,
+  outcome: AttemptOutcome,
+): Promise<AttemptResult> {
   const { request, adapter, launch } = plan;
   const { audit, attempt, failures, clock, runDir } = opened;
   metaSchema ??= import('../protocol/meta.js');
@@ -98,7 +116,9 @@ export async function sealAttempt(plan: AttemptPlan, opened: OpenedAttempt, outc
   await failures.attemptAsync(audit.fsDiff, () => ensureFsAuditFiles(audit, runDir));
   const model = await opened.model.catch(() => null);
   const requests = model?.requests() ?? [];
-  failures.attempt(audit.modelRequests, () => writeModelRequestLog(audit.modelRequests, model?.owned && !model.owned.logError ? null : requests));
+  failures.attempt(audit.modelRequests, () =>
+    writeModelRequestLog(audit.modelRequests, model?.owned && !model.owned.logError ? null : requests),
+  );
   const toolExitCodes = exitCodesFromModelRequests(requests);
   // The meta's list is the RASP event's (derived once, above); none when the engine made no real request.
   if (plan.modelMode !== 'live') opened.meta.skill_injection.offered = opened.facts.offered ?? [];
@@ -111,28 +131,54 @@ export async function sealAttempt(plan: AttemptPlan, opened: OpenedAttempt, outc
 
   const endedAt = new Date();
   const sessionId = opened.facts.sessionId;
-  const scriptInForce = request.modelServer ? request.modelServer.script ?? null : plan.script ?? null;
+  const scriptInForce = request.modelServer ? (request.modelServer.script ?? null) : (plan.script ?? null);
   // The run's record and index, while the rest is sealed: the attempt count comes from the meta files, which exist
   // since the attempt began (updateRun derives it under the index lock; concurrent resumes).
-  const runUpdated = updateRun(request.paths.runRoot, opened.run.run_id, {
-    session_id: sessionId,
-    last_completion: completion.state,
-    // The script in force, inline: a shared server's (the fixtures', appended turns included), else the attempt's own.
-    ...(scriptInForce ? { script: scriptInForce } : {}),
-  }, attempt).catch(() => opened.run);
+  const runUpdated = updateRun(
+    request.paths.runRoot,
+    opened.run.run_id,
+    {
+      session_id: sessionId,
+      last_completion: completion.state,
+      // The script in force, inline: a shared server's (the fixtures', appended turns included), else the attempt's own.
+      ...(scriptInForce ? { script: scriptInForce } : {}),
+    },
+    attempt,
+  ).catch(() => opened.run);
   const processResult = outcome.process;
   const meta: AttemptMeta = {
     ...opened.meta,
     status: 'finished',
-    timings: { started_at: opened.meta.timings.started_at, ended_at: endedAt.toISOString(), duration_ms: endedAt.getTime() - opened.startedAt.getTime() },
-    exit: processResult ? { code: processResult.exitCode, signal: processResult.signal, timed_out: processResult.timedOut, canceled: processResult.canceled } : null,
+    timings: {
+      started_at: opened.meta.timings.started_at,
+      ended_at: endedAt.toISOString(),
+      duration_ms: endedAt.getTime() - opened.startedAt.getTime(),
+    },
+    exit: processResult
+      ? {
+          code: processResult.exitCode,
+          signal: processResult.signal,
+          timed_out: processResult.timedOut,
+          canceled: processResult.canceled,
+        }
+      : null,
     session_id: sessionId,
     completion,
     usage: opened.facts.usage,
     error: error ? { code: error.code, message: error.message } : null,
   };
-  const conformance = opened.tally.report({ runId: opened.run.run_id, engine: adapter.id, attempt, launch, completion, durationMs: meta.timings.duration_ms, engineVersion: meta.engine_version ?? null });
-  const conformanceWritten = failures.attemptAsync(audit.conformance, () => writeJsonAtomic(audit.conformance, conformance));
+  const conformance = opened.tally.report({
+    runId: opened.run.run_id,
+    engine: adapter.id,
+    attempt,
+    launch,
+    completion,
+    durationMs: meta.timings.duration_ms,
+    engineVersion: meta.engine_version ?? null,
+  });
+  const conformanceWritten = failures.attemptAsync(audit.conformance, () =>
+    writeJsonAtomic(audit.conformance, conformance),
+  );
   await released;
   // The trust entry's removal, recorded by the release.
   meta.trust = opened.meta.trust;
@@ -146,31 +192,36 @@ export async function sealAttempt(plan: AttemptPlan, opened: OpenedAttempt, outc
   }
   // Checked once, so without zod's JIT: compiling a parser for the meta's ~30 object schemas costs more than it saves.
   const { AttemptMetaSchema } = await metaSchema;
-  await failures.attemptAsync(audit.meta, () => writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta, { jitless: true })));
+  await failures.attemptAsync(audit.meta, () =>
+    writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta, { jitless: true })),
+  );
   if (failures.has(audit.meta)) error = auditWriteFailed(audit, attempt, failures.list, error);
   const run = await runUpdated;
 
-  return attemptResult({
-    runId: run.run_id,
-    handle: run.handle,
-    runDir,
-    engine: adapter.id,
-    attempt,
-    launch,
-    sessionId: meta.session_id,
-    exitCode: processResult?.exitCode ?? null,
-    signal: processResult?.signal ?? null,
-    timedOut: processResult?.timedOut ?? false,
-    completion,
-    finalMessage,
-    fsDiff: outcome.fsDiff,
-    usage: meta.usage,
-    durationMs: meta.timings.duration_ms ?? 0,
-    engineVersion: meta.engine_version ?? null,
-    skillsInjected: meta.skill_injection.skills.map((s) => s.name),
-    skillsOffered: meta.skill_injection.offered ?? null,
-    audit,
-    conformance,
-    error,
-  }, { rasp: opened.raspSpool, fcmp, toolExitCodes });
+  return attemptResult(
+    {
+      runId: run.run_id,
+      handle: run.handle,
+      runDir,
+      engine: adapter.id,
+      attempt,
+      launch,
+      sessionId: meta.session_id,
+      exitCode: processResult?.exitCode ?? null,
+      signal: processResult?.signal ?? null,
+      timedOut: processResult?.timedOut ?? false,
+      completion,
+      finalMessage,
+      fsDiff: outcome.fsDiff,
+      usage: meta.usage,
+      durationMs: meta.timings.duration_ms ?? 0,
+      engineVersion: meta.engine_version ?? null,
+      skillsInjected: meta.skill_injection.skills.map((s) => s.name),
+      skillsOffered: meta.skill_injection.offered ?? null,
+      audit,
+      conformance,
+      error,
+    },
+    { rasp: opened.raspSpool, fcmp, toolExitCodes },
+  );
 }

@@ -5,16 +5,33 @@
  * so the attempt can be translated and resumed.
  */
 import fs from 'node:fs';
-import { AttemptMetaSchema, type AttemptMeta, type FcmpEvent, type RaspEvent, type RunIndexEntry } from '../protocol/index.js';
+import {
+  AttemptMetaSchema,
+  type AttemptMeta,
+  type FcmpEvent,
+  type RaspEvent,
+  type RunIndexEntry,
+} from '../protocol/index.js';
 import { loadTranslationAdapter } from '../engines/registry.js';
-import { translateRecordedStreams, type RecordedSources, type StreamedTranslation } from '../translate/recorded-stream.js';
+import {
+  translateRecordedStreams,
+  type RecordedSources,
+  type StreamedTranslation,
+} from '../translate/recorded-stream.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { checkInputFile, MAX_AUDIT_FILE_BYTES, readInputBytesSync, streamInputFile } from '../runtime/bounded-input.js';
 import { withFileLock } from '../runtime/file-lock.js';
 import { isOwnerAlive, reclaimDeadLeases } from '../runtime/lease.js';
 import type { HarnessPaths } from '../runtime/paths.js';
 import { updateRun } from '../runtime/run-store.js';
-import { attemptAuditPaths, attemptMetaPath, AuditWriteFailures, auditWriteFailed, fcmpSeqStart, type AttemptAuditPaths } from './audit-files.js';
+import {
+  attemptAuditPaths,
+  attemptMetaPath,
+  AuditWriteFailures,
+  auditWriteFailed,
+  fcmpSeqStart,
+  type AttemptAuditPaths,
+} from './audit-files.js';
 import { EventSpool } from './event-spool.js';
 
 /**
@@ -23,7 +40,11 @@ import { EventSpool } from './event-spool.js';
  */
 function rawLogSources(audit: AttemptAuditPaths): RecordedSources {
   const sources: RecordedSources = {};
-  for (const [stream, file] of [['stdout', audit.stdout], ['stderr', audit.stderr], ['pty', audit.ptyOutput]] as const) {
+  for (const [stream, file] of [
+    ['stdout', audit.stdout],
+    ['stderr', audit.stderr],
+    ['pty', audit.ptyOutput],
+  ] as const) {
     const check = { what: `${stream} log` };
     try {
       checkInputFile(file, check);
@@ -83,7 +104,14 @@ async function seal(runDir: string, attempt: number, meta: AttemptMeta): Promise
     translation = await translateRecordedStreams(
       await loadTranslationAdapter(meta.engine),
       rawLogSources(audit),
-      { runId: meta.run_id, attempt, launch: meta.launch === 'resume' ? 'resume' : 'start', seqStart: fcmpSeqStart(runDir, attempt), sessionId: meta.session_id, rawLineEvents: true },
+      {
+        runId: meta.run_id,
+        attempt,
+        launch: meta.launch === 'resume' ? 'resume' : 'start',
+        seqStart: fcmpSeqStart(runDir, attempt),
+        sessionId: meta.session_id,
+        rawLineEvents: true,
+      },
       { rasp: (event) => rasp.push(event), fcmp: (event) => fcmp.push(event) },
     );
   } finally {
@@ -95,11 +123,18 @@ async function seal(runDir: string, attempt: number, meta: AttemptMeta): Promise
   const sealed: AttemptMeta = {
     ...meta,
     status: 'finished',
-    timings: { ...meta.timings, ended_at: endedAt.toISOString(), duration_ms: Math.max(0, endedAt.getTime() - Date.parse(meta.timings.started_at)) },
+    timings: {
+      ...meta.timings,
+      ended_at: endedAt.toISOString(),
+      duration_ms: Math.max(0, endedAt.getTime() - Date.parse(meta.timings.started_at)),
+    },
     exit: meta.exit ?? { code: null, signal: null, timed_out: false, canceled: false },
     session_id: translation.summary.session_id ?? meta.session_id,
     completion: { state: 'failed', reason: 'HARNESS_INTERRUPTED' },
-    error: { code: 'HARNESS_INTERRUPTED', message: `The harness process ${meta.owner!.pid} ended before attempt ${attempt} finished; sealed from its raw logs.` },
+    error: {
+      code: 'HARNESS_INTERRUPTED',
+      message: `The harness process ${meta.owner!.pid} ended before attempt ${attempt} finished; sealed from its raw logs.`,
+    },
   };
   await writeJsonAtomic(audit.meta, sealed);
   return sealed;
@@ -119,7 +154,10 @@ export async function sealOrphanedAttempts(runDir: string): Promise<AttemptMeta[
  * What a command calls on a run it resolved: reclaims dead owners' config leases, seals orphaned attempts and
  * brings `run.json`/the index up to date (attempt count, session id, last completion). Returns the run as it now is.
  */
-export async function recoverRun(paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>, run: RunIndexEntry): Promise<RunIndexEntry> {
+export async function recoverRun(
+  paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>,
+  run: RunIndexEntry,
+): Promise<RunIndexEntry> {
   await reclaimDeadLeases(paths.agentHome);
   return sealRun(paths, run);
 }
@@ -129,17 +167,25 @@ async function sealRun(paths: Pick<HarnessPaths, 'runRoot'>, run: RunIndexEntry)
   const sealed = await sealOrphanedAttempts(run.run_dir);
   if (sealed.length === 0) return run;
   const last = sealed[sealed.length - 1]!;
-  return updateRun(paths.runRoot, run.run_id, {
-    session_id: last.session_id ?? run.session_id,
-    last_completion: 'failed',
-  }, last.attempt);
+  return updateRun(
+    paths.runRoot,
+    run.run_id,
+    {
+      session_id: last.session_id ?? run.session_id,
+      last_completion: 'failed',
+    },
+    last.attempt,
+  );
 }
 
 /**
  * {@link recoverRun} over a listing (`runs`): each run as it is after sealing its orphaned attempts. The dead owners'
  * leases are reclaimed once, not once per run: they live under the managed home, not in the runs.
  */
-export async function recoverRuns(paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>, runs: readonly RunIndexEntry[]): Promise<RunIndexEntry[]> {
+export async function recoverRuns(
+  paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>,
+  runs: readonly RunIndexEntry[],
+): Promise<RunIndexEntry[]> {
   await reclaimDeadLeases(paths.agentHome);
   const recovered: RunIndexEntry[] = [];
   for (const run of runs) recovered.push(await sealRun(paths, run));

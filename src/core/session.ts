@@ -23,14 +23,22 @@ async function locateRun(paths: Pick<HarnessPaths, 'runRoot'>, locator: RunLocat
   if ('selector' in locator) return resolveRunSelector(paths.runRoot, locator.selector);
   if ('runDir' in locator) {
     const record = readRunRecord(locator.runDir);
-    if (!record) throw new AgentHarnessError('RUN_NOT_FOUND', `${locator.runDir} holds no run record (.audit/run.json).`, { details: { runDir: locator.runDir } });
+    if (!record)
+      throw new AgentHarnessError('RUN_NOT_FOUND', `${locator.runDir} holds no run record (.audit/run.json).`, {
+        details: { runDir: locator.runDir },
+      });
     return record;
   }
-  const bySession = (runs: readonly RunIndexEntry[]) => runs.findLast((run) => run.session_id === locator.sessionId && run.engine === locator.engine);
+  const bySession = (runs: readonly RunIndexEntry[]) =>
+    runs.findLast((run) => run.session_id === locator.sessionId && run.engine === locator.engine);
   // The index is a cache: a miss rescans the run directories (a stale index still parses).
   const run = bySession(await listRuns(paths.runRoot)) ?? bySession((await refreshRunIndex(paths.runRoot)).runs);
   if (!run) {
-    throw new AgentHarnessError('RUN_NOT_FOUND', `No ${locator.engine} run under ${paths.runRoot} has session ${locator.sessionId}.`, { details: { sessionId: locator.sessionId, engine: locator.engine } });
+    throw new AgentHarnessError(
+      'RUN_NOT_FOUND',
+      `No ${locator.engine} run under ${paths.runRoot} has session ${locator.sessionId}.`,
+      { details: { sessionId: locator.sessionId, engine: locator.engine } },
+    );
   }
   return run;
 }
@@ -39,7 +47,10 @@ async function locateRun(paths: Pick<HarnessPaths, 'runRoot'>, locator: RunLocat
  * Finds the run a locator names and seals what an earlier harness left unfinished in it (an attempt whose process
  * died), so that its session id is known and the next attempt's number is right.
  */
-export async function findRun(paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>, locator: RunLocator): Promise<RunIndexEntry> {
+export async function findRun(
+  paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>,
+  locator: RunLocator,
+): Promise<RunIndexEntry> {
   return recoverRun(paths, await locateRun(paths, locator));
 }
 
@@ -47,7 +58,11 @@ export async function findRun(paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>
 export type ResumeOptions = Omit<AttemptRequest, 'launch' | 'run' | 'engine' | 'message'>;
 
 /** The attempt request of the next turn of a run's session: `message` sent to the run `locator` names. */
-export async function resumeRequest(locator: RunLocator, message: string, options: ResumeOptions): Promise<AttemptRequest> {
+export async function resumeRequest(
+  locator: RunLocator,
+  message: string,
+  options: ResumeOptions,
+): Promise<AttemptRequest> {
   const run = await findRun(options.paths, locator);
   return { ...options, engine: run.engine, launch: 'resume', run, message };
 }

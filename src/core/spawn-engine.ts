@@ -51,13 +51,19 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
     const unspawnable = checkSpawnable(input.file, input.cwd, input.env);
     if (unspawnable) return notStarted(performance.now(), unspawnable);
   }
-  const supervision = { timeoutMs: input.timeoutMs, ...(input.signal ? { signal: input.signal } : {}), ...(input.hurry ? { hurry: input.hurry } : {}) };
+  const supervision = {
+    timeoutMs: input.timeoutMs,
+    ...(input.signal ? { signal: input.signal } : {}),
+    ...(input.hurry ? { hurry: input.hurry } : {}),
+  };
   /**
    * The command to start here, with `env` for the engine: with namespaces, their init (and the environment it starts
    * with), which is sent the engine's command once it is connected.
    */
   const started = (env: Record<string, string>, options: WrapOptions = {}) => ({
-    ...(input.isolation ? input.isolation.wrap({ file: input.file, args: input.args, env, cwd: input.cwd }, options) : { file: input.file, args: input.args, env }),
+    ...(input.isolation
+      ? input.isolation.wrap({ file: input.file, args: input.args, env, cwd: input.cwd }, options)
+      : { file: input.file, args: input.args, env }),
     cwd: input.cwd,
     ...supervision,
   });
@@ -65,7 +71,11 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
   let result: ProcessResult;
   if (io === 'pty') {
     // Inside the namespaces the PTY's process is the init: the engine gets what node-pty would have added for it.
-    result = await runPty({ ...started(namespaced ? ptyEnv(input.env, input.cwd) : input.env), onChunk: feed, onTiming: (line) => writer.timing(line) });
+    result = await runPty({
+      ...started(namespaced ? ptyEnv(input.env, input.cwd) : input.env),
+      onChunk: feed,
+      onTiming: (line) => writer.timing(line),
+    });
   } else if (io === 'passthrough') {
     // `script` owns the terminal and writes the log itself; it is parsed once the engine is done.
     // `script` hands its descriptors on: the init gets its lifeline and model channel as it does when prestarted.
@@ -79,17 +89,40 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
     // Read in chunks: an interactive session's log can be long.
     try {
       if (fs.existsSync(audit.ptyOutput)) {
-        for await (const chunk of streamInputFile(audit.ptyOutput, { what: 'PTY log' }, undefined, { reuseChunks: true })) splitter.pushEach('pty', chunk, (line) => feedLine(rasp, line));
+        for await (const chunk of streamInputFile(audit.ptyOutput, { what: 'PTY log' }, undefined, {
+          reuseChunks: true,
+        }))
+          splitter.pushEach('pty', chunk, (line) => feedLine(rasp, line));
       }
     } catch (error) {
-      rasp.diagnostic({ code: 'PTY_LOG_UNREADABLE', message: `The terminal log ${audit.ptyOutput} could not be read: ${error instanceof Error ? error.message : String(error)}`, level: 'error' });
+      rasp.diagnostic({
+        code: 'PTY_LOG_UNREADABLE',
+        message: `The terminal log ${audit.ptyOutput} could not be read: ${error instanceof Error ? error.message : String(error)}`,
+        level: 'error',
+      });
     }
   } else {
     // With namespaces the init was started earlier (prestart): it is only told what to run.
-    const prestarted = input.signal?.aborted ? null : input.isolation?.launch({ file: input.file, args: input.args, env: input.env, cwd: input.cwd }) ?? null;
+    const prestarted = input.signal?.aborted
+      ? null
+      : (input.isolation?.launch({ file: input.file, args: input.args, env: input.env, cwd: input.cwd }) ?? null);
     if (prestarted) result = await superviseSplit(prestarted, { ...supervision, onChunk: feed });
-    else if (namespaced) result = notStarted(performance.now(), input.signal?.aborted ? null : new Error('internal: the namespaces\' init was not started'), true);
-    else result = await runProcess({ file: input.file, args: input.args, cwd: input.cwd, env: input.env, ...supervision, stdin: input.stdin === 'ignore' ? 'ignore' : { text: '' }, onChunk: feed });
+    else if (namespaced)
+      result = notStarted(
+        performance.now(),
+        input.signal?.aborted ? null : new Error("internal: the namespaces' init was not started"),
+        true,
+      );
+    else
+      result = await runProcess({
+        file: input.file,
+        args: input.args,
+        cwd: input.cwd,
+        env: input.env,
+        ...supervision,
+        stdin: input.stdin === 'ignore' ? 'ignore' : { text: '' },
+        onChunk: feed,
+      });
   }
   for (const line of splitter.flush()) feedLine(rasp, line);
   return input.isolation ? input.isolation.settle(result) : result;

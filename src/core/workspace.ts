@@ -80,13 +80,37 @@ const GIT_TIMEOUT_MS = 120_000;
  * then runs no git at all.
  */
 async function untrustedRepoArgs(runDir: string): Promise<string[] | null> {
-  const settings = ['core.hooksPath=/dev/null', 'core.fsmonitor=false', 'gc.auto=0', 'diff.external=', 'submodule.recurse=false', 'diff.ignoreSubmodules=all'];
+  const settings = [
+    'core.hooksPath=/dev/null',
+    'core.fsmonitor=false',
+    'gc.auto=0',
+    'diff.external=',
+    'submodule.recurse=false',
+    'diff.ignoreSubmodules=all',
+  ];
   const execa = await loadExeca();
-  const listed = await execa('git', ['config', '--null', '--name-only', '--get-regexp', '^filter\\.'], { cwd: runDir, env: gitEnv(), extendEnv: false, stdin: 'ignore', reject: false, timeout: GIT_TIMEOUT_MS });
-  const drivers = new Set(String(listed.stdout ?? '').split('\0').filter((key) => key.startsWith('filter.')).map((key) => key.slice('filter.'.length, key.lastIndexOf('.'))));
+  const listed = await execa('git', ['config', '--null', '--name-only', '--get-regexp', '^filter\\.'], {
+    cwd: runDir,
+    env: gitEnv(),
+    extendEnv: false,
+    stdin: 'ignore',
+    reject: false,
+    timeout: GIT_TIMEOUT_MS,
+  });
+  const drivers = new Set(
+    String(listed.stdout ?? '')
+      .split('\0')
+      .filter((key) => key.startsWith('filter.'))
+      .map((key) => key.slice('filter.'.length, key.lastIndexOf('.'))),
+  );
   for (const driver of drivers) {
     if (driver.includes('=')) return null;
-    settings.push(`filter.${driver}.clean=`, `filter.${driver}.smudge=`, `filter.${driver}.process=`, `filter.${driver}.required=false`);
+    settings.push(
+      `filter.${driver}.clean=`,
+      `filter.${driver}.smudge=`,
+      `filter.${driver}.process=`,
+      `filter.${driver}.required=false`,
+    );
   }
   return settings.flatMap((setting) => ['-c', setting]);
 }
@@ -94,20 +118,39 @@ async function untrustedRepoArgs(runDir: string): Promise<string[] | null> {
 async function git(runDir: string, args: readonly string[], extraEnv: Record<string, string> = {}): Promise<string> {
   try {
     const execa = await loadExeca();
-    const result = await execa('git', args, { cwd: runDir, env: gitEnv(extraEnv), extendEnv: false, stdin: 'ignore', timeout: GIT_TIMEOUT_MS });
+    const result = await execa('git', args, {
+      cwd: runDir,
+      env: gitEnv(extraEnv),
+      extendEnv: false,
+      stdin: 'ignore',
+      timeout: GIT_TIMEOUT_MS,
+    });
     return result.stdout;
   } catch (error) {
     const code = (error as { code?: string }).code === 'ENOENT' ? 'WORKSPACE_GIT_UNAVAILABLE' : 'WORKSPACE_INVALID';
     const shown = args.filter((arg, i) => arg !== '-c' && args[i - 1] !== '-c');
-    throw new AgentHarnessError(code, `git ${shown.join(' ')} failed in ${runDir}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+    throw new AgentHarnessError(
+      code,
+      `git ${shown.join(' ')} failed in ${runDir}: ${(error as Error).message.split('\n')[0]}`,
+      { cause: error },
+    );
   }
 }
 
 /** A seed file path, checked: relative, inside the run dir, not into `.git` or `.audit`. */
 function seedTarget(runDir: string, relative: string): string {
   const normalized = path.normalize(relative);
-  if (path.isAbsolute(relative) || normalized.startsWith('..') || normalized === '.' || /^(?:\.git|\.audit)(?:[/\\]|$)/.test(normalized)) {
-    throw new AgentHarnessError('WORKSPACE_INVALID', `Seed file path ${JSON.stringify(relative)} must be relative to the run directory and stay inside it (not .git or .audit).`, { details: { path: relative } });
+  if (
+    path.isAbsolute(relative) ||
+    normalized.startsWith('..') ||
+    normalized === '.' ||
+    /^(?:\.git|\.audit)(?:[/\\]|$)/.test(normalized)
+  ) {
+    throw new AgentHarnessError(
+      'WORKSPACE_INVALID',
+      `Seed file path ${JSON.stringify(relative)} must be relative to the run directory and stay inside it (not .git or .audit).`,
+      { details: { path: relative } },
+    );
   }
   return path.join(runDir, normalized);
 }
@@ -118,12 +161,19 @@ export function hasWorkspaceSeed(seed: WorkspaceSeed | undefined): seed is Works
 }
 
 /** Copies the template, writes the files, and makes the initial commit when asked. */
-export async function seedWorkspace(runDir: string, seed: WorkspaceSeed, projectRoot: string): Promise<WorkspaceSeedRecord> {
+export async function seedWorkspace(
+  runDir: string,
+  seed: WorkspaceSeed,
+  projectRoot: string,
+): Promise<WorkspaceSeedRecord> {
   let template: string | null = null;
   if (seed.template) {
     template = path.resolve(projectRoot, seed.template);
     const stat = await fsp.stat(template).catch(() => null);
-    if (!stat?.isDirectory()) throw new AgentHarnessError('WORKSPACE_INVALID', `Template ${template} is not a directory.`, { details: { template } });
+    if (!stat?.isDirectory())
+      throw new AgentHarnessError('WORKSPACE_INVALID', `Template ${template} is not a directory.`, {
+        details: { template },
+      });
     await fsp.cp(template, runDir, { recursive: true, force: true, errorOnExist: false, verbatimSymlinks: true });
   }
   const files = Object.keys(seed.files ?? {});
@@ -138,7 +188,15 @@ export async function seedWorkspace(runDir: string, seed: WorkspaceSeed, project
   // The audit already holds this attempt's files: never part of the agent's repository.
   await excludeHarnessPaths(runDir, []);
   await git(runDir, ['add', '-A']);
-  await git(runDir, ['commit', '-q', '--allow-empty', '--no-gpg-sign', '--no-verify', '-m', 'agent-harness: seed workspace']);
+  await git(runDir, [
+    'commit',
+    '-q',
+    '--allow-empty',
+    '--no-gpg-sign',
+    '--no-verify',
+    '-m',
+    'agent-harness: seed workspace',
+  ]);
   return { template, files, git_commit: (await git(runDir, ['rev-parse', 'HEAD'])).trim() };
 }
 
@@ -148,9 +206,21 @@ export async function excludeHarnessPaths(runDir: string, relativePaths: readonl
   if (!fs.existsSync(path.join(runDir, '.git'))) return;
   await fsp.mkdir(path.dirname(file), { recursive: true });
   // The agent's repository: read as an input and appended as an own file, so a FIFO or a symlink there is refused.
-  const existing = fs.existsSync(file) ? readInputBytesSync(file, { what: 'git exclude file', maxBytes: MAX_CONFIG_BYTES, unreadableCode: 'WORKSPACE_INVALID' }).toString('utf8') : '';
-  const missing = ['/.audit/', ...relativePaths.map((p) => `/${p.replace(/^\/+/, '')}`)].filter((line) => !existing.split('\n').includes(line));
-  if (missing.length > 0) appendOwnFileSync(file, `${existing && !existing.endsWith('\n') ? '\n' : ''}# agent-harness\n${missing.join('\n')}\n`);
+  const existing = fs.existsSync(file)
+    ? readInputBytesSync(file, {
+        what: 'git exclude file',
+        maxBytes: MAX_CONFIG_BYTES,
+        unreadableCode: 'WORKSPACE_INVALID',
+      }).toString('utf8')
+    : '';
+  const missing = ['/.audit/', ...relativePaths.map((p) => `/${p.replace(/^\/+/, '')}`)].filter(
+    (line) => !existing.split('\n').includes(line),
+  );
+  if (missing.length > 0)
+    appendOwnFileSync(
+      file,
+      `${existing && !existing.endsWith('\n') ? '\n' : ''}# agent-harness\n${missing.join('\n')}\n`,
+    );
 }
 
 /**
@@ -160,7 +230,8 @@ export async function excludeHarnessPaths(runDir: string, relativePaths: readonl
 export async function gitDiffPatch(runDir: string, indexFile: string): Promise<string | null> {
   // An empty `.git` directory is no repository: codex's sandbox leaves one as a mount point when it is killed.
   const dotGit = path.join(runDir, '.git');
-  if (!fs.existsSync(path.join(dotGit, 'HEAD')) && !fs.statSync(dotGit, { throwIfNoEntry: false })?.isFile()) return null;
+  if (!fs.existsSync(path.join(dotGit, 'HEAD')) && !fs.statSync(dotGit, { throwIfNoEntry: false })?.isFile())
+    return null;
   // The repository is the agent's: git must run nothing it names (hooks, fsmonitor, filters, diff drivers).
   const safe = await untrustedRepoArgs(runDir);
   if (!safe) return null;
@@ -168,7 +239,10 @@ export async function gitDiffPatch(runDir: string, indexFile: string): Promise<s
   try {
     await git(runDir, [...safe, 'read-tree', 'HEAD'], env);
     await git(runDir, [...safe, 'add', '-A'], env);
-    return `${await git(runDir, [...safe, 'diff', '--cached', '--binary', '--no-ext-diff', '--no-textconv', '--ignore-submodules=all', 'HEAD'], env)}\n`.replace(/^\n$/, '');
+    return `${await git(runDir, [...safe, 'diff', '--cached', '--binary', '--no-ext-diff', '--no-textconv', '--ignore-submodules=all', 'HEAD'], env)}\n`.replace(
+      /^\n$/,
+      '',
+    );
   } finally {
     await fsp.rm(indexFile, { force: true });
   }

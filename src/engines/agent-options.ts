@@ -16,7 +16,11 @@ interface OptionsAdapter {
  * The options as `adapter` applies them; none given means the engine's headless defaults. An engine that maps no
  * options accepts only the defaults. Mapping is pure (it describes files and settings, writes nothing).
  */
-export function applyAgentOptions(adapter: OptionsAdapter, options: AgentOptions | undefined, ctx: AgentOptionsContext): AppliedAgentOptions {
+export function applyAgentOptions(
+  adapter: OptionsAdapter,
+  options: AgentOptions | undefined,
+  ctx: AgentOptionsContext,
+): AppliedAgentOptions {
   if (!options) return noAgentOptions();
   if (adapter.applyAgentOptions) return adapter.applyAgentOptions(options, ctx);
   if (isDefaultAgentOptions(options)) return noAgentOptions();
@@ -64,13 +68,21 @@ export function noAgentOptions(): AppliedAgentOptions {
 
 /** True when `options` ask for nothing beyond the defaults. */
 export function isDefaultAgentOptions(options: AgentOptions): boolean {
-  return options.permissionMode === DEFAULT_AGENT_OPTIONS.permissionMode && options.allowedTools.length === 0 && options.disallowedTools.length === 0
-    && options.systemPrompt === undefined && options.maxTurns === undefined && options.mcpServers.length === 0;
+  return (
+    options.permissionMode === DEFAULT_AGENT_OPTIONS.permissionMode &&
+    options.allowedTools.length === 0 &&
+    options.disallowedTools.length === 0 &&
+    options.systemPrompt === undefined &&
+    options.maxTurns === undefined &&
+    options.mcpServers.length === 0
+  );
 }
 
 /** ENGINE_CAPABILITY_UNAVAILABLE for an option `engine` has no control for. */
 export function capabilityUnavailable(engine: EngineId, capability: string, why: string): AgentHarnessError {
-  return new AgentHarnessError('ENGINE_CAPABILITY_UNAVAILABLE', `${engine} cannot apply ${capability}: ${why}.`, { details: { engine, capability } });
+  return new AgentHarnessError('ENGINE_CAPABILITY_UNAVAILABLE', `${engine} cannot apply ${capability}: ${why}.`, {
+    details: { engine, capability },
+  });
 }
 
 /** Throws for the first of `checks` that is asked for: `[asked, capability, why]`. */

@@ -10,7 +10,15 @@ import type { AgentOptionsContext, AppliedAgentOptions } from './agent-options.j
 import type { ResumeFlag } from './resume-flags.js';
 import type { EngineToolTable } from '../model/tool-table.js';
 import type { WireApiId } from '../model/wire-api.js';
-import type { ConfigInjection, Diagnostic, EngineId, FailureCategory, ModelMode, ParsedEvent, StreamName } from '../protocol/index.js';
+import type {
+  ConfigInjection,
+  Diagnostic,
+  EngineId,
+  FailureCategory,
+  ModelMode,
+  ParsedEvent,
+  StreamName,
+} from '../protocol/index.js';
 
 /** The wire APIs the scripted model server speaks. */
 export type WireApi = WireApiId;

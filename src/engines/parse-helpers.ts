@@ -51,6 +51,10 @@ export function stripPtyEcho(text: string): { text: string; noise: ParserOutput 
   if (start <= 0 || text.slice(0, start).trim() === '') return { text, noise: null };
   return {
     text: text.slice(start),
-    noise: diag('PTY_NOISE_STRIPPED', `ignored ${JSON.stringify(text.slice(0, Math.min(start, 40)))} before a JSON event`, 'info'),
+    noise: diag(
+      'PTY_NOISE_STRIPPED',
+      `ignored ${JSON.stringify(text.slice(0, Math.min(start, 40)))} before a JSON event`,
+      'info',
+    ),
   };
 }

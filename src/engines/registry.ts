@@ -54,10 +54,18 @@ const registered = new Map<string, Registered>(BUILT_IN.map((entry) => [entry.id
  */
 export function registerEngine(entry: EngineEntry): () => void {
   if (!ENGINE_ID_PATTERN.test(entry.id)) {
-    throw new AgentHarnessError('USAGE_ERROR', `Engine id ${JSON.stringify(entry.id)} is not 1-32 lower-case letters; choose an id like "myagent".`, { details: { engine: entry.id } });
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      `Engine id ${JSON.stringify(entry.id)} is not 1-32 lower-case letters; choose an id like "myagent".`,
+      { details: { engine: entry.id } },
+    );
   }
   if (registered.has(entry.id)) {
-    throw new AgentHarnessError('USAGE_ERROR', `Engine "${entry.id}" is registered already; unregister it first or choose another id.`, { details: { engine: entry.id } });
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      `Engine "${entry.id}" is registered already; unregister it first or choose another id.`,
+      { details: { engine: entry.id } },
+    );
   }
   const own: Registered = { entry };
   registered.set(entry.id, own);
@@ -127,9 +135,13 @@ export function loadToolTables(): Promise<EngineToolTable[]> {
 /** Throws ENGINE_CAPABILITY_UNAVAILABLE when the adapter lacks resume. */
 export function requireResume(adapter: EngineAdapter): NonNullable<EngineAdapter['buildResumeArgs']> {
   if (!adapter.buildResumeArgs) {
-    throw new AgentHarnessError('ENGINE_CAPABILITY_UNAVAILABLE', `Engine "${adapter.id}" cannot resume a session (capability "resume" is unavailable).`, {
-      details: { engine: adapter.id, capability: 'resume' },
-    });
+    throw new AgentHarnessError(
+      'ENGINE_CAPABILITY_UNAVAILABLE',
+      `Engine "${adapter.id}" cannot resume a session (capability "resume" is unavailable).`,
+      {
+        details: { engine: adapter.id, capability: 'resume' },
+      },
+    );
   }
   return adapter.buildResumeArgs;
 }

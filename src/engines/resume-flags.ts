@@ -52,7 +52,11 @@ export function carryResumeFlags(startArgs: readonly string[], table: readonly R
  * The default resume argv with the carried flags: a default flag that the start also set (by any alias) is
  * replaced by the start's value; the carried flags go last, where every engine's parser takes options.
  */
-export function withCarriedFlags(resumeArgs: readonly string[], carried: readonly string[], table: readonly ResumeFlag[]): string[] {
+export function withCarriedFlags(
+  resumeArgs: readonly string[],
+  carried: readonly string[],
+  table: readonly ResumeFlag[],
+): string[] {
   if (carried.length === 0) return [...resumeArgs];
   const overridden = new Set<ResumeFlag>();
   for (const token of carried) {

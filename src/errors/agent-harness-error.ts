@@ -53,7 +53,10 @@ export function toAgentHarnessError(error: unknown): AgentHarnessError {
   const errno = (error as NodeJS.ErrnoException | null)?.code;
   if (errno && STORAGE_ERRNOS.has(errno)) {
     const file = (error as NodeJS.ErrnoException).path ?? null;
-    return new AgentHarnessError('AUDIT_WRITE_FAILED', `Could not write ${file ?? 'a file'}: ${message}`, { cause: error, details: { errno, file } });
+    return new AgentHarnessError('AUDIT_WRITE_FAILED', `Could not write ${file ?? 'a file'}: ${message}`, {
+      cause: error,
+      details: { errno, file },
+    });
   }
   return new AgentHarnessError('INTERNAL_ERROR', message, { cause: error });
 }

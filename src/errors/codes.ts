@@ -4,43 +4,60 @@
  */
 export const ERROR_CODES = {
   ENGINE_UNKNOWN: 'Use one of the engine ids listed by `agent-harness doctor`.',
-  ENGINE_EXECUTABLE_MISSING: 'Install the engine CLI as a dev dependency of your project (e.g. npm i -D @openai/codex) or put it on PATH.',
+  ENGINE_EXECUTABLE_MISSING:
+    'Install the engine CLI as a dev dependency of your project (e.g. npm i -D @openai/codex) or put it on PATH.',
   ENGINE_CAPABILITY_UNAVAILABLE: 'This engine cannot do that yet; pick another engine or drop the option.',
   ENGINE_CONFIG_INJECTION_FAILED: 'Check that the managed agent home is writable and its config file is valid.',
   ENGINE_TIMEOUT: 'Raise the timeout (--timeout-ms) or check the model script: the engine did not finish in time.',
   ENGINE_SPAWN_FAILED: 'Check the executable and its permissions; the process could not be started.',
   RUN_NOT_FOUND: 'List runs with `agent-harness runs`, then pass a handle, a run id or a run directory.',
   RUN_SELECTOR_AMBIGUOUS: 'Give more characters of the handle or the full run id.',
-  RUN_STORE_CORRUPT: 'A run record (.audit/run.json, named in the message) or the run index could not be read; restore or remove that run directory, or move a broken index.jsonl aside and the harness rebuilds it from the run directories.',
+  RUN_STORE_CORRUPT:
+    'A run record (.audit/run.json, named in the message) or the run index could not be read; restore or remove that run directory, or move a broken index.jsonl aside and the harness rebuilds it from the run directories.',
   RUN_NO_SESSION: 'The run has no session id recorded, so it cannot be resumed; start a new run.',
-  RUN_DIR_MOVED: 'A run is its directory: this one is a copy (or a move) of the run directory its run.json names. Resume the original by its handle, or start a new run.',
-  SKILL_INVALID: 'A skill is a directory with a plain name ([A-Za-z0-9._-], not starting with a dot) holding a SKILL.md.',
-  ENV_LEAK_DETECTED: 'Point SKILL_RUNNER_AGENT_HOME / SKILL_RUNNER_DATA_DIR / AGENT_HARNESS_RUN_ROOT outside your own HOME config directories.',
+  RUN_DIR_MOVED:
+    'A run is its directory: this one is a copy (or a move) of the run directory its run.json names. Resume the original by its handle, or start a new run.',
+  SKILL_INVALID:
+    'A skill is a directory with a plain name ([A-Za-z0-9._-], not starting with a dot) holding a SKILL.md.',
+  ENV_LEAK_DETECTED:
+    'Point SKILL_RUNNER_AGENT_HOME / SKILL_RUNNER_DATA_DIR / AGENT_HARNESS_RUN_ROOT outside your own HOME config directories.',
   CONFIG_INVALID: 'Fix the value named in the message.',
   USAGE_ERROR: 'Run the command with --help to see its usage.',
   MODEL_SCRIPT_INVALID: 'Fix the model script; its format is documented in docs/scripted-model.md.',
   MODEL_SERVER_FAILED: 'The scripted model server could not start or answer; check the port and the script.',
   TRANSLATE_INPUT_INVALID: 'Pass readable recorded output files.',
-  WORKSPACE_INVALID: 'A seed file path must be relative and stay inside the run directory; a template must be a directory.',
+  WORKSPACE_INVALID:
+    'A seed file path must be relative and stay inside the run directory; a template must be a directory.',
   WORKSPACE_GIT_UNAVAILABLE: 'Install git, or start without a git repository (git: false / --no-git).',
-  LLM_HTTP_ERROR: 'The model endpoint answered an HTTP error; its status and body are in the details. Check the model name, key and endpoint.',
+  LLM_HTTP_ERROR:
+    'The model endpoint answered an HTTP error; its status and body are in the details. Check the model name, key and endpoint.',
   LLM_TIMEOUT: 'The model call did not finish in time; raise the caller timeout (timeoutMs) or check the endpoint.',
   LLM_ABORTED: 'The model call was aborted by its AbortSignal.',
   LLM_CONNECTION_FAILED: 'The model endpoint could not be reached; check baseURL and that the server is running.',
   LLM_RESPONSE_INVALID: 'The model endpoint answered something that is not a valid response of its wire API.',
   ORCHESTRATOR_INPUT_INVALID: 'Pass a non-empty message (a string, or { role, content } with text content).',
-  DEPENDENCY_MISSING: 'An optional peer dependency (named in the message) is not installed; install it in your project, e.g. npm install openai or npm install @anthropic-ai/sdk.',
+  DEPENDENCY_MISSING:
+    'An optional peer dependency (named in the message) is not installed; install it in your project, e.g. npm install openai or npm install @anthropic-ai/sdk.',
   INTERNAL_ERROR: 'This is a bug in agent-harness; please report it with the run directory.',
-  FLUENT_RECORDING_INVALID: 'Run the harness live (or the test with -u) to write its recording; a recording is versioned JSON.',
-  FLUENT_REPLAY_MISMATCH: 'The harness asks for calls the recording lacks or in another order; re-record it live (-u in Vitest).',
-  HARNESS_INTERRUPTED: 'The harness process ended (kill -9, second Ctrl-C, crash) before the attempt finished; resume the run to continue.',
-  AUDIT_WRITE_FAILED: 'An audit file could not be written (disk full or not writable); free space and check the run directory.',
-  AUDIT_TAMPERED: 'An audit file the harness reads back was changed while the attempt ran (the run directory is the engine\'s working directory); the attempt\'s events in it are not used. Keep the agent away from .audit.',
-  ISOLATION_UNAVAILABLE: 'Network and PID namespaces are unavailable here (not Linux, no util-linux unshare or iproute2 ip, or user namespaces disabled); see `agent-harness doctor`, or allow the fallback with --isolation auto.',
-  INPUT_NOT_REGULAR_FILE: 'Pass a regular file: a FIFO, a device (/dev/zero, /dev/stdin) or a directory can block or never end. Save the output to a file first.',
-  INPUT_TOO_LARGE: 'The file is larger than the harness reads whole; shrink it or raise the limit (AGENT_HARNESS_MAX_SCRIPT_BYTES for model scripts).',
+  FLUENT_RECORDING_INVALID:
+    'Run the harness live (or the test with -u) to write its recording; a recording is versioned JSON.',
+  FLUENT_REPLAY_MISMATCH:
+    'The harness asks for calls the recording lacks or in another order; re-record it live (-u in Vitest).',
+  HARNESS_INTERRUPTED:
+    'The harness process ended (kill -9, second Ctrl-C, crash) before the attempt finished; resume the run to continue.',
+  AUDIT_WRITE_FAILED:
+    'An audit file could not be written (disk full or not writable); free space and check the run directory.',
+  AUDIT_TAMPERED:
+    "An audit file the harness reads back was changed while the attempt ran (the run directory is the engine's working directory); the attempt's events in it are not used. Keep the agent away from .audit.",
+  ISOLATION_UNAVAILABLE:
+    'Network and PID namespaces are unavailable here (not Linux, no util-linux unshare or iproute2 ip, or user namespaces disabled); see `agent-harness doctor`, or allow the fallback with --isolation auto.',
+  INPUT_NOT_REGULAR_FILE:
+    'Pass a regular file: a FIFO, a device (/dev/zero, /dev/stdin) or a directory can block or never end. Save the output to a file first.',
+  INPUT_TOO_LARGE:
+    'The file is larger than the harness reads whole; shrink it or raise the limit (AGENT_HARNESS_MAX_SCRIPT_BYTES for model scripts).',
   INTERRUPTED: 'The command was stopped by SIGINT/SIGTERM before it finished; run it again.',
-  BUILD_MISSING: 'The command runs the compiled dist/: in a checkout run `npm ci` or `npm run build` (`npm run cli -- <args>` runs the sources instead).',
+  BUILD_MISSING:
+    'The command runs the compiled dist/: in a checkout run `npm ci` or `npm run build` (`npm run cli -- <args>` runs the sources instead).',
 } as const;
 
 /** A stable error code. */

@@ -17,7 +17,10 @@ export class CallLedger {
   private cursor = 0;
 
   /** `onNarrative` re-emits recorded narratives in a replay, at the point they were recorded. */
-  constructor(private readonly replay?: Recording, private readonly onNarrative: (entry: NarrativeEntry) => void = () => undefined) {}
+  constructor(
+    private readonly replay?: Recording,
+    private readonly onNarrative: (entry: NarrativeEntry) => void = () => undefined,
+  ) {}
 
   /** Appends an entry of a live run. */
   record(entry: RecordingEntry): void {
@@ -40,10 +43,18 @@ export class CallLedger {
     const next = entries[this.cursor];
     const wantedName = describeRecordingEntry(wanted);
     if (next === undefined) {
-      throw new AgentHarnessError('FLUENT_REPLAY_MISMATCH', `Replay: the harness asked for ${wantedName} (entry ${this.cursor + 1}) but the recording has only ${entries.length} entries.`, { details: { wanted: wantedName, index: this.cursor } });
+      throw new AgentHarnessError(
+        'FLUENT_REPLAY_MISMATCH',
+        `Replay: the harness asked for ${wantedName} (entry ${this.cursor + 1}) but the recording has only ${entries.length} entries.`,
+        { details: { wanted: wantedName, index: this.cursor } },
+      );
     }
     if (describeRecordingEntry(next) !== wantedName) {
-      throw new AgentHarnessError('FLUENT_REPLAY_MISMATCH', `Replay: the harness asked for ${wantedName} at entry ${this.cursor + 1} but the recording has ${describeRecordingEntry(next)} there.`, { details: { wanted: wantedName, recorded: describeRecordingEntry(next), index: this.cursor } });
+      throw new AgentHarnessError(
+        'FLUENT_REPLAY_MISMATCH',
+        `Replay: the harness asked for ${wantedName} at entry ${this.cursor + 1} but the recording has ${describeRecordingEntry(next)} there.`,
+        { details: { wanted: wantedName, recorded: describeRecordingEntry(next), index: this.cursor } },
+      );
     }
     this.cursor += 1;
     return next;
@@ -54,7 +65,11 @@ export class CallLedger {
     this.drainNarratives();
     const entries = this.replay?.entries ?? [];
     if (this.cursor < entries.length) {
-      throw new AgentHarnessError('FLUENT_REPLAY_MISMATCH', `Replay: the harness finished but ${describeRecordingEntry(entries[this.cursor]!)} (entry ${this.cursor + 1}) and ${entries.length - this.cursor - 1} more recorded entries were never asked for.`, { details: { index: this.cursor } });
+      throw new AgentHarnessError(
+        'FLUENT_REPLAY_MISMATCH',
+        `Replay: the harness finished but ${describeRecordingEntry(entries[this.cursor]!)} (entry ${this.cursor + 1}) and ${entries.length - this.cursor - 1} more recorded entries were never asked for.`,
+        { details: { index: this.cursor } },
+      );
     }
   }
 }
@@ -67,7 +82,11 @@ function findHandle(output: unknown): string | undefined {
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /**
@@ -82,12 +101,27 @@ export function recordAgent<T extends AgentLike>(name: string, agent: T, ledger:
       return (...args: unknown[]) => {
         const base = { name: `${name}.${key}`, agent: name, method: key };
         const failed = (error: unknown, sync: boolean): void => {
-          ledger.record({ kind: 'call', agent: name, method: key, args, error: error instanceof Error ? error.message : String(error), ...(sync ? { sync } : {}) });
+          ledger.record({
+            kind: 'call',
+            agent: name,
+            method: key,
+            args,
+            error: error instanceof Error ? error.message : String(error),
+            ...(sync ? { sync } : {}),
+          });
           bus.emit('agent:failed', { ...base, ...describeError(error) });
         };
         const completed = (output: unknown, sync: boolean): void => {
           const handle = findHandle(output);
-          ledger.record({ kind: 'call', agent: name, method: key, args, output, ...(handle ? { handle } : {}), ...(sync ? { sync } : {}) });
+          ledger.record({
+            kind: 'call',
+            agent: name,
+            method: key,
+            args,
+            output,
+            ...(handle ? { handle } : {}),
+            ...(sync ? { sync } : {}),
+          });
           bus.emit('agent:complete', { ...base, result: output, ...(handle ? { handle } : {}) });
         };
         bus.emit('agent:start', base);
@@ -122,23 +156,30 @@ export function recordAgent<T extends AgentLike>(name: string, agent: T, ledger:
  * synchronously when the live method was synchronous, with the same agent events as live plus `replayed: true`.
  */
 export function replayAgent(name: string, ledger: CallLedger, bus: EventBus): AgentLike {
-  return new Proxy({}, {
-    get(_target, key) {
-      if (typeof key !== 'string' || key === 'then') return undefined;
-      return (..._args: unknown[]) => {
-        const base = { name: `${name}.${key}`, agent: name, method: key, replayed: true };
-        bus.emit('agent:start', base);
-        const entry = ledger.take({ kind: 'call', agent: name, method: key, args: [] });
-        if (entry.kind !== 'call') throw new Error('unreachable: take() matched another kind of entry');
-        if (entry.error !== undefined) {
-          const error = new Error(entry.error);
-          bus.emit('agent:failed', { ...base, ...describeError(error) });
-          if (entry.sync) throw error;
-          return Promise.reject(error);
-        }
-        bus.emit('agent:complete', { ...base, result: entry.output, ...(entry.handle ? { handle: entry.handle } : {}) });
-        return entry.sync ? entry.output : Promise.resolve(entry.output);
-      };
+  return new Proxy(
+    {},
+    {
+      get(_target, key) {
+        if (typeof key !== 'string' || key === 'then') return undefined;
+        return (..._args: unknown[]) => {
+          const base = { name: `${name}.${key}`, agent: name, method: key, replayed: true };
+          bus.emit('agent:start', base);
+          const entry = ledger.take({ kind: 'call', agent: name, method: key, args: [] });
+          if (entry.kind !== 'call') throw new Error('unreachable: take() matched another kind of entry');
+          if (entry.error !== undefined) {
+            const error = new Error(entry.error);
+            bus.emit('agent:failed', { ...base, ...describeError(error) });
+            if (entry.sync) throw error;
+            return Promise.reject(error);
+          }
+          bus.emit('agent:complete', {
+            ...base,
+            result: entry.output,
+            ...(entry.handle ? { handle: entry.handle } : {}),
+          });
+          return entry.sync ? entry.output : Promise.resolve(entry.output);
+        };
+      },
     },
-  });
+  );
 }

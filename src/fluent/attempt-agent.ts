@@ -37,7 +37,10 @@ export interface AttemptAgentDefaults {
 export type AttemptScript = { version: 1; turns?: unknown[]; [key: string]: unknown };
 
 /** Agent class whose `execute(prompt, script?)` starts one real attempt of `engine` and returns its summary. */
-export function attemptAgent(engine: string, defaultsOrFactory: AttemptAgentDefaults | (() => AttemptAgentDefaults)): new () => { execute: (prompt: string, script?: AttemptScript) => Promise<AttemptCallResult> } {
+export function attemptAgent(
+  engine: string,
+  defaultsOrFactory: AttemptAgentDefaults | (() => AttemptAgentDefaults),
+): new () => { execute: (prompt: string, script?: AttemptScript) => Promise<AttemptCallResult> } {
   return class AttemptAgent {
     /**
      * Runs one attempt; a script given here is validated with the script file's defaults (MODEL_SCRIPT_INVALID
@@ -46,27 +49,47 @@ export function attemptAgent(engine: string, defaultsOrFactory: AttemptAgentDefa
     async execute(prompt: string, script?: AttemptScript): Promise<AttemptCallResult> {
       // Resolved per call so a replayed harness (which never calls) needs no model server or paths.
       const defaults = typeof defaultsOrFactory === 'function' ? defaultsOrFactory() : defaultsOrFactory;
-      if (script !== undefined) defaults.modelServer.setScript(parseModelScript(script, `attemptAgent(${JSON.stringify(engine)}) script`));
+      if (script !== undefined)
+        defaults.modelServer.setScript(parseModelScript(script, `attemptAgent(${JSON.stringify(engine)}) script`));
       const result = await runAttempt({
-        ...defaults.request, paths: defaults.paths, engine, launch: 'start', prompt, modelServer: defaults.modelServer,
-        ...(defaults.hostEnv ? { hostEnv: defaults.hostEnv } : {}), ...(defaults.timeoutMs ? { timeoutMs: defaults.timeoutMs } : {}),
+        ...defaults.request,
+        paths: defaults.paths,
+        engine,
+        launch: 'start',
+        prompt,
+        modelServer: defaults.modelServer,
+        ...(defaults.hostEnv ? { hostEnv: defaults.hostEnv } : {}),
+        ...(defaults.timeoutMs ? { timeoutMs: defaults.timeoutMs } : {}),
       });
       return {
-        handle: result.handle, runId: result.runId, engine: result.engine, finalMessage: result.finalMessage,
-        completion: result.completion.state, exitCode: result.exitCode, error: result.error?.message ?? null,
+        handle: result.handle,
+        runId: result.runId,
+        engine: result.engine,
+        finalMessage: result.finalMessage,
+        completion: result.completion.state,
+        exitCode: result.exitCode,
+        error: result.error?.message ?? null,
       };
     }
   };
 }
 
 /** The part of a seed-003 provider the adapter needs. */
-export interface QueryableProvider<TConfig, TEvent> { query: (config: TConfig) => AsyncIterable<TEvent> }
+export interface QueryableProvider<TConfig, TEvent> {
+  query: (config: TConfig) => AsyncIterable<TEvent>;
+}
 
 /** What a provider-backed call returns: its events and the run handle found among them. */
-export interface ProviderCallResult<TEvent> { events: TEvent[]; handle?: string }
+export interface ProviderCallResult<TEvent> {
+  events: TEvent[];
+  handle?: string;
+}
 
 /** Agent class whose `execute(config)` drains `provider.query({ ...defaults, ...config })`. */
-export function providerAgent<TConfig extends object, TEvent>(provider: QueryableProvider<TConfig, TEvent>, defaults: Partial<TConfig> = {}): new () => { execute: (config: Partial<TConfig>) => Promise<ProviderCallResult<TEvent>> } {
+export function providerAgent<TConfig extends object, TEvent>(
+  provider: QueryableProvider<TConfig, TEvent>,
+  defaults: Partial<TConfig> = {},
+): new () => { execute: (config: Partial<TConfig>) => Promise<ProviderCallResult<TEvent>> } {
   return class ProviderAgent {
     /** Collects every event; the first `handle` seen links the call to its audited attempt. */
     async execute(config: Partial<TConfig>): Promise<ProviderCallResult<TEvent>> {
@@ -75,7 +98,9 @@ export function providerAgent<TConfig extends object, TEvent>(provider: Queryabl
       for await (const event of provider.query({ ...defaults, ...config } as TConfig)) {
         events.push(event);
         // agent-harness providers put the run's handle in the `diagnostics` of their last event.
-        const candidate = (event as { handle?: unknown } | null)?.handle ?? (event as { diagnostics?: { handle?: unknown } } | null)?.diagnostics?.handle;
+        const candidate =
+          (event as { handle?: unknown } | null)?.handle ??
+          (event as { diagnostics?: { handle?: unknown } } | null)?.diagnostics?.handle;
         if (handle === undefined && typeof candidate === 'string') handle = candidate;
       }
       return handle === undefined ? { events } : { events, handle };

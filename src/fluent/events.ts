@@ -8,9 +8,15 @@ export * from './event-types.js';
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** What `EventBus.emit(type, data)` takes for `type`: the event's fields without `type` and `timestamp`. */
-export type EventData<T extends HarnessEventName> = DistributiveOmit<Extract<HarnessEvent, { type: T }>, 'type' | 'timestamp'>;
+export type EventData<T extends HarnessEventName> = DistributiveOmit<
+  Extract<HarnessEvent, { type: T }>,
+  'type' | 'timestamp'
+>;
 
-interface Subscription { filter: string; handler: (event: HarnessEvent) => void }
+interface Subscription {
+  filter: string;
+  handler: (event: HarnessEvent) => void;
+}
 
 /** True when an `.on()` filter selects an event type ('retry' selects 'retry:start' etc.). */
 export function matchesEventFilter(filter: string, type: string): boolean {
@@ -20,7 +26,11 @@ export function matchesEventFilter(filter: string, type: string): boolean {
 /** Throws CONFIG_INVALID when `filter` is not a filter `.on()` accepts (for JavaScript callers; TypeScript rejects it at compile time). */
 export function assertEventFilter(filter: unknown): asserts filter is HarnessEventType {
   if (!isHarnessEventType(filter)) {
-    throw new AgentHarnessError('CONFIG_INVALID', `.on(${JSON.stringify(filter)}): not an event type. Use '*', a family (phase, task, retry, parallel, agent, run, custom), an exact type such as 'task:start', 'step', 'narrative' or 'error', or 'custom:<name>'.`, { details: { filter } });
+    throw new AgentHarnessError(
+      'CONFIG_INVALID',
+      `.on(${JSON.stringify(filter)}): not an event type. Use '*', a family (phase, task, retry, parallel, agent, run, custom), an exact type such as 'task:start', 'step', 'narrative' or 'error', or 'custom:<name>'.`,
+      { details: { filter } },
+    );
   }
 }
 
@@ -47,7 +57,11 @@ export class EventBus {
         // A faulty listener must not change the workflow's outcome; it is reported, not thrown.
         if (type !== 'error') {
           const described = describeError(error);
-          this.emit('error', { name: 'handler', message: `An .on('${filter}') listener threw on ${type}: ${described.error}`, ...described });
+          this.emit('error', {
+            name: 'handler',
+            message: `An .on('${filter}') listener threw on ${type}: ${described.error}`,
+            ...described,
+          });
         }
       }
     }
@@ -57,14 +71,19 @@ export class EventBus {
 
 /** The failure fields every failed/failure event carries: message, stack and the original error as cause. */
 export function describeError(error: unknown): { error: string; stack?: string; cause: unknown } {
-  if (error instanceof Error) return { error: error.message, ...(error.stack ? { stack: error.stack } : {}), cause: error };
+  if (error instanceof Error)
+    return { error: error.message, ...(error.stack ? { stack: error.stack } : {}), cause: error };
   return { error: String(error), cause: error };
 }
 
 /** Serialises events one per line (`type`, `name`, `timestamp` first); causes are dropped (not JSON). */
 export function formatEventLog(events: readonly HarnessEvent[]): string {
-  return events.map((event) => {
-    const { cause: _cause, type, name, timestamp, ...rest } = event as HarnessEvent & { cause?: unknown };
-    return JSON.stringify({ type, name, timestamp, ...rest });
-  }).join('\n') + (events.length ? '\n' : '');
+  return (
+    events
+      .map((event) => {
+        const { cause: _cause, type, name, timestamp, ...rest } = event as HarnessEvent & { cause?: unknown };
+        return JSON.stringify({ type, name, timestamp, ...rest });
+      })
+      .join('\n') + (events.length ? '\n' : '')
+  );
 }

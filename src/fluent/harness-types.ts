@@ -12,7 +12,11 @@ export type AgentConstructor = new () => { execute: (...args: never[]) => unknow
 export type ResolvedAgents<T extends Record<string, AgentConstructor>> = { [K in keyof T]: InstanceType<T[K]> };
 
 /** A step yielded by an `execute` generator; recorded as a `step` event. */
-export interface StepYield { step: string; input?: unknown; output?: unknown }
+export interface StepYield {
+  step: string;
+  input?: unknown;
+  output?: unknown;
+}
 
 /** What `run`/`execute` receive. */
 export interface ExecuteContext<TAgents extends Record<string, AgentConstructor>, TState> {
@@ -47,7 +51,12 @@ export interface HarnessConfig<TAgents extends Record<string, AgentConstructor>,
 }
 
 /** What `.run()` resolves to. */
-export interface FluentRunResult<TState, TResult> { result: TResult; state: TState; events: HarnessEvent[]; duration: number }
+export interface FluentRunResult<TState, TResult> {
+  result: TResult;
+  state: TState;
+  events: HarnessEvent[];
+  duration: number;
+}
 
 /** A runnable instance with chainable subscriptions. */
 export interface HarnessInstance<TState, TResult> {
@@ -64,4 +73,7 @@ export interface HarnessFactory<TState, TInput, TResult> {
 }
 
 /** Per-instance overrides of the definition's mode and recording path (the Vitest fixture sets them per test). */
-export interface CreateOptions { mode?: 'live' | 'replay'; recording?: string }
+export interface CreateOptions {
+  mode?: 'live' | 'replay';
+  recording?: string;
+}

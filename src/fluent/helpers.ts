@@ -22,11 +22,21 @@ export interface ParallelOptions {
  * message/stack/cause after, always re-throw. Inner helpers finish before this emits, so inner events precede
  * outer ones. Task events also carry `id` (the task's name).
  */
-export async function wrapWithEvents<T>(bus: EventBus, prefix: 'phase' | 'task', name: string, fn: () => Promise<T>): Promise<T> {
+export async function wrapWithEvents<T>(
+  bus: EventBus,
+  prefix: 'phase' | 'task',
+  name: string,
+  fn: () => Promise<T>,
+): Promise<T> {
   const extra = prefix === 'task' ? { id: name } : {};
   const emit = (suffix: 'start' | 'complete' | 'failed', data: Record<string, unknown>): void => {
     // One cast for both prefixes: the fields are those of PhaseEvent / TaskEvent.
-    (bus.emit as (type: string, data: Record<string, unknown>) => void).call(bus, `${prefix}:${suffix}`, { name, ...extra, status: suffix, ...data });
+    (bus.emit as (type: string, data: Record<string, unknown>) => void).call(bus, `${prefix}:${suffix}`, {
+      name,
+      ...extra,
+      status: suffix,
+      ...data,
+    });
   };
   emit('start', {});
   try {
@@ -45,7 +55,12 @@ export function computeBackoff(attempt: number, minTimeout: number, maxTimeout: 
 }
 
 /** Runs `fn` up to `retries` times with capped exponential backoff, emitting the retry:* sequence. */
-export async function runRetry<T>(bus: EventBus, name: string, fn: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
+export async function runRetry<T>(
+  bus: EventBus,
+  name: string,
+  fn: () => Promise<T>,
+  options: RetryOptions = {},
+): Promise<T> {
   const maxAttempts = Math.max(1, Math.floor(options.retries ?? 3));
   const minTimeout = options.minTimeout ?? 1000;
   const maxTimeout = Math.max(minTimeout, options.maxTimeout ?? 5000);
@@ -75,7 +90,10 @@ export async function runRetry<T>(bus: EventBus, name: string, fn: () => Promise
  * the items already running settle (no new ones start), so nothing keeps running behind the caller's back.
  */
 export async function runParallel<T>(
-  bus: EventBus, name: string, fns: Array<() => Promise<T>>, options: ParallelOptions = {},
+  bus: EventBus,
+  name: string,
+  fns: Array<() => Promise<T>>,
+  options: ParallelOptions = {},
 ): Promise<T[]> {
   const total = fns.length;
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 5));

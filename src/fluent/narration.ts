@@ -68,23 +68,43 @@ export function describeCall(call: MonologueCall): string {
 
 /** What `summarizeWith` needs of an LLM caller; a `BoundLLMCaller` from `agent-harness/orchestrator` fits. */
 export interface NarrationCaller {
-  call(input: { messages: Array<{ role: 'system' | 'user'; content: string }>; temperature?: number }): Promise<{ text: string }>;
+  call(input: {
+    messages: Array<{ role: 'system' | 'user'; content: string }>;
+    temperature?: number;
+  }): Promise<{ text: string }>;
 }
 
 /** A summarizer that asks `caller` for a one-sentence first-person summary of each call. */
-export function summarizeWith(caller: NarrationCaller, instruction = 'Summarize, in one first-person sentence, what this agent just did.'): MonologueSummarizer {
+export function summarizeWith(
+  caller: NarrationCaller,
+  instruction = 'Summarize, in one first-person sentence, what this agent just did.',
+): MonologueSummarizer {
   return async (call) => {
-    const response = await caller.call({ messages: [{ role: 'system', content: instruction }, { role: 'user', content: `Agent ${call.agent}: ${describeCall(call)}` }], temperature: 0 });
+    const response = await caller.call({
+      messages: [
+        { role: 'system', content: instruction },
+        { role: 'user', content: `Agent ${call.agent}: ${describeCall(call)}` },
+      ],
+      temperature: 0,
+    });
     return response.text.trim() || describeCall(call);
   };
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /** Narrates `call` through `sink`; returns a promise only when the summarizer is async. */
-function narrateCall(sink: NarrationSink, summarize: MonologueSummarizer, call: MonologueCall): Promise<void> | undefined {
+function narrateCall(
+  sink: NarrationSink,
+  summarize: MonologueSummarizer,
+  call: MonologueCall,
+): Promise<void> | undefined {
   let text: string | Promise<string>;
   try {
     text = summarize(call);
@@ -96,7 +116,10 @@ function narrateCall(sink: NarrationSink, summarize: MonologueSummarizer, call: 
     return undefined;
   }
   // A failing summarizer must not fail the agent: fall back to the plain description.
-  return Promise.resolve(text).then((t) => sink.narrate(t, call.method), () => sink.narrate(describeCall(call), call.method));
+  return Promise.resolve(text).then(
+    (t) => sink.narrate(t, call.method),
+    () => sink.narrate(describeCall(call), call.method),
+  );
 }
 
 /**
@@ -126,7 +149,10 @@ export function Monologue(options: MonologueOptions = {}) {
       try {
         out = method.apply(this, args);
       } catch (error) {
-        const pending = narrateCall(sink, summarize, { ...base, error: error instanceof Error ? error.message : String(error) });
+        const pending = narrateCall(sink, summarize, {
+          ...base,
+          error: error instanceof Error ? error.message : String(error),
+        });
         if (pending) sink.track(pending);
         throw error;
       }
@@ -137,7 +163,10 @@ export function Monologue(options: MonologueOptions = {}) {
             return result;
           },
           async (error: unknown) => {
-            await narrateCall(sink, summarize, { ...base, error: error instanceof Error ? error.message : String(error) });
+            await narrateCall(sink, summarize, {
+              ...base,
+              error: error instanceof Error ? error.message : String(error),
+            });
             throw error;
           },
         ) as Return;
@@ -158,12 +187,24 @@ export function Monologue(options: MonologueOptions = {}) {
  * narrateMethods(Planner, ['execute'], { summarize: summarizeWith(llm) });
  * ```
  */
-export function narrateMethods<C extends abstract new (...args: never[]) => object>(AgentClass: C, methods: ReadonlyArray<keyof InstanceType<C> & string>, options: MonologueOptions = {}): C {
+export function narrateMethods<C extends abstract new (...args: never[]) => object>(
+  AgentClass: C,
+  methods: ReadonlyArray<keyof InstanceType<C> & string>,
+  options: MonologueOptions = {},
+): C {
   const prototype = AgentClass.prototype as Record<string, unknown>;
   for (const name of methods) {
     const method = prototype[name];
-    if (typeof method !== 'function') throw new AgentHarnessError('CONFIG_INVALID', `narrateMethods: class ${AgentClass.name || '(anonymous)'} has no method ${JSON.stringify(name)} on its prototype; name methods declared in the class body.`, { details: { method: name } });
-    const context = { kind: 'method', name, static: false, private: false } as unknown as ClassMethodDecoratorContext<object, (this: object, ...args: unknown[]) => unknown>;
+    if (typeof method !== 'function')
+      throw new AgentHarnessError(
+        'CONFIG_INVALID',
+        `narrateMethods: class ${AgentClass.name || '(anonymous)'} has no method ${JSON.stringify(name)} on its prototype; name methods declared in the class body.`,
+        { details: { method: name } },
+      );
+    const context = { kind: 'method', name, static: false, private: false } as unknown as ClassMethodDecoratorContext<
+      object,
+      (this: object, ...args: unknown[]) => unknown
+    >;
     prototype[name] = Monologue(options)(method as (this: object, ...args: unknown[]) => unknown, context);
   }
   return AgentClass;

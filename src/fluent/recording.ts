@@ -18,7 +18,12 @@ export const RecordingEntrySchema = z.discriminatedUnion('kind', [
     /** The method returned a plain value (not a promise); replay answers it synchronously too. */
     sync: z.boolean().optional(),
   }),
-  z.object({ kind: z.literal('step'), step: z.string(), input: z.unknown().optional(), output: z.unknown().optional() }),
+  z.object({
+    kind: z.literal('step'),
+    step: z.string(),
+    input: z.unknown().optional(),
+    output: z.unknown().optional(),
+  }),
   z.object({ kind: z.literal('narrative'), agent: z.string(), text: z.string(), method: z.string().optional() }),
 ]);
 
@@ -58,17 +63,28 @@ export async function readRecording(path: string): Promise<Recording> {
   try {
     text = await readFile(path, 'utf8');
   } catch (cause) {
-    throw new AgentHarnessError('FLUENT_RECORDING_INVALID', `Recording ${path} cannot be read; run the harness live first.`, { cause, details: { path } });
+    throw new AgentHarnessError(
+      'FLUENT_RECORDING_INVALID',
+      `Recording ${path} cannot be read; run the harness live first.`,
+      { cause, details: { path } },
+    );
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (cause) {
-    throw new AgentHarnessError('FLUENT_RECORDING_INVALID', `Recording ${path} is not JSON.`, { cause, details: { path } });
+    throw new AgentHarnessError('FLUENT_RECORDING_INVALID', `Recording ${path} is not JSON.`, {
+      cause,
+      details: { path },
+    });
   }
   const result = RecordingSchema.safeParse(parsed);
   if (!result.success) {
-    throw new AgentHarnessError('FLUENT_RECORDING_INVALID', `Recording ${path} does not match the recording schema: ${z.prettifyError(result.error)}`, { details: { path } });
+    throw new AgentHarnessError(
+      'FLUENT_RECORDING_INVALID',
+      `Recording ${path} does not match the recording schema: ${z.prettifyError(result.error)}`,
+      { details: { path } },
+    );
   }
   return result.data;
 }

@@ -1,6 +1,12 @@
 /** wrapAgent (seed 002 level 1): one agent, its `execute` call wrapped in agent:start/complete/failed events. */
 import { AgentHarnessError } from '../errors/index.js';
-import { EventBus, describeError, type HarnessEvent, type HarnessEventHandler, type HarnessEventType } from './events.js';
+import {
+  EventBus,
+  describeError,
+  type HarnessEvent,
+  type HarnessEventHandler,
+  type HarnessEventType,
+} from './events.js';
 import type { AgentConstructor } from './harness-types.js';
 import { attachNarration } from './narration.js';
 
@@ -27,17 +33,23 @@ export function wrapAgent<C extends AgentConstructor>(AgentClass: C): WrappedAge
     run: async (...args): Promise<Awaited<ReturnType<InstanceType<C>['execute']>>> => {
       const agent = new AgentClass() as InstanceType<C>;
       const execute = agent.execute as unknown;
-      if (typeof execute !== 'function') throw new AgentHarnessError('CONFIG_INVALID', `wrapAgent: class ${agentName} has no execute method.`, { details: { agent: agentName } });
+      if (typeof execute !== 'function')
+        throw new AgentHarnessError('CONFIG_INVALID', `wrapAgent: class ${agentName} has no execute method.`, {
+          details: { agent: agentName },
+        });
       const pending: Promise<void>[] = [];
       attachNarration(agent, {
         agent: agentName,
-        narrate: (text, method) => bus.emit('narrative', { name: agentName, agent: agentName, text, ...(method ? { method } : {}) }),
+        narrate: (text, method) =>
+          bus.emit('narrative', { name: agentName, agent: agentName, text, ...(method ? { method } : {}) }),
         track: (p) => pending.push(p),
       });
       const base = { name: `${agentName}.execute`, agent: agentName, method: 'execute' };
       bus.emit('agent:start', base);
       try {
-        const result = (await (execute as (...a: unknown[]) => unknown).apply(agent, args)) as Awaited<ReturnType<InstanceType<C>['execute']>>;
+        const result = (await (execute as (...a: unknown[]) => unknown).apply(agent, args)) as Awaited<
+          ReturnType<InstanceType<C>['execute']>
+        >;
         await Promise.all(pending);
         bus.emit('agent:complete', { ...base, result });
         return result;

@@ -16,19 +16,32 @@ export function isFaultTurn(turn: ModelTurn): turn is FaultTurn {
 
 /** True when the request asked for a stream (SSE): `stream: true` in the body, or gemini's `alt=sse`. */
 function wantsStream(body: unknown, query: URLSearchParams, path: string): boolean {
-  return (body as { stream?: unknown } | null)?.stream === true || query.get('alt') === 'sse' || path.endsWith(':streamGenerateContent');
+  return (
+    (body as { stream?: unknown } | null)?.stream === true ||
+    query.get('alt') === 'sse' ||
+    path.endsWith(':streamGenerateContent')
+  );
 }
 
 /**
  * Answers a fault turn. Stalled responses are registered in `open` so the server's `close()` can end them (a stall
  * without `ms` lasts until then, or until the client gives up).
  */
-export function respondFault(turn: FaultTurn, request: { body: unknown; query: URLSearchParams; path: string; raw: IncomingMessage }, response: ServerResponse, open: Set<ServerResponse>): void {
+export function respondFault(
+  turn: FaultTurn,
+  request: { body: unknown; query: URLSearchParams; path: string; raw: IncomingMessage },
+  response: ServerResponse,
+  open: Set<ServerResponse>,
+): void {
   const stream = wantsStream(request.body, request.query, request.path);
   const contentType = stream ? 'text/event-stream' : 'application/json';
   if (turn.type === 'malformed') {
     response.writeHead(200, { 'content-type': contentType });
-    response.end(stream ? 'data: {"agent-harness": malformed event\n\nevent: ???\ndata: }{\n\n' : '{"agent-harness": malformed body');
+    response.end(
+      stream
+        ? 'data: {"agent-harness": malformed event\n\nevent: ???\ndata: }{\n\n'
+        : '{"agent-harness": malformed body',
+    );
     return;
   }
   response.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache' });

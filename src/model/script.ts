@@ -45,7 +45,11 @@ export function writeFileCommand(path: string, content: string): string {
  * skill.
  */
 export function useSkillCommand(name: string): string {
-  if (!SKILL_NAME.test(name)) throw new AgentHarnessError('MODEL_SCRIPT_INVALID', `use_skill needs a plain skill name, not ${JSON.stringify(name)}.`);
+  if (!SKILL_NAME.test(name))
+    throw new AgentHarnessError(
+      'MODEL_SCRIPT_INVALID',
+      `use_skill needs a plain skill name, not ${JSON.stringify(name)}.`,
+    );
   return `cat .*/skills/${name}/SKILL.md`;
 }
 
@@ -56,7 +60,14 @@ const MCP_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const IntentSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('write_file'), path: z.string().min(1), content: z.string() }).strict(),
   z.object({ type: z.literal('use_skill'), name: z.string().regex(SKILL_NAME) }).strict(),
-  z.object({ type: z.literal('mcp_tool'), server: z.string().regex(MCP_NAME), tool: z.string().regex(MCP_NAME), arguments: z.record(z.string(), z.unknown()).default({}) }).strict(),
+  z
+    .object({
+      type: z.literal('mcp_tool'),
+      server: z.string().regex(MCP_NAME),
+      tool: z.string().regex(MCP_NAME),
+      arguments: z.record(z.string(), z.unknown()).default({}),
+    })
+    .strict(),
 ]);
 
 /**
@@ -75,16 +86,33 @@ function lowerIntent(value: unknown): unknown {
   const intent = IntentSchema.safeParse(value);
   if (!intent.success) return value;
   const data = intent.data;
-  if (data.type === 'write_file') return { type: 'shell', command: writeFileCommand(data.path, data.content), intent: { kind: 'write_file', path: data.path, content: data.content } };
-  if (data.type === 'use_skill') return { type: 'shell', command: useSkillCommand(data.name), intent: { kind: 'use_skill', name: data.name } };
-  return { type: 'shell', command: missingMcpToolCommand(data.server, data.tool), intent: { kind: 'mcp_tool', server: data.server, tool: data.tool, arguments: data.arguments } };
+  if (data.type === 'write_file')
+    return {
+      type: 'shell',
+      command: writeFileCommand(data.path, data.content),
+      intent: { kind: 'write_file', path: data.path, content: data.content },
+    };
+  if (data.type === 'use_skill')
+    return { type: 'shell', command: useSkillCommand(data.name), intent: { kind: 'use_skill', name: data.name } };
+  return {
+    type: 'shell',
+    command: missingMcpToolCommand(data.server, data.tool),
+    intent: { kind: 'mcp_tool', server: data.server, tool: data.tool, arguments: data.arguments },
+  };
 }
 
 /** The intent a shell turn came from, when it came from one. */
 const TurnIntentSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('write_file'), path: z.string().min(1), content: z.string() }).strict(),
   z.object({ kind: z.literal('use_skill'), name: z.string().regex(SKILL_NAME) }).strict(),
-  z.object({ kind: z.literal('mcp_tool'), server: z.string().regex(MCP_NAME), tool: z.string().regex(MCP_NAME), arguments: z.record(z.string(), z.unknown()) }).strict(),
+  z
+    .object({
+      kind: z.literal('mcp_tool'),
+      server: z.string().regex(MCP_NAME),
+      tool: z.string().regex(MCP_NAME),
+      arguments: z.record(z.string(), z.unknown()),
+    })
+    .strict(),
 ]);
 /** The intent a shell turn came from. */
 export type TurnIntent = z.infer<typeof TurnIntentSchema>;
@@ -108,7 +136,13 @@ export function requestWorkingDirectory(body: unknown): string | null {
  * request offers none of them.
  */
 export function mcpToolName(offered: readonly string[], server: string, tool: string): string | null {
-  const candidates = [`mcp__${server}__${tool}`, `${server}__${tool}`, `${server}_${tool}`, `mcp_${server}_${tool}`, tool];
+  const candidates = [
+    `mcp__${server}__${tool}`,
+    `${server}__${tool}`,
+    `${server}_${tool}`,
+    `mcp_${server}_${tool}`,
+    tool,
+  ];
   const found = candidates.find((name) => offered.includes(name));
   if (found) return found;
   // codex 0.169 offers MCP servers as deferred namespaces (`mcp__<server>`) and takes `mcp__<server>__<tool>` calls.
@@ -119,18 +153,27 @@ export function mcpToolName(offered: readonly string[], server: string, tool: st
  * The native tool call for a shell turn's intent, when the request offers that tool (and, for an absolute path,
  * the working directory is known); null means: run the shell command instead.
  */
-export function nativeIntentCall(turn: { intent?: TurnIntent | undefined }, offered: readonly string[], tables: NativeIntentTools | readonly NativeIntentTools[], cwd: string | null): { name: string; args: Record<string, unknown> } | null {
+export function nativeIntentCall(
+  turn: { intent?: TurnIntent | undefined },
+  offered: readonly string[],
+  tables: NativeIntentTools | readonly NativeIntentTools[],
+  cwd: string | null,
+): { name: string; args: Record<string, unknown> } | null {
   const intent = turn.intent;
   if (!intent) return null;
   if (intent.kind === 'mcp_tool') {
     const name = mcpToolName(offered, intent.server, intent.tool);
     return name ? { name, args: intent.arguments } : null;
   }
-  for (const table of Array.isArray(tables) ? (tables as readonly NativeIntentTools[]) : [tables as NativeIntentTools]) {
-    if (intent.kind === 'use_skill' && table.skill && offered.includes(table.skill.tool)) return { name: table.skill.tool, args: { [table.skill.nameKey]: intent.name } };
+  for (const table of Array.isArray(tables)
+    ? (tables as readonly NativeIntentTools[])
+    : [tables as NativeIntentTools]) {
+    if (intent.kind === 'use_skill' && table.skill && offered.includes(table.skill.tool))
+      return { name: table.skill.tool, args: { [table.skill.nameKey]: intent.name } };
     if (intent.kind !== 'write_file' || !table.write || !offered.includes(table.write.tool)) continue;
     if (table.write.absolute && !cwd) continue;
-    const file = table.write.absolute && !intent.path.startsWith('/') ? `${cwd!.replace(/\/+$/, '')}/${intent.path}` : intent.path;
+    const file =
+      table.write.absolute && !intent.path.startsWith('/') ? `${cwd!.replace(/\/+$/, '')}/${intent.path}` : intent.path;
     return { name: table.write.tool, args: { [table.write.pathKey]: file, [table.write.contentKey]: intent.content } };
   }
   return null;
@@ -139,7 +182,14 @@ export function nativeIntentCall(turn: { intent?: TurnIntent | undefined }, offe
 const RenderedTurnSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string(), reasoning: z.string().optional() }).strict(),
   z.object({ type: z.literal('shell'), command: z.string().min(1), intent: TurnIntentSchema.optional() }).strict(),
-  z.object({ type: z.literal('final'), text: z.string(), done: z.boolean().default(true), reasoning: z.string().optional() }).strict(),
+  z
+    .object({
+      type: z.literal('final'),
+      text: z.string(),
+      done: z.boolean().default(true),
+      reasoning: z.string().optional(),
+    })
+    .strict(),
   z.object({ type: z.literal('error'), status: z.number().int().min(400).max(599), message: z.string() }).strict(),
   /** Model-side faults, answered by the server itself (see `faults.ts`), never by a wire module. */
   z.object({ type: z.literal('stall'), ms: z.number().int().positive().optional() }).strict(),
@@ -148,13 +198,19 @@ const RenderedTurnSchema = z.discriminatedUnion('type', [
 ]);
 
 /** Every turn type a script may use, for error messages. */
-export const MODEL_TURN_TYPES: readonly string[] = [...RenderedTurnSchema.options.map((o) => o.shape.type.value), ...IntentSchema.options.map((o) => o.shape.type.value)];
+export const MODEL_TURN_TYPES: readonly string[] = [
+  ...RenderedTurnSchema.options.map((o) => o.shape.type.value),
+  ...IntentSchema.options.map((o) => o.shape.type.value),
+];
 
 /** Checks the type first, so a bad turn is reported as "unknown type" or with the intent's own missing field. */
 function checkTurn(value: unknown, ctx: z.RefinementCtx): void {
   const type = (value as { type?: unknown } | null)?.type;
   if (typeof type !== 'string' || !MODEL_TURN_TYPES.includes(type)) {
-    ctx.addIssue({ code: 'custom', message: `${type === undefined ? 'missing "type"' : `unknown turn type ${JSON.stringify(type)}`}; turn types: ${MODEL_TURN_TYPES.join(', ')}` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `${type === undefined ? 'missing "type"' : `unknown turn type ${JSON.stringify(type)}`}; turn types: ${MODEL_TURN_TYPES.join(', ')}`,
+    });
     return;
   }
   const schema = [...IntentSchema.options, ...RenderedTurnSchema.options].find((o) => o.shape.type.value === type)!;
@@ -162,7 +218,11 @@ function checkTurn(value: unknown, ctx: z.RefinementCtx): void {
   for (const issue of result.success ? [] : result.error.issues) {
     const field = issue.path.join('.');
     const missing = issue.code === 'invalid_type' && (value as Record<string, unknown>)[field] === undefined;
-    ctx.addIssue({ code: 'custom', path: issue.path, message: missing ? `${type} turn needs "${field}"` : `${type} turn: ${issue.message}` });
+    ctx.addIssue({
+      code: 'custom',
+      path: issue.path,
+      message: missing ? `${type} turn needs "${field}"` : `${type} turn: ${issue.message}`,
+    });
   }
 }
 
@@ -209,7 +269,14 @@ export const ScriptRouteSchema = z
       .strict()
       .refine((m) => m.model !== undefined || m.contains !== undefined, 'a route match needs "model" or "contains"'),
     turns: z.array(ModelTurnSchema),
-    gate: z.object({ name: z.string().min(1), size: z.number().int().min(2).max(64), timeout_ms: z.number().int().min(1).max(600_000).default(10_000) }).strict().optional(),
+    gate: z
+      .object({
+        name: z.string().min(1),
+        size: z.number().int().min(2).max(64),
+        timeout_ms: z.number().int().min(1).max(600_000).default(10_000),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 /** A content-chosen turn list of a script. */
@@ -234,7 +301,11 @@ export const DEFAULT_REPLY = 'Hello from the agent-harness scripted model.';
 /** Builders for script turns. */
 export const turns = {
   /** An assistant text reply; the turn ends and the agent waits for the user. */
-  text: (text: string, options: { reasoning?: string } = {}): ModelTurn => ({ type: 'text', text, ...(options.reasoning !== undefined ? { reasoning: options.reasoning } : {}) }),
+  text: (text: string, options: { reasoning?: string } = {}): ModelTurn => ({
+    type: 'text',
+    text,
+    ...(options.reasoning !== undefined ? { reasoning: options.reasoning } : {}),
+  }),
   /** One shell tool call. */
   shell: (command: string): ModelTurn => ({ type: 'shell', command }),
   /** A final message; with `done` (default) the done marker line is appended. */
@@ -253,11 +324,23 @@ export const turns = {
   /** A 200 stream cut in the middle of its first event. */
   drop: (): ModelTurn => ({ type: 'drop' }),
   /** A tool call that writes `content` to `path` (a shell call on every engine). */
-  writeFile: (path: string, content: string): ModelTurn => ({ type: 'shell', command: writeFileCommand(path, content), intent: { kind: 'write_file', path, content } }),
+  writeFile: (path: string, content: string): ModelTurn => ({
+    type: 'shell',
+    command: writeFileCommand(path, content),
+    intent: { kind: 'write_file', path, content },
+  }),
   /** A tool call that loads skill `name` by reading its SKILL.md from the engine's skill root. */
-  useSkill: (name: string): ModelTurn => ({ type: 'shell', command: useSkillCommand(name), intent: { kind: 'use_skill', name } }),
+  useSkill: (name: string): ModelTurn => ({
+    type: 'shell',
+    command: useSkillCommand(name),
+    intent: { kind: 'use_skill', name },
+  }),
   /** A call of tool `tool` of MCP server `server` (as the engine names it); a failing shell call when not offered. */
-  mcpTool: (server: string, tool: string, args: Record<string, unknown> = {}): ModelTurn => ({ type: 'shell', command: missingMcpToolCommand(server, tool), intent: { kind: 'mcp_tool', server, tool, arguments: args } }),
+  mcpTool: (server: string, tool: string, args: Record<string, unknown> = {}): ModelTurn => ({
+    type: 'shell',
+    command: missingMcpToolCommand(server, tool),
+    intent: { kind: 'mcp_tool', server, tool, arguments: args },
+  }),
 };
 
 /** Validates a script value; MODEL_SCRIPT_INVALID names the source and the offending path. */
@@ -266,9 +349,16 @@ export function parseModelScript(value: unknown, sourceName = 'model script'): M
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
-  throw new AgentHarnessError('MODEL_SCRIPT_INVALID', `${sourceName} is not a valid model script: at ${where}: ${issue?.message ?? result.error.message}`, {
-    details: { source: sourceName, issues: result.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
-  });
+  throw new AgentHarnessError(
+    'MODEL_SCRIPT_INVALID',
+    `${sourceName} is not a valid model script: at ${where}: ${issue?.message ?? result.error.message}`,
+    {
+      details: {
+        source: sourceName,
+        issues: result.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })),
+      },
+    },
+  );
 }
 
 /** Size limit of a model script: `AGENT_HARNESS_MAX_SCRIPT_BYTES` when a positive integer, else 16 MiB. */
@@ -292,13 +382,19 @@ export async function loadModelScript(file: string): Promise<ModelScript> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new AgentHarnessError('MODEL_SCRIPT_INVALID', `Model script ${file} is not valid JSON: ${(error as Error).message}`, { cause: error, details: { source: file } });
+    throw new AgentHarnessError(
+      'MODEL_SCRIPT_INVALID',
+      `Model script ${file} is not valid JSON: ${(error as Error).message}`,
+      { cause: error, details: { source: file } },
+    );
   }
   return parseModelScript(value, file);
 }
 
 /** What the server answers for a request: a scripted turn, or why there is none. */
-export type TurnSelection = { kind: 'turn'; index: number; turn: ModelTurn } | { kind: 'exhausted'; index: number; total: number };
+export type TurnSelection =
+  | { kind: 'turn'; index: number; turn: ModelTurn }
+  | { kind: 'exhausted'; index: number; total: number };
 
 /**
  * Picks the turn for a request whose history holds `modelTurns` model outputs: turn index = that count.
@@ -310,7 +406,9 @@ export function selectTurn(script: ModelScript | null, modelTurns: number, body?
   if (!script) return { kind: 'turn', index: modelTurns, turn: { type: 'text', text: DEFAULT_REPLY } };
   const list = matchRoute(script, body)?.turns ?? script.turns;
   const turn = list[modelTurns];
-  return turn ? { kind: 'turn', index: modelTurns, turn } : { kind: 'exhausted', index: modelTurns, total: list.length };
+  return turn
+    ? { kind: 'turn', index: modelTurns, turn }
+    : { kind: 'exhausted', index: modelTurns, total: list.length };
 }
 
 /** Message of the 400 answered past the last turn; `index` is 0-based, the message counts from 1. */

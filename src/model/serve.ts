@@ -34,9 +34,12 @@ export async function serveModel(options: ServeModelOptions = {}): Promise<Serve
     script,
     ...(options.port ? { port: options.port } : {}),
     ...(options.logFile ? { logFile: options.logFile } : {}),
-    onLogError: (error) => process.stderr.write(`agent-harness: the request log is no longer written: ${error.message}\n`),
+    onLogError: (error) =>
+      process.stderr.write(`agent-harness: the request log is no longer written: ${error.message}\n`),
   });
-  (options.out ?? process.stdout).write(`model server listening on ${server.url} (wire APIs: ${WIRE_APIS.map((w) => w.id).join(', ')})\n`);
+  (options.out ?? process.stdout).write(
+    `model server listening on ${server.url} (wire APIs: ${WIRE_APIS.map((w) => w.id).join(', ')})\n`,
+  );
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;

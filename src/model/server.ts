@@ -22,7 +22,12 @@ import { geminiWire } from './wire-gemini.js';
 import { appendOwnFileSync } from '../runtime/own-file.js';
 
 /** The wire APIs served, in match order. */
-export const WIRE_APIS: readonly WireApiHandler[] = [openAiResponsesWire, openAiChatWire, anthropicMessagesWire, geminiWire];
+export const WIRE_APIS: readonly WireApiHandler[] = [
+  openAiResponsesWire,
+  openAiChatWire,
+  anthropicMessagesWire,
+  geminiWire,
+];
 
 /** Routes that are not a wire API, listed in the 404 message. */
 const HARNESS_ROUTES = ['GET /', 'HEAD /', 'GET /__harness/requests'];
@@ -31,7 +36,21 @@ const HARNESS_ROUTES = ['GET /', 'HEAD /', 'GET /__harness/requests'];
  * What the server did with a request. `bad_request`: malformed or non-object body; `server_error`: a bug in
  * the server itself (answered 500); `probe`: `GET /` or `HEAD /` warm-up.
  */
-export type ResponseKind = 'text' | 'shell' | 'final' | 'error' | 'stall' | 'malformed' | 'drop' | 'exhausted' | 'side' | 'not_found' | 'bad_request' | 'egress_refused' | 'probe' | 'server_error';
+export type ResponseKind =
+  | 'text'
+  | 'shell'
+  | 'final'
+  | 'error'
+  | 'stall'
+  | 'malformed'
+  | 'drop'
+  | 'exhausted'
+  | 'side'
+  | 'not_found'
+  | 'bad_request'
+  | 'egress_refused'
+  | 'probe'
+  | 'server_error';
 
 /** One recorded request (also one line of the log file). */
 export interface RecordedRequest {
@@ -126,7 +145,15 @@ async function registeredToolTables(): Promise<EngineToolTable[]> {
 }
 
 /** Headers whose values are secrets: recorded and logged as `[redacted]`. */
-const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'cookie', 'set-cookie', 'proxy-authorization', 'x-goog-api-key', 'api-key']);
+const SECRET_HEADERS = new Set([
+  'authorization',
+  'x-api-key',
+  'cookie',
+  'set-cookie',
+  'proxy-authorization',
+  'x-goog-api-key',
+  'api-key',
+]);
 
 function redactHeaders(headers: IncomingMessage['headers']): Record<string, string> {
   const out: Record<string, string> = {};
@@ -151,7 +178,9 @@ async function readBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const raw = Buffer.concat(chunks);
-  const encoding = String(request.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
+  const encoding = String(request.headers['content-encoding'] ?? 'identity')
+    .toLowerCase()
+    .trim();
   if (raw.length === 0 || encoding === 'identity') return raw.toString('utf8');
   // Loaded here, not at the top: most requests are not compressed, and loading zlib costs a command's only attempt
   // ~2.7 ms before its engine starts (issue 13).
@@ -166,7 +195,10 @@ async function readBody(request: IncomingMessage): Promise<string> {
     zstd,
   };
   const decode = decoders[encoding];
-  if (!decode) throw new BodyError(`unsupported content-encoding "${encoding}" (served: gzip, deflate, br${zstd ? ', zstd' : ''})`);
+  if (!decode)
+    throw new BodyError(
+      `unsupported content-encoding "${encoding}" (served: gzip, deflate, br${zstd ? ', zstd' : ''})`,
+    );
   try {
     return decode(raw).toString('utf8');
   } catch (error) {
@@ -197,14 +229,20 @@ function parseBody(text: string, contentType: string): unknown {
 
 /** True when an absolute-URL request targets this server itself (a proxy-aware client without NO_PROXY). */
 function isSelf(url: URL, port: number): boolean {
-  return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) && Number(url.port || 80) === port;
+  return (
+    url.protocol === 'http:' &&
+    ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) &&
+    Number(url.port || 80) === port
+  );
 }
 
 /** Starts a scripted model server on 127.0.0.1; MODEL_SERVER_FAILED when it cannot listen. */
 export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
   let script = options.script ?? null;
   const tools = options.tools ?? (await registeredToolTables());
-  const toolsOf = new Map<WireApiId, EngineToolTable[]>(WIRE_APIS.map((wire) => [wire.id, tablesOfWire(tools, wire.id)]));
+  const toolsOf = new Map<WireApiId, EngineToolTable[]>(
+    WIRE_APIS.map((wire) => [wire.id, tablesOfWire(tools, wire.id)]),
+  );
   const requests: RecordedRequest[] = [];
   const egress: EgressAttempt[] = [];
   let seq = 0;
@@ -245,8 +283,23 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       if (!isSelf(url, port)) {
         refuse(method, rawUrl);
         request.resume();
-        record({ method, path: rawUrl, wire: null, headers, body: null, turn_index: null, status: 403, response_kind: 'egress_refused' });
-        json(response, 403, { error: { message: `agent-harness egress guard: outbound request to ${rawUrl} refused`, type: 'egress_refused', code: 'egress_refused' } });
+        record({
+          method,
+          path: rawUrl,
+          wire: null,
+          headers,
+          body: null,
+          turn_index: null,
+          status: 403,
+          response_kind: 'egress_refused',
+        });
+        json(response, 403, {
+          error: {
+            message: `agent-harness egress guard: outbound request to ${rawUrl} refused`,
+            type: 'egress_refused',
+            code: 'egress_refused',
+          },
+        });
         return;
       }
     } else {
@@ -258,12 +311,32 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       body = parseBody(await readBody(request), String(request.headers['content-type'] ?? ''));
     } catch (error) {
       if (!(error instanceof BodyError)) throw error;
-      record({ method, path: where, wire: null, headers, body: null, turn_index: null, status: 400, response_kind: 'bad_request' });
-      json(response, 400, { error: { message: error.message, type: 'invalid_request_error', code: 'invalid_request_error' } });
+      record({
+        method,
+        path: where,
+        wire: null,
+        headers,
+        body: null,
+        turn_index: null,
+        status: 400,
+        response_kind: 'bad_request',
+      });
+      json(response, 400, {
+        error: { message: error.message, type: 'invalid_request_error', code: 'invalid_request_error' },
+      });
       return;
     }
     if ((method === 'HEAD' || method === 'GET') && where === '/') {
-      record({ method, path: where, wire: null, headers, body: null, turn_index: null, status: 200, response_kind: 'probe' });
+      record({
+        method,
+        path: where,
+        wire: null,
+        headers,
+        body: null,
+        turn_index: null,
+        status: 200,
+        response_kind: 'probe',
+      });
       response.writeHead(200, { 'content-type': 'text/plain' });
       response.end(method === 'HEAD' ? undefined : 'agent-harness scripted model\n');
       return;
@@ -277,20 +350,55 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const wire = WIRE_APIS.find((candidate) => candidate.matches(wireRequest));
     if (wire) wireRequest.tools = toolsOf.get(wire.id) ?? [];
     if (!wire) {
-      record({ method, path: where, wire: null, headers, body, turn_index: null, status: 404, response_kind: 'not_found' });
+      record({
+        method,
+        path: where,
+        wire: null,
+        headers,
+        body,
+        turn_index: null,
+        status: 404,
+        response_kind: 'not_found',
+      });
       const served = [...WIRE_APIS.flatMap((w) => w.paths), ...HARNESS_ROUTES].join(', ');
-      json(response, 404, { error: { message: `agent-harness scripted model: no route for ${method} ${where}; served: ${served}`, type: 'not_found', code: 'not_found' } });
+      json(response, 404, {
+        error: {
+          message: `agent-harness scripted model: no route for ${method} ${where}; served: ${served}`,
+          type: 'not_found',
+          code: 'not_found',
+        },
+      });
       return;
     }
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      record({ method, path: where, wire: wire.id, headers, body, turn_index: null, status: 400, response_kind: 'bad_request' });
+      record({
+        method,
+        path: where,
+        wire: wire.id,
+        headers,
+        body,
+        turn_index: null,
+        status: 400,
+        response_kind: 'bad_request',
+      });
       wire.respondError(response, 400, 'request body must be a JSON object', 'invalid_request_error');
       return;
     }
     // Side requests first: they must neither use up a scripted turn nor get a scripted turn's error.
     const side = wire.sideRequestKind?.(wireRequest) ?? null;
     if (side) {
-      record({ method, path: where, wire: wire.id, headers, body, turn_index: null, status: 200, response_kind: 'side', side_kind: side, started_ts: startedTs });
+      record({
+        method,
+        path: where,
+        wire: wire.id,
+        headers,
+        body,
+        turn_index: null,
+        status: 200,
+        response_kind: 'side',
+        side_kind: side,
+        started_ts: startedTs,
+      });
       wire.respond(wireRequest, { type: 'text', text: '' }, response);
       return;
     }
@@ -300,13 +408,33 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const selection = selectTurn(script, wire.countModelTurns(body), body);
     if (selection.kind === 'exhausted') {
       // 400, not 5xx: CLIs retry 5xx, and a retry cannot make the script longer.
-      record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: 400, response_kind: 'exhausted', ...timing });
+      record({
+        method,
+        path: where,
+        wire: wire.id,
+        headers,
+        body,
+        turn_index: selection.index,
+        status: 400,
+        response_kind: 'exhausted',
+        ...timing,
+      });
       wire.respondError(response, 400, exhaustedMessage(selection.index, selection.total), 'script_exhausted');
       return;
     }
     const { turn } = selection;
     if (turn.type === 'error') {
-      record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: turn.status, response_kind: 'error', ...timing });
+      record({
+        method,
+        path: where,
+        wire: wire.id,
+        headers,
+        body,
+        turn_index: selection.index,
+        status: turn.status,
+        response_kind: 'error',
+        ...timing,
+      });
       // A scripted error answers every retry the same way (turn selection is stateless), so waiting between
       // retries only delays the verdict: `retry-after-ms: 0` makes clients that honour it (opencode's session
       // loop and its AI SDK, 5 attempts with 2–30 s backoff otherwise) give up at once.
@@ -314,8 +442,19 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       wire.respondError(response, turn.status, turn.message, errorType(turn.status));
       return;
     }
-    record({ method, path: where, wire: wire.id, headers, body, turn_index: selection.index, status: 200, response_kind: turn.type, ...timing });
-    if (isFaultTurn(turn)) respondFault(turn, { body, query: url.searchParams, path: where, raw: request }, response, stalled);
+    record({
+      method,
+      path: where,
+      wire: wire.id,
+      headers,
+      body,
+      turn_index: selection.index,
+      status: 200,
+      response_kind: turn.type,
+      ...timing,
+    });
+    if (isFaultTurn(turn))
+      respondFault(turn, { body, query: url.searchParams, path: where, raw: request }, response, stalled);
     else wire.respond(wireRequest, turn, response);
   };
 
@@ -325,25 +464,46 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     detached.add(socket);
     socket.on('error', () => undefined);
     socket.on('close', () => detached.delete(socket));
-    socket.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+    socket.end(
+      `HTTP/1.1 ${status}\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+    );
   };
 
   const server = http.createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       const message = `agent-harness scripted model failed: ${(error as Error).message}`;
       try {
-        record({ method: request.method ?? 'GET', path: request.url ?? '/', wire: null, headers: redactHeaders(request.headers), body: null, turn_index: null, status: 500, response_kind: 'server_error' });
+        record({
+          method: request.method ?? 'GET',
+          path: request.url ?? '/',
+          wire: null,
+          headers: redactHeaders(request.headers),
+          body: null,
+          turn_index: null,
+          status: 500,
+          response_kind: 'server_error',
+        });
       } catch {
         // The log file is unwritable; the request still gets its answer below.
       }
-      if (!response.headersSent) json(response, 500, { error: { message, type: 'server_error', code: 'server_error' } });
+      if (!response.headersSent)
+        json(response, 500, { error: { message, type: 'server_error', code: 'server_error' } });
       else response.end();
     });
   });
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     const target = request.url ?? '';
     refuse('CONNECT', target);
-    record({ method: 'CONNECT', path: target, wire: null, headers: redactHeaders(request.headers), body: null, turn_index: null, status: 403, response_kind: 'egress_refused' });
+    record({
+      method: 'CONNECT',
+      path: target,
+      wire: null,
+      headers: redactHeaders(request.headers),
+      body: null,
+      turn_index: null,
+      status: 403,
+      response_kind: 'egress_refused',
+    });
     refuseRaw(socket, '403 Forbidden', `agent-harness egress guard: CONNECT ${target} refused\n`);
   });
   // WebSocket upgrades (codex tries them against its default host): refused rather than left hanging.
@@ -351,15 +511,36 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const target = request.url ?? '/';
     const outbound = /^[a-z][a-z0-9+.-]*:\/\//i.test(target);
     if (outbound) refuse(request.method ?? 'GET', target);
-    record({ method: request.method ?? 'GET', path: target, wire: null, headers: redactHeaders(request.headers), body: null, turn_index: null, status: outbound ? 403 : 404, response_kind: outbound ? 'egress_refused' : 'not_found' });
-    refuseRaw(socket, outbound ? '403 Forbidden' : '404 Not Found', `agent-harness scripted model: upgrade of ${target} refused\n`);
+    record({
+      method: request.method ?? 'GET',
+      path: target,
+      wire: null,
+      headers: redactHeaders(request.headers),
+      body: null,
+      turn_index: null,
+      status: outbound ? 403 : 404,
+      response_kind: outbound ? 'egress_refused' : 'not_found',
+    });
+    refuseRaw(
+      socket,
+      outbound ? '403 Forbidden' : '404 Not Found',
+      `agent-harness scripted model: upgrade of ${target} refused\n`,
+    );
   });
   server.on('clientError', (_error, socket: Socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
     else socket.destroy();
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) => reject(new AgentHarnessError('MODEL_SERVER_FAILED', `Scripted model server could not listen on 127.0.0.1:${options.port ?? 0}: ${error.message}`, { cause: error, details: { port: options.port ?? 0 } })));
+    server.once('error', (error) =>
+      reject(
+        new AgentHarnessError(
+          'MODEL_SERVER_FAILED',
+          `Scripted model server could not listen on 127.0.0.1:${options.port ?? 0}: ${error.message}`,
+          { cause: error, details: { port: options.port ?? 0 } },
+        ),
+      ),
+    );
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   port = (server.address() as AddressInfo).port;

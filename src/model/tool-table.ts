@@ -34,7 +34,12 @@ export interface EngineToolTable {
   /** An offered tool whose name matches is called like `shell[0]` when none of `shell` is offered. */
   readonly shellPattern?: RegExp;
   /** The engine's own file-writing tool for `write_file`; absent: a shell command writes the file. */
-  readonly write?: { readonly tool: string; readonly pathKey: string; readonly contentKey: string; readonly absolute: boolean };
+  readonly write?: {
+    readonly tool: string;
+    readonly pathKey: string;
+    readonly contentKey: string;
+    readonly absolute: boolean;
+  };
   /** The engine's own skill tool for `use_skill`; absent: a shell command reads the SKILL.md. */
   readonly skill?: { readonly tool: string; readonly nameKey: string };
 }
@@ -55,7 +60,11 @@ function callOf(shell: ShellTool, name: string, command: string): ToolCall {
  * shell tool of any table, else an offered tool matching a table's pattern, else the first table's first shell tool.
  * No table at all (no engine speaks the wire): a `shell {command}` call.
  */
-export function shellToolCall(tables: readonly EngineToolTable[], offered: readonly string[], command: string): ToolCall {
+export function shellToolCall(
+  tables: readonly EngineToolTable[],
+  offered: readonly string[],
+  command: string,
+): ToolCall {
   for (const table of tables) {
     const shell = table.shell.find((candidate) => offered.includes(candidate.tool));
     if (shell) return callOf(shell, shell.tool, command);

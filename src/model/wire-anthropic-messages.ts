@@ -48,7 +48,9 @@ function contentText(content: unknown): string {
 
 function anthropicToolNames(body: unknown): string[] {
   const tools = (body as { tools?: unknown } | null)?.tools;
-  return Array.isArray(tools) ? tools.map((t) => (t as { name?: unknown }).name).filter((n): n is string => typeof n === 'string') : [];
+  return Array.isArray(tools)
+    ? tools.map((t) => (t as { name?: unknown }).name).filter((n): n is string => typeof n === 'string')
+    : [];
 }
 
 /** True for a structured-output side request (`output_config.format.type == "json_schema"`). */
@@ -92,7 +94,15 @@ function contentBlocks(request: WireRequest, turn: RenderedTurn): Json[] {
   if ((turn.type === 'text' || turn.type === 'final') && turn.reasoning) {
     blocks.push({ type: 'thinking', thinking: turn.reasoning, signature: `sig_${randomBytes(16).toString('hex')}` });
   }
-  const native = turn.type === 'shell' ? nativeIntentCall(turn, anthropicToolNames(request.body), request.tools ?? [], requestWorkingDirectory(request.body)) : null;
+  const native =
+    turn.type === 'shell'
+      ? nativeIntentCall(
+          turn,
+          anthropicToolNames(request.body),
+          request.tools ?? [],
+          requestWorkingDirectory(request.body),
+        )
+      : null;
   if (native) {
     blocks.push({ type: 'tool_use', id: id('toolu'), name: native.name, input: native.args });
   } else if (turn.type === 'shell') {
@@ -118,10 +128,19 @@ function blockEvents(block: Json, index: number): Json[] {
   const delta = (d: Json): Json => ({ type: 'content_block_delta', index, delta: d });
   const stop: Json = { type: 'content_block_stop', index };
   if (block.type === 'tool_use') {
-    return [start({ type: 'tool_use', id: block.id, name: block.name, input: {} }), delta({ type: 'input_json_delta', partial_json: JSON.stringify(block.input) }), stop];
+    return [
+      start({ type: 'tool_use', id: block.id, name: block.name, input: {} }),
+      delta({ type: 'input_json_delta', partial_json: JSON.stringify(block.input) }),
+      stop,
+    ];
   }
   if (block.type === 'thinking') {
-    return [start({ type: 'thinking', thinking: '', signature: '' }), delta({ type: 'thinking_delta', thinking: block.thinking }), delta({ type: 'signature_delta', signature: block.signature }), stop];
+    return [
+      start({ type: 'thinking', thinking: '', signature: '' }),
+      delta({ type: 'thinking_delta', thinking: block.thinking }),
+      delta({ type: 'signature_delta', signature: block.signature }),
+      stop,
+    ];
   }
   return [start({ type: 'text', text: '' }), delta({ type: 'text_delta', text: block.text }), stop];
 }
@@ -142,7 +161,8 @@ export function anthropicErrorType(status: number): string {
 export const anthropicMessagesWire: WireApiHandler = {
   id: 'anthropic-messages',
   paths: ['POST /v1/messages', `POST ${COUNT_TOKENS}`],
-  matches: (request: WireRequest) => request.method === 'POST' && (request.path === '/v1/messages' || request.path === COUNT_TOKENS),
+  matches: (request: WireRequest) =>
+    request.method === 'POST' && (request.path === '/v1/messages' || request.path === COUNT_TOKENS),
   /**
    * Turn index rule: the number of `assistant` messages in `messages` (role `system` messages are ignored; a
    * message with several blocks counts once).
@@ -155,7 +175,9 @@ export const anthropicMessagesWire: WireApiHandler = {
     return messages(body).filter((m) => m.role === 'assistant').length;
   },
   lastUserText(body: unknown): string | null {
-    const user = messages(body).filter((m) => m.role === 'user').at(-1);
+    const user = messages(body)
+      .filter((m) => m.role === 'user')
+      .at(-1);
     return user ? contentText(user.content) : null;
   },
   respond(request: WireRequest, turn: RenderedTurn, response: ServerResponse): void {
@@ -168,16 +190,36 @@ export const anthropicMessagesWire: WireApiHandler = {
     const model = String(body.model ?? 'scripted');
     const content = contentBlocks(request, turn);
     const stopReason = content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn';
-    const message: Json = { id: id('msg'), type: 'message', role: 'assistant', model, content, stop_reason: stopReason, stop_sequence: null, usage: usage() };
+    const message: Json = {
+      id: id('msg'),
+      type: 'message',
+      role: 'assistant',
+      model,
+      content,
+      stop_reason: stopReason,
+      stop_sequence: null,
+      usage: usage(),
+    };
     if (body.stream !== true) {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify(message));
       return;
     }
-    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    sse(response, { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage(), output_tokens: 1 } } });
+    response.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
+    sse(response, {
+      type: 'message_start',
+      message: { ...message, content: [], stop_reason: null, usage: { ...usage(), output_tokens: 1 } },
+    });
     for (const [index, block] of content.entries()) for (const event of blockEvents(block, index)) sse(response, event);
-    sse(response, { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 5 } });
+    sse(response, {
+      type: 'message_delta',
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: 5 },
+    });
     sse(response, { type: 'message_stop' });
     response.end();
   },

@@ -30,7 +30,9 @@ function contents(body: unknown): Content[] {
 }
 
 function parts(content: Content): Json[] {
-  return Array.isArray(content.parts) ? content.parts.filter((p): p is Json => typeof p === 'object' && p !== null) : [];
+  return Array.isArray(content.parts)
+    ? content.parts.filter((p): p is Json => typeof p === 'object' && p !== null)
+    : [];
 }
 
 function generationConfig(body: unknown): Json {
@@ -65,7 +67,9 @@ export function geminiSampleFromSchema(schema: unknown, depth = 0): unknown {
   switch (type) {
     case 'object': {
       const props = (typeof s.properties === 'object' && s.properties !== null ? s.properties : {}) as Json;
-      return Object.fromEntries(Object.entries(props).map(([key, value]) => [key, geminiSampleFromSchema(value, depth + 1)]));
+      return Object.fromEntries(
+        Object.entries(props).map(([key, value]) => [key, geminiSampleFromSchema(value, depth + 1)]),
+      );
     }
     case 'array':
       return [];
@@ -96,7 +100,9 @@ function functionNames(body: unknown): string[] {
   if (!Array.isArray(tools)) return [];
   return tools.flatMap((tool) => {
     const decls = (tool as { functionDeclarations?: unknown }).functionDeclarations;
-    return Array.isArray(decls) ? decls.map((d) => (d as { name?: unknown }).name).filter((n): n is string => typeof n === 'string') : [];
+    return Array.isArray(decls)
+      ? decls.map((d) => (d as { name?: unknown }).name).filter((n): n is string => typeof n === 'string')
+      : [];
   });
 }
 
@@ -104,8 +110,10 @@ function functionNames(body: unknown): string[] {
 function turnParts(request: WireRequest, turn: RenderedTurn): Json[] {
   if (isGeminiSideRequest(request.body)) return [{ text: JSON.stringify(geminiSideAnswer(request.body)) }];
   const out: Json[] = [];
-  if ((turn.type === 'text' || turn.type === 'final') && turn.reasoning) out.push({ text: turn.reasoning, thought: true });
-  const native = turn.type === 'shell' ? nativeIntentCall(turn, functionNames(request.body), request.tools ?? [], null) : null;
+  if ((turn.type === 'text' || turn.type === 'final') && turn.reasoning)
+    out.push({ text: turn.reasoning, thought: true });
+  const native =
+    turn.type === 'shell' ? nativeIntentCall(turn, functionNames(request.body), request.tools ?? [], null) : null;
   if (native) {
     out.push({ functionCall: { name: native.name, args: native.args } });
   } else if (turn.type === 'shell') {
@@ -136,7 +144,11 @@ export function geminiErrorStatus(code: number): string {
 /** The Gemini API handler. */
 export const geminiWire: WireApiHandler = {
   id: 'gemini',
-  paths: ['POST /v1beta/models/{model}:streamGenerateContent', 'POST /v1beta/models/{model}:generateContent', 'POST /v1beta/models/{model}:countTokens'],
+  paths: [
+    'POST /v1beta/models/{model}:streamGenerateContent',
+    'POST /v1beta/models/{model}:generateContent',
+    'POST /v1beta/models/{model}:countTokens',
+  ],
   matches: (request: WireRequest) => request.method === 'POST' && ROUTE.test(request.path),
   /**
    * Turn index rule: the number of `contents` entries with role `model` (a model entry holding several
@@ -150,9 +162,14 @@ export const geminiWire: WireApiHandler = {
     return contents(body).filter((c) => c.role === 'model').length;
   },
   lastUserText(body: unknown): string | null {
-    const user = contents(body).filter((c) => c.role === 'user' && parts(c).some((p) => typeof p.text === 'string')).at(-1);
+    const user = contents(body)
+      .filter((c) => c.role === 'user' && parts(c).some((p) => typeof p.text === 'string'))
+      .at(-1);
     if (!user) return null;
-    return parts(user).map((p) => p.text).filter((t): t is string => typeof t === 'string').join('\n');
+    return parts(user)
+      .map((p) => p.text)
+      .filter((t): t is string => typeof t === 'string')
+      .join('\n');
   },
   respond(request: WireRequest, turn: RenderedTurn, response: ServerResponse): void {
     const match = ROUTE.exec(request.path);
@@ -173,7 +190,11 @@ export const geminiWire: WireApiHandler = {
       return;
     }
     if (request.query.get('alt') === 'sse') {
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      response.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
       response.write(`data: ${JSON.stringify(body)}\n\n`);
       response.end();
       return;

@@ -34,19 +34,29 @@ function messages(body: unknown): ChatMessage[] {
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((part) => (part as { text?: unknown }).text).filter((t): t is string => typeof t === 'string').join('\n');
+  return content
+    .map((part) => (part as { text?: unknown }).text)
+    .filter((t): t is string => typeof t === 'string')
+    .join('\n');
 }
 
 /** True for opencode's session-title request (and other small-model side requests recognized by system prompt). */
 export function isChatSideRequest(body: unknown): boolean {
-  const system = messages(body).filter((m) => m.role === 'system').map((m) => contentText(m.content)).join('\n');
+  const system = messages(body)
+    .filter((m) => m.role === 'system')
+    .map((m) => contentText(m.content))
+    .join('\n');
   return /you are a title generator/i.test(system);
 }
 
 function toolNames(body: unknown): string[] {
   const tools = (body as { tools?: unknown } | null)?.tools;
   if (!Array.isArray(tools)) return [];
-  return tools.map((t) => (t as { function?: { name?: unknown }; name?: unknown }).function?.name ?? (t as { name?: unknown }).name).filter((n): n is string => typeof n === 'string');
+  return tools
+    .map(
+      (t) => (t as { function?: { name?: unknown }; name?: unknown }).function?.name ?? (t as { name?: unknown }).name,
+    )
+    .filter((n): n is string => typeof n === 'string');
 }
 
 function usage(): Json {
@@ -66,9 +76,15 @@ function pieces(text: string, parts: number): string[] {
 }
 
 /** What a turn says: text content, or one tool call. Side requests get the title text. */
-function rendered(request: WireRequest, turn: RenderedTurn): { text: string | null; call: { id: string; name: string; args: string } | null } {
+function rendered(
+  request: WireRequest,
+  turn: RenderedTurn,
+): { text: string | null; call: { id: string; name: string; args: string } | null } {
   if (isChatSideRequest(request.body)) return { text: CHAT_SIDE_TITLE, call: null };
-  const native = turn.type === 'shell' ? nativeIntentCall(turn, toolNames(request.body), request.tools ?? [], requestWorkingDirectory(request.body)) : null;
+  const native =
+    turn.type === 'shell'
+      ? nativeIntentCall(turn, toolNames(request.body), request.tools ?? [], requestWorkingDirectory(request.body))
+      : null;
   if (native) return { text: null, call: { id: id('call_'), name: native.name, args: JSON.stringify(native.args) } };
   if (turn.type === 'shell') {
     const { name, args } = shellToolCall(request.tools ?? [], toolNames(request.body), turn.command);
@@ -81,7 +97,8 @@ function rendered(request: WireRequest, turn: RenderedTurn): { text: string | nu
 export const openAiChatWire: WireApiHandler = {
   id: 'openai-chat',
   paths: ['POST /v1/chat/completions', 'POST /chat/completions'],
-  matches: (request: WireRequest) => request.method === 'POST' && (request.path === '/v1/chat/completions' || request.path === '/chat/completions'),
+  matches: (request: WireRequest) =>
+    request.method === 'POST' && (request.path === '/v1/chat/completions' || request.path === '/chat/completions'),
   /** Turn index rule: the number of `assistant` messages in `messages`. */
   sideRequestKind(request: WireRequest): string | null {
     return isChatSideRequest(request.body) ? 'title' : null;
@@ -90,7 +107,9 @@ export const openAiChatWire: WireApiHandler = {
     return messages(body).filter((m) => m.role === 'assistant').length;
   },
   lastUserText(body: unknown): string | null {
-    const user = messages(body).filter((m) => m.role === 'user').at(-1);
+    const user = messages(body)
+      .filter((m) => m.role === 'user')
+      .at(-1);
     return user ? contentText(user.content) : null;
   },
   respond(request: WireRequest, turn: RenderedTurn, response: ServerResponse): void {
@@ -102,23 +121,49 @@ export const openAiChatWire: WireApiHandler = {
     const finish = call ? 'tool_calls' : 'stop';
     if (body.stream !== true) {
       const message: Json = { role: 'assistant', content: text };
-      if (call) message.tool_calls = [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.args } }];
+      if (call)
+        message.tool_calls = [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.args } }];
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ id: completionId, object: 'chat.completion', created, model, choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage: usage() }));
+      response.end(
+        JSON.stringify({
+          id: completionId,
+          object: 'chat.completion',
+          created,
+          model,
+          choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
+          usage: usage(),
+        }),
+      );
       return;
     }
-    const chunk = (delta: Json, finishReason: string | null = null): Json => ({ id: completionId, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] });
-    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    const chunk = (delta: Json, finishReason: string | null = null): Json => ({
+      id: completionId,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+    });
+    response.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
     sse(response, chunk({ role: 'assistant', content: '' }));
     if (call) {
       const [first, ...rest] = pieces(call.args, 3);
-      sse(response, chunk({ tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: first } }] }));
+      sse(
+        response,
+        chunk({
+          tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: first } }],
+        }),
+      );
       for (const piece of rest) sse(response, chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
     } else if (text) {
       sse(response, chunk({ content: text }));
     }
     sse(response, chunk({}, finish));
-    if (body.stream_options?.include_usage === true) sse(response, { id: completionId, object: 'chat.completion.chunk', created, model, choices: [], usage: usage() });
+    if (body.stream_options?.include_usage === true)
+      sse(response, { id: completionId, object: 'chat.completion.chunk', created, model, choices: [], usage: usage() });
     sse(response, '[DONE]');
     response.end();
   },

@@ -26,9 +26,20 @@ function id(prefix: string): string {
  */
 function toolNames(body: unknown): string[] {
   const tools = (body as { tools?: unknown }).tools;
-  const deferred = [...JSON.stringify((body as { input?: unknown }).input ?? '').matchAll(/\\n- (mcp__[A-Za-z0-9_-]+)/g)].map((m) => m[1]!);
+  const deferred = [
+    ...JSON.stringify((body as { input?: unknown }).input ?? '').matchAll(/\\n- (mcp__[A-Za-z0-9_-]+)/g),
+  ].map((m) => m[1]!);
   if (!Array.isArray(tools)) return deferred;
-  return [...deferred, ...tools.map((tool) => (tool as { name?: unknown; function?: { name?: unknown } }).name ?? (tool as { function?: { name?: unknown } }).function?.name).filter((name): name is string => typeof name === 'string')];
+  return [
+    ...deferred,
+    ...tools
+      .map(
+        (tool) =>
+          (tool as { name?: unknown; function?: { name?: unknown } }).name ??
+          (tool as { function?: { name?: unknown } }).function?.name,
+      )
+      .filter((name): name is string => typeof name === 'string'),
+  ];
 }
 
 /** Output items for a turn: an optional reasoning item, then the message or the function call. */
@@ -40,14 +51,29 @@ function outputItems(turn: RenderedTurn, request: WireRequest): Item[] {
   }
   if (turn.type === 'shell') {
     const names = toolNames(body);
-    const { name, args } = nativeIntentCall(turn, names, request.tools ?? [], null) ?? shellToolCall(request.tools ?? [], names, turn.command);
+    const { name, args } =
+      nativeIntentCall(turn, names, request.tools ?? [], null) ??
+      shellToolCall(request.tools ?? [], names, turn.command);
     // A tool of a deferred namespace is called as `{namespace: "mcp__<server>", name: "<tool>"}`.
     const namespace = names.find((n) => n.startsWith('mcp__') && name.startsWith(`${n}__`) && !names.includes(name));
     const callee = namespace ? { namespace, name: name.slice(namespace.length + 2) } : { name };
-    items.push({ type: 'function_call', id: id('fc'), call_id: id('call'), ...callee, arguments: JSON.stringify(args), status: 'completed' });
+    items.push({
+      type: 'function_call',
+      id: id('fc'),
+      call_id: id('call'),
+      ...callee,
+      arguments: JSON.stringify(args),
+      status: 'completed',
+    });
   } else {
     const text = turn.type === 'final' ? finalText(turn) : turn.text;
-    items.push({ type: 'message', id: id('msg'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] });
+    items.push({
+      type: 'message',
+      id: id('msg'),
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text, annotations: [] }],
+    });
   }
   return items;
 }
@@ -60,7 +86,13 @@ function inputItems(body: unknown): Array<{ type?: unknown; role?: unknown; cont
 
 /** Fixed token counts: codex needs `usage` on response.completed, the numbers are not asserted on. */
 function usage(): Item {
-  return { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+  return {
+    input_tokens: 10,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 5,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 15,
+  };
 }
 
 /** One SSE event, `event: <type>` + `data: <json>`, exactly as in shared/research/samples. */
@@ -72,7 +104,8 @@ function sse(response: ServerResponse, event: Item): void {
 export const openAiResponsesWire: WireApiHandler = {
   id: 'openai-responses',
   paths: ['POST /v1/responses', 'POST /responses'],
-  matches: (request: WireRequest) => request.method === 'POST' && (request.path === '/v1/responses' || request.path === '/responses'),
+  matches: (request: WireRequest) =>
+    request.method === 'POST' && (request.path === '/v1/responses' || request.path === '/responses'),
   /**
    * Turn index rule for the Responses API: count the `input` items that are model outputs, i.e.
    * `function_call` (and `custom_tool_call`, codex's freeform tools) and `message` with role `assistant`
@@ -80,12 +113,19 @@ export const openAiResponsesWire: WireApiHandler = {
    * message or call of the same turn. `input` given as a plain string is a first turn.
    */
   countModelTurns(body: unknown): number {
-    return inputItems(body).filter((it) => it.type === 'function_call' || it.type === 'custom_tool_call' || ((it.type === 'message' || it.type === undefined) && it.role === 'assistant')).length;
+    return inputItems(body).filter(
+      (it) =>
+        it.type === 'function_call' ||
+        it.type === 'custom_tool_call' ||
+        ((it.type === 'message' || it.type === undefined) && it.role === 'assistant'),
+    ).length;
   },
   lastUserText(body: unknown): string | null {
     const input = (body as { input?: unknown } | null)?.input;
     if (typeof input === 'string') return input;
-    const user = inputItems(body).filter((it) => (it.type === 'message' || it.type === undefined) && it.role === 'user').at(-1);
+    const user = inputItems(body)
+      .filter((it) => (it.type === 'message' || it.type === undefined) && it.role === 'user')
+      .at(-1);
     if (!user) return null;
     if (typeof user.content === 'string') return user.content;
     if (!Array.isArray(user.content)) return null;
@@ -99,22 +139,45 @@ export const openAiResponsesWire: WireApiHandler = {
     const items = outputItems(turn, request);
     const responseId = id('resp');
     const createdAt = Math.floor(Date.now() / 1000);
-    const completed = { id: responseId, object: 'response', created_at: createdAt, status: 'completed', model, output: items, usage: usage() };
+    const completed = {
+      id: responseId,
+      object: 'response',
+      created_at: createdAt,
+      status: 'completed',
+      model,
+      output: items,
+      usage: usage(),
+    };
     if ((request.body as { stream?: unknown }).stream === false) {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify(completed));
       return;
     }
-    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    response.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
     // Same fields as response.completed minus usage, as the real API sends (shared/research/samples).
     const { usage: _usage, ...inProgress } = completed;
     sse(response, { type: 'response.created', response: { ...inProgress, status: 'in_progress', output: [] } });
     items.forEach((item, index) => {
-      const added = item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : item.type === 'reasoning' ? { ...item, summary: [] } : { ...item, status: 'in_progress' };
+      const added =
+        item.type === 'message'
+          ? { ...item, status: 'in_progress', content: [] }
+          : item.type === 'reasoning'
+            ? { ...item, summary: [] }
+            : { ...item, status: 'in_progress' };
       sse(response, { type: 'response.output_item.added', output_index: index, item: added });
       if (item.type === 'message') {
         const text = ((item.content as Item[])[0]?.text as string | undefined) ?? '';
-        sse(response, { type: 'response.output_text.delta', item_id: item.id, output_index: index, content_index: 0, delta: text });
+        sse(response, {
+          type: 'response.output_text.delta',
+          item_id: item.id,
+          output_index: index,
+          content_index: 0,
+          delta: text,
+        });
       }
       sse(response, { type: 'response.output_item.done', output_index: index, item });
     });

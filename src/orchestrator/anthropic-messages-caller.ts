@@ -16,7 +16,12 @@ export function createAnthropicMessagesCaller(options: HttpCallerOptions): LLMCa
   const policy = normalizeRetryPolicy(options.retry);
   // SDK retry off for the same reason as the OpenAI caller: one policy, counted attempts, one code set.
   const ready = loadAnthropicSdk().then((Anthropic) => ({
-    client: new Anthropic({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000 }),
+    client: new Anthropic({
+      baseURL: options.baseURL,
+      apiKey: options.apiKey,
+      maxRetries: 0,
+      timeout: options.timeoutMs ?? 60_000,
+    }),
     errorClasses: vendorErrorClasses(Anthropic),
   }));
   ready.catch(() => {}); // a caller never called must not leave an unhandled rejection behind
@@ -24,11 +29,16 @@ export function createAnthropicMessagesCaller(options: HttpCallerOptions): LLMCa
     async call(input): Promise<LLMResponse> {
       const { client, errorClasses } = await ready;
       const started = performance.now();
-      const system = input.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+      const system = input.messages
+        .filter((m) => m.role === 'system')
+        .map((m) => m.content)
+        .join('\n\n');
       const params = {
         model: input.model,
         max_tokens: input.maxTokens ?? options.defaultMaxTokens ?? 1024,
-        messages: input.messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content })),
+        messages: input.messages
+          .filter((m) => m.role !== 'system')
+          .map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content })),
         ...(system ? { system } : {}),
         ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
       };
@@ -38,8 +48,17 @@ export function createAnthropicMessagesCaller(options: HttpCallerOptions): LLMCa
           if (!input.stream) {
             const message = await client.messages.create({ ...params, stream: false }, request);
             const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
-            const toolCalls: LLMToolCall[] = message.content.flatMap((block) => (block.type === 'tool_use' ? [{ id: block.id, name: block.name, arguments: JSON.stringify(block.input) }] : []));
-            return { text, toolCalls, model: message.model, usage: { inputTokens: message.usage.input_tokens, outputTokens: message.usage.output_tokens } };
+            const toolCalls: LLMToolCall[] = message.content.flatMap((block) =>
+              block.type === 'tool_use'
+                ? [{ id: block.id, name: block.name, arguments: JSON.stringify(block.input) }]
+                : [],
+            );
+            return {
+              text,
+              toolCalls,
+              model: message.model,
+              usage: { inputTokens: message.usage.input_tokens, outputTokens: message.usage.output_tokens },
+            };
           }
           const stream = await client.messages.create({ ...params, stream: true }, request);
           let text = '';
@@ -49,7 +68,10 @@ export function createAnthropicMessagesCaller(options: HttpCallerOptions): LLMCa
           for await (const event of stream) {
             if (event.type === 'message_start') {
               model = event.message.model;
-              usage = { inputTokens: event.message.usage.input_tokens, outputTokens: event.message.usage.output_tokens };
+              usage = {
+                inputTokens: event.message.usage.input_tokens,
+                outputTokens: event.message.usage.output_tokens,
+              };
             } else if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') {
               calls.set(event.index, { id: event.content_block.id, name: event.content_block.name, arguments: '' });
             } else if (event.type === 'content_block_delta') {
@@ -64,7 +86,13 @@ export function createAnthropicMessagesCaller(options: HttpCallerOptions): LLMCa
           }
           return { text, toolCalls: [...calls.values()], model, usage };
         },
-        { vendor: 'anthropic-messages', model: input.model, policy, errorClasses, ...(input.signal ? { signal: input.signal } : {}) },
+        {
+          vendor: 'anthropic-messages',
+          model: input.model,
+          policy,
+          errorClasses,
+          ...(input.signal ? { signal: input.signal } : {}),
+        },
       );
       return { ...value, latencyMs: Math.round(performance.now() - started), attempts };
     },

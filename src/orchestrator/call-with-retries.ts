@@ -8,7 +8,8 @@ import type { VendorErrorClasses } from './vendor-error-classes.js';
 
 // Matched by class, not by `name`: the openai client's errors do not set a distinctive `name`. The classes come
 // from the caller's SDK, loaded on demand (the SDKs are optional peers, see vendor-sdk.ts).
-const isA = (error: unknown, errorClass: (abstract new (...args: never[]) => unknown) | undefined): boolean => errorClass !== undefined && error instanceof errorClass;
+const isA = (error: unknown, errorClass: (abstract new (...args: never[]) => unknown) | undefined): boolean =>
+  errorClass !== undefined && error instanceof errorClass;
 
 /** Retry settings of an HTTP caller. */
 export interface RetryPolicy {
@@ -53,7 +54,10 @@ export function normalizeRetryPolicy(partial: Partial<RetryPolicy> = {}): RetryP
   for (const key of ['maxRetries', 'baseDelayMs', 'maxDelayMs'] as const) {
     const value = policy[key];
     if (!Number.isInteger(value) || value < 0 || (key === 'maxRetries' && value > 10)) {
-      throw new AgentHarnessError('CONFIG_INVALID', `retry ${key} must be an integer ${key === 'maxRetries' ? 'from 0 to 10' : '>= 0'}, not ${String(value)}.`);
+      throw new AgentHarnessError(
+        'CONFIG_INVALID',
+        `retry ${key} must be an integer ${key === 'maxRetries' ? 'from 0 to 10' : '>= 0'}, not ${String(value)}.`,
+      );
     }
   }
   return policy;
@@ -72,47 +76,105 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
  * Maps an SDK error to an AgentHarnessError; `retryable` says whether another attempt may help. `classes` are the
  * SDK's abort, timeout and connection error classes (without them only HTTP statuses and aborts are told apart).
  */
-export function classifyCallError(error: unknown, vendor: string, model: string, signal?: AbortSignal, classes?: VendorErrorClasses): { error: AgentHarnessError; retryable: boolean; retryAfterMs: number | null } {
+export function classifyCallError(
+  error: unknown,
+  vendor: string,
+  model: string,
+  signal?: AbortSignal,
+  classes?: VendorErrorClasses,
+): { error: AgentHarnessError; retryable: boolean; retryAfterMs: number | null } {
   if (isAgentHarnessError(error)) return { error, retryable: false, retryAfterMs: null };
   const e = error as VendorApiError;
   const details = { vendor, model };
   if (signal?.aborted || isA(error, classes?.abort) || e.name === 'AbortError') {
-    return { error: new AgentHarnessError('LLM_ABORTED', `${vendor} call to model ${model} was aborted.`, { cause: error, details }), retryable: false, retryAfterMs: null };
+    return {
+      error: new AgentHarnessError('LLM_ABORTED', `${vendor} call to model ${model} was aborted.`, {
+        cause: error,
+        details,
+      }),
+      retryable: false,
+      retryAfterMs: null,
+    };
   }
   if (isA(error, classes?.timeout)) {
-    return { error: new AgentHarnessError('LLM_TIMEOUT', `${vendor} call to model ${model} timed out.`, { cause: error, details }), retryable: false, retryAfterMs: null };
+    return {
+      error: new AgentHarnessError('LLM_TIMEOUT', `${vendor} call to model ${model} timed out.`, {
+        cause: error,
+        details,
+      }),
+      retryable: false,
+      retryAfterMs: null,
+    };
   }
   if (typeof e.status === 'number') {
     const status = e.status;
     const retryable = status === 429 || status >= 500;
     const retryAfterMs = parseRetryAfter(e.headers?.get?.('retry-after'));
     const message = `${vendor} call to model ${model} failed with HTTP ${status}: ${e.message}`;
-    return { error: new AgentHarnessError('LLM_HTTP_ERROR', message, { cause: error, details: { ...details, status, body: e.error ?? null } }), retryable, retryAfterMs };
+    return {
+      error: new AgentHarnessError('LLM_HTTP_ERROR', message, {
+        cause: error,
+        details: { ...details, status, body: e.error ?? null },
+      }),
+      retryable,
+      retryAfterMs,
+    };
   }
   if (isA(error, classes?.connection)) {
-    return { error: new AgentHarnessError('LLM_CONNECTION_FAILED', `${vendor} endpoint for model ${model} could not be reached: ${e.message}`, { cause: error, details }), retryable: true, retryAfterMs: null };
+    return {
+      error: new AgentHarnessError(
+        'LLM_CONNECTION_FAILED',
+        `${vendor} endpoint for model ${model} could not be reached: ${e.message}`,
+        { cause: error, details },
+      ),
+      retryable: true,
+      retryAfterMs: null,
+    };
   }
-  return { error: new AgentHarnessError('LLM_RESPONSE_INVALID', `${vendor} call to model ${model} failed: ${e.message}`, { cause: error, details }), retryable: false, retryAfterMs: null };
+  return {
+    error: new AgentHarnessError('LLM_RESPONSE_INVALID', `${vendor} call to model ${model} failed: ${e.message}`, {
+      cause: error,
+      details,
+    }),
+    retryable: false,
+    retryAfterMs: null,
+  };
 }
 
 /** Runs `attempt` until it succeeds, fails for good or the retries run out; returns the value and attempt count. */
 export async function callWithRetries<T>(
   attempt: () => Promise<T>,
-  context: { vendor: string; model: string; policy: RetryPolicy; signal?: AbortSignal; errorClasses?: VendorErrorClasses },
+  context: {
+    vendor: string;
+    model: string;
+    policy: RetryPolicy;
+    signal?: AbortSignal;
+    errorClasses?: VendorErrorClasses;
+  },
 ): Promise<{ value: T; attempts: number }> {
   const { policy, signal } = context;
   for (let n = 0; ; n += 1) {
     try {
       return { value: await attempt(), attempts: n + 1 };
     } catch (raw) {
-      const { error, retryable, retryAfterMs } = classifyCallError(raw, context.vendor, context.model, signal, context.errorClasses);
+      const { error, retryable, retryAfterMs } = classifyCallError(
+        raw,
+        context.vendor,
+        context.model,
+        signal,
+        context.errorClasses,
+      );
       error.details.attempts = n + 1;
       if (!retryable || n >= policy.maxRetries) throw error;
       const wait = Math.min(policy.maxDelayMs, retryAfterMs ?? policy.baseDelayMs * 2 ** n);
       try {
         await policy.sleep(wait, signal);
       } catch (cause) {
-        throw new AgentHarnessError('LLM_ABORTED', `${context.vendor} call to model ${context.model} was aborted while waiting to retry.`, { cause, details: { vendor: context.vendor, model: context.model, attempts: n + 1 } });
+        throw new AgentHarnessError(
+          'LLM_ABORTED',
+          `${context.vendor} call to model ${context.model} was aborted while waiting to retry.`,
+          { cause, details: { vendor: context.vendor, model: context.model, attempts: n + 1 } },
+        );
       }
     }
   }

@@ -30,7 +30,12 @@ export function createOpenAiChatCaller(options: HttpCallerOptions): LLMCaller {
   // The SDK's own retry is off (maxRetries 0): one policy for both vendors, each attempt counted in the trace,
   // and every error mapped to one code set; our loop honours retry-after as the SDK's would.
   const ready = loadOpenAiSdk().then((OpenAI) => ({
-    client: new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000 }),
+    client: new OpenAI({
+      baseURL: options.baseURL,
+      apiKey: options.apiKey,
+      maxRetries: 0,
+      timeout: options.timeoutMs ?? 60_000,
+    }),
     errorClasses: vendorErrorClasses(OpenAI),
   }));
   ready.catch(() => {}); // a caller never called must not leave an unhandled rejection behind
@@ -50,29 +55,49 @@ export function createOpenAiChatCaller(options: HttpCallerOptions): LLMCaller {
           if (!input.stream) {
             const completion = await client.chat.completions.create({ ...params, stream: false }, request);
             const message = completion.choices[0]?.message;
-            const toolCalls: LLMToolCall[] = (message?.tool_calls ?? []).flatMap((call) => (call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : []));
-            const usage = completion.usage ? { inputTokens: completion.usage.prompt_tokens, outputTokens: completion.usage.completion_tokens } : null;
+            const toolCalls: LLMToolCall[] = (message?.tool_calls ?? []).flatMap((call) =>
+              call.type === 'function'
+                ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }]
+                : [],
+            );
+            const usage = completion.usage
+              ? { inputTokens: completion.usage.prompt_tokens, outputTokens: completion.usage.completion_tokens }
+              : null;
             return { text: message?.content ?? '', toolCalls, model: completion.model, usage };
           }
-          const stream = await client.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }, request);
+          const stream = await client.chat.completions.create(
+            { ...params, stream: true, stream_options: { include_usage: true } },
+            request,
+          );
           let text = '';
           let model = input.model;
           let usage: LLMUsage | null = null;
           const calls = new Map<number, LLMToolCall>();
           for await (const chunk of stream) {
             model = chunk.model || model;
-            if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+            if (chunk.usage)
+              usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
             const delta = chunk.choices[0]?.delta;
             if (delta?.content) text += delta.content;
             for (const piece of delta?.tool_calls ?? []) {
-              const call = calls.get(piece.index) ?? { id: piece.id ?? '', name: piece.function?.name ?? '', arguments: '' };
+              const call = calls.get(piece.index) ?? {
+                id: piece.id ?? '',
+                name: piece.function?.name ?? '',
+                arguments: '',
+              };
               call.arguments += piece.function?.arguments ?? '';
               calls.set(piece.index, call);
             }
           }
           return { text, toolCalls: [...calls.values()], model, usage };
         },
-        { vendor: 'openai-chat', model: input.model, policy, errorClasses, ...(input.signal ? { signal: input.signal } : {}) },
+        {
+          vendor: 'openai-chat',
+          model: input.model,
+          policy,
+          errorClasses,
+          ...(input.signal ? { signal: input.signal } : {}),
+        },
       );
       return { ...value, latencyMs: Math.round(performance.now() - started), attempts };
     },

@@ -71,9 +71,18 @@ export class Orchestrator<TIntent, TMemory> {
       runPhase('intent', this.harnesses.intent, { message }, ctx, fallback.intent),
       runPhase('memory', this.harnesses.memory, { query: message }, ctx, fallback.memory),
     ]);
-    const respond = await runPhase('respond', this.harnesses.respond, { message, intent: intent.output, memories: memory.output }, ctx, { text: '', toolCalls: [] });
-    const recover = await runPhase('recover', { run: async () => this.recover(respond) }, undefined, ctx, { appended: false });
-    for (const result of [intent, memory, respond, recover]) this.recordKeeper.recordPhase(result.trace, result.error !== undefined);
+    const respond = await runPhase(
+      'respond',
+      this.harnesses.respond,
+      { message, intent: intent.output, memories: memory.output },
+      ctx,
+      { text: '', toolCalls: [] },
+    );
+    const recover = await runPhase('recover', { run: async () => this.recover(respond) }, undefined, ctx, {
+      appended: false,
+    });
+    for (const result of [intent, memory, respond, recover])
+      this.recordKeeper.recordPhase(result.trace, result.error !== undefined);
     const error = intent.error ?? memory.error ?? respond.error ?? recover.error;
     const reply = recover.output.appended ? respond.output.text : null;
     return { reply, phases: { intent, memory, respond, recover }, ...(error ? { error } : {}) };
@@ -98,7 +107,8 @@ export class Orchestrator<TIntent, TMemory> {
 
   /** Recover: appends the assistant turn when the respond phase produced one. */
   private recover(respond: HarnessRunResult<ResponseOutput>): HarnessRunResult<RecoverOutput> {
-    if (respond.error || !respond.output.text.trim()) return { output: { appended: false, reason: respond.error ? 'respond failed' : 'empty reply' }, done: true };
+    if (respond.error || !respond.output.text.trim())
+      return { output: { appended: false, reason: respond.error ? 'respond failed' : 'empty reply' }, done: true };
     this.recordKeeper.append({ role: 'assistant', text: respond.output.text });
     return { output: { appended: true }, done: true };
   }

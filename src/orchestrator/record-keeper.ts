@@ -37,7 +37,10 @@ export interface ConversationStatistics {
 /** Normalizes message text: CRLF to LF, control characters (but tab and newline) dropped, trimmed. */
 export function normalizeMessageText(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '').trim();
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+    .trim();
 }
 
 /** The single writer of conversation history. */
@@ -53,10 +56,23 @@ export class RecordKeeper {
   /** Normalizes `raw` and appends it as a user turn; returns the snapshot harnesses read. ORCHESTRATOR_INPUT_INVALID when empty or malformed. */
   ingest(raw: unknown): ConversationThread {
     const parsed = IncomingMessageSchema.safeParse(raw);
-    if (!parsed.success) throw new AgentHarnessError('ORCHESTRATOR_INPUT_INVALID', `Incoming message is not a string or { role, content }: ${parsed.error.issues[0]?.message ?? 'invalid'}.`);
+    if (!parsed.success)
+      throw new AgentHarnessError(
+        'ORCHESTRATOR_INPUT_INVALID',
+        `Incoming message is not a string or { role, content }: ${parsed.error.issues[0]?.message ?? 'invalid'}.`,
+      );
     const value = parsed.data;
-    const content = typeof value === 'string' ? value : typeof value.content === 'string' ? value.content : value.content.map((part) => part.text).join('\n');
-    if (typeof value !== 'string' && value.role === 'assistant') throw new AgentHarnessError('ORCHESTRATOR_INPUT_INVALID', 'Incoming messages are user turns; assistant turns are appended by the orchestrator.');
+    const content =
+      typeof value === 'string'
+        ? value
+        : typeof value.content === 'string'
+          ? value.content
+          : value.content.map((part) => part.text).join('\n');
+    if (typeof value !== 'string' && value.role === 'assistant')
+      throw new AgentHarnessError(
+        'ORCHESTRATOR_INPUT_INVALID',
+        'Incoming messages are user turns; assistant turns are appended by the orchestrator.',
+      );
     this.#push('user', content);
     return this.snapshot();
   }
@@ -68,7 +84,8 @@ export class RecordKeeper {
 
   /** The last `n` turns, oldest first (n >= 0 integer). */
   recent(n: number): ConversationTurn[] {
-    if (!Number.isInteger(n) || n < 0) throw new AgentHarnessError('CONFIG_INVALID', `recent(n) needs an integer n >= 0, not ${String(n)}.`);
+    if (!Number.isInteger(n) || n < 0)
+      throw new AgentHarnessError('CONFIG_INVALID', `recent(n) needs an integer n >= 0, not ${String(n)}.`);
     return n === 0 ? [] : this.#turns.slice(-n).map((t) => ({ ...t }));
   }
 
@@ -81,7 +98,14 @@ export class RecordKeeper {
 
   /** Counts a phase run from its trace. */
   recordPhase(trace: HarnessTrace, failed: boolean): void {
-    const stats = this.#phases.get(trace.phase) ?? { runs: 0, errors: 0, calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0 };
+    const stats = this.#phases.get(trace.phase) ?? {
+      runs: 0,
+      errors: 0,
+      calls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      latencyMs: 0,
+    };
     stats.runs += 1;
     if (failed) stats.errors += 1;
     stats.calls += trace.calls.length;
@@ -96,12 +120,19 @@ export class RecordKeeper {
   /** Statistics so far (a copy). */
   statistics(): ConversationStatistics {
     const user = this.#turns.filter((t) => t.role === 'user').length;
-    return { turns: { user, assistant: this.#turns.length - user }, phases: Object.fromEntries([...this.#phases].map(([k, v]) => [k, { ...v }])) };
+    return {
+      turns: { user, assistant: this.#turns.length - user },
+      phases: Object.fromEntries([...this.#phases].map(([k, v]) => [k, { ...v }])),
+    };
   }
 
   #push(role: 'user' | 'assistant', raw: string): void {
     const text = normalizeMessageText(raw);
-    if (!text) throw new AgentHarnessError('ORCHESTRATOR_INPUT_INVALID', `A ${role} turn must have text; got ${JSON.stringify(raw.slice(0, 40))}.`);
+    if (!text)
+      throw new AgentHarnessError(
+        'ORCHESTRATOR_INPUT_INVALID',
+        `A ${role} turn must have text; got ${JSON.stringify(raw.slice(0, 40))}.`,
+      );
     this.#turns.push({ role, text, at: this.#now().toISOString() });
   }
 }

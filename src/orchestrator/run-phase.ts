@@ -3,7 +3,13 @@ import { toAgentHarnessError } from '../errors/index.js';
 import type { Harness, HarnessContext, HarnessRunResult, HarnessTrace, PhaseResult } from './types.js';
 
 /** Runs `harness` for `phase`; never throws. `fallback` is the output when the harness threw. */
-export async function runPhase<TIn, TOut>(phase: string, harness: Harness<TIn, TOut>, input: TIn, ctx: HarnessContext, fallback: TOut): Promise<PhaseResult<TOut>> {
+export async function runPhase<TIn, TOut>(
+  phase: string,
+  harness: Harness<TIn, TOut>,
+  input: TIn,
+  ctx: HarnessContext,
+  fallback: TOut,
+): Promise<PhaseResult<TOut>> {
   const startedAt = ctx.now();
   const started = performance.now();
   let result: HarnessRunResult<TOut>;

@@ -30,9 +30,20 @@ export function createScriptedCaller(options: ScriptedCallerOptions): ScriptedCa
       calls.push(input);
       const answers = options.answers;
       const answer = typeof answers === 'function' ? await answers(input, index) : answers[index];
-      if (answer === undefined) throw new AgentHarnessError('LLM_RESPONSE_INVALID', `scripted caller has ${(answers as ScriptedAnswer[]).length} answers; call ${index + 1} has none.`);
+      if (answer === undefined)
+        throw new AgentHarnessError(
+          'LLM_RESPONSE_INVALID',
+          `scripted caller has ${(answers as ScriptedAnswer[]).length} answers; call ${index + 1} has none.`,
+        );
       if (answer instanceof Error) throw answer;
-      return { text: answer, toolCalls: [], model: input.model, usage: { inputTokens: 1, outputTokens: 1 }, latencyMs: 0, attempts: 1 };
+      return {
+        text: answer,
+        toolCalls: [],
+        model: input.model,
+        usage: { inputTokens: 1, outputTokens: 1 },
+        latencyMs: 0,
+        attempts: 1,
+      };
     },
   };
 }

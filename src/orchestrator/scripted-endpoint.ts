@@ -23,6 +23,9 @@ export async function startScriptedEndpoint(
   const server = await startModelServer({ script });
   const { wire = 'openai-chat', ...rest } = options;
   const settings = { apiKey: 'scripted-no-key', ...rest };
-  const caller = wire === 'openai-chat' ? createOpenAiChatCaller({ ...settings, baseURL: `${server.url}/v1` }) : createAnthropicMessagesCaller({ ...settings, baseURL: server.url });
+  const caller =
+    wire === 'openai-chat'
+      ? createOpenAiChatCaller({ ...settings, baseURL: `${server.url}/v1` })
+      : createAnthropicMessagesCaller({ ...settings, baseURL: server.url });
   return { server, caller, close: () => server.close() };
 }

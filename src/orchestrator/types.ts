@@ -7,7 +7,9 @@ import type { AgentHarnessError } from '../errors/index.js';
 import type { HarnessContextConfig } from './config.js';
 
 /** One chat message sent to a model. */
-export const ChatMessageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() }).strict();
+export const ChatMessageSchema = z
+  .object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() })
+  .strict();
 /** One chat message sent to a model. */
 export type ChatMessage = z.infer<typeof ChatMessageSchema>;
 

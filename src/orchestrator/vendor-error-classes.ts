@@ -5,10 +5,15 @@
 /** Error classes of one vendor SDK that the retry policy tells apart (matched by class: openai sets no distinctive `name`). */
 export interface VendorErrorClasses {
   /** The call was aborted by its AbortSignal (LLM_ABORTED). */
-  abort: abstract new (...args: never[]) => unknown;
+  abort: abstract new (
+    ...args: never[]
+  ) => unknown;
   /** The call timed out (LLM_TIMEOUT). */
-  timeout: abstract new (...args: never[]) => unknown;
+  timeout: abstract new (
+    ...args: never[]
+  ) => unknown;
   /** The endpoint could not be reached (LLM_CONNECTION_FAILED, retried). */
-  connection: abstract new (...args: never[]) => unknown;
+  connection: abstract new (
+    ...args: never[]
+  ) => unknown;
 }
-

@@ -19,7 +19,9 @@ export type AgentMessageContent = z.infer<typeof AgentMessageContentSchema>;
 /** How a query ended. */
 export const AgentResultSchema = z.object({
   success: z.boolean(),
-  usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number().optional() }).optional(),
+  usage: z
+    .object({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number().optional() })
+    .optional(),
   errors: z.array(z.string()).optional(),
 });
 /** How a query ended. */

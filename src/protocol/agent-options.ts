@@ -9,13 +9,17 @@ import { z } from 'zod';
 const MCP_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /** An MCP server definition: stdio (`command` = [executable, ...args], `env`) or HTTP (`url`, `bearerToken`). */
-export const McpServerDefSchema = z.object({
-  name: z.string().regex(MCP_NAME, 'a plain name: letters, digits, "_" and "-", starting with a letter or digit'),
-  command: z.array(z.string().min(1)).min(1).optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  url: z.string().url().optional(),
-  bearerToken: z.string().min(1).optional(),
-}).refine((def) => Boolean(def.command) !== Boolean(def.url), { message: 'an MCP server has either `command` (stdio) or `url` (HTTP)' })
+export const McpServerDefSchema = z
+  .object({
+    name: z.string().regex(MCP_NAME, 'a plain name: letters, digits, "_" and "-", starting with a letter or digit'),
+    command: z.array(z.string().min(1)).min(1).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    url: z.string().url().optional(),
+    bearerToken: z.string().min(1).optional(),
+  })
+  .refine((def) => Boolean(def.command) !== Boolean(def.url), {
+    message: 'an MCP server has either `command` (stdio) or `url` (HTTP)',
+  })
   .refine((def) => !def.bearerToken || Boolean(def.url), { message: '`bearerToken` is for an HTTP server (`url`)' });
 /** An MCP server definition. */
 export type McpServerDef = z.infer<typeof McpServerDefSchema>;
@@ -36,4 +40,9 @@ export interface AgentOptions {
 }
 
 /** The options every engine runs with when none are given (the harness's headless defaults). */
-export const DEFAULT_AGENT_OPTIONS: AgentOptions = { permissionMode: 'bypassPermissions', allowedTools: [], disallowedTools: [], mcpServers: [] };
+export const DEFAULT_AGENT_OPTIONS: AgentOptions = {
+  permissionMode: 'bypassPermissions',
+  allowedTools: [],
+  disallowedTools: [],
+  mcpServers: [],
+};

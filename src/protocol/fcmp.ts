@@ -56,9 +56,21 @@ const envelope = {
 
 /** One FCMP event as written to `.audit/fcmp.N.jsonl`. */
 export const FcmpEventSchema = z.discriminatedUnion('type', [
-  z.object({ ...envelope, type: z.literal('conversation.started'), data: z.object({ launch: z.enum(['start', 'resume', 'passthrough']) }) }),
-  z.object({ ...envelope, type: z.literal('assistant.message.delta'), data: z.object({ message_id: z.string(), text: z.string() }) }),
-  z.object({ ...envelope, type: z.literal('assistant.message.final'), data: z.object({ message_id: z.string(), text: z.string() }) }),
+  z.object({
+    ...envelope,
+    type: z.literal('conversation.started'),
+    data: z.object({ launch: z.enum(['start', 'resume', 'passthrough']) }),
+  }),
+  z.object({
+    ...envelope,
+    type: z.literal('assistant.message.delta'),
+    data: z.object({ message_id: z.string(), text: z.string() }),
+  }),
+  z.object({
+    ...envelope,
+    type: z.literal('assistant.message.final'),
+    data: z.object({ message_id: z.string(), text: z.string() }),
+  }),
   z.object({ ...envelope, type: z.literal('user.input.required'), data: z.object({ reason: z.string() }) }),
   z.object({ ...envelope, type: z.literal('user.input.replied'), data: z.object({ text: z.string() }) }),
   z.object({ ...envelope, type: z.literal('conversation.completed'), data: z.object({ reason: z.string() }) }),
@@ -77,13 +89,24 @@ export const FcmpEventSchema = z.discriminatedUnion('type', [
   z.object({
     ...envelope,
     type: z.literal('tool.call'),
-    data: z.object({ call_id: z.string(), kind: z.string(), name: z.string(), command: z.string().nullable(), input_excerpt: z.string().nullable() }),
+    data: z.object({
+      call_id: z.string(),
+      kind: z.string(),
+      name: z.string(),
+      command: z.string().nullable(),
+      input_excerpt: z.string().nullable(),
+    }),
   }),
   /** A tool's result; a shell result's `exit_code` and `status` are normalized across engines. */
   z.object({
     ...envelope,
     type: z.literal('tool.result'),
-    data: z.object({ call_id: z.string(), status: z.string(), exit_code: z.number().int().nullable(), output_excerpt: z.string().nullable() }),
+    data: z.object({
+      call_id: z.string(),
+      status: z.string(),
+      exit_code: z.number().int().nullable(),
+      output_excerpt: z.string().nullable(),
+    }),
   }),
 ]);
 /** One FCMP event. */

@@ -115,12 +115,14 @@ export const AttemptMetaSchema = z.object({
     /** Milliseconds per step of the attempt (harness steps and `engine`), in order; absent in older metas. */
     steps: z.record(z.string(), z.number().nonnegative()).optional(),
   }),
-  exit: z.object({
-    code: z.number().int().nullable(),
-    signal: z.string().nullable(),
-    timed_out: z.boolean(),
-    canceled: z.boolean(),
-  }).nullable(),
+  exit: z
+    .object({
+      code: z.number().int().nullable(),
+      signal: z.string().nullable(),
+      timed_out: z.boolean(),
+      canceled: z.boolean(),
+    })
+    .nullable(),
   session_id: z.string().nullable(),
   completion: CompletionSchema.nullable(),
   usage: UsageSchema.nullable(),
@@ -130,9 +132,15 @@ export const AttemptMetaSchema = z.object({
   /** Version of the engine CLI, from the npm package that ships it (null for a binary of unknown origin). */
   engine_version: z.string().nullable().optional(),
   /** A seeded start: the template copied, the files written, and the seed commit when the run dir is a git repo. */
-  workspace: z.object({ template: z.string().nullable(), files: z.array(z.string()), git_commit: z.string().nullable() }).nullable().optional(),
+  workspace: z
+    .object({ template: z.string().nullable(), files: z.array(z.string()), git_commit: z.string().nullable() })
+    .nullable()
+    .optional(),
   /** Resume only: the start's flags given to this resume again, and those the resume command does not take. */
-  resume_flags: z.object({ carried: z.array(z.string()), dropped: z.array(z.string()) }).nullable().optional(),
+  resume_flags: z
+    .object({ carried: z.array(z.string()), dropped: z.array(z.string()) })
+    .nullable()
+    .optional(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   files: z.record(z.string(), z.string()),
   /** Agent options as the engine applied them (providers; tokens redacted); null or absent when none were given. */

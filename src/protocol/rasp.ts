@@ -53,7 +53,11 @@ export const ParsedEventSchema = z.discriminatedUnion('type', [
    * The skills the engine offered the model: announced by the engine itself (`engine`: claude's init event lists
    * them) or found in its first real model request (`model_request`, every engine, scripted mode).
    */
-  z.object({ type: z.literal('engine.skills.offered'), skills: z.array(z.string()), source: z.enum(['engine', 'model_request']) }),
+  z.object({
+    type: z.literal('engine.skills.offered'),
+    skills: z.array(z.string()),
+    source: z.enum(['engine', 'model_request']),
+  }),
 ]);
 /** A parsed engine event (before it is wrapped in a RASP envelope). */
 export type ParsedEvent = z.infer<typeof ParsedEventSchema>;

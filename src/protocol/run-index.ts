@@ -30,7 +30,9 @@ export const RunIndexEntrySchema = z.object({
    * The run's model script, inline (`{"version": 1, "turns": [...]}`) so a resume from the CLI gets the same script
    * wherever the run was started (a test, a file since moved); a path in runs recorded before 0.2.
    */
-  script: z.union([z.string(), z.object({ version: z.literal(1), turns: z.array(z.unknown()) }).passthrough()]).nullable(),
+  script: z
+    .union([z.string(), z.object({ version: z.literal(1), turns: z.array(z.unknown()) }).passthrough()])
+    .nullable(),
   last_completion: z.string().nullable(),
   /** The engine argv the run was started with (user-written), whose resume-safe flags every resume carries. */
   start_args: z.array(z.string()).nullable().default(null),

@@ -37,31 +37,42 @@ async function buildRequest(engine: EngineId, config: ResolvedAgentProviderConfi
   const extra = config.extra ?? {};
   const paths = resolveHarnessPaths(typeof extra.runRoot === 'string' ? { runRoot: extra.runRoot } : {});
   const live = extra.model === 'live';
-  const hostEnv = live && config.apiKey && adapter.liveEnvKeys[0] ? { ...process.env, [adapter.liveEnvKeys[0]]: config.apiKey } : process.env;
+  const hostEnv =
+    live && config.apiKey && adapter.liveEnvKeys[0]
+      ? { ...process.env, [adapter.liveEnvKeys[0]]: config.apiKey }
+      : process.env;
   const common = {
     paths,
     engine,
-    modelMode: live ? 'live' as const : 'scripted' as const,
+    modelMode: live ? ('live' as const) : ('scripted' as const),
     hostEnv,
     agentOptions: agentOptionsOf(config),
     ...(config.signal ? { signal: config.signal } : {}),
     ...(extra.script !== undefined ? { script: extra.script as AttemptRequest['script'] } : {}),
     ...(typeof extra.timeoutMs === 'number' ? { timeoutMs: extra.timeoutMs } : {}),
   };
-  if (config.resumeSessionId) return resumeRequest({ sessionId: config.resumeSessionId, engine }, config.prompt, common);
+  if (config.resumeSessionId)
+    return resumeRequest({ sessionId: config.resumeSessionId, engine }, config.prompt, common);
   const args = adapter.buildStartArgs({ prompt: config.prompt, passthrough: [] });
   return {
     ...common,
     launch: 'start',
     prompt: config.prompt,
-    ...(config.model ? { passthrough: withCarriedFlags(args, [adapter.modelFlag, config.model], adapter.resumeFlags ?? []) } : {}),
+    ...(config.model
+      ? { passthrough: withCarriedFlags(args, [adapter.modelFlag, config.model], adapter.resumeFlags ?? []) }
+      : {}),
     ...(config.cwd ? { runDir: config.cwd } : {}),
   };
 }
 
 async function* queryEngine(engine: EngineId, input: AgentProviderConfig): AsyncGenerator<AgentEvent> {
   const config = parseProviderConfig({ ...input, provider: input.provider ?? engine });
-  if (config.provider !== engine) throw new AgentHarnessError('CONFIG_INVALID', `AgentProviderConfig.provider: this is the ${engine} provider, not ${config.provider}.`, { details: { field: 'provider' } });
+  if (config.provider !== engine)
+    throw new AgentHarnessError(
+      'CONFIG_INVALID',
+      `AgentProviderConfig.provider: this is the ${engine} provider, not ${config.provider}.`,
+      { details: { field: 'provider' } },
+    );
   // What the engine cannot do is refused before any run directory exists.
   checkAgentOptions(await loadEngine(engine), agentOptionsOf(config));
   const stream = streamAttempt(await buildRequest(engine, config));
@@ -69,17 +80,37 @@ async function* queryEngine(engine: EngineId, input: AgentProviderConfig): Async
   for await (const event of stream) yield* toAgentEvents(event);
   const result = await stream.result;
   if (result.completion.code === 'ENGINE_CANCELED') {
-    yield { type: 'error', error: `the ${engine} query was aborted; its processes were killed (audit: ${result.audit.dir})`, diagnostics: { runId: result.runId, handle: result.handle } };
+    yield {
+      type: 'error',
+      error: `the ${engine} query was aborted; its processes were killed (audit: ${result.audit.dir})`,
+      diagnostics: { runId: result.runId, handle: result.handle },
+    };
     return;
   }
-  const failure = result.completion.state === 'failed' ? [result.fcmp.at(-1)?.type === 'conversation.failed' ? String((result.fcmp.at(-1)!.data as { message: string }).message) : result.completion.reason] : [];
-  const usage = result.usage && result.usage.input_tokens !== null && result.usage.output_tokens !== null
-    ? { inputTokens: result.usage.input_tokens, outputTokens: result.usage.output_tokens, ...(result.usage.cached_input_tokens != null ? { cachedTokens: result.usage.cached_input_tokens } : {}) }
-    : undefined;
+  const failure =
+    result.completion.state === 'failed'
+      ? [
+          result.fcmp.at(-1)?.type === 'conversation.failed'
+            ? String((result.fcmp.at(-1)!.data as { message: string }).message)
+            : result.completion.reason,
+        ]
+      : [];
+  const usage =
+    result.usage && result.usage.input_tokens !== null && result.usage.output_tokens !== null
+      ? {
+          inputTokens: result.usage.input_tokens,
+          outputTokens: result.usage.output_tokens,
+          ...(result.usage.cached_input_tokens != null ? { cachedTokens: result.usage.cached_input_tokens } : {}),
+        }
+      : undefined;
   yield {
     type: 'complete',
     ...(result.sessionId ? { sessionId: result.sessionId } : {}),
-    result: { success: result.completion.state === 'completed' || result.completion.state === 'awaiting_input', ...(usage ? { usage } : {}), ...(failure.length > 0 ? { errors: failure } : {}) },
+    result: {
+      success: result.completion.state === 'completed' || result.completion.state === 'awaiting_input',
+      ...(usage ? { usage } : {}),
+      ...(failure.length > 0 ? { errors: failure } : {}),
+    },
     diagnostics: { runId: result.runId, handle: result.handle, runDir: result.runDir, completion: result.completion },
   };
 }

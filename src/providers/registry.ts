@@ -21,7 +21,12 @@ export function registerProvider(provider: AgentProvider): void {
 export function getProvider(name: string): AgentProvider {
   const provider = providers.get(name);
   if (provider) return provider;
-  if (!isEngineId(name)) throw new AgentHarnessError('ENGINE_UNKNOWN', `Unknown provider ${JSON.stringify(name)}. Known providers: ${providerNames().join(', ')}.`, { details: { provider: name } });
+  if (!isEngineId(name))
+    throw new AgentHarnessError(
+      'ENGINE_UNKNOWN',
+      `Unknown provider ${JSON.stringify(name)}. Known providers: ${providerNames().join(', ')}.`,
+      { details: { provider: name } },
+    );
   let made = engineProviders.get(name);
   if (!made) {
     made = createEngineProvider(name);

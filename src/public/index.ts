@@ -7,7 +7,14 @@ export type { AttemptResult, ToolCallRecord } from '../core/attempt-result.js';
 export type { AttemptAuditPaths } from '../core/audit-files.js';
 export { AgentHarnessError, ERROR_CODES, isAgentHarnessError } from '../errors/index.js';
 export type { ErrorCode } from '../errors/index.js';
-export { loadEngine, loadTranslationAdapter, availableEngines, engineIds, isEngineId, registerEngine } from '../engines/registry.js';
+export {
+  loadEngine,
+  loadTranslationAdapter,
+  availableEngines,
+  engineIds,
+  isEngineId,
+  registerEngine,
+} from '../engines/registry.js';
 export type { EngineEntry } from '../engines/registry.js';
 export type { EngineAdapter, EngineParser, ErrorPattern, TranslationAdapter, WireApi } from '../engines/engine.js';
 export type { EngineToolTable, ShellTool } from '../model/tool-table.js';
@@ -18,7 +25,28 @@ export { injectSkills, DONE_MARKER, COMPLETION_CONTRACT } from '../runtime/skill
 export { startModelServer, loadModelScript, parseModelScript, turns, ModelScriptSchema } from '../model/index.js';
 export type { ModelScript, ModelServer } from '../model/index.js';
 export * from '../protocol/index.js';
-export { Orchestrator, RecordKeeper, bindModel, createOpenAiChatCaller, createAnthropicMessagesCaller, createScriptedCaller } from '../orchestrator/index.js';
-export type { LLMCaller, LLMCallConfig, LLMResponse, Harness, HarnessContext, HarnessRunResult } from '../orchestrator/index.js';
-export { getProvider, registerProvider, providerNames, createEngineProvider, AgentProviderConfigSchema, parseProviderConfig } from '../providers/index.js';
+export {
+  Orchestrator,
+  RecordKeeper,
+  bindModel,
+  createOpenAiChatCaller,
+  createAnthropicMessagesCaller,
+  createScriptedCaller,
+} from '../orchestrator/index.js';
+export type {
+  LLMCaller,
+  LLMCallConfig,
+  LLMResponse,
+  Harness,
+  HarnessContext,
+  HarnessRunResult,
+} from '../orchestrator/index.js';
+export {
+  getProvider,
+  registerProvider,
+  providerNames,
+  createEngineProvider,
+  AgentProviderConfigSchema,
+  parseProviderConfig,
+} from '../providers/index.js';
 export type { AgentProvider, AgentProviderConfig, McpServerDef } from '../providers/index.js';

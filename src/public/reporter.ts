@@ -8,7 +8,11 @@ export { buildConsistencyReport, caseName, engineFromName } from '../report/buil
 export type { ReportInput } from '../report/build.js';
 export { renderMarkdown, renderJunit, renderStepSummary, renderMatrix, xmlEscape } from '../report/render.js';
 export {
-  CONSISTENCY_REPORT_VERSION, ConsistencyReportSchema, ConsistencyTestSchema, ConsistencyRowSchema, ConsistencyCellSchema,
+  CONSISTENCY_REPORT_VERSION,
+  ConsistencyReportSchema,
+  ConsistencyTestSchema,
+  ConsistencyRowSchema,
+  ConsistencyCellSchema,
 } from '../report/schema.js';
 export type { ConsistencyReport, ConsistencyTest, ConsistencyRow, ConsistencyCell } from '../report/schema.js';
 export { AgentHarnessReporter as default } from '../vitest/reporter.js';

@@ -4,16 +4,32 @@
  */
 export { agentHarness, hasBlobReporter, hasAgentHarnessReporter } from '../vitest/plugin.js';
 export { test, agentTest, defaultAgentHarnessConfig } from '../vitest/fixtures.js';
-export type { AgentFixture, AgentHarnessFixtures, AgentStartOptions, HarnessFixture, ModelFixture } from '../vitest/fixtures.js';
+export type {
+  AgentFixture,
+  AgentHarnessFixtures,
+  AgentStartOptions,
+  HarnessFixture,
+  ModelFixture,
+} from '../vitest/fixtures.js';
 export { installMatchers, agentMatchers, transcript, callUsesSkill } from '../vitest/matchers.js';
 export type { AgentOutcomeLike, ToolCallPattern, ToolMatcher } from '../vitest/matchers.js';
 export { HarnessRun, countFcmp, attemptRecord } from '../vitest/run.js';
 export type { HarnessResumeOptions } from '../vitest/run.js';
-export { AgentHarnessOptionsSchema, parseAgentHarnessOptions, toAgentHarnessConfig, DEFAULT_REPORT_DIR } from '../vitest/options.js';
+export {
+  AgentHarnessOptionsSchema,
+  parseAgentHarnessOptions,
+  toAgentHarnessConfig,
+  DEFAULT_REPORT_DIR,
+} from '../vitest/options.js';
 export type { AgentHarnessOptions, AgentHarnessConfig, ResolvedAgentHarnessOptions } from '../vitest/options.js';
 export { readAgentHarnessMeta, writeAgentHarnessMeta } from '../vitest/types.js';
 export type { AgentHarnessTaskMeta, AgentHarnessAttemptRecord } from '../vitest/types.js';
 export { turns } from '../model/index.js';
 export type { ModelScript, ModelTurn } from '../model/index.js';
-export { createWorkflowFixture, installWorkflowMatchers, workflowMatchers, formatEventLog } from '../vitest/workflow.js';
+export {
+  createWorkflowFixture,
+  installWorkflowMatchers,
+  workflowMatchers,
+  formatEventLog,
+} from '../vitest/workflow.js';
 export type { WorkflowFixture, WorkflowRunOptions, WorkflowMatchers } from '../vitest/workflow.js';

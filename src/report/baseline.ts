@@ -12,7 +12,14 @@ export interface BaselineDiff {
   changes: string[];
 }
 
-const RANK: Record<string, number> = { completed: 3, awaiting_input: 2, no_session: 2, unknown: 1, interrupted: 0, failed: 0 };
+const RANK: Record<string, number> = {
+  completed: 3,
+  awaiting_input: 2,
+  no_session: 2,
+  unknown: 1,
+  interrupted: 0,
+  failed: 0,
+};
 
 function byKey(report: ConsistencyReport): Map<string, ConsistencyTest> {
   const out = new Map<string, ConsistencyTest>();
@@ -37,10 +44,16 @@ export function diffAgainstBaseline(current: ConsistencyReport, baseline: Consis
     }
     const was = before.completion?.state ?? 'unknown';
     const is = after.completion?.state ?? 'unknown';
-    if (was !== is) ((RANK[is] ?? 0) < (RANK[was] ?? 0) ? regressions : changes).push(`${key}: completion ${was} → ${is}${after.failureCode ? ` (${after.failureCode})` : ''}`);
-    if ((before.toolCalls ?? 0) !== (after.toolCalls ?? 0)) regressions.push(`${key}: tool calls ${before.toolCalls ?? 0} → ${after.toolCalls ?? 0}`);
-    if (after.diagnostics > before.diagnostics) regressions.push(`${key}: diagnostics ${before.diagnostics} → ${after.diagnostics}`);
-    else if (after.diagnostics < before.diagnostics) changes.push(`${key}: diagnostics ${before.diagnostics} → ${after.diagnostics}`);
+    if (was !== is)
+      ((RANK[is] ?? 0) < (RANK[was] ?? 0) ? regressions : changes).push(
+        `${key}: completion ${was} → ${is}${after.failureCode ? ` (${after.failureCode})` : ''}`,
+      );
+    if ((before.toolCalls ?? 0) !== (after.toolCalls ?? 0))
+      regressions.push(`${key}: tool calls ${before.toolCalls ?? 0} → ${after.toolCalls ?? 0}`);
+    if (after.diagnostics > before.diagnostics)
+      regressions.push(`${key}: diagnostics ${before.diagnostics} → ${after.diagnostics}`);
+    else if (after.diagnostics < before.diagnostics)
+      changes.push(`${key}: diagnostics ${before.diagnostics} → ${after.diagnostics}`);
     const types = new Set([...Object.keys(before.fcmpCounts ?? {}), ...Object.keys(after.fcmpCounts ?? {})]);
     for (const type of [...types].sort()) {
       if (type === 'diagnostic.warning') continue;
@@ -48,7 +61,8 @@ export function diffAgainstBaseline(current: ConsistencyReport, baseline: Consis
       const b = after.fcmpCounts?.[type] ?? 0;
       if (a !== b) regressions.push(`${key}: FCMP ${type} ${a} → ${b}`);
     }
-    if ((before.engineVersion ?? null) !== (after.engineVersion ?? null)) changes.push(`${key}: engine version ${before.engineVersion ?? 'unknown'} → ${after.engineVersion ?? 'unknown'}`);
+    if ((before.engineVersion ?? null) !== (after.engineVersion ?? null))
+      changes.push(`${key}: engine version ${before.engineVersion ?? 'unknown'} → ${after.engineVersion ?? 'unknown'}`);
   }
   for (const key of now.keys()) if (!then.has(key)) changes.push(`${key}: new case`);
   return { regressions, changes };

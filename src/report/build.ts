@@ -3,7 +3,13 @@
  * identical for a live run and `--merge-reports`).
  */
 import { engineIds } from '../engines/registry.js';
-import { CONSISTENCY_REPORT_VERSION, ConsistencyReportSchema, type ConsistencyReport, type ConsistencyRow, type ConsistencyTest } from './schema.js';
+import {
+  CONSISTENCY_REPORT_VERSION,
+  ConsistencyReportSchema,
+  type ConsistencyReport,
+  type ConsistencyRow,
+  type ConsistencyTest,
+} from './schema.js';
 import type { AgentHarnessTaskMeta } from './attempt-record.js';
 
 /** What the reporter extracts from one Vitest test case. */
@@ -27,7 +33,8 @@ const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /** Engine named in a test's full name (a `' > '` segment or a bracketed/word token), or null. */
 export function engineFromName(fullName: string): string | null {
-  for (const id of engineIds()) if (new RegExp(`(^|[^A-Za-z0-9_-])${escapeRe(id)}($|[^A-Za-z0-9_-])`).test(fullName)) return id;
+  for (const id of engineIds())
+    if (new RegExp(`(^|[^A-Za-z0-9_-])${escapeRe(id)}($|[^A-Za-z0-9_-])`).test(fullName)) return id;
   return null;
 }
 
@@ -36,7 +43,13 @@ export function caseName(fullName: string, engine: string): string {
   const e = escapeRe(engine);
   const segments = fullName.split(' > ').filter((segment) => segment.trim() !== engine);
   return segments
-    .map((segment) => segment.replace(new RegExp(`\\s*[[(]${e}[\\])]`, 'g'), '').replace(new RegExp(`(^|[^A-Za-z0-9_-])${e}(?=$|[^A-Za-z0-9_-])`, 'g'), '$1').replace(/\s{2,}/g, ' ').replace(/^[\s:,/–-]+|[\s:,/–-]+$/g, ''))
+    .map((segment) =>
+      segment
+        .replace(new RegExp(`\\s*[[(]${e}[\\])]`, 'g'), '')
+        .replace(new RegExp(`(^|[^A-Za-z0-9_-])${e}(?=$|[^A-Za-z0-9_-])`, 'g'), '$1')
+        .replace(/\s{2,}/g, ' ')
+        .replace(/^[\s:,/–-]+|[\s:,/–-]+$/g, ''),
+    )
     .filter((segment) => segment !== '')
     .join(' > ');
 }
@@ -52,7 +65,8 @@ function toTest(input: ReportInput): ConsistencyTest {
   const meta = input.meta;
   const attempts = meta?.attempts ?? [];
   const last = attempts.at(-1);
-  const sum = (pick: (a: (typeof attempts)[number]) => number): number => attempts.reduce((n, a) => n + (pick(a) || 0), 0);
+  const sum = (pick: (a: (typeof attempts)[number]) => number): number =>
+    attempts.reduce((n, a) => n + (pick(a) || 0), 0);
   return {
     id: input.id,
     name: input.name,
@@ -87,19 +101,32 @@ function buildMatrix(tests: ConsistencyTest[]): ConsistencyRow[] {
     const name = caseName(test.fullName, engine);
     const key = `${test.project}\u0000${test.file}\u0000${name}`;
     const row = rows.get(key) ?? { case: name, file: test.file, project: test.project, engines: {}, disagree: false };
-    row.engines[engine] = { testId: test.id, outcome: test.state, completion: test.completion?.state ?? null, auditDir: test.auditDir };
+    row.engines[engine] = {
+      testId: test.id,
+      outcome: test.state,
+      completion: test.completion?.state ?? null,
+      auditDir: test.auditDir,
+    };
     rows.set(key, row);
   }
   const out = [...rows.values()].filter((row) => Object.keys(row.engines).length > 1);
   for (const row of out) {
-    const outcomes = new Set(Object.values(row.engines).filter((c) => c.outcome !== 'skipped').map((c) => c.outcome));
+    const outcomes = new Set(
+      Object.values(row.engines)
+        .filter((c) => c.outcome !== 'skipped')
+        .map((c) => c.outcome),
+    );
     row.disagree = outcomes.size > 1;
   }
   return out;
 }
 
 /** Builds and validates the report. Matrix rows only list cases run on two or more engines. */
-export function buildConsistencyReport(inputs: readonly ReportInput[], reason: string, now: Date = new Date()): ConsistencyReport {
+export function buildConsistencyReport(
+  inputs: readonly ReportInput[],
+  reason: string,
+  now: Date = new Date(),
+): ConsistencyReport {
   const tests = inputs.map(toTest);
   const matrix = buildMatrix(tests);
   const count = (state: ConsistencyTest['state']): number => tests.filter((t) => t.state === state).length;

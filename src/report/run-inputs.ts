@@ -26,7 +26,13 @@ export function readConformanceReports(run: RunIndexEntry): { reports: Conforman
     const file = path.join(dir, name);
     try {
       // Read as an input: a FIFO left in the run directory in place of a report is skipped, not waited on.
-      reports.push(ConformanceReportSchema.parse(JSON.parse(readInputBytesSync(file, { what: 'conformance report', maxBytes: MAX_AUDIT_FILE_BYTES }).toString('utf8'))));
+      reports.push(
+        ConformanceReportSchema.parse(
+          JSON.parse(
+            readInputBytesSync(file, { what: 'conformance report', maxBytes: MAX_AUDIT_FILE_BYTES }).toString('utf8'),
+          ),
+        ),
+      );
     } catch {
       skipped.push(file);
     }
@@ -41,7 +47,9 @@ function attemptRecord(run: RunIndexEntry, report: ConformanceReport): AgentHarn
     launch: report.launch === 'resume' ? 'resume' : 'start',
     exitCode: null,
     completion: { state: report.completion.state, reason: report.completion.reason },
-    fcmpCounts: Object.fromEntries(Object.entries(report.fcmp_counts).filter((e): e is [string, number] => typeof e[1] === 'number')),
+    fcmpCounts: Object.fromEntries(
+      Object.entries(report.fcmp_counts).filter((e): e is [string, number] => typeof e[1] === 'number'),
+    ),
     auditDir: path.join(run.run_dir, AUDIT_DIR),
     durationMs: report.metrics.duration_ms ?? 0,
     usage: report.metrics.usage,
@@ -73,7 +81,10 @@ export function runReportInputs(runs: readonly RunIndexEntry[]): { inputs: Repor
       durationMs: attempts.reduce((n, a) => n + a.durationMs, 0),
       retryCount: 0,
       flaky: false,
-      errors: last.completion.state === 'failed' ? [`${last.failureCode ?? last.completion.reason}: attempt ${last.attempt} failed`] : [],
+      errors:
+        last.completion.state === 'failed'
+          ? [`${last.failureCode ?? last.completion.reason}: attempt ${last.attempt} failed`]
+          : [],
       meta: { engine: run.engine, runId: run.run_id, handle: run.handle, sessionId: run.session_id, attempts },
     });
   }

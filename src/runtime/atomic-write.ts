@@ -69,7 +69,11 @@ function writeSmall(file: string, data: string | Uint8Array, durable: boolean): 
 }
 
 /** Writes `data` to `file` atomically (same directory temp file + rename). */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const durable = options.durable !== false;
   if (byteLength(data) <= SYNC_WRITE_BYTES) return writeSmall(file, data, durable);
   await fs.mkdir(path.dirname(file), { recursive: true });
@@ -91,5 +95,9 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
 
 /** Writes `value` as JSON (pretty unless `pretty: false`, with a trailing newline) atomically. */
 export async function writeJsonAtomic(file: string, value: unknown, options: JsonWriteOptions = {}): Promise<void> {
-  await writeFileAtomic(file, `${options.pretty === false ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`, options);
+  await writeFileAtomic(
+    file,
+    `${options.pretty === false ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`,
+    options,
+  );
 }

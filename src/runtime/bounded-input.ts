@@ -57,18 +57,30 @@ export function openInputFile(file: string, check: InputFileCheck): CheckedInput
   try {
     fd = fs.openSync(file, OPEN_FLAGS);
   } catch (error) {
-    throw new AgentHarnessError(check.unreadableCode ?? 'TRANSLATE_INPUT_INVALID', `Cannot read ${check.what} ${file}: ${(error as Error).message}`, { cause: error, details: { file } });
+    throw new AgentHarnessError(
+      check.unreadableCode ?? 'TRANSLATE_INPUT_INVALID',
+      `Cannot read ${check.what} ${file}: ${(error as Error).message}`,
+      { cause: error, details: { file } },
+    );
   }
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) {
-      throw new AgentHarnessError('INPUT_NOT_REGULAR_FILE', `The ${check.what} ${file} is ${kindOf(stat)}, not a regular file; it could block or never end.`, { details: { file } });
+      throw new AgentHarnessError(
+        'INPUT_NOT_REGULAR_FILE',
+        `The ${check.what} ${file} is ${kindOf(stat)}, not a regular file; it could block or never end.`,
+        { details: { file } },
+      );
     }
     if (check.maxBytes !== undefined && stat.size > check.maxBytes) {
-      throw new AgentHarnessError('INPUT_TOO_LARGE', `The ${check.what} ${file} has ${stat.size} bytes, more than the limit of ${check.maxBytes}.`, {
-        details: { file, size: stat.size, max_bytes: check.maxBytes },
-        ...(check.tooLargeHint ? { hint: check.tooLargeHint } : {}),
-      });
+      throw new AgentHarnessError(
+        'INPUT_TOO_LARGE',
+        `The ${check.what} ${file} has ${stat.size} bytes, more than the limit of ${check.maxBytes}.`,
+        {
+          details: { file, size: stat.size, max_bytes: check.maxBytes },
+          ...(check.tooLargeHint ? { hint: check.tooLargeHint } : {}),
+        },
+      );
     }
     return { fd, size: stat.size };
   } catch (error) {
@@ -92,9 +104,14 @@ export function readInputBytesSync(file: string, check: InputFileCheck): Buffer 
     const limit = check.maxBytes ?? size;
     const buffer = Buffer.alloc(Math.min(size, limit) + 1);
     let read = 0;
-    for (let n = -1; n !== 0 && read < buffer.length; read += n) n = fs.readSync(fd, buffer, read, buffer.length - read, null);
+    for (let n = -1; n !== 0 && read < buffer.length; read += n)
+      n = fs.readSync(fd, buffer, read, buffer.length - read, null);
     if (read > limit) {
-      throw new AgentHarnessError('INPUT_TOO_LARGE', `The ${check.what} ${file} grew past the limit of ${limit} bytes while it was read.`, { details: { file, max_bytes: limit } });
+      throw new AgentHarnessError(
+        'INPUT_TOO_LARGE',
+        `The ${check.what} ${file} grew past the limit of ${limit} bytes while it was read.`,
+        { details: { file, max_bytes: limit } },
+      );
     }
     return buffer.subarray(0, read);
   } finally {
@@ -112,7 +129,11 @@ export async function readInputText(file: string, check: InputFileCheck): Promis
     for await (const chunk of fs.createReadStream('', { fd, autoClose: false })) {
       total += (chunk as Buffer).length;
       if (check.maxBytes !== undefined && total > check.maxBytes) {
-        throw new AgentHarnessError('INPUT_TOO_LARGE', `The ${check.what} ${file} grew past the limit of ${check.maxBytes} bytes while it was read.`, { details: { file, max_bytes: check.maxBytes } });
+        throw new AgentHarnessError(
+          'INPUT_TOO_LARGE',
+          `The ${check.what} ${file} grew past the limit of ${check.maxBytes} bytes while it was read.`,
+          { details: { file, max_bytes: check.maxBytes } },
+        );
       }
       chunks.push(chunk as Buffer);
     }
@@ -151,9 +172,17 @@ export function* readLinesSync(file: string, check: InputFileCheck, tail = false
   const { fd } = openInputFile(file, check);
   try {
     const buffer = Buffer.allocUnsafe(LINE_CHUNK_BYTES);
-    yield* splitLines((function* () {
-      for (let read = fs.readSync(fd, buffer, 0, buffer.length, null); read > 0; read = fs.readSync(fd, buffer, 0, buffer.length, null)) yield buffer.subarray(0, read);
-    })(), tail);
+    yield* splitLines(
+      (function* () {
+        for (
+          let read = fs.readSync(fd, buffer, 0, buffer.length, null);
+          read > 0;
+          read = fs.readSync(fd, buffer, 0, buffer.length, null)
+        )
+          yield buffer.subarray(0, read);
+      })(),
+      tail,
+    );
   } finally {
     fs.closeSync(fd);
   }
@@ -164,7 +193,9 @@ export const STREAM_CHUNK_BYTES = 256 * 1024;
 
 function readAt(fd: number, position: number, buffer: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    fs.read(fd, buffer, 0, buffer.length, position, (error, bytesRead) => (error ? reject(error) : resolve(buffer.subarray(0, bytesRead))));
+    fs.read(fd, buffer, 0, buffer.length, position, (error, bytesRead) =>
+      error ? reject(error) : resolve(buffer.subarray(0, bytesRead)),
+    );
   });
 }
 
@@ -176,11 +207,19 @@ function readAt(fd: number, position: number, buffer: Buffer): Promise<Buffer> {
  * is done with each chunk by then — a line splitter — leaves no buffer for the GC, whose lag would otherwise let
  * memory grow with the file).
  */
-export async function* streamInputFile(file: string, check: InputFileCheck, signal?: AbortSignal, options: { reuseChunks?: boolean } = {}): AsyncGenerator<Buffer> {
+export async function* streamInputFile(
+  file: string,
+  check: InputFileCheck,
+  signal?: AbortSignal,
+  options: { reuseChunks?: boolean } = {},
+): AsyncGenerator<Buffer> {
   const { fd } = openInputFile(file, check);
-  const buffers = options.reuseChunks ? [Buffer.allocUnsafe(STREAM_CHUNK_BYTES), Buffer.allocUnsafe(STREAM_CHUNK_BYTES)] : null;
+  const buffers = options.reuseChunks
+    ? [Buffer.allocUnsafe(STREAM_CHUNK_BYTES), Buffer.allocUnsafe(STREAM_CHUNK_BYTES)]
+    : null;
   let reads = 0;
-  const read = (position: number): Promise<Buffer> => readAt(fd, position, buffers ? buffers[reads++ % 2]! : Buffer.allocUnsafe(STREAM_CHUNK_BYTES));
+  const read = (position: number): Promise<Buffer> =>
+    readAt(fd, position, buffers ? buffers[reads++ % 2]! : Buffer.allocUnsafe(STREAM_CHUNK_BYTES));
   let pending: Promise<Buffer> | null = null;
   try {
     let position = 0;

@@ -20,10 +20,18 @@ export interface ConfigFormat {
 }
 
 /** JSON, pretty-printed with a trailing newline. */
-export const JSON_CONFIG: ConfigFormat = { name: 'JSON', parse: (text) => JSON.parse(text), stringify: (doc) => `${JSON.stringify(doc, null, 2)}\n` };
+export const JSON_CONFIG: ConfigFormat = {
+  name: 'JSON',
+  parse: (text) => JSON.parse(text),
+  stringify: (doc) => `${JSON.stringify(doc, null, 2)}\n`,
+};
 
 /** TOML (smol-toml). */
-export const TOML_CONFIG: ConfigFormat = { name: 'TOML', parse: (text) => parseToml(text), stringify: (doc) => stringifyToml(doc) };
+export const TOML_CONFIG: ConfigFormat = {
+  name: 'TOML',
+  parse: (text) => parseToml(text),
+  stringify: (doc) => stringifyToml(doc),
+};
 
 function isTable(value: unknown): value is ConfigDoc {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -33,7 +41,11 @@ function isTable(value: unknown): value is ConfigDoc {
 export async function readConfigFile(file: string, format: ConfigFormat): Promise<ConfigDoc> {
   let text: string;
   try {
-    text = await readInputText(file, { what: 'config file', maxBytes: MAX_CONFIG_BYTES, unreadableCode: 'ENGINE_CONFIG_INJECTION_FAILED' });
+    text = await readInputText(file, {
+      what: 'config file',
+      maxBytes: MAX_CONFIG_BYTES,
+      unreadableCode: 'ENGINE_CONFIG_INJECTION_FAILED',
+    });
   } catch (error) {
     if (((error as Error).cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return {};
     throw error;
@@ -42,9 +54,16 @@ export async function readConfigFile(file: string, format: ConfigFormat): Promis
   try {
     value = format.parse(text);
   } catch (error) {
-    throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `${file} is not valid ${format.name}: ${(error as Error).message}`, { cause: error, details: { config_path: file } });
+    throw new AgentHarnessError(
+      'ENGINE_CONFIG_INJECTION_FAILED',
+      `${file} is not valid ${format.name}: ${(error as Error).message}`,
+      { cause: error, details: { config_path: file } },
+    );
   }
-  if (!isTable(value)) throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `${file} does not hold a ${format.name} object.`, { details: { config_path: file } });
+  if (!isTable(value))
+    throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `${file} does not hold a ${format.name} object.`, {
+      details: { config_path: file },
+    });
   return value;
 }
 
@@ -61,7 +80,11 @@ function applyEdit(doc: ConfigDoc, format: ConfigFormat, edit: (doc: ConfigDoc) 
  * read, which is safe because every writer holds the lock and replaces the file whole, and the only edits that
  * remove keys remove another attempt's trust entry, never what this edit sets.
  */
-export async function editConfigFile(file: string, format: ConfigFormat, edit: (doc: ConfigDoc) => void): Promise<void> {
+export async function editConfigFile(
+  file: string,
+  format: ConfigFormat,
+  edit: (doc: ConfigDoc) => void,
+): Promise<void> {
   try {
     // A missing directory reads as an empty document; the lock and the write make it when there is something to write.
     if (!applyEdit(await readConfigFile(file, format), format, edit)) return;
@@ -71,7 +94,11 @@ export async function editConfigFile(file: string, format: ConfigFormat, edit: (
     });
   } catch (error) {
     if (error instanceof AgentHarnessError) throw error;
-    throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `Could not update ${file}: ${(error as Error).message}`, { cause: error, details: { config_path: file } });
+    throw new AgentHarnessError(
+      'ENGINE_CONFIG_INJECTION_FAILED',
+      `Could not update ${file}: ${(error as Error).message}`,
+      { cause: error, details: { config_path: file } },
+    );
   }
 }
 
@@ -96,10 +123,11 @@ export async function setSettingsKeys(file: string, keys: Record<string, unknown
       doc[key] = value as ConfigDoc[string];
     }
   });
-  return () => editConfigFile(file, JSON_CONFIG, (doc) => {
-    for (const [key, value] of Object.entries(previous)) {
-      if (value === undefined) delete doc[key];
-      else doc[key] = value as ConfigDoc[string];
-    }
-  });
+  return () =>
+    editConfigFile(file, JSON_CONFIG, (doc) => {
+      for (const [key, value] of Object.entries(previous)) {
+        if (value === undefined) delete doc[key];
+        else doc[key] = value as ConfigDoc[string];
+      }
+    });
 }

@@ -10,7 +10,17 @@ import type { HarnessPaths } from './paths.js';
 import { compareCodeUnits } from './code-unit-order.js';
 
 /** Host variables copied as they are. */
-export const HOST_ENV_ALLOWLIST = ['LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'TERM', 'COLORTERM', 'TZ', 'NO_COLOR'] as const;
+export const HOST_ENV_ALLOWLIST = [
+  'LANG',
+  'LANGUAGE',
+  'LC_ALL',
+  'LC_CTYPE',
+  'LC_MESSAGES',
+  'TERM',
+  'COLORTERM',
+  'TZ',
+  'NO_COLOR',
+] as const;
 
 /** Options of {@link buildEngineEnv}. */
 export interface EngineEnvOptions {

@@ -42,7 +42,11 @@ export function resolveExecutable(name: string, paths: HarnessPaths, hostPath?: 
   const searched = executableSearchPath(paths, hostPath).map((dir) => path.join(dir, name));
   const found = searched.find(isExecutableFile);
   if (found) return found;
-  throw new AgentHarnessError('ENGINE_EXECUTABLE_MISSING', `Executable "${name}" was not found. Searched:\n${searched.map((p) => `  - ${p}`).join('\n')}`, {
-    details: { executable: name, searched },
-  });
+  throw new AgentHarnessError(
+    'ENGINE_EXECUTABLE_MISSING',
+    `Executable "${name}" was not found. Searched:\n${searched.map((p) => `  - ${p}`).join('\n')}`,
+    {
+      details: { executable: name, searched },
+    },
+  );
 }

@@ -55,7 +55,11 @@ export async function hashLargeFileIfUnchanged(abs: string, listed: FileIdentity
     if (!sameIdentity(await handle.stat(), listed)) return null;
     const hash = createHash('sha256');
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    for (let read = await handle.read(buffer, 0, CHUNK_BYTES, null); read.bytesRead > 0; read = await handle.read(buffer, 0, CHUNK_BYTES, null)) {
+    for (
+      let read = await handle.read(buffer, 0, CHUNK_BYTES, null);
+      read.bytesRead > 0;
+      read = await handle.read(buffer, 0, CHUNK_BYTES, null)
+    ) {
       hash.update(buffer.subarray(0, read.bytesRead));
     }
     return sameIdentity(await handle.stat(), listed) ? hash.digest('hex') : null;

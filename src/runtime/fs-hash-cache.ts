@@ -63,9 +63,22 @@ export function isRacy(stat: FileIdentity, statAt: number): boolean {
 }
 
 /** Records `sha256` of `rel` in `next` unless its stat is racy at `statAt` (Date.now() before the stat). */
-export function recordHash(next: RootHashes, rel: string, stat: FileIdentity, sha256: string | null, statAt: number): void {
+export function recordHash(
+  next: RootHashes,
+  rel: string,
+  stat: FileIdentity,
+  sha256: string | null,
+  statAt: number,
+): void {
   if (isRacy(stat, statAt)) return;
-  next.set(rel, { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, sha256 });
+  next.set(rel, {
+    dev: stat.dev,
+    ino: stat.ino,
+    size: stat.size,
+    mtimeMs: stat.mtimeMs,
+    ctimeMs: stat.ctimeMs,
+    sha256,
+  });
 }
 
 /** Replaces what is remembered for `root` by the hashes of its latest snapshot. */

@@ -19,7 +19,15 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { FsDiff, FsEntry, FsSnapshot } from '../protocol/index.js';
 import { hashLargeFileIfUnchanged, hashSmallFileIfUnchanged } from './fs-file-hash.js';
-import { cachedHash, isRacy, rememberedHashes, recordHash, storeHashes, type RememberedHash, type RootHashes } from './fs-hash-cache.js';
+import {
+  cachedHash,
+  isRacy,
+  rememberedHashes,
+  recordHash,
+  storeHashes,
+  type RememberedHash,
+  type RootHashes,
+} from './fs-hash-cache.js';
 import { byPath, compileExclude, listTree, under } from './fs-tree-walk.js';
 import { createSlicer, type Slicer } from './slicer.js';
 
@@ -71,13 +79,23 @@ function isVanished(error: unknown): boolean {
  * The entry of one listed path under `root`, or null when it vanished or is no longer a file or symlink.
  * A file that exists but cannot be read is kept with `sha256: null`. It always reads the file (no remembered hash).
  */
-export async function describeEntry(root: string, rel: string, options: Pick<SnapshotOptions, 'hash' | 'maxHashBytes'> = {}): Promise<FsEntry | null> {
+export async function describeEntry(
+  root: string,
+  rel: string,
+  options: Pick<SnapshotOptions, 'hash' | 'maxHashBytes'> = {},
+): Promise<FsEntry | null> {
   const abs = path.join(root, rel);
   try {
     const stat = await fs.lstat(abs);
     if (stat.isSymbolicLink()) {
       const target = await fs.readlink(abs);
-      return { path: rel, type: 'symlink', size: stat.size, sha256: createHash('sha256').update(target).digest('hex'), mtime_ms: stat.mtimeMs };
+      return {
+        path: rel,
+        type: 'symlink',
+        size: stat.size,
+        sha256: createHash('sha256').update(target).digest('hex'),
+        mtime_ms: stat.mtimeMs,
+      };
     }
     if (!stat.isFile()) return null;
     let sha256: string | null = null;
@@ -131,7 +149,13 @@ interface PendingHash {
  * the harness's own files, seeded just before): a later read could not tell its listed content from a same-tick
  * rewrite. Null when it vanished, cannot be stat'ed, or is no longer a file or symlink.
  */
-function entryOfStat(rel: string, kind: 'file' | 'symlink' | 'other', identity: RememberedHash, statAt: number, hashing: Hashing): FsEntry | null {
+function entryOfStat(
+  rel: string,
+  kind: 'file' | 'symlink' | 'other',
+  identity: RememberedHash,
+  statAt: number,
+  hashing: Hashing,
+): FsEntry | null {
   if (kind === 'symlink') {
     let target: string;
     try {
@@ -139,7 +163,13 @@ function entryOfStat(rel: string, kind: 'file' | 'symlink' | 'other', identity: 
     } catch {
       return null;
     }
-    return { path: rel, type: 'symlink', size: identity.size, sha256: createHash('sha256').update(target).digest('hex'), mtime_ms: identity.mtimeMs };
+    return {
+      path: rel,
+      type: 'symlink',
+      size: identity.size,
+      sha256: createHash('sha256').update(target).digest('hex'),
+      mtime_ms: identity.mtimeMs,
+    };
   }
   if (kind !== 'file') return null;
   const entry: FsEntry = { path: rel, type: 'file', size: identity.size, sha256: null, mtime_ms: identity.mtimeMs };
@@ -166,11 +196,22 @@ function statEntry(rel: string, hashing: Hashing): FsEntry | null {
   }
   if (!stat) return null;
   const kind = stat.isFile() ? 'file' : stat.isSymbolicLink() ? 'symlink' : 'other';
-  return entryOfStat(rel, kind, { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, sha256: null }, statAt, hashing);
+  return entryOfStat(
+    rel,
+    kind,
+    { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, sha256: null },
+    statAt,
+    hashing,
+  );
 }
 
 /** The entries of the first `maxFiles` files and symlinks under the root (in no order; those that vanished left out) and how many the walk found (one past `maxFiles` when there are more). */
-async function listEntries(isExcluded: (name: string) => boolean, maxFiles: number, hashing: Hashing, slicer: Slicer): Promise<{ found: number; entries: FsEntry[] }> {
+async function listEntries(
+  isExcluded: (name: string) => boolean,
+  maxFiles: number,
+  hashing: Hashing,
+  slicer: Slicer,
+): Promise<{ found: number; entries: FsEntry[] }> {
   const paths = await listTree(hashing.root, isExcluded, maxFiles, slicer);
   const entries: FsEntry[] = [];
   for (let index = 0, count = Math.min(paths.length, maxFiles); index < count; index += 1) {
@@ -186,7 +227,12 @@ async function listEntries(isExcluded: (name: string) => boolean, maxFiles: numb
  * ones `HASH_CONCURRENCY` at a time; `settle` gets each hash that the file's stats vouch for, which is also
  * remembered. A file changed, gone or unreadable since its listing is left out (its entry keeps `sha256: null`).
  */
-async function hashJobs(jobs: readonly PendingHash[], hashing: Hashing, slicer: Slicer, settle: (job: PendingHash, sha256: string) => void): Promise<void> {
+async function hashJobs(
+  jobs: readonly PendingHash[],
+  hashing: Hashing,
+  slicer: Slicer,
+  settle: (job: PendingHash, sha256: string) => void,
+): Promise<void> {
   const done = (job: PendingHash, sha256: string | null): void => {
     if (sha256 === null) return;
     settle(job, sha256);
@@ -200,7 +246,8 @@ async function hashJobs(jobs: readonly PendingHash[], hashing: Hashing, slicer: 
   }
   let next = 0;
   const worker = async (): Promise<void> => {
-    for (let job = large[next++]; job !== undefined; job = large[next++]) done(job, await hashLargeFileIfUnchanged(hashing.at(job.entry.path), job.stat));
+    for (let job = large[next++]; job !== undefined; job = large[next++])
+      done(job, await hashLargeFileIfUnchanged(hashing.at(job.entry.path), job.stat));
   };
   await Promise.all(Array.from({ length: Math.min(HASH_CONCURRENCY, large.length) }, worker));
 }
@@ -238,10 +285,21 @@ export async function startSnapshot(root: string, options: SnapshotOptions = {})
   const exclude = [...(options.exclude ?? ['.audit', '.git'])];
   const maxFiles = options.maxFiles ?? 20_000;
   const slicer = createSlicer();
-  const hashing: Hashing = { root, at: under(root), on: options.hash ?? true, maxBytes: options.maxHashBytes ?? 8 * 1024 * 1024, remembered: rememberedHashes(root), next: new Map(), now: [], later: [] };
+  const hashing: Hashing = {
+    root,
+    at: under(root),
+    on: options.hash ?? true,
+    maxBytes: options.maxHashBytes ?? 8 * 1024 * 1024,
+    remembered: rememberedHashes(root),
+    next: new Map(),
+    now: [],
+    later: [],
+  };
   const { found, entries } = await listEntries(compileExclude(exclude), maxFiles, hashing, slicer);
   // Not handed out yet: these entries may take their hashes in place.
-  await hashJobs(hashing.now, hashing, slicer, (job, sha256) => { job.entry.sha256 = sha256; });
+  await hashJobs(hashing.now, hashing, slicer, (job, sha256) => {
+    job.entry.sha256 = sha256;
+  });
   if (options.hashLimit !== undefined && hashing.later.length > options.hashLimit) {
     // Too many to read beside an engine: left unread, and remembered so (null), so that the next snapshot of the
     // root reads only those whose stat changed. (None is racy: those were read at once, above.)
@@ -249,7 +307,13 @@ export async function startSnapshot(root: string, options: SnapshotOptions = {})
     hashing.later = [];
   }
   entries.sort((a, b) => byPath(a.path, b.path));
-  const listed: FsSnapshot = { root, taken_at: new Date().toISOString(), excluded: exclude, truncated: found > maxFiles, entries };
+  const listed: FsSnapshot = {
+    root,
+    taken_at: new Date().toISOString(),
+    excluded: exclude,
+    truncated: found > maxFiles,
+    entries,
+  };
   const finished = hashLater(listed, hashing);
   // finish() reports a failure; one nobody asked for must not end the process as an unhandled rejection.
   finished.catch(() => undefined);
@@ -269,7 +333,13 @@ async function hashLater(listed: FsSnapshot, hashing: Hashing): Promise<FsSnapsh
   }
   if (hashing.on) storeHashes(hashing.root, hashing.next);
   if (hashes.size === 0) return listed;
-  return { ...listed, entries: listed.entries.map((entry) => { const sha256 = hashes.get(entry); return sha256 === undefined ? entry : { ...entry, sha256 }; }) };
+  return {
+    ...listed,
+    entries: listed.entries.map((entry) => {
+      const sha256 = hashes.get(entry);
+      return sha256 === undefined ? entry : { ...entry, sha256 };
+    }),
+  };
 }
 
 /**
@@ -295,10 +365,12 @@ function inPathOrder(entries: readonly FsEntry[]): readonly FsEntry[] {
 
 /** True when `entry` differs from `previous`, the same path before: see {@link diffSnapshots}. */
 function isModified(previous: FsEntry, entry: FsEntry): boolean {
-  return previous.type !== entry.type
-    || previous.size !== entry.size
-    || previous.sha256 !== entry.sha256
-    || ((entry.sha256 === null || previous.sha256 === null) && previous.mtime_ms !== entry.mtime_ms);
+  return (
+    previous.type !== entry.type ||
+    previous.size !== entry.size ||
+    previous.sha256 !== entry.sha256 ||
+    ((entry.sha256 === null || previous.sha256 === null) && previous.mtime_ms !== entry.mtime_ms)
+  );
 }
 
 /**
@@ -330,5 +402,11 @@ export function diffSnapshots(before: FsSnapshot, after: FsSnapshot, bookkeeping
   }
   const engineBookkeeping = [...created, ...modified, ...deleted].filter(isBookkeeping).sort(byPath);
   const agents = (paths: string[]): string[] => paths.filter((p) => !isBookkeeping(p)).sort(byPath);
-  return { root: after.root, created: agents(created), modified: agents(modified), deleted: agents(deleted), engine_bookkeeping: engineBookkeeping };
+  return {
+    root: after.root,
+    created: agents(created),
+    modified: agents(modified),
+    deleted: agents(deleted),
+    engine_bookkeeping: engineBookkeeping,
+  };
 }

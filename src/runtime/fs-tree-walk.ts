@@ -30,7 +30,11 @@ export function under(root: string): (rel: string) => string {
 /** A matcher for top-level names: `*` is any run of characters, `?` one character, the rest literal. */
 export function compileExclude(patterns: readonly string[]): (name: string) => boolean {
   const regexps = patterns.map((pattern) => {
-    const body = pattern.replace(/\/+$/, '').split('').map((ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[\\^$.|+()[\]{}]/g, '\\$&'))).join('');
+    const body = pattern
+      .replace(/\/+$/, '')
+      .split('')
+      .map((ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[\\^$.|+()[\]{}]/g, '\\$&')))
+      .join('');
     return new RegExp(`^${body}$`, 's');
   });
   return (name) => regexps.some((regexp) => regexp.test(name));
@@ -40,7 +44,12 @@ export function compileExclude(patterns: readonly string[]): (name: string) => b
  * Relative POSIX paths of the files and symlinks under `root`, in walk order (names sorted per directory),
  * stopping once more than `limit` were found. A directory that vanishes or cannot be read is skipped.
  */
-export async function listTree(root: string, isExcluded: (name: string) => boolean, limit: number, slicer: Slicer): Promise<string[]> {
+export async function listTree(
+  root: string,
+  isExcluded: (name: string) => boolean,
+  limit: number,
+  slicer: Slicer,
+): Promise<string[]> {
   const found: string[] = [];
   const at = under(root);
   const walk = async (rel: string): Promise<void> => {

@@ -25,7 +25,10 @@ function realPathLoose(p: string): string {
 }
 
 /** The first offending root and why, or null when every root is outside the host's config. */
-export function findEnvLeak(roots: readonly string[], hostHome: string | undefined): { root: string; reason: string } | null {
+export function findEnvLeak(
+  roots: readonly string[],
+  hostHome: string | undefined,
+): { root: string; reason: string } | null {
   if (!hostHome) return null;
   const home = realPathLoose(hostHome);
   for (const root of roots) {
@@ -53,8 +56,12 @@ export function findEnvLeak(roots: readonly string[], hostHome: string | undefin
 export function assertNoEnvLeak(roots: readonly string[], hostHome: string | undefined, what = 'Config root'): void {
   const leak = findEnvLeak(roots, hostHome);
   if (leak) {
-    throw new AgentHarnessError('ENV_LEAK_DETECTED', `${what} ${leak.root} would leak into the host user's configuration: ${leak.reason}.`, {
-      details: { root: leak.root, host_home: hostHome },
-    });
+    throw new AgentHarnessError(
+      'ENV_LEAK_DETECTED',
+      `${what} ${leak.root} would leak into the host user's configuration: ${leak.reason}.`,
+      {
+        details: { root: leak.root, host_home: hostHome },
+      },
+    );
   }
 }

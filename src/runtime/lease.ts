@@ -71,8 +71,21 @@ function leaseDir(root: string): string {
 }
 
 /** Records a lease on `keyPath` in `file` under `root`/leases before the edit is made; returns the lease. */
-export async function takeLease(root: string, file: string, format: 'JSON' | 'TOML', keyPath: string[], owner: LeaseOwner = describeCurrentOwner()): Promise<Lease> {
-  const lease: Lease = { id: randomUUID(), owner, file, format, key_path: keyPath, created_at: new Date().toISOString() };
+export async function takeLease(
+  root: string,
+  file: string,
+  format: 'JSON' | 'TOML',
+  keyPath: string[],
+  owner: LeaseOwner = describeCurrentOwner(),
+): Promise<Lease> {
+  const lease: Lease = {
+    id: randomUUID(),
+    owner,
+    file,
+    format,
+    key_path: keyPath,
+    created_at: new Date().toISOString(),
+  };
   await fs.mkdir(leaseDir(root), { recursive: true });
   await writeFileAtomic(path.join(leaseDir(root), `${lease.id}.json`), `${JSON.stringify(lease, null, 2)}\n`);
   return lease;
@@ -99,7 +112,9 @@ function deleteKeyPath(doc: ConfigDoc, keyPath: string[]): void {
 }
 
 /** Reads every lease under `root`; unreadable lease files are skipped (they are reported, not fatal). */
-export async function listLeases(root: string): Promise<{ leases: { lease: Lease; path: string }[]; unreadable: string[] }> {
+export async function listLeases(
+  root: string,
+): Promise<{ leases: { lease: Lease; path: string }[]; unreadable: string[] }> {
   const names = await fs.readdir(leaseDir(root)).catch(() => [] as string[]);
   const leases: { lease: Lease; path: string }[] = [];
   const unreadable: string[] = [];
@@ -120,7 +135,9 @@ export async function reclaimDeadLeases(root: string): Promise<Lease[]> {
   const reclaimed: Lease[] = [];
   for (const { lease, path: leaseFile } of leases) {
     if (isOwnerAlive(lease.owner)) continue;
-    await editConfigFile(lease.file, lease.format === 'TOML' ? TOML_CONFIG : JSON_CONFIG, (doc) => deleteKeyPath(doc, lease.key_path));
+    await editConfigFile(lease.file, lease.format === 'TOML' ? TOML_CONFIG : JSON_CONFIG, (doc) =>
+      deleteKeyPath(doc, lease.key_path),
+    );
     await fs.rm(leaseFile, { force: true });
     reclaimed.push(lease);
   }
@@ -131,7 +148,12 @@ export async function reclaimDeadLeases(root: string): Promise<Lease[]> {
  * What an engine calls before adding a trust entry: reclaims dead owners' leases under the managed home, then
  * leases `keyPath` in `file` for this process. Returns the release to call once the entry was removed again.
  */
-export async function leaseConfigEntry(agentHome: string, file: string, format: 'JSON' | 'TOML', keyPath: string[]): Promise<() => Promise<void>> {
+export async function leaseConfigEntry(
+  agentHome: string,
+  file: string,
+  format: 'JSON' | 'TOML',
+  keyPath: string[],
+): Promise<() => Promise<void>> {
   await reclaimDeadLeases(agentHome);
   const lease = await takeLease(agentHome, file, format, keyPath);
   return () => releaseLease(agentHome, lease);

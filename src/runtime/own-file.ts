@@ -45,9 +45,13 @@ export function openOwnFile(file: string, mode: OwnFileMode): number {
 }
 
 function notRegular(file: string, what: string): AgentHarnessError {
-  return new AgentHarnessError('AUDIT_WRITE_FAILED', `${file} is not a regular file the harness can write (${what}): something else was put at its path, and it is not written through.`, {
-    details: { file, errno: what },
-  });
+  return new AgentHarnessError(
+    'AUDIT_WRITE_FAILED',
+    `${file} is not a regular file the harness can write (${what}): something else was put at its path, and it is not written through.`,
+    {
+      details: { file, errno: what },
+    },
+  );
 }
 
 /** Writes `data` to an own file opened in `mode` (see {@link openOwnFile}). */

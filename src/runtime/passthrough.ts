@@ -50,7 +50,11 @@ const checkedScripts = new Map<string, boolean>();
 function isUtilLinuxScript(candidate: string): boolean {
   let known = checkedScripts.get(candidate);
   if (known === undefined) {
-    const probe = spawnSync(candidate, ['--version'], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'pipe'] });
+    const probe = spawnSync(candidate, ['--version'], {
+      encoding: 'utf8',
+      timeout: 5000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     known = probe.status === 0 && `${probe.stdout}${probe.stderr}`.includes('util-linux');
     checkedScripts.set(candidate, known);
   }
@@ -72,7 +76,12 @@ export function findScriptBinary(searchPath: string | undefined = process.env.PA
 }
 
 /** True when the engine should run live: view 0 and all three standard streams are terminals. */
-export function shouldUsePassthrough(state: { translate: number; stdinIsTTY: boolean; stdoutIsTTY: boolean; stderrIsTTY: boolean }): boolean {
+export function shouldUsePassthrough(state: {
+  translate: number;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+}): boolean {
   return state.translate === 0 && state.stdinIsTTY && state.stdoutIsTTY && state.stderrIsTTY;
 }
 
@@ -98,7 +107,10 @@ function kill(pid: number, signal: NodeJS.Signals): void {
  * could not read the terminal), so it gets SIGTERM, which it forwards to its child; after the grace period the
  * child's session (the child leads one on script's pty) and `script` itself get SIGKILL.
  */
-function armScriptTermination(pid: number, options: BaseRunOptions): { state: { timedOut: boolean; canceled: boolean }; disarm: () => void } {
+function armScriptTermination(
+  pid: number,
+  options: BaseRunOptions,
+): { state: { timedOut: boolean; canceled: boolean }; disarm: () => void } {
   const state = { timedOut: false, canceled: false };
   const timers: NodeJS.Timeout[] = [];
   const killNow = (): void => {
@@ -109,14 +121,20 @@ function armScriptTermination(pid: number, options: BaseRunOptions): { state: { 
     kill(pid, 'SIGTERM');
     timers.push(setTimeout(killNow, options.killGraceMs ?? 2000).unref());
   };
-  options.hurry?.addEventListener('abort', () => {
-    if (state.timedOut || state.canceled) killNow();
-  }, { once: true });
+  options.hurry?.addEventListener(
+    'abort',
+    () => {
+      if (state.timedOut || state.canceled) killNow();
+    },
+    { once: true },
+  );
   if (options.timeoutMs !== undefined) {
-    timers.push(setTimeout(() => {
-      state.timedOut = true;
-      terminate();
-    }, options.timeoutMs).unref());
+    timers.push(
+      setTimeout(() => {
+        state.timedOut = true;
+        terminate();
+      }, options.timeoutMs).unref(),
+    );
   }
   const onAbort = (): void => {
     state.canceled = true;
@@ -141,11 +159,22 @@ export async function runPassthrough(options: RunPassthroughOptions): Promise<Pr
   const started = performance.now();
   if (options.signal?.aborted) return notStarted(started, null, true);
   const script = findScriptBinary(options.env.PATH) ?? findScriptBinary();
-  if (!script) return notStarted(started, new Error('util-linux `script` was not found on PATH; install util-linux (Debian: bsdutils) or use the PTY mode.'));
+  if (!script)
+    return notStarted(
+      started,
+      new Error(
+        'util-linux `script` was not found on PATH; install util-linux (Debian: bsdutils) or use the PTY mode.',
+      ),
+    );
   const subprocess = spawn(script, buildScriptArgs(options.file, options.args, options.logOut, options.logTiming), {
     cwd: options.cwd,
     env: options.env,
-    stdio: [options.stdin ?? 'inherit', options.stdout ?? 'inherit', 'inherit', ...Array.from({ length: options.passSockets ?? 0 }, () => 'pipe' as const)],
+    stdio: [
+      options.stdin ?? 'inherit',
+      options.stdout ?? 'inherit',
+      'inherit',
+      ...Array.from({ length: options.passSockets ?? 0 }, () => 'pipe' as const),
+    ],
   });
   const ended = childSettled(subprocess);
   const pid = subprocess.pid;

@@ -83,12 +83,15 @@ export function resolveHarnessPaths(options: ResolvePathsOptions = {}): HarnessP
   const dataDir = pick('SKILL_RUNNER_DATA_DIR') ?? path.join(projectRoot, DEFAULT_DATA_DIR);
   const agentCacheDir = pick('SKILL_RUNNER_AGENT_CACHE_DIR') ?? path.join(dataDir, 'agent_cache');
   const skillRootsEnv = env.AGENT_HARNESS_SKILL_ROOTS;
-  const skillRoots = options.skillRoots
-    ?? (skillRootsEnv ? skillRootsEnv.split(path.delimiter).filter(Boolean) : [...DEFAULT_SKILL_ROOTS]);
+  const skillRoots =
+    options.skillRoots ??
+    (skillRootsEnv ? skillRootsEnv.split(path.delimiter).filter(Boolean) : [...DEFAULT_SKILL_ROOTS]);
   return {
     projectRoot,
     dataDir,
-    runRoot: options.runRoot ? path.resolve(projectRoot, options.runRoot) : pick('AGENT_HARNESS_RUN_ROOT') ?? path.join(dataDir, 'harness_runs'),
+    runRoot: options.runRoot
+      ? path.resolve(projectRoot, options.runRoot)
+      : (pick('AGENT_HARNESS_RUN_ROOT') ?? path.join(dataDir, 'harness_runs')),
     agentCacheDir,
     agentHome: pick('SKILL_RUNNER_AGENT_HOME') ?? path.join(agentCacheDir, 'agent_home'),
     npmPrefix: pick('SKILL_RUNNER_NPM_PREFIX') ?? pick('NPM_CONFIG_PREFIX') ?? path.join(agentCacheDir, 'npm'),

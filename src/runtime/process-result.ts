@@ -48,7 +48,10 @@ export function killGroup(pid: number, signal: NodeJS.Signals): void {
  * Arms the timeout and the abort signal for a child whose process group is `pid`: SIGTERM to the group, then
  * SIGKILL after the grace period. Returns the state flags and a disarm function.
  */
-export function armTermination(pid: number, options: Pick<BaseRunOptions, 'timeoutMs' | 'signal' | 'killGraceMs' | 'hurry'>): { state: { timedOut: boolean; canceled: boolean }; disarm: () => void } {
+export function armTermination(
+  pid: number,
+  options: Pick<BaseRunOptions, 'timeoutMs' | 'signal' | 'killGraceMs' | 'hurry'>,
+): { state: { timedOut: boolean; canceled: boolean }; disarm: () => void } {
   const state = { timedOut: false, canceled: false };
   const timers: NodeJS.Timeout[] = [];
   const grace = options.killGraceMs ?? 2000;

@@ -46,7 +46,15 @@ function sweepGroup(pgid: number): void {
 
 /** The result of a process that never started (`started`: when it was asked to, `performance.now()`). */
 export function notStarted(started: number, spawnError: Error | null, canceled = false): ProcessResult {
-  return { pid: null, exitCode: null, signal: null, timedOut: false, canceled, durationMs: performance.now() - started, spawnError };
+  return {
+    pid: null,
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    canceled,
+    durationMs: performance.now() - started,
+    spawnError,
+  };
 }
 
 /**
@@ -54,7 +62,9 @@ export function notStarted(started: number, spawnError: Error | null, canceled =
  * with the error when it never started (ENOENT, a missing cwd, …). An error with a pid (a failed kill) changes
  * nothing.
  */
-export function childSettled(child: ChildProcess): Promise<{ exitCode: number | null; signal: NodeJS.Signals | null } | Error> {
+export function childSettled(
+  child: ChildProcess,
+): Promise<{ exitCode: number | null; signal: NodeJS.Signals | null } | Error> {
   return new Promise((resolve) => {
     child.once('close', (exitCode, signal) => resolve({ exitCode, signal }));
     child.on('error', (error) => {
@@ -117,12 +127,28 @@ export function spawnSplit(options: SpawnSplitOptions): SpawnedSplit {
       cwd: options.cwd,
       env: options.env,
       detached: true,
-      stdio: [options.stdin === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'pipe', ...Array.from({ length: options.passSockets ?? 0 }, () => 'pipe' as const)],
+      stdio: [
+        options.stdin === 'ignore' ? 'ignore' : 'pipe',
+        'pipe',
+        'pipe',
+        ...Array.from({ length: options.passSockets ?? 0 }, () => 'pipe' as const),
+      ],
     });
   } catch (error) {
     // Invalid options; a command that cannot start is reported through the 'error' event, not by throwing.
     const invalid = error instanceof Error ? error : new Error(String(error));
-    return { file: options.file, pid: undefined, settled: Promise.resolve(invalid), stdout: null, stderr: null, passed: [], onceExit: () => undefined, invalid, running: () => false, hold: () => undefined };
+    return {
+      file: options.file,
+      pid: undefined,
+      settled: Promise.resolve(invalid),
+      stdout: null,
+      stderr: null,
+      passed: [],
+      onceExit: () => undefined,
+      invalid,
+      running: () => false,
+      hold: () => undefined,
+    };
   }
   const settled = childSettled(child);
   if (child.stdin) {
@@ -145,7 +171,10 @@ export function spawnSplit(options: SpawnSplitOptions): SpawnedSplit {
     invalid: null,
     running: () => child.exitCode === null && child.signalCode === null,
     hold: (held) => {
-      for (const handle of [child, child.stdin, child.stdout, child.stderr, ...passed] as Array<{ ref?: () => void; unref?: () => void } | null>) {
+      for (const handle of [child, child.stdin, child.stdout, child.stderr, ...passed] as Array<{
+        ref?: () => void;
+        unref?: () => void;
+      } | null>) {
         if (held) handle?.ref?.();
         else handle?.unref?.();
       }
@@ -177,9 +206,11 @@ export async function superviseSplit(subprocess: SpawnedSplit, options: Supervis
   const pid = subprocess.pid;
   if (pid === undefined) return notStarted(started, toSpawnError(subprocess.file, await settled));
 
-  const forward = (stream: 'stdout' | 'stderr') => (chunk: Uint8Array | string): void => {
-    options.onChunk?.(stream, Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-  };
+  const forward =
+    (stream: 'stdout' | 'stderr') =>
+    (chunk: Uint8Array | string): void => {
+      options.onChunk?.(stream, Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+    };
   subprocess.stdout?.on('data', forward('stdout'));
   subprocess.stderr?.on('data', forward('stderr'));
   const termination = armTermination(pid, options);

@@ -56,7 +56,9 @@ export function checkSpawnable(file: string, cwd: string, env: Record<string, st
   }
   // glibc's execvp searches /bin:/usr/bin when PATH is unset.
   const dirs = (env.PATH ?? '/bin:/usr/bin').split(path.delimiter).map((dir) => path.resolve(cwd, dir || '.'));
-  return dirs.some((dir) => isExecutable(path.join(dir, file))) ? null : spawnError(`spawn ${file} ENOENT (PATH=${env.PATH ?? ''})`, 'ENOENT', file);
+  return dirs.some((dir) => isExecutable(path.join(dir, file)))
+    ? null
+    : spawnError(`spawn ${file} ENOENT (PATH=${env.PATH ?? ''})`, 'ENOENT', file);
 }
 
 /** The name node-pty gives the terminal (and `TERM`) when the environment names none. */

@@ -14,7 +14,12 @@ import { randomBytes } from 'node:crypto';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { checkRunEntry } from './check-run-entry.js';
-import { RUN_INDEX_LOG_VERSION, RunIndexLogHeaderSchema, RunIndexSchema, type RunIndexEntry } from '../protocol/run-index.js';
+import {
+  RUN_INDEX_LOG_VERSION,
+  RunIndexLogHeaderSchema,
+  RunIndexSchema,
+  type RunIndexEntry,
+} from '../protocol/run-index.js';
 import { writeFileAtomic } from './atomic-write.js';
 
 /** The index log in the run root. */
@@ -131,7 +136,10 @@ async function readAt(handle: FileHandle, position: number, length: number): Pro
 }
 
 /** Reads what was appended after `state.offset`, or null when the file is not the one `state` remembers. */
-async function readAppended(handle: FileHandle, state: LogState): Promise<{ entries: RunIndexEntry[]; consumed: number; valid: boolean } | null> {
+async function readAppended(
+  handle: FileHandle,
+  state: LogState,
+): Promise<{ entries: RunIndexEntry[]; consumed: number; valid: boolean } | null> {
   const stat = await handle.stat();
   if (stat.dev !== state.dev || stat.ino !== state.ino || stat.size < state.offset) return null;
   if (!(await readAt(handle, 0, state.header.length)).equals(state.header)) return null;
@@ -150,12 +158,22 @@ async function readWhole(handle: FileHandle): Promise<{ state: LogState | null; 
   const view = foldRuns(lines.entries);
   let header = false;
   try {
-    header = headerEnd > 0 && RunIndexLogHeaderSchema.safeParse(JSON.parse(bytes.toString('utf8', 0, headerEnd))).success;
+    header =
+      headerEnd > 0 && RunIndexLogHeaderSchema.safeParse(JSON.parse(bytes.toString('utf8', 0, headerEnd))).success;
   } catch {
     // not JSON: damaged
   }
   if (!header || !lines.valid) return { state: null, known: [...view.runs.values()] };
-  return { state: { ...view, dev: stat.dev, ino: stat.ino, header: bytes.subarray(0, headerEnd), offset: headerEnd + lines.consumed }, known: [] };
+  return {
+    state: {
+      ...view,
+      dev: stat.dev,
+      ino: stat.ino,
+      header: bytes.subarray(0, headerEnd),
+      offset: headerEnd + lines.consumed,
+    },
+    known: [],
+  };
 }
 
 /**
@@ -178,7 +196,11 @@ export async function readIndexLog(runRoot: string): Promise<IndexLogRead> {
       const appended = await readAppended(handle, before);
       if (appended && !appended.valid) {
         states.delete(file);
-        return { ok: false, missing: false, known: [...fold(foldRuns(before.runs.values()), appended.entries).runs.values()] };
+        return {
+          ok: false,
+          missing: false,
+          known: [...fold(foldRuns(before.runs.values()), appended.entries).runs.values()],
+        };
       }
       if (appended) {
         // Another read in this process may have folded these lines meanwhile: then read on from where it stopped.
@@ -210,13 +232,21 @@ export async function readIndexLog(runRoot: string): Promise<IndexLogRead> {
 export async function rewriteIndexLog(runRoot: string, runs: Iterable<RunIndexEntry>): Promise<RunIndexView> {
   const file = indexLogPath(runRoot);
   const list = [...runs];
-  const header = Buffer.from(`${JSON.stringify({ version: RUN_INDEX_LOG_VERSION, generation: randomBytes(8).toString('hex') })}\n`);
+  const header = Buffer.from(
+    `${JSON.stringify({ version: RUN_INDEX_LOG_VERSION, generation: randomBytes(8).toString('hex') })}\n`,
+  );
   const body = Buffer.from(list.map((run) => `${JSON.stringify(run)}\n`).join(''));
   states.delete(file);
   await writeFileAtomic(file, Buffer.concat([header, body]), { durable: false });
   await fsp.rm(legacyIndexPath(runRoot), { force: true });
   const stat = await fsp.stat(file);
-  const state: LogState = { ...foldRuns(list), dev: stat.dev, ino: stat.ino, header, offset: header.length + body.length };
+  const state: LogState = {
+    ...foldRuns(list),
+    dev: stat.dev,
+    ino: stat.ino,
+    header,
+    offset: header.length + body.length,
+  };
   states.set(file, state);
   return state;
 }
@@ -230,7 +260,8 @@ export async function appendIndexLog(runRoot: string, view: RunIndexView, entry:
   const file = indexLogPath(runRoot);
   const state = states.get(file);
   const runs = view.runs.size + (view.runs.has(entry.run_id) ? 0 : 1);
-  const rewrite = (): Promise<RunIndexView> => rewriteIndexLog(runRoot, new Map([...view.runs, [entry.run_id, entry]]).values());
+  const rewrite = (): Promise<RunIndexView> =>
+    rewriteIndexLog(runRoot, new Map([...view.runs, [entry.run_id, entry]]).values());
   // Not the file read under this lock (changed behind the lock's back), or time to compact.
   if (state !== view || view.lines + 1 > 2 * runs + COMPACT_SLACK) {
     await rewrite();

@@ -64,29 +64,46 @@ export function readRunRecord(runDir: string): RunIndexEntry | null {
   const file = runRecordPath(runDir);
   let text: string;
   try {
-    text = readInputBytesSync(file, { what: 'run record', maxBytes: MAX_RUN_RECORD_BYTES, unreadableCode: 'RUN_STORE_CORRUPT' }).toString('utf8');
+    text = readInputBytesSync(file, {
+      what: 'run record',
+      maxBytes: MAX_RUN_RECORD_BYTES,
+      unreadableCode: 'RUN_STORE_CORRUPT',
+    }).toString('utf8');
   } catch (error) {
     const code = ((error as { cause?: NodeJS.ErrnoException }).cause ?? (error as NodeJS.ErrnoException)).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    throw new AgentHarnessError('RUN_STORE_CORRUPT', `Run record ${file} cannot be read: ${(error as Error).message}`, { cause: error, details: { file, run_dir: runDir } });
+    throw new AgentHarnessError('RUN_STORE_CORRUPT', `Run record ${file} cannot be read: ${(error as Error).message}`, {
+      cause: error,
+      details: { file, run_dir: runDir },
+    });
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new AgentHarnessError('RUN_STORE_CORRUPT', `Run record ${file} is not valid JSON: ${(error as Error).message}`, { cause: error, details: { file, run_dir: runDir } });
+    throw new AgentHarnessError(
+      'RUN_STORE_CORRUPT',
+      `Run record ${file} is not valid JSON: ${(error as Error).message}`,
+      { cause: error, details: { file, run_dir: runDir } },
+    );
   }
   // Checked by hand (`runs` reads every run.json); zod says what is wrong with one it refuses.
   let record: RunIndexEntry;
   try {
     record = parseRunEntry(value);
   } catch (error) {
-    throw new AgentHarnessError('RUN_STORE_CORRUPT', `Run record ${file} is invalid: ${(error as Error).message}`, { details: { file, run_dir: runDir } });
+    throw new AgentHarnessError('RUN_STORE_CORRUPT', `Run record ${file} is invalid: ${(error as Error).message}`, {
+      details: { file, run_dir: runDir },
+    });
   }
   if (!sameDir(record.run_dir, runDir)) {
-    throw new AgentHarnessError('RUN_DIR_MOVED', `Run record ${file} belongs to run directory ${record.run_dir}, not ${path.resolve(runDir)}: this directory was copied or moved from there.`, {
-      details: { file, run_dir: path.resolve(runDir), recorded_run_dir: record.run_dir, run_id: record.run_id },
-    });
+    throw new AgentHarnessError(
+      'RUN_DIR_MOVED',
+      `Run record ${file} belongs to run directory ${record.run_dir}, not ${path.resolve(runDir)}: this directory was copied or moved from there.`,
+      {
+        details: { file, run_dir: path.resolve(runDir), recorded_run_dir: record.run_dir, run_id: record.run_id },
+      },
+    );
   }
   return { ...record, run_dir: path.resolve(runDir) };
 }
@@ -99,7 +116,15 @@ function inspectRunDir(runDir: string): { run: RunIndexEntry } | { broken: Broke
   } catch (error) {
     if (error instanceof AgentHarnessError && (error.code === 'RUN_STORE_CORRUPT' || error.code === 'RUN_DIR_MOVED')) {
       const runId = typeof error.details?.run_id === 'string' ? error.details.run_id : undefined;
-      return { broken: { run_dir: path.resolve(runDir), file: runRecordPath(runDir), code: error.code, message: error.message, ...(runId ? { run_id: runId } : {}) } };
+      return {
+        broken: {
+          run_dir: path.resolve(runDir),
+          file: runRecordPath(runDir),
+          code: error.code,
+          message: error.message,
+          ...(runId ? { run_id: runId } : {}),
+        },
+      };
     }
     throw error;
   }
@@ -109,7 +134,10 @@ function inspectRunDir(runDir: string): { run: RunIndexEntry } | { broken: Broke
  * Reads every run directory: the children of the run root, plus `extraDirs` (runs kept elsewhere, a provider's
  * `cwd`, known only from the index). Runs come out sorted by creation time, then run id.
  */
-export async function scanRunDirs(runRoot: string, extraDirs: readonly string[] = []): Promise<{ runs: RunIndexEntry[]; broken: BrokenRun[] }> {
+export async function scanRunDirs(
+  runRoot: string,
+  extraDirs: readonly string[] = [],
+): Promise<{ runs: RunIndexEntry[]; broken: BrokenRun[] }> {
   const names = await fsp.readdir(runRoot).catch(() => [] as string[]);
   const dirs = [...names.sort().map((name) => path.join(runRoot, name)), ...extraDirs.map((dir) => path.resolve(dir))];
   const runs: RunIndexEntry[] = [];

@@ -15,7 +15,15 @@ import { writeJsonAtomic } from './atomic-write.js';
 import { parseRunEntry } from './check-run-entry.js';
 import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from './bounded-input.js';
 import { withFileLock } from './file-lock.js';
-import { appendIndexLog, indexLogPath, readIndexLog, readLegacyIndex, rewriteIndexLog, viewOfRuns, type RunIndexView } from './run-index-log.js';
+import {
+  appendIndexLog,
+  indexLogPath,
+  readIndexLog,
+  readLegacyIndex,
+  rewriteIndexLog,
+  viewOfRuns,
+  type RunIndexView,
+} from './run-index-log.js';
 import { AUDIT_DIR, RUN_RECORD_FILE, readRunRecord, runRecordPath, scanRunDirs, type BrokenRun } from './run-record.js';
 
 export { AUDIT_DIR, RUN_RECORD_FILE, readRunRecord, type BrokenRun } from './run-record.js';
@@ -43,7 +51,10 @@ export interface CreateRunOptions {
 
 /** `YYYYMMDDTHHMMSS` in UTC. */
 export function formatRunTimestamp(date: Date): string {
-  return date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '');
+  return date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, '');
 }
 
 function isUnder(runRoot: string, dir: string): boolean {
@@ -54,8 +65,14 @@ function isUnder(runRoot: string, dir: string): boolean {
  * The runs as their run directories say (the slow, authoritative path): every child of the run root, plus the runs
  * the index knows elsewhere (a provider's `cwd`). Runs the index knew keep their order; new ones come after.
  */
-async function scanRunStore(runRoot: string, known: readonly RunIndexEntry[]): Promise<{ runs: RunIndexEntry[]; broken: BrokenRun[] }> {
-  const scanned = await scanRunDirs(runRoot, known.filter((run) => !isUnder(runRoot, run.run_dir)).map((run) => run.run_dir));
+async function scanRunStore(
+  runRoot: string,
+  known: readonly RunIndexEntry[],
+): Promise<{ runs: RunIndexEntry[]; broken: BrokenRun[] }> {
+  const scanned = await scanRunDirs(
+    runRoot,
+    known.filter((run) => !isUnder(runRoot, run.run_dir)).map((run) => run.run_dir),
+  );
   const byId = new Map(scanned.runs.map((run) => [run.run_id, run]));
   const ordered = known.map((run) => byId.get(run.run_id)).filter((run): run is RunIndexEntry => run !== undefined);
   const kept = new Set(ordered.map((run) => run.run_id));
@@ -75,7 +92,9 @@ async function findIndex(runRoot: string): Promise<FoundIndex> {
   if (!read.missing) return { known: read.known, trusted: false, repair: true };
   const legacy = await readLegacyIndex(runRoot);
   if (legacy === null) return { known: [], trusted: false, repair: false };
-  return legacy === 'unreadable' ? { known: [], trusted: false, repair: true } : { known: legacy, trusted: true, repair: true };
+  return legacy === 'unreadable'
+    ? { known: [], trusted: false, repair: true }
+    : { known: legacy, trusted: true, repair: true };
 }
 
 /**
@@ -99,7 +118,8 @@ export async function refreshRunIndex(runRoot: string): Promise<{ runs: RunIndex
     const found = await findIndex(runRoot);
     const known = 'view' in found ? [...found.view.runs.values()] : found.known;
     const scanned = await scanRunStore(runRoot, known);
-    if (('repair' in found && found.repair) || JSON.stringify(scanned.runs) !== JSON.stringify(known)) await rewriteIndexLog(runRoot, scanned.runs);
+    if (('repair' in found && found.repair) || JSON.stringify(scanned.runs) !== JSON.stringify(known))
+      await rewriteIndexLog(runRoot, scanned.runs);
     return scanned;
   });
 }
@@ -122,7 +142,10 @@ export async function createRun(runRoot: string, options: CreateRunOptions): Pro
       const runDir = options.runDir ? path.resolve(options.runDir) : path.join(runRoot, runId);
       if (options.runDir) {
         if (fs.existsSync(runRecordPath(runDir))) {
-          throw new AgentHarnessError('USAGE_ERROR', `${runDir} already holds a run (${path.join(AUDIT_DIR, RUN_RECORD_FILE)}); resume it by its handle instead of starting another in it.`);
+          throw new AgentHarnessError(
+            'USAGE_ERROR',
+            `${runDir} already holds a run (${path.join(AUDIT_DIR, RUN_RECORD_FILE)}); resume it by its handle instead of starting another in it.`,
+          );
         }
         fs.mkdirSync(runDir, { recursive: true });
       } else {
@@ -159,7 +182,12 @@ export async function createRun(runRoot: string, options: CreateRunOptions): Pro
 }
 
 /** What {@link updateRun} may change. The attempt count is not among them: it is derived from the run directory. */
-export type RunPatch = Partial<Pick<RunIndexEntry, 'session_id' | 'last_completion' | 'script' | 'translate_mode' | 'model_mode' | 'start_args' | 'prompt' | 'label'>>;
+export type RunPatch = Partial<
+  Pick<
+    RunIndexEntry,
+    'session_id' | 'last_completion' | 'script' | 'translate_mode' | 'model_mode' | 'start_args' | 'prompt' | 'label'
+  >
+>;
 
 /** Attempt numbers whose `meta.N.json` exists in the run directory, ascending. */
 export function attemptNumbers(runDir: string): number[] {
@@ -178,15 +206,20 @@ export function attemptNumbers(runDir: string): number[] {
 
 /** True when an attempt after `attempt` has already finished (its meta says so): its outcome is the run's latest. */
 function laterAttemptFinished(runDir: string, attempt: number): boolean {
-  return attemptNumbers(runDir).filter((n) => n > attempt).some((n) => {
-    try {
-      // Read as an input: a FIFO left in the run directory in place of a meta is not waited on.
-      const text = readInputBytesSync(path.join(runDir, AUDIT_DIR, `meta.${n}.json`), { what: 'attempt meta', maxBytes: MAX_AUDIT_FILE_BYTES }).toString('utf8');
-      return (JSON.parse(text) as { status?: unknown }).status === 'finished';
-    } catch {
-      return false;
-    }
-  });
+  return attemptNumbers(runDir)
+    .filter((n) => n > attempt)
+    .some((n) => {
+      try {
+        // Read as an input: a FIFO left in the run directory in place of a meta is not waited on.
+        const text = readInputBytesSync(path.join(runDir, AUDIT_DIR, `meta.${n}.json`), {
+          what: 'attempt meta',
+          maxBytes: MAX_AUDIT_FILE_BYTES,
+        }).toString('utf8');
+        return (JSON.parse(text) as { status?: unknown }).status === 'finished';
+      } catch {
+        return false;
+      }
+    });
 }
 
 /**
@@ -195,7 +228,12 @@ function laterAttemptFinished(runDir: string, attempt: number): boolean {
  * each reserved their own N, so a count carried in the patch from before the attempt would be stale. When `attempt`
  * is given and a later attempt has already finished, the session id and last completion are left to that one.
  */
-export async function updateRun(runRoot: string, runId: string, patch: RunPatch, attempt?: number): Promise<RunIndexEntry> {
+export async function updateRun(
+  runRoot: string,
+  runId: string,
+  patch: RunPatch,
+  attempt?: number,
+): Promise<RunIndexEntry> {
   return withFileLock(indexLogPath(runRoot), async () => {
     const index = await loadIndex(runRoot, true);
     const cached = index.runs.get(runId);
@@ -207,7 +245,12 @@ export async function updateRun(runRoot: string, runId: string, patch: RunPatch,
     const next = parseRunEntry({
       ...current,
       ...rest,
-      ...(superseded ? {} : { ...(sessionId !== undefined ? { session_id: sessionId } : {}), ...(lastCompletion !== undefined ? { last_completion: lastCompletion } : {}) }),
+      ...(superseded
+        ? {}
+        : {
+            ...(sessionId !== undefined ? { session_id: sessionId } : {}),
+            ...(lastCompletion !== undefined ? { last_completion: lastCompletion } : {}),
+          }),
       attempts: Math.max(0, ...attemptNumbers(current.run_dir)),
       updated_at: new Date().toISOString(),
     });
@@ -224,9 +267,13 @@ function matchSelector(runs: readonly RunIndexEntry[], selector: string): RunInd
   if (exact) return exact;
   const matches = /^[0-9a-f]{4,7}$/.test(needle) ? runs.filter((run) => run.handle.startsWith(needle)) : [];
   if (matches.length > 1) {
-    throw new AgentHarnessError('RUN_SELECTOR_AMBIGUOUS', `Selector "${selector}" matches ${matches.length} runs: ${matches.map((run) => run.run_id).join(', ')}.`, {
-      details: { selector, candidates: matches.map((run) => run.run_id) },
-    });
+    throw new AgentHarnessError(
+      'RUN_SELECTOR_AMBIGUOUS',
+      `Selector "${selector}" matches ${matches.length} runs: ${matches.map((run) => run.run_id).join(', ')}.`,
+      {
+        details: { selector, candidates: matches.map((run) => run.run_id) },
+      },
+    );
   }
   return matches[0];
 }
@@ -238,7 +285,11 @@ function matchSelector(runs: readonly RunIndexEntry[], selector: string): RunInd
  * Throws RUN_NOT_FOUND, RUN_SELECTOR_AMBIGUOUS, RUN_STORE_CORRUPT (the run.json is unreadable) or RUN_DIR_MOVED
  * (the directory's run.json records another directory: it was copied or moved).
  */
-export async function resolveRunSelector(runRoot: string, selector: string, cwd: string = process.cwd()): Promise<RunIndexEntry> {
+export async function resolveRunSelector(
+  runRoot: string,
+  selector: string,
+  cwd: string = process.cwd(),
+): Promise<RunIndexEntry> {
   const trimmed = selector.trim();
   if (trimmed === '') throw new AgentHarnessError('RUN_NOT_FOUND', 'An empty run selector matches no run.');
   const looksLikePath = trimmed.includes('/') || trimmed.startsWith('.');
@@ -246,7 +297,11 @@ export async function resolveRunSelector(runRoot: string, selector: string, cwd:
     const dir = path.resolve(cwd, trimmed);
     const record = readRunRecord(dir);
     if (record) return record;
-    throw new AgentHarnessError('RUN_NOT_FOUND', `${dir} is not a run directory (no ${AUDIT_DIR}/${RUN_RECORD_FILE}).`, { details: { selector } });
+    throw new AgentHarnessError(
+      'RUN_NOT_FOUND',
+      `${dir} is not a run directory (no ${AUDIT_DIR}/${RUN_RECORD_FILE}).`,
+      { details: { selector } },
+    );
   }
   const cached = matchSelector(await listRuns(runRoot), trimmed);
   const fresh = cached ? readRunRecord(cached.run_dir) : null;
@@ -255,9 +310,16 @@ export async function resolveRunSelector(runRoot: string, selector: string, cwd:
   const found = matchSelector(store.runs, trimmed);
   if (found) return found;
   // Not a run, but a moved one (the whole run root moved, or a copy): say so rather than "not found".
-  const moved = store.broken.find((dir) => dir.run_id !== undefined && (dir.run_id === trimmed || dir.run_id.endsWith(`-${trimmed.toLowerCase()}`)));
-  if (moved) throw new AgentHarnessError(moved.code, moved.message, { details: { selector, file: moved.file, run_dir: moved.run_dir } });
-  throw new AgentHarnessError('RUN_NOT_FOUND', `No run matches "${selector}" under ${runRoot}.`, { details: { selector, run_root: runRoot } });
+  const moved = store.broken.find(
+    (dir) => dir.run_id !== undefined && (dir.run_id === trimmed || dir.run_id.endsWith(`-${trimmed.toLowerCase()}`)),
+  );
+  if (moved)
+    throw new AgentHarnessError(moved.code, moved.message, {
+      details: { selector, file: moved.file, run_dir: moved.run_dir },
+    });
+  throw new AgentHarnessError('RUN_NOT_FOUND', `No run matches "${selector}" under ${runRoot}.`, {
+    details: { selector, run_root: runRoot },
+  });
 }
 
 /**
@@ -288,9 +350,14 @@ export async function removeRuns(runRoot: string, runIds: readonly string[]): Pr
   if (runIds.length === 0) return [];
   return withFileLock(indexLogPath(runRoot), async () => {
     const runs = [...(await loadIndex(runRoot, true)).runs.values()];
-    const doomed = runs.filter((run) => runIds.includes(run.run_id) && path.dirname(path.resolve(run.run_dir)) === path.resolve(runRoot));
+    const doomed = runs.filter(
+      (run) => runIds.includes(run.run_id) && path.dirname(path.resolve(run.run_dir)) === path.resolve(runRoot),
+    );
     for (const run of doomed) await fsp.rm(run.run_dir, { recursive: true, force: true });
-    await rewriteIndexLog(runRoot, runs.filter((run) => !doomed.includes(run)));
+    await rewriteIndexLog(
+      runRoot,
+      runs.filter((run) => !doomed.includes(run)),
+    );
     return doomed;
   });
 }

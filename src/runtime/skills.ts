@@ -48,7 +48,10 @@ export interface SkillSource {
 }
 
 async function isDirectory(p: string): Promise<boolean> {
-  return fs.stat(p).then((s) => s.isDirectory(), () => false);
+  return fs.stat(p).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }
 
 /** Lists the skills of the source roots after overrides; throws SKILL_INVALID for a bad entry. */
@@ -62,17 +65,27 @@ export async function collectSkills(sourceRoots: readonly string[]): Promise<Map
       if (!entry.isDirectory() && !entry.isSymbolicLink()) continue; // loose files are not skills
       const dir = path.join(root, entry.name);
       if (!SKILL_NAME_PATTERN.test(entry.name)) {
-        throw new AgentHarnessError('SKILL_INVALID', `Skill directory name ${JSON.stringify(entry.name)} in ${root} is not a plain name (allowed: ${SKILL_NAME_PATTERN.source}).`, {
-          details: { name: entry.name, root },
-        });
+        throw new AgentHarnessError(
+          'SKILL_INVALID',
+          `Skill directory name ${JSON.stringify(entry.name)} in ${root} is not a plain name (allowed: ${SKILL_NAME_PATTERN.source}).`,
+          {
+            details: { name: entry.name, root },
+          },
+        );
       }
       if (entry.isSymbolicLink()) {
-        throw new AgentHarnessError('SKILL_INVALID', `Skill ${entry.name} in ${root} is a symbolic link; copy the skill directory instead.`, { details: { name: entry.name, root } });
+        throw new AgentHarnessError(
+          'SKILL_INVALID',
+          `Skill ${entry.name} in ${root} is a symbolic link; copy the skill directory instead.`,
+          { details: { name: entry.name, root } },
+        );
       }
       const skillFile = path.join(dir, 'SKILL.md');
       const stat = await fs.lstat(skillFile).catch(() => null);
       if (!stat?.isFile()) {
-        throw new AgentHarnessError('SKILL_INVALID', `Skill ${entry.name} in ${root} has no SKILL.md file.`, { details: { name: entry.name, root } });
+        throw new AgentHarnessError('SKILL_INVALID', `Skill ${entry.name} in ${root} has no SKILL.md file.`, {
+          details: { name: entry.name, root },
+        });
       }
       skills.set(entry.name, { name: entry.name, dir });
     }
@@ -97,7 +110,10 @@ async function swapDirectory(staging: string, target: string): Promise<void> {
       }
     }
     const aside = `${staging}.old`;
-    await fs.rename(target, aside).then(() => fs.rm(aside, { recursive: true, force: true }), () => undefined);
+    await fs.rename(target, aside).then(
+      () => fs.rm(aside, { recursive: true, force: true }),
+      () => undefined,
+    );
   }
 }
 
@@ -107,7 +123,11 @@ export async function injectSkills(options: InjectSkillsOptions): Promise<SkillI
   if (options.only) {
     const missing = options.only.filter((name) => !skills.has(name));
     if (missing.length > 0) {
-      throw new AgentHarnessError('SKILL_INVALID', `onlySkills names ${missing.map((n) => JSON.stringify(n)).join(', ')}, which no skill root has; found: ${[...skills.keys()].sort().join(', ') || 'none'}.`, { details: { missing, roots: [...options.sourceRoots] } });
+      throw new AgentHarnessError(
+        'SKILL_INVALID',
+        `onlySkills names ${missing.map((n) => JSON.stringify(n)).join(', ')}, which no skill root has; found: ${[...skills.keys()].sort().join(', ') || 'none'}.`,
+        { details: { missing, roots: [...options.sourceRoots] } },
+      );
     }
     for (const name of [...skills.keys()]) if (!options.only.includes(name)) skills.delete(name);
   }
@@ -116,10 +136,17 @@ export async function injectSkills(options: InjectSkillsOptions): Promise<SkillI
   for (const skill of [...skills.values()].sort((a, b) => compareCodeUnits(a.name, b.name))) {
     const target = path.join(options.targetRoot, skill.name);
     // Built in a staging directory and swapped in: concurrent attempts of one run inject into the same folder.
-    const staging = path.join(path.dirname(options.targetRoot), `.skill-staging-${skill.name}-${process.pid}-${randomBytes(4).toString('hex')}`);
+    const staging = path.join(
+      path.dirname(options.targetRoot),
+      `.skill-staging-${skill.name}-${process.pid}-${randomBytes(4).toString('hex')}`,
+    );
     await fs.cp(skill.dir, staging, { recursive: true, dereference: false, verbatimSymlinks: true });
     const skillFile = path.join(staging, 'SKILL.md');
-    let text = await readInputText(skillFile, { what: 'SKILL.md', maxBytes: MAX_CONFIG_BYTES, unreadableCode: 'SKILL_INVALID' });
+    let text = await readInputText(skillFile, {
+      what: 'SKILL.md',
+      maxBytes: MAX_CONFIG_BYTES,
+      unreadableCode: 'SKILL_INVALID',
+    });
     const appended = !text.includes(COMPLETION_CONTRACT_TAG);
     if (appended) {
       text = `${text.replace(/\s*$/, '')}\n${COMPLETION_CONTRACT}`;

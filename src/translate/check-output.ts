@@ -28,5 +28,12 @@ export function invalidOutput(output: ParserOutput, engine: EngineId): RaspData 
   } catch {
     shown = String(output).slice(0, 200);
   }
-  return { type: 'diagnostic', diagnostic: { code: 'PARSER_OUTPUT_INVALID', message: `the ${engine} parser produced an invalid event: ${shown}`, level: 'error' } };
+  return {
+    type: 'diagnostic',
+    diagnostic: {
+      code: 'PARSER_OUTPUT_INVALID',
+      message: `the ${engine} parser produced an invalid event: ${shown}`,
+      level: 'error',
+    },
+  };
 }

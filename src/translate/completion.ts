@@ -17,7 +17,9 @@ export function stripDoneMarker(text: string | null): string | null {
   if (text === null) return null;
   return text
     .replace(/(?:```(?:json)?\s*)?\{\s*"__skill_done__"\s*:\s*true\s*\}(?:\s*```)?\s*$/, '')
-    .split('\n').filter((line) => line.trim() !== DONE_MARKER).join('\n')
+    .split('\n')
+    .filter((line) => line.trim() !== DONE_MARKER)
+    .join('\n')
     .replace(DONE_MARKER, '')
     .trim();
 }
@@ -63,8 +65,16 @@ export interface JudgeCompletionOptions {
 
 /** Parsed engine events: the evidence that a session started at all. */
 const ENGINE_EVENT_TYPES = new Set<string>([
-  'engine.session', 'engine.assistant.message', 'engine.reasoning', 'engine.tool.call', 'engine.tool.result',
-  'engine.file.change', 'engine.usage', 'engine.turn.started', 'engine.turn.end', 'engine.error',
+  'engine.session',
+  'engine.assistant.message',
+  'engine.reasoning',
+  'engine.tool.call',
+  'engine.tool.result',
+  'engine.file.change',
+  'engine.usage',
+  'engine.turn.started',
+  'engine.turn.end',
+  'engine.error',
 ]);
 
 /** Returns the first pattern row matching `message`, or null. */
@@ -138,7 +148,8 @@ export function createCompletionJudge(options: JudgeCompletionOptions): Completi
     rawRefOf(seq) {
       if (seq === null) return null;
       // In the order judgeCompletion's `find` would meet them when seqs repeat (they do not in a built stream).
-      for (const candidate of [exit, turnEnd, fatal, marker]) if (candidate && candidate.seq === seq) return candidate.raw_ref;
+      for (const candidate of [exit, turnEnd, fatal, marker])
+        if (candidate && candidate.seq === seq) return candidate.raw_ref;
       return null;
     },
   };
@@ -176,11 +187,19 @@ export function judgeCompletion(events: readonly RaspEvent[], options: JudgeComp
 function decide(seen: Observed, options: JudgeCompletionOptions): CompletionJudgement {
   const { exit, turnEnd, fatal, marker } = seen;
   if (exit?.data.timed_out) {
-    const failure = { category: 'timeout', code: 'ENGINE_TIMEOUT', message: `the engine did not finish within ${Math.round(exit.data.duration_ms)} ms; the harness killed it` } as const;
+    const failure = {
+      category: 'timeout',
+      code: 'ENGINE_TIMEOUT',
+      message: `the engine did not finish within ${Math.round(exit.data.duration_ms)} ms; the harness killed it`,
+    } as const;
     return { state: 'failed', reason: 'timed_out', failure, evidenceSeq: exit.seq };
   }
   if (exit?.data.canceled) {
-    const failure = { category: 'canceled', code: 'ENGINE_CANCELED', message: 'the attempt was canceled before the agent finished; the harness killed it' } as const;
+    const failure = {
+      category: 'canceled',
+      code: 'ENGINE_CANCELED',
+      message: 'the attempt was canceled before the agent finished; the harness killed it',
+    } as const;
     return { state: 'failed', reason: 'canceled', failure, evidenceSeq: exit.seq };
   }
 
@@ -188,10 +207,16 @@ function decide(seen: Observed, options: JudgeCompletionOptions): CompletionJudg
   if (failedTurn || fatal) {
     const message = failedTurn ? (failedTurn.data.error ?? 'turn failed') : fatal!.message;
     const evidenceSeq = failedTurn ? failedTurn.seq : fatal!.seq;
-    return { state: 'failed', reason: failedTurn ? 'turn_failed' : 'fatal_error', failure: classify(message, seen.latestRow, options), evidenceSeq };
+    return {
+      state: 'failed',
+      reason: failedTurn ? 'turn_failed' : 'fatal_error',
+      failure: classify(message, seen.latestRow, options),
+      evidenceSeq,
+    };
   }
 
-  if (marker && turnEnd && turnEnd.seq > marker.seq) return { state: 'completed', reason: 'done_marker', evidenceSeq: marker.seq };
+  if (marker && turnEnd && turnEnd.seq > marker.seq)
+    return { state: 'completed', reason: 'done_marker', evidenceSeq: marker.seq };
   if (turnEnd) return { state: 'awaiting_input', reason: 'turn_end_without_done_marker', evidenceSeq: turnEnd.seq };
   if (exit) {
     if (options.expectSession === false && exit.data.exit_code === 0 && !seen.engineEvents) {
@@ -201,7 +226,12 @@ function decide(seen: Observed, options: JudgeCompletionOptions): CompletionJudg
     const status = exit.data.signal ? `signal ${exit.data.signal}` : `code ${exit.data.exit_code}`;
     const markerNote = marker ? ' (a done marker was seen, but the turn never ended)' : '';
     const message = `the engine exited (${status}) without a turn end event${markerNote}${last ? `; last error: ${last}` : ''}`;
-    return { state: 'failed', reason: 'exited_without_turn_end', failure: { category: 'engine_crash', code: 'ENGINE_EXITED_WITHOUT_TURN_END', message }, evidenceSeq: exit.seq };
+    return {
+      state: 'failed',
+      reason: 'exited_without_turn_end',
+      failure: { category: 'engine_crash', code: 'ENGINE_EXITED_WITHOUT_TURN_END', message },
+      evidenceSeq: exit.seq,
+    };
   }
   return { state: 'unknown', reason: 'no_exit_event', evidenceSeq: null };
 }

@@ -1,7 +1,15 @@
 /**
  * The conformance report of an attempt, counted from its RASP and FCMP events as they go by.
  */
-import type { Completion, ConformanceReport, Diagnostic, EngineId, FcmpEvent, RaspEvent, Usage } from '../protocol/index.js';
+import type {
+  Completion,
+  ConformanceReport,
+  Diagnostic,
+  EngineId,
+  FcmpEvent,
+  RaspEvent,
+  Usage,
+} from '../protocol/index.js';
 import { CONFORMANCE_VERSION } from '../protocol/versions.js';
 
 /** What a conformance report says besides the counts of its events. */

@@ -48,7 +48,9 @@ export const TOOL_EXCERPT_CHARS = 2000;
 
 function excerpt(text: string | null): string | null {
   if (text === null) return null;
-  return text.length > TOOL_EXCERPT_CHARS ? `${text.slice(0, TOOL_EXCERPT_CHARS)}… (${text.length - TOOL_EXCERPT_CHARS} more characters)` : text;
+  return text.length > TOOL_EXCERPT_CHARS
+    ? `${text.slice(0, TOOL_EXCERPT_CHARS)}… (${text.length - TOOL_EXCERPT_CHARS} more characters)`
+    : text;
 }
 
 /** The type-correlated `type` + `data` part of an FCMP event. */
@@ -80,7 +82,10 @@ export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTransla
   const { runId, engine, attempt, seqStart } = options;
   const finalized = new Set<string>();
   const toolKinds = new Map<string, string>();
-  const judge = createCompletionJudge({ errorPatterns: options.errorPatterns, expectSession: options.expectSession ?? true });
+  const judge = createCompletionJudge({
+    errorPatterns: options.errorPatterns,
+    expectSession: options.expectSession ?? true,
+  });
   let session = options.sessionId ?? null;
   let count = 0;
   let toolCalls = 0;
@@ -88,23 +93,25 @@ export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTransla
   let started = false;
   let lastTs: string | null = null;
 
-  const make = (body: Body, ts: string, rawRef: RawRef | null): FcmpEvent => ({
-    protocol_version: FCMP_VERSION,
-    run_id: runId,
-    seq: seqStart + ++count,
-    ts,
-    engine,
-    session_id: session,
-    meta: { attempt },
-    raw_ref: rawRef ? { stream: rawRef.stream, from: rawRef.from, to: rawRef.to } : null,
-    type: body.type,
-    data: body.data,
-  }) as FcmpEvent;
+  const make = (body: Body, ts: string, rawRef: RawRef | null): FcmpEvent =>
+    ({
+      protocol_version: FCMP_VERSION,
+      run_id: runId,
+      seq: seqStart + ++count,
+      ts,
+      engine,
+      session_id: session,
+      meta: { attempt },
+      raw_ref: rawRef ? { stream: rawRef.stream, from: rawRef.from, to: rawRef.to } : null,
+      type: body.type,
+      data: body.data,
+    }) as FcmpEvent;
 
   const start = (out: FcmpEvent[], ts: string): void => {
     started = true;
     out.push(make({ type: 'conversation.started', data: { launch: options.launch } }, ts, null));
-    if (options.launch === 'resume' && options.replyText) out.push(make({ type: 'user.input.replied', data: { text: options.replyText } }, ts, null));
+    if (options.launch === 'resume' && options.replyText)
+      out.push(make({ type: 'user.input.replied', data: { text: options.replyText } }, ts, null));
   };
 
   return {
@@ -133,13 +140,43 @@ export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTransla
           toolKinds.set(data.call_id, data.kind);
           toolCalls += 1;
           const command = data.kind === 'shell' ? shellCommandOf(data.input) : null;
-          const input = command === null && data.input !== undefined ? excerpt(typeof data.input === 'string' ? data.input : JSON.stringify(data.input)) : null;
-          (out ??= []).push(make({ type: 'tool.call', data: { call_id: data.call_id, kind: data.kind, name: data.name, command, input_excerpt: input } }, event.ts, event.raw_ref));
+          const input =
+            command === null && data.input !== undefined
+              ? excerpt(typeof data.input === 'string' ? data.input : JSON.stringify(data.input))
+              : null;
+          (out ??= []).push(
+            make(
+              {
+                type: 'tool.call',
+                data: { call_id: data.call_id, kind: data.kind, name: data.name, command, input_excerpt: input },
+              },
+              event.ts,
+              event.raw_ref,
+            ),
+          );
           return out ?? NONE;
         }
         case 'engine.tool.result': {
-          const result = normalizeResult({ callId: data.call_id, kind: toolKinds.get(data.call_id) ?? 'other' }, data, options.toolExitCodes);
-          (out ??= []).push(make({ type: 'tool.result', data: { call_id: data.call_id, status: result.status ?? data.status, exit_code: result.exitCode, output_excerpt: excerpt(result.output) } }, event.ts, event.raw_ref));
+          const result = normalizeResult(
+            { callId: data.call_id, kind: toolKinds.get(data.call_id) ?? 'other' },
+            data,
+            options.toolExitCodes,
+          );
+          (out ??= []).push(
+            make(
+              {
+                type: 'tool.result',
+                data: {
+                  call_id: data.call_id,
+                  status: result.status ?? data.status,
+                  exit_code: result.exitCode,
+                  output_excerpt: excerpt(result.output),
+                },
+              },
+              event.ts,
+              event.raw_ref,
+            ),
+          );
           return out ?? NONE;
         }
         default: {
@@ -181,16 +218,25 @@ function bodyOf(data: RaspEvent['data'], finalized: Set<string>): Body | null {
   switch (data.type) {
     case 'engine.assistant.message': {
       const { message_id, text } = data;
-      if (!data.final) return finalized.has(message_id) ? null : { type: 'assistant.message.delta', data: { message_id, text } };
+      if (!data.final)
+        return finalized.has(message_id) ? null : { type: 'assistant.message.delta', data: { message_id, text } };
       if (finalized.has(message_id)) return null;
       finalized.add(message_id);
       return { type: 'assistant.message.final', data: { message_id, text } };
     }
     case 'diagnostic':
-      return { type: 'diagnostic.warning', data: { code: data.diagnostic.code, message: data.diagnostic.message, level: data.diagnostic.level } };
+      return {
+        type: 'diagnostic.warning',
+        data: { code: data.diagnostic.code, message: data.diagnostic.message, level: data.diagnostic.level },
+      };
     case 'engine.error':
       // Retries ("Reconnecting... 2/5") are worth showing, but they do not end the conversation.
-      return data.fatal ? null : { type: 'diagnostic.warning', data: { code: 'ENGINE_NONFATAL_ERROR', message: data.message, level: 'warning' } };
+      return data.fatal
+        ? null
+        : {
+            type: 'diagnostic.warning',
+            data: { code: 'ENGINE_NONFATAL_ERROR', message: data.message, level: 'warning' },
+          };
     default:
       return null;
   }
@@ -207,13 +253,21 @@ function terminalOf(judgement: CompletionJudgement): Body | null {
       return { type: 'user.input.required', data: { reason: judgement.reason } };
     case 'failed':
     case 'interrupted': {
-      const failure = judgement.failure ?? { category: 'unknown', code: 'ENGINE_TURN_FAILED', message: judgement.reason };
+      const failure = judgement.failure ?? {
+        category: 'unknown',
+        code: 'ENGINE_TURN_FAILED',
+        message: judgement.reason,
+      };
       return { type: 'conversation.failed', data: { ...failure } };
     }
     default:
       return {
         type: 'conversation.failed',
-        data: { category: 'unknown', code: 'ATTEMPT_STATE_UNKNOWN', message: `the attempt has no exit event (${judgement.reason})` },
+        data: {
+          category: 'unknown',
+          code: 'ATTEMPT_STATE_UNKNOWN',
+          message: `the attempt has no exit event (${judgement.reason})`,
+        },
       };
   }
 }

@@ -14,7 +14,11 @@ const SCRIPT_FRAME = /^Script (started|done) on /;
 export function feedLine(builder: RaspBuilder, line: SplitLine): void {
   if (line.overlong) {
     builder.diagnostic(
-      { code: 'LINE_TOO_LONG', message: `a ${line.stream} line of ${line.to - line.from} bytes (offset ${line.from}) is longer than the line limit; it was skipped, not parsed`, level: 'warning' },
+      {
+        code: 'LINE_TOO_LONG',
+        message: `a ${line.stream} line of ${line.to - line.from} bytes (offset ${line.from}) is longer than the line limit; it was skipped, not parsed`,
+        level: 'warning',
+      },
       { stream: line.stream, from: line.from, to: line.to },
     );
     return;

@@ -87,7 +87,12 @@ export function createLineSplitter(options: LineSplitterOptions = {}): LineSplit
     const overlong = state.overlong || state.pendingBytes + tail.length > maxLineBytes;
     const line: SplitLine = overlong
       ? { stream, text: '', from, to, overlong: true }
-      : { stream, text: decode(stripCr(state.pending.length > 0 ? Buffer.concat([...state.pending, tail]) : tail)), from, to };
+      : {
+          stream,
+          text: decode(stripCr(state.pending.length > 0 ? Buffer.concat([...state.pending, tail]) : tail)),
+          from,
+          to,
+        };
     clearPending(state);
     return line;
   }
@@ -127,7 +132,12 @@ export function createLineSplitter(options: LineSplitterOptions = {}): LineSplit
         // The common case, a whole line inside the chunk: decoded in place, no copy.
         if (nl - start <= maxLineBytes) {
           const end = nl > start && buf[nl - 1] === CR ? nl - 1 : nl;
-          const line: SplitLine = { stream, text: buf.toString('utf8', start, end), from: base + start, to: base + nl + 1 };
+          const line: SplitLine = {
+            stream,
+            text: buf.toString('utf8', start, end),
+            from: base + start,
+            to: base + nl + 1,
+          };
           start = nl + 1;
           onLine(line);
           continue;

@@ -116,7 +116,9 @@ export function createRaspBuilder(options: RaspBuilderOptions): RaspBuilder {
       const tail = emitOutputs(() => parser.end(), null);
       return [...tail, emit({ type: 'lifecycle.exited', ...data }, null)];
     },
-    diagnostic: (diagnostic, rawRef = null) => [emit(checkParserOutput({ type: 'diagnostic', diagnostic }, engine), rawRef)],
+    diagnostic: (diagnostic, rawRef = null) => [
+      emit(checkParserOutput({ type: 'diagnostic', diagnostic }, engine), rawRef),
+    ],
     recovered(outputs) {
       for (const output of outputs) emit(checkParserOutput(output, engine), null);
     },

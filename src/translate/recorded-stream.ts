@@ -12,7 +12,14 @@
 import type { Diagnostic, FcmpEvent, RaspEvent, StreamName } from '../protocol/index.js';
 import type { CompletionJudgement } from './completion.js';
 import { createFcmpTranslator } from './fcmp.js';
-import { recordedFcmpOptions, startStreamsParse, type RecordedAdapter, type StreamsParse, type TranslateRecordedOptions, type TranslationSummary } from './recorded.js';
+import {
+  recordedFcmpOptions,
+  startStreamsParse,
+  type RecordedAdapter,
+  type StreamsParse,
+  type TranslateRecordedOptions,
+  type TranslationSummary,
+} from './recorded.js';
 
 /**
  * Chunks of one recorded stream, read when needed (a stream may be read more than once: each call starts over). The
@@ -49,7 +56,13 @@ export const SUMMARY_DIAGNOSTICS_TRUNCATED = 'SUMMARY_DIAGNOSTICS_TRUNCATED';
  * Reads `streams` of `sources` through `parse`, each to its end unless `stop()` turns true between chunks; `drain`
  * is awaited after each chunk (the output's backpressure).
  */
-async function readSources(parse: StreamsParse, sources: RecordedSources, streams: readonly StreamName[], stop: () => boolean = () => false, drain?: () => Promise<void> | void): Promise<void> {
+async function readSources(
+  parse: StreamsParse,
+  sources: RecordedSources,
+  streams: readonly StreamName[],
+  stop: () => boolean = () => false,
+  drain?: () => Promise<void> | void,
+): Promise<void> {
   for (const stream of streams) {
     const source = sources[stream];
     if (!source) continue;
@@ -65,12 +78,22 @@ async function readSources(parse: StreamsParse, sources: RecordedSources, stream
 }
 
 /** A parse that keeps no events: they go to `onEvent` only, `raw.line` events only when `rawLineEvents`. */
-function startParse(adapter: RecordedAdapter, options: TranslateRecordedOptions, onEvent: (event: RaspEvent) => void, rawLineEvents = false): StreamsParse {
+function startParse(
+  adapter: RecordedAdapter,
+  options: TranslateRecordedOptions,
+  onEvent: (event: RaspEvent) => void,
+  rawLineEvents = false,
+): StreamsParse {
   return startStreamsParse(adapter, options, { keepNoEvents: true, rawLineEvents, onEvent });
 }
 
 /** True when the split streams give an engine event; reads only up to the first one. */
-async function splitHasEngineEvents(adapter: RecordedAdapter, sources: RecordedSources, split: readonly StreamName[], options: TranslateRecordedOptions): Promise<boolean> {
+async function splitHasEngineEvents(
+  adapter: RecordedAdapter,
+  sources: RecordedSources,
+  split: readonly StreamName[],
+  options: TranslateRecordedOptions,
+): Promise<boolean> {
   let found = false;
   const scan = startParse(adapter, options, (event) => {
     if (event.data.type.startsWith('engine.')) found = true;
@@ -91,7 +114,8 @@ function createSummaryCounter(options: TranslateRecordedOptions) {
       const data = event.data;
       if (data.type === 'engine.session') session = data.session_id;
       else if (data.type === 'diagnostic') {
-        if (diagnostics.length < MAX_SUMMARY_DIAGNOSTICS) diagnostics.push({ code: data.diagnostic.code, message: data.diagnostic.message });
+        if (diagnostics.length < MAX_SUMMARY_DIAGNOSTICS)
+          diagnostics.push({ code: data.diagnostic.code, message: data.diagnostic.message });
         else unlisted += 1;
       }
     },
@@ -100,17 +124,23 @@ function createSummaryCounter(options: TranslateRecordedOptions) {
     },
     summary(engine: string, judgement: CompletionJudgement, toolCalls: number): TranslationSummary {
       const failed = judgement.state === 'failed' || judgement.state === 'interrupted';
-      const listed = unlisted === 0 ? diagnostics : [
-        ...diagnostics,
-        { code: SUMMARY_DIAGNOSTICS_TRUNCATED, message: `${unlisted} more diagnostics are not listed here (the first ${MAX_SUMMARY_DIAGNOSTICS} are); view 1 or 2 shows them all` },
-      ];
+      const listed =
+        unlisted === 0
+          ? diagnostics
+          : [
+              ...diagnostics,
+              {
+                code: SUMMARY_DIAGNOSTICS_TRUNCATED,
+                message: `${unlisted} more diagnostics are not listed here (the first ${MAX_SUMMARY_DIAGNOSTICS} are); view 1 or 2 shows them all`,
+              },
+            ];
       return {
         engine,
         session_id: session,
         final_message: finalMessage,
         tool_calls: toolCalls,
         completed: judgement.state === 'completed' || judgement.state === 'awaiting_input',
-        error: failed ? judgement.failure?.message ?? judgement.reason : null,
+        error: failed ? (judgement.failure?.message ?? judgement.reason) : null,
         diagnostics: listed,
       };
     },
@@ -122,7 +152,12 @@ function createSummaryCounter(options: TranslateRecordedOptions) {
  * the verdict and the summary. The events are those {@link translateRecorded} gives for the same bytes; the summary
  * lists at most {@link MAX_SUMMARY_DIAGNOSTICS} diagnostics. Errors of a source (a read failing, an abort) reject.
  */
-export async function translateRecordedStreams(adapter: RecordedAdapter, sources: RecordedSources, options: TranslateRecordedOptions = {}, sink: TranslationSink = {}): Promise<StreamedTranslation> {
+export async function translateRecordedStreams(
+  adapter: RecordedAdapter,
+  sources: RecordedSources,
+  options: TranslateRecordedOptions = {},
+  sink: TranslationSink = {},
+): Promise<StreamedTranslation> {
   const split: StreamName[] = (['stdout', 'stderr'] as const).filter((s) => sources[s] !== undefined);
   const fallback = sources.pty !== undefined && !(await splitHasEngineEvents(adapter, sources, split, options));
   const translator = createFcmpTranslator(recordedFcmpOptions(adapter, options));
@@ -133,15 +168,25 @@ export async function translateRecordedStreams(adapter: RecordedAdapter, sources
       sink.fcmp?.(event);
     }
   };
-  const parse = startParse(adapter, options, (event) => {
-    counter.rasp(event);
-    sink.rasp?.(event);
-    toFcmp(translator.push(event));
-  }, options.rawLineEvents ?? false);
+  const parse = startParse(
+    adapter,
+    options,
+    (event) => {
+      counter.rasp(event);
+      sink.rasp?.(event);
+      toFcmp(translator.push(event));
+    },
+    options.rawLineEvents ?? false,
+  );
   const { builder } = parse;
   builder.started({ launch: options.launch ?? 'start', argv: [], cwd: '', pid: null, io: fallback ? 'pty' : 'split' });
   if (fallback) {
-    if (split.length > 0) builder.diagnostic({ code: 'PTY_FALLBACK_USED', message: 'the split streams held no structured engine event; the PTY capture was parsed instead', level: 'warning' });
+    if (split.length > 0)
+      builder.diagnostic({
+        code: 'PTY_FALLBACK_USED',
+        message: 'the split streams held no structured engine event; the PTY capture was parsed instead',
+        level: 'warning',
+      });
     // The split streams' doubts (noise, stderr errors) still describe the attempt when the PTY is parsed instead.
     const carried = startParse(adapter, options, (event) => {
       if (event.data.type === 'diagnostic') builder.diagnostic(event.data.diagnostic as Diagnostic);

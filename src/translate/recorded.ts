@@ -66,7 +66,9 @@ const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /** `bytes` without a leading UTF-8 BOM (the first chunk of a recorded stream). */
 export function withoutBom(bytes: Uint8Array): Uint8Array {
-  return bytes.length >= 3 && bytes[0] === UTF8_BOM[0] && bytes[1] === UTF8_BOM[1] && bytes[2] === UTF8_BOM[2] ? bytes.subarray(3) : bytes;
+  return bytes.length >= 3 && bytes[0] === UTF8_BOM[0] && bytes[1] === UTF8_BOM[1] && bytes[2] === UTF8_BOM[2]
+    ? bytes.subarray(3)
+    : bytes;
 }
 
 /** The parse of recorded streams, chunk by chunk, shared by the in-memory and the streamed translation. */
@@ -84,8 +86,18 @@ export interface StreamsParse {
  * Starts parsing recorded streams through one splitter and one RASP builder (`builder` options beyond the run's:
  * what it keeps, and where its events go). A leading BOM of each stream is dropped; offsets count from after it.
  */
-export function startStreamsParse(adapter: Adapter, options: TranslateRecordedOptions, builder: Pick<RaspBuilderOptions, 'keepRawLines' | 'keepNoEvents' | 'rawLineEvents' | 'onEvent'> = {}): StreamsParse {
-  const rasp = createRaspBuilder({ runId: options.runId ?? 'recorded', attempt: options.attempt ?? 1, engine: adapter.id, parser: adapter.createParser(), ...builder });
+export function startStreamsParse(
+  adapter: Adapter,
+  options: TranslateRecordedOptions,
+  builder: Pick<RaspBuilderOptions, 'keepRawLines' | 'keepNoEvents' | 'rawLineEvents' | 'onEvent'> = {},
+): StreamsParse {
+  const rasp = createRaspBuilder({
+    runId: options.runId ?? 'recorded',
+    attempt: options.attempt ?? 1,
+    engine: adapter.id,
+    parser: adapter.createParser(),
+    ...builder,
+  });
   const splitter = createLineSplitter();
   const feed = (line: SplitLine): void => feedLine(rasp, line);
   const started = new Set<StreamName>();
@@ -107,11 +119,29 @@ export function startStreamsParse(adapter: Adapter, options: TranslateRecordedOp
   };
 }
 
-function parseStreams(adapter: Adapter, output: RecordedOutput, streams: StreamName[], options: TranslateRecordedOptions, fallback: boolean, carried: readonly Diagnostic[] = []): RaspEvent[] {
+function parseStreams(
+  adapter: Adapter,
+  output: RecordedOutput,
+  streams: StreamName[],
+  options: TranslateRecordedOptions,
+  fallback: boolean,
+  carried: readonly Diagnostic[] = [],
+): RaspEvent[] {
   const parse = startStreamsParse(adapter, options, { keepRawLines: options.keepRawLines ?? true });
   const { builder } = parse;
-  builder.started({ launch: options.launch ?? 'start', argv: [], cwd: '', pid: null, io: streams.includes('pty') ? 'pty' : 'split' });
-  if (fallback) builder.diagnostic({ code: 'PTY_FALLBACK_USED', message: 'the split streams held no structured engine event; the PTY capture was parsed instead', level: 'warning' });
+  builder.started({
+    launch: options.launch ?? 'start',
+    argv: [],
+    cwd: '',
+    pid: null,
+    io: streams.includes('pty') ? 'pty' : 'split',
+  });
+  if (fallback)
+    builder.diagnostic({
+      code: 'PTY_FALLBACK_USED',
+      message: 'the split streams held no structured engine event; the PTY capture was parsed instead',
+      level: 'warning',
+    });
   // The split streams' doubts (noise, stderr errors) still describe the attempt when the PTY is parsed instead.
   for (const diagnostic of carried) builder.diagnostic(diagnostic);
   for (const stream of streams) {
@@ -129,10 +159,15 @@ function hasEngineEvents(rasp: readonly RaspEvent[]): boolean {
 }
 
 /** Translates recorded output. Never throws on bad content: doubtful parses are diagnostics. */
-export function translateRecorded(adapter: Adapter, output: RecordedOutput, options: TranslateRecordedOptions = {}): RecordedTranslation {
+export function translateRecorded(
+  adapter: Adapter,
+  output: RecordedOutput,
+  options: TranslateRecordedOptions = {},
+): RecordedTranslation {
   const split: StreamName[] = (['stdout', 'stderr'] as const).filter((s) => output[s] !== undefined);
   let rasp = parseStreams(adapter, output, split, options, false);
-  if (!hasEngineEvents(rasp) && output.pty !== undefined) rasp = parseStreams(adapter, output, ['pty'], options, split.length > 0, collectDiagnostics(rasp));
+  if (!hasEngineEvents(rasp) && output.pty !== undefined)
+    rasp = parseStreams(adapter, output, ['pty'], options, split.length > 0, collectDiagnostics(rasp));
   return finishTranslation(adapter, rasp, options);
 }
 
@@ -150,7 +185,11 @@ export function recordedFcmpOptions(adapter: Adapter, options: TranslateRecorded
   };
 }
 
-function finishTranslation(adapter: Adapter, rasp: RaspEvent[], options: TranslateRecordedOptions): RecordedTranslation {
+function finishTranslation(
+  adapter: Adapter,
+  rasp: RaspEvent[],
+  options: TranslateRecordedOptions,
+): RecordedTranslation {
   const judgement = judgeCompletion(rasp, { errorPatterns: adapter.errorPatterns });
   const fcmp = translateRaspToFcmp(rasp, recordedFcmpOptions(adapter, options));
   let session: string | null = options.sessionId ?? null;
@@ -167,7 +206,7 @@ function finishTranslation(adapter: Adapter, rasp: RaspEvent[], options: Transla
       final_message: finals.length > 0 ? (finals.at(-1)!.data as { text: string }).text : null,
       tool_calls: countToolCalls(rasp),
       completed: judgement.state === 'completed' || judgement.state === 'awaiting_input',
-      error: failed ? judgement.failure?.message ?? judgement.reason : null,
+      error: failed ? (judgement.failure?.message ?? judgement.reason) : null,
       diagnostics: collectDiagnostics(rasp).map(({ code, message }) => ({ code, message })),
     },
   };

@@ -37,7 +37,8 @@ function unquote(word: string): string | null {
 
 /** The shell command of a tool input (`{command}` as a string or an argv array), wrapper removed. */
 export function shellCommandOf(input: unknown): string | null {
-  const raw = (input as { command?: unknown; cmd?: unknown } | null)?.command ?? (input as { cmd?: unknown } | null)?.cmd;
+  const raw =
+    (input as { command?: unknown; cmd?: unknown } | null)?.command ?? (input as { cmd?: unknown } | null)?.cmd;
   let command: string | null = null;
   if (typeof raw === 'string') command = raw;
   else if (Array.isArray(raw) && raw.every((part) => typeof part === 'string')) {
@@ -47,13 +48,14 @@ export function shellCommandOf(input: unknown): string | null {
   }
   if (command === null) return null;
   const match = SHELL_WRAPPER.exec(command.trim());
-  return match ? unquote(match[1]!.trim()) ?? command : command;
+  return match ? (unquote(match[1]!.trim()) ?? command) : command;
 }
 
 /** The exit code a tool output states (`Exit code 3`, `Exit Code: 3`, `exited with code 3`), or null. */
 export function exitCodeFromText(text: string | null): number | null {
   if (!text) return null;
-  const match = /(?:^|\n)\s*Exit code:?\s*(-?\d+)\b/i.exec(text) ?? /\bexited with (?:exit )?code\s*(-?\d+)\b/i.exec(text);
+  const match =
+    /(?:^|\n)\s*Exit code:?\s*(-?\d+)\b/i.exec(text) ?? /\bexited with (?:exit )?code\s*(-?\d+)\b/i.exec(text);
   return match ? Number(match[1]) : null;
 }
 
@@ -104,12 +106,24 @@ function lookup(codes: ReadonlyMap<string, number>, callId: string): number | nu
 }
 
 /** Tool calls in order, each joined with its result and normalized; `modelExitCodes` fills codes the stream lacks. */
-export function collectToolCalls(rasp: Iterable<RaspEvent>, modelExitCodes: ReadonlyMap<string, number> = new Map()): NormalizedToolCall[] {
+export function collectToolCalls(
+  rasp: Iterable<RaspEvent>,
+  modelExitCodes: ReadonlyMap<string, number> = new Map(),
+): NormalizedToolCall[] {
   const calls = new Map<string, NormalizedToolCall>();
   for (const { data } of rasp) {
     if (data.type === 'engine.tool.call' && !calls.has(data.call_id)) {
       const command = data.kind === 'shell' ? shellCommandOf(data.input) : null;
-      calls.set(data.call_id, { callId: data.call_id, kind: data.kind, name: data.name, input: data.input, command, status: null, output: null, exitCode: null });
+      calls.set(data.call_id, {
+        callId: data.call_id,
+        kind: data.kind,
+        name: data.name,
+        input: data.input,
+        command,
+        status: null,
+        output: null,
+        exitCode: null,
+      });
     } else if (data.type === 'engine.tool.result') {
       const call = calls.get(data.call_id);
       if (call) Object.assign(call, normalizeResult(call, data, modelExitCodes));
@@ -119,9 +133,18 @@ export function collectToolCalls(rasp: Iterable<RaspEvent>, modelExitCodes: Read
 }
 
 /** A result's status and exit code, made consistent for shell calls. */
-export function normalizeResult(call: Pick<NormalizedToolCall, 'kind' | 'callId'>, result: { status: string; output: string | null; exit_code: number | null }, modelExitCodes: ReadonlyMap<string, number> = new Map()): Pick<NormalizedToolCall, 'status' | 'output' | 'exitCode'> {
+export function normalizeResult(
+  call: Pick<NormalizedToolCall, 'kind' | 'callId'>,
+  result: { status: string; output: string | null; exit_code: number | null },
+  modelExitCodes: ReadonlyMap<string, number> = new Map(),
+): Pick<NormalizedToolCall, 'status' | 'output' | 'exitCode'> {
   if (call.kind !== 'shell') return { status: result.status, output: result.output, exitCode: result.exit_code };
   const exitCode = result.exit_code ?? exitCodeFromText(result.output) ?? lookup(modelExitCodes, call.callId);
-  const status = exitCode === null || result.status === 'declined' || result.status === 'in_progress' ? result.status : exitCode === 0 ? 'completed' : 'failed';
+  const status =
+    exitCode === null || result.status === 'declined' || result.status === 'in_progress'
+      ? result.status
+      : exitCode === 0
+        ? 'completed'
+        : 'failed';
   return { status, output: result.output, exitCode };
 }

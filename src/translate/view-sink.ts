@@ -18,7 +18,11 @@ export interface ViewWriter {
  * Streams view `mode` through `write` (`drain` is passed on as the sink's backpressure hook). View 1 leaves out
  * `raw.line` events, as {@link renderRaspView} does.
  */
-export function createViewWriter(mode: 1 | 2 | 3, write: (text: string) => void, drain?: () => Promise<void> | void): ViewWriter {
+export function createViewWriter(
+  mode: 1 | 2 | 3,
+  write: (text: string) => void,
+  drain?: () => Promise<void> | void,
+): ViewWriter {
   let written = false;
   const out = (text: string): void => {
     written = true;

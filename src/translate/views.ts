@@ -28,7 +28,10 @@ export function renderMarkdownView(events: readonly FcmpEvent[]): string {
 }
 
 /** Renders view 1, 2 or 3 of an attempt. */
-export function renderTranslateView(mode: 1 | 2 | 3, events: { rasp: readonly RaspEvent[]; fcmp: readonly FcmpEvent[] }): string {
+export function renderTranslateView(
+  mode: 1 | 2 | 3,
+  events: { rasp: readonly RaspEvent[]; fcmp: readonly FcmpEvent[] },
+): string {
   if (mode === 1) return renderRaspView(events.rasp);
   if (mode === 2) return renderFcmpView(events.fcmp);
   return renderMarkdownView(events.fcmp);
@@ -46,11 +49,17 @@ export function markdownItem(event: FcmpEvent): string | null {
     case 'conversation.completed':
       return listItem('System', `conversation completed (${event.data.reason})`);
     case 'conversation.failed':
-      return listItem('System', `conversation failed [${event.data.category}/${event.data.code}]: ${event.data.message}`);
+      return listItem(
+        'System',
+        `conversation failed [${event.data.category}/${event.data.code}]: ${event.data.message}`,
+      );
     case 'diagnostic.warning':
       return listItem('System', `warning ${event.data.code}: ${event.data.message}`);
     case 'tool.call':
-      return listItem('Tool call', `${event.data.kind} ${event.data.name}: ${event.data.command ?? event.data.input_excerpt ?? ''}`);
+      return listItem(
+        'Tool call',
+        `${event.data.kind} ${event.data.name}: ${event.data.command ?? event.data.input_excerpt ?? ''}`,
+      );
     case 'tool.result': {
       const code = event.data.exit_code === null ? '' : `, exit ${event.data.exit_code}`;
       const output = (event.data.output_excerpt ?? '').split('\n').slice(0, 8).join('\n').trimEnd();

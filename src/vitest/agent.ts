@@ -46,7 +46,13 @@ export interface AgentFixture {
 export interface AgentFixtureContext {
   harness: HarnessFixture;
   model: ModelFixture;
-  task: { meta: object; result?: { retryCount?: number } | undefined; name?: string; fullName?: string; fullTestName?: string };
+  task: {
+    meta: object;
+    result?: { retryCount?: number } | undefined;
+    name?: string;
+    fullName?: string;
+    fullTestName?: string;
+  };
   signal: AbortSignal;
   skip: (note?: string) => never;
   /** Vitest's `annotate` (absent outside a test run); used to attach each attempt's key audit files. */
@@ -54,7 +60,10 @@ export interface AgentFixtureContext {
 }
 
 /** Runs the `agent` fixture: builds the fixture value, hands it to `use`, then aborts and records. */
-export async function runAgentFixture({ harness, model, task, signal, skip, annotate }: AgentFixtureContext, use: (agent: AgentFixture) => Promise<void>): Promise<void> {
+export async function runAgentFixture(
+  { harness, model, task, signal, skip, annotate }: AgentFixtureContext,
+  use: (agent: AgentFixture) => Promise<void>,
+): Promise<void> {
   const controller = new AbortController();
   const abort = (): void => controller.abort();
   signal.addEventListener('abort', abort, { once: true });
@@ -64,7 +73,13 @@ export async function runAgentFixture({ harness, model, task, signal, skip, anno
   const runs: HarnessRun[] = [];
   const { config } = harness;
   const writeMeta = (run: HarnessRun): void => {
-    writeAgentHarnessMeta(task.meta, { engine: run.engine, runId: run.runId, handle: run.handle, sessionId: run.sessionId, attempts: [...previous, ...records] });
+    writeAgentHarnessMeta(task.meta, {
+      engine: run.engine,
+      runId: run.runId,
+      handle: run.handle,
+      sessionId: run.sessionId,
+      attempts: [...previous, ...records],
+    });
   };
   const common = (timeoutMs: number | undefined) => {
     // replay/record are refused by the core (ENGINE_CAPABILITY_UNAVAILABLE) before any run is created.
@@ -84,7 +99,10 @@ export async function runAgentFixture({ harness, model, task, signal, skip, anno
     // Each attempt's key audit files travel with the test result (Vitest copies `path` attachments), so a
     // CI report links straight to them. Annotating is best-effort: it must never fail the test.
     const label = `${result.engine} attempt ${result.attempt}: ${result.completion.state} (${result.completion.reason})`;
-    for (const [file, contentType] of [[result.audit.fcmp, 'application/x-ndjson'], [result.audit.meta, 'application/json']] as const) {
+    for (const [file, contentType] of [
+      [result.audit.fcmp, 'application/x-ndjson'],
+      [result.audit.meta, 'application/json'],
+    ] as const) {
       await annotate?.(`${label} — ${file}`, 'agent-harness:audit', { path: file, contentType }).catch(() => undefined);
     }
     return result;
@@ -92,21 +110,34 @@ export async function runAgentFixture({ harness, model, task, signal, skip, anno
   const agent: AgentFixture = {
     runs,
     async start(engine, options = {}) {
-      if (config.engines && !config.engines.includes(engine)) skip(`engine ${engine} is not enabled in agentHarness({ engines })`);
+      if (config.engines && !config.engines.includes(engine))
+        skip(`engine ${engine} is not enabled in agentHarness({ engines })`);
       const extra = (options.skills ?? []).map((root) => path.resolve(harness.paths.projectRoot, root));
-      const paths = extra.length > 0 ? { ...harness.paths, skillRoots: [...harness.paths.skillRoots, ...extra] } : harness.paths;
+      const paths =
+        extra.length > 0 ? { ...harness.paths, skillRoots: [...harness.paths.skillRoots, ...extra] } : harness.paths;
       const first = await runAttempt({
-        paths, engine, launch: 'start', prompt: options.prompt ?? null,
+        paths,
+        engine,
+        launch: 'start',
+        prompt: options.prompt ?? null,
         ...(options.args ? { passthrough: options.args } : {}),
         ...(options.translateMode !== undefined ? { translateMode: options.translateMode } : {}),
         ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}),
         label: task.fullTestName ?? task.fullName ?? task.name ?? 'vitest',
-        workspace: { ...(options.template ? { template: options.template } : {}), ...(options.files ? { files: options.files } : {}), ...(options.git !== undefined ? { git: options.git } : {}) },
+        workspace: {
+          ...(options.template ? { template: options.template } : {}),
+          ...(options.files ? { files: options.files } : {}),
+          ...(options.git !== undefined ? { git: options.git } : {}),
+        },
         ...common(options.timeoutMs),
       });
       const run = new HarnessRun(first, async (self, message, resumeOptions) => {
         if (resumeOptions.turns?.length) model.append(...resumeOptions.turns);
-        const request = await resumeRequest({ runDir: self.runDir }, message, { paths, ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}), ...common(resumeOptions.timeoutMs) });
+        const request = await resumeRequest({ runDir: self.runDir }, message, {
+          paths,
+          ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}),
+          ...common(resumeOptions.timeoutMs),
+        });
         return track(self, await runAttempt(request));
       });
       runs.push(run);

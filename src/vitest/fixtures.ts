@@ -81,9 +81,15 @@ export function defaultAgentHarnessConfig(): AgentHarnessConfig {
  */
 function modelFixture(server: ModelServer, from = { requests: 0, egress: 0 }): ModelFixture {
   return {
-    get url() { return server.url; },
-    get requests() { return from.requests === 0 ? server.requests : server.requests.slice(from.requests); },
-    get egress() { return from.egress === 0 ? server.egress : server.egress.slice(from.egress); },
+    get url() {
+      return server.url;
+    },
+    get requests() {
+      return from.requests === 0 ? server.requests : server.requests.slice(from.requests);
+    },
+    get egress() {
+      return from.egress === 0 ? server.egress : server.egress.slice(from.egress);
+    },
     server,
     script: (...turns: ModelTurn[]) => server.setScript({ version: 1, turns }),
     setScript: (script) => server.setScript(script),
@@ -136,7 +142,12 @@ function createAgentTest() {
       }
       fileModelServer.setScript(null);
       try {
-        await use(modelFixture(fileModelServer, { requests: fileModelServer.requests.length, egress: fileModelServer.egress.length }));
+        await use(
+          modelFixture(fileModelServer, {
+            requests: fileModelServer.requests.length,
+            egress: fileModelServer.egress.length,
+          }),
+        );
       } finally {
         fileModelServer.setScript(null);
       }
@@ -160,7 +171,8 @@ let realTest: AgentTestAPI | undefined;
  * needs a running test file, and this module is also reachable from `vitest.config.ts` via the public entry.
  */
 export const test: AgentTestAPI = new Proxy((() => undefined) as unknown as AgentTestAPI, {
-  apply: (_target, thisArg, args) => Reflect.apply((realTest ??= createAgentTest()) as unknown as (...a: unknown[]) => unknown, thisArg, args),
+  apply: (_target, thisArg, args) =>
+    Reflect.apply((realTest ??= createAgentTest()) as unknown as (...a: unknown[]) => unknown, thisArg, args),
   get: (_target, prop) => {
     const real = (realTest ??= createAgentTest());
     return Reflect.get(real, prop, real);

@@ -90,7 +90,9 @@ export function transcript(outcome: AgentOutcomeLike, last = 12): string {
 function injectedSkills(outcome: AgentOutcomeLike): string {
   if (outcome.skillsInjected) return outcome.skillsInjected.join(', ') || 'none';
   try {
-    const meta = JSON.parse(fs.readFileSync(outcome.audit?.meta ?? '', 'utf8')) as { skill_injection?: { skills?: Array<{ name: string }> } };
+    const meta = JSON.parse(fs.readFileSync(outcome.audit?.meta ?? '', 'utf8')) as {
+      skill_injection?: { skills?: Array<{ name: string }> };
+    };
     const names = meta.skill_injection?.skills?.map((s) => s.name) ?? [];
     return names.length > 0 ? names.join(', ') : 'none';
   } catch {
@@ -111,14 +113,20 @@ function asOutcome(received: unknown): AgentOutcomeLike {
 }
 
 const fieldMatches = (value: string | null, expected: string | RegExp | undefined): boolean =>
-  expected === undefined || (value !== null && (typeof expected === 'string' ? value === expected : expected.test(value)));
+  expected === undefined ||
+  (value !== null && (typeof expected === 'string' ? value === expected : expected.test(value)));
 
 function toolMatches(call: ToolCallRecord, tool: ToolMatcher): boolean {
   if (typeof tool === 'function') return tool(call);
   if (tool instanceof RegExp) return tool.test(call.name) || tool.test(call.kind);
   if (typeof tool === 'string') return call.name === tool || call.kind === tool;
-  return fieldMatches(call.name, tool.name) && fieldMatches(call.kind, tool.kind) && fieldMatches(call.command, tool.command)
-    && fieldMatches(call.status, tool.status) && (tool.exitCode === undefined || call.exitCode === tool.exitCode);
+  return (
+    fieldMatches(call.name, tool.name) &&
+    fieldMatches(call.kind, tool.kind) &&
+    fieldMatches(call.command, tool.command) &&
+    fieldMatches(call.status, tool.status) &&
+    (tool.exitCode === undefined || call.exitCode === tool.exitCode)
+  );
 }
 
 function describeTool(tool: ToolMatcher): string {
@@ -131,7 +139,8 @@ function describeTool(tool: ToolMatcher): string {
 export function toolCallLines(calls: readonly ToolCallRecord[]): string[] {
   return calls.map((call) => {
     const what = call.command ?? JSON.stringify(call.input ?? null);
-    const result = call.status === null ? 'no result' : `${call.status}${call.exitCode === null ? '' : `, exit ${call.exitCode}`}`;
+    const result =
+      call.status === null ? 'no result' : `${call.status}${call.exitCode === null ? '' : `, exit ${call.exitCode}`}`;
     return `  ${call.kind} ${call.name}: ${what.replace(/\s+/g, ' ').slice(0, 160)} → ${result}`;
   });
 }
@@ -140,11 +149,14 @@ export function toolCallLines(calls: readonly ToolCallRecord[]): string[] {
 export function callUsesSkill(call: ToolCallRecord, name: string): boolean {
   const input = call.input && typeof call.input === 'object' ? (call.input as Record<string, unknown>) : {};
   if (call.kind === 'skill' && (call.name === name || input.name === name || input.skill === name)) return true;
-  if ([input.skill, input.skill_name, input.skillName, input.name].includes(name) && (call.kind === 'skill' || /skill/i.test(call.name))) return true;
+  if (
+    [input.skill, input.skill_name, input.skillName, input.name].includes(name) &&
+    (call.kind === 'skill' || /skill/i.test(call.name))
+  )
+    return true;
   const text = typeof call.input === 'string' ? call.input : JSON.stringify(call.input ?? '');
   return new RegExp(`(^|[/"'\\s])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/SKILL\\.md`).test(text);
 }
-
 
 type Result = { pass: boolean; message: () => string };
 
@@ -153,32 +165,56 @@ export const agentMatchers = {
   toHaveCompleted(received: unknown): Result {
     const o = asOutcome(received);
     const pass = o.completion.state === 'completed';
-    return { pass, message: () => `expected the agent ${pass ? 'not ' : ''}to have completed, completion was ${o.completion.state} (${o.completion.reason})${transcript(o)}` };
+    return {
+      pass,
+      message: () =>
+        `expected the agent ${pass ? 'not ' : ''}to have completed, completion was ${o.completion.state} (${o.completion.reason})${transcript(o)}`,
+    };
   },
   toHaveFailedWith(received: unknown, code: string): Result {
     const o = asOutcome(received);
     const codes = o.fcmp.filter((e) => e.type === 'conversation.failed').map((e) => (e.data as { code: string }).code);
     const pass = o.completion.state === 'failed' && (codes.includes(code) || o.completion.reason === code);
-    return { pass, message: () => `expected the agent ${pass ? 'not ' : ''}to have failed with ${code}, completion was ${o.completion.state} (${o.completion.reason}), failure codes [${codes.join(', ')}]${transcript(o)}` };
+    return {
+      pass,
+      message: () =>
+        `expected the agent ${pass ? 'not ' : ''}to have failed with ${code}, completion was ${o.completion.state} (${o.completion.reason}), failure codes [${codes.join(', ')}]${transcript(o)}`,
+    };
   },
   toHaveCalledTool(received: unknown, tool: ToolMatcher): Result {
     const o = asOutcome(received);
     const calls = o.toolCalls ?? [];
     const pass = calls.some((call) => toolMatches(call, tool));
-    return { pass, message: () => `expected the agent ${pass ? 'not ' : ''}to have called tool ${describeTool(tool)}${transcript(o)}` };
+    return {
+      pass,
+      message: () =>
+        `expected the agent ${pass ? 'not ' : ''}to have called tool ${describeTool(tool)}${transcript(o)}`,
+    };
   },
   toHaveOfferedSkill(received: unknown, name: string): Result {
     const o = asOutcome(received);
     if (o.skillsOffered === null || o.skillsOffered === undefined) {
-      return { pass: false, message: () => `cannot tell whether skill ${name} was offered: no model request was recorded (live mode?)${transcript(o)}` };
+      return {
+        pass: false,
+        message: () =>
+          `cannot tell whether skill ${name} was offered: no model request was recorded (live mode?)${transcript(o)}`,
+      };
     }
     const pass = o.skillsOffered.includes(name);
-    return { pass, message: () => `expected the engine ${pass ? 'not ' : ''}to have offered skill ${name}; injected: ${o.skillsInjected?.join(', ') || 'none'}; offered: ${o.skillsOffered?.join(', ') || 'none'}${transcript(o)}` };
+    return {
+      pass,
+      message: () =>
+        `expected the engine ${pass ? 'not ' : ''}to have offered skill ${name}; injected: ${o.skillsInjected?.join(', ') || 'none'}; offered: ${o.skillsOffered?.join(', ') || 'none'}${transcript(o)}`,
+    };
   },
   toHaveUsedSkill(received: unknown, name: string): Result {
     const o = asOutcome(received);
     const pass = (o.toolCalls ?? []).some((call) => callUsesSkill(call, name));
-    return { pass, message: () => `expected the agent ${pass ? 'not ' : ''}to have used skill ${name}; skills injected: ${injectedSkills(o)}${transcript(o)}` };
+    return {
+      pass,
+      message: () =>
+        `expected the agent ${pass ? 'not ' : ''}to have used skill ${name}; skills injected: ${injectedSkills(o)}${transcript(o)}`,
+    };
   },
   toHaveChangedExactly(received: unknown, paths: readonly string[]): Result {
     const o = asOutcome(received);
@@ -188,34 +224,60 @@ export const agentMatchers = {
     const extra = [...changed].filter((p) => !wanted.has(p));
     const pass = missing.length === 0 && extra.length === 0;
     const detail = `missing: ${missing.join(', ') || 'none'}; unexpected: ${extra.join(', ') || 'none'}; engine bookkeeping (ignored): ${o.fsDiff?.engine_bookkeeping?.join(', ') || 'none'}`;
-    return { pass, message: () => `expected the agent ${pass ? 'not ' : ''}to have changed exactly ${[...wanted].join(', ') || 'nothing'}; ${detail}${transcript(o)}` };
+    return {
+      pass,
+      message: () =>
+        `expected the agent ${pass ? 'not ' : ''}to have changed exactly ${[...wanted].join(', ') || 'nothing'}; ${detail}${transcript(o)}`,
+    };
   },
   toHaveLeftUnchanged(received: unknown, paths: readonly string[]): Result {
     const o = asOutcome(received);
     const changed = agentChanges(o);
     const touched = paths.map((p) => p.replace(/^\.\//, '')).filter((p) => changed.has(p));
     const pass = touched.length === 0;
-    return { pass, message: () => pass ? `expected the agent to have changed one of ${paths.join(', ')}${transcript(o)}` : `expected the agent to have left ${touched.join(', ')} unchanged${transcript(o)}` };
+    return {
+      pass,
+      message: () =>
+        pass
+          ? `expected the agent to have changed one of ${paths.join(', ')}${transcript(o)}`
+          : `expected the agent to have left ${touched.join(', ')} unchanged${transcript(o)}`,
+    };
   },
   toHaveChangedFiles(received: unknown, paths: readonly string[]): Result {
     const o = asOutcome(received);
     const changed = new Set([...(o.fsDiff?.created ?? []), ...(o.fsDiff?.modified ?? [])]);
     const missing = paths.filter((p) => !changed.has(p.replace(/^\.\//, '')));
     const pass = missing.length === 0;
-    return { pass, message: () => pass ? `expected the agent not to have changed ${paths.join(', ')}${transcript(o)}` : `expected the agent to have changed ${missing.join(', ')}; changed: ${[...changed].join(', ') || 'nothing'}${transcript(o)}` };
+    return {
+      pass,
+      message: () =>
+        pass
+          ? `expected the agent not to have changed ${paths.join(', ')}${transcript(o)}`
+          : `expected the agent to have changed ${missing.join(', ')}; changed: ${[...changed].join(', ') || 'nothing'}${transcript(o)}`,
+    };
   },
   toHaveFinalMessage(received: unknown, expected: string | RegExp): Result {
     const o = asOutcome(received);
     const actual = o.finalMessage ?? null;
-    const pass = actual !== null && (expected instanceof RegExp ? expected.test(actual) : stripDoneMarker(actual) === expected.trim());
-    return { pass, message: () => `expected the final message ${pass ? 'not ' : ''}to ${expected instanceof RegExp ? 'match' : 'equal'} ${String(expected)}, got ${JSON.stringify(actual)}${transcript(o)}` };
+    const pass =
+      actual !== null &&
+      (expected instanceof RegExp ? expected.test(actual) : stripDoneMarker(actual) === expected.trim());
+    return {
+      pass,
+      message: () =>
+        `expected the final message ${pass ? 'not ' : ''}to ${expected instanceof RegExp ? 'match' : 'equal'} ${String(expected)}, got ${JSON.stringify(actual)}${transcript(o)}`,
+    };
   },
   toHaveFcmpSequence(received: unknown, types: readonly string[]): Result {
     const o = asOutcome(received);
     let i = 0;
     for (const event of o.fcmp) if (i < types.length && event.type === types[i]) i += 1;
     const pass = i === types.length;
-    return { pass, message: () => `expected FCMP events ${pass ? 'not ' : ''}to contain the sequence [${types.join(', ')}]${pass ? '' : `; matched up to ${types[i]}`}${transcript(o)}` };
+    return {
+      pass,
+      message: () =>
+        `expected FCMP events ${pass ? 'not ' : ''}to contain the sequence [${types.join(', ')}]${pass ? '' : `; matched up to ${types[i]}`}${transcript(o)}`,
+    };
   },
 };
 

@@ -67,13 +67,24 @@ export function parseAgentHarnessOptions(input: unknown = {}): ResolvedAgentHarn
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   let value: unknown = input;
-  for (const key of issue.path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined;
-  const keys = issue.code === 'unrecognized_keys' ? (issue as { keys?: string[] }).keys ?? [] : [];
-  const field = keys.length > 0 ? keys.join(', ') : issue.path.length > 0 ? issue.path.map(String).join('.') : '(options)';
+  for (const key of issue.path)
+    value =
+      value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined;
+  const keys = issue.code === 'unrecognized_keys' ? ((issue as { keys?: string[] }).keys ?? []) : [];
+  const field =
+    keys.length > 0 ? keys.join(', ') : issue.path.length > 0 ? issue.path.map(String).join('.') : '(options)';
   const shown = keys.length > 0 ? describeValue((input as Record<string, unknown>)[keys[0]!]) : describeValue(value);
-  throw new AgentHarnessError('CONFIG_INVALID', `agentHarness() option ${field} = ${shown} is invalid: ${issue.message}`, {
-    details: { field, value: shown, issues: result.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
-  });
+  throw new AgentHarnessError(
+    'CONFIG_INVALID',
+    `agentHarness() option ${field} = ${shown} is invalid: ${issue.message}`,
+    {
+      details: {
+        field,
+        value: shown,
+        issues: result.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })),
+      },
+    },
+  );
 }
 
 /** Resolves validated options against the Vitest root into the config provided to tests. */

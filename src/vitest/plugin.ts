@@ -19,7 +19,13 @@ export function hasBlobReporter(reporters: readonly ReporterEntry[]): boolean {
 
 /** True when an agent-harness reporter instance is already registered. */
 export function hasAgentHarnessReporter(reporters: readonly ReporterEntry[]): boolean {
-  return reporters.some((r) => typeof r === 'object' && r !== null && !Array.isArray(r) && (r as Record<symbol, unknown>)[AGENT_HARNESS_REPORTER] === true);
+  return reporters.some(
+    (r) =>
+      typeof r === 'object' &&
+      r !== null &&
+      !Array.isArray(r) &&
+      (r as Record<symbol, unknown>)[AGENT_HARNESS_REPORTER] === true,
+  );
 }
 
 /**

@@ -49,7 +49,10 @@ export function testCaseToReportInput(tc: TestCase, root: string): ReportInput {
     meta: readAgentHarnessMeta(tc.meta()),
     // The audit files the agent fixture attached (annotations survive --merge-reports; their paths point at
     // Vitest's attachments copy).
-    attachments: tc.annotations().filter((a) => a.type === 'agent-harness:audit' && a.attachment?.path).map((a) => a.attachment!.path!),
+    attachments: tc
+      .annotations()
+      .filter((a) => a.type === 'agent-harness:audit' && a.attachment?.path)
+      .map((a) => a.attachment!.path!),
   };
 }
 
@@ -76,13 +79,22 @@ export class AgentHarnessReporter implements Reporter {
   }
 
   /** Builds and writes every report file. */
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>, _unhandledErrors: ReadonlyArray<SerializedError>, reason: TestRunEndReason): void {
+  onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    _unhandledErrors: ReadonlyArray<SerializedError>,
+    reason: TestRunEndReason,
+  ): void {
     const inputs: ReportInput[] = [];
-    for (const mod of testModules) for (const tc of mod.children.allTests()) inputs.push(testCaseToReportInput(tc, this.root));
+    for (const mod of testModules)
+      for (const tc of mod.children.allTests()) inputs.push(testCaseToReportInput(tc, this.root));
     const report = buildConsistencyReport(inputs, reason);
     const dir = path.resolve(this.root, this.options.reportDir ?? DEFAULT_REPORT_DIR);
     fs.mkdirSync(dir, { recursive: true });
-    const files: AgentHarnessReportFiles = { json: path.join(dir, 'consistency.json'), markdown: path.join(dir, 'consistency.md'), junit: path.join(dir, 'junit.xml') };
+    const files: AgentHarnessReportFiles = {
+      json: path.join(dir, 'consistency.json'),
+      markdown: path.join(dir, 'consistency.md'),
+      junit: path.join(dir, 'junit.xml'),
+    };
     fs.writeFileSync(files.json, `${JSON.stringify(report, null, 2)}\n`);
     fs.writeFileSync(files.markdown, renderMarkdown(report));
     fs.writeFileSync(files.junit, renderJunit(report));

@@ -41,45 +41,85 @@ export class HarnessRun {
   }
 
   /** Run id. */
-  get runId(): string { return this.last.runId; }
+  get runId(): string {
+    return this.last.runId;
+  }
   /** Short handle of the run. */
-  get handle(): string { return this.last.handle; }
+  get handle(): string {
+    return this.last.handle;
+  }
   /** Run directory (the engine's working directory). */
-  get runDir(): string { return this.last.runDir; }
+  get runDir(): string {
+    return this.last.runDir;
+  }
   /** Engine id. */
-  get engine(): EngineId { return this.last.engine; }
+  get engine(): EngineId {
+    return this.last.engine;
+  }
   /** Engine session id, when seen. */
-  get sessionId(): string | null { return this.last.sessionId; }
+  get sessionId(): string | null {
+    return this.last.sessionId;
+  }
   /** Exit code of the latest attempt. */
-  get exitCode(): number | null { return this.last.exitCode; }
+  get exitCode(): number | null {
+    return this.last.exitCode;
+  }
   /** Completion of the latest attempt. */
-  get completion(): Completion { return this.last.completion; }
+  get completion(): Completion {
+    return this.last.completion;
+  }
   /** RASP events of the latest attempt. */
-  get rasp(): RaspEvent[] { return this.last.rasp; }
+  get rasp(): RaspEvent[] {
+    return this.last.rasp;
+  }
   /** FCMP events of the latest attempt. */
-  get fcmp(): FcmpEvent[] { return this.last.fcmp; }
+  get fcmp(): FcmpEvent[] {
+    return this.last.fcmp;
+  }
   /** Final assistant messages of the latest attempt. */
-  get assistantMessages(): string[] { return this.last.assistantMessages; }
+  get assistantMessages(): string[] {
+    return this.last.assistantMessages;
+  }
   /** Last final assistant message of the latest attempt. */
-  get finalMessage(): string | null { return this.last.finalMessage; }
+  get finalMessage(): string | null {
+    return this.last.finalMessage;
+  }
   /** The last final message without the completion contract's done marker line. */
-  get finalText(): string | null { return stripDoneMarker(this.last.finalMessage); }
+  get finalText(): string | null {
+    return stripDoneMarker(this.last.finalMessage);
+  }
   /** Skills injected into the run dir for the latest attempt. */
-  get skillsInjected(): string[] { return this.last.skillsInjected; }
+  get skillsInjected(): string[] {
+    return this.last.skillsInjected;
+  }
   /** Injected skills the engine offered the model (null when unknown). */
-  get skillsOffered(): string[] | null { return this.last.skillsOffered; }
+  get skillsOffered(): string[] | null {
+    return this.last.skillsOffered;
+  }
   /** Tool calls of the latest attempt. */
-  get toolCalls(): ToolCallRecord[] { return this.last.toolCalls; }
+  get toolCalls(): ToolCallRecord[] {
+    return this.last.toolCalls;
+  }
   /** File changes of the latest attempt in the run directory. */
-  get fsDiff(): FsDiff | null { return this.last.fsDiff; }
+  get fsDiff(): FsDiff | null {
+    return this.last.fsDiff;
+  }
   /** Token usage of the latest attempt. */
-  get usage(): Usage | null { return this.last.usage; }
+  get usage(): Usage | null {
+    return this.last.usage;
+  }
   /** Audit file paths of the latest attempt. */
-  get audit(): AttemptAuditPaths { return this.last.audit; }
+  get audit(): AttemptAuditPaths {
+    return this.last.audit;
+  }
   /** Audit directory (`<runDir>/.audit`). */
-  get auditDir(): string { return this.last.audit.dir; }
+  get auditDir(): string {
+    return this.last.audit.dir;
+  }
   /** Harness error of the latest attempt, if any. */
-  get error(): AttemptResult['error'] { return this.last.error; }
+  get error(): AttemptResult['error'] {
+    return this.last.error;
+  }
 
   /** Sends the next user message in the same session (a new attempt in the same run); returns this run. */
   async resume(message: string, options: HarnessResumeOptions = {}): Promise<this> {
@@ -106,7 +146,7 @@ export function attemptRecord(result: AttemptResult, retry: number): AgentHarnes
     fcmpCounts: { ...result.conformance.fcmp_counts },
     auditDir: result.audit.dir,
     durationMs: result.durationMs,
-    usage: result.usage ? JSON.parse(JSON.stringify(result.usage)) as unknown : null,
+    usage: result.usage ? (JSON.parse(JSON.stringify(result.usage)) as unknown) : null,
     toolCalls: result.conformance.tool_call_count,
     retry,
     engineVersion: result.engineVersion,

@@ -7,7 +7,13 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { formatEventLog, resolveRecordingPath, type HarnessEvent, type HarnessFactory, type FluentRunResult } from '../fluent/index.js';
+import {
+  formatEventLog,
+  resolveRecordingPath,
+  type HarnessEvent,
+  type HarnessFactory,
+  type FluentRunResult,
+} from '../fluent/index.js';
 
 export { formatEventLog } from '../fluent/index.js';
 
@@ -22,7 +28,11 @@ export interface WorkflowRunOptions {
 /** The `workflow` fixture. */
 export interface WorkflowFixture {
   /** Runs `factory.create(input)`, returning its result; the event log is attached to the test. */
-  run<TState, TInput, TResult>(factory: HarnessFactory<TState, TInput, TResult>, input: TInput, options?: WorkflowRunOptions): Promise<FluentRunResult<TState, TResult>>;
+  run<TState, TInput, TResult>(
+    factory: HarnessFactory<TState, TInput, TResult>,
+    input: TInput,
+    options?: WorkflowRunOptions,
+  ): Promise<FluentRunResult<TState, TResult>>;
 }
 
 interface WorkflowContext {
@@ -45,13 +55,19 @@ export function createWorkflowFixture({ task, annotate }: WorkflowContext): Work
       const mode = options.mode ?? (existsSync(recording) && !isUpdatingSnapshots() ? 'replay' : 'live');
       const events: HarnessEvent[] = [];
       try {
-        return await factory.create(input, { mode, recording }).on('*', (e) => events.push(e)).run();
+        return await factory
+          .create(input, { mode, recording })
+          .on('*', (e) => events.push(e))
+          .run();
       } finally {
         // Attach even on failure: the log up to the failure is what explains it.
         const dir = await mkdtemp(join(tmpdir(), 'agent-harness-workflow-'));
         const file = join(dir, 'events.jsonl');
         await writeFile(file, formatEventLog(events));
-        await annotate?.(`workflow ${factory.name} (${mode}) — events.jsonl`, 'agent-harness:workflow', { path: file, contentType: 'application/x-ndjson' }).catch(() => undefined);
+        await annotate?.(`workflow ${factory.name} (${mode}) — events.jsonl`, 'agent-harness:workflow', {
+          path: file,
+          contentType: 'application/x-ndjson',
+        }).catch(() => undefined);
       }
     },
   };
@@ -74,9 +90,10 @@ export const workflowMatchers = {
     const seen = events.map((e) => `${e.type}(${e.name})`).join(', ');
     return {
       pass,
-      message: () => pass
-        ? `expected events not to contain the sequence ${JSON.stringify(expected)}`
-        : `expected events to contain the sequence ${JSON.stringify(expected)}; matched up to ${JSON.stringify(expected[i])}. Events: ${seen}`,
+      message: () =>
+        pass
+          ? `expected events not to contain the sequence ${JSON.stringify(expected)}`
+          : `expected events to contain the sequence ${JSON.stringify(expected)}; matched up to ${JSON.stringify(expected[i])}. Events: ${seen}`,
     };
   },
 };

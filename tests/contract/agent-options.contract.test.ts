@@ -22,48 +22,122 @@ function options(patch: Partial<AgentOptions>): AgentOptions {
 }
 
 /** The token appears nowhere but in the env variable that carries it (which the audit redacts). */
-function expectTokenOnlyInEnv(applied: { leadingArgs: string[]; args: string[]; env: Record<string, string>; files: Array<{ content: string }>; settings: unknown[]; record: unknown }): void {
-  expect(JSON.stringify([applied.leadingArgs, applied.args, applied.files, applied.settings, applied.record])).not.toContain(TOKEN);
+function expectTokenOnlyInEnv(applied: {
+  leadingArgs: string[];
+  args: string[];
+  env: Record<string, string>;
+  files: Array<{ content: string }>;
+  settings: unknown[];
+  record: unknown;
+}): void {
+  expect(
+    JSON.stringify([applied.leadingArgs, applied.args, applied.files, applied.settings, applied.record]),
+  ).not.toContain(TOKEN);
   expect(applied.env.AGENT_HARNESS_MCP_REMOTE_API_TOKEN).toBe(TOKEN);
   expect(redactEnv(applied.env).AGENT_HARNESS_MCP_REMOTE_API_TOKEN).toBe('[redacted]');
 }
 
 describe('codex', () => {
   it('maps permission modes as seed 003 does, the system prompt and MCP servers onto -c overrides', () => {
-    const plan = applyCodexAgentOptions(options({ permissionMode: 'plan', systemPrompt: 'Be "brief".', mcpServers: MCP }));
+    const plan = applyCodexAgentOptions(
+      options({ permissionMode: 'plan', systemPrompt: 'Be "brief".', mcpServers: MCP }),
+    );
     expect(plan.leadingArgs).toEqual([
-      '-c', 'sandbox_mode="read-only"', '-c', 'approval_policy="on-request"', '-c', 'developer_instructions="Be \\"brief\\"."',
-      '-c', 'mcp_servers.echo.command="node"', '-c', 'mcp_servers.echo.args=["/srv/echo.mjs","--flag"]', '-c', 'mcp_servers.echo.env={ "ECHO_MODE" = "loud" }',
-      '-c', 'mcp_servers.remote-api.url="http://127.0.0.1:9/mcp"', '-c', 'mcp_servers.remote-api.bearer_token_env_var="AGENT_HARNESS_MCP_REMOTE_API_TOKEN"',
+      '-c',
+      'sandbox_mode="read-only"',
+      '-c',
+      'approval_policy="on-request"',
+      '-c',
+      'developer_instructions="Be \\"brief\\"."',
+      '-c',
+      'mcp_servers.echo.command="node"',
+      '-c',
+      'mcp_servers.echo.args=["/srv/echo.mjs","--flag"]',
+      '-c',
+      'mcp_servers.echo.env={ "ECHO_MODE" = "loud" }',
+      '-c',
+      'mcp_servers.remote-api.url="http://127.0.0.1:9/mcp"',
+      '-c',
+      'mcp_servers.remote-api.bearer_token_env_var="AGENT_HARNESS_MCP_REMOTE_API_TOKEN"',
     ]);
     expectTokenOnlyInEnv(plan);
-    expect(applyCodexAgentOptions(options({})).leadingArgs).toEqual(['-c', 'sandbox_mode="danger-full-access"', '-c', 'approval_policy="never"']);
-    expect(applyCodexAgentOptions(options({ permissionMode: 'normal' })).leadingArgs).toEqual(['-c', 'sandbox_mode="workspace-write"', '-c', 'approval_policy="on-request"']);
+    expect(applyCodexAgentOptions(options({})).leadingArgs).toEqual([
+      '-c',
+      'sandbox_mode="danger-full-access"',
+      '-c',
+      'approval_policy="never"',
+    ]);
+    expect(applyCodexAgentOptions(options({ permissionMode: 'normal' })).leadingArgs).toEqual([
+      '-c',
+      'sandbox_mode="workspace-write"',
+      '-c',
+      'approval_policy="on-request"',
+    ]);
   });
 });
 
 describe('claude', () => {
   it('uses its own flags; plan and normal drop the bypass flag; every variadic flag is followed by a flag', () => {
-    const applied = applyClaudeAgentOptions(options({ permissionMode: 'plan', allowedTools: ['Read', 'Grep'], disallowedTools: ['Bash'], systemPrompt: 'You review.', maxTurns: 4, mcpServers: MCP }));
+    const applied = applyClaudeAgentOptions(
+      options({
+        permissionMode: 'plan',
+        allowedTools: ['Read', 'Grep'],
+        disallowedTools: ['Bash'],
+        systemPrompt: 'You review.',
+        maxTurns: 4,
+        mcpServers: MCP,
+      }),
+    );
     expect(applied.dropArgs).toEqual(['--dangerously-skip-permissions']);
     const config = JSON.parse(applied.args[applied.args.indexOf('--mcp-config') + 1]!);
-    expect(config).toEqual({ mcpServers: {
-      echo: { type: 'stdio', command: 'node', args: ['/srv/echo.mjs', '--flag'], env: { ECHO_MODE: 'loud' } },
-      'remote-api': { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer ${AGENT_HARNESS_MCP_REMOTE_API_TOKEN}' } },
-    } });
-    expect(applied.args.slice(2)).toEqual(['--strict-mcp-config', '--allowedTools', 'Read,Grep', '--disallowedTools', 'Bash', '--system-prompt', 'You review.', '--max-turns', '4', '--permission-mode', 'plan']);
+    expect(config).toEqual({
+      mcpServers: {
+        echo: { type: 'stdio', command: 'node', args: ['/srv/echo.mjs', '--flag'], env: { ECHO_MODE: 'loud' } },
+        'remote-api': {
+          type: 'http',
+          url: 'http://127.0.0.1:9/mcp',
+          headers: { Authorization: 'Bearer ${AGENT_HARNESS_MCP_REMOTE_API_TOKEN}' },
+        },
+      },
+    });
+    expect(applied.args.slice(2)).toEqual([
+      '--strict-mcp-config',
+      '--allowedTools',
+      'Read,Grep',
+      '--disallowedTools',
+      'Bash',
+      '--system-prompt',
+      'You review.',
+      '--max-turns',
+      '4',
+      '--permission-mode',
+      'plan',
+    ]);
     for (const variadic of ['--mcp-config', '--allowedTools', '--disallowedTools']) {
       expect(applied.args[applied.args.indexOf(variadic) + 2]).toMatch(/^--/);
     }
     expectTokenOnlyInEnv(applied);
     expect(applyClaudeAgentOptions(options({})).dropArgs).toEqual([]);
-    expect(applyClaudeAgentOptions(options({ permissionMode: 'normal' })).args).toEqual(['--permission-mode', 'default']);
+    expect(applyClaudeAgentOptions(options({ permissionMode: 'normal' })).args).toEqual([
+      '--permission-mode',
+      'default',
+    ]);
   });
 });
 
 describe('gemini', () => {
   it('sets MCP, tools and turns in the run dir workspace settings for the attempt, writes a system prompt file; --approval-mode replaces --yolo', () => {
-    const applied = applyGeminiAgentOptions(options({ permissionMode: 'plan', allowedTools: ['read_file'], disallowedTools: ['run_shell_command'], systemPrompt: 'You review.', maxTurns: 4, mcpServers: MCP }), ctx);
+    const applied = applyGeminiAgentOptions(
+      options({
+        permissionMode: 'plan',
+        allowedTools: ['read_file'],
+        disallowedTools: ['run_shell_command'],
+        systemPrompt: 'You review.',
+        maxTurns: 4,
+        mcpServers: MCP,
+      }),
+      ctx,
+    );
     expect(applied.args).toEqual(['--approval-mode', 'plan']);
     expect(applied.dropArgs).toEqual(['--yolo']);
     expect(applied.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).toBeUndefined();
@@ -74,7 +148,10 @@ describe('gemini', () => {
     expect(settings).toEqual({
       mcpServers: {
         echo: { command: 'node', args: ['/srv/echo.mjs', '--flag'], env: { ECHO_MODE: 'loud' } },
-        'remote-api': { httpUrl: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer $AGENT_HARNESS_MCP_REMOTE_API_TOKEN' } },
+        'remote-api': {
+          httpUrl: 'http://127.0.0.1:9/mcp',
+          headers: { Authorization: 'Bearer $AGENT_HARNESS_MCP_REMOTE_API_TOKEN' },
+        },
       },
       tools: { core: ['read_file'], exclude: ['run_shell_command'] },
       model: { maxSessionTurns: 4 },
@@ -87,17 +164,44 @@ describe('gemini', () => {
 
 describe('opencode', () => {
   it('bypass with tool lists: the allowed tools allowed, the rest and the disallowed denied', () => {
-    const applied = applyOpencodeAgentOptions(options({ allowedTools: ['read', 'bash'], disallowedTools: ['webfetch'] }));
-    expect(JSON.parse(applied.env.OPENCODE_CONFIG_CONTENT!).permission).toEqual({ '*': 'deny', edit: 'deny', bash: 'allow', webfetch: 'deny', read: 'allow' });
+    const applied = applyOpencodeAgentOptions(
+      options({ allowedTools: ['read', 'bash'], disallowedTools: ['webfetch'] }),
+    );
+    expect(JSON.parse(applied.env.OPENCODE_CONFIG_CONTENT!).permission).toEqual({
+      '*': 'deny',
+      edit: 'deny',
+      bash: 'allow',
+      webfetch: 'deny',
+      read: 'allow',
+    });
   });
 
   it('puts permissions, tools, MCP and the build agent in OPENCODE_CONFIG_CONTENT', () => {
-    const applied = applyOpencodeAgentOptions(options({ permissionMode: 'plan', allowedTools: ['read', 'grep'], disallowedTools: ['bash'], systemPrompt: 'You review.', maxTurns: 4, mcpServers: MCP }));
+    const applied = applyOpencodeAgentOptions(
+      options({
+        permissionMode: 'plan',
+        allowedTools: ['read', 'grep'],
+        disallowedTools: ['bash'],
+        systemPrompt: 'You review.',
+        maxTurns: 4,
+        mcpServers: MCP,
+      }),
+    );
     expect(JSON.parse(applied.env.OPENCODE_CONFIG_CONTENT!)).toEqual({
       permission: { '*': 'deny', edit: 'deny', bash: 'deny', webfetch: 'deny', read: 'allow', grep: 'allow' },
       mcp: {
-        echo: { type: 'local', command: ['node', '/srv/echo.mjs', '--flag'], enabled: true, environment: { ECHO_MODE: 'loud' } },
-        'remote-api': { type: 'remote', url: 'http://127.0.0.1:9/mcp', enabled: true, headers: { Authorization: 'Bearer {env:AGENT_HARNESS_MCP_REMOTE_API_TOKEN}' } },
+        echo: {
+          type: 'local',
+          command: ['node', '/srv/echo.mjs', '--flag'],
+          enabled: true,
+          environment: { ECHO_MODE: 'loud' },
+        },
+        'remote-api': {
+          type: 'remote',
+          url: 'http://127.0.0.1:9/mcp',
+          enabled: true,
+          headers: { Authorization: 'Bearer {env:AGENT_HARNESS_MCP_REMOTE_API_TOKEN}' },
+        },
       },
       agent: { build: { prompt: 'You review.', steps: 4 } },
     });
@@ -115,8 +219,15 @@ describe('settings set for one attempt', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-settings-'));
     const file = path.join(dir, 'settings.json');
     fs.writeFileSync(file, JSON.stringify({ general: { a: 1 }, tools: { core: ['x'] } }));
-    const restore = await setSettingsKeys(file, { tools: { exclude: ['y'] }, mcpServers: { echo: { command: 'node' } } });
-    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ general: { a: 1 }, tools: { exclude: ['y'] }, mcpServers: { echo: { command: 'node' } } });
+    const restore = await setSettingsKeys(file, {
+      tools: { exclude: ['y'] },
+      mcpServers: { echo: { command: 'node' } },
+    });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
+      general: { a: 1 },
+      tools: { exclude: ['y'] },
+      mcpServers: { echo: { command: 'node' } },
+    });
     await restore();
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ general: { a: 1 }, tools: { core: ['x'] } });
     fs.rmSync(dir, { recursive: true, force: true });

@@ -16,9 +16,17 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** Everything in `dir` but the given names: temporary siblings left behind. */
-const leftovers = (...names: string[]): string[] => fs.readdirSync(dir, { recursive: true }).map(String).filter((name) => !names.includes(name));
+const leftovers = (...names: string[]): string[] =>
+  fs
+    .readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((name) => !names.includes(name));
 
-const SIZES = [{ name: 'a small file (synchronous calls)', bytes: 1_000 }, { name: 'a 1.2 MB file (synchronous calls)', bytes: 1_200_000 }, { name: 'a 5 MiB file (the thread pool)', bytes: 5 * 1024 * 1024 }];
+const SIZES = [
+  { name: 'a small file (synchronous calls)', bytes: 1_000 },
+  { name: 'a 1.2 MB file (synchronous calls)', bytes: 1_200_000 },
+  { name: 'a 5 MiB file (the thread pool)', bytes: 5 * 1024 * 1024 },
+];
 
 describe.each(SIZES)('writeFileAtomic, $name', ({ bytes }) => {
   it('replaces the file whole, durable or not, and leaves no temporary file', async () => {
@@ -41,7 +49,9 @@ describe.each(SIZES)('writeFileAtomic, $name', ({ bytes }) => {
   it('fails on a target that is a directory, keeping it and leaving no temporary file', async () => {
     const target = path.join(dir, 'taken');
     fs.mkdirSync(path.join(target, 'inside'), { recursive: true });
-    await expect(writeFileAtomic(target, 'q'.repeat(bytes))).rejects.toMatchObject({ code: expect.stringMatching(/^(EISDIR|ENOTEMPTY|EEXIST)$/) });
+    await expect(writeFileAtomic(target, 'q'.repeat(bytes))).rejects.toMatchObject({
+      code: expect.stringMatching(/^(EISDIR|ENOTEMPTY|EEXIST)$/),
+    });
     expect(fs.statSync(target).isDirectory()).toBe(true);
     expect(leftovers('taken', path.join('taken', 'inside'))).toEqual([]);
   });

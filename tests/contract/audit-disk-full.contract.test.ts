@@ -15,7 +15,10 @@ let sandbox: CliSandbox;
 
 beforeAll(() => {
   sandbox = createCliSandbox();
-  const line = JSON.stringify({ type: 'item.completed', item: { id: 'item_0', type: 'agent_message', text: 'x'.repeat(500) } });
+  const line = JSON.stringify({
+    type: 'item.completed',
+    item: { id: 'item_0', type: 'agent_message', text: 'x'.repeat(500) },
+  });
   const big = path.join(sandbox.root, 'big.jsonl');
   fs.writeFileSync(big, `${line}\n`.repeat(4000));
   installFakeEngine(sandbox, 'codex', { stdoutFile: big });
@@ -29,10 +32,15 @@ describe.skipIf(!support.available)(`disk full (${support.reason ?? 'tmpfs in a 
     const quoted = [process.execPath, BIN, 'start', '--prompt', 'hi', 'codex'].map((a) => `'${a}'`).join(' ');
     const script = `mount -t tmpfs -o size=1m tmpfs '${full}' && ${quoted} > /dev/null; status=$?; find '${full}' -name '*.tmp'; exit $status`;
     const result = spawnSync(support.unshare!, ['--map-root-user', '--mount', '/bin/sh', '-c', script], {
-      cwd: sandbox.root, env: { ...sandbox.env, AGENT_HARNESS_RUN_ROOT: path.join(full, 'runs') }, encoding: 'utf8', timeout: 120_000,
+      cwd: sandbox.root,
+      env: { ...sandbox.env, AGENT_HARNESS_RUN_ROOT: path.join(full, 'runs') },
+      encoding: 'utf8',
+      timeout: 120_000,
     });
     expect(result.status, result.stderr).toBe(1);
-    expect(result.stderr).toMatch(/error AUDIT_WRITE_FAILED: The audit of attempt 1 is incomplete: could not write .*stdout\.1\.log.*ENOSPC/);
+    expect(result.stderr).toMatch(
+      /error AUDIT_WRITE_FAILED: The audit of attempt 1 is incomplete: could not write .*stdout\.1\.log.*ENOSPC/,
+    );
     expect(result.stderr).not.toMatch(/^\s+at /m);
     // The summary is still printed: the verdict is kept.
     expect(result.stderr).toContain('Completion: failed');

@@ -26,7 +26,10 @@ function sink(slow = false): { stream: Writable; bytes: () => Buffer; writes: ()
 
 describe('createBatchedWriter', () => {
   it('writes exactly the UTF-8 of the texts, in order', async () => {
-    const text = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 50 }), fc.nat(3 * BATCH_CHARS).map((n) => 'é'.repeat(Math.floor(n / 2))));
+    const text = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 50 }),
+      fc.nat(3 * BATCH_CHARS).map((n) => 'é'.repeat(Math.floor(n / 2))),
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(text, { maxLength: 30 }), async (texts) => {
         const { stream, bytes } = sink();

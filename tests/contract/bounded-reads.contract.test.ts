@@ -23,15 +23,19 @@ let fifo: string;
 let big: string;
 
 function run(args: string[], extraEnv: NodeJS.ProcessEnv = {}, preload?: string): CliRun {
-  const result = spawnSync(process.execPath, [...(preload ? ['--import', pathToFileURL(preload).href] : []), BIN, ...args], {
-    cwd: sandbox.root,
-    env: { ...sandbox.env, ...extraEnv },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: HANG_TIMEOUT_MS,
-    killSignal: 'SIGKILL',
-    maxBuffer: 64 * MiB,
-  });
+  const result = spawnSync(
+    process.execPath,
+    [...(preload ? ['--import', pathToFileURL(preload).href] : []), BIN, ...args],
+    {
+      cwd: sandbox.root,
+      env: { ...sandbox.env, ...extraEnv },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: HANG_TIMEOUT_MS,
+      killSignal: 'SIGKILL',
+      maxBuffer: 64 * MiB,
+    },
+  );
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -48,7 +52,10 @@ function writeLongTurn(file: string, bytes: number): void {
   const block = update.repeat(Math.ceil(MiB / update.length));
   for (let written = 0; written < bytes; written += block.length) fs.writeSync(fd, block);
   fs.writeSync(fd, line({ type: 'item.completed', item: { id: 'item_1', type: 'agent_message', text: 'DONE' } }));
-  fs.writeSync(fd, line({ type: 'turn.completed', usage: { input_tokens: 1, cached_input_tokens: 0, output_tokens: 1 } }));
+  fs.writeSync(
+    fd,
+    line({ type: 'turn.completed', usage: { input_tokens: 1, cached_input_tokens: 0, output_tokens: 1 } }),
+  );
   fs.closeSync(fd);
 }
 
@@ -73,14 +80,23 @@ describe('translate inputs', () => {
     expectCode(run(['translate', '--engine', 'codex', '--stdout', '/dev/zero', '--summary']), 'INPUT_NOT_REGULAR_FILE');
     expectCode(run(['translate', '--engine', 'codex', '--stderr', fifo, '--summary']), 'INPUT_NOT_REGULAR_FILE');
     // Checked before anything is read: a good --stdout does not get the FIFO read after it.
-    expectCode(run(['translate', '--engine', 'codex', '--stdout', path.join(STREAMS, 'turn1.stdout.jsonl'), '--pty', fifo]), 'INPUT_NOT_REGULAR_FILE');
-    expectCode(run(['translate', '--engine', 'codex', '--stdout', sandbox.root, '--summary']), 'INPUT_NOT_REGULAR_FILE');
+    expectCode(
+      run(['translate', '--engine', 'codex', '--stdout', path.join(STREAMS, 'turn1.stdout.jsonl'), '--pty', fifo]),
+      'INPUT_NOT_REGULAR_FILE',
+    );
+    expectCode(
+      run(['translate', '--engine', 'codex', '--stdout', sandbox.root, '--summary']),
+      'INPUT_NOT_REGULAR_FILE',
+    );
   });
 
   it('streams a 64 MiB recording with memory well below its size', () => {
     const rssFile = path.join(sandbox.root, 'maxrss.txt');
     const preload = path.join(sandbox.root, 'maxrss.mjs');
-    fs.writeFileSync(preload, `import fs from 'node:fs';\nprocess.on('exit', () => fs.writeFileSync(${JSON.stringify(rssFile)}, String(process.resourceUsage().maxRSS)));\n`);
+    fs.writeFileSync(
+      preload,
+      `import fs from 'node:fs';\nprocess.on('exit', () => fs.writeFileSync(${JSON.stringify(rssFile)}, String(process.resourceUsage().maxRSS)));\n`,
+    );
     const maxRssKiB = (args: string[]): { result: CliRun; kib: number } => {
       fs.rmSync(rssFile, { force: true });
       const result = run(args, {}, preload);
@@ -90,7 +106,12 @@ describe('translate inputs', () => {
     const idle = maxRssKiB(['--version']);
     const big64 = maxRssKiB(['translate', '--engine', 'codex', '--stdout', big, '--summary']);
     expect(big64.result.status, big64.result.stderr).toBe(0);
-    expect(JSON.parse(big64.result.stdout)).toMatchObject({ session_id: SESSION, final_message: 'DONE', completed: true, diagnostics: [] });
+    expect(JSON.parse(big64.result.stdout)).toMatchObject({
+      session_id: SESSION,
+      final_message: 'DONE',
+      completed: true,
+      diagnostics: [],
+    });
     // Holding the file (64 MiB) plus its decoded lines would add well over 100 MiB.
     expect((big64.kib - idle.kib) / 1024).toBeLessThan(96);
   });
@@ -98,47 +119,64 @@ describe('translate inputs', () => {
   it('turns a line longer than 16 MiB into a LINE_TOO_LONG diagnostic and parses the rest', () => {
     const file = path.join(sandbox.root, 'long-line.stdout.jsonl');
     const stream = fs.readFileSync(path.join(STREAMS, 'turn1.stdout.jsonl'), 'utf8').split('\n');
-    fs.writeFileSync(file, `${stream[0]}\n${line({ type: 'item.completed', item: { id: 'huge', type: 'agent_message', text: 'z'.repeat(17 * MiB) } })}${stream.slice(1).join('\n')}`);
+    fs.writeFileSync(
+      file,
+      `${stream[0]}\n${line({ type: 'item.completed', item: { id: 'huge', type: 'agent_message', text: 'z'.repeat(17 * MiB) } })}${stream.slice(1).join('\n')}`,
+    );
     const result = run(['translate', '--engine', 'codex', '--stdout', file, '--summary']);
     expect(result.status, result.stderr).toBe(0);
-    const summary = JSON.parse(result.stdout) as { completed: boolean; final_message: string; diagnostics: Array<{ code: string }> };
+    const summary = JSON.parse(result.stdout) as {
+      completed: boolean;
+      final_message: string;
+      diagnostics: Array<{ code: string }>;
+    };
     expect(summary).toMatchObject({ completed: true, final_message: 'DONE' });
     expect(summary.diagnostics.map((d) => d.code)).toEqual(['LINE_TOO_LONG']);
   });
 
   // Knowing when the input is open needs Linux's /proc.
-  it.skipIf(!fs.existsSync('/proc/self/fd'))('exits 143 with a short INTERRUPTED message when SIGTERM arrives mid-translation', async () => {
-    const child = spawn(process.execPath, [BIN, 'translate', '--engine', 'codex', '--stdout', big, '--summary'], { cwd: sandbox.root, env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    child.stdout.resume();
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-    const killer = setTimeout(() => child.kill('SIGKILL'), HANG_TIMEOUT_MS);
-    // Send the signal once the input is open: translate's handlers are installed by then.
-    const fdDir = `/proc/${child.pid}/fd`;
-    const isReading = (): boolean => {
-      try {
-        return fs.readdirSync(fdDir).some((fd) => {
-          try {
-            return fs.readlinkSync(path.join(fdDir, fd)) === big;
-          } catch {
-            return false;
-          }
-        });
-      } catch {
-        return false;
-      }
-    };
-    let done = false;
-    void exited.then(() => (done = true));
-    while (!done && !isReading()) await new Promise((resolve) => setTimeout(resolve, 5));
-    child.kill('SIGTERM');
-    const end = await exited;
-    clearTimeout(killer);
-    expect(end, stderr).toEqual({ code: 143, signal: null });
-    expect(stderr).toContain('error INTERRUPTED: translate was stopped by SIGTERM');
-    expect(stderr).not.toMatch(/^\s+at /m);
-  }, HANG_TIMEOUT_MS + 10_000);
+  it.skipIf(!fs.existsSync('/proc/self/fd'))(
+    'exits 143 with a short INTERRUPTED message when SIGTERM arrives mid-translation',
+    async () => {
+      const child = spawn(process.execPath, [BIN, 'translate', '--engine', 'codex', '--stdout', big, '--summary'], {
+        cwd: sandbox.root,
+        env: sandbox.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+      child.stdout.resume();
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.on('exit', (code, signal) => resolve({ code, signal })),
+      );
+      const killer = setTimeout(() => child.kill('SIGKILL'), HANG_TIMEOUT_MS);
+      // Send the signal once the input is open: translate's handlers are installed by then.
+      const fdDir = `/proc/${child.pid}/fd`;
+      const isReading = (): boolean => {
+        try {
+          return fs.readdirSync(fdDir).some((fd) => {
+            try {
+              return fs.readlinkSync(path.join(fdDir, fd)) === big;
+            } catch {
+              return false;
+            }
+          });
+        } catch {
+          return false;
+        }
+      };
+      let done = false;
+      void exited.then(() => (done = true));
+      while (!done && !isReading()) await new Promise((resolve) => setTimeout(resolve, 5));
+      child.kill('SIGTERM');
+      const end = await exited;
+      clearTimeout(killer);
+      expect(end, stderr).toEqual({ code: 143, signal: null });
+      expect(stderr).toContain('error INTERRUPTED: translate was stopped by SIGTERM');
+      expect(stderr).not.toMatch(/^\s+at /m);
+    },
+    HANG_TIMEOUT_MS + 10_000,
+  );
 });
 
 describe('other inputs', () => {
@@ -151,7 +189,10 @@ describe('other inputs', () => {
 describe('model scripts', () => {
   const script = (): string => {
     const file = path.join(sandbox.root, 'script.json');
-    fs.writeFileSync(file, JSON.stringify({ turns: [{ type: 'final', text: 'all done here, nothing else to do', done: true }] }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ turns: [{ type: 'final', text: 'all done here, nothing else to do', done: true }] }),
+    );
     return file;
   };
 
@@ -167,7 +208,10 @@ describe('model scripts', () => {
     const tooBig = run(['model', 'serve', '--script', huge]);
     expectCode(tooBig, 'INPUT_TOO_LARGE');
     expect(tooBig.stderr).toContain('AGENT_HARNESS_MAX_SCRIPT_BYTES');
-    expectCode(run(['start', '--script', script(), '--prompt', 'hi', 'codex'], { AGENT_HARNESS_MAX_SCRIPT_BYTES: '32' }), 'INPUT_TOO_LARGE');
+    expectCode(
+      run(['start', '--script', script(), '--prompt', 'hi', 'codex'], { AGENT_HARNESS_MAX_SCRIPT_BYTES: '32' }),
+      'INPUT_TOO_LARGE',
+    );
   });
 });
 

@@ -4,13 +4,22 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCliSandbox, fakeEngineCalls, installFakeEngine, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
+import {
+  createCliSandbox,
+  fakeEngineCalls,
+  installFakeEngine,
+  REPO,
+  runCliProcess,
+  type CliSandbox,
+} from '../helpers/cli.js';
 
 let sandbox: CliSandbox;
 
 beforeAll(() => {
   sandbox = createCliSandbox();
-  installFakeEngine(sandbox, 'codex', { stdoutFile: path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl') });
+  installFakeEngine(sandbox, 'codex', {
+    stdoutFile: path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl'),
+  });
 });
 afterAll(() => sandbox.cleanup());
 

@@ -5,7 +5,14 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCliSandbox, fakeEngineCalls, installFakeEngine, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
+import {
+  createCliSandbox,
+  fakeEngineCalls,
+  installFakeEngine,
+  REPO,
+  runCliProcess,
+  type CliSandbox,
+} from '../helpers/cli.js';
 
 const CODEX_STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
 let sandbox: CliSandbox;
@@ -38,13 +45,16 @@ describe('agent-harness <engine> …: the engine gets exactly its arguments', ()
     expect(lastEngineArgv('--prompt')).toEqual(['--prompt', 'hi']);
   });
 
-  it('--help and --timeout-ms after the engine name are the engine\'s', () => {
+  it("--help and --timeout-ms after the engine name are the engine's", () => {
     runCliProcess(sandbox, ['codex', 'exec', '--timeout-ms', 'x', '--help']);
     expect(lastEngineArgv('exec')).toEqual(['exec', '--timeout-ms', 'x', '--help']);
   });
 
   it('--translate 2 works before the engine name and after it, and never reaches the engine', () => {
-    for (const args of [['--translate', '2', 'codex', 'exec', '--json', 'a'], ['codex', 'exec', '--json', 'a', '--translate', '2']]) {
+    for (const args of [
+      ['--translate', '2', 'codex', 'exec', '--json', 'a'],
+      ['codex', 'exec', '--json', 'a', '--translate', '2'],
+    ]) {
       const run = runCliProcess(sandbox, args);
       expect(run.status, run.stderr).toBe(0);
       expect(lastEngineArgv('exec')).toEqual(['exec', '--json', 'a']);

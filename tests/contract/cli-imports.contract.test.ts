@@ -17,13 +17,21 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 /** The src/ and dependency modules `agent-harness ...args` loaded, as paths relative to the repository. */
 function loadedBy(args: string[]): string[] {
   const log = path.join(tmp, `imports-${args[0]}-${Math.random().toString(16).slice(2)}.log`);
-  const result = spawnSync(process.execPath, ['--import', path.resolve('tests/helpers/import-log/register.mjs'), 'scripts/run-source.mjs', ...args], {
-    env: { ...process.env, AH_IMPORT_LOG: log, AGENT_HARNESS_RUN_ROOT: path.join(tmp, 'runs') },
-    encoding: 'utf8',
-  });
+  const result = spawnSync(
+    process.execPath,
+    ['--import', path.resolve('tests/helpers/import-log/register.mjs'), 'scripts/run-source.mjs', ...args],
+    {
+      env: { ...process.env, AH_IMPORT_LOG: log, AGENT_HARNESS_RUN_ROOT: path.join(tmp, 'runs') },
+      encoding: 'utf8',
+    },
+  );
   expect(result.status, result.stderr).toBe(0);
   const root = path.resolve('.');
-  return fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((url) => path.relative(root, new URL(url).pathname));
+  return fs
+    .readFileSync(log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((url) => path.relative(root, new URL(url).pathname));
 }
 
 const HEAVY = [
@@ -39,7 +47,10 @@ describe('what a light command loads', () => {
     ['--version', ['--version']],
     ['--help', ['--help']],
     ['runs --json', ['runs', '--json']],
-    ['translate --summary', ['translate', '--engine', 'codex', '--stdout', 'fixtures/streams/codex/done-marker.stdout.jsonl', '--summary']],
+    [
+      'translate --summary',
+      ['translate', '--engine', 'codex', '--stdout', 'fixtures/streams/codex/done-marker.stdout.jsonl', '--summary'],
+    ],
   ])('%s loads no model server, PTY, attempt code or engine adapter', (_label, args) => {
     const loaded = loadedBy(args);
     expect(loaded).toContain('src/cli/main.ts');
@@ -47,8 +58,14 @@ describe('what a light command loads', () => {
   });
 
   it('translate loads the parser of its engine only', () => {
-    const parsers = loadedBy(['translate', '--engine', 'codex', '--stdout', 'fixtures/streams/codex/done-marker.stdout.jsonl', '--summary'])
-      .filter((file) => /^src\/engines\/[a-z]+\//.test(file));
+    const parsers = loadedBy([
+      'translate',
+      '--engine',
+      'codex',
+      '--stdout',
+      'fixtures/streams/codex/done-marker.stdout.jsonl',
+      '--summary',
+    ]).filter((file) => /^src\/engines\/[a-z]+\//.test(file));
     expect(parsers.every((file) => file.startsWith('src/engines/codex/'))).toBe(true);
     expect(parsers).toContain('src/engines/codex/parse.ts');
   });
@@ -57,8 +74,12 @@ describe('what a light command loads', () => {
 /** The relative imports of a source file (static `from '…'`, bare `import '…'` and dynamic `import('…')`), as src paths. */
 function relativeImports(file: string): string[] {
   const text = fs.readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm)].map((m) => m[1]!);
-  return specifiers.map((specifier) => path.relative(path.resolve('.'), path.resolve(path.dirname(file), specifier.replace(/\.js$/, '.ts'))));
+  const specifiers = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm)].map(
+    (m) => m[1]!,
+  );
+  return specifiers.map((specifier) =>
+    path.relative(path.resolve('.'), path.resolve(path.dirname(file), specifier.replace(/\.js$/, '.ts'))),
+  );
 }
 
 /** Every src file reachable from `roots` through relative imports, each with the chain that reaches it. */
@@ -76,22 +97,39 @@ function importGraph(roots: string[]): Map<string, string[]> {
 }
 
 describe('layers', () => {
-  const sources = (dir: string): string[] => fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts')).map((name) => path.join(dir, name));
+  const sources = (dir: string): string[] =>
+    fs
+      .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => path.join(dir, name));
 
   it('the import graph reader sees static and on-demand imports (it finds the reporter under src/public/reporter.ts)', () => {
-    expect([...importGraph(['src/public/reporter.ts']).keys()]).toEqual(expect.arrayContaining(['src/vitest/reporter.ts', 'src/report/build.ts', 'src/report/schema.ts']));
-    expect([...importGraph(['src/cli/report.ts']).keys()]).toEqual(expect.arrayContaining(['src/report/build.ts', 'src/report/render.ts', 'src/report/baseline.ts', 'src/report/run-inputs.ts']));
+    expect([...importGraph(['src/public/reporter.ts']).keys()]).toEqual(
+      expect.arrayContaining(['src/vitest/reporter.ts', 'src/report/build.ts', 'src/report/schema.ts']),
+    );
+    expect([...importGraph(['src/cli/report.ts']).keys()]).toEqual(
+      expect.arrayContaining([
+        'src/report/build.ts',
+        'src/report/render.ts',
+        'src/report/baseline.ts',
+        'src/report/run-inputs.ts',
+      ]),
+    );
   });
 
   it('nothing in src/cli/ imports src/vitest/, directly or through another module', () => {
     const graph = importGraph(sources('src/cli'));
-    const intoVitest = [...graph].filter(([file]) => file.startsWith('src/vitest/')).map(([, chain]) => chain.join(' -> '));
+    const intoVitest = [...graph]
+      .filter(([file]) => file.startsWith('src/vitest/'))
+      .map(([, chain]) => chain.join(' -> '));
     expect(intoVitest).toEqual([]);
   });
 
   it('src/report/ imports neither src/vitest/ nor src/cli/', () => {
     const graph = importGraph(sources('src/report'));
-    const upward = [...graph].filter(([file]) => /^src\/(vitest|cli)\//.test(file)).map(([, chain]) => chain.join(' -> '));
+    const upward = [...graph]
+      .filter(([file]) => /^src\/(vitest|cli)\//.test(file))
+      .map(([, chain]) => chain.join(' -> '));
     expect(upward).toEqual([]);
   });
 });

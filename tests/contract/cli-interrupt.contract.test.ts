@@ -30,7 +30,11 @@ const acknowledged = (stderr: string): number => stderr.match(/^agent-harness: S
  * 2 s the first gives the engine). Waits for the exit.
  */
 async function interrupt(signals: NodeJS.Signals[]): Promise<{ status: number | null; stderr: string; sent: number }> {
-  const child = spawn(process.execPath, [BIN, 'start', '--prompt', 'hang', 'codex'], { cwd: sandbox.root, env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'start', '--prompt', 'hang', 'codex'], {
+    cwd: sandbox.root,
+    env: sandbox.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   let stdout = '';
   let sent = 0;
@@ -66,14 +70,21 @@ describe('agent-harness start, interrupted', () => {
     expect(stderr).toMatch(/Start interrupted\. exitCode=130 \(SIGINT; engine exit /);
     expect(stderr).toContain('interrupted by SIGINT');
     const meta = metaOf(stderr);
-    expect(meta).toMatchObject({ status: 'finished', completion: { state: 'failed', code: 'ENGINE_CANCELED' }, exit: { canceled: true } });
+    expect(meta).toMatchObject({
+      status: 'finished',
+      completion: { state: 'failed', code: 'ENGINE_CANCELED' },
+      exit: { canceled: true },
+    });
   });
 
   it('SIGTERM: exit 143, same sealing', async () => {
     const { status, stderr } = await interrupt(['SIGTERM']);
     expect(status, stderr).toBe(143);
     expect(stderr).toMatch(/Start interrupted\. exitCode=143 \(SIGTERM/);
-    expect(metaOf(stderr)).toMatchObject({ status: 'finished', completion: { state: 'failed', code: 'ENGINE_CANCELED' } });
+    expect(metaOf(stderr)).toMatchObject({
+      status: 'finished',
+      completion: { state: 'failed', code: 'ENGINE_CANCELED' },
+    });
   });
 
   it('a second SIGINT kills the engine at once and the audit is still sealed', async () => {
@@ -83,6 +94,13 @@ describe('agent-harness start, interrupted', () => {
     expect(stderr).toContain('killing the engine now; the audit is still being sealed');
     const meta = metaOf(stderr);
     expect(meta).toMatchObject({ status: 'finished', completion: { state: 'failed', code: 'ENGINE_CANCELED' } });
-    expect(fs.readFileSync(path.join(path.dirname(path.dirname(path.join(meta.command.cwd, '.audit', 'x'))), '.audit', 'fcmp.1.jsonl'), 'utf8').trim()).not.toBe('');
+    expect(
+      fs
+        .readFileSync(
+          path.join(path.dirname(path.dirname(path.join(meta.command.cwd, '.audit', 'x'))), '.audit', 'fcmp.1.jsonl'),
+          'utf8',
+        )
+        .trim(),
+    ).not.toBe('');
   });
 });

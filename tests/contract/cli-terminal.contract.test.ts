@@ -23,7 +23,13 @@ describe('live passthrough on a terminal', () => {
     // `script` gives the CLI a pseudo-terminal on stdin, stdout and stderr.
     const command = [process.execPath, BIN, 'start', '--prompt', 'on a tty', 'codex'].map((a) => `'${a}'`).join(' ');
     const outer = path.join(sandbox.root, 'outer.log');
-    const result = spawnSync('script', ['-q', '-e', '--log-out', outer, '-c', command], { cwd: sandbox.root, env: sandbox.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+    const result = spawnSync('script', ['-q', '-e', '--log-out', outer, '-c', command], {
+      cwd: sandbox.root,
+      env: sandbox.env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 120_000,
+    });
     expect(result.status).toBe(0);
     const transcript = fs.readFileSync(outer, 'utf8');
     expect(transcript).toContain('runtime begin');
@@ -42,7 +48,11 @@ describe('agent-harness model serve', () => {
   it('listens on 127.0.0.1, answers the script, lists requests, and stops on SIGTERM', async () => {
     const scriptFile = path.join(sandbox.root, 'script.json');
     fs.writeFileSync(scriptFile, JSON.stringify({ version: 1, turns: [{ type: 'text', text: 'served' }] }));
-    const child = spawn(process.execPath, [BIN, 'model', 'serve', '--script', scriptFile], { cwd: sandbox.root, env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'model', 'serve', '--script', scriptFile], {
+      cwd: sandbox.root,
+      env: sandbox.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -57,8 +67,15 @@ describe('agent-harness model serve', () => {
         });
         child.once('exit', () => reject(new Error(`exited early: ${out}`)));
       });
-      const response = await fetch(`${url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ stream: false, input: [] }) });
-      expect(((await response.json()) as { output: Array<{ content: Array<{ text: string }> }> }).output[0]!.content[0]!.text).toBe('served');
+      const response = await fetch(`${url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ stream: false, input: [] }),
+      });
+      expect(
+        ((await response.json()) as { output: Array<{ content: Array<{ text: string }> }> }).output[0]!.content[0]!
+          .text,
+      ).toBe('served');
       const requests = (await (await fetch(`${url}/__harness/requests`)).json()) as unknown[];
       expect(requests).toHaveLength(1);
     } finally {

@@ -9,7 +9,15 @@ import { AttemptMetaSchema, FcmpEventSchema, FsSnapshotSchema } from '../../src/
 import { BEFORE_HASH_LIMIT } from '../../src/core/run-attempt.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
 import { attemptAuditPaths } from '../../src/core/audit-files.js';
-import { createCliSandbox, fakeEngineCalls, installFakeEngine, REPO, runCliMerged, runCliProcess, type CliSandbox } from '../helpers/cli.js';
+import {
+  createCliSandbox,
+  fakeEngineCalls,
+  installFakeEngine,
+  REPO,
+  runCliMerged,
+  runCliProcess,
+  type CliSandbox,
+} from '../helpers/cli.js';
 
 const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
 const THREAD = '01a2053b-9f5a-7bc0-b066-eb965712ebee';
@@ -39,8 +47,19 @@ describe('agent-harness start', () => {
     expect(begin).toBeGreaterThan(0);
     expect(end).toBeGreaterThan(begin);
     const before = lines.slice(0, begin);
-    for (const key of ['run_id', 'run_dir', 'executable', 'passthrough', 'translate_mode', 'injected_skills', 'config_roots']) {
-      expect(before.some((l) => l.startsWith(`${key}: `)), key).toBe(true);
+    for (const key of [
+      'run_id',
+      'run_dir',
+      'executable',
+      'passthrough',
+      'translate_mode',
+      'injected_skills',
+      'config_roots',
+    ]) {
+      expect(
+        before.some((l) => l.startsWith(`${key}: `)),
+        key,
+      ).toBe(true);
     }
     const between = lines.slice(begin + 1, end).join('\n');
     expect(between).toContain('### Simulated Frontend View (Markdown)');
@@ -53,13 +72,26 @@ describe('agent-harness start', () => {
   });
 
   it('keeps --translate away from the engine and keeps passthrough order; stdout is the clean view', () => {
-    const run = runCliProcess(sandbox, ['start', 'codex', 'exec', '--translate', '2', '--json', '--skip-git-repo-check', 'say "hi"', '--translate=2']);
+    const run = runCliProcess(sandbox, [
+      'start',
+      'codex',
+      'exec',
+      '--translate',
+      '2',
+      '--json',
+      '--skip-git-repo-check',
+      'say "hi"',
+      '--translate=2',
+    ]);
     expect(run.status).toBe(0);
     const call = fakeEngineCalls(sandbox).at(-1)!;
     expect(call.argv.slice(call.argv.indexOf('exec'))).toEqual(['exec', '--json', '--skip-git-repo-check', 'say "hi"']);
     expect(call.argv).not.toContain('--translate');
     expect(call.argv.slice(0, 2)).toEqual(['--profile', 'agent-harness']);
-    const events = run.stdout.trim().split('\n').map((l) => FcmpEventSchema.parse(JSON.parse(l)));
+    const events = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => FcmpEventSchema.parse(JSON.parse(l)));
     expect(events[0]!.type).toBe('conversation.started');
     expect(events.at(-1)!.type).toBe('conversation.completed');
     expect(run.stderr).toContain('translate_mode: 2');
@@ -80,7 +112,9 @@ describe('agent-harness start', () => {
     // View 0 is the raw stream.
     expect(run.stdout).toBe(fs.readFileSync(STREAM, 'utf8'));
     expect(run.stderr).toContain('fake codex stderr line');
-    const meta = AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8')));
+    const meta = AttemptMetaSchema.parse(
+      JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8')),
+    );
     expect(meta.command.argv.at(-1)).toBe('x');
     expect(meta.skill_injection.skills.map((s) => s.name)).toContain('demo-hello');
     expect(fs.existsSync(path.join(runDir, '.codex', 'skills', 'demo-hello', 'SKILL.md'))).toBe(true);
@@ -94,7 +128,7 @@ describe('agent-harness start', () => {
     expect(run.stderr).toContain('Start complete. exitCode=0');
   });
 
-  it('after the engine name every argument is the engine\'s, even ones the harness also has (Decision 5)', () => {
+  it("after the engine name every argument is the engine's, even ones the harness also has (Decision 5)", () => {
     installFakeEngine(sandbox, 'claude', { stdoutFile: STREAM });
     installFakeEngine(sandbox, 'gemini', { stdoutFile: STREAM });
     const claude = runCliProcess(sandbox, ['claude', '--model', 'sonnet', '-p', 'hi']);
@@ -104,17 +138,31 @@ describe('agent-harness start', () => {
     expect(fakeEngineCalls(sandbox).at(-1)!.argv).toEqual(['--prompt', 'hi', '--timeout-ms', '5']);
   });
 
-  it('a bare `agent-harness codex` runs codex with no arguments, not the harness\'s headless command', () => {
+  it("a bare `agent-harness codex` runs codex with no arguments, not the harness's headless command", () => {
     runCliProcess(sandbox, ['codex']);
     // Only the harness's leading global flags (profile, per-attempt base URL, the run dir's trust: split streams are
     // not interactive), nothing after them.
     const argv = fakeEngineCalls(sandbox).at(-1)!.argv;
     expect(argv.slice(0, 2)).toEqual(['--profile', 'agent-harness']);
-    expect(argv.slice(2)).toEqual(['-c', expect.stringMatching(/^model_providers\.agent-harness\.base_url=/), '-c', expect.stringMatching(/^projects=\{".+"=\{trust_level="trusted"\}\}$/)]);
+    expect(argv.slice(2)).toEqual([
+      '-c',
+      expect.stringMatching(/^model_providers\.agent-harness\.base_url=/),
+      '-c',
+      expect.stringMatching(/^projects=\{".+"=\{trust_level="trusted"\}\}$/),
+    ]);
   });
 
   it('harness options go before the engine name; --translate is recognised anywhere and never reaches the engine', () => {
-    const before = runCliProcess(sandbox, ['--translate', '2', '--timeout-ms', '60000', 'codex', 'exec', '--json', 'hi']);
+    const before = runCliProcess(sandbox, [
+      '--translate',
+      '2',
+      '--timeout-ms',
+      '60000',
+      'codex',
+      'exec',
+      '--json',
+      'hi',
+    ]);
     expect(before.status).toBe(0);
     expect(() => FcmpEventSchema.parse(JSON.parse(before.stdout.split('\n')[0]!))).not.toThrow();
     const after = runCliProcess(sandbox, ['codex', 'exec', '--json', 'hi', '--translate', '2']);
@@ -154,12 +202,17 @@ describe('agent-harness resume and selectors', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     const resume = runCliProcess(sandbox, ['resume', handle, 'second']);
     expect(resume.status, resume.stderr).toBe(0);
-    const snapshot = (name: string) => FsSnapshotSchema.parse(JSON.parse(fs.readFileSync(path.join(runDir, '.audit', `${name}.2.json`), 'utf8')));
+    const snapshot = (name: string) =>
+      FsSnapshotSchema.parse(JSON.parse(fs.readFileSync(path.join(runDir, '.audit', `${name}.2.json`), 'utf8')));
     const many = (name: string) => snapshot(name).entries.filter((entry) => entry.path.startsWith('many/'));
     expect(many('fs-before')).toHaveLength(count);
     expect(many('fs-before').every((entry) => entry.sha256 === null)).toBe(true);
     expect(many('fs-after').every((entry) => entry.sha256 === null)).toBe(true);
-    expect(JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'fs-diff.2.json'), 'utf8'))).toMatchObject({ created: [], modified: [], deleted: [] });
+    expect(JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'fs-diff.2.json'), 'utf8'))).toMatchObject({
+      created: [],
+      modified: [],
+      deleted: [],
+    });
   });
 
   it('resumes by handle with the recorded thread id, inheriting the translate view', () => {
@@ -169,7 +222,14 @@ describe('agent-harness resume and selectors', () => {
     const resume = runCliProcess(sandbox, ['resume', handle, 'second message']);
     expect(resume.status).toBe(0);
     const call = fakeEngineCalls(sandbox).at(-1)!;
-    expect(call.argv.slice(call.argv.indexOf('exec'))).toEqual(['exec', 'resume', '--json', '--skip-git-repo-check', THREAD, 'second message']);
+    expect(call.argv.slice(call.argv.indexOf('exec'))).toEqual([
+      'exec',
+      'resume',
+      '--json',
+      '--skip-git-repo-check',
+      THREAD,
+      'second message',
+    ]);
     expect(call.cwd).toBe(runDir);
     expect(resume.stdout).toContain('### Simulated Frontend View (Markdown)');
     expect(resume.stderr).toContain('Resume complete. exitCode=0');
@@ -179,7 +239,9 @@ describe('agent-harness resume and selectors', () => {
     expect(overridden.status).toBe(0);
     expect(() => FcmpEventSchema.parse(JSON.parse(overridden.stdout.split('\n')[0]!))).not.toThrow();
     const runs = runCliProcess(sandbox, ['runs', '--json']);
-    const entry = (JSON.parse(runs.stdout) as Array<{ handle: string; attempts: number; session_id: string }>).find((r) => r.handle === handle);
+    const entry = (JSON.parse(runs.stdout) as Array<{ handle: string; attempts: number; session_id: string }>).find(
+      (r) => r.handle === handle,
+    );
     expect(entry).toMatchObject({ attempts: 3, session_id: THREAD });
     expect(runCliProcess(sandbox, ['runs']).stdout).toContain(handle);
   });
@@ -200,7 +262,12 @@ describe('errors: code, message, hint, exit status', () => {
     ['unknown engine', 'ENGINE_UNKNOWN', 2, ['start', '--prompt', 'x', 'cursor']],
     ['bad translate value', 'USAGE_ERROR', 2, ['start', '--translate', '7', 'codex']],
     ['unknown command option', 'USAGE_ERROR', 2, ['runs', '--bogus']],
-    ['bad model script', 'MODEL_SCRIPT_INVALID', 1, ['start', '--script', 'missing-script.json', '--prompt', 'x', 'codex']],
+    [
+      'bad model script',
+      'MODEL_SCRIPT_INVALID',
+      1,
+      ['start', '--script', 'missing-script.json', '--prompt', 'x', 'codex'],
+    ],
   ];
   it.each(cases)('%s → %s, exit %i', (_label, code, status, args) => {
     const run = runCliProcess(sandbox, args);
@@ -209,16 +276,23 @@ describe('errors: code, message, hint, exit status', () => {
     expect(run.stderr).toMatch(/\n {2}hint: \S/);
   });
 
-
-  it.for(['replay', 'record'])('a gated capability (--model %s) is ENGINE_CAPABILITY_UNAVAILABLE from the CLI, exit 1, no run created', (mode) => {
-    const runs = () => (fs.existsSync(path.join(sandbox.root, '.agent-harness', 'harness_runs')) ? fs.readdirSync(path.join(sandbox.root, '.agent-harness', 'harness_runs')).length : 0);
-    const before = runs();
-    const run = runCliProcess(sandbox, ['--model', mode, 'codex', 'exec', '--json', 'hi']);
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain(`agent-harness: error ENGINE_CAPABILITY_UNAVAILABLE: model mode "${mode}" is not available yet (capability "model:${mode}"`);
-    expect(run.stderr.match(/ENGINE_CAPABILITY_UNAVAILABLE/g)).toHaveLength(1);
-    expect(runs()).toBe(before);
-  });
+  it.for(['replay', 'record'])(
+    'a gated capability (--model %s) is ENGINE_CAPABILITY_UNAVAILABLE from the CLI, exit 1, no run created',
+    (mode) => {
+      const runs = () =>
+        fs.existsSync(path.join(sandbox.root, '.agent-harness', 'harness_runs'))
+          ? fs.readdirSync(path.join(sandbox.root, '.agent-harness', 'harness_runs')).length
+          : 0;
+      const before = runs();
+      const run = runCliProcess(sandbox, ['--model', mode, 'codex', 'exec', '--json', 'hi']);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(
+        `agent-harness: error ENGINE_CAPABILITY_UNAVAILABLE: model mode "${mode}" is not available yet (capability "model:${mode}"`,
+      );
+      expect(run.stderr.match(/ENGINE_CAPABILITY_UNAVAILABLE/g)).toHaveLength(1);
+      expect(runs()).toBe(before);
+    },
+  );
 
   it('an invalid skill fails the attempt with SKILL_INVALID and still writes the audit', () => {
     const skills = path.join(sandbox.root, 'bad-skills');
@@ -228,16 +302,29 @@ describe('errors: code, message, hint, exit status', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('agent-harness: error SKILL_INVALID: ');
     const runDir = summaryValue(run.stderr, 'Run directory');
-    const meta = AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8')));
+    const meta = AttemptMetaSchema.parse(
+      JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8')),
+    );
     expect(meta.error?.code).toBe('SKILL_INVALID');
     expect(meta.completion?.state).toBe('failed');
-    for (const name of ['stdin.1.log', 'stdout.1.log', 'stderr.1.log', 'rasp.1.jsonl', 'fcmp.1.jsonl', 'fs-before.1.json', 'fs-after.1.json', 'fs-diff.1.json']) {
+    for (const name of [
+      'stdin.1.log',
+      'stdout.1.log',
+      'stderr.1.log',
+      'rasp.1.jsonl',
+      'fcmp.1.jsonl',
+      'fs-before.1.json',
+      'fs-after.1.json',
+      'fs-diff.1.json',
+    ]) {
       expect(fs.existsSync(path.join(runDir, '.audit', name)), name).toBe(true);
     }
   });
 
   it('a managed home inside the host HOME config is refused with ENV_LEAK_DETECTED', () => {
-    const run = runCliProcess(sandbox, ['start', '--prompt', 'x', 'codex'], { SKILL_RUNNER_AGENT_HOME: path.join(sandbox.home, '.codex-home') });
+    const run = runCliProcess(sandbox, ['start', '--prompt', 'x', 'codex'], {
+      SKILL_RUNNER_AGENT_HOME: path.join(sandbox.home, '.codex-home'),
+    });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('agent-harness: error ENV_LEAK_DETECTED: ');
     expect(fs.readdirSync(sandbox.home)).toEqual([]);
@@ -257,7 +344,10 @@ describe('timeouts and the audit', () => {
   it('a hanging engine is killed at --timeout-ms with ENGINE_TIMEOUT, keeping what it printed', () => {
     const hanging = createCliSandbox();
     try {
-      installFakeEngine(hanging, 'codex', { stdoutFile: path.join(REPO, 'fixtures', 'streams', 'codex', 'truncated.stdout.jsonl'), hangAfterOutput: true });
+      installFakeEngine(hanging, 'codex', {
+        stdoutFile: path.join(REPO, 'fixtures', 'streams', 'codex', 'truncated.stdout.jsonl'),
+        hangAfterOutput: true,
+      });
       const run = runCliProcess(hanging, ['start', '--timeout-ms', '1500', '--prompt', 'x', 'codex']);
       expect(run.status).toBe(1);
       expect(run.stderr).toContain('agent-harness: error ENGINE_TIMEOUT: ');
@@ -266,8 +356,14 @@ describe('timeouts and the audit', () => {
       expect(meta.exit?.timed_out).toBe(true);
       expect(meta.completion?.state).toBe('failed');
       expect(meta.error?.code).toBe('ENGINE_TIMEOUT');
-      expect(fs.readFileSync(path.join(runDir, '.audit', 'stdout.1.log'), 'utf8')).toBe(fs.readFileSync(path.join(REPO, 'fixtures', 'streams', 'codex', 'truncated.stdout.jsonl'), 'utf8'));
-      const fcmp = fs.readFileSync(path.join(runDir, '.audit', 'fcmp.1.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(fs.readFileSync(path.join(runDir, '.audit', 'stdout.1.log'), 'utf8')).toBe(
+        fs.readFileSync(path.join(REPO, 'fixtures', 'streams', 'codex', 'truncated.stdout.jsonl'), 'utf8'),
+      );
+      const fcmp = fs
+        .readFileSync(path.join(runDir, '.audit', 'fcmp.1.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(fcmp.at(-1)).toMatchObject({ type: 'conversation.failed', data: { category: 'timeout' } });
     } finally {
       hanging.cleanup();
@@ -278,7 +374,11 @@ describe('timeouts and the audit', () => {
 describe('doctor and help', () => {
   it('doctor prints resolved paths, an export snapshot and checks', () => {
     const run = runCliProcess(sandbox, ['doctor', '--json']);
-    const report = JSON.parse(run.stdout) as { paths: Record<string, string>; env: string[]; checks: Array<{ name: string; ok: boolean }> };
+    const report = JSON.parse(run.stdout) as {
+      paths: Record<string, string>;
+      env: string[];
+      checks: Array<{ name: string; ok: boolean }>;
+    };
     expect(report.paths.runRoot).toBe(path.join(sandbox.root, '.agent-harness', 'harness_runs'));
     expect(report.env).toContain(`export SKILL_RUNNER_NPM_PREFIX='${sandbox.prefix}'`);
     expect(report.checks.find((c) => c.name === 'engine codex')?.ok).toBe(true);
@@ -303,7 +403,8 @@ describe('doctor and help', () => {
   it('--help teaches the commands', () => {
     const run = runCliProcess(sandbox, ['--help']);
     expect(run.status).toBe(0);
-    for (const word of ['start', 'resume', 'runs', 'doctor', 'demo', 'model', 'codex']) expect(run.stdout).toContain(word);
+    for (const word of ['start', 'resume', 'runs', 'doctor', 'demo', 'model', 'codex'])
+      expect(run.stdout).toContain(word);
     expect(runCliProcess(sandbox, ['start', '--help']).stdout).toContain('--translate');
   });
 });

@@ -13,9 +13,10 @@ import { resolveCodexNativeLaunch } from '../../src/engines/codex/native-launch.
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-codex-launch-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-const TARGET = process.arch === 'arm64'
-  ? { triple: 'aarch64-unknown-linux-musl', pkg: '@openai/codex-linux-arm64' }
-  : { triple: 'x86_64-unknown-linux-musl', pkg: '@openai/codex-linux-x64' };
+const TARGET =
+  process.arch === 'arm64'
+    ? { triple: 'aarch64-unknown-linux-musl', pkg: '@openai/codex-linux-arm64' }
+    : { triple: 'x86_64-unknown-linux-musl', pkg: '@openai/codex-linux-x64' };
 const REAL_LAUNCHER = fs.realpathSync(path.resolve('node_modules/@openai/codex/bin/codex.js'));
 
 /** An npm layout under `root` with the real launcher and a fake native binary; returns the launcher's path. */
@@ -27,17 +28,35 @@ function npmLayout(root: string): string {
   const platform = path.join(root, 'node_modules', ...TARGET.pkg.split('/'));
   const bin = path.join(platform, 'vendor', TARGET.triple, 'bin');
   fs.mkdirSync(bin, { recursive: true });
-  fs.writeFileSync(path.join(platform, 'package.json'), JSON.stringify({ name: '@openai/codex', version: '0.0.0-fake' }));
-  fs.writeFileSync(path.join(bin, 'codex'), '#!/bin/sh\necho "FILE=$0"\necho "ARGS=$*"\nenv | grep "^CODEX_" | sort\n', { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(platform, 'package.json'),
+    JSON.stringify({ name: '@openai/codex', version: '0.0.0-fake' }),
+  );
+  fs.writeFileSync(
+    path.join(bin, 'codex'),
+    '#!/bin/sh\necho "FILE=$0"\necho "ARGS=$*"\nenv | grep "^CODEX_" | sort\n',
+    { mode: 0o755 },
+  );
   return path.join(pkg, 'bin', 'codex.js');
 }
 
 /** What the real launcher started: the file, the args, and the CODEX_* variables it added. */
 function launchedBy(launcher: string): { file: string; args: string; env: Record<string, string> } {
-  const out = execFileSync(process.execPath, [launcher, 'exec', '--json', 'hi'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [launcher, 'exec', '--json', 'hi'], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    encoding: 'utf8',
+  });
   const lines = out.trim().split('\n');
-  const env = Object.fromEntries(lines.filter((line) => line.startsWith('CODEX_')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
-  return { file: lines.find((line) => line.startsWith('FILE='))!.slice(5), args: lines.find((line) => line.startsWith('ARGS='))!.slice(5), env };
+  const env = Object.fromEntries(
+    lines
+      .filter((line) => line.startsWith('CODEX_'))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+  return {
+    file: lines.find((line) => line.startsWith('FILE='))!.slice(5),
+    args: lines.find((line) => line.startsWith('ARGS='))!.slice(5),
+    env,
+  };
 }
 
 describe.skipIf(process.platform !== 'linux')('codex native launch', () => {

@@ -6,7 +6,8 @@ import type { ParserOutput } from '../../src/engines/engine.js';
 import { DiagnosticSchema, ParsedEventSchema } from '../../src/protocol/index.js';
 import { matchErrorPattern } from '../../src/translate/completion.js';
 
-const fixture = (name: string): string => readFileSync(new URL(`../../fixtures/streams/codex/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string): string =>
+  readFileSync(new URL(`../../fixtures/streams/codex/${name}`, import.meta.url), 'utf8');
 
 function parseAll(lines: readonly string[]): ParserOutput[] {
   const parser = createCodexParser();
@@ -14,7 +15,8 @@ function parseAll(lines: readonly string[]): ParserOutput[] {
 }
 
 const ev = (event: unknown): string => JSON.stringify(event);
-const codes = (outputs: ParserOutput[]): string[] => outputs.flatMap((o) => (o.type === 'diagnostic' ? [o.diagnostic.code] : []));
+const codes = (outputs: ParserOutput[]): string[] =>
+  outputs.flatMap((o) => (o.type === 'diagnostic' ? [o.diagnostic.code] : []));
 
 /** Every output must fit the protocol: the RASP builder would otherwise replace it with a diagnostic. */
 function expectValid(outputs: ParserOutput[]): void {
@@ -31,26 +33,58 @@ describe('createCodexParser', () => {
     expect(outputs).toEqual([
       { type: 'engine.session', session_id: '01a2053b-9f5a-7bc0-b066-eb965712ebee' },
       { type: 'engine.turn.started' },
-      { type: 'engine.tool.call', call_id: 'item_0#1', kind: 'shell', name: 'command_execution', input: { command: "/bin/bash -lc 'echo hello > out.txt'" } },
+      {
+        type: 'engine.tool.call',
+        call_id: 'item_0#1',
+        kind: 'shell',
+        name: 'command_execution',
+        input: { command: "/bin/bash -lc 'echo hello > out.txt'" },
+      },
       { type: 'engine.tool.result', call_id: 'item_0#1', status: 'completed', output: '', exit_code: 0 },
       { type: 'engine.assistant.message', message_id: 'item_1#1', text: 'DONE', final: true },
-      { type: 'engine.usage', usage: { input_tokens: 20, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: 0 } },
+      {
+        type: 'engine.usage',
+        usage: { input_tokens: 20, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: 0 },
+      },
       { type: 'engine.turn.end', status: 'completed', error: null },
     ]);
   });
 
   it('keeps message and call ids unique when codex restarts item ids in the next turn', () => {
-    const turn = [ev({ type: 'turn.started' }), ev({ type: 'item.completed', item: { id: 'item_0', type: 'agent_message', text: 'x' } }), ev({ type: 'turn.completed', usage: {} })];
-    const ids = parseAll([...turn, ...turn]).flatMap((o) => (o.type === 'engine.assistant.message' ? [o.message_id] : []));
+    const turn = [
+      ev({ type: 'turn.started' }),
+      ev({ type: 'item.completed', item: { id: 'item_0', type: 'agent_message', text: 'x' } }),
+      ev({ type: 'turn.completed', usage: {} }),
+    ];
+    const ids = parseAll([...turn, ...turn]).flatMap((o) =>
+      o.type === 'engine.assistant.message' ? [o.message_id] : [],
+    );
     expect(ids).toEqual(['item_0#1', 'item_0#2']);
   });
 
   it('emits the tool call once, and also when only item.completed is seen', () => {
-    const item = { id: 'item_3', type: 'command_execution', command: 'ls', aggregated_output: 'a\n', exit_code: 2, status: 'failed' };
+    const item = {
+      id: 'item_3',
+      type: 'command_execution',
+      command: 'ls',
+      aggregated_output: 'a\n',
+      exit_code: 2,
+      status: 'failed',
+    };
     const onlyCompleted = parseAll([ev({ type: 'item.completed', item })]);
     expect(onlyCompleted.map((o) => o.type)).toEqual(['engine.tool.call', 'engine.tool.result']);
-    expect(onlyCompleted[1]).toEqual({ type: 'engine.tool.result', call_id: 'item_3#1', status: 'failed', output: 'a\n', exit_code: 2 });
-    const both = parseAll([ev({ type: 'item.started', item }), ev({ type: 'item.updated', item }), ev({ type: 'item.completed', item })]);
+    expect(onlyCompleted[1]).toEqual({
+      type: 'engine.tool.result',
+      call_id: 'item_3#1',
+      status: 'failed',
+      output: 'a\n',
+      exit_code: 2,
+    });
+    const both = parseAll([
+      ev({ type: 'item.started', item }),
+      ev({ type: 'item.updated', item }),
+      ev({ type: 'item.completed', item }),
+    ]);
     expect(both.map((o) => o.type)).toEqual(['engine.tool.call', 'engine.tool.result']);
   });
 
@@ -58,16 +92,33 @@ describe('createCodexParser', () => {
     const outputs = parseAll(fixture('file-change.stdout.jsonl').split('\n').filter(Boolean));
     expectValid(outputs);
     const calls = outputs.flatMap((o) => (o.type === 'engine.tool.call' ? [[o.kind, o.name]] : []));
-    expect(calls).toEqual([['file_change', 'file_change'], ['shell', 'command_execution'], ['mcp', 'docs.search'], ['web_search', 'web_search']]);
-    expect(outputs).toContainEqual({ type: 'engine.file.change', changes: [{ path: '/work/run/notes.md', kind: 'add' }] });
-    expect(outputs).toContainEqual({ type: 'engine.tool.result', call_id: 'item_2#1', status: 'completed', output: 'found 3', exit_code: null });
+    expect(calls).toEqual([
+      ['file_change', 'file_change'],
+      ['shell', 'command_execution'],
+      ['mcp', 'docs.search'],
+      ['web_search', 'web_search'],
+    ]);
+    expect(outputs).toContainEqual({
+      type: 'engine.file.change',
+      changes: [{ path: '/work/run/notes.md', kind: 'add' }],
+    });
+    expect(outputs).toContainEqual({
+      type: 'engine.tool.result',
+      call_id: 'item_2#1',
+      status: 'completed',
+      output: 'found 3',
+      exit_code: null,
+    });
     expect(codes(outputs)).toEqual([]);
   });
 
   it('treats error events and error items as non-fatal, and turn.failed as a failed turn end', () => {
     const outputs = parseAll([
       ev({ type: 'error', message: 'Reconnecting... 2/5 (stream disconnected)' }),
-      ev({ type: 'item.completed', item: { id: 'item_0', type: 'error', message: 'Model metadata for `m` not found' } }),
+      ev({
+        type: 'item.completed',
+        item: { id: 'item_0', type: 'error', message: 'Model metadata for `m` not found' },
+      }),
       ev({ type: 'turn.failed', error: { message: 'exceeded retry limit, last status: 429' } }),
       ev({ type: 'turn.failed' }),
     ]);
@@ -80,12 +131,20 @@ describe('createCodexParser', () => {
   });
 
   it('maps usage fields and nulls what codex did not report', () => {
-    const [usage] = parseAll([ev({ type: 'turn.completed', usage: { input_tokens: 5, output_tokens: -1, reasoning_output_tokens: 2.5 } })]);
-    expect(usage).toEqual({ type: 'engine.usage', usage: { input_tokens: 5, cached_input_tokens: null, output_tokens: null, reasoning_output_tokens: null } });
+    const [usage] = parseAll([
+      ev({ type: 'turn.completed', usage: { input_tokens: 5, output_tokens: -1, reasoning_output_tokens: 2.5 } }),
+    ]);
+    expect(usage).toEqual({
+      type: 'engine.usage',
+      usage: { input_tokens: 5, cached_input_tokens: null, output_tokens: null, reasoning_output_tokens: null },
+    });
   });
 
   it('turns unknown events and items into CODEX_UNKNOWN_EVENT info diagnostics', () => {
-    const outputs = parseAll([ev({ type: 'thread.compacted' }), ev({ type: 'item.completed', item: { id: 'i', type: 'collab_tool_call' } })]);
+    const outputs = parseAll([
+      ev({ type: 'thread.compacted' }),
+      ev({ type: 'item.completed', item: { id: 'i', type: 'collab_tool_call' } }),
+    ]);
     expect(outputs.map((o) => (o.type === 'diagnostic' ? [o.diagnostic.code, o.diagnostic.level] : o.type))).toEqual([
       ['CODEX_UNKNOWN_EVENT', 'info'],
       ['CODEX_UNKNOWN_EVENT', 'info'],
@@ -105,7 +164,10 @@ describe('createCodexParser', () => {
 
   it('ignores ordinary stderr lines and reports error-looking ones as ENGINE_STDERR info', () => {
     const parser = createCodexParser();
-    const outputs = fixture('stderr-errors.stderr.log').split('\n').filter(Boolean).flatMap((line) => parser.line('stderr', line));
+    const outputs = fixture('stderr-errors.stderr.log')
+      .split('\n')
+      .filter(Boolean)
+      .flatMap((line) => parser.line('stderr', line));
     expect(outputs.map((o) => (o.type === 'diagnostic' ? [o.diagnostic.code, o.diagnostic.level] : o.type))).toEqual([
       ['ENGINE_STDERR', 'info'],
       ['ENGINE_STDERR', 'info'],
@@ -116,10 +178,15 @@ describe('createCodexParser', () => {
     const parser = createCodexParser();
     expect(parser.line('pty', '  {"type":"turn.started"}')).toEqual([{ type: 'engine.turn.started' }]);
     expect(parser.line('pty', 'Reading additional input from stdin...')).toEqual([]);
-    expect(parser.line('pty', 'Error: boom')).toMatchObject([{ type: 'diagnostic', diagnostic: { code: 'ENGINE_STDERR' } }]);
+    expect(parser.line('pty', 'Error: boom')).toMatchObject([
+      { type: 'diagnostic', diagnostic: { code: 'ENGINE_STDERR' } },
+    ]);
     // Terminal echo of input in front of an event (seen under `script`): the event is still parsed.
     expect(parser.line('pty', '^@{"type":"thread.started","thread_id":"t-1"}')).toEqual([
-      { type: 'diagnostic', diagnostic: { code: 'PTY_NOISE_STRIPPED', message: 'ignored "^@" before a JSON event', level: 'info' } },
+      {
+        type: 'diagnostic',
+        diagnostic: { code: 'PTY_NOISE_STRIPPED', message: 'ignored "^@" before a JSON event', level: 'info' },
+      },
       { type: 'engine.session', session_id: 't-1' },
     ]);
   });
@@ -137,9 +204,41 @@ describe('createCodexParser', () => {
     };
     const shapes = [
       () => Buffer.from(Array.from({ length: rand(120) }, () => rand(256))).toString('utf8'),
-      () => ev({ type: ['item.started', 'item.completed', 'item.updated'][rand(3)], item: [null, 1, 'x', [], { type: rand(2) ? 'command_execution' : 'file_change', changes: rand(2) ? [1, null, { path: 3 }] : 'x', exit_code: rand(2) ? 1.5 : '0', status: 'weird' }][rand(5)] }),
-      () => ev({ type: ['thread.started', 'turn.completed', 'turn.failed', 'error'][rand(4)], thread_id: rand(2) ? '' : 7, usage: rand(2) ? 'x' : { input_tokens: 'a' }, error: rand(2) ? null : 'e', message: 5 }),
-      () => ev({ type: 'item.completed', item: { id: rand(2) ? 5 : 'i', type: ['agent_message', 'reasoning', 'mcp_tool_call', 'web_search', 'error', 'todo_list'][rand(6)], text: rand(2) ? null : {}, result: { content: rand(2) ? 'x' : [{ text: 1 }] }, error: rand(2) ? { message: 1 } : undefined } }),
+      () =>
+        ev({
+          type: ['item.started', 'item.completed', 'item.updated'][rand(3)],
+          item: [
+            null,
+            1,
+            'x',
+            [],
+            {
+              type: rand(2) ? 'command_execution' : 'file_change',
+              changes: rand(2) ? [1, null, { path: 3 }] : 'x',
+              exit_code: rand(2) ? 1.5 : '0',
+              status: 'weird',
+            },
+          ][rand(5)],
+        }),
+      () =>
+        ev({
+          type: ['thread.started', 'turn.completed', 'turn.failed', 'error'][rand(4)],
+          thread_id: rand(2) ? '' : 7,
+          usage: rand(2) ? 'x' : { input_tokens: 'a' },
+          error: rand(2) ? null : 'e',
+          message: 5,
+        }),
+      () =>
+        ev({
+          type: 'item.completed',
+          item: {
+            id: rand(2) ? 5 : 'i',
+            type: ['agent_message', 'reasoning', 'mcp_tool_call', 'web_search', 'error', 'todo_list'][rand(6)],
+            text: rand(2) ? null : {},
+            result: { content: rand(2) ? 'x' : [{ text: 1 }] },
+            error: rand(2) ? { message: 1 } : undefined,
+          },
+        }),
     ];
     const parser = createCodexParser();
     for (let i = 0; i < 4000; i += 1) {
@@ -161,9 +260,12 @@ describe('codexErrorPatterns', () => {
     ['Rate limit reached for requests', 'rate_limit'],
     ['The model `gpt-9` does not exist or you do not have access to it.', 'model'],
     ['Model metadata for `mock-model` not found. Defaulting to fallback metadata', 'model'],
-    ["Your input exceeds the context window of this model", 'context_length'],
+    ['Your input exceeds the context window of this model', 'context_length'],
     ['stream disconnected before completion: stream closed before response.completed', 'protocol'],
-    ['stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses)', 'network'],
+    [
+      'stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses)',
+      'network',
+    ],
     ['Connection refused (os error 111)', 'network'],
   ])('%s → %s', (message, category) => {
     expect(matchErrorPattern(message, codexErrorPatterns)?.category).toBe(category);

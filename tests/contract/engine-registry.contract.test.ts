@@ -12,9 +12,23 @@ import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram, runCli } from '../../src/cli/main.js';
-import { engineIds, isEngineId, loadEngine, loadToolTable, loadTranslationAdapter, registerEngine } from '../../src/engines/registry.js';
+import {
+  engineIds,
+  isEngineId,
+  loadEngine,
+  loadToolTable,
+  loadTranslationAdapter,
+  registerEngine,
+} from '../../src/engines/registry.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
-import { MODEL_TURN_TYPES, parseModelScript, turns, useSkillCommand, writeFileCommand, type ModelTurn } from '../../src/model/script.js';
+import {
+  MODEL_TURN_TYPES,
+  parseModelScript,
+  turns,
+  useSkillCommand,
+  writeFileCommand,
+  type ModelTurn,
+} from '../../src/model/script.js';
 import { startModelServer, WIRE_APIS, type ModelServer } from '../../src/model/server.js';
 import type { EngineToolTable, ToolCall } from '../../src/model/tool-table.js';
 import type { WireApiId } from '../../src/model/wire-api.js';
@@ -25,7 +39,17 @@ import { SIXTH_CLI, SIXTH_ID, sixthEntry } from '../helpers/sixth-engine/index.j
 const ENGINES_DIR = path.resolve(import.meta.dirname, '..', '..', 'src', 'engines');
 const STREAMS_DIR = path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'streams');
 /** The files of every engine folder (docs/adding-an-engine.md). */
-const ENGINE_FILES = ['command.ts', 'config.ts', 'skills.ts', 'parse.ts', 'errors.ts', 'agent-options.ts', 'tools.ts', 'translation.ts', 'index.ts'];
+const ENGINE_FILES = [
+  'command.ts',
+  'config.ts',
+  'skills.ts',
+  'parse.ts',
+  'errors.ts',
+  'agent-options.ts',
+  'tools.ts',
+  'translation.ts',
+  'index.ts',
+];
 /** The script's tool-call turns: the model server must render each on every engine. */
 const TOOL_INTENTS = ['shell', 'write_file', 'use_skill', 'mcp_tool'];
 /** The working directory the requests state (engines whose write tool takes an absolute path need it). */
@@ -34,7 +58,9 @@ const BUILT_IN = engineIds();
 
 /** The program's command names (the CLI, in this process). */
 function cliCommands(): string[] {
-  return buildProgram({ stdout: new PassThrough(), stderr: new PassThrough() }, () => undefined).commands.map((command) => command.name());
+  return buildProgram({ stdout: new PassThrough(), stderr: new PassThrough() }, () => undefined).commands.map(
+    (command) => command.name(),
+  );
 }
 
 /** Checks the whole contract of engine `id` that needs no folder: adapter, parser, translation, CLI. */
@@ -54,12 +80,20 @@ async function checkEngine(id: string): Promise<void> {
     expect(row.code).toMatch(/^[A-Z][A-Z0-9_]+$/);
   }
   expect(adapter.modelFlag).toMatch(/^-{1,2}[a-z][a-z-]*$/);
-  if (adapter.resumeFlags) expect(adapter.resumeFlags.flatMap((flag) => flag.names), `${id}: a resume keeps the model`).toContain(adapter.modelFlag);
+  if (adapter.resumeFlags)
+    expect(
+      adapter.resumeFlags.flatMap((flag) => flag.names),
+      `${id}: a resume keeps the model`,
+    ).toContain(adapter.modelFlag);
   expect(typeof adapter.prepare).toBe('function');
   expect(adapter.buildStartArgs({ prompt: 'say hi', passthrough: [] })).toContain('say hi');
   expect(adapter.buildStartArgs({ prompt: null, passthrough: ['--x', 'y z'] })).toEqual(['--x', 'y z']);
   const resume = adapter.buildResumeArgs?.({ sessionId: 'S-1', message: 'next' });
-  if (resume) expect(resume.some((arg) => arg.includes('S-1')) && resume.includes('next'), `${id}: resume argv ${JSON.stringify(resume)}`).toBe(true);
+  if (resume)
+    expect(
+      resume.some((arg) => arg.includes('S-1')) && resume.includes('next'),
+      `${id}: resume argv ${JSON.stringify(resume)}`,
+    ).toBe(true);
   // The tool table is the adapter's, and the registry gives the same.
   expect(adapter.tools).toEqual(await loadToolTable(id));
   expect(adapter.tools.engine).toBe(id);
@@ -78,28 +112,74 @@ async function checkEngine(id: string): Promise<void> {
 const LINE = fc.oneof(
   fc.string(),
   fc.json(),
-  fc.record({ type: fc.oneof(fc.constantFrom('session', 'thread.started', 'item.completed', 'turn.completed', 'result', 'message', 'tool', 'end', 'step_finish', 'init', 'assistant', 'user', 'error'), fc.anything()), id: fc.anything(), text: fc.anything(), item: fc.anything(), message: fc.anything(), part: fc.anything(), status: fc.anything() }).map((value) => JSON.stringify(value)),
-  fc.constantFrom('<Execution Info>', '</Execution Info>', '{"session-id": 3}', '{', '[]', 'null', '\u0000', '{"type":'),
+  fc
+    .record({
+      type: fc.oneof(
+        fc.constantFrom(
+          'session',
+          'thread.started',
+          'item.completed',
+          'turn.completed',
+          'result',
+          'message',
+          'tool',
+          'end',
+          'step_finish',
+          'init',
+          'assistant',
+          'user',
+          'error',
+        ),
+        fc.anything(),
+      ),
+      id: fc.anything(),
+      text: fc.anything(),
+      item: fc.anything(),
+      message: fc.anything(),
+      part: fc.anything(),
+      status: fc.anything(),
+    })
+    .map((value) => JSON.stringify(value)),
+  fc.constantFrom(
+    '<Execution Info>',
+    '</Execution Info>',
+    '{"session-id": 3}',
+    '{',
+    '[]',
+    'null',
+    '\u0000',
+    '{"type":',
+  ),
 );
 
 /** Feeds random lines to a fresh parser of `id`: it never throws, and everything it gives is a valid event or diagnostic. */
 async function checkParserNeverThrows(id: string): Promise<void> {
   const translation = await loadTranslationAdapter(id);
   fc.assert(
-    fc.property(fc.array(fc.tuple(fc.constantFrom('stdout', 'stderr', 'pty') as fc.Arbitrary<'stdout' | 'stderr' | 'pty'>, LINE), { maxLength: 30 }), (lines) => {
-      const parser = translation.createParser();
-      const outputs = [...lines.flatMap(([stream, text]) => parser.line(stream, text)), ...parser.end()];
-      for (const output of outputs) {
-        if (output.type === 'diagnostic') expect(typeof output.diagnostic.code).toBe('string');
-        else expect(ParsedEventSchema.safeParse(output).success, `${id}: ${JSON.stringify(output)}`).toBe(true);
-      }
-    }),
+    fc.property(
+      fc.array(
+        fc.tuple(fc.constantFrom('stdout', 'stderr', 'pty') as fc.Arbitrary<'stdout' | 'stderr' | 'pty'>, LINE),
+        { maxLength: 30 },
+      ),
+      (lines) => {
+        const parser = translation.createParser();
+        const outputs = [...lines.flatMap(([stream, text]) => parser.line(stream, text)), ...parser.end()];
+        for (const output of outputs) {
+          if (output.type === 'diagnostic') expect(typeof output.diagnostic.code).toBe('string');
+          else expect(ParsedEventSchema.safeParse(output).success, `${id}: ${JSON.stringify(output)}`).toBe(true);
+        }
+      },
+    ),
     { numRuns: 150 },
   );
 }
 
 async function post(url: string, body: unknown): Promise<Record<string, any>> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(response.status, await response.clone().text()).toBe(200);
   return (await response.json()) as Record<string, any>;
 }
@@ -109,22 +189,39 @@ const USER = `Do it. Working directory: ${CWD}`;
 /** For each wire the model server speaks: a first request offering `offered` tools, and the tool call answered. */
 const ASK: Record<WireApiId, (server: ModelServer, offered: readonly string[]) => Promise<ToolCall>> = {
   'openai-responses': async (server, offered) => {
-    const body = await post(`${server.url}/v1/responses`, { model: 'm', stream: false, input: [{ role: 'user', content: USER }], tools: offered.map((name) => ({ type: 'function', name })) });
+    const body = await post(`${server.url}/v1/responses`, {
+      model: 'm',
+      stream: false,
+      input: [{ role: 'user', content: USER }],
+      tools: offered.map((name) => ({ type: 'function', name })),
+    });
     const call = body.output.find((item: { type: string }) => item.type === 'function_call');
     return { name: call.namespace ? `${call.namespace}__${call.name}` : call.name, args: JSON.parse(call.arguments) };
   },
   'openai-chat': async (server, offered) => {
-    const body = await post(`${server.url}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content: USER }], tools: offered.map((name) => ({ type: 'function', function: { name } })) });
+    const body = await post(`${server.url}/v1/chat/completions`, {
+      model: 'm',
+      messages: [{ role: 'user', content: USER }],
+      tools: offered.map((name) => ({ type: 'function', function: { name } })),
+    });
     const call = body.choices[0].message.tool_calls[0].function;
     return { name: call.name, args: JSON.parse(call.arguments) };
   },
   'anthropic-messages': async (server, offered) => {
-    const body = await post(`${server.url}/v1/messages`, { model: 'm', max_tokens: 100, messages: [{ role: 'user', content: USER }], tools: offered.map((name) => ({ name, input_schema: { type: 'object' } })) });
+    const body = await post(`${server.url}/v1/messages`, {
+      model: 'm',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: USER }],
+      tools: offered.map((name) => ({ name, input_schema: { type: 'object' } })),
+    });
     const call = body.content.find((block: { type: string }) => block.type === 'tool_use');
     return { name: call.name, args: call.input };
   },
   gemini: async (server, offered) => {
-    const body = await post(`${server.url}/v1beta/models/m:generateContent`, { contents: [{ role: 'user', parts: [{ text: USER }] }], tools: [{ functionDeclarations: offered.map((name) => ({ name })) }] });
+    const body = await post(`${server.url}/v1beta/models/m:generateContent`, {
+      contents: [{ role: 'user', parts: [{ text: USER }] }],
+      tools: [{ functionDeclarations: offered.map((name) => ({ name })) }],
+    });
     return body.candidates[0].content.parts.find((part: { functionCall?: unknown }) => part.functionCall).functionCall;
   },
 };
@@ -133,14 +230,23 @@ const ASK: Record<WireApiId, (server: ModelServer, offered: readonly string[]) =
 function expectedCall(table: EngineToolTable, intent: string): ToolCall {
   const shell = (command: string): ToolCall => {
     const tool = table.shell[0]!;
-    return { name: tool.tool, args: { [tool.commandKey]: tool.argv ? [...tool.argv, command] : command, ...tool.extra } };
+    return {
+      name: tool.tool,
+      args: { [tool.commandKey]: tool.argv ? [...tool.argv, command] : command, ...tool.extra },
+    };
   };
   if (intent === 'shell') return shell('echo hi');
   if (intent === 'write_file') {
     if (!table.write) return shell(writeFileCommand('a.txt', 'x'));
-    return { name: table.write.tool, args: { [table.write.pathKey]: table.write.absolute ? `${CWD}/a.txt` : 'a.txt', [table.write.contentKey]: 'x' } };
+    return {
+      name: table.write.tool,
+      args: { [table.write.pathKey]: table.write.absolute ? `${CWD}/a.txt` : 'a.txt', [table.write.contentKey]: 'x' },
+    };
   }
-  if (intent === 'use_skill') return table.skill ? { name: table.skill.tool, args: { [table.skill.nameKey]: 'demo-hello' } } : shell(useSkillCommand('demo-hello'));
+  if (intent === 'use_skill')
+    return table.skill
+      ? { name: table.skill.tool, args: { [table.skill.nameKey]: 'demo-hello' } }
+      : shell(useSkillCommand('demo-hello'));
   return { name: 'mcp__echo__echo', args: { text: 'hi' } };
 }
 
@@ -154,7 +260,12 @@ const TURN_OF: Record<string, ModelTurn> = {
 /** Every intent, asked of a model server that was given no tables (so it serves the registry's), as engine `id` offers its tools. */
 async function checkToolTable(id: string): Promise<void> {
   const table = await loadToolTable(id);
-  const offered = [...table.shell.map((tool) => tool.tool), ...(table.write ? [table.write.tool] : []), ...(table.skill ? [table.skill.tool] : []), 'mcp__echo__echo'];
+  const offered = [
+    ...table.shell.map((tool) => tool.tool),
+    ...(table.write ? [table.write.tool] : []),
+    ...(table.skill ? [table.skill.tool] : []),
+    'mcp__echo__echo',
+  ];
   const server = await startModelServer();
   try {
     for (const intent of TOOL_INTENTS) {
@@ -176,7 +287,9 @@ describe('every registered engine implements the whole contract', () => {
     const missing = ENGINE_FILES.filter((file) => !fs.existsSync(path.join(ENGINES_DIR, id, file)));
     expect(missing, `src/engines/${id}/ lacks ${missing.join(', ')}`).toEqual([]);
     // Recorded native output, which the parser, translation and property tests read.
-    const streams = fs.existsSync(path.join(STREAMS_DIR, id)) ? fs.readdirSync(path.join(STREAMS_DIR, id)).filter((name) => /\.(jsonl|log)$/.test(name)) : [];
+    const streams = fs.existsSync(path.join(STREAMS_DIR, id))
+      ? fs.readdirSync(path.join(STREAMS_DIR, id)).filter((name) => /\.(jsonl|log)$/.test(name))
+      : [];
     expect(streams.length, `fixtures/streams/${id}/ holds no recorded stream (*.jsonl, *.log)`).toBeGreaterThan(0);
   });
 
@@ -194,7 +307,10 @@ describe('every registered engine implements the whole contract', () => {
 
   it('an unknown engine is ENGINE_UNKNOWN everywhere ids come in, naming the registered ones', async () => {
     for (const load of [loadEngine, loadTranslationAdapter, loadToolTable]) {
-      const error = await load('cursor').then(() => null, (e: unknown) => e);
+      const error = await load('cursor').then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isAgentHarnessError(error, 'ENGINE_UNKNOWN')).toBe(true);
       expect((error as Error).message).toContain(BUILT_IN.join(', '));
     }
@@ -215,7 +331,12 @@ describe('a sixth engine registered at run time', () => {
     fs.mkdirSync(path.join(prefix, 'bin'), { recursive: true });
     fs.copyFileSync(SIXTH_CLI, path.join(prefix, 'bin', 'sixth-agent'));
     fs.chmodSync(path.join(prefix, 'bin', 'sixth-agent'), 0o755);
-    Object.assign(process.env, { SKILL_RUNNER_DATA_DIR: path.join(tmp, 'data'), SKILL_RUNNER_NPM_PREFIX: prefix, AGENT_HARNESS_SKILL_ROOTS: path.join(tmp, 'no-skills'), NO_COLOR: '1' });
+    Object.assign(process.env, {
+      SKILL_RUNNER_DATA_DIR: path.join(tmp, 'data'),
+      SKILL_RUNNER_NPM_PREFIX: prefix,
+      AGENT_HARNESS_SKILL_ROOTS: path.join(tmp, 'no-skills'),
+      NO_COLOR: '1',
+    });
   });
   afterAll(() => {
     unregister();
@@ -248,15 +369,42 @@ describe('a sixth engine registered at run time', () => {
 
   it('translate reads its recorded output', async () => {
     const stdout = path.join(tmp, 'sixth.stdout.jsonl');
-    fs.writeFileSync(stdout, ['{"type":"session","id":"S-6"}', '{"type":"tool","id":"c1","name":"run","input":{"cmd":"ls"}}', '{"type":"result","id":"c1","exit":0,"output":""}', 'noise', '{"type":"message","text":"All done."}', '{"type":"end","status":"completed"}', ''].join('\n'));
+    fs.writeFileSync(
+      stdout,
+      [
+        '{"type":"session","id":"S-6"}',
+        '{"type":"tool","id":"c1","name":"run","input":{"cmd":"ls"}}',
+        '{"type":"result","id":"c1","exit":0,"output":""}',
+        'noise',
+        '{"type":"message","text":"All done."}',
+        '{"type":"end","status":"completed"}',
+        '',
+      ].join('\n'),
+    );
     const run = await cli(['translate', '--engine', SIXTH_ID, '--stdout', stdout, '--summary']);
     expect(run.status, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ engine: SIXTH_ID, session_id: 'S-6', final_message: 'All done.', tool_calls: 1 });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      engine: SIXTH_ID,
+      session_id: 'S-6',
+      final_message: 'All done.',
+      tool_calls: 1,
+    });
   });
 
   it('the CLI starts and resumes it against the scripted model, which calls its own tools', async () => {
     const script = path.join(tmp, 'script.json');
-    fs.writeFileSync(script, JSON.stringify({ version: 1, turns: [{ type: 'write_file', path: 'out.txt', content: 'hi from six' }, { type: 'final', text: 'Wrote out.txt.' }, { type: 'shell', command: 'cat out.txt > copy.txt' }, { type: 'final', text: 'Copied.' }] }));
+    fs.writeFileSync(
+      script,
+      JSON.stringify({
+        version: 1,
+        turns: [
+          { type: 'write_file', path: 'out.txt', content: 'hi from six' },
+          { type: 'final', text: 'Wrote out.txt.' },
+          { type: 'shell', command: 'cat out.txt > copy.txt' },
+          { type: 'final', text: 'Copied.' },
+        ],
+      }),
+    );
     const start = await cli(['start', '--script', script, '--prompt', 'write it', SIXTH_ID]);
     expect(start.status, start.stderr).toBe(0);
     const runDir = /^Run directory: (.+)$/m.exec(start.stderr + start.stdout)?.[1]?.trim();
@@ -272,11 +420,19 @@ describe('a sixth engine registered at run time', () => {
   it('its provider runs a query, with the model picked by its own model flag', async () => {
     const runRoot = path.join(tmp, 'provider-runs');
     const events: AgentEvent[] = [];
-    for await (const event of getProvider(SIXTH_ID).query({ provider: SIXTH_ID, prompt: 'hi', model: 'six-model', extra: { runRoot, script: { version: 1, turns: [{ type: 'final', text: 'Hi from six.' }] } } })) events.push(event);
+    for await (const event of getProvider(SIXTH_ID).query({
+      provider: SIXTH_ID,
+      prompt: 'hi',
+      model: 'six-model',
+      extra: { runRoot, script: { version: 1, turns: [{ type: 'final', text: 'Hi from six.' }] } },
+    }))
+      events.push(event);
     expect(events.at(-1)).toMatchObject({ type: 'complete', result: { success: true } });
     expect(events.find((event) => event.type === 'session')?.sessionId).toBeTruthy();
     const [runDir] = fs.readdirSync(runRoot).filter((name) => name.includes(`-${SIXTH_ID}-`));
-    const meta = JSON.parse(fs.readFileSync(path.join(runRoot, runDir!, '.audit', 'meta.1.json'), 'utf8')) as { command: { argv: string[] } };
+    const meta = JSON.parse(fs.readFileSync(path.join(runRoot, runDir!, '.audit', 'meta.1.json'), 'utf8')) as {
+      command: { argv: string[] };
+    };
     expect(meta.command.argv.slice(-2)).toEqual(['--model', 'six-model']);
   });
 
@@ -284,7 +440,15 @@ describe('a sixth engine registered at run time', () => {
     unregister();
     expect(engineIds()).toEqual(BUILT_IN);
     expect(cliCommands()).not.toContain(SIXTH_ID);
-    expect(isAgentHarnessError(await loadEngine(SIXTH_ID).then(() => null, (e: unknown) => e), 'ENGINE_UNKNOWN')).toBe(true);
+    expect(
+      isAgentHarnessError(
+        await loadEngine(SIXTH_ID).then(
+          () => null,
+          (e: unknown) => e,
+        ),
+        'ENGINE_UNKNOWN',
+      ),
+    ).toBe(true);
     expect(() => getProvider(SIXTH_ID)).toThrow(/Unknown provider/);
   });
 });

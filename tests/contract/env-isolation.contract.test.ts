@@ -47,8 +47,12 @@ describe('paths from the environment (seed 001 deploy semantics)', () => {
       uvProjectEnvironment: '/srv/venv',
       runRoot: path.join(dir, 'relative/runs'),
     });
-    expect(resolveHarnessPaths({ env: { ...env, SKILL_RUNNER_NPM_PREFIX: '/srv/npm' }, projectRoot: dir }).npmPrefix).toBe('/srv/npm');
-    expect(resolveHarnessPaths({ env: { SKILL_RUNNER_DATA_DIR: '/srv/data' }, projectRoot: dir }).runRoot).toBe('/srv/data/harness_runs');
+    expect(
+      resolveHarnessPaths({ env: { ...env, SKILL_RUNNER_NPM_PREFIX: '/srv/npm' }, projectRoot: dir }).npmPrefix,
+    ).toBe('/srv/npm');
+    expect(resolveHarnessPaths({ env: { SKILL_RUNNER_DATA_DIR: '/srv/data' }, projectRoot: dir }).runRoot).toBe(
+      '/srv/data/harness_runs',
+    );
   });
 });
 
@@ -65,7 +69,14 @@ describe('engine env', () => {
 
   it('lets only the allowlist in, manages HOME/XDG/TMPDIR and routes proxies to the model server', () => {
     const paths = resolveHarnessPaths({ env: {}, projectRoot: dir });
-    const env = buildEngineEnv({ paths, hostEnv, modelMode: 'scripted', modelBaseUrl: 'http://127.0.0.1:4000', liveEnvKeys: ['OPENAI_API_KEY'], engineEnv: { CODEX_HOME: '/x/.codex' } });
+    const env = buildEngineEnv({
+      paths,
+      hostEnv,
+      modelMode: 'scripted',
+      modelBaseUrl: 'http://127.0.0.1:4000',
+      liveEnvKeys: ['OPENAI_API_KEY'],
+      engineEnv: { CODEX_HOME: '/x/.codex' },
+    });
     expect(env.HOME).toBe(paths.agentHome);
     expect(env.XDG_CONFIG_HOME).toBe(path.join(paths.agentHome, '.config'));
     expect(env.TMPDIR).toBe(paths.tmpDir);
@@ -74,13 +85,21 @@ describe('engine env', () => {
     expect(env.PATH?.split(':')[0]).toBe(path.join(paths.npmPrefix, 'bin'));
     expect(env.HTTPS_PROXY).toBe('http://127.0.0.1:4000');
     expect(env.NO_PROXY).toContain('127.0.0.1');
-    for (const leaked of ['OPENAI_API_KEY', 'AWS_SECRET_ACCESS_KEY', 'SOME_RANDOM_VAR']) expect(env).not.toHaveProperty(leaked);
+    for (const leaked of ['OPENAI_API_KEY', 'AWS_SECRET_ACCESS_KEY', 'SOME_RANDOM_VAR'])
+      expect(env).not.toHaveProperty(leaked);
     expect(Object.values(env).join('\n')).not.toContain('/home/someone');
   });
 
   it('passes vendor keys only in live mode, without proxies', () => {
     const paths = resolveHarnessPaths({ env: {}, projectRoot: dir });
-    const env = buildEngineEnv({ paths, hostEnv, modelMode: 'live', modelBaseUrl: null, liveEnvKeys: ['OPENAI_API_KEY'], engineEnv: {} });
+    const env = buildEngineEnv({
+      paths,
+      hostEnv,
+      modelMode: 'live',
+      modelBaseUrl: null,
+      liveEnvKeys: ['OPENAI_API_KEY'],
+      engineEnv: {},
+    });
     expect(env.OPENAI_API_KEY).toBe('sk-real-secret');
     expect(env).not.toHaveProperty('HTTPS_PROXY');
     expect(redactEnv(env).OPENAI_API_KEY).toBe('[redacted]');

@@ -12,7 +12,13 @@ import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AuditWriteFailures } from '../../src/core/audit-files.js';
-import { DEFAULT_EVENT_MEMORY_BYTES, EventSpool, jsonlRecords, readJsonlFile, resolveEventMemoryBytes } from '../../src/core/event-spool.js';
+import {
+  DEFAULT_EVENT_MEMORY_BYTES,
+  EventSpool,
+  jsonlRecords,
+  readJsonlFile,
+  resolveEventMemoryBytes,
+} from '../../src/core/event-spool.js';
 import { runAttempt } from '../../src/core/run-attempt.js';
 import type { AttemptResult } from '../../src/core/attempt-result.js';
 import { printFinished } from '../../src/cli/output.js';
@@ -31,43 +37,56 @@ let files = 0;
 const fresh = (): string => path.join(tmp, `spool-${(files += 1)}.jsonl`);
 
 /** JSON values with strings that hold newlines, quotes and characters outside the BMP. */
-const jsonValue = fc.record({ n: fc.integer(), s: fc.string({ unit: 'grapheme', maxLength: 40 }), big: fc.string({ maxLength: 3000 }), nested: fc.array(fc.oneof(fc.boolean(), fc.constant(null), fc.string({ maxLength: 5 })), { maxLength: 4 }) });
+const jsonValue = fc.record({
+  n: fc.integer(),
+  s: fc.string({ unit: 'grapheme', maxLength: 40 }),
+  big: fc.string({ maxLength: 3000 }),
+  nested: fc.array(fc.oneof(fc.boolean(), fc.constant(null), fc.string({ maxLength: 5 })), { maxLength: 4 }),
+});
 
 describe('EventSpool', () => {
   it('gives back every event in order, in memory under the budget and read back from the file past it', () => {
-    fc.assert(fc.property(fc.array(jsonValue, { maxLength: 60 }), fc.integer({ min: 0, max: 40_000 }), (events, budget) => {
-      const file = fresh();
-      const spool = new EventSpool<unknown>(file, new AuditWriteFailures(), budget);
-      for (const event of events) spool.push(event);
-      const bytes = events.reduce<number>((sum, event) => sum + JSON.stringify(event).length + 1, 0);
-      expect(spool.inMemory).toBe(bytes <= budget);
-      expect([...spool.events()]).toEqual(events);
-      spool.close();
-      // After close the file is read by its path.
-      expect(spool.all()).toEqual(events);
-      expect(fs.readFileSync(file, 'utf8')).toBe(events.map((event) => `${JSON.stringify(event)}\n`).join(''));
-      fs.rmSync(file);
-    }), { numRuns: 150 });
+    fc.assert(
+      fc.property(fc.array(jsonValue, { maxLength: 60 }), fc.integer({ min: 0, max: 40_000 }), (events, budget) => {
+        const file = fresh();
+        const spool = new EventSpool<unknown>(file, new AuditWriteFailures(), budget);
+        for (const event of events) spool.push(event);
+        const bytes = events.reduce<number>((sum, event) => sum + JSON.stringify(event).length + 1, 0);
+        expect(spool.inMemory).toBe(bytes <= budget);
+        expect([...spool.events()]).toEqual(events);
+        spool.close();
+        // After close the file is read by its path.
+        expect(spool.all()).toEqual(events);
+        expect(fs.readFileSync(file, 'utf8')).toBe(events.map((event) => `${JSON.stringify(event)}\n`).join(''));
+        fs.rmSync(file);
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('JSONL split anywhere, in reused buffers, parses to the same records', () => {
-    fc.assert(fc.property(fc.array(jsonValue, { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 20 }), (values, cuts) => {
-      const bytes = Buffer.from(values.map((value) => `${JSON.stringify(value)}\n`).join(''), 'utf8');
-      const points = [...new Set(cuts.map((cut) => (bytes.length === 0 ? 0 : cut % bytes.length)))].sort((a, b) => a - b);
-      // Each chunk is handed out in one shared buffer, overwritten before the next: as the file readers do.
-      const shared = Buffer.alloc(bytes.length + 1);
-      function* chunks(): Generator<Buffer> {
-        let from = 0;
-        for (const to of [...points, bytes.length]) {
-          if (to <= from) continue;
-          shared.fill(0x7b);
-          bytes.copy(shared, 0, from, to);
-          yield shared.subarray(0, to - from);
-          from = to;
+    fc.assert(
+      fc.property(fc.array(jsonValue, { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 20 }), (values, cuts) => {
+        const bytes = Buffer.from(values.map((value) => `${JSON.stringify(value)}\n`).join(''), 'utf8');
+        const points = [...new Set(cuts.map((cut) => (bytes.length === 0 ? 0 : cut % bytes.length)))].sort(
+          (a, b) => a - b,
+        );
+        // Each chunk is handed out in one shared buffer, overwritten before the next: as the file readers do.
+        const shared = Buffer.alloc(bytes.length + 1);
+        function* chunks(): Generator<Buffer> {
+          let from = 0;
+          for (const to of [...points, bytes.length]) {
+            if (to <= from) continue;
+            shared.fill(0x7b);
+            bytes.copy(shared, 0, from, to);
+            yield shared.subarray(0, to - from);
+            from = to;
+          }
         }
-      }
-      expect([...jsonlRecords(chunks())]).toEqual(values);
-    }), { numRuns: 300 });
+        expect([...jsonlRecords(chunks())]).toEqual(values);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('a file changed behind it is AUDIT_TAMPERED before any event is given: a byte changed, cut short, replaced', () => {
@@ -114,7 +133,9 @@ describe('EventSpool', () => {
     const spool = new EventSpool<unknown>('/dev/full', failures, 0);
     const events = [{ a: 1 }, { b: 'two' }];
     for (const event of events) spool.push(event);
-    expect(failures.list).toEqual([expect.objectContaining({ file: '/dev/full', message: expect.stringMatching(/not a regular file/) })]);
+    expect(failures.list).toEqual([
+      expect.objectContaining({ file: '/dev/full', message: expect.stringMatching(/not a regular file/) }),
+    ]);
     expect(spool.inMemory).toBe(true);
     expect([...spool.events()]).toEqual(events);
     spool.close();
@@ -138,35 +159,95 @@ function mkfifo(file: string): number | null {
 
 /** A codex `exec --json` stream with `items` shell calls (outputs of a few KB), noise, and a done marker. */
 function longCodexStream(items: number): string {
-  const lines: string[] = [JSON.stringify({ type: 'thread.started', thread_id: '01a2053b-9f5a-7bc0-b066-eb965712ebee' }), JSON.stringify({ type: 'turn.started' })];
+  const lines: string[] = [
+    JSON.stringify({ type: 'thread.started', thread_id: '01a2053b-9f5a-7bc0-b066-eb965712ebee' }),
+    JSON.stringify({ type: 'turn.started' }),
+  ];
   for (let i = 0; i < items; i += 1) {
     const command = `/bin/bash -lc 'seq ${i}'`;
-    lines.push(JSON.stringify({ type: 'item.started', item: { id: `item_${i}`, type: 'command_execution', command, aggregated_output: '', exit_code: null, status: 'in_progress' } }));
-    lines.push(JSON.stringify({ type: 'item.completed', item: { id: `item_${i}`, type: 'command_execution', command, aggregated_output: `${i} `.repeat(400 + (i % 7) * 100), exit_code: i % 5 === 0 ? 1 : 0, status: i % 5 === 0 ? 'failed' : 'completed' } }));
+    lines.push(
+      JSON.stringify({
+        type: 'item.started',
+        item: {
+          id: `item_${i}`,
+          type: 'command_execution',
+          command,
+          aggregated_output: '',
+          exit_code: null,
+          status: 'in_progress',
+        },
+      }),
+    );
+    lines.push(
+      JSON.stringify({
+        type: 'item.completed',
+        item: {
+          id: `item_${i}`,
+          type: 'command_execution',
+          command,
+          aggregated_output: `${i} `.repeat(400 + (i % 7) * 100),
+          exit_code: i % 5 === 0 ? 1 : 0,
+          status: i % 5 === 0 ? 'failed' : 'completed',
+        },
+      }),
+    );
     if (i % 25 === 0) lines.push(`noise line ${i}: not JSON`);
-    if (i % 10 === 0) lines.push(JSON.stringify({ type: 'item.completed', item: { id: `msg_${i}`, type: 'agent_message', text: `Step ${i} done — ✓` } }));
+    if (i % 10 === 0)
+      lines.push(
+        JSON.stringify({
+          type: 'item.completed',
+          item: { id: `msg_${i}`, type: 'agent_message', text: `Step ${i} done — ✓` },
+        }),
+      );
   }
-  lines.push(JSON.stringify({ type: 'item.completed', item: { id: 'msg_last', type: 'agent_message', text: 'All done.\n__SKILL_DONE__' } }));
-  lines.push(JSON.stringify({ type: 'turn.completed', usage: { input_tokens: 20, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: 0 } }));
+  lines.push(
+    JSON.stringify({
+      type: 'item.completed',
+      item: { id: 'msg_last', type: 'agent_message', text: 'All done.\n__SKILL_DONE__' },
+    }),
+  );
+  lines.push(
+    JSON.stringify({
+      type: 'turn.completed',
+      usage: { input_tokens: 20, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: 0 },
+    }),
+  );
   return `${lines.join('\n')}\n`;
 }
 
 /** What two attempts of the same output share: their events without run id, run dir, model port, timestamps and durations. */
 function comparable(result: AttemptResult): unknown {
-  const text = JSON.stringify({ rasp: result.rasp, fcmp: result.fcmp, toolCalls: result.toolCalls, conformance: { ...result.conformance, run_id: null, metrics: null }, assistantMessages: result.assistantMessages, finalMessage: result.finalMessage, completion: result.completion, sessionId: result.sessionId, usage: result.usage });
-  return JSON.parse(text.replaceAll(result.runId, 'RUN').replaceAll(result.runDir, 'DIR').replace(/127\.0\.0\.1:\d+/g, 'MODEL'), (key, value: unknown) => (key === 'ts' || key === 'duration_ms' || key === 'pid' ? null : value));
+  const text = JSON.stringify({
+    rasp: result.rasp,
+    fcmp: result.fcmp,
+    toolCalls: result.toolCalls,
+    conformance: { ...result.conformance, run_id: null, metrics: null },
+    assistantMessages: result.assistantMessages,
+    finalMessage: result.finalMessage,
+    completion: result.completion,
+    sessionId: result.sessionId,
+    usage: result.usage,
+  });
+  return JSON.parse(
+    text
+      .replaceAll(result.runId, 'RUN')
+      .replaceAll(result.runDir, 'DIR')
+      .replace(/127\.0\.0\.1:\d+/g, 'MODEL'),
+    (key, value: unknown) => (key === 'ts' || key === 'duration_ms' || key === 'pid' ? null : value),
+  );
 }
 
 describe('a long attempt keeps its events on disk, not in memory', () => {
   let sandbox: CliSandbox;
-  const attempt = (eventMemoryBytes?: number): Promise<AttemptResult> => runAttempt({
-    paths: resolveHarnessPaths({ env: sandbox.env, cwd: sandbox.root }),
-    engine: 'codex',
-    launch: 'start',
-    prompt: 'hi',
-    hostEnv: sandbox.env,
-    ...(eventMemoryBytes === undefined ? {} : { eventMemoryBytes }),
-  });
+  const attempt = (eventMemoryBytes?: number): Promise<AttemptResult> =>
+    runAttempt({
+      paths: resolveHarnessPaths({ env: sandbox.env, cwd: sandbox.root }),
+      engine: 'codex',
+      launch: 'start',
+      prompt: 'hi',
+      hostEnv: sandbox.env,
+      ...(eventMemoryBytes === undefined ? {} : { eventMemoryBytes }),
+    });
 
   it('gives the same result past the budget as within it, read back from the audit files', async () => {
     sandbox = createCliSandbox();
@@ -198,7 +279,9 @@ describe('a long attempt keeps its events on disk, not in memory', () => {
         const chunks: Buffer[] = [];
         stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
         await printFinished({ stdout, stderr: new PassThrough() }, spooled, mode, 'Start', true);
-        expect(Buffer.concat(chunks).toString('utf8')).toBe(renderTranslateView(mode, { rasp: spooled.rasp, fcmp: spooled.fcmp as FcmpEvent[] }));
+        expect(Buffer.concat(chunks).toString('utf8')).toBe(
+          renderTranslateView(mode, { rasp: spooled.rasp, fcmp: spooled.fcmp as FcmpEvent[] }),
+        );
       }
     } finally {
       sandbox.cleanup();
@@ -212,9 +295,14 @@ describe('a long attempt keeps its events on disk, not in memory', () => {
       const failing = [
         { type: 'thread.started', thread_id: '01a2053b-9f5a-7bc0-b066-eb965712ebee' },
         { type: 'turn.started' },
-        ...Array.from({ length: 60 }, (_, i) => ({ type: 'item.completed', item: { id: `m${i}`, type: 'agent_message', text: `working ${i} `.repeat(30) } })),
+        ...Array.from({ length: 60 }, (_, i) => ({
+          type: 'item.completed',
+          item: { id: `m${i}`, type: 'agent_message', text: `working ${i} `.repeat(30) },
+        })),
         { type: 'turn.failed', error: { message: 'the model gave up' } },
-      ].map((line) => JSON.stringify(line)).join('\n');
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n');
       const script = `#!/usr/bin/env node
 const fs = require('node:fs');
 process.stdout.write(${JSON.stringify(`${failing}\n`)}, () => {
@@ -256,7 +344,9 @@ describe('the budget', () => {
     expect(resolveEventMemoryBytes(undefined, { AGENT_HARNESS_EVENT_MEMORY_BYTES: ' 0 ' })).toBe(0);
     expect(resolveEventMemoryBytes(10, { AGENT_HARNESS_EVENT_MEMORY_BYTES: '0' })).toBe(10);
     for (const bad of ['-1', '1e6', '4MiB', 'lots']) {
-      expect(() => resolveEventMemoryBytes(undefined, { AGENT_HARNESS_EVENT_MEMORY_BYTES: bad })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+      expect(() => resolveEventMemoryBytes(undefined, { AGENT_HARNESS_EVENT_MEMORY_BYTES: bad })).toThrow(
+        expect.objectContaining({ code: 'CONFIG_INVALID' }),
+      );
     }
     expect(() => resolveEventMemoryBytes(-5, {})).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
   });
@@ -267,12 +357,16 @@ describe('the budget', () => {
       const stream = path.join(sandbox.root, 'long.stdout.jsonl');
       fs.writeFileSync(stream, longCodexStream(40));
       installFakeEngine(sandbox, 'codex', { stdoutFile: stream });
-      const run = runCliProcess(sandbox, ['start', '--translate', '2', '--prompt', 'hi', 'codex'], { AGENT_HARNESS_EVENT_MEMORY_BYTES: '0' });
+      const run = runCliProcess(sandbox, ['start', '--translate', '2', '--prompt', 'hi', 'codex'], {
+        AGENT_HARNESS_EVENT_MEMORY_BYTES: '0',
+      });
       expect(run.status, run.stderr).toBe(0);
       const runDir = /^run_dir: (.+)$/m.exec(run.stderr)![1]!;
       expect(run.stdout).toBe(fs.readFileSync(path.join(runDir, '.audit', 'fcmp.1.jsonl'), 'utf8'));
       expect(run.stdout.split('\n').length).toBeGreaterThan(40);
-      const bad = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], { AGENT_HARNESS_EVENT_MEMORY_BYTES: 'lots' });
+      const bad = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex'], {
+        AGENT_HARNESS_EVENT_MEMORY_BYTES: 'lots',
+      });
       expect(bad.status).not.toBe(0);
       expect(bad.stderr).toContain('CONFIG_INVALID');
       expect(bad.stderr).toContain('AGENT_HARNESS_EVENT_MEMORY_BYTES');
@@ -296,19 +390,42 @@ describe('sealing an orphan streams its raw logs', () => {
       const metaFile = path.join(audit, 'meta.1.json');
       const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
       // The harness "died": meta running, owner a pid that is gone, no RASP or FCMP yet; the PTY log is a FIFO.
-      fs.writeFileSync(metaFile, JSON.stringify({ ...meta, status: 'running', completion: null, exit: null, error: null, owner: await deadOwner() }));
+      fs.writeFileSync(
+        metaFile,
+        JSON.stringify({
+          ...meta,
+          status: 'running',
+          completion: null,
+          exit: null,
+          error: null,
+          owner: await deadOwner(),
+        }),
+      );
       for (const name of ['rasp.1.jsonl', 'fcmp.1.jsonl']) fs.rmSync(path.join(audit, name));
       expect(mkfifo(path.join(audit, 'pty-output.1.log'))).toBe(0);
 
       const listed = runCliProcess(sandbox, ['runs', '--json']);
       expect(listed.status, listed.stderr).toBe(0);
-      const expected = translateRecorded(await loadEngine('codex'), { stdout: fs.readFileSync(path.join(audit, 'stdout.1.log')), stderr: fs.readFileSync(path.join(audit, 'stderr.1.log')) }, { runId: meta.run_id, attempt: 1, launch: 'start', seqStart: 0, sessionId: meta.session_id });
-      const strip = (rows: unknown[]): unknown => JSON.parse(JSON.stringify(rows), (key, value: unknown) => (key === 'ts' ? null : value));
+      const expected = translateRecorded(
+        await loadEngine('codex'),
+        {
+          stdout: fs.readFileSync(path.join(audit, 'stdout.1.log')),
+          stderr: fs.readFileSync(path.join(audit, 'stderr.1.log')),
+        },
+        { runId: meta.run_id, attempt: 1, launch: 'start', seqStart: 0, sessionId: meta.session_id },
+      );
+      const strip = (rows: unknown[]): unknown =>
+        JSON.parse(JSON.stringify(rows), (key, value: unknown) => (key === 'ts' ? null : value));
       const rasp = [...readJsonlFile(path.join(audit, 'rasp.1.jsonl'))];
-      expect(rasp.filter((e) => (e as { data: { type: string } }).data.type === 'raw.line').length).toBeGreaterThan(250);
+      expect(rasp.filter((e) => (e as { data: { type: string } }).data.type === 'raw.line').length).toBeGreaterThan(
+        250,
+      );
       expect(strip(rasp)).toEqual(strip(expected.rasp));
       expect(strip([...readJsonlFile(path.join(audit, 'fcmp.1.jsonl'))])).toEqual(strip(expected.fcmp));
-      expect(JSON.parse(fs.readFileSync(metaFile, 'utf8'))).toMatchObject({ status: 'finished', error: { code: 'HARNESS_INTERRUPTED' } });
+      expect(JSON.parse(fs.readFileSync(metaFile, 'utf8'))).toMatchObject({
+        status: 'finished',
+        error: { code: 'HARNESS_INTERRUPTED' },
+      });
     } finally {
       sandbox.cleanup();
     }

@@ -6,7 +6,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const ENTRIES = new Set(['agent-harness', ...Object.keys((JSON.parse(fs.readFileSync('package.json', 'utf8')) as { exports: Record<string, unknown> }).exports).map((key) => path.posix.join('agent-harness', key))]);
+const ENTRIES = new Set([
+  'agent-harness',
+  ...Object.keys(
+    (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { exports: Record<string, unknown> }).exports,
+  ).map((key) => path.posix.join('agent-harness', key)),
+]);
 
 /** Every import specifier of a TypeScript file (static, bare and dynamic). */
 function specifiers(file: string): string[] {
@@ -14,14 +19,23 @@ function specifiers(file: string): string[] {
   return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
 }
 
-const files = fs.readdirSync('examples', { recursive: true, encoding: 'utf8' })
+const files = fs
+  .readdirSync('examples', { recursive: true, encoding: 'utf8' })
   .filter((name) => name.endsWith('.ts') && !name.split(path.sep).includes('node_modules'))
   .map((name) => path.join('examples', name));
 
 describe('examples import the package, not its sources', () => {
   it('finds the examples and their package imports', () => {
     expect(files.length).toBeGreaterThan(10);
-    expect(files.flatMap(specifiers).filter((s) => s.startsWith('agent-harness'))).toEqual(expect.arrayContaining(['agent-harness', 'agent-harness/vitest', 'agent-harness/orchestrator', 'agent-harness/fluent', 'agent-harness/providers']));
+    expect(files.flatMap(specifiers).filter((s) => s.startsWith('agent-harness'))).toEqual(
+      expect.arrayContaining([
+        'agent-harness',
+        'agent-harness/vitest',
+        'agent-harness/orchestrator',
+        'agent-harness/fluent',
+        'agent-harness/providers',
+      ]),
+    );
   });
 
   it.each(files)('%s', (file) => {

@@ -34,9 +34,17 @@ function wholeFileSeq(text: string): number | null {
 describe('lastSeqInFcmp', () => {
   it('gives what a whole read gives, for lines of any size, torn lines and lines without a seq', () => {
     // Sizes around the 64 KiB first look and its fourfold growth, so a line often straddles a window's start.
-    const padding = fc.oneof(fc.integer({ min: 0, max: 200 }), fc.integer({ min: 60_000, max: 70_000 }), fc.integer({ min: 250_000, max: 270_000 }));
+    const padding = fc.oneof(
+      fc.integer({ min: 0, max: 200 }),
+      fc.integer({ min: 60_000, max: 70_000 }),
+      fc.integer({ min: 250_000, max: 270_000 }),
+    );
     const line = fc.oneof(
-      fc.record({ seq: fc.nat(), pad: padding }).map(({ seq, pad }) => JSON.stringify({ seq, type: 'assistant.message.final', data: { text: 'x'.repeat(pad) } })),
+      fc
+        .record({ seq: fc.nat(), pad: padding })
+        .map(({ seq, pad }) =>
+          JSON.stringify({ seq, type: 'assistant.message.final', data: { text: 'x'.repeat(pad) } }),
+        ),
       padding.map((pad) => JSON.stringify({ type: 'no.seq', data: 'y'.repeat(pad) })),
       padding.map((pad) => `{"seq": 7, "torn": "${'z'.repeat(pad)}`),
       fc.constant(''),
@@ -55,7 +63,10 @@ describe('lastSeqInFcmp', () => {
   it('a missing file or a FIFO gives null, and lastFcmpSeq looks at the attempt before', () => {
     const audit = path.join(dir, '.audit');
     fs.mkdirSync(audit);
-    fs.writeFileSync(path.join(audit, 'fcmp.1.jsonl'), `${JSON.stringify({ seq: 41 })}\n${JSON.stringify({ seq: 42 })}\n`);
+    fs.writeFileSync(
+      path.join(audit, 'fcmp.1.jsonl'),
+      `${JSON.stringify({ seq: 41 })}\n${JSON.stringify({ seq: 42 })}\n`,
+    );
     execFileSync('mkfifo', [path.join(audit, 'fcmp.2.jsonl')]);
     expect(lastSeqInFcmp(path.join(audit, 'fcmp.2.jsonl'))).toBeNull();
     expect(lastSeqInFcmp(path.join(audit, 'fcmp.3.jsonl'))).toBeNull();

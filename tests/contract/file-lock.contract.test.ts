@@ -21,14 +21,18 @@ describe('withFileLock in one process', () => {
     const file = path.join(dir, 'shared.json');
     const events: string[] = [];
     let inside = 0;
-    await Promise.all(Array.from({ length: 12 }, (_, i) => withFileLock(file, async () => {
-      inside += 1;
-      expect(inside).toBe(1);
-      events.push(`in ${i}`);
-      await tick();
-      events.push(`out ${i}`);
-      inside -= 1;
-    })));
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        withFileLock(file, async () => {
+          inside += 1;
+          expect(inside).toBe(1);
+          events.push(`in ${i}`);
+          await tick();
+          events.push(`out ${i}`);
+          inside -= 1;
+        }),
+      ),
+    );
     expect(events).toEqual(Array.from({ length: 12 }, (_, i) => [`in ${i}`, `out ${i}`]).flat());
     expect(fs.existsSync(`${file}.lock`)).toBe(false);
   });

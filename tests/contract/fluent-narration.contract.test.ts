@@ -7,7 +7,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { defineHarness, narrate, narrateMethods, readRecording, summarizeWith, wrapAgent, type HarnessEvent, type NarrationCaller } from 'agent-harness/fluent';
+import {
+  defineHarness,
+  narrate,
+  narrateMethods,
+  readRecording,
+  summarizeWith,
+  wrapAgent,
+  type HarnessEvent,
+  type NarrationCaller,
+} from 'agent-harness/fluent';
 import { bindModel, createScriptedCaller } from 'agent-harness/orchestrator';
 
 const dir = await mkdtemp(join(tmpdir(), 'fluent-narration-'));
@@ -30,12 +39,17 @@ class Planner {
   }
 }
 narrateMethods(Planner, ['execute', 'fail']);
-narrateMethods(Planner, ['double'], { summarize: (call) => `doubled ${String(call.args[0])} into ${String(call.result)}` });
+narrateMethods(Planner, ['double'], {
+  summarize: (call) => `doubled ${String(call.args[0])} into ${String(call.result)}`,
+});
 
-const kinds = (events: HarnessEvent[]) => events.filter((e) => e.type !== 'run:start' && e.type !== 'run:complete').map((e) => (e.type === 'narrative' ? `narrative: ${e.text}` : `${e.type} ${e.name}`));
+const kinds = (events: HarnessEvent[]) =>
+  events
+    .filter((e) => e.type !== 'run:start' && e.type !== 'run:complete')
+    .map((e) => (e.type === 'narrative' ? `narrative: ${e.text}` : `${e.type} ${e.name}`));
 
 describe('narration', () => {
-  it('narrate() and @Monologue emit narrative events between the call\'s start and complete; sync methods stay sync', async () => {
+  it("narrate() and @Monologue emit narrative events between the call's start and complete; sync methods stay sync", async () => {
     let doubled: unknown;
     const out = await defineHarness({
       agents: { planner: Planner },
@@ -43,60 +57,107 @@ describe('narration', () => {
         doubled = agents.planner.double(21);
         return agents.planner.execute('a README');
       },
-    }).create().run();
+    })
+      .create()
+      .run();
     expect(doubled).toBe(42);
     expect(out.result).toBe('plan for a README');
     expect(kinds(out.events)).toEqual([
-      'agent:start planner.double', 'narrative: doubled 21 into 42', 'agent:complete planner.double',
-      'agent:start planner.execute', 'narrative: thinking about a README', 'narrative: execute("a README") returned "plan for a README"', 'agent:complete planner.execute',
+      'agent:start planner.double',
+      'narrative: doubled 21 into 42',
+      'agent:complete planner.double',
+      'agent:start planner.execute',
+      'narrative: thinking about a README',
+      'narrative: execute("a README") returned "plan for a README"',
+      'agent:complete planner.execute',
     ]);
-    expect(out.events.find((e) => e.type === 'narrative')).toMatchObject({ name: 'planner', agent: 'planner', method: 'double' });
+    expect(out.events.find((e) => e.type === 'narrative')).toMatchObject({
+      name: 'planner',
+      agent: 'planner',
+      method: 'double',
+    });
   });
 
   it('a throwing method is narrated and still throws synchronously', async () => {
     const events: HarnessEvent[] = [];
     let thrown: unknown;
-    await defineHarness({ agents: { planner: Planner }, run: async ({ agents }) => { try { agents.planner.fail(); } catch (error) { thrown = error; } } })
-      .create().on('*', (e) => events.push(e)).run();
+    await defineHarness({
+      agents: { planner: Planner },
+      run: async ({ agents }) => {
+        try {
+          agents.planner.fail();
+        } catch (error) {
+          thrown = error;
+        }
+      },
+    })
+      .create()
+      .on('*', (e) => events.push(e))
+      .run();
     expect(String(thrown)).toContain('cannot');
-    expect(kinds(events)).toEqual(['agent:start planner.fail', 'narrative: fail() failed: cannot', 'agent:failed planner.fail']);
+    expect(kinds(events)).toEqual([
+      'agent:start planner.fail',
+      'narrative: fail() failed: cannot',
+      'agent:failed planner.fail',
+    ]);
   });
 
   it('the harness-wide summarizer can be an LLM caller (summarizeWith), and narratives replay from the recording', async () => {
     const caller = createScriptedCaller({ answers: ['  I planned the tests.  '] });
     const llm: NarrationCaller = bindModel(caller, 'narrator-small');
     const recording = join(dir, 'narration.json');
-    const make = (mode: 'live' | 'replay') => defineHarness({
-      mode, recording, agents: { planner: Planner }, monologue: { summarize: summarizeWith(llm) },
-      run: async ({ agents }) => agents.planner.execute('tests'),
-    });
+    const make = (mode: 'live' | 'replay') =>
+      defineHarness({
+        mode,
+        recording,
+        agents: { planner: Planner },
+        monologue: { summarize: summarizeWith(llm) },
+        run: async ({ agents }) => agents.planner.execute('tests'),
+      });
     const live = await make('live').create().run();
     expect(caller.calls).toHaveLength(1);
     expect(caller.calls[0]!.model).toBe('narrator-small');
     expect(caller.calls[0]!.messages[1]!.content).toBe('Agent planner: execute("tests") returned "plan for tests"');
-    expect(kinds(live.events)).toEqual(['agent:start planner.execute', 'narrative: thinking about tests', 'narrative: I planned the tests.', 'agent:complete planner.execute']);
+    expect(kinds(live.events)).toEqual([
+      'agent:start planner.execute',
+      'narrative: thinking about tests',
+      'narrative: I planned the tests.',
+      'agent:complete planner.execute',
+    ]);
     expect((await readRecording(recording)).entries.map((e) => e.kind)).toEqual(['narrative', 'narrative', 'call']);
     const replayed = await make('replay').create().run();
     expect(caller.calls).toHaveLength(1); // replay never calls the summarizer
     expect(kinds(replayed.events)).toEqual(kinds(live.events));
   });
 
-  it('wrapAgent emits the agent\'s narration; outside a harness narration is a no-op', async () => {
+  it("wrapAgent emits the agent's narration; outside a harness narration is a no-op", async () => {
     const events: HarnessEvent[] = [];
-    await wrapAgent(Planner).on('narrative', (e) => events.push(e)).run('docs');
-    expect(events.map((e) => (e.type === 'narrative' ? e.text : e.type))).toEqual(['thinking about docs', 'execute("docs") returned "plan for docs"']);
+    await wrapAgent(Planner)
+      .on('narrative', (e) => events.push(e))
+      .run('docs');
+    expect(events.map((e) => (e.type === 'narrative' ? e.text : e.type))).toEqual([
+      'thinking about docs',
+      'execute("docs") returned "plan for docs"',
+    ]);
     expect(await new Planner().execute('alone')).toBe('plan for alone');
     expect(new Planner().double(2)).toBe(4);
   });
 
   it('narrateMethods names a missing method with CONFIG_INVALID', () => {
-    class Empty { execute(): void {} }
-    expect(() => narrateMethods(Empty, ['nope' as 'execute'])).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining('"nope"') }));
+    class Empty {
+      execute(): void {}
+    }
+    expect(() => narrateMethods(Empty, ['nope' as 'execute'])).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining('"nope"') }),
+    );
   });
 
   it('the @Monologue() decorator form narrates the same way (examples/fluent/narrating-agent.ts through tsx)', async () => {
     const { execa } = await import('execa');
-    const result = await execa('npx', ['tsx', 'examples/fluent/narrating-agent.ts'], { reject: false, timeout: 120_000 });
+    const result = await execa('npx', ['tsx', 'examples/fluent/narrating-agent.ts'], {
+      reject: false,
+      timeout: 120_000,
+    });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout.split('\n')).toEqual([
       'agent:start reviewer.execute',

@@ -6,11 +6,31 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
-  defineHarness, wrapAgent,
-  type AgentConstructor, type ErrorEvent, type ExecuteContext, type FluentRunResult, type HarnessConfig, type HarnessEvent,
-  type HarnessEventHandler, type HarnessEventType, type HarnessFactory, type HarnessInstance, type NarrativeEvent,
-  type ParallelEvent, type ParallelItemCompleteEvent, type ParallelOptions, type PhaseEvent, type ResolvedAgents, type RetryBackoffEvent,
-  type RetryEvent, type RetryOptions, type StepEvent, type StepYield, type TaskEvent, type WrappedAgent,
+  defineHarness,
+  wrapAgent,
+  type AgentConstructor,
+  type ErrorEvent,
+  type ExecuteContext,
+  type FluentRunResult,
+  type HarnessConfig,
+  type HarnessEvent,
+  type HarnessEventHandler,
+  type HarnessEventType,
+  type HarnessFactory,
+  type HarnessInstance,
+  type NarrativeEvent,
+  type ParallelEvent,
+  type ParallelItemCompleteEvent,
+  type ParallelOptions,
+  type PhaseEvent,
+  type ResolvedAgents,
+  type RetryBackoffEvent,
+  type RetryEvent,
+  type RetryOptions,
+  type StepEvent,
+  type StepYield,
+  type TaskEvent,
+  type WrappedAgent,
 } from 'agent-harness/fluent';
 
 class Coder {
@@ -37,17 +57,21 @@ describe('seed 002 types', () => {
     const ids: string[] = [];
     const seen: string[] = [];
     const harness = defineHarness({
-      name: 'typed', agents: { coder: Coder, reviewer: Reviewer }, state: () => ({ reviewed: false }),
-      run: async ({ agents, state, task, retry, parallel, phase }, input: string) => phase('build', async () => {
-        const { code } = await task('code', () => agents.coder.execute(input));
-        state.reviewed = agents.reviewer.execute(code);
-        await retry('flaky', async () => 1, { retries: 1 });
-        await parallel('fan', [async () => 1, async () => 2], { concurrency: 1 });
-        return code;
-      }),
+      name: 'typed',
+      agents: { coder: Coder, reviewer: Reviewer },
+      state: () => ({ reviewed: false }),
+      run: async ({ agents, state, task, retry, parallel, phase }, input: string) =>
+        phase('build', async () => {
+          const { code } = await task('code', () => agents.coder.execute(input));
+          state.reviewed = agents.reviewer.execute(code);
+          await retry('flaky', async () => 1, { retries: 1 });
+          await parallel('fan', [async () => 1, async () => 2], { concurrency: 1 });
+          return code;
+        }),
     });
     expectTypeOf(harness).toEqualTypeOf<HarnessFactory<{ reviewed: boolean }, string, string>>();
-    const out = await harness.create('x')
+    const out = await harness
+      .create('x')
       .on('task', (e) => {
         expectTypeOf(e).toEqualTypeOf<TaskEvent>();
         expectTypeOf(e.id).toEqualTypeOf<string>();
@@ -93,19 +117,26 @@ describe('seed 002 types', () => {
         expectTypeOf(agents).toEqualTypeOf<ResolvedAgents<{ coder: typeof Coder }>>();
         product = agents.coder.mul(2);
       },
-    }).create().run();
+    })
+      .create()
+      .run();
     expect(product).toBe(4);
   });
 
-  it('the seed\'s type names compose as the seed writes them', () => {
+  it("the seed's type names compose as the seed writes them", () => {
     expectTypeOf<HarnessEventHandler<'phase'>>().toEqualTypeOf<(event: PhaseEvent) => void>();
     expectTypeOf<HarnessEventHandler<'task'>>().toEqualTypeOf<(event: TaskEvent) => void>();
     expectTypeOf<HarnessEventHandler<'*'>>().toEqualTypeOf<(event: HarnessEvent) => void>();
-    expectTypeOf<'phase' | 'task' | 'step' | 'narrative' | 'error' | 'retry' | 'parallel' | '*'>().toExtend<HarnessEventType>();
+    expectTypeOf<
+      'phase' | 'task' | 'step' | 'narrative' | 'error' | 'retry' | 'parallel' | '*'
+    >().toExtend<HarnessEventType>();
     expectTypeOf<typeof Coder>().toExtend<AgentConstructor>();
     expectTypeOf<WrappedAgent<Coder>['run']>().toEqualTypeOf<(task: string) => Promise<{ code: string }>>();
     const config: HarnessConfig<{ coder: typeof Coder }, { n: number }, number, number> = {
-      name: 'seed', mode: 'live', agents: { coder: Coder }, state: (input) => ({ n: input }),
+      name: 'seed',
+      mode: 'live',
+      agents: { coder: Coder },
+      state: (input) => ({ n: input }),
       run: async (context: ExecuteContext<{ coder: typeof Coder }, { n: number }>, input) => context.state.n + input,
     };
     const generator: HarnessConfig<{ coder: typeof Coder }, object, void, string> = {
@@ -116,7 +147,10 @@ describe('seed 002 types', () => {
         return out.code;
       },
     };
-    const options: [RetryOptions, ParallelOptions] = [{ retries: 3, minTimeout: 1000, maxTimeout: 5000 }, { concurrency: 5 }];
+    const options: [RetryOptions, ParallelOptions] = [
+      { retries: 3, minTimeout: 1000, maxTimeout: 5000 },
+      { concurrency: 5 },
+    ];
     const instance: HarnessInstance<{ n: number }, number> = defineHarness(config).create(1);
     expect([typeof generator.execute, options.length, typeof instance.run]).toEqual(['function', 2, 'function']);
   });
@@ -132,7 +166,10 @@ describe('seed 002 types', () => {
 
     // @ts-expect-error an agent class needs an execute method
     const noExecute = defineHarness({ agents: { reviewer: NoExecute }, run: async () => 1 });
-    await expect(noExecute.create().run()).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringMatching(/reviewer.*no execute method/) });
+    await expect(noExecute.create().run()).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringMatching(/reviewer.*no execute method/),
+    });
     // @ts-expect-error wrapAgent needs an execute method too
     expect(() => wrapAgent(NoExecute)).not.toThrow();
     // @ts-expect-error a wrapped agent's run takes execute's parameters

@@ -20,8 +20,14 @@ afterAll(() => {
 
 function vitest(args: string[], calls: string): number | null {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') env[key] = value;
-  const result = spawnSync(process.execPath, [VITEST, 'run', '--root', PROJECT, ...args], { cwd: REPO, env: { ...env, CI: 'true', NO_COLOR: '1', WF_CALLS: calls }, encoding: 'utf8', timeout: 120_000 });
+  for (const [key, value] of Object.entries(process.env))
+    if (!key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') env[key] = value;
+  const result = spawnSync(process.execPath, [VITEST, 'run', '--root', PROJECT, ...args], {
+    cwd: REPO,
+    env: { ...env, CI: 'true', NO_COLOR: '1', WF_CALLS: calls },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   return result.status;
 }
 
@@ -29,10 +35,14 @@ describe('workflow recordings and vitest -u', () => {
   it('records on the first run, replays on the next, records again under -u', () => {
     fs.rmSync(RECORDINGS, { recursive: true, force: true });
     const calls = path.join(tmp, 'calls.log');
-    const count = (): number => (fs.existsSync(calls) ? fs.readFileSync(calls, 'utf8').split('\n').filter(Boolean).length : 0);
+    const count = (): number =>
+      fs.existsSync(calls) ? fs.readFileSync(calls, 'utf8').split('\n').filter(Boolean).length : 0;
     expect(vitest([], calls)).toBe(0);
     expect(count()).toBe(1);
-    const files = fs.readdirSync(RECORDINGS, { recursive: true }).map(String).filter((f) => f.endsWith('.json'));
+    const files = fs
+      .readdirSync(RECORDINGS, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.json'));
     expect(files).toHaveLength(1);
     expect(vitest([], calls)).toBe(0);
     expect(count()).toBe(1); // replayed: the agent was not called

@@ -6,12 +6,26 @@ import { test } from '../../src/public/vitest.js';
 import { defineHarness, resolveRecordingPath } from '../../src/public/fluent.js';
 
 const recording = resolveRecordingPath(fileURLToPath(import.meta.url), 'fixture-roundtrip');
-afterAll(() => rm(resolveRecordingPath(fileURLToPath(import.meta.url), 'x').replace(/x\.json$/, ''), { recursive: true, force: true }));
+afterAll(() =>
+  rm(resolveRecordingPath(fileURLToPath(import.meta.url), 'x').replace(/x\.json$/, ''), {
+    recursive: true,
+    force: true,
+  }),
+);
 
 let calls = 0;
-class Counter { async execute(n: number) { return this.next(n); } async next(n: number) { calls += 1; return n + 1; } }
+class Counter {
+  async execute(n: number) {
+    return this.next(n);
+  }
+  async next(n: number) {
+    calls += 1;
+    return n + 1;
+  }
+}
 const counting = defineHarness({
-  name: 'counting', agents: { counter: Counter },
+  name: 'counting',
+  agents: { counter: Counter },
   run: async ({ task, agents }, n: number) => task('count', () => agents.counter.next(n)),
 });
 
@@ -24,13 +38,19 @@ describe('workflow fixture and toHaveEmitted', () => {
     const replayed = await workflow.run(counting, 1, { name: 'fixture-roundtrip' });
     expect(calls).toBe(1);
     expect(replayed.result).toBe(live.result);
-    expect(replayed).toHaveEmitted(['task:start', { type: 'agent:complete', name: 'counter.next', replayed: true }, { type: 'task:complete', result: 2 }]);
+    expect(replayed).toHaveEmitted([
+      'task:start',
+      { type: 'agent:complete', name: 'counter.next', replayed: true },
+      { type: 'task:complete', result: 2 },
+    ]);
     expect(JSON.parse(await readFile(recording, 'utf8'))).toMatchObject({ version: 1, harness: 'counting' });
   });
 
   test('toHaveEmitted fails on a missing or out-of-order event, naming where it stopped', async ({ workflow }) => {
     const out = await workflow.run(counting, 5, { name: 'fixture-order', mode: 'live' });
     expect(out).not.toHaveEmitted(['task:complete', 'task:start']);
-    expect(() => expect(out.events).toHaveEmitted(['task:start', 'phase:start'])).toThrow(/matched up to "phase:start"/);
+    expect(() => expect(out.events).toHaveEmitted(['task:start', 'phase:start'])).toThrow(
+      /matched up to "phase:start"/,
+    );
   });
 });

@@ -11,7 +11,13 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsDiffSchema, FsEntrySchema, FsSnapshotSchema } from '../../src/protocol/index.js';
 import { recordHash, rememberedHashes, type RootHashes } from '../../src/runtime/fs-hash-cache.js';
-import { clearHashCache, describeEntry, diffSnapshots, snapshotTree, startSnapshot } from '../../src/runtime/fs-snapshot.js';
+import {
+  clearHashCache,
+  describeEntry,
+  diffSnapshots,
+  snapshotTree,
+  startSnapshot,
+} from '../../src/runtime/fs-snapshot.js';
 import { under } from '../../src/runtime/fs-tree-walk.js';
 
 let dir: string;
@@ -148,7 +154,11 @@ describe('diffSnapshots', () => {
     });
     // An engine's own bookkeeping files are listed apart from the agent's changes.
     const apart = diffSnapshots(before, await snapshotTree(dir), ['new.txt', 'z-gone.txt']);
-    expect(apart).toMatchObject({ created: ['a-new/file'], deleted: ['sub/deep/gone.txt'], engine_bookkeeping: ['new.txt', 'z-gone.txt'] });
+    expect(apart).toMatchObject({
+      created: ['a-new/file'],
+      deleted: ['sub/deep/gone.txt'],
+      engine_bookkeeping: ['new.txt', 'z-gone.txt'],
+    });
   });
 
   it('diffs snapshots whose entries are out of path order (not made by snapshotTree) as if they were sorted', async () => {
@@ -165,7 +175,10 @@ describe('diffSnapshots', () => {
     expect(expected).toMatchObject({ created: ['0-new.txt'], modified: ['b/c.txt'], deleted: ['a.txt'] });
     // Reversed and shuffled copies: the snapshots given are left as they were.
     const reversed = { ...before, entries: [...before.entries].reverse() };
-    const shuffled = { ...after, entries: [after.entries[2]!, after.entries[0]!, ...after.entries.slice(3), after.entries[1]!] };
+    const shuffled = {
+      ...after,
+      entries: [after.entries[2]!, after.entries[0]!, ...after.entries.slice(3), after.entries[1]!],
+    };
     const order = shuffled.entries.map((entry) => entry.path);
     expect(diffSnapshots(reversed, shuffled)).toEqual(expected);
     expect(shuffled.entries.map((entry) => entry.path)).toEqual(order);
@@ -199,7 +212,9 @@ describe('stat-based change detection', () => {
     write('large.bin', `${'a'.repeat(99_999)}b`);
     for (const rel of ['small.txt', 'large.bin']) fs.utimesSync(path.join(dir, rel), fixed, fixed);
     const after = FsSnapshotSchema.parse(await snapshotTree(dir));
-    expect(after.entries.map((e) => [e.path, e.size, e.mtime_ms])).toEqual(before.entries.map((e) => [e.path, e.size, e.mtime_ms]));
+    expect(after.entries.map((e) => [e.path, e.size, e.mtime_ms])).toEqual(
+      before.entries.map((e) => [e.path, e.size, e.mtime_ms]),
+    );
     expect(after.entries.find((e) => e.path === 'small.txt')?.sha256).toBe(sha256('bbbb'));
     expect(diffSnapshots(before, after).modified).toEqual(['large.bin', 'small.txt']);
   });
@@ -218,7 +233,9 @@ describe('stat-based change detection', () => {
     fs.renameSync(path.join(dir, 'replaced.tmp'), path.join(dir, 'replaced.txt'));
     const after = await snapshotTree(dir);
     expect(diffSnapshots(before, after)).toMatchObject({ created: [], modified: [], deleted: [] });
-    expect(after.entries.find((e) => e.path === 'touched.txt')?.mtime_ms).not.toBe(before.entries.find((e) => e.path === 'touched.txt')?.mtime_ms);
+    expect(after.entries.find((e) => e.path === 'touched.txt')?.mtime_ms).not.toBe(
+      before.entries.find((e) => e.path === 'touched.txt')?.mtime_ms,
+    );
   });
 
   it('snapshots a 10,000-file tree: remembered hashes give the same entries as reading every file', async () => {
@@ -228,7 +245,10 @@ describe('stat-based change detection', () => {
     const before = FsSnapshotSchema.parse(await snapshotTree(dir));
     expect(before.truncated).toBe(false);
     expect(before.entries).toHaveLength(10_000);
-    expect(before.entries.find((e) => e.path === rel(4242))).toMatchObject({ type: 'file', sha256: sha256('file 4242\n') });
+    expect(before.entries.find((e) => e.path === rel(4242))).toMatchObject({
+      type: 'file',
+      sha256: sha256('file 4242\n'),
+    });
     write(rel(1), 'FILE 1\n');
     write(rel(5000), 'longer content\n');
     fs.rmSync(path.join(dir, rel(9999)));
@@ -236,7 +256,13 @@ describe('stat-based change detection', () => {
     const later = new Date(Date.now() + 60_000);
     fs.utimesSync(path.join(dir, rel(7)), later, later);
     const after = FsSnapshotSchema.parse(await snapshotTree(dir));
-    expect(diffSnapshots(before, after)).toEqual({ root: dir, created: ['d100/new.txt'], modified: [rel(1), rel(5000)], deleted: [rel(9999)], engine_bookkeeping: [] });
+    expect(diffSnapshots(before, after)).toEqual({
+      root: dir,
+      created: ['d100/new.txt'],
+      modified: [rel(1), rel(5000)],
+      deleted: [rel(9999)],
+      engine_bookkeeping: [],
+    });
     clearHashCache();
     const fresh = await snapshotTree(dir);
     expect(after.entries).toEqual(fresh.entries);
@@ -264,10 +290,11 @@ describe('stat-based change detection', () => {
  * written within the racy window is read at listing time instead (its own test below).
  */
 describe('startSnapshot: the listing now, the hashes in the background', () => {
-  const entryOf = (snap: { entries: readonly { path: string; sha256: string | null }[] }, rel: string) => snap.entries.find((e) => e.path === rel);
+  const entryOf = (snap: { entries: readonly { path: string; sha256: string | null }[] }, rel: string) =>
+    snap.entries.find((e) => e.path === rel);
   const LARGE = 100_000;
 
-  it('keeps sha256 null for files rewritten, touched or deleted before their hash was taken, never the new content\'s hash', async () => {
+  it("keeps sha256 null for files rewritten, touched or deleted before their hash was taken, never the new content's hash", async () => {
     write('rewritten.txt', 'old');
     write('grown.txt', 'old');
     write('touched.txt', 'same');
@@ -293,7 +320,9 @@ describe('startSnapshot: the listing now, the hashes in the background', () => {
       ['untouched.txt', sha256('keep')],
     ]);
     // The listed sizes and mtimes stay those of the listing.
-    expect(before.entries.map((e) => [e.path, e.size, e.mtime_ms])).toEqual(started.listed.entries.map((e) => [e.path, e.size, e.mtime_ms]));
+    expect(before.entries.map((e) => [e.path, e.size, e.mtime_ms])).toEqual(
+      started.listed.entries.map((e) => [e.path, e.size, e.mtime_ms]),
+    );
   });
 
   it('gives the listing at once: sha256 null for files no remembered hash covers, and finish() leaves it as it was', async () => {
@@ -303,10 +332,18 @@ describe('startSnapshot: the listing now, the hashes in the background', () => {
     await settle();
     const started = await startSnapshot(dir);
     const listed = structuredClone(started.listed);
-    expect(listed.entries.map((e) => [e.path, e.sha256])).toEqual([['a.txt', null], ['link', sha256('a.txt')], ['sub/b.txt', null]]);
+    expect(listed.entries.map((e) => [e.path, e.sha256])).toEqual([
+      ['a.txt', null],
+      ['link', sha256('a.txt')],
+      ['sub/b.txt', null],
+    ]);
     const before = await started.finish();
     expect(started.listed).toEqual(listed);
-    expect(before.entries.map((e) => [e.path, e.sha256])).toEqual([['a.txt', sha256('a')], ['link', sha256('a.txt')], ['sub/b.txt', sha256('b')]]);
+    expect(before.entries.map((e) => [e.path, e.sha256])).toEqual([
+      ['a.txt', sha256('a')],
+      ['link', sha256('a.txt')],
+      ['sub/b.txt', sha256('b')],
+    ]);
   });
 
   it('reads a file written within the racy window at listing time: its hash is the listed content, whatever happens after', async () => {
@@ -321,7 +358,7 @@ describe('startSnapshot: the listing now, the hashes in the background', () => {
     expect(entryOf(await started.finish(), 'fresh.txt')?.sha256).toBe(sha256('listed'));
   });
 
-  it('diffs a finished before-snapshot against the after-snapshot: changes during the engine\'s run count, untouched files do not', async () => {
+  it("diffs a finished before-snapshot against the after-snapshot: changes during the engine's run count, untouched files do not", async () => {
     const fixed = new Date('2020-01-02T03:04:05.000Z');
     write('untouched.txt', 'keep');
     write('changed.txt', 'v1');
@@ -338,9 +375,17 @@ describe('startSnapshot: the listing now, the hashes in the background', () => {
     write('created.txt', 'new');
     const before = await started.finish();
     const after = await snapshotTree(dir);
-    expect(entryOf(after, 'restored-mtime.txt')).toMatchObject({ size: 4, mtime_ms: fixed.getTime(), sha256: sha256('bbbb') });
+    expect(entryOf(after, 'restored-mtime.txt')).toMatchObject({
+      size: 4,
+      mtime_ms: fixed.getTime(),
+      sha256: sha256('bbbb'),
+    });
     expect(FsDiffSchema.parse(diffSnapshots(before, after))).toEqual({
-      root: dir, created: ['created.txt'], modified: ['changed.txt', 'restored-mtime.txt'], deleted: ['deleted.txt'], engine_bookkeeping: [],
+      root: dir,
+      created: ['created.txt'],
+      modified: ['changed.txt', 'restored-mtime.txt'],
+      deleted: ['deleted.txt'],
+      engine_bookkeeping: [],
     });
   });
 
@@ -361,7 +406,11 @@ describe('startSnapshot: the listing now, the hashes in the background', () => {
     expect(entryOf(after, 'd1/f1.txt')?.sha256).toBe(sha256('changed'));
     expect(entryOf(after, 'new.txt')?.sha256).toBe(sha256('new'));
     // A rewrite of the same bytes cannot be told from a change without the before content: reported modified.
-    expect(diffSnapshots(before, after)).toMatchObject({ created: ['new.txt'], modified: ['d0/f0.txt', 'd1/f1.txt'], deleted: [] });
+    expect(diffSnapshots(before, after)).toMatchObject({
+      created: ['new.txt'],
+      modified: ['d0/f0.txt', 'd1/f1.txt'],
+      deleted: [],
+    });
     // Without a limit (the default), and within it, every file is read.
     clearHashCache();
     const unlimited = await (await startSnapshot(dir)).finish();
@@ -420,15 +469,23 @@ describe('startSnapshot: the listing now, the hashes in the background', () => {
     expect(before.entries.every((e) => e.sha256 === null)).toBe(true);
   });
 
-  it('property: a finished before-snapshot holds each file\'s listed hash or null, and the diff reports exactly what the engine did', async () => {
+  it("property: a finished before-snapshot holds each file's listed hash or null, and the diff reports exactly what the engine did", async () => {
     type Change = 'none' | 'rewrite-same-size' | 'rewrite-longer' | 'same-content' | 'touch' | 'delete';
-    const change = fc.constantFrom<Change>('none', 'rewrite-same-size', 'rewrite-longer', 'same-content', 'touch', 'delete');
+    const change = fc.constantFrom<Change>(
+      'none',
+      'rewrite-same-size',
+      'rewrite-longer',
+      'same-content',
+      'touch',
+      'delete',
+    );
     const file = fc.record({ large: fc.boolean(), change, seed: fc.string({ minLength: 1, maxLength: 8 }) });
     let round = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(file, { minLength: 1, maxLength: 6 }), async (files) => {
         const root = path.join(dir, `round-${round++}`);
-        const content = (i: number, seed: string, large: boolean): string => `${i}:${seed}`.padEnd(large ? LARGE : 32, '.');
+        const content = (i: number, seed: string, large: boolean): string =>
+          `${i}:${seed}`.padEnd(large ? LARGE : 32, '.');
         const rel = (i: number): string => `f${i}`;
         files.forEach((f, i) => {
           fs.mkdirSync(root, { recursive: true });
@@ -442,16 +499,20 @@ describe('startSnapshot: the listing now, the hashes in the background', () => {
           if (f.change === 'rewrite-same-size') fs.writeFileSync(abs, `${old.slice(0, -1)}!`);
           else if (f.change === 'rewrite-longer') fs.writeFileSync(abs, `${old}!`);
           else if (f.change === 'same-content') fs.writeFileSync(abs, old);
-          else if (f.change === 'touch') fs.utimesSync(abs, new Date(Date.now() + 60_000), new Date(Date.now() + 60_000));
+          else if (f.change === 'touch')
+            fs.utimesSync(abs, new Date(Date.now() + 60_000), new Date(Date.now() + 60_000));
           else if (f.change === 'delete') fs.rmSync(abs);
         });
         const before = FsSnapshotSchema.parse(await started.finish());
         expect(before.entries.map((e) => e.path)).toEqual(files.map((_, i) => rel(i)).sort());
         files.forEach((f, i) => {
-          expect(entryOf(before, rel(i))?.sha256).toBe(f.change === 'none' ? sha256(content(i, f.seed, f.large)) : null);
+          expect(entryOf(before, rel(i))?.sha256).toBe(
+            f.change === 'none' ? sha256(content(i, f.seed, f.large)) : null,
+          );
         });
         const diff = diffSnapshots(before, await snapshotTree(root));
-        const changed = (kinds: readonly Change[]): string[] => files.flatMap((f, i) => (kinds.includes(f.change) ? [rel(i)] : [])).sort();
+        const changed = (kinds: readonly Change[]): string[] =>
+          files.flatMap((f, i) => (kinds.includes(f.change) ? [rel(i)] : [])).sort();
         expect(diff.created).toEqual([]);
         expect(diff.deleted).toEqual(changed(['delete']));
         // A touch or a same-content rewrite left the before hash unproven: reported, never missed (content or mtime).
@@ -466,12 +527,18 @@ describe('under: the path of a listed entry', () => {
   it('is path.join(root, rel) for every root and every relative path the walk gives', () => {
     // Roots as callers pass them: absolute or relative, with trailing separators, `.` and `..` segments, empty.
     const segment = fc.constantFrom('a', 'b.txt', '.hidden', 'x y', 'é', '..', '.', '');
-    const root = fc.tuple(fc.boolean(), fc.array(segment, { maxLength: 4 }), fc.boolean())
+    const root = fc
+      .tuple(fc.boolean(), fc.array(segment, { maxLength: 4 }), fc.boolean())
       .map(([absolute, parts, trailing]) => `${absolute ? '/' : ''}${parts.join('/')}${trailing ? '/' : ''}`);
     // What the walk gives: names (never `.`, `..`, empty or with a `/`) joined by `/`.
-    const name = fc.string({ minLength: 1, maxLength: 6 }).filter((n) => n !== '.' && n !== '..' && !n.includes('/') && !n.includes('\0'));
+    const name = fc
+      .string({ minLength: 1, maxLength: 6 })
+      .filter((n) => n !== '.' && n !== '..' && !n.includes('/') && !n.includes('\0'));
     const rel = fc.array(name, { minLength: 1, maxLength: 4 }).map((names) => names.join('/'));
-    fc.assert(fc.property(root, rel, (r, p) => under(r)(p) === path.join(r, p)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(root, rel, (r, p) => under(r)(p) === path.join(r, p)),
+      { numRuns: 2000 },
+    );
   });
 
   it('takes the root as given for the snapshot, and only the listed paths by concatenation', async () => {

@@ -16,7 +16,20 @@ import { matchErrorPattern } from '../../src/translate/completion.js';
 import { translateRecorded, type RecordedOutput } from '../../src/translate/recorded.js';
 
 const STREAMS = path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'streams', 'gemini');
-const NAMES = ['turn1', 'turn2-resume', 'error-401', 'error-429', 'json-document', 'json-error-401', 'pty', 'pretty-noise', 'priority', 'truncated', 'noise', 'result-error'];
+const NAMES = [
+  'turn1',
+  'turn2-resume',
+  'error-401',
+  'error-429',
+  'json-document',
+  'json-error-401',
+  'pty',
+  'pretty-noise',
+  'priority',
+  'truncated',
+  'noise',
+  'result-error',
+];
 
 /** Every capture of fixture `name`: `<name>.stdout.jsonl`, `<name>.stderr.log`, `<name>.pty.log`. */
 function captures(name: string): RecordedOutput {
@@ -39,7 +52,7 @@ function recorded(name: string) {
 }
 
 function normalized(events: readonly { ts: string }[]): string {
-  return events.map((event) => JSON.stringify({ ...event, ts: '<ts>' })).join('\n') + '\n';
+  return `${events.map((event) => JSON.stringify({ ...event, ts: '<ts>' })).join('\n')}\n`;
 }
 
 function parseLines(lines: ReadonlyArray<[ParserStream, string]>): ParserOutput[] {
@@ -60,19 +73,37 @@ const codes = (diagnostics: ReadonlyArray<{ code: string }>): string[] => diagno
 describe('gemini parser goldens', () => {
   it.each(NAMES)('%s matches its golden RASP and FCMP', async (name) => {
     const result = recorded(name);
-    await expect(normalized(result.rasp)).toMatchFileSnapshot(path.join(STREAMS, '__snapshots__', `${name}.rasp.jsonl`));
-    await expect(normalized(result.fcmp)).toMatchFileSnapshot(path.join(STREAMS, '__snapshots__', `${name}.fcmp.jsonl`));
+    await expect(normalized(result.rasp)).toMatchFileSnapshot(
+      path.join(STREAMS, '__snapshots__', `${name}.rasp.jsonl`),
+    );
+    await expect(normalized(result.fcmp)).toMatchFileSnapshot(
+      path.join(STREAMS, '__snapshots__', `${name}.fcmp.jsonl`),
+    );
   });
 
   it('turn1: session from init, shell tool call, streamed final message with the done marker → completed', () => {
     const { summary, judgement, rasp } = recorded('turn1');
     expect(summary.session_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(summary).toMatchObject({ tool_calls: 1, completed: true, error: null, final_message: 'Wrote hello.txt.\n__SKILL_DONE__' });
+    expect(summary).toMatchObject({
+      tool_calls: 1,
+      completed: true,
+      error: null,
+      final_message: 'Wrote hello.txt.\n__SKILL_DONE__',
+    });
     expect(judgement).toMatchObject({ state: 'completed', reason: 'done_marker' });
     expect(summary.diagnostics).toEqual([]);
-    const messages = rasp.flatMap(({ data }) => (data.type === 'engine.assistant.message' ? [[data.final, data.text]] : []));
-    expect(messages).toEqual([[false, 'Wrote hello.txt.\n__SKILL_DONE__'], [true, 'Wrote hello.txt.\n__SKILL_DONE__']]);
-    expect(rasp.find(({ data }) => data.type === 'engine.tool.call')?.data).toMatchObject({ kind: 'shell', name: 'run_shell_command', input: { command: "printf 'hello from agent-harness\\n' > hello.txt" } });
+    const messages = rasp.flatMap(({ data }) =>
+      data.type === 'engine.assistant.message' ? [[data.final, data.text]] : [],
+    );
+    expect(messages).toEqual([
+      [false, 'Wrote hello.txt.\n__SKILL_DONE__'],
+      [true, 'Wrote hello.txt.\n__SKILL_DONE__'],
+    ]);
+    expect(rasp.find(({ data }) => data.type === 'engine.tool.call')?.data).toMatchObject({
+      kind: 'shell',
+      name: 'run_shell_command',
+      input: { command: "printf 'hello from agent-harness\\n' > hello.txt" },
+    });
   });
 
   it('turn2-resume: the same session id, a text answer without the marker → awaiting input', () => {
@@ -81,8 +112,14 @@ describe('gemini parser goldens', () => {
   });
 
   it('error results fail the attempt and are categorized by the error table', () => {
-    expect(recorded('error-401').judgement).toMatchObject({ state: 'failed', failure: { category: 'auth', code: 'ENGINE_AUTH_FAILED' } });
-    expect(recorded('error-429').judgement).toMatchObject({ state: 'failed', failure: { category: 'rate_limit', code: 'ENGINE_RATE_LIMITED' } });
+    expect(recorded('error-401').judgement).toMatchObject({
+      state: 'failed',
+      failure: { category: 'auth', code: 'ENGINE_AUTH_FAILED' },
+    });
+    expect(recorded('error-429').judgement).toMatchObject({
+      state: 'failed',
+      failure: { category: 'rate_limit', code: 'ENGINE_RATE_LIMITED' },
+    });
     expect(recorded('json-error-401').judgement).toMatchObject({ state: 'failed', failure: { category: 'auth' } });
     const result = recorded('result-error');
     expect(result.judgement).toMatchObject({ state: 'failed', reason: 'turn_failed' });
@@ -98,10 +135,20 @@ describe('gemini parser goldens', () => {
     expect(ok.summary.tool_calls).toBe(1);
     // FCMP carries the diagnostic's level (info here), not just code and message.
     expect(ok.fcmp.filter((e) => e.type === 'diagnostic.warning').map((e) => e.data)).toEqual([
-      { code: 'GEMINI_TOOL_CALLS_FROM_STATS', message: '1 tool call(s) known only from stats.tools counts (no inputs, order unknown)', level: 'info' },
+      {
+        code: 'GEMINI_TOOL_CALLS_FROM_STATS',
+        message: '1 tool call(s) known only from stats.tools counts (no inputs, order unknown)',
+        level: 'info',
+      },
     ]);
     expect(ok.rasp.map((e) => e.data).filter((d) => d.type === 'engine.tool.call')).toEqual([
-      { type: 'engine.tool.call', call_id: 'stats:run_shell_command#0', kind: 'shell', name: 'run_shell_command', input: null },
+      {
+        type: 'engine.tool.call',
+        call_id: 'stats:run_shell_command#0',
+        kind: 'shell',
+        name: 'run_shell_command',
+        input: null,
+      },
     ]);
     expect(codes(recorded('json-error-401').summary.diagnostics)).not.toContain('GEMINI_STREAM_JSON_FALLBACK_USED');
   });
@@ -109,8 +156,14 @@ describe('gemini parser goldens', () => {
   it('a pretty-printed document after noise lines: GEMINI_STDOUT_NOISE per noise line, then the document', () => {
     const { summary, judgement } = recorded('pretty-noise');
     expect(judgement.state).toBe('completed');
-    expect(summary).toMatchObject({ session_id: '6f1c2a47-0d7e-4f0e-9a55-5b0c4f0b2e11', final_message: 'Wrote hello.txt.\n__SKILL_DONE__' });
-    expect(codes(summary.diagnostics).filter((c) => c !== 'GEMINI_TOOL_CALLS_FROM_STATS')).toEqual(['GEMINI_STDOUT_NOISE', 'GEMINI_STDOUT_NOISE']);
+    expect(summary).toMatchObject({
+      session_id: '6f1c2a47-0d7e-4f0e-9a55-5b0c4f0b2e11',
+      final_message: 'Wrote hello.txt.\n__SKILL_DONE__',
+    });
+    expect(codes(summary.diagnostics).filter((c) => c !== 'GEMINI_TOOL_CALLS_FROM_STATS')).toEqual([
+      'GEMINI_STDOUT_NOISE',
+      'GEMINI_STDOUT_NOISE',
+    ]);
   });
 
   it('a json document found only in the PTY transcript is the fallback: GEMINI_STREAM_JSON_FALLBACK_USED', () => {
@@ -120,16 +173,26 @@ describe('gemini parser goldens', () => {
     expect(codes(summary.diagnostics)).toContain('GEMINI_STREAM_JSON_FALLBACK_USED');
   });
 
-  it('PTY fallback keeps the split streams\' diagnostics (stdout noise, stderr errors)', () => {
+  it("PTY fallback keeps the split streams' diagnostics (stdout noise, stderr errors)", () => {
     const pty = fs.readFileSync(path.join(STREAMS, 'json-document.stdout.jsonl'));
     const stdout = Buffer.from('YOLO mode is enabled. All tool calls will be automatically approved.\n');
     const stderr = Buffer.from('Error: something went wrong\n');
     const { summary } = translateRecorded(geminiEngine, { stdout, stderr, pty }, { runId: 'golden' });
-    expect(codes(summary.diagnostics)).toEqual(['PTY_FALLBACK_USED', 'GEMINI_STDOUT_NOISE', 'ENGINE_STDERR', 'GEMINI_STREAM_JSON_FALLBACK_USED', 'GEMINI_TOOL_CALLS_FROM_STATS']);
+    expect(codes(summary.diagnostics)).toEqual([
+      'PTY_FALLBACK_USED',
+      'GEMINI_STDOUT_NOISE',
+      'ENGINE_STDERR',
+      'GEMINI_STREAM_JSON_FALLBACK_USED',
+      'GEMINI_TOOL_CALLS_FROM_STATS',
+    ]);
   });
 
   it('stats.tools counts: failures become failed results; counts beside stream-json tool events add nothing', () => {
-    const doc = { session_id: 's', response: 'ok', stats: { tools: { byName: { read_file: { count: 2, success: 1, fail: 1 }, bogus: 'x' } } } };
+    const doc = {
+      session_id: 's',
+      response: 'ok',
+      stats: { tools: { byName: { read_file: { count: 2, success: 1, fail: 1 }, bogus: 'x' } } },
+    };
     const parser = createGeminiParser();
     const outputs = [...parser.line('stdout', JSON.stringify(doc)), ...parser.end()];
     const results = outputs.filter((o) => o.type === 'engine.tool.result');
@@ -166,36 +229,72 @@ describe('gemini parser goldens', () => {
   });
 
   it('result-error: deltas join into one final message before the tool call; file change; failed tool; warning event is non-fatal', () => {
-    const outputs = parseLines(fs.readFileSync(path.join(STREAMS, 'result-error.stdout.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => ['stdout', l] as [ParserStream, string]));
+    const outputs = parseLines(
+      fs
+        .readFileSync(path.join(STREAMS, 'result-error.stdout.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => ['stdout', l] as [ParserStream, string]),
+    );
     expectValid(outputs);
     expect(outputs.filter((o) => o.type === 'engine.assistant.message')).toEqual([
       { type: 'engine.assistant.message', message_id: 'msg_1', text: 'Let me ', final: false },
       { type: 'engine.assistant.message', message_id: 'msg_1', text: 'write the file.', final: false },
       { type: 'engine.assistant.message', message_id: 'msg_1', text: 'Let me write the file.', final: true },
     ]);
-    expect(outputs).toContainEqual({ type: 'engine.file.change', changes: [{ path: '/work/run/notes.md', kind: 'add' }] });
-    expect(outputs).toContainEqual({ type: 'engine.tool.result', call_id: 'run_shell_command_2', status: 'failed', output: 'Command exited with code 1', exit_code: null });
-    expect(outputs).toContainEqual({ type: 'engine.error', message: 'Loop detected, stopping execution', fatal: false });
+    expect(outputs).toContainEqual({
+      type: 'engine.file.change',
+      changes: [{ path: '/work/run/notes.md', kind: 'add' }],
+    });
+    expect(outputs).toContainEqual({
+      type: 'engine.tool.result',
+      call_id: 'run_shell_command_2',
+      status: 'failed',
+      output: 'Command exited with code 1',
+      exit_code: null,
+    });
+    expect(outputs).toContainEqual({
+      type: 'engine.error',
+      message: 'Loop detected, stopping execution',
+      fatal: false,
+    });
   });
 });
 
 describe('createGeminiParser edge cases', () => {
   it('never throws and keeps every output valid on arbitrary input', () => {
-    const junk: Array<[ParserStream, string]> = [['stdout', '{'], ['stdout', '  "a": ['], ['stderr', '}'], ['stdout', '{"type":"result"}'], ['stdout', '[1,2]'], ['pty', '\u0000{"type":"init"}'], ['stdout', '{"type":"tool_result"}'], ['stdout', '}']];
+    const junk: Array<[ParserStream, string]> = [
+      ['stdout', '{'],
+      ['stdout', '  "a": ['],
+      ['stderr', '}'],
+      ['stdout', '{"type":"result"}'],
+      ['stdout', '[1,2]'],
+      ['pty', '\u0000{"type":"init"}'],
+      ['stdout', '{"type":"tool_result"}'],
+      ['stdout', '}'],
+    ];
     const outputs = parseLines(junk);
     expectValid(outputs);
   });
 
   it('a second stdout document is ignored with GEMINI_EXTRA_DOCUMENT', () => {
     const doc = JSON.stringify({ session_id: 's1', response: 'one' });
-    const outputs = parseLines([['stdout', doc], ['stdout', JSON.stringify({ session_id: 's1', response: 'two' })]]);
-    expect(outputs.filter((o) => o.type === 'engine.assistant.message')).toEqual([{ type: 'engine.assistant.message', message_id: 'msg_1', text: 'one', final: true }]);
+    const outputs = parseLines([
+      ['stdout', doc],
+      ['stdout', JSON.stringify({ session_id: 's1', response: 'two' })],
+    ]);
+    expect(outputs.filter((o) => o.type === 'engine.assistant.message')).toEqual([
+      { type: 'engine.assistant.message', message_id: 'msg_1', text: 'one', final: true },
+    ]);
     expect(outputs.some((o) => o.type === 'diagnostic' && o.diagnostic.code === 'GEMINI_EXTRA_DOCUMENT')).toBe(true);
   });
 
   it('a document is not consumed once a stream-json result was seen', () => {
     const lines = fs.readFileSync(path.join(STREAMS, 'turn1.stdout.jsonl'), 'utf8').split('\n').filter(Boolean);
-    const outputs = parseLines([...lines.map((l) => ['stdout', l] as [ParserStream, string]), ['stderr', JSON.stringify({ session_id: 'other', response: 'dup' })]]);
+    const outputs = parseLines([
+      ...lines.map((l) => ['stdout', l] as [ParserStream, string]),
+      ['stderr', JSON.stringify({ session_id: 'other', response: 'dup' })],
+    ]);
     expect(outputs.filter((o) => o.type === 'engine.turn.end')).toHaveLength(1);
     expect(outputs.filter((o) => o.type === 'engine.session')).toHaveLength(1);
   });
@@ -203,7 +302,10 @@ describe('createGeminiParser edge cases', () => {
 
 describe('gemini error table', () => {
   it.each([
-    ['[API Error: {"error":{"code":401,"message":"API key not valid. Please pass a valid API key.","status":"UNAUTHENTICATED"}}]', 'auth'],
+    [
+      '[API Error: {"error":{"code":401,"message":"API key not valid. Please pass a valid API key.","status":"UNAUTHENTICATED"}}]',
+      'auth',
+    ],
     ['PERMISSION_DENIED: caller does not have permission', 'auth'],
     ['[API Error: Resource has been exhausted (e.g. check quota).]', 'rate_limit'],
     ['{"error":{"code":429,"status":"RESOURCE_EXHAUSTED"}}', 'rate_limit'],

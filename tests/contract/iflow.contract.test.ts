@@ -17,34 +17,53 @@ import { expectCompleteAudit } from '../helpers/audit.js';
 const STREAMS = path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'streams', 'iflow');
 
 function recorded(name: string) {
-  const read = (ext: string): Buffer | undefined => (fs.existsSync(path.join(STREAMS, `${name}.${ext}.log`)) ? fs.readFileSync(path.join(STREAMS, `${name}.${ext}.log`)) : undefined);
+  const read = (ext: string): Buffer | undefined =>
+    fs.existsSync(path.join(STREAMS, `${name}.${ext}.log`))
+      ? fs.readFileSync(path.join(STREAMS, `${name}.${ext}.log`))
+      : undefined;
   const stdout = read('stdout');
   const stderr = read('stderr');
-  return translateRecorded(iflowEngine, { ...(stdout ? { stdout } : {}), ...(stderr ? { stderr } : {}) }, { runId: 'golden' });
+  return translateRecorded(
+    iflowEngine,
+    { ...(stdout ? { stdout } : {}), ...(stderr ? { stderr } : {}) },
+    { runId: 'golden' },
+  );
 }
 
 function normalized(events: readonly { ts: string }[]): string {
-  return events.map((event) => JSON.stringify({ ...event, ts: '<ts>' })).join('\n') + '\n';
+  return `${events.map((event) => JSON.stringify({ ...event, ts: '<ts>' })).join('\n')}\n`;
 }
 
 describe('iflow parser (documented 0.5.x output)', () => {
   it.each(['done', 'question', 'truncated', 'api-error'])('%s matches its golden FCMP', async (name) => {
     const result = recorded(name);
-    await expect(normalized(result.fcmp)).toMatchFileSnapshot(path.join(STREAMS, '__snapshots__', `${name}.fcmp.jsonl`));
+    await expect(normalized(result.fcmp)).toMatchFileSnapshot(
+      path.join(STREAMS, '__snapshots__', `${name}.fcmp.jsonl`),
+    );
   });
 
   it('reads the session, usage and final text, skipping bootstrap noise; the closing tag ends the turn', () => {
     const { summary, judgement, rasp } = recorded('done');
-    expect(summary).toMatchObject({ session_id: 'session-9353ed2b-4655-43d8-b41a-cc7bfe1a97a6', completed: true, error: null });
+    expect(summary).toMatchObject({
+      session_id: 'session-9353ed2b-4655-43d8-b41a-cc7bfe1a97a6',
+      completed: true,
+      error: null,
+    });
     expect(summary.final_message).toBe('I wrote hello.txt in the current directory.\n__SKILL_DONE__');
     expect(judgement.state).toBe('completed');
-    expect(rasp.find((e) => e.data.type === 'engine.usage')?.data).toMatchObject({ usage: { input_tokens: 1834, output_tokens: 57 } });
+    expect(rasp.find((e) => e.data.type === 'engine.usage')?.data).toMatchObject({
+      usage: { input_tokens: 1834, output_tokens: 57 },
+    });
     expect(summary.diagnostics.map((d) => d.code)).toEqual(['IFLOW_STDOUT_NOISE', 'IFLOW_STDOUT_NOISE']);
   });
 
   it('waits for input without the done marker (CRLF, one-line block)', () => {
     const { summary, judgement } = recorded('question');
-    expect(summary).toMatchObject({ session_id: 'session-q1', final_message: 'Which file should I write to?', completed: true });
+    expect(summary).toMatchObject({
+      session_id: 'session-q1',
+      final_message: 'Which file should I write to?',
+      completed: true,
+    });
     expect(judgement.state).toBe('awaiting_input');
   });
 
@@ -59,15 +78,24 @@ describe('iflow parser (documented 0.5.x output)', () => {
 
   it('builds documented start and resume commands', () => {
     expect(iflowEngine.buildStartArgs({ prompt: 'hi', passthrough: [] })).toEqual(['--yolo', '-p', 'hi']);
-    expect(iflowEngine.buildResumeArgs?.({ sessionId: 'session-1', message: 'next' })).toEqual(['--yolo', '--resume=session-1', '-p', 'next']);
+    expect(iflowEngine.buildResumeArgs?.({ sessionId: 'session-1', message: 'next' })).toEqual([
+      '--yolo',
+      '--resume=session-1',
+      '-p',
+      'next',
+    ]);
   });
 });
 
 describe('iflow authentication failures', () => {
   it.each(['auth-expired', 'invalid-api-key'])('%s matches its golden RASP and FCMP', async (name) => {
     const result = recorded(name);
-    await expect(normalized(result.rasp)).toMatchFileSnapshot(path.join(STREAMS, '__snapshots__', `${name}.rasp.jsonl`));
-    await expect(normalized(result.fcmp)).toMatchFileSnapshot(path.join(STREAMS, '__snapshots__', `${name}.fcmp.jsonl`));
+    await expect(normalized(result.rasp)).toMatchFileSnapshot(
+      path.join(STREAMS, '__snapshots__', `${name}.rasp.jsonl`),
+    );
+    await expect(normalized(result.fcmp)).toMatchFileSnapshot(
+      path.join(STREAMS, '__snapshots__', `${name}.fcmp.jsonl`),
+    );
   });
 
   it('expired OAuth token: failed as auth, the error names the server code, the execution info does not complete it', () => {
@@ -85,8 +113,12 @@ describe('iflow authentication failures', () => {
   });
 
   it('names the server code from either JSON body shape or an HTTP status', () => {
-    expect(describeIflowApiError('x {"error":{"code":"invalid_token","message":"expired"}}')).toBe('iFlow API error (server code invalid_token): expired');
-    expect(describeIflowApiError('Request failed with status 403')).toBe('iFlow API error (server code 403): Request failed with status 403');
+    expect(describeIflowApiError('x {"error":{"code":"invalid_token","message":"expired"}}')).toBe(
+      'iFlow API error (server code invalid_token): expired',
+    );
+    expect(describeIflowApiError('Request failed with status 403')).toBe(
+      'iFlow API error (server code 403): Request failed with status 403',
+    );
     expect(describeIflowApiError('{broken')).toBe('iFlow API error: {broken');
   });
 });
@@ -102,7 +134,13 @@ describe('iflow without a binary', () => {
     const emptyBin = path.join(tmp, 'empty-bin');
     fs.mkdirSync(emptyBin);
     const paths = resolveHarnessPaths({ env: {}, projectRoot: tmp, skillRoots: [] });
-    const result = await runAttempt({ paths, engine: 'iflow', launch: 'start', prompt: 'hi', hostEnv: { PATH: emptyBin, HOME: path.join(tmp, 'home') } });
+    const result = await runAttempt({
+      paths,
+      engine: 'iflow',
+      launch: 'start',
+      prompt: 'hi',
+      hostEnv: { PATH: emptyBin, HOME: path.join(tmp, 'home') },
+    });
     expect(result.error?.code).toBe('ENGINE_EXECUTABLE_MISSING');
     expect(result.error?.message).toContain(path.join(emptyBin, 'iflow'));
     const meta = expectCompleteAudit(result.audit);
@@ -116,12 +154,31 @@ describe('iflow without a binary', () => {
     const paths = resolveHarnessPaths({ env: {}, projectRoot: tmp, skillRoots: [] });
     const runA = path.join(tmp, 'run-a');
     const runB = path.join(tmp, 'run-b');
-    const a = await iflowEngine.prepare({ runDir: runA, agentHome: paths.agentHome, modelMode: 'scripted', modelBaseUrl: 'http://127.0.0.1:1111', profile: 'x', interactive: false });
-    const b = await iflowEngine.prepare({ runDir: runB, agentHome: paths.agentHome, modelMode: 'scripted', modelBaseUrl: 'http://127.0.0.1:2222', profile: 'x', interactive: false });
+    const a = await iflowEngine.prepare({
+      runDir: runA,
+      agentHome: paths.agentHome,
+      modelMode: 'scripted',
+      modelBaseUrl: 'http://127.0.0.1:1111',
+      profile: 'x',
+      interactive: false,
+    });
+    const b = await iflowEngine.prepare({
+      runDir: runB,
+      agentHome: paths.agentHome,
+      modelMode: 'scripted',
+      modelBaseUrl: 'http://127.0.0.1:2222',
+      profile: 'x',
+      interactive: false,
+    });
     expect(a.configInjection?.config_path).toBe(path.join(runA, '.iflow', 'settings.json'));
     // Concurrent runs keep their own model URL.
-    expect(JSON.parse(fs.readFileSync(path.join(runA, '.iflow', 'settings.json'), 'utf8'))).toMatchObject({ baseUrl: 'http://127.0.0.1:1111/v1', selectedAuthType: 'openai-compatible' });
-    expect(JSON.parse(fs.readFileSync(path.join(runB, '.iflow', 'settings.json'), 'utf8'))).toMatchObject({ baseUrl: 'http://127.0.0.1:2222/v1' });
+    expect(JSON.parse(fs.readFileSync(path.join(runA, '.iflow', 'settings.json'), 'utf8'))).toMatchObject({
+      baseUrl: 'http://127.0.0.1:1111/v1',
+      selectedAuthType: 'openai-compatible',
+    });
+    expect(JSON.parse(fs.readFileSync(path.join(runB, '.iflow', 'settings.json'), 'utf8'))).toMatchObject({
+      baseUrl: 'http://127.0.0.1:2222/v1',
+    });
     expect(fs.existsSync(path.join(paths.agentHome, '.iflow', 'settings.json'))).toBe(false);
     await a.cleanup();
     await b.cleanup();

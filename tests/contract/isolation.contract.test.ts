@@ -4,7 +4,7 @@
  * -9), the engine's own exit is reported, and the fallback is recorded or refused. No packet leaves the machine:
  * the probes read /proc and try a connect only where no route exists.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
@@ -15,13 +15,25 @@ import { runAttempt } from '../../src/core/run-attempt.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { NAMESPACE_INIT, openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../../src/runtime/isolation/mode.js';
-import { findNamespaceTools, probeNamespaces, probeNamespacesAsync, type NamespaceSupport } from '../../src/runtime/isolation/probe.js';
+import {
+  findNamespaceTools,
+  probeNamespaces,
+  probeNamespacesAsync,
+  type NamespaceSupport,
+} from '../../src/runtime/isolation/probe.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { findScriptBinary, runPassthrough } from '../../src/runtime/passthrough.js';
+import type { ProcessResult } from '../../src/runtime/process-result.js';
 import { runProcess, superviseSplit } from '../../src/runtime/process.js';
 import { createRun } from '../../src/runtime/run-store.js';
 import { thrownBy } from '../helpers/errors.js';
-import { NETWORK_PROBE, eventually, pidsWithMarker, uniqueSleepSeconds, withGrowingTimeout } from '../helpers/processes.js';
+import {
+  NETWORK_PROBE,
+  eventually,
+  pidsWithMarker,
+  uniqueSleepSeconds,
+  withGrowingTimeout,
+} from '../helpers/processes.js';
 
 const support = probeNamespaces();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-iso-'));
@@ -37,7 +49,9 @@ beforeAll(async () => {
   // The attack that worked while the init connected to the model socket by path for each connection: every path on
   // PID 1's command line that is a socket is moved aside and answered by the agent, and then the engine asks the
   // model.
-  fs.writeFileSync(path.join(tmp, 'impostor.cjs'), `
+  fs.writeFileSync(
+    path.join(tmp, 'impostor.cjs'),
+    `
 const fs = require('fs');
 const http = require('http');
 const argv = fs.readFileSync('/proc/1/cmdline', 'utf8').split('\\0');
@@ -48,7 +62,8 @@ Promise.all(sockets.map((socket) => new Promise((resolve) => {
 }))).then(() => fetch('${modelUrl}')).then((r) => r.text()).then((text) => {
   console.log(JSON.stringify({ replaced: sockets.length, channels: argv.filter((arg) => arg.startsWith('fd:')).length, model: text }));
   process.exit(0);
-});`);
+});`,
+  );
 });
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
@@ -70,15 +85,24 @@ const supportFor = (_kind: InitKind): NamespaceSupport => support;
 const initKinds: InitKind[] = ['node'];
 
 /** Runs `sh -c script` in the namespaces of a scripted attempt. */
-async function runIsolated(kind: InitKind, via: InitStart, script: string, options: { timeoutMs?: number; file?: string; args?: string[] } = {}) {
+async function runIsolated(
+  kind: InitKind,
+  via: InitStart,
+  script: string,
+  options: { timeoutMs?: number; file?: string; args?: string[] } = {},
+) {
   const isolation = await openIsolation({ mode: 'require', modelUrl, support: supportFor(kind) });
   try {
     const file = options.file ?? '/bin/sh';
     const args = options.args ?? ['-c', script];
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
     const chunks: Buffer[] = [];
-    const supervise = { onChunk: (_stream: string, chunk: Buffer) => chunks.push(chunk), killGraceMs: 500, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) };
-    let result;
+    const supervise = {
+      onChunk: (_stream: string, chunk: Buffer) => chunks.push(chunk),
+      killGraceMs: 500,
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    };
+    let result: ProcessResult;
     if (via === 'prestart') {
       isolation.prestart('ignore');
       const child = isolation.launch({ file, args, env, cwd: tmp });
@@ -86,18 +110,41 @@ async function runIsolated(kind: InitKind, via: InitStart, script: string, optio
       result = await superviseSplit(child, supervise);
     } else {
       const command = isolation.wrap({ file, args, env, cwd: tmp });
-      result = await runProcess({ file: command.file, args: command.args, cwd: tmp, env: command.env, stdin: 'ignore', ...supervise });
+      result = await runProcess({
+        file: command.file,
+        args: command.args,
+        cwd: tmp,
+        env: command.env,
+        stdin: 'ignore',
+        ...supervise,
+      });
     }
-    return { result: await isolation.settle(result), output: Buffer.concat(chunks).toString('utf8'), record: isolation.record };
+    return {
+      result: await isolation.settle(result),
+      output: Buffer.concat(chunks).toString('utf8'),
+      record: isolation.record,
+    };
   } finally {
     await isolation.close();
   }
 }
 
-describe.skipIf(!support.available).each<[InitKind, InitStart]>(initKinds.flatMap((kind) => [[kind, 'wrap'], [kind, 'prestart']] as [InitKind, InitStart][]))(`namespaces (${support.reason ?? 'available'}), %s init via %s`, (kind, via) => {
+describe.skipIf(!support.available).each<[InitKind, InitStart]>(
+  initKinds.flatMap(
+    (kind) =>
+      [
+        [kind, 'wrap'],
+        [kind, 'prestart'],
+      ] as [InitKind, InitStart][],
+  ),
+)(`namespaces (${support.reason ?? 'available'}), %s init via %s`, (kind, via) => {
   it('the engine sees only loopback and no route; a non-loopback connect fails at once; the model port answers', async () => {
     const fetchModel = `node -e "fetch('${modelUrl}').then((r) => r.text()).then((t) => console.log('model: ' + t))"`;
-    const { result, output, record } = await runIsolated(kind, via, `node probe.cjs && cat net.json && echo && ${fetchModel}`);
+    const { result, output, record } = await runIsolated(
+      kind,
+      via,
+      `node probe.cjs && cat net.json && echo && ${fetchModel}`,
+    );
     expect(record).toEqual({ mode: 'require', network: 'namespace', processes: 'pid-namespace', reason: null });
     expect(result.exitCode, output).toBe(0);
     const seen = JSON.parse(output.split('\n')[0]!);
@@ -126,16 +173,27 @@ Promise.all(Array.from({ length: 8 }, () => fetch('${modelUrl}', { method: 'POST
     const isolation = await openIsolation({ mode: 'require', modelUrl, support: supportFor(kind) });
     try {
       const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', ODD: 'x y\nz=ü', EMPTY: '' };
-      const script = 'console.log(JSON.stringify({ args: process.argv.slice(1), env: { ODD: process.env.ODD, EMPTY: process.env.EMPTY, HOME: process.env.HOME ?? null }, cwd: process.cwd() }))';
+      const script =
+        'console.log(JSON.stringify({ args: process.argv.slice(1), env: { ODD: process.env.ODD, EMPTY: process.env.EMPTY, HOME: process.env.HOME ?? null }, cwd: process.cwd() }))';
       const chunks: Buffer[] = [];
       const supervise = { onChunk: (_stream: string, chunk: Buffer) => chunks.push(chunk) };
-      let result;
+      let result: ProcessResult;
       if (via === 'prestart') {
         isolation.prestart('ignore');
-        result = await superviseSplit(isolation.launch({ file: process.execPath, args: ['-e', script, ...odd], env, cwd })!, supervise);
+        result = await superviseSplit(
+          isolation.launch({ file: process.execPath, args: ['-e', script, ...odd], env, cwd })!,
+          supervise,
+        );
       } else {
         const command = isolation.wrap({ file: process.execPath, args: ['-e', script, ...odd], env, cwd });
-        result = await runProcess({ file: command.file, args: command.args, cwd, env: command.env, stdin: 'ignore', ...supervise });
+        result = await runProcess({
+          file: command.file,
+          args: command.args,
+          cwd,
+          env: command.env,
+          stdin: 'ignore',
+          ...supervise,
+        });
       }
       result = await isolation.settle(result);
       const output = Buffer.concat(chunks).toString('utf8');
@@ -146,10 +204,14 @@ Promise.all(Array.from({ length: 8 }, () => fetch('${modelUrl}', { method: 'POST
     }
   });
 
-  it.runIf(via === 'wrap')('a process of the attempt that connects to the lifeline gets nothing from it and cannot forge a report', async () => {
-    // The agent can read the lifeline's path and the init's token from its PID 1's command line. The path is gone by
-    // the time the engine runs; were it not, it connects, greets, claims a clean exit and a spawn failure, and listens.
-    fs.writeFileSync(path.join(tmp, 'rogue.cjs'), `
+  it.runIf(via === 'wrap')(
+    'a process of the attempt that connects to the lifeline gets nothing from it and cannot forge a report',
+    async () => {
+      // The agent can read the lifeline's path and the init's token from its PID 1's command line. The path is gone by
+      // the time the engine runs; were it not, it connects, greets, claims a clean exit and a spawn failure, and listens.
+      fs.writeFileSync(
+        path.join(tmp, 'rogue.cjs'),
+        `
 const fs = require('fs');
 const net = require('net');
 const argv = fs.readFileSync('/proc/1/cmdline', 'utf8').split('\\0');
@@ -163,13 +225,18 @@ socket.on('data', (chunk) => { got += chunk; });
 socket.on('close', () => done('closed'));
 socket.on('error', (error) => done('error ' + error.code));
 setTimeout(() => done('still open'), 3000);
-`);
-    const { result, output } = await runIsolated(kind, via, 'node rogue.cjs');
-    expect(result, output).toMatchObject({ exitCode: 3, signal: null, spawnError: null });
-    const rogue = JSON.parse(fs.readFileSync(path.join(tmp, `rogue-${kind}-${via}.json`), 'utf8')) as { how: string; got: string };
-    expect(rogue.got).toBe('');
-    expect(rogue.how).not.toBe('still open');
-  });
+`,
+      );
+      const { result, output } = await runIsolated(kind, via, 'node rogue.cjs');
+      expect(result, output).toMatchObject({ exitCode: 3, signal: null, spawnError: null });
+      const rogue = JSON.parse(fs.readFileSync(path.join(tmp, `rogue-${kind}-${via}.json`), 'utf8')) as {
+        how: string;
+        got: string;
+      };
+      expect(rogue.got).toBe('');
+      expect(rogue.how).not.toBe('still open');
+    },
+  );
 
   it('a connection to the lifeline before the init (another attempt racing it) is refused, and the init still gets its place', async () => {
     const isolation = await openIsolation({ mode: 'require', modelUrl, support: supportFor(kind) });
@@ -182,16 +249,28 @@ setTimeout(() => done('still open'), 3000);
       rogue.on('error', () => undefined);
       const rogueClosed = new Promise<void>((resolve) => rogue.on('close', () => resolve()));
       rogue.write('{"type":"exit","code":0,"signal":null}\n');
-      const refused = await Promise.race([rogueClosed.then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still open'), 5000))]);
+      const refused = await Promise.race([
+        rogueClosed.then(() => 'closed'),
+        new Promise((resolve) => setTimeout(() => resolve('still open'), 5000)),
+      ]);
       expect(refused).toBe('closed');
       const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-      let result;
+      let result: ProcessResult;
       if (via === 'prestart') {
         isolation.prestart('ignore');
-        result = await superviseSplit(isolation.launch({ file: '/bin/sh', args: ['-c', 'exit 5'], env, cwd: tmp })!, {});
+        result = await superviseSplit(
+          isolation.launch({ file: '/bin/sh', args: ['-c', 'exit 5'], env, cwd: tmp })!,
+          {},
+        );
       } else {
         const command = isolation.wrap({ file: '/bin/sh', args: ['-c', 'exit 5'], env, cwd: tmp });
-        result = await runProcess({ file: command.file, args: command.args, cwd: tmp, env: command.env, stdin: 'ignore' });
+        result = await runProcess({
+          file: command.file,
+          args: command.args,
+          cwd: tmp,
+          env: command.env,
+          stdin: 'ignore',
+        });
       }
       expect(await isolation.settle(result)).toMatchObject({ exitCode: 5, signal: null, spawnError: null });
       expect(got).toBe('');
@@ -204,12 +283,24 @@ setTimeout(() => done('still open'), 3000);
     // impostor.cjs (written in beforeAll) tries the attack on every socket path on PID 1's command line.
     const { result, output } = await runIsolated(kind, via, 'node impostor.cjs');
     expect(result.exitCode, output).toBe(0);
-    expect(JSON.parse(output)).toEqual({ replaced: 0, channels: via === 'prestart' ? 2 : 0, model: 'scripted model here' });
+    expect(JSON.parse(output)).toEqual({
+      replaced: 0,
+      channels: via === 'prestart' ? 2 : 0,
+      model: 'scripted model here',
+    });
   });
 
   it("reports the engine's own exit: a code as is, a signal as the signal (not init's 128+n)", async () => {
-    expect((await runIsolated(kind, via, 'exit 3')).result).toMatchObject({ exitCode: 3, signal: null, spawnError: null });
-    expect((await runIsolated(kind, via, 'kill -TERM $$')).result).toMatchObject({ exitCode: null, signal: 'SIGTERM', spawnError: null });
+    expect((await runIsolated(kind, via, 'exit 3')).result).toMatchObject({
+      exitCode: 3,
+      signal: null,
+      spawnError: null,
+    });
+    expect((await runIsolated(kind, via, 'kill -TERM $$')).result).toMatchObject({
+      exitCode: null,
+      signal: 'SIGTERM',
+      spawnError: null,
+    });
   });
 
   it('a missing engine is a spawn error, as without namespaces', async () => {
@@ -222,7 +313,13 @@ setTimeout(() => done('still open'), 3000);
     const started = path.join(tmp, `sleeper-${kind}-${via}-${process.hrtime.bigint()}`);
     // Until the sleeper had started when the timeout fired (a loaded machine starts processes slowly).
     const { result } = await withGrowingTimeout(
-      (timeoutMs) => runIsolated(kind, via, `setsid sh -c "trap '' TERM; : > '${started}'; ${sleeper}" >/dev/null 2>&1 </dev/null & sleep 600`, { timeoutMs }),
+      (timeoutMs) =>
+        runIsolated(
+          kind,
+          via,
+          `setsid sh -c "trap '' TERM; : > '${started}'; ${sleeper}" >/dev/null 2>&1 </dev/null & sleep 600`,
+          { timeoutMs },
+        ),
       () => fs.existsSync(started),
       1500,
       60_000,
@@ -235,13 +332,16 @@ setTimeout(() => done('still open'), 3000);
   it('the harness killed with -9 takes every process of the attempt with it (the lifeline closes)', async () => {
     const sleeper = `sleep ${uniqueSleepSeconds()}`;
     const harness = path.join(tmp, 'harness.mts');
-    fs.writeFileSync(harness, `
+    fs.writeFileSync(
+      harness,
+      `
 import { openIsolation } from ${JSON.stringify(path.resolve('src/runtime/isolation/attempt-isolation.ts'))};
 import { runProcess } from ${JSON.stringify(path.resolve('src/runtime/process.ts'))};
 const isolation = await openIsolation({ mode: 'require', modelUrl: ${JSON.stringify(modelUrl)}, support: ${JSON.stringify(supportFor(kind))} });
 const command = isolation.wrap({ file: '/bin/sh', args: ['-c', ${JSON.stringify(`setsid ${sleeper} >/dev/null 2>&1 </dev/null & sleep 60`)}], env: { PATH: process.env.PATH }, cwd: ${JSON.stringify(tmp)} });
 await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify(tmp)}, env: command.env, stdin: 'ignore' });
-`);
+`,
+    );
     const child = spawn(process.execPath, ['--import', 'tsx', harness], { stdio: 'ignore' });
     try {
       expect(await eventually(() => pidsWithMarker(sleeper).length > 0, 30_000)).toBe(true);
@@ -251,47 +351,86 @@ await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify
     expect(await eventually(() => pidsWithMarker(sleeper).length === 0, 10_000)).toBe(true);
   });
 
-  it.runIf(via === 'prestart')('an init prestarted for an attempt that failed before its engine started is gone after close', async () => {
-    const isolation = await openIsolation({ mode: 'require', modelUrl, support: supportFor(kind) });
-    isolation.prestart('ignore');
-    // Opened for either way, it made its path sockets; prestarted, it needs them no more.
-    expect(fs.existsSync(path.dirname(isolation.paths!.lifeline))).toBe(false);
-    // The init's command line carries its token: a marker unique to this attempt.
-    const marker = isolation.paths!.token;
-    expect(marker).toMatch(/^[0-9a-f]{32}$/);
-    expect(await eventually(() => pidsWithMarker(marker).length > 0, 10_000)).toBe(true);
-    await isolation.close();
-    expect(await eventually(() => pidsWithMarker(marker).length === 0, 10_000)).toBe(true);
-    expect(isolation.launch({ file: '/bin/true', args: [], env: {}, cwd: tmp })).toBeNull();
-  });
+  it.runIf(via === 'prestart')(
+    'an init prestarted for an attempt that failed before its engine started is gone after close',
+    async () => {
+      const isolation = await openIsolation({ mode: 'require', modelUrl, support: supportFor(kind) });
+      isolation.prestart('ignore');
+      // Opened for either way, it made its path sockets; prestarted, it needs them no more.
+      expect(fs.existsSync(path.dirname(isolation.paths!.lifeline))).toBe(false);
+      // The init's command line carries its token: a marker unique to this attempt.
+      const marker = isolation.paths!.token;
+      expect(marker).toMatch(/^[0-9a-f]{32}$/);
+      expect(await eventually(() => pidsWithMarker(marker).length > 0, 10_000)).toBe(true);
+      await isolation.close();
+      expect(await eventually(() => pidsWithMarker(marker).length === 0, 10_000)).toBe(true);
+      expect(isolation.launch({ file: '/bin/true', args: [], env: {}, cwd: tmp })).toBeNull();
+    },
+  );
 });
 
 describe.skipIf(!support.available || !findScriptBinary())('a `script` attempt', () => {
-  it.each(initKinds)('passes the %s init its lifeline and model channel through `script`: no path of the harness, the scripted model answers, the exit is the engine\'s', async (kind) => {
-    const isolation = await openIsolation({ mode: 'require', modelUrl, support: supportFor(kind) });
-    try {
-      const logOut = path.join(tmp, `script-${kind}.log`);
-      const command = isolation.wrap({ file: '/bin/sh', args: ['-c', 'node impostor.cjs; exit 4'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cwd: tmp }, { passing: true });
-      expect(command.passSockets).toBe(2);
-      const result = await isolation.settle(await runPassthrough({ ...command, cwd: tmp, stdin: 'ignore', stdout: 'ignore', logOut, logTiming: path.join(tmp, `script-${kind}.timing`), passSockets: command.passSockets, onPassed: command.attach! }));
-      const log = fs.readFileSync(logOut, 'utf8');
-      expect(result, log).toMatchObject({ exitCode: 4, signal: null, spawnError: null });
-      expect(JSON.parse(log.slice(log.indexOf('{'), log.lastIndexOf('}') + 1))).toEqual({ replaced: 0, channels: 2, model: 'scripted model here' });
-    } finally {
-      await isolation.close();
-    }
-  });
+  it.each(initKinds)(
+    "passes the %s init its lifeline and model channel through `script`: no path of the harness, the scripted model answers, the exit is the engine's",
+    async (kind) => {
+      const isolation = await openIsolation({ mode: 'require', modelUrl, support: supportFor(kind) });
+      try {
+        const logOut = path.join(tmp, `script-${kind}.log`);
+        const command = isolation.wrap(
+          {
+            file: '/bin/sh',
+            args: ['-c', 'node impostor.cjs; exit 4'],
+            env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+            cwd: tmp,
+          },
+          { passing: true },
+        );
+        expect(command.passSockets).toBe(2);
+        const result = await isolation.settle(
+          await runPassthrough({
+            ...command,
+            cwd: tmp,
+            stdin: 'ignore',
+            stdout: 'ignore',
+            logOut,
+            logTiming: path.join(tmp, `script-${kind}.timing`),
+            passSockets: command.passSockets,
+            onPassed: command.attach!,
+          }),
+        );
+        const log = fs.readFileSync(logOut, 'utf8');
+        expect(result, log).toMatchObject({ exitCode: 4, signal: null, spawnError: null });
+        expect(JSON.parse(log.slice(log.indexOf('{'), log.lastIndexOf('}') + 1))).toEqual({
+          replaced: 0,
+          channels: 2,
+          model: 'scripted model here',
+        });
+      } finally {
+        await isolation.close();
+      }
+    },
+  );
 });
 
 describe.skipIf(!support.available)('descriptors', () => {
-  it.each(initKinds.flatMap((kind) => [[kind, 'wrap'], [kind, 'prestart']] as [InitKind, InitStart][]))('the engine inherits none but its stdio, whatever the harness inherited (%s init via %s)', async (kind, via) => {
+  it.each(
+    initKinds.flatMap(
+      (kind) =>
+        [
+          [kind, 'wrap'],
+          [kind, 'prestart'],
+        ] as [InitKind, InitStart][],
+    ),
+  )('the engine inherits none but its stdio, whatever the harness inherited (%s init via %s)', async (kind, via) => {
     // The harness here runs with a descriptor it inherited (as from a CI runner or a terminal), not close-on-exec:
     // bash opens it (dash takes no descriptor above 9, and Node keeps its low ones from what it starts), and Node
     // passes it on.
     const marker = path.join(tmp, `inherited-${kind}-${via}.txt`);
-    fs.writeFileSync(marker, 'the host\'s');
+    fs.writeFileSync(marker, "the host's");
     const script = path.join(tmp, `fds-${kind}-${via}.mts`);
-    fs.writeFileSync(script, `
+    fs.writeFileSync(
+      script,
+      `
 import fs from 'node:fs';
 import { openIsolation } from ${JSON.stringify(path.resolve('src/runtime/isolation/attempt-isolation.ts'))};
 import { runProcess, superviseSplit } from ${JSON.stringify(path.resolve('src/runtime/process.ts'))};
@@ -311,8 +450,11 @@ if (${JSON.stringify(via)} === 'prestart') {
 await isolation.settle(result);
 await isolation.close();
 process.stdout.write(JSON.stringify({ inherited: fs.readlinkSync('/proc/self/fd/200'), engine: Buffer.concat(chunks).toString().trim() }));
-`);
-    const child = spawn('/bin/bash', ['-c', 'exec "$0" --import tsx "$1" 200<"$2"', process.execPath, script, marker], { stdio: ['ignore', 'pipe', 'inherit'] });
+`,
+    );
+    const child = spawn('/bin/bash', ['-c', 'exec "$0" --import tsx "$1" 200<"$2"', process.execPath, script, marker], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => (out += chunk));
     await new Promise((resolve) => child.on('close', resolve));
@@ -340,14 +482,28 @@ describe('fallback and refusal', () => {
 
   it('auto falls back and records why: proxy-only network (scripted), host network (live), process group', async () => {
     const scripted = await openIsolation({ mode: 'auto', modelUrl: 'http://127.0.0.1:1', support: unavailable });
-    expect(scripted.record).toEqual({ mode: 'auto', network: 'proxy-only', processes: 'process-group', reason: 'user namespaces are disabled (test)' });
-    expect(scripted.wrap({ file: '/bin/true', args: ['x'], env: { A: '1' }, cwd: tmp }, { passing: true })).toEqual({ file: '/bin/true', args: ['x'], env: { A: '1' }, passSockets: 0 });
+    expect(scripted.record).toEqual({
+      mode: 'auto',
+      network: 'proxy-only',
+      processes: 'process-group',
+      reason: 'user namespaces are disabled (test)',
+    });
+    expect(scripted.wrap({ file: '/bin/true', args: ['x'], env: { A: '1' }, cwd: tmp }, { passing: true })).toEqual({
+      file: '/bin/true',
+      args: ['x'],
+      env: { A: '1' },
+      passSockets: 0,
+    });
     const live = await openIsolation({ mode: 'auto', modelUrl: null, support: unavailable });
     expect(live.record.network).toBe('host');
   });
 
   it('require refuses with ISOLATION_UNAVAILABLE; off never uses namespaces', async () => {
-    const refused = await openIsolation({ mode: 'require', modelUrl: 'http://127.0.0.1:1', support: unavailable }).catch((e: unknown) => e);
+    const refused = await openIsolation({
+      mode: 'require',
+      modelUrl: 'http://127.0.0.1:1',
+      support: unavailable,
+    }).catch((e: unknown) => e);
     expect(isAgentHarnessError(refused, 'ISOLATION_UNAVAILABLE')).toBe(true);
     expect((refused as Error).message).toContain('user namespaces are disabled (test)');
     const off = await openIsolation({ mode: 'off', modelUrl: 'http://127.0.0.1:1' });
@@ -356,7 +512,11 @@ describe('fallback and refusal', () => {
 
   it('a model URL off loopback cannot be forwarded: refused under require, recorded under auto', async () => {
     const available = { available: true, unshare: '/usr/bin/unshare', ip: '/usr/sbin/ip', reason: null };
-    const refused = await openIsolation({ mode: 'require', modelUrl: 'http://10.0.0.5:8080', support: available }).catch((e: unknown) => e);
+    const refused = await openIsolation({
+      mode: 'require',
+      modelUrl: 'http://10.0.0.5:8080',
+      support: available,
+    }).catch((e: unknown) => e);
     expect(isAgentHarnessError(refused, 'ISOLATION_UNAVAILABLE')).toBe(true);
     const auto = await openIsolation({ mode: 'auto', modelUrl: 'http://10.0.0.5:8080', support: available });
     expect(auto.record).toMatchObject({ network: 'proxy-only', processes: 'process-group' });
@@ -367,11 +527,16 @@ describe('fallback and refusal', () => {
     expect(resolveIsolationMode(undefined, {})).toBe('auto');
     expect(resolveIsolationMode(undefined, { AGENT_HARNESS_ISOLATION: 'require' })).toBe('require');
     expect(resolveIsolationMode('off', { AGENT_HARNESS_ISOLATION: 'require' })).toBe('off');
-    expect(isAgentHarnessError(thrownBy(() => resolveIsolationMode(undefined, { AGENT_HARNESS_ISOLATION: 'sometimes' })), 'CONFIG_INVALID')).toBe(true);
+    expect(
+      isAgentHarnessError(
+        thrownBy(() => resolveIsolationMode(undefined, { AGENT_HARNESS_ISOLATION: 'sometimes' })),
+        'CONFIG_INVALID',
+      ),
+    ).toBe(true);
   });
 });
 
-describe('an init started before the probe\'s verdict', () => {
+describe("an init started before the probe's verdict", () => {
   /**
    * The inits this process started, by pid, with their lifeline: `unshare`, this process's child, has the init
    * script and its config on its command line (a zombie's is empty: gone).
@@ -384,7 +549,7 @@ describe('an init started before the probe\'s verdict', () => {
         const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
         if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
         const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-        const at = argv.findIndex((arg) => arg === NAMESPACE_INIT);
+        const at = argv.indexOf(NAMESPACE_INIT);
         if (at >= 0) found.set(Number(entry), argv[at + 1]!);
       } catch {
         // exited meanwhile
@@ -393,38 +558,67 @@ describe('an init started before the probe\'s verdict', () => {
     return found;
   };
 
-  it.runIf(findNamespaceTools().verdict === null)('is killed, with its sockets, when the verdict is that namespaces are unavailable: fallback under auto, refusal under require', async () => {
-    for (const mode of ['auto', 'require'] as const) {
-      const before = ownInits();
-      let verdict: (support: NamespaceSupport) => void = () => undefined;
-      const trial = new Promise<NamespaceSupport>((resolve) => {
-        verdict = resolve;
-      });
-      const opening = openIsolation({ mode, modelUrl, support: trial, prestart: 'ignore' }).catch((e: unknown) => e);
-      // The init runs while the trial has not answered yet.
-      let init: [number, string] | undefined;
-      const started = await eventually(() => (init = [...ownInits()].find(([pid]) => !before.has(pid))) !== undefined, 10_000, 10);
-      expect(started, 'no init started before the verdict').toBe(true);
-      const [pid] = init!;
-      verdict({ available: false, unshare: null, ip: null, reason: 'user namespaces are disabled (test)' });
-      const opened = await opening;
-      if (mode === 'auto') expect((opened as { record: unknown }).record).toEqual({ mode: 'auto', network: 'proxy-only', processes: 'process-group', reason: 'user namespaces are disabled (test)' });
-      else expect(isAgentHarnessError(opened, 'ISOLATION_UNAVAILABLE')).toBe(true);
-      // openIsolation waited for the kill: the init is gone (its lifeline and model channel were descriptors).
-      expect(ownInits().has(pid)).toBe(false);
-    }
-  });
+  it.runIf(findNamespaceTools().verdict === null)(
+    'is killed, with its sockets, when the verdict is that namespaces are unavailable: fallback under auto, refusal under require',
+    async () => {
+      for (const mode of ['auto', 'require'] as const) {
+        const before = ownInits();
+        let verdict: (support: NamespaceSupport) => void = () => undefined;
+        const trial = new Promise<NamespaceSupport>((resolve) => {
+          verdict = resolve;
+        });
+        const opening = openIsolation({ mode, modelUrl, support: trial, prestart: 'ignore' }).catch((e: unknown) => e);
+        // The init runs while the trial has not answered yet.
+        let init: [number, string] | undefined;
+        const started = await eventually(
+          () => (init = [...ownInits()].find(([pid]) => !before.has(pid))) !== undefined,
+          10_000,
+          10,
+        );
+        expect(started, 'no init started before the verdict').toBe(true);
+        const [pid] = init!;
+        verdict({ available: false, unshare: null, ip: null, reason: 'user namespaces are disabled (test)' });
+        const opened = await opening;
+        if (mode === 'auto')
+          expect((opened as { record: unknown }).record).toEqual({
+            mode: 'auto',
+            network: 'proxy-only',
+            processes: 'process-group',
+            reason: 'user namespaces are disabled (test)',
+          });
+        else expect(isAgentHarnessError(opened, 'ISOLATION_UNAVAILABLE')).toBe(true);
+        // openIsolation waited for the kill: the init is gone (its lifeline and model channel were descriptors).
+        expect(ownInits().has(pid)).toBe(false);
+      }
+    },
+  );
 });
 
 describe('an attempt that fails before its run directory exists', () => {
   it('closes the model server and the namespaces it started alongside the run store: no server, socket or init left', async () => {
     const paths = resolveHarnessPaths({ env: {}, projectRoot: path.join(tmp, 'store-fails'), skillRoots: [] });
-    const run = await createRun(paths.runRoot, { engine: 'codex', translateMode: 0, modelMode: 'scripted', script: null });
+    const run = await createRun(paths.runRoot, {
+      engine: 'codex',
+      translateMode: 0,
+      modelMode: 'scripted',
+      script: null,
+    });
     /** This process's listening servers, sockets and child processes. */
-    const held = () => process.getActiveResourcesInfo().filter((kind) => /ServerWrap|TCPWrap|PipeWrap|ProcessWrap/.test(kind)).sort();
+    const held = () =>
+      process
+        .getActiveResourcesInfo()
+        .filter((kind) => /ServerWrap|TCPWrap|PipeWrap|ProcessWrap/.test(kind))
+        .sort();
     const before = held();
     // The run store refuses the run directory (it already holds a run), after the server and the init started.
-    const error = await runAttempt({ paths, engine: 'codex', launch: 'start', runDir: run.run_dir, prompt: 'hi', isolation: support.available ? 'require' : 'auto' }).catch((e: unknown) => e);
+    const error = await runAttempt({
+      paths,
+      engine: 'codex',
+      launch: 'start',
+      runDir: run.run_dir,
+      prompt: 'hi',
+      isolation: support.available ? 'require' : 'auto',
+    }).catch((e: unknown) => e);
     expect(isAgentHarnessError(error, 'USAGE_ERROR')).toBe(true);
     expect((error as Error).message).toMatch(/already holds a run/);
     // Handles close a moment after what they belong to (a killed child's pipes after its exit): wait, bounded.

@@ -5,7 +5,14 @@ import { parse as parseToml } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { editConfigFile, TOML_CONFIG, JSON_CONFIG, childTable } from '../../src/runtime/config-file.js';
 import { spawn } from 'node:child_process';
-import { describeCurrentOwner, isOwnerAlive, listLeases, readProcessStartTime, reclaimDeadLeases, takeLease } from '../../src/runtime/lease.js';
+import {
+  describeCurrentOwner,
+  isOwnerAlive,
+  listLeases,
+  readProcessStartTime,
+  reclaimDeadLeases,
+  takeLease,
+} from '../../src/runtime/lease.js';
 import { deadOwner } from '../helpers/processes.js';
 
 let root: string;
@@ -20,10 +27,17 @@ describe('config leases', () => {
   it('takes a zombie owner for dead: killed, not yet reaped by its parent (a daemon whose starting command is gone)', async () => {
     // sh starts `sleep 0` in the background, then becomes `sleep 600`, which never reaps it: a zombie while it runs
     // (ten minutes, so it stays one however slowly this test goes).
-    const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 600'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     try {
-      const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
-      const zombie = async (): Promise<boolean> => (await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).includes(') Z ');
+      const pid = Number(
+        await new Promise<string>((resolve) =>
+          parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString())),
+        ),
+      );
+      const zombie = async (): Promise<boolean> =>
+        (await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).includes(') Z ');
       for (let i = 0; i < 1500 && !(await zombie()); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(await zombie()).toBe(true);
       // kill(pid, 0) succeeds on a zombie and its start time still reads as before.
@@ -35,7 +49,7 @@ describe('config leases', () => {
     }
   });
 
-  it('reclaims a dead owner\'s codex trust entry and keeps other projects', async () => {
+  it("reclaims a dead owner's codex trust entry and keeps other projects", async () => {
     const config = path.join(root, 'home', '.codex', 'config.toml');
     await editConfigFile(config, TOML_CONFIG, (doc) => {
       childTable(doc, 'projects')['/keep'] = { trust_level: 'trusted' };
@@ -66,7 +80,7 @@ describe('config leases', () => {
     expect(JSON.parse(await fs.readFile(file, 'utf8'))).toEqual({ other: 1 });
   });
 
-  it('never reclaims a live owner\'s lease', async () => {
+  it("never reclaims a live owner's lease", async () => {
     const file = path.join(root, 'home', 'trustedFolders.json');
     await takeLease(root, file, 'JSON', ['/work/run-3'], describeCurrentOwner());
     await editConfigFile(file, JSON_CONFIG, (doc) => {
@@ -104,6 +118,10 @@ describe('config edits', () => {
       childTable(doc, 'projects')['/work/run-4'] = { trust_level: 'trusted' };
     });
     expect((await fs.stat(config)).ino).not.toBe(first.ino);
-    expect(parseToml(await fs.readFile(config, 'utf8'))).toEqual({ check_for_update_on_startup: false, analytics: { enabled: false }, projects: { '/work/run-4': { trust_level: 'trusted' } } });
+    expect(parseToml(await fs.readFile(config, 'utf8'))).toEqual({
+      check_for_update_on_startup: false,
+      analytics: { enabled: false },
+      projects: { '/work/run-4': { trust_level: 'trusted' } },
+    });
   });
 });

@@ -23,12 +23,19 @@ function bash(command: string): { status: number | null; stdout: string } {
 
 describe('script intents', () => {
   it('parses write_file and use_skill from JSON into shell turns', () => {
-    const script = parseModelScript({ version: 1, turns: [{ type: 'write_file', path: 'a.txt', content: 'x' }, { type: 'use_skill', name: 'demo-hello' }, { type: 'final', text: 'ok' }] });
+    const script = parseModelScript({
+      version: 1,
+      turns: [
+        { type: 'write_file', path: 'a.txt', content: 'x' },
+        { type: 'use_skill', name: 'demo-hello' },
+        { type: 'final', text: 'ok' },
+      ],
+    });
     expect(script.turns.map((t) => t.type)).toEqual(['shell', 'shell', 'final']);
   });
 
   it('writes the content byte for byte, whatever it holds', () => {
-    const content = "line 1\nit's \"quoted\" $(touch pwned) `x` \\ end\n";
+    const content = 'line 1\nit\'s "quoted" $(touch pwned) `x` \\ end\n';
     const turn = turns.writeFile('out dir file.txt', content);
     expect(turn.type).toBe('shell');
     expect(bash((turn as { command: string }).command).status).toBe(0);
@@ -44,19 +51,42 @@ describe('script intents', () => {
   });
 
   it('rejects a hostile skill name', () => {
-    const error = thrownBy(() => parseModelScript({ version: 1, turns: [{ type: 'use_skill', name: '../x; rm -rf /' }] }, 'hostile.json'));
+    const error = thrownBy(() =>
+      parseModelScript({ version: 1, turns: [{ type: 'use_skill', name: '../x; rm -rf /' }] }, 'hostile.json'),
+    );
     expect(isAgentHarnessError(error, 'MODEL_SCRIPT_INVALID')).toBe(true);
-    expect(isAgentHarnessError(thrownBy(() => turns.useSkill('$(id)')), 'MODEL_SCRIPT_INVALID')).toBe(true);
+    expect(
+      isAgentHarnessError(
+        thrownBy(() => turns.useSkill('$(id)')),
+        'MODEL_SCRIPT_INVALID',
+      ),
+    ).toBe(true);
   });
 });
 
 describe('native tools for intents', () => {
-  it('an intent keeps what it was, so a wire can call the engine\'s own tool; without the tool it stays shell', async () => {
-    const { nativeIntentCall, requestWorkingDirectory, parseModelScript: parse } = await import('../../src/model/script.js');
-    const [write, skill] = parse({ version: 1, turns: [{ type: 'write_file', path: 'a/b.txt', content: 'x' }, { type: 'use_skill', name: 'demo-hello' }] }).turns as Array<{ type: 'shell'; command: string; intent?: never }>;
+  it("an intent keeps what it was, so a wire can call the engine's own tool; without the tool it stays shell", async () => {
+    const {
+      nativeIntentCall,
+      requestWorkingDirectory,
+      parseModelScript: parse,
+    } = await import('../../src/model/script.js');
+    const [write, skill] = parse({
+      version: 1,
+      turns: [
+        { type: 'write_file', path: 'a/b.txt', content: 'x' },
+        { type: 'use_skill', name: 'demo-hello' },
+      ],
+    }).turns as Array<{ type: 'shell'; command: string; intent?: never }>;
     expect(write).toMatchObject({ type: 'shell', intent: { kind: 'write_file', path: 'a/b.txt', content: 'x' } });
-    const table = { write: { tool: 'Write', pathKey: 'file_path', contentKey: 'content', absolute: true }, skill: { tool: 'Skill', nameKey: 'skill' } };
-    expect(nativeIntentCall(write!, ['Bash', 'Write'], table, '/run/dir')).toEqual({ name: 'Write', args: { file_path: '/run/dir/a/b.txt', content: 'x' } });
+    const table = {
+      write: { tool: 'Write', pathKey: 'file_path', contentKey: 'content', absolute: true },
+      skill: { tool: 'Skill', nameKey: 'skill' },
+    };
+    expect(nativeIntentCall(write!, ['Bash', 'Write'], table, '/run/dir')).toEqual({
+      name: 'Write',
+      args: { file_path: '/run/dir/a/b.txt', content: 'x' },
+    });
     // No working directory known for an absolute-path tool, or the tool not offered: the shell command is used.
     expect(nativeIntentCall(write!, ['Bash', 'Write'], table, null)).toBeNull();
     expect(nativeIntentCall(skill!, ['Bash'], table, '/run/dir')).toBeNull();
@@ -75,19 +105,43 @@ describe('mcp_tool intent', () => {
     expect(mcpToolName(['run_shell_command', 'echo'], 'echo', 'echo')).toBe('echo');
     expect(mcpToolName(['exec_command', 'mcp__echo'], 'echo', 'echo')).toBe('mcp__echo__echo');
     expect(mcpToolName(['exec_command'], 'echo', 'echo')).toBeNull();
-    const turn = parseModelScript({ version: 1, turns: [{ type: 'mcp_tool', server: 'echo', tool: 'echo', arguments: { text: 'hi' } }] }).turns[0]!;
-    expect(turn).toMatchObject({ type: 'shell', intent: { kind: 'mcp_tool', server: 'echo', tool: 'echo', arguments: { text: 'hi' } } });
+    const turn = parseModelScript({
+      version: 1,
+      turns: [{ type: 'mcp_tool', server: 'echo', tool: 'echo', arguments: { text: 'hi' } }],
+    }).turns[0]!;
+    expect(turn).toMatchObject({
+      type: 'shell',
+      intent: { kind: 'mcp_tool', server: 'echo', tool: 'echo', arguments: { text: 'hi' } },
+    });
     const run = spawnSync('bash', ['-lc', (turn as { command: string }).command], { encoding: 'utf8' });
     expect(run.status).toBe(3);
     expect(run.stderr).toContain('offered no MCP tool echo of server echo');
-    expect(isAgentHarnessError(thrownBy(() => parseModelScript({ version: 1, turns: [{ type: 'mcp_tool', server: 'a b', tool: 'x' }] })), 'MODEL_SCRIPT_INVALID')).toBe(true);
+    expect(
+      isAgentHarnessError(
+        thrownBy(() => parseModelScript({ version: 1, turns: [{ type: 'mcp_tool', server: 'a b', tool: 'x' }] })),
+        'MODEL_SCRIPT_INVALID',
+      ),
+    ).toBe(true);
   });
 
   it('codex: a tool of a deferred namespace is called as {namespace, name}', async () => {
-    const server = await startModelServer({ script: { version: 1, turns: [turns.mcpTool('echo', 'echo', { text: 'hi' })] } });
+    const server = await startModelServer({
+      script: { version: 1, turns: [turns.mcpTool('echo', 'echo', { text: 'hi' })] },
+    });
     try {
-      const input = [{ type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<tools>\nDeferred tool namespaces:\n- mcp__echo\n</tools>' }] }, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'go' }] }];
-      const response = await fetch(`${server.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-6-sol', input, stream: false }) });
+      const input = [
+        {
+          type: 'message',
+          role: 'developer',
+          content: [{ type: 'input_text', text: '<tools>\nDeferred tool namespaces:\n- mcp__echo\n</tools>' }],
+        },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'go' }] },
+      ];
+      const response = await fetch(`${server.url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-6-sol', input, stream: false }),
+      });
       const body = JSON.stringify(await response.json());
       expect(body).toContain('"namespace":"mcp__echo"');
       expect(body).toContain('"name":"echo"');

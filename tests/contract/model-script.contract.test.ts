@@ -7,8 +7,16 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { thrownBy as thrown } from '../helpers/errors.js';
-import { DEFAULT_REPLY, DONE_MARKER, exhaustedMessage, finalText, loadModelScript, parseModelScript, selectTurn, turns } from '../../src/model/index.js';
-
+import {
+  DEFAULT_REPLY,
+  DONE_MARKER,
+  exhaustedMessage,
+  finalText,
+  loadModelScript,
+  parseModelScript,
+  selectTurn,
+  turns,
+} from '../../src/model/index.js';
 
 describe('model script format', () => {
   it('accepts every turn type and defaults final.done to true', () => {
@@ -28,7 +36,14 @@ describe('model script format', () => {
   });
 
   it('builders produce valid turns', () => {
-    const built = [turns.text('a'), turns.text('b', { reasoning: 'r' }), turns.shell('ls'), turns.final('c'), turns.final('d', { done: false }), turns.error(500, 'boom')];
+    const built = [
+      turns.text('a'),
+      turns.text('b', { reasoning: 'r' }),
+      turns.shell('ls'),
+      turns.final('c'),
+      turns.final('d', { done: false }),
+      turns.error(500, 'boom'),
+    ];
     expect(parseModelScript({ version: 1, turns: built }).turns).toEqual(built);
     expect(built[3]).toEqual({ type: 'final', text: 'c', done: true });
   });
@@ -37,7 +52,10 @@ describe('model script format', () => {
     const cases: Array<[unknown, string]> = [
       [{ version: 1, turns: [{ type: 'shell' }] }, 'turns.0.command'],
       [{ version: 2, turns: [] }, 'version'],
-      [{ version: 1, turns: [turns.text('ok'), { type: 'error', status: 200, message: 'not an error' }] }, 'turns.1.status'],
+      [
+        { version: 1, turns: [turns.text('ok'), { type: 'error', status: 200, message: 'not an error' }] },
+        'turns.1.status',
+      ],
       [{ version: 1, turns: [], extra: true }, '(root)'],
       [[], '(root)'],
     ];
@@ -57,7 +75,10 @@ describe('model script format', () => {
       const invalid = path.join(dir, 'invalid.json');
       fs.writeFileSync(invalid, JSON.stringify({ version: 1, turns: [{ type: 'nope' }] }));
       for (const file of [notJson, invalid, path.join(dir, 'missing.json')]) {
-        const error = await loadModelScript(file).then(() => null, (e: unknown) => e);
+        const error = await loadModelScript(file).then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(isAgentHarnessError(error, 'MODEL_SCRIPT_INVALID')).toBe(true);
         expect((error as Error).message).toContain(file);
       }
@@ -78,12 +99,15 @@ describe('turn selection', () => {
     expect(selectTurn(script, 0)).toEqual({ kind: 'turn', index: 0, turn: turns.shell('true') });
     expect(selectTurn(script, 1)).toEqual({ kind: 'turn', index: 1, turn: turns.final('done') });
     expect(selectTurn(script, 2)).toEqual({ kind: 'exhausted', index: 2, total: 2 });
-    expect(exhaustedMessage(2, 2)).toMatch(/^script exhausted: request needs turn 3 but the script has 2 turns\. Turns are numbered across the whole session/);
+    expect(exhaustedMessage(2, 2)).toMatch(
+      /^script exhausted: request needs turn 3 but the script has 2 turns\. Turns are numbered across the whole session/,
+    );
     expect(exhaustedMessage(2, 2)).toContain('run.resume(message, { turns })');
   });
 
   it('the default script (null) never runs out', () => {
-    for (const n of [0, 1, 50]) expect(selectTurn(null, n)).toEqual({ kind: 'turn', index: n, turn: { type: 'text', text: DEFAULT_REPLY } });
+    for (const n of [0, 1, 50])
+      expect(selectTurn(null, n)).toEqual({ kind: 'turn', index: n, turn: { type: 'text', text: DEFAULT_REPLY } });
     expect(DEFAULT_REPLY).toBe('Hello from the agent-harness scripted model.');
   });
 
@@ -99,10 +123,12 @@ describe('script errors name the turn type and the missing field', () => {
   it.for([
     [{ type: 'write_file', path: 'a' }, /at turns\.1\.content: write_file turn needs "content"/],
     [{ type: 'shell' }, /at turns\.1\.command: shell turn needs "command"/],
-    [{ type: 'nope' }, /unknown turn type "nope"; turn types: text, shell, final, error, stall, malformed, drop, write_file, use_skill/],
+    [
+      { type: 'nope' },
+      /unknown turn type "nope"; turn types: text, shell, final, error, stall, malformed, drop, write_file, use_skill/,
+    ],
     [{ text: 'no type' }, /missing "type"; turn types: /],
   ] as const)('%o', ([turn, message]) => {
     expect(() => parseModelScript({ version: 1, turns: [{ type: 'text', text: 'ok' }, turn] })).toThrow(message);
   });
 });
-

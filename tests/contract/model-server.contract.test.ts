@@ -11,7 +11,15 @@ import { PassThrough } from 'node:stream';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAgentHarnessError } from '../../src/errors/index.js';
-import { DEFAULT_REPLY, serveModel, startModelServer, turns, type ModelScript, type ModelServer, type ServedModel } from '../../src/model/index.js';
+import {
+  DEFAULT_REPLY,
+  serveModel,
+  startModelServer,
+  turns,
+  type ModelScript,
+  type ModelServer,
+  type ServedModel,
+} from '../../src/model/index.js';
 import { WIRE_APIS } from '../../src/model/server.js';
 
 const servers: ModelServer[] = [];
@@ -35,13 +43,21 @@ function tempDir(): string {
 }
 
 async function responses(server: ModelServer, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${server.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return fetch(`${server.url}/v1/responses`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 /** Text of the assistant message in an SSE body. */
 async function replyText(response: Response): Promise<string> {
   const text = await response.text();
-  const done = text.split('\n\n').filter(Boolean).map((block) => JSON.parse(block.split('\n')[1]!.slice('data: '.length))).find((e) => e.type === 'response.output_item.done' && e.item.type === 'message');
+  const done = text
+    .split('\n\n')
+    .filter(Boolean)
+    .map((block) => JSON.parse(block.split('\n')[1]!.slice('data: '.length)))
+    .find((e) => e.type === 'response.output_item.done' && e.item.type === 'message');
   return done.item.content[0].text;
 }
 
@@ -78,13 +94,19 @@ describe('scripted model server', () => {
 
   it('fails with MODEL_SERVER_FAILED when the port is taken', async () => {
     const first = await serve();
-    const error = await startModelServer({ port: first.port }).then((s) => s.close().then(() => null), (e: unknown) => e);
+    const error = await startModelServer({ port: first.port }).then(
+      (s) => s.close().then(() => null),
+      (e: unknown) => e,
+    );
     expect(isAgentHarnessError(error, 'MODEL_SERVER_FAILED')).toBe(true);
     expect((error as Error).message).toContain(String(first.port));
   });
 
   it('derives the turn from the history, so a fresh server continues a resumed session', async () => {
-    const script: ModelScript = { version: 1, turns: [turns.text('one'), turns.text('two'), turns.final('three', { done: false })] };
+    const script: ModelScript = {
+      version: 1,
+      turns: [turns.text('one'), turns.text('two'), turns.final('three', { done: false })],
+    };
     const server = await serve({ script });
     const resumed = [...userInput, assistant, ...userInput, assistant, ...userInput];
     expect(await replyText(await responses(server, { stream: true, input: resumed }))).toBe('three');
@@ -100,17 +122,26 @@ describe('scripted model server', () => {
     const server = await serve({ script: { version: 1, turns: [turns.text('only one')] } });
     const response = await responses(server, { stream: true, input: [...userInput, assistant, ...userInput] });
     expect(response.status).toBe(400);
-    const body = await response.json() as any;
-    expect(body.error.message).toMatch(/^script exhausted: request needs turn 2 but the script has 1 turns\. Turns are numbered across the whole session/);
+    const body = (await response.json()) as any;
+    expect(body.error.message).toMatch(
+      /^script exhausted: request needs turn 2 but the script has 1 turns\. Turns are numbered across the whole session/,
+    );
     expect(body.error.type).toBe('script_exhausted');
-    expect(server.requests.at(-1)).toMatchObject({ status: 400, response_kind: 'exhausted', turn_index: 1, wire: 'openai-responses' });
+    expect(server.requests.at(-1)).toMatchObject({
+      status: 400,
+      response_kind: 'exhausted',
+      turn_index: 1,
+      wire: 'openai-responses',
+    });
   });
 
   it('without a script answers every request with the default reply', async () => {
     const server = await serve();
     expect(await replyText(await responses(server, { stream: true, input: userInput }))).toBe(DEFAULT_REPLY);
     const long = Array.from({ length: 20 }, () => [assistant, ...userInput]).flat();
-    expect(await replyText(await responses(server, { stream: true, input: [...userInput, ...long] }))).toBe(DEFAULT_REPLY);
+    expect(await replyText(await responses(server, { stream: true, input: [...userInput, ...long] }))).toBe(
+      DEFAULT_REPLY,
+    );
     expect(server.requests.map((r) => r.turn_index)).toEqual([0, 20]);
   });
 
@@ -124,32 +155,58 @@ describe('scripted model server', () => {
 
   it('404s unknown paths naming the path and the served ones; recorded', async () => {
     const server = await serve();
-    const missing = await fetch(`${server.url}/v1/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const missing = await fetch(`${server.url}/v1/embeddings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(missing.status).toBe(404);
     const message = ((await missing.json()) as any).error.message as string;
     expect(message).toContain('/v1/embeddings');
     expect(message).toContain('POST /v1/responses');
     expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]).toMatchObject({ method: 'POST', path: '/v1/embeddings', status: 404, response_kind: 'not_found', wire: null, body: {} });
+    expect(server.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/embeddings',
+      status: 404,
+      response_kind: 'not_found',
+      wire: null,
+      body: {},
+    });
   });
 
   it('400s malformed JSON and non-object bodies; recorded', async () => {
     const server = await serve();
-    const malformed = await fetch(`${server.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input": [tor' });
+    const malformed = await fetch(`${server.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"input": [tor',
+    });
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as any).error.message).toContain('not valid JSON');
     const array = await responses(server, [1, 2]);
     expect(array.status).toBe(400);
     await array.text();
-    expect(server.requests.map((r) => [r.status, r.response_kind])).toEqual([[400, 'bad_request'], [400, 'bad_request']]);
+    expect(server.requests.map((r) => [r.status, r.response_kind])).toEqual([
+      [400, 'bad_request'],
+      [400, 'bad_request'],
+    ]);
   });
 
   it('parses JSON bodies sent without a JSON content-type, and gzip-encoded bodies', async () => {
     const server = await serve({ script: { version: 1, turns: [turns.text('a'), turns.text('b')] } });
-    const plain = await fetch(`${server.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ stream: true, input: userInput }) });
+    const plain = await fetch(`${server.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ stream: true, input: userInput }),
+    });
     expect(await replyText(plain)).toBe('a');
     const gz = zlib.gzipSync(JSON.stringify({ stream: true, input: [...userInput, assistant] }));
-    const zipped = await fetch(`${server.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gz });
+    const zipped = await fetch(`${server.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gz,
+    });
     expect(await replyText(zipped)).toBe('b');
     expect((server.requests[1]!.body as any).input).toHaveLength(2);
   });
@@ -161,23 +218,54 @@ describe('scripted model server', () => {
     expect(get.status).toBe(200);
     await get.text();
     await (await responses(server, { stream: true, input: userInput })).text();
-    const listed = await (await fetch(`${server.url}/__harness/requests`)).json() as any[];
-    expect(listed.map((r) => [r.seq, r.method, r.path, r.response_kind])).toEqual([[1, 'HEAD', '/', 'probe'], [2, 'GET', '/', 'probe'], [3, 'POST', '/v1/responses', 'text']]);
+    const listed = (await (await fetch(`${server.url}/__harness/requests`)).json()) as any[];
+    expect(listed.map((r) => [r.seq, r.method, r.path, r.response_kind])).toEqual([
+      [1, 'HEAD', '/', 'probe'],
+      [2, 'GET', '/', 'probe'],
+      [3, 'POST', '/v1/responses', 'text'],
+    ]);
     expect(server.requests).toHaveLength(3);
   });
 
   it('records headers with credentials redacted, in memory and in the JSONL log file', async () => {
     const logFile = path.join(tempDir(), 'nested', 'requests.jsonl');
     const server = await serve({ logFile });
-    await (await responses(server, { stream: true, input: userInput }, { authorization: 'Bearer sk-secret', 'x-api-key': 'sk-ant-secret', cookie: 'session=cookie-secret', 'x-custom': 'kept' })).text();
+    await (
+      await responses(
+        server,
+        { stream: true, input: userInput },
+        {
+          authorization: 'Bearer sk-secret',
+          'x-api-key': 'sk-ant-secret',
+          cookie: 'session=cookie-secret',
+          'x-custom': 'kept',
+        },
+      )
+    ).text();
     await (await fetch(`${server.url}/nope`)).text();
     const [row] = server.requests;
-    expect(row!.headers).toMatchObject({ authorization: '[redacted]', 'x-api-key': '[redacted]', cookie: '[redacted]', 'x-custom': 'kept' });
-    expect(row).toMatchObject({ seq: 1, method: 'POST', path: '/v1/responses', wire: 'openai-responses', turn_index: 0, status: 200, response_kind: 'text' });
+    expect(row!.headers).toMatchObject({
+      authorization: '[redacted]',
+      'x-api-key': '[redacted]',
+      cookie: '[redacted]',
+      'x-custom': 'kept',
+    });
+    expect(row).toMatchObject({
+      seq: 1,
+      method: 'POST',
+      path: '/v1/responses',
+      wire: 'openai-responses',
+      turn_index: 0,
+      status: 200,
+      response_kind: 'text',
+    });
     expect(Number.isNaN(Date.parse(row!.ts))).toBe(false);
     const logged = fs.readFileSync(logFile, 'utf8');
     for (const secret of ['sk-secret', 'sk-ant-secret', 'cookie-secret']) expect(logged).not.toContain(secret);
-    const lines = logged.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = logged
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toEqual(JSON.parse(JSON.stringify(server.requests)));
     expect(lines[0].body.input[0].role).toBe('user');
   });
@@ -186,7 +274,12 @@ describe('scripted model server', () => {
     const server = await serve();
     expect((await rawRequest(server, 'CONNECT', 'api.openai.com:443')).status).toBe(403);
     expect(server.egress).toEqual([{ ts: expect.any(String), method: 'CONNECT', target: 'api.openai.com:443' }]);
-    expect(server.requests.at(-1)).toMatchObject({ method: 'CONNECT', path: 'api.openai.com:443', status: 403, response_kind: 'egress_refused' });
+    expect(server.requests.at(-1)).toMatchObject({
+      method: 'CONNECT',
+      path: 'api.openai.com:443',
+      status: 403,
+      response_kind: 'egress_refused',
+    });
   });
 
   it('refuses absolute-URL proxy requests to other hosts, serves those aimed at itself', async () => {
@@ -205,10 +298,12 @@ describe('scripted model server', () => {
     const agent = new http.Agent({ keepAlive: true });
     try {
       await new Promise<void>((resolve, reject) => {
-        http.get({ host: '127.0.0.1', port: server.port, path: '/', agent }, (response) => {
-          response.resume();
-          response.on('end', () => resolve());
-        }).on('error', reject);
+        http
+          .get({ host: '127.0.0.1', port: server.port, path: '/', agent }, (response) => {
+            response.resume();
+            response.on('end', () => resolve());
+          })
+          .on('error', reject);
       });
       await Promise.all([server.close(), server.close()]);
       await server.close();
@@ -231,7 +326,9 @@ describe('serveModel (standalone server)', () => {
     });
     const handle = await serveModel({ scriptPath, logFile: path.join(dir, 'log.jsonl'), out });
     served.push(handle);
-    expect(printed).toBe(`model server listening on ${handle.server.url} (wire APIs: ${WIRE_APIS.map((w) => w.id).join(', ')})\n`);
+    expect(printed).toBe(
+      `model server listening on ${handle.server.url} (wire APIs: ${WIRE_APIS.map((w) => w.id).join(', ')})\n`,
+    );
     expect(printed).toContain('openai-responses');
     expect(await replyText(await responses(handle.server, { stream: true, input: userInput }))).toBe('from file');
     expect(fs.readFileSync(path.join(dir, 'log.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
@@ -244,7 +341,10 @@ describe('serveModel (standalone server)', () => {
     const scriptPath = path.join(tempDir(), 'bad.json');
     fs.writeFileSync(scriptPath, JSON.stringify({ version: 1, turns: [{ type: 'shell' }] }));
     const out = new PassThrough();
-    const error = await serveModel({ scriptPath, out }).then((h) => h.close().then(() => null), (e: unknown) => e);
+    const error = await serveModel({ scriptPath, out }).then(
+      (h) => h.close().then(() => null),
+      (e: unknown) => e,
+    );
     expect(isAgentHarnessError(error, 'MODEL_SCRIPT_INVALID')).toBe(true);
     expect((error as Error).message).toContain(scriptPath);
     expect(out.read()).toBeNull();

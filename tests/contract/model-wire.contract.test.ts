@@ -3,7 +3,14 @@
  * codex reads, tool-call rendering, non-stream JSON, the error shape, and the history rules.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DONE_MARKER, openAiResponsesWire, startModelServer, turns, type ModelScript, type ModelServer } from '../../src/model/index.js';
+import {
+  DONE_MARKER,
+  openAiResponsesWire,
+  startModelServer,
+  turns,
+  type ModelScript,
+  type ModelServer,
+} from '../../src/model/index.js';
 
 const servers: ModelServer[] = [];
 afterEach(async () => {
@@ -19,13 +26,16 @@ async function serve(script: ModelScript | null = null): Promise<ModelServer> {
 /** Parses an SSE body into its events, checking each block is `event: <type>\ndata: <json>`. */
 function sseEvents(text: string): Array<{ event: string; data: any }> {
   expect(text.endsWith('\n\n')).toBe(true);
-  return text.split('\n\n').filter((block) => block !== '').map((block) => {
-    const lines = block.split('\n');
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^event: /);
-    expect(lines[1]).toMatch(/^data: /);
-    return { event: lines[0]!.slice('event: '.length), data: JSON.parse(lines[1]!.slice('data: '.length)) };
-  });
+  return text
+    .split('\n\n')
+    .filter((block) => block !== '')
+    .map((block) => {
+      const lines = block.split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/^event: /);
+      expect(lines[1]).toMatch(/^data: /);
+      return { event: lines[0]!.slice('event: '.length), data: JSON.parse(lines[1]!.slice('data: '.length)) };
+    });
 }
 
 function doneItems(events: Array<{ event: string; data: any }>): any[] {
@@ -33,7 +43,11 @@ function doneItems(events: Array<{ event: string; data: any }>): any[] {
 }
 
 async function responses(server: ModelServer, body: unknown, route = '/v1/responses'): Promise<Response> {
-  return fetch(`${server.url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${server.url}${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 const userInput = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }];
@@ -45,22 +59,56 @@ describe('OpenAI Responses wire API', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const events = sseEvents(await response.text());
-    expect(events.map((e) => e.event)).toEqual(['response.created', 'response.output_item.added', 'response.output_text.delta', 'response.output_item.done', 'response.completed']);
+    expect(events.map((e) => e.event)).toEqual([
+      'response.created',
+      'response.output_item.added',
+      'response.output_text.delta',
+      'response.output_item.done',
+      'response.completed',
+    ]);
     for (const e of events) expect(e.data.type).toBe(e.event);
     const [created, added, delta, done, completed] = events.map((e) => e.data);
     expect(created.response).toMatchObject({ object: 'response', status: 'in_progress', model: 'gpt-5.5', output: [] });
     expect(created.response.id).toMatch(/^resp_/);
     expect(added.item).toMatchObject({ type: 'message', role: 'assistant', status: 'in_progress', content: [] });
     expect(delta).toMatchObject({ item_id: added.item.id, output_index: 0, content_index: 0, delta: 'hello there' });
-    expect(done.item).toEqual({ type: 'message', id: added.item.id, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'hello there', annotations: [] }] });
+    expect(done.item).toEqual({
+      type: 'message',
+      id: added.item.id,
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: 'hello there', annotations: [] }],
+    });
     expect(completed.response).toMatchObject({ id: created.response.id, status: 'completed', output: [done.item] });
-    expect(completed.response.usage).toEqual({ input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 });
+    expect(completed.response.usage).toEqual({
+      input_tokens: 10,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 5,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 15,
+    });
   });
 
   it('renders a shell turn as an exec_command function_call with {cmd}', async () => {
     const server = await serve({ version: 1, turns: [turns.shell('echo hi > out.txt')] });
-    const events = sseEvents(await (await responses(server, { stream: true, input: userInput, tools: [{ type: 'function', name: 'exec_command' }, { type: 'function', name: 'shell' }] })).text());
-    expect(events.map((e) => e.event)).toEqual(['response.created', 'response.output_item.added', 'response.output_item.done', 'response.completed']);
+    const events = sseEvents(
+      await (
+        await responses(server, {
+          stream: true,
+          input: userInput,
+          tools: [
+            { type: 'function', name: 'exec_command' },
+            { type: 'function', name: 'shell' },
+          ],
+        })
+      ).text(),
+    );
+    expect(events.map((e) => e.event)).toEqual([
+      'response.created',
+      'response.output_item.added',
+      'response.output_item.done',
+      'response.completed',
+    ]);
     const [call] = doneItems(events);
     expect(call).toMatchObject({ type: 'function_call', name: 'exec_command', status: 'completed' });
     expect(call.id).toMatch(/^fc_/);
@@ -71,7 +119,13 @@ describe('OpenAI Responses wire API', () => {
 
   it('uses the older shell tool (argv) when the request offers shell but not exec_command', async () => {
     const server = await serve({ version: 1, turns: [turns.shell('echo hi > out.txt')] });
-    const [legacy] = doneItems(sseEvents(await (await responses(server, { stream: true, input: userInput, tools: [{ type: 'function', name: 'shell' }] })).text()));
+    const [legacy] = doneItems(
+      sseEvents(
+        await (
+          await responses(server, { stream: true, input: userInput, tools: [{ type: 'function', name: 'shell' }] })
+        ).text(),
+      ),
+    );
     expect(legacy.name).toBe('shell');
     expect(JSON.parse(legacy.arguments)).toEqual({ command: ['bash', '-lc', 'echo hi > out.txt'] });
     const [fallback] = doneItems(sseEvents(await (await responses(server, { stream: true, input: userInput })).text()));
@@ -82,7 +136,10 @@ describe('OpenAI Responses wire API', () => {
     const server = await serve({ version: 1, turns: [turns.final('all done', { reasoning: 'checked the file' })] });
     const events = sseEvents(await (await responses(server, { stream: true, input: userInput })).text());
     const [reasoning, message] = doneItems(events);
-    expect(reasoning).toMatchObject({ type: 'reasoning', summary: [{ type: 'summary_text', text: 'checked the file' }] });
+    expect(reasoning).toMatchObject({
+      type: 'reasoning',
+      summary: [{ type: 'summary_text', text: 'checked the file' }],
+    });
     expect(message.content[0].text).toBe(`all done\n${DONE_MARKER}`);
     expect(events.at(-1)!.data.response.output.map((item: any) => item.type)).toEqual(['reasoning', 'message']);
   });
@@ -91,14 +148,20 @@ describe('OpenAI Responses wire API', () => {
     const server = await serve({ version: 1, turns: [turns.text('plain')] });
     const response = await responses(server, { stream: false, input: userInput });
     expect(response.headers.get('content-type')).toContain('application/json');
-    const body = await response.json() as any;
-    expect(body).toMatchObject({ object: 'response', status: 'completed', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'plain' }] }] });
+    const body = (await response.json()) as any;
+    expect(body).toMatchObject({
+      object: 'response',
+      status: 'completed',
+      output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'plain' }] }],
+    });
     expect(body.usage.total_tokens).toBe(15);
   });
 
   it('also serves POST /responses (base_url without /v1)', async () => {
     const server = await serve({ version: 1, turns: [turns.text('no v1')] });
-    const [message] = doneItems(sseEvents(await (await responses(server, { stream: true, input: userInput }, '/responses')).text()));
+    const [message] = doneItems(
+      sseEvents(await (await responses(server, { stream: true, input: userInput }, '/responses')).text()),
+    );
     expect(message.content[0].text).toBe('no v1');
     expect(server.requests[0]).toMatchObject({ path: '/responses', wire: 'openai-responses', response_kind: 'text' });
   });
@@ -108,12 +171,17 @@ describe('OpenAI Responses wire API', () => {
     const response = await responses(server, { stream: true, input: userInput });
     expect(response.status).toBe(429);
     expect(response.headers.get('content-type')).toContain('application/json');
-    expect(await response.json()).toEqual({ error: { message: 'slow down', type: 'rate_limit_exceeded', code: 'rate_limit_exceeded', param: null } });
+    expect(await response.json()).toEqual({
+      error: { message: 'slow down', type: 'rate_limit_exceeded', code: 'rate_limit_exceeded', param: null },
+    });
     server.setScript({ version: 1, turns: [turns.error(500, 'boom')] });
     const failed = await responses(server, { stream: true, input: userInput });
     expect(failed.status).toBe(500);
     expect(((await failed.json()) as any).error).toMatchObject({ message: 'boom', type: 'server_error' });
-    expect(server.requests.map((r) => [r.status, r.response_kind])).toEqual([[429, 'error'], [500, 'error']]);
+    expect(server.requests.map((r) => [r.status, r.response_kind])).toEqual([
+      [429, 'error'],
+      [500, 'error'],
+    ]);
   });
 });
 
@@ -141,7 +209,14 @@ describe('Responses history rules', () => {
       { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'first' }] },
       call,
       output,
-      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'second' }, { type: 'input_text', text: 'part two' }] },
+      {
+        type: 'message',
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'second' },
+          { type: 'input_text', text: 'part two' },
+        ],
+      },
       assistant,
     ];
     expect(openAiResponsesWire.lastUserText({ input })).toBe('second\npart two');
@@ -150,7 +225,9 @@ describe('Responses history rules', () => {
 
   it('a request carrying a function_call + its output gets turn 1', async () => {
     const server = await serve({ version: 1, turns: [turns.shell('true'), turns.final('all done')] });
-    const events = sseEvents(await (await responses(server, { stream: true, input: [...userInput, reasoning, call, output] })).text());
+    const events = sseEvents(
+      await (await responses(server, { stream: true, input: [...userInput, reasoning, call, output] })).text(),
+    );
     expect(doneItems(events)[0].content[0].text).toBe(`all done\n${DONE_MARKER}`);
     expect(server.requests[0]).toMatchObject({ turn_index: 1, response_kind: 'final' });
   });

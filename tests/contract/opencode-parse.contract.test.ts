@@ -15,14 +15,27 @@ import { matchErrorPattern } from '../../src/translate/completion.js';
 import { translateRecorded } from '../../src/translate/recorded.js';
 
 const STREAMS = path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'streams', 'opencode');
-const NAMES = ['turn1', 'turn2-resume', 'error-401', 'error-500-retried', 'truncated', 'noise', 'file-tool', 'finish-length'];
+const NAMES = [
+  'turn1',
+  'turn2-resume',
+  'error-401',
+  'error-500-retried',
+  'truncated',
+  'noise',
+  'file-tool',
+  'finish-length',
+];
 
 function recorded(name: string) {
-  return translateRecorded(opencodeEngine, { stdout: fs.readFileSync(path.join(STREAMS, `${name}.stdout.jsonl`)) }, { runId: 'golden' });
+  return translateRecorded(
+    opencodeEngine,
+    { stdout: fs.readFileSync(path.join(STREAMS, `${name}.stdout.jsonl`)) },
+    { runId: 'golden' },
+  );
 }
 
 function normalized(events: readonly { ts: string }[]): string {
-  return events.map((event) => JSON.stringify({ ...event, ts: '<ts>' })).join('\n') + '\n';
+  return `${events.map((event) => JSON.stringify({ ...event, ts: '<ts>' })).join('\n')}\n`;
 }
 
 function parseAll(lines: readonly string[]): ParserOutput[] {
@@ -37,19 +50,29 @@ function expectValid(outputs: ParserOutput[]): void {
   }
 }
 
-const codes = (outputs: ParserOutput[]): string[] => outputs.flatMap((o) => (o.type === 'diagnostic' ? [o.diagnostic.code] : []));
+const codes = (outputs: ParserOutput[]): string[] =>
+  outputs.flatMap((o) => (o.type === 'diagnostic' ? [o.diagnostic.code] : []));
 
 describe('opencode parser goldens', () => {
   it.each(NAMES)('%s matches its golden RASP and FCMP', async (name) => {
     const result = recorded(name);
-    await expect(normalized(result.rasp)).toMatchFileSnapshot(path.join(STREAMS, '__snapshots__', `${name}.rasp.jsonl`));
-    await expect(normalized(result.fcmp)).toMatchFileSnapshot(path.join(STREAMS, '__snapshots__', `${name}.fcmp.jsonl`));
+    await expect(normalized(result.rasp)).toMatchFileSnapshot(
+      path.join(STREAMS, '__snapshots__', `${name}.rasp.jsonl`),
+    );
+    await expect(normalized(result.fcmp)).toMatchFileSnapshot(
+      path.join(STREAMS, '__snapshots__', `${name}.fcmp.jsonl`),
+    );
   });
 
   it('turn1: session, bash tool call with exit 0, final text with the done marker → completed', () => {
     const { summary, judgement } = recorded('turn1');
     expect(summary.session_id).toMatch(/^ses_/);
-    expect(summary).toMatchObject({ tool_calls: 1, completed: true, error: null, final_message: 'Wrote hello.txt.\n__SKILL_DONE__' });
+    expect(summary).toMatchObject({
+      tool_calls: 1,
+      completed: true,
+      error: null,
+      final_message: 'Wrote hello.txt.\n__SKILL_DONE__',
+    });
     expect(judgement.state).toBe('completed');
     expect(summary.diagnostics).toEqual([]);
   });
@@ -61,14 +84,19 @@ describe('opencode parser goldens', () => {
 
   it('error events fail the attempt and are categorized by the error table', () => {
     const e401 = recorded('error-401');
-    expect(e401.judgement).toMatchObject({ state: 'failed', failure: { category: 'auth', code: 'ENGINE_AUTH_FAILED' } });
+    expect(e401.judgement).toMatchObject({
+      state: 'failed',
+      failure: { category: 'auth', code: 'ENGINE_AUTH_FAILED' },
+    });
     expect(e401.summary.error).toContain('APIError: scripted bad key (status 401)');
     expect(recorded('error-500-retried').judgement.state).toBe('failed');
   });
 
   it('truncated stream: STREAM_PARSE_ERROR and OPENCODE_TURN_NOT_ENDED, never completed', () => {
     const { summary, judgement } = recorded('truncated');
-    expect(summary.diagnostics.map((d) => d.code)).toEqual(expect.arrayContaining(['STREAM_PARSE_ERROR', 'OPENCODE_TURN_NOT_ENDED']));
+    expect(summary.diagnostics.map((d) => d.code)).toEqual(
+      expect.arrayContaining(['STREAM_PARSE_ERROR', 'OPENCODE_TURN_NOT_ENDED']),
+    );
     expect(judgement.state).not.toBe('completed');
   });
 
@@ -79,32 +107,79 @@ describe('opencode parser goldens', () => {
   });
 
   it('maps write to file_change (+ file change) and a failed bash call to a failed result', () => {
-    const outputs = parseAll(fs.readFileSync(path.join(STREAMS, 'file-tool.stdout.jsonl'), 'utf8').split('\n').filter(Boolean));
+    const outputs = parseAll(
+      fs.readFileSync(path.join(STREAMS, 'file-tool.stdout.jsonl'), 'utf8').split('\n').filter(Boolean),
+    );
     expectValid(outputs);
-    expect(outputs).toContainEqual({ type: 'engine.file.change', changes: [{ path: '/work/run/notes.md', kind: 'write' }] });
-    expect(outputs.flatMap((o) => (o.type === 'engine.tool.call' ? [[o.kind, o.name]] : []))).toEqual([['file_change', 'write'], ['shell', 'bash']]);
-    expect(outputs).toContainEqual({ type: 'engine.tool.result', call_id: 'call_bad1', status: 'failed', output: 'Command exited with code 1', exit_code: null });
+    expect(outputs).toContainEqual({
+      type: 'engine.file.change',
+      changes: [{ path: '/work/run/notes.md', kind: 'write' }],
+    });
+    expect(outputs.flatMap((o) => (o.type === 'engine.tool.call' ? [[o.kind, o.name]] : []))).toEqual([
+      ['file_change', 'write'],
+      ['shell', 'bash'],
+    ]);
+    expect(outputs).toContainEqual({
+      type: 'engine.tool.result',
+      call_id: 'call_bad1',
+      status: 'failed',
+      output: 'Command exited with code 1',
+      exit_code: null,
+    });
   });
 
   it('finish reason length fails the turn; tool-calls does not end it', () => {
     // The turn ended as failed (output cut at the length limit): a done marker in the cut message does not complete it.
     expect(recorded('finish-length').judgement.state).toBe('failed');
-    const out = parseAll([JSON.stringify({ type: 'step_finish', sessionID: 's', part: { reason: 'length', tokens: {} } })]);
-    expect(out).toContainEqual({ type: 'engine.turn.end', status: 'failed', error: expect.stringContaining('MessageOutputLengthError') });
-    const tc = parseAll([JSON.stringify({ type: 'step_start', sessionID: 's', part: {} }), JSON.stringify({ type: 'step_finish', sessionID: 's', part: { reason: 'tool-calls' } })]);
+    const out = parseAll([
+      JSON.stringify({ type: 'step_finish', sessionID: 's', part: { reason: 'length', tokens: {} } }),
+    ]);
+    expect(out).toContainEqual({
+      type: 'engine.turn.end',
+      status: 'failed',
+      error: expect.stringContaining('MessageOutputLengthError'),
+    });
+    const tc = parseAll([
+      JSON.stringify({ type: 'step_start', sessionID: 's', part: {} }),
+      JSON.stringify({ type: 'step_finish', sessionID: 's', part: { reason: 'tool-calls' } }),
+    ]);
     expect(codes(tc)).toEqual(['OPENCODE_TURN_NOT_ENDED']);
   });
 
   it('reports unknown events as info and non-objects as STREAM_PARSE_ERROR; never throws on garbage', () => {
     expect(codes(parseAll(['{"type":"session.compacted"}']))).toEqual(['OPENCODE_UNKNOWN_EVENT']);
-    expect(codes(parseAll(['42', 'null', '[1]', '{"no":"type"}', '{"type":"text"}']))).toEqual(Array(5).fill('STREAM_PARSE_ERROR'));
+    expect(codes(parseAll(['42', 'null', '[1]', '{"no":"type"}', '{"type":"text"}']))).toEqual(
+      Array(5).fill('STREAM_PARSE_ERROR'),
+    );
     let seed = 7;
-    const rand = (n: number): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
     const parser = createOpencodeParser();
     for (let i = 0; i < 2000; i += 1) {
       const type = ['text', 'tool_use', 'step_finish', 'step_start', 'error', 'reasoning'][rand(6)];
-      const junk = [null, 1, 'x', [], {}, { state: { status: ['completed', 'error', 7][rand(3)], input: [null, 'x', { filePath: 3 }][rand(3)], metadata: { exit: 1.5 } }, tool: ['bash', 'write', 5][rand(3)], tokens: { input: -1 }, reason: [null, 'stop', 'x'][rand(3)] }][rand(6)];
-      const line = rand(4) === 0 ? Buffer.from(Array.from({ length: rand(80) }, () => rand(256))).toString('utf8') : JSON.stringify({ type, sessionID: rand(2) ? 's' : 5, part: junk, error: junk });
+      const junk = [
+        null,
+        1,
+        'x',
+        [],
+        {},
+        {
+          state: {
+            status: ['completed', 'error', 7][rand(3)],
+            input: [null, 'x', { filePath: 3 }][rand(3)],
+            metadata: { exit: 1.5 },
+          },
+          tool: ['bash', 'write', 5][rand(3)],
+          tokens: { input: -1 },
+          reason: [null, 'stop', 'x'][rand(3)],
+        },
+      ][rand(6)];
+      const line =
+        rand(4) === 0
+          ? Buffer.from(Array.from({ length: rand(80) }, () => rand(256))).toString('utf8')
+          : JSON.stringify({ type, sessionID: rand(2) ? 's' : 5, part: junk, error: junk });
       let outputs: ParserOutput[] = [];
       expect(() => (outputs = parser.line(rand(5) === 0 ? 'stderr' : 'stdout', line))).not.toThrow();
       expectValid(outputs);

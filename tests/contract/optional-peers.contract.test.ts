@@ -20,16 +20,31 @@ const VENDOR_SDK = /\/node_modules\/(openai|@anthropic-ai\/sdk)\//;
 function runModule(script: string): { output: unknown; loaded: string[] } {
   const log = path.join(tmp, `imports-${Math.random().toString(16).slice(2)}.log`);
   const tail = `\nconst { createRequire } = await import('node:module');\nprocess.stdout.write('\\n' + JSON.stringify({ cjs: Object.keys(createRequire(import.meta.url).cache) }));`;
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--import', path.join(repo, 'tests/helpers/import-log/register.mjs'), '--input-type=module', '-e', script + tail], {
-    cwd: repo,
-    env: { ...process.env, AH_IMPORT_LOG: log },
-    encoding: 'utf8',
-  });
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--import',
+      path.join(repo, 'tests/helpers/import-log/register.mjs'),
+      '--input-type=module',
+      '-e',
+      script + tail,
+    ],
+    {
+      cwd: repo,
+      env: { ...process.env, AH_IMPORT_LOG: log },
+      encoding: 'utf8',
+    },
+  );
   expect(result.status, result.stderr).toBe(0);
   const lines = result.stdout.trim().split('\n');
   const { cjs } = JSON.parse(lines.pop() ?? '{}') as { cjs: string[] };
   const urls = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
-  const loaded = [...urls.map((url) => fs.realpathSync(new URL(url).pathname)), ...cjs.map((file) => fs.realpathSync(file))];
+  const loaded = [
+    ...urls.map((url) => fs.realpathSync(new URL(url).pathname)),
+    ...cjs.map((file) => fs.realpathSync(file)),
+  ];
   return { output: lines.length ? JSON.parse(lines.join('\n')) : null, loaded };
 }
 
@@ -72,7 +87,11 @@ describe('a project without the vendor SDKs', () => {
       fs.symlinkSync(path.join(modules, name), path.join(project, 'node_modules', name));
     }
     for (const name of fs.readdirSync(path.join(modules, '@anthropic-ai'))) {
-      if (name !== 'sdk') fs.symlinkSync(path.join(modules, '@anthropic-ai', name), path.join(project, 'node_modules', '@anthropic-ai', name));
+      if (name !== 'sdk')
+        fs.symlinkSync(
+          path.join(modules, '@anthropic-ai', name),
+          path.join(project, 'node_modules', '@anthropic-ai', name),
+        );
     }
     return project;
   }
@@ -93,7 +112,13 @@ describe('a project without the vendor SDKs', () => {
     `);
     expect(loaded).toContain(path.join(project, 'src/public/index.ts'));
     expect(loaded.filter((file) => VENDOR_SDK.test(file))).toEqual([]);
-    const failures = output as { isHarnessError: boolean; code: string; message: string; hint: string; details: Record<string, unknown> }[];
+    const failures = output as {
+      isHarnessError: boolean;
+      code: string;
+      message: string;
+      hint: string;
+      details: Record<string, unknown>;
+    }[];
     expect(failures.map((failure) => [failure.isHarnessError, failure.code, failure.details])).toEqual([
       [true, 'DEPENDENCY_MISSING', { package: 'openai', install: 'npm install openai' }],
       [true, 'DEPENDENCY_MISSING', { package: '@anthropic-ai/sdk', install: 'npm install @anthropic-ai/sdk' }],

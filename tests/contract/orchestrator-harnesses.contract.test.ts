@@ -8,20 +8,48 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
-  bindModel, buildOrchestratorConfig, createScriptedCaller, defaultIntent, emptyMemory, harnessContextConfig, IntentHarness, LlmMemoryHarness, LlmUtilityHarness,
-  MemoryHarness, Orchestrator, RecordKeeper, ResponseHarness, UtilityHarness,
-  type Harness, type HarnessContext, type HarnessRunResult, type Intent, type LLMCaller, type LLMResponse, type MemoryOutput, type ResponseOutput,
+  bindModel,
+  buildOrchestratorConfig,
+  createScriptedCaller,
+  defaultIntent,
+  emptyMemory,
+  harnessContextConfig,
+  IntentHarness,
+  LlmMemoryHarness,
+  LlmUtilityHarness,
+  MemoryHarness,
+  Orchestrator,
+  RecordKeeper,
+  ResponseHarness,
+  UtilityHarness,
+  type Harness,
+  type HarnessContext,
+  type HarnessRunResult,
+  type Intent,
+  type LLMCaller,
+  type LLMResponse,
+  type MemoryOutput,
+  type ResponseOutput,
 } from 'agent-harness/orchestrator';
 
-const config = buildOrchestratorConfig({ models: { intent: 'm-intent', memory: 'm-memory', respond: 'm-respond', utility: 'm-utility' } });
+const config = buildOrchestratorConfig({
+  models: { intent: 'm-intent', memory: 'm-memory', respond: 'm-respond', utility: 'm-utility' },
+});
 
 /** The seed's intent harness, as the seed writes it: an unbound caller and `ctx.config.intentModel`. */
 class SeedIntentHarness implements Harness<{ message: string }, { intent: string }> {
-  constructor(private llm: LLMCaller, private maxIters = 4) {}
+  constructor(
+    private llm: LLMCaller,
+    private maxIters = 4,
+  ) {}
   async run(input: { message: string }, ctx: HarnessContext): Promise<HarnessRunResult<{ intent: string }>> {
     let intent = 'unknown';
     for (let i = 0; i < this.maxIters; i++) {
-      const res = await this.llm.call({ model: ctx.config.intentModel, messages: [{ role: 'user', content: input.message }], temperature: 0 });
+      const res = await this.llm.call({
+        model: ctx.config.intentModel,
+        messages: [{ role: 'user', content: input.message }],
+        temperature: 0,
+      });
       intent = res.text.trim() || intent;
       if (!res.text.trim()) break;
     }
@@ -29,20 +57,40 @@ class SeedIntentHarness implements Harness<{ message: string }, { intent: string
   }
 }
 
-function build(answer: (model: string) => string, harnesses: { utility?: Harness<{ task: string }, { task: string; text: string | null }>; memory?: 'stub' | 'llm' } = {}) {
+function build(
+  answer: (model: string) => string,
+  harnesses: {
+    utility?: Harness<{ task: string }, { task: string; text: string | null }>;
+    memory?: 'stub' | 'llm';
+  } = {},
+) {
   const caller = createScriptedCaller({ answers: (call) => answer(call.model) });
   const recordKeeper = new RecordKeeper();
-  const orchestrator = new Orchestrator<Intent, MemoryOutput>(recordKeeper, {
-    intent: new IntentHarness(bindModel(caller, config.models.intent)),
-    memory: harnesses.memory === 'llm' ? new LlmMemoryHarness(bindModel(caller, config.models.memory)) : new MemoryHarness(),
-    respond: new ResponseHarness(bindModel(caller, config.models.respond)),
-    ...(harnesses.utility ? { utility: harnesses.utility } : {}),
-    fallback: { intent: defaultIntent(), memory: emptyMemory() },
-  }, config);
+  const orchestrator = new Orchestrator<Intent, MemoryOutput>(
+    recordKeeper,
+    {
+      intent: new IntentHarness(bindModel(caller, config.models.intent)),
+      memory:
+        harnesses.memory === 'llm'
+          ? new LlmMemoryHarness(bindModel(caller, config.models.memory))
+          : new MemoryHarness(),
+      respond: new ResponseHarness(bindModel(caller, config.models.respond)),
+      ...(harnesses.utility ? { utility: harnesses.utility } : {}),
+      fallback: { intent: defaultIntent(), memory: emptyMemory() },
+    },
+    config,
+  );
   return { caller, recordKeeper, orchestrator };
 }
 
-const answers = (model: string): string => (model === 'm-intent' ? '{"intent":"greet","done":true}' : model === 'm-utility' ? ' Greetings ' : model === 'm-memory' ? 'a note' : 'Hello!');
+const answers = (model: string): string =>
+  model === 'm-intent'
+    ? '{"intent":"greet","done":true}'
+    : model === 'm-utility'
+      ? ' Greetings '
+      : model === 'm-memory'
+        ? 'a note'
+        : 'Hello!';
 
 describe('packaged harnesses', () => {
   it('memory and utility are stubs by default: no model call, empty outputs, utility reachable from the Orchestrator', async () => {
@@ -60,7 +108,12 @@ describe('packaged harnesses', () => {
   });
 
   it('the LLM-backed memory and utility are opt-in; utility titles the conversation through the Orchestrator', async () => {
-    const { caller, orchestrator, recordKeeper } = build(answers, { memory: 'llm', utility: new LlmUtilityHarness(bindModel(createScriptedCaller({ answers: () => ' Greetings ' }), config.models.utility)) });
+    const { caller, orchestrator, recordKeeper } = build(answers, {
+      memory: 'llm',
+      utility: new LlmUtilityHarness(
+        bindModel(createScriptedCaller({ answers: () => ' Greetings ' }), config.models.utility),
+      ),
+    });
     await orchestrator.run('my cat is Miso');
     const second = await orchestrator.run('what is my cat called?');
     expect(second.phases.memory?.output.memories).toEqual(['user: my cat is Miso', 'assistant: Hello!']);
@@ -76,19 +129,36 @@ describe('packaged harnesses', () => {
   it('ResponseOutput keeps the tool calls the model asked for', async () => {
     const toolCalling: LLMCaller = {
       async call(input): Promise<LLMResponse> {
-        return { text: 'Let me look.', toolCalls: [{ id: 'c1', name: 'search', arguments: '{"q":"miso"}' }], model: input.model, usage: null, latencyMs: 0, attempts: 1 };
+        return {
+          text: 'Let me look.',
+          toolCalls: [{ id: 'c1', name: 'search', arguments: '{"q":"miso"}' }],
+          model: input.model,
+          usage: null,
+          latencyMs: 0,
+          attempts: 1,
+        };
       },
     };
     const keeper = new RecordKeeper();
-    const result = await new ResponseHarness(bindModel(toolCalling, 'm')).run({ message: 'find', intent: defaultIntent(), memories: emptyMemory() }, { conversation: keeper.ingest('find'), config: harnessContextConfig(config), now: () => new Date() });
+    const result = await new ResponseHarness(bindModel(toolCalling, 'm')).run(
+      { message: 'find', intent: defaultIntent(), memories: emptyMemory() },
+      { conversation: keeper.ingest('find'), config: harnessContextConfig(config), now: () => new Date() },
+    );
     expectTypeOf(result.output).toEqualTypeOf<ResponseOutput>();
-    expect(result.output).toEqual({ text: 'Let me look.', toolCalls: [{ id: 'c1', name: 'search', arguments: '{"q":"miso"}' }] });
+    expect(result.output).toEqual({
+      text: 'Let me look.',
+      toolCalls: [{ id: 'c1', name: 'search', arguments: '{"q":"miso"}' }],
+    });
   });
 
   it('a harness written as the seed writes it compiles and reads ctx.config.intentModel', async () => {
     const caller = createScriptedCaller({ answers: ['greeting', ''] });
     const keeper = new RecordKeeper();
-    const ctx: HarnessContext = { conversation: keeper.ingest('hello'), config: harnessContextConfig(config), now: () => new Date() };
+    const ctx: HarnessContext = {
+      conversation: keeper.ingest('hello'),
+      config: harnessContextConfig(config),
+      now: () => new Date(),
+    };
     expectTypeOf(ctx.config.intentModel).toEqualTypeOf<string>();
     expectTypeOf(ctx.config.responseModel).toEqualTypeOf<string>();
     const result = await new SeedIntentHarness(caller).run({ message: 'hello' }, ctx);
@@ -103,11 +173,16 @@ describe('packaged harnesses', () => {
 
   it('no harness imports another harness (shared types live in harness/lib)', () => {
     const root = path.resolve('src/orchestrator/harness');
-    const dirs = fs.readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    const dirs = fs
+      .readdirSync(root, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
     expect(dirs.sort()).toEqual(['intent', 'lib', 'memory', 'respond', 'utility']);
     let checked = 0;
     for (const dir of dirs.filter((d) => d !== 'lib')) {
-      for (const file of fs.readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
+      for (const file of fs
+        .readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.ts'))) {
         const full = path.join(root, dir, file);
         for (const [, specifier] of fs.readFileSync(full, 'utf8').matchAll(/from\s+'([^']+)'/g)) {
           const target = path.resolve(path.dirname(full), specifier!);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { AgentHarnessError } from '../../src/errors/index.js';
-import { buildOrchestratorConfig, harnessContextConfig, RecordKeeper, runPhase, type HarnessTrace } from '../../src/orchestrator/index.js';
+import {
+  buildOrchestratorConfig,
+  harnessContextConfig,
+  RecordKeeper,
+  runPhase,
+  type HarnessTrace,
+} from '../../src/orchestrator/index.js';
 
 const fixed = () => new Date('2026-01-02T03:04:05.000Z');
 
@@ -8,7 +14,13 @@ describe('RecordKeeper', () => {
   it('normalizes ingested messages: CRLF, control characters, surrounding space, text parts', () => {
     const keeper = new RecordKeeper({ now: fixed });
     keeper.ingest('  hello\r\nworld\u0007 ');
-    keeper.ingest({ role: 'user', content: [{ type: 'text', text: 'part one' }, { type: 'text', text: 'part two' }] });
+    keeper.ingest({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'part one' },
+        { type: 'text', text: 'part two' },
+      ],
+    });
     expect(keeper.snapshot().turns).toEqual([
       { role: 'user', text: 'hello\nworld', at: '2026-01-02T03:04:05.000Z' },
       { role: 'user', text: 'part one\npart two', at: '2026-01-02T03:04:05.000Z' },
@@ -36,7 +48,10 @@ describe('RecordKeeper', () => {
 
   it('recent(n) returns the last n turns oldest first, copies, and validates n', () => {
     const keeper = new RecordKeeper();
-    ['a', 'b', 'c'].forEach((t, i) => (i % 2 ? keeper.append({ role: 'assistant', text: t }) : keeper.ingest(t)));
+    for (const [i, t] of ['a', 'b', 'c'].entries()) {
+      if (i % 2) keeper.append({ role: 'assistant', text: t });
+      else keeper.ingest(t);
+    }
     expect(keeper.recent(2).map((t) => t.text)).toEqual(['b', 'c']);
     expect(keeper.recent(10).map((t) => t.text)).toEqual(['a', 'b', 'c']);
     expect(keeper.recent(0)).toEqual([]);
@@ -55,9 +70,20 @@ describe('RecordKeeper', () => {
       startedAt: '',
       endedAt: '',
       latencyMs,
-      calls: tokens.map(([i, o]) => ({ model: 'm', latencyMs: 1, attempts: 1, usage: { inputTokens: i!, outputTokens: o! } })),
+      calls: tokens.map(([i, o]) => ({
+        model: 'm',
+        latencyMs: 1,
+        attempts: 1,
+        usage: { inputTokens: i!, outputTokens: o! },
+      })),
     });
-    keeper.recordPhase(trace(10, [[3, 4], [5, 6]]), false);
+    keeper.recordPhase(
+      trace(10, [
+        [3, 4],
+        [5, 6],
+      ]),
+      false,
+    );
     keeper.recordPhase(trace(7, [[1, 1]]), true);
     keeper.recordPhase({ ...trace(2, []), phase: 'recover' }, false);
     expect(keeper.statistics()).toEqual({
@@ -71,9 +97,26 @@ describe('RecordKeeper', () => {
 
   it('runPhase turns a throwing harness into a result with error, fallback output and a full trace', async () => {
     const keeper = new RecordKeeper();
-    const config = harnessContextConfig(buildOrchestratorConfig({ models: { intent: 'i', memory: 'm', respond: 'r', utility: 'u' } }));
+    const config = harnessContextConfig(
+      buildOrchestratorConfig({ models: { intent: 'i', memory: 'm', respond: 'r', utility: 'u' } }),
+    );
     const ctx = { conversation: keeper.ingest('x'), config, now: fixed };
-    const result = await runPhase('memory', { run: async () => { throw new AgentHarnessError('LLM_TIMEOUT', 'slow'); } }, {}, ctx, 'fallback');
-    expect(result).toMatchObject({ output: 'fallback', done: false, error: { code: 'LLM_TIMEOUT' }, trace: { phase: 'memory', calls: [], startedAt: '2026-01-02T03:04:05.000Z' } });
+    const result = await runPhase(
+      'memory',
+      {
+        run: async () => {
+          throw new AgentHarnessError('LLM_TIMEOUT', 'slow');
+        },
+      },
+      {},
+      ctx,
+      'fallback',
+    );
+    expect(result).toMatchObject({
+      output: 'fallback',
+      done: false,
+      error: { code: 'LLM_TIMEOUT' },
+      trace: { phase: 'memory', calls: [], startedAt: '2026-01-02T03:04:05.000Z' },
+    });
   });
 });

@@ -8,10 +8,19 @@ afterEach(async () => {
   endpoint = null;
 });
 
-it.each(['openai-chat', 'anthropic-messages'] as const)('startScriptedEndpoint gives a real %s caller on the scripted server', async (wire) => {
-  const script = parseModelScript({ version: 1, turns: [], routes: [{ match: { model: 'helper' }, turns: [{ type: 'text', text: 'from route' }] }] });
-  endpoint = await startScriptedEndpoint(script, { wire });
-  const response = await bindModel(endpoint.caller, 'helper').call({ messages: [{ role: 'user', content: 'hi' }] });
-  expect(response.text).toBe('from route');
-  expect(endpoint.server.requests.map((r) => [r.wire, (r.body as { model: string }).model])).toEqual([[wire, 'helper']]);
-});
+it.each(['openai-chat', 'anthropic-messages'] as const)(
+  'startScriptedEndpoint gives a real %s caller on the scripted server',
+  async (wire) => {
+    const script = parseModelScript({
+      version: 1,
+      turns: [],
+      routes: [{ match: { model: 'helper' }, turns: [{ type: 'text', text: 'from route' }] }],
+    });
+    endpoint = await startScriptedEndpoint(script, { wire });
+    const response = await bindModel(endpoint.caller, 'helper').call({ messages: [{ role: 'user', content: 'hi' }] });
+    expect(response.text).toBe('from route');
+    expect(endpoint.server.requests.map((r) => [r.wire, (r.body as { model: string }).model])).toEqual([
+      [wire, 'helper'],
+    ]);
+  },
+);

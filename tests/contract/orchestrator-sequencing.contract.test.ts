@@ -1,11 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { AgentHarnessError } from '../../src/errors/index.js';
 import {
-  bindModel, buildOrchestratorConfig, createScriptedCaller, defaultIntent, emptyMemory, harnessContextConfig, IntentHarness, LlmMemoryHarness, Orchestrator, RecordKeeper, ResponseHarness,
-  type Intent, type LLMCallConfig, type MemoryOutput,
+  bindModel,
+  buildOrchestratorConfig,
+  createScriptedCaller,
+  defaultIntent,
+  emptyMemory,
+  harnessContextConfig,
+  IntentHarness,
+  LlmMemoryHarness,
+  Orchestrator,
+  RecordKeeper,
+  ResponseHarness,
+  type Intent,
+  type LLMCallConfig,
+  type MemoryOutput,
 } from 'agent-harness/orchestrator';
 
-const config = buildOrchestratorConfig({ models: { intent: 'm-intent', memory: 'm-memory', respond: 'm-respond', utility: 'm-utility' } });
+const config = buildOrchestratorConfig({
+  models: { intent: 'm-intent', memory: 'm-memory', respond: 'm-respond', utility: 'm-utility' },
+});
 
 /** A promise resolved from outside. */
 function deferred(): { promise: Promise<void>; resolve: () => void } {
@@ -16,7 +30,10 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 
 /** Fails (instead of hanging) when `promise` is not settled within a generous bound. */
 function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} never happened`)), 20_000).unref())]);
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} never happened`)), 20_000).unref()),
+  ]);
 }
 
 function build(answer: (call: LLMCallConfig) => string | Error | Promise<string | Error>) {
@@ -51,7 +68,11 @@ describe('orchestrator sequencing', () => {
         await within(intentStarted.promise, 'intent start while memory was in flight');
       }
       events.push(`${phase}:end`);
-      return phase === 'intent' ? '{"intent":"greet","done":true}' : phase === 'memory' ? 'nothing earlier' : 'Hi there';
+      return phase === 'intent'
+        ? '{"intent":"greet","done":true}'
+        : phase === 'memory'
+          ? 'nothing earlier'
+          : 'Hi there';
     });
     const outcome = await orchestrator.run('hello');
     expect(outcome.error).toBeUndefined();
@@ -59,14 +80,24 @@ describe('orchestrator sequencing', () => {
     expect(events.slice(0, 2).sort()).toEqual(['intent:start', 'memory:start']);
     expect(events.indexOf('respond:start')).toBe(4);
     expect(caller.calls.map((c) => c.model).sort()).toEqual(['m-intent', 'm-memory', 'm-respond']);
-    expect(recordKeeper.recent(2).map((t) => [t.role, t.text])).toEqual([['user', 'hello'], ['assistant', 'Hi there']]);
+    expect(recordKeeper.recent(2).map((t) => [t.role, t.text])).toEqual([
+      ['user', 'hello'],
+      ['assistant', 'Hi there'],
+    ]);
     expect(outcome.phases.respond?.output.text).toBe('Hi there');
     expect(outcome.phases.intent?.output.intent).toBe('greet');
-    for (const phase of ['intent', 'memory', 'respond', 'recover'] as const) expect(outcome.phases[phase]?.trace.phase).toBe(phase);
+    for (const phase of ['intent', 'memory', 'respond', 'recover'] as const)
+      expect(outcome.phases[phase]?.trace.phase).toBe(phase);
   });
 
-  it('passes what memory recalled from turn one into the second turn\'s response prompt', async () => {
-    const { orchestrator, caller } = build((call) => (call.model === 'm-intent' ? '{"intent":"x","done":true}' : call.model === 'm-memory' ? 'note' : `reply ${caller.calls.length}`));
+  it("passes what memory recalled from turn one into the second turn's response prompt", async () => {
+    const { orchestrator, caller } = build((call) =>
+      call.model === 'm-intent'
+        ? '{"intent":"x","done":true}'
+        : call.model === 'm-memory'
+          ? 'note'
+          : `reply ${caller.calls.length}`,
+    );
     await orchestrator.run('my cat is called Miso');
     await orchestrator.run('what is my cat called?');
     const respondCalls = caller.calls.filter((c) => c.model === 'm-respond');
@@ -80,7 +111,14 @@ describe('intent loop stop conditions', () => {
     const caller = createScriptedCaller({ answers });
     const harness = new IntentHarness(bindModel(caller, 'm'), max);
     const recordKeeper = new RecordKeeper();
-    const result = await harness.run({ message: 'book a table' }, { conversation: recordKeeper.ingest('book a table'), config: harnessContextConfig(config), now: () => new Date() });
+    const result = await harness.run(
+      { message: 'book a table' },
+      {
+        conversation: recordKeeper.ingest('book a table'),
+        config: harnessContextConfig(config),
+        now: () => new Date(),
+      },
+    );
     return { result, caller };
   }
 
@@ -100,7 +138,10 @@ describe('intent loop stop conditions', () => {
   });
 
   it('stops at max iterations', async () => {
-    const { result, caller } = await runIntent(['{"intent":"a"}', '{"intent":"b"}', '{"intent":"c"}', '{"intent":"d"}'], 3);
+    const { result, caller } = await runIntent(
+      ['{"intent":"a"}', '{"intent":"b"}', '{"intent":"c"}', '{"intent":"d"}'],
+      3,
+    );
     expect(caller.calls).toHaveLength(3);
     expect(result.output.intent).toBe('c');
     expect(result.trace?.notes?.stopReason).toBe('max_iterations');
@@ -110,7 +151,9 @@ describe('intent loop stop conditions', () => {
 describe('error propagation', () => {
   it('a failing gather phase becomes HarnessRunResult.error; respond still runs on the fallback', async () => {
     const failure = new AgentHarnessError('LLM_HTTP_ERROR', 'boom', { details: { status: 503 } });
-    const { orchestrator, recordKeeper } = build((call) => (call.model === 'm-intent' ? failure : call.model === 'm-memory' ? 'n' : 'still answered'));
+    const { orchestrator, recordKeeper } = build((call) =>
+      call.model === 'm-intent' ? failure : call.model === 'm-memory' ? 'n' : 'still answered',
+    );
     const outcome = await orchestrator.run('hello');
     expect(outcome.phases.intent?.error).toBe(failure);
     expect(outcome.phases.intent?.output).toEqual(defaultIntent());
@@ -120,7 +163,13 @@ describe('error propagation', () => {
   });
 
   it('a failing respond phase appends no assistant turn and never throws; a plain Error becomes INTERNAL_ERROR', async () => {
-    const { orchestrator, recordKeeper } = build((call) => (call.model === 'm-respond' ? new Error('socket hang up') : call.model === 'm-intent' ? '{"intent":"a","done":true}' : 'n'));
+    const { orchestrator, recordKeeper } = build((call) =>
+      call.model === 'm-respond'
+        ? new Error('socket hang up')
+        : call.model === 'm-intent'
+          ? '{"intent":"a","done":true}'
+          : 'n',
+    );
     const outcome = await orchestrator.run('hello');
     expect(outcome.reply).toBeNull();
     expect(outcome.error?.code).toBe('INTERNAL_ERROR');

@@ -54,7 +54,11 @@ describe('openOwnFile', () => {
     const dir = path.join(tmp, 'dir.log');
     fs.mkdirSync(dir);
     for (const file of [fifo, link, dir]) {
-      for (const mode of ['append', 'truncate', 'readwrite'] as const) expect(codeOf(() => fs.closeSync(openOwnFile(file, mode))), `${file} ${mode}`).toBe('AUDIT_WRITE_FAILED');
+      for (const mode of ['append', 'truncate', 'readwrite'] as const)
+        expect(
+          codeOf(() => fs.closeSync(openOwnFile(file, mode))),
+          `${file} ${mode}`,
+        ).toBe('AUDIT_WRITE_FAILED');
     }
     expect(codeOf(() => writeOwnFileSync(link, 'x'))).toBe('AUDIT_WRITE_FAILED');
     expect(fs.readFileSync(target, 'utf8')).toBe('precious\n');
@@ -95,7 +99,9 @@ describe('an attempt after an agent planted files at its audit paths', () => {
   it('resume removes them, says so, and neither hangs on a FIFO nor writes through a symlink', () => {
     const sandbox = createCliSandbox();
     try {
-      installFakeEngine(sandbox, 'codex', { stdoutFile: path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl') });
+      installFakeEngine(sandbox, 'codex', {
+        stdoutFile: path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl'),
+      });
       const started = runCliProcess(sandbox, ['start', '--prompt', 'hi', 'codex']);
       expect(started.status, started.stderr).toBe(0);
       const handle = /^Run handle: (.+)$/m.exec(started.stderr)![1]!;
@@ -116,10 +122,19 @@ describe('an attempt after an agent planted files at its audit paths', () => {
         expect(fs.lstatSync(path.join(audit, name)).isFile(), name).toBe(true);
       }
       expect(fs.readFileSync(path.join(audit, 'stdin.2.log'), 'utf8')).toBe('again\n');
-      const diagnostic = fs.readFileSync(path.join(audit, 'rasp.2.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { data: { type: string; diagnostic?: { code: string; message: string } } })
+      const diagnostic = fs
+        .readFileSync(path.join(audit, 'rasp.2.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { data: { type: string; diagnostic?: { code: string; message: string } } })
         .find((event) => event.data.diagnostic?.code === 'AUDIT_PATH_OCCUPIED');
-      expect(diagnostic?.data.diagnostic?.message).toMatch(/stdin\.2\.log.*stdout\.2\.log.*rasp\.2\.jsonl.*model-requests\.2\.jsonl/);
-      const meta = JSON.parse(fs.readFileSync(path.join(audit, 'meta.2.json'), 'utf8')) as { completion: { state: string }; error: unknown };
+      expect(diagnostic?.data.diagnostic?.message).toMatch(
+        /stdin\.2\.log.*stdout\.2\.log.*rasp\.2\.jsonl.*model-requests\.2\.jsonl/,
+      );
+      const meta = JSON.parse(fs.readFileSync(path.join(audit, 'meta.2.json'), 'utf8')) as {
+        completion: { state: string };
+        error: unknown;
+      };
       expect(meta.error).toBeNull();
     } finally {
       sandbox.cleanup();
@@ -135,7 +150,11 @@ describe('the model server with a FIFO for its request log', () => {
     const server = await startModelServer({ logFile: log, onLogError: (error) => errors.push(error) });
     try {
       for (let i = 0; i < 2; i += 1) {
-        const response = await fetch(`${server.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', input: 'hi', stream: true }) });
+        const response = await fetch(`${server.url}/v1/responses`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'm', input: 'hi', stream: true }),
+        });
         expect(response.status).toBe(200);
         await response.text();
       }
@@ -178,7 +197,10 @@ process.stdout.write(fs.readFileSync(${JSON.stringify(stream)}));
         const run = runCliProcess(sandbox, ['start', ...args, '--prompt', 'hi', 'codex']);
         expect(run.status, run.stderr).toBe(0);
         const audit = path.join(/^Run directory: (.+)$/m.exec(run.stderr)![1]!, '.audit');
-        expect(fs.existsSync(marker), `${args.join(' ') || 'no template'}: ${fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''}`).toBe(false);
+        expect(
+          fs.existsSync(marker),
+          `${args.join(' ') || 'no template'}: ${fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''}`,
+        ).toBe(false);
         // The diff is still taken, unfiltered: the agent's file as it is on disk.
         expect(fs.readFileSync(path.join(audit, 'git-diff.1.patch'), 'utf8')).toContain('+the agent was here');
       }
@@ -186,7 +208,9 @@ process.stdout.write(fs.readFileSync(${JSON.stringify(stream)}));
       const run = runCliProcess(sandbox, ['start', '--template', template, '--prompt', 'hi', 'codex']);
       expect(run.status, run.stderr).toBe(0);
       expect(fs.existsSync(marker)).toBe(false);
-      expect(fs.existsSync(path.join(/^Run directory: (.+)$/m.exec(run.stderr)![1]!, '.audit', 'git-diff.1.patch'))).toBe(false);
+      expect(
+        fs.existsSync(path.join(/^Run directory: (.+)$/m.exec(run.stderr)![1]!, '.audit', 'git-diff.1.patch')),
+      ).toBe(false);
     } finally {
       sandbox.cleanup();
     }

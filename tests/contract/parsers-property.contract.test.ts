@@ -15,7 +15,13 @@ import { codexEngine } from '../../src/engines/codex/index.js';
 import { geminiEngine } from '../../src/engines/gemini/index.js';
 import { opencodeEngine } from '../../src/engines/opencode/index.js';
 import { engineIds, loadEngine } from '../../src/engines/registry.js';
-import { DiagnosticSchema, FcmpEventSchema, ParsedEventSchema, type FcmpEvent, type StreamName } from '../../src/protocol/index.js';
+import {
+  DiagnosticSchema,
+  FcmpEventSchema,
+  ParsedEventSchema,
+  type FcmpEvent,
+  type StreamName,
+} from '../../src/protocol/index.js';
 import { translateRecorded } from '../../src/translate/recorded.js';
 
 const STREAMS = path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'streams');
@@ -40,16 +46,37 @@ function lineArb(real: string[], types: string[]): fc.Arbitrary<string> {
   const realLine = fc.constantFrom(...real);
   return fc.oneof(
     { weight: 4, arbitrary: realLine },
-    { weight: 2, arbitrary: fc.tuple(realLine, fc.nat()).map(([line, n]) => line.slice(0, n % Math.max(line.length, 1))) },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(realLine, fc.nat()).map(([line, n]) => line.slice(0, n % Math.max(line.length, 1))),
+    },
     { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 80 }) },
-    { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...types), fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 })).map(([type, rest]) => JSON.stringify({ ...rest, type })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom(...types),
+          fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+        )
+        .map(([type, rest]) => JSON.stringify({ ...rest, type })),
+    },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 60 }).map((bytes) => Buffer.from(bytes).toString('latin1')) },
   );
 }
 
 /** The `type` values the engines' streams use, so random objects reach the parsers' branches. */
 function typesOf(real: string[]): string[] {
-  const types = new Set(['result', 'error', 'system', 'assistant', 'user', 'message', 'init', 'tool_use', 'tool_result']);
+  const types = new Set([
+    'result',
+    'error',
+    'system',
+    'assistant',
+    'user',
+    'message',
+    'init',
+    'tool_use',
+    'tool_result',
+  ]);
   for (const line of real) {
     const match = /"type"\s*:\s*"([^"]{1,40})"/.exec(line);
     if (match) types.add(match[1]!);
@@ -61,7 +88,8 @@ const streamArb = fc.constantFrom<StreamName>('stdout', 'stdout', 'stderr', 'pty
 
 function expectValidOutputs(outputs: ParserOutput[]): void {
   for (const output of outputs) {
-    if (output.type === 'diagnostic') expect(DiagnosticSchema.safeParse(output.diagnostic).success, JSON.stringify(output)).toBe(true);
+    if (output.type === 'diagnostic')
+      expect(DiagnosticSchema.safeParse(output.diagnostic).success, JSON.stringify(output)).toBe(true);
     else expect(ParsedEventSchema.safeParse(output).success, JSON.stringify(output)).toBe(true);
   }
 }
@@ -101,44 +129,63 @@ describe.each(ENGINES.map((engine) => [engine.id, engine] as const))('%s parser 
   });
 
   it('after translation of random recordings the FCMP invariants hold', () => {
-    const bytes = fc.array(fc.oneof(line.map((text) => Buffer.from(`${text}\n`)), fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b))), { maxLength: 30 }).map((parts) => Buffer.concat(parts));
+    const bytes = fc
+      .array(
+        fc.oneof(
+          line.map((text) => Buffer.from(`${text}\n`)),
+          fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b)),
+        ),
+        { maxLength: 30 },
+      )
+      .map((parts) => Buffer.concat(parts));
     fc.assert(
-      fc.property(fc.option(bytes), fc.option(bytes), fc.option(bytes), fc.nat(1000), (stdout, stderr, pty, seqStart) => {
-        const output = { ...(stdout ? { stdout } : {}), ...(stderr ? { stderr } : {}), ...(pty ? { pty } : {}) };
-        const result = translateRecorded(engine, output, { runId: 'prop', seqStart });
-        expectFcmpInvariants(result.fcmp, seqStart);
-      }),
+      fc.property(
+        fc.option(bytes),
+        fc.option(bytes),
+        fc.option(bytes),
+        fc.nat(1000),
+        (stdout, stderr, pty, seqStart) => {
+          const output = { ...(stdout ? { stdout } : {}), ...(stderr ? { stderr } : {}), ...(pty ? { pty } : {}) };
+          const result = translateRecorded(engine, output, { runId: 'prop', seqStart });
+          expectFcmpInvariants(result.fcmp, seqStart);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 });
 
 // The parsers of JSON-line streams (iflow prints plain text).
-describe.each([codexEngine, claudeEngine, geminiEngine, opencodeEngine].map((engine) => [engine.id, engine] as const))('%s: anomalies become diagnostics', (_id, engine) => {
-  it('a non-JSON, non-blank stdout line yields a diagnostic and no engine event', () => {
-    // Lines starting `{` or `[` may open a multi-line document (gemini) and are judged only at the end.
-    const garbage = fc.string({ minLength: 1, maxLength: 80 }).filter((s) => s.trim() !== '' && !/^\s*[[{]/.test(s));
-    fc.assert(
-      fc.property(garbage, (text) => {
-        const outputs = engine.createParser().line('stdout', text);
-        expect(outputs.length).toBeGreaterThan(0);
-        expect(outputs.every((o) => o.type === 'diagnostic')).toBe(true);
-      }),
-      { numRuns: RUNS },
-    );
-  });
+describe.each([codexEngine, claudeEngine, geminiEngine, opencodeEngine].map((engine) => [engine.id, engine] as const))(
+  '%s: anomalies become diagnostics',
+  (_id, engine) => {
+    it('a non-JSON, non-blank stdout line yields a diagnostic and no engine event', () => {
+      // Lines starting `{` or `[` may open a multi-line document (gemini) and are judged only at the end.
+      const garbage = fc.string({ minLength: 1, maxLength: 80 }).filter((s) => s.trim() !== '' && !/^\s*[[{]/.test(s));
+      fc.assert(
+        fc.property(garbage, (text) => {
+          const outputs = engine.createParser().line('stdout', text);
+          expect(outputs.length).toBeGreaterThan(0);
+          expect(outputs.every((o) => o.type === 'diagnostic')).toBe(true);
+        }),
+        { numRuns: RUNS },
+      );
+    });
 
-  it('a cut JSON event never ends the stream as completed', () => {
-    // Trimmed: a CRLF golden line cut just before its \r would still be a whole event.
-    const real = goldenLines(engine.id).filter((l) => l.startsWith('{"type"')).map((l) => l.trimEnd());
-    fc.assert(
-      fc.property(fc.constantFrom(...real), fc.nat(), (text, n) => {
-        const cut = text.slice(0, 1 + (n % (text.length - 1)));
-        const result = translateRecorded(engine, { stdout: Buffer.from(`${cut}\n`) }, { runId: 'prop' });
-        expect(result.fcmp.some((e) => e.type === 'conversation.completed')).toBe(false);
-        expect(result.summary.diagnostics.length).toBeGreaterThan(0);
-      }),
-      { numRuns: RUNS },
-    );
-  });
-});
+    it('a cut JSON event never ends the stream as completed', () => {
+      // Trimmed: a CRLF golden line cut just before its \r would still be a whole event.
+      const real = goldenLines(engine.id)
+        .filter((l) => l.startsWith('{"type"'))
+        .map((l) => l.trimEnd());
+      fc.assert(
+        fc.property(fc.constantFrom(...real), fc.nat(), (text, n) => {
+          const cut = text.slice(0, 1 + (n % (text.length - 1)));
+          const result = translateRecorded(engine, { stdout: Buffer.from(`${cut}\n`) }, { runId: 'prop' });
+          expect(result.fcmp.some((e) => e.type === 'conversation.completed')).toBe(false);
+          expect(result.summary.diagnostics.length).toBeGreaterThan(0);
+        }),
+        { numRuns: RUNS },
+      );
+    });
+  },
+);

@@ -7,11 +7,19 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { engineIds } from '../../src/engines/registry.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
-import { getProvider, parseProviderConfig, providerNames, registerProvider, type AgentProviderConfig } from '../../src/providers/index.js';
+import {
+  getProvider,
+  parseProviderConfig,
+  providerNames,
+  registerProvider,
+  type AgentProviderConfig,
+} from '../../src/providers/index.js';
 
 async function firstError(iterable: AsyncIterable<unknown>): Promise<unknown> {
   try {
-    for await (const _ of iterable) { /* drain */ }
+    for await (const _ of iterable) {
+      /* drain */
+    }
   } catch (error) {
     return error;
   }
@@ -30,12 +38,21 @@ describe('providers', () => {
     }
     expect(isAgentHarnessError(error, 'ENGINE_UNKNOWN')).toBe(true);
     expect((error as Error).message).toContain('Known providers: codex');
-    registerProvider({ name: 'custom', async *query() { yield { type: 'complete', result: { success: true } }; } });
+    registerProvider({
+      name: 'custom',
+      async *query() {
+        yield { type: 'complete', result: { success: true } };
+      },
+    });
     expect(getProvider('custom').name).toBe('custom');
   });
 
   it('validates the config with zod, naming the bad field', () => {
-    expect(parseProviderConfig({ provider: 'codex', prompt: 'hi' })).toMatchObject({ mcpServers: [], permissionMode: 'bypassPermissions', allowedTools: [] });
+    expect(parseProviderConfig({ provider: 'codex', prompt: 'hi' })).toMatchObject({
+      mcpServers: [],
+      permissionMode: 'bypassPermissions',
+      allowedTools: [],
+    });
     for (const [bad, field] of [
       [{ provider: 'codex', prompt: '' }, 'prompt'],
       [{ provider: 'nope', prompt: 'x' }, 'provider'],
@@ -55,23 +72,49 @@ describe('providers', () => {
   });
 
   const ASKS: Record<string, Partial<AgentProviderConfig>> = {
-    mcpServers: { mcpServers: [{ name: 'm', command: ['node', 'server.js'] }] }, permissionMode: { permissionMode: 'plan' }, allowedTools: { allowedTools: ['Bash'] },
-    disallowedTools: { disallowedTools: ['Bash'] }, systemPrompt: { systemPrompt: 'be brief' }, maxTurns: { maxTurns: 3 },
+    mcpServers: { mcpServers: [{ name: 'm', command: ['node', 'server.js'] }] },
+    permissionMode: { permissionMode: 'plan' },
+    allowedTools: { allowedTools: ['Bash'] },
+    disallowedTools: { disallowedTools: ['Bash'] },
+    systemPrompt: { systemPrompt: 'be brief' },
+    maxTurns: { maxTurns: 3 },
   };
   it.for([
-    ['codex', 'allowedTools'], ['codex', 'disallowedTools'], ['codex', 'maxTurns'],
+    ['codex', 'allowedTools'],
+    ['codex', 'disallowedTools'],
+    ['codex', 'maxTurns'],
     ...Object.keys(ASKS).map((capability) => ['iflow', capability]),
-  ] as Array<[string, string]>)('%s refuses %s with ENGINE_CAPABILITY_UNAVAILABLE naming engine and capability, before any run', async ([engine, capability]) => {
-    const runRoot = path.join(os.tmpdir(), `ah-refused-${engine}-${capability}`);
-    const error = await firstError(getProvider(engine).query({ provider: engine, prompt: 'hi', ...ASKS[capability], extra: { runRoot } }));
-    expect(isAgentHarnessError(error, 'ENGINE_CAPABILITY_UNAVAILABLE')).toBe(true);
-    expect((error as { details?: Record<string, unknown> }).details).toMatchObject({ engine, capability: expect.stringContaining(capability) });
-    expect(fs.existsSync(runRoot)).toBe(false);
-  });
+  ] as Array<[string, string]>)(
+    '%s refuses %s with ENGINE_CAPABILITY_UNAVAILABLE naming engine and capability, before any run',
+    async ([engine, capability]) => {
+      const runRoot = path.join(os.tmpdir(), `ah-refused-${engine}-${capability}`);
+      const error = await firstError(
+        getProvider(engine).query({ provider: engine, prompt: 'hi', ...ASKS[capability], extra: { runRoot } }),
+      );
+      expect(isAgentHarnessError(error, 'ENGINE_CAPABILITY_UNAVAILABLE')).toBe(true);
+      expect((error as { details?: Record<string, unknown> }).details).toMatchObject({
+        engine,
+        capability: expect.stringContaining(capability),
+      });
+      expect(fs.existsSync(runRoot)).toBe(false);
+    },
+  );
 
-  it('a query on another engine\'s provider is CONFIG_INVALID; a resume of an unknown session is RUN_NOT_FOUND', async () => {
-    expect(isAgentHarnessError(await firstError(getProvider('codex').query({ provider: 'claude', prompt: 'x' })), 'CONFIG_INVALID')).toBe(true);
-    const error = await firstError(getProvider('codex').query({ provider: 'codex', prompt: 'x', resumeSessionId: 'no-such-session', extra: { runRoot: '/tmp/ah-no-runs-here' } }));
+  it("a query on another engine's provider is CONFIG_INVALID; a resume of an unknown session is RUN_NOT_FOUND", async () => {
+    expect(
+      isAgentHarnessError(
+        await firstError(getProvider('codex').query({ provider: 'claude', prompt: 'x' })),
+        'CONFIG_INVALID',
+      ),
+    ).toBe(true);
+    const error = await firstError(
+      getProvider('codex').query({
+        provider: 'codex',
+        prompt: 'x',
+        resumeSessionId: 'no-such-session',
+        extra: { runRoot: '/tmp/ah-no-runs-here' },
+      }),
+    );
     expect(isAgentHarnessError(error, 'RUN_NOT_FOUND')).toBe(true);
   });
 });

@@ -24,7 +24,9 @@ function handleOf(stderr: string): string {
 function startBoth(codexStream: string): string[] {
   installFakeEngine(sandbox, 'codex', { stdoutFile: path.join(STREAMS, 'codex', codexStream) });
   installFakeEngine(sandbox, 'claude', { stdoutFile: path.join(STREAMS, 'claude', 'turn1.stdout.jsonl') });
-  return ['codex', 'claude'].map((engine) => handleOf(runCliProcess(sandbox, ['start', '--prompt', 'Write out.txt.', engine]).stderr));
+  return ['codex', 'claude'].map((engine) =>
+    handleOf(runCliProcess(sandbox, ['start', '--prompt', 'Write out.txt.', engine]).stderr),
+  );
 }
 
 describe('agent-harness report', () => {
@@ -33,7 +35,9 @@ describe('agent-harness report', () => {
     const out = path.join(sandbox.root, 'report-1');
     const ok = runCliProcess(sandbox, ['report', ...first, '--out', out]);
     expect(ok.status).toBe(0);
-    const report = ConsistencyReportSchema.parse(JSON.parse(fs.readFileSync(path.join(out, 'consistency.json'), 'utf8')));
+    const report = ConsistencyReportSchema.parse(
+      JSON.parse(fs.readFileSync(path.join(out, 'consistency.json'), 'utf8')),
+    );
     expect(report.tests.map((t) => t.engine).sort()).toEqual(['claude', 'codex']);
     expect(report.matrix).toHaveLength(1);
     expect(report.matrix[0]).toMatchObject({ case: 'Write out.txt.' });
@@ -42,13 +46,27 @@ describe('agent-harness report', () => {
     expect(fs.readFileSync(path.join(out, 'consistency.md'), 'utf8')).toContain('## Engine matrix');
 
     // Same runs against their own report: no regression.
-    const same = runCliProcess(sandbox, ['report', ...first, '--out', path.join(sandbox.root, 'report-same'), '--baseline', path.join(out, 'consistency.json')]);
+    const same = runCliProcess(sandbox, [
+      'report',
+      ...first,
+      '--out',
+      path.join(sandbox.root, 'report-same'),
+      '--baseline',
+      path.join(out, 'consistency.json'),
+    ]);
     expect(same.status).toBe(0);
     expect(same.stderr).toContain('No regression');
 
     // A codex release that now makes no tool call for the same prompt: a regression, exit 1, saying what changed.
     const second = startBoth('multibyte.stdout.jsonl');
-    const changed = runCliProcess(sandbox, ['report', ...second, '--out', path.join(sandbox.root, 'report-2'), '--baseline', path.join(out, 'consistency.json')]);
+    const changed = runCliProcess(sandbox, [
+      'report',
+      ...second,
+      '--out',
+      path.join(sandbox.root, 'report-2'),
+      '--baseline',
+      path.join(out, 'consistency.json'),
+    ]);
     expect(changed.stdout).toContain('REGRESSION: codex · Write out.txt.: tool calls 1 → 0');
     expect(changed.stdout).not.toMatch(/REGRESSION: claude/);
     expect(changed.status).toBe(1);
@@ -60,11 +78,23 @@ describe('agent-harness report', () => {
     const bad = runCliProcess(sandbox, ['report', '--since', 'yesterday-ish']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--since takes a duration');
-    const none = runCliProcess(sandbox, ['report', '--since', '2999-01-01T00:00:00Z', '--out', path.join(sandbox.root, 'report-none')]);
+    const none = runCliProcess(sandbox, [
+      'report',
+      '--since',
+      '2999-01-01T00:00:00Z',
+      '--out',
+      path.join(sandbox.root, 'report-none'),
+    ]);
     expect(none.status).toBe(0);
     expect(none.stderr).toMatch(/^0 run\(s\)/);
     fs.writeFileSync(path.join(sandbox.root, 'not-a-report.json'), '{"x":1}');
-    const baseline = runCliProcess(sandbox, ['report', '--out', path.join(sandbox.root, 'report-3'), '--baseline', path.join(sandbox.root, 'not-a-report.json')]);
+    const baseline = runCliProcess(sandbox, [
+      'report',
+      '--out',
+      path.join(sandbox.root, 'report-3'),
+      '--baseline',
+      path.join(sandbox.root, 'not-a-report.json'),
+    ]);
     expect(baseline.status).toBe(2);
     expect(baseline.stderr).toContain('CONFIG_INVALID');
   });

@@ -19,7 +19,10 @@ afterEach(() => {
 const base = { engine: 'codex', translateMode: 0, modelMode: 'scripted', script: null } as const;
 
 async function expectCode(promise: Promise<unknown>, code: string): Promise<unknown> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(isAgentHarnessError(error) ? error.code : error).toBe(code);
   return error;
 }
@@ -34,7 +37,11 @@ describe('run store', () => {
       expect(fs.statSync(run.run_dir).isDirectory()).toBe(true);
     }
     expect(new Set(runs.map((run) => run.handle)).size).toBe(12);
-    expect(readIndexRuns(runRoot).map((run) => run.run_id).sort()).toEqual(runs.map((run) => run.run_id).sort());
+    expect(
+      readIndexRuns(runRoot)
+        .map((run) => run.run_id)
+        .sort(),
+    ).toEqual(runs.map((run) => run.run_id).sort());
   });
 
   it('resolves a path, a full run id, a handle and a unique handle prefix', async () => {
@@ -55,7 +62,10 @@ describe('run store', () => {
       const runId = run.run_id.replace(/[0-9a-f]{8}$/, handle);
       const runDir = path.join(runRoot, runId);
       fs.renameSync(run.run_dir, runDir);
-      fs.writeFileSync(path.join(runDir, '.audit', 'run.json'), JSON.stringify({ ...run, run_id: runId, handle, run_dir: runDir }));
+      fs.writeFileSync(
+        path.join(runDir, '.audit', 'run.json'),
+        JSON.stringify({ ...run, run_id: runId, handle, run_dir: runDir }),
+      );
       runs.push(runId);
     };
     await forge(a, 'abcd0001');
@@ -70,7 +80,7 @@ describe('run store', () => {
     await createRun(runRoot, base);
     await expectCode(resolveRunSelector(runRoot, 'ffffffff'), 'RUN_NOT_FOUND');
     await expectCode(resolveRunSelector(runRoot, '20990101T000000-codex-00000000'), 'RUN_NOT_FOUND');
-    await expectCode(resolveRunSelector(runRoot, os.tmpdir() + '/'), 'RUN_NOT_FOUND');
+    await expectCode(resolveRunSelector(runRoot, `${os.tmpdir()}/`), 'RUN_NOT_FOUND');
     await expectCode(resolveRunSelector(runRoot, ''), 'RUN_NOT_FOUND');
   });
 
@@ -162,7 +172,12 @@ describe('run index log (index.jsonl)', () => {
   it('a corrupt line in the middle falls back to a rescan that loses no run, not even one outside the run root', async () => {
     const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-store-cwd-'));
     try {
-      const runs = [await createRun(runRoot, base), await createRun(runRoot, base), await createRun(runRoot, { ...base, runDir: outside }), await createRun(runRoot, base)];
+      const runs = [
+        await createRun(runRoot, base),
+        await createRun(runRoot, base),
+        await createRun(runRoot, { ...base, runDir: outside }),
+        await createRun(runRoot, base),
+      ];
       const lines = readIndexLog(runRoot).text.split('\n');
       lines[2] = '{"run_id": "not a run"}';
       replaceIndexLog(runRoot, lines.join('\n'));
@@ -183,7 +198,10 @@ describe('run index log (index.jsonl)', () => {
     fs.rmSync(indexLogFile(runRoot));
     // An order the run directories alone would not give: the migration must take the legacy index's.
     const legacy = [c!, a!, b!];
-    fs.writeFileSync(path.join(runRoot, 'index.json'), `${JSON.stringify({ version: RUN_INDEX_VERSION, runs: legacy }, null, 2)}\n`);
+    fs.writeFileSync(
+      path.join(runRoot, 'index.json'),
+      `${JSON.stringify({ version: RUN_INDEX_VERSION, runs: legacy }, null, 2)}\n`,
+    );
     expect(ids(await listRuns(runRoot))).toEqual(ids(legacy));
     expect((await resolveRunSelector(runRoot, a!.handle)).run_id).toBe(a!.run_id);
     const d = await createRun(runRoot, base);

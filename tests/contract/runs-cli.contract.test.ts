@@ -13,14 +13,18 @@ let sandbox: CliSandbox;
 beforeAll(() => {
   sandbox = createCliSandbox();
   installFakeEngine(sandbox, 'codex', { stdoutFile: path.join(STREAMS, 'codex', 'done-marker.stdout.jsonl') });
-  installFakeEngine(sandbox, 'claude', { stdoutFile: path.join(STREAMS, 'claude', 'error-429.stdout.jsonl'), exitCode: 1 });
+  installFakeEngine(sandbox, 'claude', {
+    stdoutFile: path.join(STREAMS, 'claude', 'error-429.stdout.jsonl'),
+    exitCode: 1,
+  });
   runCliProcess(sandbox, ['start', '--prompt', 'first codex', 'codex']);
   runCliProcess(sandbox, ['start', '--prompt', 'the claude one', 'claude']);
   runCliProcess(sandbox, ['start', '--prompt', 'second codex', 'codex']);
 });
 afterAll(() => sandbox.cleanup());
 
-const json = (args: string[]): RunIndexEntry[] => JSON.parse(runCliProcess(sandbox, ['runs', '--json', ...args]).stdout) as RunIndexEntry[];
+const json = (args: string[]): RunIndexEntry[] =>
+  JSON.parse(runCliProcess(sandbox, ['runs', '--json', ...args]).stdout) as RunIndexEntry[];
 
 describe('agent-harness runs', () => {
   it('filters by engine, by a failed last attempt and to the newest N, and shows what started each run', () => {

@@ -27,7 +27,11 @@ function isDead(pid: number): boolean {
 }
 
 /** Collects chunks per stream and checks each one is a Buffer. */
-function collector(): { onChunk: (stream: 'stdout' | 'stderr', chunk: Buffer) => void; text: (stream: 'stdout' | 'stderr') => string; count: (stream: 'stdout' | 'stderr') => number } {
+function collector(): {
+  onChunk: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+  text: (stream: 'stdout' | 'stderr') => string;
+  count: (stream: 'stdout' | 'stderr') => number;
+} {
   const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
   return {
     onChunk: (stream, chunk) => {
@@ -42,8 +46,16 @@ function collector(): { onChunk: (stream: 'stdout' | 'stderr', chunk: Buffer) =>
 describe('runProcess output', () => {
   it('delivers stdout and stderr as separate raw chunks that concatenate to what was written', async () => {
     const out = collector();
-    const script = 'for i in 1 2 3; do printf "out$i π\\n"; printf "err$i\\n" >&2; sleep 0.05; done; printf "no newline"';
-    const result = await runProcess({ file: 'bash', args: ['-c', script], cwd: dir, env, stdin: 'ignore', onChunk: out.onChunk });
+    const script =
+      'for i in 1 2 3; do printf "out$i π\\n"; printf "err$i\\n" >&2; sleep 0.05; done; printf "no newline"';
+    const result = await runProcess({
+      file: 'bash',
+      args: ['-c', script],
+      cwd: dir,
+      env,
+      stdin: 'ignore',
+      onChunk: out.onChunk,
+    });
     expect(result).toMatchObject({ exitCode: 0, signal: null, timedOut: false, canceled: false, spawnError: null });
     expect(result.pid).toBeGreaterThan(0);
     expect(out.text('stdout')).toBe('out1 π\nout2 π\nout3 π\nno newline');
@@ -53,7 +65,14 @@ describe('runProcess output', () => {
 
   it('passes binary output through byte-exact', async () => {
     const chunks: Buffer[] = [];
-    await runProcess({ file: 'node', args: ['-e', 'process.stdout.write(Buffer.from([0, 255, 10, 13, 200]))'], cwd: dir, env, stdin: 'ignore', onChunk: (_s, c) => chunks.push(c) });
+    await runProcess({
+      file: 'node',
+      args: ['-e', 'process.stdout.write(Buffer.from([0, 255, 10, 13, 200]))'],
+      cwd: dir,
+      env,
+      stdin: 'ignore',
+      onChunk: (_s, c) => chunks.push(c),
+    });
     expect([...Buffer.concat(chunks)]).toEqual([0, 255, 10, 13, 200]);
   });
 
@@ -70,7 +89,14 @@ describe('runProcess environment and stdin', () => {
     process.env.AH_RUNTIME_HOST_ONLY = 'leak';
     try {
       const out = collector();
-      await runProcess({ file: 'node', args: ['-e', 'process.stdout.write(JSON.stringify(process.env))'], cwd: dir, env: { PATH: env.PATH, ONLY_THIS: 'given' }, stdin: 'ignore', onChunk: out.onChunk });
+      await runProcess({
+        file: 'node',
+        args: ['-e', 'process.stdout.write(JSON.stringify(process.env))'],
+        cwd: dir,
+        env: { PATH: env.PATH, ONLY_THIS: 'given' },
+        stdin: 'ignore',
+        onChunk: out.onChunk,
+      });
       const childEnv = JSON.parse(out.text('stdout')) as Record<string, string>;
       expect(childEnv.ONLY_THIS).toBe('given');
       expect(childEnv.AH_RUNTIME_HOST_ONLY).toBeUndefined();
@@ -83,19 +109,42 @@ describe('runProcess environment and stdin', () => {
 
   it('runs in the given cwd', async () => {
     const out = collector();
-    await runProcess({ file: 'node', args: ['-e', 'process.stdout.write(process.cwd())'], cwd: dir, env, stdin: 'ignore', onChunk: out.onChunk });
+    await runProcess({
+      file: 'node',
+      args: ['-e', 'process.stdout.write(process.cwd())'],
+      cwd: dir,
+      env,
+      stdin: 'ignore',
+      onChunk: out.onChunk,
+    });
     expect(fs.realpathSync(out.text('stdout'))).toBe(fs.realpathSync(dir));
   });
 
   it('gives EOF at once with stdin "ignore" (cat exits)', async () => {
-    const result = await runProcess({ file: 'cat', args: [], cwd: dir, env, stdin: 'ignore', timeoutMs: 20_000, killGraceMs: 500 });
+    const result = await runProcess({
+      file: 'cat',
+      args: [],
+      cwd: dir,
+      env,
+      stdin: 'ignore',
+      timeoutMs: 20_000,
+      killGraceMs: 500,
+    });
     expect(result).toMatchObject({ exitCode: 0, timedOut: false });
   });
 
   it('delivers stdin text and then EOF', async () => {
     const out = collector();
     const text = 'line one\nπ line two\nno newline at end';
-    const result = await runProcess({ file: 'cat', args: [], cwd: dir, env, stdin: { text }, timeoutMs: 20_000, onChunk: out.onChunk });
+    const result = await runProcess({
+      file: 'cat',
+      args: [],
+      cwd: dir,
+      env,
+      stdin: { text },
+      timeoutMs: 20_000,
+      onChunk: out.onChunk,
+    });
     expect(result).toMatchObject({ exitCode: 0, timedOut: false });
     expect(out.text('stdout')).toBe(text);
   });
@@ -107,16 +156,28 @@ describe('runProcess termination', () => {
   // its grandchild's pid when it fired (a slow start on a loaded machine).
   it('on timeout kills a TERM-ignoring child and its grandchild holding the pipe', async () => {
     const pidFile = path.join(dir, 'timeout-grandchild.pid');
-    const result = await withGrowingTimeout((timeoutMs) => runProcess({
-      file: 'bash',
-      args: ['-c', `trap "" TERM; sleep 600 & echo $! > ${pidFile}; sleep 600`],
-      cwd: dir,
-      env,
-      stdin: 'ignore',
-      timeoutMs,
-      killGraceMs: 500,
-    }), () => fs.existsSync(pidFile), 500, 16_000);
-    expect(result).toMatchObject({ timedOut: true, canceled: false, exitCode: null, signal: 'SIGKILL', spawnError: null });
+    const result = await withGrowingTimeout(
+      (timeoutMs) =>
+        runProcess({
+          file: 'bash',
+          args: ['-c', `trap "" TERM; sleep 600 & echo $! > ${pidFile}; sleep 600`],
+          cwd: dir,
+          env,
+          stdin: 'ignore',
+          timeoutMs,
+          killGraceMs: 500,
+        }),
+      () => fs.existsSync(pidFile),
+      500,
+      16_000,
+    );
+    expect(result).toMatchObject({
+      timedOut: true,
+      canceled: false,
+      exitCode: null,
+      signal: 'SIGKILL',
+      spawnError: null,
+    });
     const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));
     expect(grandchild).toBeGreaterThan(0);
     await expect.poll(() => isDead(grandchild), { timeout: 30_000 }).toBe(true);
@@ -124,15 +185,21 @@ describe('runProcess termination', () => {
 
   it('on timeout kills a TERM-ignoring grandchild even when the child itself dies on SIGTERM', async () => {
     const pidFile = path.join(dir, 'term-grandchild.pid');
-    const result = await withGrowingTimeout((timeoutMs) => runProcess({
-      file: 'bash',
-      args: ['-c', `bash -c 'trap "" TERM; sleep 600' & echo $! > ${pidFile}; sleep 600`],
-      cwd: dir,
-      env,
-      stdin: 'ignore',
-      timeoutMs,
-      killGraceMs: 10_000,
-    }), () => fs.existsSync(pidFile), 500, 16_000);
+    const result = await withGrowingTimeout(
+      (timeoutMs) =>
+        runProcess({
+          file: 'bash',
+          args: ['-c', `bash -c 'trap "" TERM; sleep 600' & echo $! > ${pidFile}; sleep 600`],
+          cwd: dir,
+          env,
+          stdin: 'ignore',
+          timeoutMs,
+          killGraceMs: 10_000,
+        }),
+      () => fs.existsSync(pidFile),
+      500,
+      16_000,
+    );
     expect(result).toMatchObject({ timedOut: true, signal: 'SIGTERM' });
     const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));
     await expect.poll(() => isDead(grandchild), { timeout: 30_000 }).toBe(true);
@@ -141,7 +208,14 @@ describe('runProcess termination', () => {
   it('settles and cleans up when a grandchild keeps stdout open after the child exited', async () => {
     const pidFile = path.join(dir, 'holder.pid');
     const out = collector();
-    const result = await runProcess({ file: 'bash', args: ['-c', `sleep 600 & echo $! > ${pidFile}; echo parent done`], cwd: dir, env, stdin: 'ignore', onChunk: out.onChunk });
+    const result = await runProcess({
+      file: 'bash',
+      args: ['-c', `sleep 600 & echo $! > ${pidFile}; echo parent done`],
+      cwd: dir,
+      env,
+      stdin: 'ignore',
+      onChunk: out.onChunk,
+    });
     expect(result).toMatchObject({ exitCode: 0, timedOut: false, canceled: false });
     expect(out.text('stdout')).toBe('parent done\n');
     const holder = Number(fs.readFileSync(pidFile, 'utf8'));
@@ -151,23 +225,45 @@ describe('runProcess termination', () => {
   it('cancels on abort and kills the group', async () => {
     const controller = new AbortController();
     const out = collector();
-    const pending = runProcess({ file: 'bash', args: ['-c', 'echo started; sleep 600'], cwd: dir, env, stdin: 'ignore', signal: controller.signal, killGraceMs: 500, onChunk: (s, c) => {
-      out.onChunk(s, c);
-      controller.abort();
-    } });
+    const pending = runProcess({
+      file: 'bash',
+      args: ['-c', 'echo started; sleep 600'],
+      cwd: dir,
+      env,
+      stdin: 'ignore',
+      signal: controller.signal,
+      killGraceMs: 500,
+      onChunk: (s, c) => {
+        out.onChunk(s, c);
+        controller.abort();
+      },
+    });
     const result = await pending;
     expect(result).toMatchObject({ canceled: true, timedOut: false, exitCode: null, signal: 'SIGTERM' });
   });
 
   it('does not start at all when already aborted', async () => {
-    const result = await runProcess({ file: 'sleep', args: ['30'], cwd: dir, env, stdin: 'ignore', signal: AbortSignal.abort() });
+    const result = await runProcess({
+      file: 'sleep',
+      args: ['30'],
+      cwd: dir,
+      env,
+      stdin: 'ignore',
+      signal: AbortSignal.abort(),
+    });
     expect(result).toMatchObject({ pid: null, canceled: true, spawnError: null });
   });
 });
 
 describe('runProcess spawn failures', () => {
   it('returns a missing executable as spawnError, never throwing', async () => {
-    const result = await runProcess({ file: path.join(dir, 'no-such-binary'), args: [], cwd: dir, env, stdin: 'ignore' });
+    const result = await runProcess({
+      file: path.join(dir, 'no-such-binary'),
+      args: [],
+      cwd: dir,
+      env,
+      stdin: 'ignore',
+    });
     expect(result).toMatchObject({ pid: null, exitCode: null, signal: null, timedOut: false, canceled: false });
     expect(result.spawnError).toBeInstanceOf(Error);
     expect((result.spawnError as NodeJS.ErrnoException).code).toBe('ENOENT');
@@ -179,7 +275,13 @@ describe('runProcess spawn failures', () => {
   });
 
   it('returns a missing cwd as spawnError', async () => {
-    const result = await runProcess({ file: 'bash', args: ['-c', 'true'], cwd: path.join(dir, 'missing-dir'), env, stdin: 'ignore' });
+    const result = await runProcess({
+      file: 'bash',
+      args: ['-c', 'true'],
+      cwd: path.join(dir, 'missing-dir'),
+      env,
+      stdin: 'ignore',
+    });
     expect(result.pid).toBeNull();
     expect(result.spawnError).toBeInstanceOf(Error);
   });

@@ -7,7 +7,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildScriptArgs, findScriptBinary, runPassthrough, shellQuote, shouldUsePassthrough } from '../../src/runtime/passthrough.js';
+import {
+  buildScriptArgs,
+  findScriptBinary,
+  runPassthrough,
+  shellQuote,
+  shouldUsePassthrough,
+} from '../../src/runtime/passthrough.js';
 import { runPty } from '../../src/runtime/pty.js';
 import { withGrowingTimeout } from '../helpers/processes.js';
 
@@ -34,7 +40,10 @@ describe('runPty', () => {
     const timing: string[] = [];
     const result = await runPty({
       file: 'bash',
-      args: ['-c', 'echo out; sleep 0.1; echo err >&2; sleep 0.1; test -t 1 && t=yes; printf "π tty:%s\\n" "$t"; exit 4'],
+      args: [
+        '-c',
+        'echo out; sleep 0.1; echo err >&2; sleep 0.1; test -t 1 && t=yes; printf "π tty:%s\\n" "$t"; exit 4',
+      ],
       cwd: dir,
       env,
       onChunk: (stream, chunk) => {
@@ -58,7 +67,7 @@ describe('runPty', () => {
     expect(total).toBe(output.byteLength);
   });
 
-  it('passes the env through (plus node-pty\'s PWD and TERM) and writes input once', async () => {
+  it("passes the env through (plus node-pty's PWD and TERM) and writes input once", async () => {
     const chunks: Buffer[] = [];
     const result = await runPty({
       file: 'bash',
@@ -95,7 +104,20 @@ describe('runPty', () => {
   // its grandchild's pid when it fired (a slow start on a loaded machine).
   it('times out, kills the session group including a TERM-ignoring grandchild, and settles', async () => {
     const pidFile = path.join(dir, 'pty-grandchild.pid');
-    const result = await withGrowingTimeout((timeoutMs) => runPty({ file: 'bash', args: ['-c', `trap "" TERM HUP; sleep 600 & echo $! > ${pidFile}; sleep 600`], cwd: dir, env, timeoutMs, killGraceMs: 500 }), () => fs.existsSync(pidFile), 500, 16_000);
+    const result = await withGrowingTimeout(
+      (timeoutMs) =>
+        runPty({
+          file: 'bash',
+          args: ['-c', `trap "" TERM HUP; sleep 600 & echo $! > ${pidFile}; sleep 600`],
+          cwd: dir,
+          env,
+          timeoutMs,
+          killGraceMs: 500,
+        }),
+      () => fs.existsSync(pidFile),
+      500,
+      16_000,
+    );
     expect(result).toMatchObject({ timedOut: true, canceled: false, exitCode: null, signal: 'SIGKILL' });
     const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));
     await expect.poll(() => isDead(grandchild), { timeout: 30_000 }).toBe(true);
@@ -103,7 +125,15 @@ describe('runPty', () => {
 
   it('cancels on abort', async () => {
     const controller = new AbortController();
-    const pending = runPty({ file: 'bash', args: ['-c', 'echo ready; sleep 600'], cwd: dir, env, signal: controller.signal, killGraceMs: 500, onChunk: () => controller.abort() });
+    const pending = runPty({
+      file: 'bash',
+      args: ['-c', 'echo ready; sleep 600'],
+      cwd: dir,
+      env,
+      signal: controller.signal,
+      killGraceMs: 500,
+      onChunk: () => controller.abort(),
+    });
     const result = await pending;
     expect(result).toMatchObject({ canceled: true, timedOut: false, exitCode: null });
     expect(result.signal).not.toBeNull();
@@ -121,17 +151,41 @@ describe('runPty', () => {
 });
 
 describe('util-linux script passthrough', () => {
-  const hostile = ['$(touch pwned)', '`touch pwned2`', "it's", 'a"b', 'new\nline', 'tab\there', '$HOME', '\\', '', ';rm -rf /', '*'];
+  const hostile = [
+    '$(touch pwned)',
+    '`touch pwned2`',
+    "it's",
+    'a"b',
+    'new\nline',
+    'tab\there',
+    '$HOME',
+    '\\',
+    '',
+    ';rm -rf /',
+    '*',
+  ];
 
   it('builds argv with no positional typescript argument', () => {
     const args = buildScriptArgs('/bin/echo', hostile, '/tmp/out.log', '/tmp/timing.log');
-    expect(args).toEqual(['-q', '-e', '--log-out', '/tmp/out.log', '--log-timing', '/tmp/timing.log', '-c', expect.any(String)]);
+    expect(args).toEqual([
+      '-q',
+      '-e',
+      '--log-out',
+      '/tmp/out.log',
+      '--log-timing',
+      '/tmp/timing.log',
+      '-c',
+      expect.any(String),
+    ]);
     expect(args).toHaveLength(8);
   });
 
   it('quotes hostile arguments so bash -c sees them literally', () => {
     const command = buildScriptArgs('printf', ['%s\\0', ...hostile], 'o', 't')[7]!;
-    const seen = execFileSync('bash', ['-c', command], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] }).toString('utf8').split('\0').slice(0, -1);
+    const seen = execFileSync('bash', ['-c', command], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
+      .toString('utf8')
+      .split('\0')
+      .slice(0, -1);
     expect(seen).toEqual(hostile);
     expect(fs.existsSync(path.join(dir, 'pwned'))).toBe(false);
     expect(fs.existsSync(path.join(dir, 'pwned2'))).toBe(false);
@@ -173,18 +227,24 @@ describe('util-linux script passthrough', () => {
 
   it('kills the command under script on timeout, TERM-ignoring grandchild included', async () => {
     const pidFile = path.join(dir, 'script-grandchild.pid');
-    const result = await withGrowingTimeout((timeoutMs) => runPassthrough({
-      file: 'bash',
-      args: ['-c', `trap "" TERM; sleep 600 & echo $! > ${pidFile}; sleep 600`],
-      cwd: dir,
-      env,
-      logOut: path.join(dir, 'timeout-output.log'),
-      logTiming: path.join(dir, 'timeout-timing.log'),
-      stdin: 'ignore',
-      stdout: 'ignore',
-      timeoutMs,
-      killGraceMs: 500,
-    }), () => fs.existsSync(pidFile), 500, 16_000);
+    const result = await withGrowingTimeout(
+      (timeoutMs) =>
+        runPassthrough({
+          file: 'bash',
+          args: ['-c', `trap "" TERM; sleep 600 & echo $! > ${pidFile}; sleep 600`],
+          cwd: dir,
+          env,
+          logOut: path.join(dir, 'timeout-output.log'),
+          logTiming: path.join(dir, 'timeout-timing.log'),
+          stdin: 'ignore',
+          stdout: 'ignore',
+          timeoutMs,
+          killGraceMs: 500,
+        }),
+      () => fs.existsSync(pidFile),
+      500,
+      16_000,
+    );
     expect(result).toMatchObject({ timedOut: true, canceled: false, spawnError: null });
     expect(result.exitCode === 0).toBe(false);
     const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));

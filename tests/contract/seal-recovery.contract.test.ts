@@ -27,7 +27,10 @@ async function orphanedRun(): Promise<{ runDir: string; metaFile: string }> {
   const runDir = /^run_dir: (.+)$/m.exec(started.stderr)![1]!;
   const metaFile = path.join(runDir, '.audit', 'meta.1.json');
   const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
-  fs.writeFileSync(metaFile, JSON.stringify({ ...meta, status: 'running', completion: null, exit: null, error: null, owner: await deadOwner() }));
+  fs.writeFileSync(
+    metaFile,
+    JSON.stringify({ ...meta, status: 'running', completion: null, exit: null, error: null, owner: await deadOwner() }),
+  );
   fs.writeFileSync(path.join(runDir, '.audit', 'fcmp.1.jsonl'), '');
   return { runDir, metaFile };
 }
@@ -35,7 +38,7 @@ async function orphanedRun(): Promise<{ runDir: string; metaFile: string }> {
 // Each case runs the CLI three to five times in fresh processes: on a loaded 2-core machine that can take longer than
 // the contract project's 60 s per test, so the bound is generous (no case measures time).
 describe('sealing orphaned attempts', { timeout: 240_000 }, () => {
-  it('doctor --repair seals the orphan and reclaims a dead owner\'s lease', async () => {
+  it("doctor --repair seals the orphan and reclaims a dead owner's lease", async () => {
     const { metaFile } = await orphanedRun();
     const agentHome = path.join(sandbox.root, '.agent-harness', 'agent_cache', 'agent_home');
     const config = path.join(agentHome, '.codex', 'config.toml');
@@ -44,7 +47,9 @@ describe('sealing orphaned attempts', { timeout: 240_000 }, () => {
     await takeLease(agentHome, config, 'TOML', ['projects', '/gone/run'], await deadOwner());
 
     const repaired = runCliProcess(sandbox, ['doctor', '--repair']);
-    expect(repaired.stderr).toContain('repair: 1 trust entry of dead harness processes reclaimed, interrupted attempts sealed in 1 run(s)');
+    expect(repaired.stderr).toContain(
+      'repair: 1 trust entry of dead harness processes reclaimed, interrupted attempts sealed in 1 run(s)',
+    );
     expect(fs.readFileSync(config, 'utf8')).not.toContain('/gone/run');
     const meta = AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(metaFile, 'utf8')));
     expect(meta).toMatchObject({ status: 'finished', completion: { state: 'failed', reason: 'HARNESS_INTERRUPTED' } });
@@ -68,19 +73,36 @@ describe('sealing orphaned attempts', { timeout: 240_000 }, () => {
     const listed = runCliProcess(sandbox, ['runs', '--json']);
     expect(listed.status, listed.stderr).toBe(0);
     expect((JSON.parse(listed.stdout) as unknown[]).length).toBe(3);
-    expect(AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(metaFile, 'utf8'))).error?.code).toBe('HARNESS_INTERRUPTED');
+    expect(AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(metaFile, 'utf8'))).error?.code).toBe(
+      'HARNESS_INTERRUPTED',
+    );
     expect([mentions, truncated].map((file) => fs.readFileSync(file, 'utf8'))).toEqual(before);
   });
 
   it('four commands finding the same orphan at once seal it once: one FCMP, seq unique', async () => {
     const { runDir, metaFile } = await orphanedRun();
-    const runs = await Promise.all([0, 1, 2, 3].map(() => execa(process.execPath, [BIN, 'runs', '--json'], { cwd: sandbox.root, env: sandbox.env, extendEnv: false, reject: false })));
+    const runs = await Promise.all(
+      [0, 1, 2, 3].map(() =>
+        execa(process.execPath, [BIN, 'runs', '--json'], {
+          cwd: sandbox.root,
+          env: sandbox.env,
+          extendEnv: false,
+          reject: false,
+        }),
+      ),
+    );
     for (const result of runs) expect(result.exitCode, result.stderr).toBe(0);
     const meta = AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(metaFile, 'utf8')));
     expect(meta.error?.code).toBe('HARNESS_INTERRUPTED');
-    const fcmp = fs.readFileSync(path.join(runDir, '.audit', 'fcmp.1.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => FcmpEventSchema.parse(JSON.parse(line)));
+    const fcmp = fs
+      .readFileSync(path.join(runDir, '.audit', 'fcmp.1.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => FcmpEventSchema.parse(JSON.parse(line)));
     const seqs = fcmp.map((event) => event.seq);
     expect(new Set(seqs).size).toBe(seqs.length);
-    expect(fcmp.filter((event) => event.type === 'conversation.failed' || event.type === 'conversation.completed')).toHaveLength(1);
+    expect(
+      fcmp.filter((event) => event.type === 'conversation.failed' || event.type === 'conversation.completed'),
+    ).toHaveLength(1);
   });
 });

@@ -26,11 +26,17 @@ describe('skill injection', () => {
     const project = path.join(dir, 'skills');
     const fixtures = path.join(dir, 'tests', 'fixtures', 'skills');
     writeSkill(project, 'alpha', '---\nname: alpha\ndescription: project alpha\n---\nproject version\n');
-    writeSkill(project, 'beta', `---\nname: beta\ndescription: b\n---\nbody\n${COMPLETION_CONTRACT_TAG}\nalready has it\n`);
+    writeSkill(
+      project,
+      'beta',
+      `---\nname: beta\ndescription: b\n---\nbody\n${COMPLETION_CONTRACT_TAG}\nalready has it\n`,
+    );
     fs.writeFileSync(path.join(project, 'beta', 'helper.sh'), 'echo hi\n');
     writeSkill(fixtures, 'alpha', '---\nname: alpha\ndescription: fixture alpha\n---\nfixture version\n');
     const target = path.join(dir, 'run', '.codex', 'skills');
-    const summary = SkillInjectionSchema.parse(await injectSkills({ sourceRoots: [project, fixtures, path.join(dir, 'missing')], targetRoot: target }));
+    const summary = SkillInjectionSchema.parse(
+      await injectSkills({ sourceRoots: [project, fixtures, path.join(dir, 'missing')], targetRoot: target }),
+    );
 
     expect(summary.skill_count).toBe(2);
     expect(summary.target_root).toBe(target);
@@ -53,7 +59,12 @@ describe('skill injection', () => {
 
   it('records skill_count 0 when no source root exists', async () => {
     const summary = await injectSkills({ sourceRoots: [path.join(dir, 'nope')], targetRoot: path.join(dir, 't') });
-    expect(summary).toEqual({ source_roots: [path.join(dir, 'nope')], target_root: path.join(dir, 't'), skill_count: 0, skills: [] });
+    expect(summary).toEqual({
+      source_roots: [path.join(dir, 'nope')],
+      target_root: path.join(dir, 't'),
+      skill_count: 0,
+      skills: [],
+    });
     expect(fs.existsSync(path.join(dir, 't'))).toBe(false);
   });
 

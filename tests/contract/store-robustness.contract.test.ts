@@ -13,7 +13,15 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { AttemptMetaSchema, FcmpEventSchema, type RunIndexEntry } from '../../src/protocol/index.js';
 import { createRun, listRuns, reserveAttempt, resolveRunSelector, updateRun } from '../../src/runtime/run-store.js';
-import { BIN, createCliSandbox, installFakeEngine, REPO, runCliProcess, type CliRun, type CliSandbox } from '../helpers/cli.js';
+import {
+  BIN,
+  createCliSandbox,
+  installFakeEngine,
+  REPO,
+  runCliProcess,
+  type CliRun,
+  type CliSandbox,
+} from '../helpers/cli.js';
 import { indexLogFile, readIndexLog, readIndexRuns as readIndex } from '../helpers/run-index.js';
 
 const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
@@ -21,7 +29,10 @@ const THREAD = '01a2053b-9f5a-7bc0-b066-eb965712ebee';
 const base = { engine: 'codex', translateMode: 0, modelMode: 'scripted', script: null } as const;
 
 async function caught(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(() => null, (e: unknown) => e);
+  return promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
 }
 
 describe('run store (API)', () => {
@@ -99,7 +110,9 @@ describe('run store (API)', () => {
   });
 
   it('20 createRun calls at once in one process all succeed with distinct handles, indexed in call order', async () => {
-    const runs = await Promise.all(Array.from({ length: 20 }, (_, i) => createRun(runRoot, { ...base, label: `call ${i}` })));
+    const runs = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => createRun(runRoot, { ...base, label: `call ${i}` })),
+    );
     expect(new Set(runs.map((run) => run.handle)).size).toBe(20);
     const labels = Array.from({ length: 20 }, (_, i) => `call ${i}`);
     expect((await listRuns(runRoot)).map((run) => run.label)).toEqual(labels);
@@ -110,7 +123,9 @@ describe('run store (API)', () => {
     await createRun(runRoot, { ...base, label: 'before' });
     const generation = readIndexLog(runRoot).header.generation;
     const child = path.join(REPO, 'tests', 'helpers', 'create-runs-child.ts');
-    const results = await Promise.all(['left', 'right'].map((label) => runNodeAsync(['--import', 'tsx', child, runRoot, '25', label], { cwd: REPO })));
+    const results = await Promise.all(
+      ['left', 'right'].map((label) => runNodeAsync(['--import', 'tsx', child, runRoot, '25', label], { cwd: REPO })),
+    );
     for (const result of results) expect(result.status, result.stderr).toBe(0);
     const childIds = results.flatMap((result) => JSON.parse(result.stdout) as string[]);
     expect(childIds).toHaveLength(50);
@@ -119,7 +134,12 @@ describe('run store (API)', () => {
     for (const runs of [await listRuns(runRoot), readIndex(runRoot)]) {
       expect(runs).toHaveLength(51);
       expect(new Set(runs.map((run) => run.handle)).size).toBe(51);
-      expect(runs.slice(1).map((run) => run.run_id).sort()).toEqual([...childIds].sort());
+      expect(
+        runs
+          .slice(1)
+          .map((run) => run.run_id)
+          .sort(),
+      ).toEqual([...childIds].sort());
       for (const run of runs.slice(1)) expect(run.session_id).toBe(`${run.label} update 3`);
     }
   }, 60_000);
@@ -128,11 +148,19 @@ describe('run store (API)', () => {
 /** Runs `node args` without blocking, so many can run at once. */
 function runNodeAsync(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     child.on('error', reject);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
@@ -151,7 +179,10 @@ function summaryValue(stderr: string, label: string): string {
 
 function fcmpSeqs(runDir: string, attempt: number): number[] {
   const text = fs.readFileSync(path.join(runDir, '.audit', `fcmp.${attempt}.jsonl`), 'utf8');
-  return text.split('\n').filter(Boolean).map((line) => FcmpEventSchema.parse(JSON.parse(line)).seq);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => FcmpEventSchema.parse(JSON.parse(line)).seq);
 }
 
 describe('run store (CLI)', () => {
@@ -177,14 +208,19 @@ describe('run store (CLI)', () => {
     fs.writeFileSync(file, good.slice(0, 40));
     try {
       const listed = JSON.parse(runCliProcess(sandbox, ['runs', '--json']).stdout) as Array<Record<string, unknown>>;
-      expect(listed.at(-1)).toEqual({ run_dir: runDir, corrupt: { code: 'RUN_STORE_CORRUPT', file, message: expect.stringContaining(file) } });
+      expect(listed.at(-1)).toEqual({
+        run_dir: runDir,
+        corrupt: { code: 'RUN_STORE_CORRUPT', file, message: expect.stringContaining(file) },
+      });
       const table = runCliProcess(sandbox, ['runs']);
       const row = table.stdout.split('\n').find((line) => line.includes(path.basename(runDir)));
       expect(row).toMatch(/^CORRUPT\s/);
       expect(row).toContain('corrupt');
       const translated = runCliProcess(sandbox, ['translate', runDir, '--summary']);
       expect(translated.status).toBe(1);
-      expect(translated.stderr).toContain(`agent-harness: error RUN_STORE_CORRUPT: Run record ${file} is not valid JSON`);
+      expect(translated.stderr).toContain(
+        `agent-harness: error RUN_STORE_CORRUPT: Run record ${file} is not valid JSON`,
+      );
       expect(translated.stderr).not.toContain('    at ');
     } finally {
       fs.writeFileSync(file, good);
@@ -203,15 +239,34 @@ describe('run store (CLI)', () => {
     execFileSync('mkfifo', [meta]);
     try {
       // A read of either FIFO would block for good, and a blocked read does not give way to SIGTERM.
-      const listed = spawnSync(process.execPath, [BIN, 'runs', '--json'], { cwd: sandbox.root, env: sandbox.env, encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+      const listed = spawnSync(process.execPath, [BIN, 'runs', '--json'], {
+        cwd: sandbox.root,
+        env: sandbox.env,
+        encoding: 'utf8',
+        timeout: 60_000,
+        killSignal: 'SIGKILL',
+      });
       expect(listed.status, listed.stderr).toBe(0);
       const entries = JSON.parse(listed.stdout) as Array<Record<string, unknown>>;
-      expect(entries).toContainEqual({ run_dir: fifoRecord.runDir, corrupt: { code: 'RUN_STORE_CORRUPT', file: record, message: expect.stringContaining('a FIFO (named pipe), not a regular file') } });
+      expect(entries).toContainEqual({
+        run_dir: fifoRecord.runDir,
+        corrupt: {
+          code: 'RUN_STORE_CORRUPT',
+          file: record,
+          message: expect.stringContaining('a FIFO (named pipe), not a regular file'),
+        },
+      });
       expect(entries.find((entry) => entry.run_dir === fifoMeta.runDir)).toMatchObject({ handle: fifoMeta.handle });
       // The report reads every run's conformance reports: one that is a FIFO is skipped.
       const fifoReport = path.join(fifoMeta.runDir, '.audit', 'conformance-report.2.json');
       execFileSync('mkfifo', [fifoReport]);
-      const report = spawnSync(process.execPath, [BIN, 'report', '--out', path.join(sandbox.root, 'fifo-report')], { cwd: sandbox.root, env: sandbox.env, encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+      const report = spawnSync(process.execPath, [BIN, 'report', '--out', path.join(sandbox.root, 'fifo-report')], {
+        cwd: sandbox.root,
+        env: sandbox.env,
+        encoding: 'utf8',
+        timeout: 60_000,
+        killSignal: 'SIGKILL',
+      });
       fs.rmSync(fifoReport, { force: true });
       expect(report.status, report.stderr).toBe(0);
       // An attempt that finishes reads the metas of later attempts (one finished first?): a FIFO there is no answer.
@@ -219,7 +274,13 @@ describe('run store (CLI)', () => {
       const script = `const { updateRun } = await import(${JSON.stringify(pathToFileURL(path.join(REPO, 'src', 'runtime', 'run-store.ts')).href)});
 const run = await updateRun(${JSON.stringify(runRoot)}, ${JSON.stringify(path.basename(fifoMeta.runDir))}, { last_completion: 'completed' }, 1);
 console.log(run.last_completion);`;
-      const updated = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO, env: process.env, encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+      const updated = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        cwd: REPO,
+        env: process.env,
+        encoding: 'utf8',
+        timeout: 60_000,
+        killSignal: 'SIGKILL',
+      });
       expect(updated.status, updated.stderr).toBe(0);
       expect(updated.stdout.trim()).toBe('completed');
     } finally {
@@ -239,7 +300,12 @@ console.log(run.last_completion);`;
     expect(summary.stderr).toContain('translating attempt 1 from its raw logs alone');
     const fcmp = runCliProcess(sandbox, ['translate', handle, '--attempt', '1', '--translate', '2']);
     expect(fcmp.status, fcmp.stderr).toBe(0);
-    expect(fcmp.stdout.trim().split('\n').map((l) => FcmpEventSchema.parse(JSON.parse(l)).seq)).toEqual(fcmpSeqs(runDir, 1));
+    expect(
+      fcmp.stdout
+        .trim()
+        .split('\n')
+        .map((l) => FcmpEventSchema.parse(JSON.parse(l)).seq),
+    ).toEqual(fcmpSeqs(runDir, 1));
   });
 
   it('resuming a copied run directory is refused with RUN_DIR_MOVED; neither the copy nor the original changes', () => {
@@ -257,8 +323,13 @@ console.log(run.last_completion);`;
     const inside = path.join(runRoot, 'copy-in-root');
     fs.cpSync(runDir, inside, { recursive: true });
     try {
-      const listed = JSON.parse(runCliProcess(sandbox, ['runs', '--json']).stdout) as Array<{ run_dir: string; corrupt?: { code: string } }>;
-      expect(listed.filter((r) => r.run_dir === inside)).toEqual([expect.objectContaining({ corrupt: expect.objectContaining({ code: 'RUN_DIR_MOVED' }) })]);
+      const listed = JSON.parse(runCliProcess(sandbox, ['runs', '--json']).stdout) as Array<{
+        run_dir: string;
+        corrupt?: { code: string };
+      }>;
+      expect(listed.filter((r) => r.run_dir === inside)).toEqual([
+        expect.objectContaining({ corrupt: expect.objectContaining({ code: 'RUN_DIR_MOVED' }) }),
+      ]);
       expect(listed.filter((r) => !r.corrupt && r.run_dir === runDir)).toHaveLength(1);
     } finally {
       fs.rmSync(inside, { recursive: true, force: true });
@@ -266,7 +337,12 @@ console.log(run.last_completion);`;
   });
 
   it('a run root at HOME, above it, or in one of its dot-directories is refused with ENV_LEAK_DETECTED; one under ~/src is fine', () => {
-    for (const root of [sandbox.home, path.dirname(sandbox.home), path.join(sandbox.home, '.codex'), path.join(sandbox.home, '.codex', 'runs')]) {
+    for (const root of [
+      sandbox.home,
+      path.dirname(sandbox.home),
+      path.join(sandbox.home, '.codex'),
+      path.join(sandbox.home, '.codex', 'runs'),
+    ]) {
       const before = fs.readdirSync(sandbox.home);
       const run = runCliProcess(sandbox, ['start', '--prompt', 'x', 'codex'], { AGENT_HARNESS_RUN_ROOT: root });
       expect(run.status, root).toBe(1);
@@ -282,7 +358,9 @@ console.log(run.last_completion);`;
 
   it('16 runs started at once get unique handles and all land in the index', async () => {
     const before = new Set(fs.existsSync(indexLogFile(runRoot)) ? readIndex(runRoot).map((r) => r.run_id) : []);
-    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => runCliAsync(sandbox, ['start', '--prompt', `parallel ${i}`, 'codex'])));
+    const results = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => runCliAsync(sandbox, ['start', '--prompt', `parallel ${i}`, 'codex'])),
+    );
     for (const result of results) expect(result.status, result.stderr).toBe(0);
     const handles = results.map((r) => summaryValue(r.stderr, 'Run handle'));
     expect(new Set(handles).size).toBe(16);
@@ -296,16 +374,22 @@ console.log(run.last_completion);`;
 
   it('8 concurrent resumes of one run: attempts 2..9, the count and FCMP seq consistent, nothing lost', async () => {
     const { handle, runDir } = start('resume me 8 times');
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => runCliAsync(sandbox, ['resume', handle, `message ${i}`])));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => runCliAsync(sandbox, ['resume', handle, `message ${i}`])),
+    );
     for (const result of results) expect(result.status, result.stderr).toBe(0);
-    expect(results.map((r) => Number(summaryValue(r.stderr, 'Attempt'))).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(results.map((r) => Number(summaryValue(r.stderr, 'Attempt'))).sort((a, b) => a - b)).toEqual([
+      2, 3, 4, 5, 6, 7, 8, 9,
+    ]);
     const record = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'run.json'), 'utf8')) as RunIndexEntry;
     expect(record).toMatchObject({ attempts: 9, session_id: THREAD });
     expect(readIndex(runRoot).find((r) => r.handle === handle)).toMatchObject({ attempts: 9, session_id: THREAD });
     const stdins = new Set<string>();
     let last = 0;
     for (let attempt = 1; attempt <= 9; attempt += 1) {
-      const meta = AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(path.join(runDir, '.audit', `meta.${attempt}.json`), 'utf8')));
+      const meta = AttemptMetaSchema.parse(
+        JSON.parse(fs.readFileSync(path.join(runDir, '.audit', `meta.${attempt}.json`), 'utf8')),
+      );
       expect(meta).toMatchObject({ attempt, status: 'finished' });
       if (attempt > 1) stdins.add(fs.readFileSync(path.join(runDir, '.audit', `stdin.${attempt}.log`), 'utf8'));
       // seq strictly increasing across the run's fcmp files in attempt order, whatever order the attempts finished in.

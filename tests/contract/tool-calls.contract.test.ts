@@ -5,25 +5,41 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RASP_VERSION, type RaspData, type RaspEvent } from '../../src/protocol/index.js';
-import { collectToolCalls, exitCodeFromText, exitCodesFromModelRequests, shellCommandOf } from '../../src/translate/tool-calls.js';
+import {
+  collectToolCalls,
+  exitCodeFromText,
+  exitCodesFromModelRequests,
+  shellCommandOf,
+} from '../../src/translate/tool-calls.js';
 import { translateRaspToFcmp } from '../../src/translate/fcmp.js';
 import { transcript } from '../../src/vitest/matchers.js';
 
 function rasp(...data: RaspData[]): RaspEvent[] {
-  return data.map((d, i) => ({ protocol_version: RASP_VERSION, run_id: 'r', attempt: 1, seq: i + 1, ts: new Date(1_700_000_000_000 + i).toISOString(), engine: 'gemini', data: d, raw_ref: null }));
+  return data.map((d, i) => ({
+    protocol_version: RASP_VERSION,
+    run_id: 'r',
+    attempt: 1,
+    seq: i + 1,
+    ts: new Date(1_700_000_000_000 + i).toISOString(),
+    engine: 'gemini',
+    data: d,
+    raw_ref: null,
+  }));
 }
 
 describe('tool call normalization', () => {
   it('removes the shell wrapper codex reports, in string and argv form', () => {
     expect(shellCommandOf({ command: "/bin/bash -lc 'echo a; exit 3'" })).toBe('echo a; exit 3');
-    expect(shellCommandOf({ command: "/bin/bash -lc 'printf '\\''%s'\\'' x > stats.json'" })).toBe("printf '%s' x > stats.json");
+    expect(shellCommandOf({ command: "/bin/bash -lc 'printf '\\''%s'\\'' x > stats.json'" })).toBe(
+      "printf '%s' x > stats.json",
+    );
     expect(shellCommandOf({ command: 'bash -c "echo \\"hi\\""' })).toBe('echo "hi"');
     expect(shellCommandOf({ command: ['/bin/bash', '-lc', 'ls -la'] })).toBe('ls -la');
     expect(shellCommandOf({ command: 'ls -la', description: 'x' })).toBe('ls -la');
     expect(shellCommandOf({ path: 'a.txt' })).toBeNull();
   });
 
-  it('reads exit codes from output text in each engine\'s wording', () => {
+  it("reads exit codes from output text in each engine's wording", () => {
     expect(exitCodeFromText('Exit code 3\nsome output')).toBe(3);
     expect(exitCodeFromText('Output: x\nExit Code: 2\nProcess Group PGID: 9')).toBe(2);
     expect(exitCodeFromText('the command exited with code 7')).toBe(7);
@@ -32,29 +48,123 @@ describe('tool call normalization', () => {
 
   it('gives a gemini shell result (completed, null) its exit code from the function response sent to the model', () => {
     const events = rasp(
-      { type: 'engine.tool.call', call_id: 'run_shell_command__run_shell_command_17_0', kind: 'shell', name: 'run_shell_command', input: { command: 'exit 3' } },
-      { type: 'engine.tool.result', call_id: 'run_shell_command__run_shell_command_17_0', status: 'completed', output: 'some output', exit_code: null },
+      {
+        type: 'engine.tool.call',
+        call_id: 'run_shell_command__run_shell_command_17_0',
+        kind: 'shell',
+        name: 'run_shell_command',
+        input: { command: 'exit 3' },
+      },
+      {
+        type: 'engine.tool.result',
+        call_id: 'run_shell_command__run_shell_command_17_0',
+        status: 'completed',
+        output: 'some output',
+        exit_code: null,
+      },
     );
-    const requests = [{ body: { contents: [{ role: 'user', parts: [{ functionResponse: { id: 'run_shell_command_17_0', name: 'run_shell_command', response: { output: '<untrusted_context>\nOutput: some output\nExit Code: 3\n</untrusted_context>' } } }] }] } }];
+    const requests = [
+      {
+        body: {
+          contents: [
+            {
+              role: 'user',
+              parts: [
+                {
+                  functionResponse: {
+                    id: 'run_shell_command_17_0',
+                    name: 'run_shell_command',
+                    response: {
+                      output: '<untrusted_context>\nOutput: some output\nExit Code: 3\n</untrusted_context>',
+                    },
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      },
+    ];
     const codes = exitCodesFromModelRequests(requests);
-    expect(collectToolCalls(events, codes)).toEqual([expect.objectContaining({ command: 'exit 3', status: 'failed', exitCode: 3 })]);
+    expect(collectToolCalls(events, codes)).toEqual([
+      expect.objectContaining({ command: 'exit 3', status: 'failed', exitCode: 3 }),
+    ]);
     // A successful gemini command states no code, only its process group: exit 0.
-    const ok = exitCodesFromModelRequests([{ body: { contents: [{ parts: [{ functionResponse: { id: 'x1', response: { output: '<untrusted_context>\nOutput: (empty)\nProcess Group PGID: 22428\n</untrusted_context>' } } }] }] } }]);
+    const ok = exitCodesFromModelRequests([
+      {
+        body: {
+          contents: [
+            {
+              parts: [
+                {
+                  functionResponse: {
+                    id: 'x1',
+                    response: {
+                      output: '<untrusted_context>\nOutput: (empty)\nProcess Group PGID: 22428\n</untrusted_context>',
+                    },
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      },
+    ]);
     expect(ok.get('x1')).toBe(0);
     // Without the request log the code is unknown, and the engine's status stands.
     expect(collectToolCalls(events)[0]).toMatchObject({ status: 'completed', exitCode: null });
-    const fcmp = translateRaspToFcmp([...events, ...rasp({ type: 'lifecycle.exited', exit_code: 0, signal: null, timed_out: false, canceled: false, duration_ms: 1 })], { runId: 'r', engine: 'gemini', attempt: 1, seqStart: 0, launch: 'start', errorPatterns: [], toolExitCodes: codes });
+    const fcmp = translateRaspToFcmp(
+      [
+        ...events,
+        ...rasp({
+          type: 'lifecycle.exited',
+          exit_code: 0,
+          signal: null,
+          timed_out: false,
+          canceled: false,
+          duration_ms: 1,
+        }),
+      ],
+      {
+        runId: 'r',
+        engine: 'gemini',
+        attempt: 1,
+        seqStart: 0,
+        launch: 'start',
+        errorPatterns: [],
+        toolExitCodes: codes,
+      },
+    );
     expect(fcmp.filter((e) => e.type.startsWith('tool.')).map((e) => [e.type, e.data])).toEqual([
-      ['tool.call', { call_id: 'run_shell_command__run_shell_command_17_0', kind: 'shell', name: 'run_shell_command', command: 'exit 3', input_excerpt: null }],
-      ['tool.result', { call_id: 'run_shell_command__run_shell_command_17_0', status: 'failed', exit_code: 3, output_excerpt: 'some output' }],
+      [
+        'tool.call',
+        {
+          call_id: 'run_shell_command__run_shell_command_17_0',
+          kind: 'shell',
+          name: 'run_shell_command',
+          command: 'exit 3',
+          input_excerpt: null,
+        },
+      ],
+      [
+        'tool.result',
+        {
+          call_id: 'run_shell_command__run_shell_command_17_0',
+          status: 'failed',
+          exit_code: 3,
+          output_excerpt: 'some output',
+        },
+      ],
     ]);
   });
 
   it('derives an opencode shell status from its exit code (completed, 3 → failed)', () => {
-    const calls = collectToolCalls(rasp(
-      { type: 'engine.tool.call', call_id: 'c', kind: 'shell', name: 'bash', input: { command: 'exit 3' } },
-      { type: 'engine.tool.result', call_id: 'c', status: 'completed', output: '', exit_code: 3 },
-    ));
+    const calls = collectToolCalls(
+      rasp(
+        { type: 'engine.tool.call', call_id: 'c', kind: 'shell', name: 'bash', input: { command: 'exit 3' } },
+        { type: 'engine.tool.result', call_id: 'c', status: 'completed', output: '', exit_code: 3 },
+      ),
+    );
     expect(calls[0]).toMatchObject({ status: 'failed', exitCode: 3 });
   });
 
@@ -64,11 +174,22 @@ describe('tool call normalization', () => {
       { type: 'engine.tool.call', call_id: 'c', kind: 'shell', name: 'Bash', input: { command: 'cat big' } },
       { type: 'engine.tool.result', call_id: 'c', status: 'completed', output: big, exit_code: 0 },
     );
-    const fcmp = translateRaspToFcmp(events, { runId: 'r', engine: 'claude', attempt: 1, seqStart: 0, launch: 'start', errorPatterns: [] });
+    const fcmp = translateRaspToFcmp(events, {
+      runId: 'r',
+      engine: 'claude',
+      attempt: 1,
+      seqStart: 0,
+      launch: 'start',
+      errorPatterns: [],
+    });
     const result = fcmp.find((e) => e.type === 'tool.result')!.data as { output_excerpt: string };
     expect(result.output_excerpt.length).toBeLessThan(2100);
     expect(result.output_excerpt).toContain('3000 more characters');
-    const text = transcript({ completion: { state: 'failed', reason: 'x' }, fcmp, toolCalls: collectToolCalls(events) });
+    const text = transcript({
+      completion: { state: 'failed', reason: 'x' },
+      fcmp,
+      toolCalls: collectToolCalls(events),
+    });
     expect(text).toContain('Tool calls (1):');
     expect(text).toContain('shell Bash: cat big → completed, exit 0');
   });

@@ -50,11 +50,19 @@ describe('agent-harness translate', () => {
   it('reads a PTY capture with CRLF, a BOM and terminal noise only when the split streams have nothing', () => {
     const stream = fs.readFileSync(path.join(STREAMS, 'turn1.stdout.jsonl'), 'utf8');
     const pty = path.join(sandbox.root, 'capture.pty.log');
-    fs.writeFileSync(pty, `\ufeffScript started on 2026-11-23 [COMMAND="codex"]\n\u001b[0m^@${stream.replace(/\n/g, '\r\n')}Script done on 2026-11-23\n`);
+    fs.writeFileSync(
+      pty,
+      `\ufeffScript started on 2026-11-23 [COMMAND="codex"]\n\u001b[0m^@${stream.replace(/\n/g, '\r\n')}Script done on 2026-11-23\n`,
+    );
     const empty = path.join(sandbox.root, 'empty.log');
     fs.writeFileSync(empty, 'Reading additional input from stdin...\n');
     const fallback = summary(['--engine', 'codex', '--stdout', empty, '--pty', pty]);
-    expect(fallback).toMatchObject({ session_id: '01a2053b-9f5a-7bc0-b066-eb965712ebee', final_message: 'DONE', completed: true, tool_calls: 1 });
+    expect(fallback).toMatchObject({
+      session_id: '01a2053b-9f5a-7bc0-b066-eb965712ebee',
+      final_message: 'DONE',
+      completed: true,
+      tool_calls: 1,
+    });
     expect((fallback.diagnostics as Array<{ code: string }>).map((d) => d.code)).toContain('PTY_FALLBACK_USED');
     // When stdout carries the payload, the PTY copy is not consumed again.
     const both = summary(['--engine', 'codex', '--stdout', path.join(STREAMS, 'turn1.stdout.jsonl'), '--pty', pty]);
@@ -63,10 +71,27 @@ describe('agent-harness translate', () => {
   });
 
   it('prints FCMP (view 2) and markdown (view 3)', () => {
-    const fcmp = runCliProcess(sandbox, ['translate', '--engine', 'codex', '--stdout', path.join(STREAMS, 'turn1.stdout.jsonl'), '--translate', '2']);
-    const events = fcmp.stdout.trim().split('\n').map((line) => FcmpEventSchema.parse(JSON.parse(line)));
+    const fcmp = runCliProcess(sandbox, [
+      'translate',
+      '--engine',
+      'codex',
+      '--stdout',
+      path.join(STREAMS, 'turn1.stdout.jsonl'),
+      '--translate',
+      '2',
+    ]);
+    const events = fcmp.stdout
+      .trim()
+      .split('\n')
+      .map((line) => FcmpEventSchema.parse(JSON.parse(line)));
     expect(events.at(-1)?.type).toBe('user.input.required');
-    const md = runCliProcess(sandbox, ['translate', '--engine', 'codex', '--stdout', path.join(STREAMS, 'turn1.stdout.jsonl')]);
+    const md = runCliProcess(sandbox, [
+      'translate',
+      '--engine',
+      'codex',
+      '--stdout',
+      path.join(STREAMS, 'turn1.stdout.jsonl'),
+    ]);
     expect(md.stdout).toContain('- Assistant: DONE');
   });
 
@@ -76,17 +101,39 @@ describe('agent-harness translate', () => {
     const runDir = /Run directory: (\S+)/.exec(start.stderr)![1]!;
     const replayed = runCliProcess(sandbox, ['translate', handle, '--attempt', '1', '--translate', '2']);
     expect(replayed.status).toBe(0);
-    const live = fs.readFileSync(path.join(runDir, '.audit', 'fcmp.1.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    const again = replayed.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const live = fs
+      .readFileSync(path.join(runDir, '.audit', 'fcmp.1.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const again = replayed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(again.map((e) => [e.type, e.data])).toEqual(live.map((e) => [e.type, e.data]));
-    const conformance = ConformanceReportSchema.parse(JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'conformance-report.1.json'), 'utf8')));
-    expect(conformance).toMatchObject({ engine: 'codex', attempt: 1, launch: 'start', tool_call_count: 1, assistant_message_count: 1, completion: { state: 'awaiting_input' } });
+    const conformance = ConformanceReportSchema.parse(
+      JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'conformance-report.1.json'), 'utf8')),
+    );
+    expect(conformance).toMatchObject({
+      engine: 'codex',
+      attempt: 1,
+      launch: 'start',
+      tool_call_count: 1,
+      assistant_message_count: 1,
+      completion: { state: 'awaiting_input' },
+    });
     expect(conformance.parser_profile.streams).toEqual(['stdout']);
     expect(summary([handle]).session_id).toBe('01a2053b-9f5a-7bc0-b066-eb965712ebee');
   });
 
   it('fails clearly on bad input', () => {
-    const missing = runCliProcess(sandbox, ['translate', '--engine', 'codex', '--stdout', path.join(sandbox.root, 'nope.log')]);
+    const missing = runCliProcess(sandbox, [
+      'translate',
+      '--engine',
+      'codex',
+      '--stdout',
+      path.join(sandbox.root, 'nope.log'),
+    ]);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain('agent-harness: error TRANSLATE_INPUT_INVALID: ');
     const nothing = runCliProcess(sandbox, ['translate', '--engine', 'codex']);
@@ -106,7 +153,9 @@ describe('a reader that stops early (`… | head`)', () => {
   /** Runs the CLI with its stdout on a pipe that is closed after the first chunk; resolves its status and stderr. */
   async function readFirstChunkThenClose(args: string[]): Promise<{ status: number | null; stderr: string }> {
     const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, [path.join(REPO, 'bin', 'agent-harness.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(REPO, 'bin', 'agent-harness.js'), ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout.once('data', () => child.stdout.destroy());
@@ -119,7 +168,15 @@ describe('a reader that stops early (`… | head`)', () => {
     const big = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ah-epipe-')), 'big.jsonl');
     try {
       fs.writeFileSync(big, fs.readFileSync(stream, 'utf8').repeat(3000));
-      const result = await readFirstChunkThenClose(['translate', '--engine', 'codex', '--stdout', big, '--translate', '2']);
+      const result = await readFirstChunkThenClose([
+        'translate',
+        '--engine',
+        'codex',
+        '--stdout',
+        big,
+        '--translate',
+        '2',
+      ]);
       expect(result.stderr).toBe('');
       expect(result.status).toBe(0);
     } finally {

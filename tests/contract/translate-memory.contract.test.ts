@@ -22,7 +22,10 @@ beforeAll(() => {
   stream = path.join(sandbox.root, 'codex.stdout.jsonl');
   expected = writeSyntheticCodexStream(stream, 40 * 1024 * 1024);
   preload = path.join(sandbox.root, 'peak-rss.mjs');
-  fs.writeFileSync(preload, "import fs from 'node:fs';\nprocess.on('exit', () => fs.writeSync(2, `\\nPEAK_RSS_KIB ${process.resourceUsage().maxRSS}\\n`));\n");
+  fs.writeFileSync(
+    preload,
+    "import fs from 'node:fs';\nprocess.on('exit', () => fs.writeSync(2, `\\nPEAK_RSS_KIB ${process.resourceUsage().maxRSS}\\n`));\n",
+  );
 });
 afterAll(() => sandbox.cleanup());
 
@@ -30,9 +33,17 @@ afterAll(() => sandbox.cleanup());
 function translate(args: string[], out: string): { status: number | null; stderr: string; peakMb: number } {
   const fd = fs.openSync(out, 'w');
   try {
-    const result = spawnSync(process.execPath, ['--import', preload, BIN, 'translate', '--engine', 'codex', '--stdout', stream, ...args], {
-      cwd: sandbox.root, env: sandbox.env, encoding: 'utf8', stdio: ['ignore', fd, 'pipe'], timeout: 120_000,
-    });
+    const result = spawnSync(
+      process.execPath,
+      ['--import', preload, BIN, 'translate', '--engine', 'codex', '--stdout', stream, ...args],
+      {
+        cwd: sandbox.root,
+        env: sandbox.env,
+        encoding: 'utf8',
+        stdio: ['ignore', fd, 'pipe'],
+        timeout: 120_000,
+      },
+    );
     const kib = Number(/PEAK_RSS_KIB (\d+)/.exec(result.stderr ?? '')?.[1] ?? Number.NaN);
     return { status: result.status, stderr: result.stderr, peakMb: (kib * 1024) / 1e6 };
   } finally {

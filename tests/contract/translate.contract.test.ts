@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { createCodexParser } from '../../src/engines/codex/parse.js';
 import { codexErrorPatterns } from '../../src/engines/codex/errors.js';
 import type { EngineParser } from '../../src/engines/engine.js';
-import { FcmpEventSchema, RaspEventSchema, type FcmpEvent, type RaspEvent, type StreamName } from '../../src/protocol/index.js';
+import {
+  FcmpEventSchema,
+  RaspEventSchema,
+  type FcmpEvent,
+  type RaspEvent,
+  type StreamName,
+} from '../../src/protocol/index.js';
 import {
   DONE_MARKER,
   createLineSplitter,
@@ -39,13 +45,39 @@ interface StreamCase {
 const CASES: StreamCase[] = [
   { name: 'turn1', stdout: 'turn1.stdout.jsonl', expected: ['user.input.required'] },
   {
-    name: 'turn2-resume', stdout: 'turn2-resume.stdout.jsonl', launch: 'resume', attempt: 2, seqStart: 3,
-    replyText: 'append again', sessionId: '01a2053b-9f5a-7bc0-b066-eb965712ebee', expected: ['user.input.required'],
+    name: 'turn2-resume',
+    stdout: 'turn2-resume.stdout.jsonl',
+    launch: 'resume',
+    attempt: 2,
+    seqStart: 3,
+    replyText: 'append again',
+    sessionId: '01a2053b-9f5a-7bc0-b066-eb965712ebee',
+    expected: ['user.input.required'],
   },
-  { name: 'truncated', stdout: 'truncated.stdout.jsonl', exit: { exit_code: null, signal: 'SIGKILL' }, expected: ['conversation.failed', 'engine_crash'] },
-  { name: 'truncated-timeout', stdout: 'truncated.stdout.jsonl', exit: { exit_code: null, signal: 'SIGTERM', timed_out: true }, expected: ['conversation.failed', 'timeout'] },
-  { name: 'truncated-canceled', stdout: 'truncated.stdout.jsonl', exit: { exit_code: null, signal: 'SIGINT', canceled: true }, expected: ['conversation.failed', 'canceled'] },
-  { name: 'turn-failed-429', stdout: 'turn-failed-429.stdout.jsonl', exit: { exit_code: 1 }, expected: ['conversation.failed', 'rate_limit'] },
+  {
+    name: 'truncated',
+    stdout: 'truncated.stdout.jsonl',
+    exit: { exit_code: null, signal: 'SIGKILL' },
+    expected: ['conversation.failed', 'engine_crash'],
+  },
+  {
+    name: 'truncated-timeout',
+    stdout: 'truncated.stdout.jsonl',
+    exit: { exit_code: null, signal: 'SIGTERM', timed_out: true },
+    expected: ['conversation.failed', 'timeout'],
+  },
+  {
+    name: 'truncated-canceled',
+    stdout: 'truncated.stdout.jsonl',
+    exit: { exit_code: null, signal: 'SIGINT', canceled: true },
+    expected: ['conversation.failed', 'canceled'],
+  },
+  {
+    name: 'turn-failed-429',
+    stdout: 'turn-failed-429.stdout.jsonl',
+    exit: { exit_code: 1 },
+    expected: ['conversation.failed', 'rate_limit'],
+  },
   { name: 'noise', stdout: 'noise.stdout.jsonl', expected: ['user.input.required'] },
   { name: 'reconnect-then-success', stdout: 'reconnect-then-success.stdout.jsonl', expected: ['user.input.required'] },
   { name: 'done-marker', stdout: 'done-marker.stdout.jsonl', expected: ['conversation.completed'] },
@@ -55,7 +87,13 @@ const CASES: StreamCase[] = [
   { name: 'model-metadata-warning', stdout: 'model-metadata-warning.stdout.jsonl', expected: ['user.input.required'] },
   // codex exits 0 here: the verdict comes from the events.
   { name: 'empty-turn', stdout: 'empty-turn.stdout.jsonl', expected: ['conversation.failed', 'engine_crash'] },
-  { name: 'crash-with-stderr', stdout: 'empty-turn.stdout.jsonl', stderr: 'stderr-errors.stderr.log', exit: { exit_code: 1 }, expected: ['conversation.failed', 'engine_crash'] },
+  {
+    name: 'crash-with-stderr',
+    stdout: 'empty-turn.stdout.jsonl',
+    stderr: 'stderr-errors.stderr.log',
+    exit: { exit_code: 1 },
+    expected: ['conversation.failed', 'engine_crash'],
+  },
 ];
 
 interface PipelineResult {
@@ -73,8 +111,20 @@ function runCase(c: StreamCase, chunkSize = 0, parser: EngineParser = createCode
   };
   let tick = Date.parse('2025-06-01T10:00:00.000Z');
   const attempt = c.attempt ?? 1;
-  const builder = createRaspBuilder({ runId: RUN_ID, attempt, engine: 'codex', parser, now: () => new Date((tick += 1)) });
-  builder.started({ launch: c.launch ?? 'start', argv: ['exec', '--json', 'prompt'], cwd: '/run', pid: 4242, io: 'split' });
+  const builder = createRaspBuilder({
+    runId: RUN_ID,
+    attempt,
+    engine: 'codex',
+    parser,
+    now: () => new Date((tick += 1)),
+  });
+  builder.started({
+    launch: c.launch ?? 'start',
+    argv: ['exec', '--json', 'prompt'],
+    cwd: '/run',
+    pid: 4242,
+    io: 'split',
+  });
   const splitter = createLineSplitter();
   for (const stream of ['stdout', 'stderr'] as const) {
     const data = bytes[stream];
@@ -85,12 +135,19 @@ function runCase(c: StreamCase, chunkSize = 0, parser: EngineParser = createCode
       }
     }
   }
-  for (const line of splitter.flush()) builder.line(line.stream, line.text, { stream: line.stream, from: line.from, to: line.to });
+  for (const line of splitter.flush())
+    builder.line(line.stream, line.text, { stream: line.stream, from: line.from, to: line.to });
   builder.exited({ exit_code: 0, signal: null, timed_out: false, canceled: false, duration_ms: 1234, ...c.exit });
   const rasp = [...builder.events];
   const fcmp = translateRaspToFcmp(rasp, {
-    runId: RUN_ID, engine: 'codex', attempt, seqStart: c.seqStart ?? 0, launch: c.launch ?? 'start',
-    errorPatterns: codexErrorPatterns, replyText: c.replyText ?? null, sessionId: c.sessionId ?? null,
+    runId: RUN_ID,
+    engine: 'codex',
+    attempt,
+    seqStart: c.seqStart ?? 0,
+    launch: c.launch ?? 'start',
+    errorPatterns: codexErrorPatterns,
+    replyText: c.replyText ?? null,
+    sessionId: c.sessionId ?? null,
   });
   return { rasp, fcmp, bytes };
 }
@@ -100,7 +157,10 @@ const normalize = (jsonl: string): string => jsonl.replace(/"ts":"[^"]*"/g, '"ts
 const jsonl = (values: readonly unknown[]): string => normalize(values.map((v) => `${JSON.stringify(v)}\n`).join(''));
 
 function stripTerminator(bytes: Buffer): string {
-  return bytes.toString('utf8').replace(/\r?\n$/, '').replace(/\r$/, '');
+  return bytes
+    .toString('utf8')
+    .replace(/\r?\n$/, '')
+    .replace(/\r$/, '');
 }
 
 function assertInvariants({ rasp, fcmp, bytes }: PipelineResult, c: StreamCase): void {
@@ -115,13 +175,17 @@ function assertInvariants({ rasp, fcmp, bytes }: PipelineResult, c: StreamCase):
     for (const event of rawLines.filter((e) => e.raw_ref?.stream === stream)) {
       const ref = event.raw_ref!;
       expect(ref.from).toBe(cursor);
-      expect(event.data.type === 'raw.line' && event.data.text).toBe(stripTerminator(bytes[stream].subarray(ref.from, ref.to)));
+      expect(event.data.type === 'raw.line' && event.data.text).toBe(
+        stripTerminator(bytes[stream].subarray(ref.from, ref.to)),
+      );
       cursor = ref.to;
     }
     expect(cursor).toBe(bytes[stream].length);
   }
   for (const event of rasp.filter((e) => e.raw_ref && e.data.type !== 'raw.line')) {
-    expect(rawLines.some((raw) => JSON.stringify(raw.raw_ref) === JSON.stringify(event.raw_ref) && raw.seq < event.seq)).toBe(true);
+    expect(
+      rawLines.some((raw) => JSON.stringify(raw.raw_ref) === JSON.stringify(event.raw_ref) && raw.seq < event.seq),
+    ).toBe(true);
   }
 
   fcmp.forEach((event, i) => {
@@ -137,7 +201,8 @@ function assertInvariants({ rasp, fcmp, bytes }: PipelineResult, c: StreamCase):
   expect(new Set(finals).size).toBe(finals.length);
   // session_id is null until the engine announced one (unless the attempt resumes a known session).
   const firstSession = fcmp.findIndex((e) => e.session_id !== null);
-  if (!c.sessionId && firstSession >= 0) expect(fcmp.slice(0, firstSession).every((e) => e.session_id === null)).toBe(true);
+  if (!c.sessionId && firstSession >= 0)
+    expect(fcmp.slice(0, firstSession).every((e) => e.session_id === null)).toBe(true);
 }
 
 describe('codex streams: line splitter → RASP → FCMP (golden)', () => {
@@ -174,7 +239,11 @@ describe('codex streams: line splitter → RASP → FCMP (golden)', () => {
     const terminal = runCase(CASES.find((c) => c.name === 'turn-failed-429')!).fcmp.at(-1)!;
     expect(terminal).toMatchObject({
       type: 'conversation.failed',
-      data: { category: 'rate_limit', code: 'ENGINE_RATE_LIMITED', message: 'exceeded retry limit, last status: 429 Too Many Requests' },
+      data: {
+        category: 'rate_limit',
+        code: 'ENGINE_RATE_LIMITED',
+        message: 'exceeded retry limit, last status: 429 Too Many Requests',
+      },
     });
   });
 });
@@ -182,7 +251,9 @@ describe('codex streams: line splitter → RASP → FCMP (golden)', () => {
 describe('createLineSplitter', () => {
   const push = (chunks: Array<string | Buffer>) => {
     const splitter = createLineSplitter();
-    const lines = chunks.flatMap((chunk) => splitter.push('stdout', typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    const lines = chunks.flatMap((chunk) =>
+      splitter.push('stdout', typeof chunk === 'string' ? Buffer.from(chunk) : chunk),
+    );
     return [...lines, ...splitter.flush()];
   };
 
@@ -204,8 +275,12 @@ describe('createLineSplitter', () => {
   it('keeps streams apart and honours explicit chunk offsets', () => {
     const splitter = createLineSplitter();
     expect(splitter.push('stdout', Buffer.from('out'), 0)).toEqual([]);
-    expect(splitter.push('stderr', Buffer.from('err\n'), 100)).toEqual([{ stream: 'stderr', text: 'err', from: 100, to: 104 }]);
-    expect(splitter.push('stdout', Buffer.from('put\n'), 3)).toEqual([{ stream: 'stdout', text: 'output', from: 0, to: 7 }]);
+    expect(splitter.push('stderr', Buffer.from('err\n'), 100)).toEqual([
+      { stream: 'stderr', text: 'err', from: 100, to: 104 },
+    ]);
+    expect(splitter.push('stdout', Buffer.from('put\n'), 3)).toEqual([
+      { stream: 'stdout', text: 'output', from: 0, to: 7 },
+    ]);
     expect(splitter.flush()).toEqual([]);
   });
 
@@ -263,13 +338,34 @@ describe('completion', () => {
     expect(hasDoneMarker(text)).toBe(expected);
   });
 
-  const exitOk = { type: 'lifecycle.exited', exit_code: 0, signal: null, timed_out: false, canceled: false, duration_ms: 5 } as const;
+  const exitOk = {
+    type: 'lifecycle.exited',
+    exit_code: 0,
+    signal: null,
+    timed_out: false,
+    canceled: false,
+    duration_ms: 5,
+  } as const;
   const events = (...data: RaspEvent['data'][]): RaspEvent[] =>
-    data.map((d, i) => ({ protocol_version: 'rasp/1.0', run_id: RUN_ID, attempt: 1, seq: i + 1, ts: '2025-06-01T10:00:00.000Z', engine: 'codex', data: d, raw_ref: null }));
-  const judge = (...data: RaspEvent['data'][]) => judgeCompletion(events(...data), { errorPatterns: codexErrorPatterns });
+    data.map((d, i) => ({
+      protocol_version: 'rasp/1.0',
+      run_id: RUN_ID,
+      attempt: 1,
+      seq: i + 1,
+      ts: '2025-06-01T10:00:00.000Z',
+      engine: 'codex',
+      data: d,
+      raw_ref: null,
+    }));
+  const judge = (...data: RaspEvent['data'][]) =>
+    judgeCompletion(events(...data), { errorPatterns: codexErrorPatterns });
 
   it('does not fail a completed turn on non-fatal errors alone', () => {
-    const verdict = judge({ type: 'engine.error', message: 'Reconnecting... 429', fatal: false }, { type: 'engine.turn.end', status: 'completed', error: null }, exitOk);
+    const verdict = judge(
+      { type: 'engine.error', message: 'Reconnecting... 429', fatal: false },
+      { type: 'engine.turn.end', status: 'completed', error: null },
+      exitOk,
+    );
     expect(verdict).toMatchObject({ state: 'awaiting_input', reason: 'turn_end_without_done_marker' });
   });
 
@@ -292,10 +388,18 @@ describe('views', () => {
   const { rasp, fcmp } = runCase(CASES.find((c) => c.name === 'done-marker')!);
 
   it('view 1 leaves raw lines out, view 2 is one JSON line per FCMP event', () => {
-    const view1 = renderRaspView(rasp).trimEnd().split('\n').map((line) => JSON.parse(line) as RaspEvent);
+    const view1 = renderRaspView(rasp)
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as RaspEvent);
     expect(view1.length).toBe(rasp.filter((e) => e.data.type !== 'raw.line').length);
     expect(view1.some((e) => e.data.type === 'raw.line')).toBe(false);
-    expect(renderFcmpView(fcmp).trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(fcmp);
+    expect(
+      renderFcmpView(fcmp)
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual(fcmp);
   });
 
   it('view 3 shows tool calls and keeps multi-line messages inside their list item', () => {

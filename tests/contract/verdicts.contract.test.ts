@@ -23,33 +23,90 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** RASP events with consecutive seq numbers. */
 function rasp(...data: RaspData[]): RaspEvent[] {
-  return data.map((d, i) => ({ protocol_version: RASP_VERSION, run_id: 'r', attempt: 1, seq: i + 1, ts: new Date(1_700_000_000_000 + i).toISOString(), engine: 'claude', data: d, raw_ref: null }));
+  return data.map((d, i) => ({
+    protocol_version: RASP_VERSION,
+    run_id: 'r',
+    attempt: 1,
+    seq: i + 1,
+    ts: new Date(1_700_000_000_000 + i).toISOString(),
+    engine: 'claude',
+    data: d,
+    raw_ref: null,
+  }));
 }
 
 const started: RaspData = { type: 'lifecycle.started', launch: 'start', argv: [], cwd: '/', pid: null, io: 'split' };
-const exited = (over: Partial<Extract<RaspData, { type: 'lifecycle.exited' }>> = {}): RaspData => ({ type: 'lifecycle.exited', exit_code: 0, signal: null, timed_out: false, canceled: false, duration_ms: 5000, ...over });
-const doneMessage: RaspData = { type: 'engine.assistant.message', message_id: 'm1', text: 'Finished.\n__SKILL_DONE__', final: true };
+const exited = (over: Partial<Extract<RaspData, { type: 'lifecycle.exited' }>> = {}): RaspData => ({
+  type: 'lifecycle.exited',
+  exit_code: 0,
+  signal: null,
+  timed_out: false,
+  canceled: false,
+  duration_ms: 5000,
+  ...over,
+});
+const doneMessage: RaspData = {
+  type: 'engine.assistant.message',
+  message_id: 'm1',
+  text: 'Finished.\n__SKILL_DONE__',
+  final: true,
+};
 const turnEnd: RaspData = { type: 'engine.turn.end', status: 'completed', error: null };
-const judge = (events: RaspEvent[], expectSession?: boolean) => judgeCompletion(events, { errorPatterns: [], ...(expectSession === undefined ? {} : { expectSession }) });
+const judge = (events: RaspEvent[], expectSession?: boolean) =>
+  judgeCompletion(events, { errorPatterns: [], ...(expectSession === undefined ? {} : { expectSession }) });
 
 describe('completion verdicts', () => {
   it('a timeout fails the attempt with ENGINE_TIMEOUT even when the engine reached the done marker and a turn end', () => {
-    const verdict = judge(rasp(started, { type: 'engine.tool.result', call_id: 'c', status: 'failed', output: null, exit_code: 137 }, doneMessage, turnEnd, exited({ exit_code: null, signal: 'SIGKILL', timed_out: true })));
-    expect(verdict).toMatchObject({ state: 'failed', reason: 'timed_out', failure: { category: 'timeout', code: 'ENGINE_TIMEOUT' } });
+    const verdict = judge(
+      rasp(
+        started,
+        { type: 'engine.tool.result', call_id: 'c', status: 'failed', output: null, exit_code: 137 },
+        doneMessage,
+        turnEnd,
+        exited({ exit_code: null, signal: 'SIGKILL', timed_out: true }),
+      ),
+    );
+    expect(verdict).toMatchObject({
+      state: 'failed',
+      reason: 'timed_out',
+      failure: { category: 'timeout', code: 'ENGINE_TIMEOUT' },
+    });
   });
 
   it('a cancel fails the attempt with ENGINE_CANCELED, whatever the stream says', () => {
-    const verdict = judge(rasp(started, doneMessage, turnEnd, exited({ exit_code: null, signal: 'SIGTERM', canceled: true })));
-    expect(verdict).toMatchObject({ state: 'failed', reason: 'canceled', failure: { category: 'canceled', code: 'ENGINE_CANCELED' } });
-    const fcmp = translateRaspToFcmp(rasp(started, doneMessage, turnEnd, exited({ canceled: true })), { runId: 'r', engine: 'claude', attempt: 1, seqStart: 0, launch: 'start', errorPatterns: [] });
+    const verdict = judge(
+      rasp(started, doneMessage, turnEnd, exited({ exit_code: null, signal: 'SIGTERM', canceled: true })),
+    );
+    expect(verdict).toMatchObject({
+      state: 'failed',
+      reason: 'canceled',
+      failure: { category: 'canceled', code: 'ENGINE_CANCELED' },
+    });
+    const fcmp = translateRaspToFcmp(rasp(started, doneMessage, turnEnd, exited({ canceled: true })), {
+      runId: 'r',
+      engine: 'claude',
+      attempt: 1,
+      seqStart: 0,
+      launch: 'start',
+      errorPatterns: [],
+    });
     expect(fcmp.at(-1)).toMatchObject({ type: 'conversation.failed', data: { code: 'ENGINE_CANCELED' } });
     expect(fcmp.map((e) => e.type)).not.toContain('conversation.completed');
   });
 
   it('a done marker without a turn end is not completion', () => {
-    expect(judge(rasp(started, doneMessage, exited()))).toMatchObject({ state: 'failed', reason: 'exited_without_turn_end', failure: { code: 'ENGINE_EXITED_WITHOUT_TURN_END' } });
-    expect(judge(rasp(started, doneMessage, exited())).failure?.message).toContain('a done marker was seen, but the turn never ended');
-    expect(judge(rasp(started, doneMessage, turnEnd, exited()))).toMatchObject({ state: 'completed', reason: 'done_marker' });
+    expect(judge(rasp(started, doneMessage, exited()))).toMatchObject({
+      state: 'failed',
+      reason: 'exited_without_turn_end',
+      failure: { code: 'ENGINE_EXITED_WITHOUT_TURN_END' },
+    });
+    expect(judge(rasp(started, doneMessage, exited())).failure?.message).toContain(
+      'a done marker was seen, but the turn never ended',
+    );
+    expect(judge(rasp(started, doneMessage, turnEnd, exited()))).toMatchObject({
+      state: 'completed',
+      reason: 'done_marker',
+    });
   });
 
   it('a truncated codex stream with an inline __SKILL_DONE__ is not completed', () => {
@@ -57,8 +114,14 @@ describe('completion verdicts', () => {
       { type: 'thread.started', thread_id: '0199a213-81c0-7800-8aa1-bbab2a035a53' },
       { type: 'turn.started' },
       { type: 'item.completed', item: { id: 'item_0', type: 'agent_message', text: 'All done.\n__SKILL_DONE__' } },
-    ].map((line) => JSON.stringify(line)).join('\n');
-    const result = translateRecorded(codex, { stdout: Buffer.from(`${stdout}\n`) }, { exit: { exit_code: 0, signal: null, timed_out: false, canceled: false, duration_ms: 10 } });
+    ]
+      .map((line) => JSON.stringify(line))
+      .join('\n');
+    const result = translateRecorded(
+      codex,
+      { stdout: Buffer.from(`${stdout}\n`) },
+      { exit: { exit_code: 0, signal: null, timed_out: false, canceled: false, duration_ms: 10 } },
+    );
     expect(result.summary.diagnostics.map((d) => d.code)).toContain('CODEX_TURN_NOT_ENDED');
     expect(result.summary.completed).toBe(false);
     expect(result.judgement.state).toBe('failed');
@@ -72,7 +135,15 @@ describe('completion verdicts', () => {
     // A failing user-written call stays a failure.
     expect(judge(rasp(started, exited({ exit_code: 2 })), false)).toMatchObject({ state: 'failed' });
     // No terminal FCMP event: there was no conversation to complete or fail.
-    const fcmp = translateRaspToFcmp(events, { runId: 'r', engine: 'codex', attempt: 1, seqStart: 0, launch: 'start', errorPatterns: [], expectSession: false });
+    const fcmp = translateRaspToFcmp(events, {
+      runId: 'r',
+      engine: 'codex',
+      attempt: 1,
+      seqStart: 0,
+      launch: 'start',
+      errorPatterns: [],
+      expectSession: false,
+    });
     expect(fcmp.map((e) => e.type)).toEqual(['conversation.started']);
   });
 });
@@ -80,8 +151,15 @@ describe('completion verdicts', () => {
 describe('a run takes attempts of its own engine only', () => {
   it('start --run-dir <a codex run> with claude is USAGE_ERROR before anything is written', async () => {
     const paths = resolveHarnessPaths({ env: {}, projectRoot: tmp, skillRoots: [] });
-    const run = await createRun(paths.runRoot, { engine: 'codex', translateMode: 0, modelMode: 'scripted', script: null });
-    const error = await runAttempt({ paths, engine: 'claude', launch: 'start', run, prompt: 'hi' }).catch((e: unknown) => e);
+    const run = await createRun(paths.runRoot, {
+      engine: 'codex',
+      translateMode: 0,
+      modelMode: 'scripted',
+      script: null,
+    });
+    const error = await runAttempt({ paths, engine: 'claude', launch: 'start', run, prompt: 'hi' }).catch(
+      (e: unknown) => e,
+    );
     expect(isAgentHarnessError(error, 'USAGE_ERROR')).toBe(true);
     expect((error as Error).message).toMatch(/is a codex run; it cannot take a claude attempt/);
     expect(fs.existsSync(path.join(run.run_dir, '.audit', 'meta.1.json'))).toBe(false);
@@ -92,8 +170,16 @@ describe('skills offered and the final text', () => {
   it('finds the injected skills named in the first real model request, ignoring side requests', async () => {
     const { offeredSkills } = await import('../../src/core/offered-skills.js');
     const requests = [
-      { wire: 'openai-chat' as const, response_kind: 'side' as const, body: { messages: [{ role: 'system', content: 'csv-stats demo-hello' }] } },
-      { wire: 'openai-chat' as const, response_kind: 'shell' as const, body: { messages: [{ role: 'system', content: 'Skills: demo-hello — greets. demo-hello-extra' }] } },
+      {
+        wire: 'openai-chat' as const,
+        response_kind: 'side' as const,
+        body: { messages: [{ role: 'system', content: 'csv-stats demo-hello' }] },
+      },
+      {
+        wire: 'openai-chat' as const,
+        response_kind: 'shell' as const,
+        body: { messages: [{ role: 'system', content: 'Skills: demo-hello — greets. demo-hello-extra' }] },
+      },
     ];
     expect(offeredSkills(['demo-hello', 'csv-stats'], requests)).toEqual(['demo-hello']);
     expect(offeredSkills(['demo-hello'], [])).toEqual([]);
@@ -110,9 +196,15 @@ describe('skills offered and the final text', () => {
   it('onlySkills injects just those skills; an unknown name is SKILL_INVALID listing what exists', async () => {
     const { injectSkills } = await import('../../src/runtime/skills.js');
     const roots = [path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'skills')];
-    const summary = await injectSkills({ sourceRoots: roots, targetRoot: path.join(tmp, 'only', '.codex', 'skills'), only: ['csv-stats'] });
+    const summary = await injectSkills({
+      sourceRoots: roots,
+      targetRoot: path.join(tmp, 'only', '.codex', 'skills'),
+      only: ['csv-stats'],
+    });
     expect(summary.skills.map((s) => s.name)).toEqual(['csv-stats']);
-    const error = await injectSkills({ sourceRoots: roots, targetRoot: path.join(tmp, 'only2'), only: ['nope'] }).catch((e: unknown) => e);
+    const error = await injectSkills({ sourceRoots: roots, targetRoot: path.join(tmp, 'only2'), only: ['nope'] }).catch(
+      (e: unknown) => e,
+    );
     expect(isAgentHarnessError(error, 'SKILL_INVALID')).toBe(true);
     expect((error as Error).message).toContain('found: csv-stats, demo-hello');
   });

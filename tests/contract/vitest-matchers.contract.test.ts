@@ -10,11 +10,32 @@ installMatchers();
 let seq = 0;
 function ev(type: FcmpEvent['type'], data: Record<string, unknown>): FcmpEvent {
   seq += 1;
-  return { protocol_version: 'fcmp/1.0', run_id: 'r1', seq, ts: '2026-11-23T00:00:00.000Z', engine: 'codex', session_id: null, meta: { attempt: 1 }, raw_ref: null, type, data } as FcmpEvent;
+  return {
+    protocol_version: 'fcmp/1.0',
+    run_id: 'r1',
+    seq,
+    ts: '2026-11-23T00:00:00.000Z',
+    engine: 'codex',
+    session_id: null,
+    meta: { attempt: 1 },
+    raw_ref: null,
+    type,
+    data,
+  } as FcmpEvent;
 }
 
 function call(partial: Partial<ToolCallRecord>): ToolCallRecord {
-  return { callId: 'c1', kind: 'shell', name: 'command_execution', input: { command: 'ls' }, command: 'ls', status: 'completed', output: '', exitCode: 0, ...partial };
+  return {
+    callId: 'c1',
+    kind: 'shell',
+    name: 'command_execution',
+    input: { command: 'ls' },
+    command: 'ls',
+    status: 'completed',
+    output: '',
+    exitCode: 0,
+    ...partial,
+  };
 }
 
 const completed: AgentOutcomeLike = {
@@ -25,7 +46,7 @@ const completed: AgentOutcomeLike = {
     ev('conversation.completed', { reason: 'done_marker' }),
   ],
   toolCalls: [
-    call({ input: { command: "printf hi > x.txt" } }),
+    call({ input: { command: 'printf hi > x.txt' } }),
     call({ callId: 'c2', input: { command: 'cat /run/.codex/skills/demo-hello/SKILL.md' } }),
     call({ callId: 'c3', kind: 'skill', name: 'Skill', input: { skill: 'other-skill' } }),
   ],
@@ -36,7 +57,10 @@ const completed: AgentOutcomeLike = {
 
 const failed: AgentOutcomeLike = {
   completion: { state: 'failed', reason: 'model_error' },
-  fcmp: [ev('conversation.started', { launch: 'start' }), ev('conversation.failed', { category: 'rate_limit', code: 'RATE_LIMITED', message: 'slow down' })],
+  fcmp: [
+    ev('conversation.started', { launch: 'start' }),
+    ev('conversation.failed', { category: 'rate_limit', code: 'RATE_LIMITED', message: 'slow down' }),
+  ],
   toolCalls: [],
   fsDiff: null,
   finalMessage: null,
@@ -79,12 +103,19 @@ describe('agent matchers', () => {
   });
 
   it('toHaveChangedExactly / toHaveLeftUnchanged: exact, with engine bookkeeping apart', () => {
-    const withBookkeeping = { ...completed, fsDiff: { ...completed.fsDiff!, engine_bookkeeping: ['.opencode/.gitignore'] } };
+    const withBookkeeping = {
+      ...completed,
+      fsDiff: { ...completed.fsDiff!, engine_bookkeeping: ['.opencode/.gitignore'] },
+    };
     expect(withBookkeeping).toHaveChangedExactly(['x.txt', 'y.txt', 'z.txt']);
     expect(completed).not.toHaveChangedExactly(['x.txt', 'y.txt']);
-    expect(() => expect(withBookkeeping).toHaveChangedExactly(['x.txt'])).toThrow(/unexpected: y\.txt, z\.txt; engine bookkeeping \(ignored\): \.opencode\/\.gitignore/);
+    expect(() => expect(withBookkeeping).toHaveChangedExactly(['x.txt'])).toThrow(
+      /unexpected: y\.txt, z\.txt; engine bookkeeping \(ignored\): \.opencode\/\.gitignore/,
+    );
     expect(completed).toHaveLeftUnchanged(['README.md', '.opencode/.gitignore']);
-    expect(() => expect(completed).toHaveLeftUnchanged(['README.md', './y.txt'])).toThrow(/to have left y\.txt unchanged/);
+    expect(() => expect(completed).toHaveLeftUnchanged(['README.md', './y.txt'])).toThrow(
+      /to have left y\.txt unchanged/,
+    );
   });
 
   it('works as asymmetric matchers', () => {
@@ -92,9 +123,15 @@ describe('agent matchers', () => {
   });
 
   it('failure messages show the transcript and the audit directory', () => {
-    expect(() => expect(failed).toHaveCompleted()).toThrow(/completion was failed \(model_error\)[\s\S]*conversation\.failed: \[RATE_LIMITED\] slow down[\s\S]*Audit: \/runs\/r2\/\.audit/);
-    expect(() => expect(completed).toHaveChangedFiles(['nope.txt'])).toThrow(/to have changed nope\.txt; changed: x\.txt, y\.txt[\s\S]*Audit: \/runs\/r1\/\.audit/);
-    expect(() => expect(completed).toHaveFcmpSequence(['conversation.failed'])).toThrow(/matched up to conversation\.failed/);
+    expect(() => expect(failed).toHaveCompleted()).toThrow(
+      /completion was failed \(model_error\)[\s\S]*conversation\.failed: \[RATE_LIMITED\] slow down[\s\S]*Audit: \/runs\/r2\/\.audit/,
+    );
+    expect(() => expect(completed).toHaveChangedFiles(['nope.txt'])).toThrow(
+      /to have changed nope\.txt; changed: x\.txt, y\.txt[\s\S]*Audit: \/runs\/r1\/\.audit/,
+    );
+    expect(() => expect(completed).toHaveFcmpSequence(['conversation.failed'])).toThrow(
+      /matched up to conversation\.failed/,
+    );
     expect(transcript(completed)).toContain('assistant.message.final: Wrote x.txt. __SKILL_DONE__');
     expect(() => expect({}).toHaveCompleted()).toThrow(/HarnessRun or an AttemptResult/);
   });
@@ -102,16 +139,37 @@ describe('agent matchers', () => {
 
 describe('attempt records', () => {
   it('counts FCMP types and builds a JSON-safe record', () => {
-    expect(countFcmp(completed.fcmp)).toEqual({ 'conversation.started': 1, 'assistant.message.final': 1, 'conversation.completed': 1 });
-    const record = attemptRecord({
-      runId: 'r1', attempt: 2, launch: 'resume', exitCode: 0, completion: completed.completion,
-      conformance: { fcmp_counts: countFcmp(completed.fcmp), tool_call_count: completed.toolCalls!.length },
-      usage: { input_tokens: 1 }, durationMs: 10, audit: { dir: '/a' },
-    } as never, 1);
+    expect(countFcmp(completed.fcmp)).toEqual({
+      'conversation.started': 1,
+      'assistant.message.final': 1,
+      'conversation.completed': 1,
+    });
+    const record = attemptRecord(
+      {
+        runId: 'r1',
+        attempt: 2,
+        launch: 'resume',
+        exitCode: 0,
+        completion: completed.completion,
+        conformance: { fcmp_counts: countFcmp(completed.fcmp), tool_call_count: completed.toolCalls!.length },
+        usage: { input_tokens: 1 },
+        durationMs: 10,
+        audit: { dir: '/a' },
+      } as never,
+      1,
+    );
     expect(record).toEqual({
-      runId: 'r1', attempt: 2, launch: 'resume', exitCode: 0, completion: { state: 'completed', reason: 'done_marker' },
-      fcmpCounts: { 'conversation.started': 1, 'assistant.message.final': 1, 'conversation.completed': 1 }, auditDir: '/a', durationMs: 10,
-      usage: { input_tokens: 1 }, toolCalls: 3, retry: 1,
+      runId: 'r1',
+      attempt: 2,
+      launch: 'resume',
+      exitCode: 0,
+      completion: { state: 'completed', reason: 'done_marker' },
+      fcmpCounts: { 'conversation.started': 1, 'assistant.message.final': 1, 'conversation.completed': 1 },
+      auditDir: '/a',
+      durationMs: 10,
+      usage: { input_tokens: 1 },
+      toolCalls: 3,
+      retry: 1,
     });
     expect(structuredClone(record)).toEqual(record);
   });

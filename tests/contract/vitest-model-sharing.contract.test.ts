@@ -9,7 +9,11 @@ import { test, turns } from '../../src/public/vitest.js';
 const seen: { url?: string; concurrentUrl?: string } = {};
 
 async function ask(url: string): Promise<string> {
-  const response = await fetch(`${url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ stream: false, input: [] }) });
+  const response = await fetch(`${url}/v1/responses`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ stream: false, input: [] }),
+  });
   const body = (await response.json()) as { output: Array<{ content: Array<{ text: string }> }> };
   return body.output[0]!.content[0]!.text;
 }

@@ -19,10 +19,25 @@ describe('agentHarness options', () => {
   it('applies defaults and resolves paths against the Vitest root', () => {
     const options = parseAgentHarnessOptions({});
     expect(options).toEqual({ model: 'scripted', reportDir: DEFAULT_REPORT_DIR });
-    const config = toAgentHarnessConfig(parseAgentHarnessOptions({ runRoot: 'runs', skillRoots: ['skills'], engines: ['codex'], model: 'replay', timeoutMs: 5000 }), '/repo');
+    const config = toAgentHarnessConfig(
+      parseAgentHarnessOptions({
+        runRoot: 'runs',
+        skillRoots: ['skills'],
+        engines: ['codex'],
+        model: 'replay',
+        timeoutMs: 5000,
+      }),
+      '/repo',
+    );
     expect(config).toEqual({
-      root: '/repo', runRoot: path.resolve('/repo/runs'), skillRoots: [path.resolve('/repo/skills')], engines: ['codex'],
-      model: 'replay', reportDir: path.resolve('/repo', DEFAULT_REPORT_DIR), codexProfile: null, timeoutMs: 5000,
+      root: '/repo',
+      runRoot: path.resolve('/repo/runs'),
+      skillRoots: [path.resolve('/repo/skills')],
+      engines: ['codex'],
+      model: 'replay',
+      reportDir: path.resolve('/repo', DEFAULT_REPORT_DIR),
+      codexProfile: null,
+      timeoutMs: 5000,
     });
     expect(structuredClone(config)).toEqual(config);
   });
@@ -52,11 +67,22 @@ describe('plugin reporter registration', () => {
     const plugin = agentHarness({ engines: ['codex'] }) as unknown as { configureVitest: (ctx: unknown) => void };
     const provided: Record<string, unknown> = {};
     const reporters: unknown[] = [['default', {}]];
-    const ctx = { vitest: { config: { root: '/r', reporters } }, project: { provide: (k: string, v: unknown) => { provided[k] = v; } } };
+    const ctx = {
+      vitest: { config: { root: '/r', reporters } },
+      project: {
+        provide: (k: string, v: unknown) => {
+          provided[k] = v;
+        },
+      },
+    };
     plugin.configureVitest(ctx);
     plugin.configureVitest(ctx); // a second project
     expect(reporters.filter((r) => r instanceof AgentHarnessReporter)).toHaveLength(1);
-    expect(provided.agentHarness).toMatchObject({ root: '/r', engines: ['codex'], reportDir: path.resolve('/r', DEFAULT_REPORT_DIR) });
+    expect(provided.agentHarness).toMatchObject({
+      root: '/r',
+      engines: ['codex'],
+      reportDir: path.resolve('/r', DEFAULT_REPORT_DIR),
+    });
     const blob: unknown[] = [['blob', {}]];
     plugin.configureVitest({ ...ctx, vitest: { config: { root: '/r', reporters: blob } } });
     expect(blob).toHaveLength(1);

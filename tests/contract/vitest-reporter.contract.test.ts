@@ -19,13 +19,19 @@ let tmp: string;
 
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (!key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') env[key] = value;
   delete env.GITHUB_STEP_SUMMARY;
   return { ...env, CI: 'true', NO_COLOR: '1', ...extra };
 }
 
 function runVitest(args: string[], extra: Record<string, string>): { status: number | null; output: string } {
-  const result = spawnSync(process.execPath, [VITEST, 'run', '--root', PROJECT, ...args], { cwd: REPO, env: childEnv(extra), encoding: 'utf8', timeout: 120_000 });
+  const result = spawnSync(process.execPath, [VITEST, 'run', '--root', PROJECT, ...args], {
+    cwd: REPO,
+    env: childEnv(extra),
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
 }
 
@@ -62,7 +68,15 @@ describe('AgentHarnessReporter in a child Vitest run', () => {
     expect(report.tests.map((t) => t.fullName).sort()).toEqual(EXPECTED_TESTS);
     expect(report.summary).toMatchObject({ total: 7, passed: 6, failed: 1, flaky: 1, disagreements: 1 });
     const flaky = report.tests.find((t) => t.name === 'flaky codex case')!;
-    expect(flaky).toMatchObject({ state: 'passed', flaky: true, retryCount: 1, engine: 'codex', runId: 'run-flaky', toolCalls: 3, diagnostics: 2 });
+    expect(flaky).toMatchObject({
+      state: 'passed',
+      flaky: true,
+      retryCount: 1,
+      engine: 'codex',
+      runId: 'run-flaky',
+      toolCalls: 3,
+      diagnostics: 2,
+    });
     const plain = report.tests.find((t) => t.name === 'plain test without an agent')!;
     expect(plain).toMatchObject({ engine: null, runId: null, auditDir: null, completion: null });
     expect(plain.toolCalls).toBeUndefined();
@@ -71,7 +85,10 @@ describe('AgentHarnessReporter in a child Vitest run', () => {
 
     const byCase = Object.fromEntries(report.matrix.map((row) => [row.case, row]));
     expect(Object.keys(byCase).sort()).toEqual(['answers a question', 'writes a file']);
-    expect(byCase['writes a file']).toMatchObject({ disagree: true, engines: { codex: { outcome: 'passed' }, iflow: { outcome: 'failed', completion: 'failed' } } });
+    expect(byCase['writes a file']).toMatchObject({
+      disagree: true,
+      engines: { codex: { outcome: 'passed' }, iflow: { outcome: 'failed', completion: 'failed' } },
+    });
     expect(byCase['answers a question']!.disagree).toBe(false);
 
     const md = fs.readFileSync(path.join(reportDir, 'consistency.md'), 'utf8');
@@ -101,7 +118,9 @@ describe('AgentHarnessReporter in a child Vitest run', () => {
     const shardReports = path.join(tmp, 'shard-reports');
     for (const shard of ['1/2', '2/2']) {
       const out = path.join(blobs, `blob-${shard.replace('/', '-')}.json`);
-      const { output } = runVitest(['--reporter=blob', `--shard=${shard}`, `--outputFile=${out}`], { AH_FIXTURE_REPORT_DIR: shardReports });
+      const { output } = runVitest(['--reporter=blob', `--shard=${shard}`, `--outputFile=${out}`], {
+        AH_FIXTURE_REPORT_DIR: shardReports,
+      });
       expect(fs.existsSync(out), output).toBe(true);
     }
     // The plugin does not register the reporter in blob runs: reports come from the merge only.
@@ -111,9 +130,15 @@ describe('AgentHarnessReporter in a child Vitest run', () => {
     expect(status, output).toBe(1);
     const report = readReport(merged);
     expect(report.tests.map((t) => t.fullName).sort()).toEqual(EXPECTED_TESTS);
-    expect(report.tests.find((t) => t.name === 'flaky codex case')).toMatchObject({ flaky: true, retryCount: 1, runId: 'run-flaky' });
+    expect(report.tests.find((t) => t.name === 'flaky codex case')).toMatchObject({
+      flaky: true,
+      retryCount: 1,
+      runId: 'run-flaky',
+    });
     expect(report.matrix.find((row) => row.case === 'writes a file')?.disagree).toBe(true);
-    expect(fs.readFileSync(path.join(merged, 'junit.xml'), 'utf8')).toContain('<property name="engine" value="codex"/>');
+    expect(fs.readFileSync(path.join(merged, 'junit.xml'), 'utf8')).toContain(
+      '<property name="engine" value="codex"/>',
+    );
   });
 });
 
@@ -129,12 +154,30 @@ describe('report building', () => {
   });
 
   it('ignores skipped engines for disagreement and escapes XML', () => {
-    const base = { project: 'p', file: 'f.test.ts', durationMs: 1, retryCount: 0, flaky: false, errors: [], meta: undefined };
-    const report = buildConsistencyReport([
-      { ...base, id: '1', name: 'x', fullName: 'codex > x', state: 'passed' },
-      { ...base, id: '2', name: 'x', fullName: 'iflow > x', state: 'skipped' },
-      { ...base, id: '3', name: 'y "<&>"', fullName: 'codex > y "<&>"', state: 'failed', errors: ['bad <tag> & "quote"\u0001'] },
-    ], 'failed');
+    const base = {
+      project: 'p',
+      file: 'f.test.ts',
+      durationMs: 1,
+      retryCount: 0,
+      flaky: false,
+      errors: [],
+      meta: undefined,
+    };
+    const report = buildConsistencyReport(
+      [
+        { ...base, id: '1', name: 'x', fullName: 'codex > x', state: 'passed' },
+        { ...base, id: '2', name: 'x', fullName: 'iflow > x', state: 'skipped' },
+        {
+          ...base,
+          id: '3',
+          name: 'y "<&>"',
+          fullName: 'codex > y "<&>"',
+          state: 'failed',
+          errors: ['bad <tag> & "quote"\u0001'],
+        },
+      ],
+      'failed',
+    );
     expect(report.matrix).toHaveLength(1);
     expect(report.matrix[0]).toMatchObject({ case: 'x', disagree: false });
     const xml = renderJunit(report);

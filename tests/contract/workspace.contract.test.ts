@@ -24,14 +24,24 @@ describe('seeded workspaces', () => {
     // The run's audit exists before seeding; it must stay out of the repository.
     fs.mkdirSync(path.join(runDir, '.audit'));
     fs.writeFileSync(path.join(runDir, '.audit', 'run.json'), '{}');
-    const record = await seedWorkspace(runDir, { template: 'template', files: { 'data/x.csv': 'x,1\n', 'bin.dat': new Uint8Array([0, 1, 2]) } }, tmp);
-    expect(record).toMatchObject({ template, files: ['data/x.csv', 'bin.dat'], git_commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    const record = await seedWorkspace(
+      runDir,
+      { template: 'template', files: { 'data/x.csv': 'x,1\n', 'bin.dat': new Uint8Array([0, 1, 2]) } },
+      tmp,
+    );
+    expect(record).toMatchObject({
+      template,
+      files: ['data/x.csv', 'bin.dat'],
+      git_commit: expect.stringMatching(/^[0-9a-f]{40}$/),
+    });
     expect(fs.readFileSync(path.join(runDir, 'src', 'a.txt'), 'utf8')).toBe('a\n');
     expect([...fs.readFileSync(path.join(runDir, 'bin.dat'))]).toEqual([0, 1, 2]);
     const tracked = execFileSync('git', ['ls-files'], { cwd: runDir, encoding: 'utf8' }).trim().split('\n').sort();
     expect(tracked).toEqual(['bin.dat', 'data/x.csv', 'src/a.txt']);
     // Nothing of the host's git identity: the seed commit is the harness's.
-    expect(execFileSync('git', ['log', '-1', '--format=%an <%ae>'], { cwd: runDir, encoding: 'utf8' }).trim()).toBe('agent-harness <agent-harness@localhost>');
+    expect(execFileSync('git', ['log', '-1', '--format=%an <%ae>'], { cwd: runDir, encoding: 'utf8' }).trim()).toBe(
+      'agent-harness <agent-harness@localhost>',
+    );
   });
 
   it('inline files alone make no repository unless git is asked for', async () => {
@@ -40,10 +50,12 @@ describe('seeded workspaces', () => {
     expect(fs.existsSync(path.join(runDir, '.git'))).toBe(false);
     expect(await gitDiffPatch(runDir, path.join(tmp, 'idx'))).toBeNull();
     const withGit = freshDir();
-    expect((await seedWorkspace(withGit, { files: { 'a.txt': 'a' }, git: true }, tmp)).git_commit).toMatch(/^[0-9a-f]{40}$/);
+    expect((await seedWorkspace(withGit, { files: { 'a.txt': 'a' }, git: true }, tmp)).git_commit).toMatch(
+      /^[0-9a-f]{40}$/,
+    );
   });
 
-  it('the patch holds the agent\'s work (new files too), not the harness paths, and leaves the index alone', async () => {
+  it("the patch holds the agent's work (new files too), not the harness paths, and leaves the index alone", async () => {
     const runDir = freshDir();
     await seedWorkspace(runDir, { files: { 'CHANGELOG.md': '# Log\n' }, git: true }, tmp);
     await excludeHarnessPaths(runDir, ['.codex/']);
@@ -55,26 +67,38 @@ describe('seeded workspaces', () => {
     expect(patch).toContain('+- change');
     expect(patch).toContain('b/stats.json');
     expect(patch).not.toContain('SKILL.md');
-    expect(execFileSync('git', ['status', '--porcelain'], { cwd: runDir, encoding: 'utf8' })).toBe(' M CHANGELOG.md\n?? stats.json\n');
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: runDir, encoding: 'utf8' })).toBe(
+      ' M CHANGELOG.md\n?? stats.json\n',
+    );
     expect(fs.existsSync(path.join(tmp, 'idx2'))).toBe(false);
   });
 
   it("started from a git hook (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE inherited), leaves the user's repository alone", async () => {
     // The user's repository, as a hook sees it: its variables point there, whatever the harness's cwd.
     const user = freshDir();
-    const hostGit = (args: string[]): string => execFileSync('git', args, { cwd: user, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: user } });
+    const hostGit = (args: string[]): string =>
+      execFileSync('git', args, {
+        cwd: user,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: user },
+      });
     hostGit(['init', '-q', '-b', 'main']);
     fs.writeFileSync(path.join(user, 'mine.txt'), 'mine\n');
     hostGit(['add', 'mine.txt']);
     hostGit(['-c', 'user.name=u', '-c', 'user.email=u@x', 'commit', '-q', '-m', 'mine']);
     const head = hostGit(['rev-parse', 'HEAD']);
     const index = fs.readFileSync(path.join(user, '.git', 'index'));
-    const hookEnv = { GIT_DIR: path.join(user, '.git'), GIT_WORK_TREE: user, GIT_INDEX_FILE: path.join(user, '.git', 'index'), GIT_CONFIG_PARAMETERS: "'user.name'='hook'" };
+    const hookEnv = {
+      GIT_DIR: path.join(user, '.git'),
+      GIT_WORK_TREE: user,
+      GIT_INDEX_FILE: path.join(user, '.git', 'index'),
+      GIT_CONFIG_PARAMETERS: "'user.name'='hook'",
+    };
     const saved = Object.fromEntries(Object.keys(hookEnv).map((name) => [name, process.env[name]]));
     Object.assign(process.env, hookEnv);
     const runDir = freshDir();
-    let record;
-    let patch;
+    let record: Awaited<ReturnType<typeof seedWorkspace>>;
+    let patch: Awaited<ReturnType<typeof gitDiffPatch>>;
     try {
       record = await seedWorkspace(runDir, { files: { 'seed.txt': 'seed\n' }, git: true }, tmp);
       await excludeHarnessPaths(runDir, []);
@@ -92,15 +116,24 @@ describe('seeded workspaces', () => {
     expect(hostGit(['status', '--porcelain'])).toBe('');
     // The run's own repository got the seed, and the patch the agent's file.
     expect(fs.existsSync(path.join(runDir, '.git', 'HEAD'))).toBe(true);
-    expect(record.git_commit).toBe(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: runDir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }).trim());
+    expect(record.git_commit).toBe(
+      execFileSync('git', ['rev-parse', 'HEAD'], {
+        cwd: runDir,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      }).trim(),
+    );
     expect(patch).toContain('b/agent.txt');
     expect(patch).not.toContain('mine.txt');
   });
 
-  it.for(['../escape.txt', '/etc/passwd', '.git/config', '.audit/meta.1.json', 'a/../../b'])('refuses the seed path %s with WORKSPACE_INVALID', async (bad) => {
-    const error = await seedWorkspace(freshDir(), { files: { [bad]: 'x' } }, tmp).catch((e: unknown) => e);
-    expect(isAgentHarnessError(error, 'WORKSPACE_INVALID')).toBe(true);
-  });
+  it.for(['../escape.txt', '/etc/passwd', '.git/config', '.audit/meta.1.json', 'a/../../b'])(
+    'refuses the seed path %s with WORKSPACE_INVALID',
+    async (bad) => {
+      const error = await seedWorkspace(freshDir(), { files: { [bad]: 'x' } }, tmp).catch((e: unknown) => e);
+      expect(isAgentHarnessError(error, 'WORKSPACE_INVALID')).toBe(true);
+    },
+  );
 
   it('a template that is not a directory is WORKSPACE_INVALID', async () => {
     const error = await seedWorkspace(freshDir(), { template: 'no-such-dir' }, tmp).catch((e: unknown) => e);

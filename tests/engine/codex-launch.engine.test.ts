@@ -13,28 +13,53 @@ import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-codex-launch-'));
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-const paths = resolveHarnessPaths({ env: { SKILL_RUNNER_DATA_DIR: dataDir }, projectRoot: process.cwd(), skillRoots: [] });
+const paths = resolveHarnessPaths({
+  env: { SKILL_RUNNER_DATA_DIR: dataDir },
+  projectRoot: process.cwd(),
+  skillRoots: [],
+});
 const launcher = fs.realpathSync(path.resolve('node_modules/@openai/codex/bin/codex.js'));
-const script = { version: 1 as const, turns: [turns.shell('env | grep "^CODEX_MANAGED" | sort > managed.txt'), turns.final('Done.')] };
+const script = {
+  version: 1 as const,
+  turns: [turns.shell('env | grep "^CODEX_MANAGED" | sort > managed.txt'), turns.final('Done.')],
+};
 
 describe('codex launch', () => {
-  it('runs the native binary with the launcher\'s variables, and records both', async () => {
-    const result = await runAttempt({ paths, engine: 'codex', launch: 'start', prompt: 'go', script, hostEnv: { ...process.env, AGENT_HARNESS_NPM_LAUNCHERS: '' } });
+  it("runs the native binary with the launcher's variables, and records both", async () => {
+    const result = await runAttempt({
+      paths,
+      engine: 'codex',
+      launch: 'start',
+      prompt: 'go',
+      script,
+      hostEnv: { ...process.env, AGENT_HARNESS_NPM_LAUNCHERS: '' },
+    });
     expect(result.completion.state, result.error?.message).toBe('completed');
     const meta = JSON.parse(fs.readFileSync(result.audit.meta, 'utf8'));
     expect(meta.command.launcher).toBe(launcher);
     expect(path.basename(meta.command.executable)).toBe('codex');
     expect(meta.command.executable).toContain(`${path.sep}vendor${path.sep}`);
     expect(meta.engine_version).toBe('0.169.0');
-    expect(fs.readFileSync(path.join(result.runDir, 'managed.txt'), 'utf8')).toBe(`CODEX_MANAGED_BY_NPM=1\nCODEX_MANAGED_PACKAGE_ROOT=${path.dirname(path.dirname(launcher))}\n`);
+    expect(fs.readFileSync(path.join(result.runDir, 'managed.txt'), 'utf8')).toBe(
+      `CODEX_MANAGED_BY_NPM=1\nCODEX_MANAGED_PACKAGE_ROOT=${path.dirname(path.dirname(launcher))}\n`,
+    );
   }, 120_000);
 
   it('AGENT_HARNESS_NPM_LAUNCHERS=1 runs the launcher as installed, which sets the same variables', async () => {
-    const result = await runAttempt({ paths, engine: 'codex', launch: 'start', prompt: 'go', script, hostEnv: { ...process.env, AGENT_HARNESS_NPM_LAUNCHERS: '1' } });
+    const result = await runAttempt({
+      paths,
+      engine: 'codex',
+      launch: 'start',
+      prompt: 'go',
+      script,
+      hostEnv: { ...process.env, AGENT_HARNESS_NPM_LAUNCHERS: '1' },
+    });
     expect(result.completion.state, result.error?.message).toBe('completed');
     const meta = JSON.parse(fs.readFileSync(result.audit.meta, 'utf8'));
     expect(meta.command.launcher).toBeUndefined();
     expect(fs.realpathSync(meta.command.executable)).toBe(launcher);
-    expect(fs.readFileSync(path.join(result.runDir, 'managed.txt'), 'utf8')).toBe(`CODEX_MANAGED_BY_NPM=1\nCODEX_MANAGED_PACKAGE_ROOT=${path.dirname(path.dirname(launcher))}\n`);
+    expect(fs.readFileSync(path.join(result.runDir, 'managed.txt'), 'utf8')).toBe(
+      `CODEX_MANAGED_BY_NPM=1\nCODEX_MANAGED_PACKAGE_ROOT=${path.dirname(path.dirname(launcher))}\n`,
+    );
   }, 120_000);
 });

@@ -12,7 +12,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseModelScript, startModelServer, type ModelServer } from '../../src/model/index.js';
 import { getProvider } from '../../src/public/providers.js';
 import type { AgentEvent } from '../../src/protocol/index.js';
-import { createCodexSdkHome, listCodexSessionFiles, PINNED_CODEX_BIN, type CodexSdkHome } from '../helpers/codex-sdk.js';
+import {
+  createCodexSdkHome,
+  listCodexSessionFiles,
+  PINNED_CODEX_BIN,
+  type CodexSdkHome,
+} from '../helpers/codex-sdk.js';
 
 const SCRIPT = {
   version: 1,
@@ -42,13 +47,23 @@ async function startSdkThread() {
   const home = createCodexSdkHome(server.url);
   homes.push(home);
   const codex = new Codex({ codexPathOverride: PINNED_CODEX_BIN, env: home.env, config: home.config });
-  const thread = codex.startThread({ workingDirectory: home.workDir, skipGitRepoCheck: true, sandboxMode: 'workspace-write', approvalPolicy: 'never' });
+  const thread = codex.startThread({
+    workingDirectory: home.workDir,
+    skipGitRepoCheck: true,
+    sandboxMode: 'workspace-write',
+    approvalPolicy: 'never',
+  });
   return { server, home, thread };
 }
 
 async function queryProvider(): Promise<{ events: AgentEvent[]; complete: AgentEvent; runDir: string }> {
   const events: AgentEvent[] = [];
-  for await (const event of getProvider('codex').query({ provider: 'codex', prompt: PROMPT, extra: { script: SCRIPT, runRoot } })) events.push(event);
+  for await (const event of getProvider('codex').query({
+    provider: 'codex',
+    prompt: PROMPT,
+    extra: { script: SCRIPT, runRoot },
+  }))
+    events.push(event);
   const complete = events.at(-1)!;
   expect(complete, `provider events: ${JSON.stringify(events)}`).toMatchObject({ type: 'complete' });
   return { events, complete, runDir: (complete.diagnostics as { runDir: string }).runDir };
@@ -57,7 +72,9 @@ async function queryProvider(): Promise<{ events: AgentEvent[]; complete: AgentE
 type CodexItem = { type?: string; command?: string; text?: string };
 /** The codex item each provider message of `kind` carries (`raw` is codex's own `item.*` line). */
 const providerItems = (events: AgentEvent[], kind: string): CodexItem[] =>
-  events.filter((e) => e.type === 'message' && e.content?.kind === kind).map((e) => (e.content!.raw as { item: CodexItem }).item);
+  events
+    .filter((e) => e.type === 'message' && e.content?.kind === kind)
+    .map((e) => (e.content!.raw as { item: CodexItem }).item);
 
 /** The SDK's ThreadEvents in the provider's AgentEvent vocabulary (src/providers/events.ts, src/engines/codex/parse.ts). */
 function toProviderKinds(events: readonly ThreadEvent[]): string[] {
@@ -65,7 +82,8 @@ function toProviderKinds(events: readonly ThreadEvent[]): string[] {
     if (e.type === 'thread.started') return ['session'];
     if (e.type === 'turn.completed' || e.type === 'turn.failed') return ['complete'];
     if (e.type !== 'item.started' && e.type !== 'item.completed') return [];
-    const tool = e.item.type === 'command_execution' || e.item.type === 'file_change' || e.item.type === 'mcp_tool_call';
+    const tool =
+      e.item.type === 'command_execution' || e.item.type === 'file_change' || e.item.type === 'mcp_tool_call';
     if (tool) return e.type === 'item.started' ? ['message:tool_use'] : ['message:tool_result'];
     if (e.type === 'item.completed' && e.item.type === 'agent_message') return ['message:text'];
     if (e.type === 'item.completed' && e.item.type === 'reasoning') return ['message:thinking'];
@@ -73,7 +91,9 @@ function toProviderKinds(events: readonly ThreadEvent[]): string[] {
   });
 }
 
-const skipReason = fs.existsSync(PINNED_CODEX_BIN) ? null : `the pinned codex launcher ${PINNED_CODEX_BIN} is missing; \`npm ci\` installs @openai/codex 0.169.0`;
+const skipReason = fs.existsSync(PINNED_CODEX_BIN)
+  ? null
+  : `the pinned codex launcher ${PINNED_CODEX_BIN} is missing; \`npm ci\` installs @openai/codex 0.169.0`;
 
 describe.skipIf(skipReason !== null)('codex provider vs @openai/codex-sdk on the pinned binary', () => {
   it('thread.run(): same final response, commands, usage and success; both sessions real and distinct', async () => {
@@ -102,7 +122,11 @@ describe.skipIf(skipReason !== null)('codex provider vs @openai/codex-sdk on the
 
     // Usage: the scripted server's counts, reported by both (the provider drops reasoning_output_tokens).
     expect(turn.usage).not.toBeNull();
-    expect(provider.complete.result?.usage).toEqual({ inputTokens: turn.usage!.input_tokens, outputTokens: turn.usage!.output_tokens, cachedTokens: turn.usage!.cached_input_tokens });
+    expect(provider.complete.result?.usage).toEqual({
+      inputTokens: turn.usage!.input_tokens,
+      outputTokens: turn.usage!.output_tokens,
+      cachedTokens: turn.usage!.cached_input_tokens,
+    });
 
     // Completion: run() resolved (it throws on turn.failed); the provider says success, by the done marker.
     expect(provider.complete.result).toMatchObject({ success: true });
@@ -112,26 +136,45 @@ describe.skipIf(skipReason !== null)('codex provider vs @openai/codex-sdk on the
     expect(fs.readFileSync(path.join(provider.runDir, 'sdk.txt'), 'utf8')).toBe('from codex\n');
 
     // The SDK side stayed on 127.0.0.1: its server played the whole script and was asked for nothing else.
-    expect(sdk.server.requests.map((r) => r.response_kind).filter((k) => k !== 'side' && k !== 'probe')).toEqual(['shell', 'final']);
+    expect(sdk.server.requests.map((r) => r.response_kind).filter((k) => k !== 'side' && k !== 'probe')).toEqual([
+      'shell',
+      'final',
+    ]);
     expect(sdk.server.egress).toEqual([]);
   });
 
-  it('thread.runStreamed(): the same event sequence, each provider message carrying the SDK\'s item', async () => {
+  it("thread.runStreamed(): the same event sequence, each provider message carrying the SDK's item", async () => {
     const [sdk, provider] = await Promise.all([startSdkThread(), queryProvider()]);
     const events: ThreadEvent[] = [];
     const { events: stream } = await sdk.thread.runStreamed(PROMPT);
     for await (const event of stream) events.push(event);
 
     const providerKinds = provider.events.map((e) => (e.type === 'message' ? `message:${e.content?.kind}` : e.type));
-    expect(toProviderKinds(events)).toEqual(['session', 'message:tool_use', 'message:tool_result', 'message:text', 'complete']);
+    expect(toProviderKinds(events)).toEqual([
+      'session',
+      'message:tool_use',
+      'message:tool_result',
+      'message:text',
+      'complete',
+    ]);
     expect(providerKinds).toEqual(toProviderKinds(events));
 
     // Item by item: same ids (codex numbers them per turn), commands, outputs, exit codes and text.
-    const sdkItems = (type: 'item.started' | 'item.completed') => events.flatMap((e) => (e.type === type ? [e.item] : []));
-    expect(providerItems(provider.events, 'tool_use')).toEqual(sdkItems('item.started').filter((i) => i.type === 'command_execution'));
-    expect(providerItems(provider.events, 'tool_result')).toEqual(sdkItems('item.completed').filter((i) => i.type === 'command_execution'));
-    expect(providerItems(provider.events, 'text')).toEqual(sdkItems('item.completed').filter((i) => i.type === 'agent_message'));
-    expect(sdkItems('item.completed').find((i) => i.type === 'command_execution')).toMatchObject({ exit_code: 0, status: 'completed' });
+    const sdkItems = (type: 'item.started' | 'item.completed') =>
+      events.flatMap((e) => (e.type === type ? [e.item] : []));
+    expect(providerItems(provider.events, 'tool_use')).toEqual(
+      sdkItems('item.started').filter((i) => i.type === 'command_execution'),
+    );
+    expect(providerItems(provider.events, 'tool_result')).toEqual(
+      sdkItems('item.completed').filter((i) => i.type === 'command_execution'),
+    );
+    expect(providerItems(provider.events, 'text')).toEqual(
+      sdkItems('item.completed').filter((i) => i.type === 'agent_message'),
+    );
+    expect(sdkItems('item.completed').find((i) => i.type === 'command_execution')).toMatchObject({
+      exit_code: 0,
+      status: 'completed',
+    });
     expect(events.find((e) => e.type === 'thread.started')).toMatchObject({ thread_id: sdk.thread.id });
   });
 });

@@ -37,14 +37,30 @@ interface ControlSurfaceReport {
   };
   env: {
     harness: Record<string, string>;
-    endpoints: Array<{ variable: string; kind: 'url' | 'host:port' | 'socket' | 'fifo'; host?: string; port?: number | null; path?: string }>;
+    endpoints: Array<{
+      variable: string;
+      kind: 'url' | 'host:port' | 'socket' | 'fifo';
+      host?: string;
+      port?: number | null;
+      path?: string;
+    }>;
   };
-  processes: { self: number; list: Array<{ pid: number; ppid: number; cmdline: string | null }>; namespaces: { net: string | null; pid: string | null } };
+  processes: {
+    self: number;
+    list: Array<{ pid: number; ppid: number; cmdline: string | null }>;
+    namespaces: { net: string | null; pid: string | null };
+  };
   http: Array<{ method: string; path: string; status: number | null; body: string }>;
 }
 
 /** The variables of the removed attempt daemon and its side paths: none may reach an agent. */
-const REMOVED_CONTROL_VARIABLES = ['AGENT_HARNESS_DAEMON', 'AGENT_HARNESS_DAEMON_DIR', 'AGENT_HARNESS_DAEMON_IDLE_MS', 'AGENT_HARNESS_NAMESPACE_INIT', 'AGENT_HARNESS_COMPILE_CACHE'];
+const REMOVED_CONTROL_VARIABLES = [
+  'AGENT_HARNESS_DAEMON',
+  'AGENT_HARNESS_DAEMON_DIR',
+  'AGENT_HARNESS_DAEMON_IDLE_MS',
+  'AGENT_HARNESS_NAMESPACE_INIT',
+  'AGENT_HARNESS_COMPILE_CACHE',
+];
 
 /** The model server's routes that are not a wire API: all read-only. */
 const HARNESS_ROUTES = ['GET /', 'HEAD /', 'GET /__harness/requests'];
@@ -58,7 +74,11 @@ const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]', '::1'];
  */
 function isHarnessAnswer(hex: string, text: string): boolean {
   const bytes = Buffer.from(hex, 'hex');
-  const framed = bytes.length >= 5 && bytes[0]! >= 1 && bytes[0]! <= 6 && (bytes.readUInt32BE(1) === bytes.length - 5 || bytes[5] === 0x7b);
+  const framed =
+    bytes.length >= 5 &&
+    bytes[0]! >= 1 &&
+    bytes[0]! <= 6 &&
+    (bytes.readUInt32BE(1) === bytes.length - 5 || bytes[5] === 0x7b);
   return framed || /agent-harness|"served"|"running"|"key"/.test(text);
 }
 
@@ -85,12 +105,21 @@ function hostNamespace(kind: 'net' | 'pid'): string {
  * when the probe is done, and each wait returns at once. The waits are numbered: gemini stops a turn that repeats
  * one tool call five times as a loop.
  */
-const PROBE_TURNS = [turns.shell('node control-probe.cjs'), ...Array.from({ length: 8 }, (_, i) => turns.shell(`node control-probe.cjs wait ${i + 1}`)), turns.final('Probed the control surface.')];
+const PROBE_TURNS = [
+  turns.shell('node control-probe.cjs'),
+  ...Array.from({ length: 8 }, (_, i) => turns.shell(`node control-probe.cjs wait ${i + 1}`)),
+  turns.final('Probed the control surface.'),
+];
 
 describe.for(availableEngines())('%s: no control surface of the harness reachable from the agent', (engine) => {
   const missing = missingReason(engine);
 
-  test('the agent reaches only the model port and no harness socket, variable or process', async ({ model, agent, harness, skip }) => {
+  test('the agent reaches only the model port and no harness socket, variable or process', async ({
+    model,
+    agent,
+    harness,
+    skip,
+  }) => {
     if (missing) skip(missing);
     const modelPort = Number(new URL(model.url).port);
     const { paths } = harness;
@@ -103,7 +132,9 @@ describe.for(availableEngines())('%s: no control surface of the harness reachabl
     model.script(...PROBE_TURNS);
     const prompt = 'Probe the control surface.';
     const run = await agent.start(engine, {
-      ...(engine === 'codex' ? { args: ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', prompt] } : { prompt }),
+      ...(engine === 'codex'
+        ? { args: ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', prompt] }
+        : { prompt }),
       timeoutMs: 150_000,
       files: { 'control-probe.cjs': PROBE, 'control-probe.json': `${JSON.stringify(settings)}\n` },
     });
@@ -112,7 +143,10 @@ describe.for(availableEngines())('%s: no control surface of the harness reachabl
     expect(meta.model.base_url).not.toBeNull();
     expect(Number(new URL(meta.model.base_url!).port)).toBe(modelPort);
     const reportFile = path.join(run.runDir, 'control-surface.json');
-    expect(fs.existsSync(reportFile), `the agent's shell never finished the probe (${run.toolCalls.length} tool calls; completion ${JSON.stringify(run.completion)})`).toBe(true);
+    expect(
+      fs.existsSync(reportFile),
+      `the agent's shell never finished the probe (${run.toolCalls.length} tool calls; completion ${JSON.stringify(run.completion)})`,
+    ).toBe(true);
     const report = JSON.parse(fs.readFileSync(reportFile, 'utf8')) as ControlSurfaceReport;
     expect(report.error).toBeUndefined();
     expect(run.completion).toEqual({ state: 'completed', reason: 'done_marker' });
@@ -131,12 +165,28 @@ describe.for(availableEngines())('%s: no control surface of the harness reachabl
     for (const scan of [v4!, v6!]) {
       // A port tried from its own ephemeral port connects to itself ("self"): nothing listens there. A host without
       // IPv6 has no ::1 at all: every connect there fails alike.
-      const noLoopback = scan.host === '::1' && Object.keys(scan.outcomes).length === 1 && ['EADDRNOTAVAIL', 'ENETUNREACH', 'EAFNOSUPPORT'].includes(Object.keys(scan.outcomes)[0]!);
-      const unexpected = Object.keys(scan.outcomes).filter((outcome) => outcome !== 'ECONNREFUSED' && outcome !== 'self');
-      expect(noLoopback ? [] : unexpected, `how ${scan.host}'s connects ended: ${JSON.stringify(scan.outcomes)}`).toEqual([]);
+      const noLoopback =
+        scan.host === '::1' &&
+        Object.keys(scan.outcomes).length === 1 &&
+        ['EADDRNOTAVAIL', 'ENETUNREACH', 'EAFNOSUPPORT'].includes(Object.keys(scan.outcomes)[0]!);
+      const unexpected = Object.keys(scan.outcomes).filter(
+        (outcome) => outcome !== 'ECONNREFUSED' && outcome !== 'self',
+      );
+      expect(
+        noLoopback ? [] : unexpected,
+        `how ${scan.host}'s connects ended: ${JSON.stringify(scan.outcomes)}`,
+      ).toEqual([]);
       expect(scan.open.length + Object.values(scan.outcomes).reduce((a, b) => a + b, 0)).toBe(65_535);
     }
-    expect(report.tcp.listeners).toEqual([{ family: 'ipv4', address: '0100007F', port: modelPort, owner_pid: 1, owner: expect.stringContaining('namespace-init.cjs') }]);
+    expect(report.tcp.listeners).toEqual([
+      {
+        family: 'ipv4',
+        address: '0100007F',
+        port: modelPort,
+        owner_pid: 1,
+        owner: expect.stringContaining('namespace-init.cjs'),
+      },
+    ]);
 
     // Unix sockets: the whole search was done, no directory of the removed daemon exists, and no socket of the
     // harness's naming stays reachable (a concurrent attempt's init socket may be seen for the moment before its
@@ -148,15 +198,23 @@ describe.for(availableEngines())('%s: no control surface of the harness reachabl
     expect(report.unix.tried.filter((t) => t.accepted && isHarnessAnswer(t.answer, t.answer_text))).toEqual([]);
     // In the attempt's network namespace (abstract names are private to it) no socket is bound to a name of the
     // harness's, and the namespace init holds no named socket: its lifeline and model channel are inherited.
-    expect(report.unix.in_namespace.filter((socket) => /ah-ns-|agent-harness/.test(socket.name) || socket.owner_pid === 1)).toEqual([]);
+    expect(
+      report.unix.in_namespace.filter((socket) => /ah-ns-|agent-harness/.test(socket.name) || socket.owner_pid === 1),
+    ).toEqual([]);
 
     // Variables: none of the removed control variables; every endpoint a variable names is the model port (the
     // engine's base URL), and none is a socket or a FIFO.
     expect(Object.keys(report.env.harness).filter((name) => REMOVED_CONTROL_VARIABLES.includes(name))).toEqual([]);
     expect(report.env.endpoints.filter((e) => e.kind === 'socket' || e.kind === 'fifo')).toEqual([]);
-    const loopbackEndpoints = report.env.endpoints.filter((e) => (e.kind === 'url' || e.kind === 'host:port') && LOOPBACK.includes(e.host!));
+    const loopbackEndpoints = report.env.endpoints.filter(
+      (e) => (e.kind === 'url' || e.kind === 'host:port') && LOOPBACK.includes(e.host!),
+    );
     expect(loopbackEndpoints.filter((e) => e.port !== modelPort)).toEqual([]);
-    expect(report.env.endpoints.filter((e) => e.variable.startsWith('AGENT_HARNESS_') && !(LOOPBACK.includes(e.host ?? '') && e.port === modelPort))).toEqual([]);
+    expect(
+      report.env.endpoints.filter(
+        (e) => e.variable.startsWith('AGENT_HARNESS_') && !(LOOPBACK.includes(e.host ?? '') && e.port === modelPort),
+      ),
+    ).toEqual([]);
 
     // Processes: PID 1 is the namespace init, every other process descends from inside (a process put in from
     // outside would show parent 0), and none is the harness's (this Vitest worker, the CLI).
@@ -174,7 +232,9 @@ describe.for(availableEngines())('%s: no control surface of the harness reachabl
     const others = report.http.filter((r) => !HARNESS_ROUTES.includes(`${r.method} ${r.path}`));
     expect(others.length).toBeGreaterThan(0);
     expect(others.filter((r) => r.status !== 404)).toEqual([]);
-    const served = /; served: (.*)$/.exec((JSON.parse(answer('POST', '/no-such-route')!.body) as { error: { message: string } }).error.message)?.[1]?.split(', ');
+    const served = /; served: (.*)$/
+      .exec((JSON.parse(answer('POST', '/no-such-route')!.body) as { error: { message: string } }).error.message)?.[1]
+      ?.split(', ');
     const wirePaths = WIRE_APIS.flatMap((wire) => wire.paths);
     expect(served?.filter((route) => !wirePaths.includes(route))).toEqual(HARNESS_ROUTES);
     expect(wirePaths.every((route) => route.startsWith('POST /') && !route.includes('__harness'))).toBe(true);

@@ -47,13 +47,20 @@ interface EngineFacts {
   /** The stdout event that names the session: its shape, the key holding the id, the key listing skills (if any). */
   sessionEvent: { match: Record<string, unknown>; idKey: string; skillsKey?: string };
   /** The default argv of a start with `prompt` and of a resume, after the harness's leading global arguments. */
-  argv: { start: (prompt: string) => string[]; resume: (sessionId: string, message: string) => string[]; leading?: (ctx: AttemptContext) => string[] };
+  argv: {
+    start: (prompt: string) => string[];
+    resume: (sessionId: string, message: string) => string[];
+    leading?: (ctx: AttemptContext) => string[];
+  };
   /** The recorded `config_injection` (a subset). */
   config: (ctx: AttemptContext) => Record<string, unknown>;
   /** Files the harness writes with content it enforces (a subset of their JSON), and files it must not write. */
   configFiles?: { json?: (ctx: AttemptContext) => Record<string, unknown>; absent?: (ctx: AttemptContext) => string[] };
   /** The trust registration: where, and how to ask whether the run dir is still trusted there. Null: no trust concept. */
-  trust: { configPath: (ctx: AttemptContext) => string; isTrusted: (configPath: string, dir: string) => Promise<boolean> } | null;
+  trust: {
+    configPath: (ctx: AttemptContext) => string;
+    isTrusted: (configPath: string, dir: string) => Promise<boolean>;
+  } | null;
   /** Variables the engine process gets (a subset), and host variables it must not get. */
   env: (ctx: AttemptContext) => Record<string, string>;
   absentEnv?: string[];
@@ -83,7 +90,11 @@ interface EngineFacts {
 }
 
 /** The stable code each model-side fault fails an attempt with: the engine ends itself, except on a stall. */
-const FAULT_CODES = { malformed: 'ENGINE_PROTOCOL_ERROR', drop: 'ENGINE_NETWORK_ERROR', stall: 'ENGINE_TIMEOUT' } as const;
+const FAULT_CODES = {
+  malformed: 'ENGINE_PROTOCOL_ERROR',
+  drop: 'ENGINE_NETWORK_ERROR',
+  stall: 'ENGINE_TIMEOUT',
+} as const;
 
 const CLAUDE_FLAGS = ['--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'];
 /** How claude and codex list the injected fixture skill to the model (its SKILL.md description). */
@@ -99,9 +110,20 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
       start: (p) => ['exec', '--json', '--skip-git-repo-check', p],
       resume: (id, m) => ['exec', 'resume', '--json', '--skip-git-repo-check', id, m],
       // The harness profile, the scripted model's URL, and trust for the run dir on the command line (never written).
-      leading: ({ modelUrl, runDir }) => ['--profile', 'agent-harness', '-c', `model_providers.agent-harness.base_url=${JSON.stringify(`${modelUrl}/v1`)}`, '-c', codexTrustOverride(runDir)],
+      leading: ({ modelUrl, runDir }) => [
+        '--profile',
+        'agent-harness',
+        '-c',
+        `model_providers.agent-harness.base_url=${JSON.stringify(`${modelUrl}/v1`)}`,
+        '-c',
+        codexTrustOverride(runDir),
+      ],
     },
-    config: ({ agentHome }) => ({ engine: 'codex', profile: 'agent-harness', config_path: expect.stringContaining(path.join(agentHome, '.codex')) }),
+    config: ({ agentHome }) => ({
+      engine: 'codex',
+      profile: 'agent-harness',
+      config_path: expect.stringContaining(path.join(agentHome, '.codex')),
+    }),
     trust: { configPath: ({ agentHome }) => path.join(agentHome, '.codex', 'config.toml'), isTrusted: isCodexTrusted },
     env: ({ agentHome }) => ({ HOME: agentHome, CODEX_HOME: path.join(agentHome, '.codex') }),
     absentEnv: ['OPENAI_API_KEY'],
@@ -110,7 +132,11 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
     offered: { tools: [], skillEvidence: () => [SKILL_LINE, 'demo-hello/SKILL.md'] },
     intentTools: ['command_execution', 'command_execution'],
     sideRequest: null,
-    flaggedStart: { args: (p) => ['exec', '--json', '--skip-git-repo-check', '-m', 'gpt-5.4', p], carried: ['-m', 'gpt-5.4'], model: 'gpt-5.4' },
+    flaggedStart: {
+      args: (p) => ['exec', '--json', '--skip-git-repo-check', '-m', 'gpt-5.4', p],
+      carried: ['-m', 'gpt-5.4'],
+      model: 'gpt-5.4',
+    },
     authFailure: null,
     router: null,
     hostConfig: { file: '.codex/config.toml', text: 'model = "host/must-not-be-used"\n' },
@@ -121,16 +147,27 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
     sessionEvent: { match: { type: 'system', subtype: 'init' }, idKey: 'session_id', skillsKey: 'skills' },
     argv: { start: (p) => ['-p', p, ...CLAUDE_FLAGS], resume: (id, m) => ['-p', '--resume', id, m, ...CLAUDE_FLAGS] },
     config: ({ agentHome }) => ({ engine: 'claude', config_path: path.join(agentHome, '.claude'), profile: null }),
-    trust: { configPath: ({ agentHome }) => path.join(agentHome, '.claude', '.claude.json'), isTrusted: isClaudeTrusted },
+    trust: {
+      configPath: ({ agentHome }) => path.join(agentHome, '.claude', '.claude.json'),
+      isTrusted: isClaudeTrusted,
+    },
     env: ({ agentHome, modelUrl }) => ({
-      HOME: agentHome, CLAUDE_CONFIG_DIR: path.join(agentHome, '.claude'), ANTHROPIC_BASE_URL: modelUrl, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', IS_SANDBOX: '1',
+      HOME: agentHome,
+      CLAUDE_CONFIG_DIR: path.join(agentHome, '.claude'),
+      ANTHROPIC_BASE_URL: modelUrl,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      IS_SANDBOX: '1',
     }),
     shellCall: { kind: 'shell', name: 'Bash', exitCode: 0 },
     // claude lists the skills for its Skill tool in a system message.
     offered: { tools: ['Bash', 'Skill'], skillEvidence: () => [SKILL_LINE] },
     intentTools: ['Skill', 'Write'],
     sideRequest: null,
-    flaggedStart: { args: (p) => ['-p', p, ...CLAUDE_FLAGS, '--model', 'claude-sonnet-4-5'], carried: ['--model', 'claude-sonnet-4-5'], model: 'claude-sonnet-4-5' },
+    flaggedStart: {
+      args: (p) => ['-p', p, ...CLAUDE_FLAGS, '--model', 'claude-sonnet-4-5'],
+      carried: ['--model', 'claude-sonnet-4-5'],
+      model: 'claude-sonnet-4-5',
+    },
     // CLAUDE_CODE_MAX_RETRIES=0: one request, not claude's default 10 retries with backoff.
     authFailure: { requests: 1 },
     router: null,
@@ -140,41 +177,76 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
     requestPath: /^\/v1beta\/models\/[^/:]+:streamGenerateContent$/,
     sessionId: UUID,
     sessionEvent: { match: { type: 'init' }, idKey: 'session_id' },
-    argv: { start: (p) => ['-p', p, '--output-format', 'stream-json', '--yolo'], resume: (id, m) => ['--resume', id, '-p', m, '--output-format', 'stream-json', '--yolo'] },
+    argv: {
+      start: (p) => ['-p', p, '--output-format', 'stream-json', '--yolo'],
+      resume: (id, m) => ['--resume', id, '-p', m, '--output-format', 'stream-json', '--yolo'],
+    },
     // Decision 11: the enforced settings live in the run directory; the shared managed HOME has none.
     config: ({ runDir }) => ({ engine: 'gemini', config_path: path.join(runDir, '.gemini', 'settings.json') }),
     configFiles: {
-      json: ({ runDir }) => ({ [path.join(runDir, '.gemini', 'settings.json')]: { security: { auth: { selectedType: 'gemini-api-key' } }, telemetry: { enabled: false } } }),
+      json: ({ runDir }) => ({
+        [path.join(runDir, '.gemini', 'settings.json')]: {
+          security: { auth: { selectedType: 'gemini-api-key' } },
+          telemetry: { enabled: false },
+        },
+      }),
       absent: ({ agentHome }) => [path.join(agentHome, '.gemini', 'settings.json')],
     },
-    trust: { configPath: ({ agentHome }) => path.join(agentHome, '.gemini', 'trustedFolders.json'), isTrusted: isGeminiTrusted },
+    trust: {
+      configPath: ({ agentHome }) => path.join(agentHome, '.gemini', 'trustedFolders.json'),
+      isTrusted: isGeminiTrusted,
+    },
     env: ({ agentHome }) => ({ HOME: agentHome }),
     shellCall: { kind: 'shell', name: 'run_shell_command', status: 'completed' },
     // gemini offers an injected skill in activate_skill's enum (and its description).
     offered: { tools: ['run_shell_command', 'activate_skill'], skillEvidence: () => [/"enum":\[[^\]]*"demo-hello"/] },
     intentTools: ['activate_skill', 'write_file'],
     sideRequest: 'structured_output',
-    flaggedStart: { args: (p) => ['-p', p, '--output-format', 'json', '--yolo', '-m', 'gemini-2.5-flash'], carried: ['--output-format', 'json', '--yolo', '-m', 'gemini-2.5-flash'], model: 'gemini-2.5-flash' },
+    flaggedStart: {
+      args: (p) => ['-p', p, '--output-format', 'json', '--yolo', '-m', 'gemini-2.5-flash'],
+      carried: ['--output-format', 'json', '--yolo', '-m', 'gemini-2.5-flash'],
+      model: 'gemini-2.5-flash',
+    },
     authFailure: null,
     // The router accepted the side answer (a complexity_score below 1 makes it log a ZodError and fall back).
-    router: { args: (p) => ['-p', p, '--output-format', 'stream-json', '--yolo', '-m', 'auto'], sideKind: 'structured_output', stderrMustNotContain: 'NumericalClassifierStrategy failed' },
+    router: {
+      args: (p) => ['-p', p, '--output-format', 'stream-json', '--yolo', '-m', 'auto'],
+      sideKind: 'structured_output',
+      stderrMustNotContain: 'NumericalClassifierStrategy failed',
+    },
     hostConfig: { file: '.gemini/settings.json', text: '{"model":{"name":"host/must-not-be-used"}}\n' },
   },
   opencode: {
     requestPath: /^\/v1\/chat\/completions$/,
     sessionId: /^ses_[A-Za-z0-9]+$/,
     sessionEvent: { match: { type: 'step_start' }, idKey: 'sessionID' },
-    argv: { start: (p) => ['run', '--format', 'json', '-m', 'agent-harness/scripted', p], resume: (id, m) => ['run', '--format', 'json', '--session', id, m] },
-    config: ({ agentHome }) => ({ engine: 'opencode', config_path: path.join(agentHome, '.config', 'opencode', 'opencode.json') }),
+    argv: {
+      start: (p) => ['run', '--format', 'json', '-m', 'agent-harness/scripted', p],
+      resume: (id, m) => ['run', '--format', 'json', '--session', id, m],
+    },
+    config: ({ agentHome }) => ({
+      engine: 'opencode',
+      config_path: path.join(agentHome, '.config', 'opencode', 'opencode.json'),
+    }),
     trust: null,
     env: ({ agentHome }) => ({ HOME: agentHome }),
     shellCall: { kind: 'shell', name: 'bash', exitCode: 0 },
     // opencode lists skills (name, description, SKILL.md location) in `<available_skills>` of the system prompt of
     // every request, and offers the `skill` tool to load one.
-    offered: { tools: ['bash', 'skill'], skillEvidence: ({ runDir }) => ['<name>demo-hello</name>', path.join(runDir, '.opencode', 'skills', 'demo-hello', 'SKILL.md')] },
+    offered: {
+      tools: ['bash', 'skill'],
+      skillEvidence: ({ runDir }) => [
+        '<name>demo-hello</name>',
+        path.join(runDir, '.opencode', 'skills', 'demo-hello', 'SKILL.md'),
+      ],
+    },
     intentTools: ['bash', 'write'],
     sideRequest: 'title',
-    flaggedStart: { args: (p) => ['run', '--format', 'json', '-m', 'agent-harness/scripted', p], carried: ['-m', 'agent-harness/scripted'], model: 'scripted' },
+    flaggedStart: {
+      args: (p) => ['run', '--format', 'json', '-m', 'agent-harness/scripted', p],
+      carried: ['-m', 'agent-harness/scripted'],
+      model: 'scripted',
+    },
     // 401 is not retried by opencode; a 500 is retried with backoff for about a minute before the error event.
     authFailure: { requests: null },
     // opencode retries a dropped stream until the harness's timeout ends it.
@@ -197,7 +269,11 @@ function requestedModel(request: { path: string; body: unknown }): string | null
 /** The tool names a request offers, whatever its wire (`name`, `function.name`, gemini's `functionDeclarations`). */
 function offeredTools(request: RecordedRequest | undefined): string[] {
   const tools = (request?.body as { tools?: Array<Record<string, any>> } | null)?.tools ?? [];
-  return tools.flatMap((t) => (Array.isArray(t.functionDeclarations) ? t.functionDeclarations.map((d: { name: string }) => d.name) : [t.function?.name ?? t.name ?? t.type]));
+  return tools.flatMap((t) =>
+    Array.isArray(t.functionDeclarations)
+      ? t.functionDeclarations.map((d: { name: string }) => d.name)
+      : [t.function?.name ?? t.name ?? t.type],
+  );
 }
 
 /** The agent's own model calls (not the side requests an engine makes for bookkeeping). */
@@ -221,7 +297,10 @@ function hostWithConfigs(): { home: string; env: NodeJS.ProcessEnv } {
     fs.mkdirSync(path.dirname(path.join(home, facts.hostConfig.file)), { recursive: true });
     fs.writeFileSync(path.join(home, facts.hostConfig.file), facts.hostConfig.text);
   }
-  return { home, env: { ...process.env, HOME: home, ...Object.fromEntries(LIVE_ENV_KEYS.map((k) => [k, `${k}-${HOST_SECRET}`])) } };
+  return {
+    home,
+    env: { ...process.env, HOME: home, ...Object.fromEntries(LIVE_ENV_KEYS.map((k) => [k, `${k}-${HOST_SECRET}`])) },
+  };
 }
 
 describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
@@ -232,11 +311,19 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
   const ready = (skip: (note?: string) => never): EngineFacts => {
     if (missing) skip(missing);
     const facts = FACTS[engine];
-    if (!facts) throw new Error(`the engine matrix has no facts for ${engine}: add its row to FACTS in ${path.basename(import.meta.filename)}`);
+    if (!facts)
+      throw new Error(
+        `the engine matrix has no facts for ${engine}: add its row to FACTS in ${path.basename(import.meta.filename)}`,
+      );
     return facts;
   };
 
-  it(`engine specifics across start and resume: tool call, files, completion, session, argv, config, trust, env, skills offered, host HOME untouched`, async ({ model, agent, harness, skip }) => {
+  it(`engine specifics across start and resume: tool call, files, completion, session, argv, config, trust, env, skills offered, host HOME untouched`, async ({
+    model,
+    agent,
+    harness,
+    skip,
+  }) => {
     const facts = ready(skip);
     // A host HOME with every engine's config and a host env with every vendor key: none may reach the engine.
     const host = hostWithConfigs();
@@ -246,7 +333,11 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
       const homeBefore = realHomeNames();
       model.script(turns.shell("printf 'hello from agent-harness\\n' > hello.txt"), turns.final('Wrote hello.txt.'));
       // The prompt does not name the skill: what the request says of it, the harness injected.
-      const run = await agent.start(engine, { prompt: 'Write hello.txt.', translateMode: 3, onlySkills: ['demo-hello'] });
+      const run = await agent.start(engine, {
+        prompt: 'Write hello.txt.',
+        translateMode: 3,
+        onlySkills: ['demo-hello'],
+      });
       const first = run.last;
       const ctx: AttemptContext = { agentHome: harness.paths.agentHome, runDir: first.runDir, modelUrl: model.url };
       expect(first.error).toBeNull();
@@ -257,7 +348,11 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
 
       // The session id, as the engine's own stdout names it.
       expect(first.sessionId).toMatch(facts.sessionId);
-      const stdout = fs.readFileSync(first.audit.stdout, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const stdout = fs
+        .readFileSync(first.audit.stdout, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       const sessionEvent = stdout.find((e) => Object.entries(facts.sessionEvent.match).every(([k, v]) => e[k] === v));
       expect(sessionEvent, `no ${JSON.stringify(facts.sessionEvent.match)} event on stdout`).toBeDefined();
       expect(sessionEvent![facts.sessionEvent.idKey]).toBe(first.sessionId);
@@ -296,7 +391,8 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
       expect(meta1.command?.argv).toEqual([...leading, ...facts.argv.start('Write hello.txt.')]);
       expect(meta1.skill_injection.skills.map((s) => s.name)).toEqual(['demo-hello']);
       expect(meta1.config_injection).toMatchObject(facts.config(ctx));
-      for (const [file, json] of Object.entries(facts.configFiles?.json?.(ctx) ?? {})) expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toMatchObject(json as object);
+      for (const [file, json] of Object.entries(facts.configFiles?.json?.(ctx) ?? {}))
+        expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toMatchObject(json as object);
       for (const file of facts.configFiles?.absent?.(ctx) ?? []) expect(fs.existsSync(file), file).toBe(false);
       if (facts.trust) {
         const trustPath = facts.trust.configPath(ctx);
@@ -314,7 +410,9 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
       const record = await resolveRunSelector(harness.paths.runRoot, first.handle);
       expect(record.run_dir).toBe(first.runDir);
       expect(record.engine).toBe(engine);
-      await run.resume('Append another line.', { turns: [turns.shell("printf 'again\\n' >> hello.txt"), turns.final('Appended to hello.txt.')] });
+      await run.resume('Append another line.', {
+        turns: [turns.shell("printf 'again\\n' >> hello.txt"), turns.final('Appended to hello.txt.')],
+      });
       const second = run.last;
       expect(second.error).toBeNull();
       expect(second.runDir).toBe(first.runDir);
@@ -322,7 +420,12 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
       expect(second.sessionId).toBe(first.sessionId);
       expect(second.completion).toEqual({ state: 'completed', reason: 'done_marker' });
       expect(run).toHaveCompleted();
-      expect(run).toHaveFcmpSequence(['conversation.started', 'user.input.replied', 'assistant.message.final', 'conversation.completed']);
+      expect(run).toHaveFcmpSequence([
+        'conversation.started',
+        'user.input.replied',
+        'assistant.message.final',
+        'conversation.completed',
+      ]);
       expect(second.fsDiff?.modified).toContain('hello.txt');
       expect(fs.readFileSync(path.join(first.runDir, 'hello.txt'), 'utf8')).toBe('hello from agent-harness\nagain\n');
       const meta2 = expectCompleteAudit(second.audit);
@@ -353,7 +456,11 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expectCompleteAudit(run.audit);
   });
 
-  it(`fails promptly on a scripted 429 with ENGINE_RATE_LIMITED; side requests never take the error turn`, async ({ model, agent, skip }) => {
+  it(`fails promptly on a scripted 429 with ENGINE_RATE_LIMITED; side requests never take the error turn`, async ({
+    model,
+    agent,
+    skip,
+  }) => {
     const facts = ready(skip);
     model.script(turns.error(429, 'Rate limit reached for the scripted model; resource exhausted'));
     // The engine must give up on its own (not retry with backoff until the harness kills it): 60 s is far above the
@@ -364,7 +471,10 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(run.error).toBeNull();
     expect(run.last.timedOut).toBe(false);
     expect(run.completion).toMatchObject({ state: 'failed', code: 'ENGINE_RATE_LIMITED' });
-    expect(run.fcmp.at(-1)).toMatchObject({ type: 'conversation.failed', data: { category: 'rate_limit', code: 'ENGINE_RATE_LIMITED' } });
+    expect(run.fcmp.at(-1)).toMatchObject({
+      type: 'conversation.failed',
+      data: { category: 'rate_limit', code: 'ENGINE_RATE_LIMITED' },
+    });
     const meta = expectCompleteAudit(run.audit);
     expect(meta.completion).toEqual(run.completion);
     // Bookkeeping calls (token counts, titles, routers) are answered 200 outside the script.
@@ -380,7 +490,11 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(model.egress).toEqual([]);
   });
 
-  it(`fails the attempt on a scripted 401 as ENGINE_AUTH_FAILED (no retries) and still writes every audit file`, async ({ model, agent, skip }) => {
+  it(`fails the attempt on a scripted 401 as ENGINE_AUTH_FAILED (no retries) and still writes every audit file`, async ({
+    model,
+    agent,
+    skip,
+  }) => {
     const { authFailure } = ready(skip);
     if (!authFailure) return skip(`${engine}'s answer to a 401 is covered by the 429 and fault cases only`);
     model.script(turns.error(401, 'scripted bad key'));
@@ -397,7 +511,11 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(model.egress).toEqual([]);
   });
 
-  it(`answers the model-router side request of a user-written argv outside the script`, async ({ model, agent, skip }) => {
+  it(`answers the model-router side request of a user-written argv outside the script`, async ({
+    model,
+    agent,
+    skip,
+  }) => {
     const { router } = ready(skip);
     if (!router) return skip(`${engine} has no model router`);
     model.script(turns.writeFile('a.txt', 'x'), turns.final('Wrote a.txt.'));
@@ -411,28 +529,46 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(model.egress).toEqual([]);
   });
 
-  it(`fails with ENGINE_TIMEOUT when the harness kills it; contained: only loopback, nothing survives`, async ({ model, agent, skip }) => {
+  it(`fails with ENGINE_TIMEOUT when the harness kills it; contained: only loopback, nothing survives`, async ({
+    model,
+    agent,
+    skip,
+  }) => {
     ready(skip);
     // The agent's shell lists its network (probe.cjs writes net.json), leaves a setsid'd sleep behind and then
     // sleeps itself; whatever the engine does next (codex hands a shell command back after 10 s and asks the model
     // again), the model stalls, so only the harness's timeout ends the attempt. That a timeout fails the attempt even
     // after a done marker is verdicts.contract's (a deterministic case; here it would be a race).
     const sleeper = `sleep ${uniqueSleepSeconds()}`;
-    model.script(turns.shell(`node probe.cjs; setsid ${sleeper} >/dev/null 2>&1 </dev/null & sleep 600`), turns.stall());
+    model.script(
+      turns.shell(`node probe.cjs; setsid ${sleeper} >/dev/null 2>&1 </dev/null & sleep 600`),
+      turns.stall(),
+    );
     const netFile = (run: HarnessRun): string => path.join(run.runDir, 'net.json');
     // The probe must have run before the harness killed the attempt.
-    const run = await withGrowingTimeout((timeoutMs) => agent.start(engine, { prompt: 'sleep a while', timeoutMs, files: { 'probe.cjs': NETWORK_PROBE } }), (r) => fs.existsSync(netFile(r)) || !r.last.timedOut, 5_000, 80_000);
+    const run = await withGrowingTimeout(
+      (timeoutMs) => agent.start(engine, { prompt: 'sleep a while', timeoutMs, files: { 'probe.cjs': NETWORK_PROBE } }),
+      (r) => fs.existsSync(netFile(r)) || !r.last.timedOut,
+      5_000,
+      80_000,
+    );
     expect(run.last.timedOut).toBe(true);
     expect(run.error?.code).toBe('ENGINE_TIMEOUT');
     expect(run.completion).toEqual({ state: 'failed', reason: 'timed_out', code: 'ENGINE_TIMEOUT' });
-    expect(run.fcmp.at(-1)).toMatchObject({ type: 'conversation.failed', data: { category: 'timeout', code: 'ENGINE_TIMEOUT' } });
+    expect(run.fcmp.at(-1)).toMatchObject({
+      type: 'conversation.failed',
+      data: { category: 'timeout', code: 'ENGINE_TIMEOUT' },
+    });
     const meta = expectCompleteAudit(run.audit);
     expect(meta.exit?.timed_out).toBe(true);
     expect(meta.error?.code).toBe('ENGINE_TIMEOUT');
     expect(meta.isolation).toEqual({ mode: 'auto', network: 'namespace', processes: 'pid-namespace', reason: null });
     // Inside: only `lo`, no route, and a connect to a non-loopback address fails at once, before any packet
     // (ENETUNREACH: no route in the namespace; codex's own sandbox refuses it even earlier with EPERM).
-    expect(fs.existsSync(netFile(run)), `the agent's shell never ran the probe before the timeout (${model.requests.length} model requests)`).toBe(true);
+    expect(
+      fs.existsSync(netFile(run)),
+      `the agent's shell never ran the probe before the timeout (${model.requests.length} model requests)`,
+    ).toBe(true);
     const net = JSON.parse(fs.readFileSync(netFile(run), 'utf8'));
     expect(net).toMatchObject({ interfaces: ['lo'], routes: 0 });
     expect(['ENETUNREACH', 'EPERM']).toContain(net.connect);
@@ -440,7 +576,10 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(pidsWithMarker(sleeper)).toEqual([]);
   }, 300_000);
 
-  it(`records a call that starts no session (\`${engine} --version\`) as no_session, not a failure`, async ({ agent, skip }) => {
+  it(`records a call that starts no session (\`${engine} --version\`) as no_session, not a failure`, async ({
+    agent,
+    skip,
+  }) => {
     ready(skip);
     const run = await agent.start(engine, { args: ['--version'] });
     expect(run.exitCode).toBe(0);
@@ -451,7 +590,11 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(expectCompleteAudit(run.audit, 'split', { terminal: 0 }).completion?.state).toBe('no_session');
   });
 
-  it(`resumes with the start's model and output flags, and says which start flags were carried`, async ({ model, agent, skip }) => {
+  it(`resumes with the start's model and output flags, and says which start flags were carried`, async ({
+    model,
+    agent,
+    skip,
+  }) => {
     const { flaggedStart } = ready(skip);
     model.script(turns.shell("printf 'one\\n' > one.txt"), turns.final('Wrote one.txt.'), turns.final('Second turn.'));
     const run = await agent.start(engine, { args: flaggedStart.args('Write one.txt.') });
@@ -468,43 +611,72 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(resumeCalls.map(requestedModel)).toContain(flaggedStart.model);
   });
 
-  it(`normalizes a failing shell call: the command without a wrapper, exit code 3, status failed`, async ({ model, agent, skip }) => {
+  it(`normalizes a failing shell call: the command without a wrapper, exit code 3, status failed`, async ({
+    model,
+    agent,
+    skip,
+  }) => {
     ready(skip);
     model.script(turns.shell("printf 'partial' > stats.json; exit 3"), turns.final('The command failed.'));
     const run = await agent.start(engine, { prompt: 'Write stats.json.' });
     expect(run).toHaveCompleted();
-    expect(run).toHaveCalledTool({ kind: 'shell', command: "printf 'partial' > stats.json; exit 3", exitCode: 3, status: 'failed' });
+    expect(run).toHaveCalledTool({
+      kind: 'shell',
+      command: "printf 'partial' > stats.json; exit 3",
+      exitCode: 3,
+      status: 'failed',
+    });
     expect(run).not.toHaveCalledTool({ command: /stats\.json/, exitCode: 0 });
     const types = run.fcmp.map((e) => e.type);
     expect(types.indexOf('tool.call')).toBeLessThan(types.indexOf('tool.result'));
     expect(run.fcmp.find((e) => e.type === 'tool.result')?.data).toMatchObject({ status: 'failed', exit_code: 3 });
   });
 
-  it.for(['malformed', 'drop', 'stall'] as const)(`a model-side fault (%s) fails the attempt with its stable code, audit complete`, { timeout: 300_000 }, async (fault, { model, agent, skip }) => {
-    const facts = ready(skip);
-    const code = facts.faultCodes?.[fault] ?? FAULT_CODES[fault];
-    model.script(fault === 'malformed' ? turns.malformed() : fault === 'drop' ? turns.drop() : turns.stall());
-    // The harness's timeout ends what the engine does not end itself (a stall; opencode retries a dropped stream),
-    // and that costs the whole timeout, so it starts short. Either way the timeout grows (bounded) while it fired
-    // too early: before the fault was served, or before an engine expected to end itself had the time to.
-    let from = 0;
-    const served = (): boolean => model.requests.slice(from).some((r) => r.response_kind === fault);
-    const endsItself = code !== 'ENGINE_TIMEOUT';
-    const run = await withGrowingTimeout((timeoutMs) => {
-      from = model.requests.length;
-      return agent.start(engine, { prompt: 'hi', timeoutMs });
-    }, (r) => !r.last.timedOut || (!endsItself && served()), endsItself ? 15_000 : 5_000, 80_000);
-    expect(served(), `no ${fault} response was served before the attempt ended`).toBe(true);
-    expect(run.last.timedOut).toBe(!endsItself);
-    expect(run.completion).toMatchObject({ state: 'failed', code });
-    expect(run.fcmp.at(-1)).toMatchObject({ type: 'conversation.failed', data: { code } });
-    expectCompleteAudit(run.audit);
-  });
+  it.for(['malformed', 'drop', 'stall'] as const)(
+    `a model-side fault (%s) fails the attempt with its stable code, audit complete`,
+    { timeout: 300_000 },
+    async (fault, { model, agent, skip }) => {
+      const facts = ready(skip);
+      const code = facts.faultCodes?.[fault] ?? FAULT_CODES[fault];
+      model.script(fault === 'malformed' ? turns.malformed() : fault === 'drop' ? turns.drop() : turns.stall());
+      // The harness's timeout ends what the engine does not end itself (a stall; opencode retries a dropped stream),
+      // and that costs the whole timeout, so it starts short. Either way the timeout grows (bounded) while it fired
+      // too early: before the fault was served, or before an engine expected to end itself had the time to.
+      let from = 0;
+      const served = (): boolean => model.requests.slice(from).some((r) => r.response_kind === fault);
+      const endsItself = code !== 'ENGINE_TIMEOUT';
+      const run = await withGrowingTimeout(
+        (timeoutMs) => {
+          from = model.requests.length;
+          return agent.start(engine, { prompt: 'hi', timeoutMs });
+        },
+        (r) => !r.last.timedOut || (!endsItself && served()),
+        endsItself ? 15_000 : 5_000,
+        80_000,
+      );
+      expect(served(), `no ${fault} response was served before the attempt ended`).toBe(true);
+      expect(run.last.timedOut).toBe(!endsItself);
+      expect(run.completion).toMatchObject({ state: 'failed', code });
+      expect(run.fcmp.at(-1)).toMatchObject({ type: 'conversation.failed', data: { code } });
+      expectCompleteAudit(run.audit);
+    },
+  );
 
-  it(`starts from a seeded workspace: the diff shows only the agent's work, the audit has a git diff`, async ({ model, agent, skip }) => {
+  it(`starts from a seeded workspace: the diff shows only the agent's work, the audit has a git diff`, async ({
+    model,
+    agent,
+    skip,
+  }) => {
     ready(skip);
-    model.script(turns.shell("printf -- '- Seeded change.\\n' >> CHANGELOG.md && printf '{\"rows\": 2}' > stats.json"), turns.final('Updated.'));
-    const run = await agent.start(engine, { prompt: 'Update the changelog.', template: 'fixtures/repos/changelog', files: { 'notes/todo.txt': 'seeded inline\n' } });
+    model.script(
+      turns.shell("printf -- '- Seeded change.\\n' >> CHANGELOG.md && printf '{\"rows\": 2}' > stats.json"),
+      turns.final('Updated.'),
+    );
+    const run = await agent.start(engine, {
+      prompt: 'Update the changelog.',
+      template: 'fixtures/repos/changelog',
+      files: { 'notes/todo.txt': 'seeded inline\n' },
+    });
     expect(run).toHaveCompleted();
     // Seeded files existed before fs-before: the agent's edit is "modified", not "created".
     expect(run).toHaveChangedExactly(['CHANGELOG.md', 'stats.json']);
@@ -512,7 +684,10 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(run.fsDiff?.modified).toEqual(['CHANGELOG.md']);
     expect(fs.readFileSync(path.join(run.runDir, 'notes', 'todo.txt'), 'utf8')).toBe('seeded inline\n');
     const meta = expectCompleteAudit(run.audit);
-    expect(meta.workspace).toMatchObject({ files: ['notes/todo.txt'], git_commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(meta.workspace).toMatchObject({
+      files: ['notes/todo.txt'],
+      git_commit: expect.stringMatching(/^[0-9a-f]{40}$/),
+    });
     const patch = fs.readFileSync(path.join(run.runDir, meta.files.gitDiff!), 'utf8');
     expect(patch).toContain('+- Seeded change.');
     expect(patch).toContain('b/stats.json');
@@ -522,7 +697,11 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
 
   it(`loads a skill and writes a file through the script intents`, async ({ model, agent, skip }) => {
     const facts = ready(skip);
-    model.script(turns.useSkill('demo-hello'), turns.writeFile('hello.txt', 'hello from the skill\n'), turns.final('Done with demo-hello.'));
+    model.script(
+      turns.useSkill('demo-hello'),
+      turns.writeFile('hello.txt', 'hello from the skill\n'),
+      turns.final('Done with demo-hello.'),
+    );
     const run = await agent.start(engine, { prompt: 'Use the demo-hello skill.' });
     expect(run).toHaveCompleted();
     expect(run).toHaveUsedSkill('demo-hello');

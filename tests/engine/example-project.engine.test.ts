@@ -31,14 +31,19 @@ describe('example user project on the built package', () => {
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
     // The package was loaded from dist/, not from the sources.
     expect(fs.existsSync(path.join(REPO, 'dist', 'public', 'vitest.js'))).toBe(true);
-    const report = ConsistencyReportSchema.parse(JSON.parse(fs.readFileSync(path.join(project, 'reports', 'consistency.json'), 'utf8')));
+    const report = ConsistencyReportSchema.parse(
+      JSON.parse(fs.readFileSync(path.join(project, 'reports', 'consistency.json'), 'utf8')),
+    );
     const test = report.tests.find((t) => t.name.includes('hello-file'));
     expect(test).toMatchObject({ state: 'passed', engine: 'codex' });
     // The attempt's fcmp and meta were attached to the test and copied by Vitest.
     expect(test?.attachments).toHaveLength(2);
-    for (const file of test?.attachments ?? []) expect(fs.existsSync(path.isAbsolute(file) ? file : path.join(project, file)), file).toBe(true);
+    for (const file of test?.attachments ?? [])
+      expect(fs.existsSync(path.isAbsolute(file) ? file : path.join(project, file)), file).toBe(true);
     expect(fs.readFileSync(path.join(project, 'reports', 'consistency.md'), 'utf8')).toContain('hello-file');
-    expect(fs.readFileSync(path.join(project, 'reports', 'junit.xml'), 'utf8')).toMatch(/<property name="engine" value="codex"/);
+    expect(fs.readFileSync(path.join(project, 'reports', 'junit.xml'), 'utf8')).toMatch(
+      /<property name="engine" value="codex"/,
+    );
     expect(fs.readdirSync(home)).toEqual([]);
   });
 });

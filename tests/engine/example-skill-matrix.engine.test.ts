@@ -22,17 +22,28 @@ describe('examples/skill-matrix on the built package', () => {
   it('passes on four engines; the failing case reads well in consistency.md (headline and tool calls)', () => {
     const home = path.join(project, 'host-home');
     fs.mkdirSync(home);
-    const result = spawnSync(process.execPath, [path.join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter=verbose'], {
-      cwd: project,
-      env: { PATH: process.env.PATH, HOME: home, CI: 'true', NO_COLOR: '1', SHOW_A_FAILURE: '1' },
-      encoding: 'utf8',
-      timeout: 400_000,
-    });
+    const result = spawnSync(
+      process.execPath,
+      [path.join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter=verbose'],
+      {
+        cwd: project,
+        env: { PATH: process.env.PATH, HOME: home, CI: 'true', NO_COLOR: '1', SHOW_A_FAILURE: '1' },
+        encoding: 'utf8',
+        timeout: 400_000,
+      },
+    );
     // The deliberately failing case fails the run; everything else passes.
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(1);
-    const report = ConsistencyReportSchema.parse(JSON.parse(fs.readFileSync(path.join(project, 'reports', 'consistency.json'), 'utf8')));
+    const report = ConsistencyReportSchema.parse(
+      JSON.parse(fs.readFileSync(path.join(project, 'reports', 'consistency.json'), 'utf8')),
+    );
     const csv = report.tests.filter((t) => t.name.startsWith('csv-stats summarizes'));
-    expect(csv.map((t) => `${t.engine}:${t.state}`).sort(), JSON.stringify(csv.map((t) => t.errors))).toEqual(['claude:passed', 'codex:passed', 'gemini:passed', 'opencode:passed']);
+    expect(csv.map((t) => `${t.engine}:${t.state}`).sort(), JSON.stringify(csv.map((t) => t.errors))).toEqual([
+      'claude:passed',
+      'codex:passed',
+      'gemini:passed',
+      'opencode:passed',
+    ]);
     expect(csv.every((t) => t.attempts === 2)).toBe(true);
     const row = report.matrix.find((r) => r.case.startsWith('csv-stats summarizes'));
     expect(Object.keys(row?.engines ?? {}).sort()).toEqual(['claude', 'codex', 'gemini', 'opencode']);
@@ -41,7 +52,9 @@ describe('examples/skill-matrix on the built package', () => {
     expect(failing.map((t) => t.state)).toEqual(['failed', 'failed', 'failed', 'failed']);
     const md = fs.readFileSync(path.join(project, 'reports', 'consistency.md'), 'utf8');
     // A failure headline under the file's table, and the tool calls the matcher saw, normalized on every engine.
-    expect(md).toMatch(/\*\*❌ codex > a failing shell call shows up in the report\*\*: expected the agent to have called tool \{"command":"cat missing.csv","exitCode":0\}/);
+    expect(md).toMatch(
+      /\*\*❌ codex > a failing shell call shows up in the report\*\*: expected the agent to have called tool \{"command":"cat missing.csv","exitCode":0\}/,
+    );
     expect(md).toContain('Tool calls (1):');
     expect(md.match(/shell [^:\n]+: cat missing\.csv → failed, exit 1/g)?.length).toBe(4);
     expect(fs.readdirSync(home)).toEqual([]);

@@ -6,7 +6,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, inject } from 'vitest';
-import { test, turns, readAgentHarnessMeta, defaultAgentHarnessConfig, type AgentHarnessTaskMeta } from '../../src/public/vitest.js';
+import {
+  test,
+  turns,
+  readAgentHarnessMeta,
+  defaultAgentHarnessConfig,
+  type AgentHarnessTaskMeta,
+} from '../../src/public/vitest.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 
 const SKILLS = path.join('fixtures', 'skills');
@@ -43,7 +49,12 @@ describe('fixtures with codex', () => {
     expect(JSON.stringify(model.requests.find((r) => r.wire === 'openai-responses')?.body)).toContain('demo-hello');
     expect(model.egress).toEqual([]);
     // The meta is written as attempts finish (and again in the fixture's teardown).
-    expect(readAgentHarnessMeta(task.meta)).toMatchObject({ engine: 'codex', runId: run.runId, handle: run.handle, attempts: [{ attempt: 1, launch: 'start' }] });
+    expect(readAgentHarnessMeta(task.meta)).toMatchObject({
+      engine: 'codex',
+      runId: run.runId,
+      handle: run.handle,
+      attempts: [{ attempt: 1, launch: 'start' }],
+    });
 
     await run.resume('Append another line.');
     expect(run.attempts).toHaveLength(2);
@@ -60,7 +71,10 @@ describe('fixtures with codex', () => {
     const meta = recorded.get('start, tool call, file change, final message, resume');
     expect(meta).toBeDefined();
     expect(meta!.engine).toBe('codex');
-    expect(meta!.attempts.map((a) => [a.attempt, a.launch, a.completion.state, a.retry])).toEqual([[1, 'start', 'completed', 0], [2, 'resume', 'completed', 0]]);
+    expect(meta!.attempts.map((a) => [a.attempt, a.launch, a.completion.state, a.retry])).toEqual([
+      [1, 'start', 'completed', 0],
+      [2, 'resume', 'completed', 0],
+    ]);
     for (const attempt of meta!.attempts) {
       expect(attempt.runId).toBe(meta!.runId);
       expect(attempt.exitCode).toBe(0);
@@ -78,16 +92,21 @@ describe('fixtures with codex', () => {
     expect(run).not.toHaveCompleted();
     expect(run.completion.state).toBe('failed');
     const failure = run.fcmp.find((e) => e.type === 'conversation.failed');
-    expect(run).toHaveFailedWith((failure?.data as { code: string }).code);
+    expect(failure).toBeDefined();
+    expect(run).toHaveFailedWith((failure!.data as { code: string }).code);
   });
 });
 
 describe('unsupported model modes', () => {
   const config = { ...defaultAgentHarnessConfig(), model: 'replay' as const };
-  test.override({ harness: { config, paths: resolveHarnessPaths({ runRoot: config.runRoot! }), hostEnv: process.env } });
+  test.override({
+    harness: { config, paths: resolveHarnessPaths({ runRoot: config.runRoot! }), hostEnv: process.env },
+  });
 
   test('replay is refused with ENGINE_CAPABILITY_UNAVAILABLE before anything starts', async ({ agent }) => {
-    await expect(agent.start('codex', { prompt: 'hi' })).rejects.toMatchObject({ code: 'ENGINE_CAPABILITY_UNAVAILABLE' });
+    await expect(agent.start('codex', { prompt: 'hi' })).rejects.toMatchObject({
+      code: 'ENGINE_CAPABILITY_UNAVAILABLE',
+    });
     expect(agent.runs).toHaveLength(0);
   });
 });

@@ -29,9 +29,16 @@ function writeScript(name: string, turns: unknown[]): string {
 async function startSleeping(engine: string, dataDir: string, marker: string) {
   const env = { ...process.env, SKILL_RUNNER_DATA_DIR: path.join(tmp, dataDir) };
   const sleep = `sleep ${uniqueSleepSeconds()}`;
-  const slow = writeScript(`slow-${engine}.json`, [{ type: 'shell', command: sleep }, { type: 'final', text: 'done', done: true }]);
+  const slow = writeScript(`slow-${engine}.json`, [
+    { type: 'shell', command: sleep },
+    { type: 'final', text: 'done', done: true },
+  ]);
   const state = { out: '' };
-  const harness = execa('node', [BIN, 'start', '--script', slow, '--prompt', 'go', engine], { env, reject: false, all: true });
+  const harness = execa('node', [BIN, 'start', '--script', slow, '--prompt', 'go', engine], {
+    env,
+    reject: false,
+    all: true,
+  });
   harness.all!.on('data', (chunk: Buffer) => (state.out += chunk.toString()));
   await waitFor(() => state.out.includes(marker), 'the agent shell call');
   await waitFor(() => pidsWithMarker(sleep).length > 0, "the agent's sleep");
@@ -72,25 +79,41 @@ describe('harness killed mid-attempt (codex)', () => {
     // The owner is alive: sealing must leave the running attempt alone.
     expect(await sealAttemptIfOrphaned(runDir, 1)).toBeNull();
 
-    const engineKids = (await execa('pgrep', ['-P', String(harness.pid)], { reject: false })).stdout.split('\n').filter(Boolean).map(Number);
+    const engineKids = (await execa('pgrep', ['-P', String(harness.pid)], { reject: false })).stdout
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
     expect(engineKids.length).toBeGreaterThan(0);
     harness.kill('SIGKILL');
     await harness;
     // The engine's PID namespace ends with the harness (its init's lifeline closed): the engine and the agent's
     // sleep go by themselves, so codex's thread lock is free for the resume below.
-    await waitFor(() => engineKids.every(isGone) && pidsWithMarker(sleep).length === 0, 'the dead harness\'s engine and its sleep to end', 60_000);
+    await waitFor(
+      () => engineKids.every(isGone) && pidsWithMarker(sleep).length === 0,
+      "the dead harness's engine and its sleep to end",
+      60_000,
+    );
     // The dead harness had nothing to clean up.
     expect(fs.readFileSync(config, 'utf8')).not.toContain(runDir);
 
     // `runs` seals the orphaned attempt from its raw logs and lists it as failed.
     const listed = await execa('node', [BIN, 'runs', '--json'], { env, reject: false });
-    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ run_dir: runDir, attempts: 1, last_completion: 'failed' })]);
-    const threadId = /"thread_id":"([^"]+)"/.exec(fs.readFileSync(path.join(runDir, '.audit', 'stdout.1.log'), 'utf8'))![1];
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({ run_dir: runDir, attempts: 1, last_completion: 'failed' }),
+    ]);
+    const threadId = /"thread_id":"([^"]+)"/.exec(
+      fs.readFileSync(path.join(runDir, '.audit', 'stdout.1.log'), 'utf8'),
+    )![1];
     const translated = await execa('node', [BIN, 'translate', runDir, '--summary'], { env, reject: false });
     expect(translated.stderr).toBe('');
     expect(JSON.parse(translated.stdout)).toMatchObject({ engine: 'codex', session_id: threadId });
     const meta = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8'));
-    expect(meta).toMatchObject({ status: 'finished', completion: { state: 'failed', reason: 'HARNESS_INTERRUPTED' }, error: { code: 'HARNESS_INTERRUPTED' }, session_id: threadId });
+    expect(meta).toMatchObject({
+      status: 'finished',
+      completion: { state: 'failed', reason: 'HARNESS_INTERRUPTED' },
+      error: { code: 'HARNESS_INTERRUPTED' },
+      session_id: threadId,
+    });
     expect(fs.readFileSync(path.join(runDir, '.audit', 'fcmp.1.jsonl'), 'utf8').trim().length).toBeGreaterThan(0);
     const record = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'run.json'), 'utf8'));
     expect(record).toMatchObject({ attempts: 1, session_id: threadId, last_completion: 'failed' });
@@ -116,15 +139,24 @@ describe('harness killed mid-attempt (claude)', () => {
     const state = path.join(tmp, 'data-claude', 'agent_cache', 'agent_home', '.claude', '.claude.json');
     const { env, harness, sleep, runDir } = await startSleeping('claude', 'data-claude', '"tool_use"');
     expect(fs.readFileSync(state, 'utf8')).toContain(runDir);
-    const engineKids = (await execa('pgrep', ['-P', String(harness.pid)], { reject: false })).stdout.split('\n').filter(Boolean).map(Number);
+    const engineKids = (await execa('pgrep', ['-P', String(harness.pid)], { reject: false })).stdout
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
     harness.kill('SIGKILL');
     await harness;
     expect(fs.readFileSync(state, 'utf8')).toContain(runDir);
     // claude runs its shell in a session of its own; the PID namespace ends it with the harness all the same.
-    await waitFor(() => engineKids.every(isGone) && pidsWithMarker(sleep).length === 0, 'the dead harness\'s engine and its sleep to end', 60_000);
+    await waitFor(
+      () => engineKids.every(isGone) && pidsWithMarker(sleep).length === 0,
+      "the dead harness's engine and its sleep to end",
+      60_000,
+    );
 
     const listed = await execa('node', [BIN, 'runs', '--json'], { env, reject: false });
-    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ run_dir: runDir, attempts: 1, last_completion: 'failed' })]);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({ run_dir: runDir, attempts: 1, last_completion: 'failed' }),
+    ]);
     expect(fs.readFileSync(state, 'utf8')).not.toContain(runDir);
     const meta = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8'));
     expect(meta).toMatchObject({ status: 'finished', completion: { state: 'failed', reason: 'HARNESS_INTERRUPTED' } });

@@ -20,7 +20,12 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** Runs `agent-harness <args>` on a pseudo-terminal; resolves with the screen text once it exits. */
 async function runOnTerminal(args: string[], env: NodeJS.ProcessEnv, finalText: RegExp): Promise<string> {
-  const term = pty.spawn(process.execPath, [BIN, ...args], { cols: 120, rows: 40, cwd: REPO, env: env as Record<string, string> });
+  const term = pty.spawn(process.execPath, [BIN, ...args], {
+    cols: 120,
+    rows: 40,
+    cwd: REPO,
+    env: env as Record<string, string>,
+  });
   let screen = '';
   term.onData((data) => {
     screen += data;
@@ -46,16 +51,28 @@ async function runOnTerminal(args: string[], env: NodeJS.ProcessEnv, finalText: 
 }
 
 describe('interactive codex (TUI on a pseudo-terminal)', () => {
-  it('records the session from codex\'s session store, judges it, and resumes it by handle', { timeout: 360_000 }, async () => {
+  it("records the session from codex's session store, judges it, and resumes it by handle", {
+    timeout: 360_000,
+  }, async () => {
     const runRoot = path.join(tmp, 'runs');
     const script = path.join(tmp, 'script.json');
-    fs.writeFileSync(script, JSON.stringify({ version: 1, turns: [
-      { type: 'shell', command: "printf 'hi\\n' > hello.txt" },
-      { type: 'final', text: 'Wrote hello.txt.' },
-      { type: 'final', text: 'Second turn done.' },
-    ] }));
+    fs.writeFileSync(
+      script,
+      JSON.stringify({
+        version: 1,
+        turns: [
+          { type: 'shell', command: "printf 'hi\\n' > hello.txt" },
+          { type: 'final', text: 'Wrote hello.txt.' },
+          { type: 'final', text: 'Second turn done.' },
+        ],
+      }),
+    );
     const env = { ...process.env, AGENT_HARNESS_RUN_ROOT: runRoot, NO_COLOR: '1' };
-    const screen = await runOnTerminal(['--script', script, 'codex', 'Write hello.txt please'], env, /Wrotehello\.txt\./);
+    const screen = await runOnTerminal(
+      ['--script', script, 'codex', 'Write hello.txt please'],
+      env,
+      /Wrotehello\.txt\./,
+    );
     const handle = /Run handle: ([0-9a-f]{8})/.exec(screen)?.[1];
     expect(handle, screen.slice(-2000)).toBeDefined();
     const session = /Session: ([0-9a-f-]{36})/.exec(screen)?.[1];
@@ -69,10 +86,19 @@ describe('interactive codex (TUI on a pseudo-terminal)', () => {
     expect(rasp).toContain('SESSION_RECOVERED_FROM_STORE');
 
     // The TUI saved its own keys ([tui]…) into the harness profile; the attempt's cleanup took them out again.
-    const profile = fs.readFileSync(path.join(resolveHarnessPaths({ projectRoot: REPO }).agentHome, '.codex', 'agent-harness.config.toml'), 'utf8');
+    const profile = fs.readFileSync(
+      path.join(resolveHarnessPaths({ projectRoot: REPO }).agentHome, '.codex', 'agent-harness.config.toml'),
+      'utf8',
+    );
     expect(profile).not.toMatch(/^\[tui|^\[notice/m);
 
-    const resumed = spawnSync(process.execPath, [BIN, 'resume', handle!, 'And now?'], { cwd: REPO, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+    const resumed = spawnSync(process.execPath, [BIN, 'resume', handle!, 'And now?'], {
+      cwd: REPO,
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 120_000,
+    });
     expect(resumed.stderr).toContain('Attempt: 2');
     expect(resumed.stderr).toContain(`Session: ${session}`);
     expect(resumed.stderr).toContain('Completion: completed (done_marker)');

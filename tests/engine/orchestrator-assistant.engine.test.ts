@@ -39,17 +39,29 @@ describe.each(cases)('example assistant over $wire (stream: $stream)', ({ wire, 
       expect(outcome.error).toBeUndefined();
       replies.push(outcome.reply);
     }
-    expect(replies).toEqual(['Hello! I read your first message.', 'Thanks for the second message; I remember your first one.', 'Third reply: we have talked three times now.']);
+    expect(replies).toEqual([
+      'Hello! I read your first message.',
+      'Thanks for the second message; I remember your first one.',
+      'Third reply: we have talked three times now.',
+    ]);
 
     const log = server.requests;
     expect(log.every((r) => r.path === wirePath && r.status === 200)).toBe(true);
-    expect(log.every((r) => (r.body as { stream?: boolean }).stream === stream || (!stream && (r.body as { stream?: boolean }).stream === undefined))).toBe(true);
+    expect(
+      log.every(
+        (r) =>
+          (r.body as { stream?: boolean }).stream === stream ||
+          (!stream && (r.body as { stream?: boolean }).stream === undefined),
+      ),
+    ).toBe(true);
     // Right model per phase: each marker-bearing prompt went to its phase's model.
     const byModel = (model: string) => log.filter((r) => (r.body as { model: string }).model === model);
     expect(byModel('intent-small').every((r) => bodyText(r).includes('[assistant:intent]'))).toBe(true);
     expect(byModel('memory-small').every((r) => bodyText(r).includes('[assistant:memory]'))).toBe(true);
     expect(byModel('respond-large').every((r) => bodyText(r).includes('[assistant:respond]'))).toBe(true);
-    expect([byModel('intent-small').length, byModel('memory-small').length, byModel('respond-large').length]).toEqual([3, 3, 3]);
+    expect([byModel('intent-small').length, byModel('memory-small').length, byModel('respond-large').length]).toEqual([
+      3, 3, 3,
+    ]);
     expect(log).toHaveLength(9);
 
     for (let turn = 0; turn < 3; turn += 1) {
@@ -63,7 +75,9 @@ describe.each(cases)('example assistant over $wire (stream: $stream)', ({ wire, 
       expect(Date.parse(memory.started_ts!)).toBeLessThanOrEqual(Date.parse(intent.ts));
       // Respond waits for both.
       expect(respond.seq).toBeGreaterThan(Math.max(intent.seq, memory.seq));
-      expect(Date.parse(respond.started_ts!)).toBeGreaterThanOrEqual(Math.max(Date.parse(intent.ts), Date.parse(memory.ts)));
+      expect(Date.parse(respond.started_ts!)).toBeGreaterThanOrEqual(
+        Math.max(Date.parse(intent.ts), Date.parse(memory.ts)),
+      );
       expect(respond.turn_index).toBe(turn);
     }
     // The second turn's prompt carries what memory recalled from the first.
@@ -83,12 +97,24 @@ describe('examples/assistant/main.ts', () => {
   it('prints both replies and the per-phase statistics table, exits 0, with no key in the environment', async () => {
     const { execa } = await import('execa');
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/API_KEY|_TOKEN|PROXY/i.test(name)));
-    const result = await execa('npx', ['tsx', 'examples/assistant/main.ts', '--script', 'examples/assistant/demo-script.json', 'first message', 'second message'], { env, extendEnv: false, reject: false, timeout: 120_000 });
+    const result = await execa(
+      'npx',
+      [
+        'tsx',
+        'examples/assistant/main.ts',
+        '--script',
+        'examples/assistant/demo-script.json',
+        'first message',
+        'second message',
+      ],
+      { env, extendEnv: false, reject: false, timeout: 120_000 },
+    );
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toContain('> first message\nHello! I read your first message.');
     expect(result.stdout).toContain('> second message\nThanks for the second message; I remember your first one.');
     expect(result.stdout).toMatch(/^phase\s+runs\s+calls\s+tokens in\s+tokens out\s+latency ms\s+errors$/m);
-    for (const phase of ['intent', 'memory', 'respond', 'recover']) expect(result.stdout).toMatch(new RegExp(`^${phase}\\s+2\\s`, 'm'));
+    for (const phase of ['intent', 'memory', 'respond', 'recover'])
+      expect(result.stdout).toMatch(new RegExp(`^${phase}\\s+2\\s`, 'm'));
     expect(result.stdout).toContain('turns: 2 user, 2 assistant');
   });
 
@@ -103,8 +129,17 @@ describe('examples/assistant/main.ts', () => {
 describe('intent loop over HTTP', () => {
   it('refines over two requests (the second replays the first answer) and stops on done', async () => {
     const demo = await loadModelScript(SCRIPT);
-    const refine = { match: { model: 'intent-small', contains: 'Iteration 2 of' }, turns: [{ type: 'text' as const, text: 'unused: index 0 never matches this route' }, { type: 'text' as const, text: '{"intent":"colour question","topics":["colour"],"done":true}' }] };
-    const first = { ...demo.routes![0]!, turns: [{ type: 'text' as const, text: '{"intent":"question","done":false}' }] };
+    const refine = {
+      match: { model: 'intent-small', contains: 'Iteration 2 of' },
+      turns: [
+        { type: 'text' as const, text: 'unused: index 0 never matches this route' },
+        { type: 'text' as const, text: '{"intent":"colour question","topics":["colour"],"done":true}' },
+      ],
+    };
+    const first = {
+      ...demo.routes![0]!,
+      turns: [{ type: 'text' as const, text: '{"intent":"question","done":false}' }],
+    };
     server = await startModelServer({ script: { ...demo, routes: [refine, first, ...demo.routes!.slice(1)] } });
     const config = buildAssistantConfig();
     const assistant = createAssistant(createWireCaller('openai-chat', server.url, 'scripted-no-key', config), config);
@@ -115,6 +150,8 @@ describe('intent loop over HTTP', () => {
     const intents = server.requests.filter((r) => (r.body as { model: string }).model === 'intent-small');
     expect(intents.map((r) => r.turn_index)).toEqual([0, 1]);
     expect(JSON.stringify(intents[1]!.body)).toContain('{\\"intent\\":\\"question\\",\\"done\\":false}');
-    expect(JSON.stringify(server.requests.find((r) => (r.body as { model: string }).model === 'respond-large')!.body)).toContain('Intent: colour question');
+    expect(
+      JSON.stringify(server.requests.find((r) => (r.body as { model: string }).model === 'respond-large')!.body),
+    ).toContain('Intent: colour question');
   });
 });

@@ -6,7 +6,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseModelScript, startModelServer, type ModelServer } from '../../src/model/index.js';
-import { createAnthropicMessagesCaller, createOpenAiChatCaller, type HttpCallerOptions, type LLMCaller } from '../../src/orchestrator/index.js';
+import {
+  createAnthropicMessagesCaller,
+  createOpenAiChatCaller,
+  type HttpCallerOptions,
+  type LLMCaller,
+} from '../../src/orchestrator/index.js';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -20,7 +25,9 @@ async function scripted(turns: unknown[]): Promise<ModelServer> {
 }
 
 /** A loopback server answering each request with the next handler; past the list it answers 500. */
-async function sequenceServer(handlers: ((res: http.ServerResponse) => void)[]): Promise<{ url: string; hits: number }> {
+async function sequenceServer(
+  handlers: ((res: http.ServerResponse) => void)[],
+): Promise<{ url: string; hits: number }> {
   const state = { url: '', hits: 0 };
   const server = http.createServer((req, res) => {
     req.resume();
@@ -30,18 +37,32 @@ async function sequenceServer(handlers: ((res: http.ServerResponse) => void)[]):
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  closers.push(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  closers.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return state;
 }
 
 type Wire = 'openai' | 'anthropic';
 function caller(wire: Wire, url: string, extra: Partial<HttpCallerOptions> = {}): LLMCaller {
-  return wire === 'openai' ? createOpenAiChatCaller({ baseURL: `${url}/v1`, apiKey: 'k', ...extra }) : createAnthropicMessagesCaller({ baseURL: url, apiKey: 'k', ...extra });
+  return wire === 'openai'
+    ? createOpenAiChatCaller({ baseURL: `${url}/v1`, apiKey: 'k', ...extra })
+    : createAnthropicMessagesCaller({ baseURL: url, apiKey: 'k', ...extra });
 }
-const ask = { model: 'm', messages: [{ role: 'system' as const, content: 'sys' }, { role: 'user' as const, content: 'hi' }] };
+const ask = {
+  model: 'm',
+  messages: [
+    { role: 'system' as const, content: 'sys' },
+    { role: 'user' as const, content: 'hi' },
+  ],
+};
 
 describe.each(['openai', 'anthropic'] as Wire[])('%s caller', (wire) => {
-  it('returns text, model and usage, streaming and not, and sends system the wire\'s way', async () => {
+  it("returns text, model and usage, streaming and not, and sends system the wire's way", async () => {
     const server = await scripted([{ type: 'text', text: 'hello there' }]);
     const c = caller(wire, server.url);
     for (const stream of [false, true]) {
@@ -50,7 +71,8 @@ describe.each(['openai', 'anthropic'] as Wire[])('%s caller', (wire) => {
       expect(response.usage?.outputTokens).toBeGreaterThan(0);
     }
     const body = server.requests[0]!.body as Record<string, unknown>;
-    if (wire === 'anthropic') expect(body).toMatchObject({ system: 'sys', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] });
+    if (wire === 'anthropic')
+      expect(body).toMatchObject({ system: 'sys', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] });
     else expect(body).toMatchObject({ max_tokens: 64, messages: ask.messages });
     expect((server.requests[1]!.body as { stream?: boolean }).stream).toBe(true);
   });
@@ -58,7 +80,9 @@ describe.each(['openai', 'anthropic'] as Wire[])('%s caller', (wire) => {
   it('retries a 429 a bounded number of times, then fails with LLM_HTTP_ERROR carrying status and vendor body', async () => {
     const server = await scripted([{ type: 'error', status: 429, message: 'slow down' }]);
     const waits: number[] = [];
-    const c = caller(wire, server.url, { retry: { maxRetries: 2, baseDelayMs: 100, sleep: async (ms) => void waits.push(ms) } });
+    const c = caller(wire, server.url, {
+      retry: { maxRetries: 2, baseDelayMs: 100, sleep: async (ms) => void waits.push(ms) },
+    });
     const error = await c.call(ask).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'LLM_HTTP_ERROR', details: { status: 429, attempts: 3, model: 'm' } });
     expect(JSON.stringify((error as { details: { body: unknown } }).details.body)).toContain('slow down');
@@ -68,17 +92,38 @@ describe.each(['openai', 'anthropic'] as Wire[])('%s caller', (wire) => {
 
   it('does not retry a 400', async () => {
     const server = await scripted([{ type: 'error', status: 400, message: 'bad model' }]);
-    const error = await caller(wire, server.url, { retry: { sleep: async () => undefined } }).call(ask).catch((e: unknown) => e);
+    const error = await caller(wire, server.url, { retry: { sleep: async () => undefined } })
+      .call(ask)
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'LLM_HTTP_ERROR', details: { status: 400, attempts: 1 } });
     expect(server.requests).toHaveLength(1);
   });
 
   it('honours retry-after on a 503 and succeeds on the next attempt', async () => {
-    const ok = wire === 'openai'
-      ? { id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'after wait' }, finish_reason: 'stop' }] }
-      : { id: 'msg', type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'after wait' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 2 } };
+    const ok =
+      wire === 'openai'
+        ? {
+            id: 'c',
+            object: 'chat.completion',
+            created: 1,
+            model: 'm',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'after wait' }, finish_reason: 'stop' }],
+          }
+        : {
+            id: 'msg',
+            type: 'message',
+            role: 'assistant',
+            model: 'm',
+            content: [{ type: 'text', text: 'after wait' }],
+            stop_reason: 'end_turn',
+            stop_sequence: null,
+            usage: { input_tokens: 1, output_tokens: 2 },
+          };
     const target = await sequenceServer([
-      (res) => res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '7' }).end('{"error":{"message":"busy"}}'),
+      (res) =>
+        res
+          .writeHead(503, { 'content-type': 'application/json', 'retry-after': '7' })
+          .end('{"error":{"message":"busy"}}'),
       (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(ok)),
     ]);
     const waits: number[] = [];
@@ -90,7 +135,9 @@ describe.each(['openai', 'anthropic'] as Wire[])('%s caller', (wire) => {
 
   it('times out a silent endpoint with LLM_TIMEOUT, without retrying', async () => {
     const target = await sequenceServer([() => undefined, () => undefined]);
-    const error = await caller(wire, target.url, { timeoutMs: 200 }).call(ask).catch((e: unknown) => e);
+    const error = await caller(wire, target.url, { timeoutMs: 200 })
+      .call(ask)
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'LLM_TIMEOUT', details: { attempts: 1 } });
     expect(target.hits).toBe(1);
   });
@@ -106,7 +153,14 @@ describe.each(['openai', 'anthropic'] as Wire[])('%s caller', (wire) => {
 
     const server = await scripted([{ type: 'error', status: 500, message: 'down' }]);
     const second = new AbortController();
-    const waiting = caller(wire, server.url, { retry: { sleep: async (_ms, signal) => { second.abort(); signal?.throwIfAborted(); } } }).call({ ...ask, signal: second.signal });
+    const waiting = caller(wire, server.url, {
+      retry: {
+        sleep: async (_ms, signal) => {
+          second.abort();
+          signal?.throwIfAborted();
+        },
+      },
+    }).call({ ...ask, signal: second.signal });
     await expect(waiting).rejects.toMatchObject({ code: 'LLM_ABORTED', details: { attempts: 1 } });
   });
 
@@ -114,11 +168,15 @@ describe.each(['openai', 'anthropic'] as Wire[])('%s caller', (wire) => {
     const target = await sequenceServer([]);
     const url = target.url;
     await closers.pop()!();
-    const error = await caller(wire, url, { retry: { maxRetries: 1, sleep: async () => undefined } }).call(ask).catch((e: unknown) => e);
+    const error = await caller(wire, url, { retry: { maxRetries: 1, sleep: async () => undefined } })
+      .call(ask)
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'LLM_CONNECTION_FAILED', details: { attempts: 2 } });
   });
 });
 
 it('rejects a bad retry policy with CONFIG_INVALID', () => {
-  expect(() => createOpenAiChatCaller({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', retry: { maxRetries: -1 } })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+  expect(() =>
+    createOpenAiChatCaller({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', retry: { maxRetries: -1 } }),
+  ).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
 });

@@ -21,7 +21,9 @@ const SHELL_TOOL: Partial<Record<EngineId, string>> = { claude: 'Bash', gemini: 
 function offeredToolNames(body: { tools?: unknown[] }): string[] {
   return (body.tools ?? []).flatMap((tool) => {
     const t = tool as { name?: string; function?: { name?: string }; functionDeclarations?: Array<{ name?: string }> };
-    return [t.name, t.function?.name, ...(t.functionDeclarations ?? []).map((d) => d.name)].filter((n): n is string => typeof n === 'string');
+    return [t.name, t.function?.name, ...(t.functionDeclarations ?? []).map((d) => d.name)].filter(
+      (n): n is string => typeof n === 'string',
+    );
   });
 }
 
@@ -44,13 +46,25 @@ describe.for(registryEngines())('%s provider', (engine) => {
   it('streams session, tool_use, tool_result and text while the engine runs, then complete with success; resumes by session id', async () => {
     const events: AgentEvent[] = [];
     let statusAtFirstMessage: string | null = null;
-    const extra = { runRoot, script: script({ type: 'shell', command: "printf 'one\\n' > one.txt" }, { type: 'final', text: 'Wrote one.txt.' }, { type: 'final', text: 'Second turn.' }) };
+    const extra = {
+      runRoot,
+      script: script(
+        { type: 'shell', command: "printf 'one\\n' > one.txt" },
+        { type: 'final', text: 'Wrote one.txt.' },
+        { type: 'final', text: 'Second turn.' },
+      ),
+    };
     for await (const event of getProvider(engine).query({ provider: engine, prompt: 'Write one.txt.', extra })) {
       AgentEventSchema.parse(event);
       if (event.type === 'message' && statusAtFirstMessage === null) {
         // The first message arrives before the attempt is over: its meta still says running.
-        const runDir = fs.readdirSync(runRoot).map((d) => path.join(runRoot, d)).find((d) => fs.existsSync(path.join(d, '.audit', 'meta.1.json')) && d.includes(`-${engine}-`));
-        statusAtFirstMessage = runDir ? JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8')).status : 'no run dir';
+        const runDir = fs
+          .readdirSync(runRoot)
+          .map((d) => path.join(runRoot, d))
+          .find((d) => fs.existsSync(path.join(d, '.audit', 'meta.1.json')) && d.includes(`-${engine}-`));
+        statusAtFirstMessage = runDir
+          ? JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8')).status
+          : 'no run dir';
       }
       events.push(event);
     }
@@ -67,7 +81,13 @@ describe.for(registryEngines())('%s provider', (engine) => {
     expectCompleteAudit(attemptAuditPaths(runDir, 1));
 
     const resumed: AgentEvent[] = [];
-    for await (const event of getProvider(engine).query({ provider: engine, prompt: 'And now?', resumeSessionId: sessionId, extra: { runRoot } })) resumed.push(event);
+    for await (const event of getProvider(engine).query({
+      provider: engine,
+      prompt: 'And now?',
+      resumeSessionId: sessionId,
+      extra: { runRoot },
+    }))
+      resumed.push(event);
     expect(resumed.at(-1)).toMatchObject({ type: 'complete', sessionId, result: { success: true } });
     expect((resumed.at(-1)!.diagnostics as { runDir: string }).runDir).toBe(runDir);
     expectCompleteAudit(attemptAuditPaths(runDir, 2));
@@ -77,13 +97,25 @@ describe.for(registryEngines())('%s provider', (engine) => {
     const controller = new AbortController();
     const events: AgentEvent[] = [];
     const sleeper = `sleep ${uniqueSleepSeconds()}`;
-    const extra = { runRoot, script: script({ type: 'shell', command: `setsid ${sleeper} >/dev/null 2>&1 </dev/null & ${sleeper}` }, { type: 'final', text: 'done' }) };
+    const extra = {
+      runRoot,
+      script: script(
+        { type: 'shell', command: `setsid ${sleeper} >/dev/null 2>&1 </dev/null & ${sleeper}` },
+        { type: 'final', text: 'done' },
+      ),
+    };
     // Abort once the agent's sleep runs (not on the tool_use event: opencode prints a tool call only when it ended).
     const sleeping = eventually(() => pidsWithMarker(sleeper).length > 0, 120_000).then((running) => {
       if (running) controller.abort();
       return running;
     });
-    for await (const event of getProvider(engine).query({ provider: engine, prompt: 'Sleep.', signal: controller.signal, extra })) events.push(event);
+    for await (const event of getProvider(engine).query({
+      provider: engine,
+      prompt: 'Sleep.',
+      signal: controller.signal,
+      extra,
+    }))
+      events.push(event);
     expect(await sleeping, `the agent's sleep never ran: ${JSON.stringify(events.at(-1))}`).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: 'error' });
     expect(events.some((e) => e.type === 'complete')).toBe(false);
@@ -97,24 +129,46 @@ describe.for(registryEngines())('%s provider', (engine) => {
   it('starts an MCP server from mcpServers, and the agent calls its tool and gets the result', async () => {
     const events: AgentEvent[] = [];
     const mcpServers = [{ name: 'echo', command: [process.execPath, ECHO_SERVER] }];
-    const extra = { runRoot, script: script({ type: 'mcp_tool', server: 'echo', tool: 'echo', arguments: { text: 'ping' } }, { type: 'final', text: 'Echoed.' }) };
-    for await (const event of getProvider(engine).query({ provider: engine, prompt: 'Call the echo tool.', mcpServers, extra })) events.push(event);
+    const extra = {
+      runRoot,
+      script: script(
+        { type: 'mcp_tool', server: 'echo', tool: 'echo', arguments: { text: 'ping' } },
+        { type: 'final', text: 'Echoed.' },
+      ),
+    };
+    for await (const event of getProvider(engine).query({
+      provider: engine,
+      prompt: 'Call the echo tool.',
+      mcpServers,
+      extra,
+    }))
+      events.push(event);
     expect(events.at(-1)).toMatchObject({ type: 'complete', result: { success: true } });
     const kinds = events.filter((e) => e.type === 'message').map((e) => e.content?.kind);
     expect(kinds).toEqual(expect.arrayContaining(['tool_use', 'tool_result']));
     const { runDir } = events.at(-1)!.diagnostics as { runDir: string };
     // The engine spawned the server (it logged the call in its working directory, the run dir) ...
-    const why = () => `no MCP call logged; tool results: ${JSON.stringify(events.filter((e) => e.content?.kind === 'tool_result').map((e) => e.content?.raw)).slice(0, 1500)}; stderr: ${fs.readFileSync(attemptAuditPaths(runDir, 1).stderr, 'utf8').slice(-1500)}`;
+    const why = () =>
+      `no MCP call logged; tool results: ${JSON.stringify(events.filter((e) => e.content?.kind === 'tool_result').map((e) => e.content?.raw)).slice(0, 1500)}; stderr: ${fs.readFileSync(attemptAuditPaths(runDir, 1).stderr, 'utf8').slice(-1500)}`;
     expect(fs.existsSync(path.join(runDir, 'mcp-calls.log')), why()).toBe(true);
-    expect(fs.readFileSync(path.join(runDir, 'mcp-calls.log'), 'utf8')).toBe(`${JSON.stringify({ tool: 'echo', text: 'ping' })}\n`);
+    expect(fs.readFileSync(path.join(runDir, 'mcp-calls.log'), 'utf8')).toBe(
+      `${JSON.stringify({ tool: 'echo', text: 'ping' })}\n`,
+    );
     // ... and sent the tool's result back to the model.
-    const requests = fs.readFileSync(attemptAuditPaths(runDir, 1).modelRequests, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
-    expect(requests.filter((r) => r.response_kind !== 'side').some((r) => JSON.stringify(r.body).includes('echo: ping'))).toBe(true);
+    const requests = fs
+      .readFileSync(attemptAuditPaths(runDir, 1).modelRequests, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    expect(
+      requests.filter((r) => r.response_kind !== 'side').some((r) => JSON.stringify(r.body).includes('echo: ping')),
+    ).toBe(true);
     const meta = expectCompleteAudit(attemptAuditPaths(runDir, 1));
     expect(JSON.stringify(meta.agent_options)).toContain('echo');
     // Options hold for the attempt only: gemini's workspace settings no longer name the server.
     const geminiSettings = path.join(runDir, '.gemini', 'settings.json');
-    if (fs.existsSync(geminiSettings)) expect(JSON.parse(fs.readFileSync(geminiSettings, 'utf8')).mcpServers).toBeUndefined();
+    if (fs.existsSync(geminiSettings))
+      expect(JSON.parse(fs.readFileSync(geminiSettings, 'utf8')).mcpServers).toBeUndefined();
   });
 
   it('systemPrompt reaches the model, and a disallowed tool is no longer offered to it', async () => {
@@ -122,10 +176,22 @@ describe.for(registryEngines())('%s provider', (engine) => {
     const extra = { runRoot, script: script({ type: 'final', text: 'Ok.' }) };
     const disallowedTools = SHELL_TOOL[engine] && engine !== 'codex' ? [SHELL_TOOL[engine]!] : [];
     let last: AgentEvent | undefined;
-    for await (const event of getProvider(engine).query({ provider: engine, prompt: 'Hello.', systemPrompt: `You are terse. ${marker}`, disallowedTools, extra })) last = event;
+    for await (const event of getProvider(engine).query({
+      provider: engine,
+      prompt: 'Hello.',
+      systemPrompt: `You are terse. ${marker}`,
+      disallowedTools,
+      extra,
+    }))
+      last = event;
     expect(last).toMatchObject({ type: 'complete', result: { success: true } });
     const { runDir } = last!.diagnostics as { runDir: string };
-    const requests = fs.readFileSync(attemptAuditPaths(runDir, 1).modelRequests, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)).filter((r) => r.response_kind !== 'side');
+    const requests = fs
+      .readFileSync(attemptAuditPaths(runDir, 1).modelRequests, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+      .filter((r) => r.response_kind !== 'side');
     expect(requests.length).toBeGreaterThan(0);
     expect(JSON.stringify(requests[0].body)).toContain(marker);
     // codex has no deny list (refused, see the contract tests); the others drop the tool from the request.
@@ -137,7 +203,13 @@ describe.for(registryEngines())('%s provider', (engine) => {
     const write = script({ type: 'shell', command: "printf 'x' > plan.txt" }, { type: 'final', text: 'Tried.' });
     const runDirOf = async (permissionMode: 'plan' | 'bypassPermissions'): Promise<string> => {
       let last: AgentEvent | undefined;
-      for await (const event of getProvider(engine).query({ provider: engine, prompt: 'Write plan.txt.', permissionMode, extra: { runRoot, script: write } })) last = event;
+      for await (const event of getProvider(engine).query({
+        provider: engine,
+        prompt: 'Write plan.txt.',
+        permissionMode,
+        extra: { runRoot, script: write },
+      }))
+        last = event;
       expect(last?.type).toBe('complete');
       return (last!.diagnostics as { runDir: string }).runDir;
     };

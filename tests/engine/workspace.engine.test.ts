@@ -14,7 +14,10 @@ import { REPO } from '../helpers/cli.js';
 describe('codex in a seeded git workspace', () => {
   test('`codex exec --json` completes without --skip-git-repo-check', async ({ model, agent }) => {
     model.script(turns.shell('git status --porcelain; cat CHANGELOG.md'), turns.final('Looked at the repo.'));
-    const run = await agent.start('codex', { template: 'fixtures/repos/changelog', args: ['exec', '--json', 'Look at the changelog.'] });
+    const run = await agent.start('codex', {
+      template: 'fixtures/repos/changelog',
+      args: ['exec', '--json', 'Look at the changelog.'],
+    });
     expect(run.error).toBeNull();
     expect(run).toHaveCompleted();
     // The agent sees a clean repository: the harness's own paths are excluded from git.
@@ -25,7 +28,6 @@ describe('codex in a seeded git workspace', () => {
     expect(run.toolCalls[0]?.output?.trimStart().startsWith('# Changelog')).toBe(true);
   });
 
-
   it('from the CLI, outside any git repository: `start --template DIR codex exec --json "hi"` completes; without a template codex refuses', () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-template-cli-'));
     try {
@@ -33,8 +35,27 @@ describe('codex in a seeded git workspace', () => {
       fs.writeFileSync(script, JSON.stringify({ version: 1, turns: [{ type: 'final', text: 'hi there' }] }));
       fs.writeFileSync(path.join(tmp, 'notes.txt'), 'seeded from a file\n');
       const env = { ...process.env, AGENT_HARNESS_RUN_ROOT: path.join(tmp, 'runs') };
-      const cli = (args: string[]) => spawnSync(process.execPath, [path.join(REPO, 'bin', 'agent-harness.js'), ...args], { cwd: REPO, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
-      const seeded = cli(['start', '--script', script, '--template', 'fixtures/repos/changelog', '--file', `docs/notes.txt=${path.join(tmp, 'notes.txt')}`, 'codex', 'exec', '--json', 'hi']);
+      const cli = (args: string[]) =>
+        spawnSync(process.execPath, [path.join(REPO, 'bin', 'agent-harness.js'), ...args], {
+          cwd: REPO,
+          env,
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+          timeout: 120_000,
+        });
+      const seeded = cli([
+        'start',
+        '--script',
+        script,
+        '--template',
+        'fixtures/repos/changelog',
+        '--file',
+        `docs/notes.txt=${path.join(tmp, 'notes.txt')}`,
+        'codex',
+        'exec',
+        '--json',
+        'hi',
+      ]);
       expect(seeded.stderr).toContain('Completion: completed (done_marker)');
       const runDir = /Run directory: (\S+)/.exec(seeded.stderr)![1]!;
       expect(fs.readFileSync(path.join(runDir, 'docs', 'notes.txt'), 'utf8')).toBe('seeded from a file\n');

@@ -5,15 +5,42 @@ import fs from 'node:fs';
 import { expect } from 'vitest';
 import type { AttemptAuditPaths } from '../../src/core/audit-files.js';
 import { BEFORE_HASH_LIMIT } from '../../src/core/run-attempt.js';
-import { AttemptMetaSchema, ConformanceReportSchema, FcmpEventSchema, FsDiffSchema, FsSnapshotSchema, RaspEventSchema, type AttemptMeta } from '../../src/protocol/index.js';
+import {
+  AttemptMetaSchema,
+  ConformanceReportSchema,
+  FcmpEventSchema,
+  FsDiffSchema,
+  FsSnapshotSchema,
+  RaspEventSchema,
+  type AttemptMeta,
+} from '../../src/protocol/index.js';
 
 function jsonl(file: string): unknown[] {
-  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 /** Asserts that every audit file of the attempt exists and matches its schema; returns the parsed meta. */
-export function expectCompleteAudit(audit: AttemptAuditPaths, io: 'split' | 'pty' = 'split', expected: { terminal?: number } = {}): AttemptMeta {
-  const required = [audit.conformance, audit.meta, audit.stdin, audit.modelRequests, audit.fsBefore, audit.fsAfter, audit.fsDiff, audit.rasp, audit.fcmp, ...(io === 'split' ? [audit.stdout, audit.stderr] : [audit.ptyOutput, audit.ptyTiming])];
+export function expectCompleteAudit(
+  audit: AttemptAuditPaths,
+  io: 'split' | 'pty' = 'split',
+  expected: { terminal?: number } = {},
+): AttemptMeta {
+  const required = [
+    audit.conformance,
+    audit.meta,
+    audit.stdin,
+    audit.modelRequests,
+    audit.fsBefore,
+    audit.fsAfter,
+    audit.fsDiff,
+    audit.rasp,
+    audit.fcmp,
+    ...(io === 'split' ? [audit.stdout, audit.stderr] : [audit.ptyOutput, audit.ptyTiming]),
+  ];
   for (const file of required) expect(fs.existsSync(file), `${file} exists`).toBe(true);
   const meta = AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(audit.meta, 'utf8')));
   expect(meta.status).toBe('finished');
@@ -23,12 +50,21 @@ export function expectCompleteAudit(audit: AttemptAuditPaths, io: 'split' | 'pty
   // The before-snapshot is hashed while the engine runs and written once it is: a file the attempt left alone has its
   // hash (up to BEFORE_HASH_LIMIT files to hash; past it none is read, cli.contract's test).
   const changed = new Set([...diff.modified, ...diff.deleted, ...diff.engine_bookkeeping]);
-  const unhashed = before.entries.filter((entry) => entry.type === 'file' && entry.size <= 8 * 1024 * 1024 && entry.sha256 === null && !changed.has(entry.path));
-  if (before.entries.length <= BEFORE_HASH_LIMIT) expect(unhashed.map((entry) => entry.path), 'unchanged files without a hash in fs-before').toEqual([]);
+  const unhashed = before.entries.filter(
+    (entry) =>
+      entry.type === 'file' && entry.size <= 8 * 1024 * 1024 && entry.sha256 === null && !changed.has(entry.path),
+  );
+  if (before.entries.length <= BEFORE_HASH_LIMIT)
+    expect(
+      unhashed.map((entry) => entry.path),
+      'unchanged files without a hash in fs-before',
+    ).toEqual([]);
   const rasp = jsonl(audit.rasp).map((row) => RaspEventSchema.parse(row));
   expect(rasp.length).toBeGreaterThan(0);
   const fcmp = jsonl(audit.fcmp).map((row) => FcmpEventSchema.parse(row));
-  const terminal = fcmp.filter((e) => ['conversation.completed', 'conversation.failed', 'user.input.required'].includes(e.type));
+  const terminal = fcmp.filter((e) =>
+    ['conversation.completed', 'conversation.failed', 'user.input.required'].includes(e.type),
+  );
   // One terminal event per attempt; none for a call that started no session.
   expect(terminal).toHaveLength(expected.terminal ?? 1);
   for (let i = 1; i < fcmp.length; i += 1) expect(fcmp[i]!.seq).toBeGreaterThan(fcmp[i - 1]!.seq);

@@ -38,14 +38,25 @@ export function createCliSandbox(): CliSandbox {
     AGENT_HARNESS_SKILL_ROOTS: path.join(REPO, 'fixtures', 'skills'),
     NO_COLOR: '1',
   };
-  return { root, home, prefix, env, argvLog: path.join(root, 'argv.log'), cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
+  return {
+    root,
+    home,
+    prefix,
+    env,
+    argvLog: path.join(root, 'argv.log'),
+    cleanup: () => fs.rmSync(root, { recursive: true, force: true }),
+  };
 }
 
 /**
  * Installs a fake engine executable in the sandbox's managed prefix: it appends its argv (one JSON array per
  * call) to `argvLog`, prints `stdoutFile` to stdout and `stderrText` to stderr, and exits with `exitCode`.
  */
-export function installFakeEngine(sandbox: CliSandbox, name: string, options: { stdoutFile: string; stderrText?: string; exitCode?: number; hangAfterOutput?: boolean }): void {
+export function installFakeEngine(
+  sandbox: CliSandbox,
+  name: string,
+  options: { stdoutFile: string; stderrText?: string; exitCode?: number; hangAfterOutput?: boolean },
+): void {
   const script = `#!/usr/bin/env node
 const fs = require('node:fs');
 ${options.hangAfterOutput ? "process.on('SIGTERM', () => {});" : ''}
@@ -60,9 +71,15 @@ ${options.hangAfterOutput ? 'setInterval(() => {}, 1000);' : ''}
 }
 
 /** The argv records the fake engine logged. */
-export function fakeEngineCalls(sandbox: CliSandbox): Array<{ argv: string[]; cwd: string; home: string; codexHome: string; hasSecret: boolean }> {
+export function fakeEngineCalls(
+  sandbox: CliSandbox,
+): Array<{ argv: string[]; cwd: string; home: string; codexHome: string; hasSecret: boolean }> {
   if (!fs.existsSync(sandbox.argvLog)) return [];
-  return fs.readFileSync(sandbox.argvLog, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return fs
+    .readFileSync(sandbox.argvLog, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 /** Result of one CLI run. */
@@ -87,6 +104,12 @@ export function runCliProcess(sandbox: CliSandbox, args: string[], extraEnv: Nod
 /** Runs the CLI with stdout and stderr on one pipe, to check the order of what it prints. */
 export function runCliMerged(sandbox: CliSandbox, args: string[]): CliRun {
   const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const result = spawnSync('/bin/sh', ['-c', `${quoted} 2>&1`], { cwd: sandbox.root, env: sandbox.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+  const result = spawnSync('/bin/sh', ['-c', `${quoted} 2>&1`], {
+    cwd: sandbox.root,
+    env: sandbox.env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 120_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -47,16 +47,19 @@ export function createCodexSdkHome(modelUrl: string): CodexSdkHome {
   const tmpDir = path.join(root, 'tmp');
   for (const dir of [codexHome, workDir, tmpDir]) fs.mkdirSync(dir, { recursive: true });
   // Keys that make codex 0.169 phone home when absent (update check, analytics export, plugin sync), plus trust.
-  fs.writeFileSync(path.join(codexHome, 'config.toml'), [
-    'check_for_update_on_startup = false',
-    '[analytics]',
-    'enabled = false',
-    '[features]',
-    'plugins = false',
-    `[projects.${JSON.stringify(workDir)}]`,
-    'trust_level = "trusted"',
-    '',
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(codexHome, 'config.toml'),
+    [
+      'check_for_update_on_startup = false',
+      '[analytics]',
+      'enabled = false',
+      '[features]',
+      'plugins = false',
+      `[projects.${JSON.stringify(workDir)}]`,
+      'trust_level = "trusted"',
+      '',
+    ].join('\n'),
+  );
   const env: Record<string, string> = {
     // node is on PATH for the `#!/usr/bin/env node` launcher.
     PATH: [path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(path.delimiter),
@@ -72,7 +75,8 @@ export function createCodexSdkHome(modelUrl: string): CodexSdkHome {
     no_proxy: '127.0.0.1,localhost,::1',
   };
   // As the harness does: any other connection goes to the model server, which refuses and records it.
-  for (const name of ['HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'https_proxy', 'http_proxy', 'all_proxy']) env[name] = modelUrl;
+  for (const name of ['HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'https_proxy', 'http_proxy', 'all_proxy'])
+    env[name] = modelUrl;
   const config: NonNullable<CodexOptions['config']> = {
     model_provider: PROVIDER_ID,
     model: 'gpt-6-sol',
@@ -94,5 +98,8 @@ export function createCodexSdkHome(modelUrl: string): CodexSdkHome {
 export function listCodexSessionFiles(codexHome: string): string[] {
   const dir = path.join(codexHome, 'sessions');
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(dir, f));
+  return fs
+    .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.jsonl'))
+    .map((f) => path.join(dir, f));
 }

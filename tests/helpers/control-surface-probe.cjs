@@ -65,7 +65,9 @@ function tryTcp(host, port, timeoutMs = CONNECT_TIMEOUT_MS) {
       resolve(outcome);
     };
     const timer = setTimeout(() => done('ETIMEDOUT'), timeoutMs);
-    socket.once('connect', () => done(socket.localPort === port && socket.localAddress === socket.remoteAddress ? 'self' : 'open'));
+    socket.once('connect', () =>
+      done(socket.localPort === port && socket.localAddress === socket.remoteAddress ? 'self' : 'open'),
+    );
     socket.once('error', (error) => done(error.code || 'error'));
   });
 }
@@ -131,7 +133,13 @@ function tcpListeners(owners) {
       if (fields[3] !== '0A') continue;
       const [address, port] = fields[1].split(':');
       const owner = owners.get(fields[9]) || null;
-      found.push({ family: file.endsWith('6') ? 'ipv6' : 'ipv4', address, port: parseInt(port, 16), owner_pid: owner && owner.pid, owner: owner && owner.cmdline });
+      found.push({
+        family: file.endsWith('6') ? 'ipv6' : 'ipv4',
+        address,
+        port: parseInt(port, 16),
+        owner_pid: owner?.pid,
+        owner: owner?.cmdline,
+      });
     }
   }
   return found.sort((a, b) => a.port - b.port);
@@ -215,7 +223,8 @@ function netUnixSockets(owners) {
     const name = fields.slice(7).join(' ');
     const owner = owners.get(fields[6]) || null;
     const listening = (parseInt(fields[3], 16) & 0x10000) !== 0;
-    if (!found.has(name) || listening) found.set(name, { name, listening, owner_pid: owner && owner.pid, owner: owner && owner.cmdline });
+    if (!found.has(name) || listening)
+      found.set(name, { name, listening, owner_pid: owner?.pid, owner: owner?.cmdline });
   }
   return [...found.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -245,7 +254,13 @@ function tryUnixAddress(name, address) {
       clearTimeout(timer);
       socket.destroy();
       const answer = Buffer.concat(chunks).subarray(0, 64);
-      resolve({ socket: name, accepted, answer: answer.toString('hex'), answer_text: answer.toString('utf8').replace(/[^\x20-\x7e]/g, '.'), error: error || null });
+      resolve({
+        socket: name,
+        accepted,
+        answer: answer.toString('hex'),
+        answer_text: answer.toString('utf8').replace(/[^\x20-\x7e]/g, '.'),
+        error: error || null,
+      });
     };
     let timer = setTimeout(() => done('ETIMEDOUT'), CONNECT_TIMEOUT_MS);
     socket.once('connect', () => {
@@ -280,9 +295,16 @@ function environment() {
   const harness = {};
   const endpoints = [];
   for (const [name, value] of Object.entries(process.env)) {
-    if (name.startsWith('AGENT_HARNESS_')) harness[name] = /KEY|TOKEN|SECRET/.test(name) ? `<redacted ${value.length} chars>` : value;
+    if (name.startsWith('AGENT_HARNESS_'))
+      harness[name] = /KEY|TOKEN|SECRET/.test(name) ? `<redacted ${value.length} chars>` : value;
     for (const match of value.matchAll(/\b([a-z][a-z0-9+.-]*):\/\/(\[[^\]]+\]|[^/:\s,;]+)(?::(\d+))?/gi)) {
-      endpoints.push({ variable: name, kind: 'url', scheme: match[1].toLowerCase(), host: match[2], port: match[3] ? Number(match[3]) : null });
+      endpoints.push({
+        variable: name,
+        kind: 'url',
+        scheme: match[1].toLowerCase(),
+        host: match[2],
+        port: match[3] ? Number(match[3]) : null,
+      });
     }
     for (const match of value.matchAll(/(?:^|[\s,;=@])((?:\d{1,3}\.){3}\d{1,3}|localhost|\[::1\]):(\d{1,5})\b/g)) {
       endpoints.push({ variable: name, kind: 'host:port', host: match[1], port: Number(match[2]) });
@@ -324,14 +346,24 @@ function namespaceId(kind) {
 /** One HTTP request to the model port: status and the first 2000 characters of the body. */
 function request(method, target, body) {
   return new Promise((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port: settings.modelPort, method, path: target, headers: body ? { 'content-type': 'application/json' } : {}, timeout: 10_000 }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => {
-        if (text.length < 2000) text += chunk;
-      });
-      res.on('end', () => resolve({ method, path: target, status: res.statusCode, body: text.slice(0, 2000) }));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: settings.modelPort,
+        method,
+        path: target,
+        headers: body ? { 'content-type': 'application/json' } : {},
+        timeout: 10_000,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => {
+          if (text.length < 2000) text += chunk;
+        });
+        res.on('end', () => resolve({ method, path: target, status: res.statusCode, body: text.slice(0, 2000) }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (error) => resolve({ method, path: target, status: null, body: error.code || error.message }));
     req.end(body);
@@ -380,21 +412,33 @@ async function stillThere(tries) {
 async function waitForReport() {
   const until = Date.now() + 8000;
   while (!fs.existsSync(REPORT) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 200));
-  process.stdout.write(fs.existsSync(REPORT) ? 'control-surface: report written\n' : 'control-surface: probe still running\n');
+  process.stdout.write(
+    fs.existsSync(REPORT) ? 'control-surface: report written\n' : 'control-surface: probe still running\n',
+  );
 }
 
 async function main() {
   const started = process.hrtime.bigint();
   const home = process.env.HOME || null;
   const tmp = process.env.TMPDIR || null;
-  const roots = [...new Set(['/tmp', '/var/tmp', '/run', '/dev/shm', home, tmp, ...settings.roots].filter(Boolean).map((root) => path.resolve(root)))];
+  const roots = [
+    ...new Set(
+      ['/tmp', '/var/tmp', '/run', '/dev/shm', home, tmp, ...settings.roots]
+        .filter(Boolean)
+        .map((root) => path.resolve(root)),
+    ),
+  ];
   const walk = walkSockets(roots, settings.maxEntries);
   const inNamespace = netUnixSockets(socketOwners());
   const candidates = [...new Set([...walk.sockets, ...inNamespace.map((socket) => socket.name)])];
   const unixTries = [];
   await pool(candidates, 32, async (name) => unixTries.push(await tryUnix(name)));
   const harnessSocketsLeft = await stillThere(unixTries);
-  const daemonDirs = [`/tmp/agent-harness-${settings.hostUid}`, `/run/user/${settings.hostUid}/agent-harness`, process.env.XDG_RUNTIME_DIR ? path.join(process.env.XDG_RUNTIME_DIR, 'agent-harness') : null].filter(Boolean);
+  const daemonDirs = [
+    `/tmp/agent-harness-${settings.hostUid}`,
+    `/run/user/${settings.hostUid}/agent-harness`,
+    process.env.XDG_RUNTIME_DIR ? path.join(process.env.XDG_RUNTIME_DIR, 'agent-harness') : null,
+  ].filter(Boolean);
   const [v4, v6] = [await scanHost('127.0.0.1'), await scanHost('::1')];
   const owners = socketOwners();
   const report = {
@@ -408,7 +452,11 @@ async function main() {
       daemon_dirs: daemonDirs.map((dir) => ({ dir, exists: fs.existsSync(dir) })),
     },
     env: environment(),
-    processes: { self: process.pid, list: processes(), namespaces: { net: namespaceId('net'), pid: namespaceId('pid') } },
+    processes: {
+      self: process.pid,
+      list: processes(),
+      namespaces: { net: namespaceId('net'), pid: namespaceId('pid') },
+    },
     http: await httpSurface(),
     probe_ms: Number((process.hrtime.bigint() - started) / 1_000_000n),
   };
@@ -416,11 +464,13 @@ async function main() {
   fs.writeFileSync(`${REPORT}.partial`, `${JSON.stringify(report, null, 2)}\n`);
   fs.renameSync(`${REPORT}.partial`, REPORT);
   const accepted = unixTries.filter((t) => t.accepted).length;
-  process.stdout.write(`control-surface: open tcp ${JSON.stringify([v4.open, v6.open])}, ${candidates.length} unix sockets (${accepted} accepted), ${report.processes.list.length} processes\n`);
+  process.stdout.write(
+    `control-surface: open tcp ${JSON.stringify([v4.open, v6.open])}, ${candidates.length} unix sockets (${accepted} accepted), ${report.processes.list.length} processes\n`,
+  );
 }
 
 (process.argv[2] === 'wait' ? waitForReport() : main()).catch((error) => {
-  fs.writeFileSync(REPORT, `${JSON.stringify({ error: String((error && error.stack) || error) })}\n`);
+  fs.writeFileSync(REPORT, `${JSON.stringify({ error: String(error?.stack || error) })}\n`);
   process.stdout.write(`control-surface: probe failed: ${error}\n`);
   process.exitCode = 1;
 });

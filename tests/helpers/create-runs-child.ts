@@ -12,9 +12,17 @@ if (!runRoot || !count || !label) throw new Error('usage: create-runs-child.ts <
 
 const ids: string[] = [];
 for (let i = 0; i < Number(count); i += 1) {
-  const run = await createRun(runRoot, { engine: 'codex', translateMode: 0, modelMode: 'scripted', script: null, label: `${label} ${i}` });
+  const run = await createRun(runRoot, {
+    engine: 'codex',
+    translateMode: 0,
+    modelMode: 'scripted',
+    script: null,
+    label: `${label} ${i}`,
+  });
   ids.push(run.run_id);
-  if (!(await listRuns(runRoot)).some((listed) => listed.run_id === run.run_id)) throw new Error(`${run.run_id} is not listed right after its createRun`);
-  for (let update = 1; update <= UPDATES; update += 1) await updateRun(runRoot, run.run_id, { session_id: `${label} ${i} update ${update}` });
+  if (!(await listRuns(runRoot)).some((listed) => listed.run_id === run.run_id))
+    throw new Error(`${run.run_id} is not listed right after its createRun`);
+  for (let update = 1; update <= UPDATES; update += 1)
+    await updateRun(runRoot, run.run_id, { session_id: `${label} ${i} update ${update}` });
 }
 process.stdout.write(`${JSON.stringify(ids)}\n`);

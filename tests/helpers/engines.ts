@@ -34,7 +34,9 @@ export async function engineMissingReason(engine: EngineId): Promise<string | nu
 
 /** Why each engine of the registry cannot run here (null: it can), by engine. */
 export async function missingReasons(): Promise<Partial<Record<EngineId, string | null>>> {
-  return Object.fromEntries(await Promise.all(registryEngines().map(async (engine) => [engine, await engineMissingReason(engine)] as const)));
+  return Object.fromEntries(
+    await Promise.all(registryEngines().map(async (engine) => [engine, await engineMissingReason(engine)] as const)),
+  );
 }
 
 /** The wire API of the scripted model server `engine` talks to. */

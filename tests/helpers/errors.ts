@@ -10,5 +10,8 @@ export function thrownBy(fn: () => unknown): unknown {
 
 /** What a promise rejects with, or null when it resolves. */
 export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(() => null, (error: unknown) => error);
+  return promise.then(
+    () => null,
+    (error: unknown) => error,
+  );
 }

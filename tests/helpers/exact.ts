@@ -5,7 +5,8 @@
 export function exact(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v === undefined) return '<undefined>';
-    if (typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0))) return `<number ${Object.is(v, -0) ? '-0' : String(v)}>`;
+    if (typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0)))
+      return `<number ${Object.is(v, -0) ? '-0' : String(v)}>`;
     return v;
   });
 }

@@ -1,8 +1,3 @@
-/**
- * Test helper: an example project from `examples/` as a user would have it — the package built to dist/ and linked
- * as node_modules/agent-harness (its `exports` point into dist/), vitest linked beside it — in a temp directory.
- */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -36,7 +36,12 @@ export function pidsWithMarker(marker: string): number[] {
  * loaded machine), so no test depends on how fast a process starts. Returns the last result either way: the caller
  * asserts `reached` on it, so a process that never gets there still fails the test.
  */
-export async function withGrowingTimeout<T>(attempt: (timeoutMs: number) => Promise<T>, reached: (result: T) => boolean, firstMs: number, maxMs: number): Promise<T> {
+export async function withGrowingTimeout<T>(
+  attempt: (timeoutMs: number) => Promise<T>,
+  reached: (result: T) => boolean,
+  firstMs: number,
+  maxMs: number,
+): Promise<T> {
   for (let timeoutMs = firstMs; ; timeoutMs *= 2) {
     const result = await attempt(timeoutMs);
     if (reached(result) || timeoutMs * 2 > maxMs) return result;

@@ -4,27 +4,54 @@
  * Not used by the harness; do not "fix" it.
  */
 import { FCMP_VERSION, type FcmpEvent, type RaspData, type RaspEvent, type RawRef } from '../../src/protocol/index.js';
-import type { CompletionFailure, CompletionJudgement, FcmpTranslateOptions, JudgeCompletionOptions } from '../../src/translate/index.js';
+import type {
+  CompletionFailure,
+  CompletionJudgement,
+  FcmpTranslateOptions,
+  JudgeCompletionOptions,
+} from '../../src/translate/index.js';
 import { hasDoneMarker, matchErrorPattern } from '../../src/translate/completion.js';
 import { normalizeResult, shellCommandOf } from '../../src/translate/tool-calls.js';
 import { TOOL_EXCERPT_CHARS } from '../../src/translate/fcmp.js';
 
 const ENGINE_EVENT_TYPES = new Set<string>([
-  'engine.session', 'engine.assistant.message', 'engine.reasoning', 'engine.tool.call', 'engine.tool.result',
-  'engine.file.change', 'engine.usage', 'engine.turn.started', 'engine.turn.end', 'engine.error',
+  'engine.session',
+  'engine.assistant.message',
+  'engine.reasoning',
+  'engine.tool.call',
+  'engine.tool.result',
+  'engine.file.change',
+  'engine.usage',
+  'engine.turn.started',
+  'engine.turn.end',
+  'engine.error',
 ]);
 type Of<T extends RaspData['type']> = RaspEvent & { data: Extract<RaspData, { type: T }> };
-const is = <T extends RaspData['type']>(type: T) => (event: RaspEvent): event is Of<T> => event.data.type === type;
+const is =
+  <T extends RaspData['type']>(type: T) =>
+  (event: RaspEvent): event is Of<T> =>
+    event.data.type === type;
 
 /** The old `judgeCompletion`. */
-export function referenceJudgeCompletion(events: readonly RaspEvent[], options: JudgeCompletionOptions): CompletionJudgement {
+export function referenceJudgeCompletion(
+  events: readonly RaspEvent[],
+  options: JudgeCompletionOptions,
+): CompletionJudgement {
   const exit = events.findLast(is('lifecycle.exited'));
   if (exit?.data.timed_out) {
-    const failure = { category: 'timeout', code: 'ENGINE_TIMEOUT', message: `the engine did not finish within ${Math.round(exit.data.duration_ms)} ms; the harness killed it` } as const;
+    const failure = {
+      category: 'timeout',
+      code: 'ENGINE_TIMEOUT',
+      message: `the engine did not finish within ${Math.round(exit.data.duration_ms)} ms; the harness killed it`,
+    } as const;
     return { state: 'failed', reason: 'timed_out', failure, evidenceSeq: exit.seq };
   }
   if (exit?.data.canceled) {
-    const failure = { category: 'canceled', code: 'ENGINE_CANCELED', message: 'the attempt was canceled before the agent finished; the harness killed it' } as const;
+    const failure = {
+      category: 'canceled',
+      code: 'ENGINE_CANCELED',
+      message: 'the attempt was canceled before the agent finished; the harness killed it',
+    } as const;
     return { state: 'failed', reason: 'canceled', failure, evidenceSeq: exit.seq };
   }
 
@@ -34,21 +61,36 @@ export function referenceJudgeCompletion(events: readonly RaspEvent[], options: 
   if (failedTurn || fatal) {
     const decisive = failedTurn ?? fatal!;
     const message = failedTurn ? (failedTurn.data.error ?? 'turn failed') : fatal!.data.message;
-    return { state: 'failed', reason: failedTurn ? 'turn_failed' : 'fatal_error', failure: classify(message, events, options), evidenceSeq: decisive.seq };
+    return {
+      state: 'failed',
+      reason: failedTurn ? 'turn_failed' : 'fatal_error',
+      failure: classify(message, events, options),
+      evidenceSeq: decisive.seq,
+    };
   }
 
   const marker = events.find((e) => is('engine.assistant.message')(e) && e.data.final && hasDoneMarker(e.data.text));
-  if (marker && turnEnd && turnEnd.seq > marker.seq) return { state: 'completed', reason: 'done_marker', evidenceSeq: marker.seq };
+  if (marker && turnEnd && turnEnd.seq > marker.seq)
+    return { state: 'completed', reason: 'done_marker', evidenceSeq: marker.seq };
   if (turnEnd) return { state: 'awaiting_input', reason: 'turn_end_without_done_marker', evidenceSeq: turnEnd.seq };
   if (exit) {
-    if (options.expectSession === false && exit.data.exit_code === 0 && !events.some((e) => ENGINE_EVENT_TYPES.has(e.data.type))) {
+    if (
+      options.expectSession === false &&
+      exit.data.exit_code === 0 &&
+      !events.some((e) => ENGINE_EVENT_TYPES.has(e.data.type))
+    ) {
       return { state: 'no_session', reason: 'exited_without_session', evidenceSeq: exit.seq };
     }
     const last = lastErrorMessage(events);
     const status = exit.data.signal ? `signal ${exit.data.signal}` : `code ${exit.data.exit_code}`;
     const markerNote = marker ? ' (a done marker was seen, but the turn never ended)' : '';
     const message = `the engine exited (${status}) without a turn end event${markerNote}${last ? `; last error: ${last}` : ''}`;
-    return { state: 'failed', reason: 'exited_without_turn_end', failure: { category: 'engine_crash', code: 'ENGINE_EXITED_WITHOUT_TURN_END', message }, evidenceSeq: exit.seq };
+    return {
+      state: 'failed',
+      reason: 'exited_without_turn_end',
+      failure: { category: 'engine_crash', code: 'ENGINE_EXITED_WITHOUT_TURN_END', message },
+      evidenceSeq: exit.seq,
+    };
   }
   return { state: 'unknown', reason: 'no_exit_event', evidenceSeq: null };
 }
@@ -77,7 +119,9 @@ function lastErrorMessage(events: readonly RaspEvent[]): string | null {
 
 function excerpt(text: string | null): string | null {
   if (text === null) return null;
-  return text.length > TOOL_EXCERPT_CHARS ? `${text.slice(0, TOOL_EXCERPT_CHARS)}… (${text.length - TOOL_EXCERPT_CHARS} more characters)` : text;
+  return text.length > TOOL_EXCERPT_CHARS
+    ? `${text.slice(0, TOOL_EXCERPT_CHARS)}… (${text.length - TOOL_EXCERPT_CHARS} more characters)`
+    : text;
 }
 
 type Envelope = Omit<FcmpEvent, 'type' | 'data'>;
@@ -118,19 +162,50 @@ export function referenceTranslateRaspToFcmp(rasp: readonly RaspEvent[], options
       if (toolKinds.has(data.call_id)) continue;
       toolKinds.set(data.call_id, data.kind);
       const command = data.kind === 'shell' ? shellCommandOf(data.input) : null;
-      const input = command === null && data.input !== undefined ? excerpt(typeof data.input === 'string' ? data.input : JSON.stringify(data.input)) : null;
-      push({ type: 'tool.call', data: { call_id: data.call_id, kind: data.kind, name: data.name, command, input_excerpt: input } }, event.ts, event.raw_ref);
+      const input =
+        command === null && data.input !== undefined
+          ? excerpt(typeof data.input === 'string' ? data.input : JSON.stringify(data.input))
+          : null;
+      push(
+        {
+          type: 'tool.call',
+          data: { call_id: data.call_id, kind: data.kind, name: data.name, command, input_excerpt: input },
+        },
+        event.ts,
+        event.raw_ref,
+      );
       continue;
     }
     if (data.type === 'engine.tool.result') {
-      const result = normalizeResult({ callId: data.call_id, kind: toolKinds.get(data.call_id) ?? 'other' }, data, options.toolExitCodes);
-      push({ type: 'tool.result', data: { call_id: data.call_id, status: result.status ?? data.status, exit_code: result.exitCode, output_excerpt: excerpt(result.output) } }, event.ts, event.raw_ref);
+      const result = normalizeResult(
+        { callId: data.call_id, kind: toolKinds.get(data.call_id) ?? 'other' },
+        data,
+        options.toolExitCodes,
+      );
+      push(
+        {
+          type: 'tool.result',
+          data: {
+            call_id: data.call_id,
+            status: result.status ?? data.status,
+            exit_code: result.exitCode,
+            output_excerpt: excerpt(result.output),
+          },
+        },
+        event.ts,
+        event.raw_ref,
+      );
       continue;
     }
     for (const body of bodiesOf(data, finalized)) push(body, event.ts, event.raw_ref);
   }
 
-  const judgement = options.judgement ?? referenceJudgeCompletion(rasp, { errorPatterns: options.errorPatterns, expectSession: options.expectSession ?? true });
+  const judgement =
+    options.judgement ??
+    referenceJudgeCompletion(rasp, {
+      errorPatterns: options.errorPatterns,
+      expectSession: options.expectSession ?? true,
+    });
   const evidence = rasp.find((e) => e.seq === judgement.evidenceSeq);
   const terminal = terminalOf(judgement);
   if (terminal) push(terminal, rasp.at(-1)?.ts ?? fallbackTs, evidence?.raw_ref ?? null);
@@ -141,16 +216,29 @@ function bodiesOf(data: RaspEvent['data'], finalized: Set<string>): Body[] {
   switch (data.type) {
     case 'engine.assistant.message': {
       const { message_id, text } = data;
-      if (!data.final) return finalized.has(message_id) ? [] : [{ type: 'assistant.message.delta', data: { message_id, text } }];
+      if (!data.final)
+        return finalized.has(message_id) ? [] : [{ type: 'assistant.message.delta', data: { message_id, text } }];
       if (finalized.has(message_id)) return [];
       finalized.add(message_id);
       return [{ type: 'assistant.message.final', data: { message_id, text } }];
     }
     case 'diagnostic':
-      return [{ type: 'diagnostic.warning', data: { code: data.diagnostic.code, message: data.diagnostic.message, level: data.diagnostic.level } }];
+      return [
+        {
+          type: 'diagnostic.warning',
+          data: { code: data.diagnostic.code, message: data.diagnostic.message, level: data.diagnostic.level },
+        },
+      ];
     case 'engine.error':
       // Retries ("Reconnecting... 2/5") are worth showing, but they do not end the conversation.
-      return data.fatal ? [] : [{ type: 'diagnostic.warning', data: { code: 'ENGINE_NONFATAL_ERROR', message: data.message, level: 'warning' } }];
+      return data.fatal
+        ? []
+        : [
+            {
+              type: 'diagnostic.warning',
+              data: { code: 'ENGINE_NONFATAL_ERROR', message: data.message, level: 'warning' },
+            },
+          ];
     default:
       return [];
   }
@@ -167,13 +255,21 @@ function terminalOf(judgement: CompletionJudgement): Body | null {
       return { type: 'user.input.required', data: { reason: judgement.reason } };
     case 'failed':
     case 'interrupted': {
-      const failure = judgement.failure ?? { category: 'unknown', code: 'ENGINE_TURN_FAILED', message: judgement.reason };
+      const failure = judgement.failure ?? {
+        category: 'unknown',
+        code: 'ENGINE_TURN_FAILED',
+        message: judgement.reason,
+      };
       return { type: 'conversation.failed', data: { ...failure } };
     }
     default:
       return {
         type: 'conversation.failed',
-        data: { category: 'unknown', code: 'ATTEMPT_STATE_UNKNOWN', message: `the attempt has no exit event (${judgement.reason})` },
+        data: {
+          category: 'unknown',
+          code: 'ATTEMPT_STATE_UNKNOWN',
+          message: `the attempt has no exit event (${judgement.reason})`,
+        },
       };
   }
 }

@@ -4,7 +4,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { RunIndexEntrySchema, RunIndexLogHeaderSchema, type RunIndexEntry, type RunIndexLogHeader } from '../../src/protocol/index.js';
+import {
+  RunIndexEntrySchema,
+  RunIndexLogHeaderSchema,
+  type RunIndexEntry,
+  type RunIndexLogHeader,
+} from '../../src/protocol/index.js';
 
 /** The index log of a run root. */
 export function indexLogFile(runRoot: string): string {
@@ -12,7 +17,12 @@ export function indexLogFile(runRoot: string): string {
 }
 
 /** The index log parsed strictly: a valid header, then only valid, newline-terminated entry lines. */
-export function readIndexLog(runRoot: string): { text: string; header: RunIndexLogHeader; lines: RunIndexEntry[]; runs: RunIndexEntry[] } {
+export function readIndexLog(runRoot: string): {
+  text: string;
+  header: RunIndexLogHeader;
+  lines: RunIndexEntry[];
+  runs: RunIndexEntry[];
+} {
   const text = fs.readFileSync(indexLogFile(runRoot), 'utf8');
   if (!text.endsWith('\n')) throw new Error(`index log of ${runRoot} does not end with a newline`);
   const [first, ...rest] = text.slice(0, -1).split('\n');

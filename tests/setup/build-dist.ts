@@ -8,6 +8,12 @@ import path from 'node:path';
 /** Vitest's global setup hook. */
 export default function setup(): void {
   const root = path.resolve(import.meta.dirname, '..', '..');
-  const result = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`scripts/build.mjs failed (exit status ${result.status ?? result.signal}): the CLI tests would run a stale dist/.`);
+  const result = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (result.status !== 0)
+    throw new Error(
+      `scripts/build.mjs failed (exit status ${result.status ?? result.signal}): the CLI tests would run a stale dist/.`,
+    );
 }

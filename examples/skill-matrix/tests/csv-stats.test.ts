@@ -3,7 +3,10 @@ import { test, turns } from 'agent-harness/vitest';
 
 // The same case on every engine: Vitest prints one line per engine (%s), and the report's matrix compares them.
 describe.for(['codex', 'claude', 'gemini', 'opencode'] as const)('%s', (engine) => {
-  test('csv-stats summarizes data.csv into stats.json, then a resumed turn records it in the changelog', async ({ model, agent }) => {
+  test('csv-stats summarizes data.csv into stats.json, then a resumed turn records it in the changelog', async ({
+    model,
+    agent,
+  }) => {
     // The model's side of the conversation: load the skill, write stats.json, say so.
     model.script(
       turns.useSkill('csv-stats'),
@@ -29,7 +32,10 @@ describe.for(['codex', 'claude', 'gemini', 'opencode'] as const)('%s', (engine) 
 
     // The next user message, with the model's next turns (numbered after the ones the session used).
     await run.resume('Record it in the changelog.', {
-      turns: [turns.shell(`printf -- '- Added stats.json.\\n' >> CHANGELOG.md`), turns.final('Added a changelog entry.')],
+      turns: [
+        turns.shell(`printf -- '- Added stats.json.\\n' >> CHANGELOG.md`),
+        turns.final('Added a changelog entry.'),
+      ],
     });
     expect(run.last.attempt).toBe(2);
     expect(run).toHaveCompleted();
@@ -37,9 +43,12 @@ describe.for(['codex', 'claude', 'gemini', 'opencode'] as const)('%s', (engine) 
   });
 
   // Off by default: the engine test of this example turns it on to see how a failure reads in the report.
-  test.runIf(process.env.SHOW_A_FAILURE === '1')('a failing shell call shows up in the report', async ({ model, agent }) => {
-    model.script(turns.shell('cat missing.csv'), turns.final('Could not read it.'));
-    const run = await agent.start(engine, { prompt: 'Read missing.csv.', onlySkills: ['csv-stats'] });
-    expect(run).toHaveCalledTool({ command: 'cat missing.csv', exitCode: 0 });
-  });
+  test.runIf(process.env.SHOW_A_FAILURE === '1')(
+    'a failing shell call shows up in the report',
+    async ({ model, agent }) => {
+      model.script(turns.shell('cat missing.csv'), turns.final('Could not read it.'));
+      const run = await agent.start(engine, { prompt: 'Read missing.csv.', onlySkills: ['csv-stats'] });
+      expect(run).toHaveCalledTool({ command: 'cat missing.csv', exitCode: 0 });
+    },
+  );
 });

@@ -8,11 +8,19 @@
 import type { AgentOptions, McpServerDef, PermissionMode } from '../../protocol/index.js';
 import { mcpRecord, mcpTokenEnv, mcpTokenEnvs, type AppliedAgentOptions } from '../agent-options.js';
 
-const PERMISSION_MODE: Record<PermissionMode, string> = { bypassPermissions: 'bypassPermissions', plan: 'plan', normal: 'default' };
+const PERMISSION_MODE: Record<PermissionMode, string> = {
+  bypassPermissions: 'bypassPermissions',
+  plan: 'plan',
+  normal: 'default',
+};
 
 function mcpEntry(server: McpServerDef): Record<string, unknown> {
   if (server.url) {
-    return { type: 'http', url: server.url, ...(server.bearerToken ? { headers: { Authorization: `Bearer \${${mcpTokenEnv(server)}}` } } : {}) };
+    return {
+      type: 'http',
+      url: server.url,
+      ...(server.bearerToken ? { headers: { Authorization: `Bearer \${${mcpTokenEnv(server)}}` } } : {}),
+    };
   }
   const [command, ...args] = server.command!;
   return { type: 'stdio', command, args, ...(server.env ? { env: server.env } : {}) };
@@ -20,14 +28,18 @@ function mcpEntry(server: McpServerDef): Record<string, unknown> {
 
 /** Maps `options` onto claude's flags. Variadic flags are each followed by another flag, never by a positional. */
 export function applyClaudeAgentOptions(options: AgentOptions): AppliedAgentOptions {
-  const mcpConfig = options.mcpServers.length > 0 ? { mcpServers: Object.fromEntries(options.mcpServers.map((s) => [s.name, mcpEntry(s)])) } : null;
+  const mcpConfig =
+    options.mcpServers.length > 0
+      ? { mcpServers: Object.fromEntries(options.mcpServers.map((s) => [s.name, mcpEntry(s)])) }
+      : null;
   const args = [
     ...(mcpConfig ? ['--mcp-config', JSON.stringify(mcpConfig), '--strict-mcp-config'] : []),
     ...(options.allowedTools.length > 0 ? ['--allowedTools', options.allowedTools.join(',')] : []),
     ...(options.disallowedTools.length > 0 ? ['--disallowedTools', options.disallowedTools.join(',')] : []),
     ...(options.systemPrompt !== undefined ? ['--system-prompt', options.systemPrompt] : []),
     ...(options.maxTurns !== undefined ? ['--max-turns', String(options.maxTurns)] : []),
-    '--permission-mode', PERMISSION_MODE[options.permissionMode],
+    '--permission-mode',
+    PERMISSION_MODE[options.permissionMode],
   ];
   return {
     leadingArgs: [],
@@ -36,6 +48,13 @@ export function applyClaudeAgentOptions(options: AgentOptions): AppliedAgentOpti
     settings: [],
     dropArgs: options.permissionMode === 'bypassPermissions' ? [] : ['--dangerously-skip-permissions'],
     env: mcpTokenEnvs(options.mcpServers),
-    record: { permission_mode: PERMISSION_MODE[options.permissionMode], allowed_tools: options.allowedTools, disallowed_tools: options.disallowedTools, system_prompt: options.systemPrompt ?? null, max_turns: options.maxTurns ?? null, mcp_servers: options.mcpServers.map(mcpRecord) },
+    record: {
+      permission_mode: PERMISSION_MODE[options.permissionMode],
+      allowed_tools: options.allowedTools,
+      disallowed_tools: options.disallowedTools,
+      system_prompt: options.systemPrompt ?? null,
+      max_turns: options.maxTurns ?? null,
+      mcp_servers: options.mcpServers.map(mcpRecord),
+    },
   };
 }

@@ -9,7 +9,12 @@ import type { ResumeFlag } from '../resume-flags.js';
 import type { ResumeArgsRequest, StartArgsRequest } from '../engine.js';
 
 /** Flags shared by start and resume: machine-readable events and no permission prompts. */
-export const CLAUDE_HEADLESS_FLAGS: readonly string[] = ['--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'];
+export const CLAUDE_HEADLESS_FLAGS: readonly string[] = [
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--dangerously-skip-permissions',
+];
 
 /** argv for a new session: the passthrough as given, else the default headless command with the prompt. */
 export function buildClaudeStartArgs(request: StartArgsRequest): string[] {

@@ -46,7 +46,9 @@ async function readJson(file: string): Promise<Json> {
   } catch {
     // reported below
   }
-  throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `${file} is not a JSON object.`, { details: { config_path: file } });
+  throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `${file} is not a JSON object.`, {
+    details: { config_path: file },
+  });
 }
 
 async function editJson(file: string, edit: (doc: Json) => void): Promise<void> {
@@ -59,7 +61,11 @@ async function editJson(file: string, edit: (doc: Json) => void): Promise<void> 
     });
   } catch (error) {
     if (error instanceof AgentHarnessError) throw error;
-    throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `Could not update ${file}: ${(error as Error).message}`, { cause: error, details: { config_path: file } });
+    throw new AgentHarnessError(
+      'ENGINE_CONFIG_INJECTION_FAILED',
+      `Could not update ${file}: ${(error as Error).message}`,
+      { cause: error, details: { config_path: file } },
+    );
   }
 }
 
@@ -68,7 +74,11 @@ export async function ensureClaudeConfigDir(configDir: string): Promise<void> {
   try {
     await fs.mkdir(configDir, { recursive: true });
   } catch (error) {
-    throw new AgentHarnessError('ENGINE_CONFIG_INJECTION_FAILED', `Could not create ${configDir}: ${(error as Error).message}`, { cause: error, details: { config_path: configDir } });
+    throw new AgentHarnessError(
+      'ENGINE_CONFIG_INJECTION_FAILED',
+      `Could not create ${configDir}: ${(error as Error).message}`,
+      { cause: error, details: { config_path: configDir } },
+    );
   }
 }
 

@@ -8,10 +8,30 @@ import type { ErrorPattern } from '../engine.js';
 
 /** The claude error-pattern table, consulted by the completion judge to categorize a failed turn. */
 export const claudeErrorPatterns: readonly ErrorPattern[] = [
-  { pattern: /\b401\b|authentication_error|invalid x-api-key|invalid api key|unauthori[sz]ed/i, category: 'auth', code: 'ENGINE_AUTH_FAILED' },
-  { pattern: /\b429\b|rate_limit_error|rate[ _-]?limit|too many requests/i, category: 'rate_limit', code: 'ENGINE_RATE_LIMITED' },
-  { pattern: /not_found_error|model[^\n]{0,80}(?:not found|does not exist|not available)|unknown model/i, category: 'model', code: 'ENGINE_MODEL_UNAVAILABLE' },
-  { pattern: /prompt is too long|context[ _-]?window|context[ _-]?length|maximum context/i, category: 'context_length', code: 'ENGINE_CONTEXT_LENGTH_EXCEEDED' },
+  {
+    pattern: /\b401\b|authentication_error|invalid x-api-key|invalid api key|unauthori[sz]ed/i,
+    category: 'auth',
+    code: 'ENGINE_AUTH_FAILED',
+  },
+  {
+    pattern: /\b429\b|rate_limit_error|rate[ _-]?limit|too many requests/i,
+    category: 'rate_limit',
+    code: 'ENGINE_RATE_LIMITED',
+  },
+  {
+    pattern: /not_found_error|model[^\n]{0,80}(?:not found|does not exist|not available)|unknown model/i,
+    category: 'model',
+    code: 'ENGINE_MODEL_UNAVAILABLE',
+  },
+  {
+    pattern: /prompt is too long|context[ _-]?window|context[ _-]?length|maximum context/i,
+    category: 'context_length',
+    code: 'ENGINE_CONTEXT_LENGTH_EXCEEDED',
+  },
   { pattern: /could not be parsed|failed to parse json/i, category: 'protocol', code: 'ENGINE_PROTOCOL_ERROR' },
-  { pattern: /ECONNREFUSED|ECONNRESET|fetch failed|connection refused|unable to connect|socket hang up|ETIMEDOUT/i, category: 'network', code: 'ENGINE_NETWORK_ERROR' },
+  {
+    pattern: /ECONNREFUSED|ECONNRESET|fetch failed|connection refused|unable to connect|socket hang up|ETIMEDOUT/i,
+    category: 'network',
+    code: 'ENGINE_NETWORK_ERROR',
+  },
 ];

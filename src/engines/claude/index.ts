@@ -8,7 +8,13 @@ import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
 import { buildClaudeResumeArgs, buildClaudeStartArgs, CLAUDE_MODEL_FLAG, CLAUDE_RESUME_FLAGS } from './command.js';
 import { claudeTools } from './tools.js';
-import { CLAUDE_TRUST_KEY, claudeStatePath, ensureClaudeConfigDir, registerClaudeTrust, removeClaudeTrust } from './config.js';
+import {
+  CLAUDE_TRUST_KEY,
+  claudeStatePath,
+  ensureClaudeConfigDir,
+  registerClaudeTrust,
+  removeClaudeTrust,
+} from './config.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
 import { claudeErrorPatterns } from './errors.js';
 import { createClaudeParser } from './parse.js';
@@ -46,7 +52,11 @@ async function prepareClaude(ctx: EnginePrepareContext): Promise<PreparedEngine>
   const configDir = path.join(ctx.agentHome, '.claude');
   await ensureClaudeConfigDir(configDir);
   const statePath = claudeStatePath(configDir);
-  const releaseTrustLease = await leaseConfigEntry(ctx.agentHome, statePath, 'JSON', ['projects', ctx.runDir, CLAUDE_TRUST_KEY]);
+  const releaseTrustLease = await leaseConfigEntry(ctx.agentHome, statePath, 'JSON', [
+    'projects',
+    ctx.runDir,
+    CLAUDE_TRUST_KEY,
+  ]);
   await registerClaudeTrust(statePath, ctx.runDir);
   const scripted = ctx.modelMode !== 'live' && ctx.modelBaseUrl !== null;
   let cleaned = false;
@@ -54,7 +64,9 @@ async function prepareClaude(ctx: EnginePrepareContext): Promise<PreparedEngine>
     env: {
       ...CLAUDE_QUIET_ENV,
       CLAUDE_CONFIG_DIR: configDir,
-      ...(scripted ? { ANTHROPIC_BASE_URL: ctx.modelBaseUrl!, ANTHROPIC_API_KEY: CLAUDE_SCRIPTED_KEY, ...CLAUDE_SCRIPTED_ENV } : {}),
+      ...(scripted
+        ? { ANTHROPIC_BASE_URL: ctx.modelBaseUrl!, ANTHROPIC_API_KEY: CLAUDE_SCRIPTED_KEY, ...CLAUDE_SCRIPTED_ENV }
+        : {}),
     },
     configRoots: [configDir],
     leadingArgs: [],
@@ -64,7 +76,9 @@ async function prepareClaude(ctx: EnginePrepareContext): Promise<PreparedEngine>
       if (cleaned) return;
       cleaned = true;
       // The lease is dropped only once the entry is gone, so a failed removal is undone by a later command.
-      await removeClaudeTrust(statePath, ctx.runDir).then(releaseTrustLease).catch(() => undefined);
+      await removeClaudeTrust(statePath, ctx.runDir)
+        .then(releaseTrustLease)
+        .catch(() => undefined);
     },
   };
 }

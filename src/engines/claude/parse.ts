@@ -47,16 +47,27 @@ export function createClaudeParser(): EngineParser {
 
   function onAssistant(event: Json, text: string): ParserOutput[] {
     const message = isObject(event.message) ? event.message : null;
-    if (!message || !Array.isArray(message.content)) return [diag('STREAM_PARSE_ERROR', `assistant event without message.content: ${excerpt(text)}`)];
+    if (!message || !Array.isArray(message.content))
+      return [diag('STREAM_PARSE_ERROR', `assistant event without message.content: ${excerpt(text)}`)];
     const messageId = str(message.id) ?? str(event.uuid) ?? 'message';
     if (message.model === '<synthetic>' && contextExhausted(syntheticText(message.content))) {
       // Context exhausted: claude's only answer is this text, so it is the final message; `result` fails the turn.
       textThisTurn = true;
-      return [{ type: 'engine.assistant.message', message_id: `${messageId}#0`, text: syntheticText(message.content), final: true }];
+      return [
+        {
+          type: 'engine.assistant.message',
+          message_id: `${messageId}#0`,
+          text: syntheticText(message.content),
+          final: true,
+        },
+      ];
     }
     if (typeof event.error === 'string' && message.model === '<synthetic>') {
       // claude's own message standing in for a failed API call ("API Error: 500 …"); `result` fails the turn.
-      const texts = message.content.filter(isObject).map((block) => str(block.text)).filter((t): t is string => t !== null);
+      const texts = message.content
+        .filter(isObject)
+        .map((block) => str(block.text))
+        .filter((t): t is string => t !== null);
       return [{ type: 'engine.error', message: texts.join('\n') || event.error, fatal: false }];
     }
     const out: ParserOutput[] = [];
@@ -83,11 +94,19 @@ export function createClaudeParser(): EngineParser {
           const name = str(block.name) ?? 'unknown';
           if (calls.has(callId)) break;
           calls.set(callId, { name, input: block.input ?? null });
-          out.push({ type: 'engine.tool.call', call_id: callId, kind: claudeToolKind(name), name, input: block.input ?? null });
+          out.push({
+            type: 'engine.tool.call',
+            call_id: callId,
+            kind: claudeToolKind(name),
+            name,
+            input: block.input ?? null,
+          });
           break;
         }
         default:
-          out.push(diag('CLAUDE_UNKNOWN_EVENT', `unknown assistant content block ${JSON.stringify(block.type)}`, 'info'));
+          out.push(
+            diag('CLAUDE_UNKNOWN_EVENT', `unknown assistant content block ${JSON.stringify(block.type)}`, 'info'),
+          );
       }
     }
     return out;
@@ -105,11 +124,21 @@ export function createClaudeParser(): EngineParser {
       const output = resultText(block.content);
       const call = calls.get(callId);
       const exitCode = call?.name === 'Bash' ? (failed ? exitCodeOf(output) : 0) : null;
-      out.push({ type: 'engine.tool.result', call_id: callId, status: failed ? 'failed' : 'completed', output, exit_code: exitCode });
+      out.push({
+        type: 'engine.tool.result',
+        call_id: callId,
+        status: failed ? 'failed' : 'completed',
+        output,
+        exit_code: exitCode,
+      });
       if (!failed && call && FILE_TOOLS.has(call.name)) {
         const input = isObject(call.input) ? call.input : {};
         const file = str(input.file_path) ?? str(input.notebook_path);
-        if (file) out.push({ type: 'engine.file.change', changes: [{ path: file, kind: call.name === 'Write' ? 'write' : 'edit' }] });
+        if (file)
+          out.push({
+            type: 'engine.file.change',
+            changes: [{ path: file, kind: call.name === 'Write' ? 'write' : 'edit' }],
+          });
       }
     }
     return out;
@@ -126,13 +155,24 @@ export function createClaudeParser(): EngineParser {
         if (!turnOpen) out.push({ type: 'engine.turn.started' });
         turnOpen = true;
         // 2.1.197's init event lists the skills claude offers the model (user, project and bundled ones).
-        if (Array.isArray(event.skills)) out.push({ type: 'engine.skills.offered', skills: event.skills.filter((s): s is string => typeof s === 'string'), source: 'engine' });
+        if (Array.isArray(event.skills))
+          out.push({
+            type: 'engine.skills.offered',
+            skills: event.skills.filter((s): s is string => typeof s === 'string'),
+            source: 'engine',
+          });
         return out;
       }
       case 'api_retry': {
         const status = int(event.error_status);
         const error = str(event.error) ?? 'API request failed';
-        return [{ type: 'engine.error', message: `API retry ${int(event.attempt) ?? '?'}/${int(event.max_retries) ?? '?'}: ${error}${status !== null ? ` (status ${status})` : ''}`, fatal: false }];
+        return [
+          {
+            type: 'engine.error',
+            message: `API retry ${int(event.attempt) ?? '?'}/${int(event.max_retries) ?? '?'}: ${error}${status !== null ? ` (status ${status})` : ''}`,
+            fatal: false,
+          },
+        ];
       }
       case 'status':
       case 'thinking_tokens':
@@ -141,7 +181,13 @@ export function createClaudeParser(): EngineParser {
       case 'hook_response':
         return [];
       default:
-        return [diag('CLAUDE_UNKNOWN_EVENT', `unknown claude system subtype ${JSON.stringify(event.subtype)}: ${excerpt(text)}`, 'info')];
+        return [
+          diag(
+            'CLAUDE_UNKNOWN_EVENT',
+            `unknown claude system subtype ${JSON.stringify(event.subtype)}: ${excerpt(text)}`,
+            'info',
+          ),
+        ];
     }
   }
 
@@ -164,7 +210,8 @@ export function createClaudeParser(): EngineParser {
     const failed = exhausted || event.is_error === true || (event.subtype !== undefined && event.subtype !== 'success');
     if (!failed) return [...out, { type: 'engine.turn.end', status: 'completed', error: null }];
     const errors = Array.isArray(event.errors) ? event.errors.filter((e): e is string => typeof e === 'string') : [];
-    const error = str(event.result) || errors.join('\n') || `claude result ${String(event.subtype ?? 'error')} without a message`;
+    const error =
+      str(event.result) || errors.join('\n') || `claude result ${String(event.subtype ?? 'error')} without a message`;
     return [...out, { type: 'engine.turn.end', status: 'failed', error }];
   }
 
@@ -182,7 +229,13 @@ export function createClaudeParser(): EngineParser {
       case 'rate_limit_event':
         return [];
       default:
-        return [diag('CLAUDE_UNKNOWN_EVENT', `unknown claude event type ${JSON.stringify(event.type)}: ${excerpt(text)}`, 'info')];
+        return [
+          diag(
+            'CLAUDE_UNKNOWN_EVENT',
+            `unknown claude event type ${JSON.stringify(event.type)}: ${excerpt(text)}`,
+            'info',
+          ),
+        ];
     }
   }
 
@@ -212,7 +265,9 @@ export function createClaudeParser(): EngineParser {
       }
     },
     end(): ParserOutput[] {
-      return turnOpen ? [diag('CLAUDE_TURN_NOT_ENDED', 'system/init was seen but the stream ended without a result event')] : [];
+      return turnOpen
+        ? [diag('CLAUDE_TURN_NOT_ENDED', 'system/init was seen but the stream ended without a result event')]
+        : [];
     },
   };
 }
@@ -224,14 +279,21 @@ function contextExhausted(text: string): boolean {
 
 /** Text blocks of a synthetic assistant message, joined. */
 function syntheticText(content: unknown[]): string {
-  return content.filter(isObject).map((block) => str(block.text)).filter((t): t is string => t !== null).join('\n');
+  return content
+    .filter(isObject)
+    .map((block) => str(block.text))
+    .filter((t): t is string => t !== null)
+    .join('\n');
 }
 
 /** Text of a tool_result `content`: a string, or its text blocks joined. */
 function resultText(content: unknown): string | null {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return null;
-  const texts = content.filter(isObject).map((block) => str(block.text)).filter((t): t is string => t !== null);
+  const texts = content
+    .filter(isObject)
+    .map((block) => str(block.text))
+    .filter((t): t is string => t !== null);
   return texts.length > 0 ? texts.join('\n') : JSON.stringify(content);
 }
 

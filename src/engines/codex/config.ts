@@ -31,9 +31,16 @@ export function codexConfigPath(codexHome: string): string {
 }
 
 /** Writes the enforced base keys and the harness profile (two files, at once). Returns the paths written. */
-export async function writeCodexConfig(codexHome: string, profile: string, modelMode: ModelMode): Promise<{ configPath: string; profilePath: string }> {
+export async function writeCodexConfig(
+  codexHome: string,
+  profile: string,
+  modelMode: ModelMode,
+): Promise<{ configPath: string; profilePath: string }> {
   if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(profile)) {
-    throw new AgentHarnessError('CONFIG_INVALID', `Codex profile name ${JSON.stringify(profile)} is not a plain name ([A-Za-z0-9_-]).`);
+    throw new AgentHarnessError(
+      'CONFIG_INVALID',
+      `Codex profile name ${JSON.stringify(profile)} is not a plain name ([A-Za-z0-9_-]).`,
+    );
   }
   const configPath = codexConfigPath(codexHome);
   const profilePath = path.join(codexHome, `${profile}.config.toml`);

@@ -6,7 +6,15 @@ import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
 import { buildCodexResumeArgs, buildCodexStartArgs, CODEX_MODEL_FLAG, CODEX_RESUME_FLAGS } from './command.js';
 import { codexTools } from './tools.js';
-import { CODEX_PROVIDER_ID, CODEX_PROVIDER_KEY_ENV, codexConfigPath, codexTrustOverride, registerCodexTrust, removeCodexTrust, writeCodexConfig } from './config.js';
+import {
+  CODEX_PROVIDER_ID,
+  CODEX_PROVIDER_KEY_ENV,
+  codexConfigPath,
+  codexTrustOverride,
+  registerCodexTrust,
+  removeCodexTrust,
+  writeCodexConfig,
+} from './config.js';
 import { codexErrorPatterns } from './errors.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
 import { CODEX_TURN_SCOPED_IDS, createCodexParser } from './parse.js';
@@ -31,7 +39,14 @@ function codexLeadingArgs(ctx: EnginePrepareContext): string[] {
 }
 
 /** What every prepared codex attempt has, whatever way it was given trust. */
-function preparedCodex(ctx: EnginePrepareContext, codexHome: string, profilePath: string, leadingArgs: string[], trust: PreparedEngine['trust'], cleanup: () => Promise<void>): PreparedEngine {
+function preparedCodex(
+  ctx: EnginePrepareContext,
+  codexHome: string,
+  profilePath: string,
+  leadingArgs: string[],
+  trust: PreparedEngine['trust'],
+  cleanup: () => Promise<void>,
+): PreparedEngine {
   return {
     env: {
       CODEX_HOME: codexHome,
@@ -53,7 +68,14 @@ function preparedCodex(ctx: EnginePrepareContext, codexHome: string, profilePath
 async function prepareCodexWithTrustArg(ctx: EnginePrepareContext): Promise<PreparedEngine> {
   const codexHome = path.join(ctx.agentHome, '.codex');
   const { configPath, profilePath } = await writeCodexConfig(codexHome, ctx.profile, ctx.modelMode);
-  return preparedCodex(ctx, codexHome, profilePath, [...codexLeadingArgs(ctx), '-c', codexTrustOverride(ctx.runDir)], { path: ctx.runDir, config_path: configPath, via: 'argv' }, async () => undefined);
+  return preparedCodex(
+    ctx,
+    codexHome,
+    profilePath,
+    [...codexLeadingArgs(ctx), '-c', codexTrustOverride(ctx.runDir)],
+    { path: ctx.runDir, config_path: configPath, via: 'argv' },
+    async () => undefined,
+  );
 }
 
 /**
@@ -77,16 +99,25 @@ async function prepareCodexWithTrustEntry(ctx: EnginePrepareContext): Promise<Pr
   const releaseTrustLease = leased.value;
   await registerCodexTrust(configPath, ctx.runDir);
   let cleaned = false;
-  return preparedCodex(ctx, codexHome, profilePath, codexLeadingArgs(ctx), { path: ctx.runDir, config_path: configPath, via: 'config' }, async () => {
-    if (cleaned) return;
-    cleaned = true;
-    await Promise.all([
-      // The lease is dropped only once the entry is gone, so a failed removal is undone by a later command.
-      removeCodexTrust(configPath, ctx.runDir).then(releaseTrustLease).catch(() => undefined),
-      // Undo what an interactive attempt's TUI saved into the harness profile (the file is rewritten whole).
-      writeCodexConfig(codexHome, ctx.profile, ctx.modelMode).catch(() => undefined),
-    ]);
-  });
+  return preparedCodex(
+    ctx,
+    codexHome,
+    profilePath,
+    codexLeadingArgs(ctx),
+    { path: ctx.runDir, config_path: configPath, via: 'config' },
+    async () => {
+      if (cleaned) return;
+      cleaned = true;
+      await Promise.all([
+        // The lease is dropped only once the entry is gone, so a failed removal is undone by a later command.
+        removeCodexTrust(configPath, ctx.runDir)
+          .then(releaseTrustLease)
+          .catch(() => undefined),
+        // Undo what an interactive attempt's TUI saved into the harness profile (the file is rewritten whole).
+        writeCodexConfig(codexHome, ctx.profile, ctx.modelMode).catch(() => undefined),
+      ]);
+    },
+  );
 }
 
 /** The codex adapter. */

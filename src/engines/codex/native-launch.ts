@@ -52,7 +52,11 @@ function otherPackageManager(packageRoot: string): boolean {
   const top = path.parse(packageRoot).root;
   for (let dir = packageRoot; ; dir = path.dirname(dir)) {
     const modules = path.join(dir, 'node_modules');
-    if (fs.existsSync(path.join(modules, '.modules.yaml')) && realpathOrNull(path.join(modules, '@openai', 'codex')) === packageRoot) return true;
+    if (
+      fs.existsSync(path.join(modules, '.modules.yaml')) &&
+      realpathOrNull(path.join(modules, '@openai', 'codex')) === packageRoot
+    )
+      return true;
     if (path.basename(dir) === 'packages' && fs.existsSync(path.join(dir, '@openai', 'codex.json'))) return true;
     if (dir === top) return false;
   }
@@ -65,7 +69,8 @@ function otherPackageManager(packageRoot: string): boolean {
  */
 export function resolveCodexNativeLaunch(executable: string): NativeLaunch | null {
   const launcher = realpathOrNull(executable);
-  if (!launcher || path.basename(launcher) !== 'codex.js' || path.basename(path.dirname(launcher)) !== 'bin') return null;
+  if (!launcher || path.basename(launcher) !== 'codex.js' || path.basename(path.dirname(launcher)) !== 'bin')
+    return null;
   const packageRoot = path.dirname(path.dirname(launcher));
   if (readJson(path.join(packageRoot, 'package.json'))?.name !== '@openai/codex') return null;
   const target = TARGETS[`${process.platform}/${process.arch}`];

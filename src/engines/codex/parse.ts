@@ -44,7 +44,9 @@ export function createCodexParser(): EngineParser {
     switch (item.type) {
       case 'agent_message':
         // exec emits agent messages whole, on completion only.
-        return done ? [{ type: 'engine.assistant.message', message_id: id, text: str(item.text) ?? '', final: true }] : [];
+        return done
+          ? [{ type: 'engine.assistant.message', message_id: id, text: str(item.text) ?? '', final: true }]
+          : [];
       case 'reasoning':
         return done ? [{ type: 'engine.reasoning', item_id: id, text: str(item.text) ?? '' }] : [];
       case 'command_execution': {
@@ -61,7 +63,11 @@ export function createCodexParser(): EngineParser {
       case 'mcp_tool_call': {
         const server = str(item.server) ?? '';
         const tool = str(item.tool) ?? '';
-        const out: ParsedEvent[] = call(id, 'mcp', `${server}.${tool}`, { server, tool, arguments: item.arguments ?? null });
+        const out: ParsedEvent[] = call(id, 'mcp', `${server}.${tool}`, {
+          server,
+          tool,
+          arguments: item.arguments ?? null,
+        });
         if (done) out.push(result(id, item, mcpOutput(item), null));
         return out;
       }
@@ -76,7 +82,9 @@ export function createCodexParser(): EngineParser {
         // The agent's plan: no conversation or tool fact to record.
         return [];
       default:
-        return [diag('CODEX_UNKNOWN_EVENT', `unknown codex item type ${JSON.stringify(item.type)} in item.${phase}`, 'info')];
+        return [
+          diag('CODEX_UNKNOWN_EVENT', `unknown codex item type ${JSON.stringify(item.type)} in item.${phase}`, 'info'),
+        ];
     }
   }
 
@@ -84,7 +92,9 @@ export function createCodexParser(): EngineParser {
     switch (event.type) {
       case 'thread.started': {
         const id = str(event.thread_id);
-        return id ? [{ type: 'engine.session', session_id: id }] : [diag('STREAM_PARSE_ERROR', `thread.started without thread_id: ${excerpt(text)}`)];
+        return id
+          ? [{ type: 'engine.session', session_id: id }]
+          : [diag('STREAM_PARSE_ERROR', `thread.started without thread_id: ${excerpt(text)}`)];
       }
       case 'turn.started':
         turnIndex += 1;
@@ -95,7 +105,10 @@ export function createCodexParser(): EngineParser {
         return [{ type: 'engine.turn.started' }];
       case 'turn.completed':
         turnOpen = false;
-        return [{ type: 'engine.usage', usage: usage(event.usage) }, { type: 'engine.turn.end', status: 'completed', error: null }];
+        return [
+          { type: 'engine.usage', usage: usage(event.usage) },
+          { type: 'engine.turn.end', status: 'completed', error: null },
+        ];
       case 'turn.failed': {
         turnOpen = false;
         const error = isObject(event.error) ? str(event.error.message) : str(event.error);
@@ -106,10 +119,17 @@ export function createCodexParser(): EngineParser {
       case 'item.started':
       case 'item.updated':
       case 'item.completed':
-        if (!isObject(event.item)) return [diag('STREAM_PARSE_ERROR', `${event.type} without an item object: ${excerpt(text)}`)];
+        if (!isObject(event.item))
+          return [diag('STREAM_PARSE_ERROR', `${event.type} without an item object: ${excerpt(text)}`)];
         return onItem(event.type.slice(5) as 'started' | 'updated' | 'completed', event.item);
       default:
-        return [diag('CODEX_UNKNOWN_EVENT', `unknown codex event type ${JSON.stringify(event.type)}: ${excerpt(text)}`, 'info')];
+        return [
+          diag(
+            'CODEX_UNKNOWN_EVENT',
+            `unknown codex event type ${JSON.stringify(event.type)}: ${excerpt(text)}`,
+            'info',
+          ),
+        ];
     }
   }
 
@@ -125,7 +145,14 @@ export function createCodexParser(): EngineParser {
       return [...prefix, ...parseStdoutLine(text)];
     },
     end(): ParserOutput[] {
-      return turnOpen ? [diag('CODEX_TURN_NOT_ENDED', `turn ${turnIndex} started but the stream ended without turn.completed or turn.failed`)] : [];
+      return turnOpen
+        ? [
+            diag(
+              'CODEX_TURN_NOT_ENDED',
+              `turn ${turnIndex} started but the stream ended without turn.completed or turn.failed`,
+            ),
+          ]
+        : [];
     },
   };
 
@@ -164,7 +191,10 @@ function fileChanges(value: unknown): Array<{ path: string; kind: string }> {
 function mcpOutput(item: Json): string | null {
   if (isObject(item.error)) return str(item.error.message);
   if (!isObject(item.result) || !Array.isArray(item.result.content)) return null;
-  const texts = item.result.content.filter(isObject).map((block) => str(block.text)).filter((t): t is string => t !== null);
+  const texts = item.result.content
+    .filter(isObject)
+    .map((block) => str(block.text))
+    .filter((t): t is string => t !== null);
   return texts.length > 0 ? texts.join('\n') : JSON.stringify(item.result.content);
 }
 
@@ -177,4 +207,3 @@ function usage(value: unknown): Usage {
     reasoning_output_tokens: count(u.reasoning_output_tokens),
   };
 }
-

@@ -26,7 +26,8 @@ function rolloutFiles(dir: string, since: number): string[] {
     for (const entry of entries) {
       const full = path.join(current, entry.name);
       if (entry.isDirectory() && depth < 4) walk(full, depth + 1);
-      else if (entry.isFile() && /^rollout-.*\.jsonl$/.test(entry.name) && fs.statSync(full).mtimeMs >= since) out.push(full);
+      else if (entry.isFile() && /^rollout-.*\.jsonl$/.test(entry.name) && fs.statSync(full).mtimeMs >= since)
+        out.push(full);
     }
   };
   walk(dir, 0);
@@ -56,7 +57,11 @@ function isSessionOf(file: string, cwd: string): boolean {
 }
 
 function text(content: unknown): string {
-  return Array.isArray(content) ? content.map((part) => (typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : '')).join('') : '';
+  return Array.isArray(content)
+    ? content
+        .map((part) => (typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : ''))
+        .join('')
+    : '';
 }
 
 /** The parser output of one rollout line, or null; `count` is the number of outputs before it (a message's fallback id). */
@@ -64,11 +69,18 @@ function rolloutEvent(line: Line, count: number): ParserOutput | null {
   const p = line.payload ?? {};
   if (line.type === 'session_meta' && typeof p.id === 'string') return { type: 'engine.session', session_id: p.id };
   if (line.type === 'event_msg' && p.type === 'task_started') return { type: 'engine.turn.started' };
-  if (line.type === 'event_msg' && p.type === 'task_complete') return { type: 'engine.turn.end', status: 'completed', error: null };
-  if (line.type === 'event_msg' && p.type === 'turn_aborted') return { type: 'engine.turn.end', status: 'failed', error: `turn aborted (${String(p.reason ?? 'interrupted')})` };
+  if (line.type === 'event_msg' && p.type === 'task_complete')
+    return { type: 'engine.turn.end', status: 'completed', error: null };
+  if (line.type === 'event_msg' && p.type === 'turn_aborted')
+    return { type: 'engine.turn.end', status: 'failed', error: `turn aborted (${String(p.reason ?? 'interrupted')})` };
   if (line.type !== 'response_item') return null;
   if (p.type === 'message' && p.role === 'assistant') {
-    return { type: 'engine.assistant.message', message_id: String(p.id ?? `msg_${count}`), text: text(p.content), final: true };
+    return {
+      type: 'engine.assistant.message',
+      message_id: String(p.id ?? `msg_${count}`),
+      text: text(p.content),
+      final: true,
+    };
   }
   if (p.type === 'function_call' && typeof p.call_id === 'string') {
     let input: unknown = p.arguments;
@@ -78,12 +90,24 @@ function rolloutEvent(line: Line, count: number): ParserOutput | null {
     } catch {
       // keep the raw arguments
     }
-    return { type: 'engine.tool.call', call_id: p.call_id, kind: p.name === 'exec_command' || p.name === 'shell' ? 'shell' : 'other', name: String(p.name ?? 'function'), input };
+    return {
+      type: 'engine.tool.call',
+      call_id: p.call_id,
+      kind: p.name === 'exec_command' || p.name === 'shell' ? 'shell' : 'other',
+      name: String(p.name ?? 'function'),
+      input,
+    };
   }
   if (p.type === 'function_call_output' && typeof p.call_id === 'string') {
     const output = typeof p.output === 'string' ? p.output : JSON.stringify(p.output ?? null);
     const exitCode = exitCodeFromText(output);
-    return { type: 'engine.tool.result', call_id: p.call_id, status: exitCode === null || exitCode === 0 ? 'completed' : 'failed', output, exit_code: exitCode };
+    return {
+      type: 'engine.tool.result',
+      call_id: p.call_id,
+      status: exitCode === null || exitCode === 0 ? 'completed' : 'failed',
+      output,
+      exit_code: exitCode,
+    };
   }
   return null;
 }
@@ -110,7 +134,14 @@ export async function recoverCodexSession(ctx: SessionRecoveryContext): Promise<
     .map((file) => ({ file, mtime: fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
     .sort((a, b) => b.mtime - a.mtime)[0];
   if (!newest) return [];
-  const recovered: ParserOutput = { type: 'diagnostic', diagnostic: { code: 'SESSION_RECOVERED_FROM_STORE', message: `the interactive attempt printed no events; its session was read from ${newest.file}`, level: 'info' } };
+  const recovered: ParserOutput = {
+    type: 'diagnostic',
+    diagnostic: {
+      code: 'SESSION_RECOVERED_FROM_STORE',
+      message: `the interactive attempt printed no events; its session was read from ${newest.file}`,
+      level: 'info',
+    },
+  };
   return (function* () {
     yield recovered;
     yield* rolloutEvents(readLines(newest.file));

@@ -9,12 +9,22 @@
  */
 import path from 'node:path';
 import type { AgentOptions, McpServerDef, PermissionMode } from '../../protocol/index.js';
-import { mcpRecord, mcpTokenEnv, mcpTokenEnvs, type AgentOptionsContext, type AppliedAgentOptions } from '../agent-options.js';
+import {
+  mcpRecord,
+  mcpTokenEnv,
+  mcpTokenEnvs,
+  type AgentOptionsContext,
+  type AppliedAgentOptions,
+} from '../agent-options.js';
 
 const APPROVAL_MODE: Record<PermissionMode, string> = { bypassPermissions: 'yolo', plan: 'plan', normal: 'default' };
 
 function mcpEntry(server: McpServerDef): Record<string, unknown> {
-  if (server.url) return { httpUrl: server.url, ...(server.bearerToken ? { headers: { Authorization: `Bearer $${mcpTokenEnv(server)}` } } : {}) };
+  if (server.url)
+    return {
+      httpUrl: server.url,
+      ...(server.bearerToken ? { headers: { Authorization: `Bearer $${mcpTokenEnv(server)}` } } : {}),
+    };
   const [command, ...args] = server.command!;
   return { command, args, ...(server.env ? { env: server.env } : {}) };
 }
@@ -22,7 +32,8 @@ function mcpEntry(server: McpServerDef): Record<string, unknown> {
 /** Maps `options` onto gemini's flags and a per-attempt system settings file. */
 export function applyGeminiAgentOptions(options: AgentOptions, ctx: AgentOptionsContext): AppliedAgentOptions {
   const settings: Record<string, unknown> = {};
-  if (options.mcpServers.length > 0) settings.mcpServers = Object.fromEntries(options.mcpServers.map((s) => [s.name, mcpEntry(s)]));
+  if (options.mcpServers.length > 0)
+    settings.mcpServers = Object.fromEntries(options.mcpServers.map((s) => [s.name, mcpEntry(s)]));
   const tools: Record<string, unknown> = {};
   if (options.allowedTools.length > 0) tools.core = [...options.allowedTools];
   if (options.disallowedTools.length > 0) tools.exclude = [...options.disallowedTools];
@@ -40,9 +51,19 @@ export function applyGeminiAgentOptions(options: AgentOptions, ctx: AgentOptions
     leadingArgs: [],
     args: bypass ? [] : ['--approval-mode', APPROVAL_MODE[options.permissionMode]],
     files,
-    settings: Object.keys(settings).length > 0 ? [{ file: path.join(ctx.runDir, '.gemini', 'settings.json'), keys: settings }] : [],
+    settings:
+      Object.keys(settings).length > 0
+        ? [{ file: path.join(ctx.runDir, '.gemini', 'settings.json'), keys: settings }]
+        : [],
     dropArgs: bypass ? [] : ['--yolo'],
     env,
-    record: { approval_mode: APPROVAL_MODE[options.permissionMode], workspace_settings: { ...settings, ...(settings.mcpServers ? { mcpServers: options.mcpServers.map(mcpRecord) } : {}) }, system_prompt: options.systemPrompt ?? null },
+    record: {
+      approval_mode: APPROVAL_MODE[options.permissionMode],
+      workspace_settings: {
+        ...settings,
+        ...(settings.mcpServers ? { mcpServers: options.mcpServers.map(mcpRecord) } : {}),
+      },
+      system_prompt: options.systemPrompt ?? null,
+    },
   };
 }

@@ -8,7 +8,13 @@ import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
 import { buildGeminiResumeArgs, buildGeminiStartArgs, GEMINI_MODEL_FLAG, GEMINI_RESUME_FLAGS } from './command.js';
 import { geminiTools } from './tools.js';
-import { geminiConfigPaths, geminiSettingsPath, registerGeminiTrust, removeGeminiTrust, writeGeminiSettings } from './config.js';
+import {
+  geminiConfigPaths,
+  geminiSettingsPath,
+  registerGeminiTrust,
+  removeGeminiTrust,
+  writeGeminiSettings,
+} from './config.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
 import { geminiErrorPatterns } from './errors.js';
 import { createGeminiParser } from './parse.js';
@@ -49,7 +55,9 @@ async function prepareGemini(ctx: EnginePrepareContext): Promise<PreparedEngine>
       if (cleaned) return;
       cleaned = true;
       // The lease is dropped only once the entry is gone, so a failed removal is undone by a later command.
-      await removeGeminiTrust(trustPath, ctx.runDir).then(releaseTrustLease).catch(() => undefined);
+      await removeGeminiTrust(trustPath, ctx.runDir)
+        .then(releaseTrustLease)
+        .catch(() => undefined);
     },
   };
 }

@@ -71,7 +71,9 @@ export function createGeminiParser(): EngineParser {
       case 'init': {
         turnOpen = true;
         const out = session(event.session_id);
-        return out.length > 0 || sessionId ? [...out, { type: 'engine.turn.started' }] : [diag('STREAM_PARSE_ERROR', `init without session_id: ${excerpt(text)}`), { type: 'engine.turn.started' }];
+        return out.length > 0 || sessionId
+          ? [...out, { type: 'engine.turn.started' }]
+          : [diag('STREAM_PARSE_ERROR', `init without session_id: ${excerpt(text)}`), { type: 'engine.turn.started' }];
       }
       case 'message': {
         if (event.role !== 'assistant') return [];
@@ -94,10 +96,23 @@ export function createGeminiParser(): EngineParser {
         const id = str(event.tool_id) ?? `tool_${calls.size}`;
         const failed = event.status === 'error';
         const error = isObject(event.error) ? str(event.error.message) : null;
-        const out: ParserOutput[] = [...flush(), { type: 'engine.tool.result', call_id: id, status: failed ? 'failed' : 'completed', output: str(event.output) ?? error, exit_code: null }];
+        const out: ParserOutput[] = [
+          ...flush(),
+          {
+            type: 'engine.tool.result',
+            call_id: id,
+            status: failed ? 'failed' : 'completed',
+            output: str(event.output) ?? error,
+            exit_code: null,
+          },
+        ];
         const call = calls.get(id);
         const file = call && isObject(call.input) ? str(call.input.file_path) : null;
-        if (!failed && call && geminiToolKind(call.name) === 'file_change' && file) out.push({ type: 'engine.file.change', changes: [{ path: file, kind: call.name === 'write_file' ? 'add' : 'update' }] });
+        if (!failed && call && geminiToolKind(call.name) === 'file_change' && file)
+          out.push({
+            type: 'engine.file.change',
+            changes: [{ path: file, kind: call.name === 'write_file' ? 'add' : 'update' }],
+          });
         return out;
       }
       case 'error':
@@ -108,7 +123,11 @@ export function createGeminiParser(): EngineParser {
         const out: ParserOutput[] = [...flush(), { type: 'engine.usage', usage: streamUsage(event.stats) }];
         if (event.status === 'error') {
           const message = isObject(event.error) ? str(event.error.message) : str(event.error);
-          out.push({ type: 'engine.turn.end', status: 'failed', error: message ?? 'gemini result status error without a message' });
+          out.push({
+            type: 'engine.turn.end',
+            status: 'failed',
+            error: message ?? 'gemini result status error without a message',
+          });
         } else {
           out.push({ type: 'engine.turn.end', status: 'completed', error: null });
         }
@@ -122,19 +141,37 @@ export function createGeminiParser(): EngineParser {
   function onDocument(doc: Json, stream: StreamName): ParserOutput[] {
     const out: ParserOutput[] = [];
     // stdout is where a healthy `--output-format json` run prints its document; only the PTY is a fallback.
-    if (stream === 'pty') out.push(diag('GEMINI_STREAM_JSON_FALLBACK_USED', 'the structured result was taken from a JSON document in the PTY transcript (no split streams)', 'info'));
+    if (stream === 'pty')
+      out.push(
+        diag(
+          'GEMINI_STREAM_JSON_FALLBACK_USED',
+          'the structured result was taken from a JSON document in the PTY transcript (no split streams)',
+          'info',
+        ),
+      );
     out.push(...session(doc.session_id), { type: 'engine.turn.started' });
     if (calls.size === 0) out.push(...countedToolCalls(doc.stats));
     const response = doc.response;
     if (typeof response === 'string' ? response !== '' : response !== undefined && response !== null) {
-      out.push({ type: 'engine.assistant.message', message_id: messageId(), text: typeof response === 'string' ? response : JSON.stringify(response), final: true });
+      out.push({
+        type: 'engine.assistant.message',
+        message_id: messageId(),
+        text: typeof response === 'string' ? response : JSON.stringify(response),
+        final: true,
+      });
       messageIndex += 1;
     }
-    if (Array.isArray(doc.warnings)) for (const w of doc.warnings) if (typeof w === 'string') out.push({ type: 'engine.error', message: w, fatal: false });
+    if (Array.isArray(doc.warnings))
+      for (const w of doc.warnings)
+        if (typeof w === 'string') out.push({ type: 'engine.error', message: w, fatal: false });
     out.push({ type: 'engine.usage', usage: documentUsage(doc.stats) });
     if (doc.error !== undefined && doc.error !== null) {
       const message = isObject(doc.error) ? str(doc.error.message) : str(doc.error);
-      out.push({ type: 'engine.turn.end', status: 'failed', error: message ?? 'gemini error document without a message' });
+      out.push({
+        type: 'engine.turn.end',
+        status: 'failed',
+        error: message ?? 'gemini error document without a message',
+      });
     } else {
       out.push({ type: 'engine.turn.end', status: 'completed', error: null });
     }
@@ -143,12 +180,18 @@ export function createGeminiParser(): EngineParser {
 
   function onPlainLine(stream: StreamName, text: string): ParserOutput[] {
     if (text.trim() === '') return [];
-    if (stream === 'stdout') return [diag('GEMINI_STDOUT_NOISE', `stdout line outside any JSON event or document: ${excerpt(text)}`)];
+    if (stream === 'stdout')
+      return [diag('GEMINI_STDOUT_NOISE', `stdout line outside any JSON event or document: ${excerpt(text)}`)];
     return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
   }
 
   function abandoned(stream: StreamName, lines: string[]): ParserOutput[] {
-    return [diag('STREAM_PARSE_ERROR', `${stream}: ${lines.length} line(s) starting a JSON value that never completed: ${excerpt(lines.join('\n'))}`)];
+    return [
+      diag(
+        'STREAM_PARSE_ERROR',
+        `${stream}: ${lines.length} line(s) starting a JSON value that never completed: ${excerpt(lines.join('\n'))}`,
+      ),
+    ];
   }
 
   return {
@@ -160,7 +203,8 @@ export function createGeminiParser(): EngineParser {
         if (step.kind === 'line') out.push(...onPlainLine(stream, step.text));
         else if (step.kind === 'abandoned') out.push(...abandoned(stream, step.lines));
         else if (step.kind === 'document') {
-          if (typeof step.value.type === 'string' && STREAM_EVENTS.has(step.value.type) && step.lines === 1) out.push(...onEvent(step.value, text));
+          if (typeof step.value.type === 'string' && STREAM_EVENTS.has(step.value.type) && step.lines === 1)
+            out.push(...onEvent(step.value, text));
           else if (!documents[stream]) documents[stream] = step.value;
           else out.push(diag('GEMINI_EXTRA_DOCUMENT', `${stream}: a second JSON document was ignored`, 'info'));
         }
@@ -180,7 +224,15 @@ export function createGeminiParser(): EngineParser {
           return out;
         }
       }
-      if (turnOpen) out.push(diag('GEMINI_TURN_NOT_ENDED', pending !== null ? 'the stream ended inside an assistant message, without a result event' : 'init was seen but the stream ended without a result event'));
+      if (turnOpen)
+        out.push(
+          diag(
+            'GEMINI_TURN_NOT_ENDED',
+            pending !== null
+              ? 'the stream ended inside an assistant message, without a result event'
+              : 'init was seen but the stream ended without a result event',
+          ),
+        );
       return out;
     },
   };
@@ -204,17 +256,34 @@ function countedToolCalls(stats: unknown): ParserOutput[] {
     for (let n = 0; n < calls; n += 1) {
       const id = `stats:${name}#${n}`;
       out.push({ type: 'engine.tool.call', call_id: id, kind: geminiToolKind(name), name, input: null });
-      out.push({ type: 'engine.tool.result', call_id: id, status: n < successes ? 'completed' : 'failed', output: null, exit_code: null });
+      out.push({
+        type: 'engine.tool.result',
+        call_id: id,
+        status: n < successes ? 'completed' : 'failed',
+        output: null,
+        exit_code: null,
+      });
     }
     total += calls;
   }
   if (total === 0) return [];
-  return [diag('GEMINI_TOOL_CALLS_FROM_STATS', `${total} tool call(s) known only from stats.tools counts (no inputs, order unknown)`, 'info'), ...out];
+  return [
+    diag(
+      'GEMINI_TOOL_CALLS_FROM_STATS',
+      `${total} tool call(s) known only from stats.tools counts (no inputs, order unknown)`,
+      'info',
+    ),
+    ...out,
+  ];
 }
 
 function streamUsage(value: unknown): Usage {
   const s = isObject(value) ? value : {};
-  return { input_tokens: count(s.input_tokens), output_tokens: count(s.output_tokens), cached_input_tokens: count(s.cached) };
+  return {
+    input_tokens: count(s.input_tokens),
+    output_tokens: count(s.output_tokens),
+    cached_input_tokens: count(s.cached),
+  };
 }
 
 /** Sums `stats.models.*.tokens` of a `json` document. */
@@ -230,7 +299,12 @@ function documentUsage(value: unknown): Usage {
     }
     return total;
   };
-  return { input_tokens: sum('prompt'), output_tokens: sum('candidates'), cached_input_tokens: sum('cached'), reasoning_output_tokens: sum('thoughts') };
+  return {
+    input_tokens: sum('prompt'),
+    output_tokens: sum('candidates'),
+    cached_input_tokens: sum('cached'),
+    reasoning_output_tokens: sum('thoughts'),
+  };
 }
 
 function diag(code: string, message: string, level: Diagnostic['level'] = 'warning'): ParserOutput {

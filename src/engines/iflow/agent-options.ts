@@ -3,7 +3,12 @@
  * headless default (`--yolo`) is refused rather than guessed.
  */
 import type { AgentOptions } from '../../protocol/index.js';
-import { isDefaultAgentOptions, noAgentOptions, refuseUnavailable, type AppliedAgentOptions } from '../agent-options.js';
+import {
+  isDefaultAgentOptions,
+  noAgentOptions,
+  refuseUnavailable,
+  type AppliedAgentOptions,
+} from '../agent-options.js';
 
 const WHY = 'its controls are not mapped (no iflow CLI is reachable here to verify them)';
 

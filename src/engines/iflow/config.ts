@@ -14,7 +14,11 @@ import { editConfigFile, JSON_CONFIG } from '../../runtime/config-file.js';
 export const IFLOW_SCRIPTED_MODEL = 'agent-harness-scripted';
 
 /** Writes the enforced settings into `<settingsDir>/settings.json` (the run's `.iflow`); returns its path. */
-export async function writeIflowSettings(settingsDir: string, modelMode: ModelMode, modelBaseUrl: string | null): Promise<string> {
+export async function writeIflowSettings(
+  settingsDir: string,
+  modelMode: ModelMode,
+  modelBaseUrl: string | null,
+): Promise<string> {
   const file = path.join(settingsDir, 'settings.json');
   await editConfigFile(file, JSON_CONFIG, (doc) => {
     if (modelMode !== 'live' && modelBaseUrl) {

@@ -19,7 +19,8 @@ import { count, diag } from '../parse-helpers.js';
 const OPEN_TAG = '<Execution Info>';
 const CLOSE_TAG = '</Execution Info>';
 const BOOTSTRAP_NOISE = [/welcome to iflow cli/i, /^using cached .* authentication\.?$/i, /^\[ACP\]/, /^Checking /];
-const API_ERROR = /error when talking to iflow api|generate data error|retrying with backoff|api error|invalid api key|token (?:has )?expired|unauthori[sz]ed|\b(401|403|404|429|5\d\d)\b/i;
+const API_ERROR =
+  /error when talking to iflow api|generate data error|retrying with backoff|api error|invalid api key|token (?:has )?expired|unauthori[sz]ed|\b(401|403|404|429|5\d\d)\b/i;
 /** iFlow 0.5.x prints a failed model call on stdout, in place of the answer: `[API Error: <message>]`. */
 const STDOUT_API_ERROR = /^\[API Error: ([\s\S]*)\]$/;
 
@@ -35,10 +36,13 @@ export function describeIflowApiError(text: string): string {
     try {
       const body: unknown = JSON.parse(text.slice(start, end + 1));
       const record = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
-      const inner = record.error && typeof record.error === 'object' ? (record.error as Record<string, unknown>) : record;
+      const inner =
+        record.error && typeof record.error === 'object' ? (record.error as Record<string, unknown>) : record;
       const code = inner.code ?? record.code ?? inner.status;
-      const message = typeof inner.message === 'string' ? inner.message : typeof record.msg === 'string' ? record.msg : text;
-      if (typeof code === 'string' || typeof code === 'number') return `iFlow API error (server code ${String(code)}): ${message}`;
+      const message =
+        typeof inner.message === 'string' ? inner.message : typeof record.msg === 'string' ? record.msg : text;
+      if (typeof code === 'string' || typeof code === 'number')
+        return `iFlow API error (server code ${String(code)}): ${message}`;
     } catch {
       // Not JSON after all: fall back to the status in the text.
     }
@@ -92,7 +96,11 @@ export function createIflowParser(): EngineParser {
     const usage = toUsage(parsed?.tokenUsage ?? parsed?.usage);
     if (usage) out.push({ type: 'engine.usage', usage });
     turnEnded = true;
-    out.push({ type: 'engine.turn.end', status: apiError ? 'failed' : 'completed', error: apiError } satisfies ParsedEvent);
+    out.push({
+      type: 'engine.turn.end',
+      status: apiError ? 'failed' : 'completed',
+      error: apiError,
+    } satisfies ParsedEvent);
     return out;
   };
 
@@ -117,8 +125,10 @@ export function createIflowParser(): EngineParser {
             firstError ??= apiError;
             return [{ type: 'engine.error', message: apiError, fatal: false }];
           }
-          if (BOOTSTRAP_NOISE.some((pattern) => pattern.test(trimmed))) return [diag('IFLOW_STDOUT_NOISE', `ignored bootstrap line: ${trimmed.slice(0, 120)}`, 'info')];
-          if (turnEnded && trimmed !== '') out.push(diag('IFLOW_TEXT_AFTER_TURN_END', 'stdout text arrived after the execution info block', 'info'));
+          if (BOOTSTRAP_NOISE.some((pattern) => pattern.test(trimmed)))
+            return [diag('IFLOW_STDOUT_NOISE', `ignored bootstrap line: ${trimmed.slice(0, 120)}`, 'info')];
+          if (turnEnded && trimmed !== '')
+            out.push(diag('IFLOW_TEXT_AFTER_TURN_END', 'stdout text arrived after the execution info block', 'info'));
           text.push(rest);
           return out;
         }
@@ -141,7 +151,10 @@ export function createIflowParser(): EngineParser {
         info = null;
       }
       const pending = flushText();
-      if (pending.length > 0 && !turnEnded) out.push(diag('IFLOW_EXECUTION_INFO_MISSING', 'the output ended without an <Execution Info> block (no turn end)'));
+      if (pending.length > 0 && !turnEnded)
+        out.push(
+          diag('IFLOW_EXECUTION_INFO_MISSING', 'the output ended without an <Execution Info> block (no turn end)'),
+        );
       // Without a turn end, the first API error on stderr is what ended the run.
       if (!turnEnded && firstError) out.push({ type: 'engine.error', message: firstError, fatal: true });
       return [...out, ...pending];

@@ -11,8 +11,19 @@ import { mcpRecord, mcpTokenEnv, mcpTokenEnvs, type AppliedAgentOptions } from '
 const PERMISSION: Record<PermissionMode, string> = { bypassPermissions: 'allow', plan: 'deny', normal: 'ask' };
 
 function mcpEntry(server: McpServerDef): Record<string, unknown> {
-  if (server.url) return { type: 'remote', url: server.url, enabled: true, ...(server.bearerToken ? { headers: { Authorization: `Bearer {env:${mcpTokenEnv(server)}}` } } : {}) };
-  return { type: 'local', command: [...server.command!], enabled: true, ...(server.env ? { environment: server.env } : {}) };
+  if (server.url)
+    return {
+      type: 'remote',
+      url: server.url,
+      enabled: true,
+      ...(server.bearerToken ? { headers: { Authorization: `Bearer {env:${mcpTokenEnv(server)}}` } } : {}),
+    };
+  return {
+    type: 'local',
+    command: [...server.command!],
+    enabled: true,
+    ...(server.env ? { environment: server.env } : {}),
+  };
 }
 
 /** The config `options` add, as opencode reads it from OPENCODE_CONFIG_CONTENT. */
@@ -25,11 +36,13 @@ export function opencodeOptionsConfig(options: AgentOptions): Record<string, unk
   if (options.allowedTools.length > 0) {
     for (const key of ['edit', 'bash', 'webfetch']) if (!options.allowedTools.includes(key)) permission[key] = 'deny';
     // An allowed tool runs freely, except that the mode still governs editing, the shell and the web.
-    for (const tool of options.allowedTools) permission[tool] = ['edit', 'bash', 'webfetch'].includes(tool) ? mode : 'allow';
+    for (const tool of options.allowedTools)
+      permission[tool] = ['edit', 'bash', 'webfetch'].includes(tool) ? mode : 'allow';
   }
   for (const tool of options.disallowedTools) permission[tool] = 'deny';
   const config: Record<string, unknown> = { permission };
-  if (options.mcpServers.length > 0) config.mcp = Object.fromEntries(options.mcpServers.map((s) => [s.name, mcpEntry(s)]));
+  if (options.mcpServers.length > 0)
+    config.mcp = Object.fromEntries(options.mcpServers.map((s) => [s.name, mcpEntry(s)]));
   const build: Record<string, unknown> = {};
   if (options.systemPrompt !== undefined) build.prompt = options.systemPrompt;
   if (options.maxTurns !== undefined) build.steps = options.maxTurns;

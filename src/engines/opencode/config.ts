@@ -38,7 +38,6 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-
 /** Writes the enforced keys into `<configDir>/opencode.json`; returns its path. */
 export async function writeOpencodeConfig(configDir: string, modelMode: ModelMode): Promise<string> {
   const configPath = path.join(configDir, 'opencode.json');

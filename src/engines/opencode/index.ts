@@ -8,9 +8,19 @@ import { applyOpencodeAgentOptions } from './agent-options.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
-import { buildOpencodeResumeArgs, buildOpencodeStartArgs, OPENCODE_MODEL_FLAG, OPENCODE_RESUME_FLAGS } from './command.js';
+import {
+  buildOpencodeResumeArgs,
+  buildOpencodeStartArgs,
+  OPENCODE_MODEL_FLAG,
+  OPENCODE_RESUME_FLAGS,
+} from './command.js';
 import { opencodeTools } from './tools.js';
-import { OPENCODE_BASE_URL_ENV, OPENCODE_PROVIDER_KEY_ENV, stubOpencodeDependencies, writeOpencodeConfig } from './config.js';
+import {
+  OPENCODE_BASE_URL_ENV,
+  OPENCODE_PROVIDER_KEY_ENV,
+  stubOpencodeDependencies,
+  writeOpencodeConfig,
+} from './config.js';
 import { opencodeErrorPatterns } from './errors.js';
 import { createOpencodeParser } from './parse.js';
 import { OPENCODE_SKILL_ROOT } from './skills.js';
@@ -39,7 +49,12 @@ async function prepareOpencode(ctx: EnginePrepareContext): Promise<PreparedEngin
   return {
     env: {
       ...OPENCODE_QUIET_ENV,
-      ...(scripted ? { [OPENCODE_BASE_URL_ENV]: `${ctx.modelBaseUrl}/v1`, [OPENCODE_PROVIDER_KEY_ENV]: 'sk-agent-harness-scripted' } : {}),
+      ...(scripted
+        ? {
+            [OPENCODE_BASE_URL_ENV]: `${ctx.modelBaseUrl}/v1`,
+            [OPENCODE_PROVIDER_KEY_ENV]: 'sk-agent-harness-scripted',
+          }
+        : {}),
     },
     configRoots: [configDir],
     leadingArgs: [],

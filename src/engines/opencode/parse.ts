@@ -63,13 +63,23 @@ export function createOpencodeParser(): EngineParser {
     const out: ParserOutput[] = [];
     if (!calls.has(id)) {
       calls.add(id);
-      out.push({ type: 'engine.tool.call', call_id: id, kind, name, input: kind === 'shell' && isObject(input) ? { ...input, command: str(input.command) ?? '' } : input });
+      out.push({
+        type: 'engine.tool.call',
+        call_id: id,
+        kind,
+        name,
+        input: kind === 'shell' && isObject(input) ? { ...input, command: str(input.command) ?? '' } : input,
+      });
     }
     if (status === 'completed' || status === 'error') {
       const metadata = isObject(state.metadata) ? state.metadata : {};
       if (status === 'completed' && kind === 'file_change') {
-        const file = isObject(input) ? str(input.filePath) ?? str(input.path) : null;
-        if (file) out.push({ type: 'engine.file.change', changes: [{ path: file, kind: name === 'write' ? 'write' : 'update' }] });
+        const file = isObject(input) ? (str(input.filePath) ?? str(input.path)) : null;
+        if (file)
+          out.push({
+            type: 'engine.file.change',
+            changes: [{ path: file, kind: name === 'write' ? 'write' : 'update' }],
+          });
       }
       out.push({
         type: 'engine.tool.result',
@@ -88,21 +98,42 @@ export function createOpencodeParser(): EngineParser {
     if (reason === 'tool-calls') return out;
     turnOpen = false;
     if (reason === 'stop') out.push({ type: 'engine.turn.end', status: 'completed', error: null });
-    else if (reason === 'length') out.push({ type: 'engine.turn.end', status: 'failed', error: 'MessageOutputLengthError: the model hit its output token limit (finish reason length)' });
-    else out.push({ type: 'engine.turn.end', status: 'failed', error: `step finished with reason ${JSON.stringify(reason)}` });
+    else if (reason === 'length')
+      out.push({
+        type: 'engine.turn.end',
+        status: 'failed',
+        error: 'MessageOutputLengthError: the model hit its output token limit (finish reason length)',
+      });
+    else
+      out.push({
+        type: 'engine.turn.end',
+        status: 'failed',
+        error: `step finished with reason ${JSON.stringify(reason)}`,
+      });
     return out;
   }
 
   function onEvent(event: Json, text: string): ParserOutput[] {
     const out: ParserOutput[] = [...onSession(event)];
     const part = isObject(event.part) ? event.part : null;
-    const needPart = (): ParserOutput[] => [diag('STREAM_PARSE_ERROR', `${String(event.type)} without a part object: ${excerpt(text)}`)];
+    const needPart = (): ParserOutput[] => [
+      diag('STREAM_PARSE_ERROR', `${String(event.type)} without a part object: ${excerpt(text)}`),
+    ];
     switch (event.type) {
       case 'step_start':
         return [...out, ...openTurn()];
       case 'text':
         if (!part) return [...out, ...needPart()];
-        return [...out, ...openTurn(), { type: 'engine.assistant.message', message_id: str(part.id) ?? `text#${turns}`, text: str(part.text) ?? '', final: true }];
+        return [
+          ...out,
+          ...openTurn(),
+          {
+            type: 'engine.assistant.message',
+            message_id: str(part.id) ?? `text#${turns}`,
+            text: str(part.text) ?? '',
+            final: true,
+          },
+        ];
       case 'reasoning':
         if (!part) return [...out, ...needPart()];
         return [...out, ...openTurn(), { type: 'engine.reasoning', item_id: str(part.id), text: str(part.text) ?? '' }];
@@ -115,10 +146,21 @@ export function createOpencodeParser(): EngineParser {
       case 'error': {
         const message = errorMessage(event.error) ?? excerpt(text);
         turnOpen = false;
-        return [...out, { type: 'engine.error', message, fatal: true }, { type: 'engine.turn.end', status: 'failed', error: message }];
+        return [
+          ...out,
+          { type: 'engine.error', message, fatal: true },
+          { type: 'engine.turn.end', status: 'failed', error: message },
+        ];
       }
       default:
-        return [...out, diag('OPENCODE_UNKNOWN_EVENT', `unknown opencode event type ${JSON.stringify(event.type)}: ${excerpt(text)}`, 'info')];
+        return [
+          ...out,
+          diag(
+            'OPENCODE_UNKNOWN_EVENT',
+            `unknown opencode event type ${JSON.stringify(event.type)}: ${excerpt(text)}`,
+            'info',
+          ),
+        ];
     }
   }
 
@@ -130,7 +172,8 @@ export function createOpencodeParser(): EngineParser {
     } catch {
       return [diag('STREAM_PARSE_ERROR', `stdout line is not JSON: ${excerpt(text)}`)];
     }
-    if (!isObject(event) || typeof event.type !== 'string') return [diag('STREAM_PARSE_ERROR', `stdout line is not an opencode event object: ${excerpt(text)}`)];
+    if (!isObject(event) || typeof event.type !== 'string')
+      return [diag('STREAM_PARSE_ERROR', `stdout line is not an opencode event object: ${excerpt(text)}`)];
     return onEvent(event, text);
   }
 
@@ -144,7 +187,14 @@ export function createOpencodeParser(): EngineParser {
       return [...prefix, ...parseStdoutLine(text)];
     },
     end(): ParserOutput[] {
-      return turnOpen ? [diag('OPENCODE_TURN_NOT_ENDED', `turn ${turns} started but the stream ended without step_finish(stop) or an error event`)] : [];
+      return turnOpen
+        ? [
+            diag(
+              'OPENCODE_TURN_NOT_ENDED',
+              `turn ${turns} started but the stream ended without step_finish(stop) or an error event`,
+            ),
+          ]
+        : [];
     },
   };
 }
@@ -165,6 +215,10 @@ function errorMessage(value: unknown): string | null {
 function usage(value: unknown): Usage {
   const t = isObject(value) ? value : {};
   const cache = isObject(t.cache) ? t.cache : {};
-  return { input_tokens: count(t.input), cached_input_tokens: count(cache.read), output_tokens: count(t.output), reasoning_output_tokens: count(t.reasoning) };
+  return {
+    input_tokens: count(t.input),
+    cached_input_tokens: count(cache.read),
+    output_tokens: count(t.output),
+    reasoning_output_tokens: count(t.reasoning),
+  };
 }
-

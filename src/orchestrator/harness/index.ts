@@ -6,7 +6,12 @@ export { INTENT_MARKER, INTENT_SYSTEM_PROMPT, buildIntentPrompt } from './intent
 export { detectQuestion } from './intent/tools/detect-question.js';
 export { extractKeywords } from './intent/tools/extract-keywords.js';
 export { ResponseHarness } from './respond/response-harness.js';
-export { RESPOND_MARKER, ASSISTANT_SYSTEM_PROMPT, buildResponsePrompt, type ResponsePromptInput } from './respond/prompts.js';
+export {
+  RESPOND_MARKER,
+  ASSISTANT_SYSTEM_PROMPT,
+  buildResponsePrompt,
+  type ResponsePromptInput,
+} from './respond/prompts.js';
 export { MemoryHarness } from './memory/memory-harness.js';
 export { LlmMemoryHarness, MEMORY_MARKER, recallTurns } from './memory/llm-memory-harness.js';
 export { UtilityHarness } from './utility/utility-harness.js';

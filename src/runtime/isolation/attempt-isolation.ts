@@ -81,7 +81,10 @@ export interface AttemptIsolation {
    * environment it starts with; the engine's command, environment and directory follow over its lifeline once it
    * is connected. Without namespaces, `command` itself. Once per isolation, and not with {@link prestart}.
    */
-  wrap(command: { file: string; args: readonly string[]; env: Record<string, string>; cwd: string }, options?: WrapOptions): WrappedCommand;
+  wrap(
+    command: { file: string; args: readonly string[]; env: Record<string, string>; cwd: string },
+    options?: WrapOptions,
+  ): WrappedCommand;
   /**
    * The Unix sockets a wrapped init connects to, and the token it greets with (null when the isolation was opened
    * to be prestarted, or has no namespaces). They are removed once the init is connected.
@@ -96,7 +99,12 @@ export interface AttemptIsolation {
    * Has the prestarted init run `file args` with exactly `env` in `cwd`, and returns the child to supervise (the
    * engine's output comes out of its pipes); null when nothing was prestarted.
    */
-  launch(command: { file: string; args: readonly string[]; env: Record<string, string>; cwd: string }): SpawnedSplit | null;
+  launch(command: {
+    file: string;
+    args: readonly string[];
+    env: Record<string, string>;
+    cwd: string;
+  }): SpawnedSplit | null;
   /**
    * The engine's own exit (not init's 128+n), or the spawn error init reported. Waits (briefly) for the init's
    * lifeline to close, so its last report is in.
@@ -134,7 +142,11 @@ function socketDir(): string {
  * `hello <token>` is served as the channel (its streams carried to 127.0.0.1:`port`); any other is closed unread.
  * `accepted` resolves when the channel is taken.
  */
-async function listenChannel(socket: string, token: string, port: number): Promise<{ server: net.Server; accepted: Promise<void>; stop: () => void }> {
+async function listenChannel(
+  socket: string,
+  token: string,
+  port: number,
+): Promise<{ server: net.Server; accepted: Promise<void>; stop: () => void }> {
   let taken = false;
   /** Every open connection (the channel and refused ones not yet gone), destroyed by stop(). */
   const connections = new Set<net.Socket>();
@@ -151,13 +163,18 @@ async function listenChannel(socket: string, token: string, port: number): Promi
       connection.destroy();
       return;
     }
-    awaitGreeting(connection, token, () => !taken, (rest) => {
-      taken = true;
-      if (rest.length > 0) connection.unshift(rest);
-      stopChannel = serveModelChannel(connection, port);
-      connection.resume();
-      markAccepted();
-    });
+    awaitGreeting(
+      connection,
+      token,
+      () => !taken,
+      (rest) => {
+        taken = true;
+        if (rest.length > 0) connection.unshift(rest);
+        stopChannel = serveModelChannel(connection, port);
+        connection.resume();
+        markAccepted();
+      },
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -182,7 +199,12 @@ const HELLO_MAX = 256;
  * on. Otherwise (another first line, one too long, the place taken) the connection is destroyed: nothing more of it
  * is read, and it is sent nothing.
  */
-function awaitGreeting(connection: net.Socket, token: string, free: () => boolean, onGreeted: (rest: Buffer) => void): void {
+function awaitGreeting(
+  connection: net.Socket,
+  token: string,
+  free: () => boolean,
+  onGreeted: (rest: Buffer) => void,
+): void {
   let buffered = Buffer.alloc(0);
   const onData = (chunk: Buffer): void => {
     buffered = Buffer.concat([buffered, chunk]);
@@ -232,30 +254,35 @@ function createLifeline(token: string, onReport: (report: InitReport) => void): 
       connection.destroy();
       return;
     }
-    awaitGreeting(connection, token, () => init === null, (rest) => {
-      init = connection;
-      connection.on('close', markClosed);
-      markAccepted();
-      const decoder = new StringDecoder('utf8');
-      let buffered = '';
-      const read = (chunk: Buffer): void => {
-        buffered += decoder.write(chunk);
-        for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
-          const line = buffered.slice(0, newline);
-          buffered = buffered.slice(newline + 1);
-          try {
-            onReport(JSON.parse(line) as InitReport);
-          } catch {
-            // not a report
+    awaitGreeting(
+      connection,
+      token,
+      () => init === null,
+      (rest) => {
+        init = connection;
+        connection.on('close', markClosed);
+        markAccepted();
+        const decoder = new StringDecoder('utf8');
+        let buffered = '';
+        const read = (chunk: Buffer): void => {
+          buffered += decoder.write(chunk);
+          for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
+            const line = buffered.slice(0, newline);
+            buffered = buffered.slice(newline + 1);
+            try {
+              onReport(JSON.parse(line) as InitReport);
+            } catch {
+              // not a report
+            }
           }
-        }
-        if (buffered.length > 65_536) buffered = '';
-      };
-      read(rest);
-      connection.on('data', read);
-      connection.resume();
-      if (outbox !== null) connection.write(outbox);
-    });
+          if (buffered.length > 65_536) buffered = '';
+        };
+        read(rest);
+        connection.on('data', read);
+        connection.resume();
+        if (outbox !== null) connection.write(outbox);
+      },
+    );
   };
   return {
     sockets,
@@ -322,19 +349,26 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
   const { mode, modelUrl } = options;
   if (mode === 'off') return withoutNamespaces(mode, modelUrl, 'isolation off (--isolation off)');
   const refuse = (reason: string, required: string): AttemptIsolation => {
-    if (mode === 'require') throw new AgentHarnessError('ISOLATION_UNAVAILABLE', `${required}: ${reason}.`, { details: { reason } });
+    if (mode === 'require')
+      throw new AgentHarnessError('ISOLATION_UNAVAILABLE', `${required}: ${reason}.`, { details: { reason } });
     return withoutNamespaces(mode, modelUrl, reason);
   };
-  const unavailable = (support: NamespaceSupport): AttemptIsolation => refuse(support.reason ?? 'namespaces unavailable', 'Namespace isolation was required but is unavailable');
+  const unavailable = (support: NamespaceSupport): AttemptIsolation =>
+    refuse(support.reason ?? 'namespaces unavailable', 'Namespace isolation was required but is unavailable');
   // The tools are found at once; whether they work, the trial says (given, under way, or started here).
-  const given = options.support instanceof Promise ? null : options.support ?? null;
-  const tools = given ? { unshare: given.unshare, ip: given.ip, verdict: given.available && given.unshare ? null : given } : findNamespaceTools();
+  const given = options.support instanceof Promise ? null : (options.support ?? null);
+  const tools = given
+    ? { unshare: given.unshare, ip: given.ip, verdict: given.available && given.unshare ? null : given }
+    : findNamespaceTools();
   if (tools.verdict) return unavailable(tools.verdict);
   const trial = given ?? options.support ?? probeNamespacesAsync();
   const ownNetwork = modelUrl !== null;
   const port = modelUrl === null ? null : loopbackPort(modelUrl);
   if (ownNetwork && port === null) {
-    return refuse(`the model URL ${modelUrl} is not on loopback, so it cannot be forwarded into a network namespace`, 'Namespace isolation was required');
+    return refuse(
+      `the model URL ${modelUrl} is not on loopback, so it cannot be forwarded into a network namespace`,
+      'Namespace isolation was required',
+    );
   }
 
   // What the init says first on the lifeline, so no other process can take its place there.
@@ -344,7 +378,9 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
   // Path sockets only for the wrap mode (PTY and `script` attempts, whose init starts in their terminal and
   // inherits nothing): an isolation opened to be prestarted passes its init the lifeline and the model channel.
   const dir = options.prestart === undefined ? socketDir() : null;
-  const paths = dir ? { dir, lifeline: path.join(dir, 'life.sock'), model: port !== null ? path.join(dir, 'model.sock') : null } : null;
+  const paths = dir
+    ? { dir, lifeline: path.join(dir, 'life.sock'), model: port !== null ? path.join(dir, 'model.sock') : null }
+    : null;
   const servers: net.Server[] = [];
   let pathChannel: Awaited<ReturnType<typeof listenChannel>> | null = null;
   try {
@@ -367,14 +403,26 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     serversClosed ??= Promise.all(servers.map(closeServer)).then(() => undefined);
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   };
-  const unshareFlags = ['--map-root-user', ...(ownNetwork ? ['--net'] : []), '--pid', '--fork', '--kill-child', '--mount-proc'];
+  const unshareFlags = [
+    '--map-root-user',
+    ...(ownNetwork ? ['--net'] : []),
+    '--pid',
+    '--fork',
+    '--kill-child',
+    '--mount-proc',
+  ];
   // The init is started before the trial's verdict (prestart); it brings the loopback up with `ip`.
   const initCommand = (lifelineChannel: string, modelChannel: string | null): string[] => [
     tools.unshare!,
     ...unshareFlags,
     process.execPath,
     NAMESPACE_INIT,
-    ...initArgs({ lifeline: lifelineChannel, token, loopback: ownNetwork ? tools.ip : null, forwards: modelChannel === null ? [] : [{ port: port!, socket: modelChannel }] }),
+    ...initArgs({
+      lifeline: lifelineChannel,
+      token,
+      loopback: ownNetwork ? tools.ip : null,
+      forwards: modelChannel === null ? [] : [{ port: port!, socket: modelChannel }],
+    }),
   ];
   const wrapCommand = paths ? initCommand(paths.lifeline, paths.model) : null;
   let stopModelChannel: (() => void) | null = pathChannel ? pathChannel.stop : null;
@@ -395,7 +443,8 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     record: { mode, network: ownNetwork ? 'namespace' : 'host', processes: 'pid-namespace', reason: null },
     paths: paths ? { lifeline: paths.lifeline, model: paths.model, token } : null,
     wrap: (command, wrapOptions = {}) => {
-      if (!wrapCommand || prestarted || wrapped) throw new Error('internal: this isolation has no command to wrap (prestarted, or wrapped already)');
+      if (!wrapCommand || prestarted || wrapped)
+        throw new Error('internal: this isolation has no command to wrap (prestarted, or wrapped already)');
       wrapped = true;
       if (wrapOptions.passing) {
         const passed = passedCommand();
@@ -423,7 +472,14 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
       if (prestarted || wrapped || closed) return;
       const command = passedCommand();
       // The init needs no environment of its own: the engine's comes with the launch message.
-      const child = spawnSplit({ file: command[0]!, args: command.slice(1), cwd: '/', env: { ...INIT_ENV }, stdin, passSockets });
+      const child = spawnSplit({
+        file: command[0]!,
+        args: command.slice(1),
+        cwd: '/',
+        env: { ...INIT_ENV },
+        stdin,
+        passSockets,
+      });
       prestarted = child;
       attachPassed(child.passed);
     },
@@ -437,7 +493,10 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
       await Promise.race([lifeline.closed, new Promise((resolve) => setTimeout(resolve, LIFELINE_DRAIN_MS).unref())]);
       const failure = reports.find((r): r is Extract<InitReport, { type: 'error' }> => r.type === 'error');
       if (failure && !reports.some((r) => r.type === 'started')) {
-        const spawnError = Object.assign(new Error(`${failure.stage === 'spawn' ? '' : `namespace ${failure.stage}: `}${failure.message}`), failure.code ? { code: failure.code } : {});
+        const spawnError = Object.assign(
+          new Error(`${failure.stage === 'spawn' ? '' : `namespace ${failure.stage}: `}${failure.message}`),
+          failure.code ? { code: failure.code } : {},
+        );
         return { ...result, exitCode: null, signal: null, spawnError };
       }
       const exit = reports.find((r): r is Extract<InitReport, { type: 'exit' }> => r.type === 'exit');
@@ -454,7 +513,10 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
       // is no longer its to signal.
       if (unlaunched?.pid !== undefined && unlaunched.running()) {
         killGroup(unlaunched.pid, 'SIGKILL');
-        await Promise.race([unlaunched.settled, new Promise((resolve) => setTimeout(resolve, LIFELINE_DRAIN_MS).unref())]);
+        await Promise.race([
+          unlaunched.settled,
+          new Promise((resolve) => setTimeout(resolve, LIFELINE_DRAIN_MS).unref()),
+        ]);
       }
       removePaths();
       await serversClosed;

@@ -40,7 +40,13 @@ export interface InitSetup {
 
 /** The init's arguments: lifeline, token, loopback, forward count, then port and channel each. */
 export function initArgs(setup: InitSetup): string[] {
-  return [setup.lifeline, setup.token, setup.loopback ?? '-', String(setup.forwards.length), ...setup.forwards.flatMap((forward) => [String(forward.port), forward.socket])];
+  return [
+    setup.lifeline,
+    setup.token,
+    setup.loopback ?? '-',
+    String(setup.forwards.length),
+    ...setup.forwards.flatMap((forward) => [String(forward.port), forward.socket]),
+  ];
 }
 
 function hex(text: string): string {
@@ -51,7 +57,20 @@ function hex(text: string): string {
  * The launch message for an init: one line, every string as the hex of its UTF-8, since an argument or a variable may
  * hold spaces and newlines.
  */
-export function launchLine(command: { file: string; args: readonly string[]; env: Record<string, string>; cwd: string }): string {
+export function launchLine(command: {
+  file: string;
+  args: readonly string[];
+  env: Record<string, string>;
+  cwd: string;
+}): string {
   const env = Object.entries(command.env).map(([name, value]) => hex(`${name}=${value}`));
-  return ['launch', hex(command.file), hex(command.cwd), String(command.args.length), ...command.args.map(hex), String(env.length), ...env].join(' ');
+  return [
+    'launch',
+    hex(command.file),
+    hex(command.cwd),
+    String(command.args.length),
+    ...command.args.map(hex),
+    String(env.length),
+    ...env,
+  ].join(' ');
 }

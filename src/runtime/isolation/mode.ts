@@ -9,11 +9,18 @@ import { ISOLATION_MODE_VALUES } from '../../protocol/versions.js';
 export const ISOLATION_ENV = 'AGENT_HARNESS_ISOLATION';
 
 /** The mode from an explicit option, else `AGENT_HARNESS_ISOLATION`, else `auto`; CONFIG_INVALID for anything else. */
-export function resolveIsolationMode(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): IsolationMode {
+export function resolveIsolationMode(
+  explicit: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): IsolationMode {
   const raw = explicit ?? env[ISOLATION_ENV] ?? 'auto';
   // A check of three strings, not IsolationModeSchema: that would load the audit meta's schemas before an attempt.
   if (!(ISOLATION_MODE_VALUES as readonly string[]).includes(raw)) {
-    throw new AgentHarnessError('CONFIG_INVALID', `Isolation mode "${raw}"${explicit === undefined ? ` (from ${ISOLATION_ENV})` : ''} is not one of auto, require, off.`, { details: { value: raw } });
+    throw new AgentHarnessError(
+      'CONFIG_INVALID',
+      `Isolation mode "${raw}"${explicit === undefined ? ` (from ${ISOLATION_ENV})` : ''} is not one of auto, require, off.`,
+      { details: { value: raw } },
+    );
   }
   return raw as IsolationMode;
 }

@@ -21,7 +21,11 @@ let implementation: ModelChannelClass | null = null;
 
 /** The shared implementation, loaded once (a file of the package, beside the init). */
 function loadImplementation(): ModelChannelClass {
-  implementation ??= (createRequire(path.join(PACKAGE_ROOT, 'runtime', 'model-channel.cjs'))('./model-channel.cjs') as { ModelChannel: ModelChannelClass }).ModelChannel;
+  implementation ??= (
+    createRequire(path.join(PACKAGE_ROOT, 'runtime', 'model-channel.cjs'))('./model-channel.cjs') as {
+      ModelChannel: ModelChannelClass;
+    }
+  ).ModelChannel;
   return implementation;
 }
 
@@ -33,6 +37,8 @@ export function serveModelChannel(channel: net.Socket, port: number): () => void
   const ModelChannel = loadImplementation();
   // No Nagle delay towards the model server: requests and streamed replies are many small writes. Half-open: the
   // engine may end its side of a connection while the reply still comes.
-  const end = new ModelChannel(channel, { onOpen: () => net.connect({ port, host: '127.0.0.1', noDelay: true, allowHalfOpen: true }) });
+  const end = new ModelChannel(channel, {
+    onOpen: () => net.connect({ port, host: '127.0.0.1', noDelay: true, allowHalfOpen: true }),
+  });
   return () => end.end();
 }

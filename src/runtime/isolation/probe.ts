@@ -35,7 +35,13 @@ export function findOnPath(name: string, dirs: readonly string[]): string | null
 
 /** Where `unshare` and `ip` are looked up: the host PATH plus the sbin directories a user's PATH often lacks. */
 function findTool(name: string, hostPath: string | undefined): string | null {
-  return findOnPath(name, [...(hostPath ?? '').split(path.delimiter).filter(Boolean), '/usr/sbin', '/sbin', '/usr/bin', '/bin']);
+  return findOnPath(name, [
+    ...(hostPath ?? '').split(path.delimiter).filter(Boolean),
+    '/usr/sbin',
+    '/sbin',
+    '/usr/bin',
+    '/bin',
+  ]);
 }
 
 let cached: NamespaceSupport | null = null;
@@ -54,7 +60,12 @@ export function probeNamespaces(options: ProbeOptions = {}): NamespaceSupport {
   if (cached && !options.refresh) return cached;
   const tools = findNamespaceTools(options.hostPath ?? process.env.PATH);
   if (tools.verdict) return (cached = tools.verdict);
-  const outcome = spawnSync(tools.unshare!, trialArgs(tools), { encoding: 'utf8', env: INIT_ENV, timeout: TRIAL_TIMEOUT_MS, stdio: ['ignore', 'ignore', 'pipe'] });
+  const outcome = spawnSync(tools.unshare!, trialArgs(tools), {
+    encoding: 'utf8',
+    env: INIT_ENV,
+    timeout: TRIAL_TIMEOUT_MS,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   cached = judgeTrial(tools, outcome.error ?? null, outcome.status, outcome.stderr);
   return cached;
 }
@@ -69,11 +80,21 @@ export function probeNamespacesAsync(options: ProbeOptions = {}): Promise<Namesp
   const tools = findNamespaceTools(options.hostPath ?? process.env.PATH);
   if (tools.verdict) return Promise.resolve((cached = tools.verdict));
   let probe = new Promise<NamespaceSupport>((resolve) => {
-    execFile(tools.unshare!, trialArgs(tools), { encoding: 'utf8', env: INIT_ENV, timeout: TRIAL_TIMEOUT_MS }, (error, _stdout, stderr) => {
-      // execFile reports a non-zero exit as an error with a numeric `code`; a spawn failure has a string code.
-      const status = typeof (error as { code?: unknown } | null)?.code === 'number' ? (error as unknown as { code: number }).code : error ? null : 0;
-      resolve(judgeTrial(tools, status === null ? error : null, status, stderr));
-    });
+    execFile(
+      tools.unshare!,
+      trialArgs(tools),
+      { encoding: 'utf8', env: INIT_ENV, timeout: TRIAL_TIMEOUT_MS },
+      (error, _stdout, stderr) => {
+        // execFile reports a non-zero exit as an error with a numeric `code`; a spawn failure has a string code.
+        const status =
+          typeof (error as { code?: unknown } | null)?.code === 'number'
+            ? (error as unknown as { code: number }).code
+            : error
+              ? null
+              : 0;
+        resolve(judgeTrial(tools, status === null ? error : null, status, stderr));
+      },
+    );
   });
   probe = probe.then((support) => {
     cached = support;
@@ -117,19 +138,36 @@ export function findNamespaceTools(hostPath: string | undefined = process.env.PA
 function lookUpNamespaceTools(hostPath: string | undefined): NamespaceTools {
   const unshare = findTool('unshare', hostPath);
   const ip = findTool('ip', hostPath);
-  const unavailable = (reason: string): NamespaceTools => ({ unshare, ip, verdict: { available: false, unshare, ip, reason } });
+  const unavailable = (reason: string): NamespaceTools => ({
+    unshare,
+    ip,
+    verdict: { available: false, unshare, ip, reason },
+  });
   if (process.platform !== 'linux') return unavailable(`namespaces are Linux-only (this is ${process.platform})`);
   if (!unshare) return unavailable('util-linux `unshare` was not found (apt install util-linux)');
-  if (!ip) return unavailable('iproute2 `ip` was not found; the namespace init brings the loopback up with it (apt install iproute2)');
+  if (!ip)
+    return unavailable(
+      'iproute2 `ip` was not found; the namespace init brings the loopback up with it (apt install iproute2)',
+    );
   return { unshare, ip, verdict: null };
 }
 
-function judgeTrial(tools: NamespaceTools, error: Error | null, status: number | null, stderr: string): NamespaceSupport {
+function judgeTrial(
+  tools: NamespaceTools,
+  error: Error | null,
+  status: number | null,
+  stderr: string,
+): NamespaceSupport {
   const { unshare, ip } = tools;
   if (error) return { available: false, unshare, ip, reason: `unshare could not run: ${error.message}` };
   if (status !== 0) {
     const why = stderr.trim().split('\n').at(-1) ?? `exit ${status}`;
-    return { available: false, unshare, ip, reason: `unshare -rnpf failed (${why}); user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces)` };
+    return {
+      available: false,
+      unshare,
+      ip,
+      reason: `unshare -rnpf failed (${why}); user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces)`,
+    };
   }
   return { available: true, unshare, ip, reason: null };
 }

@@ -42,15 +42,37 @@ export function createSixthParser(): EngineParser {
         case 'session':
           return id ? [{ type: 'engine.session', session_id: id }, { type: 'engine.turn.started' }] : [];
         case 'tool':
-          return [{ type: 'engine.tool.call', call_id: id ?? '', kind: event.name === 'put' ? 'file_change' : 'shell', name: str(event.name) ?? '', input: event.input ?? null }];
+          return [
+            {
+              type: 'engine.tool.call',
+              call_id: id ?? '',
+              kind: event.name === 'put' ? 'file_change' : 'shell',
+              name: str(event.name) ?? '',
+              input: event.input ?? null,
+            },
+          ];
         case 'result': {
           const exit = int(event.exit);
-          return [{ type: 'engine.tool.result', call_id: id ?? '', status: exit === 0 ? 'completed' : 'failed', output: str(event.output), exit_code: exit }];
+          return [
+            {
+              type: 'engine.tool.result',
+              call_id: id ?? '',
+              status: exit === 0 ? 'completed' : 'failed',
+              output: str(event.output),
+              exit_code: exit,
+            },
+          ];
         }
         case 'message':
           return [{ type: 'engine.assistant.message', message_id: 'm', text: str(event.text) ?? '', final: true }];
         case 'end':
-          return [{ type: 'engine.turn.end', status: event.status === 'failed' ? 'failed' : 'completed', error: str(event.error) }];
+          return [
+            {
+              type: 'engine.turn.end',
+              status: event.status === 'failed' ? 'failed' : 'completed',
+              error: str(event.error),
+            },
+          ];
         default:
           return [diag('STREAM_PARSE_ERROR', `unknown event type ${JSON.stringify(event.type)}`, 'info')];
       }
@@ -60,7 +82,11 @@ export function createSixthParser(): EngineParser {
 }
 
 /** What translating its output needs. */
-export const sixthTranslation: TranslationAdapter = { id: SIXTH_ID, createParser: createSixthParser, errorPatterns: [{ pattern: /HTTP 429|rate limit/i, category: 'rate_limit', code: 'ENGINE_RATE_LIMITED' }] };
+export const sixthTranslation: TranslationAdapter = {
+  id: SIXTH_ID,
+  createParser: createSixthParser,
+  errorPatterns: [{ pattern: /HTTP 429|rate limit/i, category: 'rate_limit', code: 'ENGINE_RATE_LIMITED' }],
+};
 
 /** The full adapter. */
 export const sixthEngine: EngineAdapter = {
@@ -78,7 +104,10 @@ export const sixthEngine: EngineAdapter = {
     const home = path.join(ctx.agentHome, '.sixth');
     fs.mkdirSync(home, { recursive: true });
     return {
-      env: { SIXTH_HOME: home, ...(ctx.modelBaseUrl && ctx.modelMode !== 'live' ? { SIXTH_BASE_URL: ctx.modelBaseUrl } : {}) },
+      env: {
+        SIXTH_HOME: home,
+        ...(ctx.modelBaseUrl && ctx.modelMode !== 'live' ? { SIXTH_BASE_URL: ctx.modelBaseUrl } : {}),
+      },
       configRoots: [home],
       leadingArgs: [],
       configInjection: { engine: SIXTH_ID, config_path: home, profile: null },
@@ -86,9 +115,15 @@ export const sixthEngine: EngineAdapter = {
       cleanup: async () => undefined,
     };
   },
-  buildStartArgs: (request) => (request.passthrough.length > 0 ? [...request.passthrough] : ['run', '--json', request.prompt ?? '']),
+  buildStartArgs: (request) =>
+    request.passthrough.length > 0 ? [...request.passthrough] : ['run', '--json', request.prompt ?? ''],
   buildResumeArgs: (request) => ['run', '--json', '--session', request.sessionId, request.message],
 };
 
 /** Its registry entry: the one line a built-in engine has in `src/engines/registry.ts`. */
-export const sixthEntry: EngineEntry = { id: SIXTH_ID, adapter: async () => sixthEngine, translation: async () => sixthTranslation, tools: async () => sixthTools };
+export const sixthEntry: EngineEntry = {
+  id: SIXTH_ID,
+  adapter: async () => sixthEngine,
+  translation: async () => sixthTranslation,
+  tools: async () => sixthTools,
+};

@@ -25,13 +25,29 @@ const model = flag('--model') ?? 'sixth-model';
 const prompt = args.filter((a) => !a.startsWith('--') && a !== 'run').at(-1) ?? '';
 const base = process.env.SIXTH_BASE_URL;
 const historyFile = path.join(process.env.SIXTH_HOME ?? '.', `${session}.json`);
-const messages = fs.existsSync(historyFile) ? JSON.parse(fs.readFileSync(historyFile, 'utf8')) : [{ role: 'system', content: `Working directory: ${process.cwd()}` }];
+const messages = fs.existsSync(historyFile)
+  ? JSON.parse(fs.readFileSync(historyFile, 'utf8'))
+  : [{ role: 'system', content: `Working directory: ${process.cwd()}` }];
 messages.push({ role: 'user', content: prompt });
 print({ type: 'session', id: session });
 
 const tools = [
-  { type: 'function', function: { name: 'run', description: 'run a shell command', parameters: { type: 'object', properties: { cmd: { type: 'string' } } } } },
-  { type: 'function', function: { name: 'put', description: 'write a file', parameters: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } } } } },
+  {
+    type: 'function',
+    function: {
+      name: 'run',
+      description: 'run a shell command',
+      parameters: { type: 'object', properties: { cmd: { type: 'string' } } },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'put',
+      description: 'write a file',
+      parameters: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } } },
+    },
+  },
 ];
 
 function callTool(name, input) {
@@ -53,7 +69,11 @@ async function main() {
     return;
   }
   for (let step = 0; step < 16; step += 1) {
-    const response = await fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model, messages, tools }) });
+    const response = await fetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages, tools }),
+    });
     const body = await response.json();
     if (!response.ok) {
       print({ type: 'end', status: 'failed', error: body?.error?.message ?? `HTTP ${response.status}` });

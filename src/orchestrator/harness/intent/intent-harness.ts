@@ -2,7 +2,14 @@
  * The iterative intent harness: asks the intent model, refines, and stops on a blank answer, a `done` flag
  * or the iteration limit (whichever first); the stop reason and iteration count are in the trace notes.
  */
-import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult, type HarnessTrace } from '../../types.js';
+import {
+  traceCall,
+  type BoundLLMCaller,
+  type Harness,
+  type HarnessContext,
+  type HarnessRunResult,
+  type HarnessTrace,
+} from '../../types.js';
 import { defaultIntent, IntentSchema, type Intent, type IntentInput } from '../lib/types.js';
 import { buildIntentPrompt } from './prompts.js';
 
@@ -36,7 +43,12 @@ export class IntentHarness implements Harness<IntentInput, Intent> {
     const calls: HarnessTrace['calls'] = [];
     let stopReason: IntentStopReason = 'max_iterations';
     for (let i = 0; i < this.maxIterations; i += 1) {
-      const response = await this.llm.call({ messages: buildIntentPrompt(input.message, answers, this.maxIterations), temperature: 0, stream: this.stream, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+      const response = await this.llm.call({
+        messages: buildIntentPrompt(input.message, answers, this.maxIterations),
+        temperature: 0,
+        stream: this.stream,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
       calls.push(traceCall(response));
       if (!response.text.trim()) {
         stopReason = 'blank';

@@ -19,7 +19,10 @@ export function buildIntentPrompt(message: string, previous: string[], maxIterat
   ];
   previous.forEach((answer, i) => {
     messages.push({ role: 'assistant', content: answer });
-    messages.push({ role: 'user', content: `Iteration ${i + 2} of ${maxIterations}: refine the intent, or set "done": true.` });
+    messages.push({
+      role: 'user',
+      content: `Iteration ${i + 2} of ${maxIterations}: refine the intent, or set "done": true.`,
+    });
   });
   return messages;
 }

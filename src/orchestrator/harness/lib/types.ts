@@ -6,7 +6,11 @@ import { z } from 'zod';
 import type { LLMToolCall } from '../../types.js';
 
 /** The intent the intent harness produces (and the response harness reads). */
-export const IntentSchema = z.object({ intent: z.string().min(1), topics: z.array(z.string()).default([]), done: z.boolean().default(false) });
+export const IntentSchema = z.object({
+  intent: z.string().min(1),
+  topics: z.array(z.string()).default([]),
+  done: z.boolean().default(false),
+});
 /** The intent the intent harness produces (and the response harness reads). */
 export type Intent = z.infer<typeof IntentSchema>;
 

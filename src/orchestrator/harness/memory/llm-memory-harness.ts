@@ -4,7 +4,13 @@
  * model to condense them into one note — one model call per turn. In-memory recall over the RecordKeeper's
  * snapshot; nothing is persisted.
  */
-import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult } from '../../types.js';
+import {
+  traceCall,
+  type BoundLLMCaller,
+  type Harness,
+  type HarnessContext,
+  type HarnessRunResult,
+} from '../../types.js';
 import { earlierTurns } from '../lib/prompts.js';
 import type { MemoryInput, MemoryOutput } from '../lib/types.js';
 
@@ -39,13 +45,23 @@ export class LlmMemoryHarness implements Harness<MemoryInput, MemoryOutput> {
     const memories = recallTurns(earlierTurns(ctx.conversation.turns), input.query, this.limit);
     const response = await this.llm.call({
       messages: [
-        { role: 'system', content: `${MEMORY_MARKER} Condense the recalled conversation lines into one short note for the assistant.` },
-        { role: 'user', content: `Query: ${input.query}\nRecalled:\n${memories.map((m) => `- ${m}`).join('\n') || '(nothing yet)'}` },
+        {
+          role: 'system',
+          content: `${MEMORY_MARKER} Condense the recalled conversation lines into one short note for the assistant.`,
+        },
+        {
+          role: 'user',
+          content: `Query: ${input.query}\nRecalled:\n${memories.map((m) => `- ${m}`).join('\n') || '(nothing yet)'}`,
+        },
       ],
       temperature: 0,
       stream: this.stream,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
-    return { output: { memories, note: response.text.trim() }, done: true, trace: { calls: [traceCall(response)], notes: { recalled: memories.length } } };
+    return {
+      output: { memories, note: response.text.trim() },
+      done: true,
+      trace: { calls: [traceCall(response)], notes: { recalled: memories.length } },
+    };
   }
 }

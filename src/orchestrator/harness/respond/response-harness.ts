@@ -1,5 +1,11 @@
 /** The response harness: one call to the response model with intent, memories and recent history. */
-import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult } from '../../types.js';
+import {
+  traceCall,
+  type BoundLLMCaller,
+  type Harness,
+  type HarnessContext,
+  type HarnessRunResult,
+} from '../../types.js';
 import type { ResponseInput, ResponseOutput } from '../lib/types.js';
 import { buildResponsePrompt } from './prompts.js';
 
@@ -13,8 +19,20 @@ export class ResponseHarness implements Harness<ResponseInput, ResponseOutput> {
 
   /** One call; the reply text (trimmed) and the tool calls the model asked for. */
   async run(input: ResponseInput, ctx: HarnessContext): Promise<HarnessRunResult<ResponseOutput>> {
-    const messages = buildResponsePrompt({ ...input, turns: ctx.conversation.turns, historyWindow: this.historyWindow });
-    const response = await this.llm.call({ messages, stream: this.stream, ...(ctx.signal ? { signal: ctx.signal } : {}) });
-    return { output: { text: response.text.trim(), toolCalls: response.toolCalls ?? [] }, done: true, trace: { calls: [traceCall(response)] } };
+    const messages = buildResponsePrompt({
+      ...input,
+      turns: ctx.conversation.turns,
+      historyWindow: this.historyWindow,
+    });
+    const response = await this.llm.call({
+      messages,
+      stream: this.stream,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
+    return {
+      output: { text: response.text.trim(), toolCalls: response.toolCalls ?? [] },
+      done: true,
+      trace: { calls: [traceCall(response)] },
+    };
   }
 }

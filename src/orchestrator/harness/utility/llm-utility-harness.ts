@@ -3,7 +3,13 @@
  * outside the turn's phases. It knows one task, `title`: a title for the conversation so far.
  */
 import { AgentHarnessError } from '../../../errors/index.js';
-import { traceCall, type BoundLLMCaller, type Harness, type HarnessContext, type HarnessRunResult } from '../../types.js';
+import {
+  traceCall,
+  type BoundLLMCaller,
+  type Harness,
+  type HarnessContext,
+  type HarnessRunResult,
+} from '../../types.js';
 import type { UtilityInput, UtilityOutput } from '../lib/types.js';
 
 /** Marker the scripted server's routes may match on. */
@@ -15,7 +21,12 @@ export class LlmUtilityHarness implements Harness<UtilityInput, UtilityOutput> {
 
   /** Runs `input.task` (`title`); another task is CONFIG_INVALID. */
   async run(input: UtilityInput, ctx: HarnessContext): Promise<HarnessRunResult<UtilityOutput>> {
-    if (input.task !== 'title') throw new AgentHarnessError('CONFIG_INVALID', `LlmUtilityHarness knows the task "title", not ${JSON.stringify(input.task)}.`, { details: { task: input.task } });
+    if (input.task !== 'title')
+      throw new AgentHarnessError(
+        'CONFIG_INVALID',
+        `LlmUtilityHarness knows the task "title", not ${JSON.stringify(input.task)}.`,
+        { details: { task: input.task } },
+      );
     const transcript = ctx.conversation.turns.map((t) => `${t.role}: ${t.text}`).join('\n');
     const response = await this.llm.call({
       messages: [
@@ -25,6 +36,10 @@ export class LlmUtilityHarness implements Harness<UtilityInput, UtilityOutput> {
       temperature: 0,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
-    return { output: { task: 'title', text: response.text.trim() }, done: true, trace: { calls: [traceCall(response)] } };
+    return {
+      output: { task: 'title', text: response.text.trim() },
+      done: true,
+      trace: { calls: [traceCall(response)] },
+    };
   }
 }
