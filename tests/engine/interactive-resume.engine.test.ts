@@ -18,6 +18,7 @@ import stripAnsi from 'strip-ansi';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resumeRequest } from '../../src/core/session.js';
 import { runAttempt } from '../../src/core/run-attempt.js';
+import { loadEngine } from '../../src/engines/registry.js';
 import { startModelServer } from '../../src/model/index.js';
 import type { EngineId } from '../../src/protocol/index.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
@@ -102,6 +103,19 @@ describe.for(ENGINES)('interactive %s attempt (TUI on a pseudo-terminal)', (engi
       expect(readRunRecord(first.runDir)?.session_id).toBe(first.sessionId);
       const rasp = fs.readFileSync(path.join(first.runDir, '.audit', 'rasp.1.jsonl'), 'utf8');
       expect(rasp).toContain('SESSION_RECOVERED_FROM_STORE');
+      // The store is read for this run dir only: another directory, over the same span, has no session there.
+      const startedAt = new Date(
+        JSON.parse(fs.readFileSync(path.join(first.runDir, '.audit', 'meta.1.json'), 'utf8')).timings.started_at,
+      );
+      const adapter = await loadEngine(engine);
+      const elsewhere = [
+        ...(await adapter.recoverSession!({
+          runDir: path.join(tmp, 'elsewhere'),
+          agentHome: paths.agentHome,
+          since: startedAt,
+        })),
+      ];
+      expect(elsewhere.filter((event) => event.type === 'engine.session')).toEqual([]);
 
       // The next turn, by the run's handle, through the session unit as `agent-harness resume <handle>` runs it.
       const before = model.requests.length;
