@@ -8,7 +8,8 @@
  * - `~/.gemini/tmp/<project id>/chats/session-<YYYY-MM-DDTHH-mm>-<8 hex>.jsonl` is one chat: a first line
  *   `{sessionId, projectHash, startTime, lastUpdated, kind: "main"}`, then message records `{id, timestamp, type:
  *   user|gemini|info|error|warning, content, toolCalls?, tokens?}` appended as they happen (a message appended again
- *   under the same id replaces the earlier copy), and `{"$set": {…}}` lines that update the metadata (the session
+ *   under the same id replaces the earlier copy; a tool call is `{id, name, args, status: success|error|cancelled,
+ *   result: [{functionResponse: {response: {output}}}]}`), and `{"$set": {…}}` lines that update the metadata (the session
  *   context sent to the model is one, not a typed message).
  *
  * The chat of this run dir written during the attempt gives the session id (so the run can be resumed by handle) and
@@ -96,8 +97,20 @@ function text(content: unknown): string {
     : '';
 }
 
-/** The output of a tool call record: what the TUI displayed, else the function response. */
+/**
+ * The output of a tool call record: the `output` (or `error`) of the function response sent back to the model, else
+ * the whole result. (`resultDisplay` is what the TUI drew, terminal cells for a shell call: not the output.)
+ */
 function toolOutput(call: Json): string | null {
+  const parts = Array.isArray(call.result) ? call.result.filter(isObject) : [];
+  const texts: string[] = [];
+  for (const part of parts) {
+    const response = isObject(part.functionResponse) ? part.functionResponse.response : undefined;
+    if (!isObject(response)) continue;
+    if (typeof response.output === 'string') texts.push(response.output);
+    else if (typeof response.error === 'string') texts.push(response.error);
+  }
+  if (texts.length > 0) return texts.join('\n');
   if (typeof call.resultDisplay === 'string') return call.resultDisplay;
   return call.result === undefined || call.result === null ? null : JSON.stringify(call.result);
 }
