@@ -18,18 +18,24 @@ import type { ParserOutput, SessionRecoveryContext } from '../engine.js';
 import { readLinesSync } from '../../runtime/bounded-input.js';
 import { createClaudeParser } from './parse.js';
 
-type Record_ = { type?: unknown; subtype?: unknown; sessionId?: unknown; cwd?: unknown; isSidechain?: unknown } & {
+type SessionRecord = {
+  type?: unknown;
+  subtype?: unknown;
+  sessionId?: unknown;
+  cwd?: unknown;
+  isSidechain?: unknown;
+} & {
   message?: { content?: unknown };
 };
 
 /** The JSON records of a session file, read in chunks as they are asked for; a cut or foreign line is skipped. */
-function* readRecords(file: string): Generator<Record_> {
+function* readRecords(file: string): Generator<SessionRecord> {
   try {
     for (const text of readLinesSync(file, { what: 'claude session' }, true)) {
       if (!text.trim()) continue;
       try {
         const value: unknown = JSON.parse(text);
-        if (typeof value === 'object' && value !== null && !Array.isArray(value)) yield value as Record_;
+        if (typeof value === 'object' && value !== null && !Array.isArray(value)) yield value as SessionRecord;
       } catch {
         // A line cut by a killed process: the rest of the session is still evidence.
       }
@@ -80,7 +86,7 @@ function sessionOf(file: string, cwd: string): string | null {
 }
 
 /** True for a prompt the user typed (a `user` record whose content is text, not tool results). */
-function isPrompt(record: Record_): boolean {
+function isPrompt(record: SessionRecord): boolean {
   const content = record.message?.content;
   return (
     typeof content === 'string' ||
@@ -88,13 +94,28 @@ function isPrompt(record: Record_): boolean {
   );
 }
 
+/** The token counts of a turn: each assistant message's usage (its content blocks repeat it) counted once. */
+function turnUsage(messages: Map<string, unknown>): Record<string, number> {
+  const total = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 };
+  for (const usage of messages.values()) {
+    if (typeof usage !== 'object' || usage === null) continue;
+    for (const key of Object.keys(total) as (keyof typeof total)[]) {
+      const value = (usage as Record<string, unknown>)[key];
+      if (typeof value === 'number') total[key] += value;
+    }
+  }
+  return total;
+}
+
 /** Parser outputs of one session file: its records as the stream-json lines they mirror, through the claude parser. */
-export function* claudeSessionEvents(records: Iterable<Record_>, sessionId: string): Generator<ParserOutput> {
+export function* claudeSessionEvents(records: Iterable<SessionRecord>, sessionId: string): Generator<ParserOutput> {
   const parser = createClaudeParser();
   const feed = (event: unknown) => parser.line('stdout', JSON.stringify(event));
   let turnOpen = false;
+  let usages = new Map<string, unknown>();
   const open = () => {
     turnOpen = true;
+    usages = new Map();
     return feed({ type: 'system', subtype: 'init', session_id: sessionId });
   };
   yield* open();
@@ -105,10 +126,18 @@ export function* claudeSessionEvents(records: Iterable<Record_>, sessionId: stri
       if (isPrompt(record) && !turnOpen) yield* open();
       yield* feed(record);
     } else if (record.type === 'assistant') {
+      const message = record.message as { id?: unknown; usage?: unknown } | undefined;
+      if (typeof message?.id === 'string') usages.set(message.id, message.usage);
       yield* feed(record);
     } else if (record.type === 'system' && record.subtype === 'turn_duration' && turnOpen) {
       turnOpen = false;
-      yield* feed({ type: 'result', subtype: 'success', is_error: false, session_id: sessionId });
+      yield* feed({
+        type: 'result',
+        subtype: 'success',
+        is_error: false,
+        session_id: sessionId,
+        usage: turnUsage(usages),
+      });
     }
   }
   yield* parser.end();
