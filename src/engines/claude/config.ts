@@ -108,3 +108,24 @@ export async function isClaudeTrusted(statePath: string, dir: string): Promise<b
   const entry = isObject(doc.projects) ? doc.projects[dir] : undefined;
   return isObject(entry) && entry[CLAUDE_TRUST_KEY] === true;
 }
+
+/**
+ * Marks claude's first-run onboarding done in `statePath` (`hasCompletedOnboarding`), and approves `apiKey` (claude
+ * keeps the last 20 characters of an approved key in `customApiKeyResponses.approved`) when given. Without them the
+ * interactive claude 2.1.197 opens its onboarding, whose first step checks api.anthropic.com and exits offline
+ * ("Unable to connect to Anthropic services"), and asks whether to use the key found in the environment; `-p` runs
+ * skip both. Both are state of the managed home, kept across attempts (nothing of the run dir is in them).
+ */
+export async function acceptClaudeOnboarding(statePath: string, apiKey: string | null): Promise<void> {
+  await editJson(statePath, (doc) => {
+    doc.hasCompletedOnboarding = true;
+    if (apiKey === null) return;
+    const responses = isObject(doc.customApiKeyResponses)
+      ? doc.customApiKeyResponses
+      : (doc.customApiKeyResponses = {});
+    const approved = Array.isArray(responses.approved) ? responses.approved : (responses.approved = []);
+    const tail = apiKey.slice(-20);
+    if (!approved.includes(tail)) approved.push(tail);
+    if (!Array.isArray(responses.rejected)) responses.rejected = [];
+  });
+}

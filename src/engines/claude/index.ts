@@ -9,6 +9,7 @@ import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../eng
 import { buildClaudeResumeArgs, buildClaudeStartArgs, CLAUDE_MODEL_FLAG, CLAUDE_RESUME_FLAGS } from './command.js';
 import { claudeTools } from './tools.js';
 import {
+  acceptClaudeOnboarding,
   CLAUDE_TRUST_KEY,
   claudeStatePath,
   ensureClaudeConfigDir,
@@ -18,6 +19,7 @@ import {
 import { leaseConfigEntry } from '../../runtime/lease.js';
 import { claudeErrorPatterns } from './errors.js';
 import { createClaudeParser } from './parse.js';
+import { recoverClaudeSession } from './session-store.js';
 import { CLAUDE_SKILL_ROOT } from './skills.js';
 
 /** Minimum claude version whose `stream-json` output and env switches this adapter was built against. */
@@ -59,6 +61,8 @@ async function prepareClaude(ctx: EnginePrepareContext): Promise<PreparedEngine>
   ]);
   await registerClaudeTrust(statePath, ctx.runDir);
   const scripted = ctx.modelMode !== 'live' && ctx.modelBaseUrl !== null;
+  // The TUI's first-run onboarding would check api.anthropic.com and exit offline: done once in the managed home.
+  if (ctx.interactive) await acceptClaudeOnboarding(statePath, scripted ? CLAUDE_SCRIPTED_KEY : null);
   let cleaned = false;
   return {
     env: {
@@ -101,4 +105,5 @@ export const claudeEngine: EngineAdapter = {
   modelFlag: CLAUDE_MODEL_FLAG,
   tools: claudeTools,
   createParser: createClaudeParser,
+  recoverSession: recoverClaudeSession,
 };

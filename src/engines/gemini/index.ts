@@ -18,6 +18,7 @@ import {
 import { leaseConfigEntry } from '../../runtime/lease.js';
 import { geminiErrorPatterns } from './errors.js';
 import { createGeminiParser } from './parse.js';
+import { recoverGeminiSession } from './session-store.js';
 import { GEMINI_SKILL_ROOT } from './skills.js';
 
 /** Minimum gemini-cli version whose stream-json output and settings this adapter was built against. */
@@ -80,4 +81,5 @@ export const geminiEngine: EngineAdapter = {
   modelFlag: GEMINI_MODEL_FLAG,
   tools: geminiTools,
   createParser: createGeminiParser,
+  recoverSession: recoverGeminiSession,
 };

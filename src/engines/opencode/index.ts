@@ -23,6 +23,7 @@ import {
 } from './config.js';
 import { opencodeErrorPatterns } from './errors.js';
 import { createOpencodeParser } from './parse.js';
+import { recoverOpencodeSession } from './session-store.js';
 import { OPENCODE_SKILL_ROOT } from './skills.js';
 
 /** Minimum opencode version whose `run --format json` stream and config this adapter was built against. */
@@ -86,4 +87,5 @@ export const opencodeEngine: EngineAdapter = {
   // opencode 1.18.33 writes a .gitignore into its project config dir on every run (measured, scripted runs).
   bookkeepingPaths: ['.opencode/.gitignore'],
   createParser: createOpencodeParser,
+  recoverSession: recoverOpencodeSession,
 };

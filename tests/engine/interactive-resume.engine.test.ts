@@ -1,0 +1,142 @@
+/**
+ * An interactive attempt on every engine of the registry is resumed by handle. The engine's TUI runs on a real
+ * pseudo-terminal (io `pty`) against the scripted model and answers a first message; it prints a screen, not JSON
+ * events, so the harness reads the session from the engine's own session store (`recoverSession` of its adapter).
+ * The run record then holds that session id, and the next turn, resumed by the run's handle through the session unit
+ * (`resumeRequest` + `runAttempt`), continues the same session: the engine's resume argv names it, the engine
+ * reports it again, and the model request of the resumed turn carries the first turn's answer as history.
+ *
+ * An engine whose executable the registry cannot resolve here is skipped with that reason. How each engine's TUI is
+ * opened with a first message is data in {@link TUI_ARGS}; an engine that can run but has no row there fails.
+ * The terminal attempt is ended by cancelling it once the answer is on its screen (and a short settle, bounded, for
+ * the engine to finish writing its session); nothing here asserts a duration.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import stripAnsi from 'strip-ansi';
+import { afterAll, describe, expect, it } from 'vitest';
+import { resumeRequest } from '../../src/core/session.js';
+import { runAttempt } from '../../src/core/run-attempt.js';
+import { loadEngine } from '../../src/engines/registry.js';
+import { startModelServer } from '../../src/model/index.js';
+import type { EngineId } from '../../src/protocol/index.js';
+import { resolveHarnessPaths } from '../../src/runtime/paths.js';
+import { readRunRecord } from '../../src/runtime/run-store.js';
+import { REPO } from '../helpers/cli.js';
+import { missingReasons, registryEngines } from '../helpers/engines.js';
+
+const ENGINES = registryEngines();
+const MISSING = await missingReasons();
+
+/** The engine's own command line that opens its TUI with `prompt` as the first message (measured on the pinned CLIs). */
+const TUI_ARGS: Partial<Record<EngineId, (prompt: string) => string[]>> = {
+  codex: (prompt) => [prompt],
+  claude: (prompt) => [prompt],
+  gemini: (prompt) => ['-i', prompt],
+  opencode: (prompt) => ['--prompt', prompt],
+};
+
+const FIRST = 'First answer ALPHA.';
+const SECOND = 'Second answer BETA.';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-interactive-resume-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.for(ENGINES)('interactive %s attempt (TUI on a pseudo-terminal)', (engine) => {
+  it('records the session from the engine’s session store and is resumed by handle', {
+    timeout: 420_000,
+  }, async ({ skip }) => {
+    const missing = MISSING[engine];
+    if (missing) skip(missing);
+    const tuiArgs = TUI_ARGS[engine];
+    if (!tuiArgs)
+      throw new Error(
+        `no TUI command line for ${engine}: add its row to TUI_ARGS in ${path.basename(import.meta.filename)}`,
+      );
+    const paths = resolveHarnessPaths({
+      env: { AGENT_HARNESS_RUN_ROOT: path.join(tmp, engine) },
+      projectRoot: REPO,
+      skillRoots: [],
+    });
+    const model = await startModelServer({
+      script: {
+        version: 1,
+        turns: [
+          { type: 'final', text: FIRST, done: true },
+          { type: 'final', text: SECOND, done: true },
+        ],
+      },
+    });
+    try {
+      // The TUI answers; once the answer is on its screen the attempt is cancelled (a terminal user would quit).
+      let screen = '';
+      const shows = (text: string) => stripAnsi(screen).replace(/\s+/g, '').includes(text.replace(/\s+/g, ''));
+      const cancel = new AbortController();
+      const attempt = runAttempt({
+        paths,
+        engine,
+        launch: 'start',
+        rawArgs: true,
+        passthrough: tuiArgs('Say hello'),
+        io: 'pty',
+        modelServer: model,
+        timeoutMs: 300_000,
+        signal: cancel.signal,
+        onOutput: (_stream, chunk) => {
+          screen += Buffer.from(chunk).toString('utf8');
+        },
+      });
+      let settled = false;
+      void attempt.finally(() => {
+        settled = true;
+      });
+      for (let i = 0; i < 2400 && !settled && !shows(FIRST); i += 1) await pause(100);
+      // A short settle for the engine to finish writing its session after drawing the answer.
+      for (let i = 0; i < 30 && !settled; i += 1) await pause(100);
+      cancel.abort();
+      const first = await attempt;
+      expect(shows(FIRST), stripAnsi(screen).slice(-2000)).toBe(true);
+      expect(first.sessionId, `no session recovered; see ${first.runDir}/.audit`).toEqual(expect.any(String));
+      expect(readRunRecord(first.runDir)?.session_id).toBe(first.sessionId);
+      const rasp = fs.readFileSync(path.join(first.runDir, '.audit', 'rasp.1.jsonl'), 'utf8');
+      expect(rasp).toContain('SESSION_RECOVERED_FROM_STORE');
+      // The store is read for this run dir only: another directory, over the same span, has no session there.
+      const startedAt = new Date(
+        JSON.parse(fs.readFileSync(path.join(first.runDir, '.audit', 'meta.1.json'), 'utf8')).timings.started_at,
+      );
+      const adapter = await loadEngine(engine);
+      const elsewhere = [
+        ...(await adapter.recoverSession!({
+          runDir: path.join(tmp, 'elsewhere'),
+          agentHome: paths.agentHome,
+          since: startedAt,
+        })),
+      ];
+      expect(elsewhere.filter((event) => event.type === 'engine.session')).toEqual([]);
+
+      // The next turn, by the run's handle, through the session unit as `agent-harness resume <handle>` runs it.
+      const before = model.requests.length;
+      const resumed = await runAttempt(
+        await resumeRequest({ selector: first.handle }, 'And now?', { paths, modelServer: model, timeoutMs: 300_000 }),
+      );
+      expect(resumed.runDir).toBe(first.runDir);
+      expect(resumed.attempt).toBe(2);
+      const meta = JSON.parse(fs.readFileSync(path.join(first.runDir, '.audit', 'meta.2.json'), 'utf8'));
+      expect(meta.command.argv).toContain(first.sessionId);
+      expect(resumed.sessionId).toBe(first.sessionId);
+      expect(resumed.completion.state, `see ${first.runDir}/.audit`).toBe('completed');
+      expect(resumed.finalMessage).toContain(SECOND);
+      // The engine continued that session: its model request of the resumed turn carries the first turn's answer.
+      const turnRequests = model.requests
+        .slice(before)
+        .filter((request) => request.wire !== null && request.response_kind !== 'side');
+      expect(turnRequests.length).toBeGreaterThan(0);
+      expect(JSON.stringify(turnRequests[0]!.body)).toContain(FIRST);
+    } finally {
+      await model.close();
+    }
+  });
+});
