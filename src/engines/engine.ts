@@ -170,6 +170,12 @@ export interface EngineAdapter {
   /** A fresh parser for one attempt. */
   createParser(): EngineParser;
   /**
+   * The engine's own init message (a native output line whose fields equal these, e.g. claude's `system/init`):
+   * the one that opens a session and reports its tools and MCP servers. Providers hand it on as the `session`
+   * event's `system_init` content. Absent: the engine prints no such message (its session id comes with other events).
+   */
+  readonly initMessage?: Readonly<Record<string, string>>;
+  /**
    * True when every id in the parser's events (tool calls, messages) belongs to one turn: an id seen before the n-th
    * `engine.turn.started` (n ≥ 2) never comes again after it (codex suffixes its per-turn item ids with the turn).
    * A streamed translation then forgets the ids of finished turns, so its memory stays flat however long the stream.

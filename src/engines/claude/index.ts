@@ -17,7 +17,7 @@ import {
 } from './config.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
 import { claudeErrorPatterns } from './errors.js';
-import { createClaudeParser } from './parse.js';
+import { createClaudeParser, CLAUDE_INIT_MESSAGE } from './parse.js';
 import { CLAUDE_SKILL_ROOT } from './skills.js';
 
 /** Minimum claude version whose `stream-json` output and env switches this adapter was built against. */
@@ -101,4 +101,5 @@ export const claudeEngine: EngineAdapter = {
   modelFlag: CLAUDE_MODEL_FLAG,
   tools: claudeTools,
   createParser: createClaudeParser,
+  initMessage: CLAUDE_INIT_MESSAGE,
 };

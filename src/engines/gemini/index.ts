@@ -17,7 +17,7 @@ import {
 } from './config.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
 import { geminiErrorPatterns } from './errors.js';
-import { createGeminiParser } from './parse.js';
+import { createGeminiParser, GEMINI_INIT_MESSAGE } from './parse.js';
 import { GEMINI_SKILL_ROOT } from './skills.js';
 
 /** Minimum gemini-cli version whose stream-json output and settings this adapter was built against. */
@@ -80,4 +80,5 @@ export const geminiEngine: EngineAdapter = {
   modelFlag: GEMINI_MODEL_FLAG,
   tools: geminiTools,
   createParser: createGeminiParser,
+  initMessage: GEMINI_INIT_MESSAGE,
 };
