@@ -161,6 +161,13 @@ export interface EngineAdapter {
   /** argv for resuming a session. Absent when the engine cannot resume. */
   buildResumeArgs?(request: ResumeArgsRequest): string[];
   /**
+   * The command the engine's own terminal UI tells the user to continue a session with (codex's TUI ends with
+   * "To continue this session, run: codex resume <id>"). Run by hand it works outside the harness (the host's home,
+   * no audit), so when the terminal output shows it the CLI says to use `agent-harness resume <handle>` instead.
+   * Absent: the engine prints no such hint.
+   */
+  readonly nativeResumeCommand?: string;
+  /**
    * Run-dir paths the engine itself writes on every run (not the agent's work), listed apart in the fs diff as
    * `engine_bookkeeping`. Absent: the engine writes none.
    */
