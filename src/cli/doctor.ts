@@ -9,6 +9,7 @@ import { ERROR_CODES, toAgentHarnessError } from '../errors/index.js';
 import { findEnvLeak } from '../runtime/leak-guard.js';
 import { PATH_ENV_VARS, resolveHarnessPaths, type HarnessPaths } from '../runtime/paths.js';
 import { resolveExecutable } from '../runtime/executables.js';
+import { parsePositiveInt } from './options.js';
 import type { CliStreams } from './output.js';
 
 /** One self-check. */
@@ -112,15 +113,24 @@ async function namespaceCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> 
   };
 }
 
+/** How the doctor probes engine executables (`version-probe.ts`). */
+export interface DoctorOptions {
+  /** The bound of one `--version` try (ms); default `VERSION_PROBE_TIMEOUT_MS`. */
+  probeTimeoutMs?: number;
+  /** How many tries a failing probe gets in all; default `VERSION_PROBE_TRIES`. */
+  probeTries?: number;
+}
+
 /** Runs every self-check. */
 export async function runDoctorChecks(
   paths: HarnessPaths,
   hostEnv: NodeJS.ProcessEnv = process.env,
   required: readonly string[] = [],
+  options: DoctorOptions = {},
 ): Promise<DoctorCheck[]> {
   // Loaded here, not at the top: every start of the CLI loads this file (to register `doctor`).
-  const [{ execa }, { engineIds, loadEngine }, { findScriptBinary }] = await Promise.all([
-    import('execa'),
+  const [{ probeVersion }, { engineIds, loadEngine }, { findScriptBinary }] = await Promise.all([
+    import('./version-probe.js'),
     import('../engines/registry.js'),
     import('../runtime/passthrough.js'),
   ]);
@@ -161,19 +171,32 @@ export async function runDoctorChecks(
     try {
       const file = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
       // HOME is the managed home, so an engine's default config root (`~/.codex`, `~/.claude`…) lies under it.
-      const version = await execa(file, ['--version'], {
-        reject: false,
-        timeout: 20_000,
-        stdin: 'ignore',
+      const probe = await probeVersion(file, {
         env: { PATH: hostEnv.PATH ?? '', HOME: paths.agentHome, TMPDIR: paths.tmpDir },
-        extendEnv: false,
+        ...(options.probeTimeoutMs !== undefined ? { timeoutMs: options.probeTimeoutMs } : {}),
+        ...(options.probeTries !== undefined ? { tries: options.probeTries } : {}),
       });
-      checks.push({
-        name: `engine ${id}`,
-        ok: version.exitCode === 0,
-        detail: `${file} (${String(version.stdout).trim() || `exit ${version.exitCode}`})`,
-        error: null,
-      });
+      const retried = probe.tries > 1 ? ` (after ${probe.tries} tries)` : '';
+      checks.push(
+        probe.ok
+          ? { name: `engine ${id}`, ok: true, detail: `${file} (${probe.version})${retried}`, error: null }
+          : {
+              name: `engine ${id}`,
+              ok: false,
+              detail: `${file}: ${probe.reason}${retried}`,
+              error: probe.timedOut
+                ? {
+                    code: 'ENGINE_TIMEOUT',
+                    message: `${file} --version did not answer: ${probe.reason}${retried}.`,
+                    hint: 'The machine may be loaded: run the doctor again, or give it longer with `doctor --timeout-ms <ms>`.',
+                  }
+                : {
+                    code: 'ENGINE_SPAWN_FAILED',
+                    message: `${file} --version failed: ${probe.reason}${retried}.`,
+                    hint: `Run \`${file} --version\` yourself; reinstall ${adapter.packageName ?? 'the engine'} if it fails there too.`,
+                  },
+            },
+      );
     } catch (error) {
       const e = toAgentHarnessError(error);
       if (optional && e.code === 'ENGINE_EXECUTABLE_MISSING') {
@@ -258,7 +281,12 @@ export function registerDoctor(program: Command, streams: CliStreams, setExit: (
       '--repair',
       'first reclaim the engine trust entries of dead harness processes and seal their interrupted attempts',
     )
-    .action(async (options: { json?: boolean; engine?: string[]; repair?: boolean }) => {
+    .option(
+      '--timeout-ms <ms>',
+      'how long one engine `--version` may take (default 60000; a failing one is tried twice)',
+      parsePositiveInt('--timeout-ms'),
+    )
+    .action(async (options: { json?: boolean; engine?: string[]; repair?: boolean; timeoutMs?: number }) => {
       const { requireEngineId } = await import('../engines/registry.js');
       const paths = resolveHarnessPaths();
       for (const id of options.engine ?? []) requireEngineId(id);
@@ -268,7 +296,12 @@ export function registerDoctor(program: Command, streams: CliStreams, setExit: (
           `repair: ${repaired.leases} trust entr${repaired.leases === 1 ? 'y' : 'ies'} of dead harness processes reclaimed, interrupted attempts sealed in ${repaired.sealed} run(s)\n`,
         );
       }
-      const checks = await runDoctorChecks(paths, process.env, options.engine ?? []);
+      const checks = await runDoctorChecks(
+        paths,
+        process.env,
+        options.engine ?? [],
+        options.timeoutMs !== undefined ? { probeTimeoutMs: options.timeoutMs } : {},
+      );
       const failed = checks.filter((check) => !check.ok);
       if (options.json) {
         streams.stdout.write(

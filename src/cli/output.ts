@@ -10,6 +10,7 @@ import { readJsonlFile } from '../core/event-spool.js';
 import { createViewWriter } from '../translate/view-sink.js';
 import type { FcmpEvent, RaspEvent } from '../protocol/index.js';
 import { createBatchedWriter } from './batched-writer.js';
+import { resumeHint } from './resume-hint.js';
 
 /** Where the CLI writes. */
 export interface CliStreams {
@@ -109,5 +110,7 @@ export async function printFinished(
       ? `${verb} interrupted. exitCode=${interrupted.status} (${interrupted.signal}; engine exit ${result.exitCode ?? result.signal ?? 'unknown'})`
       : `${verb} complete. exitCode=${result.exitCode ?? 'null'}${result.signal ? ` (killed by ${result.signal})` : ''}`,
   ];
+  const hint = interrupted ? null : await resumeHint(result);
+  if (hint) lines.push(hint);
   streams.stderr.write(`${lines.join('\n')}\n`);
 }

@@ -161,6 +161,13 @@ export interface EngineAdapter {
   /** argv for resuming a session. Absent when the engine cannot resume. */
   buildResumeArgs?(request: ResumeArgsRequest): string[];
   /**
+   * The command the engine's own terminal UI tells the user to continue a session with (codex's TUI ends with
+   * "To continue this session, run: codex resume <id>"). Run by hand it works outside the harness (the host's home,
+   * no audit), so when the terminal output shows it the CLI says to use `agent-harness resume <handle>` instead.
+   * Absent: the engine prints no such hint.
+   */
+  readonly nativeResumeCommand?: string;
+  /**
    * Run-dir paths the engine itself writes on every run (not the agent's work), listed apart in the fs diff as
    * `engine_bookkeeping`. Absent: the engine writes none.
    */
@@ -169,6 +176,12 @@ export interface EngineAdapter {
   readonly resumeFlags?: readonly ResumeFlag[];
   /** A fresh parser for one attempt. */
   createParser(): EngineParser;
+  /**
+   * The engine's own init message (a native output line whose fields equal these, e.g. claude's `system/init`):
+   * the one that opens a session and reports its tools and MCP servers. Providers hand it on as the `session`
+   * event's `system_init` content. Absent: the engine prints no such message (its session id comes with other events).
+   */
+  readonly initMessage?: Readonly<Record<string, string>>;
   /**
    * True when every id in the parser's events (tool calls, messages) belongs to one turn: an id seen before the n-th
    * `engine.turn.started` (n ≥ 2) never comes again after it (codex suffixes its per-turn item ids with the turn).

@@ -411,9 +411,48 @@ export function selectTurn(script: ModelScript | null, modelTurns: number, body?
     : { kind: 'exhausted', index: modelTurns, total: list.length };
 }
 
-/** Message of the 400 answered past the last turn; `index` is 0-based, the message counts from 1. */
-export function exhaustedMessage(index: number, total: number): string {
-  return `script exhausted: request needs turn ${index + 1} but the script has ${total} turns. Turns are numbered across the whole session (a resumed attempt continues after the turns already used), so add the next turns rather than replacing the script: run.resume(message, { turns }) or model.append(...turns) in a test, more turns in the --script file on the CLI.`;
+/** The request a script ran out for, as {@link exhaustedMessage} names it. */
+export interface ExhaustedRequest {
+  /** HTTP method and path (`POST /v1/responses`). */
+  method: string;
+  path: string;
+  /** The wire API that took the request (`openai-responses`, `anthropic-messages`, …). */
+  wire: string;
+  /** The request body (its `model` and, for `contains` routes, its text are what routes match on). */
+  body: unknown;
+}
+
+/** A route's match, as a script writes it: `{"model":"intent-small"}`. */
+function describeMatch(route: ScriptRoute): string {
+  return JSON.stringify(route.match);
+}
+
+/**
+ * Message of the 400 answered past the last turn; `index` is 0-based, the message counts from 1. With `context`
+ * (the server's request and script), it names the request (method, path, wire, model) and, when the script has
+ * routes, the route it used — or that it matched none of them, listing each route's match.
+ */
+export function exhaustedMessage(
+  index: number,
+  total: number,
+  context?: { script: ModelScript | null; request: ExhaustedRequest },
+): string {
+  const advice =
+    'Turns are numbered across the whole session (a resumed attempt continues after the turns already used), so add the next turns rather than replacing the script: run.resume(message, { turns }) or model.append(...turns) in a test, more turns in the --script file on the CLI.';
+  if (!context) return `script exhausted: request needs turn ${index + 1} but the script has ${total} turns. ${advice}`;
+  const { script, request } = context;
+  const model = (request.body as { model?: unknown } | null)?.model;
+  const what = `${request.method} ${request.path} (${request.wire} wire${typeof model === 'string' ? `, model ${JSON.stringify(model)}` : ''})`;
+  const routes = script?.routes ?? [];
+  if (routes.length === 0)
+    return `script exhausted: request needs turn ${index + 1} but the script has ${total} turns. ${advice} The request: ${what}.`;
+  const route = matchRoute(script, request.body);
+  if (route) {
+    const n = routes.indexOf(route) + 1;
+    return `script exhausted: request ${what} matched route ${n} of ${routes.length} (${describeMatch(route)}), which has ${total} turns; the request needs turn ${index + 1}. Add turns to that route. ${advice}`;
+  }
+  const listed = routes.map((r, i) => `route ${i + 1} ${describeMatch(r)}`).join(', ');
+  return `no scripted route matched request ${what}: it matched none of the script's ${routes.length} routes (${listed}), so it fell back to the main \`turns\`, which has ${total} turns; the request needs turn ${index + 1}. Add a route whose match fits this request (its \`model\`, or a \`contains\` substring of its body), or turns to the main list.`;
 }
 
 /** The text a final turn sends: with the done marker line when `done`. */

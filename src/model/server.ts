@@ -419,7 +419,11 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
         response_kind: 'exhausted',
         ...timing,
       });
-      wire.respondError(response, 400, exhaustedMessage(selection.index, selection.total), 'script_exhausted');
+      const message = exhaustedMessage(selection.index, selection.total, {
+        script,
+        request: { method, path: where, wire: wire.id, body },
+      });
+      wire.respondError(response, 400, message, 'script_exhausted');
       return;
     }
     const { turn } = selection;

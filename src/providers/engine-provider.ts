@@ -9,6 +9,7 @@
  */
 import { streamAttempt } from '../core/attempt-stream.js';
 import type { AttemptRequest } from '../core/attempt-request.js';
+import type { AttemptResult } from '../core/attempt-result.js';
 import { resumeRequest } from '../core/session.js';
 import { loadEngine } from '../engines/registry.js';
 import { withCarriedFlags } from '../engines/resume-flags.js';
@@ -65,6 +66,15 @@ async function buildRequest(engine: EngineId, config: ResolvedAgentProviderConfi
   };
 }
 
+/** Why a turn failed: the engine's failure message (FCMP `conversation.failed`), else the completion's reason. */
+function failureMessage(result: AttemptResult): string {
+  const last = result.fcmp.at(-1);
+  const message = last?.type === 'conversation.failed' ? (last.data as { message?: unknown }).message : undefined;
+  return typeof message === 'string' && message.length > 0
+    ? message
+    : (result.completion.reason ?? `the turn ended ${result.completion.state}`);
+}
+
 async function* queryEngine(engine: EngineId, input: AgentProviderConfig): AsyncGenerator<AgentEvent> {
   const config = parseProviderConfig({ ...input, provider: input.provider ?? engine });
   if (config.provider !== engine)
@@ -74,27 +84,23 @@ async function* queryEngine(engine: EngineId, input: AgentProviderConfig): Async
       { details: { field: 'provider' } },
     );
   // What the engine cannot do is refused before any run directory exists.
-  checkAgentOptions(await loadEngine(engine), agentOptionsOf(config));
+  const adapter = await loadEngine(engine);
+  checkAgentOptions(adapter, agentOptionsOf(config));
   const stream = streamAttempt(await buildRequest(engine, config));
-  const toAgentEvents = createAgentEventMapper();
+  const toAgentEvents = createAgentEventMapper(adapter.initMessage);
   for await (const event of stream) yield* toAgentEvents(event);
   const result = await stream.result;
+  const diagnostics = { runId: result.runId, handle: result.handle, runDir: result.runDir };
   if (result.completion.code === 'ENGINE_CANCELED') {
     yield {
       type: 'error',
       error: `the ${engine} query was aborted; its processes were killed (audit: ${result.audit.dir})`,
-      diagnostics: { runId: result.runId, handle: result.handle },
+      diagnostics,
     };
     return;
   }
-  const failure =
-    result.completion.state === 'failed'
-      ? [
-          result.fcmp.at(-1)?.type === 'conversation.failed'
-            ? String((result.fcmp.at(-1)!.data as { message: string }).message)
-            : result.completion.reason,
-        ]
-      : [];
+  const success = result.completion.state === 'completed' || result.completion.state === 'awaiting_input';
+  const failure = success ? null : failureMessage(result);
   const usage =
     result.usage && result.usage.input_tokens !== null && result.usage.output_tokens !== null
       ? {
@@ -103,15 +109,24 @@ async function* queryEngine(engine: EngineId, input: AgentProviderConfig): Async
           ...(result.usage.cached_input_tokens != null ? { cachedTokens: result.usage.cached_input_tokens } : {}),
         }
       : undefined;
+  // A failed turn is an `error` event (seed 003 maps codex's `turn.failed` so), then the `complete` that ends every
+  // query that was not aborted (seed 003's claude `result` with `success: false`), with the usage and the audit.
+  if (failure !== null)
+    yield {
+      type: 'error',
+      ...(result.sessionId ? { sessionId: result.sessionId } : {}),
+      error: failure,
+      diagnostics: { ...diagnostics, completion: result.completion },
+    };
   yield {
     type: 'complete',
     ...(result.sessionId ? { sessionId: result.sessionId } : {}),
     result: {
-      success: result.completion.state === 'completed' || result.completion.state === 'awaiting_input',
+      success,
       ...(usage ? { usage } : {}),
-      ...(failure.length > 0 ? { errors: failure } : {}),
+      ...(failure !== null ? { errors: [failure] } : {}),
     },
-    diagnostics: { runId: result.runId, handle: result.handle, runDir: result.runDir, completion: result.completion },
+    diagnostics: { ...diagnostics, completion: result.completion },
   };
 }
 

@@ -70,11 +70,21 @@ declare module 'vitest' {
   interface AsymmetricMatchersContaining extends AgentMatchers {}
 }
 
+/** What one FCMP event says, on one line: a tool call's kind, name and command (or input), a result's status. */
 function eventText(event: FcmpEvent): string {
-  const data = event.data as Record<string, unknown>;
-  const text = data.text ?? data.message ?? data.reason ?? data.launch ?? '';
-  const code = typeof data.code === 'string' ? `[${data.code}] ` : '';
-  return `${code}${String(text)}`.replace(/\s+/g, ' ').slice(0, 160);
+  let text: string;
+  if (event.type === 'tool.call') {
+    const { kind, name, command, input_excerpt } = event.data;
+    text = `${kind} ${name}${command !== null ? `: ${command}` : input_excerpt !== null ? `: ${input_excerpt}` : ''}`;
+  } else if (event.type === 'tool.result') {
+    const { status, exit_code, output_excerpt } = event.data;
+    text = `${status}${exit_code === null ? '' : `, exit ${exit_code}`}${output_excerpt ? `: ${output_excerpt}` : ''}`;
+  } else {
+    const data = event.data as Record<string, unknown>;
+    const code = typeof data.code === 'string' ? `[${data.code}] ` : '';
+    text = `${code}${String(data.text ?? data.message ?? data.reason ?? data.launch ?? '')}`;
+  }
+  return text.replace(/\s+/g, ' ').slice(0, 160);
 }
 
 /** A short transcript: the last FCMP events as `type: text` lines, then the audit directory. */

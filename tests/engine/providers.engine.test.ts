@@ -119,7 +119,8 @@ describe.for(registryEngines())('%s provider', (engine) => {
     expect(await sleeping, `the agent's sleep never ran: ${JSON.stringify(events.at(-1))}`).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: 'error' });
     expect(events.some((e) => e.type === 'complete')).toBe(false);
-    const { runId } = events.at(-1)!.diagnostics as { runId: string };
+    const { runId, runDir } = events.at(-1)!.diagnostics as { runId: string; runDir: string };
+    expect(runDir).toBe(path.join(runRoot, runId));
     const meta = expectCompleteAudit(attemptAuditPaths(path.join(runRoot, runId), 1));
     expect(meta.completion).toMatchObject({ state: 'failed', code: 'ENGINE_CANCELED' });
     // The agent's sleep and its setsid'd twin went with the attempt's PID namespace.

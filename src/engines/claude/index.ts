@@ -18,7 +18,7 @@ import {
 } from './config.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
 import { claudeErrorPatterns } from './errors.js';
-import { createClaudeParser } from './parse.js';
+import { createClaudeParser, CLAUDE_INIT_MESSAGE } from './parse.js';
 import { recoverClaudeSession } from './session-store.js';
 import { CLAUDE_SKILL_ROOT } from './skills.js';
 
@@ -106,4 +106,5 @@ export const claudeEngine: EngineAdapter = {
   tools: claudeTools,
   createParser: createClaudeParser,
   recoverSession: recoverClaudeSession,
+  initMessage: CLAUDE_INIT_MESSAGE,
 };

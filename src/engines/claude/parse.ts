@@ -26,6 +26,9 @@ const MAX_EXCERPT = 200;
 const STDERR_ERROR = /\bERROR\b|Error:|error:/;
 const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
 
+/** claude's init message (`stream-json`, 2.1.197): the session's tools, MCP servers and their status, skills. */
+export const CLAUDE_INIT_MESSAGE: Readonly<Record<string, string>> = { type: 'system', subtype: 'init' };
+
 /** Normalized kind of a claude tool name. */
 export function claudeToolKind(name: string): ToolKind {
   if (name === 'Bash') return 'shell';

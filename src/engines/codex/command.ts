@@ -17,6 +17,12 @@ export function buildCodexResumeArgs(request: ResumeArgsRequest): string[] {
   return ['exec', 'resume', '--json', '--skip-git-repo-check', request.sessionId, request.message];
 }
 
+/**
+ * The command codex's TUI names when it exits ("To continue this session, run: codex resume <id>", 0.169.0; the
+ * string is in the binary's `tui` crate).
+ */
+export const CODEX_NATIVE_RESUME_COMMAND = 'codex resume';
+
 /** The flag of `codex` that picks the model (one of its resume flags, so a resume keeps the model). */
 export const CODEX_MODEL_FLAG = '-m';
 

@@ -4,7 +4,13 @@
 import { applyCodexAgentOptions } from './agent-options.js';
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
-import { buildCodexResumeArgs, buildCodexStartArgs, CODEX_MODEL_FLAG, CODEX_RESUME_FLAGS } from './command.js';
+import {
+  buildCodexResumeArgs,
+  buildCodexStartArgs,
+  CODEX_MODEL_FLAG,
+  CODEX_NATIVE_RESUME_COMMAND,
+  CODEX_RESUME_FLAGS,
+} from './command.js';
 import { codexTools } from './tools.js';
 import {
   CODEX_PROVIDER_ID,
@@ -136,6 +142,7 @@ export const codexEngine: EngineAdapter = {
   applyAgentOptions: applyCodexAgentOptions,
   buildStartArgs: buildCodexStartArgs,
   buildResumeArgs: buildCodexResumeArgs,
+  nativeResumeCommand: CODEX_NATIVE_RESUME_COMMAND,
   resumeFlags: CODEX_RESUME_FLAGS,
   modelFlag: CODEX_MODEL_FLAG,
   tools: codexTools,

@@ -17,7 +17,7 @@ import {
 } from './config.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
 import { geminiErrorPatterns } from './errors.js';
-import { createGeminiParser } from './parse.js';
+import { createGeminiParser, GEMINI_INIT_MESSAGE } from './parse.js';
 import { recoverGeminiSession } from './session-store.js';
 import { GEMINI_SKILL_ROOT } from './skills.js';
 
@@ -82,4 +82,5 @@ export const geminiEngine: EngineAdapter = {
   tools: geminiTools,
   createParser: createGeminiParser,
   recoverSession: recoverGeminiSession,
+  initMessage: GEMINI_INIT_MESSAGE,
 };

@@ -28,6 +28,9 @@ const STREAM_EVENTS = new Set(['init', 'message', 'tool_use', 'tool_result', 'er
 const MAX_EXCERPT = 200;
 const STDERR_ERROR = /\berror\b|Error:|\b(?:401|403|404|429|500|503)\b/i;
 
+/** gemini's init message (`stream-json`, 0.61): the session id and the model. */
+export const GEMINI_INIT_MESSAGE: Readonly<Record<string, string>> = { type: 'init' };
+
 /** Normalized tool kind of a gemini-cli tool name. */
 export function geminiToolKind(name: string): ToolKind {
   if (name === 'run_shell_command') return 'shell';
