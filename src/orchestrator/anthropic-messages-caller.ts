@@ -3,7 +3,9 @@
  * `baseURL` pointed at the endpoint, SSE streaming or not. System messages become the `system` field.
  * `@anthropic-ai/sdk` is an optional peer dependency, imported when the caller is created (see vendor-sdk.ts).
  */
+import { createBoundedFetch } from './bounded-fetch.js';
 import { callWithRetries, normalizeRetryPolicy } from './call-with-retries.js';
+import { normalizeCallerLimits } from './caller-limits.js';
 import { loadAnthropicSdk, vendorErrorClasses } from './vendor-sdk.js';
 import type { HttpCallerOptions } from './openai-chat-caller.js';
 import type { LLMCaller, LLMResponse, LLMToolCall, LLMUsage } from './types.js';
@@ -14,13 +16,15 @@ import type { LLMCaller, LLMResponse, LLMToolCall, LLMUsage } from './types.js';
  */
 export function createAnthropicMessagesCaller(options: HttpCallerOptions): LLMCaller {
   const policy = normalizeRetryPolicy(options.retry);
+  const limits = normalizeCallerLimits(options);
   // SDK retry off for the same reason as the OpenAI caller: one policy, counted attempts, one code set.
   const ready = loadAnthropicSdk().then((Anthropic) => ({
     client: new Anthropic({
       baseURL: options.baseURL,
       apiKey: options.apiKey,
       maxRetries: 0,
-      timeout: options.timeoutMs ?? 60_000,
+      timeout: limits.deadlineMs,
+      fetch: createBoundedFetch(limits, { vendor: 'anthropic-messages' }),
     }),
     errorClasses: vendorErrorClasses(Anthropic),
   }));

@@ -83,9 +83,15 @@ export function classifyCallError(
   signal?: AbortSignal,
   classes?: VendorErrorClasses,
 ): { error: AgentHarnessError; retryable: boolean; retryAfterMs: number | null } {
-  if (isAgentHarnessError(error)) return { error, retryable: false, retryAfterMs: null };
-  const e = error as VendorApiError;
   const details = { vendor, model };
+  // A limit of the bounded fetch (LLM_TIMEOUT, LLM_RESPONSE_TOO_LARGE) reaches us as the error itself or as the
+  // cause of the SDK's connection error; it is final either way.
+  const own = findHarnessError(error);
+  if (own) {
+    Object.assign(own.details, details);
+    return { error: own, retryable: false, retryAfterMs: null };
+  }
+  const e = error as VendorApiError;
   if (signal?.aborted || isA(error, classes?.abort) || e.name === 'AbortError') {
     return {
       error: new AgentHarnessError('LLM_ABORTED', `${vendor} call to model ${model} was aborted.`, {
@@ -139,6 +145,16 @@ export function classifyCallError(
     retryable: false,
     retryAfterMs: null,
   };
+}
+
+/** The first AgentHarnessError in `error`'s cause chain (bounded: a cycle or a deep chain stops the walk). */
+function findHarnessError(error: unknown): AgentHarnessError | null {
+  let current = error;
+  for (let depth = 0; depth < 8 && current; depth += 1) {
+    if (isAgentHarnessError(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
 }
 
 /** Runs `attempt` until it succeeds, fails for good or the retries run out; returns the value and attempt count. */

@@ -1,0 +1,48 @@
+/**
+ * The time and size limits of an HTTP caller, from its options, validated when the caller is created (a bad value
+ * is CONFIG_INVALID then, not a surprise on the first call).
+ */
+import { readIntegerSetting } from '../runtime/integer-setting.js';
+import type { FetchLimits } from './bounded-fetch.js';
+
+/** Default deadline of one HTTP attempt, headers and body (60 s). */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+/** Default longest silence between body chunks (30 s). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
+/** Default cap of one response body (16 MiB): far above any answer a max_tokens allows, far below harm. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/** Timers past 2^31-1 ms fire at once in Node; no limit may exceed it. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** The limits named by `timeoutMs`, `idleTimeoutMs` and `maxResponseBytes`, defaults filled (CONFIG_INVALID on a bad one). */
+export function normalizeCallerLimits(options: {
+  timeoutMs?: number | undefined;
+  idleTimeoutMs?: number | undefined;
+  maxResponseBytes?: number | undefined;
+}): FetchLimits {
+  const deadlineMs = readIntegerSetting({
+    name: 'timeoutMs',
+    value: options.timeoutMs,
+    fallback: DEFAULT_CALL_TIMEOUT_MS,
+    min: 1,
+    max: MAX_TIMER_MS,
+    unit: 'ms',
+  });
+  const idleTimeoutMs = readIntegerSetting({
+    name: 'idleTimeoutMs',
+    value: options.idleTimeoutMs,
+    fallback: DEFAULT_IDLE_TIMEOUT_MS,
+    min: 1,
+    max: MAX_TIMER_MS,
+    unit: 'ms',
+  });
+  const maxResponseBytes = readIntegerSetting({
+    name: 'maxResponseBytes',
+    value: options.maxResponseBytes,
+    fallback: DEFAULT_MAX_RESPONSE_BYTES,
+    min: 1,
+    unit: 'bytes',
+  });
+  return { deadlineMs, idleTimeoutMs: Math.min(idleTimeoutMs, deadlineMs), maxResponseBytes };
+}
