@@ -5,7 +5,7 @@
  */
 import { createBoundedFetch } from './bounded-fetch.js';
 import { callWithRetries, normalizeRetryPolicy } from './call-with-retries.js';
-import { normalizeCallerLimits } from './caller-limits.js';
+import { normalizeCallerLimits, normalizeDefaultMaxTokens } from './caller-limits.js';
 import { loadAnthropicSdk, vendorErrorClasses } from './vendor-sdk.js';
 import type { HttpCallerOptions } from './openai-chat-caller.js';
 import type { LLMCaller, LLMResponse, LLMToolCall, LLMUsage } from './types.js';
@@ -17,6 +17,7 @@ import type { LLMCaller, LLMResponse, LLMToolCall, LLMUsage } from './types.js';
 export function createAnthropicMessagesCaller(options: HttpCallerOptions): LLMCaller {
   const policy = normalizeRetryPolicy(options.retry);
   const limits = normalizeCallerLimits(options);
+  const defaultMaxTokens = normalizeDefaultMaxTokens(options.defaultMaxTokens);
   // SDK retry off for the same reason as the OpenAI caller: one policy, counted attempts, one code set.
   const ready = loadAnthropicSdk().then((Anthropic) => ({
     client: new Anthropic({
@@ -39,7 +40,7 @@ export function createAnthropicMessagesCaller(options: HttpCallerOptions): LLMCa
         .join('\n\n');
       const params = {
         model: input.model,
-        max_tokens: input.maxTokens ?? options.defaultMaxTokens ?? 1024,
+        max_tokens: input.maxTokens ?? defaultMaxTokens,
         messages: input.messages
           .filter((m) => m.role !== 'system')
           .map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content })),

@@ -4,6 +4,8 @@
  * Vendor SDK errors are turned into AgentHarnessError codes carrying the status and the vendor's error body.
  */
 import { AgentHarnessError, isAgentHarnessError } from '../errors/index.js';
+import { readIntegerSetting } from '../runtime/integer-setting.js';
+import { MAX_TIMER_MS } from './caller-limits.js';
 import type { VendorErrorClasses } from './vendor-error-classes.js';
 
 // Matched by class, not by `name`: the openai client's errors do not set a distinctive `name`. The classes come
@@ -50,17 +52,20 @@ export function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** Fills defaults and validates a partial policy (CONFIG_INVALID on a bad value). */
 export function normalizeRetryPolicy(partial: Partial<RetryPolicy> = {}): RetryPolicy {
-  const policy: RetryPolicy = { maxRetries: 2, baseDelayMs: 250, maxDelayMs: 30_000, sleep: sleepFor, ...partial };
-  for (const key of ['maxRetries', 'baseDelayMs', 'maxDelayMs'] as const) {
-    const value = policy[key];
-    if (!Number.isInteger(value) || value < 0 || (key === 'maxRetries' && value > 10)) {
-      throw new AgentHarnessError(
-        'CONFIG_INVALID',
-        `retry ${key} must be an integer ${key === 'maxRetries' ? 'from 0 to 10' : '>= 0'}, not ${String(value)}.`,
-      );
-    }
-  }
-  return policy;
+  const read = (key: 'maxRetries' | 'baseDelayMs' | 'maxDelayMs', fallback: number, max?: number): number =>
+    readIntegerSetting({
+      name: `retry ${key}`,
+      value: partial[key],
+      fallback,
+      ...(max !== undefined ? { max } : {}),
+      ...(key === 'maxRetries' ? {} : { unit: 'ms' }),
+    });
+  return {
+    maxRetries: read('maxRetries', 2, 10),
+    baseDelayMs: read('baseDelayMs', 250, MAX_TIMER_MS),
+    maxDelayMs: read('maxDelayMs', 30_000, MAX_TIMER_MS),
+    sleep: partial.sleep ?? sleepFor,
+  };
 }
 
 /** Milliseconds a `retry-after` header asks for, or null when absent or unreadable. */

@@ -12,8 +12,8 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 /** Default cap of one response body (16 MiB): far above any answer a max_tokens allows, far below harm. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
-/** Timers past 2^31-1 ms fire at once in Node; no limit may exceed it. */
-const MAX_TIMER_MS = 2_147_483_647;
+/** Timers past 2^31-1 ms fire at once in Node; no time limit may exceed it. */
+export const MAX_TIMER_MS = 2_147_483_647;
 
 /** The limits named by `timeoutMs`, `idleTimeoutMs` and `maxResponseBytes`, defaults filled (CONFIG_INVALID on a bad one). */
 export function normalizeCallerLimits(options: {
@@ -45,4 +45,9 @@ export function normalizeCallerLimits(options: {
     unit: 'bytes',
   });
   return { deadlineMs, idleTimeoutMs: Math.min(idleTimeoutMs, deadlineMs), maxResponseBytes };
+}
+
+/** The max_tokens a call without one sends: `defaultMaxTokens` (a whole number, 1 or more), else 1024. */
+export function normalizeDefaultMaxTokens(value: number | undefined): number {
+  return readIntegerSetting({ name: 'defaultMaxTokens', value, fallback: 1024, min: 1 });
 }

@@ -5,7 +5,7 @@
  */
 import { createBoundedFetch } from './bounded-fetch.js';
 import { callWithRetries, normalizeRetryPolicy, type RetryPolicy } from './call-with-retries.js';
-import { normalizeCallerLimits } from './caller-limits.js';
+import { normalizeCallerLimits, normalizeDefaultMaxTokens } from './caller-limits.js';
 import { loadOpenAiSdk, vendorErrorClasses } from './vendor-sdk.js';
 import type { LLMCaller, LLMResponse, LLMToolCall, LLMUsage } from './types.js';
 
@@ -34,6 +34,7 @@ export interface HttpCallerOptions {
 export function createOpenAiChatCaller(options: HttpCallerOptions): LLMCaller {
   const policy = normalizeRetryPolicy(options.retry);
   const limits = normalizeCallerLimits(options);
+  const defaultMaxTokens = normalizeDefaultMaxTokens(options.defaultMaxTokens);
   // The SDK's own retry is off (maxRetries 0): one policy for both vendors, each attempt counted in the trace,
   // and every error mapped to one code set; our loop honours retry-after as the SDK's would.
   const ready = loadOpenAiSdk().then((OpenAI) => ({
@@ -55,7 +56,7 @@ export function createOpenAiChatCaller(options: HttpCallerOptions): LLMCaller {
         model: input.model,
         messages: input.messages,
         ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
-        max_tokens: input.maxTokens ?? options.defaultMaxTokens ?? 1024,
+        max_tokens: input.maxTokens ?? defaultMaxTokens,
       };
       const request = { ...(input.signal ? { signal: input.signal } : {}) };
       const { value, attempts } = await callWithRetries(

@@ -208,8 +208,18 @@ describe.each(['openai', 'anthropic'] as Wire[])('%s caller on a hostile server'
   });
 });
 
-it('rejects bad limits with CONFIG_INVALID when the caller is created', () => {
-  for (const bad of [{ timeoutMs: 0 }, { idleTimeoutMs: 1.5 }, { maxResponseBytes: -1 }, { timeoutMs: Number.NaN }]) {
+it('rejects bad limits, max tokens and retry settings with CONFIG_INVALID when the caller is created', () => {
+  const bads: Partial<HttpCallerOptions>[] = [
+    { timeoutMs: 0 },
+    { idleTimeoutMs: 1.5 },
+    { maxResponseBytes: -1 },
+    { timeoutMs: Number.NaN },
+    { timeoutMs: 2 ** 31 },
+    { defaultMaxTokens: 0 },
+    { retry: { maxDelayMs: 1.5 } },
+    { retry: { maxRetries: 11 } },
+  ];
+  for (const bad of bads) {
     expect(() => createOpenAiChatCaller({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', ...bad })).toThrow(
       expect.objectContaining({ code: 'CONFIG_INVALID' }),
     );
