@@ -9,8 +9,12 @@ import type { FetchLimits } from './bounded-fetch.js';
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 /** Default longest silence between body chunks (30 s). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
-/** Default cap of one response body (16 MiB): far above any answer a max_tokens allows, far below harm. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+/**
+ * Default cap of one response body (8 MiB). A streamed answer costs ~150-250 bytes of SSE framing per token, so this
+ * holds ~40k tokens, more than the default deadline lets an endpoint send; a caller that raises timeoutMs for long
+ * answers raises this too. Parsing costs the SDKs several times the bytes read (measured: ~4x for SSE).
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** Timers past 2^31-1 ms fire at once in Node; no time limit may exceed it. */
 export const MAX_TIMER_MS = 2_147_483_647;

@@ -19,7 +19,7 @@ export interface HttpCallerOptions {
   timeoutMs?: number;
   /** Longest wait for the next body chunk once the headers are in (default 30 s, never past timeoutMs): LLM_TIMEOUT. */
   idleTimeoutMs?: number;
-  /** Most bytes of one response body read (default 16 MiB): LLM_RESPONSE_TOO_LARGE, reading stops at the cap. */
+  /** Most bytes of one response body read (default 8 MiB): LLM_RESPONSE_TOO_LARGE, reading stops at the cap. */
   maxResponseBytes?: number;
   /** Retry settings; see {@link RetryPolicy}. */
   retry?: Partial<RetryPolicy>;

@@ -6,13 +6,15 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createAnthropicMessagesCaller,
   createOpenAiChatCaller,
   type HttpCallerOptions,
   type LLMCaller,
 } from '../../src/orchestrator/index.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../../src/orchestrator/caller-limits.js';
+import { loadAnthropicSdk, loadOpenAiSdk } from '../../src/orchestrator/vendor-sdk.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 interface Hostile {
@@ -21,6 +23,11 @@ interface Hostile {
   /** Body bytes the server managed to hand to the socket, over all requests. */
   written: number;
 }
+
+// The SDKs are loaded before any memory is measured: their code is not the body's cost.
+beforeAll(async () => {
+  await Promise.all([loadOpenAiSdk(), loadAnthropicSdk()]);
+});
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -126,11 +133,11 @@ describe.each(['openai', 'anthropic'] as Wire[])('%s caller on a hostile server'
     const target = await hostileServer([
       (_req, res) => {
         res.writeHead(200, sse).write(firstEvent(wire));
-        const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(': keep-alive\n\n')), 50);
+        const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(': keep-alive\n\n')), 20);
         res.on('close', () => clearInterval(timer));
       },
     ]);
-    const error = await caller(wire, target.url, { timeoutMs: 1500, idleTimeoutMs: 1000 })
+    const error = await caller(wire, target.url, { timeoutMs: 3000, idleTimeoutMs: 2000 })
       .call({ ...ask, stream: true })
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'LLM_TIMEOUT', message: expect.stringContaining('deadline') });
@@ -159,7 +166,10 @@ describe.each(['openai', 'anthropic'] as Wire[])('%s caller on a hostile server'
         .catch((e: unknown) => e)
         .finally(() => clearInterval(sampler));
       peak = Math.max(peak, process.memoryUsage().rss);
-      expect(error).toMatchObject({ code: 'LLM_RESPONSE_TOO_LARGE', details: { maxResponseBytes: 16 * 1024 * 1024 } });
+      expect(error).toMatchObject({
+        code: 'LLM_RESPONSE_TOO_LARGE',
+        details: { maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES },
+      });
       expect((error as { hint: string }).hint).toContain('maxResponseBytes');
       // The client stopped reading at the cap: the server could not hand the socket the whole body.
       await expect.poll(() => hostile.written, { timeout: 20_000 }).toBeGreaterThan(0);
