@@ -89,6 +89,9 @@ export function createAnthropicMessagesCaller(options: HttpCallerOptions): LLMCa
               usage = { inputTokens: usage.inputTokens, outputTokens: event.usage.output_tokens };
             }
           }
+          // The SDKs end a stream quietly when it is aborted (an AbortError ends the iteration): partial text is
+          // not an answer.
+          input.signal?.throwIfAborted();
           return { text, toolCalls: [...calls.values()], model, usage };
         },
         {

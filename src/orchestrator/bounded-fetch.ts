@@ -103,7 +103,14 @@ export function createBoundedFetch(limits: FetchLimits, context: FetchContext, f
         return reader.cancel(reason).catch(() => undefined);
       },
     });
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    const bounded = new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+    // A constructed Response has no url; the SDKs log it and put it on their errors.
+    Object.defineProperty(bounded, 'url', { value: response.url });
+    return bounded;
   };
 }
 

@@ -98,6 +98,9 @@ export function createOpenAiChatCaller(options: HttpCallerOptions): LLMCaller {
               calls.set(piece.index, call);
             }
           }
+          // The SDKs end a stream quietly when it is aborted (an AbortError ends the iteration): partial text is
+          // not an answer.
+          input.signal?.throwIfAborted();
           return { text, toolCalls: [...calls.values()], model, usage };
         },
         {

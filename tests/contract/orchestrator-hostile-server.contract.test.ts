@@ -129,6 +129,23 @@ describe.each(['openai', 'anthropic'] as Wire[])('%s caller on a hostile server'
     expect(error).toMatchObject({ code: 'LLM_TIMEOUT', message: expect.stringContaining('idle') });
   });
 
+  it('a stream aborted by its AbortSignal mid-way is LLM_ABORTED, not a success with the partial text', async () => {
+    let served = false;
+    const target = await hostileServer([
+      (_req, res) => {
+        res.writeHead(200, sse).write(firstEvent(wire));
+        served = true;
+      },
+    ]);
+    const controller = new AbortController();
+    const pending = caller(wire, target.url)
+      .call({ ...ask, stream: true, signal: controller.signal })
+      .catch((e: unknown) => e);
+    await expect.poll(() => served, { timeout: 20_000 }).toBe(true);
+    controller.abort();
+    expect(await pending).toMatchObject({ code: 'LLM_ABORTED' });
+  });
+
   it('a stream that trickles forever (never idle): LLM_TIMEOUT at the deadline', async () => {
     const target = await hostileServer([
       (_req, res) => {
