@@ -13,6 +13,7 @@ import {
   refreshRunIndex,
   resolveRunSelector,
   type RunStoreReadOptions,
+  unwritableErrno,
 } from '../runtime/run-store.js';
 import type { AttemptRequest } from './attempt-request.js';
 import { recoverRun } from './seal-interrupted.js';
@@ -56,15 +57,27 @@ async function locateRun(
 
 /**
  * Finds the run a locator names and seals what an earlier harness left unfinished in it (an attempt whose process
- * died), so that its session id is known and the next attempt's number is right. `options.onUnsaved` hears when the
- * run root cannot be written and the index was rebuilt in memory only.
+ * died), so that its session id is known and the next attempt's number is right. With `options.onUnsaved` (a reader),
+ * a run root that cannot be written is no error: the index is rebuilt in memory and an orphan left unsealed, and
+ * `onUnsaved` hears why.
  */
 export async function findRun(
   paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>,
   locator: RunLocator,
   options: RunStoreReadOptions = {},
 ): Promise<RunIndexEntry> {
-  return recoverRun(paths, await locateRun(paths, locator, options));
+  const run = await locateRun(paths, locator, options);
+  try {
+    return await recoverRun(paths, run);
+  } catch (error) {
+    // A reader (`translate`) of a run root that cannot be written takes the run as it is, unsealed.
+    const errno = unwritableErrno(error);
+    if (!errno || !options.onUnsaved) throw error;
+    options.onUnsaved(
+      `The run ${run.handle} has an interrupted attempt that cannot be sealed (${errno} writing under ${run.run_dir}): it is read as it is.`,
+    );
+    return run;
+  }
 }
 
 /** What a resume takes besides the run: everything of an attempt request but its launch, run and engine. */

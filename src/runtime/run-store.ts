@@ -128,7 +128,8 @@ export interface RunStoreReadOptions {
 /** errnos of a run root that cannot be written: reading it still works. */
 const UNWRITABLE_ERRNOS = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT']);
 
-function unwritableErrno(error: unknown): string | null {
+/** The errno (EROFS, EACCES, EPERM, ENOSPC, EDQUOT) when `error` or one of its causes says a write was refused, else null. */
+export function unwritableErrno(error: unknown): string | null {
   for (let current = error, depth = 0; current && depth < 5; depth += 1) {
     const code = (current as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && UNWRITABLE_ERRNOS.has(code)) return code;

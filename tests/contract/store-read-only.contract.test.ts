@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { createRun, refreshRunIndex, resolveRunSelector } from '../../src/runtime/run-store.js';
+import { deadOwner } from '../helpers/processes.js';
 import { BIN, createCliSandbox, installFakeEngine, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
 
 const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
@@ -118,5 +119,21 @@ describe.skipIf(!canUnshare)('runs and translate on a run root that cannot be wr
     } finally {
       fs.rmSync(stash, { recursive: true, force: true });
     }
+  });
+
+  it('an interrupted attempt on a read-only run root: runs lists it and translate reads it unsealed, with one warning', async () => {
+    const runDir = path.join(runRoot, fs.readdirSync(runRoot).find((name) => name.endsWith(`-${handles[0]}`))!);
+    const metaFile = path.join(runDir, '.audit', 'meta.1.json');
+    const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(metaFile, JSON.stringify({ ...meta, status: 'running', owner: await deadOwner() }));
+    const readOnly = `mount --bind ${quote(runRoot)} ${quote(runRoot)} && mount -o remount,bind,ro ${quote(runRoot)}`;
+    const listed = cliInNamespace(readOnly, ['runs', '--json']);
+    expect(listed.status, listed.stderr).toBe(0);
+    const translated = cliInNamespace(readOnly, ['translate', handles[0]!, '--summary']);
+    expect(translated.status, translated.stderr).toBe(0);
+    const warnings = translated.stderr.split('\n').filter((line) => line.includes('warning'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('cannot be sealed');
+    expect(JSON.parse(fs.readFileSync(metaFile, 'utf8')).status).toBe('running');
   });
 });
