@@ -3,6 +3,7 @@
  * with the test that started each one; `runs prune [--keep N] [--older-than 7d] [--dry-run]` removes old runs.
  * Listing rescans the run directories (the index is a cache) and lists, after the runs and whatever the filters,
  * every directory whose run.json cannot be used: `CORRUPT`/`MOVED` rows, `{ run_dir, corrupt: {...} }` in --json.
+ * A run root that cannot be written (read-only, full) is listed all the same, with one warning on stderr.
  */
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -88,9 +89,13 @@ export function registerRuns(program: Command, streams: CliStreams): void {
         import('../core/seal-interrupted.js'),
       ]);
       const paths = resolveHarnessPaths();
-      const store = await refreshRunIndex(paths.runRoot);
-      // Listing a run seals attempts whose harness died and reclaims their trust leases.
-      const all = await recoverRuns(paths, store.runs);
+      const store = await refreshRunIndex(paths.runRoot, {
+        onUnsaved: (message) =>
+          streams.stderr.write(`agent-harness: warning: ${message} Interrupted attempts are listed unsealed.\n`),
+      });
+      // Listing a run seals attempts whose harness died and reclaims their trust leases; a run root that cannot be
+      // written is listed as it is.
+      const all = store.unsaved ? store.runs : await recoverRuns(paths, store.runs);
       const selected = filterRuns(all, options);
       if (options.json) {
         streams.stdout.write(`${JSON.stringify([...selected, ...store.broken.map(corruptListing)], null, 2)}\n`);

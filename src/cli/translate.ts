@@ -79,7 +79,11 @@ async function fromRun(
     import('../core/session.js'),
   ]);
   const paths = resolveHarnessPaths();
-  const run = await findRun(paths, { selector });
+  const run = await findRun(
+    paths,
+    { selector },
+    { onUnsaved: (message) => streams.stderr.write(`agent-harness: warning: ${message}\n`) },
+  );
   const attempt = options.attempt ?? run.attempts;
   if (attempt < 1) throw new AgentHarnessError('RUN_NOT_FOUND', `Run ${run.run_id} has no attempt yet.`);
   const audit = attemptAuditPaths(run.run_dir, attempt);

@@ -14,6 +14,7 @@ import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import { AgentHarnessError } from '../errors/index.js';
 import { openInputFile, readLinesSync, splitLines } from '../runtime/bounded-input.js';
+import { readIntegerSetting } from '../runtime/integer-setting.js';
 import { openOwnFile } from '../runtime/own-file.js';
 import type { AuditWriteFailures } from './audit-files.js';
 
@@ -25,17 +26,12 @@ export const EVENT_MEMORY_ENV = 'AGENT_HARNESS_EVENT_MEMORY_BYTES';
 
 /** The budget: the explicit one, else {@link EVENT_MEMORY_ENV}, else the default; CONFIG_INVALID for a bad value. */
 export function resolveEventMemoryBytes(explicit: number | undefined, env: NodeJS.ProcessEnv = process.env): number {
-  const raw = explicit ?? env[EVENT_MEMORY_ENV]?.trim();
-  if (raw === undefined || raw === '') return DEFAULT_EVENT_MEMORY_BYTES;
-  const value = typeof raw === 'number' ? raw : /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new AgentHarnessError(
-      'CONFIG_INVALID',
-      `The event memory budget ${JSON.stringify(raw)}${explicit === undefined ? ` (from ${EVENT_MEMORY_ENV})` : ''} is not a number of bytes (an integer, 0 or more).`,
-      { details: { value: String(raw) } },
-    );
-  }
-  return value;
+  return readIntegerSetting({
+    name: explicit === undefined ? EVENT_MEMORY_ENV : 'eventMemoryBytes',
+    value: explicit ?? env[EVENT_MEMORY_ENV],
+    fallback: DEFAULT_EVENT_MEMORY_BYTES,
+    unit: 'bytes',
+  });
 }
 
 /** How much of the file one read takes when events are read back. */

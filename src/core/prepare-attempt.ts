@@ -11,8 +11,9 @@ import { loadModelScript, parseModelScript, type ModelScript } from '../model/in
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { probeNamespacesAsync, type NamespaceSupport } from '../runtime/isolation/probe.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
+import { readIntegerSetting } from '../runtime/integer-setting.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
-import type { AttemptRequest, IoMode } from './attempt-request.js';
+import { type AttemptRequest, DEFAULT_ATTEMPT_TIMEOUT_MS, type IoMode } from './attempt-request.js';
 import { resolveEventMemoryBytes } from './event-spool.js';
 import { hasWorkspaceSeed } from './workspace.js';
 
@@ -107,6 +108,15 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
   assertSameEngine(request);
   const adapter = await loadEngine(request.run?.engine ?? request.engine);
   const launch = request.launch;
+  // Checked before anything is written: a timer past 2^31-1 ms, or NaN, would fire at once and kill the engine.
+  readIntegerSetting({
+    name: 'timeoutMs',
+    value: request.timeoutMs,
+    fallback: DEFAULT_ATTEMPT_TIMEOUT_MS,
+    min: 1,
+    max: 2_147_483_647,
+    unit: 'ms',
+  });
   const resumeArgs = launch === 'resume' ? requireResume(adapter) : null;
   if (launch === 'resume') assertResumable(request);
   if (hasWorkspaceSeed(request.workspace) && (launch !== 'start' || request.run)) {

@@ -7,7 +7,14 @@
 import { AgentHarnessError } from '../errors/index.js';
 import type { EngineId, RunIndexEntry } from '../protocol/index.js';
 import type { HarnessPaths } from '../runtime/paths.js';
-import { listRuns, readRunRecord, refreshRunIndex, resolveRunSelector } from '../runtime/run-store.js';
+import {
+  listRuns,
+  readRunRecord,
+  refreshRunIndex,
+  resolveRunSelector,
+  type RunStoreReadOptions,
+  unwritableErrno,
+} from '../runtime/run-store.js';
 import type { AttemptRequest } from './attempt-request.js';
 import { recoverRun } from './seal-interrupted.js';
 
@@ -19,8 +26,12 @@ import { recoverRun } from './seal-interrupted.js';
 export type RunLocator = { selector: string } | { runDir: string } | { sessionId: string; engine: EngineId };
 
 /** The run a locator names, in the run store under `paths.runRoot`; RUN_NOT_FOUND (or RUN_SELECTOR_AMBIGUOUS) if none. */
-async function locateRun(paths: Pick<HarnessPaths, 'runRoot'>, locator: RunLocator): Promise<RunIndexEntry> {
-  if ('selector' in locator) return resolveRunSelector(paths.runRoot, locator.selector);
+async function locateRun(
+  paths: Pick<HarnessPaths, 'runRoot'>,
+  locator: RunLocator,
+  options: RunStoreReadOptions,
+): Promise<RunIndexEntry> {
+  if ('selector' in locator) return resolveRunSelector(paths.runRoot, locator.selector, undefined, options);
   if ('runDir' in locator) {
     const record = readRunRecord(locator.runDir);
     if (!record)
@@ -32,7 +43,8 @@ async function locateRun(paths: Pick<HarnessPaths, 'runRoot'>, locator: RunLocat
   const bySession = (runs: readonly RunIndexEntry[]) =>
     runs.findLast((run) => run.session_id === locator.sessionId && run.engine === locator.engine);
   // The index is a cache: a miss rescans the run directories (a stale index still parses).
-  const run = bySession(await listRuns(paths.runRoot)) ?? bySession((await refreshRunIndex(paths.runRoot)).runs);
+  const run =
+    bySession(await listRuns(paths.runRoot)) ?? bySession((await refreshRunIndex(paths.runRoot, options)).runs);
   if (!run) {
     throw new AgentHarnessError(
       'RUN_NOT_FOUND',
@@ -45,13 +57,27 @@ async function locateRun(paths: Pick<HarnessPaths, 'runRoot'>, locator: RunLocat
 
 /**
  * Finds the run a locator names and seals what an earlier harness left unfinished in it (an attempt whose process
- * died), so that its session id is known and the next attempt's number is right.
+ * died), so that its session id is known and the next attempt's number is right. With `options.onUnsaved` (a reader),
+ * a run root that cannot be written is no error: the index is rebuilt in memory and an orphan left unsealed, and
+ * `onUnsaved` hears why.
  */
 export async function findRun(
   paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>,
   locator: RunLocator,
+  options: RunStoreReadOptions = {},
 ): Promise<RunIndexEntry> {
-  return recoverRun(paths, await locateRun(paths, locator));
+  const run = await locateRun(paths, locator, options);
+  try {
+    return await recoverRun(paths, run);
+  } catch (error) {
+    // A reader (`translate`) of a run root that cannot be written takes the run as it is, unsealed.
+    const errno = unwritableErrno(error);
+    if (!errno || !options.onUnsaved) throw error;
+    options.onUnsaved(
+      `The run ${run.handle} has an interrupted attempt that cannot be sealed (${errno} writing under ${run.run_dir}): it is read as it is.`,
+    );
+    return run;
+  }
 }
 
 /** What a resume takes besides the run: everything of an attempt request but its launch, run and engine. */

@@ -35,6 +35,8 @@ export const ERROR_CODES = {
   LLM_ABORTED: 'The model call was aborted by its AbortSignal.',
   LLM_CONNECTION_FAILED: 'The model endpoint could not be reached; check baseURL and that the server is running.',
   LLM_RESPONSE_INVALID: 'The model endpoint answered something that is not a valid response of its wire API.',
+  LLM_RESPONSE_TOO_LARGE:
+    'The model endpoint sent a larger body than the caller reads (maxResponseBytes); check the endpoint, or raise maxResponseBytes if such answers are expected.',
   ORCHESTRATOR_INPUT_INVALID: 'Pass a non-empty message (a string, or { role, content } with text content).',
   DEPENDENCY_MISSING:
     'An optional peer dependency (named in the message) is not installed; install it in your project, e.g. npm install openai or npm install @anthropic-ai/sdk.',

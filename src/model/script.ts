@@ -21,6 +21,7 @@
 import { z } from 'zod';
 import { AgentHarnessError } from '../errors/index.js';
 import { DEFAULT_MAX_SCRIPT_BYTES, readInputText } from '../runtime/bounded-input.js';
+import { readIntegerEnv } from '../runtime/integer-setting.js';
 import type { EngineToolTable } from './tool-table.js';
 
 /** The done marker appended to `final` turns with `done: true`. */
@@ -361,10 +362,13 @@ export function parseModelScript(value: unknown, sourceName = 'model script'): M
   );
 }
 
-/** Size limit of a model script: `AGENT_HARNESS_MAX_SCRIPT_BYTES` when a positive integer, else 16 MiB. */
+/** Size limit of a model script: `AGENT_HARNESS_MAX_SCRIPT_BYTES` (bytes, 1 or more), else 16 MiB; CONFIG_INVALID when set badly. */
 export function maxScriptBytes(env: NodeJS.ProcessEnv = process.env): number {
-  const value = Number(env.AGENT_HARNESS_MAX_SCRIPT_BYTES);
-  return Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_MAX_SCRIPT_BYTES;
+  return readIntegerEnv(env, 'AGENT_HARNESS_MAX_SCRIPT_BYTES', {
+    fallback: DEFAULT_MAX_SCRIPT_BYTES,
+    min: 1,
+    unit: 'bytes',
+  });
 }
 
 /**

@@ -3,7 +3,9 @@
  * `baseURL` pointed at the endpoint, SSE streaming or not. System messages become the `system` field.
  * `@anthropic-ai/sdk` is an optional peer dependency, imported when the caller is created (see vendor-sdk.ts).
  */
+import { createBoundedFetch } from './bounded-fetch.js';
 import { callWithRetries, normalizeRetryPolicy } from './call-with-retries.js';
+import { normalizeCallerLimits, normalizeDefaultMaxTokens } from './caller-limits.js';
 import { loadAnthropicSdk, vendorErrorClasses } from './vendor-sdk.js';
 import type { HttpCallerOptions } from './openai-chat-caller.js';
 import type { LLMCaller, LLMResponse, LLMToolCall, LLMUsage } from './types.js';
@@ -14,13 +16,16 @@ import type { LLMCaller, LLMResponse, LLMToolCall, LLMUsage } from './types.js';
  */
 export function createAnthropicMessagesCaller(options: HttpCallerOptions): LLMCaller {
   const policy = normalizeRetryPolicy(options.retry);
+  const limits = normalizeCallerLimits(options);
+  const defaultMaxTokens = normalizeDefaultMaxTokens(options.defaultMaxTokens);
   // SDK retry off for the same reason as the OpenAI caller: one policy, counted attempts, one code set.
   const ready = loadAnthropicSdk().then((Anthropic) => ({
     client: new Anthropic({
       baseURL: options.baseURL,
       apiKey: options.apiKey,
       maxRetries: 0,
-      timeout: options.timeoutMs ?? 60_000,
+      timeout: limits.deadlineMs,
+      fetch: createBoundedFetch(limits, { vendor: 'anthropic-messages' }),
     }),
     errorClasses: vendorErrorClasses(Anthropic),
   }));
@@ -35,7 +40,7 @@ export function createAnthropicMessagesCaller(options: HttpCallerOptions): LLMCa
         .join('\n\n');
       const params = {
         model: input.model,
-        max_tokens: input.maxTokens ?? options.defaultMaxTokens ?? 1024,
+        max_tokens: input.maxTokens ?? defaultMaxTokens,
         messages: input.messages
           .filter((m) => m.role !== 'system')
           .map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content })),
@@ -84,6 +89,9 @@ export function createAnthropicMessagesCaller(options: HttpCallerOptions): LLMCa
               usage = { inputTokens: usage.inputTokens, outputTokens: event.usage.output_tokens };
             }
           }
+          // The SDKs end a stream quietly when it is aborted (an AbortError ends the iteration): partial text is
+          // not an answer.
+          input.signal?.throwIfAborted();
           return { text, toolCalls: [...calls.values()], model, usage };
         },
         {

@@ -4,6 +4,8 @@
  * Vendor SDK errors are turned into AgentHarnessError codes carrying the status and the vendor's error body.
  */
 import { AgentHarnessError, isAgentHarnessError } from '../errors/index.js';
+import { readIntegerSetting } from '../runtime/integer-setting.js';
+import { MAX_TIMER_MS } from './caller-limits.js';
 import type { VendorErrorClasses } from './vendor-error-classes.js';
 
 // Matched by class, not by `name`: the openai client's errors do not set a distinctive `name`. The classes come
@@ -50,17 +52,20 @@ export function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** Fills defaults and validates a partial policy (CONFIG_INVALID on a bad value). */
 export function normalizeRetryPolicy(partial: Partial<RetryPolicy> = {}): RetryPolicy {
-  const policy: RetryPolicy = { maxRetries: 2, baseDelayMs: 250, maxDelayMs: 30_000, sleep: sleepFor, ...partial };
-  for (const key of ['maxRetries', 'baseDelayMs', 'maxDelayMs'] as const) {
-    const value = policy[key];
-    if (!Number.isInteger(value) || value < 0 || (key === 'maxRetries' && value > 10)) {
-      throw new AgentHarnessError(
-        'CONFIG_INVALID',
-        `retry ${key} must be an integer ${key === 'maxRetries' ? 'from 0 to 10' : '>= 0'}, not ${String(value)}.`,
-      );
-    }
-  }
-  return policy;
+  const read = (key: 'maxRetries' | 'baseDelayMs' | 'maxDelayMs', fallback: number, max?: number): number =>
+    readIntegerSetting({
+      name: `retry ${key}`,
+      value: partial[key],
+      fallback,
+      ...(max !== undefined ? { max } : {}),
+      ...(key === 'maxRetries' ? {} : { unit: 'ms' }),
+    });
+  return {
+    maxRetries: read('maxRetries', 2, 10),
+    baseDelayMs: read('baseDelayMs', 250, MAX_TIMER_MS),
+    maxDelayMs: read('maxDelayMs', 30_000, MAX_TIMER_MS),
+    sleep: partial.sleep ?? sleepFor,
+  };
 }
 
 /** Milliseconds a `retry-after` header asks for, or null when absent or unreadable. */
@@ -83,9 +88,15 @@ export function classifyCallError(
   signal?: AbortSignal,
   classes?: VendorErrorClasses,
 ): { error: AgentHarnessError; retryable: boolean; retryAfterMs: number | null } {
-  if (isAgentHarnessError(error)) return { error, retryable: false, retryAfterMs: null };
-  const e = error as VendorApiError;
   const details = { vendor, model };
+  // A limit of the bounded fetch (LLM_TIMEOUT, LLM_RESPONSE_TOO_LARGE) reaches us as the error itself or as the
+  // cause of the SDK's connection error; it is final either way.
+  const own = findHarnessError(error);
+  if (own) {
+    Object.assign(own.details, details);
+    return { error: own, retryable: false, retryAfterMs: null };
+  }
+  const e = error as VendorApiError;
   if (signal?.aborted || isA(error, classes?.abort) || e.name === 'AbortError') {
     return {
       error: new AgentHarnessError('LLM_ABORTED', `${vendor} call to model ${model} was aborted.`, {
@@ -139,6 +150,16 @@ export function classifyCallError(
     retryable: false,
     retryAfterMs: null,
   };
+}
+
+/** The first AgentHarnessError in `error`'s cause chain (bounded: a cycle or a deep chain stops the walk). */
+function findHarnessError(error: unknown): AgentHarnessError | null {
+  let current = error;
+  for (let depth = 0; depth < 8 && current; depth += 1) {
+    if (isAgentHarnessError(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
 }
 
 /** Runs `attempt` until it succeeds, fails for good or the retries run out; returns the value and attempt count. */

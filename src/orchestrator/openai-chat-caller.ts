@@ -3,7 +3,9 @@
  * official `openai` client with `baseURL` pointed at the endpoint, SSE streaming or not. `openai` is an optional
  * peer dependency, imported when the caller is created (see vendor-sdk.ts).
  */
+import { createBoundedFetch } from './bounded-fetch.js';
 import { callWithRetries, normalizeRetryPolicy, type RetryPolicy } from './call-with-retries.js';
+import { normalizeCallerLimits, normalizeDefaultMaxTokens } from './caller-limits.js';
 import { loadOpenAiSdk, vendorErrorClasses } from './vendor-sdk.js';
 import type { LLMCaller, LLMResponse, LLMToolCall, LLMUsage } from './types.js';
 
@@ -13,8 +15,12 @@ export interface HttpCallerOptions {
   baseURL: string;
   /** API key; the scripted server accepts any value. */
   apiKey: string;
-  /** Per-attempt timeout (default 60 s): LLM_TIMEOUT. */
+  /** Deadline of each HTTP attempt, headers and body together (default 60 s): LLM_TIMEOUT. */
   timeoutMs?: number;
+  /** Longest wait for the next body chunk once the headers are in (default 30 s, never past timeoutMs): LLM_TIMEOUT. */
+  idleTimeoutMs?: number;
+  /** Most bytes of one response body read (default 8 MiB): LLM_RESPONSE_TOO_LARGE, reading stops at the cap. */
+  maxResponseBytes?: number;
   /** Retry settings; see {@link RetryPolicy}. */
   retry?: Partial<RetryPolicy>;
   /** max_tokens when a call gives none (default 1024; Anthropic requires one). */
@@ -27,6 +33,8 @@ export interface HttpCallerOptions {
  */
 export function createOpenAiChatCaller(options: HttpCallerOptions): LLMCaller {
   const policy = normalizeRetryPolicy(options.retry);
+  const limits = normalizeCallerLimits(options);
+  const defaultMaxTokens = normalizeDefaultMaxTokens(options.defaultMaxTokens);
   // The SDK's own retry is off (maxRetries 0): one policy for both vendors, each attempt counted in the trace,
   // and every error mapped to one code set; our loop honours retry-after as the SDK's would.
   const ready = loadOpenAiSdk().then((OpenAI) => ({
@@ -34,7 +42,8 @@ export function createOpenAiChatCaller(options: HttpCallerOptions): LLMCaller {
       baseURL: options.baseURL,
       apiKey: options.apiKey,
       maxRetries: 0,
-      timeout: options.timeoutMs ?? 60_000,
+      timeout: limits.deadlineMs,
+      fetch: createBoundedFetch(limits, { vendor: 'openai-chat' }),
     }),
     errorClasses: vendorErrorClasses(OpenAI),
   }));
@@ -47,7 +56,7 @@ export function createOpenAiChatCaller(options: HttpCallerOptions): LLMCaller {
         model: input.model,
         messages: input.messages,
         ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
-        max_tokens: input.maxTokens ?? options.defaultMaxTokens ?? 1024,
+        max_tokens: input.maxTokens ?? defaultMaxTokens,
       };
       const request = { ...(input.signal ? { signal: input.signal } : {}) };
       const { value, attempts } = await callWithRetries(
@@ -89,6 +98,9 @@ export function createOpenAiChatCaller(options: HttpCallerOptions): LLMCaller {
               calls.set(piece.index, call);
             }
           }
+          // The SDKs end a stream quietly when it is aborted (an AbortError ends the iteration): partial text is
+          // not an answer.
+          input.signal?.throwIfAborted();
           return { text, toolCalls: [...calls.values()], model, usage };
         },
         {

@@ -6,6 +6,7 @@
  * resolved path, so only one of them at a time competes for the file lock: proper-lockfile would make the others
  * sleep-poll it (20 ms and more per retry), while the queue starts the next the moment the previous releases.
  */
+import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -37,6 +38,9 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promi
   const leave = await queueInProcess(path.resolve(file));
   try {
     await fs.mkdir(path.dirname(file), { recursive: true });
+    // proper-lockfile retries every failed mkdir of the lock, not only a held lock (EEXIST): on a read-only or
+    // unwritable directory that is ~30 s of retries before the EROFS/EACCES. Fail at once instead.
+    await fs.access(path.dirname(file), fsConstants.W_OK);
     const release = await lockfile.lock(file, {
       realpath: false,
       stale: 15_000,

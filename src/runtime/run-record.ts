@@ -28,7 +28,10 @@ export interface BrokenRun {
   code: 'RUN_STORE_CORRUPT' | 'RUN_DIR_MOVED';
   /** What is wrong, naming the file. */
   message: string;
-  /** The run id the record names, when it could be read (a moved run's). */
+  /**
+   * The run id the record names when it could be read (a moved run's); for an unreadable record, the directory's
+   * name when it has the form of a run id (`<timestamp>-<engine>-<handle>`), so a handle still finds it.
+   */
   run_id?: string;
 }
 
@@ -108,6 +111,9 @@ export function readRunRecord(runDir: string): RunIndexEntry | null {
   return { ...record, run_dir: path.resolve(runDir) };
 }
 
+/** The form of a run id, which a run directory under the run root is named after (see createRun). */
+const RUN_ID_FORM = /^\d{8}T\d{6}-[a-z0-9_-]+-[0-9a-f]{8}$/;
+
 /** Reads one directory's record as a run, a broken run, or nothing (not a run directory). */
 function inspectRunDir(runDir: string): { run: RunIndexEntry } | { broken: BrokenRun } | null {
   try {
@@ -115,7 +121,9 @@ function inspectRunDir(runDir: string): { run: RunIndexEntry } | { broken: Broke
     return run ? { run } : null;
   } catch (error) {
     if (error instanceof AgentHarnessError && (error.code === 'RUN_STORE_CORRUPT' || error.code === 'RUN_DIR_MOVED')) {
-      const runId = typeof error.details?.run_id === 'string' ? error.details.run_id : undefined;
+      const named = path.basename(path.resolve(runDir));
+      const runId =
+        typeof error.details?.run_id === 'string' ? error.details.run_id : RUN_ID_FORM.test(named) ? named : undefined;
       return {
         broken: {
           run_dir: path.resolve(runDir),

@@ -108,20 +108,63 @@ async function loadIndex(runRoot: string, locked: boolean): Promise<RunIndexView
   return locked ? rewriteIndexLog(runRoot, runs) : viewOfRuns(runs);
 }
 
+/** What {@link refreshRunIndex} found: the runs, the unusable directories, and whether the index could be saved. */
+export interface RunStoreScan {
+  runs: RunIndexEntry[];
+  broken: BrokenRun[];
+  /**
+   * Set when the run root cannot be written (read-only, full, no permission): the index was built in memory from
+   * the run directories and not saved. Says why, for one warning.
+   */
+  unsaved?: string;
+}
+
+/** Options of {@link refreshRunIndex} and {@link resolveRunSelector}. */
+export interface RunStoreReadOptions {
+  /** Called once when the index could not be saved (see {@link RunStoreScan.unsaved}). */
+  onUnsaved?: (message: string) => void;
+}
+
+/** errnos of a run root that cannot be written: reading it still works. */
+const UNWRITABLE_ERRNOS = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT']);
+
+/** The errno (EROFS, EACCES, EPERM, ENOSPC, EDQUOT) when `error` or one of its causes says a write was refused, else null. */
+export function unwritableErrno(error: unknown): string | null {
+  for (let current = error, depth = 0; current && depth < 5; depth += 1) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && UNWRITABLE_ERRNOS.has(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
 /**
  * Rescans the run directories and rewrites the index from them, under the index lock: what `runs` shows and what a
  * selector the index missed falls back to. Returns the runs and the directories whose run.json cannot be used.
+ * On a run root that cannot be written (read-only, full) it does the same without the lock and keeps the index in
+ * memory: reading runs needs no write, so `runs` and `translate` work there; `unsaved` says why and `onUnsaved`
+ * hears it once.
  */
-export async function refreshRunIndex(runRoot: string): Promise<{ runs: RunIndexEntry[]; broken: BrokenRun[] }> {
+export async function refreshRunIndex(runRoot: string, options: RunStoreReadOptions = {}): Promise<RunStoreScan> {
   if (!fs.existsSync(runRoot)) return { runs: [], broken: [] };
-  return withFileLock(indexLogPath(runRoot), async () => {
+  try {
+    return await withFileLock(indexLogPath(runRoot), async () => {
+      const found = await findIndex(runRoot);
+      const known = 'view' in found ? [...found.view.runs.values()] : found.known;
+      const scanned = await scanRunStore(runRoot, known);
+      if (('repair' in found && found.repair) || JSON.stringify(scanned.runs) !== JSON.stringify(known))
+        await rewriteIndexLog(runRoot, scanned.runs);
+      return scanned;
+    });
+  } catch (error) {
+    const errno = unwritableErrno(error);
+    if (!errno) throw error;
     const found = await findIndex(runRoot);
-    const known = 'view' in found ? [...found.view.runs.values()] : found.known;
-    const scanned = await scanRunStore(runRoot, known);
-    if (('repair' in found && found.repair) || JSON.stringify(scanned.runs) !== JSON.stringify(known))
-      await rewriteIndexLog(runRoot, scanned.runs);
-    return scanned;
-  });
+    const scanned = await scanRunStore(runRoot, 'view' in found ? [...found.view.runs.values()] : found.known);
+    const unsaved = `The run root ${runRoot} cannot be written (${errno}): the run index was built in memory from the run directories and not saved.`;
+    options.onUnsaved?.(unsaved);
+    return { ...scanned, unsaved };
+  }
 }
 
 /** Every run, oldest first. */
@@ -289,6 +332,7 @@ export async function resolveRunSelector(
   runRoot: string,
   selector: string,
   cwd: string = process.cwd(),
+  options: RunStoreReadOptions = {},
 ): Promise<RunIndexEntry> {
   const trimmed = selector.trim();
   if (trimmed === '') throw new AgentHarnessError('RUN_NOT_FOUND', 'An empty run selector matches no run.');
@@ -306,12 +350,19 @@ export async function resolveRunSelector(
   const cached = matchSelector(await listRuns(runRoot), trimmed);
   const fresh = cached ? readRunRecord(cached.run_dir) : null;
   if (fresh && fresh.run_id === cached?.run_id) return fresh;
-  const store = await refreshRunIndex(runRoot);
+  const store = await refreshRunIndex(runRoot, options);
   const found = matchSelector(store.runs, trimmed);
   if (found) return found;
-  // Not a run, but a moved one (the whole run root moved, or a copy): say so rather than "not found".
+  // Not a run, but a broken one (its run.json unreadable, or the whole run root moved, or a copy): say so rather
+  // than "not found". A broken run is known by the id its record names, else by its directory's name.
+  const needle = trimmed.toLowerCase();
+  const prefix = /^[0-9a-f]{4,7}$/.test(needle);
   const moved = store.broken.find(
-    (dir) => dir.run_id !== undefined && (dir.run_id === trimmed || dir.run_id.endsWith(`-${trimmed.toLowerCase()}`)),
+    (dir) =>
+      dir.run_id !== undefined &&
+      (dir.run_id === trimmed ||
+        dir.run_id.endsWith(`-${needle}`) ||
+        (prefix && (dir.run_id.split('-').at(-1) ?? '').startsWith(needle))),
   );
   if (moved)
     throw new AgentHarnessError(moved.code, moved.message, {
