@@ -13,7 +13,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-const buildInfo = path.join(root, 'node_modules', '.cache', 'agent-harness', 'tsconfig.build.tsbuildinfo');
+// Inside dist/, so that it goes with what it describes (a checkout's own; never packed: package.json `files`).
+const buildInfo = path.join(root, 'dist', '.tsbuildinfo');
 
 /** Compiles src/ into dist/; exits non-zero when tsc fails or is not installed. */
 function build({ clean }) {

@@ -14,6 +14,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { newestFile, recoveredFrom } from '../session-recovery.js';
 import type { ParserOutput, SessionRecoveryContext } from '../engine.js';
 import { readLinesSync } from '../../runtime/bounded-input.js';
 import { createClaudeParser } from './parse.js';
@@ -148,22 +149,10 @@ export function* claudeSessionEvents(records: Iterable<SessionRecord>, sessionId
  * matching session file as they are consumed (the candidates are read only up to their first record with a cwd).
  */
 export async function recoverClaudeSession(ctx: SessionRecoveryContext): Promise<Iterable<ParserOutput>> {
-  const newest = sessionFiles(path.join(ctx.agentHome, '.claude', 'projects'), ctx.since.getTime() - 1000)
+  const candidates = sessionFiles(path.join(ctx.agentHome, '.claude', 'projects'), ctx.since.getTime() - 1000)
     .map((file) => ({ file, session: sessionOf(file, ctx.runDir) }))
-    .filter((c): c is { file: string; session: string } => c.session !== null)
-    .map((c) => ({ ...c, mtime: fs.statSync(c.file, { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
-    .sort((a, b) => b.mtime - a.mtime)[0];
+    .filter((c): c is { file: string; session: string } => c.session !== null);
+  const newest = newestFile(candidates);
   if (!newest) return [];
-  const recovered: ParserOutput = {
-    type: 'diagnostic',
-    diagnostic: {
-      code: 'SESSION_RECOVERED_FROM_STORE',
-      message: `the interactive attempt printed no events; its session was read from ${newest.file}`,
-      level: 'info',
-    },
-  };
-  return (function* () {
-    yield recovered;
-    yield* claudeSessionEvents(readRecords(newest.file), newest.session);
-  })();
+  return recoveredFrom(newest.file, claudeSessionEvents(readRecords(newest.file), newest.session));
 }

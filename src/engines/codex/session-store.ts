@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { newestFile, recoveredFrom } from '../session-recovery.js';
 import type { ParserOutput, SessionRecoveryContext } from '../engine.js';
 import { exitCodeFromText } from '../../translate/tool-calls.js';
 import { readLinesSync } from '../../runtime/bounded-input.js';
@@ -129,21 +130,11 @@ export function* rolloutEvents(lines: Iterable<Line>): Generator<ParserOutput> {
  * matching rollout as they are consumed (the candidates are read only up to their `session_meta`).
  */
 export async function recoverCodexSession(ctx: SessionRecoveryContext): Promise<Iterable<ParserOutput>> {
-  const newest = rolloutFiles(path.join(ctx.agentHome, '.codex', 'sessions'), ctx.since.getTime() - 1000)
-    .filter((file) => isSessionOf(file, ctx.runDir))
-    .map((file) => ({ file, mtime: fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
-    .sort((a, b) => b.mtime - a.mtime)[0];
+  const newest = newestFile(
+    rolloutFiles(path.join(ctx.agentHome, '.codex', 'sessions'), ctx.since.getTime() - 1000)
+      .filter((file) => isSessionOf(file, ctx.runDir))
+      .map((file) => ({ file })),
+  );
   if (!newest) return [];
-  const recovered: ParserOutput = {
-    type: 'diagnostic',
-    diagnostic: {
-      code: 'SESSION_RECOVERED_FROM_STORE',
-      message: `the interactive attempt printed no events; its session was read from ${newest.file}`,
-      level: 'info',
-    },
-  };
-  return (function* () {
-    yield recovered;
-    yield* rolloutEvents(readLines(newest.file));
-  })();
+  return recoveredFrom(newest.file, rolloutEvents(readLines(newest.file)));
 }

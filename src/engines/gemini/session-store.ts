@@ -19,6 +19,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ParsedEvent } from '../../protocol/index.js';
+import { newestFile, recoveredFrom } from '../session-recovery.js';
 import type { ParserOutput, SessionRecoveryContext } from '../engine.js';
 import { readLinesSync } from '../../runtime/bounded-input.js';
 import { geminiToolKind } from './parse.js';
@@ -169,20 +170,12 @@ export function* geminiChatEvents(records: Iterable<Json>, sessionId: string): G
  */
 export async function recoverGeminiSession(ctx: SessionRecoveryContext): Promise<Iterable<ParserOutput>> {
   const since = ctx.since.getTime() - 1000;
-  const newest = projectDirsOf(path.join(ctx.agentHome, '.gemini', 'tmp'), ctx.runDir)
-    .flatMap((dir) => chatFiles(dir, since))
-    .map((file) => ({ file, session: sessionOf(file) }))
-    .filter((c): c is { file: string; session: string } => c.session !== null)
-    .map((c) => ({ ...c, mtime: fs.statSync(c.file, { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
-    .sort((a, b) => b.mtime - a.mtime)[0];
+  const newest = newestFile(
+    projectDirsOf(path.join(ctx.agentHome, '.gemini', 'tmp'), ctx.runDir)
+      .flatMap((dir) => chatFiles(dir, since))
+      .map((file) => ({ file, session: sessionOf(file) }))
+      .filter((c): c is { file: string; session: string } => c.session !== null),
+  );
   if (!newest) return [];
-  const recovered: ParserOutput = {
-    type: 'diagnostic',
-    diagnostic: {
-      code: 'SESSION_RECOVERED_FROM_STORE',
-      message: `the interactive attempt printed no events; its session was read from ${newest.file}`,
-      level: 'info',
-    },
-  };
-  return [recovered, ...geminiChatEvents(readRecords(newest.file), newest.session)];
+  return recoveredFrom(newest.file, geminiChatEvents(readRecords(newest.file), newest.session));
 }

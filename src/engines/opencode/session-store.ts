@@ -19,6 +19,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { recoveredFrom } from '../session-recovery.js';
 import type { ParserOutput, SessionRecoveryContext } from '../engine.js';
 import { readLinesSync } from '../../runtime/bounded-input.js';
 
@@ -109,17 +110,7 @@ export async function recoverOpencodeSession(ctx: SessionRecoveryContext): Promi
   for (const file of files) {
     const events = opencodeLogEvents(sessionLines(file, since), ctx.runDir);
     if (events.length === 0) continue;
-    return [
-      {
-        type: 'diagnostic',
-        diagnostic: {
-          code: 'SESSION_RECOVERED_FROM_STORE',
-          message: `the interactive attempt printed no events; its session was read from ${file}`,
-          level: 'info',
-        },
-      },
-      ...events,
-    ];
+    return recoveredFrom(file, events);
   }
   return [];
 }
