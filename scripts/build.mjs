@@ -2,8 +2,9 @@
 //   node scripts/build.mjs           incremental: only what changed is compiled again (prepare, the tests' setup)
 //   node scripts/build.mjs --clean   dist/ from scratch (npm run build, prepack), so nothing of a deleted source is packed
 //
-// The bundle (dist/bundle/cli.mjs, esbuild, no plugins) is what the bin runs: a fresh process then reads and compiles
-// one file instead of ~230 modules (about half of what a `start` spends outside its attempt; bench/RESULTS.md). The
+// The bundle (dist/bundle/cli.mjs and its chunks, esbuild, no plugins) is what the bin runs: a fresh process then
+// reads and compiles a few files instead of ~230 modules, and a command's lazy imports stay in chunks it loads only
+// when it runs them. The
 // library entry points (package.json `exports`) stay unbundled. Without esbuild (dev dependencies omitted) there is
 // no bundle, and the bin runs dist/cli/main.js.
 import { spawnSync } from 'node:child_process';
@@ -37,7 +38,7 @@ function build({ clean }) {
   return result.status ?? 1;
 }
 
-/** Bundles dist/cli/main.js and what it imports into dist/bundle/cli.mjs; the lazy imports stay lazy. */
+/** Bundles dist/cli/main.js and what it imports into dist/bundle/cli.mjs, each lazy import a chunk of its own. */
 async function bundle() {
   const outfile = path.join(root, 'dist', 'bundle', 'cli.mjs');
   rmSync(path.dirname(outfile), { recursive: true, force: true });
@@ -49,8 +50,12 @@ async function bundle() {
     return 0;
   }
   await esbuild.build({
-    entryPoints: [path.join(root, 'dist', 'cli', 'main.js')],
-    outfile,
+    entryPoints: { cli: path.join(root, 'dist', 'cli', 'main.js') },
+    outdir: path.dirname(outfile),
+    outExtension: { '.js': '.mjs' },
+    // Each command's lazy imports become chunks of their own: `translate` never reads what only `start` runs.
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
     bundle: true,
     format: 'esm',
     platform: 'node',
