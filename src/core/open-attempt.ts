@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { startModelServer, type ModelServer, type RecordedRequest } from '../model/index.js';
-import type { AttemptMeta, ConformanceReport, RaspEvent, RunIndexEntry } from '../protocol/index.js';
+import type { AttemptMeta, RaspEvent, RunIndexEntry } from '../protocol/index.js';
 import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
 import { createRun, reserveAttempt } from '../runtime/run-store.js';
@@ -63,8 +63,6 @@ export interface OpenedAttempt {
   isolation: Promise<AttemptIsolation>;
   /** The attempt's own TMPDIR, removed when it ends. */
   attemptTmp: string;
-  /** Set by the seal step. */
-  conformance?: ConformanceReport;
 }
 
 /** Starts the model server the plan asks for (or takes the shared one); `requestsLog` is where it logs requests. */

@@ -179,9 +179,8 @@ export async function sealAttempt(
   const conformanceWritten = failures.attemptAsync(audit.conformance, () =>
     writeJsonAtomic(audit.conformance, conformance),
   );
+  // The release records the trust entry's removal in the meta's trust object (shared by `meta`).
   await released;
-  // The trust entry's removal, recorded by the release.
-  meta.trust = opened.meta.trust;
   clock.mark('cleanup');
   await conformanceWritten;
   clock.mark('conformance');

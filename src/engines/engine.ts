@@ -128,8 +128,6 @@ export interface EngineAdapter {
   readonly packageName: string | null;
   /** Where skills go, relative to the run dir (e.g. `.codex/skills`). */
   readonly skillRoot: string;
-  /** Wire API of the scripted model server this engine talks to (equal to `tools.wire`). */
-  readonly wireApi: WireApi;
   /**
    * How the scripted model server calls this engine's tools: its shell tool, and its own tools for the script's
    * intents (`write_file`, `use_skill`) where it has them (`<id>/tools.ts`).

@@ -144,6 +144,10 @@ async function registeredToolTables(): Promise<EngineToolTable[]> {
   return loadToolTables();
 }
 
+/** What the server records of a request: a row without its `seq` and `ts`, whose null fields may be left out. */
+type RecordEntry = Omit<RecordedRequest, 'seq' | 'ts' | 'wire' | 'body' | 'turn_index'> &
+  Partial<Pick<RecordedRequest, 'wire' | 'body' | 'turn_index'>>;
+
 /** Headers whose values are secrets: recorded and logged as `[redacted]`. */
 const SECRET_HEADERS = new Set([
   'authorization',
@@ -252,9 +256,14 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   const { logFile } = options;
   let logError: Error | null = null;
   if (typeof logFile === 'string') fs.mkdirSync(path.dirname(logFile), { recursive: true });
-  const record = (entry: Omit<RecordedRequest, 'seq' | 'ts'>): void => {
+  /** Records a request; `wire`, `body` and `turn_index` are null unless given (the row's keys keep their order). */
+  const record = (entry: RecordEntry): void => {
     seq += 1;
-    const row: RecordedRequest = { seq, ts: new Date().toISOString(), ...entry };
+    const row: RecordedRequest = Object.assign(
+      { seq, ts: new Date().toISOString(), method: entry.method, path: entry.path, wire: null, headers: entry.headers },
+      { body: null, turn_index: null },
+      entry,
+    );
     requests.push(row);
     // Synchronous on purpose: the line is on disk before the answer goes out, even if the engine is killed next.
     const file = typeof logFile === 'function' ? logFile() : logFile;
@@ -283,16 +292,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       if (!isSelf(url, port)) {
         refuse(method, rawUrl);
         request.resume();
-        record({
-          method,
-          path: rawUrl,
-          wire: null,
-          headers,
-          body: null,
-          turn_index: null,
-          status: 403,
-          response_kind: 'egress_refused',
-        });
+        record({ method, path: rawUrl, headers, status: 403, response_kind: 'egress_refused' });
         json(response, 403, {
           error: {
             message: `agent-harness egress guard: outbound request to ${rawUrl} refused`,
@@ -311,32 +311,14 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       body = parseBody(await readBody(request), String(request.headers['content-type'] ?? ''));
     } catch (error) {
       if (!(error instanceof BodyError)) throw error;
-      record({
-        method,
-        path: where,
-        wire: null,
-        headers,
-        body: null,
-        turn_index: null,
-        status: 400,
-        response_kind: 'bad_request',
-      });
+      record({ method, path: where, headers, status: 400, response_kind: 'bad_request' });
       json(response, 400, {
         error: { message: error.message, type: 'invalid_request_error', code: 'invalid_request_error' },
       });
       return;
     }
     if ((method === 'HEAD' || method === 'GET') && where === '/') {
-      record({
-        method,
-        path: where,
-        wire: null,
-        headers,
-        body: null,
-        turn_index: null,
-        status: 200,
-        response_kind: 'probe',
-      });
+      record({ method, path: where, headers, status: 200, response_kind: 'probe' });
       response.writeHead(200, { 'content-type': 'text/plain' });
       response.end(method === 'HEAD' ? undefined : 'agent-harness scripted model\n');
       return;
@@ -350,16 +332,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const wire = WIRE_APIS.find((candidate) => candidate.matches(wireRequest));
     if (wire) wireRequest.tools = toolsOf.get(wire.id) ?? [];
     if (!wire) {
-      record({
-        method,
-        path: where,
-        wire: null,
-        headers,
-        body,
-        turn_index: null,
-        status: 404,
-        response_kind: 'not_found',
-      });
+      record({ method, path: where, headers, body, status: 404, response_kind: 'not_found' });
       const served = [...WIRE_APIS.flatMap((w) => w.paths), ...HARNESS_ROUTES].join(', ');
       json(response, 404, {
         error: {
@@ -371,16 +344,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       return;
     }
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      record({
-        method,
-        path: where,
-        wire: wire.id,
-        headers,
-        body,
-        turn_index: null,
-        status: 400,
-        response_kind: 'bad_request',
-      });
+      record({ method, path: where, wire: wire.id, headers, body, status: 400, response_kind: 'bad_request' });
       wire.respondError(response, 400, 'request body must be a JSON object', 'invalid_request_error');
       return;
     }
@@ -393,7 +357,6 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
         wire: wire.id,
         headers,
         body,
-        turn_index: null,
         status: 200,
         response_kind: 'side',
         side_kind: side,
@@ -480,10 +443,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
         record({
           method: request.method ?? 'GET',
           path: request.url ?? '/',
-          wire: null,
           headers: redactHeaders(request.headers),
-          body: null,
-          turn_index: null,
           status: 500,
           response_kind: 'server_error',
         });
@@ -501,10 +461,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     record({
       method: 'CONNECT',
       path: target,
-      wire: null,
       headers: redactHeaders(request.headers),
-      body: null,
-      turn_index: null,
       status: 403,
       response_kind: 'egress_refused',
     });
@@ -518,10 +475,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     record({
       method: request.method ?? 'GET',
       path: target,
-      wire: null,
       headers: redactHeaders(request.headers),
-      body: null,
-      turn_index: null,
       status: outbound ? 403 : 404,
       response_kind: outbound ? 'egress_refused' : 'not_found',
     });

@@ -71,7 +71,7 @@ async function checkEngine(id: string): Promise<void> {
   expect(adapter.packageName === null || typeof adapter.packageName === 'string').toBe(true);
   // `use_skill`'s shell fallback reads `.*/skills/<name>/SKILL.md`: every skill root has that form.
   expect(adapter.skillRoot).toMatch(/^\.[A-Za-z0-9_-]+\/skills$/);
-  expect(WIRE_APIS.map((wire) => wire.id)).toContain(adapter.wireApi);
+  expect(WIRE_APIS.map((wire) => wire.id)).toContain(adapter.tools.wire);
   expect(['ignore', 'pipe']).toContain(adapter.stdin);
   expect(adapter.liveEnvKeys.every((key) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(key))).toBe(true);
   for (const row of adapter.errorPatterns) {
@@ -97,7 +97,6 @@ async function checkEngine(id: string): Promise<void> {
   // The tool table is the adapter's, and the registry gives the same.
   expect(adapter.tools).toEqual(await loadToolTable(id));
   expect(adapter.tools.engine).toBe(id);
-  expect(adapter.tools.wire).toBe(adapter.wireApi);
   expect(adapter.tools.shell.length).toBeGreaterThan(0);
   // The translation loads alone and carries the adapter's parser and error patterns.
   const translation = await loadTranslationAdapter(id);

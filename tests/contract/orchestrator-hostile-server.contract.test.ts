@@ -15,6 +15,7 @@ import {
 } from '../../src/orchestrator/index.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../src/orchestrator/caller-limits.js';
 import { loadAnthropicSdk, loadOpenAiSdk } from '../../src/orchestrator/vendor-sdk.js';
+import { type CallerWire, vendorOkReply } from '../helpers/vendor-replies.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 interface Hostile {
@@ -70,7 +71,7 @@ function streamHuge(state: Hostile, res: http.ServerResponse, head: string, tota
   pump();
 }
 
-type Wire = 'openai' | 'anthropic';
+type Wire = CallerWire;
 function caller(wire: Wire, url: string, extra: Partial<HttpCallerOptions> = {}): LLMCaller {
   return wire === 'openai'
     ? createOpenAiChatCaller({ baseURL: `${url}/v1`, apiKey: 'k', ...extra })
@@ -86,26 +87,7 @@ function firstEvent(wire: Wire): string {
 }
 
 function okBody(wire: Wire): string {
-  return JSON.stringify(
-    wire === 'openai'
-      ? {
-          id: 'c',
-          object: 'chat.completion',
-          created: 1,
-          model: 'm',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'after wait' }, finish_reason: 'stop' }],
-        }
-      : {
-          id: 'msg',
-          type: 'message',
-          role: 'assistant',
-          model: 'm',
-          content: [{ type: 'text', text: 'after wait' }],
-          stop_reason: 'end_turn',
-          stop_sequence: null,
-          usage: { input_tokens: 1, output_tokens: 2 },
-        },
-  );
+  return JSON.stringify(vendorOkReply(wire, 'after wait'));
 }
 
 const json = { 'content-type': 'application/json' };

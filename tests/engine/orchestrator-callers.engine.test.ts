@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseModelScript, startModelServer, type ModelServer } from '../../src/model/index.js';
+import { type CallerWire, vendorOkReply } from '../helpers/vendor-replies.js';
 import {
   createAnthropicMessagesCaller,
   createOpenAiChatCaller,
@@ -47,7 +48,7 @@ async function sequenceServer(
   return state;
 }
 
-type Wire = 'openai' | 'anthropic';
+type Wire = CallerWire;
 function caller(wire: Wire, url: string, extra: Partial<HttpCallerOptions> = {}): LLMCaller {
   return wire === 'openai'
     ? createOpenAiChatCaller({ baseURL: `${url}/v1`, apiKey: 'k', ...extra })
@@ -100,25 +101,7 @@ describe.each(['openai', 'anthropic'] as Wire[])('%s caller', (wire) => {
   });
 
   it('honours retry-after on a 503 and succeeds on the next attempt', async () => {
-    const ok =
-      wire === 'openai'
-        ? {
-            id: 'c',
-            object: 'chat.completion',
-            created: 1,
-            model: 'm',
-            choices: [{ index: 0, message: { role: 'assistant', content: 'after wait' }, finish_reason: 'stop' }],
-          }
-        : {
-            id: 'msg',
-            type: 'message',
-            role: 'assistant',
-            model: 'm',
-            content: [{ type: 'text', text: 'after wait' }],
-            stop_reason: 'end_turn',
-            stop_sequence: null,
-            usage: { input_tokens: 1, output_tokens: 2 },
-          };
+    const ok = vendorOkReply(wire, 'after wait');
     const target = await sequenceServer([
       (res) =>
         res

@@ -41,7 +41,7 @@ export async function missingReasons(): Promise<Partial<Record<EngineId, string 
 
 /** The wire API of the scripted model server `engine` talks to. */
 export async function engineWireApi(engine: EngineId): Promise<WireApi> {
-  return (await adapterOf(engine)).wireApi;
+  return (await adapterOf(engine)).tools.wire;
 }
 
 /** Every vendor variable some engine of the registry passes through in live mode (none may pass in scripted mode). */

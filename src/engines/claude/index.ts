@@ -93,7 +93,6 @@ export const claudeEngine: EngineAdapter = {
   executableName: 'claude',
   packageName: '@anthropic-ai/claude-code',
   skillRoot: CLAUDE_SKILL_ROOT,
-  wireApi: claudeTools.wire,
   liveEnvKeys: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'],
   stdin: 'ignore',
   errorPatterns: claudeErrorPatterns,

@@ -132,7 +132,6 @@ export const codexEngine: EngineAdapter = {
   executableName: 'codex',
   packageName: '@openai/codex',
   skillRoot: CODEX_SKILL_ROOT,
-  wireApi: codexTools.wire,
   liveEnvKeys: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'OPENAI_BASE_URL'],
   stdin: 'ignore',
   errorPatterns: codexErrorPatterns,

@@ -69,7 +69,6 @@ export const geminiEngine: EngineAdapter = {
   executableName: 'gemini',
   packageName: '@google/gemini-cli',
   skillRoot: GEMINI_SKILL_ROOT,
-  wireApi: geminiTools.wire,
   liveEnvKeys: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GEMINI_BASE_URL'],
   stdin: 'ignore',
   errorPatterns: geminiErrorPatterns,

@@ -38,7 +38,6 @@ export const iflowEngine: EngineAdapter = {
   executableName: 'iflow',
   packageName: null,
   skillRoot: IFLOW_SKILL_ROOT,
-  wireApi: iflowTools.wire,
   liveEnvKeys: ['IFLOW_API_KEY', 'IFLOW_apiKey', 'IFLOW_baseUrl', 'IFLOW_modelName'],
   stdin: 'ignore',
   errorPatterns: iflowErrorPatterns,

@@ -73,7 +73,6 @@ export const opencodeEngine: EngineAdapter = {
   executableName: 'opencode',
   packageName: 'opencode-ai',
   skillRoot: OPENCODE_SKILL_ROOT,
-  wireApi: opencodeTools.wire,
   liveEnvKeys: ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'OPENCODE_API_KEY'],
   stdin: 'ignore',
   errorPatterns: opencodeErrorPatterns,

@@ -94,7 +94,6 @@ export const sixthEngine: EngineAdapter = {
   executableName: 'sixth-agent',
   packageName: null,
   skillRoot: '.sixth/skills',
-  wireApi: sixthTools.wire,
   tools: sixthTools,
   modelFlag: '--model',
   resumeFlags: [{ names: ['--model'], value: true }],
