@@ -40,6 +40,8 @@ const BUILT_IN: readonly EngineEntry[] = [
 /** A registered engine and what of it was loaded (promises, so concurrent callers share one load). */
 interface Registered {
   entry: EngineEntry;
+  /** Registered at run time: its parser's outputs are checked against the protocol (checked-parser.ts). */
+  untrusted?: true;
   adapter?: Promise<EngineAdapter>;
   translation?: Promise<TranslationAdapter>;
   tools?: Promise<EngineToolTable>;
@@ -67,7 +69,7 @@ export function registerEngine(entry: EngineEntry): () => void {
       { details: { engine: entry.id } },
     );
   }
-  const own: Registered = { entry };
+  const own: Registered = { entry, untrusted: true };
   registered.set(entry.id, own);
   return () => {
     if (registered.get(entry.id) === own) registered.delete(entry.id);
@@ -109,15 +111,28 @@ export function requireEngineId(id: string): string {
 /** The full adapter of `id` (loaded once); ENGINE_UNKNOWN for an id no engine is registered under. */
 export async function loadEngine(id: string): Promise<EngineAdapter> {
   const found = registration(id);
-  found.adapter ??= found.entry.adapter();
+  found.adapter ??= found.entry.adapter().then((adapter) => (found.untrusted ? withCheckedParser(adapter) : adapter));
   return found.adapter;
 }
 
 /** What translating recorded output of `id` needs, without its full adapter; ENGINE_UNKNOWN as {@link loadEngine}. */
 export async function loadTranslationAdapter(id: string): Promise<TranslationAdapter> {
   const found = registration(id);
-  found.translation ??= found.entry.translation();
+  found.translation ??= found.entry
+    .translation()
+    .then((adapter) => (found.untrusted ? withCheckedParser(adapter) : adapter));
   return found.translation;
+}
+
+/**
+ * `adapter` whose parsers check each output against the protocol: for an engine registered at run time (the built-in
+ * parsers are proven by their property tests, and are not checked per event).
+ */
+async function withCheckedParser<T extends TranslationAdapter>(adapter: T): Promise<T> {
+  const { checkedParser } = await import('../translate/checked-parser.js');
+  return Object.assign(Object.create(Object.getPrototypeOf(adapter)), adapter, {
+    createParser: () => checkedParser(adapter.createParser(), adapter.id),
+  });
 }
 
 /** The tool table of `id` (how the scripted model server calls its tools); ENGINE_UNKNOWN as {@link loadEngine}. */

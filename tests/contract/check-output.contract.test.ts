@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import type { ParserOutput } from '../../src/engines/engine.js';
 import { DiagnosticSchema, ParsedEventSchema, type RaspData } from '../../src/protocol/index.js';
 import { checkParserOutput, invalidOutput } from '../../src/translate/check-output.js';
+import { codexTranslation } from '../../src/engines/codex/translation.js';
+import { loadTranslationAdapter, registerEngine } from '../../src/engines/registry.js';
 import { createRaspBuilder } from '../../src/translate/rasp-builder.js';
 import { exact } from '../helpers/exact.js';
 
@@ -144,24 +146,42 @@ describe('checkParserOutput', () => {
     expect(checked.input).toEqual(input);
   });
 
-  it('turns an output that does not fit into a PARSER_OUTPUT_INVALID diagnostic in the RASP stream', () => {
-    const parser = {
-      line: () => [
-        {
-          type: 'engine.tool.result',
-          call_id: 'c',
-          status: 'completed',
-          output: null,
-          exit_code: 1.5,
-        } as unknown as ParserOutput,
-      ],
-      end: () => [],
-    };
-    const builder = createRaspBuilder({ runId: 'r', attempt: 1, engine: 'codex', parser });
-    const [, event] = builder.line('stdout', 'x', null);
-    expect(event?.data).toMatchObject({
-      type: 'diagnostic',
-      diagnostic: { code: 'PARSER_OUTPUT_INVALID', level: 'error' },
+  it('checks the parser of an engine registered at run time: an output that does not fit is PARSER_OUTPUT_INVALID in RASP', async () => {
+    const invalid = {
+      type: 'engine.tool.result',
+      call_id: 'c',
+      status: 'completed',
+      output: null,
+      exit_code: 1.5,
+    } as unknown as ParserOutput;
+    const parser = { line: () => [invalid], end: () => [] };
+    const unregister = registerEngine({
+      id: 'checkedparser',
+      adapter: async () => {
+        throw new Error('not used');
+      },
+      translation: async () => ({ id: 'checkedparser', createParser: () => parser, errorPatterns: [] }),
+      tools: async () => {
+        throw new Error('not used');
+      },
     });
+    try {
+      const adapter = await loadTranslationAdapter('checkedparser');
+      const builder = createRaspBuilder({
+        runId: 'r',
+        attempt: 1,
+        engine: 'checkedparser',
+        parser: adapter.createParser(),
+      });
+      const [, event] = builder.line('stdout', 'x', null);
+      expect(event?.data).toMatchObject({
+        type: 'diagnostic',
+        diagnostic: { code: 'PARSER_OUTPUT_INVALID', level: 'error' },
+      });
+    } finally {
+      unregister();
+    }
+    // A built-in parser is taken as it is (its property tests prove its outputs are protocol values).
+    expect(await loadTranslationAdapter('codex')).toBe(codexTranslation);
   });
 });

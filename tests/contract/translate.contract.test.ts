@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createCodexParser } from '../../src/engines/codex/parse.js';
 import { codexErrorPatterns } from '../../src/engines/codex/errors.js';
 import type { EngineParser } from '../../src/engines/engine.js';
+import { checkedParser } from '../../src/translate/checked-parser.js';
 import {
   FcmpEventSchema,
   RaspEventSchema,
@@ -310,14 +311,14 @@ describe('createRaspBuilder', () => {
     expect(builder.events).toEqual(seen);
   });
 
-  it('turns a throwing parser and invalid parser output into diagnostics', () => {
+  it('turns a throwing parser and (checked) invalid parser output into diagnostics', () => {
     const parser: EngineParser = {
       line: () => {
         throw new Error('boom');
       },
       end: () => [{ type: 'engine.session', session_id: '' }],
     };
-    const builder = createRaspBuilder({ ...base, parser });
+    const builder = createRaspBuilder({ ...base, parser: checkedParser(parser, base.engine) });
     builder.line('stdout', 'x', null);
     builder.exited({ exit_code: 0, signal: null, timed_out: false, canceled: false, duration_ms: 1 });
     const codes = builder.events.flatMap((e) => (e.data.type === 'diagnostic' ? [e.data.diagnostic.code] : []));

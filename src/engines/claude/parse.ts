@@ -309,8 +309,8 @@ function usage(value: unknown): Usage {
   const u = isObject(value) ? value : {};
   return {
     input_tokens: count(u.input_tokens),
-    cached_input_tokens: count(u.cache_read_input_tokens),
     output_tokens: count(u.output_tokens),
+    cached_input_tokens: count(u.cache_read_input_tokens),
     reasoning_output_tokens: null,
   };
 }

@@ -202,8 +202,8 @@ function usage(value: unknown): Usage {
   const u = isObject(value) ? value : {};
   return {
     input_tokens: count(u.input_tokens),
-    cached_input_tokens: count(u.cached_input_tokens),
     output_tokens: count(u.output_tokens),
+    cached_input_tokens: count(u.cached_input_tokens),
     reasoning_output_tokens: count(u.reasoning_output_tokens),
   };
 }

@@ -217,8 +217,8 @@ function usage(value: unknown): Usage {
   const cache = isObject(t.cache) ? t.cache : {};
   return {
     input_tokens: count(t.input),
-    cached_input_tokens: count(cache.read),
     output_tokens: count(t.output),
+    cached_input_tokens: count(cache.read),
     reasoning_output_tokens: count(t.reasoning),
   };
 }
