@@ -24,8 +24,9 @@ import { DEFAULT_MAX_SCRIPT_BYTES, readInputText } from '../runtime/bounded-inpu
 import { readIntegerEnv } from '../runtime/integer-setting.js';
 import type { EngineToolTable } from './tool-table.js';
 
-/** The done marker appended to `final` turns with `done: true`. */
-export const DONE_MARKER = '__SKILL_DONE__';
+import { DONE_MARKER } from '../protocol/versions.js';
+
+export { DONE_MARKER };
 
 /** POSIX single quotes: the shell sees the value literally. */
 function quote(value: string): string {

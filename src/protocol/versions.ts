@@ -25,3 +25,9 @@ export const ISOLATION_MODE_VALUES = ['auto', 'require', 'off'] as const;
  * protocol's: a record of an engine registered at run time is as valid as one of a built-in engine.
  */
 export const ENGINE_ID_PATTERN = /^[a-z]{1,32}$/;
+
+/**
+ * The done marker of the completion contract: injected skills ask the agent to end with it, the completion judge
+ * looks for it, and the scripted model appends it to `final` turns with `done: true`.
+ */
+export const DONE_MARKER = '__SKILL_DONE__';

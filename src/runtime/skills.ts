@@ -12,8 +12,9 @@ import type { SkillInjection } from '../protocol/index.js';
 import { MAX_CONFIG_BYTES, readInputText } from './bounded-input.js';
 import { compareCodeUnits } from './code-unit-order.js';
 
-/** The done marker an agent prints when a skill is complete. */
-export const DONE_MARKER = '__SKILL_DONE__';
+import { DONE_MARKER } from '../protocol/versions.js';
+
+export { DONE_MARKER };
 
 /** Tag that marks an appended completion contract (its presence means "already there"). */
 export const COMPLETION_CONTRACT_TAG = '<!-- agent-harness:completion-contract -->';

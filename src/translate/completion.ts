@@ -6,8 +6,9 @@
 import type { FailureCategory, RaspData, RaspEvent } from '../protocol/index.js';
 import type { ErrorPattern } from '../engines/engine.js';
 
-/** The done-marker token of the completion contract appended to injected skills. */
-export const DONE_MARKER = '__SKILL_DONE__';
+import { DONE_MARKER } from '../protocol/versions.js';
+
+export { DONE_MARKER };
 
 /** `{"__skill_done__": true}` inside any JSON object, fenced or not, with any spacing. */
 const DONE_JSON = /"__skill_done__"\s*:\s*true\b/;
