@@ -378,8 +378,8 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const lane = laned ? lanes.get(laned.key)! : null;
     /** Records a request of this lane (or of the server). */
     const note = (entry: RecordEntry): void => record(entry, laned?.key);
-    /** The script in force for this request: the lane's, else the server's. */
-    const active = lane ? lane.script : script;
+    /** The script in force now for this request: the lane's, else the server's (read when used, as it may change). */
+    const active = (): ModelScript | null => (lane ? lane.script : script);
     const where = laned ? laned.rest : url.pathname;
     let body: unknown;
     try {
@@ -441,9 +441,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       return;
     }
     // Routes and gates (script `routes`): the turn list is chosen by request content; a gate holds the request.
-    const gate = await gates.pass(matchRoute(active, body));
+    const gate = await gates.pass(matchRoute(active(), body));
     const timing = { started_ts: startedTs, ...(gate ? { gate } : {}) };
-    const selection = selectTurn(active, wire.countModelTurns(body), body);
+    const selection = selectTurn(active(), wire.countModelTurns(body), body);
     if (selection.kind === 'exhausted') {
       // 400, not 5xx: CLIs retry 5xx, and a retry cannot make the script longer.
       note({
@@ -458,7 +458,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
         ...timing,
       });
       const message = exhaustedMessage(selection.index, selection.total, {
-        script: active,
+        script: active(),
         request: { method, path: where, wire: wire.id, body },
       });
       wire.respondError(response, 400, message, 'script_exhausted');

@@ -1,7 +1,8 @@
 /**
  * Attempts that share one scripted model server stay apart: eight `attemptAgent` calls run together by the fluent
  * `parallel`, each with its own script on the same server, each write their own file and finish with their own
- * message, and each attempt's audit holds only its own model requests (every call runs on its own lane).
+ * message, and each attempt's audit holds only its own model requests (every call runs on its own lane). Two calls
+ * per engine, so every wire API (Responses, Messages, Gemini, Chat) goes through lanes.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,7 +13,9 @@ import { attemptAgent, defineHarness, type AttemptAgentDefaults } from '../../sr
 import { startModelServer, turns, type ModelServer } from '../../src/model/index.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 
-const COUNT = 8;
+/** Eight calls: two of each engine, interleaved. */
+const ENGINES = ['codex', 'claude', 'gemini', 'opencode', 'codex', 'claude', 'gemini', 'opencode'] as const;
+const COUNT = ENGINES.length;
 let tmp: string;
 let server: ModelServer;
 let defaults: AttemptAgentDefaults;
@@ -34,18 +37,23 @@ afterAll(async () => {
 });
 
 describe('parallel attempts on one model server', () => {
-  it(`${COUNT} codex attempts run by parallel() each follow their own script`, async () => {
+  it(`${COUNT} attempts (two per engine) run by parallel() each follow their own script`, async () => {
     const harness = defineHarness({
       name: 'parallel-writers',
       recording: path.join(tmp, 'recording.json'),
-      agents: { writer: attemptAgent('codex', () => defaults) },
+      agents: {
+        codex: attemptAgent('codex', () => defaults),
+        claude: attemptAgent('claude', () => defaults),
+        gemini: attemptAgent('gemini', () => defaults),
+        opencode: attemptAgent('opencode', () => defaults),
+      },
       run: async ({ agents, parallel }) =>
         parallel(
           'write',
           Array.from(
             { length: COUNT },
             (_, i) => () =>
-              agents.writer.execute(`Write f${i}.txt`, {
+              agents[ENGINES[i]!].execute(`Write f${i}.txt`, {
                 version: 1,
                 turns: [turns.writeFile(`f${i}.txt`, `file ${i}\n`), turns.final(`Wrote f${i}.txt.`)],
               }),
@@ -56,13 +64,14 @@ describe('parallel attempts on one model server', () => {
     const { result } = await harness.create(undefined).run();
     expect(result).toHaveLength(COUNT);
     const runRoot = path.join(tmp, 'runs');
-    const runs = fs.readdirSync(runRoot).filter((d) => !d.startsWith('.') && d.includes('-codex-'));
+    const runs = fs.readdirSync(runRoot).filter((d) => !d.startsWith('.') && d.includes('-'));
     expect(runs).toHaveLength(COUNT);
     const lanes = new Set<string>();
     result.forEach((call, i) => {
       expect(call.completion, `attempt ${i}: ${call.error}`).toBe('completed');
       expect(call.finalMessage).toContain(`Wrote f${i}.txt.`);
-      const runDir = path.join(runRoot, runs.find((d) => d.endsWith(`-codex-${call.handle}`))!);
+      expect(call.engine).toBe(ENGINES[i]);
+      const runDir = path.join(runRoot, runs.find((d) => d.endsWith(`-${ENGINES[i]}-${call.handle}`))!);
       // Its own file and no other attempt's.
       expect(fs.readFileSync(path.join(runDir, `f${i}.txt`), 'utf8')).toBe(`file ${i}\n`);
       for (let j = 0; j < COUNT; j += 1) if (j !== i) expect(fs.existsSync(path.join(runDir, `f${j}.txt`))).toBe(false);
