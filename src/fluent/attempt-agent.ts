@@ -22,8 +22,11 @@ export interface AttemptCallResult {
 /** Fixed parts of every attempt an attempt-backed agent runs. */
 export interface AttemptAgentDefaults {
   paths: HarnessPaths;
-  /** The scripted model server all calls use. */
-  modelServer: Pick<ModelServer, 'url' | 'setScript'>;
+  /**
+   * The scripted model server all calls use. Each call runs on its own lane of it (`openLane`), so calls run in
+   * parallel never answer from each other's scripts; a server without `openLane` gets the script set on it instead.
+   */
+  modelServer: Pick<ModelServer, 'url' | 'setScript'> & Partial<Pick<ModelServer, 'openLane'>>;
   hostEnv?: NodeJS.ProcessEnv;
   timeoutMs?: number;
   /** Extra request fields (translateMode, passthrough…). */
@@ -43,24 +46,28 @@ export function attemptAgent(
 ): new () => { execute: (prompt: string, script?: AttemptScript) => Promise<AttemptCallResult> } {
   return class AttemptAgent {
     /**
-     * Runs one attempt; a script given here is validated with the script file's defaults (MODEL_SCRIPT_INVALID
-     * when it is not a script) and replaces the server's script first (one engine at a time).
+     * Runs one attempt on its own lane of the model server; a script given here is validated with the script file's
+     * defaults (MODEL_SCRIPT_INVALID when it is not a script) and is the lane's script (without one, the lane starts
+     * from the server's script in force).
      */
     async execute(prompt: string, script?: AttemptScript): Promise<AttemptCallResult> {
       // Resolved per call so a replayed harness (which never calls) needs no model server or paths.
       const defaults = typeof defaultsOrFactory === 'function' ? defaultsOrFactory() : defaultsOrFactory;
-      if (script !== undefined)
-        defaults.modelServer.setScript(parseModelScript(script, `attemptAgent(${JSON.stringify(engine)}) script`));
+      const parsed =
+        script === undefined ? undefined : parseModelScript(script, `attemptAgent(${JSON.stringify(engine)}) script`);
+      const server = defaults.modelServer;
+      const lane = server.openLane?.(parsed) ?? null;
+      if (!lane && parsed !== undefined) server.setScript(parsed);
       const result = await runAttempt({
         ...defaults.request,
         paths: defaults.paths,
         engine,
         launch: 'start',
         prompt,
-        modelServer: defaults.modelServer,
+        modelServer: lane ?? server,
         ...(defaults.hostEnv ? { hostEnv: defaults.hostEnv } : {}),
         ...(defaults.timeoutMs ? { timeoutMs: defaults.timeoutMs } : {}),
-      });
+      }).finally(() => lane?.close());
       return {
         handle: result.handle,
         runId: result.runId,

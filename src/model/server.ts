@@ -4,6 +4,7 @@
  * their proxy variables pointed here, so a CONNECT or an absolute-URL request to another host is refused (403)
  * and recorded.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -30,7 +31,12 @@ export const WIRE_APIS: readonly WireApiHandler[] = [
 ];
 
 /** Routes that are not a wire API, listed in the 404 message. */
-const HARNESS_ROUTES = ['GET /', 'HEAD /', 'GET /__harness/requests'];
+const HARNESS_ROUTES = [
+  'GET /',
+  'HEAD /',
+  'GET /__harness/requests',
+  'any of these under /__attempt/<lane> (an attempt lane)',
+];
 
 /**
  * What the server did with a request. `bad_request`: malformed or non-object body; `server_error`: a bug in
@@ -78,6 +84,8 @@ export interface RecordedRequest {
   started_ts?: string;
   /** How a request on a script route's gate was released (gated routes only). */
   gate?: GateRelease;
+  /** The attempt lane the request came through (`/__attempt/<lane>/…`), absent for the server's own routes. */
+  lane?: string;
 }
 
 /** A refused outbound attempt (CONNECT or absolute URL through the proxy variables). */
@@ -86,6 +94,31 @@ export interface EgressAttempt {
   method: string;
   /** `host:port` for CONNECT, the absolute URL otherwise. */
   target: string;
+}
+
+/** Path prefix of an attempt lane: `/__attempt/<key>` before the wire API's own path. */
+export const LANE_PREFIX = '/__attempt/';
+
+/**
+ * One attempt's own view of a shared server (see {@link ModelServer.openLane}): its base URL carries the lane's key,
+ * so its requests are answered from its own script and recorded in its own list, whatever other attempts on the same
+ * server do at the same time.
+ */
+export interface ModelLane {
+  /** The lane's key (in its URL). */
+  readonly key: string;
+  /** `http://127.0.0.1:PORT/__attempt/KEY`: the base URL to give the engine, no trailing slash. */
+  readonly url: string;
+  /** The requests that came through this lane (live array; they are in the server's `requests` too). */
+  readonly requests: RecordedRequest[];
+  /** The lane's script (null = default replies). */
+  readonly script: ModelScript | null;
+  /** Replaces the lane's script for its following requests. */
+  setScript(script: ModelScript | null): void;
+  /** Adds turns after the lane script's last one (as {@link ModelServer.appendTurns}). */
+  appendTurns(turns: readonly ModelTurn[]): void;
+  /** Forgets the lane: its later requests get a 404. The server keeps running. */
+  close(): void;
 }
 
 /** A running server. */
@@ -111,6 +144,11 @@ export interface ModelServer {
    * finds them where it continues; with the default script, the turns become the script.
    */
   appendTurns(turns: readonly ModelTurn[]): void;
+  /**
+   * Opens an attempt lane with its own script (default: a copy of the server's script in force): attempts that
+   * share the server each take a lane, so their scripts never cross.
+   */
+  openLane(script?: ModelScript | null): ModelLane;
   /** Stops listening and closes every connection, keep-alive ones included; safe to call twice. */
   close(): Promise<void>;
 }
@@ -145,7 +183,7 @@ async function registeredToolTables(): Promise<EngineToolTable[]> {
 }
 
 /** What the server records of a request: a row without its `seq` and `ts`, whose null fields may be left out. */
-type RecordEntry = Omit<RecordedRequest, 'seq' | 'ts' | 'wire' | 'body' | 'turn_index'> &
+type RecordEntry = Omit<RecordedRequest, 'seq' | 'ts' | 'wire' | 'body' | 'turn_index' | 'lane'> &
   Partial<Pick<RecordedRequest, 'wire' | 'body' | 'turn_index'>>;
 
 /** Headers whose values are secrets: recorded and logged as `[redacted]`. */
@@ -240,6 +278,20 @@ function isSelf(url: URL, port: number): boolean {
   );
 }
 
+/** `script` with `more` turns after its last (the default script becomes `more`). */
+function withTurns(script: ModelScript | null, more: readonly ModelTurn[]): ModelScript {
+  return { ...(script ?? { version: 1 as const }), turns: [...(script?.turns ?? []), ...more] };
+}
+
+/** The lane key and the rest of a `/__attempt/<key>/…` path, or null for a path without the prefix. */
+function laneOf(pathname: string): { key: string; rest: string } | null {
+  if (!pathname.startsWith(LANE_PREFIX)) return null;
+  const tail = pathname.slice(LANE_PREFIX.length);
+  const slash = tail.indexOf('/');
+  const key = slash === -1 ? tail : tail.slice(0, slash);
+  return key === '' ? null : { key, rest: slash === -1 ? '/' : tail.slice(slash) };
+}
+
 /** Starts a scripted model server on 127.0.0.1; MODEL_SERVER_FAILED when it cannot listen. */
 export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
   let script = options.script ?? null;
@@ -249,6 +301,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   );
   const requests: RecordedRequest[] = [];
   const egress: EgressAttempt[] = [];
+  /** Open attempt lanes by key: each its own script and request list. */
+  const lanes = new Map<string, { script: ModelScript | null; requests: RecordedRequest[] }>();
+  let laneSeq = 0;
   let seq = 0;
   /** Responses held open by a `stall` turn; ended by close(). */
   const stalled = new Set<ServerResponse>();
@@ -257,14 +312,16 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   let logError: Error | null = null;
   if (typeof logFile === 'string') fs.mkdirSync(path.dirname(logFile), { recursive: true });
   /** Records a request; `wire`, `body` and `turn_index` are null unless given (the row's keys keep their order). */
-  const record = (entry: RecordEntry): void => {
+  const record = (entry: RecordEntry, lane?: string): void => {
     seq += 1;
     const row: RecordedRequest = Object.assign(
       { seq, ts: new Date().toISOString(), method: entry.method, path: entry.path, wire: null, headers: entry.headers },
       { body: null, turn_index: null },
       entry,
+      lane === undefined ? {} : { lane },
     );
     requests.push(row);
+    if (lane !== undefined) lanes.get(lane)?.requests.push(row);
     // Synchronous on purpose: the line is on disk before the answer goes out, even if the engine is killed next.
     const file = typeof logFile === 'function' ? logFile() : logFile;
     if (!file || logError) return;
@@ -305,20 +362,38 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     } else {
       url = new URL(rawUrl, 'http://127.0.0.1');
     }
-    const where = url.pathname;
+    const laned = laneOf(url.pathname);
+    if (laned && !lanes.has(laned.key)) {
+      request.resume();
+      record({ method, path: url.pathname, headers, status: 404, response_kind: 'not_found' });
+      json(response, 404, {
+        error: {
+          message: `agent-harness scripted model: no open attempt lane "${laned.key}" (${method} ${url.pathname}); the attempt that opened it has ended, or its base URL was not made by openLane()`,
+          type: 'not_found',
+          code: 'not_found',
+        },
+      });
+      return;
+    }
+    const lane = laned ? lanes.get(laned.key)! : null;
+    /** Records a request of this lane (or of the server). */
+    const note = (entry: RecordEntry): void => record(entry, laned?.key);
+    /** The script in force now for this request: the lane's, else the server's (read when used, as it may change). */
+    const active = (): ModelScript | null => (lane ? lane.script : script);
+    const where = laned ? laned.rest : url.pathname;
     let body: unknown;
     try {
       body = parseBody(await readBody(request), String(request.headers['content-type'] ?? ''));
     } catch (error) {
       if (!(error instanceof BodyError)) throw error;
-      record({ method, path: where, headers, status: 400, response_kind: 'bad_request' });
+      note({ method, path: where, headers, status: 400, response_kind: 'bad_request' });
       json(response, 400, {
         error: { message: error.message, type: 'invalid_request_error', code: 'invalid_request_error' },
       });
       return;
     }
     if ((method === 'HEAD' || method === 'GET') && where === '/') {
-      record({ method, path: where, headers, status: 200, response_kind: 'probe' });
+      note({ method, path: where, headers, status: 200, response_kind: 'probe' });
       response.writeHead(200, { 'content-type': 'text/plain' });
       response.end(method === 'HEAD' ? undefined : 'agent-harness scripted model\n');
       return;
@@ -332,7 +407,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const wire = WIRE_APIS.find((candidate) => candidate.matches(wireRequest));
     if (wire) wireRequest.tools = toolsOf.get(wire.id) ?? [];
     if (!wire) {
-      record({ method, path: where, headers, body, status: 404, response_kind: 'not_found' });
+      note({ method, path: where, headers, body, status: 404, response_kind: 'not_found' });
       const served = [...WIRE_APIS.flatMap((w) => w.paths), ...HARNESS_ROUTES].join(', ');
       json(response, 404, {
         error: {
@@ -344,14 +419,14 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       return;
     }
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      record({ method, path: where, wire: wire.id, headers, body, status: 400, response_kind: 'bad_request' });
+      note({ method, path: where, wire: wire.id, headers, body, status: 400, response_kind: 'bad_request' });
       wire.respondError(response, 400, 'request body must be a JSON object', 'invalid_request_error');
       return;
     }
     // Side requests first: they must neither use up a scripted turn nor get a scripted turn's error.
     const side = wire.sideRequestKind?.(wireRequest) ?? null;
     if (side) {
-      record({
+      note({
         method,
         path: where,
         wire: wire.id,
@@ -366,12 +441,12 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       return;
     }
     // Routes and gates (script `routes`): the turn list is chosen by request content; a gate holds the request.
-    const gate = await gates.pass(matchRoute(script, body));
+    const gate = await gates.pass(matchRoute(active(), body));
     const timing = { started_ts: startedTs, ...(gate ? { gate } : {}) };
-    const selection = selectTurn(script, wire.countModelTurns(body), body);
+    const selection = selectTurn(active(), wire.countModelTurns(body), body);
     if (selection.kind === 'exhausted') {
       // 400, not 5xx: CLIs retry 5xx, and a retry cannot make the script longer.
-      record({
+      note({
         method,
         path: where,
         wire: wire.id,
@@ -383,7 +458,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
         ...timing,
       });
       const message = exhaustedMessage(selection.index, selection.total, {
-        script,
+        script: active(),
         request: { method, path: where, wire: wire.id, body },
       });
       wire.respondError(response, 400, message, 'script_exhausted');
@@ -391,7 +466,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     }
     const { turn } = selection;
     if (turn.type === 'error') {
-      record({
+      note({
         method,
         path: where,
         wire: wire.id,
@@ -409,7 +484,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       wire.respondError(response, turn.status, turn.message, errorType(turn.status));
       return;
     }
-    record({
+    note({
       method,
       path: where,
       wire: wire.id,
@@ -518,7 +593,30 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       script = next;
     },
     appendTurns(more) {
-      script = { ...(script ?? { version: 1 as const }), turns: [...(script?.turns ?? []), ...more] };
+      script = withTurns(script, more);
+    },
+    openLane(laneScript) {
+      laneSeq += 1;
+      const key = `a${laneSeq}-${randomBytes(4).toString('hex')}`;
+      const lane = { script: laneScript === undefined ? script : laneScript, requests: [] as RecordedRequest[] };
+      lanes.set(key, lane);
+      return {
+        key,
+        url: `http://127.0.0.1:${port}${LANE_PREFIX}${key}`,
+        requests: lane.requests,
+        get script() {
+          return lane.script;
+        },
+        setScript(next) {
+          lane.script = next;
+        },
+        appendTurns(more) {
+          lane.script = withTurns(lane.script, more);
+        },
+        close() {
+          lanes.delete(key);
+        },
+      };
     },
     close() {
       closing ??= new Promise<void>((resolve) => {

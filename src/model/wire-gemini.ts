@@ -12,6 +12,7 @@
  * router, next-speaker and loop-detection checks) is a side request (answered before any scripted turn is chosen) and gets a JSON text built from its
  * schema (a next-speaker check is told the user speaks next); `:countTokens` gets `{"totalTokens": 10}`.
  */
+import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { finalText, type ContentTurn, nativeIntentCall } from './script.js';
 import { shellToolCall } from './tool-table.js';
@@ -183,6 +184,7 @@ export const geminiWire: WireApiHandler = {
       candidates: [{ content: { role: 'model', parts: turnParts(request, turn) }, finishReason: 'STOP', index: 0 }],
       usageMetadata: usageMetadata(),
       modelVersion: match?.[1] ?? 'scripted',
+      responseId: randomBytes(12).toString('base64url'),
     };
     if (method === 'generateContent') {
       response.writeHead(200, { 'content-type': 'application/json' });

@@ -1,10 +1,14 @@
 /**
  * OpenAI Responses API (`POST /v1/responses`), as codex 0.169.0 speaks it with a custom provider
- * (`wire_api = "responses"`). SSE events sent: response.created, response.output_item.added,
- * response.output_text.delta (text), response.output_item.done, response.completed with usage. The minimal
- * sequence codex accepts is output_item.done + completed (shared/research/codex-claude.md §3); the others are
- * sent so streaming consumers see deltas. A shell call is a `function_call` to the shell tool of the engine's tool
- * table (`src/engines/<id>/tools.ts`) that the request offers.
+ * (`wire_api = "responses"`) and as the official `openai` client reads it (`responses.create`, plain or with
+ * `stream: true`, and `responses.stream()`). With `stream: true` the answer is the API's SSE event sequence
+ * (`event: <type>` + `data: <json>` with a `sequence_number`): response.created, response.in_progress, per output
+ * item output_item.added, its parts (content_part / output_text, reasoning_summary_part / reasoning_summary_text,
+ * function_call_arguments: added, delta, done), output_item.done, then response.completed with the whole response
+ * and usage. The minimal sequence codex accepts is output_item.done + completed (shared/research/codex-claude.md
+ * §3); the SDK's stream helper needs the rest. Without `stream: true` (the SDK omits it) a plain Response JSON is
+ * answered. A shell call is a `function_call` to the shell tool of the engine's tool table
+ * (`src/engines/<id>/tools.ts`) that the request offers.
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -72,7 +76,7 @@ function outputItems(turn: RenderedTurn, request: WireRequest): Item[] {
       id: id('msg'),
       role: 'assistant',
       status: 'completed',
-      content: [{ type: 'output_text', text, annotations: [] }],
+      content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
     });
   }
   return items;
@@ -98,6 +102,91 @@ function usage(): Item {
 /** One SSE event, `event: <type>` + `data: <json>`, exactly as in shared/research/samples. */
 function sse(response: ServerResponse, event: Item): void {
   response.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
+}
+
+/** The Response object of a finished turn, the fields of the API reference's `Response`. */
+function responseObject(request: WireRequest, output: Item[]): Item {
+  const body = request.body as { model?: unknown; instructions?: unknown; tools?: unknown; metadata?: unknown };
+  return {
+    id: id('resp'),
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: 'completed',
+    error: null,
+    incomplete_details: null,
+    instructions: typeof body.instructions === 'string' ? body.instructions : null,
+    metadata: typeof body.metadata === 'object' && body.metadata !== null ? body.metadata : {},
+    model: String(body.model ?? 'scripted'),
+    output,
+    parallel_tool_calls: true,
+    temperature: 1,
+    tool_choice: 'auto',
+    tools: Array.isArray(body.tools) ? body.tools : [],
+    top_p: 1,
+    usage: usage(),
+  };
+}
+
+/**
+ * The SSE events of a finished response, in the API's order (without `sequence_number`): response.created and
+ * response.in_progress (no output, no usage), then per output item output_item.added with the item empty, its
+ * parts (reasoning: reasoning_summary_part.added, reasoning_summary_text.delta/.done, reasoning_summary_part.done;
+ * message: content_part.added, output_text.delta/.done, content_part.done; function call:
+ * function_call_arguments.delta/.done), output_item.done with the whole item, and response.completed.
+ */
+function streamEvents(completed: Item): Item[] {
+  const { usage: _usage, ...rest } = completed;
+  const inProgress = { ...rest, status: 'in_progress', output: [], usage: null };
+  const events: Item[] = [
+    { type: 'response.created', response: inProgress },
+    { type: 'response.in_progress', response: inProgress },
+  ];
+  (completed.output as Item[]).forEach((item, index) => {
+    const at = { item_id: item.id, output_index: index };
+    if (item.type === 'reasoning') {
+      events.push({ type: 'response.output_item.added', output_index: index, item: { ...item, summary: [] } });
+      (item.summary as Item[]).forEach((part, summaryIndex) => {
+        const text = String(part.text);
+        const where = { ...at, summary_index: summaryIndex };
+        events.push(
+          { type: 'response.reasoning_summary_part.added', ...where, part: { type: 'summary_text', text: '' } },
+          { type: 'response.reasoning_summary_text.delta', ...where, delta: text },
+          { type: 'response.reasoning_summary_text.done', ...where, text },
+          { type: 'response.reasoning_summary_part.done', ...where, part },
+        );
+      });
+    } else if (item.type === 'message') {
+      events.push({
+        type: 'response.output_item.added',
+        output_index: index,
+        item: { ...item, status: 'in_progress', content: [] },
+      });
+      (item.content as Item[]).forEach((part, contentIndex) => {
+        const text = String(part.text);
+        const where = { ...at, content_index: contentIndex };
+        events.push(
+          { type: 'response.content_part.added', ...where, part: { ...part, text: '' } },
+          { type: 'response.output_text.delta', ...where, delta: text, logprobs: [] },
+          { type: 'response.output_text.done', ...where, text, logprobs: [] },
+          { type: 'response.content_part.done', ...where, part },
+        );
+      });
+    } else {
+      const args = String(item.arguments);
+      events.push(
+        {
+          type: 'response.output_item.added',
+          output_index: index,
+          item: { ...item, status: 'in_progress', arguments: '' },
+        },
+        { type: 'response.function_call_arguments.delta', ...at, delta: args },
+        { type: 'response.function_call_arguments.done', ...at, name: item.name, arguments: args },
+      );
+    }
+    events.push({ type: 'response.output_item.done', output_index: index, item });
+  });
+  events.push({ type: 'response.completed', response: completed });
+  return events;
 }
 
 /** The Responses API handler. */
@@ -135,20 +224,9 @@ export const openAiResponsesWire: WireApiHandler = {
       .join('\n');
   },
   respond(request: WireRequest, turn: RenderedTurn, response: ServerResponse): void {
-    const model = String((request.body as { model?: unknown }).model ?? 'scripted');
-    const items = outputItems(turn, request);
-    const responseId = id('resp');
-    const createdAt = Math.floor(Date.now() / 1000);
-    const completed = {
-      id: responseId,
-      object: 'response',
-      created_at: createdAt,
-      status: 'completed',
-      model,
-      output: items,
-      usage: usage(),
-    };
-    if ((request.body as { stream?: unknown }).stream === false) {
+    const completed = responseObject(request, outputItems(turn, request));
+    // Streamed only when asked: the official client omits `stream` on a plain `responses.create` and parses JSON.
+    if ((request.body as { stream?: unknown }).stream !== true) {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify(completed));
       return;
@@ -158,30 +236,8 @@ export const openAiResponsesWire: WireApiHandler = {
       'cache-control': 'no-cache',
       connection: 'keep-alive',
     });
-    // Same fields as response.completed minus usage, as the real API sends (shared/research/samples).
-    const { usage: _usage, ...inProgress } = completed;
-    sse(response, { type: 'response.created', response: { ...inProgress, status: 'in_progress', output: [] } });
-    items.forEach((item, index) => {
-      const added =
-        item.type === 'message'
-          ? { ...item, status: 'in_progress', content: [] }
-          : item.type === 'reasoning'
-            ? { ...item, summary: [] }
-            : { ...item, status: 'in_progress' };
-      sse(response, { type: 'response.output_item.added', output_index: index, item: added });
-      if (item.type === 'message') {
-        const text = ((item.content as Item[])[0]?.text as string | undefined) ?? '';
-        sse(response, {
-          type: 'response.output_text.delta',
-          item_id: item.id,
-          output_index: index,
-          content_index: 0,
-          delta: text,
-        });
-      }
-      sse(response, { type: 'response.output_item.done', output_index: index, item });
-    });
-    sse(response, { type: 'response.completed', response: completed });
+    let sequence = 0;
+    for (const event of streamEvents(completed)) sse(response, { ...event, sequence_number: sequence++ });
     response.end();
   },
   respondError(response: ServerResponse, status: number, message: string, type: string): void {

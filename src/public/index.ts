@@ -23,7 +23,7 @@ export type { HarnessPaths, ResolvePathsOptions } from '../runtime/paths.js';
 export { listRuns, resolveRunSelector } from '../runtime/run-store.js';
 export { injectSkills, DONE_MARKER, COMPLETION_CONTRACT } from '../runtime/skills.js';
 export { startModelServer, loadModelScript, parseModelScript, turns, ModelScriptSchema } from '../model/index.js';
-export type { ModelScript, ModelServer } from '../model/index.js';
+export type { ModelLane, ModelScript, ModelServer } from '../model/index.js';
 export * from '../protocol/index.js';
 export {
   Orchestrator,

@@ -68,7 +68,8 @@ export function buildEngineEnv(options: EngineEnvOptions): Record<string, string
   }
   if (options.modelBaseUrl && options.modelMode !== 'live') {
     for (const name of ['HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'https_proxy', 'http_proxy', 'all_proxy']) {
-      env[name] = options.modelBaseUrl;
+      // The origin only: an attempt lane's base URL has a path (`/__attempt/<key>`), which a proxy URL has no use for.
+      env[name] = new URL(options.modelBaseUrl).origin;
     }
     env.NO_PROXY = env.no_proxy = '127.0.0.1,localhost,::1';
   }

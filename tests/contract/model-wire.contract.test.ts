@@ -53,7 +53,7 @@ async function responses(server: ModelServer, body: unknown, route = '/v1/respon
 const userInput = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }];
 
 describe('OpenAI Responses wire API', () => {
-  it('answers a text turn as SSE: created, item added, text delta, item done, completed with usage', async () => {
+  it('answers a text turn as SSE: created, in_progress, item added, content part, text delta/done, item done, completed with usage', async () => {
     const server = await serve({ version: 1, turns: [turns.text('hello there')] });
     const response = await responses(server, { model: 'gpt-5.5', stream: true, input: userInput });
     expect(response.status).toBe(200);
@@ -61,23 +61,32 @@ describe('OpenAI Responses wire API', () => {
     const events = sseEvents(await response.text());
     expect(events.map((e) => e.event)).toEqual([
       'response.created',
+      'response.in_progress',
       'response.output_item.added',
+      'response.content_part.added',
       'response.output_text.delta',
+      'response.output_text.done',
+      'response.content_part.done',
       'response.output_item.done',
       'response.completed',
     ]);
     for (const e of events) expect(e.data.type).toBe(e.event);
-    const [created, added, delta, done, completed] = events.map((e) => e.data);
+    expect(events.map((e) => e.data.sequence_number)).toEqual(events.map((_, i) => i));
+    const [created, , added, partAdded, delta, textDone, partDone, done, completed] = events.map((e) => e.data);
     expect(created.response).toMatchObject({ object: 'response', status: 'in_progress', model: 'gpt-5.5', output: [] });
     expect(created.response.id).toMatch(/^resp_/);
     expect(added.item).toMatchObject({ type: 'message', role: 'assistant', status: 'in_progress', content: [] });
-    expect(delta).toMatchObject({ item_id: added.item.id, output_index: 0, content_index: 0, delta: 'hello there' });
+    const at = { item_id: added.item.id, output_index: 0, content_index: 0 };
+    expect(partAdded).toMatchObject({ ...at, part: { type: 'output_text', text: '' } });
+    expect(delta).toMatchObject({ ...at, delta: 'hello there' });
+    expect(textDone).toMatchObject({ ...at, text: 'hello there' });
+    expect(partDone).toMatchObject({ ...at, part: { type: 'output_text', text: 'hello there' } });
     expect(done.item).toEqual({
       type: 'message',
       id: added.item.id,
       role: 'assistant',
       status: 'completed',
-      content: [{ type: 'output_text', text: 'hello there', annotations: [] }],
+      content: [{ type: 'output_text', text: 'hello there', annotations: [], logprobs: [] }],
     });
     expect(completed.response).toMatchObject({ id: created.response.id, status: 'completed', output: [done.item] });
     expect(completed.response.usage).toEqual({
@@ -105,7 +114,10 @@ describe('OpenAI Responses wire API', () => {
     );
     expect(events.map((e) => e.event)).toEqual([
       'response.created',
+      'response.in_progress',
       'response.output_item.added',
+      'response.function_call_arguments.delta',
+      'response.function_call_arguments.done',
       'response.output_item.done',
       'response.completed',
     ]);
@@ -114,7 +126,13 @@ describe('OpenAI Responses wire API', () => {
     expect(call.id).toMatch(/^fc_/);
     expect(call.call_id).toMatch(/^call_/);
     expect(JSON.parse(call.arguments)).toEqual({ cmd: 'echo hi > out.txt' });
-    expect(events[1]!.data.item).toMatchObject({ type: 'function_call', call_id: call.call_id, status: 'in_progress' });
+    expect(events[2]!.data.item).toMatchObject({
+      type: 'function_call',
+      call_id: call.call_id,
+      status: 'in_progress',
+      arguments: '',
+    });
+    expect(events[4]!.data).toMatchObject({ item_id: call.id, name: 'exec_command', arguments: call.arguments });
   });
 
   it('uses the older shell tool (argv) when the request offers shell but not exec_command', async () => {
