@@ -13,6 +13,7 @@ import { writeOwnFileSync } from '../runtime/own-file.js';
 import { createRaspBuilder, type RaspBuilder } from '../translate/rasp-builder.js';
 import { createConformanceTally, type ConformanceTally } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
+import { mcpForwardUrls } from './mcp-reach.js';
 import { AttemptResources } from './attempt-resources.js';
 import { createRaspFacts, type RaspFacts } from './attempt-result.js';
 import {
@@ -89,6 +90,8 @@ async function startIsolation(plan: AttemptPlan, model: Promise<AttemptModel>): 
   return openIsolation({
     mode,
     modelUrl: url,
+    // HTTP MCP servers on the host's loopback are forwarded into the namespace like the model server.
+    forwardUrls: mcpForwardUrls(plan.request.agentOptions?.mcpServers),
     ...(plan.namespaceSupport ? { support: plan.namespaceSupport } : {}),
     // A PTY or `script` starts the init in its own terminal.
     ...(plan.io === 'split' ? { prestart: plan.initStdin } : {}),

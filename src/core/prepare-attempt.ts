@@ -15,6 +15,7 @@ import { readIntegerSetting } from '../runtime/integer-setting.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
 import { type AttemptRequest, DEFAULT_ATTEMPT_TIMEOUT_MS, type IoMode } from './attempt-request.js';
 import { resolveEventMemoryBytes } from './event-spool.js';
+import { assertMcpReachable } from './mcp-reach.js';
 import { hasWorkspaceSeed } from './workspace.js';
 
 /** What an attempt will be, decided from its request: the output of {@link prepareAttempt}. */
@@ -127,6 +128,7 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
   }
   const modelMode = request.modelMode ?? request.run?.model_mode ?? 'scripted';
   requireModelMode(modelMode);
+  assertMcpReachable(request.agentOptions?.mcpServers, modelMode, isolationMode);
   const scriptInput = request.script ?? (launch === 'resume' ? (request.run?.script ?? null) : null);
   const script =
     modelMode === 'scripted'
