@@ -5,6 +5,7 @@
  * In live mode, or with isolation off, the agent keeps the host network and every URL is its own to reach.
  */
 import { AgentHarnessError } from '../errors/index.js';
+import type { ModelScript } from '../model/index.js';
 import type { IsolationMode, McpServerDef, ModelMode } from '../protocol/index.js';
 import { loopbackTarget } from '../runtime/isolation/attempt-isolation.js';
 
@@ -30,4 +31,19 @@ export function assertMcpReachable(
     `MCP server "${unreachable.name}" is at ${unreachable.url}, which is not on the host's loopback: in scripted mode the agent's network namespace reaches only 127.0.0.1 (forwarded), so the engine could never connect to it. Serve it on 127.0.0.1, or run with isolation off.`,
     { details: { server: unreachable.name, url: unreachable.url } },
   );
+}
+
+/** The MCP servers whose tools `script` calls (its `mcp_tool` turns, wherever they are: turns, routes). */
+export function mcpServersCalled(script: ModelScript | undefined): string[] {
+  const servers = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) for (const item of value) visit(item);
+    else if (value !== null && typeof value === 'object') {
+      const record = value as Record<string, unknown>;
+      if (record.kind === 'mcp_tool' && typeof record.server === 'string') servers.add(record.server);
+      for (const child of Object.values(record)) visit(child);
+    }
+  };
+  visit(script);
+  return [...servers];
 }

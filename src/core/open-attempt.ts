@@ -3,6 +3,7 @@
  * run store makes the run directory and reserves the attempt's number (the one concurrency step of an attempt); then
  * the audit recorder opens its files. From here on the attempt exists, and whatever fails is recorded in it.
  */
+import { withMcpReadiness } from '../engines/mcp-readiness.js';
 import path from 'node:path';
 import { startModelServer, type ModelServer, type RecordedRequest } from '../model/index.js';
 import type { AttemptMeta, RaspEvent, RunIndexEntry } from '../protocol/index.js';
@@ -150,7 +151,7 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
     runId: run.run_id,
     attempt,
     engine: adapter.id,
-    parser: adapter.createParser(),
+    parser: withMcpReadiness(adapter.createParser()),
     keepNoEvents: true,
     onEvent: (event) => {
       raspSpool.push(event);

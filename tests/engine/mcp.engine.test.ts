@@ -14,6 +14,9 @@ import { expectCompleteAudit } from '../helpers/audit.js';
 import { missingReasons, registryEngines } from '../helpers/engines.js';
 import { startHttpMcpServer } from '../helpers/mcp-http-server.js';
 
+/** The stdio MCP server fixture (official TypeScript SDK): one `echo` tool; ECHO_START_DELAY_MS delays its start. */
+const ECHO_SERVER = path.resolve('fixtures/mcp/echo-server.mjs');
+
 const runRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-mcp-'));
 afterAll(() => fs.rmSync(runRoot, { recursive: true, force: true }));
 
@@ -92,5 +95,61 @@ describe.for(registryEngines())('%s MCP', (engine) => {
     await expect(query()).rejects.toMatchObject({ code: 'MCP_SERVER_UNREACHABLE' });
     // No run directory was made for it.
     expect(fs.readdirSync(runRoot).length).toBe(before);
+  });
+
+  /** Runs a query whose script calls `echo` of a stdio server starting after `delayMs`, waited for `timeoutMs`. */
+  const slowServerQuery = async (delayMs: number, timeoutMs?: number) => {
+    const events: AgentEvent[] = [];
+    for await (const event of getProvider(engine).query({
+      provider: engine,
+      prompt: 'Call the echo tool.',
+      mcpServers: [
+        {
+          name: 'slow',
+          command: [process.execPath, ECHO_SERVER],
+          env: { ECHO_START_DELAY_MS: String(delayMs) },
+          ...(timeoutMs ? { startupTimeoutMs: timeoutMs } : {}),
+        },
+      ],
+      extra: {
+        runRoot,
+        script: script(
+          { type: 'mcp_tool', server: 'slow', tool: 'echo', arguments: { text: 'late' } },
+          { type: 'final', text: 'Echoed.' },
+        ),
+      },
+    }))
+      events.push(event);
+    const last = events.at(-1)!;
+    const { runDir } = last.diagnostics as { runDir: string };
+    const audit = attemptAuditPaths(runDir, 1);
+    const notReady = fs
+      .readFileSync(audit.rasp, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+      .filter((e) => e.data.type === 'diagnostic' && e.data.diagnostic.code === 'MCP_SERVER_NOT_READY');
+    return { last, runDir, audit, notReady };
+  };
+
+  it('a stdio MCP server that starts slowly is waited for before the first turn: its tool is called, no diagnostic', async () => {
+    // Slower to start than an engine that does not wait takes to its first model request.
+    const { last, runDir, audit, notReady } = await slowServerQuery(3000);
+    const why = () =>
+      `last event: ${JSON.stringify(last).slice(0, 800)}; stdout: ${fs.readFileSync(audit.stdout, 'utf8').slice(0, 1500)}`;
+    expect(notReady, why()).toEqual([]);
+    expect(last, why()).toMatchObject({ type: 'complete', result: { success: true } });
+    expect(fs.readFileSync(path.join(runDir, 'mcp-calls.log'), 'utf8')).toContain('late');
+  });
+
+  it('a stdio MCP server not ready within its startup timeout is MCP_SERVER_NOT_READY, and the attempt that calls it fails', async () => {
+    const { last, audit, notReady } = await slowServerQuery(60_000, 2000);
+    const why = () =>
+      `last event: ${JSON.stringify(last).slice(0, 800)}; stdout: ${fs.readFileSync(audit.stdout, 'utf8').slice(0, 1500)}; stderr: ${fs.readFileSync(audit.stderr, 'utf8').slice(-1500)}`;
+    expect(notReady.length, why()).toBe(1);
+    expect(notReady[0].data.diagnostic.message).toContain('"slow"');
+    expect(last, why()).toMatchObject({ type: 'complete', result: { success: false } });
+    const meta = expectCompleteAudit(audit);
+    expect(meta.completion).toMatchObject({ state: 'failed', code: 'MCP_SERVER_NOT_READY' });
   });
 });
