@@ -30,10 +30,10 @@ const support = probeNamespaces();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-mcp-iso-'));
 const servers: http.Server[] = [];
 
-/** An HTTP server on the host's 127.0.0.1 that answers `name`. */
-async function serve(name: string): Promise<number> {
+/** An HTTP server on the host's `host` (127.0.0.1 unless said) that answers `name`. */
+async function serve(name: string, host = '127.0.0.1'): Promise<number> {
   const server = http.createServer((_req, res) => res.end(name));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   servers.push(server);
   return (server.address() as AddressInfo).port;
 }
@@ -41,10 +41,12 @@ async function serve(name: string): Promise<number> {
 let modelPort = 0;
 let mcpPort = 0;
 let otherPort = 0;
+let v6Port = 0;
 beforeAll(async () => {
   modelPort = await serve('model');
   mcpPort = await serve('mcp');
   otherPort = await serve('other');
+  v6Port = await serve('v6', '::1');
 });
 afterAll(async () => {
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
@@ -54,20 +56,26 @@ afterAll(async () => {
 describe.skipIf(!support.available).each(['wrap', 'prestart'] as const)(
   'forwards in the namespace (init via %s)',
   (via) => {
-    it("reaches the model and every HTTP MCP server on the host's loopback, each on its own port", async () => {
+    it("reaches the model and every HTTP MCP server on the host's loopback (127.0.0.1, localhost, [::1]), each on its own port", async () => {
       const isolation = await openIsolation({
         mode: 'require',
         modelUrl: `http://127.0.0.1:${modelPort}`,
         forwardUrls: [
           `http://127.0.0.1:${mcpPort}/mcp`,
           `http://localhost:${otherPort}/mcp`,
+          `http://[::1]:${v6Port}/mcp`,
           // The model's own port again, and a URL off loopback: neither is forwarded a second time (nor connected).
           `http://127.0.0.1:${modelPort}/mcp`,
           'http://192.0.2.1:8080/mcp',
         ],
         support,
       });
-      const script = `Promise.all([${[modelPort, mcpPort, otherPort].map((p) => `fetch('http://127.0.0.1:${p}/').then((r) => r.text())`).join(',')}]).then((t) => console.log(t.join(' ')))`;
+      const urls = [
+        ...[modelPort, mcpPort].map((p) => `http://127.0.0.1:${p}/`),
+        `http://localhost:${otherPort}/`,
+        `http://[::1]:${v6Port}/`,
+      ];
+      const script = `Promise.all(${JSON.stringify(urls)}.map((u) => fetch(u).then((r) => r.text()))).then((t) => console.log(t.join(' ')))`;
       const chunks: Buffer[] = [];
       const supervise = { onChunk: (_s: string, chunk: Buffer) => chunks.push(chunk), killGraceMs: 500 };
       const command = { file: process.execPath, args: ['-e', script], env: { PATH: '/usr/bin:/bin' }, cwd: tmp };
@@ -82,7 +90,7 @@ describe.skipIf(!support.available).each(['wrap', 'prestart'] as const)(
         }
         result = await isolation.settle(result);
         expect(isolation.record.network).toBe('namespace');
-        expect(Buffer.concat(chunks).toString('utf8').trim(), JSON.stringify(result)).toBe('model mcp other');
+        expect(Buffer.concat(chunks).toString('utf8').trim(), JSON.stringify(result)).toBe('model mcp other v6');
       } finally {
         await isolation.close();
       }
