@@ -121,6 +121,12 @@ async function listen(forward) {
     server.once('error', reject);
     server.listen(forward.port, '127.0.0.1', resolve);
   });
+  // The same port on ::1 where the namespace's loopback has it (a `localhost` URL may resolve there): best effort.
+  const v6 = net.createServer({ noDelay: true, allowHalfOpen: true }, (inbound) => channel.attach(inbound));
+  await new Promise((resolve) => {
+    v6.once('error', resolve);
+    v6.listen(forward.port, '::1', resolve);
+  });
 }
 
 /**

@@ -3,6 +3,7 @@
  * run store makes the run directory and reserves the attempt's number (the one concurrency step of an attempt); then
  * the audit recorder opens its files. From here on the attempt exists, and whatever fails is recorded in it.
  */
+import { withMcpReadiness } from '../engines/mcp-readiness.js';
 import path from 'node:path';
 import { startModelServer, type ModelServer, type RecordedRequest } from '../model/index.js';
 import type { AttemptMeta, RaspEvent, RunIndexEntry } from '../protocol/index.js';
@@ -13,6 +14,7 @@ import { writeOwnFileSync } from '../runtime/own-file.js';
 import { createRaspBuilder, type RaspBuilder } from '../translate/rasp-builder.js';
 import { createConformanceTally, type ConformanceTally } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
+import { mcpForwardUrls } from './mcp-reach.js';
 import { AttemptResources } from './attempt-resources.js';
 import { createRaspFacts, type RaspFacts } from './attempt-result.js';
 import {
@@ -89,6 +91,8 @@ async function startIsolation(plan: AttemptPlan, model: Promise<AttemptModel>): 
   return openIsolation({
     mode,
     modelUrl: url,
+    // HTTP MCP servers on the host's loopback are forwarded into the namespace like the model server.
+    forwardUrls: mcpForwardUrls(plan.request.agentOptions?.mcpServers),
     ...(plan.namespaceSupport ? { support: plan.namespaceSupport } : {}),
     // A PTY or `script` starts the init in its own terminal.
     ...(plan.io === 'split' ? { prestart: plan.initStdin } : {}),
@@ -147,7 +151,7 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
     runId: run.run_id,
     attempt,
     engine: adapter.id,
-    parser: adapter.createParser(),
+    parser: withMcpReadiness(adapter.createParser()),
     keepNoEvents: true,
     onEvent: (event) => {
       raspSpool.push(event);

@@ -3,6 +3,7 @@
  * a request (an unknown engine, a resume without a session, a run root in the user's HOME, a bad script) is thrown
  * here, so no run directory is made for it.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import type { EngineAdapter } from '../engines/engine.js';
@@ -15,6 +16,7 @@ import { readIntegerSetting } from '../runtime/integer-setting.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
 import { type AttemptRequest, DEFAULT_ATTEMPT_TIMEOUT_MS, type IoMode } from './attempt-request.js';
 import { resolveEventMemoryBytes } from './event-spool.js';
+import { assertMcpReachable } from './mcp-reach.js';
 import { hasWorkspaceSeed } from './workspace.js';
 
 /** What an attempt will be, decided from its request: the output of {@link prepareAttempt}. */
@@ -90,6 +92,40 @@ async function resolveScript(
   return { script: parseModelScript(script, "the run's recorded script"), path: null };
 }
 
+/**
+ * A run directory whose path the engine's tools cannot work in (gemini's path checks) is refused before it exists:
+ * the run root (whose run directories add only a plain name), an explicit run directory, the resumed run's; each as
+ * given and, where it exists, as its real path (what the engine sees).
+ */
+function assertWorkspacePath(adapter: EngineAdapter, request: AttemptRequest): void {
+  if (!adapter.workspacePathProblem) return;
+  const dirs = request.run
+    ? [request.run.run_dir]
+    : request.runDir
+      ? [path.resolve(request.runDir)]
+      : [request.paths.runRoot];
+  for (const dir of dirs) {
+    for (const seen of new Set([dir, realPathOrSelf(dir)])) {
+      const problem = adapter.workspacePathProblem(seen);
+      if (!problem) continue;
+      throw new AgentHarnessError(
+        'ENGINE_CAPABILITY_UNAVAILABLE',
+        `${adapter.id} cannot work in a run directory under ${JSON.stringify(seen)}: ${problem}. Use a run root without it (--run-root, AGENT_HARNESS_RUN_ROOT).`,
+        { details: { engine: adapter.id, capability: 'workspacePath', path: seen } },
+      );
+    }
+  }
+}
+
+/** `dir`'s real path, or `dir` itself when it does not exist (yet). */
+function realPathOrSelf(dir: string): string {
+  try {
+    return fs.realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
 /** The isolation mode asked for, or null when it is not valid (reported later, as a failed attempt). */
 function isolationModeOf(request: AttemptRequest, hostEnv: NodeJS.ProcessEnv): IsolationMode | null {
   try {
@@ -127,6 +163,7 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
   }
   const modelMode = request.modelMode ?? request.run?.model_mode ?? 'scripted';
   requireModelMode(modelMode);
+  assertMcpReachable(request.agentOptions?.mcpServers, modelMode, isolationMode);
   const scriptInput = request.script ?? (launch === 'resume' ? (request.run?.script ?? null) : null);
   const script =
     modelMode === 'scripted'
@@ -135,6 +172,7 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
   // Run directories get the engine's skill folders: a run root at HOME or under ~/.codex is refused before one exists.
   assertNoEnvLeak([request.paths.runRoot], hostEnv.HOME, 'Run root');
   if (request.runDir) assertNoEnvLeak([path.resolve(request.runDir)], hostEnv.HOME, 'Run directory');
+  assertWorkspacePath(adapter, request);
   return {
     request,
     adapter,

@@ -10,6 +10,7 @@
  * which may arrive after the tool result's event; and reading rasp.N.jsonl back is the check that the agent did not
  * rewrite it (AUDIT_TAMPERED).
  */
+import { mcpServersCalled } from './mcp-reach.js';
 import fs from 'node:fs';
 import { toAgentHarnessError, type AgentHarnessError } from '../errors/index.js';
 import type { AttemptMeta, Completion, FcmpEvent } from '../protocol/index.js';
@@ -66,6 +67,7 @@ function translateEvents(
     launch,
     errorPatterns: adapter.errorPatterns,
     expectSession,
+    mcpServersUsed: mcpServersCalled(plan.script),
     replyText: launch === 'resume' ? (request.message ?? null) : null,
     sessionId: run.session_id,
     toolExitCodes,

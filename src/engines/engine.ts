@@ -187,6 +187,11 @@ export interface EngineAdapter {
    */
   readonly turnScopedIds?: boolean;
   /**
+   * Why the engine's tools cannot work in a run directory at `dir` (an absolute path), or null when they can; the
+   * harness refuses such a directory before the run. Absent: every directory the harness accepts works.
+   */
+  workspacePathProblem?(dir: string): string | null;
+  /**
    * The events of an interactive attempt (a live terminal, whose output is a TUI rather than events), read from the
    * engine's own session store: the session id, the turn, its messages. Absent: the engine's sessions cannot be
    * recovered, and an interactive attempt of it has no session id. The events may be read as they are consumed.

@@ -127,9 +127,19 @@ export type NativeIntentTools = Pick<EngineToolTable, 'write' | 'skill'>;
  * `<cwd>…</cwd>` element), or null.
  */
 export function requestWorkingDirectory(body: unknown): string | null {
-  const text = JSON.stringify(body ?? '');
-  const match = /[Ww]orking directory:\s*(\/[^\s"\\<]+)/.exec(text) ?? /<cwd>(\/[^<"\\]+)<\/cwd>/.exec(text);
-  return match ? match[1]! : null;
+  // Read in the request's own strings, to the end of the line: a directory may hold spaces, quotes, backslashes.
+  for (const text of stringsOf(body)) {
+    const match = /[Ww]orking directory:[ \t]*(\/[^\n]*)/.exec(text) ?? /<cwd>(\/[^<\n]*)<\/cwd>/.exec(text);
+    if (match) return match[1]!.trimEnd();
+  }
+  return null;
+}
+
+/** Every string in a JSON value, depth first. */
+function* stringsOf(value: unknown): Generator<string> {
+  if (typeof value === 'string') yield value;
+  else if (Array.isArray(value)) for (const item of value) yield* stringsOf(item);
+  else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) yield* stringsOf(item);
 }
 
 /**

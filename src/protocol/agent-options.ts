@@ -16,11 +16,19 @@ export const McpServerDefSchema = z
     env: z.record(z.string(), z.string()).optional(),
     url: z.string().url().optional(),
     bearerToken: z.string().min(1).optional(),
+    /**
+     * How long the engine waits for a stdio server to start before the first turn (ms; default
+     * {@link MCP_STARTUP_TIMEOUT_MS}), where the engine has a setting for it (docs/providers.md).
+     */
+    startupTimeoutMs: z.number().int().positive().max(3_600_000).optional(),
   })
   .refine((def) => Boolean(def.command) !== Boolean(def.url), {
     message: 'an MCP server has either `command` (stdio) or `url` (HTTP)',
   })
   .refine((def) => !def.bearerToken || Boolean(def.url), { message: '`bearerToken` is for an HTTP server (`url`)' });
+/** How long an engine waits for a stdio MCP server to start, unless the server's definition says otherwise. */
+export const MCP_STARTUP_TIMEOUT_MS = 30_000;
+
 /** An MCP server definition. */
 export type McpServerDef = z.infer<typeof McpServerDefSchema>;
 

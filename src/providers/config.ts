@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { parseConfig } from '../errors/index.js';
 import { isEngineId, unknownEngineMessage } from '../engines/registry.js';
-import { McpServerDefSchema, PermissionModeSchema } from '../protocol/index.js';
+import { IsolationModeSchema, McpServerDefSchema, PermissionModeSchema } from '../protocol/index.js';
 
 export { McpServerDefSchema, type McpServerDef } from '../protocol/index.js';
 
@@ -25,6 +25,11 @@ export const AgentProviderConfigSchema = z.object({
   allowedTools: z.array(z.string()).default([]),
   disallowedTools: z.array(z.string()).default([]),
   apiKey: z.string().optional(),
+  /**
+   * The attempt's isolation (docs/isolation.md): `auto` (namespaces, else the loud fallback), `require` (namespaces
+   * or ISOLATION_UNAVAILABLE), `off` (the host network and processes). Unset: AGENT_HARNESS_ISOLATION, else `auto`.
+   */
+  isolation: IsolationModeSchema.optional(),
   extra: z.record(z.string(), z.unknown()).optional(),
 });
 /** The configuration of one query, as given. */

@@ -48,6 +48,7 @@ async function buildRequest(engine: EngineId, config: ResolvedAgentProviderConfi
     modelMode: live ? ('live' as const) : ('scripted' as const),
     hostEnv,
     agentOptions: agentOptionsOf(config),
+    ...(config.isolation ? { isolation: config.isolation } : {}),
     ...(config.signal ? { signal: config.signal } : {}),
     ...(extra.script !== undefined ? { script: extra.script as AttemptRequest['script'] } : {}),
     ...(typeof extra.timeoutMs === 'number' ? { timeoutMs: extra.timeoutMs } : {}),

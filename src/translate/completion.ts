@@ -5,6 +5,7 @@
  */
 import type { FailureCategory, RaspData, RaspEvent } from '../protocol/index.js';
 import type { ErrorPattern } from '../engines/engine.js';
+import { MCP_SERVER_NOT_READY, mcpNotReadyServer } from '../engines/mcp-readiness.js';
 
 import { DONE_MARKER } from '../protocol/versions.js';
 
@@ -62,6 +63,11 @@ export interface JudgeCompletionOptions {
    * the harness asked for a session, so none is a failure.
    */
   expectSession?: boolean;
+  /**
+   * The MCP servers whose tools the model script calls: an attempt in which the engine reported one of them not
+   * ready (an `MCP_SERVER_NOT_READY` diagnostic) is failed, whatever the turn did without it.
+   */
+  mcpServersUsed?: readonly string[];
 }
 
 /** Parsed engine events: the evidence that a session started at all. */
@@ -111,6 +117,8 @@ export function createCompletionJudge(options: JudgeCompletionOptions): Completi
   let lastError: string | null = null;
   /** The pattern row of the latest error message that matches one (the fallback of `classify`). */
   let latestRow: ErrorPattern | null = null;
+  /** The first MCP server the script uses that the engine reported not ready. */
+  let notReady: (Remembered & { message: string }) | undefined;
 
   const errorMessage = (message: string): void => {
     lastError = message;
@@ -135,6 +143,8 @@ export function createCompletionJudge(options: JudgeCompletionOptions): Completi
           break;
         case 'diagnostic':
           if (data.diagnostic.code === 'ENGINE_STDERR') errorMessage(data.diagnostic.message);
+          if (!notReady && options.mcpServersUsed?.includes(mcpNotReadyServer(data.diagnostic) ?? ''))
+            notReady = { seq: event.seq, raw_ref: event.raw_ref, message: data.diagnostic.message };
           break;
         case 'engine.assistant.message':
           if (!marker && data.final && hasDoneMarker(data.text)) marker = { seq: event.seq, raw_ref: event.raw_ref };
@@ -144,12 +154,12 @@ export function createCompletionJudge(options: JudgeCompletionOptions): Completi
       }
     },
     verdict() {
-      return decide({ exit, turnEnd, fatal, marker, engineEvents, lastError, latestRow }, options);
+      return decide({ exit, turnEnd, fatal, marker, engineEvents, lastError, latestRow, notReady }, options);
     },
     rawRefOf(seq) {
       if (seq === null) return null;
       // In the order judgeCompletion's `find` would meet them when seqs repeat (they do not in a built stream).
-      for (const candidate of [exit, turnEnd, fatal, marker])
+      for (const candidate of [exit, turnEnd, fatal, marker, notReady])
         if (candidate && candidate.seq === seq) return candidate.raw_ref;
       return null;
     },
@@ -164,13 +174,15 @@ interface Observed {
   engineEvents: boolean;
   lastError: string | null;
   latestRow: ErrorPattern | null;
+  notReady: (Remembered & { message: string }) | undefined;
 }
 
 /**
  * Judges an attempt. Precedence:
  * 1. the harness ended the engine (timeout → `ENGINE_TIMEOUT`, cancel → `ENGINE_CANCELED`): failed, whatever the
  *    stream says — a killed tool can still let the engine reach a scripted final turn before the group dies;
- * 2. a failed turn or a fatal engine error: failed (categorized by `errorPatterns`);
+ * 2. a declared MCP server the script calls reported not ready (`mcpServersUsed`): failed, `MCP_SERVER_NOT_READY`;
+ *    then a failed turn or a fatal engine error: failed (categorized by `errorPatterns`);
  * 3. the done marker in a final assistant message *followed by a turn end*: completed — a marker in a stream that
  *    was cut before its turn ended proves nothing;
  * 4. a turn end: awaiting_input;
@@ -204,6 +216,10 @@ function decide(seen: Observed, options: JudgeCompletionOptions): CompletionJudg
     return { state: 'failed', reason: 'canceled', failure, evidenceSeq: exit.seq };
   }
 
+  if (seen.notReady) {
+    const failure = { category: 'engine_crash', code: MCP_SERVER_NOT_READY, message: seen.notReady.message } as const;
+    return { state: 'failed', reason: 'mcp_server_not_ready', failure, evidenceSeq: seen.notReady.seq };
+  }
   const failedTurn = turnEnd?.data.status === 'failed' ? turnEnd : undefined;
   if (failedTurn || fatal) {
     const message = failedTurn ? (failedTurn.data.error ?? 'turn failed') : fatal!.message;

@@ -34,6 +34,8 @@ export interface FcmpTranslateOptions {
   judgement?: CompletionJudgement;
   /** Passed to {@link judgeCompletion} when no `judgement` is given. */
   expectSession?: boolean;
+  /** Passed to {@link judgeCompletion}: the MCP servers whose tools the script calls. */
+  mcpServersUsed?: readonly string[];
   /**
    * The ids of the events are scoped to turns (`EngineAdapter.turnScopedIds`): the ids seen so far are forgotten at
    * each `engine.turn.started` from the second on. Same output, memory flat in the number of turns. Default false.
@@ -85,6 +87,7 @@ export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTransla
   const judge = createCompletionJudge({
     errorPatterns: options.errorPatterns,
     expectSession: options.expectSession ?? true,
+    ...(options.mcpServersUsed ? { mcpServersUsed: options.mcpServersUsed } : {}),
   });
   let session = options.sessionId ?? null;
   let count = 0;

@@ -4,6 +4,7 @@
  * structured engine event (`PTY_FALLBACK_USED`), so a payload present in both is consumed once. This is the
  * in-memory form (bytes in, event arrays out); `recorded-stream.ts` translates files of any size as they are read.
  */
+import { withMcpReadiness } from '../engines/mcp-readiness.js';
 import type { EngineAdapter } from '../engines/engine.js';
 import type { Diagnostic, FcmpEvent, RaspEvent, StreamName } from '../protocol/index.js';
 import { judgeCompletion, type CompletionJudgement } from './completion.js';
@@ -95,7 +96,7 @@ export function startStreamsParse(
     runId: options.runId ?? 'recorded',
     attempt: options.attempt ?? 1,
     engine: adapter.id,
-    parser: adapter.createParser(),
+    parser: withMcpReadiness(adapter.createParser()),
     ...builder,
   });
   const splitter = createLineSplitter();

@@ -13,7 +13,7 @@ import { redactEnv } from '../../src/runtime/env.js';
 const TOKEN = 'sekrit-bearer-123';
 const MCP: AgentOptions['mcpServers'] = [
   { name: 'echo', command: ['node', '/srv/echo.mjs', '--flag'], env: { ECHO_MODE: 'loud' } },
-  { name: 'remote-api', url: 'http://127.0.0.1:9/mcp', bearerToken: TOKEN },
+  { name: 'remote-api', url: 'http://127.0.0.1:9/mcp', bearerToken: TOKEN, startupTimeoutMs: 2500 },
 ];
 const ctx = { runDir: '/work/run', attemptTmp: '/tmp/attempt-1' };
 
@@ -50,11 +50,19 @@ describe('codex', () => {
       '-c',
       'developer_instructions="Be \\"brief\\"."',
       '-c',
+      'mcp_servers.echo.startup_timeout_sec=30',
+      '-c',
+      'mcp_servers.echo.required=true',
+      '-c',
       'mcp_servers.echo.command="node"',
       '-c',
       'mcp_servers.echo.args=["/srv/echo.mjs","--flag"]',
       '-c',
       'mcp_servers.echo.env={ "ECHO_MODE" = "loud" }',
+      '-c',
+      'mcp_servers.remote-api.startup_timeout_sec=2.5',
+      '-c',
+      'mcp_servers.remote-api.required=true',
       '-c',
       'mcp_servers.remote-api.url="http://127.0.0.1:9/mcp"',
       '-c',
@@ -100,6 +108,8 @@ describe('claude', () => {
         },
       },
     });
+    // claude waits for the servers before the first turn, as long as the longest asks.
+    expect(applied.env).toMatchObject({ MCP_CONNECTION_NONBLOCKING: '0', MCP_TIMEOUT: '30000' });
     expect(applied.args.slice(2)).toEqual([
       '--strict-mcp-config',
       '--allowedTools',
@@ -147,9 +157,10 @@ describe('gemini', () => {
     const settings = applied.settings[0]!.keys;
     expect(settings).toEqual({
       mcpServers: {
-        echo: { command: 'node', args: ['/srv/echo.mjs', '--flag'], env: { ECHO_MODE: 'loud' } },
+        echo: { command: 'node', args: ['/srv/echo.mjs', '--flag'], timeout: 30_000, env: { ECHO_MODE: 'loud' } },
         'remote-api': {
           httpUrl: 'http://127.0.0.1:9/mcp',
+          timeout: 2500,
           headers: { Authorization: 'Bearer $AGENT_HARNESS_MCP_REMOTE_API_TOKEN' },
         },
       },
@@ -194,12 +205,14 @@ describe('opencode', () => {
           type: 'local',
           command: ['node', '/srv/echo.mjs', '--flag'],
           enabled: true,
+          timeout: 30_000,
           environment: { ECHO_MODE: 'loud' },
         },
         'remote-api': {
           type: 'remote',
           url: 'http://127.0.0.1:9/mcp',
           enabled: true,
+          timeout: 2500,
           headers: { Authorization: 'Bearer {env:AGENT_HARNESS_MCP_REMOTE_API_TOKEN}' },
         },
       },

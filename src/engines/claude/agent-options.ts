@@ -5,7 +5,12 @@
  * `--strict-mcp-config` (only these servers). An HTTP server's token is `${VAR}` in the config, expanded by claude
  * from the environment, so it never appears in argv or the audit.
  */
-import type { AgentOptions, McpServerDef, PermissionMode } from '../../protocol/index.js';
+import {
+  MCP_STARTUP_TIMEOUT_MS,
+  type AgentOptions,
+  type McpServerDef,
+  type PermissionMode,
+} from '../../protocol/index.js';
 import { mcpRecord, mcpTokenEnv, mcpTokenEnvs, type AppliedAgentOptions } from '../agent-options.js';
 
 const PERMISSION_MODE: Record<PermissionMode, string> = {
@@ -24,6 +29,17 @@ function mcpEntry(server: McpServerDef): Record<string, unknown> {
   }
   const [command, ...args] = server.command!;
   return { type: 'stdio', command, args, ...(server.env ? { env: server.env } : {}) };
+}
+
+/**
+ * claude 2.1.197 connects its MCP servers in the background in `-p` mode (its init event lists them `pending`);
+ * `MCP_CONNECTION_NONBLOCKING=0` makes it wait for them before the first turn, each bounded by `MCP_TIMEOUT` (ms,
+ * one for all servers: the longest asked for).
+ */
+function mcpStartupEnv(servers: readonly McpServerDef[]): Record<string, string> {
+  if (servers.length === 0) return {};
+  const timeout = Math.max(...servers.map((s) => s.startupTimeoutMs ?? MCP_STARTUP_TIMEOUT_MS));
+  return { MCP_CONNECTION_NONBLOCKING: '0', MCP_TIMEOUT: String(timeout) };
 }
 
 /** Maps `options` onto claude's flags. Variadic flags are each followed by another flag, never by a positional. */
@@ -47,7 +63,7 @@ export function applyClaudeAgentOptions(options: AgentOptions): AppliedAgentOpti
     files: [],
     settings: [],
     dropArgs: options.permissionMode === 'bypassPermissions' ? [] : ['--dangerously-skip-permissions'],
-    env: mcpTokenEnvs(options.mcpServers),
+    env: { ...mcpTokenEnvs(options.mcpServers), ...mcpStartupEnv(options.mcpServers) },
     record: {
       permission_mode: PERMISSION_MODE[options.permissionMode],
       allowed_tools: options.allowedTools,

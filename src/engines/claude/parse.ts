@@ -18,6 +18,7 @@
  */
 import type { Diagnostic, ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
+import { mcpNotReadyDiagnostic } from '../mcp-readiness.js';
 
 type Json = Record<string, unknown>;
 type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
@@ -157,6 +158,15 @@ export function createClaudeParser(): EngineParser {
         sessionSeen = id;
         if (!turnOpen) out.push({ type: 'engine.turn.started' });
         turnOpen = true;
+        // Declared MCP servers are listed with their status: waited for (MCP_CONNECTION_NONBLOCKING=0), each is
+        // `connected` by now, or `failed` / `pending` (not ready: its tools are not offered).
+        if (Array.isArray(event.mcp_servers))
+          for (const server of event.mcp_servers.filter(isObject)) {
+            const name = str(server.name);
+            const status = str(server.status);
+            if (name && status && status !== 'connected')
+              out.push({ type: 'diagnostic', diagnostic: mcpNotReadyDiagnostic(name, `status ${status}`) });
+          }
         // 2.1.197's init event lists the skills claude offers the model (user, project and bundled ones).
         if (Array.isArray(event.skills))
           out.push({

@@ -4,7 +4,12 @@
  * `developer_instructions`, MCP servers → `mcp_servers.<name>` tables (an HTTP server's token through
  * `bearer_token_env_var`). codex has no per-tool allow/deny list for its own tools and no turn limit.
  */
-import type { AgentOptions, McpServerDef, PermissionMode } from '../../protocol/index.js';
+import {
+  MCP_STARTUP_TIMEOUT_MS,
+  type AgentOptions,
+  type McpServerDef,
+  type PermissionMode,
+} from '../../protocol/index.js';
 import { mcpRecord, mcpTokenEnv, mcpTokenEnvs, refuseUnavailable, type AppliedAgentOptions } from '../agent-options.js';
 
 /** seed 003: bypass → danger-full-access, plan → read-only, normal → workspace-write. */
@@ -33,14 +38,20 @@ function toml(value: string | readonly string[] | Readonly<Record<string, string
 
 function mcpOverrides(server: McpServerDef): Array<[string, string]> {
   const key = `mcp_servers.${server.name}`;
+  const startup: Array<[string, string]> = [
+    [`${key}.startup_timeout_sec`, String((server.startupTimeoutMs ?? MCP_STARTUP_TIMEOUT_MS) / 1000)],
+    [`${key}.required`, 'true'],
+  ];
   if (server.url) {
     return [
+      ...startup,
       [`${key}.url`, toml(server.url)],
       ...(server.bearerToken ? [[`${key}.bearer_token_env_var`, toml(mcpTokenEnv(server))] as [string, string]] : []),
     ];
   }
   const [command, ...args] = server.command!;
   return [
+    ...startup,
     [`${key}.command`, toml(command!)],
     [`${key}.args`, toml(args)],
     ...(server.env ? [[`${key}.env`, toml(server.env)] as [string, string]] : []),

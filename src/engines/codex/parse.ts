@@ -14,9 +14,12 @@
  */
 import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
+import { mcpNotReadyDiagnostic } from '../mcp-readiness.js';
 import { diag, excerpt, isObject, str, int, count, type Json, stripPtyEcho } from '../parse-helpers.js';
 
 const STDERR_ERROR = /\bERROR\b|Error:/;
+/** codex 0.169's stderr when a `required` MCP server did not start in time: the server's name and the reason. */
+const MCP_REQUIRED_FAILED = /required MCP servers failed to initialize: ([A-Za-z0-9_-]+): (.*)$/;
 
 /**
  * The parser's ids (tool calls, messages) end with their turn (`item_1#3`), items before the first turn sharing
@@ -29,6 +32,8 @@ export function createCodexParser(): EngineParser {
   let turnIndex = 0;
   let turnOpen = false;
   const calls = new Set<string>();
+  /** MCP servers already reported not ready (codex says so on two stderr lines). */
+  const mcpNotReady = new Set<string>();
 
   const uid = (item: Json): string => `${str(item.id) ?? 'item'}#${Math.max(turnIndex, 1)}`;
 
@@ -140,7 +145,14 @@ export function createCodexParser(): EngineParser {
       const { text, noise } = stream === 'pty' ? stripPtyEcho(rawText) : { text: rawText, noise: null };
       const prefix: ParserOutput[] = noise ? [noise] : [];
       if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {
-        return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
+        const out: ParserOutput[] = STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
+        // A declared server is `required` (agent-options.ts): codex waits for it and ends when it is not ready.
+        const notReady = MCP_REQUIRED_FAILED.exec(text);
+        if (notReady && !mcpNotReady.has(notReady[1]!)) {
+          mcpNotReady.add(notReady[1]!);
+          out.push({ type: 'diagnostic', diagnostic: mcpNotReadyDiagnostic(notReady[1]!, excerpt(notReady[2]!)) });
+        }
+        return out;
       }
       return [...prefix, ...parseStdoutLine(text)];
     },

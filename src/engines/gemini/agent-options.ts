@@ -8,7 +8,12 @@
  * gemini from the environment.
  */
 import path from 'node:path';
-import type { AgentOptions, McpServerDef, PermissionMode } from '../../protocol/index.js';
+import {
+  MCP_STARTUP_TIMEOUT_MS,
+  type AgentOptions,
+  type McpServerDef,
+  type PermissionMode,
+} from '../../protocol/index.js';
 import {
   mcpRecord,
   mcpTokenEnv,
@@ -19,14 +24,20 @@ import {
 
 const APPROVAL_MODE: Record<PermissionMode, string> = { bypassPermissions: 'yolo', plan: 'plan', normal: 'default' };
 
+/**
+ * A server's entry. `timeout` (ms) bounds gemini 0.61's connection to the server (and each request: its default is
+ * 10 minutes for both).
+ */
 function mcpEntry(server: McpServerDef): Record<string, unknown> {
+  const timeout = server.startupTimeoutMs ?? MCP_STARTUP_TIMEOUT_MS;
   if (server.url)
     return {
       httpUrl: server.url,
+      timeout,
       ...(server.bearerToken ? { headers: { Authorization: `Bearer $${mcpTokenEnv(server)}` } } : {}),
     };
   const [command, ...args] = server.command!;
-  return { command, args, ...(server.env ? { env: server.env } : {}) };
+  return { command, args, timeout, ...(server.env ? { env: server.env } : {}) };
 }
 
 /** Maps `options` onto gemini's flags and a per-attempt system settings file. */

@@ -3,6 +3,7 @@
  * does the rest. It talks the Gemini API (`/v1beta/models/{model}:streamGenerateContent`) to
  * `GOOGLE_GEMINI_BASE_URL` with gemini-api-key auth (plain http is accepted for 127.0.0.1).
  */
+import { geminiWorkspacePathProblem } from './workspace-path.js';
 import { applyGeminiAgentOptions } from './agent-options.js';
 import path from 'node:path';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
@@ -82,4 +83,5 @@ export const geminiEngine: EngineAdapter = {
   createParser: createGeminiParser,
   recoverSession: recoverGeminiSession,
   initMessage: GEMINI_INIT_MESSAGE,
+  workspacePathProblem: geminiWorkspacePathProblem,
 };

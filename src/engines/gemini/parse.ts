@@ -20,6 +20,7 @@
 import type { Diagnostic, ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
 import { createDocumentAssembler, type DocumentAssembler } from './document.js';
+import { GEMINI_PATH_REFUSED } from './workspace-path.js';
 
 type Json = Record<string, unknown>;
 type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
@@ -109,6 +110,15 @@ export function createGeminiParser(): EngineParser {
             exit_code: null,
           },
         ];
+        // A path refused for its shape: the run directory's (the harness's choice), not the model's.
+        if (failed && error && GEMINI_PATH_REFUSED.test(error))
+          out.push(
+            diag(
+              'ENGINE_WORKSPACE_PATH_REFUSED',
+              `gemini refused a tool's path for its shape (${excerpt(error)}): the run directory's path holds characters gemini cannot work under; use a run root without them.`,
+              'error',
+            ),
+          );
         const call = calls.get(id);
         const file = call && isObject(call.input) ? str(call.input.file_path) : null;
         if (!failed && call && geminiToolKind(call.name) === 'file_change' && file)

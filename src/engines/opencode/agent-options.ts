@@ -5,23 +5,32 @@
  * (`"*": "deny"` then each allowed tool; each disallowed tool `deny`, which also hides it from the model), `mcp` servers (`local`/`remote`; a token as `{env:VAR}`), and the build
  * agent's `prompt` (system prompt) and `steps` (turn limit).
  */
-import type { AgentOptions, McpServerDef, PermissionMode } from '../../protocol/index.js';
+import {
+  MCP_STARTUP_TIMEOUT_MS,
+  type AgentOptions,
+  type McpServerDef,
+  type PermissionMode,
+} from '../../protocol/index.js';
 import { mcpRecord, mcpTokenEnv, mcpTokenEnvs, type AppliedAgentOptions } from '../agent-options.js';
 
 const PERMISSION: Record<PermissionMode, string> = { bypassPermissions: 'allow', plan: 'deny', normal: 'ask' };
 
+/** A server's entry; `timeout` (ms, opencode 1.18's default 5000) bounds its requests, the first (connect) included. */
 function mcpEntry(server: McpServerDef): Record<string, unknown> {
+  const timeout = server.startupTimeoutMs ?? MCP_STARTUP_TIMEOUT_MS;
   if (server.url)
     return {
       type: 'remote',
       url: server.url,
       enabled: true,
+      timeout,
       ...(server.bearerToken ? { headers: { Authorization: `Bearer {env:${mcpTokenEnv(server)}}` } } : {}),
     };
   return {
     type: 'local',
     command: [...server.command!],
     enabled: true,
+    timeout,
     ...(server.env ? { environment: server.env } : {}),
   };
 }

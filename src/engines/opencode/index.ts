@@ -4,6 +4,7 @@
  * provider. Quiet flags keep it on loopback: no models.dev fetch, no autoupdate, no LSP downloads, no default
  * plugins, no share, no Claude Code prompt/skills import; the plugin-dependency install is stubbed in config.ts.
  */
+import { percentEncodedPathProblem } from '../workspace-path.js';
 import { applyOpencodeAgentOptions } from './agent-options.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -76,6 +77,7 @@ export const opencodeEngine: EngineAdapter = {
   liveEnvKeys: ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'OPENCODE_API_KEY'],
   stdin: 'ignore',
   errorPatterns: opencodeErrorPatterns,
+  workspacePathProblem: percentEncodedPathProblem,
   prepare: prepareOpencode,
   applyAgentOptions: applyOpencodeAgentOptions,
   buildStartArgs: buildOpencodeStartArgs,

@@ -39,6 +39,11 @@ export interface OpenIsolationOptions {
   /** The model server's URL (scripted mode), or null (live mode: the host network is kept on purpose). */
   modelUrl: string | null;
   /**
+   * More host-loopback URLs the engine must reach inside the network namespace (HTTP MCP servers): each port is
+   * forwarded like the model server's, to the same host. A URL not on loopback, or on the model's port, is skipped.
+   */
+  forwardUrls?: readonly string[];
+  /**
    * Probe result to use instead of probing (tests), or a probe under way (an attempt starts one first, so the trial
    * runs while its run directory is made).
    */
@@ -120,15 +125,40 @@ type InitReport =
   | { type: 'exit'; code: number | null; signal: string | null }
   | { type: 'error'; stage: string; message: string; code: string | null };
 
-/** A loopback port the engine must reach inside the namespace: the model server's. */
+/** A loopback port the engine must reach inside the namespace (the model server's, an MCP server's). */
 function loopbackPort(url: string): number | null {
+  return loopbackTarget(url)?.port ?? null;
+}
+
+/** The host loopback address and port `url` names, or null when it is not on loopback (or not a URL). */
+export function loopbackTarget(url: string): ForwardTarget | null {
   try {
     const parsed = new URL(url);
-    if (!['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname)) return null;
-    return Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80));
+    const host = { '127.0.0.1': '127.0.0.1', localhost: 'localhost', '[::1]': '::1' }[parsed.hostname];
+    if (!host) return null;
+    return { host, port: Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80)) };
   } catch {
     return null;
   }
+}
+
+/** Where a forwarded port's connections go on the host. */
+interface ForwardTarget {
+  host: string;
+  port: number;
+}
+
+/**
+ * The ports forwarded into the namespace: the model server's first, then each of `urls` on loopback, one per port
+ * (the model's port is the model's: both are on the host's loopback, so another server cannot hold it).
+ */
+function forwardTargets(modelPort: number | null, urls: readonly string[]): ForwardTarget[] {
+  const targets: ForwardTarget[] = modelPort === null ? [] : [{ host: '127.0.0.1', port: modelPort }];
+  for (const url of urls) {
+    const target = loopbackTarget(url);
+    if (target && !targets.some((t) => t.port === target.port)) targets.push(target);
+  }
+  return targets;
 }
 
 /** A short private directory for the sockets (a Unix socket path must stay under ~107 bytes). */
@@ -139,13 +169,13 @@ function socketDir(): string {
 
 /**
  * Listens on a Unix socket for the init's model channel (wrap mode): the first connection that opens with
- * `hello <token>` is served as the channel (its streams carried to 127.0.0.1:`port`); any other is closed unread.
+ * `hello <token>` is served as the channel (its streams carried to `target`); any other is closed unread.
  * `accepted` resolves when the channel is taken.
  */
 async function listenChannel(
   socket: string,
   token: string,
-  port: number,
+  target: ForwardTarget,
 ): Promise<{ server: net.Server; accepted: Promise<void>; stop: () => void }> {
   let taken = false;
   /** Every open connection (the channel and refused ones not yet gone), destroyed by stop(). */
@@ -170,7 +200,7 @@ async function listenChannel(
       (rest) => {
         taken = true;
         if (rest.length > 0) connection.unshift(rest);
-        stopChannel = serveModelChannel(connection, port);
+        stopChannel = serveModelChannel(connection, target.port, target.host);
         connection.resume();
         markAccepted();
       },
@@ -370,6 +400,8 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
       'Namespace isolation was required',
     );
   }
+  // Without a network namespace of its own (live mode) the engine reaches the host's loopback itself.
+  const targets = ownNetwork ? forwardTargets(port, options.forwardUrls ?? []) : [];
 
   // What the init says first on the lifeline, so no other process can take its place there.
   const token = randomBytes(16).toString('hex');
@@ -379,15 +411,22 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
   // inherits nothing): an isolation opened to be prestarted passes its init the lifeline and the model channel.
   const dir = options.prestart === undefined ? socketDir() : null;
   const paths = dir
-    ? { dir, lifeline: path.join(dir, 'life.sock'), model: port !== null ? path.join(dir, 'model.sock') : null }
+    ? {
+        dir,
+        lifeline: path.join(dir, 'life.sock'),
+        model: port !== null ? path.join(dir, 'model.sock') : null,
+        // One socket per forwarded port (the model's is model.sock).
+        forwards: targets.map((target, i) => path.join(dir, i === 0 ? 'model.sock' : `fwd-${target.port}.sock`)),
+      }
     : null;
   const servers: net.Server[] = [];
-  let pathChannel: Awaited<ReturnType<typeof listenChannel>> | null = null;
+  const pathChannels: Array<Awaited<ReturnType<typeof listenChannel>>> = [];
   try {
     if (paths) servers.push(await listenLifeline(paths.lifeline, lifeline));
-    if (paths?.model) {
-      pathChannel = await listenChannel(paths.model, token, port!);
-      servers.push(pathChannel.server);
+    for (const [i, target] of (paths ? targets : []).entries()) {
+      const channel = await listenChannel(paths!.forwards[i]!, token, target);
+      pathChannels.push(channel);
+      servers.push(channel.server);
     }
   } catch (error) {
     await Promise.all(servers.map(closeServer));
@@ -412,7 +451,8 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     '--mount-proc',
   ];
   // The init is started before the trial's verdict (prestart); it brings the loopback up with `ip`.
-  const initCommand = (lifelineChannel: string, modelChannel: string | null): string[] => [
+  // `channels[i]` carries the connections to `targets[i]`.
+  const initCommand = (lifelineChannel: string, channels: readonly string[]): string[] => [
     tools.unshare!,
     ...unshareFlags,
     process.execPath,
@@ -421,19 +461,26 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
       lifeline: lifelineChannel,
       token,
       loopback: ownNetwork ? tools.ip : null,
-      forwards: modelChannel === null ? [] : [{ port: port!, socket: modelChannel }],
+      forwards: targets.map((target, i) => ({ port: target.port, socket: channels[i]! })),
     }),
   ];
-  const wrapCommand = paths ? initCommand(paths.lifeline, paths.model) : null;
-  let stopModelChannel: (() => void) | null = pathChannel ? pathChannel.stop : null;
+  const wrapCommand = paths ? initCommand(paths.lifeline, paths.forwards) : null;
+  const stopChannels: Array<() => void> = pathChannels.map((channel) => channel.stop);
   // An init given its sockets (prestarted, or under `script`): descriptor 3 is the lifeline, 4 the model channel,
-  // inherited, so no process of the attempt can reach them; the paths are not needed.
-  const passedCommand = (): string[] => initCommand(passedFd(3), port === null ? null : passedFd(4));
-  const passSockets = port === null ? 1 : 2;
+  // 5, … the other forwards', inherited, so no process of the attempt can reach them; the paths are not needed.
+  const passedCommand = (): string[] =>
+    initCommand(
+      passedFd(3),
+      targets.map((_, i) => passedFd(4 + i)),
+    );
+  const passSockets = 1 + targets.length;
   const attachPassed = (sockets: readonly net.Socket[]): void => {
     removePaths();
     if (sockets[0]) lifeline.accept(sockets[0]);
-    if (sockets[1]) stopModelChannel = serveModelChannel(sockets[1], port!);
+    for (const [i, target] of targets.entries()) {
+      const socket = sockets[1 + i];
+      if (socket) stopChannels.push(serveModelChannel(socket, target.port, target.host));
+    }
   };
   let wrapped = false;
   let prestarted: SpawnedSplit | null = null;
@@ -461,7 +508,7 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
         };
       }
       // The engine command goes over the lifeline once the init holds both connections and their paths are gone.
-      void Promise.all([lifeline.accepted, pathChannel?.accepted]).then(() => {
+      void Promise.all([lifeline.accepted, ...pathChannels.map((channel) => channel.accepted)]).then(() => {
         if (closed) return;
         removePaths();
         lifeline.send(launchLine(command));
@@ -505,7 +552,7 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     close: async () => {
       closed = true;
       for (const socket of lifeline.sockets) socket.destroy();
-      stopModelChannel?.();
+      for (const stop of stopChannels) stop();
       // A prestarted init the attempt never launched (it failed first): its lifeline is gone, so it exits; the
       // group kill covers an init that had not connected yet.
       const unlaunched = prestarted !== null && !launched ? (prestarted as SpawnedSplit) : null;

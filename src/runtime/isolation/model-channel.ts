@@ -31,14 +31,15 @@ function loadImplementation(): ModelChannelClass {
 
 /**
  * Serves the model channel on `channel` (the harness's end of the init's inherited socket): every stream is
- * connected to 127.0.0.1:`port`, the model server. Returns a function that drops every stream.
+ * connected to `host`:`port` on the host's loopback (the model server, or a forwarded MCP server). Returns a
+ * function that drops every stream.
  */
-export function serveModelChannel(channel: net.Socket, port: number): () => void {
+export function serveModelChannel(channel: net.Socket, port: number, host = '127.0.0.1'): () => void {
   const ModelChannel = loadImplementation();
   // No Nagle delay towards the model server: requests and streamed replies are many small writes. Half-open: the
   // engine may end its side of a connection while the reply still comes.
   const end = new ModelChannel(channel, {
-    onOpen: () => net.connect({ port, host: '127.0.0.1', noDelay: true, allowHalfOpen: true }),
+    onOpen: () => net.connect({ port, host, noDelay: true, allowHalfOpen: true }),
   });
   return () => end.end();
 }

@@ -1,0 +1,64 @@
+/**
+ * The diagnostic an attempt carries when the engine reports that a declared MCP server was not ready (it failed to
+ * start, or was still connecting when the turn began): `MCP_SERVER_NOT_READY`, its message naming the server in a
+ * fixed form so the completion judge can tell which server it was (an attempt whose script called a tool of that
+ * server is not a success).
+ */
+import type { Diagnostic } from '../protocol/index.js';
+import type { EngineParser, ParserOutput } from './engine.js';
+
+/** The diagnostic code. */
+export const MCP_SERVER_NOT_READY = 'MCP_SERVER_NOT_READY';
+
+const NAMED = /^MCP server "([^"]+)" was not ready/;
+
+/** The diagnostic for `server`, with what the engine said of it (`status`: `failed`, `pending`, a message). */
+export function mcpNotReadyDiagnostic(server: string, status: string): Diagnostic {
+  return {
+    code: MCP_SERVER_NOT_READY,
+    message: `MCP server "${server}" was not ready when the turn began (the engine reported: ${status}); its tools were not offered to the model. A slow server needs a longer startupTimeoutMs; a failing one, its command checked.`,
+    level: 'error',
+  };
+}
+
+/** The server an MCP_SERVER_NOT_READY diagnostic names, else null. */
+export function mcpNotReadyServer(diagnostic: Diagnostic): string | null {
+  if (diagnostic.code !== MCP_SERVER_NOT_READY) return null;
+  return NAMED.exec(diagnostic.message)?.[1] ?? null;
+}
+
+/**
+ * The scripted model's stand-in for an MCP tool the engine did not offer (`missingMcpToolCommand` in
+ * src/model/script.ts): `agent-harness: the engine offered no MCP tool <tool> of server <server>`.
+ */
+const MISSING_TOOL = /agent-harness: the engine offered no MCP tool ([A-Za-z0-9_-]+) of server ([A-Za-z0-9_-]+)/;
+
+/**
+ * `parser`, plus an MCP_SERVER_NOT_READY diagnostic (once per server) after a tool call that is the scripted model's
+ * stand-in for a tool of a server the engine did not offer: the engine started the turn without that server's tools
+ * (it was not ready, or failed), which gemini and opencode report nowhere in their streams.
+ */
+export function withMcpReadiness(parser: EngineParser): EngineParser {
+  const reported = new Set<string>();
+  const watch = (outputs: ParserOutput[]): ParserOutput[] => {
+    const out: ParserOutput[] = [];
+    for (const output of outputs) {
+      out.push(output);
+      if (output.type === 'diagnostic') {
+        const server = mcpNotReadyServer(output.diagnostic);
+        if (server) reported.add(server);
+        continue;
+      }
+      if (output.type !== 'engine.tool.call') continue;
+      const missing = MISSING_TOOL.exec(JSON.stringify(output.input ?? null));
+      if (!missing || reported.has(missing[2]!)) continue;
+      reported.add(missing[2]!);
+      out.push({
+        type: 'diagnostic',
+        diagnostic: mcpNotReadyDiagnostic(missing[2]!, `its tool ${missing[1]} was not offered to the model`),
+      });
+    }
+    return out;
+  };
+  return { line: (stream, text) => watch(parser.line(stream, text)), end: () => watch(parser.end()) };
+}
