@@ -194,6 +194,7 @@ function renderAttemptBody(body, run, a) {
     speed,
     h('button', { class: 'btn', 'data-testid': 'stop', onclick: function () { stopPlayback(list); } }, '\u25A0 show all')
   ]));
+  if (a.omitted) body.appendChild(h('p', { class: 'muted', 'data-testid': 'omitted' }, a.omitted));
   (a.timeline || []).forEach(function (item) { list.appendChild(timelineItem(item)); });
   body.appendChild(list);
   if (run.running && a.status === 'running' && DATA.live) startTail(run, a, list);

@@ -46,6 +46,33 @@ function runOfTest(test: ConsistencyTest): ViewRunSource | null {
   return { run, testId: test.id, caseName: caseName(test.fullName, engine) };
 }
 
+/** Most characters of timelines one report page embeds; past it, the timelines of later attempts are left out. */
+export const MAX_PAGE_TIMELINE_CHARS = 96 * 1024 * 1024;
+
+/** Leaves out the timelines past the page's budget (in order), saying so in each attempt left without one. */
+function boundTimelines(runs: ViewRun[]): void {
+  let used = 0;
+  for (const run of runs)
+    for (const attempt of run.attempts) {
+      if (!attempt.timeline) continue;
+      const size = attempt.timeline.reduce(
+        (n, item) =>
+          n +
+          200 +
+          (item.text?.length ?? 0) +
+          (item.tool
+            ? (item.tool.output?.length ?? 0) + (item.tool.input?.length ?? 0) + (item.tool.command?.length ?? 0)
+            : 0),
+        0,
+      );
+      used += size;
+      if (used > MAX_PAGE_TIMELINE_CHARS) {
+        attempt.timeline = null;
+        attempt.omitted = `This report's timelines passed ${MAX_PAGE_TIMELINE_CHARS} characters; see this attempt with \`agent-harness view\` or in its .audit/ files.`;
+      }
+    }
+}
+
 /** What {@link buildViewData} needs besides the report. */
 export interface ViewDataOptions {
   /** The runs to show (default: those the report's tests name). */
@@ -64,6 +91,7 @@ export function buildViewData(report: ConsistencyReport, options: ViewDataOption
   const runs: ViewRun[] = (options.runs ?? runsOfReport(report)).map((source) =>
     readRunView(source.run, { pageDir, caseName: source.caseName, testId: source.testId }),
   );
+  boundTimelines(runs);
   const baseline = options.baseline ?? null;
   const diff = baseline ? diffAgainstBaseline(report, baseline.report) : null;
   return {

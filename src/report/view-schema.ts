@@ -74,6 +74,8 @@ export const ViewAttemptSchema = z.object({
   modelRequests: z.array(ViewModelRequestSchema),
   conformance: z.unknown().nullable(),
   timeline: z.array(TimelineItemSchema).nullable(),
+  /** Why the timeline is left out of a report page (too large for one file), when it is. */
+  omitted: z.string().nullable().optional(),
 });
 /** One attempt of the view. */
 export type ViewAttempt = z.infer<typeof ViewAttemptSchema>;
