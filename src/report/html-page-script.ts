@@ -44,7 +44,20 @@ function add(el, children) {
   }
 }
 function safeHref(v) { return typeof v === 'string' && !/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(v) && v.indexOf('//') !== 0; }
-function pre(text, testid) { var p = h('pre', { 'data-testid': testid || null }); p.textContent = shown(text); return p; }
+var SHOW_FIRST = 65536;
+/** A text block; a long one shows its first 64 KiB and a button that shows the rest (layout stays quick). */
+function pre(text, testid) {
+  var p = h('pre', { 'data-testid': testid || null });
+  text = String(text);
+  if (text.length <= SHOW_FIRST) { p.textContent = shown(text); return p; }
+  p.textContent = shown(text.slice(0, SHOW_FIRST));
+  var more = h('button', { class: 'btn', 'data-testid': 'show-all', onclick: function () {
+    p.textContent = shown(text);
+    more.remove();
+  } }, 'show all ' + text.length + ' characters');
+  var box = h('div', null, [p, more]);
+  return box;
+}
 function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); }
 function stateClass(s) { return 'state-' + String(s || 'unknown').replace(/[^a-z_]/g, ''); }
 function ms(n) { return n === null || n === undefined ? '' : n < 1000 ? Math.round(n) + ' ms' : (n / 1000).toFixed(1) + ' s'; }

@@ -197,8 +197,14 @@ describe.skipIf(unavailable !== null && !process.env.CI)('HTML report in Chromiu
     expect(message).toContain('evil\u27E6U+202E\u27E7txt.exe');
     expect(message).not.toContain(BIDI_OVERRIDE);
     expect(await page.textContent('[data-testid="item-reasoning"]')).toContain('<script>window.__pwned=1</script>');
+    // The long output shows its first 64 KiB, and all of it (up to the report's 1 MiB cut) on a click.
+    const first = await page.textContent('[data-testid="item-tool"] [data-testid="output"]');
+    expect(first?.startsWith(HOSTILE_MARKUP)).toBe(true);
+    expect(first).toHaveLength(65_536);
+    await page.click('[data-testid="item-tool"] [data-testid="show-all"]');
+    await page.waitForSelector('[data-testid="item-tool"] [data-testid="show-all"]', { state: 'detached' });
     const output = await page.textContent('[data-testid="item-tool"] [data-testid="output"]');
-    expect(output?.startsWith(HOSTILE_MARKUP)).toBe(true);
+    expect(output!.length).toBeGreaterThan(1024 * 1024);
     expect(output).toContain('more characters in the attempt');
     // No injected element, no script ran, no dialog; and a click still works.
     expect(await page.evaluate<unknown>('window.__pwned')).toBeUndefined();
