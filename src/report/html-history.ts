@@ -12,7 +12,7 @@ import { buildViewData, type ViewRunSource } from './view-data.js';
 import type { ViewRun } from './view-schema.js';
 
 /** How many reports `history/` keeps. */
-export const HISTORY_KEEP = 50;
+export const HISTORY_KEEP = 20;
 
 /** What {@link writeHtmlReport} wrote. */
 export interface HtmlReportFiles {

@@ -129,7 +129,8 @@ function renderRuns(main) {
     select('completion', f.completion, uniq(DATA.runs.map(completionOf)), set('completion')),
     select('diagnostics', f.diag, ['with', 'without'], set('diag')),
     select('error code', f.code, uniq(DATA.runs.map(codeOf)), set('code')),
-    h('label', null, ['test', search])
+    h('label', null, ['test', search]),
+    DATA.live ? h('button', { class: 'btn', 'data-testid': 'refresh', onclick: refreshRuns }, '\u21BB refresh') : null
   ]));
   var rows = filteredRuns();
   var table = h('table', { 'data-testid': 'runs' }, [h('tr', null, ['handle', 'engine', 'case', 'completion', 'code',
@@ -147,6 +148,14 @@ function renderRuns(main) {
   });
   main.appendChild(h('p', { class: 'muted' }, rows.length + ' of ' + DATA.runs.length + ' runs'));
   main.appendChild(table);
+}
+
+/** Served by agent-harness view: the run list again from the API (new runs, attempts that have ended). */
+function refreshRuns() {
+  fetch(api('/runs')).then(function (res) { return res.json(); }).then(function (body) {
+    DATA.runs = body.runs;
+    render();
+  });
 }
 
 function withAttempt(run, n, done) {

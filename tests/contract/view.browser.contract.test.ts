@@ -71,12 +71,13 @@ describe.skipIf(unavailable !== null && !process.env.CI)('agent-harness view in 
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     const exited = new Promise<number | null>((resolve) => start.on('exit', resolve));
-    // Reload until the running run is listed, then open it.
+    // Refresh the list (from /api/v1/runs) until the running run is in it, then open it.
+    await page.click('[data-testid="back"]');
     let live = '';
     await expect
       .poll(
         async () => {
-          await page.goto(server.url);
+          await page.click('[data-testid="refresh"]');
           await page.waitForSelector('[data-testid="runs"]');
           const ids = await page.evaluate<string[]>(
             "Array.from(document.querySelectorAll('[data-testid^=run-]')).filter((tr) => tr.textContent.includes('running')).map((tr) => tr.getAttribute('data-testid'))",
