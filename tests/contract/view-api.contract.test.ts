@@ -191,6 +191,16 @@ describe('agent-harness view', () => {
     expect(events.at(-1)?.event).toBe('end');
   });
 
+  it('says VIEW_SERVER_FAILED for a port in use, and USAGE_ERROR for a bad one', () => {
+    const taken = runCliProcess(sandbox, ['view', '--port', base.port]);
+    expect(taken.status).toBe(1);
+    expect(taken.stderr).toContain('VIEW_SERVER_FAILED');
+    expect(taken.stderr).toContain(`127.0.0.1:${base.port}`);
+    const bad = runCliProcess(sandbox, ['view', '--port', 'http']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--port takes a port number');
+  });
+
   it('stops on SIGTERM', async () => {
     const code = new Promise<number | null>((resolve) => view.on('exit', resolve));
     view.kill('SIGTERM');
