@@ -41,11 +41,19 @@ function readText(file: string, max: number): string | null {
   }
 }
 
-function* jsonLines(file: string): Generator<unknown> {
+/**
+ * A raw output line's RASP event, known without parsing it: in JSON text this sequence can only be the event's own
+ * structure (inside a string its quotes would be escaped). Half of a RASP file is such lines, the largest ones.
+ */
+export function isRawLineEvent(line: string): boolean {
+  return line.includes('"data":{"type":"raw.line"');
+}
+
+function* jsonLines(file: string, skip: (line: string) => boolean = () => false): Generator<unknown> {
   if (!fs.existsSync(file)) return;
   try {
     for (const line of readLinesSync(file, { what: 'audit file' })) {
-      if (line.trim() === '') continue;
+      if (line.trim() === '' || skip(line)) continue;
       try {
         yield JSON.parse(line);
       } catch {
@@ -75,7 +83,7 @@ export function readAttemptView(runDir: string, n: number, options: { timeline?:
   const requests = readModelRequests(runDir, n);
   const builder = new TimelineBuilder(exitCodesFromModelRequests(requests.map((r) => ({ body: r.body }))));
   let launch: string | null = null;
-  for (const value of jsonLines(auditFile(runDir, 'rasp', n, 'jsonl'))) {
+  for (const value of jsonLines(auditFile(runDir, 'rasp', n, 'jsonl'), isRawLineEvent)) {
     const parsed = RaspEventSchema.safeParse(value);
     if (!parsed.success) continue;
     if (parsed.data.data.type === 'lifecycle.started') launch = parsed.data.data.launch;

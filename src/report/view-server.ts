@@ -14,7 +14,7 @@ import { AgentHarnessError } from '../errors/index.js';
 import { RaspEventSchema, type RunIndexEntry } from '../protocol/index.js';
 import { readLinesSync } from '../runtime/bounded-input.js';
 import { AUDIT_DIR, listRuns, resolveRunSelector } from '../runtime/run-store.js';
-import { readAttemptView, readRunView } from './attempt-view.js';
+import { isRawLineEvent, readAttemptView, readRunView } from './attempt-view.js';
 import { buildConsistencyReport } from './build.js';
 import { TimelineBuilder } from './rasp-timeline.js';
 import { pageCsp, renderHtmlReport } from './render-html.js';
@@ -147,7 +147,7 @@ function tailAttempt(
         const lines = text.split('\n');
         carry = lines.pop() ?? '';
         for (const line of lines) {
-          if (line.trim() === '') continue;
+          if (line.trim() === '' || isRawLineEvent(line)) continue;
           let value: unknown;
           try {
             value = JSON.parse(line);

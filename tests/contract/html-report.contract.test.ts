@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isRawLineEvent } from '../../src/report/attempt-view.js';
 import { buildConsistencyReport } from '../../src/report/build.js';
 import { writeHtmlReport } from '../../src/report/html-history.js';
 import { boundText, toolKey } from '../../src/report/rasp-timeline.js';
@@ -63,6 +64,14 @@ describe('HTML report', () => {
     expect(toolKey({ kind: 'shell', name: 'Bash', command: ' echo  hi\n', input: null })).toBe('shell: echo hi');
     expect(toolKey({ kind: 'file_change', name: 'Write', command: null, input: '{}' })).toBe('file_change:');
     expect(toolKey({ kind: 'mcp', name: 'docs.search', command: null, input: null })).toBe('mcp: docs.search');
+  });
+
+  it('skips raw output lines of RASP unparsed, and only them', () => {
+    const envelope = { protocol_version: 'rasp/1.0', run_id: 'r', attempt: 1, seq: 1, ts: 't', engine: 'codex' };
+    const text = '{"data":{"type":"raw.line"';
+    expect(isRawLineEvent(JSON.stringify({ ...envelope, data: { type: 'raw.line', text } }))).toBe(true);
+    const message = { type: 'engine.assistant.message', message_id: 'm', text, final: true };
+    expect(isRawLineEvent(JSON.stringify({ ...envelope, data: message }))).toBe(false);
   });
 
   it('keeps one report per run in history/, the previous one as the next baseline, and an index', () => {
