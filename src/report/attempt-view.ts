@@ -11,7 +11,7 @@ import { MAX_AUDIT_FILE_BYTES, readInputBytesSync, readLinesSync } from '../runt
 import { AUDIT_DIR, attemptNumbers } from '../runtime/run-store.js';
 import { exitCodesFromModelRequests } from '../translate/tool-calls.js';
 import { boundText, TimelineBuilder, toolKey } from './rasp-timeline.js';
-import type { ViewAttempt, ViewRun } from './view-schema.js';
+import type { TimelineItem, ViewAttempt, ViewRun } from './view-schema.js';
 
 /** Longest git patch (characters) shown. */
 const MAX_PATCH_TEXT = 512 * 1024;
@@ -75,6 +75,33 @@ function readModelRequests(runDir: string, n: number): Record<string, unknown>[]
   return [...jsonLines(auditFile(runDir, 'model-requests', n, 'jsonl'))].map(asRecord);
 }
 
+/** The timeline with the model requests (not the side ones) put in at their time. */
+function withModelRequests(items: TimelineItem[], requests: Record<string, unknown>[]): TimelineItem[] {
+  const first = items[0] ? Date.parse(items[0].ts) - items[0].t : Number.NaN;
+  if (!Number.isFinite(first)) return items;
+  const model: TimelineItem[] = requests
+    .filter(
+      (r) =>
+        r.response_kind !== 'side' &&
+        typeof r.seq === 'number' &&
+        Number.isFinite(Date.parse(str(r.started_ts) ?? str(r.ts) ?? '')),
+    )
+    .map((r) => {
+      const ts = (str(r.started_ts) ?? str(r.ts))!;
+      return {
+        seq: -(r.seq as number),
+        ts,
+        t: Math.max(0, Date.parse(ts) - first),
+        kind: 'model',
+        text: `${str(r.method) ?? ''} ${str(r.path) ?? ''} → ${num(r.status) ?? ''} ${str(r.response_kind) ?? ''}`,
+        tool: null,
+        code: num(r.turn_index) === null ? null : `turn ${r.turn_index}`,
+        level: null,
+      };
+    });
+  return [...items, ...model].sort((a, b) => a.t - b.t);
+}
+
 /** Reads attempt `n` of `runDir`; `timeline: false` leaves the timeline out (a listing). */
 export function readAttemptView(runDir: string, n: number, options: { timeline?: boolean } = {}): ViewAttempt {
   const meta = asRecord(readJson(auditFile(runDir, 'meta', n, 'json')));
@@ -89,6 +116,7 @@ export function readAttemptView(runDir: string, n: number, options: { timeline?:
     if (parsed.data.data.type === 'lifecycle.started') launch = parsed.data.data.launch;
     builder.push(parsed.data);
   }
+  const timeline = withModelRequests(builder.items, requests);
   const tools = builder.items.flatMap((item) => (item.tool ? [item.tool] : []));
   const diagnostics = builder.items.filter((item) => item.kind === 'diagnostic').map((item) => item.code ?? '');
   const diff = asRecord(readJson(auditFile(runDir, 'fs-diff', n, 'json')));
@@ -139,7 +167,7 @@ export function readAttemptView(runDir: string, n: number, options: { timeline?:
       turn: num(r.turn_index),
     })),
     conformance: conformance ?? null,
-    timeline: options.timeline === false ? null : builder.items,
+    timeline: options.timeline === false ? null : timeline,
   };
 }
 

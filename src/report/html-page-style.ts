@@ -28,6 +28,7 @@ pre { background: var(--soft); border: 1px solid var(--line); padding: 6px 8px; 
 .timeline li.k-reasoning { border-color: #8e6bd8; }
 .timeline li.k-tool { border-color: #3d8b8b; }
 .timeline li.k-diagnostic, .timeline li.k-error { border-color: var(--warn); }
+.timeline li.k-model { border-color: #b0b7c3; color: var(--muted); }
 .timeline li.hidden { display: none; }
 .badge { display: inline-block; padding: 0 6px; border-radius: 3px; background: var(--soft); border: 1px solid var(--line);
   font-size: 12px; margin-right: 6px; }

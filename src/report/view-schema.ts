@@ -24,12 +24,15 @@ export const ViewToolSchema = z.object({
 /** A tool call of the timeline. */
 export type ViewTool = z.infer<typeof ViewToolSchema>;
 
-/** One item of an attempt's timeline. `t` is milliseconds since the attempt's first event. */
+/**
+ * One item of an attempt's timeline. `t` is milliseconds since the attempt's first event. A `model` item is a request
+ * the engine made to the scripted model (its `seq` negated, apart from the RASP events' numbers).
+ */
 export const TimelineItemSchema = z.object({
   seq: z.number().int(),
   ts: z.string(),
   t: z.number(),
-  kind: z.enum(['started', 'message', 'reasoning', 'tool', 'diagnostic', 'error', 'exited']),
+  kind: z.enum(['started', 'message', 'reasoning', 'tool', 'diagnostic', 'error', 'exited', 'model']),
   text: z.string().nullable(),
   tool: ViewToolSchema.nullable(),
   /** A diagnostic's or error's code, the exit's code. */
