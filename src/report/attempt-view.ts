@@ -171,12 +171,53 @@ export function readAttemptView(runDir: string, n: number, options: { timeline?:
   };
 }
 
+/**
+ * Attempt summaries (no timeline) already read, by attempt, with the sizes and times of the files they came from:
+ * `agent-harness view` reads a finished attempt once, not at every listing.
+ */
+export type AttemptViewCache = Map<string, { stamp: string; view: ViewAttempt }>;
+
+function stampOf(runDir: string, n: number): string {
+  return ['meta', 'rasp', 'conformance-report', 'fs-diff', 'model-requests']
+    .map((name) => {
+      try {
+        const stat = fs.statSync(
+          auditFile(runDir, name, n, name === 'rasp' || name === 'model-requests' ? 'jsonl' : 'json'),
+        );
+        return `${stat.size}:${stat.mtimeMs}`;
+      } catch {
+        return '-';
+      }
+    })
+    .join('/');
+}
+
+function readAttemptSummary(runDir: string, n: number, cache: AttemptViewCache): ViewAttempt {
+  const key = `${runDir}\u0000${n}`;
+  const stamp = stampOf(runDir, n);
+  const hit = cache.get(key);
+  if (hit && hit.stamp === stamp) return hit.view;
+  const view = readAttemptView(runDir, n, { timeline: false });
+  cache.set(key, { stamp, view });
+  return view;
+}
+
 /** A run and its attempts; `href` is the run directory relative to `pageDir` (null: no link). */
 export function readRunView(
   run: RunIndexEntry,
-  options: { pageDir?: string | null; timeline?: boolean; caseName?: string; testId?: string | null } = {},
+  options: {
+    pageDir?: string | null;
+    timeline?: boolean;
+    caseName?: string;
+    testId?: string | null;
+    /** Summaries read before (with `timeline: false` only). */
+    cache?: AttemptViewCache;
+  } = {},
 ): ViewRun {
-  const attempts = attemptNumbers(run.run_dir).map((n) => readAttemptView(run.run_dir, n, options));
+  const cache = options.timeline === false ? options.cache : undefined;
+  const attempts = attemptNumbers(run.run_dir).map((n) =>
+    cache ? readAttemptSummary(run.run_dir, n, cache) : readAttemptView(run.run_dir, n, options),
+  );
   const href = options.pageDir
     ? path.relative(options.pageDir, run.run_dir).split(path.sep).map(encodeURIComponent).join('/')
     : null;

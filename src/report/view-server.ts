@@ -14,7 +14,7 @@ import { AgentHarnessError } from '../errors/index.js';
 import { RaspEventSchema, type RunIndexEntry } from '../protocol/index.js';
 import { readLinesSync } from '../runtime/bounded-input.js';
 import { AUDIT_DIR, listRuns, resolveRunSelector } from '../runtime/run-store.js';
-import { isRawLineEvent, readAttemptView, readRunView } from './attempt-view.js';
+import { type AttemptViewCache, isRawLineEvent, readAttemptView, readRunView } from './attempt-view.js';
 import { buildConsistencyReport } from './build.js';
 import { TimelineBuilder } from './rasp-timeline.js';
 import { pageCsp, renderHtmlReport } from './render-html.js';
@@ -99,9 +99,9 @@ function attemptOf(run: RunIndexEntry, value: string): number {
   return n;
 }
 
-async function runViews(runRoot: string) {
+async function runViews(runRoot: string, cache: AttemptViewCache) {
   const runs = await listRuns(runRoot);
-  return runs.map((run) => readRunView(run, { timeline: false, caseName: runCase(run), testId: run.run_id }));
+  return runs.map((run) => readRunView(run, { timeline: false, caseName: runCase(run), testId: run.run_id, cache }));
 }
 
 /** Streams attempt `n`'s timeline items as SSE `item` events until the attempt is finished, then `end`. */
@@ -191,6 +191,7 @@ function tailAttempt(
 export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
   const token = options.token ?? randomBytes(24).toString('base64url');
   const tails = new Set<() => void>();
+  const cache: AttemptViewCache = new Map();
   let port = 0;
   const handle = async (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
@@ -210,7 +211,9 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
         generatedAt: new Date().toISOString(),
         title: `agent-harness view — ${options.runRoot}`,
         report,
-        runs: runs.map((run) => readRunView(run, { timeline: false, caseName: runCase(run), testId: run.run_id })),
+        runs: runs.map((run) =>
+          readRunView(run, { timeline: false, caseName: runCase(run), testId: run.run_id, cache }),
+        ),
         baseline: null,
         live: { api: VIEW_API, token },
       });
@@ -231,13 +234,13 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     if (rest.length === 0) {
       sendJson(response, 200, ApiRunsResponseSchema, {
         version: VIEW_DATA_VERSION,
-        runs: await runViews(options.runRoot),
+        runs: await runViews(options.runRoot, cache),
       });
       return;
     }
     const run = await findRun(options.runRoot, rest[0]!);
     if (rest.length === 1) {
-      const view = readRunView(run, { timeline: false, caseName: runCase(run), testId: run.run_id });
+      const view = readRunView(run, { timeline: false, caseName: runCase(run), testId: run.run_id, cache });
       sendJson(response, 200, ApiRunResponseSchema, { version: VIEW_DATA_VERSION, run: view });
       return;
     }
