@@ -34,7 +34,7 @@ function h(tag, attrs, children) {
   return el;
 }
 function add(el, children) {
-  if (children === null || children === undefined) return;
+  if (children === null || children === undefined) return el;
   if (!Array.isArray(children)) children = [children];
   for (var i = 0; i < children.length; i++) {
     var c = children[i];
@@ -42,6 +42,7 @@ function add(el, children) {
     if (typeof c === 'object' && c.nodeType) el.appendChild(c);
     else el.appendChild(document.createTextNode(shown(c)));
   }
+  return el;
 }
 function safeHref(v) { return typeof v === 'string' && !/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(v) && v.indexOf('//') !== 0; }
 var SHOW_FIRST = 65536;
@@ -138,8 +139,10 @@ function renderRuns(main) {
   rows.forEach(function (r) {
     var a = lastAttempt(r);
     var dur = 0; r.attempts.forEach(function (x) { dur += x.durationMs || 0; });
-    table.appendChild(h('tr', { class: 'click', 'data-testid': 'run-' + r.handle,
-      onclick: function () { state.run = r.handle; state.attempt = a ? a.attempt : null; render(); } }, [
+    var open = function () { state.run = r.handle; state.attempt = a ? a.attempt : null; render(); };
+    var row = h('tr', { class: 'click', tabindex: '0', 'data-testid': 'run-' + r.handle, onclick: open });
+    row.addEventListener('keydown', function (e) { if (e.key === 'Enter') open(); });
+    table.appendChild(add(row, [
       h('td', null, h('code', null, r.handle)), h('td', null, r.engine), h('td', null, r.case),
       h('td', { class: stateClass(completionOf(r)) }, completionOf(r)), h('td', null, codeOf(r)),
       h('td', null, String(toolCount(r))), h('td', null, String(diagCount(r))), h('td', null, String(r.attempts.length)),

@@ -126,7 +126,8 @@ describe.skipIf(unavailable !== null && !process.env.CI)('HTML report in Chromiu
 
   it('shows an attempt as a timeline: tool call with command, exit code and output, message, steps; plays it back', async (context) => {
     const { page, problems } = await openPage(path.join(out, 'report.html'));
-    await page.click(`[data-testid="run-${handles.codex}"]`);
+    // Rows open with the keyboard too.
+    await page.press(`[data-testid="run-${handles.codex}"]`, 'Enter');
     await page.waitForSelector('[data-testid="timeline"] [data-testid="item-tool"]');
     expect(await page.textContent('[data-testid="item-tool"] [data-testid="command"]')).toBe('echo hello > out.txt');
     expect(await page.textContent('[data-testid="item-tool"] [data-testid="exit-code"]')).toBe(' exit 0');
