@@ -11,12 +11,12 @@ import http from 'node:http';
 import path from 'node:path';
 import type { z } from 'zod';
 import { AgentHarnessError } from '../errors/index.js';
-import { RaspEventSchema, type RunIndexEntry } from '../protocol/index.js';
+import type { RunIndexEntry } from '../protocol/index.js';
 import { readLinesSync } from '../runtime/bounded-input.js';
 import { AUDIT_DIR, listRuns, resolveRunSelector } from '../runtime/run-store.js';
-import { type AttemptViewCache, isRawLineEvent, readAttemptView, readRunView } from './attempt-view.js';
+import { type AttemptViewCache, readAttemptView, readRunView } from './attempt-view.js';
+import { tailAttempt } from './view-tail.js';
 import { buildConsistencyReport } from './build.js';
-import { TimelineBuilder } from './rasp-timeline.js';
 import { pageCsp, renderHtmlReport } from './render-html.js';
 import { runCase, runReportInputs } from './run-inputs.js';
 import {
@@ -29,8 +29,6 @@ import {
 
 /** The API's path prefix. */
 export const VIEW_API = '/api/v1';
-/** How often a tail looks at a running attempt's event file. */
-const TAIL_POLL_MS = 200;
 /** Most FCMP events `…/events` returns. */
 const MAX_EVENTS = 100_000;
 
@@ -102,89 +100,6 @@ function attemptOf(run: RunIndexEntry, value: string): number {
 async function runViews(runRoot: string, cache: AttemptViewCache) {
   const runs = await listRuns(runRoot);
   return runs.map((run) => readRunView(run, { timeline: false, caseName: runCase(run), testId: run.run_id, cache }));
-}
-
-/** Streams attempt `n`'s timeline items as SSE `item` events until the attempt is finished, then `end`. */
-function tailAttempt(
-  run: RunIndexEntry,
-  n: number,
-  request: http.IncomingMessage,
-  response: http.ServerResponse,
-): () => void {
-  response.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-  });
-  response.write(': agent-harness tail\n\n');
-  const file = path.join(run.run_dir, AUDIT_DIR, `rasp.${n}.jsonl`);
-  const builder = new TimelineBuilder();
-  let offset = 0;
-  let carry = '';
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  const finished = (): boolean => {
-    try {
-      const meta = JSON.parse(fs.readFileSync(path.join(run.run_dir, AUDIT_DIR, `meta.${n}.json`), 'utf8'));
-      return meta.status === 'finished';
-    } catch {
-      return false;
-    }
-  };
-  const readNew = (): void => {
-    let fd: number;
-    try {
-      fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
-    } catch {
-      return;
-    }
-    try {
-      if (!fs.fstatSync(fd).isFile()) return;
-      const buffer = Buffer.alloc(256 * 1024);
-      for (let read = fs.readSync(fd, buffer, 0, buffer.length, offset); read > 0; ) {
-        offset += read;
-        const text = carry + buffer.toString('utf8', 0, read);
-        const lines = text.split('\n');
-        carry = lines.pop() ?? '';
-        for (const line of lines) {
-          if (line.trim() === '' || isRawLineEvent(line)) continue;
-          let value: unknown;
-          try {
-            value = JSON.parse(line);
-          } catch {
-            continue;
-          }
-          const event = RaspEventSchema.safeParse(value);
-          if (!event.success) continue;
-          const item = builder.push(event.data);
-          if (item) response.write(`event: item\ndata: ${JSON.stringify(item)}\n\n`);
-        }
-        read = fs.readSync(fd, buffer, 0, buffer.length, offset);
-      }
-    } finally {
-      fs.closeSync(fd);
-    }
-  };
-  const stop = (): void => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-  };
-  const tick = (): void => {
-    if (stopped) return;
-    // Read what is there, then check the meta: an attempt finished after the read is read once more.
-    const done = finished();
-    readNew();
-    if (done) {
-      response.write(`event: end\ndata: ${JSON.stringify({ attempt: n })}\n\n`);
-      response.end();
-      stop();
-      return;
-    }
-    timer = setTimeout(tick, TAIL_POLL_MS);
-  };
-  request.on('close', stop);
-  tick();
-  return stop;
 }
 
 /** Starts the server on 127.0.0.1. */
