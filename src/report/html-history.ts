@@ -61,6 +61,13 @@ function historyStamps(dir: string): string[] {
     .reverse();
 }
 
+/** Replaces `file` whole (a temp file renamed over it): a reader, or another run writing it too, never sees half. */
+function replaceFile(file: string, text: string): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, text);
+  fs.renameSync(temp, file);
+}
+
 const escapeHtml = (text: string): string =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -104,10 +111,18 @@ export function writeHtmlReport(
   fs.mkdirSync(dir, { recursive: true });
   const now = options.now ?? new Date();
   const baseline = options.baseline === undefined ? latestHistoryReport(dir) : options.baseline;
-  let stamp = stampOf(now);
-  for (let n = 1; fs.existsSync(path.join(dir, 'history', stamp)); n++) stamp = `${stampOf(now)}-${n}`;
-  const historyDir = path.join(dir, 'history', stamp);
-  fs.mkdirSync(historyDir, { recursive: true });
+  fs.mkdirSync(path.join(dir, 'history'), { recursive: true });
+  // Created exclusively: two runs ending in the same millisecond (two Vitest processes) each get their own.
+  let historyDir = '';
+  for (let n = 0; !historyDir; n++) {
+    const candidate = path.join(dir, 'history', n === 0 ? stampOf(now) : `${stampOf(now)}-${n}`);
+    try {
+      fs.mkdirSync(candidate);
+      historyDir = candidate;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
   const common = {
     baseline,
     now,
@@ -120,7 +135,7 @@ export function writeHtmlReport(
     index: path.join(dir, 'index.html'),
   };
   const data = buildViewData(report, { ...common, pageDir: dir });
-  fs.writeFileSync(files.html, renderHtmlReport(data));
+  replaceFile(files.html, renderHtmlReport(data));
   // The history copy is two directories deeper: its links to run directories go up two more.
   const deeper = (runs: ViewRun[]): ViewRun[] =>
     runs.map((run) => ({ ...run, href: run.href === null ? null : `../../${run.href}` }));
@@ -135,6 +150,6 @@ export function writeHtmlReport(
   fs.writeFileSync(path.join(historyDir, 'consistency.json'), `${JSON.stringify(report, null, 2)}\n`);
   for (const old of historyStamps(dir).slice(HISTORY_KEEP))
     fs.rmSync(path.join(dir, 'history', old), { recursive: true, force: true });
-  fs.writeFileSync(files.index, renderIndex(dir));
+  replaceFile(files.index, renderIndex(dir));
   return files;
 }
