@@ -18,6 +18,7 @@ import { registerReport } from './report.js';
 import { registerResume } from './resume.js';
 import { registerRuns } from './runs.js';
 import { registerTranslate } from './translate.js';
+import { registerView } from './view.js';
 import { addStartOptions, registerStart, startCommand, type StartCommandOptions } from './start.js';
 
 function packageVersion(): string {
@@ -67,6 +68,7 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
   registerDemo(program, streams, setExit);
   registerTranslate(program, streams, setExit);
   registerReport(program, streams, setExit);
+  registerView(program, streams, setExit);
   for (const engine of ENGINE_COMMANDS) {
     program
       .command(engine)

@@ -57,6 +57,7 @@ interface ReportOptions {
   since?: string;
   out?: string;
   baseline?: string;
+  html?: boolean;
 }
 
 /** Runs `report`; returns the exit status. */
@@ -71,7 +72,7 @@ export async function reportCommand(
     { buildConsistencyReport },
     { renderMarkdown },
     { diffAgainstBaseline },
-    { runReportInputs },
+    { runReportInputs, runCase },
   ] = await Promise.all([
     import('../runtime/run-store.js'),
     import('../report/build.js'),
@@ -95,12 +96,22 @@ export async function reportCommand(
   fs.mkdirSync(outDir, { recursive: true });
   await writeJsonAtomic(path.join(outDir, 'consistency.json'), report);
   fs.writeFileSync(path.join(outDir, 'consistency.md'), renderMarkdown(report));
+  const baseline = options.baseline ? await readBaseline(options.baseline) : null;
+  let htmlNote = '';
+  if (options.html) {
+    const { writeHtmlReport } = await import('../report/html-history.js');
+    const written = writeHtmlReport(outDir, report, {
+      runs: runs.map((run) => ({ run, testId: run.run_id, caseName: runCase(run) })),
+      ...(baseline ? { baseline: { report: baseline, label: path.basename(options.baseline!) } } : {}),
+    });
+    htmlNote = `, report.html (history: ${path.relative(outDir, written.index)})`;
+  }
   const s = report.summary;
   streams.stderr.write(
-    `${runs.length} run(s), ${s.total} with conformance reports: ${s.passed} ok, ${s.failed} failed; ${report.matrix.length} case(s) on several engines, ${s.disagreements} disagreement(s).\nWrote ${path.join(outDir, 'consistency.json')} and consistency.md\n`,
+    `${runs.length} run(s), ${s.total} with conformance reports: ${s.passed} ok, ${s.failed} failed; ${report.matrix.length} case(s) on several engines, ${s.disagreements} disagreement(s).\nWrote ${path.join(outDir, 'consistency.json')}, consistency.md${htmlNote}\n`,
   );
-  if (!options.baseline) return 0;
-  const diff = diffAgainstBaseline(report, await readBaseline(options.baseline));
+  if (!options.baseline || !baseline) return 0;
+  const diff = diffAgainstBaseline(report, baseline);
   for (const line of diff.changes) streams.stdout.write(`change: ${line}\n`);
   for (const line of diff.regressions) streams.stdout.write(`REGRESSION: ${line}\n`);
   streams.stderr.write(
@@ -119,6 +130,7 @@ export function registerReport(program: Command, streams: CliStreams, setExit: (
     .argument('[runs...]', 'run handles, ids or directories (default: every run under the run root)')
     .option('--since <when>', 'only runs created since a duration ago (30m, 2h, 7d) or an ISO date')
     .option('--out <dir>', `where consistency.json and consistency.md go (default ${DEFAULT_RUNS_REPORT_DIR})`)
+    .option('--html', 'also write report.html (one self-contained file), a dated copy in history/ and index.html')
     .option(
       '--baseline <file>',
       'a saved consistency.json: print what changed per engine and case; exit 1 on a regression',
@@ -133,7 +145,8 @@ emits different FCMP event counts, warns more, or is missing; a new engine versi
 Examples:
   agent-harness report --since 1h
   cp reports/agent-harness-runs/consistency.json baseline.json     # save a baseline
-  agent-harness report --since 1h --baseline baseline.json          # exit 1 on a regression`,
+  agent-harness report --since 1h --baseline baseline.json          # exit 1 on a regression
+  agent-harness report --html --out reports/runs                    # open reports/runs/report.html`,
     )
     .action(async (selectors: string[], options: ReportOptions) => {
       setExit(await reportCommand(streams, selectors, options));

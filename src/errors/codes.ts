@@ -62,6 +62,8 @@ export const ERROR_CODES = {
   INTERRUPTED: 'The command was stopped by SIGINT/SIGTERM before it finished; run it again.',
   BUILD_MISSING:
     'The command runs the compiled dist/: in a checkout run `npm ci` or `npm run build` (`npm run cli -- <args>` runs the sources instead).',
+  VIEW_SERVER_FAILED:
+    '`agent-harness view` could not listen on 127.0.0.1 at that port (in use, or not allowed); pick another with --port, or --port 0 for any free one.',
 } as const;
 
 /** A stable error code. */

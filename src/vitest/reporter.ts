@@ -1,5 +1,5 @@
 /**
- * AgentHarnessReporter: writes consistency.json, consistency.md and junit.xml into the report directory at
+ * AgentHarnessReporter: writes consistency.json, consistency.md, junit.xml and report.html into the report directory at
  * the end of the run, and appends a summary to `$GITHUB_STEP_SUMMARY` when set. Everything is built in
  * `onTestRunEnd` from `testCase.meta()/result()/diagnostic()`, so it works the same after `--merge-reports`.
  */
@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Reporter, SerializedError, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node';
 import { buildConsistencyReport, type ReportInput } from '../report/build.js';
+import { writeHtmlReport } from '../report/html-history.js';
 import type { ConsistencyReport } from '../report/schema.js';
 import { renderJunit, renderMarkdown, renderStepSummary } from '../report/render.js';
 import { DEFAULT_REPORT_DIR } from './options.js';
@@ -21,6 +22,11 @@ export interface AgentHarnessReporterOptions {
   reportDir?: string;
   /** Append a summary to `$GITHUB_STEP_SUMMARY` when it is set (default true). */
   stepSummary?: boolean;
+  /**
+   * Write the HTML report too (default true): report.html, a copy in history/<timestamp>/ and index.html; see
+   * docs/report.md.
+   */
+  html?: boolean;
 }
 
 /** Files written by one run of the reporter. */
@@ -28,6 +34,8 @@ export interface AgentHarnessReportFiles {
   json: string;
   markdown: string;
   junit: string;
+  /** report.html (absent when `html: false` or when it could not be written). */
+  html?: string;
 }
 
 /** Converts one Vitest test case into the reporter's plain record. */
@@ -98,6 +106,14 @@ export class AgentHarnessReporter implements Reporter {
     fs.writeFileSync(files.json, `${JSON.stringify(report, null, 2)}\n`);
     fs.writeFileSync(files.markdown, renderMarkdown(report));
     fs.writeFileSync(files.junit, renderJunit(report));
+    if (this.options.html !== false) {
+      try {
+        files.html = writeHtmlReport(dir, report).html;
+      } catch (error) {
+        // The JSON, Markdown and JUnit reports are written; a failed HTML report is said, never fails the run.
+        process.stderr.write(`agent-harness reporter: the HTML report was not written: ${(error as Error).message}\n`);
+      }
+    }
     const summary = process.env.GITHUB_STEP_SUMMARY;
     if (summary && this.options.stepSummary !== false) {
       try {

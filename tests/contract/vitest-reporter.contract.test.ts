@@ -107,6 +107,13 @@ describe('AgentHarnessReporter in a child Vitest run', () => {
     expect(junit).toMatch(/<failure message="[^"]*iflow did not write the file[^"]*"/);
     expect(junit.match(/<testcase /g)).toHaveLength(7);
 
+    // The HTML report beside them, with its history (one report so far) and index; the data escaped in the page.
+    const html = fs.readFileSync(path.join(reportDir, 'report.html'), 'utf8');
+    expect(html).toContain('codex \\u003e answers a question');
+    expect(html).toContain("script-src 'sha256-");
+    expect(fs.readdirSync(path.join(reportDir, 'history'))).toHaveLength(1);
+    expect(fs.readFileSync(path.join(reportDir, 'index.html'), 'utf8')).toContain('href="history/');
+
     const step = fs.readFileSync(summary, 'utf8');
     expect(step.startsWith('# before\n')).toBe(true);
     expect(step).toContain('### agent-harness');

@@ -1,0 +1,60 @@
+/**
+ * `agent-harness view [--port P] [--root DIR]`: the HTML report's UI served on 127.0.0.1 over a run root, with the
+ * JSON API (`/api/v1/runs`…) and a live tail of running attempts (docs/report.md). Prints its URL (with the token
+ * every request must carry) and serves until SIGINT or SIGTERM.
+ */
+import path from 'node:path';
+import type { Command } from 'commander';
+import { AgentHarnessError } from '../errors/index.js';
+import { resolveHarnessPaths } from '../runtime/paths.js';
+import type { CliStreams } from './output.js';
+
+interface ViewOptions {
+  port?: string;
+  root?: string;
+}
+
+/** Runs `view` until a signal; returns the exit status. */
+export async function viewCommand(streams: CliStreams, options: ViewOptions): Promise<number> {
+  const port = options.port === undefined ? 0 : Number(options.port);
+  if (!/^\d+$/.test(options.port ?? '0') || port > 65_535)
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      `--port takes a port number (0-65535), not ${JSON.stringify(options.port)}.`,
+    );
+  const runRoot = options.root ? path.resolve(options.root) : resolveHarnessPaths().runRoot;
+  const { startViewServer } = await import('../report/view-server.js');
+  const server = await startViewServer({ runRoot, port });
+  streams.stdout.write(`${server.url}\n`);
+  streams.stderr.write(`agent-harness view: serving ${runRoot} on 127.0.0.1:${server.port} until Ctrl-C\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await server.close();
+  return 0;
+}
+
+/** Registers `view`. */
+export function registerView(program: Command, streams: CliStreams, setExit: (code: number) => void): void {
+  program
+    .command('view')
+    .description('serve the HTML report of the runs on 127.0.0.1, with a JSON API and a live tail of running attempts')
+    .option('--port <port>', 'port to listen on (default: any free port)')
+    .option('--root <dir>', 'run root to serve (default: the run root, AGENT_HARNESS_RUN_ROOT)')
+    .addHelpText(
+      'after',
+      `
+Prints the URL to open; it holds a random token, and a request without it gets 403. Only 127.0.0.1 listens.
+The API: GET /api/v1/runs, /api/v1/runs/<handle>, /api/v1/runs/<handle>/attempts/<n>, …/events (FCMP),
+…/tail (server-sent events of a running attempt). See docs/report.md.`,
+    )
+    .action(async (options: ViewOptions) => {
+      setExit(await viewCommand(streams, options));
+    });
+}

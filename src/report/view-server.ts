@@ -1,0 +1,236 @@
+/**
+ * `agent-harness view`: the HTML report's page and a versioned JSON API over a run root, served on 127.0.0.1 only.
+ * Every request must carry the server's random token (`?token=` or the `x-agent-harness-token` header) and name
+ * 127.0.0.1 or localhost as its Host, so another page in the browser (or a DNS-rebinding site) gets 403. Responses
+ * are validated against the API's zod schemas before they are sent. A running attempt is tailed over server-sent
+ * events from its `rasp.N.jsonl` (written as the engine prints), through the same timeline builder as the report.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { z } from 'zod';
+import { AgentHarnessError } from '../errors/index.js';
+import type { RunIndexEntry } from '../protocol/index.js';
+import { readLinesSync } from '../runtime/bounded-input.js';
+import { AUDIT_DIR, listRuns, resolveRunSelector } from '../runtime/run-store.js';
+import { type AttemptViewCache, readAttemptView, readRunView } from './attempt-view.js';
+import { tailAttempt } from './view-tail.js';
+import { buildConsistencyReport } from './build.js';
+import { pageCsp, renderHtmlReport } from './render-html.js';
+import { runCase, runReportInputs } from './run-inputs.js';
+import {
+  ApiAttemptResponseSchema,
+  ApiEventsResponseSchema,
+  ApiRunResponseSchema,
+  ApiRunsResponseSchema,
+  VIEW_DATA_VERSION,
+} from './view-schema.js';
+
+/** The API's path prefix. */
+export const VIEW_API = '/api/v1';
+/** Most FCMP events `…/events` returns. */
+const MAX_EVENTS = 100_000;
+
+/** A running view server. */
+export interface ViewServer {
+  /** `http://127.0.0.1:<port>/?token=…`: what to open. */
+  url: string;
+  port: number;
+  token: string;
+  /** Stops listening and ends the open tails. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link startViewServer}. */
+export interface ViewServerOptions {
+  runRoot: string;
+  /** 0 (default): any free port. */
+  port?: number;
+  /** The token (default: 24 random bytes, base64url). */
+  token?: string;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function sameToken(given: string | null, token: string): boolean {
+  if (given === null) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function sendJson<T>(response: http.ServerResponse, status: number, schema: z.ZodType<T> | null, body: T): void {
+  const checked = schema ? schema.parse(body) : body;
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  response.end(JSON.stringify(checked));
+}
+
+async function findRun(runRoot: string, handle: string): Promise<RunIndexEntry> {
+  // A handle (or a unique prefix of 4+ hex digits) only: never a path the client chose.
+  if (!/^[0-9a-f]{4,8}$/.test(handle)) throw new HttpError(400, 'USAGE_ERROR', `Not a run handle: ${handle}`);
+  try {
+    return await resolveRunSelector(runRoot, handle);
+  } catch (error) {
+    if (error instanceof AgentHarnessError)
+      throw new HttpError(error.code === 'RUN_NOT_FOUND' ? 404 : 409, error.code, error.message);
+    throw error;
+  }
+}
+
+function attemptOf(run: RunIndexEntry, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !fs.existsSync(path.join(run.run_dir, AUDIT_DIR, `meta.${n}.json`)))
+    throw new HttpError(404, 'RUN_NOT_FOUND', `Run ${run.handle} has no attempt ${value}.`);
+  return n;
+}
+
+async function runViews(runRoot: string, cache: AttemptViewCache) {
+  const runs = await listRuns(runRoot);
+  return runs.map((run) => readRunView(run, { timeline: false, caseName: runCase(run), testId: run.run_id, cache }));
+}
+
+/** Starts the server on 127.0.0.1. */
+export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
+  const token = options.token ?? randomBytes(24).toString('base64url');
+  const tails = new Set<() => void>();
+  const cache: AttemptViewCache = new Map();
+  let port = 0;
+  const handle = async (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const host = String(request.headers.host ?? '');
+    const given =
+      url.searchParams.get('token') ?? (request.headers['x-agent-harness-token'] as string | undefined) ?? null;
+    if (!sameToken(given, token) || (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`))
+      throw new HttpError(403, 'FORBIDDEN', 'This server answers only its own page: open the URL it printed.');
+    if (request.method !== 'GET' && request.method !== 'HEAD')
+      throw new HttpError(405, 'USAGE_ERROR', `${request.method} is not served; the API is read-only.`);
+    const parts = url.pathname.split('/').filter(Boolean);
+    if (url.pathname === '/' || url.pathname === '/index.html') {
+      const runs = await listRuns(options.runRoot);
+      const report = buildConsistencyReport(runReportInputs(runs).inputs, 'agent-harness view');
+      const html = renderHtmlReport({
+        version: VIEW_DATA_VERSION,
+        generatedAt: new Date().toISOString(),
+        title: `agent-harness view — ${options.runRoot}`,
+        report,
+        runs: runs.map((run) =>
+          readRunView(run, { timeline: false, caseName: runCase(run), testId: run.run_id, cache }),
+        ),
+        baseline: null,
+        live: { api: VIEW_API, token },
+      });
+      response.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': pageCsp({ connect: true }),
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer',
+        'x-content-type-options': 'nosniff',
+        'x-frame-options': 'DENY',
+      });
+      response.end(html);
+      return;
+    }
+    if (`/${parts.slice(0, 2).join('/')}` !== VIEW_API || parts[2] !== 'runs')
+      throw new HttpError(404, 'NOT_FOUND', `No such page: ${url.pathname}`);
+    const rest = parts.slice(3);
+    if (rest.length === 0) {
+      sendJson(response, 200, ApiRunsResponseSchema, {
+        version: VIEW_DATA_VERSION,
+        runs: await runViews(options.runRoot, cache),
+      });
+      return;
+    }
+    const run = await findRun(options.runRoot, rest[0]!);
+    if (rest.length === 1) {
+      const view = readRunView(run, { timeline: false, caseName: runCase(run), testId: run.run_id, cache });
+      sendJson(response, 200, ApiRunResponseSchema, { version: VIEW_DATA_VERSION, run: view });
+      return;
+    }
+    if (rest[1] !== 'attempts' || rest.length < 3 || rest.length > 4)
+      throw new HttpError(404, 'NOT_FOUND', `No such page: ${url.pathname}`);
+    const n = attemptOf(run, rest[2]!);
+    if (rest.length === 3) {
+      sendJson(response, 200, ApiAttemptResponseSchema, {
+        version: VIEW_DATA_VERSION,
+        handle: run.handle,
+        attempt: readAttemptView(run.run_dir, n),
+      });
+      return;
+    }
+    if (rest[3] === 'events') {
+      const file = path.join(run.run_dir, AUDIT_DIR, `fcmp.${n}.jsonl`);
+      const events: unknown[] = [];
+      if (fs.existsSync(file))
+        for (const line of readLinesSync(file, { what: 'FCMP events' })) {
+          if (events.length >= MAX_EVENTS) break;
+          try {
+            if (line.trim() !== '') events.push(JSON.parse(line));
+          } catch {
+            // A damaged line: left out.
+          }
+        }
+      sendJson(response, 200, ApiEventsResponseSchema, {
+        version: VIEW_DATA_VERSION,
+        handle: run.handle,
+        attempt: n,
+        events,
+      });
+      return;
+    }
+    if (rest[3] === 'tail') {
+      const stop = tailAttempt(run, n, request, response);
+      tails.add(stop);
+      response.on('close', () => tails.delete(stop));
+      return;
+    }
+    throw new HttpError(404, 'NOT_FOUND', `No such page: ${url.pathname}`);
+  };
+  const server = http.createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      const status = error instanceof HttpError ? error.status : 500;
+      const code = error instanceof HttpError ? error.code : 'INTERNAL_ERROR';
+      if (response.headersSent) {
+        response.end();
+        return;
+      }
+      sendJson(response, status, null, { error: { code, message: (error as Error).message } });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new AgentHarnessError(
+          'VIEW_SERVER_FAILED',
+          `Cannot listen on 127.0.0.1:${options.port ?? 0}: ${error.message}`,
+          { cause: error, details: { port: options.port ?? 0 } },
+        ),
+      ),
+    );
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}/?token=${token}`,
+    port,
+    token,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const stop of tails) stop();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * The live tail of `agent-harness view`: a running attempt's `rasp.N.jsonl` read as it grows (every RASP event is
+ * written as the engine's output is parsed), each new or completed timeline item sent as a server-sent event, until
+ * the attempt's meta says it has finished and the file has been read to its end.
+ */
+import fs from 'node:fs';
+import type http from 'node:http';
+import path from 'node:path';
+import { RaspEventSchema, type RunIndexEntry } from '../protocol/index.js';
+import { AUDIT_DIR } from '../runtime/run-store.js';
+import { isRawLineEvent } from './attempt-view.js';
+import { TimelineBuilder } from './rasp-timeline.js';
+
+/** How often a tail looks at a running attempt's event file. */
+const TAIL_POLL_MS = 200;
+
+/** Streams attempt `n`'s timeline items as SSE `item` events until the attempt is finished, then `end`; returns a stop. */
+export function tailAttempt(
+  run: RunIndexEntry,
+  n: number,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+): () => void {
+  response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  response.write(': agent-harness tail\n\n');
+  const file = path.join(run.run_dir, AUDIT_DIR, `rasp.${n}.jsonl`);
+  const builder = new TimelineBuilder();
+  let offset = 0;
+  let carry = '';
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  const finished = (): boolean => {
+    try {
+      const meta = JSON.parse(fs.readFileSync(path.join(run.run_dir, AUDIT_DIR, `meta.${n}.json`), 'utf8'));
+      return meta.status === 'finished';
+    } catch {
+      return false;
+    }
+  };
+  const readNew = (): void => {
+    let fd: number;
+    try {
+      fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
+    } catch {
+      return;
+    }
+    try {
+      if (!fs.fstatSync(fd).isFile()) return;
+      const buffer = Buffer.alloc(256 * 1024);
+      for (let read = fs.readSync(fd, buffer, 0, buffer.length, offset); read > 0; ) {
+        offset += read;
+        const text = carry + buffer.toString('utf8', 0, read);
+        const lines = text.split('\n');
+        carry = lines.pop() ?? '';
+        for (const line of lines) {
+          if (line.trim() === '' || isRawLineEvent(line)) continue;
+          let value: unknown;
+          try {
+            value = JSON.parse(line);
+          } catch {
+            continue;
+          }
+          const event = RaspEventSchema.safeParse(value);
+          if (!event.success) continue;
+          const item = builder.push(event.data);
+          if (item) response.write(`event: item\ndata: ${JSON.stringify(item)}\n\n`);
+        }
+        read = fs.readSync(fd, buffer, 0, buffer.length, offset);
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+  const stop = (): void => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+  };
+  const tick = (): void => {
+    if (stopped) return;
+    // Read what is there, then check the meta: an attempt finished after the read is read once more.
+    const done = finished();
+    readNew();
+    if (done) {
+      response.write(`event: end\ndata: ${JSON.stringify({ attempt: n })}\n\n`);
+      response.end();
+      stop();
+      return;
+    }
+    timer = setTimeout(tick, TAIL_POLL_MS);
+  };
+  request.on('close', stop);
+  tick();
+  return stop;
+}
