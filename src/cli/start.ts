@@ -13,6 +13,7 @@ import {
   extractTranslateFlag,
   parseIsolationMode,
   parseModelMode,
+  parsePace,
   parsePositiveInt,
   parseTranslateMode,
 } from './options.js';
@@ -22,7 +23,12 @@ import type { CliStreams } from './output.js';
 export interface StartCommandOptions {
   translate?: TranslateMode;
   runDir?: string;
-  model?: ModelMode;
+  model?: ModelMode | 'auto';
+  cassette?: string;
+  upstream?: string;
+  pace?: number;
+  /** `--lenient`: a cassette miss falls back to the scripted model. */
+  lenient?: boolean;
   script?: string;
   prompt?: string;
   timeoutMs?: number;
@@ -90,6 +96,16 @@ export async function startCommand(
       ...(direct && options.prompt === undefined ? { rawArgs: true } : {}),
       translateMode: translate,
       modelMode: options.model ?? 'scripted',
+      ...(options.cassette
+        ? {
+            cassette: {
+              path: options.cassette,
+              ...(options.upstream ? { upstream: options.upstream } : {}),
+              ...(options.pace !== undefined ? { pace: options.pace } : {}),
+              ...(options.lenient ? { strict: false } : {}),
+            },
+          }
+        : {}),
       script: options.script ?? null,
       io: chooseIo(translate, io),
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
@@ -121,9 +137,13 @@ export function addStartOptions(command: Command): Command {
     .option('--run-dir <selector>', 'add the attempt to an existing run (path, run id or handle)')
     .option(
       '--model <mode>',
-      'scripted (default: the built-in model on 127.0.0.1) or live (the vendor, with your key)',
+      'scripted (default: the built-in model on 127.0.0.1), live (the vendor, with your key), or with --cassette: record, replay, auto (replay if the cassette exists, else record)',
       parseModelMode,
     )
+    .option('--cassette <file>', 'the cassette to record or replay (--model record|replay|auto; see docs/cassettes.md)')
+    .option('--upstream <url>', 'record against this origin instead of the vendor (the request path is kept)')
+    .option('--pace <factor>', 'replay at the recorded pace times FACTOR (default 0: as fast as possible)', parsePace)
+    .option('--lenient', 'replay: a request the cassette lacks falls back to the scripted model (--script)')
     .option('--script <file>', 'JSON model script for the scripted model (see docs/scripted-model.md)')
     .option('--prompt <text>', "prompt for the engine's default headless command, when no engine args are given")
     .option(
