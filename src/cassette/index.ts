@@ -6,3 +6,4 @@ export * from './match.js';
 export * from './record.js';
 export * from './mode.js';
 export * from './session.js';
+export * from './stream-paths.js';

@@ -11,6 +11,26 @@ import { PLACEHOLDER_PATTERN } from './redact.js';
 /** Paths and URLs of one attempt to replace by a stable name (longest first when applied). */
 export interface NormalizeContext {
   replacements: ReadonlyArray<readonly [value: string, name: string]>;
+  /**
+   * Paths of the attempt that a response may name (the run directory where a tool call writes), each with the token
+   * a recorded response holds instead: replay puts the replaying attempt's path back.
+   */
+  responsePaths?: ReadonlyArray<readonly [value: string, token: string]>;
+}
+
+/** `text` with the attempt's paths replaced by their tokens (recording a response chunk). */
+export function templatePaths(text: string, context: NormalizeContext): string {
+  let out = text;
+  const paths = [...(context.responsePaths ?? [])].sort((a, b) => b[0].length - a[0].length);
+  for (const [value, token] of paths) if (value.length > 1 && out.includes(value)) out = out.split(value).join(token);
+  return out;
+}
+
+/** `text` with the tokens of {@link templatePaths} replaced by this attempt's paths (replaying a response chunk). */
+export function fillPaths(text: string, context: NormalizeContext): string {
+  let out = text;
+  for (const [value, token] of context.responsePaths ?? []) if (out.includes(token)) out = out.split(token).join(value);
+  return out;
 }
 
 /** Fields dropped wherever they stand: cache keys, token limits, thinking configuration, per-run bookkeeping. */

@@ -10,9 +10,17 @@ import type { InterceptedRequest, InterceptOutcome, WireInterceptor } from '../m
 import type { WireApiHandler } from '../model/wire-api.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { formatDifferences, matchRequest, type MatchRequest } from './match.js';
-import { normalizeBody, normalizePath, requestHash, type NormalizeContext } from './normalize.js';
+import {
+  fillPaths,
+  normalizeBody,
+  normalizePath,
+  requestHash,
+  templatePaths,
+  type NormalizeContext,
+} from './normalize.js';
 import { DEFAULT_UPSTREAMS, forwardRequest, vendorKey } from './record.js';
 import { Redactor } from './redact.js';
+import { templateChatToolArguments } from './stream-paths.js';
 import { CASSETTE_FORMAT, type Cassette, type CassetteInteraction } from './schema.js';
 
 /** What a cassette does for an attempt. */
@@ -88,13 +96,18 @@ function matchRequestOf(call: InterceptedRequest, context: NormalizeContext): Ma
 }
 
 /** Writes a recorded response to the engine: at once, or with the recorded delays scaled by `pace`. */
-async function serveRecorded(interaction: CassetteInteraction, response: ServerResponse, pace: number): Promise<void> {
+async function serveRecorded(
+  interaction: CassetteInteraction,
+  response: ServerResponse,
+  pace: number,
+  context: NormalizeContext,
+): Promise<void> {
   response.writeHead(interaction.response.status, interaction.response.headers);
   response.flushHeaders();
   for (const chunk of interaction.response.chunks) {
     if (pace > 0 && chunk.delay_ms > 0) await new Promise((resolve) => setTimeout(resolve, chunk.delay_ms * pace));
     if (response.destroyed) return;
-    response.write(chunk.data);
+    response.write(fillPaths(chunk.data, context));
   }
   if (interaction.response.complete) response.end();
   else response.destroy();
@@ -188,7 +201,13 @@ function recordSession(
           status: captured.status,
           headers: captured.headers,
           kind: captured.kind,
-          chunks: captured.chunks.map((chunk) => ({ delay_ms: chunk.delay_ms, data: redactor.text(chunk.data) })),
+          chunks: (wire === 'openai-chat' && captured.kind === 'sse'
+            ? templateChatToolArguments(captured.chunks, context())
+            : captured.chunks
+          ).map((chunk) => ({
+            delay_ms: chunk.delay_ms,
+            data: redactor.text(templatePaths(chunk.data, context())),
+          })),
           complete: captured.complete,
         },
       });
@@ -281,7 +300,7 @@ function replaySession(
         message: `${what} was served by recorded interaction #${interaction.seq}, which differs in:\n${formatDifferences(found.differences)}`,
       });
     } else counts.exact += 1;
-    await serveRecorded(interaction, call.response, pace);
+    await serveRecorded(interaction, call.response, pace, context());
     return { status: interaction.response.status, note: found.kind === 'exact' ? 'replayed' : 'divergent' };
   };
   return {

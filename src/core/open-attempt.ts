@@ -177,6 +177,11 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
       [request.paths.agentHome, '<home>'],
       [run.run_id, '<run-id>'],
     ],
+    responsePaths: [
+      [runDir, '<agent-harness:run-dir>'],
+      [attemptTmp, '<agent-harness:tmp>'],
+      [request.paths.agentHome, '<agent-harness:home>'],
+    ],
   };
   const failures = new AuditWriteFailures();
   // What the agent may have put at this attempt's audit paths (a FIFO would hang the harness) is removed first.

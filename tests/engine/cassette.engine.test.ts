@@ -1,0 +1,117 @@
+/**
+ * Cassettes behind the real CLIs, from the command line, for every engine: a keyed local "vendor" (a scripted server on
+ * another loopback port that checks the key) is recorded with `start --model record --upstream URL --cassette C.json`;
+ * with the vendor stopped, `--model replay` gives the same final message, tool calls and files, offline; the key is
+ * nowhere in the cassette; a changed prompt exits non-zero with CASSETTE_MISS and a diff.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { KEY_VARIABLES } from '../../src/cassette/record.js';
+import { turns } from '../../src/model/index.js';
+import type { EngineId, FcmpEvent, FsDiff } from '../../src/protocol/index.js';
+import { REPO } from '../helpers/cli.js';
+import { engineWireApi, missingReasons, registryEngines } from '../helpers/engines.js';
+import { startKeyedVendor } from '../helpers/keyed-vendor.js';
+
+const KEY = 'sk-test-SECRET-cassette-9f8e7d6c5b4a';
+const missing = await missingReasons();
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-cassette-engine-'));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+/** Runs the CLI without blocking this process (the vendor answers from here). */
+function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(REPO, 'bin', 'agent-harness.js'), ...args], {
+      cwd: REPO,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('close', (status) => resolve({ status, stderr }));
+  });
+}
+
+/** What an attempt did, from its audit: the final message, the tool calls' commands, the files changed. */
+function outcome(stderr: string) {
+  const runDir = /Run directory: (\S+)/.exec(stderr)?.[1];
+  if (!runDir) throw new Error(`no run directory in:\n${stderr}`);
+  const fcmp = fs
+    .readFileSync(path.join(runDir, '.audit', 'fcmp.1.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as FcmpEvent);
+  const diff = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'fs-diff.1.json'), 'utf8')) as FsDiff;
+  return {
+    final: fcmp.filter((e) => e.type === 'assistant.message.final').at(-1)?.data.text ?? null,
+    tools: fcmp.flatMap((e) => (e.type === 'tool.call' ? [e.data.command ?? e.data.name] : [])),
+    files: { created: diff.created, modified: diff.modified, deleted: diff.deleted },
+    content: fs.existsSync(path.join(runDir, 'a.txt')) ? fs.readFileSync(path.join(runDir, 'a.txt'), 'utf8') : null,
+  };
+}
+
+describe('cassettes from the CLI', () => {
+  it.for(registryEngines())(
+    '%s: record against a keyed local vendor, replay offline, a changed prompt is CASSETTE_MISS',
+    { timeout: 300_000 },
+    async (engine: EngineId, { skip }) => {
+      if (missing[engine]) skip(missing[engine] ?? undefined);
+      const wire = await engineWireApi(engine);
+      const keyVariable = KEY_VARIABLES[wire][0]!;
+      const vendor = await startKeyedVendor(KEY, {
+        version: 1,
+        turns: [turns.writeFile('a.txt', 'recorded from the vendor\n'), turns.final('Wrote a.txt.')],
+      });
+      const cassette = path.join(root, `${engine}.json`);
+      const env = { ...process.env, AGENT_HARNESS_RUN_ROOT: path.join(root, 'runs', engine) };
+      const args = (mode: string, prompt: string, more: string[] = []) => [
+        'start',
+        '--model',
+        mode,
+        '--cassette',
+        cassette,
+        ...more,
+        '--prompt',
+        prompt,
+        engine,
+      ];
+      let recorded: ReturnType<typeof outcome>;
+      try {
+        const record = await cli(args('record', 'Write a.txt', ['--upstream', vendor.url]), {
+          ...env,
+          [keyVariable]: KEY,
+        });
+        expect(record.stderr).toContain('Completion: completed');
+        expect(record.status).toBe(0);
+        expect(vendor.refused).toBe(0);
+        expect(vendor.accepted).toBeGreaterThanOrEqual(2);
+        recorded = outcome(record.stderr);
+        expect(recorded.content).toBe('recorded from the vendor\n');
+        expect(recorded.final).toContain('Wrote a.txt.');
+      } finally {
+        await vendor.close();
+      }
+      const file = fs.readFileSync(cassette, 'utf8');
+      expect(file).not.toContain(KEY);
+      expect(file).toContain('"format": "agent-harness.cassette/1"');
+
+      // The vendor is gone and no key is set: the replay is offline.
+      const replay = await cli(args('replay', 'Write a.txt'), env);
+      expect(replay.stderr).toContain('Completion: completed');
+      expect(replay.status).toBe(0);
+      expect(replay.stderr).not.toContain('CASSETTE_');
+      expect(outcome(replay.stderr)).toEqual(recorded);
+
+      const changed = await cli(args('replay', 'Write b.txt'), env);
+      expect(changed.status).not.toBe(0);
+      expect(changed.stderr).toContain('CASSETTE_MISS');
+      expect(changed.stderr).toContain('Differences:');
+      expect(changed.stderr).toContain('Write b.txt');
+    },
+  );
+});
