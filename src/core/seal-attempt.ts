@@ -223,6 +223,7 @@ export async function sealAttempt(
       audit,
       conformance,
       error,
+      ...(meta.model.cassette ? { cassette: meta.model.cassette } : {}),
     },
     { rasp: opened.raspSpool, fcmp, toolExitCodes },
   );

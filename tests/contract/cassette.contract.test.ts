@@ -23,6 +23,9 @@ import {
   type MatchRequest,
 } from '../../src/cassette/index.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
+import type { AgentHarnessAttemptRecord } from '../../src/report/attempt-record.js';
+import { buildConsistencyReport } from '../../src/report/build.js';
+import { renderMarkdown } from '../../src/report/render.js';
 import { startModelServer, turns, type ModelServer } from '../../src/model/index.js';
 import { startKeyedVendor, type KeyedVendor } from '../helpers/keyed-vendor.js';
 
@@ -356,5 +359,55 @@ describe('record through the model server, replay offline', () => {
     const paced = openCassette({ mode: 'replay', file, cassette: loadCassette(file), hostEnv: {}, pace: 0.5 });
     const server = await harness(paced);
     expect(await (await post(server, body('Say it, other-secret-value-42'))).text()).toBe(text);
+  });
+});
+
+describe('fidelity table of the consistency report', () => {
+  const attempt = (cassette?: AgentHarnessAttemptRecord['cassette']): AgentHarnessAttemptRecord => ({
+    runId: 'r',
+    attempt: 1,
+    launch: 'start',
+    exitCode: 0,
+    completion: { state: 'completed', reason: 'done_marker' },
+    fcmpCounts: {},
+    auditDir: '/a',
+    durationMs: 1,
+    usage: null,
+    toolCalls: 0,
+    retry: 0,
+    ...(cassette ? { cassette } : {}),
+  });
+  const input = (id: string, engine: string, attempts: AgentHarnessAttemptRecord[]) => ({
+    id,
+    name: id,
+    fullName: `${engine} > ${id}`,
+    project: 'p',
+    file: 'f.test.ts',
+    state: 'passed' as const,
+    durationMs: 1,
+    retryCount: 0,
+    flaky: false,
+    errors: [],
+    meta: { engine, runId: 'r', handle: 'h', sessionId: null, attempts },
+  });
+
+  it('sums exact, divergent, missed and unused per engine; absent when no attempt used a cassette', () => {
+    const report = buildConsistencyReport(
+      [
+        input('a', 'codex', [attempt({ mode: 'record', exact: 0, divergent: 0, missed: 0, unused: 0 })]),
+        input('b', 'codex', [attempt({ mode: 'replay', exact: 2, divergent: 1, missed: 0, unused: 0 })]),
+        input('c', 'claude', [attempt({ mode: 'replay', exact: 1, divergent: 0, missed: 1, unused: 1 }), attempt()]),
+      ],
+      'passed',
+    );
+    expect(report.fidelity).toEqual([
+      { engine: 'claude', recorded: 0, replayed: 1, exact: 1, divergent: 0, missed: 1, unused: 1 },
+      { engine: 'codex', recorded: 1, replayed: 1, exact: 2, divergent: 1, missed: 0, unused: 0 },
+    ]);
+    expect(renderMarkdown(report)).toContain('## Cassette fidelity');
+    expect(renderMarkdown(report)).toContain('| codex | 1 | 1 | 2 | 1 | 0 | 0 |');
+    const plain = buildConsistencyReport([input('d', 'codex', [attempt()])], 'passed');
+    expect(plain.fidelity).toBeUndefined();
+    expect(renderMarkdown(plain)).not.toContain('Cassette fidelity');
   });
 });

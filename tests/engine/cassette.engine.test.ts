@@ -37,6 +37,9 @@ function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number |
   });
 }
 
+/** The cassette counts of each attempt read by {@link outcome} (its meta's `model.cassette`), in order. */
+const cassettes: Array<Record<string, unknown> | undefined> = [];
+
 /** What an attempt did, from its audit: the final message, the tool calls' commands, the files changed. */
 function outcome(stderr: string) {
   const runDir = /Run directory: (\S+)/.exec(stderr)?.[1];
@@ -47,6 +50,8 @@ function outcome(stderr: string) {
     .filter(Boolean)
     .map((line) => JSON.parse(line) as FcmpEvent);
   const diff = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'fs-diff.1.json'), 'utf8')) as FsDiff;
+  const meta = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8'));
+  cassettes.push(meta.model.cassette);
   return {
     final: fcmp.filter((e) => e.type === 'assistant.message.final').at(-1)?.data.text ?? null,
     tools: fcmp.flatMap((e) => (e.type === 'tool.call' ? [e.data.command ?? e.data.name] : [])),
@@ -106,6 +111,8 @@ describe('cassettes from the CLI', () => {
       expect(replay.status).toBe(0);
       expect(replay.stderr).not.toContain('CASSETTE_');
       expect(outcome(replay.stderr)).toEqual(recorded);
+      expect(cassettes.at(-1)).toMatchObject({ mode: 'replay', divergent: 0, missed: 0, unused: 0 });
+      expect(cassettes.at(-1)?.exact).toBeGreaterThanOrEqual(2);
 
       const changed = await cli(args('replay', 'Write b.txt'), env);
       expect(changed.status).not.toBe(0);
