@@ -39,9 +39,25 @@ const MAX_DIFFERENCES = 8;
 /** Values in a difference are cut to this many characters. */
 const MAX_VALUE_CHARS = 160;
 
-function abridge(value: unknown): string {
-  const text = value === undefined ? '(absent)' : typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS)}… (${text.length} chars)` : text;
+function textOf(value: unknown): string {
+  return value === undefined ? '(absent)' : typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** `text` cut to {@link MAX_VALUE_CHARS} around `at` (where it differs from the other value). */
+function abridge(text: string, at: number): string {
+  if (text.length <= MAX_VALUE_CHARS) return text;
+  const start = Math.max(0, Math.min(at - MAX_VALUE_CHARS / 4, text.length - MAX_VALUE_CHARS));
+  const head = start > 0 ? `…(${start} chars)` : '';
+  const end = start + MAX_VALUE_CHARS;
+  const tail = end < text.length ? `…(${text.length - end} more chars)` : '';
+  return `${head}${text.slice(start, end)}${tail}`;
+}
+
+/** The index of the first character where `a` and `b` differ. */
+function firstDifference(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i += 1;
+  return i;
 }
 
 /** The field-level differences between two normalized values (depth first, at most {@link MAX_DIFFERENCES}). */
@@ -64,7 +80,9 @@ export function diffValues(recorded: unknown, requested: unknown, limit = MAX_DI
       return;
     }
     if (JSON.stringify(a) === JSON.stringify(b)) return;
-    out.push({ path: at || '(body)', recorded: abridge(a), requested: abridge(b) });
+    const [ta, tb] = [textOf(a), textOf(b)];
+    const from = firstDifference(ta, tb);
+    out.push({ path: at || '(body)', recorded: abridge(ta, from), requested: abridge(tb, from) });
   };
   walk(recorded, requested, '');
   return out;

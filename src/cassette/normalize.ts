@@ -3,7 +3,8 @@
  * next is replaced or dropped. Ids (tool calls, responses, sessions, threads, UUIDs) become ordinals in order of first
  * appearance (`<id:1>`), so the structure of who answers what is kept; timestamps and dates become `<time>` and
  * `<date>`; the run directory, temp and home paths become `<run-dir>`, `<tmp>`, `<home>`; cache keys, token limits
- * and thinking configuration are dropped; redaction placeholders lose their salted part.
+ * and thinking configuration are dropped; durations tools report (`Wall time: 0.01 seconds`) become `<duration>`;
+ * redaction placeholders lose their salted part.
  */
 import { createHash } from 'node:crypto';
 import { PLACEHOLDER_PATTERN } from './redact.js';
@@ -83,6 +84,10 @@ const ISO_TIME = /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+
 const ISO_DATE = /\b\d{4}-\d{2}-\d{2}\b/g;
 const LONG_DATE =
   /\b(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day,? )?(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2},? \d{4}\b/g;
+/** How long something took, as tools report it (`Wall time: 0.0123 seconds`, `1.5s`): a measured, fractional time. */
+const DURATION = /\b\d+\.\d+ ?(?:ms|milliseconds?|s|sec|seconds?)\b/g;
+/** Codex's per-call output chunk id (`Chunk ID: 1f6688`). */
+const CHUNK_ID = /\bChunk ID: [0-9a-f]+\b/g;
 /** A loopback URL: the harness's model server listens on an ephemeral port. */
 const LOOPBACK_URL = /http:\/\/(?:127\.0\.0\.1|localhost|\[::1\]):\d+/g;
 const CLOCK = /\b\d{1,2}:\d{2}:\d{2}(?: ?[AP]M)?\b/g;
@@ -115,7 +120,9 @@ export function normalizeBody(body: unknown, context: NormalizeContext = { repla
       .replace(ISO_TIME, '<time>')
       .replace(ISO_DATE, '<date>')
       .replace(LONG_DATE, '<date>')
-      .replace(CLOCK, '<clock>');
+      .replace(CLOCK, '<clock>')
+      .replace(CHUNK_ID, 'Chunk ID: <id>')
+      .replace(DURATION, '<duration>');
   };
   const walk = (value: unknown, key: string | null): unknown => {
     if (typeof value === 'string') return key !== null && ID_FIELDS.has(key) ? idOf(value) : text(value);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KEY_VARIABLES } from '../../src/cassette/record.js';
 import { turns } from '../../src/model/index.js';
-import type { EngineId, FcmpEvent, FsDiff } from '../../src/protocol/index.js';
+import type { AgentEvent, EngineId, FcmpEvent, FsDiff } from '../../src/protocol/index.js';
 import { REPO } from '../helpers/cli.js';
 import { engineWireApi, missingReasons, registryEngines } from '../helpers/engines.js';
 import { startKeyedVendor } from '../helpers/keyed-vendor.js';
@@ -119,6 +119,50 @@ describe('cassettes from the CLI', () => {
       expect(changed.stderr).toContain('CASSETTE_MISS');
       expect(changed.stderr).toContain('Differences:');
       expect(changed.stderr).toContain('Write b.txt');
+    },
+  );
+});
+
+describe('cassettes through a provider', () => {
+  it.skipIf(missing.claude)(
+    'claude: extra.model record with apiKey, then replay offline: the same messages, success and file',
+    { timeout: 300_000 },
+    async () => {
+      const { getProvider } = await import('../../src/providers/index.js');
+      const cassette = path.join(root, 'provider-claude.json');
+      const runRoot = path.join(root, 'runs', 'provider');
+      const query = async (extra: Record<string, unknown>, apiKey?: string) => {
+        const events: AgentEvent[] = [];
+        const stream = getProvider('claude').query({
+          provider: 'claude',
+          prompt: 'Write a.txt',
+          ...(apiKey ? { apiKey } : {}),
+          extra: { runRoot, cassette, ...extra },
+        });
+        for await (const event of stream) events.push(event);
+        const done = events.find((e) => e.type === 'complete');
+        const runDir = (done?.diagnostics as { runDir?: string } | undefined)?.runDir ?? '';
+        return {
+          kinds: events.filter((e) => e.type === 'message').map((e) => e.content?.kind),
+          success: done?.result?.success ?? null,
+          file: fs.existsSync(path.join(runDir, 'a.txt')) ? fs.readFileSync(path.join(runDir, 'a.txt'), 'utf8') : null,
+        };
+      };
+      const vendor = await startKeyedVendor(KEY, {
+        version: 1,
+        turns: [turns.writeFile('a.txt', 'from the provider vendor\n'), turns.final('Wrote a.txt.')],
+      });
+      let recorded: Awaited<ReturnType<typeof query>>;
+      try {
+        recorded = await query({ model: 'record', upstream: vendor.url }, KEY);
+        expect(vendor.refused).toBe(0);
+      } finally {
+        await vendor.close();
+      }
+      expect(recorded).toMatchObject({ success: true, file: 'from the provider vendor\n' });
+      expect(recorded.kinds).toContain('tool_use');
+      expect(fs.readFileSync(cassette, 'utf8')).not.toContain(KEY);
+      expect(await query({ model: 'replay' })).toEqual(recorded);
     },
   );
 });
