@@ -3,6 +3,7 @@
  * `providerAgent` adapts anything with `query(config): AsyncIterable<event>` (seed 003 providers).
  * Both return plain JSON with the run `handle`, so recordings keep the link to the audited attempt.
  */
+import type { ModelModeOption } from '../cassette/mode.js';
 import { runAttempt } from '../core/run-attempt.js';
 import type { AttemptRequest } from '../core/attempt-request.js';
 import { parseModelScript, type ModelServer } from '../model/index.js';
@@ -28,6 +29,15 @@ export interface AttemptAgentDefaults {
   timeoutMs?: number;
   /** Extra request fields (translateMode, passthrough…). */
   request?: Partial<AttemptRequest>;
+  /**
+   * Model mode of every call (default `scripted`, the server above); `record`, `replay` and `auto` use a cassette per
+   * call (docs/cassettes.md), each on its own model server.
+   */
+  model?: ModelModeOption;
+  /** The cassette of the Nth call (1, 2, 3… per agent class), relative to the project root; needed by cassette modes. */
+  cassette?: (call: number, prompt: string) => string;
+  /** Recording: the origin requests go to instead of the vendor. */
+  upstream?: string;
 }
 
 /**
@@ -41,6 +51,7 @@ export function attemptAgent(
   engine: string,
   defaultsOrFactory: AttemptAgentDefaults | (() => AttemptAgentDefaults),
 ): new () => { execute: (prompt: string, script?: AttemptScript) => Promise<AttemptCallResult> } {
+  let calls = 0;
   return class AttemptAgent {
     /**
      * Runs one attempt; a script given here is validated with the script file's defaults (MODEL_SCRIPT_INVALID
@@ -51,6 +62,8 @@ export function attemptAgent(
       const defaults = typeof defaultsOrFactory === 'function' ? defaultsOrFactory() : defaultsOrFactory;
       if (script !== undefined)
         defaults.modelServer.setScript(parseModelScript(script, `attemptAgent(${JSON.stringify(engine)}) script`));
+      calls += 1;
+      const taped = defaults.model === 'record' || defaults.model === 'replay' || defaults.model === 'auto';
       const result = await runAttempt({
         ...defaults.request,
         paths: defaults.paths,
@@ -58,6 +71,15 @@ export function attemptAgent(
         launch: 'start',
         prompt,
         modelServer: defaults.modelServer,
+        ...(defaults.model ? { modelMode: defaults.model } : {}),
+        ...(taped
+          ? {
+              cassette: {
+                path: defaults.cassette?.(calls, prompt) ?? '',
+                ...(defaults.upstream ? { upstream: defaults.upstream } : {}),
+              },
+            }
+          : {}),
         ...(defaults.hostEnv ? { hostEnv: defaults.hostEnv } : {}),
         ...(defaults.timeoutMs ? { timeoutMs: defaults.timeoutMs } : {}),
       });

@@ -23,6 +23,8 @@ import {
   type MatchRequest,
 } from '../../src/cassette/index.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
+import { attemptAgent } from '../../src/fluent/attempt-agent.js';
+import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import type { AgentHarnessAttemptRecord } from '../../src/report/attempt-record.js';
 import { buildConsistencyReport } from '../../src/report/build.js';
 import { renderMarkdown } from '../../src/report/render.js';
@@ -291,6 +293,9 @@ describe('record through the model server, replay offline', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const text = await response.text();
+    // Written after each interaction, before the attempt ends: a crash keeps what was recorded.
+    for (let i = 0; i < 200 && !fs.existsSync(file); i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(loadCassette(file).interactions).toHaveLength(1);
     const report = await cassette.finish();
     expect(report).toMatchObject({ mode: 'record', interactions: 1, error: null });
     expect(vendor.accepted).toBe(1);
@@ -411,5 +416,23 @@ describe('fidelity table of the consistency report', () => {
     const plain = buildConsistencyReport([input('d', 'codex', [attempt()])], 'passed');
     expect(plain.fidelity).toBeUndefined();
     expect(renderMarkdown(plain)).not.toContain('Cassette fidelity');
+  });
+});
+
+describe('cassettes in the fluent attemptAgent', () => {
+  it("each call gets its own cassette: a replay of a missing one is CASSETTE_NOT_FOUND naming that call's file", async () => {
+    const dir = tempDir();
+    const Agent = attemptAgent('codex', {
+      paths: resolveHarnessPaths({ env: {}, projectRoot: dir, skillRoots: [] }),
+      modelServer: { url: 'http://127.0.0.1:9', setScript: () => undefined },
+      model: 'replay',
+      cassette: (call, prompt) => `tapes/${call}-${prompt.length}.json`,
+    });
+    const agent = new Agent();
+    const first = await agent.execute('hi').catch((error: unknown) => error);
+    expect(isAgentHarnessError(first, 'CASSETTE_NOT_FOUND')).toBe(true);
+    expect((first as Error).message).toContain(path.join(dir, 'tapes', '1-2.json'));
+    const second = await agent.execute('hello').catch((error: unknown) => error);
+    expect((second as Error).message).toContain(path.join(dir, 'tapes', '2-5.json'));
   });
 });
