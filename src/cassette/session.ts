@@ -39,6 +39,11 @@ export interface CassetteOptions {
   strict?: boolean;
   /** Replay: 0 or absent serves at once; 1 at the recorded pace, 2 twice as slow… */
   pace?: number;
+  /**
+   * Replay: fork the conversation after its first `forkAt` model turns: a request at a later place in the
+   * conversation (and its side requests) is answered by the scripted model, and the recorded rest is not expected.
+   */
+  forkAt?: number;
   /** Where the user's keys and secret variables are read from. */
   hostEnv: NodeJS.ProcessEnv;
   /** The engine recorded, written into the cassette. */
@@ -49,8 +54,8 @@ export interface CassetteOptions {
 
 /** A diagnostic of the cassette, for the attempt's RASP/FCMP and its conformance report. */
 export interface CassetteDiagnostic {
-  code: 'CASSETTE_DIVERGENCE' | 'CASSETTE_MISS' | 'CASSETTE_UNUSED' | 'CASSETTE_UPSTREAM_FAILED';
-  level: 'warning' | 'error';
+  code: 'CASSETTE_DIVERGENCE' | 'CASSETTE_MISS' | 'CASSETTE_UNUSED' | 'CASSETTE_UPSTREAM_FAILED' | 'CASSETTE_FORKED';
+  level: 'info' | 'warning' | 'error';
   message: string;
 }
 
@@ -262,9 +267,21 @@ function replaySession(
   const used = new Set<number>();
   const wires = new Map<string, WireApiHandler>();
   const counts = { exact: 0, divergent: 0, missed: 0 };
+  const forkAt = options.forkAt;
+  let forked = false;
   const intercept: WireInterceptor = async (call) => {
     wires.set(call.wire.id, call.wire);
     const request = matchRequestOf(call, context());
+    if (forkAt !== undefined && request.position >= forkAt) {
+      if (!forked)
+        diagnostics.push({
+          code: 'CASSETTE_FORKED',
+          level: 'info',
+          message: `Forked from ${options.file} after ${forkAt} model turn(s): the scripted model answers from turn ${forkAt} on.`,
+        });
+      forked = true;
+      return null;
+    }
     const found = matchRequest(request, cassette.interactions, used, lastUserTextOf(wires));
     const what = `${request.method} ${call.request.path} (${call.sideKind ? `side request ${call.sideKind}` : `model call at turn ${request.position}`})`;
     if (found.kind === 'miss') {
@@ -307,7 +324,10 @@ function replaySession(
     mode: 'replay',
     intercept,
     async finish() {
-      const unused = cassette.interactions.filter((_, index) => !used.has(index));
+      // Past a fork, the recorded rest of the conversation is not expected.
+      const unused = cassette.interactions.filter(
+        (interaction, index) => !used.has(index) && (forkAt === undefined || interaction.position < forkAt),
+      );
       const unusedCalls = unused.filter((interaction) => interaction.side_kind === null);
       if (unused.length > 0) {
         const list = unused.map(

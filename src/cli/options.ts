@@ -34,6 +34,16 @@ export function parsePace(value: string): number {
   return n;
 }
 
+/** Parses a count of model turns (`--fork-at`): a whole number, 0 or more. */
+export function parseTurnCount(value: string): number {
+  if (!/^\d+$/.test(value))
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      `--fork-at must be a whole number of model turns, not ${JSON.stringify(value)}.`,
+    );
+  return Number(value);
+}
+
 /** Parses `--isolation auto|require|off`. */
 export function parseIsolationMode(value: string): IsolationMode {
   if (value !== 'auto' && value !== 'require' && value !== 'off') {

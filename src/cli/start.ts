@@ -14,6 +14,7 @@ import {
   parseIsolationMode,
   parseModelMode,
   parsePace,
+  parseTurnCount,
   parsePositiveInt,
   parseTranslateMode,
 } from './options.js';
@@ -29,6 +30,8 @@ export interface StartCommandOptions {
   pace?: number;
   /** `--lenient`: a cassette miss falls back to the scripted model. */
   lenient?: boolean;
+  /** `--fork-at N`: replay N model turns, then the scripted model. */
+  forkAt?: number;
   script?: string;
   prompt?: string;
   timeoutMs?: number;
@@ -103,6 +106,7 @@ export async function startCommand(
               ...(options.upstream ? { upstream: options.upstream } : {}),
               ...(options.pace !== undefined ? { pace: options.pace } : {}),
               ...(options.lenient ? { strict: false } : {}),
+              ...(options.forkAt !== undefined ? { forkAt: options.forkAt } : {}),
             },
           }
         : {}),
@@ -144,6 +148,11 @@ export function addStartOptions(command: Command): Command {
     .option('--upstream <url>', 'record against this origin instead of the vendor (the request path is kept)')
     .option('--pace <factor>', 'replay at the recorded pace times FACTOR (default 0: as fast as possible)', parsePace)
     .option('--lenient', 'replay: a request the cassette lacks falls back to the scripted model (--script)')
+    .option(
+      '--fork-at <n>',
+      'replay the first N model turns, then continue on the scripted model (--script)',
+      parseTurnCount,
+    )
     .option('--script <file>', 'JSON model script for the scripted model (see docs/scripted-model.md)')
     .option('--prompt <text>', "prompt for the engine's default headless command, when no engine args are given")
     .option(

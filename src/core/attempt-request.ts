@@ -113,6 +113,8 @@ export interface AttemptCassette {
   pace?: number;
   /** `auto`: record even when the cassette exists (Vitest's `-u`). */
   update?: boolean;
+  /** Replay: the first `forkAt` model turns come from the cassette, the following ones from the script. */
+  forkAt?: number;
 }
 
 /** What is known just before the engine starts; printed by the CLI before `runtime begin`. */

@@ -99,6 +99,7 @@ function startModel(
         ...(plan.cassette.mode === 'record' ? { upstream: plan.cassette.upstream } : {}),
         strict: plan.cassette.strict,
         pace: plan.cassette.pace,
+        ...(plan.cassette.forkAt !== undefined ? { forkAt: plan.cassette.forkAt } : {}),
         hostEnv: plan.hostEnv,
         engine: plan.adapter.id,
         context: normalize,

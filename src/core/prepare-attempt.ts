@@ -28,7 +28,7 @@ export interface AttemptPlan {
   translateMode: TranslateMode;
   modelMode: ModelMode;
   /** The cassette recorded or replayed (record and replay modes), with its strictness and pace; else null. */
-  cassette: (CassettePlan & { strict: boolean; pace: number }) | null;
+  cassette: (CassettePlan & { strict: boolean; pace: number; forkAt?: number }) | null;
   /** The scripted model's script (scripted mode; undefined: the default script), and the file it came from. */
   script: ModelScript | undefined;
   scriptPath: string | null;
@@ -63,7 +63,15 @@ function cassettePlanOf(
   const pace = given?.pace ?? 0;
   if (!Number.isFinite(pace) || pace < 0)
     throw new AgentHarnessError('USAGE_ERROR', `The cassette pace must be 0 or more, not ${pace}.`);
-  return { ...plan, strict: given?.strict ?? true, pace };
+  const forkAt = given?.forkAt;
+  if (forkAt !== undefined && (plan.mode !== 'replay' || !Number.isInteger(forkAt) || forkAt < 0))
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      plan.mode !== 'replay'
+        ? `--fork-at forks a replay; the cassette ${plan.file} is being recorded (model mode ${mode}).`
+        : `--fork-at must be a whole number of model turns, 0 or more, not ${forkAt}.`,
+    );
+  return { ...plan, strict: given?.strict ?? true, pace, ...(forkAt !== undefined ? { forkAt } : {}) };
 }
 
 /**

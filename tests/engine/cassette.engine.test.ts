@@ -166,3 +166,67 @@ describe('cassettes through a provider', () => {
     },
   );
 });
+
+describe('forking a cassette', () => {
+  it.for(registryEngines())(
+    '%s: --fork-at 1 replays the first model turn, then the scripted model ends the conversation',
+    { timeout: 300_000 },
+    async (engine: EngineId, { skip }) => {
+      if (missing[engine]) skip(missing[engine] ?? undefined);
+      const wire = await engineWireApi(engine);
+      const vendor = await startKeyedVendor(KEY, {
+        version: 1,
+        turns: [turns.writeFile('a.txt', 'recorded from the vendor\n'), turns.final('Wrote a.txt.')],
+      });
+      const cassette = path.join(root, `fork-${engine}.json`);
+      const script = path.join(root, `fork-${engine}.script.json`);
+      fs.writeFileSync(
+        script,
+        JSON.stringify({ version: 1, turns: [turns.final('never served'), turns.final('Forked ending.')] }),
+      );
+      const env = { ...process.env, AGENT_HARNESS_RUN_ROOT: path.join(root, 'runs', `fork-${engine}`) };
+      try {
+        const record = await cli(
+          [
+            'start',
+            '--model',
+            'record',
+            '--cassette',
+            cassette,
+            '--upstream',
+            vendor.url,
+            '--prompt',
+            'Write a.txt',
+            engine,
+          ],
+          { ...env, [KEY_VARIABLES[wire][0]!]: KEY },
+        );
+        expect(record.stderr).toContain('Completion: completed');
+      } finally {
+        await vendor.close();
+      }
+      const fork = await cli(
+        [
+          'start',
+          '--model',
+          'replay',
+          '--cassette',
+          cassette,
+          '--fork-at',
+          '1',
+          '--script',
+          script,
+          '--prompt',
+          'Write a.txt',
+          engine,
+        ],
+        env,
+      );
+      expect(fork.stderr).toContain('Completion: completed');
+      const forked = outcome(fork.stderr);
+      expect(forked.content).toBe('recorded from the vendor\n');
+      expect(forked.final).toContain('Forked ending.');
+      expect(cassettes.at(-1)).toMatchObject({ mode: 'replay', missed: 0, unused: 0 });
+    },
+  );
+});
