@@ -360,6 +360,22 @@ describe('record through the model server, replay offline', () => {
     ]);
   });
 
+  it('an unreachable upstream answers the engine 502 and fails the recording with CASSETTE_UPSTREAM_FAILED', async () => {
+    const file = path.join(tempDir(), 'c.json');
+    const gone = await startModelServer({});
+    const url = gone.url;
+    await gone.close();
+    const cassette = openCassette({ mode: 'record', file, upstream: url, hostEnv: { OPENAI_API_KEY: KEY } });
+    const server = await harness(cassette);
+    const response = await post(server, body('hi'));
+    expect(response.status).toBe(502);
+    expect(await response.text()).not.toContain(KEY);
+    const report = await cassette.finish();
+    expect(report.error?.code).toBe('CASSETTE_UPSTREAM_FAILED');
+    expect(report.error?.message).toContain(url);
+    expect(loadCassette(file).interactions).toEqual([]);
+  });
+
   it('paced replay keeps the chunks and their order', async () => {
     const file = path.join(tempDir(), 'c.json');
     const { text } = await recordOne(file);
