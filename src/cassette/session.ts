@@ -118,7 +118,7 @@ async function serveRecorded(
   else response.destroy();
 }
 
-/** The wire handler an interaction was recorded on, found by id among `wires`. */
+/** The last user text of a recorded interaction's normalized request, read by its wire's handler (from `wires`). */
 function lastUserTextOf(wires: Map<string, WireApiHandler>) {
   return (interaction: CassetteInteraction): string | null =>
     wires.get(interaction.wire)?.lastUserText(interaction.request.normalized) ?? null;
