@@ -40,6 +40,9 @@ function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number |
 /** The cassette counts of each attempt read by {@link outcome} (its meta's `model.cassette`), in order. */
 const cassettes: Array<Record<string, unknown> | undefined> = [];
 
+/** The CASSETTE_DIVERGENCE messages of each attempt read by {@link outcome}, in order. */
+const divergences: string[][] = [];
+
 /** What an attempt did, from its audit: the final message, the tool calls' commands, the files changed. */
 function outcome(stderr: string) {
   const runDir = /Run directory: (\S+)/.exec(stderr)?.[1];
@@ -52,6 +55,11 @@ function outcome(stderr: string) {
   const diff = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'fs-diff.1.json'), 'utf8')) as FsDiff;
   const meta = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8'));
   cassettes.push(meta.model.cassette);
+  divergences.push(
+    fcmp.flatMap((e) =>
+      e.type === 'diagnostic.warning' && e.data.code === 'CASSETTE_DIVERGENCE' ? [e.data.message] : [],
+    ),
+  );
   return {
     final: fcmp.filter((e) => e.type === 'assistant.message.final').at(-1)?.data.text ?? null,
     tools: fcmp.flatMap((e) => (e.type === 'tool.call' ? [e.data.command ?? e.data.name] : [])),
@@ -116,6 +124,7 @@ describe('cassettes from the CLI', () => {
       const counts = cassettes.at(-1) as { exact: number; divergent: number };
       expect(cassettes.at(-1)).toMatchObject({ mode: 'replay', missed: 0, unused: 0 });
       expect(counts.exact + counts.divergent).toBeGreaterThanOrEqual(2);
+      if (counts.divergent > 0) console.warn(`${engine} replay diverged:\n${divergences.at(-1)?.join('\n')}`);
       if (engine !== 'gemini') expect(counts.divergent).toBe(0);
 
       const changed = await cli(args('replay', 'Write b.txt'), env);
