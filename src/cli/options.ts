@@ -13,17 +13,35 @@ export function parseTranslateMode(value: string): TranslateMode {
 }
 
 /**
- * Parses `--model`. `replay` and `record` are accepted model modes of the protocol whose cassettes are not built
- * yet: they reach the core, which refuses them with ENGINE_CAPABILITY_UNAVAILABLE (seed 001, Decision 8).
+ * Parses `--model`: `scripted`, `live`, or a cassette mode (`record`, `replay`, `auto`, with `--cassette FILE`; see
+ * docs/cassettes.md).
  */
-export function parseModelMode(value: string): ModelMode {
-  if (value !== 'scripted' && value !== 'live' && value !== 'replay' && value !== 'record') {
+export function parseModelMode(value: string): ModelMode | 'auto' {
+  if (value !== 'scripted' && value !== 'live' && value !== 'replay' && value !== 'record' && value !== 'auto') {
     throw new AgentHarnessError(
       'USAGE_ERROR',
-      `--model must be "scripted", "live", "replay" or "record", not ${JSON.stringify(value)}.`,
+      `--model must be "scripted", "live", "record", "replay" or "auto", not ${JSON.stringify(value)}.`,
     );
   }
   return value;
+}
+
+/** Parses `--pace` (0 = as fast as possible, 1 = the recorded pace, 2 = twice as slow). */
+export function parsePace(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0)
+    throw new AgentHarnessError('USAGE_ERROR', `--pace must be a number of 0 or more, not ${JSON.stringify(value)}.`);
+  return n;
+}
+
+/** Parses a count of model turns (`--fork-at`): a whole number, 0 or more. */
+export function parseTurnCount(value: string): number {
+  if (!/^\d+$/.test(value))
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      `--fork-at must be a whole number of model turns, not ${JSON.stringify(value)}.`,
+    );
+  return Number(value);
 }
 
 /** Parses `--isolation auto|require|off`. */

@@ -13,6 +13,8 @@ import {
   extractTranslateFlag,
   parseIsolationMode,
   parseModelMode,
+  parsePace,
+  parseTurnCount,
   parsePositiveInt,
   parseTranslateMode,
 } from './options.js';
@@ -22,7 +24,14 @@ import type { CliStreams } from './output.js';
 export interface StartCommandOptions {
   translate?: TranslateMode;
   runDir?: string;
-  model?: ModelMode;
+  model?: ModelMode | 'auto';
+  cassette?: string;
+  upstream?: string;
+  pace?: number;
+  /** `--lenient`: a cassette miss falls back to the scripted model. */
+  lenient?: boolean;
+  /** `--fork-at N`: replay N model turns, then the scripted model. */
+  forkAt?: number;
   script?: string;
   prompt?: string;
   timeoutMs?: number;
@@ -90,6 +99,17 @@ export async function startCommand(
       ...(direct && options.prompt === undefined ? { rawArgs: true } : {}),
       translateMode: translate,
       modelMode: options.model ?? 'scripted',
+      ...(options.cassette
+        ? {
+            cassette: {
+              path: options.cassette,
+              ...(options.upstream ? { upstream: options.upstream } : {}),
+              ...(options.pace !== undefined ? { pace: options.pace } : {}),
+              ...(options.lenient ? { strict: false } : {}),
+              ...(options.forkAt !== undefined ? { forkAt: options.forkAt } : {}),
+            },
+          }
+        : {}),
       script: options.script ?? null,
       io: chooseIo(translate, io),
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
@@ -121,8 +141,17 @@ export function addStartOptions(command: Command): Command {
     .option('--run-dir <selector>', 'add the attempt to an existing run (path, run id or handle)')
     .option(
       '--model <mode>',
-      'scripted (default: the built-in model on 127.0.0.1) or live (the vendor, with your key)',
+      'scripted (default: the built-in model on 127.0.0.1), live (the vendor, with your key), or with --cassette: record, replay, auto (replay if the cassette exists, else record)',
       parseModelMode,
+    )
+    .option('--cassette <file>', 'the cassette to record or replay (--model record|replay|auto; see docs/cassettes.md)')
+    .option('--upstream <url>', 'record against this origin instead of the vendor (the request path is kept)')
+    .option('--pace <factor>', 'replay at the recorded pace times FACTOR (default 0: as fast as possible)', parsePace)
+    .option('--lenient', 'replay: a request the cassette lacks falls back to the scripted model (--script)')
+    .option(
+      '--fork-at <n>',
+      'replay the first N model turns, then continue on the scripted model (--script)',
+      parseTurnCount,
     )
     .option('--script <file>', 'JSON model script for the scripted model (see docs/scripted-model.md)')
     .option('--prompt <text>', "prompt for the engine's default headless command, when no engine args are given")

@@ -54,8 +54,13 @@ export interface AttemptRequest {
   message?: string;
   /** Translate view recorded in the run (default 0). */
   translateMode?: TranslateMode;
-  /** Model mode (default `scripted`). */
-  modelMode?: ModelMode;
+  /**
+   * Model mode (default `scripted`). `record`, `replay` and `auto` need {@link AttemptRequest.cassette}; `auto`
+   * replays when the cassette exists and records when it does not (see docs/cassettes.md).
+   */
+  modelMode?: ModelMode | 'auto';
+  /** The cassette of a `record`, `replay` or `auto` attempt. */
+  cassette?: AttemptCassette;
   /** Script for the scripted model: a parsed script, a path to a JSON file, or a run's recorded inline script. */
   script?: ModelScript | string | RunIndexEntry['script'];
   /** Use this model server instead of starting one (fixtures share one per test). */
@@ -94,6 +99,22 @@ export interface AttemptRequest {
   onRaspEvent?: (event: RaspEvent) => void;
   /** Called once the run and attempt are known, before the engine starts. */
   onReady?: (info: AttemptReadyInfo) => void;
+}
+
+/** Where an attempt's cassette is and how it is used. */
+export interface AttemptCassette {
+  /** The cassette file (relative to the project root). */
+  path: string;
+  /** Recording: where requests go (default: the vendor of the engine's wire API); the path is kept. */
+  upstream?: string | null;
+  /** Replay: a miss or an unused recorded call fails the attempt (default true); false falls back to the script. */
+  strict?: boolean;
+  /** Replay: 0 (default) serves at once; 1 at the recorded pace; 2 twice as slow. */
+  pace?: number;
+  /** `auto`: record even when the cassette exists (Vitest's `-u`). */
+  update?: boolean;
+  /** Replay: the first `forkAt` model turns come from the cassette, the following ones from the script. */
+  forkAt?: number;
 }
 
 /** What is known just before the engine starts; printed by the CLI before `runtime begin`. */

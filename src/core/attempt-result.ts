@@ -4,6 +4,7 @@
  */
 import type { AgentHarnessError } from '../errors/index.js';
 import type {
+  AttemptMeta,
   Completion,
   ConformanceReport,
   EngineId,
@@ -56,6 +57,8 @@ export interface AttemptResult {
   conformance: ConformanceReport;
   /** Set when the harness itself failed (before or around the engine); the audit files exist anyway. */
   error: AgentHarnessError | null;
+  /** The cassette the attempt recorded or replayed and how its requests matched (cassette modes only). */
+  cassette?: NonNullable<AttemptMeta['model']['cassette']>;
 }
 
 /** Tool calls in order, each joined with its result and normalized. */

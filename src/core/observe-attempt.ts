@@ -96,8 +96,26 @@ export async function observeAttempt(
   let error = engineRunError(plan, opened, provisioned, launched, result);
   const model = await opened.model.catch(() => null);
   const requests = model?.requests() ?? [];
+  // The cassette's file is complete once the engine is done; what it found is in the attempt's diagnostics.
+  const cassette = model?.cassette ? await model.cassette.finish() : null;
+  if (cassette) {
+    for (const diagnostic of cassette.diagnostics) rasp.diagnostic(diagnostic);
+    opened.meta.model.cassette = {
+      path: cassette.file,
+      mode: cassette.mode,
+      interactions: cassette.interactions,
+      exact: cassette.exact,
+      divergent: cassette.divergent,
+      missed: cassette.missed,
+      unused: cassette.unused,
+    };
+    error ??= cassette.error;
+  }
   // The skills the engine offered, as found in its first real model request (scripted mode), as a RASP event.
-  if (plan.modelMode !== 'live' && requests.some((r) => r.wire !== null && r.response_kind !== 'side')) {
+  if (
+    plan.modelMode !== 'live' &&
+    requests.some((r) => r.wire !== null && r.response_kind !== 'side' && !r.side_kind)
+  ) {
     rasp.recovered([
       {
         type: 'engine.skills.offered',

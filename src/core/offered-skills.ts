@@ -9,9 +9,9 @@ import type { RecordedRequest } from '../model/index.js';
 /** The injected skills named in the first real model request (side requests and refusals excluded). */
 export function offeredSkills(
   injected: readonly string[],
-  requests: readonly Pick<RecordedRequest, 'wire' | 'response_kind' | 'body'>[],
+  requests: readonly Pick<RecordedRequest, 'wire' | 'response_kind' | 'body' | 'side_kind'>[],
 ): string[] {
-  const first = requests.find((r) => r.wire !== null && r.response_kind !== 'side');
+  const first = requests.find((r) => r.wire !== null && r.response_kind !== 'side' && !r.side_kind);
   if (!first) return [];
   const body = JSON.stringify(first.body ?? '');
   return injected.filter((name) =>

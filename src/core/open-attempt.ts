@@ -5,6 +5,8 @@
  */
 import { withMcpReadiness } from '../engines/mcp-readiness.js';
 import path from 'node:path';
+import { openCassette, type CassetteSession } from '../cassette/session.js';
+import type { NormalizeContext } from '../cassette/normalize.js';
 import { startModelServer, type ModelServer, type RecordedRequest } from '../model/index.js';
 import type { AttemptMeta, RaspEvent, RunIndexEntry } from '../protocol/index.js';
 import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
@@ -36,6 +38,8 @@ export interface AttemptModel {
   owned: ModelServer | null;
   /** The model requests of this attempt so far. */
   requests(): readonly RecordedRequest[];
+  /** The cassette the server records or replays (record and replay modes), else null. */
+  cassette: CassetteSession | null;
 }
 
 /** An attempt that has begun: its run, its number, its audit recorder and what it holds. */
@@ -67,20 +71,48 @@ export interface OpenedAttempt {
   attemptTmp: string;
 }
 
-/** Starts the model server the plan asks for (or takes the shared one); `requestsLog` is where it logs requests. */
-function startModel(plan: AttemptPlan, requestsLog: () => string | null): Promise<AttemptModel> {
+/**
+ * Starts the model server the plan asks for (or takes the shared one); `requestsLog` is where it logs requests,
+ * `normalize` what a cassette normalizes (the attempt's paths, once they exist).
+ */
+function startModel(
+  plan: AttemptPlan,
+  requestsLog: () => string | null,
+  normalize: () => NormalizeContext,
+): Promise<AttemptModel> {
   const shared = plan.request.modelServer;
-  if (plan.modelMode === 'live') return Promise.resolve({ url: null, owned: null, requests: () => [] });
-  if (shared) {
+  if (plan.modelMode === 'live') return Promise.resolve({ url: null, owned: null, requests: () => [], cassette: null });
+  // A cassette needs the attempt's own server: a shared one (the fixtures') is used as it is.
+  if (shared && !plan.cassette) {
     // A shared server logs every attempt of a test; this attempt's requests are those after this.
     const before = shared.requests?.length ?? 0;
-    return Promise.resolve({ url: shared.url, owned: null, requests: () => shared.requests?.slice(before) ?? [] });
+    return Promise.resolve({
+      url: shared.url,
+      owned: null,
+      requests: () => shared.requests?.slice(before) ?? [],
+      cassette: null,
+    });
   }
+  const cassette = plan.cassette
+    ? openCassette({
+        mode: plan.cassette.mode,
+        file: plan.cassette.file,
+        ...(plan.cassette.mode === 'replay' ? { cassette: plan.cassette.cassette } : {}),
+        ...(plan.cassette.mode === 'record' ? { upstream: plan.cassette.upstream } : {}),
+        strict: plan.cassette.strict,
+        pace: plan.cassette.pace,
+        ...(plan.cassette.forkAt !== undefined ? { forkAt: plan.cassette.forkAt } : {}),
+        hostEnv: plan.hostEnv,
+        engine: plan.adapter.id,
+        context: normalize,
+      })
+    : null;
   return startModelServer({
     ...(plan.script ? { script: plan.script } : {}),
     tools: [plan.adapter.tools],
     logFile: requestsLog,
-  }).then((server) => ({ url: server.url, owned: server, requests: () => server.requests }));
+    ...(cassette ? { intercept: cassette.intercept } : {}),
+  }).then((server) => ({ url: server.url, owned: server, requests: () => server.requests, cassette }));
 }
 
 /** Opens the attempt's namespaces once its model URL is known, their init started at once for split streams. */
@@ -105,7 +137,12 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
   const clock = new StepClock();
   const resources = new AttemptResources();
   let requestsLog: string | null = null;
-  const model = startModel(plan, () => requestsLog);
+  let normalize: NormalizeContext = { replacements: [] };
+  const model = startModel(
+    plan,
+    () => requestsLog,
+    () => normalize,
+  );
   const isolation = startIsolation(plan, model);
   // Each is awaited where a step uses it, and a failure is reported there, as a failed attempt.
   model.catch(() => undefined);
@@ -136,6 +173,21 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
   const runDir = run.run_dir;
   const audit = attemptAuditPaths(runDir, attempt);
   requestsLog = audit.modelRequests;
+  const attemptTmp = path.join(request.paths.tmpDir, `${run.handle}-${attempt}`);
+  normalize = {
+    replacements: [
+      [runDir, '<run-dir>'],
+      [attemptTmp, '<tmp>'],
+      [request.paths.tmpDir, '<tmp>'],
+      [request.paths.agentHome, '<home>'],
+      [run.run_id, '<run-id>'],
+    ],
+    responsePaths: [
+      [runDir, '<agent-harness:run-dir>'],
+      [attemptTmp, '<agent-harness:tmp>'],
+      [request.paths.agentHome, '<agent-harness:home>'],
+    ],
+  };
   const failures = new AuditWriteFailures();
   // What the agent may have put at this attempt's audit paths (a FIFO would hang the harness) is removed first.
   const occupied = clearAttemptPaths(runDir, attempt);
@@ -200,6 +252,6 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
     resources,
     model,
     isolation,
-    attemptTmp: path.join(request.paths.tmpDir, `${run.handle}-${attempt}`),
+    attemptTmp,
   };
 }

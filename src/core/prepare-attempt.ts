@@ -8,6 +8,7 @@ import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import type { EngineAdapter } from '../engines/engine.js';
 import { loadEngine, requireResume } from '../engines/registry.js';
+import { resolveCassettePlan, type CassettePlan } from '../cassette/mode.js';
 import { loadModelScript, parseModelScript, type ModelScript } from '../model/index.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { probeNamespacesAsync, type NamespaceSupport } from '../runtime/isolation/probe.js';
@@ -28,6 +29,8 @@ export interface AttemptPlan {
   resumeArgs: NonNullable<EngineAdapter['buildResumeArgs']> | null;
   translateMode: TranslateMode;
   modelMode: ModelMode;
+  /** The cassette recorded or replayed (record and replay modes), with its strictness and pace; else null. */
+  cassette: (CassettePlan & { strict: boolean; pace: number; forkAt?: number }) | null;
   /** The scripted model's script (scripted mode; undefined: the default script), and the file it came from. */
   script: ModelScript | undefined;
   scriptPath: string | null;
@@ -42,16 +45,35 @@ export interface AttemptPlan {
   hostEnv: NodeJS.ProcessEnv;
 }
 
-/** Model modes whose cassettes are not built yet are capability-gated (seed 001, Decision 8), before any run exists. */
-function requireModelMode(mode: ModelMode): void {
-  if (mode !== 'replay' && mode !== 'record') return;
-  throw new AgentHarnessError(
-    'ENGINE_CAPABILITY_UNAVAILABLE',
-    `model mode "${mode}" is not available yet (capability "model:${mode}": cassettes are not built); use "scripted" or "live".`,
-    {
-      details: { capability: `model:${mode}`, model: mode },
-    },
-  );
+/** The cassette of a record, replay or auto attempt (checked here: its file, its key); null in other modes. */
+function cassettePlanOf(
+  request: AttemptRequest,
+  mode: ModelMode | 'auto',
+  adapter: EngineAdapter,
+  hostEnv: NodeJS.ProcessEnv,
+): AttemptPlan['cassette'] {
+  if (mode !== 'record' && mode !== 'replay' && mode !== 'auto') return null;
+  const given = request.cassette;
+  const plan = resolveCassettePlan({
+    mode,
+    file: given?.path ? path.resolve(request.paths.projectRoot, given.path) : null,
+    wire: adapter.tools.wire,
+    hostEnv,
+    upstream: given?.upstream ?? null,
+    ...(given?.update ? { update: true } : {}),
+  });
+  const pace = given?.pace ?? 0;
+  if (!Number.isFinite(pace) || pace < 0)
+    throw new AgentHarnessError('USAGE_ERROR', `The cassette pace must be 0 or more, not ${pace}.`);
+  const forkAt = given?.forkAt;
+  if (forkAt !== undefined && (plan.mode !== 'replay' || !Number.isInteger(forkAt) || forkAt < 0))
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      plan.mode !== 'replay'
+        ? `--fork-at forks a replay; the cassette ${plan.file} is being recorded (model mode ${mode}).`
+        : `--fork-at must be a whole number of model turns, 0 or more, not ${forkAt}.`,
+    );
+  return { ...plan, strict: given?.strict ?? true, pace, ...(forkAt !== undefined ? { forkAt } : {}) };
 }
 
 /**
@@ -161,12 +183,14 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
       'A workspace (template, files, git) seeds a new run only; it cannot be given with --run-dir or resume.',
     );
   }
-  const modelMode = request.modelMode ?? request.run?.model_mode ?? 'scripted';
-  requireModelMode(modelMode);
+  const askedMode = request.modelMode ?? request.run?.model_mode ?? 'scripted';
+  const cassette = cassettePlanOf(request, askedMode, adapter, hostEnv);
+  const modelMode: ModelMode = cassette ? cassette.mode : (askedMode as ModelMode);
   assertMcpReachable(request.agentOptions?.mcpServers, modelMode, isolationMode);
   const scriptInput = request.script ?? (launch === 'resume' ? (request.run?.script ?? null) : null);
+  // A lenient replay falls back to the script on a miss.
   const script =
-    modelMode === 'scripted'
+    modelMode === 'scripted' || modelMode === 'replay'
       ? await resolveScript(scriptInput, request.paths.projectRoot)
       : { script: undefined, path: null };
   // Run directories get the engine's skill folders: a run root at HOME or under ~/.codex is refused before one exists.
@@ -180,6 +204,7 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
     resumeArgs,
     translateMode: request.translateMode ?? request.run?.translate_mode ?? 0,
     modelMode,
+    cassette,
     script: script.script,
     scriptPath: script.path,
     io: request.io ?? 'split',

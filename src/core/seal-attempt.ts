@@ -92,7 +92,10 @@ function translateEvents(
     tampered = toAgentHarnessError(error);
   }
   // A harness failure before the engine ran overrides the translator's own judge.
-  const harnessFailure = tampered ?? (outcome.error && !outcome.process ? outcome.error : null);
+  // So does a cassette's miss: the engine was answered from no recording, whatever it then printed.
+  const harnessFailure =
+    tampered ??
+    (outcome.error && (!outcome.process || outcome.error.code.startsWith('CASSETTE_')) ? outcome.error : null);
   const judged = harnessFailure ? failedBy(harnessFailure) : translator.verdict();
   emit(translator.finish(judged));
   const completion: Completion = {
@@ -222,6 +225,7 @@ export async function sealAttempt(
       audit,
       conformance,
       error,
+      ...(meta.model.cassette ? { cassette: meta.model.cassette } : {}),
     },
     { rasp: opened.raspSpool, fcmp, toolExitCodes },
   );

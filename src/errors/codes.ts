@@ -64,6 +64,20 @@ export const ERROR_CODES = {
     'The command runs the compiled dist/: in a checkout run `npm ci` or `npm run build` (`npm run cli -- <args>` runs the sources instead).',
   VIEW_SERVER_FAILED:
     '`agent-harness view` could not listen on 127.0.0.1 at that port (in use, or not allowed); pick another with --port, or --port 0 for any free one.',
+  CASSETTE_MISS:
+    'The engine asked for something the cassette did not record (the diff names the first difference); re-record it (--model record, or -u in Vitest), or replay leniently to fall back to the scripted model.',
+  CASSETTE_DIVERGENCE:
+    'A request matched a recorded one at the same place in the conversation but differs in the fields listed; it was served. Re-record if the difference matters.',
+  CASSETTE_UNUSED:
+    'The cassette holds interactions the engine never asked for; the conversation took another path. Re-record it.',
+  CASSETTE_INVALID:
+    'The cassette is not a valid agent-harness.cassette/1 file; re-record it (--model record, or -u in Vitest).',
+  CASSETTE_NOT_FOUND:
+    'No cassette at that path: record one first (--model record --cassette FILE), or use --model auto to record when it is missing.',
+  CASSETTE_KEY_MISSING:
+    'Recording calls the vendor with your key: set it in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or GOOGLE_API_KEY), or replay an existing cassette.',
+  CASSETTE_UPSTREAM_FAILED:
+    'The upstream (the vendor, or --upstream) could not be reached while recording; check the URL and your network.',
 } as const;
 
 /** A stable error code. */

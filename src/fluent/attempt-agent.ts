@@ -3,6 +3,7 @@
  * `providerAgent` adapts anything with `query(config): AsyncIterable<event>` (seed 003 providers).
  * Both return plain JSON with the run `handle`, so recordings keep the link to the audited attempt.
  */
+import type { ModelModeOption } from '../cassette/mode.js';
 import { runAttempt } from '../core/run-attempt.js';
 import type { AttemptRequest } from '../core/attempt-request.js';
 import { parseModelScript, type ModelServer } from '../model/index.js';
@@ -31,6 +32,15 @@ export interface AttemptAgentDefaults {
   timeoutMs?: number;
   /** Extra request fields (translateMode, passthrough…). */
   request?: Partial<AttemptRequest>;
+  /**
+   * Model mode of every call (default `scripted`, the server above); `record`, `replay` and `auto` use a cassette per
+   * call (docs/cassettes.md), each on its own model server.
+   */
+  model?: ModelModeOption;
+  /** The cassette of the Nth call (1, 2, 3… per agent class), relative to the project root; needed by cassette modes. */
+  cassette?: (call: number, prompt: string) => string;
+  /** Recording: the origin requests go to instead of the vendor. */
+  upstream?: string;
 }
 
 /**
@@ -44,6 +54,7 @@ export function attemptAgent(
   engine: string,
   defaultsOrFactory: AttemptAgentDefaults | (() => AttemptAgentDefaults),
 ): new () => { execute: (prompt: string, script?: AttemptScript) => Promise<AttemptCallResult> } {
+  let calls = 0;
   return class AttemptAgent {
     /**
      * Runs one attempt on its own lane of the model server; a script given here is validated with the script file's
@@ -55,8 +66,11 @@ export function attemptAgent(
       const defaults = typeof defaultsOrFactory === 'function' ? defaultsOrFactory() : defaultsOrFactory;
       const parsed =
         script === undefined ? undefined : parseModelScript(script, `attemptAgent(${JSON.stringify(engine)}) script`);
+      calls += 1;
+      const taped = defaults.model === 'record' || defaults.model === 'replay' || defaults.model === 'auto';
       const server = defaults.modelServer;
-      const lane = server.openLane?.(parsed) ?? null;
+      // A taped call runs on its own server (the cassette's); a scripted one on its own lane of the shared server.
+      const lane = taped ? null : (server.openLane?.(parsed) ?? null);
       if (!lane && parsed !== undefined) server.setScript(parsed);
       const result = await runAttempt({
         ...defaults.request,
@@ -65,6 +79,15 @@ export function attemptAgent(
         launch: 'start',
         prompt,
         modelServer: lane ?? server,
+        ...(defaults.model ? { modelMode: defaults.model } : {}),
+        ...(taped
+          ? {
+              cassette: {
+                path: defaults.cassette?.(calls, prompt) ?? '',
+                ...(defaults.upstream ? { upstream: defaults.upstream } : {}),
+              },
+            }
+          : {}),
         ...(defaults.hostEnv ? { hostEnv: defaults.hostEnv } : {}),
         ...(defaults.timeoutMs ? { timeoutMs: defaults.timeoutMs } : {}),
       }).finally(() => lane?.close());

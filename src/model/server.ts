@@ -56,7 +56,8 @@ export type ResponseKind =
   | 'bad_request'
   | 'egress_refused'
   | 'probe'
-  | 'server_error';
+  | 'server_error'
+  | 'cassette';
 
 /** One recorded request (also one line of the log file). */
 export interface RecordedRequest {
@@ -86,6 +87,8 @@ export interface RecordedRequest {
   gate?: GateRelease;
   /** The attempt lane the request came through (`/__attempt/<lane>/…`), absent for the server's own routes. */
   lane?: string;
+  /** For `cassette`: what the cassette did (`recorded`, `replayed`, `divergent`, `missed`). */
+  cassette?: string;
 }
 
 /** A refused outbound attempt (CONNECT or absolute URL through the proxy variables). */
@@ -171,7 +174,32 @@ export interface ModelServerOptions {
    * tables of every engine in the engine registry, built-in or registered at run time, as the server starts.
    */
   tools?: readonly EngineToolTable[];
+  /**
+   * Takes each wire request before the script does (a cassette records or replays it): it answers the request and
+   * says how, or returns null to leave it to the script (a lenient replay's miss).
+   */
+  intercept?: WireInterceptor | null;
 }
+
+/** A wire request handed to a {@link WireInterceptor}. */
+export interface InterceptedRequest {
+  wire: WireApiHandler;
+  request: WireRequest;
+  /** The side request's kind (title, token count…), or null for a model call. */
+  sideKind: string | null;
+  /** The body as received, decoded (content-encoding undone). */
+  rawBody: string;
+  response: ServerResponse;
+}
+
+/** What an interceptor did: the status it answered and a word for the request log (`recorded`, `replayed`…). */
+export interface InterceptOutcome {
+  status: number;
+  note: string;
+}
+
+/** Answers wire requests in place of the script (see {@link ModelServerOptions.intercept}). */
+export type WireInterceptor = (call: InterceptedRequest) => Promise<InterceptOutcome | null>;
 
 /**
  * The tool tables of every registered engine. The registry is asked, not imported: the model server sits below the
@@ -382,8 +410,10 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const active = (): ModelScript | null => (lane ? lane.script : script);
     const where = laned ? laned.rest : url.pathname;
     let body: unknown;
+    let rawBody = '';
     try {
-      body = parseBody(await readBody(request), String(request.headers['content-type'] ?? ''));
+      rawBody = await readBody(request);
+      body = parseBody(rawBody, String(request.headers['content-type'] ?? ''));
     } catch (error) {
       if (!(error instanceof BodyError)) throw error;
       note({ method, path: where, headers, status: 400, response_kind: 'bad_request' });
@@ -425,6 +455,25 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     }
     // Side requests first: they must neither use up a scripted turn nor get a scripted turn's error.
     const side = wire.sideRequestKind?.(wireRequest) ?? null;
+    const intercepted = options.intercept
+      ? await options.intercept({ wire, request: wireRequest, sideKind: side, rawBody, response })
+      : null;
+    if (intercepted) {
+      note({
+        method,
+        path: where,
+        wire: wire.id,
+        headers,
+        body,
+        turn_index: wire.countModelTurns(body),
+        status: intercepted.status,
+        response_kind: 'cassette',
+        ...(side ? { side_kind: side } : {}),
+        cassette: intercepted.note,
+        started_ts: startedTs,
+      });
+      return;
+    }
     if (side) {
       note({
         method,

@@ -97,7 +97,23 @@ export const AttemptMetaSchema = z.object({
   launch: z.enum(['start', 'resume', 'passthrough']),
   status: z.enum(['running', 'finished']),
   translate_mode: TranslateModeSchema,
-  model: z.object({ mode: ModelModeSchema, base_url: z.string().nullable(), script: z.string().nullable() }),
+  model: z.object({
+    mode: ModelModeSchema,
+    base_url: z.string().nullable(),
+    script: z.string().nullable(),
+    /** The cassette recorded or replayed (record and replay modes): its file and how its requests matched. */
+    cassette: z
+      .object({
+        path: z.string(),
+        mode: z.enum(['record', 'replay']),
+        interactions: z.number().int().nonnegative(),
+        exact: z.number().int().nonnegative(),
+        divergent: z.number().int().nonnegative(),
+        missed: z.number().int().nonnegative(),
+        unused: z.number().int().nonnegative(),
+      })
+      .optional(),
+  }),
   command: z.object({
     executable: z.string(),
     argv: z.array(z.string()),

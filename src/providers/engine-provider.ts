@@ -1,7 +1,9 @@
 /**
  * The provider of an engine (seed 003): every `query` is one audited attempt of the real CLI — a run directory
  * with the same audit, parsers and verdict as the CLI and the Vitest fixtures — streamed as AgentEvents while the
- * engine runs. The model is the scripted one by default (`extra.script`), the vendor's with `extra.model: 'live'`.
+ * engine runs. The model is the scripted one by default (`extra.script`), the vendor's with `extra.model: 'live'`, or a
+ * cassette with `extra.model: 'record' | 'replay' | 'auto'` and `extra.cassette` (a file; `extra.upstream` for
+ * recording elsewhere than the vendor; `config.apiKey` is the key recording uses).
  *
  * Permission mode, tool allow/deny lists, system prompt, turn limit and MCP servers are mapped onto each engine's
  * own controls (`src/engines/<id>/agent-options.ts`); what an engine cannot do is refused with
@@ -14,6 +16,7 @@ import { resumeRequest } from '../core/session.js';
 import { loadEngine } from '../engines/registry.js';
 import { withCarriedFlags } from '../engines/resume-flags.js';
 import { checkAgentOptions } from '../engines/agent-options.js';
+import { KEY_VARIABLES } from '../cassette/record.js';
 import { AgentHarnessError } from '../errors/index.js';
 import type { AgentEvent, AgentOptions, EngineId } from '../protocol/index.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
@@ -38,14 +41,23 @@ async function buildRequest(engine: EngineId, config: ResolvedAgentProviderConfi
   const extra = config.extra ?? {};
   const paths = resolveHarnessPaths(typeof extra.runRoot === 'string' ? { runRoot: extra.runRoot } : {});
   const live = extra.model === 'live';
-  const hostEnv =
-    live && config.apiKey && adapter.liveEnvKeys[0]
-      ? { ...process.env, [adapter.liveEnvKeys[0]]: config.apiKey }
-      : process.env;
+  const taped = extra.model === 'record' || extra.model === 'replay' || extra.model === 'auto';
+  const keyVariable = live ? adapter.liveEnvKeys[0] : taped ? KEY_VARIABLES[adapter.tools.wire][0] : undefined;
+  const hostEnv = config.apiKey && keyVariable ? { ...process.env, [keyVariable]: config.apiKey } : process.env;
   const common = {
     paths,
     engine,
-    modelMode: live ? ('live' as const) : ('scripted' as const),
+    modelMode: live ? ('live' as const) : taped ? (extra.model as 'record' | 'replay' | 'auto') : ('scripted' as const),
+    ...(taped
+      ? {
+          cassette: {
+            path: typeof extra.cassette === 'string' ? extra.cassette : '',
+            ...(typeof extra.upstream === 'string' ? { upstream: extra.upstream } : {}),
+            ...(typeof extra.strict === 'boolean' ? { strict: extra.strict } : {}),
+            ...(typeof extra.pace === 'number' ? { pace: extra.pace } : {}),
+          },
+        }
+      : {}),
     hostEnv,
     agentOptions: agentOptionsOf(config),
     ...(config.isolation ? { isolation: config.isolation } : {}),

@@ -22,6 +22,8 @@ export interface AgentHarnessAttemptRecord {
   engineVersion?: string | null;
   /** The failure code when the attempt failed. */
   failureCode?: string;
+  /** The cassette the attempt recorded or replayed, and how its requests matched (cassette modes only). */
+  cassette?: { mode: 'record' | 'replay'; exact: number; divergent: number; missed: number; unused: number };
 }
 
 /** `task.meta.agentHarness`: the last run of the test and every attempt across retries. */

@@ -11,6 +11,7 @@ import {
   type ConsistencyTest,
 } from './schema.js';
 import type { AgentHarnessTaskMeta } from './attempt-record.js';
+import { buildFidelityTable } from './fidelity.js';
 
 /** What the reporter extracts from one Vitest test case. */
 export interface ReportInput {
@@ -129,6 +130,7 @@ export function buildConsistencyReport(
 ): ConsistencyReport {
   const tests = inputs.map(toTest);
   const matrix = buildMatrix(tests);
+  const fidelity = buildFidelityTable(inputs.map((input) => input.meta));
   const count = (state: ConsistencyTest['state']): number => tests.filter((t) => t.state === state).length;
   return ConsistencyReportSchema.parse({
     version: CONSISTENCY_REPORT_VERSION,
@@ -144,5 +146,6 @@ export function buildConsistencyReport(
     },
     tests,
     matrix,
+    ...(fidelity.length > 0 ? { fidelity } : {}),
   });
 }

@@ -3,6 +3,7 @@
  * GitHub step summary.
  */
 import type { ConsistencyReport, ConsistencyTest } from './schema.js';
+import { renderFidelityTable } from './fidelity.js';
 
 const ICON: Record<ConsistencyTest['state'], string> = { passed: '✅', failed: '❌', skipped: '⏭', pending: '…' };
 
@@ -94,6 +95,8 @@ export function renderMarkdown(report: ConsistencyReport): string {
   }
   const matrix = renderMatrix(report);
   if (matrix.length > 0) out.push('', '## Engine matrix', '', ...matrix);
+  const fidelity = renderFidelityTable(report.fidelity ?? []);
+  if (fidelity.length > 0) out.push('', '## Cassette fidelity', '', ...fidelity);
   return `${out.join('\n')}\n`;
 }
 

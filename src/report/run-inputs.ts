@@ -40,7 +40,30 @@ export function readConformanceReports(run: RunIndexEntry): { reports: Conforman
   return { reports, skipped };
 }
 
+/** The cassette counts of an attempt, from its meta (`model.cassette`); undefined when none or unreadable. */
+function cassetteOf(run: RunIndexEntry, attempt: number): AgentHarnessAttemptRecord['cassette'] {
+  try {
+    const file = path.join(run.run_dir, AUDIT_DIR, `meta.${attempt}.json`);
+    const meta = JSON.parse(
+      readInputBytesSync(file, { what: 'attempt meta', maxBytes: MAX_AUDIT_FILE_BYTES }).toString('utf8'),
+    );
+    const cassette = meta?.model?.cassette;
+    if (!cassette || (cassette.mode !== 'record' && cassette.mode !== 'replay')) return undefined;
+    const count = (value: unknown): number => (typeof value === 'number' && value >= 0 ? value : 0);
+    return {
+      mode: cassette.mode,
+      exact: count(cassette.exact),
+      divergent: count(cassette.divergent),
+      missed: count(cassette.missed),
+      unused: count(cassette.unused),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
 function attemptRecord(run: RunIndexEntry, report: ConformanceReport): AgentHarnessAttemptRecord {
+  const cassette = cassetteOf(run, report.attempt);
   return {
     runId: run.run_id,
     attempt: report.attempt,
@@ -57,6 +80,7 @@ function attemptRecord(run: RunIndexEntry, report: ConformanceReport): AgentHarn
     retry: 0,
     engineVersion: report.engine_version ?? null,
     ...(report.completion.code ? { failureCode: report.completion.code } : {}),
+    ...(cassette ? { cassette } : {}),
   };
 }
 

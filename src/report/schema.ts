@@ -3,6 +3,7 @@
  * end of a run (also after `--merge-reports`).
  */
 import { z } from 'zod';
+import { FidelityRowSchema } from './fidelity.js';
 
 /** Version tag of the consistency report. */
 export const CONSISTENCY_REPORT_VERSION = 'agent-harness.consistency/1';
@@ -75,6 +76,8 @@ export const ConsistencyReportSchema = z.object({
   }),
   tests: z.array(ConsistencyTestSchema),
   matrix: z.array(ConsistencyRowSchema),
+  /** Cassette fidelity per engine (present when some attempt recorded or replayed a cassette). */
+  fidelity: z.array(FidelityRowSchema).optional(),
 });
 /** The consistency report. */
 export type ConsistencyReport = z.infer<typeof ConsistencyReportSchema>;

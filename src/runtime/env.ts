@@ -28,7 +28,7 @@ export interface EngineEnvOptions {
   paths: HarnessPaths;
   /** Host environment (default `process.env`). */
   hostEnv?: NodeJS.ProcessEnv;
-  /** Model mode; vendor keys pass only in `live`/`record`. */
+  /** Model mode; vendor keys pass only in `live` (a recording's key is added by the harness, outside the engine). */
   modelMode: ModelMode;
   /** Base URL of the scripted model server (scripted/replay/record), null in live mode. */
   modelBaseUrl: string | null;
@@ -60,7 +60,7 @@ export function buildEngineEnv(options: EngineEnvOptions): Record<string, string
   env.UV_CACHE_DIR = paths.uvCacheDir;
   env.UV_PROJECT_ENVIRONMENT = paths.uvProjectEnvironment;
   env.AGENT_HARNESS = '1';
-  if (options.modelMode === 'live' || options.modelMode === 'record') {
+  if (options.modelMode === 'live') {
     for (const name of options.liveEnvKeys) {
       const value = host[name];
       if (value !== undefined) env[name] = value;

@@ -4,6 +4,7 @@
  * attempts when the test ends.
  */
 import path from 'node:path';
+import type { ModelModeOption } from '../cassette/mode.js';
 import { runAttempt } from '../core/run-attempt.js';
 import { resumeRequest } from '../core/session.js';
 import type { AttemptResult } from '../core/attempt-result.js';
@@ -11,6 +12,7 @@ import type { EngineId, TranslateMode } from '../protocol/index.js';
 import type { HarnessFixture, ModelFixture } from './fixtures.js';
 import { attemptRecord, HarnessRun } from './run.js';
 import { readAgentHarnessMeta, writeAgentHarnessMeta, type AgentHarnessAttemptRecord } from './types.js';
+import { isUpdatingSnapshots } from './workflow.js';
 
 /** Options of `agent.start()`. */
 export interface AgentStartOptions {
@@ -32,6 +34,13 @@ export interface AgentStartOptions {
   git?: boolean;
   /** Inject only these skills (by name) instead of every skill under the skill roots. */
   onlySkills?: readonly string[];
+  /** Model mode of this run (default: the plugin's `model`); `record`, `replay`, `auto` use a cassette. */
+  model?: ModelModeOption;
+  /**
+   * The cassette file (relative to the project root). Default: `__cassettes__/<test file>/<test name>.json` beside
+   * the test file (`<test name>.N.json` for its Nth attempt).
+   */
+  cassette?: string;
 }
 
 /** The `agent` fixture. */
@@ -52,6 +61,7 @@ export interface AgentFixtureContext {
     name?: string;
     fullName?: string;
     fullTestName?: string;
+    file?: { filepath?: string };
   };
   signal: AbortSignal;
   skip: (note?: string) => never;
@@ -81,13 +91,34 @@ export async function runAgentFixture(
       attempts: [...previous, ...records],
     });
   };
-  const common = (timeoutMs: number | undefined) => {
-    // replay/record are refused by the core (ENGINE_CAPABILITY_UNAVAILABLE) before any run is created.
-    const mode = config.model;
+  let cassettes = 0;
+  /** The cassette of the test's next attempt: beside the test file, after Vitest's snapshot convention. */
+  const cassetteOf = (given: string | undefined) => {
+    cassettes += 1;
+    if (given) return path.resolve(harness.paths.projectRoot, given);
+    const file = task.file?.filepath ?? path.join(harness.paths.projectRoot, 'agent.test.ts');
+    const name = (task.fullTestName ?? task.name ?? 'test').replace(/[^A-Za-z0-9._-]+/g, '-');
+    const suffix = cassettes > 1 ? `.${cassettes}` : '';
+    return path.join(path.dirname(file), '__cassettes__', path.basename(file), `${name}${suffix}.json`);
+  };
+  const common = (timeoutMs: number | undefined, options: Pick<AgentStartOptions, 'model' | 'cassette'> = {}) => {
+    const mode = options.model ?? config.model;
     const timeout = timeoutMs ?? config.timeoutMs ?? undefined;
+    const taped = mode === 'record' || mode === 'replay' || mode === 'auto';
     return {
       modelMode: mode,
       ...(mode === 'scripted' ? { modelServer: model.server } : {}),
+      // A lenient replay's misses fall back to the test's script.
+      ...(taped ? { script: model.server.script } : {}),
+      ...(taped
+        ? {
+            cassette: {
+              path: cassetteOf(options.cassette),
+              ...(config.upstream ? { upstream: config.upstream } : {}),
+              ...(mode === 'auto' && isUpdatingSnapshots() ? { update: true } : {}),
+            },
+          }
+        : {}),
       hostEnv: harness.hostEnv,
       signal: controller.signal,
       ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
@@ -129,14 +160,14 @@ export async function runAgentFixture(
           ...(options.files ? { files: options.files } : {}),
           ...(options.git !== undefined ? { git: options.git } : {}),
         },
-        ...common(options.timeoutMs),
+        ...common(options.timeoutMs, options),
       });
       const run = new HarnessRun(first, async (self, message, resumeOptions) => {
         if (resumeOptions.turns?.length) model.append(...resumeOptions.turns);
         const request = await resumeRequest({ runDir: self.runDir }, message, {
           paths,
           ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}),
-          ...common(resumeOptions.timeoutMs),
+          ...common(resumeOptions.timeoutMs, options.model ? { model: options.model } : {}),
         });
         return track(self, await runAttempt(request));
       });

@@ -23,8 +23,13 @@ export const AgentHarnessOptionsSchema = z
      * (built in, or by `registerEngine` before the plugin is made).
      */
     engines: z.array(z.string().refine(isEngineId, { error: (issue) => unknownEngineMessage(issue.input) })).optional(),
-    /** Model mode. `replay` and `record` are accepted but not implemented by runAttempt yet. */
-    model: ModelModeSchema.default('scripted'),
+    /**
+     * Model mode: `scripted` (default), `live`, or a cassette mode: `record`, `replay`, `auto` (replay a test's
+     * cassette when it exists, record it when it does not and a key is set; `-u` re-records). See docs/cassettes.md.
+     */
+    model: z.union([ModelModeSchema, z.literal('auto')]).default('scripted'),
+    /** Recording: the origin requests go to instead of the vendor (the request path is kept). */
+    upstream: z.url({ protocol: /^https?$/ }).optional(),
     /** Where the reporter writes consistency.json/.md and junit.xml (relative to the Vitest root). */
     reportDir: z.string().min(1).default(DEFAULT_REPORT_DIR),
     /** Codex profile name the harness writes. */
@@ -48,6 +53,8 @@ export interface AgentHarnessConfig {
   skillRoots: string[] | null;
   engines: string[] | null;
   model: ResolvedAgentHarnessOptions['model'];
+  /** Recording's upstream origin, or null for the vendor. */
+  upstream: string | null;
   reportDir: string;
   codexProfile: string | null;
   timeoutMs: number | null;
@@ -96,6 +103,7 @@ export function toAgentHarnessConfig(options: ResolvedAgentHarnessOptions, root:
     skillRoots: options.skillRoots ? options.skillRoots.map(abs) : null,
     engines: options.engines ? [...options.engines] : null,
     model: options.model,
+    upstream: options.upstream ?? null,
     reportDir: abs(options.reportDir),
     codexProfile: options.codexProfile ?? null,
     timeoutMs: options.timeoutMs ?? null,

@@ -151,5 +151,16 @@ export function attemptRecord(result: AttemptResult, retry: number): AgentHarnes
     retry,
     engineVersion: result.engineVersion,
     ...(result.completion.code ? { failureCode: result.completion.code } : {}),
+    ...(result.cassette
+      ? {
+          cassette: {
+            mode: result.cassette.mode,
+            exact: result.cassette.exact,
+            divergent: result.cassette.divergent,
+            missed: result.cassette.missed,
+            unused: result.cassette.unused,
+          },
+        }
+      : {}),
   };
 }

@@ -41,7 +41,7 @@ interface WorkflowContext {
 }
 
 /** True under `vitest -u`; the snapshot state is the only place Vitest exposes it to a test. */
-function isUpdatingSnapshots(): boolean {
+export function isUpdatingSnapshots(): boolean {
   const state = expect.getState().snapshotState as unknown as { _updateSnapshot?: string } | undefined;
   return state?._updateSnapshot === 'all';
 }

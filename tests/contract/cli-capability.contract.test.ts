@@ -1,6 +1,7 @@
 /**
- * Capability gating is reachable from the CLI (seed 001, Decision 8): a feature the harness knows but cannot
- * run yet fails with ENGINE_CAPABILITY_UNAVAILABLE (exit 1), not USAGE_ERROR, and the engine is never started.
+ * A cassette mode that cannot run is refused from the CLI before the engine starts: no cassette named (USAGE_ERROR,
+ * exit 2), a replay of a missing cassette (CASSETTE_NOT_FOUND), a recording without the vendor's key
+ * (CASSETTE_KEY_MISSING), `auto` with neither (exit 1). The engine is never started.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,15 +24,27 @@ beforeAll(() => {
 });
 afterAll(() => sandbox.cleanup());
 
-describe('ENGINE_CAPABILITY_UNAVAILABLE from the CLI', () => {
+describe('cassette modes refused from the CLI', () => {
   it.each([
-    ['start', ['start', '--model', 'replay', '--prompt', 'x', 'codex']],
-    ['the direct form', ['--model', 'record', 'codex', 'exec', 'x']],
-  ])('--model replay/record on %s is capability-gated, exit 1, engine not started', (_label, args) => {
-    const run = runCliProcess(sandbox, args);
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain('agent-harness: error ENGINE_CAPABILITY_UNAVAILABLE: ');
-    expect(run.stderr).toMatch(/capability "model:(replay|record)"/);
+    ['replay without --cassette', 'USAGE_ERROR', 2, ['start', '--model', 'replay', '--prompt', 'x', 'codex']],
+    ['record without --cassette', 'USAGE_ERROR', 2, ['--model', 'record', 'codex', 'exec', 'x']],
+    [
+      'replay of a missing cassette',
+      'CASSETTE_NOT_FOUND',
+      1,
+      ['start', '--model', 'replay', '--cassette', 'nowhere.json', '--prompt', 'x', 'codex'],
+    ],
+    [
+      'record without a key',
+      'CASSETTE_KEY_MISSING',
+      1,
+      ['--model', 'record', '--cassette', 'c.json', 'codex', 'exec', 'x'],
+    ],
+    ['auto with neither', 'CASSETTE_KEY_MISSING', 1, ['--model', 'auto', '--cassette', 'c.json', 'codex', 'exec', 'x']],
+  ] as const)('%s: %s, exit %i, engine not started', (_label, code, status, args) => {
+    const run = runCliProcess(sandbox, [...args]);
+    expect(run.status).toBe(status);
+    expect(run.stderr).toContain(`agent-harness: error ${code}: `);
     expect(run.stderr).toMatch(/\n {2}hint: \S/);
     expect(fakeEngineCalls(sandbox)).toEqual([]);
   });

@@ -277,19 +277,27 @@ describe('errors: code, message, hint, exit status', () => {
   });
 
   it.for(['replay', 'record'])(
-    'a gated capability (--model %s) is ENGINE_CAPABILITY_UNAVAILABLE from the CLI, exit 1, no run created',
+    'a cassette mode (--model %s) whose cassette cannot be used is refused from the CLI, exit 1, no run created',
     (mode) => {
       const runs = () =>
         fs.existsSync(path.join(sandbox.root, '.agent-harness', 'harness_runs'))
           ? fs.readdirSync(path.join(sandbox.root, '.agent-harness', 'harness_runs')).length
           : 0;
       const before = runs();
-      const run = runCliProcess(sandbox, ['--model', mode, 'codex', 'exec', '--json', 'hi']);
+      const run = runCliProcess(sandbox, [
+        '--model',
+        mode,
+        '--cassette',
+        'absent.json',
+        'codex',
+        'exec',
+        '--json',
+        'hi',
+      ]);
+      const code = mode === 'replay' ? 'CASSETTE_NOT_FOUND' : 'CASSETTE_KEY_MISSING';
       expect(run.status).toBe(1);
-      expect(run.stderr).toContain(
-        `agent-harness: error ENGINE_CAPABILITY_UNAVAILABLE: model mode "${mode}" is not available yet (capability "model:${mode}"`,
-      );
-      expect(run.stderr.match(/ENGINE_CAPABILITY_UNAVAILABLE/g)).toHaveLength(1);
+      expect(run.stderr).toContain(`agent-harness: error ${code}: `);
+      expect(run.stderr.match(new RegExp(code, 'g'))).toHaveLength(1);
       expect(runs()).toBe(before);
     },
   );

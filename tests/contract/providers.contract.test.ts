@@ -100,6 +100,26 @@ describe('providers', () => {
     },
   );
 
+  it('a cassette mode is checked before any run: no cassette, a missing one, no key to record', async () => {
+    const runRoot = path.join(os.tmpdir(), 'ah-provider-cassette-refused');
+    const ask = (extra: Record<string, unknown>) =>
+      firstError(getProvider('claude').query({ provider: 'claude', prompt: 'hi', extra: { runRoot, ...extra } }));
+    expect(isAgentHarnessError(await ask({ model: 'replay' }), 'USAGE_ERROR')).toBe(true);
+    expect(isAgentHarnessError(await ask({ model: 'replay', cassette: '/nowhere/c.json' }), 'CASSETTE_NOT_FOUND')).toBe(
+      true,
+    );
+    const saved = process.env.ANTHROPIC_API_KEY;
+    delete process.env.ANTHROPIC_API_KEY;
+    try {
+      const noKey = await ask({ model: 'auto', cassette: '/nowhere/c.json' });
+      expect(isAgentHarnessError(noKey, 'CASSETTE_KEY_MISSING')).toBe(true);
+      expect((noKey as Error).message).toContain('ANTHROPIC_API_KEY');
+    } finally {
+      if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved;
+    }
+    expect(fs.existsSync(runRoot)).toBe(false);
+  });
+
   it("a query on another engine's provider is CONFIG_INVALID; a resume of an unknown session is RUN_NOT_FOUND", async () => {
     expect(
       isAgentHarnessError(

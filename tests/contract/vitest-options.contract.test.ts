@@ -35,6 +35,7 @@ describe('agentHarness options', () => {
       skillRoots: [path.resolve('/repo/skills')],
       engines: ['codex'],
       model: 'replay',
+      upstream: null,
       reportDir: path.resolve('/repo', DEFAULT_REPORT_DIR),
       codexProfile: null,
       timeoutMs: 5000,
@@ -44,6 +45,7 @@ describe('agentHarness options', () => {
 
   it.for([
     [{ model: 'mocked' }, 'model', '"mocked"'],
+    [{ upstream: 'ftp://example.test' }, 'upstream', '"ftp://example.test"'],
     [{ engines: ['codex', 'vim'] }, 'engines.1', '"vim"'],
     [{ timeoutMs: -5 }, 'timeoutMs', '-5'],
     [{ skillRoots: 'skills' }, 'skillRoots', '"skills"'],

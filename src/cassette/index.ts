@@ -1,0 +1,9 @@
+/** Cassettes: record an engine's conversation with the vendor once, replay it offline (see docs/cassettes.md). */
+export * from './schema.js';
+export * from './redact.js';
+export * from './normalize.js';
+export * from './match.js';
+export * from './record.js';
+export * from './mode.js';
+export * from './session.js';
+export * from './stream-paths.js';

@@ -1,0 +1,184 @@
+/**
+ * Recording: a wire request the engine sent to the harness's model server is forwarded, path kept, to the upstream
+ * origin (the vendor, or `--upstream`), with the user's real key in place of the placeholder the engine holds. The
+ * response streams through to the engine as it arrives, and is captured: status, allow-listed headers, and the body in
+ * its chunks with the delay before each. The harness process makes the upstream call; the engine never leaves its
+ * namespace.
+ */
+import http, { type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import https from 'node:https';
+import { AgentHarnessError } from '../errors/index.js';
+import type { WireApiId } from '../model/wire-api.js';
+import { CREDENTIAL_HEADERS } from './redact.js';
+import type { CassetteChunk } from './schema.js';
+
+/** The vendor origin of each wire API (used when no upstream is given). */
+export const DEFAULT_UPSTREAMS: Readonly<Record<WireApiId, string>> = {
+  'openai-responses': 'https://api.openai.com',
+  'openai-chat': 'https://api.openai.com',
+  'anthropic-messages': 'https://api.anthropic.com',
+  gemini: 'https://generativelanguage.googleapis.com',
+};
+
+/** The variables a wire API's key is read from, in order. */
+export const KEY_VARIABLES: Readonly<Record<WireApiId, readonly string[]>> = {
+  'openai-responses': ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+  'openai-chat': ['OPENAI_API_KEY'],
+  'anthropic-messages': ['ANTHROPIC_API_KEY'],
+  gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+};
+
+/** The user's key for `wire` from `env`, with the variable it came from; null when none is set. */
+export function vendorKey(wire: WireApiId, env: NodeJS.ProcessEnv): { name: string; value: string } | null {
+  for (const name of KEY_VARIABLES[wire]) {
+    const value = env[name];
+    if (value) return { name, value };
+  }
+  return null;
+}
+
+/** Response headers kept in a cassette and replayed. */
+const RESPONSE_HEADER_ALLOWLIST: ReadonlySet<string> = new Set([
+  'content-type',
+  'retry-after',
+  'retry-after-ms',
+  'x-should-retry',
+]);
+
+/** Request headers never forwarded (hop-by-hop, or recomputed). */
+const NOT_FORWARDED: ReadonlySet<string> = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'content-encoding',
+  'accept-encoding',
+  'transfer-encoding',
+  'te',
+  'upgrade',
+  'proxy-connection',
+  'proxy-authorization',
+]);
+
+/** Response headers never passed back to the engine. */
+const NOT_RETURNED: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'set-cookie',
+]);
+
+/** What one forwarded request produced. */
+export interface CapturedResponse {
+  status: number;
+  headers: Record<string, string>;
+  kind: 'sse' | 'json' | 'text';
+  chunks: CassetteChunk[];
+  complete: boolean;
+}
+
+/** The headers sent upstream: the engine's, its placeholder credential replaced by the user's key. */
+function upstreamHeaders(wire: WireApiId, incoming: IncomingHttpHeaders, key: string, bodyBytes: number) {
+  const out: Record<string, string> = {};
+  let keyed = false;
+  for (const [name, raw] of Object.entries(incoming)) {
+    if (raw === undefined || NOT_FORWARDED.has(name)) continue;
+    const value = Array.isArray(raw) ? raw.join(', ') : raw;
+    if (name === 'authorization') {
+      out[name] = `Bearer ${key}`;
+      keyed = true;
+    } else if (name === 'x-api-key' || name === 'x-goog-api-key' || name === 'api-key') {
+      out[name] = key;
+      keyed = true;
+    } else if (!CREDENTIAL_HEADERS.has(name)) out[name] = value;
+  }
+  if (!keyed) {
+    if (wire === 'anthropic-messages') out['x-api-key'] = key;
+    else if (wire === 'gemini') out['x-goog-api-key'] = key;
+    else out.authorization = `Bearer ${key}`;
+  }
+  out['accept-encoding'] = 'identity';
+  out['content-length'] = String(bodyBytes);
+  return out;
+}
+
+/** The upstream URL of a request: the origin's path prefix, then the request's path and query (`key` replaced). */
+export function upstreamUrl(origin: string, requestPath: string, query: URLSearchParams, key: string): URL {
+  const base = new URL(origin);
+  const url = new URL(`${base.pathname.replace(/\/$/, '')}${requestPath}`, base);
+  for (const [name, value] of query) url.searchParams.append(name, name === 'key' ? key : value);
+  return url;
+}
+
+/** Options of {@link forwardRequest}. */
+export interface ForwardOptions {
+  wire: WireApiId;
+  origin: string;
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  body: string;
+  key: string;
+  /** The engine's response: written as the upstream's arrives. */
+  response: ServerResponse;
+}
+
+/**
+ * Forwards one request upstream and streams the answer to the engine while capturing it. CASSETTE_UPSTREAM_FAILED
+ * when the upstream cannot be reached (the engine then gets a 502 in its wire's error shape from the caller).
+ */
+export function forwardRequest(options: ForwardOptions): Promise<CapturedResponse> {
+  const url = upstreamUrl(options.origin, options.path, options.query, options.key);
+  const bytes = Buffer.from(options.body, 'utf8');
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise<CapturedResponse>((resolve, reject) => {
+    const upstream = client.request(
+      url,
+      { method: options.method, headers: upstreamHeaders(options.wire, options.headers, options.key, bytes.length) },
+      (answer) => {
+        const status = answer.statusCode ?? 502;
+        const headers: Record<string, string> = {};
+        const returned: Record<string, string | string[]> = {};
+        for (const [name, value] of Object.entries(answer.headers)) {
+          if (value === undefined) continue;
+          if (!NOT_RETURNED.has(name)) returned[name] = value;
+          if (RESPONSE_HEADER_ALLOWLIST.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+        }
+        const type = headers['content-type'] ?? '';
+        const kind = type.includes('event-stream') ? 'sse' : type.includes('json') ? 'json' : 'text';
+        options.response.writeHead(status, returned);
+        options.response.flushHeaders();
+        const chunks: CassetteChunk[] = [];
+        let last = performance.now();
+        let complete = false;
+        answer.setEncoding('utf8');
+        answer.on('data', (data: string) => {
+          const now = performance.now();
+          chunks.push({ delay_ms: Math.round((now - last) * 10) / 10, data });
+          last = now;
+          options.response.write(data);
+        });
+        answer.on('end', () => {
+          complete = true;
+        });
+        answer.on('close', () => {
+          options.response.end();
+          resolve({ status, headers, kind, chunks, complete });
+        });
+        answer.on('error', () => undefined);
+      },
+    );
+    upstream.on('error', (error) =>
+      reject(
+        new AgentHarnessError(
+          'CASSETTE_UPSTREAM_FAILED',
+          `Recording could not reach the upstream ${url.origin}: ${error.message}`,
+          { cause: error, details: { upstream: url.origin } },
+        ),
+      ),
+    );
+    upstream.end(bytes);
+  });
+}

@@ -1,0 +1,353 @@
+/**
+ * A cassette in use by one attempt's model server: recording (each wire request forwarded upstream and captured, the
+ * file rewritten atomically after each interaction, so a crash keeps what was recorded) or replaying (each request
+ * matched by the ladder of match.ts and served from the file, fast or at the recorded pace). `finish()` says what
+ * happened: counts, diagnostics, and the error that fails the attempt (a miss, or unused interactions, in strict mode).
+ */
+import type { ServerResponse } from 'node:http';
+import { AgentHarnessError } from '../errors/index.js';
+import type { InterceptedRequest, InterceptOutcome, WireInterceptor } from '../model/server.js';
+import type { WireApiHandler } from '../model/wire-api.js';
+import { writeJsonAtomic } from '../runtime/atomic-write.js';
+import { formatDifferences, matchRequest, type MatchRequest } from './match.js';
+import {
+  fillPaths,
+  normalizeBody,
+  normalizePath,
+  requestHash,
+  templatePaths,
+  type NormalizeContext,
+} from './normalize.js';
+import { DEFAULT_UPSTREAMS, forwardRequest, vendorKey } from './record.js';
+import { Redactor } from './redact.js';
+import { templateChatToolArguments } from './stream-paths.js';
+import { CASSETTE_FORMAT, type Cassette, type CassetteInteraction } from './schema.js';
+
+/** What a cassette does for an attempt. */
+export type CassetteMode = 'record' | 'replay';
+
+/** Options of {@link openCassette}. */
+export interface CassetteOptions {
+  mode: CassetteMode;
+  /** The cassette file (written when recording). */
+  file: string;
+  /** The cassette to replay (loaded and validated before the attempt). */
+  cassette?: Cassette;
+  /** Recording: the origin requests are forwarded to (default: the vendor of each wire API). */
+  upstream?: string | null;
+  /** Replay: a miss or an unused interaction fails the attempt (default true); lenient falls back to the script. */
+  strict?: boolean;
+  /** Replay: 0 or absent serves at once; 1 at the recorded pace, 2 twice as slow… */
+  pace?: number;
+  /**
+   * Replay: fork the conversation after its first `forkAt` model turns: a request at a later place in the
+   * conversation (and its side requests) is answered by the scripted model, and the recorded rest is not expected.
+   */
+  forkAt?: number;
+  /** Where the user's keys and secret variables are read from. */
+  hostEnv: NodeJS.ProcessEnv;
+  /** The engine recorded, written into the cassette. */
+  engine?: string | null;
+  /** The attempt's paths to normalize (asked at each request: the run directory exists only later). */
+  context?: () => NormalizeContext;
+}
+
+/** A diagnostic of the cassette, for the attempt's RASP/FCMP and its conformance report. */
+export interface CassetteDiagnostic {
+  code: 'CASSETTE_DIVERGENCE' | 'CASSETTE_MISS' | 'CASSETTE_UNUSED' | 'CASSETTE_UPSTREAM_FAILED' | 'CASSETTE_FORKED';
+  level: 'info' | 'warning' | 'error';
+  message: string;
+}
+
+/** What a cassette did in one attempt. */
+export interface CassetteReport {
+  mode: CassetteMode;
+  file: string;
+  /** Interactions recorded (record) or in the cassette (replay). */
+  interactions: number;
+  exact: number;
+  divergent: number;
+  missed: number;
+  unused: number;
+  diagnostics: CassetteDiagnostic[];
+  /** What fails the attempt (the first miss, unused interactions in strict mode, an unreachable upstream), or null. */
+  error: AgentHarnessError | null;
+}
+
+/** A cassette attached to a model server. */
+export interface CassetteSession {
+  readonly mode: CassetteMode;
+  /** Hand to the model server's `intercept` option. */
+  readonly intercept: WireInterceptor;
+  /** Waits for the writes, writes the file a last time (record) and reports. */
+  finish(): Promise<CassetteReport>;
+}
+
+/** The normalized form of an intercepted request, as the ladder compares it. */
+function matchRequestOf(call: InterceptedRequest, context: NormalizeContext): MatchRequest {
+  const normalized = normalizeBody(call.request.body, context);
+  const path = normalizePath(call.request.path, context);
+  const userText = call.wire.lastUserText(normalized);
+  return {
+    wire: call.wire.id,
+    sideKind: call.sideKind,
+    position: call.wire.countModelTurns(call.request.body),
+    method: call.request.method,
+    path,
+    normalized,
+    hash: requestHash(call.request.method, path, normalized),
+    userText,
+  };
+}
+
+/** Writes a recorded response to the engine: at once, or with the recorded delays scaled by `pace`. */
+async function serveRecorded(
+  interaction: CassetteInteraction,
+  response: ServerResponse,
+  pace: number,
+  context: NormalizeContext,
+): Promise<void> {
+  response.writeHead(interaction.response.status, interaction.response.headers);
+  response.flushHeaders();
+  for (const chunk of interaction.response.chunks) {
+    if (pace > 0 && chunk.delay_ms > 0) await new Promise((resolve) => setTimeout(resolve, chunk.delay_ms * pace));
+    if (response.destroyed) return;
+    response.write(fillPaths(chunk.data, context));
+  }
+  if (interaction.response.complete) response.end();
+  else response.destroy();
+}
+
+/** The last user text of a recorded interaction's normalized request, read by its wire's handler (from `wires`). */
+function lastUserTextOf(wires: Map<string, WireApiHandler>) {
+  return (interaction: CassetteInteraction): string | null =>
+    wires.get(interaction.wire)?.lastUserText(interaction.request.normalized) ?? null;
+}
+
+/** Opens a cassette for one attempt's model server. */
+export function openCassette(options: CassetteOptions): CassetteSession {
+  const context = (): NormalizeContext => options.context?.() ?? { replacements: [] };
+  const diagnostics: CassetteDiagnostic[] = [];
+  let firstError: AgentHarnessError | null = null;
+  const fail = (error: AgentHarnessError): void => {
+    firstError ??= error;
+  };
+  return options.mode === 'record'
+    ? recordSession(options, context, diagnostics, fail, () => firstError)
+    : replaySession(options, context, diagnostics, fail, () => firstError);
+}
+
+function recordSession(
+  options: CassetteOptions,
+  context: () => NormalizeContext,
+  diagnostics: CassetteDiagnostic[],
+  fail: (error: AgentHarnessError) => void,
+  error: () => AgentHarnessError | null,
+): CassetteSession {
+  const keys = (['openai-responses', 'openai-chat', 'anthropic-messages', 'gemini'] as const).flatMap((wire) => {
+    const key = vendorKey(wire, options.hostEnv);
+    return key ? [{ value: key.value, rule: `vendor-key:${key.name}` }] : [];
+  });
+  const redactor = new Redactor(options.hostEnv, keys);
+  const cassette: Cassette = {
+    format: CASSETTE_FORMAT,
+    created_at: new Date().toISOString(),
+    engine: options.engine ?? null,
+    upstream: options.upstream ? new URL(options.upstream).origin : null,
+    redactions: [],
+    interactions: [],
+  };
+  let writing: Promise<void> = Promise.resolve();
+  const save = (): Promise<void> => {
+    cassette.redactions = redactor.fired;
+    const snapshot = JSON.parse(JSON.stringify(cassette)) as Cassette;
+    writing = writing.then(() => writeJsonAtomic(options.file, snapshot)).catch(() => undefined);
+    return writing;
+  };
+  let seq = 0;
+  const intercept: WireInterceptor = async (call): Promise<InterceptOutcome> => {
+    const wire = call.wire.id;
+    const key = vendorKey(wire, options.hostEnv);
+    if (!key) {
+      const message = `agent-harness cassette: no key to record ${wire} with; set ${wire.startsWith('openai') ? 'OPENAI_API_KEY' : wire === 'gemini' ? 'GEMINI_API_KEY' : 'ANTHROPIC_API_KEY'}`;
+      call.wire.respondError(call.response, 401, message, 'authentication_error');
+      return { status: 401, note: 'no_key' };
+    }
+    seq += 1;
+    const mine = seq;
+    const match = matchRequestOf(call, context());
+    const origin = options.upstream ?? DEFAULT_UPSTREAMS[wire];
+    try {
+      const captured = await forwardRequest({
+        wire,
+        origin,
+        method: call.request.method,
+        path: call.request.path,
+        query: call.request.query,
+        headers: call.request.headers,
+        body: call.rawBody,
+        key: key.value,
+        response: call.response,
+      });
+      cassette.interactions.push({
+        seq: mine,
+        wire,
+        side_kind: call.sideKind,
+        position: match.position,
+        request: {
+          method: call.request.method,
+          path: call.request.path,
+          query: redactor.query(call.request.query),
+          headers: redactor.requestHeaders(call.request.headers),
+          normalized: redactor.value(match.normalized),
+          hash: match.hash,
+        },
+        response: {
+          status: captured.status,
+          headers: captured.headers,
+          kind: captured.kind,
+          chunks: (wire === 'openai-chat' && captured.kind === 'sse'
+            ? templateChatToolArguments(captured.chunks, context())
+            : captured.chunks
+          ).map((chunk) => ({
+            delay_ms: chunk.delay_ms,
+            data: redactor.text(templatePaths(chunk.data, context())),
+          })),
+          complete: captured.complete,
+        },
+      });
+      cassette.interactions.sort((a, b) => a.seq - b.seq);
+      await save();
+      return { status: captured.status, note: 'recorded' };
+    } catch (caught) {
+      const failure =
+        caught instanceof AgentHarnessError
+          ? caught
+          : new AgentHarnessError('CASSETTE_UPSTREAM_FAILED', `Recording failed: ${(caught as Error).message}`, {
+              cause: caught,
+            });
+      fail(failure);
+      diagnostics.push({ code: 'CASSETTE_UPSTREAM_FAILED', level: 'error', message: failure.message });
+      if (!call.response.headersSent) call.wire.respondError(call.response, 502, failure.message, 'upstream_failed');
+      else call.response.destroy();
+      return { status: 502, note: 'upstream_failed' };
+    }
+  };
+  return {
+    mode: 'record',
+    intercept,
+    async finish() {
+      await save();
+      return {
+        mode: 'record',
+        file: options.file,
+        interactions: cassette.interactions.length,
+        exact: 0,
+        divergent: 0,
+        missed: 0,
+        unused: 0,
+        diagnostics,
+        error: error(),
+      };
+    },
+  };
+}
+
+function replaySession(
+  options: CassetteOptions,
+  context: () => NormalizeContext,
+  diagnostics: CassetteDiagnostic[],
+  fail: (error: AgentHarnessError) => void,
+  error: () => AgentHarnessError | null,
+): CassetteSession {
+  const cassette = options.cassette;
+  if (!cassette) throw new AgentHarnessError('INTERNAL_ERROR', 'A cassette replay was opened without its cassette.');
+  const strict = options.strict ?? true;
+  const pace = options.pace ?? 0;
+  const used = new Set<number>();
+  const wires = new Map<string, WireApiHandler>();
+  const counts = { exact: 0, divergent: 0, missed: 0 };
+  const forkAt = options.forkAt;
+  let forked = false;
+  const intercept: WireInterceptor = async (call) => {
+    wires.set(call.wire.id, call.wire);
+    const request = matchRequestOf(call, context());
+    if (forkAt !== undefined && request.position >= forkAt) {
+      if (!forked)
+        diagnostics.push({
+          code: 'CASSETTE_FORKED',
+          level: 'info',
+          message: `Forked from ${options.file} after ${forkAt} model turn(s): the scripted model answers from turn ${forkAt} on.`,
+        });
+      forked = true;
+      return null;
+    }
+    const found = matchRequest(request, cassette.interactions, used, lastUserTextOf(wires));
+    const what = `${request.method} ${call.request.path} (${call.sideKind ? `side request ${call.sideKind}` : `model call at turn ${request.position}`})`;
+    if (found.kind === 'miss') {
+      const nearest = found.nearest === null ? null : cassette.interactions[found.nearest];
+      const message = `No recorded interaction of ${options.file} matches ${what}; ${nearest ? `the nearest is #${nearest.seq} (${nearest.request.method} ${nearest.request.path}, turn ${nearest.position})` : 'the cassette is empty'}. Differences:\n${formatDifferences(found.differences)}`;
+      // A side request (title, token count) is the engine's bookkeeping: the script answers it, with a warning.
+      if (call.sideKind || !strict) {
+        counts.missed += call.sideKind ? 0 : 1;
+        diagnostics.push({
+          code: 'CASSETTE_MISS',
+          level: 'warning',
+          message: `${message}\nServed by the scripted model.`,
+        });
+        return null;
+      }
+      counts.missed += 1;
+      diagnostics.push({ code: 'CASSETTE_MISS', level: 'error', message });
+      fail(
+        new AgentHarnessError('CASSETTE_MISS', message, {
+          details: { cassette: options.file, request: what, differences: found.differences },
+        }),
+      );
+      call.wire.respondError(call.response, 400, `agent-harness cassette: CASSETTE_MISS: ${message}`, 'cassette_miss');
+      return { status: 400, note: 'missed' };
+    }
+    used.add(found.index);
+    const interaction = cassette.interactions[found.index]!;
+    if (found.kind === 'divergent') {
+      counts.divergent += 1;
+      diagnostics.push({
+        code: 'CASSETTE_DIVERGENCE',
+        level: 'warning',
+        message: `${what} was served by recorded interaction #${interaction.seq}, which differs in:\n${formatDifferences(found.differences)}`,
+      });
+    } else counts.exact += 1;
+    await serveRecorded(interaction, call.response, pace, context());
+    return { status: interaction.response.status, note: found.kind === 'exact' ? 'replayed' : 'divergent' };
+  };
+  return {
+    mode: 'replay',
+    intercept,
+    async finish() {
+      // Past a fork, the recorded rest of the conversation is not expected.
+      const unused = cassette.interactions.filter(
+        (interaction, index) => !used.has(index) && (forkAt === undefined || interaction.position < forkAt),
+      );
+      const unusedCalls = unused.filter((interaction) => interaction.side_kind === null);
+      if (unused.length > 0) {
+        const list = unused.map(
+          (i) =>
+            `#${i.seq} ${i.request.method} ${i.request.path}${i.side_kind ? ` (${i.side_kind})` : ` (turn ${i.position})`}`,
+        );
+        const message = `${unused.length} recorded interaction(s) of ${options.file} were never asked for: ${list.join(', ')}.`;
+        const failing = strict && unusedCalls.length > 0;
+        diagnostics.push({ code: 'CASSETTE_UNUSED', level: failing ? 'error' : 'warning', message });
+        if (failing) fail(new AgentHarnessError('CASSETTE_UNUSED', message, { details: { cassette: options.file } }));
+      }
+      return {
+        mode: 'replay',
+        file: options.file,
+        interactions: cassette.interactions.length,
+        ...counts,
+        unused: unused.length,
+        diagnostics,
+        error: error(),
+      };
+    },
+  };
+}

@@ -1,0 +1,454 @@
+/**
+ * Cassettes without an engine: the schema, redaction, normalization and the matching ladder; then a recording through
+ * the harness's model server against a local keyed "vendor" (a second scripted server on another loopback port),
+ * replayed with the vendor stopped: the same bytes, no key in the file, a changed prompt a CASSETTE_MISS with a diff,
+ * an unasked recorded call CASSETTE_UNUSED, a lenient miss served by the script.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  diffValues,
+  loadCassette,
+  matchRequest,
+  normalizeBody,
+  openCassette,
+  parseCassette,
+  Redactor,
+  requestHash,
+  resolveCassettePlan,
+  type Cassette,
+  type CassetteInteraction,
+  type MatchRequest,
+} from '../../src/cassette/index.js';
+import { isAgentHarnessError } from '../../src/errors/index.js';
+import { attemptAgent } from '../../src/fluent/attempt-agent.js';
+import { resolveHarnessPaths } from '../../src/runtime/paths.js';
+import type { AgentHarnessAttemptRecord } from '../../src/report/attempt-record.js';
+import { buildConsistencyReport } from '../../src/report/build.js';
+import { renderMarkdown } from '../../src/report/render.js';
+import { startModelServer, turns, type ModelServer } from '../../src/model/index.js';
+import { startKeyedVendor, type KeyedVendor } from '../helpers/keyed-vendor.js';
+
+const KEY = 'sk-test-SECRET-0123456789abcdef';
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-cassette-'));
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function thrownBy(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return null;
+}
+
+describe('schema', () => {
+  it('a cassette of another format, or a broken interaction, is CASSETTE_INVALID naming where', () => {
+    const bad = thrownBy(() => parseCassette({ format: 'x' }, 'c.json'));
+    expect(isAgentHarnessError(bad, 'CASSETTE_INVALID')).toBe(true);
+    expect((bad as Error).message).toContain('c.json');
+    const ok: Cassette = {
+      format: 'agent-harness.cassette/1',
+      created_at: new Date().toISOString(),
+      engine: null,
+      upstream: null,
+      redactions: [],
+      interactions: [],
+    };
+    expect(parseCassette(ok, 'c.json')).toEqual(ok);
+    const broken = thrownBy(() =>
+      parseCassette({ ...ok, interactions: [{ seq: 0, wire: 'openai-responses' }] }, 'c.json'),
+    );
+    expect((broken as Error).message).toMatch(/at interactions\.0\./);
+  });
+
+  it('a missing file is CASSETTE_NOT_FOUND, non-JSON CASSETTE_INVALID', () => {
+    const dir = tempDir();
+    expect(
+      isAgentHarnessError(
+        thrownBy(() => loadCassette(path.join(dir, 'no.json'))),
+        'CASSETTE_NOT_FOUND',
+      ),
+    ).toBe(true);
+    fs.writeFileSync(path.join(dir, 'bad.json'), '{');
+    expect(
+      isAgentHarnessError(
+        thrownBy(() => loadCassette(path.join(dir, 'bad.json'))),
+        'CASSETTE_INVALID',
+      ),
+    ).toBe(true);
+  });
+});
+
+describe('redaction', () => {
+  it("secret variables' values, keys in query, body and headers become salted placeholders; rules are named", () => {
+    const redactor = new Redactor({ MY_TOKEN: 'tok-abcdefgh12345', HOME: '/home/me', SHORT_KEY: 'abc' });
+    const text = redactor.text('use tok-abcdefgh12345 twice: tok-abcdefgh12345 at /home/me with abc');
+    expect(text).not.toContain('tok-abcdefgh12345');
+    const placeholders = text.match(/<redacted:secret-env:MY_TOKEN:[0-9a-f]{8}>/g);
+    expect(placeholders).toHaveLength(2);
+    expect(placeholders?.[0]).toBe(placeholders?.[1]);
+    expect(text).toContain('/home/me with abc');
+    expect(redactor.value({ api_key: 'k-1', nested: ['tok-abcdefgh12345'] })).toEqual({
+      api_key: expect.stringMatching(/^<redacted:body-key:[0-9a-f]{8}>$/),
+      nested: [expect.stringMatching(/^<redacted:secret-env:MY_TOKEN:/)],
+    });
+    expect(redactor.query(new URLSearchParams('alt=sse&key=AIza-secret'))).toEqual({
+      alt: 'sse',
+      key: expect.stringMatching(/^<redacted:query-key:/),
+    });
+    expect(
+      redactor.requestHeaders({ authorization: 'Bearer x', 'content-type': 'application/json', host: 'h' }),
+    ).toEqual({ authorization: expect.stringMatching(/^<redacted:auth-header:/), 'content-type': 'application/json' });
+    expect(redactor.fired).toEqual(['auth-header', 'body-key', 'query-key', 'secret-env:MY_TOKEN']);
+    // Another recording, another salt: a placeholder cannot be compared across cassettes to guess a value.
+    expect(new Redactor({ MY_TOKEN: 'tok-abcdefgh12345' }).text('tok-abcdefgh12345')).not.toBe(
+      redactor.text('tok-abcdefgh12345'),
+    );
+  });
+});
+
+describe('normalization', () => {
+  const request = (runDir: string, ids: [string, string], date: string, prompt: string) => ({
+    model: 'm',
+    max_output_tokens: ids[0].length,
+    reasoning: { effort: 'high' },
+    prompt_cache_key: ids[1],
+    input: [
+      { role: 'user', content: [{ type: 'input_text', text: `${prompt} in ${runDir}/src on ${date}` }] },
+      { type: 'function_call', call_id: ids[0], name: 'shell', arguments: '{}' },
+      {
+        type: 'function_call_output',
+        call_id: ids[0],
+        output: `session ${ids[1]} at 2026-01-0${ids.length}T10:00:00Z\nChunk ID: ${ids[0].length.toString(16)}f0\nWall time: 0.00${ids[0].length} seconds\nDefaults to 30000 ms.`,
+      },
+    ],
+  });
+
+  it('ids, dates, run paths, cache keys, token limits and thinking config do not change the hash; the prompt does', () => {
+    const a = normalizeBody(
+      request('/tmp/run-a', ['call_AAAAAAA1', '5b0c1f8e-1111-4222-8333-444455556666'], '2026-11-26', 'Fix it'),
+      {
+        replacements: [['/tmp/run-a', '<run-dir>']],
+      },
+    );
+    const b = normalizeBody(
+      request(
+        '/data/runs/x7',
+        ['call_BBBBBBBBBB2', '9d8c7b6a-aaaa-4bbb-8ccc-ddddeeeeffff'],
+        'Friday, November 27, 2026',
+        'Fix it',
+      ),
+      { replacements: [['/data/runs/x7', '<run-dir>']] },
+    );
+    expect(a).toEqual(b);
+    expect(requestHash('POST', '/v1/responses', a)).toBe(requestHash('POST', '/v1/responses', b));
+    const c = normalizeBody(request('/tmp/run-a', ['call_AAAAAAA1', 'u'], '2026-11-26', 'Break it'), {
+      replacements: [['/tmp/run-a', '<run-dir>']],
+    });
+    expect(requestHash('POST', '/v1/responses', c)).not.toBe(requestHash('POST', '/v1/responses', a));
+    // Which call an output answers is kept: the same id is the same ordinal.
+    const input = (a as { input: Array<{ call_id?: string }> }).input;
+    expect(input[1]?.call_id).toBe(input[2]?.call_id);
+    // A static duration is kept: only measured (fractional) ones vary.
+    expect(JSON.stringify(a)).toContain('Defaults to 30000 ms.');
+  });
+});
+
+describe('matching ladder', () => {
+  const interaction = (seq: number, normalized: unknown, position = 0): CassetteInteraction => ({
+    seq,
+    wire: 'openai-responses',
+    side_kind: null,
+    position,
+    request: {
+      method: 'POST',
+      path: '/v1/responses',
+      query: {},
+      headers: {},
+      normalized,
+      hash: requestHash('POST', '/v1/responses', normalized),
+    },
+    response: { status: 200, headers: {}, kind: 'json', chunks: [], complete: true },
+  });
+  const ask = (normalized: { prompt: string; tools?: string[] }, position = 0): MatchRequest => ({
+    wire: 'openai-responses',
+    sideKind: null,
+    position,
+    method: 'POST',
+    path: '/v1/responses',
+    normalized,
+    hash: requestHash('POST', '/v1/responses', normalized),
+    userText: normalized.prompt,
+  });
+  const recorded = [interaction(1, { prompt: 'hi', tools: ['a'] }), interaction(2, { prompt: 'hi', tools: ['a'] }, 1)];
+  const userText = (i: CassetteInteraction) => (i.request.normalized as { prompt: string }).prompt;
+
+  it('exact first, then the same place with the same prompt (divergent, with the fields), else a miss with a diff', () => {
+    expect(matchRequest(ask({ prompt: 'hi', tools: ['a'] }, 1), recorded, new Set(), userText)).toEqual({
+      kind: 'exact',
+      index: 0,
+    });
+    const divergent = matchRequest(ask({ prompt: 'hi', tools: ['b'] }, 1), recorded, new Set(), userText);
+    expect(divergent).toEqual({
+      kind: 'divergent',
+      index: 1,
+      differences: [{ path: 'tools[0]', recorded: 'a', requested: 'b' }],
+    });
+    const miss = matchRequest(ask({ prompt: 'bye', tools: ['a'] }), recorded, new Set(), userText);
+    expect(miss).toMatchObject({
+      kind: 'miss',
+      nearest: 0,
+      differences: [{ path: 'prompt', recorded: 'hi', requested: 'bye' }],
+    });
+    // A used interaction is not served twice.
+    expect(matchRequest(ask({ prompt: 'hi', tools: ['a'] }), recorded, new Set([0, 1]), userText).kind).toBe('miss');
+    expect(diffValues({ a: [1, 2] }, { a: [1] })).toEqual([{ path: 'a[1]', recorded: '2', requested: '(absent)' }]);
+  });
+});
+
+describe('modes', () => {
+  it('auto replays an existing cassette, records a missing one with a key, and refuses without one', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'c.json');
+    const noKey = thrownBy(() => resolveCassettePlan({ mode: 'auto', file, wire: 'anthropic-messages', hostEnv: {} }));
+    expect(isAgentHarnessError(noKey, 'CASSETTE_KEY_MISSING')).toBe(true);
+    expect((noKey as Error).message).toContain('ANTHROPIC_API_KEY');
+    expect(
+      resolveCassettePlan({
+        mode: 'auto',
+        file,
+        wire: 'gemini',
+        hostEnv: { GOOGLE_API_KEY: 'g' },
+        upstream: 'http://127.0.0.1:9/',
+      }),
+    ).toEqual({ mode: 'record', file, upstream: 'http://127.0.0.1:9' });
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'agent-harness.cassette/1',
+        created_at: '',
+        engine: null,
+        upstream: null,
+        redactions: [],
+        interactions: [],
+      }),
+    );
+    expect(resolveCassettePlan({ mode: 'auto', file, wire: 'gemini', hostEnv: {} }).mode).toBe('replay');
+    expect(
+      resolveCassettePlan({ mode: 'auto', file, wire: 'gemini', hostEnv: { GEMINI_API_KEY: 'g' }, update: true }).mode,
+    ).toBe('record');
+    expect(
+      isAgentHarnessError(
+        thrownBy(() => resolveCassettePlan({ mode: 'replay', file: null, wire: 'gemini', hostEnv: {} })),
+        'USAGE_ERROR',
+      ),
+    ).toBe(true);
+  });
+});
+
+describe('record through the model server, replay offline', () => {
+  const body = (prompt: string, stream = true) => ({
+    model: 'gpt-test',
+    stream,
+    input: [{ role: 'user', content: [{ type: 'input_text', text: prompt }] }],
+  });
+  async function harness(cassette: ReturnType<typeof openCassette>): Promise<ModelServer> {
+    const server = await startModelServer({
+      script: { version: 1, turns: [turns.final('from the script')] },
+      intercept: cassette.intercept,
+    });
+    cleanups.push(() => server.close());
+    return server;
+  }
+  const post = (server: ModelServer, payload: unknown) =>
+    fetch(`${server.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-agent-harness-scripted' },
+      body: JSON.stringify(payload),
+    });
+
+  async function recordOne(file: string): Promise<{ vendor: KeyedVendor; text: string }> {
+    const vendor = await startKeyedVendor(KEY, { version: 1, turns: [turns.final('Recorded answer.')] });
+    cleanups.push(() => vendor.close());
+    const cassette = openCassette({
+      mode: 'record',
+      file,
+      upstream: vendor.url,
+      hostEnv: { OPENAI_API_KEY: KEY, OTHER_SECRET_TOKEN: 'other-secret-value-42' },
+      engine: 'codex',
+    });
+    const server = await harness(cassette);
+    const response = await post(server, body('Say it, other-secret-value-42'));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const text = await response.text();
+    // Written after each interaction, before the attempt ends: a crash keeps what was recorded.
+    for (let i = 0; i < 200 && !fs.existsSync(file); i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(loadCassette(file).interactions).toHaveLength(1);
+    const report = await cassette.finish();
+    expect(report).toMatchObject({ mode: 'record', interactions: 1, error: null });
+    expect(vendor.accepted).toBe(1);
+    expect(vendor.refused).toBe(0);
+    return { vendor, text };
+  }
+
+  it('the vendor gets the real key, the engine the stream as it came; the file holds neither the key nor the secrets', async () => {
+    const file = path.join(tempDir(), 'c.json');
+    const { text } = await recordOne(file);
+    expect(text).toContain('Recorded answer.');
+    const raw = fs.readFileSync(file, 'utf8');
+    expect(raw).not.toContain(KEY);
+    expect(raw).not.toContain('other-secret-value-42');
+    const cassette = loadCassette(file);
+    expect(cassette.redactions).toEqual(expect.arrayContaining(['auth-header', 'secret-env:OTHER_SECRET_TOKEN']));
+    expect(cassette.upstream).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(cassette.interactions[0]?.response.kind).toBe('sse');
+    expect(cassette.interactions[0]?.response.chunks.map((c) => c.data).join('')).toBe(text);
+  });
+
+  it('replays the same bytes with the vendor stopped; a changed prompt is CASSETTE_MISS with a diff', async () => {
+    const file = path.join(tempDir(), 'c.json');
+    const { vendor, text } = await recordOne(file);
+    await vendor.close();
+    const replay = openCassette({ mode: 'replay', file, cassette: loadCassette(file), hostEnv: {} });
+    const server = await harness(replay);
+    const again = await post(server, body('Say it, other-secret-value-42'));
+    expect(await again.text()).toBe(text);
+    expect((await replay.finish()).error).toBeNull();
+
+    const strict = openCassette({ mode: 'replay', file, cassette: loadCassette(file), hostEnv: {} });
+    const other = await harness(strict);
+    const missed = await post(other, body('Say something else'));
+    expect(missed.status).toBe(400);
+    expect(await missed.text()).toContain('CASSETTE_MISS');
+    const report = await strict.finish();
+    expect(report.missed).toBe(1);
+    expect(report.error?.code).toBe('CASSETTE_MISS');
+    expect(report.error?.message).toMatch(/nearest is #1/);
+    expect(report.error?.message).toContain('Say something else');
+    // The recorded call was never asked for: also reported.
+    expect(report.diagnostics.map((d) => d.code)).toEqual(['CASSETTE_MISS', 'CASSETTE_UNUSED']);
+  });
+
+  it('a replay that never asks for a recorded call fails with CASSETTE_UNUSED; lenient falls back to the script', async () => {
+    const file = path.join(tempDir(), 'c.json');
+    await recordOne(file);
+    const unused = openCassette({ mode: 'replay', file, cassette: loadCassette(file), hostEnv: {} });
+    await harness(unused);
+    expect((await unused.finish()).error?.code).toBe('CASSETTE_UNUSED');
+
+    const lenient = openCassette({ mode: 'replay', file, cassette: loadCassette(file), hostEnv: {}, strict: false });
+    const server = await harness(lenient);
+    const fallback = await post(server, body('Something not recorded'));
+    expect(await fallback.text()).toContain('from the script');
+    const report = await lenient.finish();
+    expect(report.error).toBeNull();
+    expect(report.diagnostics.map((d) => [d.code, d.level])).toEqual([
+      ['CASSETTE_MISS', 'warning'],
+      ['CASSETTE_UNUSED', 'warning'],
+    ]);
+  });
+
+  it('an unreachable upstream answers the engine 502 and fails the recording with CASSETTE_UPSTREAM_FAILED', async () => {
+    const file = path.join(tempDir(), 'c.json');
+    const gone = await startModelServer({});
+    const url = gone.url;
+    await gone.close();
+    const cassette = openCassette({ mode: 'record', file, upstream: url, hostEnv: { OPENAI_API_KEY: KEY } });
+    const server = await harness(cassette);
+    const response = await post(server, body('hi'));
+    expect(response.status).toBe(502);
+    expect(await response.text()).not.toContain(KEY);
+    const report = await cassette.finish();
+    expect(report.error?.code).toBe('CASSETTE_UPSTREAM_FAILED');
+    expect(report.error?.message).toContain(url);
+    expect(loadCassette(file).interactions).toEqual([]);
+  });
+
+  it('paced replay keeps the chunks and their order', async () => {
+    const file = path.join(tempDir(), 'c.json');
+    const { text } = await recordOne(file);
+    const paced = openCassette({ mode: 'replay', file, cassette: loadCassette(file), hostEnv: {}, pace: 0.5 });
+    const server = await harness(paced);
+    expect(await (await post(server, body('Say it, other-secret-value-42'))).text()).toBe(text);
+  });
+});
+
+describe('fidelity table of the consistency report', () => {
+  const attempt = (cassette?: AgentHarnessAttemptRecord['cassette']): AgentHarnessAttemptRecord => ({
+    runId: 'r',
+    attempt: 1,
+    launch: 'start',
+    exitCode: 0,
+    completion: { state: 'completed', reason: 'done_marker' },
+    fcmpCounts: {},
+    auditDir: '/a',
+    durationMs: 1,
+    usage: null,
+    toolCalls: 0,
+    retry: 0,
+    ...(cassette ? { cassette } : {}),
+  });
+  const input = (id: string, engine: string, attempts: AgentHarnessAttemptRecord[]) => ({
+    id,
+    name: id,
+    fullName: `${engine} > ${id}`,
+    project: 'p',
+    file: 'f.test.ts',
+    state: 'passed' as const,
+    durationMs: 1,
+    retryCount: 0,
+    flaky: false,
+    errors: [],
+    meta: { engine, runId: 'r', handle: 'h', sessionId: null, attempts },
+  });
+
+  it('sums exact, divergent, missed and unused per engine; absent when no attempt used a cassette', () => {
+    const report = buildConsistencyReport(
+      [
+        input('a', 'codex', [attempt({ mode: 'record', exact: 0, divergent: 0, missed: 0, unused: 0 })]),
+        input('b', 'codex', [attempt({ mode: 'replay', exact: 2, divergent: 1, missed: 0, unused: 0 })]),
+        input('c', 'claude', [attempt({ mode: 'replay', exact: 1, divergent: 0, missed: 1, unused: 1 }), attempt()]),
+      ],
+      'passed',
+    );
+    expect(report.fidelity).toEqual([
+      { engine: 'claude', recorded: 0, replayed: 1, exact: 1, divergent: 0, missed: 1, unused: 1 },
+      { engine: 'codex', recorded: 1, replayed: 1, exact: 2, divergent: 1, missed: 0, unused: 0 },
+    ]);
+    expect(renderMarkdown(report)).toContain('## Cassette fidelity');
+    expect(renderMarkdown(report)).toContain('| codex | 1 | 1 | 2 | 1 | 0 | 0 |');
+    const plain = buildConsistencyReport([input('d', 'codex', [attempt()])], 'passed');
+    expect(plain.fidelity).toBeUndefined();
+    expect(renderMarkdown(plain)).not.toContain('Cassette fidelity');
+  });
+});
+
+describe('cassettes in the fluent attemptAgent', () => {
+  it("each call gets its own cassette: a replay of a missing one is CASSETTE_NOT_FOUND naming that call's file", async () => {
+    const dir = tempDir();
+    const Agent = attemptAgent('codex', {
+      paths: resolveHarnessPaths({ env: {}, projectRoot: dir, skillRoots: [] }),
+      modelServer: { url: 'http://127.0.0.1:9', setScript: () => undefined },
+      model: 'replay',
+      cassette: (call, prompt) => `tapes/${call}-${prompt.length}.json`,
+    });
+    const agent = new Agent();
+    const first = await agent.execute('hi').catch((error: unknown) => error);
+    expect(isAgentHarnessError(first, 'CASSETTE_NOT_FOUND')).toBe(true);
+    expect((first as Error).message).toContain(path.join(dir, 'tapes', '1-2.json'));
+    const second = await agent.execute('hello').catch((error: unknown) => error);
+    expect((second as Error).message).toContain(path.join(dir, 'tapes', '2-5.json'));
+  });
+});
