@@ -15,6 +15,7 @@
  * `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) with the official OTLP/HTTP exporter.
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
@@ -212,7 +213,6 @@ export function otlpEndpointOf(env: NodeJS.ProcessEnv = process.env): string | n
  * with `EXPORT_FAILED` when the collector refuses them or cannot be reached.
  */
 export async function sendOtlp(spans: ReadableSpan[]): Promise<void> {
-  const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
   const exporter = new OTLPTraceExporter();
   const endpoint = otlpEndpointOf() ?? '(the exporter default, http://localhost:4318/v1/traces)';
   try {
