@@ -41,7 +41,12 @@ export function agentHarness(options: AgentHarnessOptions = {}): Vite.Plugin {
       project.provide('agentHarness', config);
       const reporters = vitest.config.reporters as unknown as ReporterEntry[];
       if (hasBlobReporter(reporters) || hasAgentHarnessReporter(reporters)) return;
-      reporters.push(new AgentHarnessReporter({ reportDir: config.reportDir }));
+      reporters.push(
+        new AgentHarnessReporter({
+          reportDir: config.reportDir,
+          ...(resolved.export ? { export: resolved.export } : {}),
+        }),
+      );
     },
   };
 }

@@ -10,6 +10,7 @@ import { buildConsistencyReport, type ReportInput } from '../report/build.js';
 import type { ConsistencyReport } from '../report/schema.js';
 import { renderJunit, renderMarkdown, renderStepSummary } from '../report/render.js';
 import { DEFAULT_REPORT_DIR } from './options.js';
+import { exportTestRuns, type ExportOptions } from './export-runs.js';
 import { readAgentHarnessMeta } from './types.js';
 
 /** Marks reporter instances so the plugin can recognise one even when loaded from another module copy. */
@@ -21,6 +22,8 @@ export interface AgentHarnessReporterOptions {
   reportDir?: string;
   /** Append a summary to `$GITHUB_STEP_SUMMARY` when it is set (default true). */
   stepSummary?: boolean;
+  /** Export each test's attempts beside their audit: ATIF and/or OTLP (see `export-runs.ts`). */
+  export?: ExportOptions;
 }
 
 /** Files written by one run of the reporter. */
@@ -67,6 +70,8 @@ export class AgentHarnessReporter implements Reporter {
   lastReport: ConsistencyReport | null = null;
   /** Files of the last run. */
   lastFiles: AgentHarnessReportFiles | null = null;
+  /** Export files written by the last run (`export` option). */
+  lastExports: string[] = [];
 
   /** Creates the reporter. */
   constructor(options: AgentHarnessReporterOptions = {}) {
@@ -78,12 +83,12 @@ export class AgentHarnessReporter implements Reporter {
     this.root = vitest.config.root;
   }
 
-  /** Builds and writes every report file. */
-  onTestRunEnd(
+  /** Builds and writes every report file (and the per-test exports, when asked for). */
+  async onTestRunEnd(
     testModules: ReadonlyArray<TestModule>,
     _unhandledErrors: ReadonlyArray<SerializedError>,
     reason: TestRunEndReason,
-  ): void {
+  ): Promise<void> {
     const inputs: ReportInput[] = [];
     for (const mod of testModules)
       for (const tc of mod.children.allTests()) inputs.push(testCaseToReportInput(tc, this.root));
@@ -108,6 +113,11 @@ export class AgentHarnessReporter implements Reporter {
     }
     this.lastReport = report;
     this.lastFiles = files;
+    if (this.options.export) {
+      const exported = await exportTestRuns(testModules, this.options.export);
+      for (const warning of exported.warnings) process.stderr.write(`agent-harness: export: ${warning}\n`);
+      this.lastExports = exported.files;
+    }
   }
 }
 
