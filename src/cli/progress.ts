@@ -8,6 +8,7 @@
  */
 import {
   createAttemptProgress,
+  isCi,
   formatProgress,
   progressIntervalMs,
   type AttemptProgress,
@@ -16,14 +17,10 @@ import type { IoMode } from '../core/run-attempt.js';
 import type { RaspEvent, TranslateMode } from '../protocol/index.js';
 import type { CliStreams } from './output.js';
 
+export { isCi };
+
 /** How progress is shown: a status line, a line per interval, or not at all. */
 export type ProgressMode = 'status' | 'lines' | 'off';
-
-/** True when `env` says the process runs in CI. */
-export function isCi(env: NodeJS.ProcessEnv = process.env): boolean {
-  const value = env.CI?.trim().toLowerCase();
-  return value !== undefined && value !== '' && value !== 'false' && value !== '0';
-}
 
 /** Picks how to show progress for an attempt with this output. */
 export function chooseProgressMode(options: {

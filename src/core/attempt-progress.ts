@@ -22,6 +22,12 @@ export function progressIntervalMs(env: NodeJS.ProcessEnv = process.env): number
   });
 }
 
+/** True when `env` says the process runs in CI (`CI` set, and not "false" or "0"). */
+export function isCi(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = env.CI?.trim().toLowerCase();
+  return value !== undefined && value !== '' && value !== 'false' && value !== '0';
+}
+
 /** What a progress line shows. */
 export interface AttemptProgressSnapshot {
   engine: string;

@@ -56,6 +56,8 @@ export interface AgentHarnessConfig {
   reportDir: string;
   codexProfile: string | null;
   timeoutMs: number | null;
+  /** The reporter's progress socket (set by the plugin; absent or null: no live progress). */
+  progressSocket?: string | null;
 }
 
 function describeValue(value: unknown): string {

@@ -11,6 +11,8 @@ import type { ConsistencyReport } from '../report/schema.js';
 import { renderJunit, renderMarkdown, renderStepSummary } from '../report/render.js';
 import { DEFAULT_REPORT_DIR } from './options.js';
 import { exportTestRuns, type ExportOptions } from './export-runs.js';
+import type { ProgressHub } from './progress-channel.js';
+import { startReporterProgress } from './reporter-progress.js';
 import { readAgentHarnessMeta } from './types.js';
 
 /** Marks reporter instances so the plugin can recognise one even when loaded from another module copy. */
@@ -24,6 +26,8 @@ export interface AgentHarnessReporterOptions {
   stepSummary?: boolean;
   /** Export each test's attempts beside their audit: ATIF and/or OTLP (see `export-runs.ts`). */
   export?: ExportOptions;
+  /** Live progress of the running attempts (the plugin's hub): printed while tests run. */
+  progressHub?: ProgressHub;
 }
 
 /** Files written by one run of the reporter. */
@@ -78,9 +82,18 @@ export class AgentHarnessReporter implements Reporter {
     this.options = options;
   }
 
+  private stopProgress: (() => void) | null = null;
+
   /** Remembers the Vitest root (report paths and test files are relative to it). */
   onInit(vitest: Vitest): void {
     this.root = vitest.config.root;
+    this.onTestRunStart();
+  }
+
+  /** Starts the progress lines of the running attempts (with the plugin's hub). */
+  onTestRunStart(): void {
+    if (this.options.progressHub && !this.stopProgress)
+      this.stopProgress = startReporterProgress(this.options.progressHub);
   }
 
   /** Builds and writes every report file (and the per-test exports, when asked for). */
@@ -89,6 +102,8 @@ export class AgentHarnessReporter implements Reporter {
     _unhandledErrors: ReadonlyArray<SerializedError>,
     reason: TestRunEndReason,
   ): Promise<void> {
+    this.stopProgress?.();
+    this.stopProgress = null;
     const inputs: ReportInput[] = [];
     for (const mod of testModules)
       for (const tc of mod.children.allTests()) inputs.push(testCaseToReportInput(tc, this.root));
