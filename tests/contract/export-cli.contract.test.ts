@@ -45,7 +45,7 @@ afterAll(() => sandbox.cleanup());
 
 describe('agent-harness export', () => {
   it('writes an ATIF v1.7 trajectory of the attempt to stdout, with its tool-call step', () => {
-    const run = runCliProcess(sandbox, ['export', '--format', 'atif', handle]);
+    const run = runCliProcess(sandbox, ['export', '--format', 'atif', handle, '--attempt', '1']);
     expect(run.status, run.stderr).toBe(0);
     const trajectory = AtifTrajectorySchema.parse(JSON.parse(run.stdout));
     expect(trajectory.schema_version).toBe('ATIF-v1.7');
@@ -69,6 +69,17 @@ describe('agent-harness export', () => {
     expect(missing.stderr).toContain('error RUN_NOT_FOUND');
   });
 
+  it("starts a resumed attempt's trajectory with the user's reply", () => {
+    const resumed = runCliProcess(sandbox, ['resume', handle, 'and now a README']);
+    expect(resumed.status, resumed.stderr).toBe(0);
+    const run = runCliProcess(sandbox, ['export', '--format', 'atif', handle, '--attempt', '2']);
+    expect(run.status, run.stderr).toBe(0);
+    const trajectory = AtifTrajectorySchema.parse(JSON.parse(run.stdout));
+    expect(trajectory.trajectory_id).toMatch(/\.2$/);
+    expect(trajectory.steps[0]).toMatchObject({ step_id: 1, source: 'user', message: 'and now a README' });
+    expect(trajectory.steps.filter((s) => s.source === 'user')).toHaveLength(1);
+  });
+
   it('refuses a missing or unknown format with a usage error', () => {
     const none = runCliProcess(sandbox, ['export', handle]);
     expect(none.status).toBe(2);
@@ -86,7 +97,7 @@ describe('agent-harness export', () => {
   });
 
   it('writes OTLP/JSON GenAI spans: invoke_agent, execute_tool under it, and the verdict as an evaluation event', () => {
-    const run = runCliProcess(sandbox, ['export', '--format', 'otlp', handle]);
+    const run = runCliProcess(sandbox, ['export', '--format', 'otlp', handle, '--attempt', '1']);
     expect(run.status, run.stderr).toBe(0);
     const spans = spansOf(JSON.parse(run.stdout));
     const agent = spans.find((s) => s.name === 'invoke_agent codex');
@@ -119,11 +130,15 @@ describe('agent-harness export', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     try {
-      const child = spawn(process.execPath, [BIN, 'export', '--format', 'otlp', handle, '--out', 'spans.json'], {
-        cwd: sandbox.root,
-        env: { ...sandbox.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [BIN, 'export', '--format', 'otlp', handle, '--attempt', '1', '--out', 'spans.json'],
+        {
+          cwd: sandbox.root,
+          env: { ...sandbox.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
       const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
