@@ -10,6 +10,7 @@ import { shouldUsePassthrough } from '../runtime/passthrough.js';
 import { reportCliError, exitStatusFor } from './errors.js';
 import { signalExitStatus } from './interrupt.js';
 import { liveHandlers, printFinished, printReady, type CliStreams } from './output.js';
+import { chooseProgressMode, isCi, startCliProgress } from './progress.js';
 
 /** Picks the terminal wiring: live passthrough only for view 0 on a real terminal (seed 001, Decision 6). */
 export function chooseIo(translate: TranslateMode, requested: IoMode | undefined): IoMode {
@@ -50,6 +51,19 @@ export async function runAttemptCommand(
       streams.stderr.write(`agent-harness: still sealing the audit\n`);
     }
   };
+  // Progress on stderr while the engine runs: a status line on a terminal, a line per interval in logs.
+  const progress = startCliProgress(
+    streams,
+    request.engine,
+    chooseProgressMode({
+      stderrIsTTY: Boolean((streams.stderr as { isTTY?: boolean }).isTTY),
+      stdoutIsTTY: Boolean((streams.stdout as { isTTY?: boolean }).isTTY),
+      ci: isCi(),
+      translate: request.translateMode,
+      io: request.io,
+    }),
+  );
+  const live = liveHandlers(streams, request.translateMode);
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
@@ -57,12 +71,18 @@ export async function runAttemptCommand(
       ...request,
       signal: controller.signal,
       hurry: hurry.signal,
-      ...liveHandlers(streams, request.translateMode),
+      ...live,
+      onRaspEvent: (event) => {
+        progress.observe(event);
+        live.onRaspEvent?.(event);
+      },
       onReady: (info) => {
         readyPrinted = true;
+        progress.setLabel(info.run.handle);
+        progress.clear();
         printReady(streams, info, request.passthrough ?? []);
       },
-    });
+    }).finally(() => progress.stop());
     const status = interrupted ? signalExitStatus(interrupted) : null;
     await printFinished(
       streams,

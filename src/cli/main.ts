@@ -12,6 +12,7 @@ import { PACKAGE_ROOT } from '../runtime/executables.js';
 import { registerDemo } from './demo.js';
 import { registerDoctor } from './doctor.js';
 import { reportCliError } from './errors.js';
+import { registerExport } from './export.js';
 import { registerModel } from './model.js';
 import type { CliStreams } from './output.js';
 import { registerReport } from './report.js';
@@ -69,6 +70,7 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
   registerTranslate(program, streams, setExit);
   registerReport(program, streams, setExit);
   registerView(program, streams, setExit);
+  registerExport(program, streams, setExit);
   for (const engine of ENGINE_COMMANDS) {
     program
       .command(engine)
@@ -96,6 +98,7 @@ Quick start:
   agent-harness runs                         list runs and their handles
   agent-harness translate <handle> --summary  replay a run's recorded output through the parsers
   agent-harness report --baseline base.json  consistency report of runs; exit 1 on a regression
+  agent-harness export --format atif <handle>  an attempt as an ATIF trajectory (or --format otlp: spans)
   agent-harness doctor                       paths, env and self-checks
 
 Errors print "agent-harness: error CODE: message" and a hint; exit status 2 = usage, 1 = other failures.`,

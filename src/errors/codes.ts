@@ -60,6 +60,8 @@ export const ERROR_CODES = {
   INPUT_TOO_LARGE:
     'The file is larger than the harness reads whole; shrink it or raise the limit (AGENT_HARNESS_MAX_SCRIPT_BYTES for model scripts).',
   INTERRUPTED: 'The command was stopped by SIGINT/SIGTERM before it finished; run it again.',
+  EXPORT_FAILED:
+    'The attempt could not be exported: check that its audit files (.audit/fcmp.N.jsonl, rasp.N.jsonl) are intact, and that the OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT) accepts OTLP/HTTP.',
   BUILD_MISSING:
     'The command runs the compiled dist/: in a checkout run `npm ci` or `npm run build` (`npm run cli -- <args>` runs the sources instead).',
   VIEW_SERVER_FAILED:

@@ -50,3 +50,11 @@ export {
   parseProviderConfig,
 } from '../providers/index.js';
 export type { AgentProvider, AgentProviderConfig, McpServerDef } from '../providers/index.js';
+// Trajectories out (docs/export.md): ATIF from an attempt's events, its schema, and the export of a recorded attempt
+// (the OTLP part loads the OpenTelemetry SDK only when asked for).
+export { buildAtifTrajectory } from '../export/atif.js';
+export type { AtifContext, AtifEvents } from '../export/atif.js';
+export { ATIF_SCHEMA_VERSION, AtifTrajectorySchema } from '../export/atif-schema.js';
+export type { AtifTrajectory, AtifStep, AtifToolCall } from '../export/atif-schema.js';
+export { exportAttempt, EXPORT_FORMATS } from '../export/export-attempt.js';
+export type { ExportFormat, ExportedDocument } from '../export/export-attempt.js';

@@ -5,11 +5,13 @@
  */
 import path from 'node:path';
 import type { ModelModeOption } from '../cassette/mode.js';
+import type { AttemptRequest } from '../core/attempt-request.js';
 import { runAttempt } from '../core/run-attempt.js';
 import { resumeRequest } from '../core/session.js';
 import type { AttemptResult } from '../core/attempt-result.js';
 import type { EngineId, TranslateMode } from '../protocol/index.js';
 import type { HarnessFixture, ModelFixture } from './fixtures.js';
+import { progressSender, trackAttemptProgress } from './progress-channel.js';
 import { attemptRecord, HarnessRun } from './run.js';
 import { readAgentHarnessMeta, writeAgentHarnessMeta, type AgentHarnessAttemptRecord } from './types.js';
 import { isUpdatingSnapshots } from './workflow.js';
@@ -82,6 +84,27 @@ export async function runAgentFixture(
   const records: AgentHarnessAttemptRecord[] = [];
   const runs: HarnessRun[] = [];
   const { config } = harness;
+  const progress = config.progressSocket ? progressSender(config.progressSocket) : null;
+  const testName = task.fullTestName ?? task.fullName ?? task.name ?? 'vitest';
+  /** Runs an attempt, sending its live progress to the reporter. */
+  const attempt = async (engine: string, request: AttemptRequest): Promise<AttemptResult> => {
+    const tracker = trackAttemptProgress(progress, engine, testName);
+    try {
+      return await runAttempt(
+        tracker.onRaspEvent
+          ? {
+              ...request,
+              onRaspEvent: (event) => {
+                request.onRaspEvent?.(event);
+                tracker.onRaspEvent?.(event);
+              },
+            }
+          : request,
+      );
+    } finally {
+      tracker.end();
+    }
+  };
   const writeMeta = (run: HarnessRun): void => {
     writeAgentHarnessMeta(task.meta, {
       engine: run.engine,
@@ -146,7 +169,7 @@ export async function runAgentFixture(
       const extra = (options.skills ?? []).map((root) => path.resolve(harness.paths.projectRoot, root));
       const paths =
         extra.length > 0 ? { ...harness.paths, skillRoots: [...harness.paths.skillRoots, ...extra] } : harness.paths;
-      const first = await runAttempt({
+      const first = await attempt(engine, {
         paths,
         engine,
         launch: 'start',
@@ -154,7 +177,7 @@ export async function runAgentFixture(
         ...(options.args ? { passthrough: options.args } : {}),
         ...(options.translateMode !== undefined ? { translateMode: options.translateMode } : {}),
         ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}),
-        label: task.fullTestName ?? task.fullName ?? task.name ?? 'vitest',
+        label: testName,
         workspace: {
           ...(options.template ? { template: options.template } : {}),
           ...(options.files ? { files: options.files } : {}),
@@ -169,7 +192,7 @@ export async function runAgentFixture(
           ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}),
           ...common(resumeOptions.timeoutMs, options.model ? { model: options.model } : {}),
         });
-        return track(self, await runAttempt(request));
+        return track(self, await attempt(self.engine, request));
       });
       runs.push(run);
       await track(run, first);

@@ -36,6 +36,11 @@ export const AgentHarnessOptionsSchema = z
     codexProfile: z.string().min(1).optional(),
     /** Default attempt timeout in ms. */
     timeoutMs: z.number().int().positive().optional(),
+    /**
+     * Export each attempt of each test at the end of the run, beside its audit files: `atif` writes `atif.N.json`
+     * (ATIF v1.7), `otlp` writes `otlp.N.json` (OpenTelemetry spans, also sent to OTEL_EXPORTER_OTLP_ENDPOINT).
+     */
+    export: z.strictObject({ atif: z.boolean().optional(), otlp: z.boolean().optional() }).optional(),
   })
   .strict();
 
@@ -58,6 +63,8 @@ export interface AgentHarnessConfig {
   reportDir: string;
   codexProfile: string | null;
   timeoutMs: number | null;
+  /** The reporter's progress socket (set by the plugin; absent or null: no live progress). */
+  progressSocket?: string | null;
 }
 
 function describeValue(value: unknown): string {

@@ -8,6 +8,7 @@ import type { Vite, VitestPluginContext } from 'vitest/node';
 import type {} from 'vitest/config';
 import { AGENT_HARNESS_REPORTER, AgentHarnessReporter } from './reporter.js';
 import { parseAgentHarnessOptions, toAgentHarnessConfig, type AgentHarnessOptions } from './options.js';
+import { openProgressHub, type ProgressHub } from './progress-channel.js';
 import './types.js';
 
 type ReporterEntry = unknown;
@@ -28,6 +29,20 @@ export function hasAgentHarnessReporter(reporters: readonly ReporterEntry[]): bo
   );
 }
 
+/** One progress hub per Vitest instance, shared by its projects. */
+const hubs = new WeakMap<object, ProgressHub>();
+
+function progressHubOf(vitest: VitestPluginContext['vitest']): ProgressHub {
+  let hub = hubs.get(vitest);
+  if (!hub) {
+    const opened = openProgressHub();
+    hub = opened;
+    hubs.set(vitest, opened);
+    (vitest as { onClose?: (fn: () => void) => void }).onClose?.(() => opened.close());
+  }
+  return hub;
+}
+
 /**
  * The plugin. Add it to `plugins` of the root config; inline projects need `extends: true` (Vitest 4) to get it.
  * Throws AgentHarnessError('CONFIG_INVALID') for bad options, at config time.
@@ -37,11 +52,20 @@ export function agentHarness(options: AgentHarnessOptions = {}): Vite.Plugin {
   return {
     name: 'agent-harness',
     configureVitest({ project, vitest }: VitestPluginContext) {
-      const config = toAgentHarnessConfig(resolved, vitest.config.root);
-      project.provide('agentHarness', config);
       const reporters = vitest.config.reporters as unknown as ReporterEntry[];
-      if (hasBlobReporter(reporters) || hasAgentHarnessReporter(reporters)) return;
-      reporters.push(new AgentHarnessReporter({ reportDir: config.reportDir }));
+      // A blob (shard) run reports on merge: no live progress to print, no hub.
+      const blob = hasBlobReporter(reporters);
+      const hub = blob ? null : progressHubOf(vitest);
+      const config = { ...toAgentHarnessConfig(resolved, vitest.config.root), progressSocket: hub?.address ?? null };
+      project.provide('agentHarness', config);
+      if (!hub || hasAgentHarnessReporter(reporters)) return;
+      reporters.push(
+        new AgentHarnessReporter({
+          reportDir: config.reportDir,
+          progressHub: hub,
+          ...(resolved.export ? { export: resolved.export } : {}),
+        }),
+      );
     },
   };
 }

@@ -11,6 +11,9 @@ import { writeHtmlReport } from '../report/html-history.js';
 import type { ConsistencyReport } from '../report/schema.js';
 import { renderJunit, renderMarkdown, renderStepSummary } from '../report/render.js';
 import { DEFAULT_REPORT_DIR } from './options.js';
+import { exportTestRuns, type ExportOptions } from './export-runs.js';
+import type { ProgressHub } from './progress-channel.js';
+import { startReporterProgress } from './reporter-progress.js';
 import { readAgentHarnessMeta } from './types.js';
 
 /** Marks reporter instances so the plugin can recognise one even when loaded from another module copy. */
@@ -27,6 +30,10 @@ export interface AgentHarnessReporterOptions {
    * docs/report.md.
    */
   html?: boolean;
+  /** Export each test's attempts beside their audit: ATIF and/or OTLP (see `export-runs.ts`). */
+  export?: ExportOptions;
+  /** Live progress of the running attempts (the plugin's hub): printed while tests run. */
+  progressHub?: ProgressHub;
 }
 
 /** Files written by one run of the reporter. */
@@ -75,23 +82,36 @@ export class AgentHarnessReporter implements Reporter {
   lastReport: ConsistencyReport | null = null;
   /** Files of the last run. */
   lastFiles: AgentHarnessReportFiles | null = null;
+  /** Export files written by the last run (`export` option). */
+  lastExports: string[] = [];
 
   /** Creates the reporter. */
   constructor(options: AgentHarnessReporterOptions = {}) {
     this.options = options;
   }
 
+  private stopProgress: (() => void) | null = null;
+
   /** Remembers the Vitest root (report paths and test files are relative to it). */
   onInit(vitest: Vitest): void {
     this.root = vitest.config.root;
+    this.onTestRunStart();
   }
 
-  /** Builds and writes every report file. */
-  onTestRunEnd(
+  /** Starts the progress lines of the running attempts (with the plugin's hub). */
+  onTestRunStart(): void {
+    if (this.options.progressHub && !this.stopProgress)
+      this.stopProgress = startReporterProgress(this.options.progressHub);
+  }
+
+  /** Builds and writes every report file (and the per-test exports, when asked for). */
+  async onTestRunEnd(
     testModules: ReadonlyArray<TestModule>,
     _unhandledErrors: ReadonlyArray<SerializedError>,
     reason: TestRunEndReason,
-  ): void {
+  ): Promise<void> {
+    this.stopProgress?.();
+    this.stopProgress = null;
     const inputs: ReportInput[] = [];
     for (const mod of testModules)
       for (const tc of mod.children.allTests()) inputs.push(testCaseToReportInput(tc, this.root));
@@ -124,6 +144,11 @@ export class AgentHarnessReporter implements Reporter {
     }
     this.lastReport = report;
     this.lastFiles = files;
+    if (this.options.export) {
+      const exported = await exportTestRuns(testModules, this.options.export);
+      for (const warning of exported.warnings) process.stderr.write(`agent-harness: export: ${warning}\n`);
+      this.lastExports = exported.files;
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 /** agentHarness() options: defaults, resolution against the root, CONFIG_INVALID messages, plugin guards. */
+import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AgentHarnessError } from '../../src/errors/index.js';
 import { parseAgentHarnessOptions, toAgentHarnessConfig, DEFAULT_REPORT_DIR } from '../../src/vitest/options.js';
 import { agentHarness, hasAgentHarnessReporter, hasBlobReporter } from '../../src/vitest/plugin.js';
@@ -65,12 +66,13 @@ describe('agentHarness options', () => {
 });
 
 describe('plugin reporter registration', () => {
-  it('provides the config and registers the reporter once, never for blob runs', () => {
+  it('provides the config and registers the reporter once, never for blob runs', async () => {
     const plugin = agentHarness({ engines: ['codex'] }) as unknown as { configureVitest: (ctx: unknown) => void };
     const provided: Record<string, unknown> = {};
     const reporters: unknown[] = [['default', {}]];
+    const closers: Array<() => void> = [];
     const ctx = {
-      vitest: { config: { root: '/r', reporters } },
+      vitest: { config: { root: '/r', reporters }, onClose: (fn: () => void) => closers.push(fn) },
       project: {
         provide: (k: string, v: unknown) => {
           provided[k] = v;
@@ -79,6 +81,7 @@ describe('plugin reporter registration', () => {
     };
     plugin.configureVitest(ctx);
     plugin.configureVitest(ctx); // a second project
+    const socket = (provided.agentHarness as { progressSocket: string }).progressSocket;
     expect(reporters.filter((r) => r instanceof AgentHarnessReporter)).toHaveLength(1);
     expect(provided.agentHarness).toMatchObject({
       root: '/r',
@@ -91,5 +94,10 @@ describe('plugin reporter registration', () => {
     expect(hasBlobReporter(['blob'])).toBe(true);
     expect(hasAgentHarnessReporter([new AgentHarnessReporter()])).toBe(true);
     expect(hasAgentHarnessReporter([['default', {}]])).toBe(false);
+    // One progress hub for the Vitest instance, closed with it.
+    expect(closers).toHaveLength(1);
+    await vi.waitFor(() => expect(fs.existsSync(socket)).toBe(true));
+    for (const close of closers) close();
+    expect(fs.existsSync(socket)).toBe(false);
   });
 });
