@@ -302,7 +302,12 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
     })
     .onRequest('session/prompt', async ({ params, client, signal }) => {
       const session = sessions.get(params.sessionId);
-      if (!session) throw RequestError.sessionNotFound(params.sessionId);
+      if (!session)
+        throw new RequestError(
+          -32002,
+          `Session ${JSON.stringify(params.sessionId)} is not open in this agent: create one with session/new, or reopen a run by its handle with session/load.`,
+          { sessionId: params.sessionId },
+        );
       if (session.turn)
         throw RequestError.invalidRequest(
           { sessionId: params.sessionId },
