@@ -226,4 +226,27 @@ describe.for(registryEngines())('agent-harness acp %s', (engine) => {
     expect(acp.child.exitCode).toBeNull();
     expect(await acp.close()).toBe(0);
   });
+
+  it('an editor that goes away mid-prompt: the attempt is cancelled and sealed, nothing is left, the agent exits 0', async () => {
+    const sleep = `sleep ${uniqueSleepSeconds()}`;
+    const script = writeScript(`gone-${engine}.json`, [
+      { type: 'shell', command: sleep },
+      { type: 'final', text: 'never reached', done: true },
+    ]);
+    const runRoot = path.join(tmp, `runs-gone-${engine}`);
+    const acp = startAcp(engine, script, runRoot);
+    await acp.connection.agent.request('initialize', { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const { sessionId } = await acp.connection.agent.request('session/new', { cwd: tmp, mcpServers: [] });
+    const prompt = acp.connection.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Sleep.' }],
+    });
+    prompt.catch(() => undefined);
+    expect(await eventually(() => pidsWithMarker(sleep).length > 0, 150_000, 200), acp.stderr()).toBe(true);
+    expect(await acp.close(), acp.stderr()).toBe(0);
+    expect(await eventually(() => pidsWithMarker(sleep).length === 0, 30_000)).toBe(true);
+    const runDir = path.join(runRoot, fs.readdirSync(runRoot).find((name) => name.endsWith(sessionId))!);
+    const meta = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8'));
+    expect(meta).toMatchObject({ status: 'finished', completion: { state: 'failed', code: 'ENGINE_CANCELED' } });
+  });
 });
