@@ -247,7 +247,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
     if (stopReason === 'end_turn' || stopReason === 'cancelled') return { stopReason, _meta: meta };
     const reason = result.error?.message ?? result.completion.reason;
     throw RequestError.internalError(
-      { code: result.error?.code ?? result.completion.code ?? 'ENGINE_FAILED', ...meta.agentHarness },
+      { code: result.error?.code ?? result.completion.code ?? null, ...meta.agentHarness },
       `Attempt ${result.attempt} of run ${result.handle} (${engine}) ended ${result.completion.state}: ${reason}. Its audit is in ${result.audit.dir}.`,
     );
   };

@@ -249,4 +249,24 @@ describe.for(registryEngines())('agent-harness acp %s', (engine) => {
     const meta = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8'));
     expect(meta).toMatchObject({ status: 'finished', completion: { state: 'failed', code: 'ENGINE_CANCELED' } });
   });
+
+  it('a failed attempt answers a JSON-RPC error naming the failure, the run and its audit', async () => {
+    const script = writeScript(`failing-${engine}.json`, [
+      { type: 'error', status: 401, message: 'invalid api key for the scripted model' },
+    ]);
+    const acp = startAcp(engine, script, path.join(tmp, `runs-failing-${engine}`));
+    await acp.connection.agent.request('initialize', { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const { sessionId } = await acp.connection.agent.request('session/new', { cwd: tmp, mcpServers: [] });
+    const failure = await acp.connection.agent
+      .request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Hello.' }] })
+      .then(
+        () => null,
+        (error: unknown) => error as { message: string; data: { handle: string; audit: string; code: string } },
+      );
+    expect(failure, acp.stderr()).not.toBeNull();
+    expect(failure!.message).toContain(`of run ${sessionId} (${engine}) ended failed`);
+    expect(failure!.data).toMatchObject({ handle: sessionId, completion: { state: 'failed' } });
+    expect(fs.existsSync(path.join(failure!.data.audit, 'meta.1.json'))).toBe(true);
+    expect(await acp.close()).toBe(0);
+  });
 });
