@@ -16,6 +16,7 @@ import { RASP_VERSION, type RaspEvent } from '../../src/protocol/index.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { createRun } from '../../src/runtime/run-store.js';
 import { translateRecorded } from '../../src/translate/recorded.js';
+import { createCliSandbox, runCliProcess } from '../helpers/cli.js';
 
 const STREAMS = path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'streams');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-acp-contract-'));
@@ -212,5 +213,30 @@ describe('the agent over the SDK (in process, no engine)', () => {
         mcpServers: [{ type: 'sse', name: 'old', url: 'http://127.0.0.1:9', headers: [] }],
       }),
     ).rejects.toThrow(/SSE server/);
+  });
+});
+
+describe('the acp command', () => {
+  const sandbox = createCliSandbox();
+  afterAll(() => sandbox.cleanup());
+
+  it('--help teaches the sessions, the prompts and an editor config', () => {
+    const help = runCliProcess(sandbox, ['acp', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('<engine>');
+    expect(help.stdout).toContain('session/load <handle>');
+    expect(help.stdout).toContain('"agent_servers"');
+  });
+
+  it('an unknown engine or a bad script is refused before an editor sees an agent', () => {
+    const unknown = runCliProcess(sandbox, ['acp', 'nope']);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('ENGINE_UNKNOWN');
+    expect(unknown.stdout).toBe('');
+    fs.writeFileSync(path.join(sandbox.root, 'bad.json'), '{"version": 1, "turns": [{"type": "nope"}]}');
+    const bad = runCliProcess(sandbox, ['acp', 'codex', '--script', 'bad.json']);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toContain('MODEL_SCRIPT_INVALID');
+    expect(bad.stdout).toBe('');
   });
 });
