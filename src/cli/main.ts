@@ -9,6 +9,7 @@ import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import { engineIds } from '../engines/registry.js';
 import { PACKAGE_ROOT } from '../runtime/executables.js';
+import { registerAcp } from './acp.js';
 import { registerDemo } from './demo.js';
 import { registerDoctor } from './doctor.js';
 import { reportCliError } from './errors.js';
@@ -71,6 +72,7 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
   registerReport(program, streams, setExit);
   registerView(program, streams, setExit);
   registerExport(program, streams, setExit);
+  registerAcp(program, streams, setExit, packageVersion());
   for (const engine of ENGINE_COMMANDS) {
     program
       .command(engine)
@@ -100,6 +102,7 @@ Quick start:
   agent-harness report --baseline base.json  consistency report of runs; exit 1 on a regression
   agent-harness export --format atif <handle>  an attempt as an ATIF trajectory (or --format otlp: spans)
   agent-harness doctor                       paths, env and self-checks
+  agent-harness acp codex                    serve codex to an editor over the Agent Client Protocol (stdio)
 
 Errors print "agent-harness: error CODE: message" and a hint; exit status 2 = usage, 1 = other failures.`,
   );
