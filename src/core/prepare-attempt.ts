@@ -10,6 +10,7 @@ import { loadEngine, requireResume } from '../engines/registry.js';
 import { loadModelScript, parseModelScript, type ModelScript } from '../model/index.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { probeNamespacesAsync, type NamespaceSupport } from '../runtime/isolation/probe.js';
+import { resolveExpose, type ExposeRequest } from '../runtime/isolation/mount-plan.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
 import { readIntegerSetting } from '../runtime/integer-setting.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
@@ -35,6 +36,8 @@ export interface AttemptPlan {
   /** The namespace probe, started here so that it runs while the run directory is made. */
   namespaceSupport: Promise<NamespaceSupport> | undefined;
   eventMemoryBytes: number;
+  /** Host paths exposed to the agent on purpose, resolved and checked. */
+  expose: ExposeRequest[];
   /** What the engine's stdin is before it starts. */
   initStdin: 'ignore' | { text: string };
   hostEnv: NodeJS.ProcessEnv;
@@ -135,6 +138,7 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
   // Run directories get the engine's skill folders: a run root at HOME or under ~/.codex is refused before one exists.
   assertNoEnvLeak([request.paths.runRoot], hostEnv.HOME, 'Run root');
   if (request.runDir) assertNoEnvLeak([path.resolve(request.runDir)], hostEnv.HOME, 'Run directory');
+  const expose = resolveExpose(request.expose, request.paths.projectRoot);
   return {
     request,
     adapter,
@@ -148,6 +152,7 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
     isolationMode,
     namespaceSupport,
     eventMemoryBytes: resolveEventMemoryBytes(request.eventMemoryBytes, hostEnv),
+    expose,
     initStdin: adapter.stdin === 'ignore' ? 'ignore' : { text: '' },
     hostEnv,
   };

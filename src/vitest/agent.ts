@@ -4,6 +4,7 @@
  * attempts when the test ends.
  */
 import path from 'node:path';
+import type { ExposeEntry } from '../runtime/isolation/mount-plan.js';
 import { runAttempt } from '../core/run-attempt.js';
 import { resumeRequest } from '../core/session.js';
 import type { AttemptResult } from '../core/attempt-result.js';
@@ -32,6 +33,11 @@ export interface AgentStartOptions {
   git?: boolean;
   /** Inject only these skills (by name) instead of every skill under the skill roots. */
   onlySkills?: readonly string[];
+  /**
+   * Host paths the agent sees beyond its workspace (after the plugin's `expose`), for this run's attempts: `PATH`,
+   * `PATH:ro` or `{ path, readOnly }`, relative to the project root (docs/isolation.md).
+   */
+  expose?: readonly ExposeEntry[];
 }
 
 /** The `agent` fixture. */
@@ -81,11 +87,13 @@ export async function runAgentFixture(
       attempts: [...previous, ...records],
     });
   };
-  const common = (timeoutMs: number | undefined) => {
+  const common = (timeoutMs: number | undefined, exposeMore: readonly ExposeEntry[] = []) => {
     // replay/record are refused by the core (ENGINE_CAPABILITY_UNAVAILABLE) before any run is created.
     const mode = config.model;
     const timeout = timeoutMs ?? config.timeoutMs ?? undefined;
+    const expose = [...(config.expose ?? []), ...exposeMore];
     return {
+      ...(expose.length > 0 ? { expose } : {}),
       modelMode: mode,
       ...(mode === 'scripted' ? { modelServer: model.server } : {}),
       hostEnv: harness.hostEnv,
@@ -129,14 +137,14 @@ export async function runAgentFixture(
           ...(options.files ? { files: options.files } : {}),
           ...(options.git !== undefined ? { git: options.git } : {}),
         },
-        ...common(options.timeoutMs),
+        ...common(options.timeoutMs, options.expose),
       });
       const run = new HarnessRun(first, async (self, message, resumeOptions) => {
         if (resumeOptions.turns?.length) model.append(...resumeOptions.turns);
         const request = await resumeRequest({ runDir: self.runDir }, message, {
           paths,
           ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}),
-          ...common(resumeOptions.timeoutMs),
+          ...common(resumeOptions.timeoutMs, options.expose),
         });
         return track(self, await runAttempt(request));
       });

@@ -31,6 +31,15 @@ export const AgentHarnessOptionsSchema = z
     codexProfile: z.string().min(1).optional(),
     /** Default attempt timeout in ms. */
     timeoutMs: z.number().int().positive().optional(),
+    /**
+     * Host paths every agent sees beyond its workspace (relative to the Vitest root): `PATH` (read-write),
+     * `PATH:ro`, or `{ path, readOnly }`. Each must exist when an attempt starts (docs/isolation.md).
+     */
+    expose: z
+      .array(
+        z.union([z.string().min(1), z.object({ path: z.string().min(1), readOnly: z.boolean().optional() }).strict()]),
+      )
+      .optional(),
   })
   .strict();
 
@@ -51,6 +60,8 @@ export interface AgentHarnessConfig {
   reportDir: string;
   codexProfile: string | null;
   timeoutMs: number | null;
+  /** Exposed host paths, absolute (`:ro` kept), or null. */
+  expose: Array<string | { path: string; readOnly?: boolean }> | null;
 }
 
 function describeValue(value: unknown): string {
@@ -99,5 +110,14 @@ export function toAgentHarnessConfig(options: ResolvedAgentHarnessOptions, root:
     reportDir: abs(options.reportDir),
     codexProfile: options.codexProfile ?? null,
     timeoutMs: options.timeoutMs ?? null,
+    expose: options.expose
+      ? options.expose.map((entry) =>
+          typeof entry === 'string'
+            ? entry.endsWith(':ro')
+              ? `${abs(entry.slice(0, -3))}:ro`
+              : abs(entry)
+            : { ...entry, path: abs(entry.path) },
+        )
+      : null,
   };
 }
