@@ -139,7 +139,14 @@ describe.for(availableEngines())('%s: no control surface of the harness reachabl
       files: { 'control-probe.cjs': PROBE, 'control-probe.json': `${JSON.stringify(settings)}\n` },
     });
     const meta = expectCompleteAudit(run.audit);
-    expect(meta.isolation).toEqual({ mode: 'auto', network: 'namespace', processes: 'pid-namespace', reason: null });
+    expect(meta.isolation).toEqual({
+      mode: 'auto',
+      network: 'namespace',
+      processes: 'pid-namespace',
+      reason: null,
+      filesystem: 'mount-namespace',
+      exposed: expect.arrayContaining([{ path: run.runDir, access: 'rw', why: 'workspace' }]),
+    });
     expect(meta.model.base_url).not.toBeNull();
     expect(Number(new URL(meta.model.base_url!).port)).toBe(modelPort);
     const reportFile = path.join(run.runDir, 'control-surface.json');

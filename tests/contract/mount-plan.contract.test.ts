@@ -1,0 +1,233 @@
+/**
+ * The agent's filesystem as a plan (request → mounts), over real directories and symlinks: what is bound, how, in
+ * which order, how `expose` is read; and, where this machine can contain a filesystem, the plan carried out by the
+ * namespace init for a stand-in engine (a shell), with no engine CLI.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
+import {
+  buildMountPlan,
+  fstabEscape,
+  installationRoot,
+  planFstab,
+  resolveExpose,
+} from '../../src/runtime/isolation/mount-plan.js';
+import { probeNamespaces } from '../../src/runtime/isolation/probe.js';
+import { superviseSplit } from '../../src/runtime/process.js';
+import { thrownBy } from '../helpers/errors.js';
+
+const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ah-plan-')));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+/** A small host tree: a project with a workspace, a managed home, an engine installed through a symlinked node_modules. */
+function tree(name: string) {
+  const root = path.join(tmp, name);
+  const workspace = path.join(root, 'project', 'runs', 'run-1');
+  const home = path.join(root, 'project', 'cache', 'home');
+  const store = path.join(root, 'store', 'node_modules');
+  fs.mkdirSync(path.join(workspace, '.audit'), { recursive: true });
+  fs.mkdirSync(home, { recursive: true });
+  fs.mkdirSync(path.join(store, 'engine', 'bin'), { recursive: true });
+  fs.mkdirSync(path.join(store, '.bin'), { recursive: true });
+  fs.writeFileSync(path.join(store, 'engine', 'bin', 'cli.js'), '');
+  fs.symlinkSync('../engine/bin/cli.js', path.join(store, '.bin', 'engine'));
+  fs.symlinkSync(store, path.join(root, 'project', 'node_modules'));
+  return { root, workspace, home, store, executable: path.join(root, 'project', 'node_modules', '.bin', 'engine') };
+}
+
+describe('mount plan', () => {
+  it('binds the system read-only, copies its symlinks, the workspace read-write and .audit read-only over it', () => {
+    const t = tree('basic');
+    const plan = buildMountPlan({
+      workspace: t.workspace,
+      readOnlyInWorkspace: [path.join(t.workspace, '.audit')],
+      writable: [t.home],
+      readOnly: [t.executable, installationRoot(t.executable)],
+      expose: [],
+    });
+    const binds = plan.mounts.filter((m) => m.fstype === 'none' && !m.inRoot);
+    const usr = binds.find((m) => m.target === '/usr');
+    expect(usr).toMatchObject({ source: '/usr', options: expect.stringMatching(/^bind,ro/) });
+    // A merged-/usr system's /bin is a symlink: it is made as one, not bound.
+    if (fs.lstatSync('/bin').isSymbolicLink())
+      expect(plan.skeleton).toContainEqual({ type: 'link', path: '/bin', target: fs.readlinkSync('/bin') });
+    const workspace = binds.findIndex((m) => m.target === t.workspace);
+    const audit = binds.findIndex((m) => m.target === path.join(t.workspace, '.audit'));
+    expect(binds[workspace]!.options).toBe('bind,nosuid,nodev');
+    expect(binds[audit]!.options).toBe('bind,ro,nosuid,nodev');
+    expect(audit).toBeGreaterThan(workspace);
+    // Nothing of the project but what was named: not its root, not its node_modules symlink's target as a whole
+    // beyond the installation.
+    expect(binds.map((m) => m.target)).not.toContain(path.join(t.root, 'project'));
+    expect(plan.exposed).toEqual([
+      { path: t.home, access: 'rw', why: 'managed' },
+      { path: t.workspace, access: 'rw', why: 'workspace' },
+      { path: t.store, access: 'ro', why: 'engine' },
+      { path: path.join(t.workspace, '.audit'), access: 'ro', why: 'audit' },
+    ]);
+    // The symlinked node_modules is made as a symlink, so the executable's path works as given.
+    expect(plan.skeleton).toContainEqual({
+      type: 'link',
+      path: path.join(t.root, 'project', 'node_modules'),
+      target: t.store,
+    });
+    // The executable lies in the installation, which is bound already: not bound again.
+    expect(binds.map((m) => m.target)).not.toContain(path.join(t.store, 'engine', 'bin', 'cli.js'));
+    // A fresh /proc, a fresh devpts, a private /tmp and /dev/shm (directories of the new root).
+    expect(plan.mounts).toContainEqual({
+      source: 'proc',
+      target: '/proc',
+      fstype: 'proc',
+      options: 'nosuid,nodev,noexec',
+    });
+    expect(plan.mounts.find((m) => m.target === '/tmp')).toMatchObject({ inRoot: true, options: 'bind,nosuid,nodev' });
+    expect(plan.mounts.find((m) => m.target === '/dev/pts')?.options).toContain('newinstance');
+    // Only a few device nodes of the host's /dev.
+    expect(
+      plan.mounts
+        .filter((m) => m.target.startsWith('/dev/') && m.fstype === 'none' && !m.inRoot)
+        .map((m) => m.target)
+        .every((target) =>
+          ['/dev/null', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom', '/dev/tty'].includes(target),
+        ),
+    ).toBe(true);
+  });
+
+  it('orders parents before children, keeps one bind for a path under a bind of the same access', () => {
+    const t = tree('nested');
+    const inside = path.join(t.home, 'sub');
+    fs.mkdirSync(inside);
+    const plan = buildMountPlan({
+      workspace: t.workspace,
+      readOnlyInWorkspace: [],
+      writable: [inside, t.home],
+      readOnly: [],
+      expose: [{ path: path.join(t.home, 'sub'), readOnly: true }],
+    });
+    const targets = plan.mounts.filter((m) => !m.inRoot && m.fstype === 'none').map((m) => m.target);
+    // `sub` read-write is seen through the home's bind; asked read-only as well, the read-write bind wins.
+    expect(targets.filter((target) => target === inside)).toEqual([]);
+    expect(targets.indexOf(t.home)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('binds an exposed file on an empty file of the skeleton, read-only when asked', () => {
+    const t = tree('file');
+    const file = path.join(t.root, 'notes.txt');
+    fs.writeFileSync(file, 'n');
+    const plan = buildMountPlan({
+      workspace: t.workspace,
+      readOnlyInWorkspace: [],
+      writable: [],
+      readOnly: [],
+      expose: [{ path: file, readOnly: true }],
+    });
+    expect(plan.skeleton).toContainEqual({ type: 'file', path: file });
+    expect(plan.mounts).toContainEqual({ source: file, target: file, fstype: 'none', options: 'bind,ro,nosuid,nodev' });
+    expect(plan.exposed).toContainEqual({ path: file, access: 'ro', why: 'expose' });
+  });
+
+  it('leaves out paths that do not exist', () => {
+    const t = tree('missing');
+    const plan = buildMountPlan({
+      workspace: t.workspace,
+      readOnlyInWorkspace: [path.join(t.workspace, '.nothing')],
+      writable: [path.join(t.root, 'absent')],
+      readOnly: [],
+      expose: [],
+    });
+    expect(plan.exposed.map((e) => e.path)).toEqual([t.workspace]);
+  });
+
+  it('writes fstab fields with octal escapes, targets under the root', () => {
+    expect(fstabEscape('/a b/é\tx\\y')).toBe('/a\\040b/\\303\\251\\011x\\134y');
+    const fstab = planFstab(
+      {
+        mounts: [
+          { source: '/w s', target: '/w s', fstype: 'none', options: 'bind' },
+          { source: '/tmp', inRoot: true, target: '/tmp', fstype: 'none', options: 'bind' },
+        ],
+      },
+      '/r',
+    );
+    expect(fstab).toBe('/w\\040s /r/w\\040s none bind 0 0\n/r/tmp /r/tmp none bind 0 0\n');
+  });
+});
+
+describe('expose entries', () => {
+  it('reads PATH, PATH:ro and { path, readOnly }, relative against the base', () => {
+    const dir = path.join(tmp, 'exposed');
+    fs.mkdirSync(dir, { recursive: true });
+    expect(resolveExpose([dir, `${dir}:ro`, 'exposed', { path: dir, readOnly: true }, `${dir}:rw`], tmp)).toEqual([
+      { path: dir, readOnly: false },
+      { path: dir, readOnly: true },
+      { path: dir, readOnly: false },
+      { path: dir, readOnly: true },
+      { path: dir, readOnly: false },
+    ]);
+  });
+
+  it('refuses a path that does not exist, and a malformed entry, with CONFIG_INVALID naming it', () => {
+    const missing = thrownBy(() => resolveExpose([path.join(tmp, 'nope:ro')], tmp));
+    expect(missing).toMatchObject({ code: 'CONFIG_INVALID' });
+    expect((missing as Error).message).toContain(path.join(tmp, 'nope'));
+    expect(thrownBy(() => resolveExpose([{ nope: 1 } as never], tmp))).toMatchObject({ code: 'CONFIG_INVALID' });
+    expect(thrownBy(() => resolveExpose([':ro'], tmp))).toMatchObject({ code: 'CONFIG_INVALID' });
+  });
+});
+
+const support = probeNamespaces();
+describe.skipIf(!support.available || !support.filesystem?.available)('the plan carried out by the init', () => {
+  it('a stand-in engine sees the workspace, not the host; cannot write .audit or remount it; has no capabilities', async () => {
+    const t = tree('carried');
+    const canary = path.join(t.root, 'project', 'canary.txt');
+    fs.writeFileSync(canary, 'secret');
+    const isolation = await openIsolation({ mode: 'require', modelUrl: null, support, filesystem: true });
+    const chunks: Buffer[] = [];
+    try {
+      isolation.prestart('ignore');
+      isolation.contain(
+        buildMountPlan({
+          workspace: t.workspace,
+          readOnlyInWorkspace: [path.join(t.workspace, '.audit')],
+          writable: [],
+          readOnly: [],
+          expose: [],
+        }),
+      );
+      expect(isolation.record).toMatchObject({ filesystem: 'mount-namespace', reason: null });
+      const script = [
+        `cat ${canary} 2>&1`,
+        'echo inside > mine.txt && cat mine.txt',
+        '(echo x > .audit/x) 2>&1',
+        '(mount -o remount,bind,rw .audit && echo remounted) 2>&1',
+        'grep CapEff /proc/self/status',
+        'ls /',
+      ].join('; ');
+      const child = isolation.launch({
+        file: '/bin/sh',
+        args: ['-c', script],
+        env: { PATH: '/usr/bin:/bin' },
+        cwd: t.workspace,
+      });
+      const result = await isolation.settle(
+        await superviseSplit(child!, { onChunk: (_stream, chunk) => chunks.push(Buffer.from(chunk)) }),
+      );
+      expect(await isolation.contained()).toBe(true);
+      const output = Buffer.concat(chunks).toString('utf8');
+      expect(result.exitCode, output).toBe(0);
+      expect(output).not.toContain('secret');
+      expect(output).toContain('No such file or directory');
+      expect(output).toContain('inside');
+      expect(output).toContain('Read-only file system');
+      expect(output).not.toContain('remounted');
+      expect(output).toMatch(/CapEff:\s+0+\n/);
+      expect(fs.readFileSync(path.join(t.workspace, 'mine.txt'), 'utf8')).toBe('inside\n');
+      expect(fs.existsSync(path.join(t.workspace, '.audit', 'x'))).toBe(false);
+    } finally {
+      await isolation.close();
+    }
+  });
+});
