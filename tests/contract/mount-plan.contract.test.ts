@@ -231,3 +231,21 @@ describe.skipIf(!support.available || !support.filesystem?.available)('the plan 
     }
   });
 });
+
+describe('doctor', () => {
+  it('reports whether the filesystem can be contained here, and fails it only under require', async () => {
+    const { runDoctorChecks } = await import('../../src/cli/doctor.js');
+    const { resolveHarnessPaths } = await import('../../src/runtime/paths.js');
+    const paths = resolveHarnessPaths({ projectRoot: tmp, env: {}, skillRoots: [] });
+    const checks = await runDoctorChecks(paths, { PATH: process.env.PATH }, [], { probeTries: 1 });
+    const check = checks.find((c) => c.name === 'filesystem');
+    expect(check?.ok).toBe(true);
+    if (support.available && support.filesystem?.available)
+      expect(check?.detail).toMatch(/^mount namespace per attempt/);
+    else expect(check?.detail).toMatch(/^WARNING filesystem containment is unavailable/);
+    const off = await runDoctorChecks(paths, { PATH: process.env.PATH, AGENT_HARNESS_ISOLATION: 'off' }, [], {
+      probeTries: 1,
+    });
+    expect(off.find((c) => c.name === 'filesystem')?.detail).toBe('off: the agent sees the host filesystem');
+  });
+});
