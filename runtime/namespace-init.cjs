@@ -8,7 +8,7 @@
 //      process exits, which ends every process of the namespace,
 //   4. when the harness sends a mount plan ("mounts" line, before the launch), builds the agent's filesystem and
 //      pivots into it (namespace-mounts.cjs), after its sockets are connected, and reports the outcome,
-//   5. starts the engine with the inherited stdio (through `setpriv` without capabilities when contained) and exits
+//   5. starts the engine with the inherited stdio (in a nested user namespace when contained) and exits
 //      when it does, reporting the exact exit over the lifeline (as PID 1 it cannot die of the engine's signal, so
 //      it exits 128+n and says which signal).
 // It sets up and then waits for the engine command on the lifeline (below): the harness starts it while it still
@@ -193,7 +193,7 @@ async function main() {
     }
     launch = await nextLaunch();
   }
-  const command = contained ? mounts.launchArgs(contained.tools.setpriv, launch.file, launch.args) : launch;
+  const command = contained ? mounts.launchArgs(contained.tools.unshare, launch.file, launch.args) : launch;
   const child = spawn(command.file, command.args, { stdio: 'inherit', env: launch.env, cwd: launch.cwd });
   child.once('error', (error) => fail('spawn', error));
   child.once('exit', (code, signal) => {

@@ -8,8 +8,7 @@
 //      this same run hides it,
 //   4. `pivot_root` into the new root, and `umount -l` of the old one: nothing of the host is left underneath,
 //   5. `mount -o remount,bind,ro /`: the new root itself is read-only (/tmp and /dev/shm are binds of their own).
-// The engine is then started through `setpriv` with no capabilities (launchArgs below), so, though uid 0 of its user
-// namespace, it can neither remount a read-only bind writable nor unmount one.
+// The engine is then started in a nested user and mount namespace (launchArgs below), where those mounts are locked.
 // Plain CommonJS with Node's own modules only, like the init.
 'use strict';
 const { spawnSync } = require('node:child_process');
@@ -23,7 +22,7 @@ function unhex(text) {
 
 /**
  * A "mounts" line, or null for any other line:
- * "mounts <root> <required 0|1> <mount> <pivot_root> <umount> <setpriv> <fstab> <skeleton count>
+ * "mounts <root> <required 0|1> <mount> <pivot_root> <umount> <unshare> <fstab> <skeleton count>
  *  [<dir|file|link> <path> <target>]...", every string as hex of its UTF-8.
  */
 function parseMounts(line) {
@@ -33,7 +32,7 @@ function parseMounts(line) {
   const plan = {
     root: text(),
     required: fields.shift() === '1',
-    tools: { mount: text(), pivotRoot: text(), umount: text(), setpriv: text() },
+    tools: { mount: text(), pivotRoot: text(), umount: text(), unshare: text() },
     fstab: text(),
     skeleton: [],
   };
@@ -76,12 +75,16 @@ function contain(plan) {
   run(tools.mount, ['-o', 'remount,bind,ro', '/']);
 }
 
-/** The command that starts the engine with no capabilities, no way to regain any, under `setpriv`. */
-function launchArgs(setpriv, file, args) {
-  return {
-    file: setpriv,
-    args: ['--bounding-set=-all', '--inh-caps=-all', '--ambient-caps=-all', '--no-new-privs', '--', file, ...args],
-  };
+/**
+ * The command that starts the engine in a user and mount namespace of its own, nested in the attempt's (`unshare
+ * --user --map-root-user --mount`, which then execs the engine: same process, same exit): every mount the init made
+ * is locked there (the kernel locks mounts copied into a namespace owned by a less privileged user namespace), so the
+ * engine, root of its nested namespace, can neither remount a read-only bind writable nor unmount one to uncover
+ * what is under it, and has no capability in the init's namespace (no ptrace of the init). Its own tools that
+ * sandbox with user namespaces (codex's bwrap) still work, as bubblewrap's nesting does.
+ */
+function launchArgs(unshare, file, args) {
+  return { file: unshare, args: ['--user', '--map-root-user', '--mount', '--', file, ...args] };
 }
 
 module.exports = { parseMounts, contain, launchArgs };

@@ -137,7 +137,7 @@ async function filesystemCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck>
     return {
       name,
       ok: true,
-      detail: `mount namespace per attempt: the agent sees its workspace, managed HOME and TMPDIR, the engine and the system read-only (${filesystem.tools?.mount}, ${filesystem.tools?.pivotRoot}, ${filesystem.tools?.setpriv})`,
+      detail: `mount namespace per attempt: the agent sees its workspace, managed HOME and TMPDIR, the engine and the system read-only (${filesystem.tools?.mount}, ${filesystem.tools?.pivotRoot}, ${filesystem.tools?.umount})`,
       error: null,
     };
   const message = `filesystem containment is unavailable: ${support.available ? filesystem?.reason : support.reason}`;

@@ -56,6 +56,7 @@ function probeScript(engine: EngineId): string {
     `echo "write-exposed-ro: $( (echo x > '${path.join(exposedRo, 'new.txt')}') 2>&1 && echo wrote)"`,
     `echo "write-exposed-rw: $( (echo from-agent > '${path.join(exposedRw, `from-${engine}.txt`)}') 2>&1 && echo wrote)"`,
     'echo "remount: $(mount -o remount,bind,rw .audit 2>&1 && echo remounted)"',
+    'echo "unmount: $(umount .audit 2>&1 && echo unmounted)"',
     'echo "end: yes"',
     '',
   ].join('\n');
@@ -149,6 +150,7 @@ describe.skipIf(!contained).for(registryEngines())(
       expect(seen['write-audit']).toMatch(/Read-only file system/);
       expect(seen['delete-audit']).toMatch(/Read-only file system/);
       expect(seen.remount).not.toContain('remounted');
+      expect(seen.unmount).not.toContain('unmounted');
       expect(fs.existsSync(path.join(result.runDir, '.audit', 'evil.txt'))).toBe(false);
 
       const diagnostics = result.rasp.flatMap((event) =>

@@ -89,7 +89,7 @@ export function mountsLine(plan: MountPlan, root: string, tools: MountTools, req
     hex(tools.mount),
     hex(tools.pivotRoot),
     hex(tools.umount),
-    hex(tools.setpriv),
+    hex(tools.unshare),
     hex(planFstab(plan, root)),
     String(plan.skeleton.length),
     ...plan.skeleton.flatMap((entry) => [entry.type, hex(entry.path), hex(entry.target ?? '')]),

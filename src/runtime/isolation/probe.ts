@@ -2,8 +2,7 @@
  * Whether this machine can give an attempt its own network and PID namespaces: Linux, util-linux `unshare`,
  * iproute2 `ip`, and unprivileged user namespaces. Probed once per process by running the first step an attempt's
  * namespaces run: `unshare -rnpf --kill-child --mount-proc ip link set lo up`. Beside it, whether the agent's
- * filesystem can be contained (a mount namespace of its own: util-linux `mount`, `umount`, `pivot_root`,
- * `setpriv`), by a second trial run at the same time: `unshare -rm mount -t tmpfs … /`.
+ * filesystem can be contained (a mount namespace of its own: util-linux `mount`, `umount`, `pivot_root`), by a second trial run at the same time: `unshare -rm mount -t tmpfs … /`.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -38,7 +37,8 @@ export interface MountTools {
   mount: string;
   umount: string;
   pivotRoot: string;
-  setpriv: string;
+  /** Starts the engine in a nested user and mount namespace, where the init's mounts are locked. */
+  unshare: string;
 }
 
 /** The first executable file `name` in the directories of `dirs`, as a shell finds a command; or null. */
@@ -213,7 +213,7 @@ function lookUpNamespaceTools(hostPath: string | undefined): NamespaceTools {
     mount: findTool('mount', hostPath),
     umount: findTool('umount', hostPath),
     pivotRoot: findTool('pivot_root', hostPath),
-    setpriv: findTool('setpriv', hostPath),
+    unshare,
   };
   const missing = Object.entries(found)
     .filter(([, file]) => file === null)
