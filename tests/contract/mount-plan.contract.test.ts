@@ -253,3 +253,22 @@ describe('doctor', () => {
     expect(off.find((c) => c.name === 'filesystem')?.detail).toBe('off: the agent sees the host filesystem');
   });
 });
+
+describe('--expose on the CLI', () => {
+  it('refuses a path that does not exist with CONFIG_INVALID, before a run directory is made', async () => {
+    const { createCliSandbox, installFakeEngine, runCliProcess, REPO } = await import('../helpers/cli.js');
+    const sandbox = createCliSandbox();
+    try {
+      installFakeEngine(sandbox, 'codex', {
+        stdoutFile: path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl'),
+      });
+      const run = runCliProcess(sandbox, ['start', '--expose', 'no-such-dir:ro', '--prompt', 'x', 'codex']);
+      expect(run.status).not.toBe(0);
+      expect(run.stderr).toContain('agent-harness: error CONFIG_INVALID: ');
+      expect(run.stderr).toContain(path.join(sandbox.root, 'no-such-dir'));
+      expect(fs.existsSync(path.join(sandbox.root, '.agent-harness', 'harness_runs'))).toBe(false);
+    } finally {
+      sandbox.cleanup();
+    }
+  });
+});
