@@ -506,7 +506,8 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     },
     contain: (plan) => {
       if (!filesystem.available || !filesystem.tools || newRoot !== null || launched || closed) return;
-      newRoot = fs.mkdtempSync(path.join(os.tmpdir().length <= 60 ? os.tmpdir() : '/tmp', 'ah-root-'));
+      // Private to this process (0700); in the namespace a tmpfs is mounted on it, on the host it stays empty.
+      newRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-root-'));
       opened.record.filesystem = 'mount-namespace';
       opened.record.exposed = plan.exposed;
       lifeline.send(mountsLine(plan, newRoot, filesystem.tools, mode === 'require'));
