@@ -236,6 +236,41 @@ describe.skipIf(!support.available || !support.filesystem?.available)('the plan 
   });
 });
 
+describe.skipIf(!support.available || !support.filesystem?.available)('a plan the init cannot carry out', () => {
+  const broken = {
+    skeleton: [],
+    mounts: [{ source: 'none', target: '/x', fstype: 'no-such-filesystem', options: 'defaults' }],
+    exposed: [],
+  };
+  const run = async (mode: 'auto' | 'require') => {
+    const isolation = await openIsolation({ mode, modelUrl: null, support, filesystem: true });
+    try {
+      isolation.prestart('ignore');
+      isolation.contain(broken);
+      const child = isolation.launch({ file: '/bin/sh', args: ['-c', 'echo ran'], env: {}, cwd: tmp });
+      const result = await isolation.settle(await superviseSplit(child!, {}));
+      return { result, contained: await isolation.contained(), record: isolation.record };
+    } finally {
+      await isolation.close();
+    }
+  };
+
+  it('auto: the engine runs on the host filesystem, and the record says so and why', async () => {
+    const { result, contained, record } = await run('auto');
+    expect(contained).toBe(false);
+    expect(result.exitCode).toBe(0);
+    expect(record.filesystem).toBe('host');
+    expect(record.exposed).toBeUndefined();
+    expect(record.reason).toMatch(/^the mount namespace could not be set up: /);
+  });
+
+  it('require: the engine does not start', async () => {
+    const { result, record } = await run('require');
+    expect(result.spawnError?.message).toMatch(/^namespace filesystem: /);
+    expect(record.filesystem).toBe('host');
+  });
+});
+
 describe('doctor', () => {
   it('reports whether the filesystem can be contained here, and fails it only under require', async () => {
     const { runDoctorChecks } = await import('../../src/cli/doctor.js');
