@@ -307,3 +307,27 @@ describe('--expose on the CLI', () => {
     }
   });
 });
+
+describe('expose in the plugin and provider options', () => {
+  it('the plugin resolves entries against its root, keeping :ro; a malformed entry is CONFIG_INVALID', async () => {
+    const { parseAgentHarnessOptions, toAgentHarnessConfig } = await import('../../src/vitest/options.js');
+    const config = toAgentHarnessConfig(
+      parseAgentHarnessOptions({ expose: ['data:ro', 'cache', { path: 'notes', readOnly: true }] }),
+      '/project',
+    );
+    expect(config.expose).toEqual(['/project/data:ro', '/project/cache', { path: '/project/notes', readOnly: true }]);
+    expect(thrownBy(() => parseAgentHarnessOptions({ expose: [{ path: 'x', writable: true }] }))).toMatchObject({
+      code: 'CONFIG_INVALID',
+    });
+  });
+
+  it('a provider query takes expose; a malformed entry is CONFIG_INVALID', async () => {
+    const { parseProviderConfig } = await import('../../src/providers/config.js');
+    expect(
+      parseProviderConfig({ provider: 'codex', prompt: 'x', expose: ['/srv/data:ro', { path: '/srv/out' }] }).expose,
+    ).toEqual(['/srv/data:ro', { path: '/srv/out' }]);
+    expect(thrownBy(() => parseProviderConfig({ provider: 'codex', prompt: 'x', expose: [''] }))).toMatchObject({
+      code: 'CONFIG_INVALID',
+    });
+  });
+});
