@@ -120,6 +120,44 @@ function walk(file: string, links: Array<{ path: string; target: string }>): str
   return current;
 }
 
+/** The per-mount flags a bind keeps from its source: a remount that dropped one (to add `ro`) would be refused. */
+const KEPT_FLAGS = new Set(['nosuid', 'nodev', 'noexec', 'noatime', 'nodiratime', 'relatime', 'strictatime']);
+
+/** The mounts of this process (`/proc/self/mountinfo`): mount point and per-mount options; [] where unreadable. */
+function readMounts(): Array<{ at: string; flags: string[] }> {
+  let text: string;
+  try {
+    // Byte for byte: paths are UTF-8 with a few octal escapes, decoded once unescaped.
+    text = fs.readFileSync('/proc/self/mountinfo', 'latin1');
+  } catch {
+    return [];
+  }
+  const unescaped = (field: string): string =>
+    field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const fields = line.split(' ');
+      return {
+        at: Buffer.from(unescaped(fields[4] ?? ''), 'latin1').toString('utf8'),
+        flags: (fields[5] ?? '').split(','),
+      };
+    });
+}
+
+/**
+ * The flags of the mount that holds `file` that a read-only bind must repeat: in a user namespace the kernel locks
+ * a mount's nosuid, nodev, noexec and atime flags, and the remount that makes a bind read-only must keep them.
+ */
+function keptFlags(file: string, mounts: ReadonlyArray<{ at: string; flags: string[] }>): string[] {
+  let best: { at: string; flags: string[] } | null = null;
+  for (const mount of mounts) {
+    if (within(file, mount.at) && (!best || mount.at.length >= best.at.length)) best = mount;
+  }
+  return (best?.flags ?? []).filter((flag) => KEPT_FLAGS.has(flag));
+}
+
 /** Whether `child` is `parent` or under it. */
 function within(child: string, parent: string): boolean {
   return child === parent || child.startsWith(parent === '/' ? '/' : `${parent}/`);
@@ -207,13 +245,17 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
       fstype: 'devpts',
       options: 'newinstance,ptmxmode=0666,mode=0620,nosuid,noexec',
     },
-    { source: '/dev/shm', inRoot: true, target: '/dev/shm', fstype: 'none', options: 'bind,nosuid,nodev' },
-    { source: '/tmp', inRoot: true, target: '/tmp', fstype: 'none', options: 'bind,nosuid,nodev' },
+    { source: '/dev/shm', inRoot: true, target: '/dev/shm', fstype: 'none', options: 'bind' },
+    { source: '/tmp', inRoot: true, target: '/tmp', fstype: 'none', options: 'bind' },
   ];
   for (const device of DEVICES) {
     if (skeleton.has(`/dev/${device}`))
       mounts.push({ source: `/dev/${device}`, target: `/dev/${device}`, fstype: 'none', options: 'bind' });
   }
+  const hostMounts = readMounts();
+  /** A bind's options: read-write keeps its source's flags as they are (no remount); read-only repeats them. */
+  const bindOptions = (source: string, readOnly: boolean): string =>
+    readOnly ? ['bind', 'ro', ...keptFlags(source, hostMounts)].join(',') : 'bind';
   // Parents before children, so a child lands on its parent's mount: sorted by path component.
   const ordered = [...binds.entries()].sort(([a], [b]) => compareByComponent(a, b));
   const kept: Array<[string, { readOnly: boolean; why: ExposedPath['why']; file: boolean }]> = [];
@@ -228,16 +270,11 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
       addDir(path.dirname(at));
       skeleton.set(at, { type: 'file', path: at });
     } else addDir(at);
-    mounts.push({
-      source: at,
-      target: at,
-      fstype: 'none',
-      options: bound.readOnly ? 'bind,ro,nosuid,nodev' : 'bind,nosuid,nodev',
-    });
+    mounts.push({ source: at, target: at, fstype: 'none', options: bindOptions(at, bound.readOnly) });
     if (bound.why !== 'system') exposed.push({ path: at, access: bound.readOnly ? 'ro' : 'rw', why: bound.why });
   }
   for (const dir of readOnlyInside) {
-    mounts.push({ source: dir, target: dir, fstype: 'none', options: 'bind,ro,nosuid,nodev' });
+    mounts.push({ source: dir, target: dir, fstype: 'none', options: bindOptions(dir, true) });
     exposed.push({ path: dir, access: 'ro', why: 'audit' });
   }
   return {
