@@ -71,7 +71,7 @@ function engineArgs(plan: AttemptPlan, opened: OpenedAttempt): string[] {
 }
 
 /** Says loudly that the attempt runs with less isolation than asked for (mode `auto`). */
-export function degraded(opened: OpenedAttempt, isolation: AttemptIsolation): void {
+function degraded(opened: OpenedAttempt, isolation: AttemptIsolation): void {
   const { record } = isolation;
   opened.rasp.diagnostic({
     code: 'ISOLATION_DEGRADED',
