@@ -349,6 +349,17 @@ function closeServer(server: net.Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
+/**
+ * Removes the new root's host directory, never recursively: on the host it is an empty directory (the tmpfs on it
+ * lived in the namespace only). While a namespace that had not pivoted yet is being torn down (an attempt ended
+ * during its setup) the directory is still a mount point there (EBUSY): tried again for a few seconds.
+ */
+function removeNewRoot(dir: string, tries = 40): void {
+  fs.rmdir(dir, (error) => {
+    if (error?.code === 'EBUSY' && tries > 1) setTimeout(() => removeNewRoot(dir, tries - 1), 100).unref();
+  });
+}
+
 /** The fallback: no namespaces, the process group and (in scripted mode) the proxy variables. */
 function withoutNamespaces(mode: IsolationMode, modelUrl: string | null, reason: string): AttemptIsolation {
   return {
@@ -592,8 +603,7 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
       }
       removePaths();
       await serversClosed;
-      // Never recursive: on the host it is an empty directory (the tmpfs on it lived in the namespace only).
-      if (newRoot !== null) fs.rmdir(newRoot, () => undefined);
+      if (newRoot !== null) removeNewRoot(newRoot);
     },
   };
   if (options.prestart !== undefined) opened.prestart(options.prestart);
