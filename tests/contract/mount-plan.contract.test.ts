@@ -209,7 +209,8 @@ describe('expose entries', () => {
 const support = probeNamespaces();
 describe.skipIf(!support.available || !support.filesystem?.available)('the plan carried out by the init', () => {
   it('a stand-in engine sees the workspace, not the host; cannot write .audit, remount or unmount it, nor reach the init', async () => {
-    const t = tree('carried');
+    // A path with a space, a quote and UTF-8: what the fstab escapes.
+    const t = tree("carried dir é 'q'");
     const canary = path.join(t.root, 'project', 'canary.txt');
     fs.writeFileSync(canary, 'secret');
     const isolation = await openIsolation({ mode: 'require', modelUrl: null, support, filesystem: true });
@@ -227,7 +228,7 @@ describe.skipIf(!support.available || !support.filesystem?.available)('the plan 
       );
       expect(isolation.record).toMatchObject({ filesystem: 'mount-namespace', reason: null });
       const script = [
-        `cat ${canary} 2>&1`,
+        `cat "${canary}" 2>&1`,
         'echo inside > mine.txt && cat mine.txt',
         '(echo x > .audit/x) 2>&1',
         '(mount -o remount,bind,rw .audit && echo remounted) 2>&1',
