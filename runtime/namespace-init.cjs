@@ -6,8 +6,11 @@
 //      server lives outside the namespace): over the model channel it inherited, or to a Unix socket by path,
 //   3. holds a "lifeline" connection to the harness: when the harness dies, the kernel closes it and this
 //      process exits, which ends every process of the namespace,
-//   4. starts the engine with the inherited stdio and exits when it does, reporting the exact exit over the
-//      lifeline (as PID 1 it cannot die of the engine's signal, so it exits 128+n and says which signal).
+//   4. when the harness sends a mount plan ("mounts" line, before the launch), builds the agent's filesystem and
+//      pivots into it (namespace-mounts.cjs), after its sockets are connected, and reports the outcome,
+//   5. starts the engine with the inherited stdio (in a nested user namespace when contained) and exits
+//      when it does, reporting the exact exit over the lifeline (as PID 1 it cannot die of the engine's signal, so
+//      it exits 128+n and says which signal).
 // It sets up and then waits for the engine command on the lifeline (below): the harness starts it while it still
 // writes the engine's config, so this process's start-up (a Node start, ~40 ms) is not added to the attempt.
 // It never writes to stdout or stderr: those carry the engine's stream. Signals are not forwarded: the harness
@@ -20,13 +23,15 @@
 // Messages carry no JSON on the way in (strings as hex of their UTF-8); the reports are JSON lines.
 // The first line on the lifeline, and on a channel connected by path, is "hello <token>": the harness takes no
 // other connection for the init's.
-// launch: "launch <file> <cwd> <arg count> <arg>... <env count> <NAME=value>...\n", every string as hex of its UTF-8
+// launch: "launch <file> <cwd> <arg count> <arg>... <env count> <NAME=value>...\n", every string as hex of its UTF-8;
+// a "mounts" line may come first (namespace-mounts.cjs).
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const { constants } = require('node:os');
 const { ModelChannel } = require('./model-channel.cjs');
+const mounts = require('./namespace-mounts.cjs');
 
 const [lifelineSpec, token, loopback, forwardCount, ...rest] = process.argv.slice(2);
 const forwards = [];
@@ -51,10 +56,14 @@ lifeline.on('data', (text) => {
   for (let newline = received.indexOf('\n'); newline >= 0; newline = received.indexOf('\n')) {
     const line = received.slice(0, newline);
     received = received.slice(newline + 1);
-    const launch = parseLaunch(line);
-    if (launch) launches.push(launch);
+    const message = parseLaunch(line) ?? mounts.parseMounts(line);
+    if (message) launches.push(message);
   }
-  if (launches.length > 0 && launchWaiter) launchWaiter(launches.shift());
+  if (launches.length > 0 && launchWaiter) {
+    const waiter = launchWaiter;
+    launchWaiter = null;
+    waiter(launches.shift());
+  }
 });
 
 /** A launch line's command, or null for any other line. */
@@ -71,10 +80,10 @@ function parseLaunch(line) {
     const equals = entry.indexOf('=');
     if (equals > 0) env[entry.slice(0, equals)] = entry.slice(equals + 1);
   }
-  return { file: launchFile, args: launchArgs, env, cwd };
+  return { type: 'launch', file: launchFile, args: launchArgs, env, cwd };
 }
 
-/** The engine command: the harness's launch message. */
+/** The harness's next message: a mount plan (first, if any) or the engine command. */
 function nextLaunch() {
   if (launches.length > 0) return Promise.resolve(launches.shift());
   return new Promise((resolve) => {
@@ -176,8 +185,22 @@ async function main() {
     return fail('forward', error);
   }
   closeInherited();
-  const launch = await nextLaunch();
-  const child = spawn(launch.file, launch.args, { stdio: 'inherit', env: launch.env, cwd: launch.cwd });
+  let launch = await nextLaunch();
+  let contained = null;
+  if (launch.type !== 'launch') {
+    const plan = launch;
+    try {
+      mounts.contain(plan);
+      contained = plan;
+      report({ type: 'filesystem', contained: true });
+    } catch (error) {
+      report({ type: 'filesystem', contained: false, message: error instanceof Error ? error.message : String(error) });
+      if (plan.required) return fail('filesystem', error);
+    }
+    launch = await nextLaunch();
+  }
+  const command = contained ? mounts.launchArgs(contained.tools.unshare, launch.file, launch.args) : launch;
+  const child = spawn(command.file, command.args, { stdio: 'inherit', env: launch.env, cwd: launch.cwd });
   child.once('error', (error) => fail('spawn', error));
   child.once('exit', (code, signal) => {
     report({ type: 'exit', code, signal });

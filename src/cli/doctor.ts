@@ -113,6 +113,49 @@ async function namespaceCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> 
   };
 }
 
+/**
+ * Whether the agent's filesystem can be contained (a mount namespace from an allow-list, docs/isolation.md): the
+ * probe's mount trial. Unavailable is a failure only when `AGENT_HARNESS_ISOLATION=require`.
+ */
+async function filesystemCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  const [{ resolveIsolationMode }, { probeNamespaces }] = await Promise.all([
+    import('../runtime/isolation/mode.js'),
+    import('../runtime/isolation/probe.js'),
+  ]);
+  const name = 'filesystem';
+  let mode: ReturnType<typeof resolveIsolationMode>;
+  try {
+    mode = resolveIsolationMode(undefined, hostEnv);
+  } catch {
+    // The namespaces check reports the bad mode.
+    mode = 'auto';
+  }
+  if (mode === 'off') return { name, ok: true, detail: 'off: the agent sees the host filesystem', error: null };
+  const support = probeNamespaces({ hostPath: hostEnv.PATH });
+  const filesystem = support.filesystem;
+  if (support.available && filesystem?.available)
+    return {
+      name,
+      ok: true,
+      detail: `mount namespace per attempt: the agent sees its workspace, managed HOME and TMPDIR, the engine and the system read-only (${filesystem.tools?.mount}, ${filesystem.tools?.pivotRoot}, ${filesystem.tools?.umount})`,
+      error: null,
+    };
+  const message = `filesystem containment is unavailable: ${support.available ? filesystem?.reason : support.reason}`;
+  if (mode === 'require')
+    return {
+      name,
+      ok: false,
+      detail: 'unavailable',
+      error: { code: 'ISOLATION_UNAVAILABLE', message, hint: ERROR_CODES.ISOLATION_UNAVAILABLE },
+    };
+  return {
+    name,
+    ok: true,
+    detail: `WARNING ${message}; agents see the host filesystem (AGENT_HARNESS_ISOLATION=require refuses instead)`,
+    error: null,
+  };
+}
+
 /** How the doctor probes engine executables (`version-probe.ts`). */
 export interface DoctorOptions {
   /** The bound of one `--version` try (ms); default `VERSION_PROBE_TIMEOUT_MS`. */
@@ -164,6 +207,7 @@ export async function runDoctorChecks(
         },
   );
   checks.push(await namespaceCheck(hostEnv));
+  checks.push(await filesystemCheck(hostEnv));
   for (const id of engineIds()) {
     const adapter = await loadEngine(id);
     // A project tests the engines it installed: a missing engine fails the doctor only when it was asked for.

@@ -1,6 +1,7 @@
 /**
  * Parsing of the options shared by several commands, with errors that name the bad value.
  */
+import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 
@@ -54,6 +55,22 @@ export function parseIsolationMode(value: string): IsolationMode {
   }
   return value;
 }
+
+/**
+ * Collects `--expose PATH[:ro]` (repeatable): PATH resolved against the working directory, `:ro` kept. Whether it
+ * exists is checked when the attempt is prepared (CONFIG_INVALID).
+ */
+export function collectExpose(value: string, previous: string[] = []): string[] {
+  const readOnly = value.endsWith(':ro');
+  const raw = readOnly || value.endsWith(':rw') ? value.slice(0, -3) : value;
+  if (raw === '')
+    throw new AgentHarnessError('USAGE_ERROR', `--expose takes PATH or PATH:ro, not ${JSON.stringify(value)}.`);
+  return [...previous, `${path.resolve(raw)}${readOnly ? ':ro' : ''}`];
+}
+
+/** The help text of `--expose`. */
+export const EXPOSE_HELP =
+  'let the agent see host PATH (read-write; PATH:ro read-only) inside its mount namespace (repeatable)';
 
 /** Parses a positive integer option such as `--timeout-ms`. */
 export function parsePositiveInt(name: string) {

@@ -36,12 +36,12 @@ export function printReady(streams: CliStreams, info: AttemptReadyInfo, passthro
     `injected_skills: ${info.skills.skill_count}${names.length ? ` (${names.join(', ')})` : ''}`,
     `config_roots: ${info.configRoots.join(', ')}`,
     `model: ${info.modelUrl ?? 'live'}`,
-    `isolation: network=${info.isolation.network} processes=${info.isolation.processes}`,
+    `isolation: network=${info.isolation.network} processes=${info.isolation.processes} filesystem=${info.isolation.filesystem ?? 'host'}`,
   ];
   if (info.isolation.reason !== null && info.isolation.mode === 'auto') {
     lines.push(
       pc.yellow(
-        `warning ISOLATION_DEGRADED: no namespaces (${info.isolation.reason}); set --isolation require to refuse instead`,
+        `warning ISOLATION_DEGRADED: ${info.isolation.processes === 'pid-namespace' ? 'the host filesystem' : 'no namespaces'} (${info.isolation.reason}); set --isolation require to refuse instead`,
       ),
     );
   }

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import type { IsolationMode, TranslateMode } from '../protocol/index.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
-import { parseIsolationMode, parsePositiveInt, parseTranslateMode } from './options.js';
+import { collectExpose, EXPOSE_HELP, parseIsolationMode, parsePositiveInt, parseTranslateMode } from './options.js';
 import type { CliStreams } from './output.js';
 
 /** Registers `resume`. */
@@ -19,12 +19,19 @@ export function registerResume(program: Command, streams: CliStreams, setExit: (
     .option('--script <file>', "model script (default: the run's)")
     .option('--timeout-ms <ms>', 'kill the engine after this many milliseconds', parsePositiveInt('--timeout-ms'))
     .option('--isolation <mode>', 'namespaces for the engine: auto (default), require, off', parseIsolationMode)
+    .option('--expose <path[:ro]>', EXPOSE_HELP, collectExpose)
     .addHelpText('after', '\nExample:\n  agent-harness resume 3f9a01bc "now add a README"')
     .action(
       async (
         handle: string,
         message: string,
-        options: { translate?: TranslateMode; script?: string; timeoutMs?: number; isolation?: IsolationMode },
+        options: {
+          translate?: TranslateMode;
+          script?: string;
+          timeoutMs?: number;
+          isolation?: IsolationMode;
+          expose?: string[];
+        },
       ) => {
         const [{ findRun }, { chooseIo, runAttemptCommand }] = await Promise.all([
           import('../core/session.js'),
@@ -46,6 +53,7 @@ export function registerResume(program: Command, streams: CliStreams, setExit: (
             io: chooseIo(translate, undefined),
             ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
             ...(options.isolation ? { isolation: options.isolation } : {}),
+            ...(options.expose ? { expose: options.expose } : {}),
           },
           'Resume',
         );

@@ -10,6 +10,8 @@ import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.
 import { MAX_SEED_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import {
+  collectExpose,
+  EXPOSE_HELP,
   extractTranslateFlag,
   parseIsolationMode,
   parseModelMode,
@@ -41,6 +43,7 @@ export interface StartCommandOptions {
   file?: string[];
   git?: boolean;
   onlySkills?: string[];
+  expose?: string[];
 }
 
 /** `DEST=SRC` of `--file`: the file SRC (read now) written at DEST in the run dir. */
@@ -114,6 +117,7 @@ export async function startCommand(
       io: chooseIo(translate, io),
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.isolation ? { isolation: options.isolation } : {}),
+      ...(options.expose ? { expose: options.expose } : {}),
       ...(options.onlySkills ? { onlySkills: options.onlySkills.flatMap((s) => s.split(',')).filter(Boolean) } : {}),
       ...(options.template || options.file || options.git === false
         ? {
@@ -165,6 +169,7 @@ export function addStartOptions(command: Command): Command {
       'namespaces for the engine: auto (default; fall back with a warning where unavailable), require (refuse without them), off',
       parseIsolationMode,
     )
+    .option('--expose <path[:ro]>', EXPOSE_HELP, collectExpose)
     .option('--pty', 'run the engine in a pseudo-terminal (one merged stream)')
     .option(
       '--template <dir>',

@@ -14,6 +14,7 @@ import type {
   StreamName,
   TranslateMode,
 } from '../protocol/index.js';
+import type { ExposeEntry } from '../runtime/isolation/mount-plan.js';
 import type { HarnessPaths } from '../runtime/paths.js';
 import type { WorkspaceSeed } from './workspace.js';
 
@@ -84,6 +85,12 @@ export interface AttemptRequest {
    * where available and falls back with a warning, `require` refuses without them, `off` never uses them.
    */
   isolation?: IsolationMode;
+  /**
+   * Host paths the agent sees inside its mount namespace beyond its workspace, managed HOME and TMPDIR: `PATH`
+   * (read-write), `PATH:ro`, or `{ path, readOnly }`; relative paths against the project root. Each must exist
+   * (CONFIG_INVALID otherwise).
+   */
+  expose?: readonly ExposeEntry[];
   /** Host environment (default `process.env`): where the allowlist and live keys come from. */
   hostEnv?: NodeJS.ProcessEnv;
   /** Raw output as it arrives (for live views). */

@@ -128,6 +128,8 @@ async function startIsolation(plan: AttemptPlan, model: Promise<AttemptModel>): 
     ...(plan.namespaceSupport ? { support: plan.namespaceSupport } : {}),
     // A PTY or `script` starts the init in its own terminal.
     ...(plan.io === 'split' ? { prestart: plan.initStdin } : {}),
+    // The agent's filesystem is contained too (provision sends the mount plan).
+    filesystem: true,
   });
 }
 

@@ -12,6 +12,7 @@ import { resolveCassettePlan, type CassettePlan } from '../cassette/mode.js';
 import { loadModelScript, parseModelScript, type ModelScript } from '../model/index.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { probeNamespacesAsync, type NamespaceSupport } from '../runtime/isolation/probe.js';
+import { resolveExpose, type ExposeRequest } from '../runtime/isolation/mount-plan.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
 import { readIntegerSetting } from '../runtime/integer-setting.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
@@ -40,6 +41,8 @@ export interface AttemptPlan {
   /** The namespace probe, started here so that it runs while the run directory is made. */
   namespaceSupport: Promise<NamespaceSupport> | undefined;
   eventMemoryBytes: number;
+  /** Host paths exposed to the agent on purpose, resolved and checked. */
+  expose: ExposeRequest[];
   /** What the engine's stdin is before it starts. */
   initStdin: 'ignore' | { text: string };
   hostEnv: NodeJS.ProcessEnv;
@@ -197,6 +200,7 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
   assertNoEnvLeak([request.paths.runRoot], hostEnv.HOME, 'Run root');
   if (request.runDir) assertNoEnvLeak([path.resolve(request.runDir)], hostEnv.HOME, 'Run directory');
   assertWorkspacePath(adapter, request);
+  const expose = resolveExpose(request.expose, request.paths.projectRoot);
   return {
     request,
     adapter,
@@ -211,6 +215,7 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
     isolationMode,
     namespaceSupport,
     eventMemoryBytes: resolveEventMemoryBytes(request.eventMemoryBytes, hostEnv),
+    expose,
     initStdin: adapter.stdin === 'ignore' ? 'ignore' : { text: '' },
     hostEnv,
   };

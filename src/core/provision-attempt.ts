@@ -19,6 +19,7 @@ import { injectSkills } from '../runtime/skills.js';
 import type { OpenedAttempt } from './open-attempt.js';
 import type { AttemptPlan } from './prepare-attempt.js';
 import { excludeHarnessPaths, hasWorkspaceSeed, seedWorkspace } from './workspace.js';
+import { attemptMountPlan } from './attempt-filesystem.js';
 
 /** The engine command, ready to start: the output of {@link provisionAttempt}. */
 export interface ProvisionedAttempt {
@@ -69,6 +70,16 @@ function engineArgs(plan: AttemptPlan, opened: OpenedAttempt): string[] {
     : adapter.buildStartArgs({ prompt: request.prompt ?? null, passthrough: request.passthrough ?? [] });
 }
 
+/** Says loudly that the attempt runs with less isolation than asked for (mode `auto`). */
+function degraded(opened: OpenedAttempt, isolation: AttemptIsolation): void {
+  const { record } = isolation;
+  opened.rasp.diagnostic({
+    code: 'ISOLATION_DEGRADED',
+    message: `${record.processes === 'pid-namespace' ? 'The agent sees the host filesystem' : 'No namespaces for this attempt'}: ${record.reason}. Network: ${record.network}, processes: ${record.processes}, filesystem: ${record.filesystem ?? 'host'}.`,
+    level: 'warning',
+  });
+}
+
 /** Provisions the engine's world and returns its command; throws to fail the attempt (recorded by the seal step). */
 export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt): Promise<ProvisionedAttempt> {
   const { adapter, request, hostEnv, io } = plan;
@@ -85,12 +96,29 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
   const isolation = await opened.isolation;
   meta.isolation = isolation.record;
   clock.mark('isolation');
-  if (isolation.record.reason !== null && isolation.record.mode === 'auto') {
-    opened.rasp.diagnostic({
-      code: 'ISOLATION_DEGRADED',
-      message: `No namespaces for this attempt: ${isolation.record.reason}. Network: ${isolation.record.network}, processes: ${isolation.record.processes}.`,
-      level: 'warning',
-    });
+  if (isolation.record.reason !== null && isolation.record.mode === 'auto') degraded(opened, isolation);
+
+  // The leak guard runs before anything is written into the managed home.
+  assertNoEnvLeak([paths.agentHome, paths.tmpDir, paths.npmPrefix], hostEnv.HOME);
+  for (const dir of [paths.agentHome, attemptTmp]) fs.mkdirSync(dir, { recursive: true });
+  const installed = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
+  // A launcher script the adapter can stand in for exactly (codex's npm bin/codex.js) is skipped: the native binary
+  // it would start starts directly, with the env the launcher would give it.
+  const native = hostEnv[NPM_LAUNCHERS_ENV] === '1' ? null : (adapter.resolveNativeLaunch?.(installed) ?? null);
+  // The agent's filesystem is built by the namespace init while the engine's config is written below (a PTY's init
+  // builds it once started); the init starts the engine only once it is built, and a failure is reported by then
+  // (spawn-engine.ts).
+  if (isolation.record.processes === 'pid-namespace') {
+    isolation.contain(
+      attemptMountPlan({
+        paths,
+        runDir,
+        attemptTmp,
+        executables: native ? [installed, native.file] : [installed],
+        agentOptions: request.agentOptions,
+        expose: plan.expose,
+      }),
+    );
   }
 
   if (hasWorkspaceSeed(request.workspace))
@@ -102,9 +130,6 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
   });
   clock.mark('workspace_and_skills');
 
-  // The leak guard runs before anything is written into the managed home.
-  assertNoEnvLeak([paths.agentHome, paths.tmpDir, paths.npmPrefix], hostEnv.HOME);
-  for (const dir of [paths.agentHome, attemptTmp]) fs.mkdirSync(dir, { recursive: true });
   prepared.value = await adapter.prepare({
     runDir,
     agentHome: paths.agentHome,
@@ -142,10 +167,6 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
     ...engine.configRoots,
   ].filter((p): p is string => Boolean(p));
   assertNoEnvLeak(configRoots, hostEnv.HOME);
-  const installed = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
-  // A launcher script the adapter can stand in for exactly (codex's npm bin/codex.js) is skipped: the native binary
-  // it would start starts directly, with the env the launcher would give it.
-  const native = hostEnv[NPM_LAUNCHERS_ENV] === '1' ? null : (adapter.resolveNativeLaunch?.(installed) ?? null);
   const executable = native?.file ?? installed;
   Object.assign(env, native?.env);
   meta.env = redactEnv(env);

@@ -125,5 +125,18 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
       });
   }
   for (const line of splitter.flush()) feedLine(rasp, line);
-  return input.isolation ? input.isolation.settle(result) : result;
+  if (!input.isolation) return result;
+  const reason = input.isolation.record.reason;
+  const settled = await input.isolation.settle(result);
+  // The init sets the agent's filesystem up before it starts the engine, while the harness goes on: a failure there
+  // (mode `auto`: the engine ran on the host filesystem) is known only now.
+  const { record } = input.isolation;
+  if (record.reason !== reason && record.mode === 'auto') {
+    rasp.diagnostic({
+      code: 'ISOLATION_DEGRADED',
+      message: `The agent saw the host filesystem: ${record.reason}.`,
+      level: 'warning',
+    });
+  }
+  return settled;
 }

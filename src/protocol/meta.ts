@@ -70,6 +70,19 @@ export const IsolationModeSchema = z.enum(ISOLATION_MODE_VALUES);
 /** An isolation mode. */
 export type IsolationMode = z.infer<typeof IsolationModeSchema>;
 
+/** A host path an agent saw inside its mount namespace, and why. */
+export const ExposedPathSchema = z.object({
+  path: z.string(),
+  access: z.enum(['ro', 'rw']),
+  /**
+   * `workspace` (the run directory), `managed` (HOME, TMPDIR, npm prefix, uv), `engine` (its installation, Node),
+   * `mcp` (a stdio MCP server's files), `expose` (asked for), `audit` (`.audit/`, read-only).
+   */
+  why: z.enum(['workspace', 'managed', 'engine', 'mcp', 'expose', 'audit', 'system']),
+});
+/** A host path an agent saw. */
+export type ExposedPath = z.infer<typeof ExposedPathSchema>;
+
 /** The isolation an attempt actually ran under. */
 export const IsolationRecordSchema = z.object({
   mode: IsolationModeSchema,
@@ -83,6 +96,14 @@ export const IsolationRecordSchema = z.object({
   processes: z.enum(['pid-namespace', 'process-group']),
   /** Why namespaces were not used, when they were not. */
   reason: z.string().nullable(),
+  /**
+   * `mount-namespace`: the agent saw only its workspace, its managed HOME and TMPDIR, the engine's installation and
+   * the system read-only, and what was exposed on purpose (`exposed`). `host`: the host's files (absent in metas
+   * written before filesystem containment).
+   */
+  filesystem: z.enum(['mount-namespace', 'host']).optional(),
+  /** The host paths the agent saw under `mount-namespace`, beyond the system's read-only directories. */
+  exposed: z.array(ExposedPathSchema).optional(),
 });
 /** The isolation an attempt ran under. */
 export type IsolationRecord = z.infer<typeof IsolationRecordSchema>;

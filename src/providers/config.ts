@@ -32,6 +32,15 @@ export const AgentProviderConfigSchema = z.object({
    */
   isolation: IsolationModeSchema.optional(),
   extra: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Host paths the agent sees beyond its workspace inside its mount namespace: `PATH` (read-write), `PATH:ro`, or
+   * `{ path, readOnly }`; relative paths against the project root. Each must exist (CONFIG_INVALID).
+   */
+  expose: z
+    .array(
+      z.union([z.string().min(1), z.object({ path: z.string().min(1), readOnly: z.boolean().optional() }).strict()]),
+    )
+    .optional(),
 });
 /** The configuration of one query, as given. */
 export type AgentProviderConfig = z.input<typeof AgentProviderConfigSchema>;

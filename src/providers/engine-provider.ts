@@ -64,6 +64,7 @@ async function buildRequest(engine: EngineId, config: ResolvedAgentProviderConfi
     ...(config.signal ? { signal: config.signal } : {}),
     ...(extra.script !== undefined ? { script: extra.script as AttemptRequest['script'] } : {}),
     ...(typeof extra.timeoutMs === 'number' ? { timeoutMs: extra.timeoutMs } : {}),
+    ...(config.expose ? { expose: config.expose } : {}),
   };
   if (config.resumeSessionId)
     return resumeRequest({ sessionId: config.resumeSessionId, engine }, config.prompt, common);

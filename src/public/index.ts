@@ -5,6 +5,7 @@ export { runAttempt, DEFAULT_ATTEMPT_TIMEOUT_MS } from '../core/run-attempt.js';
 export type { AttemptRequest, AttemptReadyInfo, IoMode } from '../core/run-attempt.js';
 export type { AttemptResult, ToolCallRecord } from '../core/attempt-result.js';
 export type { AttemptAuditPaths } from '../core/audit-files.js';
+export type { ExposeEntry } from '../runtime/isolation/mount-plan.js';
 export { AgentHarnessError, ERROR_CODES, isAgentHarnessError } from '../errors/index.js';
 export type { ErrorCode } from '../errors/index.js';
 export {

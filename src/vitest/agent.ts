@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { ModelModeOption } from '../cassette/mode.js';
 import type { AttemptRequest } from '../core/attempt-request.js';
+import type { ExposeEntry } from '../runtime/isolation/mount-plan.js';
 import { runAttempt } from '../core/run-attempt.js';
 import { resumeRequest } from '../core/session.js';
 import type { AttemptResult } from '../core/attempt-result.js';
@@ -43,6 +44,11 @@ export interface AgentStartOptions {
    * the test file (`<test name>.N.json` for its Nth attempt).
    */
   cassette?: string;
+  /**
+   * Host paths the agent sees beyond its workspace (after the plugin's `expose`), for this run's attempts: `PATH`,
+   * `PATH:ro` or `{ path, readOnly }`, relative to the project root (docs/isolation.md).
+   */
+  expose?: readonly ExposeEntry[];
 }
 
 /** The `agent` fixture. */
@@ -124,11 +130,16 @@ export async function runAgentFixture(
     const suffix = cassettes > 1 ? `.${cassettes}` : '';
     return path.join(path.dirname(file), '__cassettes__', path.basename(file), `${name}${suffix}.json`);
   };
-  const common = (timeoutMs: number | undefined, options: Pick<AgentStartOptions, 'model' | 'cassette'> = {}) => {
+  const common = (
+    timeoutMs: number | undefined,
+    options: Pick<AgentStartOptions, 'model' | 'cassette' | 'expose'> = {},
+  ) => {
     const mode = options.model ?? config.model;
     const timeout = timeoutMs ?? config.timeoutMs ?? undefined;
     const taped = mode === 'record' || mode === 'replay' || mode === 'auto';
+    const expose = [...(config.expose ?? []), ...(options.expose ?? [])];
     return {
+      ...(expose.length > 0 ? { expose } : {}),
       modelMode: mode,
       ...(mode === 'scripted' ? { modelServer: model.server } : {}),
       // A lenient replay's misses fall back to the test's script.
@@ -190,7 +201,10 @@ export async function runAgentFixture(
         const request = await resumeRequest({ runDir: self.runDir }, message, {
           paths,
           ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}),
-          ...common(resumeOptions.timeoutMs, options.model ? { model: options.model } : {}),
+          ...common(resumeOptions.timeoutMs, {
+            ...(options.model ? { model: options.model } : {}),
+            ...(options.expose ? { expose: options.expose } : {}),
+          }),
         });
         return track(self, await attempt(self.engine, request));
       });

@@ -41,6 +41,15 @@ export const AgentHarnessOptionsSchema = z
      * (ATIF v1.7), `otlp` writes `otlp.N.json` (OpenTelemetry spans, also sent to OTEL_EXPORTER_OTLP_ENDPOINT).
      */
     export: z.strictObject({ atif: z.boolean().optional(), otlp: z.boolean().optional() }).optional(),
+    /**
+     * Host paths every agent sees beyond its workspace (relative to the Vitest root): `PATH` (read-write),
+     * `PATH:ro`, or `{ path, readOnly }`. Each must exist when an attempt starts (docs/isolation.md).
+     */
+    expose: z
+      .array(
+        z.union([z.string().min(1), z.object({ path: z.string().min(1), readOnly: z.boolean().optional() }).strict()]),
+      )
+      .optional(),
   })
   .strict();
 
@@ -65,6 +74,8 @@ export interface AgentHarnessConfig {
   timeoutMs: number | null;
   /** The reporter's progress socket (set by the plugin; absent or null: no live progress). */
   progressSocket?: string | null;
+  /** Exposed host paths, absolute (`:ro` kept), or null. */
+  expose: Array<string | { path: string; readOnly?: boolean }> | null;
 }
 
 function describeValue(value: unknown): string {
@@ -114,5 +125,14 @@ export function toAgentHarnessConfig(options: ResolvedAgentHarnessOptions, root:
     reportDir: abs(options.reportDir),
     codexProfile: options.codexProfile ?? null,
     timeoutMs: options.timeoutMs ?? null,
+    expose: options.expose
+      ? options.expose.map((entry) =>
+          typeof entry === 'string'
+            ? entry.endsWith(':ro')
+              ? `${abs(entry.slice(0, -3))}:ro`
+              : abs(entry)
+            : { ...entry, path: abs(entry.path) },
+        )
+      : null,
   };
 }

@@ -24,7 +24,7 @@ import type { AttemptResult } from '../../src/core/attempt-result.js';
 import { printFinished } from '../../src/cli/output.js';
 import { loadEngine } from '../../src/engines/registry.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
-import type { FcmpEvent } from '../../src/protocol/index.js';
+import type { AttemptMeta, FcmpEvent } from '../../src/protocol/index.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { translateRecorded } from '../../src/translate/recorded.js';
 import { renderTranslateView } from '../../src/translate/views.js';
@@ -239,7 +239,7 @@ function comparable(result: AttemptResult): unknown {
 
 describe('a long attempt keeps its events on disk, not in memory', () => {
   let sandbox: CliSandbox;
-  const attempt = (eventMemoryBytes?: number): Promise<AttemptResult> =>
+  const attempt = (eventMemoryBytes?: number, isolation?: 'off'): Promise<AttemptResult> =>
     runAttempt({
       paths: resolveHarnessPaths({ env: sandbox.env, cwd: sandbox.root }),
       engine: 'codex',
@@ -247,6 +247,7 @@ describe('a long attempt keeps its events on disk, not in memory', () => {
       prompt: 'hi',
       hostEnv: sandbox.env,
       ...(eventMemoryBytes === undefined ? {} : { eventMemoryBytes }),
+      ...(isolation ? { isolation } : {}),
     });
 
   it('gives the same result past the budget as within it, read back from the audit files', async () => {
@@ -320,17 +321,27 @@ process.stdout.write(${JSON.stringify(`${failing}\n`)}, () => {
 });
 `;
       fs.writeFileSync(path.join(sandbox.prefix, 'bin', 'codex'), script, { mode: 0o755 });
-      const kept = await attempt();
+      // The defense is for an agent that can write .audit/: without filesystem containment (`off`, or a fallback).
+      const kept = await attempt(undefined, 'off');
       expect(kept.eventsInMemory).toBe(true);
       expect(kept.completion.state).toBe('failed');
       expect(kept.error).toBeNull();
-      const spooled = await attempt(4 * 1024);
+      const spooled = await attempt(4 * 1024, 'off');
       expect(spooled.completion).toMatchObject({ state: 'failed', reason: 'AUDIT_TAMPERED' });
       expect(spooled.error?.code).toBe('AUDIT_TAMPERED');
       expect(spooled.fcmp.at(-1)).toMatchObject({ type: 'conversation.failed', data: { code: 'AUDIT_TAMPERED' } });
       // The forged file is not accepted later either.
-      const again = await attempt(4 * 1024);
+      const again = await attempt(4 * 1024, 'off');
       expect(() => again.rasp).toThrow(/not what the harness wrote/);
+      // Contained (where this machine can), the agent cannot write .audit/ at all: the spooled verdict is the turn's.
+      const contained = await attempt(4 * 1024);
+      const containedMeta = JSON.parse(fs.readFileSync(contained.audit.meta, 'utf8')) as AttemptMeta;
+      if (containedMeta.isolation?.filesystem === 'mount-namespace') {
+        expect(contained.completion.state).toBe('failed');
+        expect(contained.completion.reason).not.toBe('AUDIT_TAMPERED');
+        expect(contained.error).toBeNull();
+        expect(() => contained.rasp).not.toThrow();
+      }
     } finally {
       sandbox.cleanup();
     }

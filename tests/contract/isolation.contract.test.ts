@@ -145,7 +145,14 @@ describe.skipIf(!support.available).each<[InitKind, InitStart]>(
       via,
       `node probe.cjs && cat net.json && echo && ${fetchModel}`,
     );
-    expect(record).toEqual({ mode: 'require', network: 'namespace', processes: 'pid-namespace', reason: null });
+    // No mount plan was sent: the filesystem is the host's.
+    expect(record).toEqual({
+      mode: 'require',
+      network: 'namespace',
+      processes: 'pid-namespace',
+      reason: null,
+      filesystem: 'host',
+    });
     expect(result.exitCode, output).toBe(0);
     const seen = JSON.parse(output.split('\n')[0]!);
     expect(seen).toEqual({ interfaces: ['lo'], routes: 0, connect: 'ENETUNREACH' });
@@ -487,6 +494,7 @@ describe('fallback and refusal', () => {
       network: 'proxy-only',
       processes: 'process-group',
       reason: 'user namespaces are disabled (test)',
+      filesystem: 'host',
     });
     expect(scripted.wrap({ file: '/bin/true', args: ['x'], env: { A: '1' }, cwd: tmp }, { passing: true })).toEqual({
       file: '/bin/true',
@@ -509,6 +517,32 @@ describe('fallback and refusal', () => {
     const off = await openIsolation({ mode: 'off', modelUrl: 'http://127.0.0.1:1' });
     expect(off.record).toMatchObject({ mode: 'off', network: 'proxy-only', processes: 'process-group' });
   });
+
+  it.runIf(support.available)(
+    'filesystem containment unavailable: refused under require, recorded under auto with the host filesystem',
+    async () => {
+      const noMounts = {
+        ...support,
+        filesystem: { available: false, tools: null, reason: 'mounts are forbidden here (test)' },
+      };
+      const required = await openIsolation({ mode: 'require', modelUrl, support: noMounts, filesystem: true }).catch(
+        (error: unknown) => error,
+      );
+      expect(isAgentHarnessError(required, 'ISOLATION_UNAVAILABLE')).toBe(true);
+      expect((required as Error).message).toContain('mounts are forbidden here (test)');
+      const auto = await openIsolation({ mode: 'auto', modelUrl, support: noMounts, filesystem: true });
+      try {
+        expect(auto.record).toMatchObject({ processes: 'pid-namespace', filesystem: 'host' });
+        expect(auto.record.reason).toContain('mounts are forbidden here (test)');
+        // A plan is not carried out where mounts are unavailable.
+        auto.contain({ skeleton: [], mounts: [], exposed: [] });
+        expect(auto.record.filesystem).toBe('host');
+        expect(await auto.contained()).toBe(false);
+      } finally {
+        await auto.close();
+      }
+    },
+  );
 
   it('a model URL off loopback cannot be forwarded: refused under require, recorded under auto', async () => {
     const available = { available: true, unshare: '/usr/bin/unshare', ip: '/usr/sbin/ip', reason: null };
@@ -585,6 +619,7 @@ describe("an init started before the probe's verdict", () => {
             network: 'proxy-only',
             processes: 'process-group',
             reason: 'user namespaces are disabled (test)',
+            filesystem: 'host',
           });
         else expect(isAgentHarnessError(opened, 'ISOLATION_UNAVAILABLE')).toBe(true);
         // openIsolation waited for the kill: the init is gone (its lifeline and model channel were descriptors).

@@ -172,7 +172,11 @@ describe('the git diff of an attempt runs nothing the agent put in its repositor
     const sandbox = createCliSandbox();
     try {
       const marker = path.join(sandbox.root, 'ran-on-host');
-      const stream = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
+      // The agent sees its managed prefix, not the fixtures or the sandbox (its mount namespace): its stream and the
+      // switch below live there.
+      const stream = path.join(sandbox.prefix, 'done-marker.stdout.jsonl');
+      fs.copyFileSync(path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl'), stream);
+      const equalsSwitch = path.join(sandbox.prefix, 'name-with-equals');
       // The agent: makes its run dir a repository when it is not one, then arms every way git could run a command.
       const engine = `#!/usr/bin/env node
 const { execFileSync } = require('node:child_process');
@@ -185,7 +189,7 @@ for (const hook of ['post-index-change', 'pre-auto-gc', 'post-checkout']) fs.wri
 fs.appendFileSync('.git/config', '[core]\\n\\tfsmonitor = ' + JSON.stringify(run('fsmonitor')) + '\\n[filter "Evil.x"]\\n\\tclean = ' + JSON.stringify(run('clean')) + '\\n\\tprocess = ' + JSON.stringify(run('process')) + '\\n\\trequired = true\\n[diff]\\n\\texternal = ' + JSON.stringify(run('external')) + '\\n[diff "evil"]\\n\\ttextconv = ' + JSON.stringify(run('textconv')) + '\\n');
 fs.writeFileSync('.gitattributes', '* filter=Evil.x diff=evil\\n');
 // A driver whose name cannot be overridden on git's command line: then the harness runs no git at all.
-if (fs.existsSync(${JSON.stringify(path.join(sandbox.root, 'name-with-equals'))})) fs.appendFileSync('.git/config', '[filter "a=b"]\\n\\tclean = ' + JSON.stringify(run('equals')) + '\\n');
+if (fs.existsSync(${JSON.stringify(equalsSwitch)})) fs.appendFileSync('.git/config', '[filter "a=b"]\\n\\tclean = ' + JSON.stringify(run('equals')) + '\\n');
 fs.writeFileSync('work.txt', 'the agent was here\\n');
 process.stdout.write(fs.readFileSync(${JSON.stringify(stream)}));
 `;
@@ -204,7 +208,7 @@ process.stdout.write(fs.readFileSync(${JSON.stringify(stream)}));
         // The diff is still taken, unfiltered: the agent's file as it is on disk.
         expect(fs.readFileSync(path.join(audit, 'git-diff.1.patch'), 'utf8')).toContain('+the agent was here');
       }
-      fs.writeFileSync(path.join(sandbox.root, 'name-with-equals'), '');
+      fs.writeFileSync(equalsSwitch, '');
       const run = runCliProcess(sandbox, ['start', '--template', template, '--prompt', 'hi', 'codex']);
       expect(run.status, run.stderr).toBe(0);
       expect(fs.existsSync(marker)).toBe(false);

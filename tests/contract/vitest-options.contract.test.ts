@@ -40,6 +40,7 @@ describe('agentHarness options', () => {
       reportDir: path.resolve('/repo', DEFAULT_REPORT_DIR),
       codexProfile: null,
       timeoutMs: 5000,
+      expose: null,
     });
     expect(structuredClone(config)).toEqual(config);
   });

@@ -562,7 +562,14 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     const meta = expectCompleteAudit(run.audit);
     expect(meta.exit?.timed_out).toBe(true);
     expect(meta.error?.code).toBe('ENGINE_TIMEOUT');
-    expect(meta.isolation).toEqual({ mode: 'auto', network: 'namespace', processes: 'pid-namespace', reason: null });
+    expect(meta.isolation).toEqual({
+      mode: 'auto',
+      network: 'namespace',
+      processes: 'pid-namespace',
+      reason: null,
+      filesystem: 'mount-namespace',
+      exposed: expect.arrayContaining([{ path: run.runDir, access: 'rw', why: 'workspace' }]),
+    });
     // Inside: only `lo`, no route, and a connect to a non-loopback address fails at once, before any packet
     // (ENETUNREACH: no route in the namespace; codex's own sandbox refuses it even earlier with EPERM).
     expect(

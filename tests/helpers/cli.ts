@@ -43,25 +43,31 @@ export function createCliSandbox(): CliSandbox {
     home,
     prefix,
     env,
-    argvLog: path.join(root, 'argv.log'),
+    // In the managed prefix: the fake engine runs in the attempt's mount namespace, where it sees its prefix
+    // read-write and nothing of the sandbox above it (docs/isolation.md).
+    argvLog: path.join(prefix, 'argv.log'),
     cleanup: () => fs.rmSync(root, { recursive: true, force: true }),
   };
 }
 
 /**
  * Installs a fake engine executable in the sandbox's managed prefix: it appends its argv (one JSON array per
- * call) to `argvLog`, prints `stdoutFile` to stdout and `stderrText` to stderr, and exits with `exitCode`.
+ * call) to `argvLog`, prints `stdoutFile` to stdout and `stderrText` to stderr, and exits with `exitCode`. The
+ * stream is copied beside it: the engine sees its prefix, not the fixtures.
  */
 export function installFakeEngine(
   sandbox: CliSandbox,
   name: string,
   options: { stdoutFile: string; stderrText?: string; exitCode?: number; hangAfterOutput?: boolean },
 ): void {
+  const stream = path.join(sandbox.prefix, 'streams', `${name}.stdout`);
+  fs.mkdirSync(path.dirname(stream), { recursive: true });
+  fs.copyFileSync(options.stdoutFile, stream);
   const script = `#!/usr/bin/env node
 const fs = require('node:fs');
 ${options.hangAfterOutput ? "process.on('SIGTERM', () => {});" : ''}
 fs.appendFileSync(${JSON.stringify(sandbox.argvLog)}, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), home: process.env.HOME, codexHome: process.env.CODEX_HOME, hasSecret: Object.keys(process.env).some((k) => k === 'LEAKY_SECRET') }) + '\\n');
-process.stdout.write(fs.readFileSync(${JSON.stringify(options.stdoutFile)}));
+process.stdout.write(fs.readFileSync(${JSON.stringify(stream)}));
 process.stderr.write(${JSON.stringify(options.stderrText ?? '')});
 process.exitCode = ${options.exitCode ?? 0};
 ${options.hangAfterOutput ? 'setInterval(() => {}, 1000);' : ''}

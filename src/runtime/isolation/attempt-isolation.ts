@@ -14,6 +14,9 @@
  *   and closed its lifeline socket) or is killed (`--kill-child` when `unshare` is killed), the kernel kills
  *   every process in the namespace, `setsid`'d or daemonised ones included.
  *
+ * - a **mount namespace** in which the agent sees only what a mount plan allows (`mount-plan.ts`, carried out by the
+ *   init's `namespace-mounts.cjs` before the engine starts): {@link AttemptIsolation.contain}.
+ *
  * Where namespaces are unavailable, mode `auto` falls back to the process group and the proxy variables, with
  * the reason recorded; mode `require` refuses with `ISOLATION_UNAVAILABLE`.
  */
@@ -27,9 +30,10 @@ import { AgentHarnessError } from '../../errors/index.js';
 import { killGroup, type ProcessResult } from '../process-result.js';
 import { spawnSplit, type SpawnedSplit, type SpawnSplitOptions } from '../process.js';
 import type { IsolationMode, IsolationRecord } from '../../protocol/index.js';
-import { INIT_ENV, NAMESPACE_INIT, initArgs, launchLine, passedFd } from './init-scripts.js';
+import { INIT_ENV, NAMESPACE_INIT, initArgs, launchLine, mountsLine, passedFd } from './init-scripts.js';
+import type { MountPlan } from './mount-plan.js';
 import { serveModelChannel } from './model-channel.js';
-import { findNamespaceTools, probeNamespacesAsync, type NamespaceSupport } from './probe.js';
+import { findNamespaceTools, probeNamespacesAsync, type FilesystemSupport, type NamespaceSupport } from './probe.js';
 
 export { NAMESPACE_INIT } from './init-scripts.js';
 
@@ -55,6 +59,11 @@ export interface OpenIsolationOptions {
    * (or ISOLATION_UNAVAILABLE in mode `require`), as without this option.
    */
   prestart?: SpawnSplitOptions['stdin'];
+  /**
+   * The attempt will contain its filesystem ({@link AttemptIsolation.contain}): where that is unavailable, mode
+   * `require` refuses (ISOLATION_UNAVAILABLE) and `auto` records why.
+   */
+  filesystem?: boolean;
 }
 
 /** How {@link AttemptIsolation.wrap} wires the init. */
@@ -117,13 +126,26 @@ export interface AttemptIsolation {
   settle(result: ProcessResult): Promise<ProcessResult>;
   /** Stops the forwarders and removes their sockets. */
   close(): Promise<void>;
+  /**
+   * Has the init build the agent's filesystem from `plan` and pivot into it before the engine starts (sent now to
+   * a prestarted init, which sets it up while the harness writes the engine's config; with the launch otherwise).
+   * Records `filesystem: 'mount-namespace'` and what is exposed; does nothing where filesystem containment is
+   * unavailable (the record then says `host`, and why). Once, before the launch.
+   */
+  contain(plan: MountPlan): void;
+  /**
+   * Resolves once the init has reported its filesystem set up (true) or failed (false: the record says `host` and
+   * why; in mode `require` the attempt then fails at its launch). False at once when nothing was contained.
+   */
+  contained(): Promise<boolean>;
 }
 
 /** What the init reported over the lifeline. */
 type InitReport =
   | { type: 'started'; pid: number }
   | { type: 'exit'; code: number | null; signal: string | null }
-  | { type: 'error'; stage: string; message: string; code: string | null };
+  | { type: 'error'; stage: string; message: string; code: string | null }
+  | { type: 'filesystem'; contained: boolean; message?: string };
 
 /** A loopback port the engine must reach inside the namespace (the model server's, an MCP server's). */
 function loopbackPort(url: string): number | null {
@@ -357,10 +379,29 @@ function closeServer(server: net.Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
+/**
+ * Removes the new root's host directory, never recursively: on the host it is an empty directory (the tmpfs on it
+ * lived in the namespace only). While a namespace that had not pivoted yet is being torn down (an attempt ended
+ * during its setup) the directory is still a mount point there (EBUSY): tried again for a few seconds.
+ */
+function removeNewRoot(dir: string, tries = 40): void {
+  fs.rmdir(dir, (error) => {
+    if (error?.code === 'EBUSY' && tries > 1) setTimeout(() => removeNewRoot(dir, tries - 1), 100).unref();
+  });
+}
+
 /** The fallback: no namespaces, the process group and (in scripted mode) the proxy variables. */
 function withoutNamespaces(mode: IsolationMode, modelUrl: string | null, reason: string): AttemptIsolation {
   return {
-    record: { mode, network: modelUrl === null ? 'host' : 'proxy-only', processes: 'process-group', reason },
+    record: {
+      mode,
+      network: modelUrl === null ? 'host' : 'proxy-only',
+      processes: 'process-group',
+      reason,
+      filesystem: 'host',
+    },
+    contain: () => undefined,
+    contained: async () => false,
     wrap: (command) => ({ file: command.file, args: [...command.args], env: command.env, passSockets: 0 }),
     paths: null,
     prestart: () => undefined,
@@ -388,7 +429,12 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
   // The tools are found at once; whether they work, the trial says (given, under way, or started here).
   const given = options.support instanceof Promise ? null : (options.support ?? null);
   const tools = given
-    ? { unshare: given.unshare, ip: given.ip, verdict: given.available && given.unshare ? null : given }
+    ? {
+        unshare: given.unshare,
+        ip: given.ip,
+        filesystem: given.filesystem ?? findNamespaceTools().filesystem,
+        verdict: given.available && given.unshare ? null : given,
+      }
     : findNamespaceTools();
   if (tools.verdict) return unavailable(tools.verdict);
   const trial = given ?? options.support ?? probeNamespacesAsync();
@@ -406,7 +452,23 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
   // What the init says first on the lifeline, so no other process can take its place there.
   const token = randomBytes(16).toString('hex');
   const reports: InitReport[] = [];
-  const lifeline = createLifeline(token, (report) => reports.push(report));
+  let onFilesystem: (contained: boolean) => void = () => undefined;
+  const filesystemReport = new Promise<boolean>((resolve) => {
+    onFilesystem = resolve;
+  });
+  const lifeline = createLifeline(token, (report) => {
+    reports.push(report);
+    if (report.type === 'filesystem') {
+      if (!report.contained)
+        degradeFilesystem(`the mount namespace could not be set up: ${report.message ?? 'unknown'}`);
+      onFilesystem(report.contained);
+    }
+  });
+  void lifeline.closed.then(() => onFilesystem(false));
+  /** Filesystem containment as the trial found it (after the verdict, below). */
+  let filesystem: FilesystemSupport = tools.filesystem;
+  /** The host directory the new root is mounted on (made by contain, removed by close). */
+  let newRoot: string | null = null;
   // Path sockets only for the wrap mode (PTY and `script` attempts, whose init starts in their terminal and
   // inherits nothing): an isolation opened to be prestarted passes its init the lifeline and the model channel.
   const dir = options.prestart === undefined ? socketDir() : null;
@@ -482,12 +544,33 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
       if (socket) stopChannels.push(serveModelChannel(socket, target.port, target.host));
     }
   };
+  /** The record says `host` from now on, and why. */
+  const degradeFilesystem = (why: string): void => {
+    opened.record.filesystem = 'host';
+    delete opened.record.exposed;
+    opened.record.reason ??= why;
+  };
   let wrapped = false;
   let prestarted: SpawnedSplit | null = null;
   let launched = false;
   let closed = false;
   const opened: AttemptIsolation = {
-    record: { mode, network: ownNetwork ? 'namespace' : 'host', processes: 'pid-namespace', reason: null },
+    record: {
+      mode,
+      network: ownNetwork ? 'namespace' : 'host',
+      processes: 'pid-namespace',
+      reason: null,
+      filesystem: 'host',
+    },
+    contain: (plan) => {
+      if (!filesystem.available || !filesystem.tools || newRoot !== null || launched || closed) return;
+      // Private to this process (0700); in the namespace a tmpfs is mounted on it, on the host it stays empty.
+      newRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-root-'));
+      opened.record.filesystem = 'mount-namespace';
+      opened.record.exposed = plan.exposed;
+      lifeline.send(mountsLine(plan, newRoot, filesystem.tools, mode === 'require'));
+    },
+    contained: () => (newRoot === null ? Promise.resolve(false) : filesystemReport),
     paths: paths ? { lifeline: paths.lifeline, model: paths.model, token } : null,
     wrap: (command, wrapOptions = {}) => {
       if (!wrapCommand || prestarted || wrapped)
@@ -567,6 +650,7 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
       }
       removePaths();
       await serversClosed;
+      if (newRoot !== null) removeNewRoot(newRoot);
     },
   };
   if (options.prestart !== undefined) opened.prestart(options.prestart);
@@ -575,6 +659,15 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     // The init, if started, was sent nothing: it is killed with its group, and its sockets go.
     await opened.close();
     return unavailable(support);
+  }
+  filesystem = support.filesystem ?? filesystem;
+  if (options.filesystem && !filesystem.available) {
+    const why = `filesystem containment is unavailable: ${filesystem.reason ?? 'unknown'}`;
+    if (mode === 'require') {
+      await opened.close();
+      return refuse(why, 'Filesystem containment was required');
+    }
+    opened.record.reason = why;
   }
   return opened;
 }

@@ -5,6 +5,8 @@
  */
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../executables.js';
+import { planFstab, type MountPlan } from './mount-plan.js';
+import type { MountTools } from './probe.js';
 
 /** The init, a plain CommonJS file run by this process's Node. */
 export const NAMESPACE_INIT = path.join(PACKAGE_ROOT, 'runtime', 'namespace-init.cjs');
@@ -72,5 +74,24 @@ export function launchLine(command: {
     ...command.args.map(hex),
     String(env.length),
     ...env,
+  ].join(' ');
+}
+
+/**
+ * The mount message for an init (`runtime/namespace-mounts.cjs`): the plan's root, whether a failure must stop the
+ * attempt (`required`), the tools, the fstab text and the skeleton, every string as the hex of its UTF-8.
+ */
+export function mountsLine(plan: MountPlan, root: string, tools: MountTools, required: boolean): string {
+  return [
+    'mounts',
+    hex(root),
+    required ? '1' : '0',
+    hex(tools.mount),
+    hex(tools.pivotRoot),
+    hex(tools.umount),
+    hex(tools.unshare),
+    hex(planFstab(plan, root)),
+    String(plan.skeleton.length),
+    ...plan.skeleton.flatMap((entry) => [entry.type, hex(entry.path), hex(entry.target ?? '')]),
   ].join(' ');
 }

@@ -1,0 +1,348 @@
+/**
+ * The filesystem an agent sees inside its mount namespace, as a plan the namespace init carries out
+ * (`runtime/namespace-mounts.cjs`): a fresh tmpfs is mounted on an empty host directory, the plan's skeleton
+ * (directories, empty files, symlinks) is made in it, the fstab lines bind what the agent may see at the same
+ * paths as on the host, then the init pivots into it and detaches the host's root. Nothing is there that the plan
+ * does not name: an allow-list, not a deny-list.
+ *
+ * Built here from the attempt's request alone (a pure function of its inputs and the host's file tree), so
+ * contract tests check it without a namespace.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { AgentHarnessError } from '../../errors/index.js';
+import type { ExposedPath } from '../../protocol/index.js';
+
+/** A host path the caller opens to the agent: `expose` in the plugin and providers, `--expose PATH[:ro]` on the CLI. */
+export type ExposeEntry = string | { path: string; readOnly?: boolean };
+
+/** A resolved {@link ExposeEntry}. */
+export interface ExposeRequest {
+  path: string;
+  readOnly: boolean;
+}
+
+/** What the agent's filesystem is built from. Every path absolute; paths that do not exist are left out. */
+export interface MountPlanInput {
+  /** The engine's working directory: read-write. */
+  workspace: string;
+  /** Inside the workspace, read-only to the agent (`.audit/`). */
+  readOnlyInWorkspace: readonly string[];
+  /** The managed HOME, TMPDIR, npm prefix and uv directories: read-write. */
+  writable: readonly string[];
+  /** The engine's installation and Node's directory: read-only. */
+  readOnly: readonly string[];
+  /** The files of declared stdio MCP servers (their directories): read-only. */
+  mcp?: readonly string[];
+  /** What the caller opened on purpose. */
+  expose: readonly ExposeRequest[];
+  /** The host's system entries bound read-only (default {@link SYSTEM_ENTRIES}). */
+  system?: readonly string[];
+}
+
+/** One thing the init makes in the new root before it mounts: a directory, an empty file, or a symlink. */
+export interface SkeletonEntry {
+  type: 'dir' | 'file' | 'link';
+  /** The path inside the new root (as the agent sees it). */
+  path: string;
+  /** A symlink's target, verbatim; a directory's mode (octal string) when not 0755. */
+  target?: string;
+}
+
+/** One mount, with its target inside the new root. */
+export interface PlannedMount {
+  /** A host path, a filesystem's name, or (with `inRoot`) a path inside the new root. */
+  source: string;
+  /** `source` is a path inside the new root (a directory of its tmpfs bound over itself). */
+  inRoot?: boolean;
+  /** The path inside the new root (as the agent sees it). */
+  target: string;
+  fstype: string;
+  options: string;
+}
+
+/** The plan the init carries out, on a root the isolation chooses (an empty host directory). */
+export interface MountPlan {
+  skeleton: SkeletonEntry[];
+  mounts: PlannedMount[];
+  /** The host paths the agent sees, beyond the system entries, for the audit (`meta.isolation.exposed`). */
+  exposed: ExposedPath[];
+}
+
+/**
+ * The host's system entries an agent sees read-only (a symlink is copied as a symlink: on merged-/usr systems
+ * `/bin` is `usr/bin`). `/etc` holds the resolver, certificates, passwd and the system git config the engines read.
+ */
+export const SYSTEM_ENTRIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc'] as const;
+
+/** The device nodes bound from the host's /dev (nothing else of it: no disks, no other terminals). */
+const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty'] as const;
+
+/** The link targets every /dev has. */
+const DEV_LINKS: ReadonlyArray<[string, string]> = [
+  ['fd', '/proc/self/fd'],
+  ['stdin', '/proc/self/fd/0'],
+  ['stdout', '/proc/self/fd/1'],
+  ['stderr', '/proc/self/fd/2'],
+  ['ptmx', 'pts/ptmx'],
+];
+
+function lstat(file: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Walks `file` component by component: each symlink met on the way is returned (so it is made in the new root, the
+ * path keeps working as given), and the real path it leads to. Null when it does not exist.
+ */
+function walk(file: string, links: Array<{ path: string; target: string }>): string | null {
+  let current = '/';
+  const parts = path.resolve(file).split('/').filter(Boolean);
+  for (let hops = 0; parts.length > 0; ) {
+    const next = path.join(current, parts.shift()!);
+    const stat = lstat(next);
+    if (!stat) return null;
+    if (!stat.isSymbolicLink()) {
+      current = next;
+      continue;
+    }
+    if (++hops > 40) return null;
+    const target = fs.readlinkSync(next);
+    links.push({ path: next, target });
+    // The rest of the path continues from where the link points.
+    parts.unshift(...path.resolve(current, target).split('/').filter(Boolean));
+    current = '/';
+  }
+  return current;
+}
+
+/** The per-mount flags a bind keeps from its source: a remount that dropped one (to add `ro`) would be refused. */
+const KEPT_FLAGS = new Set(['nosuid', 'nodev', 'noexec', 'noatime', 'nodiratime', 'relatime', 'strictatime']);
+
+/** The mounts of this process (`/proc/self/mountinfo`): mount point and per-mount options; [] where unreadable. */
+function readMounts(): Array<{ at: string; flags: string[] }> {
+  let text: string;
+  try {
+    // Byte for byte: paths are UTF-8 with a few octal escapes, decoded once unescaped.
+    text = fs.readFileSync('/proc/self/mountinfo', 'latin1');
+  } catch {
+    return [];
+  }
+  const unescaped = (field: string): string =>
+    field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const fields = line.split(' ');
+      return {
+        at: Buffer.from(unescaped(fields[4] ?? ''), 'latin1').toString('utf8'),
+        flags: (fields[5] ?? '').split(','),
+      };
+    });
+}
+
+/**
+ * The flags of the mount that holds `file` that a read-only bind must repeat: in a user namespace the kernel locks
+ * a mount's nosuid, nodev, noexec and atime flags, and the remount that makes a bind read-only must keep them.
+ */
+function keptFlags(file: string, mounts: ReadonlyArray<{ at: string; flags: string[] }>): string[] {
+  let best: { at: string; flags: string[] } | null = null;
+  for (const mount of mounts) {
+    if (within(file, mount.at) && (!best || mount.at.length >= best.at.length)) best = mount;
+  }
+  return (best?.flags ?? []).filter((flag) => KEPT_FLAGS.has(flag));
+}
+
+/** Whether `child` is `parent` or under it. */
+function within(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent === '/' ? '/' : `${parent}/`);
+}
+
+/** A path escaped for an fstab field (libmount reads `\ooo` octal escapes). */
+export function fstabEscape(field: string): string {
+  return Buffer.from(field, 'utf8')
+    .toString('latin1')
+    .replace(/[^A-Za-z0-9/._+@:,=-]/g, (char) => `\\${char.charCodeAt(0).toString(8).padStart(3, '0')}`);
+}
+
+/**
+ * The fstab text of `plan` with the new root's tmpfs on `root` (the empty host directory; invisible on the host:
+ * the mount is private), in order.
+ */
+export function planFstab(plan: Pick<MountPlan, 'mounts'>, root: string): string {
+  return plan.mounts
+    .map(
+      (mount) =>
+        `${fstabEscape(mount.inRoot ? path.join(root, mount.source) : mount.source)} ${fstabEscape(path.join(root, mount.target))} ${mount.fstype} ${mount.options} 0 0\n`,
+    )
+    .join('');
+}
+
+/** Builds the mount plan of one attempt. */
+export function buildMountPlan(input: MountPlanInput): MountPlan {
+  const skeleton = new Map<string, SkeletonEntry>();
+  /** Bound host paths, by path: the access asked for (read-write wins over read-only for the same path). */
+  const binds = new Map<string, { readOnly: boolean; why: ExposedPath['why']; file: boolean }>();
+  const exposed: ExposedPath[] = [];
+  const addDir = (dir: string, mode?: string): void => {
+    for (let at = dir; at !== '/'; at = path.dirname(at)) {
+      if (!skeleton.has(at)) skeleton.set(at, { type: 'dir', path: at });
+    }
+    if (mode) skeleton.set(dir, { type: 'dir', path: dir, target: mode });
+  };
+  const addLink = (link: string, target: string): void => {
+    addDir(path.dirname(link));
+    skeleton.set(link, { type: 'link', path: link, target });
+  };
+  /** Shows the host's `file` at its own path (its symlinks as symlinks); false when it does not exist. */
+  const bind = (file: string, readOnly: boolean, why: ExposedPath['why']): boolean => {
+    const links: Array<{ path: string; target: string }> = [];
+    const real = walk(file, links);
+    if (real === null) return false;
+    for (const link of links) addLink(link.path, link.target);
+    const previous = binds.get(real);
+    if (previous && (previous.readOnly === readOnly || !previous.readOnly)) return true;
+    binds.set(real, { readOnly, why, file: !lstat(real)!.isDirectory() });
+    return true;
+  };
+  for (const entry of input.system ?? SYSTEM_ENTRIES) {
+    const stat = lstat(entry);
+    if (stat?.isSymbolicLink()) addLink(entry, fs.readlinkSync(entry));
+    else if (stat?.isDirectory()) bind(entry, true, 'system');
+  }
+  bind(input.workspace, false, 'workspace');
+  for (const dir of input.writable) bind(dir, false, 'managed');
+  for (const file of input.readOnly) bind(file, true, 'engine');
+  for (const file of input.mcp ?? []) bind(file, true, 'mcp');
+  for (const entry of input.expose) bind(entry.path, entry.readOnly, 'expose');
+  // Read-only inside the workspace: bound again over itself, read-only (after the workspace: longer paths later).
+  const readOnlyInside = input.readOnlyInWorkspace.map((dir) => walk(dir, [])).filter((d): d is string => d !== null);
+
+  // Minimal /dev: a few device nodes, a fresh devpts, a private /dev/shm; a fresh /proc of the PID namespace; a
+  // private /tmp. /tmp and /dev/shm are directories of the new root's tmpfs bound over themselves, so they stay
+  // writable when the root is made read-only.
+  addDir('/dev');
+  for (const device of DEVICES) {
+    if (lstat(`/dev/${device}`)?.isCharacterDevice())
+      skeleton.set(`/dev/${device}`, { type: 'file', path: `/dev/${device}` });
+  }
+  for (const [link, target] of DEV_LINKS) addLink(`/dev/${link}`, target);
+  addDir('/dev/pts');
+  addDir('/dev/shm', '1777');
+  addDir('/proc');
+  addDir('/tmp', '1777');
+
+  const mounts: PlannedMount[] = [
+    { source: 'proc', target: '/proc', fstype: 'proc', options: 'nosuid,nodev,noexec' },
+    {
+      source: 'devpts',
+      target: '/dev/pts',
+      fstype: 'devpts',
+      options: 'newinstance,ptmxmode=0666,mode=0620,nosuid,noexec',
+    },
+    { source: '/dev/shm', inRoot: true, target: '/dev/shm', fstype: 'none', options: 'bind' },
+    { source: '/tmp', inRoot: true, target: '/tmp', fstype: 'none', options: 'bind' },
+  ];
+  for (const device of DEVICES) {
+    if (skeleton.has(`/dev/${device}`))
+      mounts.push({ source: `/dev/${device}`, target: `/dev/${device}`, fstype: 'none', options: 'bind' });
+  }
+  const hostMounts = readMounts();
+  /** A bind's options: read-write keeps its source's flags as they are (no remount); read-only repeats them. */
+  const bindOptions = (source: string, readOnly: boolean): string =>
+    readOnly ? ['bind', 'ro', ...keptFlags(source, hostMounts)].join(',') : 'bind';
+  // Parents before children, so a child lands on its parent's mount: sorted by path component.
+  const ordered = [...binds.entries()].sort(([a], [b]) => compareByComponent(a, b));
+  const kept: Array<[string, { readOnly: boolean; why: ExposedPath['why']; file: boolean }]> = [];
+  for (const [at, bound] of ordered) {
+    // A path under a bind of the same access is seen through it already.
+    const parent = [...kept].reverse().find(([p]) => within(at, p));
+    if (parent && parent[1].readOnly === bound.readOnly) continue;
+    kept.push([at, bound]);
+  }
+  for (const [at, bound] of kept) {
+    if (bound.file) {
+      addDir(path.dirname(at));
+      skeleton.set(at, { type: 'file', path: at });
+    } else addDir(at);
+    mounts.push({ source: at, target: at, fstype: 'none', options: bindOptions(at, bound.readOnly) });
+    if (bound.why !== 'system') exposed.push({ path: at, access: bound.readOnly ? 'ro' : 'rw', why: bound.why });
+  }
+  for (const dir of readOnlyInside) {
+    mounts.push({ source: dir, target: dir, fstype: 'none', options: bindOptions(dir, true) });
+    exposed.push({ path: dir, access: 'ro', why: 'audit' });
+  }
+  return {
+    skeleton: [...skeleton.values()].sort((a, b) => compareByComponent(a.path, b.path)),
+    mounts,
+    exposed,
+  };
+}
+
+/** Orders paths so that a directory comes right before what is under it. */
+function compareByComponent(a: string, b: string): number {
+  const left = a.split('/');
+  const right = b.split('/');
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    if (left[i] !== right[i]) return left[i]! < right[i]! ? -1 : 1;
+  }
+  return left.length - right.length;
+}
+
+/**
+ * The outermost `node_modules` directory holding `file` once its symlinks are resolved (npm hoists an engine's
+ * dependencies there), else the directory of the resolved file: what an engine needs of its installation.
+ */
+export function installationRoot(file: string): string {
+  let real: string;
+  try {
+    real = fs.realpathSync(file);
+  } catch {
+    return path.dirname(file);
+  }
+  const parts = real.split('/');
+  const first = parts.indexOf('node_modules');
+  return first > 0 ? parts.slice(0, first + 1).join('/') : path.dirname(real);
+}
+
+/**
+ * Resolves `expose` entries: a string is `PATH` or `PATH:ro`, relative paths against `cwd`; every path must exist.
+ * CONFIG_INVALID otherwise, naming the entry.
+ */
+export function resolveExpose(entries: readonly ExposeEntry[] | undefined, cwd: string): ExposeRequest[] {
+  return (entries ?? []).map((entry) => {
+    let request: ExposeRequest;
+    if (typeof entry === 'string') {
+      const readOnly = entry.endsWith(':ro');
+      const raw = readOnly ? entry.slice(0, -3) : entry.endsWith(':rw') ? entry.slice(0, -3) : entry;
+      request = { path: raw, readOnly };
+    } else if (entry && typeof entry === 'object' && typeof entry.path === 'string') {
+      request = { path: entry.path, readOnly: entry.readOnly === true };
+    } else {
+      throw new AgentHarnessError(
+        'CONFIG_INVALID',
+        `An expose entry must be "PATH", "PATH:ro" or { path, readOnly }; got ${JSON.stringify(entry)}.`,
+        { details: { value: entry } },
+      );
+    }
+    if (request.path.trim() === '') {
+      throw new AgentHarnessError('CONFIG_INVALID', `An expose entry has an empty path (${JSON.stringify(entry)}).`, {
+        details: { value: entry },
+      });
+    }
+    const resolved = path.resolve(cwd, request.path);
+    if (!fs.existsSync(resolved)) {
+      throw new AgentHarnessError(
+        'CONFIG_INVALID',
+        `The exposed path ${resolved}${resolved === request.path ? '' : ` (from "${request.path}")`} does not exist; expose only existing files or directories.`,
+        { details: { value: request.path, resolved } },
+      );
+    }
+    return { path: resolved, readOnly: request.readOnly };
+  });
+}

@@ -1,0 +1,362 @@
+/**
+ * The agent's filesystem as a plan (request → mounts), over real directories and symlinks: what is bound, how, in
+ * which order, how `expose` is read; and, where this machine can contain a filesystem, the plan carried out by the
+ * namespace init for a stand-in engine (a shell), with no engine CLI.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
+import {
+  buildMountPlan,
+  fstabEscape,
+  installationRoot,
+  planFstab,
+  resolveExpose,
+} from '../../src/runtime/isolation/mount-plan.js';
+import { probeNamespaces } from '../../src/runtime/isolation/probe.js';
+import { superviseSplit } from '../../src/runtime/process.js';
+import { thrownBy } from '../helpers/errors.js';
+
+const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ah-plan-')));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+/** A small host tree: a project with a workspace, a managed home, an engine installed through a symlinked node_modules. */
+function tree(name: string) {
+  const root = path.join(tmp, name);
+  const workspace = path.join(root, 'project', 'runs', 'run-1');
+  const home = path.join(root, 'project', 'cache', 'home');
+  const store = path.join(root, 'store', 'node_modules');
+  fs.mkdirSync(path.join(workspace, '.audit'), { recursive: true });
+  fs.mkdirSync(home, { recursive: true });
+  fs.mkdirSync(path.join(store, 'engine', 'bin'), { recursive: true });
+  fs.mkdirSync(path.join(store, '.bin'), { recursive: true });
+  fs.writeFileSync(path.join(store, 'engine', 'bin', 'cli.js'), '');
+  fs.symlinkSync('../engine/bin/cli.js', path.join(store, '.bin', 'engine'));
+  fs.symlinkSync(store, path.join(root, 'project', 'node_modules'));
+  return { root, workspace, home, store, executable: path.join(root, 'project', 'node_modules', '.bin', 'engine') };
+}
+
+describe('mount plan', () => {
+  it('binds the system read-only, copies its symlinks, the workspace read-write and .audit read-only over it', () => {
+    const t = tree('basic');
+    const plan = buildMountPlan({
+      workspace: t.workspace,
+      readOnlyInWorkspace: [path.join(t.workspace, '.audit')],
+      writable: [t.home],
+      readOnly: [t.executable, installationRoot(t.executable)],
+      expose: [],
+    });
+    const binds = plan.mounts.filter((m) => m.fstype === 'none' && !m.inRoot);
+    const usr = binds.find((m) => m.target === '/usr');
+    expect(usr).toMatchObject({ source: '/usr', options: expect.stringMatching(/^bind,ro/) });
+    // A merged-/usr system's /bin is a symlink: it is made as one, not bound.
+    if (fs.lstatSync('/bin').isSymbolicLink())
+      expect(plan.skeleton).toContainEqual({ type: 'link', path: '/bin', target: fs.readlinkSync('/bin') });
+    const workspace = binds.findIndex((m) => m.target === t.workspace);
+    const audit = binds.findIndex((m) => m.target === path.join(t.workspace, '.audit'));
+    expect(binds[workspace]!.options).toBe('bind');
+    expect(binds[audit]!.options).toMatch(/^bind,ro/);
+    expect(audit).toBeGreaterThan(workspace);
+    // Nothing of the project but what was named: not its root, not its node_modules symlink's target as a whole
+    // beyond the installation.
+    expect(binds.map((m) => m.target)).not.toContain(path.join(t.root, 'project'));
+    expect(plan.exposed).toEqual([
+      { path: t.home, access: 'rw', why: 'managed' },
+      { path: t.workspace, access: 'rw', why: 'workspace' },
+      { path: t.store, access: 'ro', why: 'engine' },
+      { path: path.join(t.workspace, '.audit'), access: 'ro', why: 'audit' },
+    ]);
+    // The symlinked node_modules is made as a symlink, so the executable's path works as given.
+    expect(plan.skeleton).toContainEqual({
+      type: 'link',
+      path: path.join(t.root, 'project', 'node_modules'),
+      target: t.store,
+    });
+    // The executable lies in the installation, which is bound already: not bound again.
+    expect(binds.map((m) => m.target)).not.toContain(path.join(t.store, 'engine', 'bin', 'cli.js'));
+    // A fresh /proc, a fresh devpts, a private /tmp and /dev/shm (directories of the new root).
+    expect(plan.mounts).toContainEqual({
+      source: 'proc',
+      target: '/proc',
+      fstype: 'proc',
+      options: 'nosuid,nodev,noexec',
+    });
+    expect(plan.mounts.find((m) => m.target === '/tmp')).toMatchObject({ inRoot: true, options: 'bind' });
+    expect(plan.mounts.find((m) => m.target === '/dev/pts')?.options).toContain('newinstance');
+    // Only a few device nodes of the host's /dev.
+    expect(
+      plan.mounts
+        .filter((m) => m.target.startsWith('/dev/') && m.fstype === 'none' && !m.inRoot)
+        .map((m) => m.target)
+        .every((target) =>
+          ['/dev/null', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom', '/dev/tty'].includes(target),
+        ),
+    ).toBe(true);
+  });
+
+  it('orders parents before children, keeps one bind for a path under a bind of the same access', () => {
+    const t = tree('nested');
+    const inside = path.join(t.home, 'sub');
+    fs.mkdirSync(inside);
+    const plan = buildMountPlan({
+      workspace: t.workspace,
+      readOnlyInWorkspace: [],
+      writable: [inside, t.home],
+      readOnly: [],
+      expose: [{ path: path.join(t.home, 'sub'), readOnly: true }],
+    });
+    const targets = plan.mounts.filter((m) => !m.inRoot && m.fstype === 'none').map((m) => m.target);
+    // `sub` read-write is seen through the home's bind; asked read-only as well, the read-write bind wins.
+    expect(targets.filter((target) => target === inside)).toEqual([]);
+    expect(targets.indexOf(t.home)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('binds an exposed file on an empty file of the skeleton, read-only when asked', () => {
+    const t = tree('file');
+    const file = path.join(t.root, 'notes.txt');
+    fs.writeFileSync(file, 'n');
+    const plan = buildMountPlan({
+      workspace: t.workspace,
+      readOnlyInWorkspace: [],
+      writable: [],
+      readOnly: [],
+      expose: [{ path: file, readOnly: true }],
+    });
+    expect(plan.skeleton).toContainEqual({ type: 'file', path: file });
+    expect(plan.mounts).toContainEqual({
+      source: file,
+      target: file,
+      fstype: 'none',
+      options: expect.stringMatching(/^bind,ro/),
+    });
+    expect(plan.exposed).toContainEqual({ path: file, access: 'ro', why: 'expose' });
+  });
+
+  it("a read-only bind repeats its source mount's locked flags (noexec, nosuid, nodev, atime); a read-write bind is a plain bind", () => {
+    const t = tree('flags');
+    const procFlags = fs
+      .readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .map((line) => line.split(' '))
+      .find((fields) => fields[4] === '/proc')?.[5]
+      ?.split(',')
+      .filter((flag) => ['nosuid', 'nodev', 'noexec'].includes(flag));
+    const plan = buildMountPlan({
+      workspace: t.workspace,
+      readOnlyInWorkspace: [],
+      writable: [],
+      readOnly: [],
+      expose: [{ path: '/proc/self/fdinfo', readOnly: true }],
+    });
+    const real = fs.realpathSync('/proc/self/fdinfo');
+    const options = plan.mounts.find((m) => m.target === real)?.options.split(',');
+    expect(options?.slice(0, 2)).toEqual(['bind', 'ro']);
+    expect(options).toEqual(expect.arrayContaining(procFlags ?? []));
+    expect(plan.mounts.find((m) => m.target === t.workspace)?.options).toBe('bind');
+  });
+
+  it('leaves out paths that do not exist', () => {
+    const t = tree('missing');
+    const plan = buildMountPlan({
+      workspace: t.workspace,
+      readOnlyInWorkspace: [path.join(t.workspace, '.nothing')],
+      writable: [path.join(t.root, 'absent')],
+      readOnly: [],
+      expose: [],
+    });
+    expect(plan.exposed.map((e) => e.path)).toEqual([t.workspace]);
+  });
+
+  it('writes fstab fields with octal escapes, targets under the root', () => {
+    expect(fstabEscape('/a b/é\tx\\y')).toBe('/a\\040b/\\303\\251\\011x\\134y');
+    const fstab = planFstab(
+      {
+        mounts: [
+          { source: '/w s', target: '/w s', fstype: 'none', options: 'bind' },
+          { source: '/tmp', inRoot: true, target: '/tmp', fstype: 'none', options: 'bind' },
+        ],
+      },
+      '/r',
+    );
+    expect(fstab).toBe('/w\\040s /r/w\\040s none bind 0 0\n/r/tmp /r/tmp none bind 0 0\n');
+  });
+});
+
+describe('expose entries', () => {
+  it('reads PATH, PATH:ro and { path, readOnly }, relative against the base', () => {
+    const dir = path.join(tmp, 'exposed');
+    fs.mkdirSync(dir, { recursive: true });
+    expect(resolveExpose([dir, `${dir}:ro`, 'exposed', { path: dir, readOnly: true }, `${dir}:rw`], tmp)).toEqual([
+      { path: dir, readOnly: false },
+      { path: dir, readOnly: true },
+      { path: dir, readOnly: false },
+      { path: dir, readOnly: true },
+      { path: dir, readOnly: false },
+    ]);
+  });
+
+  it('refuses a path that does not exist, and a malformed entry, with CONFIG_INVALID naming it', () => {
+    const missing = thrownBy(() => resolveExpose([path.join(tmp, 'nope:ro')], tmp));
+    expect(missing).toMatchObject({ code: 'CONFIG_INVALID' });
+    expect((missing as Error).message).toContain(path.join(tmp, 'nope'));
+    expect(thrownBy(() => resolveExpose([{ nope: 1 } as never], tmp))).toMatchObject({ code: 'CONFIG_INVALID' });
+    expect(thrownBy(() => resolveExpose([':ro'], tmp))).toMatchObject({ code: 'CONFIG_INVALID' });
+  });
+});
+
+const support = probeNamespaces();
+describe.skipIf(!support.available || !support.filesystem?.available)('the plan carried out by the init', () => {
+  it('a stand-in engine sees the workspace, not the host; cannot write .audit, remount or unmount it, nor reach the init', async () => {
+    // A path with a space, a quote and UTF-8: what the fstab escapes.
+    const t = tree("carried dir é 'q'");
+    const canary = path.join(t.root, 'project', 'canary.txt');
+    fs.writeFileSync(canary, 'secret');
+    const isolation = await openIsolation({ mode: 'require', modelUrl: null, support, filesystem: true });
+    const chunks: Buffer[] = [];
+    try {
+      isolation.prestart('ignore');
+      isolation.contain(
+        buildMountPlan({
+          workspace: t.workspace,
+          readOnlyInWorkspace: [path.join(t.workspace, '.audit')],
+          writable: [],
+          readOnly: [],
+          expose: [],
+        }),
+      );
+      expect(isolation.record).toMatchObject({ filesystem: 'mount-namespace', reason: null });
+      const script = [
+        `cat "${canary}" 2>&1`,
+        'echo inside > mine.txt && cat mine.txt',
+        '(echo x > .audit/x) 2>&1',
+        '(mount -o remount,bind,rw .audit && echo remounted) 2>&1',
+        '(umount .audit && echo unmounted) 2>&1',
+        '(cat /proc/1/environ > /dev/null && echo init-environ) 2>&1',
+        '(readlink /proc/1/fd/0 > /dev/null && echo init-fds) 2>&1',
+        'ls /',
+      ].join('; ');
+      const child = isolation.launch({
+        file: '/bin/sh',
+        args: ['-c', script],
+        env: { PATH: '/usr/bin:/bin' },
+        cwd: t.workspace,
+      });
+      const result = await isolation.settle(
+        await superviseSplit(child!, { onChunk: (_stream, chunk) => chunks.push(Buffer.from(chunk)) }),
+      );
+      expect(await isolation.contained()).toBe(true);
+      const output = Buffer.concat(chunks).toString('utf8');
+      expect(result.exitCode, output).toBe(0);
+      expect(output).not.toContain('secret');
+      expect(output).toContain('No such file or directory');
+      expect(output).toContain('inside');
+      expect(output).toContain('Read-only file system');
+      expect(output).not.toContain('remounted');
+      expect(output).not.toContain('unmounted');
+      expect(output).not.toContain('init-fds');
+      expect(output).not.toContain('init-environ');
+      expect(fs.readFileSync(path.join(t.workspace, 'mine.txt'), 'utf8')).toBe('inside\n');
+      expect(fs.existsSync(path.join(t.workspace, '.audit', 'x'))).toBe(false);
+    } finally {
+      await isolation.close();
+    }
+  });
+});
+
+describe.skipIf(!support.available || !support.filesystem?.available)('a plan the init cannot carry out', () => {
+  const broken = {
+    skeleton: [],
+    mounts: [{ source: 'none', target: '/x', fstype: 'no-such-filesystem', options: 'defaults' }],
+    exposed: [],
+  };
+  const run = async (mode: 'auto' | 'require') => {
+    const isolation = await openIsolation({ mode, modelUrl: null, support, filesystem: true });
+    try {
+      isolation.prestart('ignore');
+      isolation.contain(broken);
+      const child = isolation.launch({ file: '/bin/sh', args: ['-c', 'echo ran'], env: {}, cwd: tmp });
+      const result = await isolation.settle(await superviseSplit(child!, {}));
+      return { result, contained: await isolation.contained(), record: isolation.record };
+    } finally {
+      await isolation.close();
+    }
+  };
+
+  it('auto: the engine runs on the host filesystem, and the record says so and why', async () => {
+    const { result, contained, record } = await run('auto');
+    expect(contained).toBe(false);
+    expect(result.exitCode).toBe(0);
+    expect(record.filesystem).toBe('host');
+    expect(record.exposed).toBeUndefined();
+    expect(record.reason).toMatch(/^the mount namespace could not be set up: /);
+  });
+
+  it('require: the engine does not start', async () => {
+    const { result, record } = await run('require');
+    expect(result.spawnError?.message).toMatch(/^namespace filesystem: /);
+    expect(record.filesystem).toBe('host');
+  });
+});
+
+describe('doctor', () => {
+  it('reports whether the filesystem can be contained here, and fails it only under require', async () => {
+    const { runDoctorChecks } = await import('../../src/cli/doctor.js');
+    const { resolveHarnessPaths } = await import('../../src/runtime/paths.js');
+    const paths = resolveHarnessPaths({ projectRoot: tmp, env: {}, skillRoots: [] });
+    const checks = await runDoctorChecks(paths, { PATH: process.env.PATH }, [], { probeTries: 1 });
+    const check = checks.find((c) => c.name === 'filesystem');
+    expect(check?.ok).toBe(true);
+    if (support.available && support.filesystem?.available)
+      expect(check?.detail).toMatch(/^mount namespace per attempt/);
+    else expect(check?.detail).toMatch(/^WARNING filesystem containment is unavailable/);
+    const off = await runDoctorChecks(paths, { PATH: process.env.PATH, AGENT_HARNESS_ISOLATION: 'off' }, [], {
+      probeTries: 1,
+    });
+    expect(off.find((c) => c.name === 'filesystem')?.detail).toBe('off: the agent sees the host filesystem');
+  });
+});
+
+describe('--expose on the CLI', () => {
+  it('refuses a path that does not exist with CONFIG_INVALID, before a run directory is made', async () => {
+    const { createCliSandbox, installFakeEngine, runCliProcess, REPO } = await import('../helpers/cli.js');
+    const sandbox = createCliSandbox();
+    try {
+      installFakeEngine(sandbox, 'codex', {
+        stdoutFile: path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl'),
+      });
+      const run = runCliProcess(sandbox, ['start', '--expose', 'no-such-dir:ro', '--prompt', 'x', 'codex']);
+      expect(run.status).not.toBe(0);
+      expect(run.stderr).toContain('agent-harness: error CONFIG_INVALID: ');
+      expect(run.stderr).toContain(path.join(sandbox.root, 'no-such-dir'));
+      expect(fs.existsSync(path.join(sandbox.root, '.agent-harness', 'harness_runs'))).toBe(false);
+    } finally {
+      sandbox.cleanup();
+    }
+  });
+});
+
+describe('expose in the plugin and provider options', () => {
+  it('the plugin resolves entries against its root, keeping :ro; a malformed entry is CONFIG_INVALID', async () => {
+    const { parseAgentHarnessOptions, toAgentHarnessConfig } = await import('../../src/vitest/options.js');
+    const config = toAgentHarnessConfig(
+      parseAgentHarnessOptions({ expose: ['data:ro', 'cache', { path: 'notes', readOnly: true }] }),
+      '/project',
+    );
+    expect(config.expose).toEqual(['/project/data:ro', '/project/cache', { path: '/project/notes', readOnly: true }]);
+    expect(thrownBy(() => parseAgentHarnessOptions({ expose: [{ path: 'x', writable: true }] }))).toMatchObject({
+      code: 'CONFIG_INVALID',
+    });
+  });
+
+  it('a provider query takes expose; a malformed entry is CONFIG_INVALID', async () => {
+    const { parseProviderConfig } = await import('../../src/providers/config.js');
+    expect(
+      parseProviderConfig({ provider: 'codex', prompt: 'x', expose: ['/srv/data:ro', { path: '/srv/out' }] }).expose,
+    ).toEqual(['/srv/data:ro', { path: '/srv/out' }]);
+    expect(thrownBy(() => parseProviderConfig({ provider: 'codex', prompt: 'x', expose: [''] }))).toMatchObject({
+      code: 'CONFIG_INVALID',
+    });
+  });
+});
