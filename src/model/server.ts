@@ -429,8 +429,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       return;
     }
     if (method === 'GET' && where === '/__harness/requests') {
-      // Introspection for the standalone server; not recorded, so the list describes only engine traffic.
-      json(response, 200, requests);
+      // Introspection for the standalone server; not recorded, so the list describes only engine traffic. Under a
+      // lane, that lane's requests only; at the root, no lane's key (a key is what lets a request into a lane).
+      json(response, 200, lane ? lane.requests : requests.map(({ lane: _key, ...request }) => request));
       return;
     }
     const wireRequest: WireRequest = { method, path: where, query: url.searchParams, headers: request.headers, body };

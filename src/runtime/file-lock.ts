@@ -55,3 +55,20 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promi
     leave();
   }
 }
+
+/**
+ * Takes the lock of `file` (as {@link withFileLock}) and holds it until the returned function is called: for a lock
+ * that spans steps of an attempt rather than one call. The release is safe to call twice.
+ */
+export function holdFileLock(file: string): Promise<() => void> {
+  return new Promise((acquired, failed) => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    withFileLock(file, async () => {
+      acquired(release);
+      await held;
+    }).catch(failed);
+  });
+}

@@ -20,7 +20,7 @@ let release: string;
 function installGatedCodex(): void {
   const script = `#!/usr/bin/env node
 const fs = require('node:fs');
-const lines = fs.readFileSync(${JSON.stringify(STREAM)}, 'utf8').split('\\n');
+const lines = fs.readFileSync(${JSON.stringify(path.join(sandbox.prefix, 'streams', 'turn1.stdout.jsonl'))}, 'utf8').split('\\n');
 process.stdout.write(lines.slice(0, 3).join('\\n') + '\\n');
 const wait = setInterval(() => {
   if (!fs.existsSync(${JSON.stringify(release)})) return;
@@ -33,7 +33,12 @@ const wait = setInterval(() => {
 
 beforeAll(() => {
   sandbox = createCliSandbox();
-  release = path.join(sandbox.root, 'release');
+  // In the managed prefix: the engine runs in the attempt's mount namespace, where it sees its prefix, not the
+  // fixtures or the sandbox root.
+  release = path.join(sandbox.prefix, 'release');
+  const stream = path.join(sandbox.prefix, 'streams', 'turn1.stdout.jsonl');
+  fs.mkdirSync(path.dirname(stream), { recursive: true });
+  fs.copyFileSync(STREAM, stream);
   installGatedCodex();
 });
 afterAll(() => {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withFileLock } from '../../src/runtime/file-lock.js';
+import { holdFileLock, withFileLock } from '../../src/runtime/file-lock.js';
 
 let dir: string;
 beforeEach(() => {
@@ -56,5 +56,28 @@ describe('withFileLock in one process', () => {
     await expect(withFileLock(path.join(dir, 'b.json'), async () => 'b ran')).resolves.toBe('b ran');
     releaseA();
     await a;
+  });
+});
+
+describe('holdFileLock', () => {
+  it('holds the lock across steps: the next holder gets it only once the first releases it', async () => {
+    const file = path.join(dir, 'held');
+    const order: string[] = [];
+    const releaseFirst = await holdFileLock(file);
+    order.push('first holds');
+    const second = holdFileLock(file).then((release) => {
+      order.push('second holds');
+      return release;
+    });
+    // The second waits while the first holds: a caller of the same lock queues behind both.
+    await withFileLock(path.join(dir, 'other'), async () => undefined);
+    expect(order).toEqual(['first holds']);
+    releaseFirst();
+    releaseFirst();
+    const releaseSecond = await second;
+    expect(order).toEqual(['first holds', 'second holds']);
+    releaseSecond();
+    await withFileLock(file, async () => order.push('then a plain caller'));
+    expect(order.at(-1)).toBe('then a plain caller');
   });
 });

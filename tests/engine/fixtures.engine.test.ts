@@ -97,15 +97,16 @@ describe('fixtures with codex', () => {
   });
 });
 
-describe('unsupported model modes', () => {
+describe('replay without a cassette', () => {
   const config = { ...defaultAgentHarnessConfig(), model: 'replay' as const };
   test.override({
     harness: { config, paths: resolveHarnessPaths({ runRoot: config.runRoot! }), hostEnv: process.env },
   });
 
-  test('replay is refused with ENGINE_CAPABILITY_UNAVAILABLE before anything starts', async ({ agent }) => {
+  test('is refused with CASSETTE_NOT_FOUND (naming the cassette path) before anything starts', async ({ agent }) => {
     await expect(agent.start('codex', { prompt: 'hi' })).rejects.toMatchObject({
-      code: 'ENGINE_CAPABILITY_UNAVAILABLE',
+      code: 'CASSETTE_NOT_FOUND',
+      message: expect.stringContaining('__cassettes__'),
     });
     expect(agent.runs).toHaveLength(0);
   });

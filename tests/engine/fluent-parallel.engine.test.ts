@@ -33,7 +33,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
+  if (!process.env.KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 describe('parallel attempts on one model server', () => {
@@ -68,10 +68,16 @@ describe('parallel attempts on one model server', () => {
     expect(runs).toHaveLength(COUNT);
     const lanes = new Set<string>();
     result.forEach((call, i) => {
-      expect(call.completion, `attempt ${i}: ${call.error}`).toBe('completed');
+      const runDir = path.join(runRoot, runs.find((d) => d.endsWith(`-${ENGINES[i]}-${call.handle}`))!);
+      const why = () => {
+        const audit = attemptAuditPaths(runDir, 1);
+        const meta = fs.existsSync(audit.meta) ? fs.readFileSync(audit.meta, 'utf8').slice(0, 3000) : '(no meta)';
+        const stderr = fs.existsSync(audit.stderr) ? fs.readFileSync(audit.stderr, 'utf8').slice(-2000) : '';
+        return `attempt ${i} (${ENGINES[i]}): ${JSON.stringify(call.error)}\nmeta: ${meta}\nstderr: ${stderr}`;
+      };
+      expect(call.completion, why()).toBe('completed');
       expect(call.finalMessage).toContain(`Wrote f${i}.txt.`);
       expect(call.engine).toBe(ENGINES[i]);
-      const runDir = path.join(runRoot, runs.find((d) => d.endsWith(`-${ENGINES[i]}-${call.handle}`))!);
       // Its own file and no other attempt's.
       expect(fs.readFileSync(path.join(runDir, `f${i}.txt`), 'utf8')).toBe(`file ${i}\n`);
       for (let j = 0; j < COUNT; j += 1) if (j !== i) expect(fs.existsSync(path.join(runDir, `f${j}.txt`))).toBe(false);

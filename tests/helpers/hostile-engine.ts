@@ -55,6 +55,7 @@ export function writeHostileStream(sandbox: CliSandbox): string {
  * exits: an attempt that stays running until the test lets it finish.
  */
 export function installGatedEngine(sandbox: CliSandbox, gate: string): void {
+  // `gate` must be where the contained engine sees it: in the managed prefix (sandbox.prefix).
   const first = codexLines([
     {
       id: 'item_0',

@@ -8,6 +8,7 @@ import { percentEncodedPathProblem } from '../workspace-path.js';
 import { applyOpencodeAgentOptions } from './agent-options.js';
 import fs from 'node:fs';
 import path from 'node:path';
+import { holdFileLock } from '../../runtime/file-lock.js';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
 import {
   buildOpencodeResumeArgs,
@@ -41,7 +42,30 @@ export const OPENCODE_QUIET_ENV: Readonly<Record<string, string>> = {
   OPENCODE_DISABLE_EXTERNAL_SKILLS: '1',
 };
 
+/**
+ * opencode creates its database (`$XDG_DATA_HOME/opencode/opencode.db`) and migrates it on its first start: two
+ * first starts at once on one managed home race (one fails "Failed query: CREATE TABLE …", its turn never ends). So
+ * an attempt that finds no database holds a lock of the managed home until it ends, and every opencode attempt
+ * passes that lock first: the first start runs alone, the following ones find the database made.
+ */
+async function firstStartLock(agentHome: string): Promise<(() => void) | null> {
+  const release = await holdFileLock(path.join(agentHome, '.local', 'share', 'opencode', '.agent-harness-first-start'));
+  if (!fs.existsSync(path.join(agentHome, '.local', 'share', 'opencode', 'opencode.db'))) return release;
+  release();
+  return null;
+}
+
 async function prepareOpencode(ctx: EnginePrepareContext): Promise<PreparedEngine> {
+  const firstStart = await firstStartLock(ctx.agentHome);
+  try {
+    return await preparedOpencode(ctx, firstStart);
+  } catch (error) {
+    firstStart?.();
+    throw error;
+  }
+}
+
+async function preparedOpencode(ctx: EnginePrepareContext, firstStart: (() => void) | null): Promise<PreparedEngine> {
   const configDir = path.join(ctx.agentHome, '.config', 'opencode');
   const configPath = await writeOpencodeConfig(configDir, ctx.modelMode);
   await stubOpencodeDependencies(configDir);
@@ -63,7 +87,8 @@ async function prepareOpencode(ctx: EnginePrepareContext): Promise<PreparedEngin
     configInjection: { engine: 'opencode', config_path: configPath, profile: null },
     trust: null,
     async cleanup() {
-      // Nothing outlives the attempt: opencode has no trust registry.
+      // opencode has no trust registry; a first start lets the next attempts start.
+      firstStart?.();
     },
   };
 }
