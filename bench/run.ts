@@ -1,5 +1,5 @@
 /**
- * The bench: five figures, each measured side by side in one run, printed against its target; nothing asserted.
+ * The bench: six figures, each measured side by side in one run, printed against its target; nothing asserted.
  *   npm run bench                         all five, then bench/RESULTS.md is written
  *   npm run bench -- cli translate        only these figures (names: --help); RESULTS.md is left alone
  *   npm run bench -- --rounds 3           fewer rounds of each, for a quick look
@@ -40,6 +40,11 @@ const FIGURES: Record<string, { about: string; rounds: number; run: (rounds: num
     about: '16 concurrent codex attempts vs 16 × one attempt / cores (≤ 1.2×)',
     rounds: 3,
     run: async (n) => (await import('./concurrency.js')).benchConcurrency(n),
+  },
+  replay: {
+    about: 'codex attempt replayed from a cassette vs the scripted attempt of the same conversation (≤ 1.10×)',
+    rounds: 10,
+    run: async (n) => (await import('./replay.js')).benchReplay(n),
   },
 };
 
