@@ -9,8 +9,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { AgentHarnessError } from '../errors/index.js';
-import type { AttemptMeta, TranslateMode } from '../protocol/index.js';
-import { checkInputFile, MAX_CONFIG_BYTES, readInputBytesSync, streamInputFile } from '../runtime/bounded-input.js';
+import type { TranslateMode } from '../protocol/index.js';
+import { checkInputFile, streamInputFile } from '../runtime/bounded-input.js';
+import { readAttemptMetaOrNull } from '../runtime/read-attempt-meta.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import type { TranslateRecordedOptions } from '../translate/recorded.js';
 import type { RecordedSources } from '../translate/recorded-stream.js';
@@ -52,22 +53,6 @@ function isNonEmptyFile(file: string): boolean {
   }
 }
 
-/**
- * The attempt's meta, or null when it is missing, truncated or invalid (an attempt whose harness died mid-write, a
- * reserved attempt not started yet): the raw logs are the record, the meta only adds the exit and the launch.
- */
-async function readAttemptMeta(file: string): Promise<AttemptMeta | null> {
-  const { AttemptMetaSchema } = await import('../protocol/index.js');
-  try {
-    const parsed = AttemptMetaSchema.safeParse(
-      JSON.parse(readInputBytesSync(file, { what: 'attempt meta', maxBytes: MAX_CONFIG_BYTES }).toString('utf8')),
-    );
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
-
 async function fromRun(
   selector: string,
   options: TranslateOptions,
@@ -102,7 +87,7 @@ async function fromRun(
       { details: { attempt } },
     );
   }
-  const meta = await readAttemptMeta(audit.meta);
+  const meta = await readAttemptMetaOrNull(audit.meta);
   if (!meta)
     streams.stderr.write(
       `agent-harness: ${audit.meta} is missing or unreadable; translating attempt ${attempt} from its raw logs alone.\n`,

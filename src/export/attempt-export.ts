@@ -7,7 +7,6 @@ import readline from 'node:readline';
 import { attemptAuditPaths } from '../core/audit-files.js';
 import { AgentHarnessError } from '../errors/index.js';
 import {
-  AttemptMetaSchema,
   FcmpEventSchema,
   RaspEventSchema,
   type AttemptMeta,
@@ -15,7 +14,8 @@ import {
   type RaspEvent,
   type RunIndexEntry,
 } from '../protocol/index.js';
-import { checkInputFile, MAX_CONFIG_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
+import { checkInputFile } from '../runtime/bounded-input.js';
+import { readAttemptMetaOrNull } from '../runtime/read-attempt-meta.js';
 import type { AtifContext, AtifEvents } from './atif.js';
 
 /** One attempt, ready for {@link buildAtifTrajectory} or {@link buildOtlpSpans}. */
@@ -54,17 +54,6 @@ async function readJsonLines<T>(
   return out;
 }
 
-function readMeta(file: string): AttemptMeta | null {
-  try {
-    const parsed = AttemptMetaSchema.safeParse(
-      JSON.parse(readInputBytesSync(file, { what: 'attempt meta', maxBytes: MAX_CONFIG_BYTES }).toString('utf8')),
-    );
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Reads attempt `attempt` of `run` for export; `EXPORT_FAILED` when its FCMP file is missing or damaged. */
 export async function readAttemptExport(run: RunIndexEntry, attempt: number): Promise<AttemptExport> {
   const audit = attemptAuditPaths(run.run_dir, attempt);
@@ -85,7 +74,7 @@ export async function readAttemptExport(run: RunIndexEntry, attempt: number): Pr
         (line) => line.includes('"type":"raw.line"'),
       )
     : null;
-  const meta = readMeta(audit.meta);
+  const meta = await readAttemptMetaOrNull(audit.meta);
   const model = meta?.agent_options?.model;
   const context: AtifContext = {
     runId: run.run_id,

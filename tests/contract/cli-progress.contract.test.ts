@@ -10,36 +10,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FcmpEventSchema } from '../../src/protocol/index.js';
-import { BIN, createCliSandbox, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
+import { BIN, createCliSandbox, installGatedCodex, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
 
 const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'turn1.stdout.jsonl');
 let sandbox: CliSandbox;
 let release: string;
 
-/** A codex that prints the first 3 lines of turn1 (thread, turn, tool call started), waits for `release`, then the rest. */
-function installGatedCodex(): void {
-  const script = `#!/usr/bin/env node
-const fs = require('node:fs');
-const lines = fs.readFileSync(${JSON.stringify(path.join(sandbox.prefix, 'streams', 'turn1.stdout.jsonl'))}, 'utf8').split('\\n');
-process.stdout.write(lines.slice(0, 3).join('\\n') + '\\n');
-const wait = setInterval(() => {
-  if (!fs.existsSync(${JSON.stringify(release)})) return;
-  clearInterval(wait);
-  process.stdout.write(lines.slice(3).join('\\n'));
-}, 20);
-`;
-  fs.writeFileSync(path.join(sandbox.prefix, 'bin', 'codex'), script, { mode: 0o755 });
-}
-
 beforeAll(() => {
   sandbox = createCliSandbox();
-  // In the managed prefix: the engine runs in the attempt's mount namespace, where it sees its prefix, not the
-  // fixtures or the sandbox root.
-  release = path.join(sandbox.prefix, 'release');
-  const stream = path.join(sandbox.prefix, 'streams', 'turn1.stdout.jsonl');
-  fs.mkdirSync(path.dirname(stream), { recursive: true });
-  fs.copyFileSync(STREAM, stream);
-  installGatedCodex();
+  // Prints the first 3 lines of turn1 (thread, turn, tool call started), waits for `release`, then the rest.
+  release = installGatedCodex(sandbox, STREAM);
 });
 afterAll(() => {
   // An engine still waiting (a failed assertion) is let go before the sandbox goes.

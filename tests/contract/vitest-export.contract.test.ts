@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AtifTrajectorySchema } from '../../src/export/atif-schema.js';
-import { createCliSandbox, REPO, type CliSandbox } from '../helpers/cli.js';
+import { createCliSandbox, installGatedCodex, REPO, type CliSandbox } from '../helpers/cli.js';
 
 const VITEST = path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs');
 const PROJECT = path.join('fixtures', 'vitest-export-project');
@@ -21,24 +21,8 @@ let release: string;
 
 beforeAll(() => {
   sandbox = createCliSandbox();
-  // In the managed prefix: the engine runs in the attempt's mount namespace, where it sees its prefix, not the
-  // fixtures or the sandbox root.
-  release = path.join(sandbox.prefix, 'release');
-  const stream = path.join(sandbox.prefix, 'streams', 'turn1.stdout.jsonl');
-  fs.mkdirSync(path.dirname(stream), { recursive: true });
-  fs.copyFileSync(STREAM, stream);
   // Prints the first 3 lines of turn1 (thread, turn, tool call started), waits for the release file, then the rest.
-  const script = `#!/usr/bin/env node
-const fs = require('node:fs');
-const lines = fs.readFileSync(${JSON.stringify(path.join(sandbox.prefix, 'streams', 'turn1.stdout.jsonl'))}, 'utf8').split('\\n');
-process.stdout.write(lines.slice(0, 3).join('\\n') + '\\n');
-const wait = setInterval(() => {
-  if (!fs.existsSync(${JSON.stringify(release)})) return;
-  clearInterval(wait);
-  process.stdout.write(lines.slice(3).join('\\n'));
-}, 20);
-`;
-  fs.writeFileSync(path.join(sandbox.prefix, 'bin', 'codex'), script, { mode: 0o755 });
+  release = installGatedCodex(sandbox, STREAM);
 });
 afterAll(() => {
   // An engine still waiting (a failed assertion) is let go before the sandbox goes.

@@ -76,6 +76,30 @@ ${options.hangAfterOutput ? 'setInterval(() => {}, 1000);' : ''}
   fs.writeFileSync(file, script, { mode: 0o755 });
 }
 
+/**
+ * Installs a fake codex that prints the first `head` lines of `stdoutFile`, waits until the returned release file
+ * exists, then prints the rest: a running attempt a test can look at, with no clock. Stream and release file live in
+ * the managed prefix, where the contained engine sees them.
+ */
+export function installGatedCodex(sandbox: CliSandbox, stdoutFile: string, head = 3): string {
+  const stream = path.join(sandbox.prefix, 'streams', 'gated-codex.stdout');
+  const release = path.join(sandbox.prefix, 'release');
+  fs.mkdirSync(path.dirname(stream), { recursive: true });
+  fs.copyFileSync(stdoutFile, stream);
+  const script = `#!/usr/bin/env node
+const fs = require('node:fs');
+const lines = fs.readFileSync(${JSON.stringify(stream)}, 'utf8').split('\\n');
+process.stdout.write(lines.slice(0, ${head}).join('\\n') + '\\n');
+const wait = setInterval(() => {
+  if (!fs.existsSync(${JSON.stringify(release)})) return;
+  clearInterval(wait);
+  process.stdout.write(lines.slice(${head}).join('\\n'));
+}, 20);
+`;
+  fs.writeFileSync(path.join(sandbox.prefix, 'bin', 'codex'), script, { mode: 0o755 });
+  return release;
+}
+
 /** The argv records the fake engine logged. */
 export function fakeEngineCalls(
   sandbox: CliSandbox,
