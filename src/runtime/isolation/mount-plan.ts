@@ -78,6 +78,9 @@ export const SYSTEM_ENTRIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib6
 /** The device nodes bound from the host's /dev (nothing else of it: no disks, no other terminals). */
 const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty'] as const;
 
+/** The agent's private scratch directories: writable directories of the new root's tmpfs. */
+const WRITABLE_SCRATCH = ['/tmp', '/dev/shm'] as const;
+
 /** The link targets every /dev has. */
 const DEV_LINKS: ReadonlyArray<[string, string]> = [
   ['fd', '/proc/self/fd'],
@@ -265,14 +268,30 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
     if (parent && parent[1].readOnly === bound.readOnly) continue;
     kept.push([at, bound]);
   }
+  const binding: PlannedMount[] = [];
   for (const [at, bound] of kept) {
     if (bound.file) {
       addDir(path.dirname(at));
       skeleton.set(at, { type: 'file', path: at });
     } else addDir(at);
-    mounts.push({ source: at, target: at, fstype: 'none', options: bindOptions(at, bound.readOnly) });
+    binding.push({ source: at, target: at, fstype: 'none', options: bindOptions(at, bound.readOnly) });
     if (bound.why !== 'system') exposed.push({ path: at, access: bound.readOnly ? 'ro' : 'rw', why: bound.why });
   }
+  // The way down to a bind under the private /tmp or /dev/shm (a run root in the host's /tmp) is made of directories
+  // of those writable scratch directories: each top one is bound over itself read-only first, so the agent cannot
+  // create files along it (in the host's place of its project, say) — they would vanish, but a write outside the
+  // workspace must fail.
+  for (const scratch of WRITABLE_SCRATCH) {
+    const tops = new Set(
+      [...skeleton.keys()]
+        .filter((at) => within(at, scratch) && at !== scratch)
+        .map((at) => path.join(scratch, path.relative(scratch, at).split(path.sep)[0]!)),
+    );
+    for (const top of [...tops].sort())
+      if (skeleton.get(top)?.type === 'dir')
+        mounts.push({ source: top, inRoot: true, target: top, fstype: 'none', options: 'bind,ro' });
+  }
+  mounts.push(...binding);
   for (const dir of readOnlyInside) {
     mounts.push({ source: dir, target: dir, fstype: 'none', options: bindOptions(dir, true) });
     exposed.push({ path: dir, access: 'ro', why: 'audit' });
