@@ -96,6 +96,32 @@ describe('mount plan', () => {
     ).toBe(true);
   });
 
+  it.runIf(tmp.startsWith('/tmp/'))(
+    'under the private /tmp, the way down to the workspace is read-only (a write beside it fails, never vanishes)',
+    () => {
+      const t = tree('scratch');
+      const plan = buildMountPlan({
+        workspace: t.workspace,
+        readOnlyInWorkspace: [],
+        writable: [],
+        readOnly: [],
+        expose: [],
+      });
+      const top = `/tmp/${tmp.split('/')[2]}`;
+      const guard = plan.mounts.findIndex((m) => m.target === top);
+      expect(plan.mounts[guard]).toEqual({
+        source: top,
+        inRoot: true,
+        target: top,
+        fstype: 'none',
+        options: 'bind,ro',
+      });
+      // After the private /tmp itself, before the workspace's bind that lands on it.
+      expect(guard).toBeGreaterThan(plan.mounts.findIndex((m) => m.target === '/tmp'));
+      expect(guard).toBeLessThan(plan.mounts.findIndex((m) => m.target === t.workspace));
+    },
+  );
+
   it('orders parents before children, keeps one bind for a path under a bind of the same access', () => {
     const t = tree('nested');
     const inside = path.join(t.home, 'sub');
