@@ -97,7 +97,19 @@ async function namespaceCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> 
       detail: `network namespace (loopback only) and PID namespace per attempt (${support.unshare}; loopback by ${support.ip})`,
       error: null,
     };
-  const message = `namespaces are unavailable: ${support.reason}`;
+  return unavailable(
+    name,
+    mode,
+    `namespaces are unavailable: ${support.reason}`,
+    'attempts fall back to network proxy-only and processes by process group',
+  );
+}
+
+/**
+ * A part of the isolation this machine cannot give: a failure under `require` (ISOLATION_UNAVAILABLE), else a warning
+ * that says what attempts do instead.
+ */
+function unavailable(name: string, mode: string, message: string, fallback: string): DoctorCheck {
   if (mode === 'require')
     return {
       name,
@@ -108,7 +120,7 @@ async function namespaceCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> 
   return {
     name,
     ok: true,
-    detail: `WARNING ${message}; attempts fall back to network proxy-only and processes by process group (${ISOLATION_ENV}=require refuses instead)`,
+    detail: `WARNING ${message}; ${fallback} (AGENT_HARNESS_ISOLATION=require refuses instead)`,
     error: null,
   };
 }
@@ -140,20 +152,12 @@ async function filesystemCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck>
       detail: `mount namespace per attempt: the agent sees its workspace, managed HOME and TMPDIR, the engine and the system read-only (${filesystem.tools?.mount}, ${filesystem.tools?.pivotRoot}, ${filesystem.tools?.umount})`,
       error: null,
     };
-  const message = `filesystem containment is unavailable: ${support.available ? filesystem?.reason : support.reason}`;
-  if (mode === 'require')
-    return {
-      name,
-      ok: false,
-      detail: 'unavailable',
-      error: { code: 'ISOLATION_UNAVAILABLE', message, hint: ERROR_CODES.ISOLATION_UNAVAILABLE },
-    };
-  return {
+  return unavailable(
     name,
-    ok: true,
-    detail: `WARNING ${message}; agents see the host filesystem (AGENT_HARNESS_ISOLATION=require refuses instead)`,
-    error: null,
-  };
+    mode,
+    `filesystem containment is unavailable: ${support.available ? filesystem?.reason : support.reason}`,
+    'agents see the host filesystem',
+  );
 }
 
 /** How the doctor probes engine executables (`version-probe.ts`). */
