@@ -1,27 +1,18 @@
-/**
- * Figure 1, `library`: an attempt through the library (runAttempt in this process, as a Vitest fixture or a provider
- * query runs it: one model server shared by the attempts, CI=true in the environment) against the bare native codex
- * turn: the binary the harness started, with its argv and environment, against the same model server, in the first
- * attempt's run directory, without namespaces. Paired rounds; the figure is the median of the per-round wall ratios.
- */
-import fs from 'node:fs';
-import { performance } from 'node:perf_hooks';
-import { runAttempt } from '../src/core/run-attempt.js';
 import { startModelServer, type ModelServer } from '../src/model/index.js';
 import { resolveHarnessPaths } from '../src/runtime/paths.js';
 import {
+  attemptSide,
   bareCommand,
   bareLine,
   firstAttempt,
   harnessEnv,
-  measure,
   pairedRatio,
   pairedRounds,
   projectDir,
-  readMeta,
   runBare,
   Scratch,
   sideBySide,
+  timedAttempt,
   stepsLine,
   type AttemptMeta,
   type Figure,
@@ -35,9 +26,8 @@ export function libraryAttempts(
   server: ModelServer,
 ): () => Promise<{ wall: number; meta: AttemptMeta }> {
   const paths = resolveHarnessPaths({ cwd: project, env: hostEnv });
-  return async () => {
-    const started = performance.now();
-    const result = await runAttempt({
+  return () =>
+    timedAttempt({
       paths,
       engine: 'codex',
       launch: 'start',
@@ -47,13 +37,6 @@ export function libraryAttempts(
       modelServer: server,
       hostEnv,
     });
-    const wall = performance.now() - started;
-    if (result.error) throw result.error;
-    if (result.exitCode !== 0) throw new Error(`bench: codex attempt exited ${result.exitCode}; see ${result.runDir}`);
-    const meta = readMeta(result.runDir, result.attempt);
-    fs.rmSync(result.runDir, { recursive: true, force: true });
-    return { wall, meta };
-  };
 }
 
 /** Measures figure 1 over `rounds` paired rounds. */
@@ -71,13 +54,7 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
       );
     const bare = bareCommand(first, server.url);
     const sides: Side[] = [
-      {
-        name: 'library',
-        run: async () => {
-          const { timing, value } = await measure(attempt);
-          return { timing: { ...timing, wall: value.wall }, meta: value.meta };
-        },
-      },
+      attemptSide('library', attempt),
       { name: 'bare', run: async () => ({ timing: await runBare(bare, first.meta.command.cwd) }) },
     ];
     const series = await pairedRounds(sides, rounds);

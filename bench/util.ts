@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import type { AttemptRequest } from '../src/core/attempt-request.js';
 import { runAttempt } from '../src/core/run-attempt.js';
 import type { ModelServer } from '../src/model/index.js';
 import { resolveHarnessPaths } from '../src/runtime/paths.js';
@@ -226,6 +227,33 @@ export async function runBare(bare: BareCommand, cwd: string): Promise<Timing> {
 export interface Side {
   name: string;
   run: () => Promise<{ timing: Timing; meta?: AttemptMeta }>;
+}
+
+/**
+ * One attempt of `request` through runAttempt in this process, timed from its call to its result; its run directory
+ * is removed after its meta is read. An attempt that failed, or whose engine exited non-zero, throws.
+ */
+export async function timedAttempt(request: AttemptRequest): Promise<{ wall: number; meta: AttemptMeta }> {
+  const started = performance.now();
+  const result = await runAttempt(request);
+  const wall = performance.now() - started;
+  if (result.error) throw result.error;
+  if (result.exitCode !== 0)
+    throw new Error(`bench: ${request.engine} attempt exited ${result.exitCode}; see ${result.runDir}`);
+  const meta = readMeta(result.runDir, result.attempt);
+  fs.rmSync(result.runDir, { recursive: true, force: true });
+  return { wall, meta };
+}
+
+/** A side of in-process attempts: each round's wall is the attempt's own, its CPU this process's over the round. */
+export function attemptSide(name: string, attempt: () => Promise<{ wall: number; meta: AttemptMeta }>): Side {
+  return {
+    name,
+    run: async () => {
+      const { timing, value } = await measure(attempt);
+      return { timing: { ...timing, wall: value.wall }, meta: value.meta };
+    },
+  };
 }
 
 /** What {@link pairedRounds} collected of one side. */

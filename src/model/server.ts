@@ -454,18 +454,16 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       wire.respondError(response, 400, 'request body must be a JSON object', 'invalid_request_error');
       return;
     }
+    /** Records this wire request with `fields` (what became of it). */
+    const noteWire = (fields: Omit<RecordEntry, 'method' | 'path' | 'wire' | 'headers' | 'body'>): void =>
+      note({ method, path: where, wire: wire.id, headers, body, ...fields });
     // Side requests first: they must neither use up a scripted turn nor get a scripted turn's error.
     const side = wire.sideRequestKind?.(wireRequest) ?? null;
     const intercepted = options.intercept
       ? await options.intercept({ wire, request: wireRequest, sideKind: side, rawBody, response })
       : null;
     if (intercepted) {
-      note({
-        method,
-        path: where,
-        wire: wire.id,
-        headers,
-        body,
+      noteWire({
         turn_index: wire.countModelTurns(body),
         status: intercepted.status,
         response_kind: 'cassette',
@@ -476,12 +474,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       return;
     }
     if (side) {
-      note({
-        method,
-        path: where,
-        wire: wire.id,
-        headers,
-        body,
+      noteWire({
         status: 200,
         response_kind: 'side',
         side_kind: side,
@@ -496,12 +489,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const selection = selectTurn(active(), wire.countModelTurns(body), body);
     if (selection.kind === 'exhausted') {
       // 400, not 5xx: CLIs retry 5xx, and a retry cannot make the script longer.
-      note({
-        method,
-        path: where,
-        wire: wire.id,
-        headers,
-        body,
+      noteWire({
         turn_index: selection.index,
         status: 400,
         response_kind: 'exhausted',
@@ -516,12 +504,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     }
     const { turn } = selection;
     if (turn.type === 'error') {
-      note({
-        method,
-        path: where,
-        wire: wire.id,
-        headers,
-        body,
+      noteWire({
         turn_index: selection.index,
         status: turn.status,
         response_kind: 'error',
@@ -534,17 +517,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       wire.respondError(response, turn.status, turn.message, errorType(turn.status));
       return;
     }
-    note({
-      method,
-      path: where,
-      wire: wire.id,
-      headers,
-      body,
-      turn_index: selection.index,
-      status: 200,
-      response_kind: turn.type,
-      ...timing,
-    });
+    noteWire({ turn_index: selection.index, status: 200, response_kind: turn.type, ...timing });
     if (isFaultTurn(turn))
       respondFault(turn, { body, query: url.searchParams, path: where, raw: request }, response, stalled);
     else wire.respond(wireRequest, turn, response);
