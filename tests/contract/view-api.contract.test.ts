@@ -132,9 +132,7 @@ describe('agent-harness view', () => {
   });
 
   it('tails a running attempt over server-sent events until it ends', async () => {
-    // In the managed prefix: the contained engine sees its prefix, not the sandbox root.
-    const gate = path.join(sandbox.prefix, 'gate');
-    installGatedEngine(sandbox, gate);
+    const gate = installGatedEngine(sandbox);
     const start = spawn(process.execPath, [BIN, 'start', '--prompt', 'Live.', 'codex'], {
       cwd: sandbox.root,
       env: sandbox.env,

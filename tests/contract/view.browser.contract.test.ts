@@ -63,9 +63,7 @@ describe.skipIf(unavailable !== null && !process.env.CI)('agent-harness view in 
     // The page holds no timeline of its own: it fetched this one from /api/v1/runs/<handle>/attempts/1.
     expect(await page.textContent('[data-testid="item-tool"] [data-testid="command"]')).toBe('echo hello > out.txt');
 
-    // In the managed prefix: the contained engine sees its prefix, not the sandbox root.
-    const gate = path.join(sandbox.prefix, 'gate');
-    installGatedEngine(sandbox, gate);
+    const gate = installGatedEngine(sandbox);
     const start = spawn(process.execPath, [BIN, 'start', '--prompt', 'Live.', 'codex'], {
       cwd: sandbox.root,
       env: sandbox.env,

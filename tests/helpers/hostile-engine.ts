@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CliSandbox } from './cli.js';
+import { installGatedCodex, type CliSandbox } from './cli.js';
 
 /** Markup that runs script wherever it is inserted as HTML (each sets `window.__pwned` or opens a dialog). */
 export const HOSTILE_MARKUP =
@@ -51,12 +51,11 @@ export function writeHostileStream(sandbox: CliSandbox): string {
 }
 
 /**
- * Installs a fake codex that prints a tool call, then waits until `gate` exists, then prints its message and
- * exits: an attempt that stays running until the test lets it finish.
+ * Installs a fake codex that prints a tool call, then waits until the returned gate file exists, then prints its
+ * message and exits: an attempt that stays running until the test lets it finish.
  */
-export function installGatedEngine(sandbox: CliSandbox, gate: string): void {
-  // `gate` must be where the contained engine sees it: in the managed prefix (sandbox.prefix).
-  const first = codexLines([
+export function installGatedEngine(sandbox: CliSandbox): string {
+  const toolCall = codexLines([
     {
       id: 'item_0',
       type: 'command_execution',
@@ -67,17 +66,15 @@ export function installGatedEngine(sandbox: CliSandbox, gate: string): void {
     },
   ])
     .split('\n')
-    .slice(0, 3)
-    .join('\n');
-  const rest = `${JSON.stringify({ type: 'item.completed', item: { id: 'item_1', type: 'agent_message', text: 'LIVE-DONE' } })}\n${JSON.stringify({ type: 'turn.completed', usage: { input_tokens: 1, cached_input_tokens: 0, output_tokens: 1, reasoning_output_tokens: 0 } })}\n`;
-  const script = `#!/usr/bin/env node
-const fs = require('node:fs');
-process.stdout.write(${JSON.stringify(`${first}\n`)});
-const timer = setInterval(() => {
-  if (!fs.existsSync(${JSON.stringify(gate)})) return;
-  clearInterval(timer);
-  process.stdout.write(${JSON.stringify(rest)});
-}, 50);
-`;
-  fs.writeFileSync(path.join(sandbox.prefix, 'bin', 'codex'), script, { mode: 0o755 });
+    .slice(0, 3);
+  const rest = [
+    JSON.stringify({ type: 'item.completed', item: { id: 'item_1', type: 'agent_message', text: 'LIVE-DONE' } }),
+    JSON.stringify({
+      type: 'turn.completed',
+      usage: { input_tokens: 1, cached_input_tokens: 0, output_tokens: 1, reasoning_output_tokens: 0 },
+    }),
+  ];
+  const file = path.join(sandbox.root, 'gated.stdout.jsonl');
+  fs.writeFileSync(file, `${[...toolCall, ...rest].join('\n')}\n`);
+  return installGatedCodex(sandbox, file, toolCall.length);
 }
