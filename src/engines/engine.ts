@@ -118,6 +118,41 @@ export interface NativeLaunch {
   launcher: string;
 }
 
+/** What {@link AcpSupport.command} gets: one attempt's prepared engine. */
+export interface AcpLaunchContext {
+  /** The engine's CLI as the native transport runs it (resolved executable). */
+  executable: string;
+  /** The attempt's prepared engine: its env (config homes, placeholder key, base URL) and leading args. */
+  prepared: PreparedEngine;
+  /** The run directory: the ACP session's `cwd`. */
+  runDir: string;
+  /** Managed HOME of the engine. */
+  agentHome: string;
+  /** Base URL of the scripted model server, null in live mode. */
+  modelBaseUrl: string | null;
+}
+
+/** The command that runs an engine as an ACP agent on its stdin/stdout. */
+export interface AcpCommand {
+  /** Executable (absolute path). */
+  file: string;
+  /** Its arguments. */
+  args: string[];
+  /** Variables on top of the attempt's engine env. */
+  env: Record<string, string>;
+}
+
+/**
+ * How an engine speaks the Agent Client Protocol (issue 34, `extra.transport: 'acp'` in a provider query): its CLI's
+ * own ACP mode, or an adapter package (pinned as a devDependency like the CLIs) that drives the pinned CLI.
+ */
+export interface AcpSupport {
+  /** `native`: the CLI's own mode (`gemini --acp`); else the adapter's npm package and bin. */
+  readonly via: 'native' | { readonly package: string; readonly bin: string };
+  /** The command for one attempt. Throws ENGINE_CAPABILITY_UNAVAILABLE when the adapter is not installed. */
+  command(ctx: AcpLaunchContext): AcpCommand;
+}
+
 /** An engine adapter. One per folder under `src/engines/`. */
 export interface EngineAdapter {
   /** Engine id. */
@@ -172,6 +207,8 @@ export interface EngineAdapter {
   readonly bookkeepingPaths?: readonly string[];
   /** Flags of a start argv that a resume accepts too (carried over, see `resume-flags.ts`). */
   readonly resumeFlags?: readonly ResumeFlag[];
+  /** The engine's ACP mode (`<id>/acp.ts`). Absent: `transport: 'acp'` is ENGINE_CAPABILITY_UNAVAILABLE. */
+  readonly acp?: AcpSupport;
   /** A fresh parser for one attempt. */
   createParser(): EngineParser;
   /**
