@@ -3,41 +3,17 @@
  * claude reads, the Bash tool_use rendering, thinking blocks, plain JSON for `stream: false`, the Anthropic
  * error shape, side requests (count_tokens, json_schema output) and the history rules.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   anthropicMessagesWire,
   DONE_MARKER,
   sampleFromSchema,
-  startModelServer,
   turns,
-  type ModelScript,
   type ModelServer,
 } from '../../src/model/index.js';
+import { sseEvents, useScriptedServers } from '../helpers/model-server.js';
 
-const servers: ModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(script: ModelScript | null = null): Promise<ModelServer> {
-  const server = await startModelServer({ script });
-  servers.push(server);
-  return server;
-}
-
-function sseEvents(text: string): Array<{ event: string; data: any }> {
-  expect(text.endsWith('\n\n')).toBe(true);
-  return text
-    .split('\n\n')
-    .filter((block) => block !== '')
-    .map((block) => {
-      const lines = block.split('\n');
-      expect(lines).toHaveLength(2);
-      expect(lines[0]).toMatch(/^event: /);
-      expect(lines[1]).toMatch(/^data: /);
-      return { event: lines[0]!.slice('event: '.length), data: JSON.parse(lines[1]!.slice('data: '.length)) };
-    });
-}
+const serve = useScriptedServers();
 
 async function messages(server: ModelServer, body: unknown, route = '/v1/messages?beta=true'): Promise<Response> {
   return fetch(`${server.url}${route}`, {

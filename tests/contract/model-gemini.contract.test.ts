@@ -3,28 +3,18 @@
  * GenerateContentResponse bodies as gemini-cli 0.61.0 reads them, the shell call it runs, countTokens, Google's
  * error shape, the history rule, and the structured-output side requests (model router, next speaker).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   DONE_MARKER,
   geminiSideAnswer,
   geminiWire,
   isGeminiSideRequest,
-  startModelServer,
   turns,
-  type ModelScript,
   type ModelServer,
 } from '../../src/model/index.js';
+import { useScriptedServers } from '../helpers/model-server.js';
 
-const servers: ModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(script: ModelScript | null = null): Promise<ModelServer> {
-  const server = await startModelServer({ script });
-  servers.push(server);
-  return server;
-}
+const serve = useScriptedServers();
 
 const MODEL_PATH = '/v1beta/models/gemini-2.5-pro';
 const user = (text: string) => ({ role: 'user', parts: [{ text }] });

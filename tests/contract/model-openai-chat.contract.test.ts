@@ -3,27 +3,11 @@
  * chunks opencode reads, streamed tool-call arguments, plain JSON, the error shape, history rules and the
  * title side request.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  CHAT_SIDE_TITLE,
-  DONE_MARKER,
-  openAiChatWire,
-  startModelServer,
-  turns,
-  type ModelScript,
-  type ModelServer,
-} from '../../src/model/index.js';
+import { describe, expect, it } from 'vitest';
+import { CHAT_SIDE_TITLE, DONE_MARKER, openAiChatWire, turns, type ModelServer } from '../../src/model/index.js';
+import { useScriptedServers } from '../helpers/model-server.js';
 
-const servers: ModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(script: ModelScript | null = null): Promise<ModelServer> {
-  const server = await startModelServer({ script });
-  servers.push(server);
-  return server;
-}
+const serve = useScriptedServers();
 
 async function chat(server: ModelServer, body: unknown, route = '/v1/chat/completions'): Promise<Response> {
   return fetch(`${server.url}${route}`, {

@@ -2,41 +2,11 @@
  * The OpenAI Responses wire API of the scripted model server, driven with fetch (no engine): the SSE bytes
  * codex reads, tool-call rendering, non-stream JSON, the error shape, and the history rules.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  DONE_MARKER,
-  openAiResponsesWire,
-  startModelServer,
-  turns,
-  type ModelScript,
-  type ModelServer,
-} from '../../src/model/index.js';
+import { describe, expect, it } from 'vitest';
+import { DONE_MARKER, openAiResponsesWire, turns, type ModelServer } from '../../src/model/index.js';
+import { sseEvents, useScriptedServers } from '../helpers/model-server.js';
 
-const servers: ModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(script: ModelScript | null = null): Promise<ModelServer> {
-  const server = await startModelServer({ script });
-  servers.push(server);
-  return server;
-}
-
-/** Parses an SSE body into its events, checking each block is `event: <type>\ndata: <json>`. */
-function sseEvents(text: string): Array<{ event: string; data: any }> {
-  expect(text.endsWith('\n\n')).toBe(true);
-  return text
-    .split('\n\n')
-    .filter((block) => block !== '')
-    .map((block) => {
-      const lines = block.split('\n');
-      expect(lines).toHaveLength(2);
-      expect(lines[0]).toMatch(/^event: /);
-      expect(lines[1]).toMatch(/^data: /);
-      return { event: lines[0]!.slice('event: '.length), data: JSON.parse(lines[1]!.slice('data: '.length)) };
-    });
-}
+const serve = useScriptedServers();
 
 function doneItems(events: Array<{ event: string; data: any }>): any[] {
   return events.filter((e) => e.event === 'response.output_item.done').map((e) => e.data.item);
