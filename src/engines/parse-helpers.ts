@@ -58,3 +58,25 @@ export function stripPtyEcho(text: string): { text: string; noise: ParserOutput 
     ),
   };
 }
+
+/**
+ * One stdout line of a JSONL engine stream as an event object with a string `type`, handed to `onEvent` with the
+ * line's text: a blank line gives nothing; a line that is not JSON, or not such an object, a STREAM_PARSE_ERROR
+ * naming the engine (`a codex event object`).
+ */
+export function parseEventLine(
+  text: string,
+  what: string,
+  onEvent: (event: Json & { type: string }, text: string) => ParserOutput[],
+): ParserOutput[] {
+  if (text.trim() === '') return [];
+  let event: unknown;
+  try {
+    event = JSON.parse(text);
+  } catch {
+    return [diag('STREAM_PARSE_ERROR', `stdout line is not JSON: ${excerpt(text)}`)];
+  }
+  if (!isObject(event) || typeof event.type !== 'string')
+    return [diag('STREAM_PARSE_ERROR', `stdout line is not ${what}: ${excerpt(text)}`)];
+  return onEvent(event as Json & { type: string }, text);
+}

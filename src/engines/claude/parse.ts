@@ -16,14 +16,13 @@
  *   content), then `result` with `is_error: true` — even with subtype `success`;
  * - one `-p` run is one turn: `system/init` opens it, `result` closes it.
  */
-import type { Diagnostic, ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
+import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
+import { diag, excerpt, isObject, str, int, count, parseEventLine, type Json } from '../parse-helpers.js';
 import { mcpNotReadyDiagnostic } from '../mcp-readiness.js';
 
-type Json = Record<string, unknown>;
 type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
 
-const MAX_EXCERPT = 200;
 const STDERR_ERROR = /\bERROR\b|Error:|error:/;
 const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
 
@@ -253,17 +252,7 @@ export function createClaudeParser(): EngineParser {
   }
 
   function parseStdoutLine(text: string): ParserOutput[] {
-    if (text.trim() === '') return [];
-    let event: unknown;
-    try {
-      event = JSON.parse(text);
-    } catch {
-      return [diag('STREAM_PARSE_ERROR', `stdout line is not JSON: ${excerpt(text)}`)];
-    }
-    if (!isObject(event) || typeof event.type !== 'string') {
-      return [diag('STREAM_PARSE_ERROR', `stdout line is not a claude event object: ${excerpt(text)}`)];
-    }
-    return onEvent(event, text);
+    return parseEventLine(text, 'a claude event object', onEvent);
   }
 
   return {
@@ -323,29 +312,4 @@ function usage(value: unknown): Usage {
     cached_input_tokens: count(u.cache_read_input_tokens),
     reasoning_output_tokens: null,
   };
-}
-
-function diag(code: string, message: string, level: Diagnostic['level'] = 'warning'): ParserOutput {
-  return { type: 'diagnostic', diagnostic: { code, message, level } };
-}
-
-function excerpt(text: string): string {
-  return text.length > MAX_EXCERPT ? `${text.slice(0, MAX_EXCERPT)}…` : text;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
-}
-
-function int(value: unknown): number | null {
-  return typeof value === 'number' && Number.isSafeInteger(value) ? value : null;
-}
-
-function count(value: unknown): number | null {
-  const n = int(value);
-  return n !== null && n >= 0 ? n : null;
 }

@@ -15,7 +15,7 @@
 import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
 import { mcpNotReadyDiagnostic } from '../mcp-readiness.js';
-import { diag, excerpt, isObject, str, int, count, type Json, stripPtyEcho } from '../parse-helpers.js';
+import { diag, excerpt, isObject, str, int, count, type Json, stripPtyEcho, parseEventLine } from '../parse-helpers.js';
 
 const STDERR_ERROR = /\bERROR\b|Error:/;
 /** codex 0.169's stderr when a `required` MCP server did not start in time: the server's name and the reason. */
@@ -169,17 +169,7 @@ export function createCodexParser(): EngineParser {
   };
 
   function parseStdoutLine(text: string): ParserOutput[] {
-    if (text.trim() === '') return [];
-    let event: unknown;
-    try {
-      event = JSON.parse(text);
-    } catch {
-      return [diag('STREAM_PARSE_ERROR', `stdout line is not JSON: ${excerpt(text)}`)];
-    }
-    if (!isObject(event) || typeof event.type !== 'string') {
-      return [diag('STREAM_PARSE_ERROR', `stdout line is not a codex event object: ${excerpt(text)}`)];
-    }
-    return onEvent(event, text);
+    return parseEventLine(text, 'a codex event object', onEvent);
   }
 }
 

@@ -17,16 +17,15 @@
  * successful `json` run), STREAM_PARSE_ERROR (truncated document or event), GEMINI_TURN_NOT_ENDED.
  * Samples: recorded from the real CLI against the scripted model server, fixtures/streams/gemini/.
  */
-import type { Diagnostic, ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
+import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
+import { diag, excerpt, isObject, str, count, type Json } from '../parse-helpers.js';
 import { createDocumentAssembler, type DocumentAssembler } from './document.js';
 import { GEMINI_PATH_REFUSED } from './workspace-path.js';
 
-type Json = Record<string, unknown>;
 type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
 
 const STREAM_EVENTS = new Set(['init', 'message', 'tool_use', 'tool_result', 'error', 'result']);
-const MAX_EXCERPT = 200;
 const STDERR_ERROR = /\berror\b|Error:|\b(?:401|403|404|429|500|503)\b/i;
 
 /** gemini's init message (`stream-json`, 0.61): the session id and the model. */
@@ -318,24 +317,4 @@ function documentUsage(value: unknown): Usage {
     cached_input_tokens: sum('cached'),
     reasoning_output_tokens: sum('thoughts'),
   };
-}
-
-function diag(code: string, message: string, level: Diagnostic['level'] = 'warning'): ParserOutput {
-  return { type: 'diagnostic', diagnostic: { code, message, level } };
-}
-
-function excerpt(text: string): string {
-  return text.length > MAX_EXCERPT ? `${text.slice(0, MAX_EXCERPT)}…` : text;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
-}
-
-function count(value: unknown): number | null {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
 }

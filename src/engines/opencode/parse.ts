@@ -16,7 +16,7 @@
  */
 import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
-import { diag, excerpt, isObject, str, int, count, type Json, stripPtyEcho } from '../parse-helpers.js';
+import { diag, excerpt, isObject, str, int, count, type Json, stripPtyEcho, parseEventLine } from '../parse-helpers.js';
 
 type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
 
@@ -165,16 +165,7 @@ export function createOpencodeParser(): EngineParser {
   }
 
   function parseStdoutLine(text: string): ParserOutput[] {
-    if (text.trim() === '') return [];
-    let event: unknown;
-    try {
-      event = JSON.parse(text);
-    } catch {
-      return [diag('STREAM_PARSE_ERROR', `stdout line is not JSON: ${excerpt(text)}`)];
-    }
-    if (!isObject(event) || typeof event.type !== 'string')
-      return [diag('STREAM_PARSE_ERROR', `stdout line is not an opencode event object: ${excerpt(text)}`)];
-    return onEvent(event, text);
+    return parseEventLine(text, 'an opencode event object', onEvent);
   }
 
   return {
