@@ -20,6 +20,7 @@ import {
   type SessionNotification,
 } from '@agentclientprotocol/sdk';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { CLAUDE_VERSION } from '../../src/engines/claude/index.js';
 import type { PreparedEngine } from '../../src/engines/engine.js';
 import { loadEngine } from '../../src/engines/registry.js';
 import { parseModelScript, startModelServer, type ModelServer } from '../../src/model/index.js';
@@ -180,6 +181,12 @@ function messageText(updates: ReturnType<typeof updatesOf>): string {
     .join('');
 }
 
+/** Who sends the model requests (the `user-agent` header). */
+const USER_AGENT: Record<AdapterEngine, RegExp> = {
+  claude: new RegExp(`^claude-cli/${CLAUDE_VERSION.replaceAll('.', '\\.')} `),
+  codex: /^codex_cli_rs\/0\.137\.0 /,
+};
+
 /** The tool kind each adapter reports for the scripted `write_file` (claude's own Write tool, codex's shell). */
 const WRITE_KIND: Record<AdapterEngine, string> = { claude: 'edit', codex: 'execute' };
 
@@ -217,6 +224,8 @@ describe.for(ENGINES)('%s over ACP through its adapter', (engine) => {
       expect(fs.readFileSync(path.join(ready.runDir, 'hello.txt'), 'utf8')).toBe('written over acp\n');
       // The model was asked through the engine's own wire API only: the scripted server knew every request.
       expect(ready.server.requests.map((r) => r.response_kind)).toEqual(['shell', 'final']);
+      // The engine that asked: the pinned claude CLI (not the Agent SDK's bundled 2.1.83), codex-acp's own codex.
+      for (const request of ready.server.requests) expect(request.headers['user-agent']).toMatch(USER_AGENT[engine]);
       await acp.close();
 
       // A new adapter process loads the session from the managed home and continues it.
