@@ -121,6 +121,7 @@ describe('ACP adapters of claude and codex', () => {
           'model="gpt-5.5"',
           'sandbox_mode="danger-full-access"',
           'approval_policy="untrusted"',
+          'features.unified_exec=false',
           'model_providers.agent-harness.base_url="http://127.0.0.1:4321/v1"',
           `projects={${JSON.stringify(runDir)}={trust_level="trusted"}}`,
         ]),

@@ -72,12 +72,16 @@ function overridesOf(table: Record<string, unknown>, prefix = ''): string[] {
  *   isolation (namespaces, the agent's mount plan) is what contains it.
  * - `approval_policy = "untrusted"`: over ACP the client decides, so codex asks (`session/request_permission`) before
  *   every command outside its known-safe list instead of never asking.
+ * - `features.unified_exec = false`: codex's unified exec (the `exec_command` tool) keeps a command running across
+ *   turns, so `session/cancel` in the middle of one answered `cancelled` and left it running until `session/close`;
+ *   with the classic shell tool (`shell_command`) the cancel kills it, as the native transport's end does.
  * - the scripted model slug `gpt-6-sol` becomes `gpt-5.5`: codex 0.137 does not know the newer slug and says so in
  *   the session's first message ("Model metadata for `gpt-6-sol` not found"), which would be part of the reply.
  */
-export const CODEX_ACP_PROFILE: Readonly<Record<string, string>> = {
+export const CODEX_ACP_PROFILE: Readonly<Record<string, string | boolean>> = {
   sandbox_mode: 'danger-full-access',
   approval_policy: 'untrusted',
+  'features.unified_exec': false,
 };
 /** The scripted model's slug for the adapter's codex (one in its bundled model list). */
 export const CODEX_ACP_SCRIPTED_MODEL = 'gpt-5.5';
