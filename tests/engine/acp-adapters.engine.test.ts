@@ -203,6 +203,9 @@ describe.for(ENGINES)('%s over ACP through its adapter', (engine) => {
       { type: 'final', text: 'Second turn, after load.', done: false },
     ]);
     try {
+      // codex's shared config.toml (its trust comes as `-c`): the adapter's codex must not write into it.
+      const codexConfig = path.join(ready.prepared.configRoots[0]!, 'config.toml');
+      const configBefore = engine === 'codex' ? fs.readFileSync(codexConfig, 'utf8') : null;
       const acp = await startAdapter(ready, 'allow_once');
       // Both adapters load sessions; neither needs an authentication step with the managed env.
       expect(acp.init).toMatchObject({ protocolVersion: PROTOCOL_VERSION, agentCapabilities: { loadSession: true } });
@@ -242,6 +245,7 @@ describe.for(ENGINES)('%s over ACP through its adapter', (engine) => {
       // The engine sent the whole session again: the third turn was picked from its history.
       expect(ready.server.requests.at(-1)).toMatchObject({ response_kind: 'final', turn_index: 2 });
       await again.close();
+      if (configBefore !== null) expect(fs.readFileSync(codexConfig, 'utf8')).toBe(configBefore);
     } finally {
       await ready.dispose();
     }
