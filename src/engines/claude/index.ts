@@ -5,6 +5,7 @@
  */
 import { applyClaudeAgentOptions } from './agent-options.js';
 import path from 'node:path';
+import { acp } from './acp.js';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
 import { buildClaudeResumeArgs, buildClaudeStartArgs, CLAUDE_MODEL_FLAG, CLAUDE_RESUME_FLAGS } from './command.js';
 import { claudeTools } from './tools.js';
@@ -103,6 +104,7 @@ export const claudeEngine: EngineAdapter = {
   resumeFlags: CLAUDE_RESUME_FLAGS,
   modelFlag: CLAUDE_MODEL_FLAG,
   tools: claudeTools,
+  acp,
   createParser: createClaudeParser,
   recoverSession: recoverClaudeSession,
   initMessage: CLAUDE_INIT_MESSAGE,

@@ -3,6 +3,7 @@
  */
 import { applyCodexAgentOptions } from './agent-options.js';
 import path from 'node:path';
+import { acp } from './acp.js';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
 import {
   buildCodexResumeArgs,
@@ -146,5 +147,6 @@ export const codexEngine: EngineAdapter = {
   modelFlag: CODEX_MODEL_FLAG,
   tools: codexTools,
   recoverSession: recoverCodexSession,
+  acp,
   createParser: createCodexParser,
 };
