@@ -385,6 +385,123 @@ describe('record through the model server, replay offline', () => {
   });
 });
 
+describe('forking a replay onto the live model', () => {
+  const post = (server: ModelServer, input: unknown[]) =>
+    fetch(`${server.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-agent-harness-scripted' },
+      body: JSON.stringify({ model: 'gpt-test', stream: true, input }),
+    });
+  const user = (text: string) => ({ role: 'user', content: [{ type: 'input_text', text }] });
+  const assistant = (text: string) => ({ role: 'assistant', content: [{ type: 'output_text', text }] });
+  const serve = async (intercept: ReturnType<typeof openCassette>['intercept']) => {
+    const server = await startModelServer({
+      script: { version: 1, turns: [turns.final('from the script')] },
+      intercept,
+    });
+    cleanups.push(() => server.close());
+    return server;
+  };
+
+  it('replays the turns before the fork, forwards the rest with the key, and writes the forked conversation', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'c.json');
+    const vendor = await startKeyedVendor(KEY, {
+      version: 1,
+      turns: [turns.final('Recorded answer.'), turns.final('Recorded second answer.')],
+    });
+    cleanups.push(() => vendor.close());
+    const record = openCassette({ mode: 'record', file, upstream: vendor.url, hostEnv: { OPENAI_API_KEY: KEY } });
+    const recording = await serve(record.intercept);
+    expect(await (await post(recording, [user('Say it')])).text()).toContain('Recorded answer.');
+    const second = [user('Say it'), assistant('Recorded answer.'), user('Again')];
+    expect(await (await post(recording, second)).text()).toContain('Recorded second answer.');
+    expect((await record.finish()).interactions).toBe(2);
+    await vendor.close();
+
+    const live = await startKeyedVendor(KEY, {
+      version: 1,
+      turns: [turns.final('never served'), turns.final('Live answer.')],
+    });
+    cleanups.push(() => live.close());
+    const output = path.join(dir, 'forked.json');
+    const fork = openCassette({
+      mode: 'replay',
+      file,
+      cassette: loadCassette(file),
+      forkAt: 1,
+      forkTo: 'live',
+      upstream: live.url,
+      forkCassette: output,
+      hostEnv: { OPENAI_API_KEY: KEY },
+    });
+    const server = await serve(fork.intercept);
+    expect(await (await post(server, [user('Say it')])).text()).toContain('Recorded answer.');
+    expect(live.accepted).toBe(0);
+    const answer = await (await post(server, second)).text();
+    expect(answer).toContain('Live answer.');
+    expect(answer).not.toContain('Recorded second answer.');
+    expect(live.accepted).toBe(1);
+    expect(live.refused).toBe(0);
+    const report = await fork.finish();
+    expect(report).toMatchObject({ exact: 1, missed: 0, unused: 0, error: null });
+    expect(report.diagnostics.map((d) => d.code)).toEqual(['CASSETTE_FORKED']);
+
+    // The forked conversation: the replayed turn, then the live one, renumbered; no key.
+    expect(fs.readFileSync(output, 'utf8')).not.toContain(KEY);
+    const forked = loadCassette(output);
+    expect(forked.interactions.map((i) => [i.seq, i.position])).toEqual([
+      [1, 0],
+      [2, 1],
+    ]);
+    expect(forked.interactions[1]?.response.chunks.map((c) => c.data).join('')).toContain('Live answer.');
+    expect(forked.redactions).toContain('auth-header');
+  });
+
+  it('a live fork needs --fork-at, a replay and a key; --fork-cassette needs --fork-to live', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'c.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'agent-harness.cassette/1',
+        created_at: '',
+        engine: null,
+        upstream: null,
+        redactions: [],
+        interactions: [],
+      }),
+    );
+    const { prepareAttempt } = await import('../../src/core/prepare-attempt.js');
+    const refusal = (cassette: Record<string, unknown>, hostEnv: NodeJS.ProcessEnv = {}) =>
+      prepareAttempt({
+        paths: resolveHarnessPaths({ env: {}, projectRoot: dir, skillRoots: [] }),
+        engine: 'codex',
+        launch: 'start',
+        prompt: 'hi',
+        modelMode: 'replay',
+        isolation: 'off',
+        cassette: { path: file, ...cassette },
+        hostEnv,
+      }).then(
+        () => null,
+        (error: unknown) => error as Error,
+      );
+    const noAt = await refusal({ forkTo: 'live' });
+    expect(isAgentHarnessError(noAt, 'USAGE_ERROR')).toBe(true);
+    expect(noAt?.message).toContain('--fork-at');
+    const noKey = await refusal({ forkAt: 1, forkTo: 'live' });
+    expect(isAgentHarnessError(noKey, 'CASSETTE_KEY_MISSING')).toBe(true);
+    expect(noKey?.message).toContain('OPENAI_API_KEY');
+    const scriptedOutput = await refusal({ forkAt: 1, forkCassette: 'out.json' });
+    expect(isAgentHarnessError(scriptedOutput, 'USAGE_ERROR')).toBe(true);
+    expect(scriptedOutput?.message).toContain('--fork-to live');
+    const sameFile = await refusal({ forkAt: 1, forkTo: 'live', forkCassette: file }, { OPENAI_API_KEY: KEY });
+    expect(isAgentHarnessError(sameFile, 'USAGE_ERROR')).toBe(true);
+    expect(await refusal({ forkAt: 1, forkTo: 'live' }, { OPENAI_API_KEY: KEY })).toBeNull();
+  });
+});
+
 describe('fidelity table of the consistency report', () => {
   const attempt = (cassette?: AgentHarnessAttemptRecord['cassette']): AgentHarnessAttemptRecord => ({
     runId: 'r',

@@ -180,59 +180,51 @@ describe('cassettes through a provider', () => {
   );
 });
 
+/** Every file under `dir` (recursively) whose content holds `needle`. */
+function filesHolding(dir: string, needle: string): string[] {
+  const found: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    if (fs.readFileSync(file).includes(needle)) found.push(file);
+  }
+  return found;
+}
+
 describe('forking a cassette', () => {
   it.for(registryEngines())(
-    '%s: --fork-at 1 replays the first model turn, then the scripted model ends the conversation',
-    { timeout: 300_000 },
+    '%s: --fork-at 1 replays the first model turn, then the scripted model or the live vendor ends the conversation',
+    { timeout: 600_000 },
     async (engine: EngineId, { skip }) => {
       if (missing[engine]) skip(missing[engine] ?? undefined);
-      const wire = await engineWireApi(engine);
+      const keyVariable = KEY_VARIABLES[await engineWireApi(engine)][0]!;
       const vendor = await startKeyedVendor(KEY, {
         version: 1,
         turns: [turns.writeFile('a.txt', 'recorded from the vendor\n'), turns.final('Wrote a.txt.')],
       });
       const cassette = path.join(root, `fork-${engine}.json`);
+      const forkCassette = path.join(root, `fork-${engine}.live.json`);
       const script = path.join(root, `fork-${engine}.script.json`);
       fs.writeFileSync(
         script,
         JSON.stringify({ version: 1, turns: [turns.final('never served'), turns.final('Forked ending.')] }),
       );
-      const env = { ...process.env, AGENT_HARNESS_RUN_ROOT: path.join(root, 'runs', `fork-${engine}`) };
+      const runRoot = path.join(root, 'runs', `fork-${engine}`);
+      const env = { ...process.env, AGENT_HARNESS_RUN_ROOT: runRoot };
+      const start = (more: string[]) => [...more, '--prompt', 'Write a.txt', engine];
       try {
         const record = await cli(
-          [
-            'start',
-            '--model',
-            'record',
-            '--cassette',
-            cassette,
-            '--upstream',
-            vendor.url,
-            '--prompt',
-            'Write a.txt',
-            engine,
-          ],
-          { ...env, [KEY_VARIABLES[wire][0]!]: KEY },
+          start(['start', '--model', 'record', '--cassette', cassette, '--upstream', vendor.url]),
+          { ...env, [keyVariable]: KEY },
         );
         expect(record.stderr).toContain('Completion: completed');
       } finally {
         await vendor.close();
       }
+
+      // Onto the scripted model: turn 1 comes from the script.
       const fork = await cli(
-        [
-          'start',
-          '--model',
-          'replay',
-          '--cassette',
-          cassette,
-          '--fork-at',
-          '1',
-          '--script',
-          script,
-          '--prompt',
-          'Write a.txt',
-          engine,
-        ],
+        start(['start', '--model', 'replay', '--cassette', cassette, '--fork-at', '1', '--script', script]),
         env,
       );
       expect(fork.stderr).toContain('Completion: completed');
@@ -240,6 +232,59 @@ describe('forking a cassette', () => {
       expect(forked.content).toBe('recorded from the vendor\n');
       expect(forked.final).toContain('Forked ending.');
       expect(cassettes.at(-1)).toMatchObject({ mode: 'replay', missed: 0, unused: 0 });
+
+      // Onto the live model: the vendor, which now answers turn 1 otherwise, ends the conversation; its turn 0 is
+      // never asked for (the cassette served it), and the forked conversation is recorded into a new cassette.
+      const live = await startKeyedVendor(KEY, {
+        version: 1,
+        turns: [turns.writeFile('a.txt', 'never served by the live vendor\n'), turns.final('Live ending.')],
+      });
+      let liveFork: Awaited<ReturnType<typeof cli>>;
+      try {
+        liveFork = await cli(
+          start([
+            'start',
+            '--model',
+            'replay',
+            '--cassette',
+            cassette,
+            '--fork-at',
+            '1',
+            '--fork-to',
+            'live',
+            '--upstream',
+            live.url,
+            '--fork-cassette',
+            forkCassette,
+          ]),
+          { ...env, [keyVariable]: KEY },
+        );
+        expect(liveFork.stderr).toContain('Completion: completed');
+        expect(live.refused).toBe(0);
+        expect(live.accepted).toBeGreaterThanOrEqual(1);
+        const served = live.model.requests.filter((r) => r.wire !== null && r.turn_index !== null);
+        expect(served.length).toBeGreaterThanOrEqual(1);
+        expect(served.every((r) => (r.turn_index ?? 0) >= 1)).toBe(true);
+      } finally {
+        await live.close();
+      }
+      const liveOutcome = outcome(liveFork.stderr);
+      expect(liveOutcome.content).toBe('recorded from the vendor\n');
+      expect(liveOutcome.final).toContain('Live ending.');
+      expect(liveOutcome.final).not.toContain('Wrote a.txt.');
+      expect(cassettes.at(-1)).toMatchObject({ mode: 'replay', missed: 0, unused: 0 });
+
+      // The forked cassette replays on its own, offline and keyless: the replayed turn, then the live one.
+      const written = fs.readFileSync(forkCassette, 'utf8');
+      expect(written).toContain('Live ending.');
+      const again = await cli(start(['start', '--model', 'replay', '--cassette', forkCassette]), env);
+      expect(again.stderr).toContain('Completion: completed');
+      expect(again.stderr).not.toContain('CASSETTE_MISS');
+      expect(outcome(again.stderr)).toEqual(liveOutcome);
+      expect(cassettes.at(-1)).toMatchObject({ mode: 'replay', missed: 0, unused: 0 });
+
+      // The key is nowhere: not in either cassette, not in any run directory.
+      expect(filesHolding(root, KEY)).toEqual([]);
     },
   );
 });
