@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  collapseAuditListing,
   diffValues,
   loadCassette,
   matchRequest,
@@ -163,6 +164,39 @@ describe('normalization', () => {
     // A static duration is kept: only measured (fractional) ones vary.
     expect(JSON.stringify(a)).toContain('Defaults to 30000 ms.');
   });
+
+  // gemini's first request lists the workspace; which audit files exist then is a race with the harness.
+  const listing = (auditFiles: string[], workspaceFile = 'notes.md') =>
+    [
+      '<session_context>',
+      '- **Directory Structure:**',
+      '',
+      '/tmp/run-a/',
+      '├───.audit/',
+      ...auditFiles.map((name, i) => `│   ${i === auditFiles.length - 1 ? '└' : '├'}───${name}`),
+      '├───.gemini/',
+      '│   └───settings.json',
+      `└───${workspaceFile}`,
+      '</session_context>',
+    ].join('\n');
+  const geminiHash = (text: string) =>
+    requestHash(
+      'POST',
+      '/p',
+      normalizeBody({ contents: [{ role: 'user', parts: [{ text }, { text: 'Write a.txt' }] }] }),
+    );
+
+  it("the harness's .audit files in a directory listing do not change the hash; the workspace's files do", () => {
+    const early = geminiHash(listing(['meta.1.json', 'rasp.1.jsonl', 'stdout.1.log']));
+    expect(geminiHash(listing(['fs-before.1.json', 'meta.1.json', 'rasp.1.jsonl', 'stdout.1.log']))).toBe(early);
+    expect(
+      geminiHash(listing(['fs-before.1.json.tmp-4f2a', 'meta.1.json', 'model-requests.1.jsonl', 'stdout.1.log'])),
+    ).toBe(early);
+    expect(geminiHash(listing(['meta.1.json', 'rasp.1.jsonl', 'stdout.1.log'], 'other.md'))).not.toBe(early);
+    expect(collapseAuditListing(listing(['meta.1.json']))).toContain(
+      '├───.audit/\n├───.gemini/\n│   └───settings.json',
+    );
+  });
 });
 
 describe('matching ladder', () => {
@@ -214,6 +248,13 @@ describe('matching ladder', () => {
     // A used interaction is not served twice.
     expect(matchRequest(ask({ prompt: 'hi', tools: ['a'] }), recorded, new Set([0, 1]), userText).kind).toBe('miss');
     expect(diffValues({ a: [1, 2] }, { a: [1] })).toEqual([{ path: 'a[1]', recorded: '2', requested: '(absent)' }]);
+  });
+
+  it('a cassette recorded before a normalization rule was added still matches exactly', () => {
+    const before = { prompt: 'hi', tools: ['├───.audit/\n│   └───fs-before.1.json\n└───a.txt'] };
+    const now = normalizeBody(before) as { prompt: string; tools: string[] };
+    expect(now.tools[0]).toBe('├───.audit/\n└───a.txt');
+    expect(matchRequest(ask(now), [interaction(1, before)], new Set(), userText)).toEqual({ kind: 'exact', index: 0 });
   });
 });
 
