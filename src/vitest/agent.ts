@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { ModelModeOption } from '../cassette/mode.js';
 import type { AttemptRequest } from '../core/attempt-request.js';
+import { parseModelScript, type ModelScript, type ModelTurn } from '../model/index.js';
 import type { ExposeEntry } from '../runtime/isolation/mount-plan.js';
 import { runAttempt } from '../core/run-attempt.js';
 import { resumeRequest } from '../core/session.js';
@@ -37,6 +38,12 @@ export interface AgentStartOptions {
   git?: boolean;
   /** Inject only these skills (by name) instead of every skill under the skill roots. */
   onlySkills?: readonly string[];
+  /**
+   * This run's own script (a script, or its turns), instead of the test's (`model.script`): for attempts that run at
+   * once in one test with different scripts. Each attempt runs on its own lane of the test's server either way, so
+   * attempts never answer each other's requests; `run.resume(message, { turns })` appends to this script.
+   */
+  script?: ModelScript | readonly ModelTurn[];
   /** Model mode of this run (default: the plugin's `model`); `record`, `replay`, `auto` use a cassette. */
   model?: ModelModeOption;
   /**
@@ -130,9 +137,20 @@ export async function runAgentFixture(
     const suffix = cassettes > 1 ? `.${cassettes}` : '';
     return path.join(path.dirname(file), '__cassettes__', path.basename(file), `${name}${suffix}.json`);
   };
+  /** Runs a scripted attempt on its own lane of the test's server (its own script, else the test's), then closes it. */
+  const onLane = async (engine: string, request: AttemptRequest, own: ModelScript | null): Promise<AttemptResult> => {
+    if (request.modelMode !== 'scripted') return attempt(engine, request);
+    const lane = model.openLane(own ?? undefined);
+    try {
+      return await attempt(engine, { ...request, modelServer: lane });
+    } finally {
+      lane.close();
+    }
+  };
   const common = (
     timeoutMs: number | undefined,
     options: Pick<AgentStartOptions, 'model' | 'cassette' | 'expose'> = {},
+    own: ModelScript | null = null,
   ) => {
     const mode = options.model ?? config.model;
     const timeout = timeoutMs ?? config.timeoutMs ?? undefined;
@@ -141,9 +159,8 @@ export async function runAgentFixture(
     return {
       ...(expose.length > 0 ? { expose } : {}),
       modelMode: mode,
-      ...(mode === 'scripted' ? { modelServer: model.server } : {}),
-      // A lenient replay's misses fall back to the test's script.
-      ...(taped ? { script: model.server.script } : {}),
+      // A lenient replay's misses fall back to the run's script, else the test's.
+      ...(taped ? { script: own ?? model.server.script } : {}),
       ...(taped
         ? {
             cassette: {
@@ -180,33 +197,51 @@ export async function runAgentFixture(
       const extra = (options.skills ?? []).map((root) => path.resolve(harness.paths.projectRoot, root));
       const paths =
         extra.length > 0 ? { ...harness.paths, skillRoots: [...harness.paths.skillRoots, ...extra] } : harness.paths;
-      const first = await attempt(engine, {
-        paths,
+      let own =
+        options.script === undefined
+          ? null
+          : parseModelScript(
+              Array.isArray(options.script) ? { version: 1, turns: options.script } : options.script,
+              `agent.start(${JSON.stringify(engine)}) script`,
+            );
+      const first = await onLane(
         engine,
-        launch: 'start',
-        prompt: options.prompt ?? null,
-        ...(options.args ? { passthrough: options.args } : {}),
-        ...(options.translateMode !== undefined ? { translateMode: options.translateMode } : {}),
-        ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}),
-        label: testName,
-        workspace: {
-          ...(options.template ? { template: options.template } : {}),
-          ...(options.files ? { files: options.files } : {}),
-          ...(options.git !== undefined ? { git: options.git } : {}),
+        {
+          paths,
+          engine,
+          launch: 'start',
+          prompt: options.prompt ?? null,
+          ...(options.args ? { passthrough: options.args } : {}),
+          ...(options.translateMode !== undefined ? { translateMode: options.translateMode } : {}),
+          ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}),
+          label: testName,
+          workspace: {
+            ...(options.template ? { template: options.template } : {}),
+            ...(options.files ? { files: options.files } : {}),
+            ...(options.git !== undefined ? { git: options.git } : {}),
+          },
+          ...common(options.timeoutMs, options, own),
         },
-        ...common(options.timeoutMs, options),
-      });
+        own,
+      );
       const run = new HarnessRun(first, async (self, message, resumeOptions) => {
-        if (resumeOptions.turns?.length) model.append(...resumeOptions.turns);
+        if (resumeOptions.turns?.length) {
+          if (own) own = { ...own, turns: [...own.turns, ...resumeOptions.turns] };
+          else model.append(...resumeOptions.turns);
+        }
         const request = await resumeRequest({ runDir: self.runDir }, message, {
           paths,
           ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}),
-          ...common(resumeOptions.timeoutMs, {
-            ...(options.model ? { model: options.model } : {}),
-            ...(options.expose ? { expose: options.expose } : {}),
-          }),
+          ...common(
+            resumeOptions.timeoutMs,
+            {
+              ...(options.model ? { model: options.model } : {}),
+              ...(options.expose ? { expose: options.expose } : {}),
+            },
+            own,
+          ),
         });
-        return track(self, await attempt(self.engine, request));
+        return track(self, await onLane(self.engine, request, own));
       });
       runs.push(run);
       await track(run, first);

@@ -97,6 +97,38 @@ describe('fixtures with codex', () => {
   });
 });
 
+describe('attempts at once in one test', () => {
+  test('two agent.starts with their own scripts never cross: each its own lane, turns and request log', async ({
+    model,
+    agent,
+  }) => {
+    model.script(turns.final('The test script: never served.'));
+    const script = (name: string) => [
+      turns.shell(`printf '${name}\\n' > ${name}.txt`),
+      turns.final(`Wrote ${name}.txt.`),
+    ];
+    const [a, b] = await Promise.all([
+      agent.start('codex', { prompt: 'Write a.txt', script: script('a') }),
+      agent.start('codex', { prompt: 'Write b.txt', script: script('b') }),
+    ]);
+    for (const [run, name, other] of [
+      [a, 'a', 'b'],
+      [b, 'b', 'a'],
+    ] as const) {
+      expect(run).toHaveCompleted();
+      expect(run).toHaveChangedFiles([`${name}.txt`]);
+      expect(run).toHaveFinalMessage(`Wrote ${name}.txt.`);
+      expect(fs.readFileSync(path.join(run.runDir, `${name}.txt`), 'utf8')).toBe(`${name}\n`);
+      // The attempt's request log holds its own requests only.
+      const log = fs.readFileSync(run.audit.modelRequests, 'utf8');
+      expect(log).toContain(`Write ${name}.txt`);
+      expect(log).not.toContain(`Write ${other}.txt`);
+    }
+    // Both lanes' requests are the test's too.
+    expect(model.requests.filter((r) => r.lane !== undefined).length).toBeGreaterThanOrEqual(4);
+  });
+});
+
 describe('replay without a cassette', () => {
   const config = { ...defaultAgentHarnessConfig(), model: 'replay' as const };
   test.override({
