@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { ModelModeOption } from '../cassette/mode.js';
 import type { AttemptRequest } from '../core/attempt-request.js';
-import { parseModelScript, type ModelScript, type ModelTurn } from '../model/index.js';
+import { parseModelScript, type ModelLane, type ModelScript, type ModelTurn } from '../model/index.js';
 import type { ExposeEntry } from '../runtime/isolation/mount-plan.js';
 import { runAttempt } from '../core/run-attempt.js';
 import { resumeRequest } from '../core/session.js';
@@ -40,8 +40,8 @@ export interface AgentStartOptions {
   onlySkills?: readonly string[];
   /**
    * This run's own script (a script, or its turns), instead of the test's (`model.script`): for attempts that run at
-   * once in one test with different scripts. Each attempt runs on its own lane of the test's server either way, so
-   * attempts never answer each other's requests; `run.resume(message, { turns })` appends to this script.
+   * once in one test with different scripts. Each run has its own lane of the test's server either way, so runs
+   * never answer each other's requests; `run.resume(message, { turns })` appends to this script.
    */
   script?: ModelScript | readonly ModelTurn[];
   /** Model mode of this run (default: the plugin's `model`); `record`, `replay`, `auto` use a cassette. */
@@ -137,15 +137,23 @@ export async function runAgentFixture(
     const suffix = cassettes > 1 ? `.${cassettes}` : '';
     return path.join(path.dirname(file), '__cassettes__', path.basename(file), `${name}${suffix}.json`);
   };
-  /** Runs a scripted attempt on its own lane of the test's server (its own script, else the test's), then closes it. */
-  const onLane = async (engine: string, request: AttemptRequest, own: ModelScript | null): Promise<AttemptResult> => {
+  /** The lanes of this test's runs, closed when the test ends. */
+  const lanes: ModelLane[] = [];
+  /**
+   * Runs a scripted attempt on its run's lane of the test's server (opened by the run's first scripted attempt, kept
+   * for its resumes, so the run keeps one base URL): its own script, else following the test's.
+   */
+  const onLane = async (
+    engine: string,
+    request: AttemptRequest,
+    run: { lane: ModelLane | null; own: ModelScript | null },
+  ): Promise<AttemptResult> => {
     if (request.modelMode !== 'scripted') return attempt(engine, request);
-    const lane = model.openLane(own ?? undefined);
-    try {
-      return await attempt(engine, { ...request, modelServer: lane });
-    } finally {
-      lane.close();
+    if (!run.lane) {
+      run.lane = model.openLane(run.own ?? undefined);
+      lanes.push(run.lane);
     }
+    return attempt(engine, { ...request, modelServer: run.lane });
   };
   const common = (
     timeoutMs: number | undefined,
@@ -197,13 +205,14 @@ export async function runAgentFixture(
       const extra = (options.skills ?? []).map((root) => path.resolve(harness.paths.projectRoot, root));
       const paths =
         extra.length > 0 ? { ...harness.paths, skillRoots: [...harness.paths.skillRoots, ...extra] } : harness.paths;
-      let own =
+      const own =
         options.script === undefined
           ? null
           : parseModelScript(
               Array.isArray(options.script) ? { version: 1, turns: options.script } : options.script,
               `agent.start(${JSON.stringify(engine)}) script`,
             );
+      const laned: { lane: ModelLane | null; own: ModelScript | null } = { lane: null, own };
       const first = await onLane(
         engine,
         {
@@ -222,12 +231,14 @@ export async function runAgentFixture(
           },
           ...common(options.timeoutMs, options, own),
         },
-        own,
+        laned,
       );
       const run = new HarnessRun(first, async (self, message, resumeOptions) => {
         if (resumeOptions.turns?.length) {
-          if (own) own = { ...own, turns: [...own.turns, ...resumeOptions.turns] };
-          else model.append(...resumeOptions.turns);
+          if (own) {
+            laned.own = { ...own, turns: [...(laned.own ?? own).turns, ...resumeOptions.turns] };
+            laned.lane?.appendTurns(resumeOptions.turns);
+          } else model.append(...resumeOptions.turns);
         }
         const request = await resumeRequest({ runDir: self.runDir }, message, {
           paths,
@@ -238,10 +249,10 @@ export async function runAgentFixture(
               ...(options.model ? { model: options.model } : {}),
               ...(options.expose ? { expose: options.expose } : {}),
             },
-            own,
+            laned.own,
           ),
         });
-        return track(self, await onLane(self.engine, request, own));
+        return track(self, await onLane(self.engine, request, laned));
       });
       runs.push(run);
       await track(run, first);
@@ -253,6 +264,7 @@ export async function runAgentFixture(
   } finally {
     controller.abort();
     signal.removeEventListener('abort', abort);
+    for (const lane of lanes) lane.close();
     const last = runs.at(-1);
     if (last) writeMeta(last);
   }
