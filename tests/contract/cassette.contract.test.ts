@@ -4,6 +4,7 @@
  * replayed with the vendor stopped: the same bytes, no key in the file, a changed prompt a CASSETTE_MISS with a diff,
  * an unasked recorded call CASSETTE_UNUSED, a lenient miss served by the script.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +31,7 @@ import type { AgentHarnessAttemptRecord } from '../../src/report/attempt-record.
 import { buildConsistencyReport } from '../../src/report/build.js';
 import { renderMarkdown } from '../../src/report/render.js';
 import { startModelServer, turns, type ModelServer } from '../../src/model/index.js';
+import { BIN } from '../helpers/cli.js';
 import { startKeyedVendor, type KeyedVendor } from '../helpers/keyed-vendor.js';
 
 const KEY = 'sk-test-SECRET-0123456789abcdef';
@@ -540,6 +542,56 @@ describe('forking a replay onto the live model', () => {
     const sameFile = await refusal({ forkAt: 1, forkTo: 'live', forkCassette: file }, { OPENAI_API_KEY: KEY });
     expect(isAgentHarnessError(sameFile, 'USAGE_ERROR')).toBe(true);
     expect(await refusal({ forkAt: 1, forkTo: 'live' }, { OPENAI_API_KEY: KEY })).toBeNull();
+  });
+});
+
+describe('model serve --cassette', () => {
+  it('serves a cassette to any client, refuses what it lacks, and sums up when stopped', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'c.json');
+    const input = (text: string) => [{ role: 'user', content: [{ type: 'input_text', text }] }];
+    const vendor = await startKeyedVendor(KEY, { version: 1, turns: [turns.final('Served from the cassette.')] });
+    cleanups.push(() => vendor.close());
+    const record = openCassette({ mode: 'record', file, upstream: vendor.url, hostEnv: { OPENAI_API_KEY: KEY } });
+    const recording = await startModelServer({ intercept: record.intercept });
+    cleanups.push(() => recording.close());
+    const post = (url: string, text: string) =>
+      fetch(`${url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer anything' },
+        body: JSON.stringify({ model: 'gpt-test', stream: true, input: input(text) }),
+      });
+    const recorded = await (await post(recording.url, 'Say it')).text();
+    await record.finish();
+    await vendor.close();
+
+    const child = spawn(process.execPath, [BIN, 'model', 'serve', '--cassette', file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    cleanups.push(() => {
+      child.kill('SIGKILL');
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    for (let i = 0; i < 400 && !/listening on (\S+)/.test(stdout); i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    const url = /listening on (\S+)/.exec(stdout)?.[1];
+    expect(url, stderr).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(await (await post(url!, 'Say it')).text()).toBe(recorded);
+    const missed = await post(url!, 'Say something else');
+    expect(missed.status).toBe(400);
+    expect(await missed.text()).toContain('CASSETTE_MISS');
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('1 exact, 0 divergent, 1 missed, 0 unused of 1');
+    expect(stderr).toContain('error CASSETTE_MISS');
   });
 });
 
