@@ -52,6 +52,12 @@ export interface AgentStartOptions {
    */
   cassette?: string;
   /**
+   * `replay` only: fork the cassette after its first `at` model turns onto the test's (or the run's) script, or the
+   * live model (`to: 'live'`, the plugin's `upstream` or the vendor, with the key from the environment); `cassette`
+   * records a live fork's conversation (docs/cassettes.md).
+   */
+  fork?: { at: number; to?: 'scripted' | 'live'; cassette?: string };
+  /**
    * Host paths the agent sees beyond its workspace (after the plugin's `expose`), for this run's attempts: `PATH`,
    * `PATH:ro` or `{ path, readOnly }`, relative to the project root (docs/isolation.md).
    */
@@ -157,7 +163,7 @@ export async function runAgentFixture(
   };
   const common = (
     timeoutMs: number | undefined,
-    options: Pick<AgentStartOptions, 'model' | 'cassette' | 'expose'> = {},
+    options: Pick<AgentStartOptions, 'model' | 'cassette' | 'expose' | 'fork'> = {},
     own: ModelScript | null = null,
   ) => {
     const mode = options.model ?? config.model;
@@ -175,6 +181,13 @@ export async function runAgentFixture(
               path: cassetteOf(options.cassette),
               ...(config.upstream ? { upstream: config.upstream } : {}),
               ...(mode === 'auto' && isUpdatingSnapshots() ? { update: true } : {}),
+              ...(options.fork
+                ? {
+                    forkAt: options.fork.at,
+                    ...(options.fork.to ? { forkTo: options.fork.to } : {}),
+                    ...(options.fork.cassette ? { forkCassette: options.fork.cassette } : {}),
+                  }
+                : {}),
             },
           }
         : {}),

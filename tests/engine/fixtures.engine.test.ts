@@ -4,8 +4,9 @@
  * not use the plugin, so the fixtures run with their defaults (cwd paths, a temporary run root).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, inject } from 'vitest';
+import { afterAll, afterEach, describe, expect, inject } from 'vitest';
 import {
   test,
   turns,
@@ -13,6 +14,8 @@ import {
   defaultAgentHarnessConfig,
   type AgentHarnessTaskMeta,
 } from '../../src/public/vitest.js';
+import type { AgentHarnessConfig } from '../../src/vitest/options.js';
+import { startKeyedVendor } from '../helpers/keyed-vendor.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 
 const SKILLS = path.join('fixtures', 'skills');
@@ -126,6 +129,66 @@ describe('attempts at once in one test', () => {
     }
     // Both lanes' requests are the test's too.
     expect(model.requests.filter((r) => r.lane !== undefined).length).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('a cassette forked from the fixtures', () => {
+  const KEY = 'sk-test-SECRET-fixtures-fork-5e6f7a8b';
+  const config: AgentHarnessConfig = { ...defaultAgentHarnessConfig() };
+  const tapes = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-fixtures-fork-'));
+  test.override({
+    harness: {
+      config,
+      paths: resolveHarnessPaths({ runRoot: config.runRoot! }),
+      hostEnv: { ...process.env, OPENAI_API_KEY: KEY },
+    },
+  });
+  afterAll(() => fs.rmSync(tapes, { recursive: true, force: true }));
+
+  test('agent.start records, then forks at 1 onto the test script and onto the live vendor', async ({
+    model,
+    agent,
+  }) => {
+    const cassette = path.join(tapes, 'c.json');
+    const output = path.join(tapes, 'forked.json');
+    const recorder = await startKeyedVendor(KEY, {
+      version: 1,
+      turns: [turns.writeFile('a.txt', 'from the vendor\n'), turns.final('Wrote a.txt.')],
+    });
+    try {
+      config.upstream = recorder.url;
+      const recorded = await agent.start('codex', { prompt: 'Write a.txt', model: 'record', cassette });
+      expect(recorded).toHaveCompleted();
+    } finally {
+      await recorder.close();
+    }
+    model.script(turns.final('never served'), turns.final('Scripted ending.'));
+    const scripted = await agent.start('codex', { prompt: 'Write a.txt', model: 'replay', cassette, fork: { at: 1 } });
+    expect(scripted).toHaveCompleted();
+    expect(scripted).toHaveFinalMessage('Scripted ending.');
+    expect(fs.readFileSync(path.join(scripted.runDir, 'a.txt'), 'utf8')).toBe('from the vendor\n');
+
+    const live = await startKeyedVendor(KEY, {
+      version: 1,
+      turns: [turns.writeFile('a.txt', 'never served\n'), turns.final('Live ending.')],
+    });
+    try {
+      config.upstream = live.url;
+      const forked = await agent.start('codex', {
+        prompt: 'Write a.txt',
+        model: 'replay',
+        cassette,
+        fork: { at: 1, to: 'live', cassette: output },
+      });
+      expect(forked).toHaveCompleted();
+      expect(forked).toHaveFinalMessage('Live ending.');
+      expect(fs.readFileSync(path.join(forked.runDir, 'a.txt'), 'utf8')).toBe('from the vendor\n');
+      expect(live.accepted).toBeGreaterThanOrEqual(1);
+    } finally {
+      await live.close();
+    }
+    expect(fs.readFileSync(output, 'utf8')).toContain('Live ending.');
+    expect(fs.readFileSync(output, 'utf8')).not.toContain(KEY);
   });
 });
 
