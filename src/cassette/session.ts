@@ -75,6 +75,8 @@ export interface CassetteReport {
   diagnostics: CassetteDiagnostic[];
   /** What fails the attempt (the first miss, unused interactions in strict mode, an unreachable upstream), or null. */
   error: AgentHarnessError | null;
+  /** A replay that forked: after how many model turns, onto what, and the cassette its live part went to. */
+  fork?: { at: number; to: ForkTarget; recorded: string | null };
 }
 
 /** A cassette attached to a model server. */
@@ -293,6 +295,9 @@ function replaySession(
         unused: unused.length,
         diagnostics,
         error: error(),
+        ...(forkAt !== undefined && forked
+          ? { fork: { at: forkAt, to: live ? 'live' : 'scripted', recorded: output } }
+          : {}),
       };
     },
   };

@@ -228,7 +228,12 @@ describe('forking a cassette', () => {
       const forked = outcome(fork.stderr);
       expect(forked.content).toBe('recorded from the vendor\n');
       expect(forked.final).toContain('Forked ending.');
-      expect(cassettes.at(-1)).toMatchObject({ mode: 'replay', missed: 0, unused: 0 });
+      expect(cassettes.at(-1)).toMatchObject({
+        mode: 'replay',
+        missed: 0,
+        unused: 0,
+        fork: { at: 1, to: 'scripted', recorded: null },
+      });
 
       // Onto the live model: the vendor, which now answers turn 1 otherwise, ends the conversation; its turn 0 is
       // never asked for (the cassette served it), and the forked conversation is recorded into a new cassette.
@@ -269,7 +274,12 @@ describe('forking a cassette', () => {
       expect(liveOutcome.content).toBe('recorded from the vendor\n');
       expect(liveOutcome.final).toContain('Live ending.');
       expect(liveOutcome.final).not.toContain('Wrote a.txt.');
-      expect(cassettes.at(-1)).toMatchObject({ mode: 'replay', missed: 0, unused: 0 });
+      expect(cassettes.at(-1)).toMatchObject({
+        mode: 'replay',
+        missed: 0,
+        unused: 0,
+        fork: { at: 1, to: 'live', recorded: forkCassette },
+      });
 
       // The forked cassette replays on its own, offline and keyless: the replayed turn, then the live one.
       const written = fs.readFileSync(forkCassette, 'utf8');
