@@ -135,11 +135,13 @@ describe('cassettes from the CLI', () => {
 
 describe('cassettes through a provider', () => {
   it.skipIf(missing.claude)(
-    'claude: extra.model record with apiKey, then replay offline: the same messages, success and file',
+    'claude: extra.model record with apiKey, then replay offline: the same messages, success and file; extra.forkAt forks it',
     { timeout: 300_000 },
     async () => {
       const { getProvider } = await import('../../src/providers/index.js');
       const cassette = path.join(root, 'provider-claude.json');
+      /** Each query's events, as JSON. */
+      const texts: string[] = [];
       const runRoot = path.join(root, 'runs', 'provider');
       const query = async (extra: Record<string, unknown>, apiKey?: string) => {
         const events: AgentEvent[] = [];
@@ -152,6 +154,7 @@ describe('cassettes through a provider', () => {
         for await (const event of stream) events.push(event);
         const done = events.find((e) => e.type === 'complete');
         const runDir = (done?.diagnostics as { runDir?: string } | undefined)?.runDir ?? '';
+        texts.push(JSON.stringify(events));
         return {
           kinds: events.filter((e) => e.type === 'message').map((e) => e.content?.kind),
           success: done?.result?.success ?? null,
@@ -173,6 +176,14 @@ describe('cassettes through a provider', () => {
       expect(recorded.kinds).toContain('tool_use');
       expect(fs.readFileSync(cassette, 'utf8')).not.toContain(KEY);
       expect(await query({ model: 'replay' })).toEqual(recorded);
+      // extra.forkAt: the first model turn from the cassette, then the script.
+      const script = { version: 1, turns: [turns.final('never served'), turns.final('Forked by the provider.')] };
+      expect(await query({ model: 'replay', forkAt: 1, script })).toMatchObject({
+        success: true,
+        file: 'from the provider vendor\n',
+      });
+      expect(texts.at(-1)).toContain('Forked by the provider.');
+      expect(texts.at(-2)).not.toContain('Forked by the provider.');
     },
   );
 });
