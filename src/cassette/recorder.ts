@@ -94,7 +94,6 @@ export function openRecorder(options: RecorderOptions): Recorder {
       }
       seq += 1;
       const mine = seq;
-      const context = options.context();
       const origin = options.upstream ?? DEFAULT_UPSTREAMS[wire];
       try {
         const captured = await forwardRequest({
@@ -109,6 +108,7 @@ export function openRecorder(options: RecorderOptions): Recorder {
           response: call.response,
         });
         if (options.file === null) return { status: captured.status, note: 'forwarded' };
+        const context = options.context();
         cassette.interactions.push({
           seq: mine,
           wire,
