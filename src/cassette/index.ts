@@ -4,6 +4,7 @@ export * from './redact.js';
 export * from './normalize.js';
 export * from './match.js';
 export * from './record.js';
+export * from './recorder.js';
 export * from './mode.js';
 export * from './session.js';
 export * from './stream-paths.js';

@@ -1,10 +1,12 @@
 /**
  * The replay matching ladder. A request (normalized) is served by the first unused recorded interaction that is:
- * 1. `exact`: the same hash (method, normalized path and body);
+ * 1. `exact`: the same hash (method, normalized path and body), or, at the same place, a recorded body that normalized
+ *    again is the request's (a cassette recorded before a normalization rule was added);
  * 2. `divergent`: the same wire API, kind (model call or which side request), path and place in the conversation, and
  *    the same last user text, differing elsewhere: served, with the field-level difference as a diagnostic;
  * else it is a `miss`, reported with its difference from the nearest recorded interaction.
  */
+import { normalizeBody } from './normalize.js';
 import type { CassetteInteraction } from './schema.js';
 
 /** A request to match, normalized. */
@@ -113,6 +115,12 @@ export function matchRequest(
       interaction.request.path === request.path &&
       interaction.position === request.position,
   );
+  // A cassette recorded before a normalization rule was added: its request, normalized again, is the same.
+  const requested = JSON.stringify(request.normalized);
+  const renormalized = samePlace.find(
+    ({ interaction }) => JSON.stringify(normalizeBody(interaction.request.normalized)) === requested,
+  );
+  if (renormalized) return { kind: 'exact', index: renormalized.index };
   const divergent = samePlace.find(({ interaction }) => userTextOf(interaction) === request.userText);
   if (divergent)
     return {

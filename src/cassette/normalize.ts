@@ -4,7 +4,7 @@
  * appearance (`<id:1>`), so the structure of who answers what is kept; timestamps and dates become `<time>` and
  * `<date>`; the run directory, temp and home paths become `<run-dir>`, `<tmp>`, `<home>`; cache keys, token limits
  * and thinking configuration are dropped; durations tools report (`Wall time: 0.01 seconds`) become `<duration>`;
- * redaction placeholders lose their salted part.
+ * redaction placeholders lose their salted part; the harness's `.audit/` files in a directory listing are dropped.
  */
 import { createHash } from 'node:crypto';
 import { PLACEHOLDER_PATTERN } from './redact.js';
@@ -94,6 +94,29 @@ const CLOCK = /\b\d{1,2}:\d{2}:\d{2}(?: ?[AP]M)?\b/g;
 /** A directory directly under /tmp or /var/folders (mkdtemp names vary per run). */
 const TEMP_DIR = /\/(?:tmp|var\/folders\/[^/\s"']+\/[^/\s"']+\/T)\/[^/\s"'`]+/g;
 
+/** A tree listing's line naming the audit directory (`│   ├───.audit/`): its prefix and connector. */
+const AUDIT_TREE_LINE = /^([│ ]*)(├|└)(?:───|── )\.audit\/$/;
+
+/**
+ * `text` with the harness's `.audit/` directory in a tree listing kept but its entries dropped. gemini's first request
+ * lists the workspace (its session context's directory structure), and which audit files exist at that moment is a
+ * race with the harness: fs-before is written while the engine starts (through a temporary file), the request log at
+ * the first request. The listing of the workspace's own files is kept.
+ */
+export function collapseAuditListing(text: string): string {
+  if (!text.includes('.audit/')) return text;
+  const out: string[] = [];
+  let inside: string | null = null;
+  for (const line of text.split('\n')) {
+    if (inside !== null && line.startsWith(inside) && line.length > inside.length) continue;
+    inside = null;
+    const audit = AUDIT_TREE_LINE.exec(line);
+    if (audit) inside = `${audit[1]}${audit[2] === '├' ? '│' : ' '}   `;
+    out.push(line);
+  }
+  return out.join('\n');
+}
+
 /** Normalizes one request body (a JSON value); a fresh ordinal table per request. */
 export function normalizeBody(body: unknown, context: NormalizeContext = { replacements: [] }): unknown {
   const ids = new Map<string, string>();
@@ -109,7 +132,7 @@ export function normalizeBody(body: unknown, context: NormalizeContext = { repla
     return name;
   };
   const text = (value: string): string => {
-    let out = value;
+    let out = collapseAuditListing(value);
     for (const [from, name] of replacements) if (out.includes(from)) out = out.split(from).join(name);
     return out
       .replace(PLACEHOLDER_PATTERN, '<redacted:$1>')

@@ -6,25 +6,18 @@
  */
 import type { ServerResponse } from 'node:http';
 import { AgentHarnessError } from '../errors/index.js';
-import type { InterceptedRequest, InterceptOutcome, WireInterceptor } from '../model/server.js';
+import type { InterceptedRequest, WireInterceptor } from '../model/server.js';
 import type { WireApiHandler } from '../model/wire-api.js';
-import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { formatDifferences, matchRequest, type MatchRequest } from './match.js';
-import {
-  fillPaths,
-  normalizeBody,
-  normalizePath,
-  requestHash,
-  templatePaths,
-  type NormalizeContext,
-} from './normalize.js';
-import { DEFAULT_UPSTREAMS, forwardRequest, vendorKey } from './record.js';
-import { Redactor } from './redact.js';
-import { templateChatToolArguments } from './stream-paths.js';
-import { CASSETTE_FORMAT, type Cassette, type CassetteInteraction } from './schema.js';
+import { fillPaths, normalizeBody, normalizePath, requestHash, type NormalizeContext } from './normalize.js';
+import { openRecorder, type Recorder } from './recorder.js';
+import type { Cassette, CassetteInteraction } from './schema.js';
 
 /** What a cassette does for an attempt. */
 export type CassetteMode = 'record' | 'replay';
+
+/** Who continues a forked replay: the scripted model or the live one (docs/cassettes.md). */
+export type ForkTarget = 'scripted' | 'live';
 
 /** Options of {@link openCassette}. */
 export interface CassetteOptions {
@@ -33,7 +26,7 @@ export interface CassetteOptions {
   file: string;
   /** The cassette to replay (loaded and validated before the attempt). */
   cassette?: Cassette;
-  /** Recording: the origin requests are forwarded to (default: the vendor of each wire API). */
+  /** Recording, or a fork onto the live model: the origin requests go to (default: the vendor of each wire API). */
   upstream?: string | null;
   /** Replay: a miss or an unused interaction fails the attempt (default true); lenient falls back to the script. */
   strict?: boolean;
@@ -41,9 +34,19 @@ export interface CassetteOptions {
   pace?: number;
   /**
    * Replay: fork the conversation after its first `forkAt` model turns: a request at a later place in the
-   * conversation (and its side requests) is answered by the scripted model, and the recorded rest is not expected.
+   * conversation (and its side requests) is answered by `forkTo`, and the recorded rest is not expected.
    */
   forkAt?: number;
+  /**
+   * Replay with `forkAt`: who continues the conversation: the scripted model (default), or the live model, each
+   * request forwarded to `upstream` (default: the vendor) with the user's key from `hostEnv`.
+   */
+  forkTo?: ForkTarget;
+  /**
+   * A fork onto the live model: the cassette written with the whole forked conversation (the replayed interactions,
+   * then the live ones), replayable on its own; absent: the live part is not recorded.
+   */
+  forkCassette?: string | null;
   /** Where the user's keys and secret variables are read from. */
   hostEnv: NodeJS.ProcessEnv;
   /** The engine recorded, written into the cassette. */
@@ -72,6 +75,8 @@ export interface CassetteReport {
   diagnostics: CassetteDiagnostic[];
   /** What fails the attempt (the first miss, unused interactions in strict mode, an unreachable upstream), or null. */
   error: AgentHarnessError | null;
+  /** A replay that forked: after how many model turns, onto what, and the cassette its live part went to. */
+  fork?: { at: number; to: ForkTarget; recorded: string | null };
 }
 
 /** A cassette attached to a model server. */
@@ -144,104 +149,23 @@ function recordSession(
   fail: (error: AgentHarnessError) => void,
   error: () => AgentHarnessError | null,
 ): CassetteSession {
-  const keys = (['openai-responses', 'openai-chat', 'anthropic-messages', 'gemini'] as const).flatMap((wire) => {
-    const key = vendorKey(wire, options.hostEnv);
-    return key ? [{ value: key.value, rule: `vendor-key:${key.name}` }] : [];
-  });
-  const redactor = new Redactor(options.hostEnv, keys);
-  const cassette: Cassette = {
-    format: CASSETTE_FORMAT,
-    created_at: new Date().toISOString(),
+  const recorder = openRecorder({
+    file: options.file,
+    upstream: options.upstream ?? null,
+    hostEnv: options.hostEnv,
     engine: options.engine ?? null,
-    upstream: options.upstream ? new URL(options.upstream).origin : null,
-    redactions: [],
-    interactions: [],
-  };
-  let writing: Promise<void> = Promise.resolve();
-  const save = (): Promise<void> => {
-    cassette.redactions = redactor.fired;
-    const snapshot = JSON.parse(JSON.stringify(cassette)) as Cassette;
-    writing = writing.then(() => writeJsonAtomic(options.file, snapshot)).catch(() => undefined);
-    return writing;
-  };
-  let seq = 0;
-  const intercept: WireInterceptor = async (call): Promise<InterceptOutcome> => {
-    const wire = call.wire.id;
-    const key = vendorKey(wire, options.hostEnv);
-    if (!key) {
-      const message = `agent-harness cassette: no key to record ${wire} with; set ${wire.startsWith('openai') ? 'OPENAI_API_KEY' : wire === 'gemini' ? 'GEMINI_API_KEY' : 'ANTHROPIC_API_KEY'}`;
-      call.wire.respondError(call.response, 401, message, 'authentication_error');
-      return { status: 401, note: 'no_key' };
-    }
-    seq += 1;
-    const mine = seq;
-    const match = matchRequestOf(call, context());
-    const origin = options.upstream ?? DEFAULT_UPSTREAMS[wire];
-    try {
-      const captured = await forwardRequest({
-        wire,
-        origin,
-        method: call.request.method,
-        path: call.request.path,
-        query: call.request.query,
-        headers: call.request.headers,
-        body: call.rawBody,
-        key: key.value,
-        response: call.response,
-      });
-      cassette.interactions.push({
-        seq: mine,
-        wire,
-        side_kind: call.sideKind,
-        position: match.position,
-        request: {
-          method: call.request.method,
-          path: call.request.path,
-          query: redactor.query(call.request.query),
-          headers: redactor.requestHeaders(call.request.headers),
-          normalized: redactor.value(match.normalized),
-          hash: match.hash,
-        },
-        response: {
-          status: captured.status,
-          headers: captured.headers,
-          kind: captured.kind,
-          chunks: (wire === 'openai-chat' && captured.kind === 'sse'
-            ? templateChatToolArguments(captured.chunks, context())
-            : captured.chunks
-          ).map((chunk) => ({
-            delay_ms: chunk.delay_ms,
-            data: redactor.text(templatePaths(chunk.data, context())),
-          })),
-          complete: captured.complete,
-        },
-      });
-      cassette.interactions.sort((a, b) => a.seq - b.seq);
-      await save();
-      return { status: captured.status, note: 'recorded' };
-    } catch (caught) {
-      const failure =
-        caught instanceof AgentHarnessError
-          ? caught
-          : new AgentHarnessError('CASSETTE_UPSTREAM_FAILED', `Recording failed: ${(caught as Error).message}`, {
-              cause: caught,
-            });
-      fail(failure);
-      diagnostics.push({ code: 'CASSETTE_UPSTREAM_FAILED', level: 'error', message: failure.message });
-      if (!call.response.headersSent) call.wire.respondError(call.response, 502, failure.message, 'upstream_failed');
-      else call.response.destroy();
-      return { status: 502, note: 'upstream_failed' };
-    }
-  };
+    context,
+    fail: upstreamFailure(diagnostics, fail),
+  });
   return {
     mode: 'record',
-    intercept,
+    intercept: (call) => recorder.forward(call, matchRequestOf(call, context())),
     async finish() {
-      await save();
+      await recorder.finish();
       return {
         mode: 'record',
         file: options.file,
-        interactions: cassette.interactions.length,
+        interactions: recorder.count,
         exact: 0,
         divergent: 0,
         missed: 0,
@@ -250,6 +174,14 @@ function recordSession(
         error: error(),
       };
     },
+  };
+}
+
+/** Fails the attempt with an upstream failure and notes it as a diagnostic. */
+function upstreamFailure(diagnostics: CassetteDiagnostic[], fail: (error: AgentHarnessError) => void) {
+  return (failure: AgentHarnessError): void => {
+    fail(failure);
+    diagnostics.push({ code: 'CASSETTE_UPSTREAM_FAILED', level: 'error', message: failure.message });
   };
 }
 
@@ -268,6 +200,20 @@ function replaySession(
   const wires = new Map<string, WireApiHandler>();
   const counts = { exact: 0, divergent: 0, missed: 0 };
   const forkAt = options.forkAt;
+  const live = forkAt !== undefined && options.forkTo === 'live';
+  const output = live ? (options.forkCassette ?? null) : null;
+  // A live fork forwards what comes after the fork (and writes the forked conversation when asked to).
+  const recorder: Recorder | null = live
+    ? openRecorder({
+        file: output,
+        upstream: options.upstream ?? null,
+        hostEnv: options.hostEnv,
+        engine: options.engine ?? cassette.engine,
+        context,
+        fail: upstreamFailure(diagnostics, fail),
+        redactions: cassette.redactions,
+      })
+    : null;
   let forked = false;
   const intercept: WireInterceptor = async (call) => {
     wires.set(call.wire.id, call.wire);
@@ -277,10 +223,10 @@ function replaySession(
         diagnostics.push({
           code: 'CASSETTE_FORKED',
           level: 'info',
-          message: `Forked from ${options.file} after ${forkAt} model turn(s): the scripted model answers from turn ${forkAt} on.`,
+          message: `Forked from ${options.file} after ${forkAt} model turn(s): the ${live ? `live model (${options.upstream ?? 'the vendor'})` : 'scripted model'} answers from turn ${forkAt} on${output ? `, recorded into ${output}` : ''}.`,
         });
       forked = true;
-      return null;
+      return recorder ? recorder.forward(call, request) : null;
     }
     const found = matchRequest(request, cassette.interactions, used, lastUserTextOf(wires));
     const what = `${request.method} ${call.request.path} (${call.sideKind ? `side request ${call.sideKind}` : `model call at turn ${request.position}`})`;
@@ -317,6 +263,7 @@ function replaySession(
         message: `${what} was served by recorded interaction #${interaction.seq}, which differs in:\n${formatDifferences(found.differences)}`,
       });
     } else counts.exact += 1;
+    recorder?.copy(interaction);
     await serveRecorded(interaction, call.response, pace, context());
     return { status: interaction.response.status, note: found.kind === 'exact' ? 'replayed' : 'divergent' };
   };
@@ -324,6 +271,7 @@ function replaySession(
     mode: 'replay',
     intercept,
     async finish() {
+      await recorder?.finish();
       // Past a fork, the recorded rest of the conversation is not expected.
       const unused = cassette.interactions.filter(
         (interaction, index) => !used.has(index) && (forkAt === undefined || interaction.position < forkAt),
@@ -347,6 +295,9 @@ function replaySession(
         unused: unused.length,
         diagnostics,
         error: error(),
+        ...(forkAt !== undefined && forked
+          ? { fork: { at: forkAt, to: live ? 'live' : 'scripted', recorded: output } }
+          : {}),
       };
     },
   };

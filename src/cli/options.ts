@@ -45,6 +45,13 @@ export function parseTurnCount(value: string): number {
   return Number(value);
 }
 
+/** Parses `--fork-to scripted|live`. */
+export function parseForkTarget(value: string): 'scripted' | 'live' {
+  if (value !== 'scripted' && value !== 'live')
+    throw new AgentHarnessError('USAGE_ERROR', `--fork-to must be scripted or live, not ${JSON.stringify(value)}.`);
+  return value;
+}
+
 /** Parses `--isolation auto|require|off`. */
 export function parseIsolationMode(value: string): IsolationMode {
   if (value !== 'auto' && value !== 'require' && value !== 'off') {

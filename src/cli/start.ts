@@ -14,6 +14,7 @@ import {
   EXPOSE_HELP,
   extractTranslateFlag,
   parseIsolationMode,
+  parseForkTarget,
   parseModelMode,
   parsePace,
   parseTurnCount,
@@ -32,8 +33,12 @@ export interface StartCommandOptions {
   pace?: number;
   /** `--lenient`: a cassette miss falls back to the scripted model. */
   lenient?: boolean;
-  /** `--fork-at N`: replay N model turns, then the scripted model. */
+  /** `--fork-at N`: replay N model turns, then the scripted model (or the live one: `--fork-to live`). */
   forkAt?: number;
+  /** `--fork-to scripted|live`: who continues after `--fork-at`. */
+  forkTo?: 'scripted' | 'live';
+  /** `--fork-cassette FILE`: a live fork's conversation is recorded here. */
+  forkCassette?: string;
   script?: string;
   prompt?: string;
   timeoutMs?: number;
@@ -110,6 +115,8 @@ export async function startCommand(
               ...(options.pace !== undefined ? { pace: options.pace } : {}),
               ...(options.lenient ? { strict: false } : {}),
               ...(options.forkAt !== undefined ? { forkAt: options.forkAt } : {}),
+              ...(options.forkTo ? { forkTo: options.forkTo } : {}),
+              ...(options.forkCassette ? { forkCassette: options.forkCassette } : {}),
             },
           }
         : {}),
@@ -149,14 +156,23 @@ export function addStartOptions(command: Command): Command {
       parseModelMode,
     )
     .option('--cassette <file>', 'the cassette to record or replay (--model record|replay|auto; see docs/cassettes.md)')
-    .option('--upstream <url>', 'record against this origin instead of the vendor (the request path is kept)')
+    .option(
+      '--upstream <url>',
+      'record (or fork live) against this origin instead of the vendor (the request path is kept)',
+    )
     .option('--pace <factor>', 'replay at the recorded pace times FACTOR (default 0: as fast as possible)', parsePace)
     .option('--lenient', 'replay: a request the cassette lacks falls back to the scripted model (--script)')
     .option(
       '--fork-at <n>',
-      'replay the first N model turns, then continue on the scripted model (--script)',
+      'replay the first N model turns, then continue on the scripted model (--script) or the live one (--fork-to)',
       parseTurnCount,
     )
+    .option(
+      '--fork-to <target>',
+      'after --fork-at: scripted (default) or live (the vendor or --upstream, with your key)',
+      parseForkTarget,
+    )
+    .option('--fork-cassette <file>', 'with --fork-to live: record the forked conversation into this new cassette')
     .option('--script <file>', 'JSON model script for the scripted model (see docs/scripted-model.md)')
     .option('--prompt <text>', "prompt for the engine's default headless command, when no engine args are given")
     .option(

@@ -120,8 +120,15 @@ export interface AttemptCassette {
   pace?: number;
   /** `auto`: record even when the cassette exists (Vitest's `-u`). */
   update?: boolean;
-  /** Replay: the first `forkAt` model turns come from the cassette, the following ones from the script. */
+  /** Replay: the first `forkAt` model turns come from the cassette, the following ones from `forkTo`. */
   forkAt?: number;
+  /**
+   * With `forkAt`: `scripted` (default) continues on the script; `live` forwards the rest to `upstream` (default: the
+   * vendor) with the user's key from `hostEnv`, never stored.
+   */
+  forkTo?: 'scripted' | 'live';
+  /** With `forkTo: 'live'`: write the forked conversation (replayed part, then live part) to this cassette. */
+  forkCassette?: string;
 }
 
 /** What is known just before the engine starts; printed by the CLI before `runtime begin`. */

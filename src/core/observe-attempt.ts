@@ -108,6 +108,7 @@ export async function observeAttempt(
       divergent: cassette.divergent,
       missed: cassette.missed,
       unused: cassette.unused,
+      ...(cassette.fork ? { fork: cassette.fork } : {}),
     };
     error ??= cassette.error;
   }

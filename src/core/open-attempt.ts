@@ -101,7 +101,14 @@ function startModel(
         ...(plan.cassette.mode === 'record' ? { upstream: plan.cassette.upstream } : {}),
         strict: plan.cassette.strict,
         pace: plan.cassette.pace,
-        ...(plan.cassette.forkAt !== undefined ? { forkAt: plan.cassette.forkAt } : {}),
+        ...(plan.cassette.fork
+          ? {
+              forkAt: plan.cassette.fork.at,
+              forkTo: plan.cassette.fork.to,
+              forkCassette: plan.cassette.fork.output,
+              upstream: plan.cassette.fork.upstream,
+            }
+          : {}),
         hostEnv: plan.hostEnv,
         engine: plan.adapter.id,
         context: normalize,

@@ -39,8 +39,13 @@ export interface AttemptAgentDefaults {
   model?: ModelModeOption;
   /** The cassette of the Nth call (1, 2, 3… per agent class), relative to the project root; needed by cassette modes. */
   cassette?: (call: number, prompt: string) => string;
-  /** Recording: the origin requests go to instead of the vendor. */
+  /** Recording (or a fork onto the live model): the origin requests go to instead of the vendor. */
   upstream?: string;
+  /**
+   * `replay`: fork each call's cassette after its first `at` model turns onto the script or the live model; `cassette`
+   * names the file a live fork of the Nth call records into (docs/cassettes.md).
+   */
+  fork?: { at: number; to?: 'scripted' | 'live'; cassette?: (call: number, prompt: string) => string };
 }
 
 /**
@@ -80,11 +85,20 @@ export function attemptAgent(
         prompt,
         modelServer: lane ?? server,
         ...(defaults.model ? { modelMode: defaults.model } : {}),
+        // A taped call's own server answers a lenient miss, or a fork onto the script, from the call's script.
+        ...(taped && parsed !== undefined ? { script: parsed } : {}),
         ...(taped
           ? {
               cassette: {
                 path: defaults.cassette?.(calls, prompt) ?? '',
                 ...(defaults.upstream ? { upstream: defaults.upstream } : {}),
+                ...(defaults.fork
+                  ? {
+                      forkAt: defaults.fork.at,
+                      ...(defaults.fork.to ? { forkTo: defaults.fork.to } : {}),
+                      ...(defaults.fork.cassette ? { forkCassette: defaults.fork.cassette(calls, prompt) } : {}),
+                    }
+                  : {}),
               },
             }
           : {}),

@@ -4,7 +4,7 @@
  * after the port is bound.
  */
 import { loadModelScript } from './script.js';
-import { startModelServer, WIRE_APIS, type ModelServer } from './server.js';
+import { startModelServer, WIRE_APIS, type ModelServer, type WireInterceptor } from './server.js';
 
 /** Options of {@link serveModel}. */
 export interface ServeModelOptions {
@@ -16,6 +16,8 @@ export interface ServeModelOptions {
   logFile?: string;
   /** Where the listening line goes (default stdout). */
   out?: NodeJS.WritableStream;
+  /** Answers wire requests in place of the script (a cassette replayed: `model serve --cassette`). */
+  intercept?: WireInterceptor | null;
 }
 
 /** A served model: the server and a promise settled when it stopped. */
@@ -34,6 +36,7 @@ export async function serveModel(options: ServeModelOptions = {}): Promise<Serve
     script,
     ...(options.port ? { port: options.port } : {}),
     ...(options.logFile ? { logFile: options.logFile } : {}),
+    ...(options.intercept ? { intercept: options.intercept } : {}),
     onLogError: (error) =>
       process.stderr.write(`agent-harness: the request log is no longer written: ${error.message}\n`),
   });

@@ -132,6 +132,17 @@ export const AttemptMetaSchema = z.object({
         divergent: z.number().int().nonnegative(),
         missed: z.number().int().nonnegative(),
         unused: z.number().int().nonnegative(),
+        /**
+         * A replay forked after `at` model turns onto the scripted or the live model (forwarded, live turns
+         * `recorded` into that cassette, or null), when it was forked.
+         */
+        fork: z
+          .object({
+            at: z.number().int().nonnegative(),
+            to: z.enum(['scripted', 'live']),
+            recorded: z.string().nullable(),
+          })
+          .optional(),
       })
       .optional(),
   }),

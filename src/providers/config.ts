@@ -1,8 +1,8 @@
 /**
  * AgentProviderConfig (seed 003, names kept), validated with zod: a bad config is CONFIG_INVALID naming the field.
  * `extra` carries the harness's own choices: `script` (the scripted model's script), `model` (`scripted`, the
- * default, `live`, or a cassette mode `record`, `replay`, `auto` with `cassette`, `upstream`, `strict`, `pace`: see
- * docs/cassettes.md), `timeoutMs`, `runRoot`.
+ * default, `live`, or a cassette mode `record`, `replay`, `auto` with `cassette`, `upstream`, `strict`, `pace`, `forkAt`,
+ * `forkTo`, `forkCassette`: see docs/cassettes.md), `timeoutMs`, `runRoot`.
  */
 import { z } from 'zod';
 import { parseConfig } from '../errors/index.js';

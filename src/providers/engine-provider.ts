@@ -3,7 +3,7 @@
  * with the same audit, parsers and verdict as the CLI and the Vitest fixtures — streamed as AgentEvents while the
  * engine runs. The model is the scripted one by default (`extra.script`), the vendor's with `extra.model: 'live'`, or a
  * cassette with `extra.model: 'record' | 'replay' | 'auto'` and `extra.cassette` (a file; `extra.upstream` for
- * recording elsewhere than the vendor; `config.apiKey` is the key recording uses).
+ * recording elsewhere than the vendor; `extra.forkAt`, `extra.forkTo`, `extra.forkCassette` to fork a replay; `config.apiKey` is the key recording uses).
  *
  * Permission mode, tool allow/deny lists, system prompt, turn limit and MCP servers are mapped onto each engine's
  * own controls (`src/engines/<id>/agent-options.ts`); what an engine cannot do is refused with
@@ -55,6 +55,10 @@ async function buildRequest(engine: EngineId, config: ResolvedAgentProviderConfi
             ...(typeof extra.upstream === 'string' ? { upstream: extra.upstream } : {}),
             ...(typeof extra.strict === 'boolean' ? { strict: extra.strict } : {}),
             ...(typeof extra.pace === 'number' ? { pace: extra.pace } : {}),
+            ...(typeof extra.forkAt === 'number' ? { forkAt: extra.forkAt } : {}),
+            // Checked where the attempt is prepared (USAGE_ERROR for another value).
+            ...(typeof extra.forkTo === 'string' ? { forkTo: extra.forkTo as 'scripted' | 'live' } : {}),
+            ...(typeof extra.forkCassette === 'string' ? { forkCassette: extra.forkCassette } : {}),
           },
         }
       : {}),

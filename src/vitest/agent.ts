@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { ModelModeOption } from '../cassette/mode.js';
 import type { AttemptRequest } from '../core/attempt-request.js';
+import { parseModelScript, type ModelLane, type ModelScript, type ModelTurn } from '../model/index.js';
 import type { ExposeEntry } from '../runtime/isolation/mount-plan.js';
 import { runAttempt } from '../core/run-attempt.js';
 import { resumeRequest } from '../core/session.js';
@@ -37,6 +38,12 @@ export interface AgentStartOptions {
   git?: boolean;
   /** Inject only these skills (by name) instead of every skill under the skill roots. */
   onlySkills?: readonly string[];
+  /**
+   * This run's own script (a script, or its turns), instead of the test's (`model.script`): for attempts that run at
+   * once in one test with different scripts. Each run has its own lane of the test's server either way, so runs
+   * never answer each other's requests; `run.resume(message, { turns })` appends to this script.
+   */
+  script?: ModelScript | readonly ModelTurn[];
   /** Model mode of this run (default: the plugin's `model`); `record`, `replay`, `auto` use a cassette. */
   model?: ModelModeOption;
   /**
@@ -44,6 +51,12 @@ export interface AgentStartOptions {
    * the test file (`<test name>.N.json` for its Nth attempt).
    */
   cassette?: string;
+  /**
+   * `replay` only: fork the cassette after its first `at` model turns onto the test's (or the run's) script, or the
+   * live model (`to: 'live'`, the plugin's `upstream` or the vendor, with the key from the environment); `cassette`
+   * records a live fork's conversation (docs/cassettes.md).
+   */
+  fork?: { at: number; to?: 'scripted' | 'live'; cassette?: string };
   /**
    * Host paths the agent sees beyond its workspace (after the plugin's `expose`), for this run's attempts: `PATH`,
    * `PATH:ro` or `{ path, readOnly }`, relative to the project root (docs/isolation.md).
@@ -130,9 +143,28 @@ export async function runAgentFixture(
     const suffix = cassettes > 1 ? `.${cassettes}` : '';
     return path.join(path.dirname(file), '__cassettes__', path.basename(file), `${name}${suffix}.json`);
   };
+  /** The lanes of this test's runs, closed when the test ends. */
+  const lanes: ModelLane[] = [];
+  /**
+   * Runs a scripted attempt on its run's lane of the test's server (opened by the run's first scripted attempt, kept
+   * for its resumes, so the run keeps one base URL): its own script, else following the test's.
+   */
+  const onLane = async (
+    engine: string,
+    request: AttemptRequest,
+    run: { lane: ModelLane | null; own: ModelScript | null },
+  ): Promise<AttemptResult> => {
+    if (request.modelMode !== 'scripted') return attempt(engine, request);
+    if (!run.lane) {
+      run.lane = model.openLane(run.own ?? undefined);
+      lanes.push(run.lane);
+    }
+    return attempt(engine, { ...request, modelServer: run.lane });
+  };
   const common = (
     timeoutMs: number | undefined,
-    options: Pick<AgentStartOptions, 'model' | 'cassette' | 'expose'> = {},
+    options: Pick<AgentStartOptions, 'model' | 'cassette' | 'expose' | 'fork'> = {},
+    own: ModelScript | null = null,
   ) => {
     const mode = options.model ?? config.model;
     const timeout = timeoutMs ?? config.timeoutMs ?? undefined;
@@ -141,15 +173,21 @@ export async function runAgentFixture(
     return {
       ...(expose.length > 0 ? { expose } : {}),
       modelMode: mode,
-      ...(mode === 'scripted' ? { modelServer: model.server } : {}),
-      // A lenient replay's misses fall back to the test's script.
-      ...(taped ? { script: model.server.script } : {}),
+      // A lenient replay's misses fall back to the run's script, else the test's.
+      ...(taped ? { script: own ?? model.server.script } : {}),
       ...(taped
         ? {
             cassette: {
               path: cassetteOf(options.cassette),
               ...(config.upstream ? { upstream: config.upstream } : {}),
               ...(mode === 'auto' && isUpdatingSnapshots() ? { update: true } : {}),
+              ...(options.fork
+                ? {
+                    forkAt: options.fork.at,
+                    ...(options.fork.to ? { forkTo: options.fork.to } : {}),
+                    ...(options.fork.cassette ? { forkCassette: options.fork.cassette } : {}),
+                  }
+                : {}),
             },
           }
         : {}),
@@ -180,33 +218,54 @@ export async function runAgentFixture(
       const extra = (options.skills ?? []).map((root) => path.resolve(harness.paths.projectRoot, root));
       const paths =
         extra.length > 0 ? { ...harness.paths, skillRoots: [...harness.paths.skillRoots, ...extra] } : harness.paths;
-      const first = await attempt(engine, {
-        paths,
+      const own =
+        options.script === undefined
+          ? null
+          : parseModelScript(
+              Array.isArray(options.script) ? { version: 1, turns: options.script } : options.script,
+              `agent.start(${JSON.stringify(engine)}) script`,
+            );
+      const laned: { lane: ModelLane | null; own: ModelScript | null } = { lane: null, own };
+      const first = await onLane(
         engine,
-        launch: 'start',
-        prompt: options.prompt ?? null,
-        ...(options.args ? { passthrough: options.args } : {}),
-        ...(options.translateMode !== undefined ? { translateMode: options.translateMode } : {}),
-        ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}),
-        label: testName,
-        workspace: {
-          ...(options.template ? { template: options.template } : {}),
-          ...(options.files ? { files: options.files } : {}),
-          ...(options.git !== undefined ? { git: options.git } : {}),
+        {
+          paths,
+          engine,
+          launch: 'start',
+          prompt: options.prompt ?? null,
+          ...(options.args ? { passthrough: options.args } : {}),
+          ...(options.translateMode !== undefined ? { translateMode: options.translateMode } : {}),
+          ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}),
+          label: testName,
+          workspace: {
+            ...(options.template ? { template: options.template } : {}),
+            ...(options.files ? { files: options.files } : {}),
+            ...(options.git !== undefined ? { git: options.git } : {}),
+          },
+          ...common(options.timeoutMs, options, own),
         },
-        ...common(options.timeoutMs, options),
-      });
+        laned,
+      );
       const run = new HarnessRun(first, async (self, message, resumeOptions) => {
-        if (resumeOptions.turns?.length) model.append(...resumeOptions.turns);
+        if (resumeOptions.turns?.length) {
+          if (own) {
+            laned.own = { ...own, turns: [...(laned.own ?? own).turns, ...resumeOptions.turns] };
+            laned.lane?.appendTurns(resumeOptions.turns);
+          } else model.append(...resumeOptions.turns);
+        }
         const request = await resumeRequest({ runDir: self.runDir }, message, {
           paths,
           ...(options.onlySkills ? { onlySkills: options.onlySkills } : {}),
-          ...common(resumeOptions.timeoutMs, {
-            ...(options.model ? { model: options.model } : {}),
-            ...(options.expose ? { expose: options.expose } : {}),
-          }),
+          ...common(
+            resumeOptions.timeoutMs,
+            {
+              ...(options.model ? { model: options.model } : {}),
+              ...(options.expose ? { expose: options.expose } : {}),
+            },
+            laned.own,
+          ),
         });
-        return track(self, await attempt(self.engine, request));
+        return track(self, await onLane(self.engine, request, laned));
       });
       runs.push(run);
       await track(run, first);
@@ -218,6 +277,7 @@ export async function runAgentFixture(
   } finally {
     controller.abort();
     signal.removeEventListener('abort', abort);
+    for (const lane of lanes) lane.close();
     const last = runs.at(-1);
     if (last) writeMeta(last);
   }

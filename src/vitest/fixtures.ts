@@ -8,7 +8,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inject, test as base } from 'vitest';
-import { startModelServer, type ModelScript, type ModelServer, type ModelTurn } from '../model/index.js';
+import {
+  startModelServer,
+  type ModelLane,
+  type ModelScript,
+  type ModelServer,
+  type ModelTurn,
+} from '../model/index.js';
 import { resolveHarnessPaths, type HarnessPaths } from '../runtime/paths.js';
 import { runAgentFixture, type AgentFixture } from './agent.js';
 import { installMatchers } from './matchers.js';
@@ -53,6 +59,12 @@ export interface ModelFixture {
    * `run.resume(message, { turns })`) is how a test scripts the next turn of a resumed session.
    */
   append(...turns: ModelTurn[]): void;
+  /**
+   * A lane of this test's server for one attempt (`agent.start` opens one per attempt): its own requests, and its own
+   * script when one is given; without one it follows the test's script (`script`, `setScript` and `append` reach it).
+   * Attempts that run at once in one test never answer each other's requests. Close it when the attempt ends.
+   */
+  openLane(script?: ModelScript | null): ModelLane;
 }
 
 /** Fixture types of {@link test}. */
@@ -80,6 +92,12 @@ export function defaultAgentHarnessConfig(): AgentHarnessConfig {
  * logs), so a file's tests can share one server.
  */
 function modelFixture(server: ModelServer, from = { requests: 0, egress: 0 }): ModelFixture {
+  /** Open lanes without a script of their own: they follow the test's script. */
+  const following = new Set<ModelLane>();
+  const setScript = (script: ModelScript | null): void => {
+    server.setScript(script);
+    for (const lane of following) lane.setScript(script);
+  };
   return {
     get url() {
       return server.url;
@@ -91,9 +109,31 @@ function modelFixture(server: ModelServer, from = { requests: 0, egress: 0 }): M
       return from.egress === 0 ? server.egress : server.egress.slice(from.egress);
     },
     server,
-    script: (...turns: ModelTurn[]) => server.setScript({ version: 1, turns }),
-    setScript: (script) => server.setScript(script),
-    append: (...turns: ModelTurn[]) => server.appendTurns(turns),
+    script: (...turns: ModelTurn[]) => setScript({ version: 1, turns }),
+    setScript,
+    append: (...turns: ModelTurn[]) => {
+      server.appendTurns(turns);
+      for (const lane of following) lane.appendTurns(turns);
+    },
+    openLane(script) {
+      const lane = server.openLane(script);
+      if (script !== undefined) return lane;
+      following.add(lane);
+      return {
+        key: lane.key,
+        url: lane.url,
+        requests: lane.requests,
+        get script() {
+          return lane.script;
+        },
+        setScript: (next) => lane.setScript(next),
+        appendTurns: (more) => lane.appendTurns(more),
+        close() {
+          following.delete(lane);
+          lane.close();
+        },
+      };
+    },
   };
 }
 

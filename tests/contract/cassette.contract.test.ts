@@ -4,11 +4,13 @@
  * replayed with the vendor stopped: the same bytes, no key in the file, a changed prompt a CASSETTE_MISS with a diff,
  * an unasked recorded call CASSETTE_UNUSED, a lenient miss served by the script.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  collapseAuditListing,
   diffValues,
   loadCassette,
   matchRequest,
@@ -29,6 +31,7 @@ import type { AgentHarnessAttemptRecord } from '../../src/report/attempt-record.
 import { buildConsistencyReport } from '../../src/report/build.js';
 import { renderMarkdown } from '../../src/report/render.js';
 import { startModelServer, turns, type ModelServer } from '../../src/model/index.js';
+import { BIN } from '../helpers/cli.js';
 import { startKeyedVendor, type KeyedVendor } from '../helpers/keyed-vendor.js';
 
 const KEY = 'sk-test-SECRET-0123456789abcdef';
@@ -163,6 +166,39 @@ describe('normalization', () => {
     // A static duration is kept: only measured (fractional) ones vary.
     expect(JSON.stringify(a)).toContain('Defaults to 30000 ms.');
   });
+
+  // gemini's first request lists the workspace; which audit files exist then is a race with the harness.
+  const listing = (auditFiles: string[], workspaceFile = 'notes.md') =>
+    [
+      '<session_context>',
+      '- **Directory Structure:**',
+      '',
+      '/tmp/run-a/',
+      '├───.audit/',
+      ...auditFiles.map((name, i) => `│   ${i === auditFiles.length - 1 ? '└' : '├'}───${name}`),
+      '├───.gemini/',
+      '│   └───settings.json',
+      `└───${workspaceFile}`,
+      '</session_context>',
+    ].join('\n');
+  const geminiHash = (text: string) =>
+    requestHash(
+      'POST',
+      '/p',
+      normalizeBody({ contents: [{ role: 'user', parts: [{ text }, { text: 'Write a.txt' }] }] }),
+    );
+
+  it("the harness's .audit files in a directory listing do not change the hash; the workspace's files do", () => {
+    const early = geminiHash(listing(['meta.1.json', 'rasp.1.jsonl', 'stdout.1.log']));
+    expect(geminiHash(listing(['fs-before.1.json', 'meta.1.json', 'rasp.1.jsonl', 'stdout.1.log']))).toBe(early);
+    expect(
+      geminiHash(listing(['fs-before.1.json.tmp-4f2a', 'meta.1.json', 'model-requests.1.jsonl', 'stdout.1.log'])),
+    ).toBe(early);
+    expect(geminiHash(listing(['meta.1.json', 'rasp.1.jsonl', 'stdout.1.log'], 'other.md'))).not.toBe(early);
+    expect(collapseAuditListing(listing(['meta.1.json']))).toContain(
+      '├───.audit/\n├───.gemini/\n│   └───settings.json',
+    );
+  });
 });
 
 describe('matching ladder', () => {
@@ -214,6 +250,13 @@ describe('matching ladder', () => {
     // A used interaction is not served twice.
     expect(matchRequest(ask({ prompt: 'hi', tools: ['a'] }), recorded, new Set([0, 1]), userText).kind).toBe('miss');
     expect(diffValues({ a: [1, 2] }, { a: [1] })).toEqual([{ path: 'a[1]', recorded: '2', requested: '(absent)' }]);
+  });
+
+  it('a cassette recorded before a normalization rule was added still matches exactly', () => {
+    const before = { prompt: 'hi', tools: ['├───.audit/\n│   └───fs-before.1.json\n└───a.txt'] };
+    const now = normalizeBody(before) as { prompt: string; tools: string[] };
+    expect(now.tools[0]).toBe('├───.audit/\n└───a.txt');
+    expect(matchRequest(ask(now), [interaction(1, before)], new Set(), userText)).toEqual({ kind: 'exact', index: 0 });
   });
 });
 
@@ -382,6 +425,173 @@ describe('record through the model server, replay offline', () => {
     const paced = openCassette({ mode: 'replay', file, cassette: loadCassette(file), hostEnv: {}, pace: 0.5 });
     const server = await harness(paced);
     expect(await (await post(server, body('Say it, other-secret-value-42'))).text()).toBe(text);
+  });
+});
+
+describe('forking a replay onto the live model', () => {
+  const post = (server: ModelServer, input: unknown[]) =>
+    fetch(`${server.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-agent-harness-scripted' },
+      body: JSON.stringify({ model: 'gpt-test', stream: true, input }),
+    });
+  const user = (text: string) => ({ role: 'user', content: [{ type: 'input_text', text }] });
+  const assistant = (text: string) => ({ role: 'assistant', content: [{ type: 'output_text', text }] });
+  const serve = async (intercept: ReturnType<typeof openCassette>['intercept']) => {
+    const server = await startModelServer({
+      script: { version: 1, turns: [turns.final('from the script')] },
+      intercept,
+    });
+    cleanups.push(() => server.close());
+    return server;
+  };
+
+  it('replays the turns before the fork, forwards the rest with the key, and writes the forked conversation', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'c.json');
+    const vendor = await startKeyedVendor(KEY, {
+      version: 1,
+      turns: [turns.final('Recorded answer.'), turns.final('Recorded second answer.')],
+    });
+    cleanups.push(() => vendor.close());
+    const record = openCassette({ mode: 'record', file, upstream: vendor.url, hostEnv: { OPENAI_API_KEY: KEY } });
+    const recording = await serve(record.intercept);
+    expect(await (await post(recording, [user('Say it')])).text()).toContain('Recorded answer.');
+    const second = [user('Say it'), assistant('Recorded answer.'), user('Again')];
+    expect(await (await post(recording, second)).text()).toContain('Recorded second answer.');
+    expect((await record.finish()).interactions).toBe(2);
+    await vendor.close();
+
+    const live = await startKeyedVendor(KEY, {
+      version: 1,
+      turns: [turns.final('never served'), turns.final('Live answer.')],
+    });
+    cleanups.push(() => live.close());
+    const output = path.join(dir, 'forked.json');
+    const fork = openCassette({
+      mode: 'replay',
+      file,
+      cassette: loadCassette(file),
+      forkAt: 1,
+      forkTo: 'live',
+      upstream: live.url,
+      forkCassette: output,
+      hostEnv: { OPENAI_API_KEY: KEY },
+    });
+    const server = await serve(fork.intercept);
+    expect(await (await post(server, [user('Say it')])).text()).toContain('Recorded answer.');
+    expect(live.accepted).toBe(0);
+    const answer = await (await post(server, second)).text();
+    expect(answer).toContain('Live answer.');
+    expect(answer).not.toContain('Recorded second answer.');
+    expect(live.accepted).toBe(1);
+    expect(live.refused).toBe(0);
+    const report = await fork.finish();
+    expect(report).toMatchObject({ exact: 1, missed: 0, unused: 0, error: null });
+    expect(report.diagnostics.map((d) => d.code)).toEqual(['CASSETTE_FORKED']);
+
+    // The forked conversation: the replayed turn, then the live one, renumbered; no key.
+    expect(fs.readFileSync(output, 'utf8')).not.toContain(KEY);
+    const forked = loadCassette(output);
+    expect(forked.interactions.map((i) => [i.seq, i.position])).toEqual([
+      [1, 0],
+      [2, 1],
+    ]);
+    expect(forked.interactions[1]?.response.chunks.map((c) => c.data).join('')).toContain('Live answer.');
+    expect(forked.redactions).toContain('auth-header');
+  });
+
+  it('a live fork needs --fork-at, a replay and a key; --fork-cassette needs --fork-to live', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'c.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'agent-harness.cassette/1',
+        created_at: '',
+        engine: null,
+        upstream: null,
+        redactions: [],
+        interactions: [],
+      }),
+    );
+    const { prepareAttempt } = await import('../../src/core/prepare-attempt.js');
+    const refusal = (cassette: Record<string, unknown>, hostEnv: NodeJS.ProcessEnv = {}) =>
+      prepareAttempt({
+        paths: resolveHarnessPaths({ env: {}, projectRoot: dir, skillRoots: [] }),
+        engine: 'codex',
+        launch: 'start',
+        prompt: 'hi',
+        modelMode: 'replay',
+        isolation: 'off',
+        cassette: { path: file, ...cassette },
+        hostEnv,
+      }).then(
+        () => null,
+        (error: unknown) => error as Error,
+      );
+    const noAt = await refusal({ forkTo: 'live' });
+    expect(isAgentHarnessError(noAt, 'USAGE_ERROR')).toBe(true);
+    expect(noAt?.message).toContain('--fork-at');
+    const noKey = await refusal({ forkAt: 1, forkTo: 'live' });
+    expect(isAgentHarnessError(noKey, 'CASSETTE_KEY_MISSING')).toBe(true);
+    expect(noKey?.message).toContain('OPENAI_API_KEY');
+    const scriptedOutput = await refusal({ forkAt: 1, forkCassette: 'out.json' });
+    expect(isAgentHarnessError(scriptedOutput, 'USAGE_ERROR')).toBe(true);
+    expect(scriptedOutput?.message).toContain('--fork-to live');
+    const sameFile = await refusal({ forkAt: 1, forkTo: 'live', forkCassette: file }, { OPENAI_API_KEY: KEY });
+    expect(isAgentHarnessError(sameFile, 'USAGE_ERROR')).toBe(true);
+    expect(await refusal({ forkAt: 1, forkTo: 'live' }, { OPENAI_API_KEY: KEY })).toBeNull();
+  });
+});
+
+describe('model serve --cassette', () => {
+  it('serves a cassette to any client, refuses what it lacks, and sums up when stopped', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'c.json');
+    const input = (text: string) => [{ role: 'user', content: [{ type: 'input_text', text }] }];
+    const vendor = await startKeyedVendor(KEY, { version: 1, turns: [turns.final('Served from the cassette.')] });
+    cleanups.push(() => vendor.close());
+    const record = openCassette({ mode: 'record', file, upstream: vendor.url, hostEnv: { OPENAI_API_KEY: KEY } });
+    const recording = await startModelServer({ intercept: record.intercept });
+    cleanups.push(() => recording.close());
+    const post = (url: string, text: string) =>
+      fetch(`${url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer anything' },
+        body: JSON.stringify({ model: 'gpt-test', stream: true, input: input(text) }),
+      });
+    const recorded = await (await post(recording.url, 'Say it')).text();
+    await record.finish();
+    await vendor.close();
+
+    const child = spawn(process.execPath, [BIN, 'model', 'serve', '--cassette', file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    cleanups.push(() => {
+      child.kill('SIGKILL');
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    for (let i = 0; i < 400 && !/listening on (\S+)/.test(stdout); i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    const url = /listening on (\S+)/.exec(stdout)?.[1];
+    expect(url, stderr).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(await (await post(url!, 'Say it')).text()).toBe(recorded);
+    const missed = await post(url!, 'Say something else');
+    expect(missed.status).toBe(400);
+    expect(await missed.text()).toContain('CASSETTE_MISS');
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('1 exact, 0 divergent, 1 missed, 0 unused of 1');
+    expect(stderr).toContain('error CASSETTE_MISS');
   });
 });
 

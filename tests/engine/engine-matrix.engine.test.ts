@@ -339,7 +339,10 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
         onlySkills: ['demo-hello'],
       });
       const first = run.last;
-      const ctx: AttemptContext = { agentHome: harness.paths.agentHome, runDir: first.runDir, modelUrl: model.url };
+      // The run's lane of the test's server (`<model.url>/__attempt/<key>`): its attempts' base URL.
+      const modelUrl = JSON.parse(fs.readFileSync(first.audit.meta, 'utf8')).model.base_url as string;
+      expect(modelUrl.startsWith(`${model.url}/__attempt/`)).toBe(true);
+      const ctx: AttemptContext = { agentHome: harness.paths.agentHome, runDir: first.runDir, modelUrl };
       expect(first.error).toBeNull();
       expect(first.completion).toEqual({ state: 'completed', reason: 'done_marker' });
       expect(first.attempt).toBe(1);

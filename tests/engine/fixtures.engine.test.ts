@@ -4,8 +4,9 @@
  * not use the plugin, so the fixtures run with their defaults (cwd paths, a temporary run root).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, inject } from 'vitest';
+import { afterAll, afterEach, describe, expect, inject } from 'vitest';
 import {
   test,
   turns,
@@ -13,6 +14,8 @@ import {
   defaultAgentHarnessConfig,
   type AgentHarnessTaskMeta,
 } from '../../src/public/vitest.js';
+import type { AgentHarnessConfig } from '../../src/vitest/options.js';
+import { startKeyedVendor } from '../helpers/keyed-vendor.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 
 const SKILLS = path.join('fixtures', 'skills');
@@ -94,6 +97,98 @@ describe('fixtures with codex', () => {
     const failure = run.fcmp.find((e) => e.type === 'conversation.failed');
     expect(failure).toBeDefined();
     expect(run).toHaveFailedWith((failure!.data as { code: string }).code);
+  });
+});
+
+describe('attempts at once in one test', () => {
+  test('two agent.starts with their own scripts never cross: each its own lane, turns and request log', async ({
+    model,
+    agent,
+  }) => {
+    model.script(turns.final('The test script: never served.'));
+    const script = (name: string) => [
+      turns.shell(`printf '${name}\\n' > ${name}.txt`),
+      turns.final(`Wrote ${name}.txt.`),
+    ];
+    const [a, b] = await Promise.all([
+      agent.start('codex', { prompt: 'Write a.txt', script: script('a') }),
+      agent.start('codex', { prompt: 'Write b.txt', script: script('b') }),
+    ]);
+    for (const [run, name, other] of [
+      [a, 'a', 'b'],
+      [b, 'b', 'a'],
+    ] as const) {
+      expect(run).toHaveCompleted();
+      expect(run).toHaveChangedFiles([`${name}.txt`]);
+      expect(run).toHaveFinalMessage(`Wrote ${name}.txt.`);
+      expect(fs.readFileSync(path.join(run.runDir, `${name}.txt`), 'utf8')).toBe(`${name}\n`);
+      // The attempt's request log holds its own requests only.
+      const log = fs.readFileSync(run.audit.modelRequests, 'utf8');
+      expect(log).toContain(`Write ${name}.txt`);
+      expect(log).not.toContain(`Write ${other}.txt`);
+    }
+    // Both lanes' requests are the test's too.
+    expect(model.requests.filter((r) => r.lane !== undefined).length).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('a cassette forked from the fixtures', () => {
+  const KEY = 'sk-test-SECRET-fixtures-fork-5e6f7a8b';
+  const config: AgentHarnessConfig = { ...defaultAgentHarnessConfig() };
+  const tapes = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-fixtures-fork-'));
+  test.override({
+    harness: {
+      config,
+      paths: resolveHarnessPaths({ runRoot: config.runRoot! }),
+      hostEnv: { ...process.env, OPENAI_API_KEY: KEY },
+    },
+  });
+  afterAll(() => fs.rmSync(tapes, { recursive: true, force: true }));
+
+  test('agent.start records, then forks at 1 onto the test script and onto the live vendor', async ({
+    model,
+    agent,
+  }) => {
+    const cassette = path.join(tapes, 'c.json');
+    const output = path.join(tapes, 'forked.json');
+    const recorder = await startKeyedVendor(KEY, {
+      version: 1,
+      turns: [turns.writeFile('a.txt', 'from the vendor\n'), turns.final('Wrote a.txt.')],
+    });
+    try {
+      config.upstream = recorder.url;
+      const recorded = await agent.start('codex', { prompt: 'Write a.txt', model: 'record', cassette });
+      expect(recorded).toHaveCompleted();
+    } finally {
+      await recorder.close();
+    }
+    model.script(turns.final('never served'), turns.final('Scripted ending.'));
+    const scripted = await agent.start('codex', { prompt: 'Write a.txt', model: 'replay', cassette, fork: { at: 1 } });
+    expect(scripted).toHaveCompleted();
+    expect(scripted).toHaveFinalMessage('Scripted ending.');
+    expect(fs.readFileSync(path.join(scripted.runDir, 'a.txt'), 'utf8')).toBe('from the vendor\n');
+
+    const live = await startKeyedVendor(KEY, {
+      version: 1,
+      turns: [turns.writeFile('a.txt', 'never served\n'), turns.final('Live ending.')],
+    });
+    try {
+      config.upstream = live.url;
+      const forked = await agent.start('codex', {
+        prompt: 'Write a.txt',
+        model: 'replay',
+        cassette,
+        fork: { at: 1, to: 'live', cassette: output },
+      });
+      expect(forked).toHaveCompleted();
+      expect(forked).toHaveFinalMessage('Live ending.');
+      expect(fs.readFileSync(path.join(forked.runDir, 'a.txt'), 'utf8')).toBe('from the vendor\n');
+      expect(live.accepted).toBeGreaterThanOrEqual(1);
+    } finally {
+      await live.close();
+    }
+    expect(fs.readFileSync(output, 'utf8')).toContain('Live ending.');
+    expect(fs.readFileSync(output, 'utf8')).not.toContain(KEY);
   });
 });
 

@@ -1,0 +1,159 @@
+/**
+ * The recording half of a cassette, shared by a recording and by a replay forked onto the live model: each wire
+ * request is forwarded upstream with the user's key (read from their environment, never stored) and streamed back to
+ * the engine; when a file is given, the answer is captured as an interaction, redacted, and the file rewritten
+ * atomically after each one (a crash keeps what was recorded). A forked replay also copies in the interactions it
+ * served from the source cassette, so its file is the whole forked conversation, replayable on its own.
+ */
+import { AgentHarnessError } from '../errors/index.js';
+import type { InterceptedRequest, InterceptOutcome } from '../model/server.js';
+import { writeJsonAtomic } from '../runtime/atomic-write.js';
+import type { MatchRequest } from './match.js';
+import { templatePaths, type NormalizeContext } from './normalize.js';
+import { DEFAULT_UPSTREAMS, forwardRequest, KEY_VARIABLES, vendorKey } from './record.js';
+import { Redactor } from './redact.js';
+import { CASSETTE_FORMAT, type Cassette, type CassetteInteraction } from './schema.js';
+import { templateChatToolArguments } from './stream-paths.js';
+
+/** Options of {@link openRecorder}. */
+export interface RecorderOptions {
+  /** The cassette written, or null to forward without keeping anything (a live fork without an output). */
+  file: string | null;
+  /** The origin requests are forwarded to (default: the vendor of each wire API); the request path is kept. */
+  upstream: string | null;
+  /** Where the user's keys and secret variables are read from. */
+  hostEnv: NodeJS.ProcessEnv;
+  /** The engine recorded, written into the cassette. */
+  engine: string | null;
+  /** The attempt's paths, templated out of the responses. */
+  context: () => NormalizeContext;
+  /** Called with what fails the attempt (an unreachable upstream). */
+  fail: (error: AgentHarnessError) => void;
+  /** Redaction rules that already fired on interactions copied in (a fork's source cassette). */
+  redactions?: readonly string[];
+}
+
+/** A recorder attached to one attempt's model server. */
+export interface Recorder {
+  /** Forwards `call` upstream, streams the answer to the engine and records it (when there is a file). */
+  forward(call: InterceptedRequest, match: MatchRequest): Promise<InterceptOutcome>;
+  /** Appends an interaction served from another cassette (a fork's replayed part), renumbered. */
+  copy(interaction: CassetteInteraction): void;
+  /** Interactions in the file so far. */
+  readonly count: number;
+  /** Waits for the writes and writes the file a last time. */
+  finish(): Promise<void>;
+}
+
+/** The message of a request that cannot be forwarded for want of a key. */
+function noKeyMessage(wire: InterceptedRequest['wire']['id']): string {
+  return `agent-harness cassette: no key to forward ${wire} to the vendor with; set ${KEY_VARIABLES[wire].join(' or ')}`;
+}
+
+/** Opens a recorder (see the module comment). */
+export function openRecorder(options: RecorderOptions): Recorder {
+  const keys = (['openai-responses', 'openai-chat', 'anthropic-messages', 'gemini'] as const).flatMap((wire) => {
+    const key = vendorKey(wire, options.hostEnv);
+    return key ? [{ value: key.value, rule: `vendor-key:${key.name}` }] : [];
+  });
+  const redactor = new Redactor(options.hostEnv, keys);
+  const copiedRedactions = new Set(options.redactions ?? []);
+  const cassette: Cassette = {
+    format: CASSETTE_FORMAT,
+    created_at: new Date().toISOString(),
+    engine: options.engine,
+    upstream: options.upstream ? new URL(options.upstream).origin : null,
+    redactions: [],
+    interactions: [],
+  };
+  let writing: Promise<void> = Promise.resolve();
+  const save = (): Promise<void> => {
+    const file = options.file;
+    if (file === null) return writing;
+    cassette.redactions = [...new Set([...copiedRedactions, ...redactor.fired])];
+    const snapshot = JSON.parse(JSON.stringify(cassette)) as Cassette;
+    writing = writing.then(() => writeJsonAtomic(file, snapshot)).catch(() => undefined);
+    return writing;
+  };
+  let seq = 0;
+  return {
+    get count() {
+      return cassette.interactions.length;
+    },
+    copy(interaction) {
+      seq += 1;
+      cassette.interactions.push({ ...interaction, seq });
+      void save();
+    },
+    async forward(call, match) {
+      const wire = call.wire.id;
+      const key = vendorKey(wire, options.hostEnv);
+      if (!key) {
+        call.wire.respondError(call.response, 401, noKeyMessage(wire), 'authentication_error');
+        return { status: 401, note: 'no_key' };
+      }
+      seq += 1;
+      const mine = seq;
+      const origin = options.upstream ?? DEFAULT_UPSTREAMS[wire];
+      try {
+        const captured = await forwardRequest({
+          wire,
+          origin,
+          method: call.request.method,
+          path: call.request.path,
+          query: call.request.query,
+          headers: call.request.headers,
+          body: call.rawBody,
+          key: key.value,
+          response: call.response,
+        });
+        if (options.file === null) return { status: captured.status, note: 'forwarded' };
+        const context = options.context();
+        cassette.interactions.push({
+          seq: mine,
+          wire,
+          side_kind: call.sideKind,
+          position: match.position,
+          request: {
+            method: call.request.method,
+            path: call.request.path,
+            query: redactor.query(call.request.query),
+            headers: redactor.requestHeaders(call.request.headers),
+            normalized: redactor.value(match.normalized),
+            hash: match.hash,
+          },
+          response: {
+            status: captured.status,
+            headers: captured.headers,
+            kind: captured.kind,
+            chunks: (wire === 'openai-chat' && captured.kind === 'sse'
+              ? templateChatToolArguments(captured.chunks, context)
+              : captured.chunks
+            ).map((chunk) => ({
+              delay_ms: chunk.delay_ms,
+              data: redactor.text(templatePaths(chunk.data, context)),
+            })),
+            complete: captured.complete,
+          },
+        });
+        cassette.interactions.sort((a, b) => a.seq - b.seq);
+        await save();
+        return { status: captured.status, note: 'recorded' };
+      } catch (caught) {
+        const failure =
+          caught instanceof AgentHarnessError
+            ? caught
+            : new AgentHarnessError('CASSETTE_UPSTREAM_FAILED', `Recording failed: ${(caught as Error).message}`, {
+                cause: caught,
+              });
+        options.fail(failure);
+        if (!call.response.headersSent) call.wire.respondError(call.response, 502, failure.message, 'upstream_failed');
+        else call.response.destroy();
+        return { status: 502, note: 'upstream_failed' };
+      }
+    },
+    async finish() {
+      await save();
+    },
+  };
+}
