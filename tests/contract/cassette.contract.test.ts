@@ -501,7 +501,7 @@ describe('forking a replay onto the live model', () => {
     expect(forked.redactions).toContain('auth-header');
   });
 
-  it('a live fork needs --fork-at, a replay and a key; --fork-cassette needs --fork-to live', async () => {
+  it('a live fork needs --fork-at, a replay and a key; --fork-cassette needs --fork-to live; --upstream needs a live fork in a replay', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'c.json');
     fs.writeFileSync(
@@ -542,6 +542,12 @@ describe('forking a replay onto the live model', () => {
     const sameFile = await refusal({ forkAt: 1, forkTo: 'live', forkCassette: file }, { OPENAI_API_KEY: KEY });
     expect(isAgentHarnessError(sameFile, 'USAGE_ERROR')).toBe(true);
     expect(await refusal({ forkAt: 1, forkTo: 'live' }, { OPENAI_API_KEY: KEY })).toBeNull();
+    const unusedUpstream = await refusal({ upstream: 'http://127.0.0.1:9' });
+    expect(isAgentHarnessError(unusedUpstream, 'USAGE_ERROR')).toBe(true);
+    expect(unusedUpstream?.message).toContain('a replay reaches no upstream');
+    expect(
+      await refusal({ forkAt: 1, forkTo: 'live', upstream: 'http://127.0.0.1:9' }, { OPENAI_API_KEY: KEY }),
+    ).toBeNull();
   });
 });
 
