@@ -93,10 +93,10 @@ export async function startCommand(
 }
 
 /**
- * Whether a start's attempt will likely prestart its namespace init (split streams, a model server on loopback,
- * isolation not off), so that the command starts it first.
+ * Whether a start's (or resume's) attempt will likely prestart its namespace init (split streams, a model server on
+ * loopback, isolation not off), so that the command starts it first.
  */
-function earlyInitFits(options: StartCommandOptions): boolean {
+export function earlyInitFits(options: Pick<StartCommandOptions, 'pty' | 'model' | 'isolation'>): boolean {
   if (options.pty || options.model === 'live') return false;
   if ((options.isolation ?? process.env[ISOLATION_ENV]) === 'off') return false;
   // A terminal on every stream may make it a passthrough attempt (`script`), whose init starts in its terminal.
