@@ -10,6 +10,15 @@ import { collectExpose, EXPOSE_HELP, parseIsolationMode, parsePositiveInt, parse
 import type { CliStreams } from './output.js';
 import { earlyInitFits } from './start.js';
 
+/** Options of a resume. */
+interface ResumeOptions {
+  translate?: TranslateMode;
+  script?: string;
+  timeoutMs?: number;
+  isolation?: IsolationMode;
+  expose?: string[];
+}
+
 /** Registers `resume`. */
 export function registerResume(program: Command, streams: CliStreams, setExit: (code: number) => void): void {
   program
@@ -23,29 +32,17 @@ export function registerResume(program: Command, streams: CliStreams, setExit: (
     .option('--isolation <mode>', 'namespaces for the engine: auto (default), require, off', parseIsolationMode)
     .option('--expose <path[:ro]>', EXPOSE_HELP, collectExpose)
     .addHelpText('after', '\nExample:\n  agent-harness resume 3f9a01bc "now add a README"')
-    .action(
-      async (
-        handle: string,
-        message: string,
-        options: {
-          translate?: TranslateMode;
-          script?: string;
-          timeoutMs?: number;
-          isolation?: IsolationMode;
-          expose?: string[];
-        },
-      ) => {
-        // As in a start, the namespaces' init first, booting while the attempt's code loads (killed if unused).
-        const earlyInit = earlyInitFits(options)
-          ? (await import('../runtime/isolation/early-init.js')).startEarlyInit()
-          : null;
-        try {
-          setExit(await resumeRun(streams, handle, message, options, earlyInit));
-        } finally {
-          earlyInit?.discard();
-        }
-      },
-    );
+    .action(async (handle: string, message: string, options: ResumeOptions) => {
+      // As in a start, the namespaces' init first, booting while the attempt's code loads (killed if unused).
+      const earlyInit = earlyInitFits(options)
+        ? (await import('../runtime/isolation/early-init.js')).startEarlyInit()
+        : null;
+      try {
+        setExit(await resumeRun(streams, handle, message, options, earlyInit));
+      } finally {
+        earlyInit?.discard();
+      }
+    });
 }
 
 /** Runs the resume's attempt (the run found by `handle`); resolves the exit status. */
@@ -53,13 +50,7 @@ async function resumeRun(
   streams: CliStreams,
   handle: string,
   message: string,
-  options: {
-    translate?: TranslateMode;
-    script?: string;
-    timeoutMs?: number;
-    isolation?: IsolationMode;
-    expose?: string[];
-  },
+  options: ResumeOptions,
   earlyInit: EarlyInit | null,
 ): Promise<number> {
   const [{ findRun }, { chooseIo, runAttemptCommand }] = await Promise.all([
