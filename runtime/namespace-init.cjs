@@ -12,7 +12,10 @@
 //      when it does, reporting the exact exit over the lifeline (as PID 1 it cannot die of the engine's signal, so
 //      it exits 128+n and says which signal).
 // It sets up and then waits for the engine command on the lifeline (below): the harness starts it while it still
-// writes the engine's config, so this process's start-up (a Node start, ~40 ms) is not added to the attempt.
+// writes the engine's config, so this process's start-up (a Node start, ~40 ms) is not added to the attempt. Steps 1-2
+// (the network) and step 4 (the filesystem) run side by side: each waits on processes of its own (`ip`, `mount`).
+// A forward's port may be 0 on the command line: the init was started before the model server listened (the CLI
+// starts it first thing), and a "ports <port>..." line on the lifeline gives them before anything listens.
 // It never writes to stdout or stderr: those carry the engine's stream. Signals are not forwarded: the harness
 // signals the whole process group (the engine is in it), and PID 1 ignores signals it has no handler for.
 //
@@ -25,8 +28,9 @@
 // other connection for the init's.
 // launch: "launch <file> <cwd> <arg count> <arg>... <env count> <NAME=value>...\n", every string as hex of its UTF-8;
 // a "mounts" line may come first (namespace-mounts.cjs).
+// ports: "ports <port>...\n", one per forward, in order (only when the command line gave them as 0).
 'use strict';
-const { spawn, spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const { constants } = require('node:os');
@@ -50,12 +54,20 @@ let finished = false;
 let received = '';
 let launchWaiter = null;
 const launches = [];
+/** The ports line's ports, once it came (forwards given as port 0 wait for it). */
+let ports = null;
+let portsWaiter = null;
 lifeline.setEncoding('utf8');
 lifeline.on('data', (text) => {
   received += text;
   for (let newline = received.indexOf('\n'); newline >= 0; newline = received.indexOf('\n')) {
     const line = received.slice(0, newline);
     received = received.slice(newline + 1);
+    if (line.startsWith('ports ')) {
+      ports = line.split(' ').slice(1).map(Number);
+      portsWaiter?.();
+      continue;
+    }
     const message = parseLaunch(line) ?? mounts.parseMounts(line);
     if (message) launches.push(message);
   }
@@ -117,24 +129,66 @@ function fail(stage, error) {
   finish(126);
 }
 
-async function listen(forward) {
+/** The forwards' ports: from the command line, or (any given as 0) from the ports line, once it comes. */
+async function forwardPorts() {
+  if (forwards.every((forward) => forward.port > 0)) return forwards.map((forward) => forward.port);
+  if (!ports) await new Promise((resolve) => (portsWaiter = resolve));
+  if (ports.length !== forwards.length || ports.some((port) => !(port > 0 && port < 65536)))
+    throw new Error(`bad ports line for ${forwards.length} forwards: ${ports.join(' ')}`);
+  return ports;
+}
+
+/** Runs `file args` to its end; resolves with null, or with what went wrong. */
+function runTool(file, args) {
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text) => (stderr += text));
+    child.once('error', (error) => resolve(error.message));
+    child.once('close', (code) => resolve(code === 0 ? null : stderr.trim() || `exit ${code}`));
+  });
+}
+
+/** The network: the loopback up, then the forwards listening on `channels`; rejects with the stage that failed. */
+async function setUpNetwork(channels) {
+  if (loopback !== '-') {
+    const why = await runTool(loopback, ['link', 'set', 'lo', 'up']);
+    if (why !== null) throw Object.assign(new Error(`${loopback} link set lo up: ${why}`), { stage: 'loopback' });
+  }
+  try {
+    const given = await forwardPorts();
+    for (const [i, { channel }] of channels.entries()) await listen(channel, given[i]);
+  } catch (error) {
+    throw Object.assign(error instanceof Error ? error : new Error(String(error)), { stage: 'forward' });
+  }
+}
+
+/**
+ * A forward's channel to the harness, opened at once: one given by path is connected before any mount can hide the
+ * path. The engine's connections are streams over it; the harness carries each to the model server.
+ */
+function openChannel(forward) {
   const fd = passedFd(forward.socket);
-  // The engine's connections are streams over the channel; the harness carries each to the model server.
   const socket = fd === null ? net.connect(forward.socket) : new net.Socket({ fd, readable: true, writable: true });
   if (fd === null) socket.write(`hello ${token}\n`);
-  const channel = new ModelChannel(socket, { onEnd: () => process.exit(137) });
+  return { socket, channel: new ModelChannel(socket, { onEnd: () => process.exit(137) }) };
+}
+
+/** Listens on 127.0.0.1:`port` (and ::1 where it can), each connection carried over `channel`. */
+async function listen(channel, port) {
   // No Nagle delay on the engine's TCP side: a streamed reply is many small writes. Half-open: the engine may end
   // its side while the reply still comes.
   const server = net.createServer({ noDelay: true, allowHalfOpen: true }, (inbound) => channel.attach(inbound));
   await new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(forward.port, '127.0.0.1', resolve);
+    server.listen(port, '127.0.0.1', resolve);
   });
   // The same port on ::1 where the namespace's loopback has it (a `localhost` URL may resolve there): best effort.
   const v6 = net.createServer({ noDelay: true, allowHalfOpen: true }, (inbound) => channel.attach(inbound));
   await new Promise((resolve) => {
     v6.once('error', resolve);
-    v6.listen(forward.port, '::1', resolve);
+    v6.listen(port, '::1', resolve);
   });
 }
 
@@ -171,26 +225,22 @@ async function main() {
     });
   }
   lifeline.write(`hello ${token}\n`);
-  if (loopback !== '-') {
-    const up = spawnSync(loopback, ['link', 'set', 'lo', 'up'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      encoding: 'utf8',
-    });
-    if (up.status !== 0)
-      return fail('loopback', new Error(`${loopback} link set lo up: ${up.error?.message ?? up.stderr.trim()}`));
-  }
-  try {
-    for (const forward of forwards) await listen(forward);
-  } catch (error) {
-    return fail('forward', error);
-  }
+  const channels = forwards.map(openChannel);
+  await Promise.all(
+    channels
+      .filter(({ socket }) => socket.connecting)
+      .map(({ socket }) => new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject))),
+  );
   closeInherited();
+  // The network is set up while the filesystem is (below): the engine starts once both are.
+  const network = setUpNetwork(channels);
+  network.catch(() => undefined);
   let launch = await nextLaunch();
   let contained = null;
   if (launch.type !== 'launch') {
     const plan = launch;
     try {
-      mounts.contain(plan);
+      await mounts.contain(plan);
       contained = plan;
       report({ type: 'filesystem', contained: true });
     } catch (error) {
@@ -198,6 +248,11 @@ async function main() {
       if (plan.required) return fail('filesystem', error);
     }
     launch = await nextLaunch();
+  }
+  try {
+    await network;
+  } catch (error) {
+    return fail(error.stage ?? 'forward', error);
   }
   const command = contained ? mounts.launchArgs(contained.tools.unshare, launch.file, launch.args) : launch;
   const child = spawn(command.file, command.args, { stdio: 'inherit', env: launch.env, cwd: launch.cwd });

@@ -11,7 +11,7 @@
 // The engine is then started in a nested user and mount namespace (launchArgs below), where those mounts are locked.
 // Plain CommonJS with Node's own modules only, like the init.
 'use strict';
-const { spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -41,20 +41,29 @@ function parseMounts(line) {
   return plan;
 }
 
+/** Runs `file args`; resolves once it exited 0, rejects with what went wrong otherwise. */
 function run(file, args) {
-  const outcome = spawnSync(file, args, { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
-  if (outcome.status !== 0) {
-    const why = outcome.error
-      ? outcome.error.message
-      : (outcome.stderr || '').trim().split('\n')[0] || `exit ${outcome.status}`;
-    throw new Error(`${path.basename(file)} ${args.join(' ')}: ${why}`);
-  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text) => (stderr += text));
+    const failed = (why) => reject(new Error(`${path.basename(file)} ${args.join(' ')}: ${why}`));
+    child.once('error', (error) => failed(error.message));
+    child.once('close', (code) => {
+      if (code === 0) resolve();
+      else failed(stderr.trim().split('\n')[0] || `exit ${code}`);
+    });
+  });
 }
 
-/** Carries the plan out (see the header); throws with what failed. The caller's cwd is / afterwards. */
-function contain(plan) {
+/**
+ * Carries the plan out (see the header); rejects with what failed. The caller's cwd is / afterwards. The tools run
+ * without blocking the init, which sets its network up meanwhile.
+ */
+async function contain(plan) {
   const { root, tools } = plan;
-  run(tools.mount, ['-t', 'tmpfs', '-o', 'mode=0755', 'agent-root', root]);
+  await run(tools.mount, ['-t', 'tmpfs', '-o', 'mode=0755', 'agent-root', root]);
   for (const entry of plan.skeleton) {
     const at = path.join(root, entry.path);
     if (entry.type === 'dir') {
@@ -65,14 +74,14 @@ function contain(plan) {
   }
   const fstab = path.join(root, 'proc', '.fstab');
   fs.writeFileSync(fstab, plan.fstab);
-  run(tools.mount, ['-a', '-T', fstab]);
+  await run(tools.mount, ['-a', '-T', fstab]);
   const old = path.join(root, '.old-root');
   fs.mkdirSync(old);
-  run(tools.pivotRoot, [root, old]);
+  await run(tools.pivotRoot, [root, old]);
   process.chdir('/');
-  run(tools.umount, ['-l', '/.old-root']);
+  await run(tools.umount, ['-l', '/.old-root']);
   fs.rmdirSync('/.old-root');
-  run(tools.mount, ['-o', 'remount,bind,ro', '/']);
+  await run(tools.mount, ['-o', 'remount,bind,ro', '/']);
 }
 
 /**

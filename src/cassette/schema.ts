@@ -4,7 +4,7 @@
  * allow-listed headers, and the body in its chunks with the delay before each. Secrets never reach it (redact.ts).
  */
 import fs from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AgentHarnessError } from '../errors/index.js';
 
 /** The format tag of a cassette file. */

@@ -4,9 +4,20 @@
  */
 import type { Command } from 'commander';
 import type { IsolationMode, TranslateMode } from '../protocol/index.js';
+import type { EarlyInit } from '../runtime/isolation/early-init.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import { collectExpose, EXPOSE_HELP, parseIsolationMode, parsePositiveInt, parseTranslateMode } from './options.js';
 import type { CliStreams } from './output.js';
+import { earlyInitFits } from './start.js';
+
+/** Options of a resume. */
+interface ResumeOptions {
+  translate?: TranslateMode;
+  script?: string;
+  timeoutMs?: number;
+  isolation?: IsolationMode;
+  expose?: string[];
+}
 
 /** Registers `resume`. */
 export function registerResume(program: Command, streams: CliStreams, setExit: (code: number) => void): void {
@@ -21,43 +32,51 @@ export function registerResume(program: Command, streams: CliStreams, setExit: (
     .option('--isolation <mode>', 'namespaces for the engine: auto (default), require, off', parseIsolationMode)
     .option('--expose <path[:ro]>', EXPOSE_HELP, collectExpose)
     .addHelpText('after', '\nExample:\n  agent-harness resume 3f9a01bc "now add a README"')
-    .action(
-      async (
-        handle: string,
-        message: string,
-        options: {
-          translate?: TranslateMode;
-          script?: string;
-          timeoutMs?: number;
-          isolation?: IsolationMode;
-          expose?: string[];
-        },
-      ) => {
-        const [{ findRun }, { chooseIo, runAttemptCommand }] = await Promise.all([
-          import('../core/session.js'),
-          import('./attempt-command.js'),
-        ]);
-        const paths = resolveHarnessPaths();
-        const run = await findRun(paths, { selector: handle });
-        const translate = options.translate ?? run.translate_mode;
-        const { status } = await runAttemptCommand(
-          streams,
-          {
-            paths,
-            engine: run.engine,
-            launch: 'resume',
-            run,
-            message,
-            translateMode: translate,
-            script: options.script ?? run.script,
-            io: chooseIo(translate, undefined),
-            ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-            ...(options.isolation ? { isolation: options.isolation } : {}),
-            ...(options.expose ? { expose: options.expose } : {}),
-          },
-          'Resume',
-        );
-        setExit(status);
-      },
-    );
+    .action(async (handle: string, message: string, options: ResumeOptions) => {
+      // As in a start, the namespaces' init first, booting while the attempt's code loads (killed if unused).
+      const earlyInit = earlyInitFits(options)
+        ? (await import('../runtime/isolation/early-init.js')).startEarlyInit()
+        : null;
+      try {
+        setExit(await resumeRun(streams, handle, message, options, earlyInit));
+      } finally {
+        earlyInit?.discard();
+      }
+    });
+}
+
+/** Runs the resume's attempt (the run found by `handle`); resolves the exit status. */
+async function resumeRun(
+  streams: CliStreams,
+  handle: string,
+  message: string,
+  options: ResumeOptions,
+  earlyInit: EarlyInit | null,
+): Promise<number> {
+  const [{ findRun }, { chooseIo, runAttemptCommand }] = await Promise.all([
+    import('../core/session.js'),
+    import('./attempt-command.js'),
+  ]);
+  const paths = resolveHarnessPaths();
+  const run = await findRun(paths, { selector: handle });
+  const translate = options.translate ?? run.translate_mode;
+  const { status } = await runAttemptCommand(
+    streams,
+    {
+      earlyInit,
+      paths,
+      engine: run.engine,
+      launch: 'resume',
+      run,
+      message,
+      translateMode: translate,
+      script: options.script ?? run.script,
+      io: chooseIo(translate, undefined),
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.isolation ? { isolation: options.isolation } : {}),
+      ...(options.expose ? { expose: options.expose } : {}),
+    },
+    'Resume',
+  );
+  return status;
 }

@@ -8,6 +8,8 @@ import { engineIds } from '../engines/registry.js';
 import type { IoMode } from '../core/run-attempt.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { MAX_SEED_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
+import type { EarlyInit } from '../runtime/isolation/early-init.js';
+import { ISOLATION_ENV } from '../runtime/isolation/mode.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import {
   collectExpose,
@@ -85,6 +87,35 @@ export async function startCommand(
   options: StartCommandOptions,
   direct = false,
 ): Promise<number> {
+  // The namespaces' init first (a Node start of its own): it boots while this command loads what runs the attempt,
+  // which adopts it (or kills it, where it does not fit).
+  const early = earlyInitFits(options) ? (await import('../runtime/isolation/early-init.js')).startEarlyInit() : null;
+  try {
+    return await runStart(streams, engine, rawArgs, options, direct, early);
+  } finally {
+    early?.discard();
+  }
+}
+
+/**
+ * Whether a start's (or resume's) attempt will likely prestart its namespace init (split streams, a model server on
+ * loopback, isolation not off), so that the command starts it first.
+ */
+export function earlyInitFits(options: Pick<StartCommandOptions, 'pty' | 'model' | 'isolation'>): boolean {
+  if (options.pty || options.model === 'live') return false;
+  if ((options.isolation ?? process.env[ISOLATION_ENV]) === 'off') return false;
+  // A terminal on every stream may make it a passthrough attempt (`script`), whose init starts in its terminal.
+  return !(process.stdin.isTTY && process.stdout.isTTY && process.stderr.isTTY);
+}
+
+async function runStart(
+  streams: CliStreams,
+  engine: string,
+  rawArgs: readonly string[],
+  options: StartCommandOptions,
+  direct: boolean,
+  earlyInit: EarlyInit | null,
+): Promise<number> {
   // Loaded here, not at the top: `--version` and `--help` must not load the run store, the engines or the model.
   const [{ findRun }, { chooseIo, runAttemptCommand }] = await Promise.all([
     import('../core/session.js'),
@@ -98,6 +129,7 @@ export async function startCommand(
   const { status } = await runAttemptCommand(
     streams,
     {
+      earlyInit,
       paths,
       engine,
       launch: 'start',

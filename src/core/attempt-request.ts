@@ -14,6 +14,7 @@ import type {
   StreamName,
   TranslateMode,
 } from '../protocol/index.js';
+import type { EarlyInit } from '../runtime/isolation/early-init.js';
 import type { ExposeEntry } from '../runtime/isolation/mount-plan.js';
 import type { HarnessPaths } from '../runtime/paths.js';
 import type { WorkspaceSeed } from './workspace.js';
@@ -106,6 +107,12 @@ export interface AttemptRequest {
   onRaspEvent?: (event: RaspEvent) => void;
   /** Called once the run and attempt are known, before the engine starts. */
   onReady?: (info: AttemptReadyInfo) => void;
+  /**
+   * A namespace init started before the attempt (`startEarlyInit`; the CLI's `start` starts one first thing): the
+   * attempt adopts it where it fits (split streams, a model server on loopback, no other forwarded port), else it is
+   * killed. Either way the attempt owns it from the call on.
+   */
+  earlyInit?: EarlyInit | null;
 }
 
 /** Where an attempt's cassette is and how it is used. */

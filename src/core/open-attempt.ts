@@ -8,7 +8,7 @@ import path from 'node:path';
 import { openCassette, type CassetteSession } from '../cassette/session.js';
 import type { NormalizeContext } from '../cassette/normalize.js';
 import { startModelServer, type ModelServer, type RecordedRequest } from '../model/index.js';
-import type { AttemptMeta, RaspEvent, RunIndexEntry } from '../protocol/index.js';
+import type { AttemptMeta, IsolationMode, RaspEvent, RunIndexEntry } from '../protocol/index.js';
 import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
 import { createRun, reserveAttempt } from '../runtime/run-store.js';
@@ -124,10 +124,20 @@ function startModel(
 
 /** Opens the attempt's namespaces once its model URL is known, their init started at once for split streams. */
 async function startIsolation(plan: AttemptPlan, model: Promise<AttemptModel>): Promise<AttemptIsolation> {
-  const { url } = await model;
-  // A bad AGENT_HARNESS_ISOLATION (isolationMode null) throws CONFIG_INVALID here, failing the attempt.
-  const mode = plan.isolationMode ?? resolveIsolationMode(undefined, plan.hostEnv);
+  const early = plan.request.earlyInit ?? null;
+  let url: string | null;
+  let mode: IsolationMode;
+  try {
+    url = (await model).url;
+    // A bad AGENT_HARNESS_ISOLATION (isolationMode null) throws CONFIG_INVALID here, failing the attempt.
+    mode = plan.isolationMode ?? resolveIsolationMode(undefined, plan.hostEnv);
+  } catch (error) {
+    early?.discard();
+    throw error;
+  }
   return openIsolation({
+    // An init started before the attempt (the CLI's) serves only split streams; openIsolation kills one it cannot use.
+    early,
     mode,
     modelUrl: url,
     // HTTP MCP servers on the host's loopback are forwarded into the namespace like the model server.

@@ -24,7 +24,14 @@ export { BEFORE_HASH_LIMIT } from './launch-attempt.js';
 
 /** Runs one attempt and returns its result. Throws only for errors before a run directory exists. */
 export async function runAttempt(request: AttemptRequest): Promise<AttemptResult> {
-  const plan = await prepareAttempt(request);
+  let plan: Awaited<ReturnType<typeof prepareAttempt>>;
+  try {
+    plan = await prepareAttempt(request);
+  } catch (error) {
+    // A request refused before the attempt exists has no use for an init started for it.
+    request.earlyInit?.discard();
+    throw error;
+  }
   const opened = await openAttempt(plan);
   let outcome: AttemptOutcome;
   try {

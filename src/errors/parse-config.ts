@@ -2,7 +2,7 @@
  * Validating a user-given config with its zod schema: the value parsed, or CONFIG_INVALID whose message names the
  * first bad field and whose details list every issue.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { AgentHarnessError } from './agent-harness-error.js';
 
 /** Parses `value` with `schema`; `label` prefixes the field path in the message (`AgentProviderConfig.prompt`). */

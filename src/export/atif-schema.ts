@@ -8,7 +8,7 @@
  * `reasoning_content`; a subagent ref sets `trajectory_id` or `trajectory_path`; embedded subagents carry unique
  * `trajectory_id`s. Unknown keys are refused (Harbor's models forbid extra keys: custom data goes in `extra`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The schema version this project writes. */
 export const ATIF_SCHEMA_VERSION = 'ATIF-v1.7';

@@ -1,5 +1,5 @@
 /** defineHarness (seed 002 levels 2–3): agents, state, run | execute, live recording and replay. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AgentHarnessError } from '../errors/index.js';
 import { CallLedger, recordAgent, replayAgent, type AgentLike } from './agent-proxy.js';
 import { EventBus, customEventType, describeError, type HarnessEvent } from './events.js';

@@ -1,7 +1,7 @@
 /** The live recording of a harness run (versioned, zod-validated) and its file I/O. */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AgentHarnessError } from '../errors/index.js';
 
 /** One recorded entry: an agent call (args and output), a generator step or an agent's narrative, in the order they happened. */

@@ -18,7 +18,7 @@
  * request's history (see each wire module's `countModelTurns`). A resumed session carries its whole history,
  * so it continues the script where it stopped, even against a fresh server or after `codex exec resume`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AgentHarnessError } from '../errors/index.js';
 import { DEFAULT_MAX_SCRIPT_BYTES, readInputText } from '../runtime/bounded-input.js';
 import { readIntegerEnv } from '../runtime/integer-setting.js';

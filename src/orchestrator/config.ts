@@ -1,5 +1,5 @@
 /** The orchestrator's one config object: model per phase, timeouts and limits (validated with zod). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseConfig } from '../errors/index.js';
 
 /** Model names, timeouts and limits in one place. */

@@ -2,7 +2,7 @@
  * The RecordKeeper: the single writer of conversation history. It normalizes incoming messages, appends
  * turns, hands out frozen snapshots, and keeps statistics (turns, model calls, tokens, latency per phase).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AgentHarnessError } from '../errors/index.js';
 import type { ConversationThread, ConversationTurn, HarnessTrace } from './types.js';
 

@@ -2,7 +2,7 @@
  * The orchestrator's contracts (seed 004): LLM callers, harnesses and their results. Data that crosses a
  * boundary (incoming messages, conversation turns) has a zod schema; the rest are plain interfaces.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AgentHarnessError } from '../errors/index.js';
 import type { HarnessContextConfig } from './config.js';
 

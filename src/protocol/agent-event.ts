@@ -3,7 +3,7 @@
  * tool_result, thinking, system_init), `complete` and `error` — derived live from the same parser output as
  * RASP/FCMP. `raw` is the engine's own event (its JSON line, or the line's text).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Normalized kinds of a message. */
 export const AgentMessageKindSchema = z.enum(['text', 'tool_use', 'tool_result', 'thinking', 'system_init']);

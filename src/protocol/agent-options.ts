@@ -3,7 +3,7 @@
  * allow/deny lists, a system prompt, a turn limit and MCP servers. Each engine maps them onto its own controls
  * (`src/engines/<id>/agent-options.ts`) or refuses a capability it does not have.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A name usable as a key in every engine's config (TOML, JSON) and in an environment variable name. */
 const MCP_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

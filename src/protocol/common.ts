@@ -3,7 +3,7 @@
  * This folder imports nothing but zod: it is the contract the runtime, the translators, the reporters and
  * external tools depend on.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENGINE_ID_PATTERN } from './versions.js';
 
 /**

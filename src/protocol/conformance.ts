@@ -1,7 +1,7 @@
 /**
  * `.audit/conformance-report.N.json`: what CI compares across engines and releases for one attempt.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CompletionSchema } from './meta.js';
 import { DiagnosticSchema, EngineIdSchema, UsageSchema } from './common.js';
 import { FcmpTypeSchema } from './fcmp.js';

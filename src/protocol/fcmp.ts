@@ -3,7 +3,7 @@
  * Invariants: `seq` strictly increasing per run (across attempts); `conversation.completed` and
  * `conversation.failed` are exclusive within an attempt; a `assistant.message.final` closes one message id once.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EngineIdSchema, RawRefSchema, TimestampSchema } from './common.js';
 
 import { FCMP_VERSION } from './versions.js';

@@ -2,7 +2,7 @@
  * File-system snapshot and diff of the run directory, `.audit/fs-before.N.json`, `fs-after.N.json`,
  * `fs-diff.N.json`. `.audit/` itself is never included.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** One file in a snapshot (regular files and symlinks; directories are implied). */
 export const FsEntrySchema = z.object({

@@ -2,7 +2,7 @@
  * The audit record of one attempt: `.audit/meta.N.json`. Written at the start of an attempt (status
  * `running`) and rewritten when it ends, so a crash still leaves a meta file behind.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EngineIdSchema, ModelModeSchema, TimestampSchema, TranslateModeSchema, UsageSchema } from './common.js';
 import { ISOLATION_MODE_VALUES, META_VERSION } from './versions.js';
 

@@ -3,7 +3,7 @@
  * offsets into the audit logs, events parsed from the engine's native output, and diagnostics.
  * Raw evidence is never rewritten; FCMP is derived from this stream.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DiagnosticSchema, EngineIdSchema, RawRefSchema, TimestampSchema, UsageSchema } from './common.js';
 
 import { RASP_VERSION } from './versions.js';

@@ -5,7 +5,7 @@
  * of their first lines. Compacted (rewritten atomically, one line per run) when it holds many more lines than runs.
  * Before the log, the index was `<run_root>/index.json` ({@link RunIndexSchema}); the harness migrates it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EngineIdSchema, ModelModeSchema, TimestampSchema, TranslateModeSchema } from './common.js';
 
 /** Version tag of the legacy index file, `index.json` ({@link RunIndexSchema}). */

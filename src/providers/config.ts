@@ -4,7 +4,7 @@
  * default, `live`, or a cassette mode `record`, `replay`, `auto` with `cassette`, `upstream`, `strict`, `pace`, `forkAt`,
  * `forkTo`, `forkCassette`: see docs/cassettes.md), `timeoutMs`, `runRoot`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseConfig } from '../errors/index.js';
 import { isEngineId, unknownEngineMessage } from '../engines/registry.js';
 import { IsolationModeSchema, McpServerDefSchema, PermissionModeSchema } from '../protocol/index.js';

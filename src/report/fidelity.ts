@@ -3,7 +3,7 @@
  * requests were served exactly, served divergent, missed, and how many recorded interactions went unused. The
  * consistency report carries it (`fidelity`) and shows it as a table.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AgentHarnessTaskMeta } from './attempt-record.js';
 
 /** One engine's row of the fidelity table. */

@@ -2,7 +2,7 @@
  * Schema of `consistency.json`, the machine-readable report the {@link AgentHarnessReporter} writes at the
  * end of a run (also after `--merge-reports`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { FidelityRowSchema } from './fidelity.js';
 
 /** Version tag of the consistency report. */

@@ -3,7 +3,7 @@
  * a baseline. One zod schema for the data embedded in the page and for the JSON API (`/api/v1/…`), so both say the
  * same thing and the server validates every response before it sends it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConsistencyReportSchema } from './schema.js';
 
 /** Version tag of the view data and of the API's responses. */

@@ -9,7 +9,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { AgentHarnessError } from '../errors/index.js';
 import type { RunIndexEntry } from '../protocol/index.js';
 import { readLinesSync } from '../runtime/bounded-input.js';

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { editConfigFile, JSON_CONFIG, TOML_CONFIG, type ConfigDoc } from './config-file.js';
 import { writeFileAtomic } from './atomic-write.js';
 

@@ -3,7 +3,7 @@
  * the value) and the serializable config handed to tests through `project.provide('agentHarness', …)`.
  */
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AgentHarnessError } from '../errors/index.js';
 import { isEngineId, unknownEngineMessage } from '../engines/registry.js';
 import { ModelModeSchema } from '../protocol/index.js';

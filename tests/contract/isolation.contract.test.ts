@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAttempt } from '../../src/core/run-attempt.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { NAMESPACE_INIT, openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
+import { startEarlyInit } from '../../src/runtime/isolation/early-init.js';
 import { resolveIsolationMode } from '../../src/runtime/isolation/mode.js';
 import {
   findNamespaceTools,
@@ -374,6 +375,52 @@ await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify
       expect(isolation.launch({ file: '/bin/true', args: [], env: {}, cwd: tmp })).toBeNull();
     },
   );
+});
+
+describe.skipIf(!support.available)("an init started before its attempt (the CLI's start)", () => {
+  it('is adopted by a prestarting attempt: the model port comes over its lifeline, and the engine reaches the model', async () => {
+    const early = startEarlyInit();
+    expect(early).not.toBeNull();
+    const isolation = await openIsolation({ mode: 'require', modelUrl, support, prestart: 'ignore', early });
+    try {
+      const fetchModel = `node -e "fetch('${modelUrl}').then((r) => r.text()).then((t) => console.log('model: ' + t))"`;
+      const child = isolation.launch({
+        file: '/bin/sh',
+        args: ['-c', `tr '\\0' ' ' < /proc/1/cmdline; echo; ${fetchModel}`],
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        cwd: tmp,
+      });
+      expect(child).not.toBeNull();
+      const chunks: Buffer[] = [];
+      const result = await isolation.settle(
+        await superviseSplit(child!, { onChunk: (_stream, chunk) => chunks.push(chunk), killGraceMs: 500 }),
+      );
+      const output = Buffer.concat(chunks).toString('utf8');
+      expect(result.exitCode, output).toBe(0);
+      // PID 1 is the early init: its one forward's port was 0 on its command line.
+      const initArgv = output.split('\n')[0]!.trim();
+      expect(initArgv).toContain(` fd:3 ${early!.token} `);
+      expect(initArgv).toMatch(/ 1 0 fd:4$/);
+      expect(output).toContain('model: scripted model here');
+    } finally {
+      await isolation.close();
+    }
+  });
+
+  it.each([
+    ['isolation off', { mode: 'off' as const }],
+    ['an init started in a terminal (no prestart)', { mode: 'require' as const, support }],
+  ])('is killed when the attempt cannot adopt it: %s', async (_name, options) => {
+    const early = startEarlyInit()!;
+    expect(await eventually(() => pidsWithMarker(early.token).length > 0, 10_000)).toBe(true);
+    const isolation = await openIsolation({ ...options, modelUrl, early });
+    try {
+      expect(early.take()).toBeNull();
+      expect(await eventually(() => pidsWithMarker(early.token).length === 0, 10_000)).toBe(true);
+    } finally {
+      await isolation.close();
+    }
+  });
 });
 
 describe.skipIf(!support.available || !findScriptBinary())('a `script` attempt', () => {

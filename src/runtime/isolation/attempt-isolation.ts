@@ -30,7 +30,8 @@ import { AgentHarnessError } from '../../errors/index.js';
 import { killGroup, type ProcessResult } from '../process-result.js';
 import { spawnSplit, type SpawnedSplit, type SpawnSplitOptions } from '../process.js';
 import type { IsolationMode, IsolationRecord } from '../../protocol/index.js';
-import { INIT_ENV, NAMESPACE_INIT, initArgs, launchLine, mountsLine, passedFd } from './init-scripts.js';
+import { INIT_ENV, initCommandLine, launchLine, mountsLine, passedFd, portsLine } from './init-scripts.js';
+import type { EarlyInit } from './early-init.js';
 import type { MountPlan } from './mount-plan.js';
 import { serveModelChannel } from './model-channel.js';
 import { findNamespaceTools, probeNamespacesAsync, type FilesystemSupport, type NamespaceSupport } from './probe.js';
@@ -59,6 +60,12 @@ export interface OpenIsolationOptions {
    * (or ISOLATION_UNAVAILABLE in mode `require`), as without this option.
    */
   prestart?: SpawnSplitOptions['stdin'];
+  /**
+   * An init started before the attempt (`early-init.ts`): prestarting adopts it instead of starting one, and sends it
+   * the model's port, when it fits (a network namespace, the model's port the one forward, stdin closed). Whatever
+   * does not adopt it kills it before this returns.
+   */
+  early?: EarlyInit | null;
   /**
    * The attempt will contain its filesystem ({@link AttemptIsolation.contain}): where that is unavailable, mode
    * `require` refuses (ISOLATION_UNAVAILABLE) and `auto` records why.
@@ -417,6 +424,15 @@ function withoutNamespaces(mode: IsolationMode, modelUrl: string | null, reason:
  * when namespaces are unavailable.
  */
 export async function openIsolation(options: OpenIsolationOptions): Promise<AttemptIsolation> {
+  try {
+    return await openNamespaces(options);
+  } finally {
+    // An early init nothing adopted (isolation off, a fallback, a refusal, a command it does not fit) is killed.
+    options.early?.discard();
+  }
+}
+
+async function openNamespaces(options: OpenIsolationOptions): Promise<AttemptIsolation> {
   const { mode, modelUrl } = options;
   if (mode === 'off') return withoutNamespaces(mode, modelUrl, 'isolation off (--isolation off)');
   const refuse = (reason: string, required: string): AttemptIsolation => {
@@ -449,8 +465,14 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
   // Without a network namespace of its own (live mode) the engine reaches the host's loopback itself.
   const targets = ownNetwork ? forwardTargets(port, options.forwardUrls ?? []) : [];
 
+  const early =
+    options.early && options.prestart === 'ignore' && ownNetwork && targets.length === 1
+      ? options.early.unshare === tools.unshare
+        ? options.early
+        : null
+      : null;
   // What the init says first on the lifeline, so no other process can take its place there.
-  const token = randomBytes(16).toString('hex');
+  const token = early?.token ?? randomBytes(16).toString('hex');
   const reports: InitReport[] = [];
   let onFilesystem: (contained: boolean) => void = () => undefined;
   const filesystemReport = new Promise<boolean>((resolve) => {
@@ -504,28 +526,15 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     serversClosed ??= Promise.all(servers.map(closeServer)).then(() => undefined);
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   };
-  const unshareFlags = [
-    '--map-root-user',
-    ...(ownNetwork ? ['--net'] : []),
-    '--pid',
-    '--fork',
-    '--kill-child',
-    '--mount-proc',
-  ];
   // The init is started before the trial's verdict (prestart); it brings the loopback up with `ip`.
   // `channels[i]` carries the connections to `targets[i]`.
-  const initCommand = (lifelineChannel: string, channels: readonly string[]): string[] => [
-    tools.unshare!,
-    ...unshareFlags,
-    process.execPath,
-    NAMESPACE_INIT,
-    ...initArgs({
+  const initCommand = (lifelineChannel: string, channels: readonly string[]): string[] =>
+    initCommandLine(tools.unshare!, ownNetwork, {
       lifeline: lifelineChannel,
       token,
       loopback: ownNetwork ? tools.ip : null,
       forwards: targets.map((target, i) => ({ port: target.port, socket: channels[i]! })),
-    }),
-  ];
+    });
   const wrapCommand = paths ? initCommand(paths.lifeline, paths.forwards) : null;
   const stopChannels: Array<() => void> = pathChannels.map((channel) => channel.stop);
   // An init given its sockets (prestarted, or under `script`): descriptor 3 is the lifeline, 4 the model channel,
@@ -600,6 +609,14 @@ export async function openIsolation(options: OpenIsolationOptions): Promise<Atte
     },
     prestart: (stdin) => {
       if (prestarted || wrapped || closed) return;
+      const adopted = stdin === 'ignore' ? (early?.take() ?? null) : null;
+      if (adopted) {
+        prestarted = adopted;
+        attachPassed(adopted.passed);
+        // Its forward's port was 0 on its command line: the first line it reads gives it.
+        lifeline.send(portsLine(targets.map((target) => target.port)));
+        return;
+      }
       const command = passedCommand();
       // The init needs no environment of its own: the engine's comes with the launch message.
       const child = spawnSplit({

@@ -35,7 +35,8 @@ export interface InitSetup {
   loopback: string | null;
   /**
    * Each port forwarded into the network namespace, and where its connections go: a path (the init connects to it
-   * for each), or a passed descriptor that carries them all (the model channel, `runtime/model-channel.cjs`).
+   * for each), or a passed descriptor that carries them all (the model channel, `runtime/model-channel.cjs`). A port
+   * of 0: the init waits for it on the lifeline ({@link portsLine}).
    */
   forwards: ReadonlyArray<{ port: number; socket: InitChannel }>;
 }
@@ -49,6 +50,24 @@ export function initArgs(setup: InitSetup): string[] {
     String(setup.forwards.length),
     ...setup.forwards.flatMap((forward) => [String(forward.port), forward.socket]),
   ];
+}
+
+/** The `unshare` flags an attempt's namespaces are made with; `--net` only when the engine gets a network of its own. */
+export function unshareFlags(ownNetwork: boolean): string[] {
+  return ['--map-root-user', ...(ownNetwork ? ['--net'] : []), '--pid', '--fork', '--kill-child', '--mount-proc'];
+}
+
+/** The command that starts an init in new namespaces: `unshare <flags> node namespace-init.cjs <args>`. */
+export function initCommandLine(unshare: string, ownNetwork: boolean, setup: InitSetup): string[] {
+  return [unshare, ...unshareFlags(ownNetwork), process.execPath, NAMESPACE_INIT, ...initArgs(setup)];
+}
+
+/**
+ * The ports message for an init started before the model server listened (its forwards given as port 0 on its
+ * command line): one port per forward, in order.
+ */
+export function portsLine(ports: readonly number[]): string {
+  return ['ports', ...ports.map(String)].join(' ');
 }
 
 function hex(text: string): string {

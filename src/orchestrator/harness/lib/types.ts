@@ -2,7 +2,7 @@
  * Types the packaged harnesses share (seed 004's `harness/lib/types.ts`): each harness imports these and the
  * orchestrator's contracts, never another harness, so a harness can be swapped without touching the others.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { LLMToolCall } from '../../types.js';
 
 /** The intent the intent harness produces (and the response harness reads). */
