@@ -19,11 +19,15 @@ import {
   type Side,
 } from './util.js';
 
-/** In-process codex attempts as a fixture runs them (`hostEnv`, `project`): each a new run, removed after. */
+/**
+ * In-process codex attempts as a fixture runs them (`hostEnv`, `project`): each a new run, removed after. `isolation`
+ * `off`: on the host's network, processes and filesystem (what the harness itself costs, without its namespaces).
+ */
 export function libraryAttempts(
   hostEnv: NodeJS.ProcessEnv,
   project: string,
   server: ModelServer,
+  isolation?: 'off',
 ): () => Promise<{ wall: number; meta: AttemptMeta }> {
   const paths = resolveHarnessPaths({ cwd: project, env: hostEnv });
   return () =>
@@ -36,6 +40,7 @@ export function libraryAttempts(
       modelMode: 'scripted',
       modelServer: server,
       hostEnv,
+      ...(isolation ? { isolation } : {}),
     });
 }
 
@@ -55,11 +60,13 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
     const bare = bareCommand(first, server.url);
     const sides: Side[] = [
       attemptSide('library', attempt),
+      attemptSide('unisolated', libraryAttempts(hostEnv, project, server, 'off')),
       { name: 'bare', run: async () => ({ timing: await runBare(bare, first.meta.command.cwd) }) },
     ];
     const series = await pairedRounds(sides, rounds);
-    const [library, reference] = [series.get('library')!, series.get('bare')!];
+    const [library, unisolated, reference] = [series.get('library')!, series.get('unisolated')!, series.get('bare')!];
     const ratio = pairedRatio(library, reference);
+    const own = pairedRatio(unisolated, reference);
     return [
       {
         name: 'library',
@@ -68,6 +75,14 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
         target: '≤ 1.10×',
         pass: ratio <= 1.1,
         detail: [sideBySide(library, reference), bareLine(bare), stepsLine(library.metas)],
+      },
+      {
+        name: 'library, isolation off',
+        what: 'the same attempt without its namespaces (`isolation: off`): what the harness itself costs',
+        value: `${own.toFixed(2)}×`,
+        target: '≤ 1.10×',
+        pass: own <= 1.1,
+        detail: [sideBySide(unisolated, reference), stepsLine(unisolated.metas)],
       },
     ];
   } finally {
