@@ -121,6 +121,12 @@ async function runStart(
     import('../core/session.js'),
     import('./attempt-command.js'),
   ]);
+  // A replay reaches no upstream unless it forks onto the live model: a typed --upstream would be silently unused.
+  if (options.model === 'replay' && options.upstream && options.forkTo !== 'live')
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      `--upstream ${options.upstream} is used by record, auto and a fork onto the live model (--fork-at N --fork-to live); a replay reaches no upstream.`,
+    );
   const { args, translate: inlineTranslate } = extractTranslateFlag(rawArgs);
   const translate = inlineTranslate ?? options.translate ?? 0;
   const paths = resolveHarnessPaths();

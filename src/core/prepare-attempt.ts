@@ -132,12 +132,6 @@ function cassettePlanOf(
   if (!Number.isFinite(pace) || pace < 0)
     throw new AgentHarnessError('USAGE_ERROR', `The cassette pace must be 0 or more, not ${pace}.`);
   const fork = forkOf(request, plan, mode, adapter, hostEnv);
-  // A replay reaches no upstream unless it forks onto the live model: an --upstream there would be silently unused.
-  if (mode === 'replay' && given?.upstream && fork?.to !== 'live')
-    throw new AgentHarnessError(
-      'USAGE_ERROR',
-      `--upstream ${given.upstream} is used by record, auto and a fork onto the live model (--fork-at N --fork-to live); a replay reaches no upstream.`,
-    );
   return { ...plan, strict: given?.strict ?? true, pace, ...(fork ? { fork } : {}) };
 }
 

@@ -31,7 +31,7 @@ import type { AgentHarnessAttemptRecord } from '../../src/report/attempt-record.
 import { buildConsistencyReport } from '../../src/report/build.js';
 import { renderMarkdown } from '../../src/report/render.js';
 import { startModelServer, turns, type ModelServer } from '../../src/model/index.js';
-import { BIN } from '../helpers/cli.js';
+import { BIN, createCliSandbox, runCliProcess } from '../helpers/cli.js';
 import { startKeyedVendor, type KeyedVendor } from '../helpers/keyed-vendor.js';
 
 const KEY = 'sk-test-SECRET-0123456789abcdef';
@@ -501,7 +501,7 @@ describe('forking a replay onto the live model', () => {
     expect(forked.redactions).toContain('auth-header');
   });
 
-  it('a live fork needs --fork-at, a replay and a key; --fork-cassette needs --fork-to live; --upstream needs a live fork in a replay', async () => {
+  it('a live fork needs --fork-at, a replay and a key; --fork-cassette needs --fork-to live', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'c.json');
     fs.writeFileSync(
@@ -542,12 +542,24 @@ describe('forking a replay onto the live model', () => {
     const sameFile = await refusal({ forkAt: 1, forkTo: 'live', forkCassette: file }, { OPENAI_API_KEY: KEY });
     expect(isAgentHarnessError(sameFile, 'USAGE_ERROR')).toBe(true);
     expect(await refusal({ forkAt: 1, forkTo: 'live' }, { OPENAI_API_KEY: KEY })).toBeNull();
-    const unusedUpstream = await refusal({ upstream: 'http://127.0.0.1:9' });
-    expect(isAgentHarnessError(unusedUpstream, 'USAGE_ERROR')).toBe(true);
-    expect(unusedUpstream?.message).toContain('a replay reaches no upstream');
-    expect(
-      await refusal({ forkAt: 1, forkTo: 'live', upstream: 'http://127.0.0.1:9' }, { OPENAI_API_KEY: KEY }),
-    ).toBeNull();
+  });
+
+  it('start --model replay --upstream without a live fork is a usage error: the upstream would go unused', () => {
+    const sandbox = createCliSandbox();
+    cleanups.push(() => sandbox.cleanup());
+    const run = runCliProcess(sandbox, [
+      'start',
+      '--model',
+      'replay',
+      '--cassette',
+      'c.json',
+      '--upstream',
+      'http://127.0.0.1:9',
+      'codex',
+    ]);
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain('USAGE_ERROR');
+    expect(run.stderr).toContain('a replay reaches no upstream');
   });
 });
 
