@@ -3,6 +3,7 @@
  * run store makes the run directory and reserves the attempt's number (the one concurrency step of an attempt); then
  * the audit recorder opens its files. From here on the attempt exists, and whatever fails is recorded in it.
  */
+import { createAcpParser } from '../acp/parse.js';
 import { withMcpReadiness } from '../engines/mcp-readiness.js';
 import path from 'node:path';
 import { openCassette, type CassetteSession } from '../cassette/session.js';
@@ -205,7 +206,7 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
     runId: run.run_id,
     attempt,
     engine: adapter.id,
-    parser: withMcpReadiness(adapter.createParser()),
+    parser: withMcpReadiness(plan.transport === 'acp' ? createAcpParser() : adapter.createParser()),
     keepNoEvents: true,
     onEvent: (event) => {
       raspSpool.push(event);
@@ -232,6 +233,7 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
     modelMode: plan.modelMode,
     scriptPath: plan.scriptPath,
     io: plan.io,
+    transport: plan.transport,
     paths: request.paths,
     audit,
     startedAt,
