@@ -14,7 +14,9 @@
  * - the response with a `stopReason` ends the turn: `end_turn` completed, `cancelled` failed (`cancelled`), others
  *   failed with the reason; its `usage` is `engine.usage`;
  * - an error response is `engine.error` (fatal), and ends the turn failed once the session was opened;
- * - `session/request_permission` is an `ACP_PERMISSION_REQUESTED` diagnostic (the answer is in the client's file).
+ * - `session/request_permission` announces its tool call (when not seen yet) and is an `ACP_PERMISSION_REQUESTED`
+ *   diagnostic (the answer is in the client's file); a call without a result when the prompt answers gets one:
+ *   `declined` after `end_turn` (its permission was rejected), else `failed`.
  *
  * Never throws; a line that is not JSON-RPC is an `ACP_STDOUT_NOISE` diagnostic.
  */
@@ -188,6 +190,18 @@ export function createAcpParser(): EngineParser {
     const result = isObject(message.result) ? message.result : {};
     if (typeof result.stopReason === 'string') {
       const out: ParserOutput[] = [...openTurn(), ...flush()];
+      // A call that never finished was rejected (its permission) or cut off by the cancel.
+      for (const [id, call] of calls) {
+        if (call.finished) continue;
+        call.finished = true;
+        out.push({
+          type: 'engine.tool.result',
+          call_id: id,
+          status: result.stopReason === 'end_turn' ? 'declined' : 'failed',
+          output: null,
+          exit_code: null,
+        });
+      }
       const usage = promptUsage(result.usage);
       if (usage) out.push({ type: 'engine.usage', usage });
       out.push(
@@ -220,7 +234,10 @@ export function createAcpParser(): EngineParser {
         if (message.method === 'session/update') return live ? onUpdate(params) : session(params.sessionId);
         if (message.method === 'session/request_permission') {
           const call = isObject(params.toolCall) ? params.toolCall : {};
+          // The request announces the call (gemini reports a call it asks for only once it finished).
+          const id = str(call.toolCallId);
           return [
+            ...(id && !calls.has(id) ? toolCall({ ...call, status: 'pending' }) : []),
             diag(
               'ACP_PERMISSION_REQUESTED',
               `the engine asked permission for ${acpToolName(call)} (${str(call.kind) ?? 'other'}): ${excerpt(str(call.title) ?? '')}`,
