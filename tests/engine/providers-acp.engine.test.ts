@@ -233,7 +233,12 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
       });
       expect(second.runDir).toBe(first.runDir);
       const sent = readJsonl<{ method?: string }>(recorded(second.runDir, 2).client).map((m) => m.method);
-      expect(sent.slice(0, 3)).toEqual(['initialize', 'session/load', 'session/prompt']);
+      // gemini's session/load fails (below), so no prompt follows it.
+      expect(sent.slice(0, 3)).toEqual([
+        'initialize',
+        'session/load',
+        ...(engine === 'gemini' ? [] : ['session/prompt']),
+      ]);
       const outcome = second.events.at(-1);
       if (engine === 'gemini') {
         // gemini 0.61's session/load does not find the session its own ACP mode recorded (docs/acp.md): the
