@@ -4,6 +4,7 @@
  * message and the run directory's fs diff — plus the ACP-only checks (permission allowed and rejected, cancel,
  * resume). The rows are plain data; {@link acpConformanceMarkdown} renders them as a table for the consistency report.
  */
+import { z } from 'zod';
 import type { AgentEvent, FsDiff, RaspEvent } from '../protocol/index.js';
 
 /** One transport's side of a comparison: what the query yielded and what its attempt recorded. */
@@ -14,22 +15,87 @@ export interface TransportRun {
 }
 
 /** The outcome of one check: passed, failed (with why), or not run (with why). */
-export type CheckOutcome =
-  | { status: 'pass' }
-  | { status: 'fail'; detail: string }
-  | { status: 'skipped'; detail: string };
+export const CheckOutcomeSchema = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('pass') }),
+  z.object({ status: z.literal('fail'), detail: z.string() }),
+  z.object({ status: z.literal('skipped'), detail: z.string() }),
+]);
+/** The outcome of one check. */
+export type CheckOutcome = z.infer<typeof CheckOutcomeSchema>;
 
+/** One engine's row of the consistency report's ACP table. */
+export const AcpConformanceRowSchema = z.object({
+  engine: z.string(),
+  eventTypes: CheckOutcomeSchema,
+  toolCalls: CheckOutcomeSchema,
+  finalMessage: CheckOutcomeSchema,
+  fsDiff: CheckOutcomeSchema,
+  permissionAllow: CheckOutcomeSchema,
+  permissionReject: CheckOutcomeSchema,
+  cancel: CheckOutcomeSchema,
+  resume: CheckOutcomeSchema,
+});
 /** One engine's row. */
-export interface AcpConformanceRow {
-  engine: string;
-  eventTypes: CheckOutcome;
-  toolCalls: CheckOutcome;
-  finalMessage: CheckOutcome;
-  fsDiff: CheckOutcome;
-  permissionAllow: CheckOutcome;
-  permissionReject: CheckOutcome;
-  cancel: CheckOutcome;
-  resume: CheckOutcome;
+export type AcpConformanceRow = z.infer<typeof AcpConformanceRowSchema>;
+
+/** One check of a row. */
+export type AcpCheck = Exclude<keyof AcpConformanceRow, 'engine'>;
+
+/** The checks of a row, in the table's order. */
+export const ACP_CHECKS: readonly AcpCheck[] = [
+  'eventTypes',
+  'toolCalls',
+  'finalMessage',
+  'fsDiff',
+  'permissionAllow',
+  'permissionReject',
+  'cancel',
+  'resume',
+];
+
+/**
+ * The Vitest task meta key under which a test reports its ACP checks (`task.meta[ACP_META_KEY] = { engine, checks }`);
+ * the reporter collects them into the report's `acpConformance` table.
+ */
+export const ACP_META_KEY = 'agentHarnessAcp';
+
+/** What one test reports: some checks of one engine. */
+export const AcpConformanceEntrySchema = z.object({
+  engine: z.string(),
+  checks: AcpConformanceRowSchema.omit({ engine: true }).partial(),
+});
+/** What one test reports. */
+export type AcpConformanceEntry = z.infer<typeof AcpConformanceEntrySchema>;
+
+/** The entry a test's meta carries, or null (absent or malformed). */
+export function readAcpConformanceMeta(meta: unknown): AcpConformanceEntry | null {
+  const value = (meta as Record<string, unknown> | null | undefined)?.[ACP_META_KEY];
+  const parsed = AcpConformanceEntrySchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
+/** The table of the tests' entries: one row per engine (sorted); a check no test reported is `skipped`. */
+export function buildAcpConformanceTable(
+  entries: ReadonlyArray<AcpConformanceEntry | null | undefined>,
+): AcpConformanceRow[] {
+  const rows = new Map<string, Partial<Record<AcpCheck, CheckOutcome>>>();
+  for (const entry of entries) {
+    if (!entry) continue;
+    const row = rows.get(entry.engine) ?? {};
+    for (const check of ACP_CHECKS) {
+      const outcome = entry.checks[check];
+      // A failure stays: a later passing test does not hide it.
+      if (outcome && row[check]?.status !== 'fail') row[check] = outcome;
+    }
+    rows.set(entry.engine, row);
+  }
+  return [...rows.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([engine, row]) => {
+      const full: AcpConformanceRow = { engine } as AcpConformanceRow;
+      for (const check of ACP_CHECKS) full[check] = row[check] ?? { status: 'skipped', detail: 'no test reported it' };
+      return full;
+    });
 }
 
 /** The AgentEvent types in order, a message by its content kind (`message:tool_use`). */
@@ -84,7 +150,7 @@ export function compareTransports(
   };
 }
 
-const COLUMNS: ReadonlyArray<[keyof Omit<AcpConformanceRow, 'engine'>, string]> = [
+const COLUMNS: ReadonlyArray<[AcpCheck, string]> = [
   ['eventTypes', 'events'],
   ['toolCalls', 'tool calls'],
   ['finalMessage', 'final message'],

@@ -13,6 +13,9 @@ import type { ParserOutput } from '../../src/engines/engine.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { DEFAULT_AGENT_OPTIONS } from '../../src/protocol/index.js';
 import { getProvider } from '../../src/providers/index.js';
+import { ACP_META_KEY, readAcpConformanceMeta } from '../../src/report/acp-conformance.js';
+import { buildConsistencyReport } from '../../src/report/build.js';
+import { renderMarkdown } from '../../src/report/render.js';
 
 const runRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-acp-transport-'));
 afterAll(() => fs.rmSync(runRoot, { recursive: true, force: true }));
@@ -230,5 +233,44 @@ describe('refusals before any run exists', () => {
       ),
     ).toBe(true);
     expect(fs.readdirSync(runRoot)).toEqual([]);
+  });
+});
+
+describe('the consistency report', () => {
+  const input = (id: string, acp: unknown) => ({
+    id,
+    name: id,
+    fullName: id,
+    project: 'engine',
+    file: 'providers-acp.engine.test.ts',
+    state: 'passed' as const,
+    durationMs: 1,
+    retryCount: 0,
+    flaky: false,
+    errors: [],
+    meta: undefined,
+    acp: readAcpConformanceMeta({ [ACP_META_KEY]: acp }),
+  });
+  it("carries the tests' ACP checks as one row per engine, a failure kept, a check not reported skipped", () => {
+    const report = buildConsistencyReport(
+      [
+        input('a', { engine: 'opencode', checks: { eventTypes: { status: 'pass' }, resume: { status: 'pass' } } }),
+        input('b', { engine: 'gemini', checks: { resume: { status: 'fail', detail: 'session/load failed' } } }),
+        input('c', { engine: 'gemini', checks: { resume: { status: 'pass' }, cancel: { status: 'pass' } } }),
+        input('d', { engine: 'gemini', checks: { cancel: 'not an outcome' } }),
+        input('e', undefined),
+      ],
+      'passed',
+    );
+    expect(report.acpConformance?.map((row) => row.engine)).toEqual(['gemini', 'opencode']);
+    const gemini = report.acpConformance![0]!;
+    expect(gemini.resume).toEqual({ status: 'fail', detail: 'session/load failed' });
+    expect(gemini.cancel).toEqual({ status: 'pass' });
+    expect(gemini.eventTypes).toMatchObject({ status: 'skipped' });
+    const markdown = renderMarkdown(report);
+    expect(markdown).toContain('## ACP against native');
+    expect(markdown).toContain('| gemini | – | – | – | – | – | – | ✓ | ✗ |');
+    expect(markdown).toContain('- gemini, resume: session/load failed');
+    expect(buildConsistencyReport([input('e', undefined)], 'passed').acpConformance).toBeUndefined();
   });
 });

@@ -3,8 +3,8 @@
  * model with isolation required: the same tool-using query gives the same AgentEvent types, tool calls, final message
  * and fs diff as the native transport; permission requests are answered from the agent options (allowed, rejected);
  * an abort in the middle of a tool call sends `session/cancel` and leaves no process; a session resumes by its id
- * (`session/load`); `translate` of an ACP run reads it with the ACP parser. Each engine's results form its row of the
- * ACP conformance table (src/report/acp-conformance.ts), printed at the end.
+ * (`session/load`); `translate` of an ACP run reads it with the ACP parser. Each test reports its checks in its task
+ * meta (`agentHarnessAcp`): the consistency report's "ACP against native" table (src/report/acp-conformance.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,8 +15,8 @@ import { loadEngine } from '../../src/engines/registry.js';
 import { type AgentEvent, AgentEventSchema, type FsDiff, type RaspEvent } from '../../src/protocol/index.js';
 import { getProvider } from '../../src/providers/index.js';
 import {
-  type AcpConformanceRow,
-  acpConformanceMarkdown,
+  ACP_META_KEY,
+  type AcpConformanceEntry,
   compareTransports,
   type TransportRun,
 } from '../../src/report/acp-conformance.js';
@@ -25,28 +25,7 @@ import { missingReasons, registryEngines } from '../helpers/engines.js';
 import { pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
 
 const runRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-providers-acp-'));
-const rows = new Map<string, Partial<AcpConformanceRow>>();
-afterAll(() => {
-  const complete = [...rows.entries()].map(([engine, row]) => ({
-    engine,
-    ...Object.fromEntries(
-      (
-        [
-          'eventTypes',
-          'toolCalls',
-          'finalMessage',
-          'fsDiff',
-          'permissionAllow',
-          'permissionReject',
-          'cancel',
-          'resume',
-        ] as const
-      ).map((key) => [key, row[key] ?? { status: 'skipped', detail: 'not run' }]),
-    ),
-  })) as AcpConformanceRow[];
-  if (complete.length > 0) process.stderr.write(`\nACP conformance\n${acpConformanceMarkdown(complete)}\n`);
-  fs.rmSync(runRoot, { recursive: true, force: true });
-});
+afterAll(() => fs.rmSync(runRoot, { recursive: true, force: true }));
 
 const MISSING = await missingReasons();
 const ACP_ENGINES = (
@@ -115,10 +94,18 @@ function diagnostics(rasp: readonly RaspEvent[], code: string): string[] {
   );
 }
 
-function row(engine: string): Partial<AcpConformanceRow> {
-  if (!rows.has(engine)) rows.set(engine, {});
-  return rows.get(engine)!;
+/**
+ * Reports `checks` of `engine` in the test's meta, for the consistency report's ACP table; a check is `fail` until
+ * the test reports it passed.
+ */
+function report(task: { meta: object }, engine: string, checks: AcpConformanceEntry['checks']): void {
+  const meta = task.meta as Record<string, AcpConformanceEntry | undefined>;
+  const entry = meta[ACP_META_KEY] ?? { engine, checks: {} };
+  Object.assign(entry.checks, checks);
+  meta[ACP_META_KEY] = entry;
 }
+
+const FAILED = { status: 'fail', detail: 'the test failed (see its error)' } as const;
 
 describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
   beforeEach(({ skip }) => {
@@ -127,7 +114,7 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
 
   it(
     'a tool-using query gives the same events, tool calls, final message and fs diff as the native transport',
-    async () => {
+    async ({ task }) => {
       const native = await query(engine, { extra: { script: WRITE } });
       const acp = await query(engine, { extra: { script: WRITE, transport: 'acp' } });
       const side = (q: Query): TransportRun => {
@@ -135,7 +122,7 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
         return { events: q.events, rasp, fsDiff };
       };
       const compared = compareTransports(side(native), side(acp));
-      Object.assign(row(engine), compared);
+      report(task, engine, compared);
       expect(compared, JSON.stringify(acp.events).slice(0, 3000)).toEqual({
         eventTypes: { status: 'pass' },
         toolCalls: { status: 'pass' },
@@ -167,13 +154,14 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
 
   it(
     'permission requests are answered from the agent options: allowed when bypassing, rejected under normal',
-    async () => {
+    async ({ task }) => {
+      report(task, engine, { permissionAllow: FAILED, permissionReject: FAILED });
       const allowed = await query(engine, { extra: { script: WRITE, transport: 'acp' } });
       expect(fs.existsSync(path.join(allowed.runDir, 'hello.txt'))).toBe(true);
       const allowedRasp = recorded(allowed.runDir).rasp;
       // An engine that asks (gemini) is allowed; one whose config already allows (opencode) does not ask.
       for (const answer of diagnostics(allowedRasp, 'ACP_PERMISSION_ANSWERED')) expect(answer).toMatch(/^allow /);
-      row(engine).permissionAllow = { status: 'pass' };
+      report(task, engine, { permissionAllow: { status: 'pass' } });
 
       const rejected = await query(engine, {
         permissionMode: 'normal',
@@ -184,14 +172,15 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
       const answers = diagnostics(recorded(rejected.runDir).rasp, 'ACP_PERMISSION_ANSWERED');
       expect(answers.length, JSON.stringify(rejected.events).slice(0, 2000)).toBeGreaterThan(0);
       for (const answer of answers) expect(answer).toMatch(/^reject .*permissionMode normal/);
-      row(engine).permissionReject = { status: 'pass' };
+      report(task, engine, { permissionReject: { status: 'pass' } });
     },
     TIMEOUT,
   );
 
   it(
     'an abort in the middle of a tool call sends session/cancel, ends canceled and leaves no process',
-    async () => {
+    async ({ task }) => {
+      report(task, engine, { cancel: FAILED });
       const seconds = uniqueSleepSeconds();
       const controller = new AbortController();
       const { events, runDir } = await query(
@@ -215,14 +204,15 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
       expect(readJsonl<{ method?: string }>(client).map((m) => m.method)).toContain('session/cancel');
       expect(pidsWithMarker(seconds)).toEqual([]);
       expect(pidsWithMarker(runDir)).toEqual([]);
-      row(engine).cancel = { status: 'pass' };
+      report(task, engine, { cancel: { status: 'pass' } });
     },
     TIMEOUT,
   );
 
   it(
     'a session resumes by its id over ACP (session/load, then the prompt)',
-    async () => {
+    async ({ task }) => {
+      report(task, engine, { resume: FAILED });
       const turns = script({ type: 'final', text: 'First answer.' }, { type: 'final', text: 'Second answer.' });
       const first = await query(engine, { extra: { script: turns, transport: 'acp' } });
       expect(first.sessionId).toEqual(expect.any(String));
@@ -245,10 +235,12 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
         // failure is reported as the turn's error, with the engine's own words.
         expect(outcome).toMatchObject({ type: 'complete', result: { success: false } });
         expect(JSON.stringify(second.events)).toContain('No previous sessions found');
-        row(engine).resume = {
-          status: 'fail',
-          detail: 'gemini 0.61 session/load: "No previous sessions found for this project."',
-        };
+        report(task, engine, {
+          resume: {
+            status: 'fail',
+            detail: 'gemini 0.61 session/load: "No previous sessions found for this project."',
+          },
+        });
         return;
       }
       expect(outcome, JSON.stringify(second.events).slice(0, 2000)).toMatchObject({
@@ -261,7 +253,7 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
       // The replayed history of session/load is not the attempt's: only the second answer is.
       expect(messages).toHaveLength(1);
       expect(messages[0]).toContain('Second answer.');
-      row(engine).resume = { status: 'pass' };
+      report(task, engine, { resume: { status: 'pass' } });
     },
     TIMEOUT,
   );
