@@ -169,6 +169,8 @@ async function runAcp(
   if (!child)
     return notStarted(performance.now(), new Error("internal: the namespaces' init was not started"), aborted());
   const stopper = new AbortController();
+  // A hurried cancel (a second Ctrl-C) does not wait for the engine to answer `cancelled`.
+  supervision.hurry?.addEventListener('abort', () => stopper.abort(), { once: true });
   const client = child.stdin ? startClient(child.stdin, () => stopper.abort()) : null;
   const result = await superviseSplit(child, {
     timeoutMs: supervision.timeoutMs,
