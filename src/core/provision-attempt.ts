@@ -70,6 +70,20 @@ function engineArgs(plan: AttemptPlan, opened: OpenedAttempt): string[] {
     : adapter.buildStartArgs({ prompt: request.prompt ?? null, passthrough: request.passthrough ?? [] });
 }
 
+/**
+ * Over ACP through an adapter package (`via: { package, bin }`): its installed bin, which the agent's filesystem must
+ * show too; none when the adapter is not installed (its `command` refuses the attempt then) or for a native mode.
+ */
+function acpAdapterExecutable(plan: AttemptPlan, hostPath: string | undefined): string[] {
+  const via = plan.transport === 'acp' ? plan.adapter.acp?.via : undefined;
+  if (!via || via === 'native') return [];
+  try {
+    return [resolveExecutable(via.bin, plan.request.paths, hostPath)];
+  } catch {
+    return [];
+  }
+}
+
 /** Says loudly that the attempt runs with less isolation than asked for (mode `auto`). */
 function degraded(opened: OpenedAttempt, isolation: AttemptIsolation): void {
   const { record } = isolation;
@@ -114,7 +128,7 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
         paths,
         runDir,
         attemptTmp,
-        executables: native ? [installed, native.file] : [installed],
+        executables: [installed, ...(native ? [native.file] : []), ...acpAdapterExecutable(plan, hostEnv.PATH)],
         agentOptions: request.agentOptions,
         expose: plan.expose,
       }),
