@@ -257,4 +257,32 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
     },
     TIMEOUT,
   );
+
+  it(
+    'MCP servers go to session/new: a stdio server of the query is called over ACP',
+    async () => {
+      const { events, runDir } = await query(engine, {
+        mcpServers: [{ name: 'echoer', command: [process.execPath, path.resolve('fixtures/mcp/echo-server.mjs')] }],
+        extra: {
+          transport: 'acp',
+          script: script(
+            { type: 'mcp_tool', server: 'echoer', tool: 'echo', arguments: { text: 'over-acp-mcp' } },
+            { type: 'final', text: 'Echoed.' },
+          ),
+        },
+      });
+      expect(events.at(-1), JSON.stringify(events).slice(0, 3000)).toMatchObject({
+        type: 'complete',
+        result: { success: true },
+      });
+      const { client, rasp } = recorded(runDir);
+      const opened = readJsonl<{ method?: string; params?: { mcpServers?: Array<{ name: string }> } }>(client).find(
+        (m) => m.method === 'session/new',
+      );
+      expect(opened?.params?.mcpServers?.map((server) => server.name)).toEqual(['echoer']);
+      const outputs = rasp.flatMap((e) => (e.data.type === 'engine.tool.result' ? [e.data.output ?? ''] : []));
+      expect(outputs.join('\n')).toContain('over-acp-mcp');
+    },
+    TIMEOUT,
+  );
 });
