@@ -38,6 +38,11 @@ export interface AcpClientOptions {
   onDiagnostic(diagnostic: Diagnostic): void;
   /** Stops the engine (its processes are killed). */
   stop(): void;
+  /**
+   * Called as `session/prompt` is sent, with the number of stdout lines received before it (also sent as the prompt's
+   * `_meta.agentHarness.afterStdoutLine`): what a loaded session printed before it is its history's replay.
+   */
+  onPrompt?(afterStdoutLines: number): void;
 }
 
 /** How the client's conversation ended. */
@@ -72,6 +77,7 @@ function messageOf(error: unknown): string {
 export function startAcpClient(options: AcpClientOptions): AcpClient {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let ended = false;
+  let stdoutLines = 0;
   const input = new ReadableStream<Uint8Array>({
     start(c) {
       controller = c;
@@ -167,9 +173,11 @@ export function startAcpClient(options: AcpClientOptions): AcpClient {
       };
       if (signal?.aborted) onAbort();
       else signal?.addEventListener('abort', onAbort, { once: true });
+      options.onPrompt?.(stdoutLines);
       const answer = await connection.agent.request('session/prompt', {
         sessionId: sessionId!,
         prompt: [{ type: 'text', text: options.prompt }],
+        _meta: { agentHarness: { afterStdoutLine: stdoutLines } },
       });
       signal?.removeEventListener('abort', onAbort);
       return { stopReason: answer.stopReason, sessionId, error: null };
@@ -199,7 +207,9 @@ export function startAcpClient(options: AcpClientOptions): AcpClient {
   })();
   return {
     push(chunk) {
-      if (!ended) controller.enqueue(new Uint8Array(chunk));
+      if (ended) return;
+      for (const byte of chunk) if (byte === 0x0a) stdoutLines += 1;
+      controller.enqueue(new Uint8Array(chunk));
     },
     end() {
       if (ended) return;

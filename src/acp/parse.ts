@@ -59,10 +59,29 @@ export function toolIdPrefix(id: string | null | undefined): string | null {
   return match ? match[1]! : null;
 }
 
+/** The ACP parser: an {@link EngineParser} that can be told where the prompt was sent. */
+export interface AcpParser extends EngineParser {
+  /**
+   * The client sent `session/prompt` once it had `lines` stdout lines: in a loaded session, the updates on those lines
+   * replay its history and are skipped, the later ones are the turn's. Until then they are held (the first call wins).
+   */
+  promptSentAfterLine(lines: number): void;
+}
+
+/** What a recorded attempt says of its prompt (its `_meta.agentHarness.afterStdoutLine`, in the client's file). */
+export interface AcpParserOptions {
+  promptAfterLine?: number | null;
+}
+
 /** A fresh parser of one ACP attempt's stdout. */
-export function createAcpParser(): EngineParser {
+export function createAcpParser(options: AcpParserOptions = {}): AcpParser {
   let responses = 0;
   let live = false;
+  let lineNo = 0;
+  /** The session came from `session/load` (or `session/resume`): its history may be replayed. */
+  let loaded = false;
+  let promptLine: number | null = options.promptAfterLine ?? null;
+  const held: Array<{ line: number; params: Json }> = [];
   let sessionId: string | null = null;
   let turnOpen = false;
   let messageIndex = 0;
@@ -174,6 +193,15 @@ export function createAcpParser(): EngineParser {
     }
   }
 
+  /** The held updates after the prompt's line (all of them when it is not known: `force`); the rest is dropped. */
+  function release(force: boolean): ParserOutput[] {
+    if (held.length === 0 || (promptLine === null && !force)) return [];
+    const out: ParserOutput[] = [];
+    for (const { line, params } of held.splice(0))
+      if (promptLine === null || line > promptLine) out.push(...onUpdate(params));
+    return out;
+  }
+
   function onResponse(message: Json): ParserOutput[] {
     responses += 1;
     if (isObject(message.error)) {
@@ -189,7 +217,7 @@ export function createAcpParser(): EngineParser {
     }
     const result = isObject(message.result) ? message.result : {};
     if (typeof result.stopReason === 'string') {
-      const out: ParserOutput[] = [...openTurn(), ...flush()];
+      const out: ParserOutput[] = [...release(true), ...openTurn(), ...flush()];
       // A call that never finished was rejected (its permission) or cut off by the cancel.
       for (const [id, call] of calls) {
         if (call.finished) continue;
@@ -214,48 +242,69 @@ export function createAcpParser(): EngineParser {
     }
     if (responses === 2 || typeof result.sessionId === 'string') {
       live = true;
+      loaded = typeof result.sessionId !== 'string';
       return session(result.sessionId);
     }
     return [];
   }
 
   return {
+    promptSentAfterLine(lines: number): void {
+      promptLine ??= lines;
+    },
     line(stream: StreamName, text: string): ParserOutput[] {
-      if (stream !== 'stdout' || text.trim() === '') return [];
-      let message: unknown;
-      try {
-        message = JSON.parse(text);
-      } catch {
-        return [diag('ACP_STDOUT_NOISE', `stdout line that is not JSON-RPC: ${excerpt(text)}`, 'warning')];
-      }
-      if (!isObject(message)) return [diag('ACP_STDOUT_NOISE', `stdout line that is not JSON-RPC: ${excerpt(text)}`)];
-      if (typeof message.method === 'string') {
-        const params = isObject(message.params) ? message.params : {};
-        if (message.method === 'session/update') return live ? onUpdate(params) : session(params.sessionId);
-        if (message.method === 'session/request_permission') {
-          const call = isObject(params.toolCall) ? params.toolCall : {};
-          // The request announces the call (gemini reports a call it asks for only once it finished).
-          const id = str(call.toolCallId);
-          return [
-            ...(id && !calls.has(id) ? toolCall({ ...call, status: 'pending' }) : []),
-            diag(
-              'ACP_PERMISSION_REQUESTED',
-              `the engine asked permission for ${acpToolName(call)} (${str(call.kind) ?? 'other'}): ${excerpt(str(call.title) ?? '')}`,
-              'info',
-            ),
-          ];
-        }
-        return [];
-      }
-      if ('id' in message && ('result' in message || 'error' in message)) return onResponse(message);
-      return [diag('ACP_STDOUT_NOISE', `stdout line that is not JSON-RPC: ${excerpt(text)}`)];
+      if (stream !== 'stdout') return [];
+      lineNo += 1;
+      const released = release(false);
+      const parsed = parseLine(text);
+      return released.length > 0 ? [...released, ...parsed] : parsed;
     },
     end(): ParserOutput[] {
-      const out = flush();
+      const out = [...release(true), ...flush()];
       if (turnOpen) out.push(diag('ACP_TURN_NOT_ENDED', 'the engine stopped before its session/prompt answered'));
       return out;
     },
   };
+
+  function parseLine(text: string): ParserOutput[] {
+    if (text.trim() === '') return [];
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return [diag('ACP_STDOUT_NOISE', `stdout line that is not JSON-RPC: ${excerpt(text)}`, 'warning')];
+    }
+    if (!isObject(message)) return [diag('ACP_STDOUT_NOISE', `stdout line that is not JSON-RPC: ${excerpt(text)}`)];
+    if (typeof message.method === 'string') {
+      const params = isObject(message.params) ? message.params : {};
+      if (message.method === 'session/update') {
+        if (!live) return session(params.sessionId);
+        if (!loaded) return onUpdate(params);
+        // A loaded session: history replay until the prompt's line.
+        if (promptLine === null) {
+          held.push({ line: lineNo, params });
+          return session(params.sessionId);
+        }
+        return lineNo > promptLine ? onUpdate(params) : session(params.sessionId);
+      }
+      if (message.method === 'session/request_permission') {
+        const call = isObject(params.toolCall) ? params.toolCall : {};
+        // The request announces the call (gemini reports a call it asks for only once it finished).
+        const id = str(call.toolCallId);
+        return [
+          ...(id && !calls.has(id) ? toolCall({ ...call, status: 'pending' }) : []),
+          diag(
+            'ACP_PERMISSION_REQUESTED',
+            `the engine asked permission for ${acpToolName(call)} (${str(call.kind) ?? 'other'}): ${excerpt(str(call.title) ?? '')}`,
+            'info',
+          ),
+        ];
+      }
+      return [];
+    }
+    if ('id' in message && ('result' in message || 'error' in message)) return onResponse(message);
+    return [diag('ACP_STDOUT_NOISE', `stdout line that is not JSON-RPC: ${excerpt(text)}`)];
+  }
 }
 
 function chunkText(content: unknown): string {

@@ -62,6 +62,7 @@ async function fromRun(
   files: InputFiles;
   recorded: TranslateRecordedOptions;
   transport: 'native' | 'acp' | undefined;
+  clientFile?: string;
 }> {
   // Loaded here, not at the top: translating captured files needs neither the run store nor attempt sealing.
   const [{ attemptAuditPaths, fcmpSeqStart }, { findRun }] = await Promise.all([
@@ -111,6 +112,7 @@ async function fromRun(
   return {
     engine: run.engine,
     transport: meta?.transport,
+    clientFile: audit.acpClient,
     files,
     recorded: {
       runId: run.run_id,
@@ -132,13 +134,14 @@ export async function translateCommand(
   let files: InputFiles;
   let recorded: TranslateRecordedOptions = {};
   let transport: 'native' | 'acp' | undefined;
+  let clientFile: string | undefined;
   if (selector) {
     if (options.stdout || options.stderr || options.pty)
       throw new AgentHarnessError(
         'USAGE_ERROR',
         'Give either a run selector or --stdout/--stderr/--pty files, not both.',
       );
-    ({ engine, files, recorded, transport } = await fromRun(selector, options, streams));
+    ({ engine, files, recorded, transport, clientFile } = await fromRun(selector, options, streams));
   } else {
     if (!options.engine)
       throw new AgentHarnessError(
@@ -163,7 +166,7 @@ export async function translateCommand(
     import('../acp/translation.js'),
   ]);
   // An attempt that ran over ACP is read with the ACP parser (its stdout is JSON-RPC).
-  const adapter = translationForTransport(await loadTranslationAdapter(engine), transport);
+  const adapter = translationForTransport(await loadTranslationAdapter(engine), transport, clientFile);
   if (options.summary || mode === 0) {
     const { summary } = await runInterruptible('translate', (signal) =>
       translateRecordedStreams(adapter, sourcesOf(files, signal), recorded),

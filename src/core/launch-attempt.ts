@@ -134,6 +134,7 @@ function acpClientOptions(
         fs.writeSync(log.fd, bytes);
       }),
     onDiagnostic: (diagnostic) => rasp.diagnostic(diagnostic),
+    onPrompt: (lines) => opened.acpParser?.promptSentAfterLine(lines),
     stop,
   };
 }

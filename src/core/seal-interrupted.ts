@@ -103,7 +103,7 @@ async function seal(runDir: string, attempt: number, meta: AttemptMeta): Promise
   let translation: StreamedTranslation;
   try {
     translation = await translateRecordedStreams(
-      translationForTransport(await loadTranslationAdapter(meta.engine), meta.transport),
+      translationForTransport(await loadTranslationAdapter(meta.engine), meta.transport, audit.acpClient),
       rawLogSources(audit),
       {
         runId: meta.run_id,

@@ -146,6 +146,30 @@ describe('the ACP parser', () => {
     ]);
   });
 
+  it('a loaded session replaying its history after the load answered: skipped up to the line the prompt was sent after', () => {
+    const lines = [
+      JSON.stringify({ jsonrpc: '2.0', id: 0, result: { protocolVersion: 1 } }),
+      JSON.stringify({ jsonrpc: '2.0', id: 1, result: { modes: {} } }),
+      update({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'One' } }),
+      update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'First.' } }),
+      update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Second.' } }),
+      JSON.stringify({ jsonrpc: '2.0', id: 2, result: { stopReason: 'end_turn' } }),
+    ];
+    const finals = (out: ParserOutput[]) =>
+      out.flatMap((o) => (o.type === 'engine.assistant.message' && o.final ? [o.text] : []));
+    // Recorded: the prompt's line comes from the client's file.
+    const recorded = createAcpParser({ promptAfterLine: 4 });
+    expect(finals([...lines.flatMap((l) => recorded.line('stdout', l)), ...recorded.end()])).toEqual(['Second.']);
+    // Live: the client says it after the parser saw the replay; the held updates are sorted then.
+    const live = createAcpParser();
+    const out = lines.slice(0, 4).flatMap((l) => live.line('stdout', l));
+    live.promptSentAfterLine(4);
+    out.push(...lines.slice(4).flatMap((l) => live.line('stdout', l)), ...live.end());
+    expect(finals(out)).toEqual(['Second.']);
+    // Not known at all: everything after the load's answer is the turn's.
+    expect(finals(parse(lines))).toEqual(['First.Second.']);
+  });
+
   it('an error answer is a fatal engine error, and a failed turn once the session is open', () => {
     const out = parse([
       JSON.stringify({ jsonrpc: '2.0', id: 0, result: { protocolVersion: 1 } }),

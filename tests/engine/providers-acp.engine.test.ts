@@ -65,6 +65,12 @@ async function query(engine: string, config: Record<string, unknown>, onEvent?: 
   return { events, runDir, sessionId: sessionId ?? null } satisfies Query;
 }
 
+/** Resolves once the wall clock's minute is not the one it was called in (a condition, not a duration). */
+async function nextMinute(): Promise<void> {
+  const minute = new Date().toISOString().slice(0, 16);
+  while (new Date().toISOString().slice(0, 16) === minute) await new Promise((resolve) => setTimeout(resolve, 500));
+}
+
 function readJsonl<T>(file: string): T[] {
   return fs
     .readFileSync(file, 'utf8')
@@ -216,6 +222,10 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
       const turns = script({ type: 'final', text: 'First answer.' }, { type: 'final', text: 'Second answer.' });
       const first = await query(engine, { extra: { script: turns, transport: 'acp' } });
       expect(first.sessionId).toEqual(expect.any(String));
+      // gemini 0.61's session/load starts the session's chat record anew under a name of the current minute: in the
+      // minute the session was recorded in, that is its own file, whose history it then cannot find ("No previous
+      // sessions found for this project."). Its resume is tested from the next minute on (docs/acp.md).
+      if (engine === 'gemini') await nextMinute();
       const second = await query(engine, {
         prompt: 'And again.',
         resumeSessionId: first.sessionId,
@@ -223,26 +233,8 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
       });
       expect(second.runDir).toBe(first.runDir);
       const sent = readJsonl<{ method?: string }>(recorded(second.runDir, 2).client).map((m) => m.method);
-      // gemini's session/load fails (below), so no prompt follows it.
-      expect(sent.slice(0, 3)).toEqual([
-        'initialize',
-        'session/load',
-        ...(engine === 'gemini' ? [] : ['session/prompt']),
-      ]);
+      expect(sent.slice(0, 3)).toEqual(['initialize', 'session/load', 'session/prompt']);
       const outcome = second.events.at(-1);
-      if (engine === 'gemini') {
-        // gemini 0.61's session/load does not find the session its own ACP mode recorded (docs/acp.md): the
-        // failure is reported as the turn's error, with the engine's own words.
-        expect(outcome).toMatchObject({ type: 'complete', result: { success: false } });
-        expect(JSON.stringify(second.events)).toContain('No previous sessions found');
-        report(task, engine, {
-          resume: {
-            status: 'fail',
-            detail: 'gemini 0.61 session/load: "No previous sessions found for this project."',
-          },
-        });
-        return;
-      }
       expect(outcome, JSON.stringify(second.events).slice(0, 2000)).toMatchObject({
         type: 'complete',
         result: { success: true },
@@ -253,6 +245,13 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
       // The replayed history of session/load is not the attempt's: only the second answer is.
       expect(messages).toHaveLength(1);
       expect(messages[0]).toContain('Second answer.');
+      // `translate` of the attempt skips the replay as the live attempt did (the prompt's line, in the client's file).
+      const { stdout } = await execa('node', [BIN, 'translate', second.runDir, '--summary'], {
+        env: { ...process.env, AGENT_HARNESS_RUN_ROOT: runRoot },
+      });
+      const summary = JSON.parse(stdout) as { final_message: string | null };
+      expect(summary.final_message).toContain('Second answer.');
+      expect(summary.final_message).not.toContain('First answer.');
       report(task, engine, { resume: { status: 'pass' } });
     },
     TIMEOUT,
