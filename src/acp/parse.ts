@@ -4,8 +4,10 @@
  * enough here, since the client sends `initialize`, then `session/new` or `session/load`, then one `session/prompt`:
  *
  * - the first response answers `initialize`; the second opens the session (`session/new` → `engine.session` from its
- *   `sessionId`); `session/update`s before it replay an older session (`session/load`) and are skipped; after it the
- *   turn runs (`engine.turn.started`), and an update's `sessionId` is the session when `session/new` gave none;
+ *   `sessionId`); `session/update`s before it replay an older session (`session/load`) and are skipped, and so are
+ *   those of a loaded session up to the stdout line the client sent its prompt after ({@link AcpParser.promptSentAfterLine},
+ *   or `promptAfterLine` from the client's file; held until it is known); after that the turn runs
+ *   (`engine.turn.started`), and an update's `sessionId` is the session when `session/new` gave none;
  * - `session/update`: `agent_message_chunk` → assistant deltas, one whole message when something else comes;
  *   `agent_thought_chunk` → `engine.reasoning` (one per run of chunks); `tool_call` → `engine.tool.call` (its kind
  *   from the ACP kind, its name from `_meta`'s `toolName`, the `toolCallId`'s prefix or the title, its input
