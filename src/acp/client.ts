@@ -16,6 +16,15 @@ import { decidePermission, type PermissionQuestion } from './permissions.js';
 /** How long a canceled prompt may take to answer `cancelled`, and an engine to exit once its stdin is closed. */
 export const ACP_GRACE_MS = 5_000;
 
+/**
+ * After `session/load`, the prompt waits until the engine's stdout has been silent this long (at most
+ * {@link ACP_REPLAY_MAX_WAIT_MS}): the protocol has the replay of a loaded session's history end before the load's
+ * answer, but gemini 0.61 streams it after, and a prompt sent at once would mix the replay into the turn.
+ */
+export const ACP_REPLAY_QUIET_MS = 500;
+/** The most the prompt waits for a loaded session's replay to end. */
+export const ACP_REPLAY_MAX_WAIT_MS = 5_000;
+
 /** What {@link startAcpClient} needs. */
 export interface AcpClientOptions {
   /** The engine's stdin. */
@@ -78,6 +87,7 @@ export function startAcpClient(options: AcpClientOptions): AcpClient {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let ended = false;
   let stdoutLines = 0;
+  let lastOutput = performance.now();
   const input = new ReadableStream<Uint8Array>({
     start(c) {
       controller = c;
@@ -131,6 +141,16 @@ export function startAcpClient(options: AcpClientOptions): AcpClient {
           details: { step },
         });
 
+  /** Resolves once the engine's stdout has been silent for {@link ACP_REPLAY_QUIET_MS} (bounded). */
+  async function replayEnded(): Promise<void> {
+    const since = performance.now();
+    while (!ended && !signal?.aborted && performance.now() - since < ACP_REPLAY_MAX_WAIT_MS) {
+      const quiet = performance.now() - lastOutput;
+      if (quiet >= ACP_REPLAY_QUIET_MS) return;
+      await new Promise((resolve) => setTimeout(resolve, ACP_REPLAY_QUIET_MS - quiet));
+    }
+  }
+
   async function converse(): Promise<AcpClientOutcome> {
     let step = 'initialize';
     try {
@@ -147,6 +167,7 @@ export function startAcpClient(options: AcpClientOptions): AcpClient {
         if (capabilities?.loadSession) {
           step = 'session/load';
           await connection.agent.request('session/load', params as never);
+          await replayEnded();
         } else if (capabilities?.sessionCapabilities?.resume) {
           step = 'session/resume';
           await connection.agent.request('session/resume' as never, params as never);
@@ -208,6 +229,7 @@ export function startAcpClient(options: AcpClientOptions): AcpClient {
   return {
     push(chunk) {
       if (ended) return;
+      lastOutput = performance.now();
       for (const byte of chunk) if (byte === 0x0a) stdoutLines += 1;
       controller.enqueue(new Uint8Array(chunk));
     },
