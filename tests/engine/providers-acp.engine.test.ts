@@ -245,6 +245,7 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
       // The replayed history of session/load is not the attempt's: only the second answer is.
       expect(messages).toHaveLength(1);
       expect(messages[0]).toContain('Second answer.');
+      expect(messages[0]).not.toContain('First answer.');
       // `translate` of the attempt skips the replay as the live attempt did (the prompt's line, in the client's file).
       const { stdout } = await execa('node', [BIN, 'translate', second.runDir, '--summary'], {
         env: { ...process.env, AGENT_HARNESS_RUN_ROOT: runRoot },
