@@ -57,7 +57,13 @@ async function fromRun(
   selector: string,
   options: TranslateOptions,
   streams: CliStreams,
-): Promise<{ engine: string; files: InputFiles; recorded: TranslateRecordedOptions }> {
+): Promise<{
+  engine: string;
+  files: InputFiles;
+  recorded: TranslateRecordedOptions;
+  transport: 'native' | 'acp' | undefined;
+  clientFile?: string;
+}> {
   // Loaded here, not at the top: translating captured files needs neither the run store nor attempt sealing.
   const [{ attemptAuditPaths, fcmpSeqStart }, { findRun }] = await Promise.all([
     import('../core/audit-files.js'),
@@ -105,6 +111,8 @@ async function fromRun(
   const resumed = meta ? meta.launch === 'resume' : isNonEmptyFile(audit.stdin);
   return {
     engine: run.engine,
+    transport: meta?.transport,
+    clientFile: audit.acpClient,
     files,
     recorded: {
       runId: run.run_id,
@@ -125,13 +133,15 @@ export async function translateCommand(
   let engine: string;
   let files: InputFiles;
   let recorded: TranslateRecordedOptions = {};
+  let transport: 'native' | 'acp' | undefined;
+  let clientFile: string | undefined;
   if (selector) {
     if (options.stdout || options.stderr || options.pty)
       throw new AgentHarnessError(
         'USAGE_ERROR',
         'Give either a run selector or --stdout/--stderr/--pty files, not both.',
       );
-    ({ engine, files, recorded } = await fromRun(selector, options, streams));
+    ({ engine, files, recorded, transport, clientFile } = await fromRun(selector, options, streams));
   } else {
     if (!options.engine)
       throw new AgentHarnessError(
@@ -150,11 +160,13 @@ export async function translateCommand(
   if (mode === 0 && !options.summary)
     throw new AgentHarnessError('USAGE_ERROR', 'translate shows views 1, 2 or 3 (view 0 is the raw file itself).');
   // The engine's parser and error patterns only: translating never needs the adapter that runs the engine.
-  const [{ loadTranslationAdapter }, { translateRecordedStreams }] = await Promise.all([
+  const [{ loadTranslationAdapter }, { translateRecordedStreams }, { translationForTransport }] = await Promise.all([
     import('../engines/registry.js'),
     import('../translate/recorded-stream.js'),
+    import('../acp/translation.js'),
   ]);
-  const adapter = await loadTranslationAdapter(engine);
+  // An attempt that ran over ACP is read with the ACP parser (its stdout is JSON-RPC).
+  const adapter = translationForTransport(await loadTranslationAdapter(engine), transport, clientFile);
   if (options.summary || mode === 0) {
     const { summary } = await runInterruptible('translate', (signal) =>
       translateRecordedStreams(adapter, sourcesOf(files, signal), recorded),

@@ -6,7 +6,7 @@ import type { AttemptMeta, EngineId, ModelMode, RunIndexEntry, TranslateMode } f
 import { META_VERSION } from '../protocol/versions.js';
 import { describeCurrentOwner } from '../runtime/lease.js';
 import type { HarnessPaths } from '../runtime/paths.js';
-import type { IoMode } from './attempt-request.js';
+import type { AttemptTransport, IoMode } from './attempt-request.js';
 import type { AttemptAuditPaths } from './audit-files.js';
 
 /** What {@link initialMeta} needs. */
@@ -21,6 +21,8 @@ export interface InitialMetaInput {
   modelMode: ModelMode;
   scriptPath: string | null;
   io: IoMode;
+  /** How the harness talks to the engine (`acp`: the ACP client's file is listed). */
+  transport: AttemptTransport;
   paths: HarnessPaths;
   audit: AttemptAuditPaths;
   startedAt: Date;
@@ -37,6 +39,7 @@ export function initialMeta(input: InitialMetaInput): AttemptMeta {
     attempt,
     engine: input.engine,
     launch,
+    ...(input.transport === 'acp' ? { transport: 'acp' as const } : {}),
     status: 'running',
     translate_mode: translateMode,
     model: { mode: modelMode, base_url: null, script: input.scriptPath },
@@ -58,7 +61,7 @@ export function initialMeta(input: InitialMetaInput): AttemptMeta {
     error: null,
     files: Object.fromEntries(
       Object.entries(audit)
-        .filter(([key]) => key !== 'dir')
+        .filter(([key]) => key !== 'dir' && (key !== 'acpClient' || input.transport === 'acp'))
         .map(([key, file]) => [key, path.relative(runDir, file)]),
     ),
     // Who runs the attempt: a later command seals a `running` meta whose owner is gone as interrupted.

@@ -22,6 +22,9 @@ import type { WorkspaceSeed } from './workspace.js';
 /** Default attempt timeout: 10 minutes. */
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 600_000;
 
+/** How the harness talks to the engine: its headless command line, or ACP. */
+export type AttemptTransport = 'native' | 'acp';
+
 /** How the engine's terminal is wired. */
 export type IoMode = 'split' | 'pty' | 'passthrough';
 
@@ -79,6 +82,12 @@ export interface AttemptRequest {
    * ENGINE_CAPABILITY_UNAVAILABLE before anything runs.
    */
   agentOptions?: AgentOptions;
+  /**
+   * How the harness talks to the engine (default `native`: its headless command line and output). `acp`: the
+   * engine's ACP mode (`EngineAdapter.acp`) with the harness as the ACP client over a live stdin (docs/acp.md); an
+   * engine without one is ENGINE_CAPABILITY_UNAVAILABLE before anything runs. Split io only.
+   */
+  transport?: AttemptTransport;
   /** Aborted after `signal` (a second Ctrl-C): the engine is killed at once; the audit is still sealed. */
   hurry?: AbortSignal;
   /**

@@ -28,6 +28,11 @@ export interface AttemptAuditPaths {
   conformance: string;
   /** Every request the engine made to the scripted model during the attempt (empty when it made none). */
   modelRequests: string;
+  /**
+   * Over transport `acp`: every message the harness sent the engine (its stdin), as written (JSON-RPC lines). The
+   * engine's side is the stdout log.
+   */
+  acpClient: string;
 }
 
 /** The path of `meta.N.json` of attempt `attempt` in `runDir` alone ({@link attemptAuditPaths} builds them all). */
@@ -54,6 +59,7 @@ export function attemptAuditPaths(runDir: string, attempt: number): AttemptAudit
     fcmp: file('fcmp', 'jsonl'),
     conformance: file('conformance-report', 'json'),
     modelRequests: file('model-requests', 'jsonl'),
+    acpClient: file('acp-client', 'jsonl'),
   };
 }
 

@@ -3,7 +3,11 @@
  * run directory's before-snapshot is listed, and the engine starts. The snapshot's content hashes are taken while
  * the engine runs, and fs-before is written once they are, off the spawn's path.
  */
-import type { FsSnapshot } from '../protocol/index.js';
+import fs from 'node:fs';
+import type { Writable } from 'node:stream';
+import { type AcpClientOptions, type AcpClientOutcome, startAcpClient } from '../acp/client.js';
+import { DEFAULT_AGENT_OPTIONS, type FsSnapshot, type McpServerDef } from '../protocol/index.js';
+import { openOwnFile } from '../runtime/own-file.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { startSnapshot } from '../runtime/fs-snapshot.js';
 import type { ProcessResult } from '../runtime/process-result.js';
@@ -26,6 +30,8 @@ export interface LaunchedAttempt {
   /** fs-before, hashed and written; rejects when it could not be written. */
   before: Promise<FsSnapshot>;
   timeoutMs: number;
+  /** Over ACP: how the client's conversation ended (settles once the engine is done); null natively. */
+  acp: Promise<AcpClientOutcome> | null;
 }
 
 /** Writes the running meta, lists the before-snapshot and starts the engine. */
@@ -59,6 +65,7 @@ export async function launchAttempt(
 
   rasp.started({ launch: plan.launch, argv: [executable, ...argv], cwd: runDir, pid: null, io });
   const timeoutMs = request.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
+  let acp: Promise<AcpClientOutcome> | null = null;
   const engine = spawnEngine({
     io,
     file: executable,
@@ -74,6 +81,18 @@ export async function launchAttempt(
     ...(request.hurry ? { hurry: request.hurry } : {}),
     ...(request.onOutput ? { onOutput: request.onOutput } : {}),
     ...(isolation.record.processes === 'pid-namespace' ? { isolation } : {}),
+    ...(plan.transport === 'acp'
+      ? {
+          acp: (stdin: Writable, stop: () => void) => {
+            const log = { fd: null as number | null };
+            const client = startAcpClient(acpClientOptions(plan, opened, stdin, stop, log));
+            acp = client.done.finally(() => {
+              if (log.fd !== null) fs.closeSync(log.fd);
+            });
+            return client;
+          },
+        }
+      : {}),
   });
   const before = snapshot.finish().then(async (listed) => {
     await writeJsonAtomic(audit.fsBefore, listed, { pretty: false });
@@ -81,5 +100,60 @@ export async function launchAttempt(
   });
   // Awaited after the engine; a failure meanwhile must not be an unhandled rejection.
   before.catch(() => undefined);
-  return { engine, before, timeoutMs };
+  return {
+    engine,
+    before,
+    timeoutMs,
+    get acp() {
+      return acp;
+    },
+  };
+}
+
+/** The ACP client of this attempt: its prompt or message, the session to load, the policy, the audit of its side. */
+function acpClientOptions(
+  plan: AttemptPlan,
+  opened: OpenedAttempt,
+  stdin: Writable,
+  stop: () => void,
+  log: { fd: number | null },
+): AcpClientOptions {
+  const { request } = plan;
+  const { audit, failures, rasp } = opened;
+  return {
+    stdin,
+    cwd: opened.runDir,
+    prompt: (plan.launch === 'resume' ? request.message : request.prompt) ?? '',
+    resumeSessionId: plan.launch === 'resume' ? opened.run.session_id : null,
+    mcpServers: toAcpMcpServers(request.agentOptions?.mcpServers ?? []),
+    agentOptions: request.agentOptions ?? DEFAULT_AGENT_OPTIONS,
+    ...(request.signal ? { signal: request.signal } : {}),
+    onSent: (bytes) =>
+      failures.attempt(audit.acpClient, () => {
+        log.fd ??= openOwnFile(audit.acpClient, 'append');
+        fs.writeSync(log.fd, bytes);
+      }),
+    onDiagnostic: (diagnostic) => rasp.diagnostic(diagnostic),
+    onPrompt: (lines) => opened.acpParser?.promptSentAfterLine(lines),
+    stop,
+  };
+}
+
+/** MCP server definitions in ACP's `session/new` shape (stdio: command, args, env; HTTP: url, a Bearer header). */
+export function toAcpMcpServers(servers: readonly McpServerDef[]): unknown[] {
+  return servers.map((server) =>
+    server.url
+      ? {
+          type: 'http',
+          name: server.name,
+          url: server.url,
+          headers: server.bearerToken ? [{ name: 'Authorization', value: `Bearer ${server.bearerToken}` }] : [],
+        }
+      : {
+          name: server.name,
+          command: server.command![0],
+          args: server.command!.slice(1),
+          env: Object.entries(server.env ?? {}).map(([name, value]) => ({ name, value })),
+        },
+  );
 }

@@ -94,6 +94,9 @@ export async function observeAttempt(
   // Given back while the attempt is sealed.
   void opened.resources.release();
   let error = engineRunError(plan, opened, provisioned, launched, result);
+  // Over ACP: a broken conversation (not a cancel) is the attempt's error.
+  const acp = launched.acp ? await launched.acp : null;
+  if (acp?.error && !result.canceled) error ??= acp.error;
   const model = await opened.model.catch(() => null);
   const requests = model?.requests() ?? [];
   // The cassette's file is complete once the engine is done; what it found is in the attempt's diagnostics.

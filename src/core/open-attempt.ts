@@ -3,6 +3,7 @@
  * run store makes the run directory and reserves the attempt's number (the one concurrency step of an attempt); then
  * the audit recorder opens its files. From here on the attempt exists, and whatever fails is recorded in it.
  */
+import { type AcpParser, createAcpParser } from '../acp/parse.js';
 import { withMcpReadiness } from '../engines/mcp-readiness.js';
 import path from 'node:path';
 import { openCassette, type CassetteSession } from '../cassette/session.js';
@@ -45,6 +46,8 @@ export interface AttemptModel {
 /** An attempt that has begun: its run, its number, its audit recorder and what it holds. */
 export interface OpenedAttempt {
   run: RunIndexEntry;
+  /** Over ACP: the parser of the engine's stdout, told by the client where its prompt was sent; else null. */
+  acpParser: AcpParser | null;
   attempt: number;
   runDir: string;
   audit: AttemptAuditPaths;
@@ -218,11 +221,12 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
   failures.attempt(audit.stdin, () =>
     writeOwnFileSync(audit.stdin, plan.launch === 'resume' ? `${request.message}\n` : ''),
   );
+  const acpParser = plan.transport === 'acp' ? createAcpParser() : null;
   const rasp = createRaspBuilder({
     runId: run.run_id,
     attempt,
     engine: adapter.id,
-    parser: withMcpReadiness(adapter.createParser()),
+    parser: withMcpReadiness(acpParser ?? adapter.createParser()),
     keepNoEvents: true,
     onEvent: (event) => {
       raspSpool.push(event);
@@ -249,6 +253,7 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
     modelMode: plan.modelMode,
     scriptPath: plan.scriptPath,
     io: plan.io,
+    transport: plan.transport,
     paths: request.paths,
     audit,
     startedAt,
@@ -256,6 +261,7 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
   clock.mark('run_store');
   return {
     run,
+    acpParser,
     attempt,
     runDir,
     audit,

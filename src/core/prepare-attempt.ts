@@ -17,7 +17,12 @@ import { resolveExpose, type ExposeRequest } from '../runtime/isolation/mount-pl
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
 import { readIntegerSetting } from '../runtime/integer-setting.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
-import { type AttemptRequest, DEFAULT_ATTEMPT_TIMEOUT_MS, type IoMode } from './attempt-request.js';
+import {
+  type AttemptRequest,
+  type AttemptTransport,
+  DEFAULT_ATTEMPT_TIMEOUT_MS,
+  type IoMode,
+} from './attempt-request.js';
 import { resolveEventMemoryBytes } from './event-spool.js';
 import { assertMcpReachable } from './mcp-reach.js';
 import { hasWorkspaceSeed } from './workspace.js';
@@ -44,8 +49,10 @@ export interface AttemptPlan {
   eventMemoryBytes: number;
   /** Host paths exposed to the agent on purpose, resolved and checked. */
   expose: ExposeRequest[];
-  /** What the engine's stdin is before it starts. */
-  initStdin: 'ignore' | { text: string };
+  /** What the engine's stdin is before it starts (`live`: the ACP client writes to it). */
+  initStdin: 'ignore' | { text: string } | 'live';
+  /** How the harness talks to the engine. */
+  transport: AttemptTransport;
   hostEnv: NodeJS.ProcessEnv;
 }
 
@@ -207,6 +214,34 @@ function realPathOrSelf(dir: string): string {
   }
 }
 
+/**
+ * The transport asked for, checked: `acp` needs the engine's ACP mode and split io, and takes no engine arguments
+ * (the ACP command is the engine's own).
+ */
+function transportOf(adapter: EngineAdapter, request: AttemptRequest): AttemptTransport {
+  const transport = request.transport ?? 'native';
+  if (transport !== 'native' && transport !== 'acp')
+    throw new AgentHarnessError(
+      'CONFIG_INVALID',
+      `transport must be 'native' or 'acp', not ${JSON.stringify(transport)}.`,
+      { details: { field: 'transport' } },
+    );
+  if (transport === 'native') return transport;
+  if (!adapter.acp)
+    throw new AgentHarnessError(
+      'ENGINE_CAPABILITY_UNAVAILABLE',
+      `${adapter.id} has no ACP mode, so it cannot run over transport 'acp'; use transport 'native' or an engine with one.`,
+      { details: { engine: adapter.id, capability: 'acp' } },
+    );
+  if ((request.io ?? 'split') !== 'split' || request.rawArgs || (request.passthrough?.length ?? 0) > 0)
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      `transport 'acp' runs ${adapter.id}'s ACP command with split output; it takes no terminal (io ${request.io ?? 'split'}) and no engine arguments.`,
+      { details: { engine: adapter.id, capability: 'acp' } },
+    );
+  return transport;
+}
+
 /** The isolation mode asked for, or null when it is not valid (reported later, as a failed attempt). */
 function isolationModeOf(request: AttemptRequest, hostEnv: NodeJS.ProcessEnv): IsolationMode | null {
   try {
@@ -234,7 +269,9 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
     max: 2_147_483_647,
     unit: 'ms',
   });
-  const resumeArgs = launch === 'resume' ? requireResume(adapter) : null;
+  const transport = transportOf(adapter, request);
+  // Over ACP a resume is the engine's session/load: its resume command line is not used.
+  const resumeArgs = launch === 'resume' && transport === 'native' ? requireResume(adapter) : null;
   if (launch === 'resume') assertResumable(request);
   if (hasWorkspaceSeed(request.workspace) && (launch !== 'start' || request.run)) {
     throw new AgentHarnessError(
@@ -272,7 +309,8 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
     namespaceSupport,
     eventMemoryBytes: resolveEventMemoryBytes(request.eventMemoryBytes, hostEnv),
     expose,
-    initStdin: adapter.stdin === 'ignore' ? 'ignore' : { text: '' },
+    initStdin: transport === 'acp' ? 'live' : adapter.stdin === 'ignore' ? 'ignore' : { text: '' },
+    transport,
     hostEnv,
   };
 }

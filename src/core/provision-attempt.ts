@@ -70,6 +70,20 @@ function engineArgs(plan: AttemptPlan, opened: OpenedAttempt): string[] {
     : adapter.buildStartArgs({ prompt: request.prompt ?? null, passthrough: request.passthrough ?? [] });
 }
 
+/**
+ * Over ACP through an adapter package (`via: { package, bin }`): its installed bin, which the agent's filesystem must
+ * show too; none when the adapter is not installed (its `command` refuses the attempt then) or for a native mode.
+ */
+function acpAdapterExecutable(plan: AttemptPlan, hostPath: string | undefined): string[] {
+  const via = plan.transport === 'acp' ? plan.adapter.acp?.via : undefined;
+  if (!via || via === 'native') return [];
+  try {
+    return [resolveExecutable(via.bin, plan.request.paths, hostPath)];
+  } catch {
+    return [];
+  }
+}
+
 /** Says loudly that the attempt runs with less isolation than asked for (mode `auto`). */
 function degraded(opened: OpenedAttempt, isolation: AttemptIsolation): void {
   const { record } = isolation;
@@ -114,7 +128,7 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
         paths,
         runDir,
         attemptTmp,
-        executables: native ? [installed, native.file] : [installed],
+        executables: [installed, ...(native ? [native.file] : []), ...acpAdapterExecutable(plan, hostEnv.PATH)],
         agentOptions: request.agentOptions,
         expose: plan.expose,
       }),
@@ -144,7 +158,10 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
   meta.trust = engine.trust ? { ...engine.trust, registered_at: nowIso(), removed_at: null } : null;
   // Each attempt gets its own TMPDIR, removed after it: engines leave large files there (opencode unpacks a 5 MB
   // native library per run), and a shared one grew without bound.
-  const options = applyAgentOptions(adapter, request.agentOptions, { runDir, attemptTmp });
+  // Over ACP the MCP servers go to session/new (the client's), not into the engine's config.
+  const acp = plan.transport === 'acp' ? adapter.acp : undefined;
+  const agentOptions = acp && request.agentOptions ? { ...request.agentOptions, mcpServers: [] } : request.agentOptions;
+  const options = applyAgentOptions(adapter, agentOptions, { runDir, attemptTmp });
   for (const file of options.files) writeOwnFileSync(file.path, file.content);
   for (const edit of options.settings) restores.push(await setSettingsKeys(edit.file, edit.keys));
   meta.agent_options = request.agentOptions ? options.record : null;
@@ -167,17 +184,35 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
     ...engine.configRoots,
   ].filter((p): p is string => Boolean(p));
   assertNoEnvLeak(configRoots, hostEnv.HOME);
-  const executable = native?.file ?? installed;
+  let executable = native?.file ?? installed;
   Object.assign(env, native?.env);
-  meta.env = redactEnv(env);
   meta.engine_version = engineVersion(installed, adapter.packageName);
-  const args = engineArgs(plan, opened);
-  const argv = [
-    ...engine.leadingArgs,
-    ...options.leadingArgs,
-    ...args.filter((arg) => !options.dropArgs.includes(arg)),
-    ...options.args,
-  ];
+  let argv: string[];
+  if (acp) {
+    // The engine's ACP command; a native mode takes the options' arguments too (gemini's `--approval-mode`).
+    const command = acp.command({
+      executable,
+      prepared: engine,
+      runDir,
+      agentHome: paths.agentHome,
+      modelBaseUrl: modelUrl,
+    });
+    Object.assign(env, command.env);
+    executable = command.file;
+    argv = [
+      ...command.args,
+      ...(acp.via === 'native' ? [...engine.leadingArgs, ...options.leadingArgs, ...options.args] : []),
+    ];
+  } else {
+    const args = engineArgs(plan, opened);
+    argv = [
+      ...engine.leadingArgs,
+      ...options.leadingArgs,
+      ...args.filter((arg) => !options.dropArgs.includes(arg)),
+      ...options.args,
+    ];
+  }
+  meta.env = redactEnv(env);
   meta.command = { executable, argv, cwd: runDir, io, ...(native ? { launcher: native.launcher } : {}) };
   clock.mark('engine_config');
   return { executable, argv, env, configRoots, modelUrl, isolation };

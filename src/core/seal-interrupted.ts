@@ -13,6 +13,7 @@ import {
   type RunIndexEntry,
 } from '../protocol/index.js';
 import { loadTranslationAdapter } from '../engines/registry.js';
+import { translationForTransport } from '../acp/translation.js';
 import {
   translateRecordedStreams,
   type RecordedSources,
@@ -102,7 +103,7 @@ async function seal(runDir: string, attempt: number, meta: AttemptMeta): Promise
   let translation: StreamedTranslation;
   try {
     translation = await translateRecordedStreams(
-      await loadTranslationAdapter(meta.engine),
+      translationForTransport(await loadTranslationAdapter(meta.engine), meta.transport, audit.acpClient),
       rawLogSources(audit),
       {
         runId: meta.run_id,

@@ -3,10 +3,12 @@
  * each raw chunk is appended to its audit log first (so a crash keeps it), then split into lines and parsed.
  */
 import fs from 'node:fs';
+import type { Writable } from 'node:stream';
+import type { AcpClient } from '../acp/client.js';
 import type { StreamName } from '../protocol/index.js';
 import { runPassthrough } from '../runtime/passthrough.js';
 import type { ProcessResult } from '../runtime/process-result.js';
-import { notStarted, runProcess, superviseSplit } from '../runtime/process.js';
+import { notStarted, runProcess, spawnSplit, superviseSplit } from '../runtime/process.js';
 import type { AttemptIsolation, WrapOptions } from '../runtime/isolation/attempt-isolation.js';
 import { checkSpawnable, ptyEnv, runPty } from '../runtime/pty.js';
 import { feedLine } from '../translate/feed.js';
@@ -35,6 +37,12 @@ export interface SpawnEngineInput {
   onOutput?: (stream: StreamName, chunk: Uint8Array) => void;
   /** The attempt's namespaces: the command is wrapped to run inside them. */
   isolation?: AttemptIsolation;
+  /**
+   * Over ACP (split io): starts the harness's ACP client on the engine's live stdin once it runs, fed its stdout; its
+   * `stop` kills the engine. `signal` then goes to the client (session/cancel), and the attempt is canceled when it
+   * was aborted, however the engine ended.
+   */
+  acp?: (stdin: Writable, stop: () => void) => AcpClient;
 }
 
 /** Runs the engine; every line it printed has been fed to `rasp` when this resolves. Never throws. */
@@ -101,6 +109,8 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
         level: 'error',
       });
     }
+  } else if (input.acp) {
+    result = await runAcp(input, input.acp, feed, supervision);
   } else {
     // With namespaces the init was started earlier (prestart): it is only told what to run.
     const prestarted = input.signal?.aborted
@@ -139,4 +149,40 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
     });
   }
   return settled;
+}
+
+/**
+ * Runs the engine over ACP: started with a live stdin (through the namespaces' prestarted init, which hands its stdin
+ * to the engine), its stdout fed to the audit and parser first, then to the client. The user's abort goes to the
+ * client (session/cancel, then a stop after a grace); the process is killed only by the client's stop or a timeout.
+ */
+async function runAcp(
+  input: SpawnEngineInput,
+  startClient: NonNullable<SpawnEngineInput['acp']>,
+  feed: (stream: StreamName, chunk: Uint8Array) => void,
+  supervision: { timeoutMs: number; signal?: AbortSignal; hurry?: AbortSignal },
+): Promise<ProcessResult> {
+  const aborted = (): boolean => input.signal?.aborted ?? false;
+  if (aborted()) return notStarted(performance.now(), null, true);
+  const command = { file: input.file, args: input.args, env: input.env, cwd: input.cwd };
+  const child = input.isolation ? input.isolation.launch(command) : spawnSplit({ ...command, stdin: 'live' });
+  if (!child)
+    return notStarted(performance.now(), new Error("internal: the namespaces' init was not started"), aborted());
+  const stopper = new AbortController();
+  // A hurried cancel (a second Ctrl-C) does not wait for the engine to answer `cancelled`.
+  supervision.hurry?.addEventListener('abort', () => stopper.abort(), { once: true });
+  const client = child.stdin ? startClient(child.stdin, () => stopper.abort()) : null;
+  const result = await superviseSplit(child, {
+    timeoutMs: supervision.timeoutMs,
+    signal: stopper.signal,
+    ...(supervision.hurry ? { hurry: supervision.hurry } : {}),
+    onChunk: (stream, chunk) => {
+      feed(stream, chunk);
+      if (stream === 'stdout') client?.push(chunk);
+    },
+  });
+  client?.end();
+  await client?.done;
+  // Stopped by the client after a finished prompt is not a cancel; an abort is, however the engine ended.
+  return { ...result, canceled: aborted() };
 }

@@ -116,6 +116,8 @@ export const AttemptMetaSchema = z.object({
   attempt: z.number().int().positive(),
   engine: EngineIdSchema,
   launch: z.enum(['start', 'resume', 'passthrough']),
+  /** `acp`: the engine ran in its ACP mode with the harness as the client (its stdout is JSON-RPC); absent: native. */
+  transport: z.enum(['native', 'acp']).optional(),
   status: z.enum(['running', 'finished']),
   translate_mode: TranslateModeSchema,
   model: z.object({

@@ -10,7 +10,7 @@
  * ENGINE_CAPABILITY_UNAVAILABLE naming the engine and the capability before anything runs — never silently ignored.
  */
 import { streamAttempt } from '../core/attempt-stream.js';
-import type { AttemptRequest } from '../core/attempt-request.js';
+import type { AttemptRequest, AttemptTransport } from '../core/attempt-request.js';
 import type { AttemptResult } from '../core/attempt-result.js';
 import { resumeRequest } from '../core/session.js';
 import { loadEngine } from '../engines/registry.js';
@@ -36,9 +36,32 @@ function agentOptionsOf(config: ResolvedAgentProviderConfig): AgentOptions {
   };
 }
 
+/**
+ * `extra.transport`: `native` (default) or `acp` (the engine's ACP mode, the harness as the client; docs/acp.md).
+ * CONFIG_INVALID for anything else; ENGINE_CAPABILITY_UNAVAILABLE for `acp` on an engine without an ACP mode, or with
+ * `model` (the ACP command takes no model flag yet).
+ */
+export function transportOf(engine: EngineId, config: ResolvedAgentProviderConfig): AttemptTransport {
+  const transport = config.extra?.transport ?? 'native';
+  if (transport !== 'native' && transport !== 'acp')
+    throw new AgentHarnessError(
+      'CONFIG_INVALID',
+      `AgentProviderConfig.extra.transport must be 'native' or 'acp', not ${JSON.stringify(transport)}.`,
+      { details: { field: 'extra.transport' } },
+    );
+  if (transport === 'acp' && config.model)
+    throw new AgentHarnessError(
+      'ENGINE_CAPABILITY_UNAVAILABLE',
+      `${engine} over transport 'acp' takes no model (${JSON.stringify(config.model)}) yet; drop model, or use transport 'native'.`,
+      { details: { engine, capability: 'acp.model' } },
+    );
+  return transport;
+}
+
 async function buildRequest(engine: EngineId, config: ResolvedAgentProviderConfig): Promise<AttemptRequest> {
   const adapter = await loadEngine(engine);
   const extra = config.extra ?? {};
+  const transport = transportOf(engine, config);
   const paths = resolveHarnessPaths(typeof extra.runRoot === 'string' ? { runRoot: extra.runRoot } : {});
   const live = extra.model === 'live';
   const taped = extra.model === 'record' || extra.model === 'replay' || extra.model === 'auto';
@@ -69,6 +92,7 @@ async function buildRequest(engine: EngineId, config: ResolvedAgentProviderConfi
     ...(extra.script !== undefined ? { script: extra.script as AttemptRequest['script'] } : {}),
     ...(typeof extra.timeoutMs === 'number' ? { timeoutMs: extra.timeoutMs } : {}),
     ...(config.expose ? { expose: config.expose } : {}),
+    ...(transport === 'acp' ? { transport } : {}),
   };
   if (config.resumeSessionId)
     return resumeRequest({ sessionId: config.resumeSessionId, engine }, config.prompt, common);

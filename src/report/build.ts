@@ -11,6 +11,7 @@ import {
   type ConsistencyTest,
 } from './schema.js';
 import type { AgentHarnessTaskMeta } from './attempt-record.js';
+import { type AcpConformanceEntry, buildAcpConformanceTable } from './acp-conformance.js';
 import { buildFidelityTable } from './fidelity.js';
 
 /** What the reporter extracts from one Vitest test case. */
@@ -28,6 +29,8 @@ export interface ReportInput {
   meta: AgentHarnessTaskMeta | undefined;
   /** Paths of the audit files attached to the test (absent when none). */
   attachments?: string[];
+  /** The ACP checks the test reported (its task meta's `agentHarnessAcp`), if any. */
+  acp?: AcpConformanceEntry | null;
 }
 
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -131,6 +134,7 @@ export function buildConsistencyReport(
   const tests = inputs.map(toTest);
   const matrix = buildMatrix(tests);
   const fidelity = buildFidelityTable(inputs.map((input) => input.meta));
+  const acpConformance = buildAcpConformanceTable(inputs.map((input) => input.acp));
   const count = (state: ConsistencyTest['state']): number => tests.filter((t) => t.state === state).length;
   return ConsistencyReportSchema.parse({
     version: CONSISTENCY_REPORT_VERSION,
@@ -147,5 +151,6 @@ export function buildConsistencyReport(
     tests,
     matrix,
     ...(fidelity.length > 0 ? { fidelity } : {}),
+    ...(acpConformance.length > 0 ? { acpConformance } : {}),
   });
 }

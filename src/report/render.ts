@@ -3,6 +3,7 @@
  * GitHub step summary.
  */
 import type { ConsistencyReport, ConsistencyTest } from './schema.js';
+import { acpConformanceMarkdown } from './acp-conformance.js';
 import { renderFidelityTable } from './fidelity.js';
 
 const ICON: Record<ConsistencyTest['state'], string> = { passed: '✅', failed: '❌', skipped: '⏭', pending: '…' };
@@ -97,6 +98,8 @@ export function renderMarkdown(report: ConsistencyReport): string {
   if (matrix.length > 0) out.push('', '## Engine matrix', '', ...matrix);
   const fidelity = renderFidelityTable(report.fidelity ?? []);
   if (fidelity.length > 0) out.push('', '## Cassette fidelity', '', ...fidelity);
+  if (report.acpConformance?.length)
+    out.push('', '## ACP against native', '', acpConformanceMarkdown(report.acpConformance));
   return `${out.join('\n')}\n`;
 }
 

@@ -3,6 +3,7 @@
  * end of a run (also after `--merge-reports`).
  */
 import * as z from 'zod';
+import { AcpConformanceRowSchema } from './acp-conformance.js';
 import { FidelityRowSchema } from './fidelity.js';
 
 /** Version tag of the consistency report. */
@@ -78,6 +79,8 @@ export const ConsistencyReportSchema = z.object({
   matrix: z.array(ConsistencyRowSchema),
   /** Cassette fidelity per engine (present when some attempt recorded or replayed a cassette). */
   fidelity: z.array(FidelityRowSchema).optional(),
+  /** ACP against native per engine (present when some test reported ACP checks: src/report/acp-conformance.ts). */
+  acpConformance: z.array(AcpConformanceRowSchema).optional(),
 });
 /** The consistency report. */
 export type ConsistencyReport = z.infer<typeof ConsistencyReportSchema>;

@@ -13,13 +13,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { armTermination, type BaseRunOptions, type ProcessResult } from './process-result.js';
 
 /** Options of {@link runProcess}. */
 export interface RunProcessOptions extends BaseRunOptions {
-  /** `ignore` closes stdin (the child reads EOF at once; codex waits for it); `{ text }` writes it and closes. */
-  stdin: 'ignore' | { text: string };
+  /**
+   * `ignore` closes stdin (the child reads EOF at once; codex waits for it); `{ text }` writes it and closes; `live`
+   * keeps the pipe open for the caller ({@link SpawnedSplit.stdin}: an ACP client writes its requests there).
+   */
+  stdin: 'ignore' | { text: string } | 'live';
   /** Raw output chunks, in arrival order per stream; no decoding, no line splitting. */
   onChunk?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
 }
@@ -98,7 +101,8 @@ export interface SpawnedSplit {
   readonly pid: number | undefined;
   /** Settles (never rejects) when the child exited and its pipes closed, or could not start (then with its error). */
   readonly settled: Promise<unknown>;
-  /** The child's pipes. */
+  /** The child's pipes; `stdin` only when it was asked for `live` (else it is closed at once). */
+  readonly stdin: Writable | null;
   readonly stdout: Readable | null;
   readonly stderr: Readable | null;
   /** This process's ends of the sockets passed as the child's descriptors 3, 4, … (`passSockets`). */
@@ -141,6 +145,7 @@ export function spawnSplit(options: SpawnSplitOptions): SpawnedSplit {
       file: options.file,
       pid: undefined,
       settled: Promise.resolve(invalid),
+      stdin: null,
       stdout: null,
       stderr: null,
       passed: [],
@@ -154,13 +159,14 @@ export function spawnSplit(options: SpawnSplitOptions): SpawnedSplit {
   if (child.stdin) {
     // A child that exits without reading its input closes the pipe under the write (EPIPE): nothing to report.
     child.stdin.on('error', () => undefined);
-    child.stdin.end(options.stdin === 'ignore' ? undefined : options.stdin.text);
+    if (options.stdin !== 'live') child.stdin.end(options.stdin === 'ignore' ? undefined : options.stdin.text);
   }
   const passed = child.stdio.slice(3) as Socket[];
   return {
     file: options.file,
     pid: child.pid,
     settled,
+    stdin: options.stdin === 'live' ? child.stdin : null,
     stdout: child.stdout,
     stderr: child.stderr,
     passed,

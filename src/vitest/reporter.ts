@@ -15,6 +15,7 @@ import { exportTestRuns, type ExportOptions } from './export-runs.js';
 import type { ProgressHub } from './progress-channel.js';
 import { startReporterProgress } from './reporter-progress.js';
 import { readAgentHarnessMeta } from './types.js';
+import { readAcpConformanceMeta } from '../report/acp-conformance.js';
 
 /** Marks reporter instances so the plugin can recognise one even when loaded from another module copy. */
 export const AGENT_HARNESS_REPORTER = Symbol.for('agent-harness.reporter');
@@ -62,6 +63,7 @@ export function testCaseToReportInput(tc: TestCase, root: string): ReportInput {
     flaky: diagnostic?.flaky ?? false,
     errors: result.state === 'passed' ? [] : errors,
     meta: readAgentHarnessMeta(tc.meta()),
+    acp: readAcpConformanceMeta(tc.meta()),
     // The audit files the agent fixture attached (annotations survive --merge-reports; their paths point at
     // Vitest's attachments copy).
     attachments: tc

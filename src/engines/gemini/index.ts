@@ -6,6 +6,7 @@
 import { geminiWorkspacePathProblem } from './workspace-path.js';
 import { applyGeminiAgentOptions } from './agent-options.js';
 import path from 'node:path';
+import { acp } from './acp.js';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
 import { buildGeminiResumeArgs, buildGeminiStartArgs, GEMINI_MODEL_FLAG, GEMINI_RESUME_FLAGS } from './command.js';
 import { geminiTools } from './tools.js';
@@ -66,6 +67,7 @@ async function prepareGemini(ctx: EnginePrepareContext): Promise<PreparedEngine>
 
 /** The gemini adapter. */
 export const geminiEngine: EngineAdapter = {
+  acp,
   id: 'gemini',
   executableName: 'gemini',
   packageName: '@google/gemini-cli',

@@ -9,6 +9,7 @@ import { applyOpencodeAgentOptions } from './agent-options.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { holdFileLock } from '../../runtime/file-lock.js';
+import { acp } from './acp.js';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
 import {
   buildOpencodeResumeArgs,
@@ -95,6 +96,7 @@ async function preparedOpencode(ctx: EnginePrepareContext, firstStart: (() => vo
 
 /** The opencode adapter. */
 export const opencodeEngine: EngineAdapter = {
+  acp,
   id: 'opencode',
   executableName: 'opencode',
   packageName: 'opencode-ai',

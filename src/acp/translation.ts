@@ -1,0 +1,49 @@
+/**
+ * What translating a recorded attempt needs when it ran over ACP (`meta.transport: 'acp'`): the engine's own
+ * translation adapter with the ACP parser in place of its native one (the stdout log is JSON-RPC), told where the
+ * client sent its prompt (the prompt's `_meta.agentHarness.afterStdoutLine` in `.audit/acp-client.N.jsonl`), so a
+ * loaded session's replayed history is skipped as it was live.
+ */
+import fs from 'node:fs';
+import type { TranslationAdapter } from '../engines/engine.js';
+import { createAcpParser } from './parse.js';
+
+/** The line the prompt was sent after, from the client's file; null when it is missing or says nothing. */
+export function promptLineOf(clientFile: string | undefined): number | null {
+  if (!clientFile) return null;
+  let text: string;
+  try {
+    text = fs.readFileSync(clientFile, 'utf8');
+  } catch {
+    return null;
+  }
+  for (const line of text.split('\n')) {
+    if (!line.includes('"session/prompt"')) continue;
+    try {
+      const message = JSON.parse(line) as {
+        method?: string;
+        params?: { _meta?: { agentHarness?: { afterStdoutLine?: unknown } } };
+      };
+      const after = message.params?._meta?.agentHarness?.afterStdoutLine;
+      if (message.method === 'session/prompt' && typeof after === 'number') return after;
+    } catch {
+      // not a message
+    }
+  }
+  return null;
+}
+
+/** `adapter` as it translates an attempt of `transport` (`acp`: the ACP parser; otherwise `adapter` itself). */
+export function translationForTransport(
+  adapter: TranslationAdapter,
+  transport: 'native' | 'acp' | undefined,
+  clientFile?: string,
+): TranslationAdapter {
+  if (transport !== 'acp') return adapter;
+  const promptAfterLine = promptLineOf(clientFile);
+  return {
+    id: adapter.id,
+    errorPatterns: adapter.errorPatterns,
+    createParser: () => createAcpParser({ promptAfterLine }),
+  };
+}
