@@ -177,7 +177,7 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
       expect(fs.existsSync(path.join(rejected.runDir, 'hello.txt'))).toBe(false);
       const answers = diagnostics(recorded(rejected.runDir).rasp, 'ACP_PERMISSION_ANSWERED');
       expect(answers.length, JSON.stringify(rejected.events).slice(0, 2000)).toBeGreaterThan(0);
-      for (const answer of answers) expect(answer).toMatch(/^reject .*permissionMode normal/);
+      for (const answer of answers) expect(answer).toMatch(/^reject .*permissionMode normal/s);
       report(task, engine, { permissionReject: { status: 'pass' } });
     },
     TIMEOUT,
