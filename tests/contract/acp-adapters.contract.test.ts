@@ -1,7 +1,7 @@
 /**
  * The ACP commands of claude and codex (their pinned adapters), without starting them: what each command is made of,
  * and ENGINE_CAPABILITY_UNAVAILABLE naming the package when an adapter is not installed. The adapters themselves run
- * in tests/engine/acp-adapters.engine.test.ts.
+ * in tests/engine/providers-acp.engine.test.ts.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,6 +12,7 @@ import { acp as claudeAcp, CLAUDE_ACP_PACKAGE } from '../../src/engines/claude/a
 import { claudeEngine } from '../../src/engines/claude/index.js';
 import { acp as codexAcp, CODEX_ACP_PACKAGE } from '../../src/engines/codex/acp.js';
 import { codexEngine } from '../../src/engines/codex/index.js';
+import type { EngineAdapter } from '../../src/engines/engine.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { thrownBy } from '../helpers/errors.js';
 
@@ -22,6 +23,21 @@ beforeEach(() => {
 afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+/** The engine prepared as an attempt prepares it, in this test's directory, for a scripted model on port 4321. */
+async function prepareIn(engine: EngineAdapter) {
+  const runDir = path.join(dir, 'run');
+  const agentHome = path.join(dir, 'home');
+  const prepared = await engine.prepare({
+    runDir,
+    agentHome,
+    modelMode: 'scripted',
+    modelBaseUrl: 'http://127.0.0.1:4321',
+    profile: 'agent-harness',
+    interactive: false,
+  });
+  return { runDir, agentHome, prepared };
+}
 
 const CLAUDE_INSTALLED = installedPackageDir(CLAUDE_ACP_PACKAGE) !== null;
 const CODEX_INSTALLED = installedPackageDir(CODEX_ACP_PACKAGE) !== null;
@@ -61,16 +77,7 @@ describe('ACP adapters of claude and codex', () => {
   it.skipIf(!CLAUDE_INSTALLED)(
     'claude: this Node runs the adapter script, with the pinned CLI as its Claude Code',
     async () => {
-      const runDir = path.join(dir, 'run');
-      const agentHome = path.join(dir, 'home');
-      const prepared = await claudeEngine.prepare({
-        runDir,
-        agentHome,
-        modelMode: 'scripted',
-        modelBaseUrl: 'http://127.0.0.1:4321',
-        profile: 'agent-harness',
-        interactive: false,
-      });
+      const { runDir, agentHome, prepared } = await prepareIn(claudeEngine);
       try {
         const command = claudeAcp.command({
           executable: '/opt/claude/bin/claude',
@@ -93,16 +100,7 @@ describe('ACP adapters of claude and codex', () => {
   it.skipIf(!CODEX_INSTALLED)(
     'codex: the native binary, the harness profile and prepared overrides as -c, no --profile',
     async () => {
-      const runDir = path.join(dir, 'run');
-      const agentHome = path.join(dir, 'home');
-      const prepared = await codexEngine.prepare({
-        runDir,
-        agentHome,
-        modelMode: 'scripted',
-        modelBaseUrl: 'http://127.0.0.1:4321',
-        profile: 'agent-harness',
-        interactive: false,
-      });
+      const { runDir, agentHome, prepared } = await prepareIn(codexEngine);
       const command = codexAcp.command({
         executable: '/opt/codex/bin/codex',
         prepared,

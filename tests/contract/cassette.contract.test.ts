@@ -46,6 +46,21 @@ function tempDir(): string {
   return dir;
 }
 
+/** Writes a valid cassette with no interactions at `file`. */
+function writeEmptyCassette(file: string): void {
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      format: 'agent-harness.cassette/1',
+      created_at: '',
+      engine: null,
+      upstream: null,
+      redactions: [],
+      interactions: [],
+    }),
+  );
+}
+
 function thrownBy(fn: () => unknown): unknown {
   try {
     fn();
@@ -276,17 +291,7 @@ describe('modes', () => {
         upstream: 'http://127.0.0.1:9/',
       }),
     ).toEqual({ mode: 'record', file, upstream: 'http://127.0.0.1:9' });
-    fs.writeFileSync(
-      file,
-      JSON.stringify({
-        format: 'agent-harness.cassette/1',
-        created_at: '',
-        engine: null,
-        upstream: null,
-        redactions: [],
-        interactions: [],
-      }),
-    );
+    writeEmptyCassette(file);
     expect(resolveCassettePlan({ mode: 'auto', file, wire: 'gemini', hostEnv: {} }).mode).toBe('replay');
     expect(
       resolveCassettePlan({ mode: 'auto', file, wire: 'gemini', hostEnv: { GEMINI_API_KEY: 'g' }, update: true }).mode,
@@ -504,17 +509,7 @@ describe('forking a replay onto the live model', () => {
   it('a live fork needs --fork-at, a replay and a key; --fork-cassette needs --fork-to live', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'c.json');
-    fs.writeFileSync(
-      file,
-      JSON.stringify({
-        format: 'agent-harness.cassette/1',
-        created_at: '',
-        engine: null,
-        upstream: null,
-        redactions: [],
-        interactions: [],
-      }),
-    );
+    writeEmptyCassette(file);
     const { prepareAttempt } = await import('../../src/core/prepare-attempt.js');
     const refusal = (cassette: Record<string, unknown>, hostEnv: NodeJS.ProcessEnv = {}) =>
       prepareAttempt({

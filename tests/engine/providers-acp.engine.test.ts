@@ -122,7 +122,14 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
     'a tool-using query gives the same events, tool calls, final message and fs diff as the native transport',
     async ({ task }) => {
       const native = await query(engine, { extra: { script: WRITE } });
+      // codex's shared config.toml (its trust comes as `-c`): the adapter's own codex must not write into it.
+      const trust = (recorded(native.runDir).meta as { trust?: { config_path: string } | null }).trust;
+      const codexConfig = engine === 'codex' && trust ? trust.config_path : null;
+      const readConfig = () =>
+        codexConfig && fs.existsSync(codexConfig) ? fs.readFileSync(codexConfig, 'utf8') : null;
+      const configBefore = readConfig();
       const acp = await query(engine, { extra: { script: WRITE, transport: 'acp' } });
+      expect(readConfig()).toBe(configBefore);
       const side = (q: Query): TransportRun => {
         const { rasp, fsDiff } = recorded(q.runDir);
         return { events: q.events, rasp, fsDiff };
@@ -137,6 +144,15 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
       });
       expect(acp.events.at(-1)).toMatchObject({ type: 'complete', result: { success: true } });
       expect(fs.readFileSync(path.join(acp.runDir, 'hello.txt'), 'utf8')).toBe('hello over acp\n');
+      // The model is called by the same version of the engine over ACP as natively (claude's adapter runs it through
+      // CLAUDE_CODE_EXECUTABLE, not its SDK's own Claude Code), except codex: its adapter embeds codex 0.137.0.
+      const agents = (q: Query) =>
+        new Set(
+          readJsonl<{ headers: Record<string, string> }>(path.join(q.runDir, '.audit', 'model-requests.1.jsonl')).map(
+            (r) => /\d+\.\d+\.\d+/.exec(r.headers['user-agent'] ?? '')?.[0],
+          ),
+        );
+      expect([...agents(acp)]).toEqual(engine === 'codex' ? ['0.137.0'] : [...agents(native)]);
       // Both directions are in the audit; the meta says the transport and lists the client's file.
       const { meta, client } = recorded(acp.runDir);
       expect(meta.transport).toBe('acp');
