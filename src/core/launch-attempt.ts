@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
-import { type AcpClientOptions, type AcpClientOutcome, startAcpClient } from '../acp/client.js';
+import type { AcpClientOptions, AcpClientOutcome } from '../acp/client.js';
 import { DEFAULT_AGENT_OPTIONS, type FsSnapshot, type McpServerDef } from '../protocol/index.js';
 import { openOwnFile } from '../runtime/own-file.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
@@ -66,6 +66,8 @@ export async function launchAttempt(
   rasp.started({ launch: plan.launch, argv: [executable, ...argv], cwd: runDir, pid: null, io });
   const timeoutMs = request.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   let acp: Promise<AcpClientOutcome> | null = null;
+  // The ACP client (and the SDK under it) is loaded only by an attempt that speaks ACP.
+  const acpClient = plan.transport === 'acp' ? await import('../acp/client.js') : null;
   const engine = spawnEngine({
     io,
     file: executable,
@@ -81,11 +83,11 @@ export async function launchAttempt(
     ...(request.hurry ? { hurry: request.hurry } : {}),
     ...(request.onOutput ? { onOutput: request.onOutput } : {}),
     ...(isolation.record.processes === 'pid-namespace' ? { isolation } : {}),
-    ...(plan.transport === 'acp'
+    ...(acpClient
       ? {
           acp: (stdin: Writable, stop: () => void) => {
             const log = { fd: null as number | null };
-            const client = startAcpClient(acpClientOptions(plan, opened, stdin, stop, log));
+            const client = acpClient.startAcpClient(acpClientOptions(plan, opened, stdin, stop, log));
             acp = client.done.finally(() => {
               if (log.fd !== null) fs.closeSync(log.fd);
             });

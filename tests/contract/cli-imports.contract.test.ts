@@ -71,6 +71,14 @@ describe('what a light command loads', () => {
   });
 });
 
+describe('what an attempt loads', () => {
+  it('a native start loads no ACP client or SDK: only an attempt over ACP does', () => {
+    const loaded = loadedBy(['start', '--isolation', 'off', '--prompt', 'hi', 'codex']);
+    expect(loaded).toContain('src/core/run-attempt.ts');
+    expect(loaded.filter((file) => /@agentclientprotocol|^src\/acp\/client\.ts$/.test(file))).toEqual([]);
+  });
+});
+
 /** The relative imports of a source file (static `from '…'`, bare `import '…'` and dynamic `import('…')`), as src paths. */
 function relativeImports(file: string): string[] {
   const text = fs.readFileSync(file, 'utf8');
