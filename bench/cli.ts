@@ -30,6 +30,7 @@ import {
   stepsLine,
   type Figure,
   type Side,
+  ratioFigure,
 } from './util.js';
 
 /** The engines measured, when `node_modules/.bin/<engine>` exists. */
@@ -80,14 +81,15 @@ export async function benchCli(rounds: number): Promise<Figure[]> {
       const series = await pairedRounds(sides, rounds);
       const [cli, reference] = [series.get('cli')!, series.get('bare')!];
       const ratio = pairedRatio(cli, reference);
-      figures.push({
-        name: `cli ${engine}`,
-        what: `agent-harness start (dist/, a fresh process) vs the bare ${engine} turn`,
-        value: `${ratio.toFixed(2)}×`,
-        target: '≤ 1.5×',
-        pass: ratio <= 1.5,
-        detail: [sideBySide(cli, reference), bareLine(bare), stepsLine(cli.metas), outsideLine(cli)].filter(Boolean),
-      });
+      figures.push(
+        ratioFigure(
+          `cli ${engine}`,
+          `agent-harness start (dist/, a fresh process) vs the bare ${engine} turn`,
+          ratio,
+          '1.5',
+          [sideBySide(cli, reference), bareLine(bare), stepsLine(cli.metas), outsideLine(cli)].filter(Boolean),
+        ),
+      );
     } finally {
       await server?.close();
       scratch.dispose();

@@ -18,6 +18,7 @@ import {
   stepsLine,
   type AttemptMeta,
   type Figure,
+  ratioFigure,
 } from './util.js';
 
 /** Attempts run at once. */
@@ -51,17 +52,16 @@ export async function benchConcurrency(rounds: number): Promise<Figure[]> {
     const ratio = median(many.map((t, i) => t.wall / ((CONCURRENT * one[i]!.wall) / cores)));
     const ideal = (CONCURRENT * median(one.map((t) => t.wall))) / cores;
     return [
-      {
-        name: 'concurrency',
-        what: `${CONCURRENT} concurrent codex attempts (runAttempt, Promise.all) vs ${CONCURRENT} × one attempt / ${cores} cores`,
-        value: `${ratio.toFixed(2)}×`,
-        target: '≤ 1.2×',
-        pass: ratio <= 1.2,
-        detail: [
+      ratioFigure(
+        'concurrency',
+        `${CONCURRENT} concurrent codex attempts (runAttempt, Promise.all) vs ${CONCURRENT} × one attempt / ${cores} cores`,
+        ratio,
+        '1.2',
+        [
           `${CONCURRENT} at once: wall ${secs(median(many.map((t) => t.wall)))}, CPU ${secs(median(many.map((t) => t.cpu)))}; one: wall ${secs(median(one.map((t) => t.wall)))}, CPU ${secs(median(one.map((t) => t.cpu)))}; ideal ${secs(ideal)}; ${many.length} rounds`,
           `the last round's ${CONCURRENT} attempts: ${stepsLine(metas)}`,
         ],
-      },
+      ),
     ];
   } finally {
     await server.close();

@@ -17,6 +17,7 @@ import {
   type AttemptMeta,
   type Figure,
   type Side,
+  ratioFigure,
 } from './util.js';
 
 /**
@@ -68,22 +69,20 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
     const ratio = pairedRatio(library, reference);
     const own = pairedRatio(unisolated, reference);
     return [
-      {
-        name: 'library',
-        what: 'codex attempt through runAttempt in-process vs the bare native codex turn',
-        value: `${ratio.toFixed(2)}×`,
-        target: '≤ 1.10×',
-        pass: ratio <= 1.1,
-        detail: [sideBySide(library, reference), bareLine(bare), stepsLine(library.metas)],
-      },
-      {
-        name: 'library, isolation off',
-        what: 'the same attempt without its namespaces (`isolation: off`): what the harness itself costs',
-        value: `${own.toFixed(2)}×`,
-        target: '≤ 1.10×',
-        pass: own <= 1.1,
-        detail: [sideBySide(unisolated, reference), stepsLine(unisolated.metas)],
-      },
+      ratioFigure(
+        'library',
+        'codex attempt through runAttempt in-process vs the bare native codex turn',
+        ratio,
+        '1.10',
+        [sideBySide(library, reference), bareLine(bare), stepsLine(library.metas)],
+      ),
+      ratioFigure(
+        'library, isolation off',
+        'the same attempt without its namespaces (`isolation: off`): what the harness itself costs',
+        own,
+        '1.10',
+        [sideBySide(unisolated, reference), stepsLine(unisolated.metas)],
+      ),
     ];
   } finally {
     await server.close();

@@ -14,6 +14,7 @@ import {
   stepsLine,
   timedAttempt,
   type Figure,
+  ratioFigure,
 } from './util.js';
 
 /** Measures figure 6 over `rounds` paired rounds. */
@@ -42,14 +43,13 @@ export async function benchReplay(rounds: number): Promise<Figure[]> {
     const [replay, scripted] = [series.get('replay')!, series.get('scripted')!];
     const ratio = pairedRatio(replay, scripted);
     return [
-      {
-        name: 'replay',
-        what: 'codex attempt replayed from a cassette vs the scripted attempt of the same conversation (runAttempt)',
-        value: `${ratio.toFixed(2)}×`,
-        target: '≤ 1.10×',
-        pass: ratio <= 1.1,
-        detail: [sideBySide(replay, scripted), stepsLine(replay.metas)],
-      },
+      ratioFigure(
+        'replay',
+        'codex attempt replayed from a cassette vs the scripted attempt of the same conversation (runAttempt)',
+        ratio,
+        '1.10',
+        [sideBySide(replay, scripted), stepsLine(replay.metas)],
+      ),
     ];
   } finally {
     await vendor.close();

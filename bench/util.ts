@@ -35,6 +35,11 @@ export interface Figure {
   detail: string[];
 }
 
+/** A figure that is a ratio against a limit written as its target shows it (`'1.10'`: value `1.07×`, target `≤ 1.10×`). */
+export function ratioFigure(name: string, what: string, ratio: number, limit: string, detail: string[]): Figure {
+  return { name, what, value: `${ratio.toFixed(2)}×`, target: `≤ ${limit}×`, pass: ratio <= Number(limit), detail };
+}
+
 /** Throwaway directories of one figure, all under one root that {@link Scratch.dispose} removes. */
 export class Scratch {
   readonly root: string;
