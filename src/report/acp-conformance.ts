@@ -150,7 +150,8 @@ export function compareTransports(
   };
 }
 
-const COLUMNS: ReadonlyArray<[AcpCheck, string]> = [
+/** The checks of a row, in table order, with their column titles (the Markdown table and the HTML report's). */
+export const ACP_CONFORMANCE_COLUMNS: ReadonlyArray<[AcpCheck, string]> = [
   ['eventTypes', 'events'],
   ['toolCalls', 'tool calls'],
   ['finalMessage', 'final message'],
@@ -165,12 +166,12 @@ const COLUMNS: ReadonlyArray<[AcpCheck, string]> = [
 export function acpConformanceMarkdown(rows: readonly AcpConformanceRow[]): string {
   const mark = (o: CheckOutcome): string => (o.status === 'pass' ? '✓' : o.status === 'fail' ? '✗' : '–');
   const lines = [
-    `| engine | ${COLUMNS.map(([, title]) => title).join(' | ')} |`,
-    `| --- | ${COLUMNS.map(() => '---').join(' | ')} |`,
-    ...rows.map((row) => `| ${row.engine} | ${COLUMNS.map(([key]) => mark(row[key])).join(' | ')} |`),
+    `| engine | ${ACP_CONFORMANCE_COLUMNS.map(([, title]) => title).join(' | ')} |`,
+    `| --- | ${ACP_CONFORMANCE_COLUMNS.map(() => '---').join(' | ')} |`,
+    ...rows.map((row) => `| ${row.engine} | ${ACP_CONFORMANCE_COLUMNS.map(([key]) => mark(row[key])).join(' | ')} |`),
   ];
   const notes = rows.flatMap((row) =>
-    COLUMNS.flatMap(([key, title]) => {
+    ACP_CONFORMANCE_COLUMNS.flatMap(([key, title]) => {
       const o = row[key];
       return o.status === 'pass' ? [] : [`- ${row.engine}, ${title}: ${o.detail}`];
     }),

@@ -1,9 +1,13 @@
 /**
  * The page script's comparisons (see html-page-script.ts): the engine matrix, the side-by-side diff of two runs
  * (tool calls aligned on their normalized form by a longest common subsequence, files changed, completion and
- * counts), and the comparison with the baseline report. Agent content goes in as text only.
+ * counts), the report's fidelity and ACP tables, and the comparison with the baseline report. Agent content goes in
+ * as text only.
  */
+import { ACP_CONFORMANCE_COLUMNS } from './acp-conformance.js';
+
 export const PAGE_COMPARE = String.raw`
+var ACP_COLUMNS = ${JSON.stringify(ACP_CONFORMANCE_COLUMNS)};
 function cellFor(row, engine) { return row.engines[engine] || null; }
 function runOfTest(testId) { return DATA.runs.filter(function (r) { return r.testId === testId; })[0] || null; }
 
@@ -13,7 +17,7 @@ function renderMatrix(main) {
   var only = h('input', { type: 'checkbox', checked: state.differentOnly, 'data-testid': 'different-only',
     onchange: function () { state.differentOnly = only.checked; render(); } });
   main.appendChild(h('div', { class: 'filters' }, [h('label', null, [only, 'only cases where the engines disagree'])]));
-  if (!rows.length) { main.appendChild(h('p', { class: 'muted' }, 'No case ran on two or more engines.')); return; }
+  if (!rows.length) { main.appendChild(h('p', { class: 'muted' }, 'No case ran on two or more engines.')); renderTables(main); return; }
   var table = h('table', { 'data-testid': 'matrix' }, [h('tr', null, [h('th', null, 'case')].concat(engines.map(function (e) { return h('th', null, e); }), [h('th', null, 'agreement'), h('th', null, '')]))]);
   rows.filter(function (r) { return !state.differentOnly || r.disagree; }).forEach(function (row) {
     var runs = engines.map(function (e) { var c = cellFor(row, e); return c ? runOfTest(c.testId) : null; });
@@ -30,6 +34,35 @@ function renderMatrix(main) {
       } }, 'compare'))])));
   });
   main.appendChild(table);
+  renderTables(main);
+}
+
+/** The consistency report's per-engine tables: cassette fidelity, and ACP against native (when the tests made them). */
+function renderTables(main) {
+  var fidelity = DATA.report.fidelity || [];
+  if (fidelity.length) {
+    var cols = ['recorded', 'replayed', 'exact', 'divergent', 'missed', 'unused'];
+    main.appendChild(h('h2', null, 'Cassette fidelity'));
+    main.appendChild(h('table', { 'data-testid': 'fidelity' }, [h('tr', null, ['engine'].concat(cols).map(function (c) { return h('th', null, c); }))]
+      .concat(fidelity.map(function (row) {
+        return h('tr', null, [h('td', null, row.engine)].concat(cols.map(function (c) {
+          return h('td', { class: (c === 'missed' || c === 'unused') && row[c] > 0 ? 'state-failed' : null }, String(row[c]));
+        })));
+      }))));
+  }
+  var acp = DATA.report.acpConformance || [];
+  if (acp.length) {
+    main.appendChild(h('h2', null, 'ACP against native'));
+    var marks = { pass: '\u2713', fail: '\u2717', skipped: '\u2013' };
+    var classes = { pass: 'state-completed', fail: 'state-failed', skipped: 'muted' };
+    main.appendChild(h('table', { 'data-testid': 'acp-conformance' }, [h('tr', null, [h('th', null, 'engine')].concat(ACP_COLUMNS.map(function (c) { return h('th', null, c[1]); })))]
+      .concat(acp.map(function (row) {
+        return h('tr', { 'data-testid': 'acp-row-' + row.engine }, [h('td', null, row.engine)].concat(ACP_COLUMNS.map(function (c) {
+          var o = row[c[0]] || { status: 'skipped', detail: '' };
+          return h('td', { class: classes[o.status] || null, title: o.detail || null }, marks[o.status] || o.status);
+        })));
+      }))));
+  }
 }
 
 function choices() {

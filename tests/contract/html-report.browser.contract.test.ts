@@ -13,6 +13,10 @@ import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vit
 import { type BrowserHandle, type BrowserPage, browserUnavailable, launchBrowser } from '../helpers/browser.js';
 import { BIN, createCliSandbox, installFakeEngine, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
 import { BIDI_OVERRIDE, HOSTILE_MARKUP, writeHostileStream } from '../helpers/hostile-engine.js';
+import { ACP_CONFORMANCE_COLUMNS } from '../../src/report/acp-conformance.js';
+import { renderHtmlReport } from '../../src/report/render-html.js';
+import { ConsistencyReportSchema } from '../../src/report/schema.js';
+import { buildViewData } from '../../src/report/view-data.js';
 
 const STREAMS = path.join(REPO, 'fixtures', 'streams');
 const SHOTS = path.join(REPO, 'reports', 'ui-screenshots');
@@ -152,6 +156,61 @@ describe.skipIf(unavailable !== null && !process.env.CI)('HTML report in Chromiu
     await shot(page, context, 'timeline');
     expect(problems).toEqual([]);
     await page.close();
+  });
+
+  it("shows the report's cassette fidelity and ACP-against-native tables under the engine matrix", async (context) => {
+    const report = ConsistencyReportSchema.parse(
+      JSON.parse(fs.readFileSync(path.join(out, 'consistency.json'), 'utf8')),
+    );
+    report.fidelity = [{ engine: 'codex', recorded: 1, replayed: 2, exact: 3, divergent: 0, missed: 1, unused: 0 }];
+    const pass = { status: 'pass' } as const;
+    report.acpConformance = [
+      {
+        engine: 'gemini',
+        eventTypes: pass,
+        toolCalls: pass,
+        finalMessage: pass,
+        fsDiff: { status: 'fail', detail: 'hello.txt differs' },
+        permissionAllow: pass,
+        permissionReject: pass,
+        cancel: { status: 'skipped', detail: 'not run' },
+        resume: pass,
+      },
+    ];
+    const file = path.join(out, 'tables.html');
+    fs.writeFileSync(file, renderHtmlReport(buildViewData(report, { pageDir: out })));
+    const { page, problems } = await openPage(file);
+    await page.click('[data-testid="tab-matrix"]');
+    await page.waitForSelector('[data-testid="acp-conformance"]');
+    expect(await page.locator('[data-testid="acp-conformance"] th').allTextContents()).toEqual([
+      'engine',
+      ...ACP_CONFORMANCE_COLUMNS.map(([, title]) => title),
+    ]);
+    expect(await page.locator('[data-testid="acp-row-gemini"] td').allTextContents()).toEqual([
+      'gemini',
+      '✓',
+      '✓',
+      '✓',
+      '✗',
+      '✓',
+      '✓',
+      '–',
+      '✓',
+    ]);
+    expect(await page.getAttribute('[data-testid="acp-row-gemini"] td:nth-child(5)', 'title')).toBe(
+      'hello.txt differs',
+    );
+    expect(await page.locator('[data-testid="fidelity"] tr:nth-child(2) td').allTextContents()).toEqual([
+      'codex',
+      '1',
+      '2',
+      '3',
+      '0',
+      '1',
+      '0',
+    ]);
+    await shot(page, context, 'tables');
+    expect(problems).toEqual([]);
   });
 
   it('shows the engine matrix and an aligned diff across engines and against the previous report', async (context) => {

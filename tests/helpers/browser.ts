@@ -16,6 +16,7 @@ export interface BrowserPage {
   fill(selector: string, value: string): Promise<void>;
   press(selector: string, key: string): Promise<void>;
   textContent(selector: string, options?: { timeout?: number }): Promise<string | null>;
+  getAttribute(selector: string, name: string): Promise<string | null>;
   waitForSelector(selector: string, options?: { timeout?: number; state?: string }): Promise<unknown>;
   waitForFunction(fn: string, arg?: unknown, options?: { timeout?: number }): Promise<unknown>;
   evaluate<T>(fn: string): Promise<T>;
