@@ -9,6 +9,8 @@
  * whatever failed in between.
  */
 import { toAgentHarnessError } from '../errors/index.js';
+import { startEarlyInit } from '../runtime/isolation/early-init.js';
+import { ISOLATION_ENV } from '../runtime/isolation/mode.js';
 import type { AttemptRequest } from './attempt-request.js';
 import type { AttemptResult } from './attempt-result.js';
 import { launchAttempt } from './launch-attempt.js';
@@ -22,8 +24,28 @@ export { DEFAULT_ATTEMPT_TIMEOUT_MS } from './attempt-request.js';
 export type { AttemptRequest, AttemptReadyInfo, IoMode } from './attempt-request.js';
 export { BEFORE_HASH_LIMIT } from './launch-attempt.js';
 
+/**
+ * Whether an attempt will likely prestart its namespace init with a closed stdin (split streams, a model server on
+ * loopback, the native transport, isolation not off): then it may start first, while the attempt is prepared.
+ */
+function earlyInitFits(request: AttemptRequest): boolean {
+  if ((request.io ?? 'split') !== 'split' || request.modelMode === 'live' || request.transport === 'acp') return false;
+  return (request.isolation ?? (request.hostEnv ?? process.env)[ISOLATION_ENV]) !== 'off';
+}
+
 /** Runs one attempt and returns its result. Throws only for errors before a run directory exists. */
 export async function runAttempt(request: AttemptRequest): Promise<AttemptResult> {
+  // The namespaces' init boots (a Node start of its own) while the attempt is prepared and opened, which adopt it or
+  // kill it; a caller that started one earlier (the CLI) gave it in the request.
+  const own = request.earlyInit === undefined && earlyInitFits(request) ? startEarlyInit() : null;
+  try {
+    return await runPipeline(own ? { ...request, earlyInit: own } : request);
+  } finally {
+    own?.discard();
+  }
+}
+
+async function runPipeline(request: AttemptRequest): Promise<AttemptResult> {
   let plan: Awaited<ReturnType<typeof prepareAttempt>>;
   try {
     plan = await prepareAttempt(request);
