@@ -132,23 +132,30 @@ function lastUserTextOf(wires: Map<string, WireApiHandler>) {
 /** Opens a cassette for one attempt's model server. */
 export function openCassette(options: CassetteOptions): CassetteSession {
   const context = (): NormalizeContext => options.context?.() ?? { replacements: [] };
-  const diagnostics: CassetteDiagnostic[] = [];
   let firstError: AgentHarnessError | null = null;
-  const fail = (error: AgentHarnessError): void => {
-    firstError ??= error;
+  const parts: SessionParts = {
+    options,
+    context,
+    diagnostics: [],
+    fail: (error) => {
+      firstError ??= error;
+    },
+    error: () => firstError,
   };
-  return options.mode === 'record'
-    ? recordSession(options, context, diagnostics, fail, () => firstError)
-    : replaySession(options, context, diagnostics, fail, () => firstError);
+  return options.mode === 'record' ? recordSession(parts) : replaySession(parts);
 }
 
-function recordSession(
-  options: CassetteOptions,
-  context: () => NormalizeContext,
-  diagnostics: CassetteDiagnostic[],
-  fail: (error: AgentHarnessError) => void,
-  error: () => AgentHarnessError | null,
-): CassetteSession {
+/** What a record or replay session shares: its options, the paths' context, its diagnostics and its first error. */
+interface SessionParts {
+  options: CassetteOptions;
+  context: () => NormalizeContext;
+  diagnostics: CassetteDiagnostic[];
+  /** Keeps the first error that fails the attempt. */
+  fail: (error: AgentHarnessError) => void;
+  error: () => AgentHarnessError | null;
+}
+
+function recordSession({ options, context, diagnostics, fail, error }: SessionParts): CassetteSession {
   const recorder = openRecorder({
     file: options.file,
     upstream: options.upstream ?? null,
@@ -185,13 +192,7 @@ function upstreamFailure(diagnostics: CassetteDiagnostic[], fail: (error: AgentH
   };
 }
 
-function replaySession(
-  options: CassetteOptions,
-  context: () => NormalizeContext,
-  diagnostics: CassetteDiagnostic[],
-  fail: (error: AgentHarnessError) => void,
-  error: () => AgentHarnessError | null,
-): CassetteSession {
+function replaySession({ options, context, diagnostics, fail, error }: SessionParts): CassetteSession {
   const cassette = options.cassette;
   if (!cassette) throw new AgentHarnessError('INTERNAL_ERROR', 'A cassette replay was opened without its cassette.');
   const strict = options.strict ?? true;

@@ -7,25 +7,11 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FcmpEventSchema } from '../../src/protocol/index.js';
-import { BIN, createCliSandbox, installGatedCodex, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
+import { BIN, runCliProcess, useGatedCodexSandbox } from '../helpers/cli.js';
 
-const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'turn1.stdout.jsonl');
-let sandbox: CliSandbox;
-let release: string;
-
-beforeAll(() => {
-  sandbox = createCliSandbox();
-  // Prints the first 3 lines of turn1 (thread, turn, tool call started), waits for `release`, then the rest.
-  release = installGatedCodex(sandbox, STREAM);
-});
-afterAll(() => {
-  // An engine still waiting (a failed assertion) is let go before the sandbox goes.
-  fs.writeFileSync(release, '');
-  sandbox.cleanup();
-});
+const gated = useGatedCodexSandbox();
 
 /** Runs `command` (argv) until it exits; `onOutput` sees the output so far and may release the engine. */
 async function runUntilExit(
@@ -33,8 +19,8 @@ async function runUntilExit(
   env: NodeJS.ProcessEnv,
   onOutput: (stdout: string, stderr: string) => void,
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  fs.rmSync(release, { force: true });
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: sandbox.root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  fs.rmSync(gated.release, { force: true });
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: gated.sandbox.root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => {
@@ -66,8 +52,8 @@ describe('progress of a running attempt', () => {
       .map((a) => `'${a}'`)
       .join(' ');
     const status = /codex · [0-9a-f]{8} · turn 1 · 1 tool call · \d+s/;
-    const run = await runUntilExit(['script', '-q', '-e', '-c', command, '/dev/null'], sandbox.env, (stdout) => {
-      if (status.test(stdout)) fs.writeFileSync(release, '');
+    const run = await runUntilExit(['script', '-q', '-e', '-c', command, '/dev/null'], gated.sandbox.env, (stdout) => {
+      if (status.test(stdout)) fs.writeFileSync(gated.release, '');
     });
     expect(run.status, run.stdout).toBe(0);
     expect(run.stdout).toMatch(status);
@@ -80,10 +66,10 @@ describe('progress of a running attempt', () => {
   it('prints progress lines on stderr at the interval without a terminal, and keeps stdout the view alone', async () => {
     const run = await runUntilExit(
       [process.execPath, BIN, 'start', '--timeout-ms', '120000', '--translate', '2', '--prompt', 'slow', 'codex'],
-      { ...sandbox.env, AGENT_HARNESS_PROGRESS_INTERVAL_MS: '50' },
+      { ...gated.sandbox.env, AGENT_HARNESS_PROGRESS_INTERVAL_MS: '50' },
       (_stdout, stderr) => {
         if (/agent-harness: progress: codex · [0-9a-f]{8} · turn 1 · 1 tool call · /.test(stderr))
-          fs.writeFileSync(release, '');
+          fs.writeFileSync(gated.release, '');
       },
     );
     expect(run.status, run.stderr).toBe(0);
@@ -95,7 +81,7 @@ describe('progress of a running attempt', () => {
   });
 
   it('refuses an interval that is not a whole number of milliseconds', () => {
-    const bad = runCliProcess(sandbox, ['start', '--prompt', 'x', 'codex'], {
+    const bad = runCliProcess(gated.sandbox, ['start', '--prompt', 'x', 'codex'], {
       AGENT_HARNESS_PROGRESS_INTERVAL_MS: '30s',
     });
     expect(bad.status).not.toBe(0);

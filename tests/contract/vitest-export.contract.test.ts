@@ -8,27 +8,13 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AtifTrajectorySchema } from '../../src/export/atif-schema.js';
-import { createCliSandbox, installGatedCodex, REPO, type CliSandbox } from '../helpers/cli.js';
+import { REPO, useGatedCodexSandbox } from '../helpers/cli.js';
 
 const VITEST = path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs');
 const PROJECT = path.join('fixtures', 'vitest-export-project');
-let sandbox: CliSandbox;
-
-const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'turn1.stdout.jsonl');
-let release: string;
-
-beforeAll(() => {
-  sandbox = createCliSandbox();
-  // Prints the first 3 lines of turn1 (thread, turn, tool call started), waits for the release file, then the rest.
-  release = installGatedCodex(sandbox, STREAM);
-});
-afterAll(() => {
-  // An engine still waiting (a failed assertion) is let go before the sandbox goes.
-  fs.writeFileSync(release, '');
-  sandbox.cleanup();
-});
+const gated = useGatedCodexSandbox();
 
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -37,16 +23,16 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   delete env.GITHUB_STEP_SUMMARY;
   delete env.OTEL_EXPORTER_OTLP_ENDPOINT;
   delete env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-  return { ...env, ...sandbox.env, PATH: process.env.PATH, CI: 'true', NO_COLOR: '1', ...extra };
+  return { ...env, ...gated.sandbox.env, PATH: process.env.PATH, CI: 'true', NO_COLOR: '1', ...extra };
 }
 
 describe('agentHarness() progress and export', () => {
   it('prints the running attempt, then writes ATIF and OTLP beside each attempt of each test', async () => {
-    const runRoot = path.join(sandbox.root, 'runs');
+    const runRoot = path.join(gated.sandbox.root, 'runs');
     const child = spawn(process.execPath, [VITEST, 'run', '--root', PROJECT], {
       cwd: REPO,
       env: childEnv({
-        AH_FIXTURE_REPORT_DIR: path.join(sandbox.root, 'reports'),
+        AH_FIXTURE_REPORT_DIR: path.join(gated.sandbox.root, 'reports'),
         AH_FIXTURE_RUN_ROOT: runRoot,
         AGENT_HARNESS_PROGRESS_INTERVAL_MS: '50',
       }),
@@ -56,7 +42,7 @@ describe('agentHarness() progress and export', () => {
     const progress = /agent-harness: progress: codex · codex writes out\.txt · turn 1 · 1 tool call · \d+s/;
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
-      if (progress.test(output) && !fs.existsSync(release)) fs.writeFileSync(release, '');
+      if (progress.test(output) && !fs.existsSync(gated.release)) fs.writeFileSync(gated.release, '');
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 /** Repository root. */
 export const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -142,4 +143,25 @@ export function runCliMerged(sandbox: CliSandbox, args: string[]): CliRun {
     timeout: 120_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * A sandbox with the gated fake codex (turn1's first 3 lines: thread, turn, tool call started; then it waits for
+ * `release`, then the rest) for a whole test file: made before its tests; after them its engine is let go (a failed
+ * assertion may leave it waiting) and the sandbox removed. Read the fields inside tests.
+ */
+export function useGatedCodexSandbox(): { sandbox: CliSandbox; release: string } {
+  const gated = {} as { sandbox: CliSandbox; release: string };
+  beforeAll(() => {
+    gated.sandbox = createCliSandbox();
+    gated.release = installGatedCodex(
+      gated.sandbox,
+      path.join(REPO, 'fixtures', 'streams', 'codex', 'turn1.stdout.jsonl'),
+    );
+  });
+  afterAll(() => {
+    fs.writeFileSync(gated.release, '');
+    gated.sandbox.cleanup();
+  });
+  return gated;
 }
