@@ -43,6 +43,22 @@ beforeAll(() => {
 });
 afterAll(() => sandbox.cleanup());
 
+/** Runs `export --format otlp <handle> ...extra` (asynchronously: the test's server answers) to the endpoint on `port`. */
+async function exportToEndpoint(
+  port: number,
+  extra: string[] = [],
+): Promise<{ status: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, 'export', '--format', 'otlp', handle, ...extra], {
+    cwd: sandbox.root,
+    env: { ...sandbox.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { status, stderr };
+}
+
 describe('agent-harness export', () => {
   it('writes an ATIF v1.7 trajectory of the attempt to stdout, with its tool-call step', () => {
     const run = runCliProcess(sandbox, ['export', '--format', 'atif', handle, '--attempt', '1']);
@@ -130,18 +146,7 @@ describe('agent-harness export', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     try {
-      const child = spawn(
-        process.execPath,
-        [BIN, 'export', '--format', 'otlp', handle, '--attempt', '1', '--out', 'spans.json'],
-        {
-          cwd: sandbox.root,
-          env: { ...sandbox.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      let stderr = '';
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      const { status, stderr } = await exportToEndpoint(port, ['--attempt', '1', '--out', 'spans.json']);
       expect(status, stderr).toBe(0);
       expect(stderr).toContain(`sent 2 spans to http://127.0.0.1:${port}`);
       expect(received).toHaveLength(1);
@@ -166,14 +171,7 @@ describe('agent-harness export', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     try {
-      const child = spawn(process.execPath, [BIN, 'export', '--format', 'otlp', handle], {
-        cwd: sandbox.root,
-        env: { ...sandbox.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      const { status, stderr } = await exportToEndpoint(port);
       expect(status).toBe(1);
       expect(stderr).toContain('error EXPORT_FAILED');
       expect(stderr).toContain(`http://127.0.0.1:${port}`);

@@ -16,7 +16,7 @@ import { WIRE_APIS } from '../../src/model/server.js';
 import type { EngineId } from '../../src/protocol/index.js';
 import { resolveExecutable } from '../../src/runtime/executables.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
-import { expectCompleteAudit } from '../helpers/audit.js';
+import { expectCompleteAudit, expectFullIsolation } from '../helpers/audit.js';
 
 const PROBE = fs.readFileSync(path.join(import.meta.dirname, '..', 'helpers', 'control-surface-probe.cjs'), 'utf8');
 
@@ -142,14 +142,7 @@ describe.for(availableEngines())('%s: no control surface of the harness reachabl
       files: { 'control-probe.cjs': PROBE, 'control-probe.json': `${JSON.stringify(settings)}\n` },
     });
     const meta = expectCompleteAudit(run.audit);
-    expect(meta.isolation).toEqual({
-      mode: 'auto',
-      network: 'namespace',
-      processes: 'pid-namespace',
-      reason: null,
-      filesystem: 'mount-namespace',
-      exposed: expect.arrayContaining([{ path: run.runDir, access: 'rw', why: 'workspace' }]),
-    });
+    expectFullIsolation(meta, run.runDir);
     expect(meta.model.base_url).not.toBeNull();
     expect(Number(new URL(meta.model.base_url!).port)).toBe(modelPort);
     const reportFile = path.join(run.runDir, 'control-surface.json');

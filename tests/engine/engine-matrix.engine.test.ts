@@ -25,7 +25,7 @@ import type { EngineId } from '../../src/protocol/index.js';
 import type { RecordedRequest } from '../../src/model/server.js';
 import { readRunRecord, resolveRunSelector } from '../../src/runtime/run-store.js';
 import { snapshotTree } from '../../src/runtime/fs-snapshot.js';
-import { expectCompleteAudit } from '../helpers/audit.js';
+import { expectCompleteAudit, expectFullIsolation } from '../helpers/audit.js';
 import { engineWireApi, liveEnvKeys, missingReasons, registryEngines } from '../helpers/engines.js';
 import { NETWORK_PROBE, pidsWithMarker, uniqueSleepSeconds, withGrowingTimeout } from '../helpers/processes.js';
 
@@ -565,14 +565,7 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     const meta = expectCompleteAudit(run.audit);
     expect(meta.exit?.timed_out).toBe(true);
     expect(meta.error?.code).toBe('ENGINE_TIMEOUT');
-    expect(meta.isolation).toEqual({
-      mode: 'auto',
-      network: 'namespace',
-      processes: 'pid-namespace',
-      reason: null,
-      filesystem: 'mount-namespace',
-      exposed: expect.arrayContaining([{ path: run.runDir, access: 'rw', why: 'workspace' }]),
-    });
+    expectFullIsolation(meta, run.runDir);
     // Inside: only `lo`, no route, and a connect to a non-loopback address fails at once, before any packet
     // (ENETUNREACH: no route in the namespace; codex's own sandbox refuses it even earlier with EPERM).
     expect(

@@ -74,3 +74,15 @@ export function expectCompleteAudit(
   expect(Object.values(conformance.fcmp_counts).reduce((a, b) => a + (b ?? 0), 0)).toBe(fcmp.length);
   return meta;
 }
+
+/** Asserts the attempt ran in all its namespaces (`auto` mode, no fallback), its run directory its read-write workspace. */
+export function expectFullIsolation(meta: AttemptMeta, runDir: string): void {
+  expect(meta.isolation).toEqual({
+    mode: 'auto',
+    network: 'namespace',
+    processes: 'pid-namespace',
+    reason: null,
+    filesystem: 'mount-namespace',
+    exposed: expect.arrayContaining([{ path: runDir, access: 'rw', why: 'workspace' }]),
+  });
+}
