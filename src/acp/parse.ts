@@ -22,13 +22,11 @@
  *
  * Never throws; a line that is not JSON-RPC is an `ACP_STDOUT_NOISE` diagnostic.
  */
-import type { Diagnostic, ParsedEvent, StreamName, Usage } from '../protocol/index.js';
+import type { ParsedEvent, StreamName, Usage } from '../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engines/engine.js';
+import { diag, excerpt, isObject, str, type Json } from '../engines/parse-helpers.js';
 
-type Json = Record<string, unknown>;
 type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
-
-const MAX_EXCERPT = 200;
 
 /** The RASP kind of an ACP tool kind. */
 export function acpToolKind(kind: unknown): ToolKind {
@@ -341,20 +339,4 @@ function promptUsage(raw: unknown): Usage | null {
     output_tokens: num(raw.outputTokens),
     cached_input_tokens: num(raw.cachedReadTokens),
   } as Usage;
-}
-
-function diag(code: string, message: string, level: Diagnostic['level'] = 'warning'): ParserOutput {
-  return { type: 'diagnostic', diagnostic: { code, message, level } };
-}
-
-function excerpt(text: string): string {
-  return text.length > MAX_EXCERPT ? `${text.slice(0, MAX_EXCERPT)}…` : text;
-}
-
-function str(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

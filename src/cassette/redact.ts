@@ -5,6 +5,7 @@
  * Each rule that fires is named in the cassette's `redactions` list; never the value.
  */
 import { createHmac, randomBytes } from 'node:crypto';
+import { SECRET_NAME } from '../runtime/env.js';
 
 /** Headers that carry credentials. */
 export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
@@ -27,9 +28,6 @@ const REQUEST_HEADER_ALLOWLIST: ReadonlySet<string> = new Set([
 
 /** Query parameters and body fields that carry a key. */
 const KEY_FIELDS: ReadonlySet<string> = new Set(['key', 'api_key', 'apikey', 'access_token', 'token']);
-
-/** Names of variables whose values are secrets. */
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE/i;
 
 /** Shorter values are not treated as secrets (they would match ordinary text). */
 const MIN_SECRET_LENGTH = 8;

@@ -6,8 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { AgentHarnessError } from '../errors/index.js';
-import type { InterceptedRequest, WireInterceptor } from '../model/server.js';
-import type { WireApiHandler } from '../model/wire-api.js';
+import { type InterceptedRequest, WIRE_APIS, type WireInterceptor } from '../model/server.js';
 import { formatDifferences, matchRequest, type MatchRequest } from './match.js';
 import { fillPaths, normalizeBody, normalizePath, requestHash, type NormalizeContext } from './normalize.js';
 import { openRecorder, type Recorder } from './recorder.js';
@@ -123,10 +122,9 @@ async function serveRecorded(
   else response.destroy();
 }
 
-/** The last user text of a recorded interaction's normalized request, read by its wire's handler (from `wires`). */
-function lastUserTextOf(wires: Map<string, WireApiHandler>) {
-  return (interaction: CassetteInteraction): string | null =>
-    wires.get(interaction.wire)?.lastUserText(interaction.request.normalized) ?? null;
+/** The last user text of a recorded interaction's normalized request, read by its wire's handler. */
+function lastUserTextOf(interaction: CassetteInteraction): string | null {
+  return WIRE_APIS.find((wire) => wire.id === interaction.wire)?.lastUserText(interaction.request.normalized) ?? null;
 }
 
 /** Opens a cassette for one attempt's model server. */
@@ -198,7 +196,6 @@ function replaySession({ options, context, diagnostics, fail, error }: SessionPa
   const strict = options.strict ?? true;
   const pace = options.pace ?? 0;
   const used = new Set<number>();
-  const wires = new Map<string, WireApiHandler>();
   const counts = { exact: 0, divergent: 0, missed: 0 };
   const forkAt = options.forkAt;
   const live = forkAt !== undefined && options.forkTo === 'live';
@@ -217,7 +214,6 @@ function replaySession({ options, context, diagnostics, fail, error }: SessionPa
     : null;
   let forked = false;
   const intercept: WireInterceptor = async (call) => {
-    wires.set(call.wire.id, call.wire);
     const request = matchRequestOf(call, context());
     if (forkAt !== undefined && request.position >= forkAt) {
       if (!forked)
@@ -229,7 +225,7 @@ function replaySession({ options, context, diagnostics, fail, error }: SessionPa
       forked = true;
       return recorder ? recorder.forward(call, request) : null;
     }
-    const found = matchRequest(request, cassette.interactions, used, lastUserTextOf(wires));
+    const found = matchRequest(request, cassette.interactions, used, lastUserTextOf);
     const what = `${request.method} ${call.request.path} (${call.sideKind ? `side request ${call.sideKind}` : `model call at turn ${request.position}`})`;
     if (found.kind === 'miss') {
       const nearest = found.nearest === null ? null : cassette.interactions[found.nearest];

@@ -35,18 +35,6 @@ export function installedPackageDir(packageName: string, from: string = PACKAGE_
   return null;
 }
 
-/** The version in the installed package.json of `packageDir`, or null. */
-export function installedPackageVersion(packageDir: string): string | null {
-  try {
-    const manifest = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as {
-      version?: unknown;
-    };
-    return typeof manifest.version === 'string' ? manifest.version : null;
-  } catch {
-    return null;
-  }
-}
-
 /** ENGINE_CAPABILITY_UNAVAILABLE (capability `acp`) for an adapter of `engine` that is not installed. */
 export function acpAdapterMissing(engine: EngineId, packageName: string, looked: string): AgentHarnessError {
   return new AgentHarnessError(

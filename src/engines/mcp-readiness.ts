@@ -49,7 +49,8 @@ export function withMcpReadiness(parser: EngineParser): EngineParser {
         if (server) reported.add(server);
         continue;
       }
-      if (output.type !== 'engine.tool.call') continue;
+      // The scripted stand-in for a tool not offered is a shell command: no other call is stringified for it.
+      if (output.type !== 'engine.tool.call' || output.kind !== 'shell') continue;
       const missing = MISSING_TOOL.exec(JSON.stringify(output.input ?? null));
       if (!missing || reported.has(missing[2]!)) continue;
       reported.add(missing[2]!);

@@ -85,7 +85,7 @@ export async function exportAttempt(
 
 /** The file name an attempt's export gets beside its audit: `<format>.<attempt>.json` (`otlp.2.json`). */
 export function exportFileName(format: ExportFormat, attempt: number): string {
-  return format === 'atif' ? `atif.${attempt}.json` : `otlp.${attempt}.json`;
+  return `${format}.${attempt}.json`;
 }
 
 /** Writes `text` to `file` atomically, making its directory. */

@@ -20,7 +20,7 @@ import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { AgentHarnessError } from '../errors/index.js';
-import type { FcmpEvent, RaspEvent } from '../protocol/index.js';
+import type { FcmpEvent } from '../protocol/index.js';
 import { type AtifContext, type AtifEvents, buildAtifTrajectory } from './atif.js';
 
 /** Instrumentation scope of the spans. */
@@ -232,9 +232,4 @@ export async function sendOtlp(spans: ReadableSpan[]): Promise<void> {
   } finally {
     await exporter.shutdown();
   }
-}
-
-/** The RASP events the OTLP and ATIF exports use (parsed events; raw lines are not needed). */
-export function isExportedRaspEvent(event: RaspEvent): boolean {
-  return event.data.type !== 'raw.line';
 }

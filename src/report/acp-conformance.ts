@@ -41,18 +41,6 @@ export type AcpConformanceRow = z.infer<typeof AcpConformanceRowSchema>;
 /** One check of a row. */
 export type AcpCheck = Exclude<keyof AcpConformanceRow, 'engine'>;
 
-/** The checks of a row, in the table's order. */
-export const ACP_CHECKS: readonly AcpCheck[] = [
-  'eventTypes',
-  'toolCalls',
-  'finalMessage',
-  'fsDiff',
-  'permissionAllow',
-  'permissionReject',
-  'cancel',
-  'resume',
-];
-
 /**
  * The Vitest task meta key under which a test reports its ACP checks (`task.meta[ACP_META_KEY] = { engine, checks }`);
  * the reporter collects them into the report's `acpConformance` table.
@@ -82,7 +70,7 @@ export function buildAcpConformanceTable(
   for (const entry of entries) {
     if (!entry) continue;
     const row = rows.get(entry.engine) ?? {};
-    for (const check of ACP_CHECKS) {
+    for (const [check] of ACP_CONFORMANCE_COLUMNS) {
       const outcome = entry.checks[check];
       // A failure stays: a later passing test does not hide it.
       if (outcome && row[check]?.status !== 'fail') row[check] = outcome;
@@ -93,30 +81,31 @@ export function buildAcpConformanceTable(
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([engine, row]) => {
       const full: AcpConformanceRow = { engine } as AcpConformanceRow;
-      for (const check of ACP_CHECKS) full[check] = row[check] ?? { status: 'skipped', detail: 'no test reported it' };
+      for (const [check] of ACP_CONFORMANCE_COLUMNS)
+        full[check] = row[check] ?? { status: 'skipped', detail: 'no test reported it' };
       return full;
     });
 }
 
 /** The AgentEvent types in order, a message by its content kind (`message:tool_use`). */
-export function eventTypeSequence(events: readonly AgentEvent[]): string[] {
+function eventTypeSequence(events: readonly AgentEvent[]): string[] {
   return events.map((e) => (e.type === 'message' && e.content ? `message:${e.content.kind}` : e.type));
 }
 
 /** The tool calls of a RASP stream, by normalized kind and name. */
-export function toolCallSignature(rasp: readonly RaspEvent[]): string[] {
+function toolCallSignature(rasp: readonly RaspEvent[]): string[] {
   return rasp.flatMap((e) => (e.data.type === 'engine.tool.call' ? [`${e.data.kind}:${e.data.name}`] : []));
 }
 
 /** The last whole assistant message of a RASP stream, or null. */
-export function finalMessage(rasp: readonly RaspEvent[]): string | null {
+function finalMessage(rasp: readonly RaspEvent[]): string | null {
   let last: string | null = null;
   for (const e of rasp) if (e.data.type === 'engine.assistant.message' && e.data.final) last = e.data.text;
   return last;
 }
 
 /** The agent's changes of an fs diff, one list (bookkeeping apart). */
-export function fsChanges(diff: FsDiff | null): string[] {
+function fsChanges(diff: FsDiff | null): string[] {
   if (!diff) return [];
   return [
     ...diff.created.map((p) => `+${p}`),

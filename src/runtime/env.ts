@@ -77,7 +77,8 @@ export function buildEngineEnv(options: EngineEnvOptions): Record<string, string
   return env;
 }
 
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE/i;
+/** Names of variables whose values are secrets (redacted in the audit's env and, by value, in cassettes). */
+export const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE/i;
 
 /** Copy of `env` with the values of secret-looking variables replaced by `[redacted]`. */
 export function redactEnv(env: Record<string, string>): Record<string, string> {
