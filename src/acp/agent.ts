@@ -64,15 +64,14 @@ export interface AcpAgentOptions {
 
 /** A turn in progress. */
 interface Turn {
+  /** Aborted by `session/cancel`, the prompt's own abort or the agent's end: the turn was cancelled. */
   controller: AbortController;
-  cancelled: boolean;
   done: Promise<unknown>;
 }
 
 /** One ACP session: a run of the engine. */
 interface AcpSession {
   runDir: string;
-  handle: string;
   agentOptions: AgentOptions | null;
   turn: Turn | null;
 }
@@ -243,7 +242,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
         audit: result.audit.dir,
       },
     };
-    const stopReason = stopReasonOf(result, turn.cancelled);
+    const stopReason = stopReasonOf(result, turn.controller.signal.aborted);
     if (stopReason === 'end_turn' || stopReason === 'cancelled') return { stopReason, _meta: meta };
     const reason = result.error?.message ?? result.completion.reason;
     throw RequestError.internalError(
@@ -273,7 +272,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
           script: options.script,
           label: `acp: ${params.cwd}`,
         });
-        sessions.set(run.handle, { runDir: run.run_dir, handle: run.handle, agentOptions, turn: null });
+        sessions.set(run.handle, { runDir: run.run_dir, agentOptions, turn: null });
         log(`session ${run.handle}: new run of ${engine} in ${run.run_dir} (editor cwd ${params.cwd})`);
         return { sessionId: run.handle, _meta: { agentHarness: { handle: run.handle, runDir: run.run_dir } } };
       } catch (error) {
@@ -292,7 +291,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
         const existing = sessions.get(params.sessionId);
         if (existing?.turn)
           throw new AgentHarnessError('USAGE_ERROR', `Session ${params.sessionId} has a prompt running; wait for it.`);
-        sessions.set(params.sessionId, { runDir: run.run_dir, handle: run.handle, agentOptions, turn: null });
+        sessions.set(params.sessionId, { runDir: run.run_dir, agentOptions, turn: null });
         await replay(client, params.sessionId, run);
         log(`session ${params.sessionId}: loaded run ${run.handle} (${run.attempts} attempts) in ${run.run_dir}`);
         return { _meta: { agentHarness: { handle: run.handle, runDir: run.run_dir } } };
@@ -314,11 +313,8 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
           `Session ${params.sessionId} already has a prompt running; wait for its answer or send session/cancel.`,
         );
       const text = promptText(params.prompt);
-      const turn: Turn = { controller: new AbortController(), cancelled: false, done: Promise.resolve() };
-      const onAbort = (): void => {
-        turn.cancelled = true;
-        turn.controller.abort();
-      };
+      const turn: Turn = { controller: new AbortController(), done: Promise.resolve() };
+      const onAbort = (): void => turn.controller.abort();
       signal.addEventListener('abort', onAbort, { once: true });
       session.turn = turn;
       const done = runTurn(client, params.sessionId, session, text, turn);
@@ -336,7 +332,6 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
       const turn = sessions.get(params.sessionId)?.turn;
       if (!turn) return;
       log(`session ${params.sessionId}: cancel: stopping the engine and sealing the audit`);
-      turn.cancelled = true;
       turn.controller.abort();
     });
 
@@ -344,9 +339,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
     app,
     cancelAll() {
       for (const session of sessions.values()) {
-        if (!session.turn) continue;
-        session.turn.cancelled = true;
-        session.turn.controller.abort();
+        session.turn?.controller.abort();
       }
     },
     async settled() {

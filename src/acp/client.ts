@@ -8,9 +8,9 @@
  * handed to `onSent` as the bytes written (the audit's `acp-client.N.jsonl`). Imports nothing of core.
  */
 import type { Writable } from 'node:stream';
-import { client, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
+import { client, type McpServer, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { AgentHarnessError } from '../errors/index.js';
-import type { AgentOptions, Diagnostic } from '../protocol/index.js';
+import type { AgentOptions, Diagnostic, McpServerDef } from '../protocol/index.js';
 import { decidePermission, type PermissionQuestion } from './permissions.js';
 
 /** How long a canceled prompt may take to answer `cancelled`, and an engine to exit once its stdin is closed. */
@@ -35,8 +35,8 @@ export interface AcpClientOptions {
   prompt: string;
   /** Resume this session (`session/load`) instead of opening one. */
   resumeSessionId: string | null;
-  /** MCP servers of `session/new` / `session/load`, in ACP's shape. */
-  mcpServers: unknown[];
+  /** The query's MCP servers, given to `session/new` / `session/load`. */
+  mcpServers: readonly McpServerDef[];
   /** The query's agent options: the permission policy. */
   agentOptions: AgentOptions;
   /** Aborted: `session/cancel`, then the engine is stopped. */
@@ -159,11 +159,12 @@ export function startAcpClient(options: AcpClientOptions): AcpClient {
         clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
         clientInfo: { name: 'agent-harness', version: '1' },
       });
+      const mcpServers = toAcpMcpServers(options.mcpServers);
       if (options.resumeSessionId) {
         const capabilities = init.agentCapabilities as
           | { loadSession?: boolean; sessionCapabilities?: { resume?: unknown } }
           | undefined;
-        const params = { sessionId: options.resumeSessionId, cwd: options.cwd, mcpServers: options.mcpServers };
+        const params = { sessionId: options.resumeSessionId, cwd: options.cwd, mcpServers };
         if (capabilities?.loadSession) {
           step = 'session/load';
           await connection.agent.request('session/load', params as never);
@@ -182,7 +183,7 @@ export function startAcpClient(options: AcpClientOptions): AcpClient {
         step = 'session/new';
         const created = await connection.agent.request('session/new', {
           cwd: options.cwd,
-          mcpServers: options.mcpServers as never,
+          mcpServers,
         });
         sessionId = created.sessionId;
       }
@@ -241,4 +242,23 @@ export function startAcpClient(options: AcpClientOptions): AcpClient {
     },
     done,
   };
+}
+
+/** MCP server definitions in ACP's `session/new` shape (stdio: command, args, env; HTTP: url, a Bearer header). */
+function toAcpMcpServers(servers: readonly McpServerDef[]): McpServer[] {
+  return servers.map((server) =>
+    server.url
+      ? {
+          type: 'http',
+          name: server.name,
+          url: server.url,
+          headers: server.bearerToken ? [{ name: 'Authorization', value: `Bearer ${server.bearerToken}` }] : [],
+        }
+      : {
+          name: server.name,
+          command: server.command![0],
+          args: server.command!.slice(1),
+          env: Object.entries(server.env ?? {}).map(([name, value]) => ({ name, value })),
+        },
+  );
 }

@@ -36,17 +36,18 @@ export function acpToolKind(kind: unknown): ToolKind {
   return 'other';
 }
 
+/** The tool names an ACP `_meta` gives: its `toolName`, then those one level down. */
+export function metaToolNames(meta: unknown): string[] {
+  if (!isObject(meta)) return [];
+  const names = typeof meta.toolName === 'string' ? [meta.toolName] : [];
+  for (const value of Object.values(meta))
+    if (isObject(value) && typeof value.toolName === 'string') names.push(value.toolName);
+  return names;
+}
+
 /** The name of an ACP tool call: `_meta`'s `toolName` (top or one level down), the id's prefix, else its title. */
 export function acpToolName(update: Json): string {
-  const meta = isObject(update._meta) ? update._meta : null;
-  if (meta) {
-    if (typeof meta.toolName === 'string') return meta.toolName;
-    for (const value of Object.values(meta))
-      if (isObject(value) && typeof value.toolName === 'string') return value.toolName;
-  }
-  const prefix = toolIdPrefix(str(update.toolCallId));
-  if (prefix) return prefix;
-  return str(update.title) ?? 'unknown';
+  return metaToolNames(update._meta)[0] ?? toolIdPrefix(str(update.toolCallId)) ?? str(update.title) ?? 'unknown';
 }
 
 /**

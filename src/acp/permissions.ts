@@ -13,7 +13,7 @@
  * (else `reject_always`); without such an option the request is answered `cancelled`.
  */
 import type { AgentOptions } from '../protocol/index.js';
-import { toolIdPrefix } from './parse.js';
+import { metaToolNames, toolIdPrefix } from './parse.js';
 
 /** What the engine asked (the fields of ACP's `RequestPermissionRequest` that matter here). */
 export interface PermissionQuestion {
@@ -43,14 +43,7 @@ const READS = new Set(['read', 'search', 'think']);
 
 /** Every name `toolCall` is known by (see the module comment). */
 export function toolNamesOf(toolCall: PermissionQuestion['toolCall']): string[] {
-  const names = new Set<string>();
-  const meta = toolCall._meta;
-  if (meta && typeof meta === 'object') {
-    if (typeof meta.toolName === 'string') names.add(meta.toolName);
-    for (const value of Object.values(meta))
-      if (value && typeof value === 'object' && typeof (value as { toolName?: unknown }).toolName === 'string')
-        names.add((value as { toolName: string }).toolName);
-  }
+  const names = new Set<string>(metaToolNames(toolCall._meta));
   const prefix = toolIdPrefix(toolCall.toolCallId);
   if (prefix) names.add(prefix);
   if (toolCall.title) names.add(toolCall.title);

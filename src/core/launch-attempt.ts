@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { AcpClientOptions, AcpClientOutcome } from '../acp/client.js';
-import { DEFAULT_AGENT_OPTIONS, type FsSnapshot, type McpServerDef } from '../protocol/index.js';
+import { DEFAULT_AGENT_OPTIONS, type FsSnapshot } from '../protocol/index.js';
 import { openOwnFile } from '../runtime/own-file.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { startSnapshot } from '../runtime/fs-snapshot.js';
@@ -127,7 +127,7 @@ function acpClientOptions(
     cwd: opened.runDir,
     prompt: (plan.launch === 'resume' ? request.message : request.prompt) ?? '',
     resumeSessionId: plan.launch === 'resume' ? opened.run.session_id : null,
-    mcpServers: toAcpMcpServers(request.agentOptions?.mcpServers ?? []),
+    mcpServers: request.agentOptions?.mcpServers ?? [],
     agentOptions: request.agentOptions ?? DEFAULT_AGENT_OPTIONS,
     ...(request.signal ? { signal: request.signal } : {}),
     onSent: (bytes) =>
@@ -139,23 +139,4 @@ function acpClientOptions(
     onPrompt: (lines) => opened.acpParser?.promptSentAfterLine(lines),
     stop,
   };
-}
-
-/** MCP server definitions in ACP's `session/new` shape (stdio: command, args, env; HTTP: url, a Bearer header). */
-export function toAcpMcpServers(servers: readonly McpServerDef[]): unknown[] {
-  return servers.map((server) =>
-    server.url
-      ? {
-          type: 'http',
-          name: server.name,
-          url: server.url,
-          headers: server.bearerToken ? [{ name: 'Authorization', value: `Bearer ${server.bearerToken}` }] : [],
-        }
-      : {
-          name: server.name,
-          command: server.command![0],
-          args: server.command!.slice(1),
-          env: Object.entries(server.env ?? {}).map(([name, value]) => ({ name, value })),
-        },
-  );
 }
