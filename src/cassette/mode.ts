@@ -12,6 +12,11 @@ import { loadCassette, type Cassette } from './schema.js';
 /** A model mode as users give it: the protocol's modes and `auto`. */
 export type ModelModeOption = 'scripted' | 'live' | 'record' | 'replay' | 'auto';
 
+/** True for the modes that use a cassette (`record`, `replay`, `auto`). */
+export function isCassetteMode(mode: unknown): mode is 'record' | 'replay' | 'auto' {
+  return mode === 'record' || mode === 'replay' || mode === 'auto';
+}
+
 /** The cassette plan of an attempt. */
 export type CassettePlan =
   | { mode: 'record'; file: string; upstream: string | null }

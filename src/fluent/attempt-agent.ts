@@ -3,7 +3,7 @@
  * `providerAgent` adapts anything with `query(config): AsyncIterable<event>` (seed 003 providers).
  * Both return plain JSON with the run `handle`, so recordings keep the link to the audited attempt.
  */
-import type { ModelModeOption } from '../cassette/mode.js';
+import { isCassetteMode, type ModelModeOption } from '../cassette/mode.js';
 import { runAttempt } from '../core/run-attempt.js';
 import type { AttemptRequest } from '../core/attempt-request.js';
 import { parseModelScript, type ModelServer } from '../model/index.js';
@@ -72,7 +72,7 @@ export function attemptAgent(
       const parsed =
         script === undefined ? undefined : parseModelScript(script, `attemptAgent(${JSON.stringify(engine)}) script`);
       calls += 1;
-      const taped = defaults.model === 'record' || defaults.model === 'replay' || defaults.model === 'auto';
+      const taped = isCassetteMode(defaults.model);
       const server = defaults.modelServer;
       // A taped call runs on its own server (the cassette's); a scripted one on its own lane of the shared server.
       const lane = taped ? null : (server.openLane?.(parsed) ?? null);

@@ -16,6 +16,7 @@ import { resumeRequest } from '../core/session.js';
 import { loadEngine } from '../engines/registry.js';
 import { withCarriedFlags } from '../engines/resume-flags.js';
 import { checkAgentOptions } from '../engines/agent-options.js';
+import { isCassetteMode } from '../cassette/mode.js';
 import { KEY_VARIABLES } from '../cassette/record.js';
 import { AgentHarnessError } from '../errors/index.js';
 import type { AgentEvent, AgentOptions, EngineId } from '../protocol/index.js';
@@ -64,7 +65,7 @@ async function buildRequest(engine: EngineId, config: ResolvedAgentProviderConfi
   const transport = transportOf(engine, config);
   const paths = resolveHarnessPaths(typeof extra.runRoot === 'string' ? { runRoot: extra.runRoot } : {});
   const live = extra.model === 'live';
-  const taped = extra.model === 'record' || extra.model === 'replay' || extra.model === 'auto';
+  const taped = isCassetteMode(extra.model);
   const keyVariable = live ? adapter.liveEnvKeys[0] : taped ? KEY_VARIABLES[adapter.tools.wire][0] : undefined;
   const hostEnv = config.apiKey && keyVariable ? { ...process.env, [keyVariable]: config.apiKey } : process.env;
   const common = {

@@ -4,7 +4,7 @@
  * attempts when the test ends.
  */
 import path from 'node:path';
-import type { ModelModeOption } from '../cassette/mode.js';
+import { isCassetteMode, type ModelModeOption } from '../cassette/mode.js';
 import type { AttemptRequest } from '../core/attempt-request.js';
 import { parseModelScript, type ModelLane, type ModelScript, type ModelTurn } from '../model/index.js';
 import type { ExposeEntry } from '../runtime/isolation/mount-plan.js';
@@ -168,7 +168,7 @@ export async function runAgentFixture(
   ) => {
     const mode = options.model ?? config.model;
     const timeout = timeoutMs ?? config.timeoutMs ?? undefined;
-    const taped = mode === 'record' || mode === 'replay' || mode === 'auto';
+    const taped = isCassetteMode(mode);
     const expose = [...(config.expose ?? []), ...(options.expose ?? [])];
     return {
       ...(expose.length > 0 ? { expose } : {}),
