@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { engineIds, requireEngineId } from '../engines/registry.js';
 import type { EngineId, IsolationMode, ModelMode } from '../protocol/index.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
-import { parseIsolationMode, parseModelMode, parsePositiveInt } from './options.js';
+import { collect, onlySkillsOf, parseIsolationMode, parseModelMode, parsePositiveInt } from './options.js';
 import type { CliStreams } from './output.js';
 
 /** Options of `acp`. */
@@ -21,8 +21,6 @@ export interface AcpCommandOptions {
   timeoutMs?: number;
   onlySkills?: string[];
 }
-
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 /** Serves `engine` over ACP on this process's stdin/stdout until the client closes the connection. */
 export async function acpCommand(
@@ -57,7 +55,7 @@ export async function acpCommand(
     log,
     ...(options.isolation ? { isolation: options.isolation } : {}),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.onlySkills ? { onlySkills: options.onlySkills.flatMap((s) => s.split(',')).filter(Boolean) } : {}),
+    ...onlySkillsOf(options.onlySkills),
   });
   const stream = ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,

@@ -118,3 +118,13 @@ export function extractTranslateFlag(args: readonly string[]): {
   }
   return { args: out, translate };
 }
+
+/** A repeatable option's values, in order. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** `--only-skills` given (repeatable, each comma-separated) as a list of names; undefined when not given. */
+export function onlySkillsOf(given: readonly string[] | undefined): { onlySkills: string[] } | Record<string, never> {
+  return given ? { onlySkills: given.flatMap((s) => s.split(',')).filter(Boolean) } : {};
+}

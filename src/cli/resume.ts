@@ -8,7 +8,7 @@ import type { EarlyInit } from '../runtime/isolation/early-init.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import { collectExpose, EXPOSE_HELP, parseIsolationMode, parsePositiveInt, parseTranslateMode } from './options.js';
 import type { CliStreams } from './output.js';
-import { earlyInitFits } from './start.js';
+import { withEarlyInit } from './start.js';
 
 /** Options of a resume. */
 interface ResumeOptions {
@@ -34,14 +34,7 @@ export function registerResume(program: Command, streams: CliStreams, setExit: (
     .addHelpText('after', '\nExample:\n  agent-harness resume 3f9a01bc "now add a README"')
     .action(async (handle: string, message: string, options: ResumeOptions) => {
       // As in a start, the namespaces' init first, booting while the attempt's code loads (killed if unused).
-      const earlyInit = earlyInitFits(options)
-        ? (await import('../runtime/isolation/early-init.js')).startEarlyInit()
-        : null;
-      try {
-        setExit(await resumeRun(streams, handle, message, options, earlyInit));
-      } finally {
-        earlyInit?.discard();
-      }
+      setExit(await withEarlyInit(options, (early) => resumeRun(streams, handle, message, options, early)));
     });
 }
 

@@ -12,7 +12,9 @@ import type { EarlyInit } from '../runtime/isolation/early-init.js';
 import { ISOLATION_ENV } from '../runtime/isolation/mode.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import {
+  collect,
   collectExpose,
+  onlySkillsOf,
   EXPOSE_HELP,
   extractTranslateFlag,
   parseIsolationMode,
@@ -74,8 +76,6 @@ function seedFiles(specs: readonly string[]): Record<string, Uint8Array> {
   return files;
 }
 
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
-
 /**
  * Runs a start (used by `start` and by the direct `<engine>` form). `direct`: the args are the engine's whole
  * command line (seed 001, Decision 5) — even none at all, which opens the engine itself.
@@ -87,11 +87,20 @@ export async function startCommand(
   options: StartCommandOptions,
   direct = false,
 ): Promise<number> {
-  // The namespaces' init first (a Node start of its own): it boots while this command loads what runs the attempt,
-  // which adopts it (or kills it, where it does not fit).
+  return withEarlyInit(options, (early) => runStart(streams, engine, rawArgs, options, direct, early));
+}
+
+/**
+ * Runs `command` with the namespaces' init started first (a Node start of its own) where it fits: it boots while the
+ * command loads what runs the attempt, which adopts it; whatever did not is killed when the command ends.
+ */
+export async function withEarlyInit<T>(
+  options: Pick<StartCommandOptions, 'pty' | 'model' | 'isolation'>,
+  command: (early: EarlyInit | null) => Promise<T>,
+): Promise<T> {
   const early = earlyInitFits(options) ? (await import('../runtime/isolation/early-init.js')).startEarlyInit() : null;
   try {
-    return await runStart(streams, engine, rawArgs, options, direct, early);
+    return await command(early);
   } finally {
     early?.discard();
   }
@@ -163,7 +172,7 @@ async function runStart(
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.isolation ? { isolation: options.isolation } : {}),
       ...(options.expose ? { expose: options.expose } : {}),
-      ...(options.onlySkills ? { onlySkills: options.onlySkills.flatMap((s) => s.split(',')).filter(Boolean) } : {}),
+      ...onlySkillsOf(options.onlySkills),
       ...(options.template || options.file || options.git === false
         ? {
             workspace: {
