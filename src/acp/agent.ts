@@ -12,6 +12,7 @@
  * - `session/load` takes a run handle of this engine and replays each attempt's recorded events as updates.
  */
 import fs from 'node:fs';
+import { readLinesSync } from '../runtime/bounded-input.js';
 import {
   PROTOCOL_VERSION,
   RequestError,
@@ -182,7 +183,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
       const file = attemptAuditPaths(run.run_dir, attempt).rasp;
       if (!fs.existsSync(file)) continue;
       const toUpdates = createSessionUpdateMapper();
-      for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+      for (const line of readLinesSync(file, { what: 'RASP events' }, true)) {
         if (line.trim().length === 0) continue;
         const parsed = RaspEventSchema.safeParse(JSON.parse(line));
         if (!parsed.success) continue;

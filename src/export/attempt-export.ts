@@ -3,7 +3,6 @@
  * usage, whole tool inputs and outputs; raw lines are skipped), its meta and the run's prompt.
  */
 import fs from 'node:fs';
-import readline from 'node:readline';
 import { attemptAuditPaths } from '../core/audit-files.js';
 import { AgentHarnessError } from '../errors/index.js';
 import {
@@ -14,7 +13,7 @@ import {
   type RaspEvent,
   type RunIndexEntry,
 } from '../protocol/index.js';
-import { checkInputFile } from '../runtime/bounded-input.js';
+import { readLinesSync } from '../runtime/bounded-input.js';
 import { readAttemptMetaOrNull } from '../runtime/read-attempt-meta.js';
 import type { AtifContext, AtifEvents } from './atif.js';
 
@@ -32,11 +31,9 @@ async function readJsonLines<T>(
   parse: (value: unknown) => T | null,
   skip?: (line: string) => boolean,
 ): Promise<T[]> {
-  checkInputFile(file, { what, unreadableCode: 'EXPORT_FAILED' });
   const out: T[] = [];
-  const lines = readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
   let number = 0;
-  for await (const line of lines) {
+  for (const line of readLinesSync(file, { what, unreadableCode: 'EXPORT_FAILED' }, true)) {
     number += 1;
     if (line.trim() === '' || skip?.(line)) continue;
     let value: T | null;
