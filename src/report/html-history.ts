@@ -4,6 +4,7 @@
  * report kept, newest first, by relative links. Nothing is overwritten but `report.html` and the index; the oldest
  * reports past {@link HISTORY_KEEP} are removed.
  */
+import { writeFileAtomicSync } from '../runtime/atomic-write.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConsistencyReportSchema, type ConsistencyReport } from './schema.js';
@@ -59,13 +60,6 @@ function historyStamps(dir: string): string[] {
     .filter((name) => STAMP.test(name))
     .sort()
     .reverse();
-}
-
-/** Replaces `file` whole (a temp file renamed over it): a reader, or another run writing it too, never sees half. */
-function replaceFile(file: string, text: string): void {
-  const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, text);
-  fs.renameSync(temp, file);
 }
 
 const escapeHtml = (text: string): string =>
@@ -135,7 +129,8 @@ export function writeHtmlReport(
     index: path.join(dir, 'index.html'),
   };
   const data = buildViewData(report, { ...common, pageDir: dir });
-  replaceFile(files.html, renderHtmlReport(data));
+  // Replaced whole: a reader, or another run writing it too, never sees half.
+  writeFileAtomicSync(files.html, renderHtmlReport(data));
   // The history copy is two directories deeper: its links to run directories go up two more.
   const deeper = (runs: ViewRun[]): ViewRun[] =>
     runs.map((run) => ({ ...run, href: run.href === null ? null : `../../${run.href}` }));
@@ -150,6 +145,6 @@ export function writeHtmlReport(
   fs.writeFileSync(path.join(historyDir, 'consistency.json'), `${JSON.stringify(report, null, 2)}\n`);
   for (const old of historyStamps(dir).slice(HISTORY_KEEP))
     fs.rmSync(path.join(dir, 'history', old), { recursive: true, force: true });
-  replaceFile(files.index, renderIndex(dir));
+  writeFileAtomicSync(files.index, renderIndex(dir));
   return files;
 }

@@ -74,6 +74,14 @@ function writeSmall(file: string, data: string | Uint8Array, durable: boolean): 
   }
 }
 
+/**
+ * Writes `data` to `file` atomically and synchronously (a temp file renamed over it, removed if the write fails), its
+ * directory made when missing; `durable` fsyncs before the rename.
+ */
+export function writeFileAtomicSync(file: string, data: string | Uint8Array, durable = false): void {
+  writeSmall(file, data, durable);
+}
+
 /** Writes `data` to `file` atomically (same directory temp file + rename). */
 export async function writeFileAtomic(
   file: string,
