@@ -62,15 +62,26 @@ export function resolveCassettePlan(input: CassettePlanInput): CassettePlan {
   let mode = input.mode;
   if (mode === 'auto') mode = fs.existsSync(file) && !input.update ? 'replay' : 'record';
   if (mode === 'replay') return { mode, file, cassette: loadCassette(file) };
-  if (!vendorKey(input.wire, input.hostEnv)) {
-    const names = KEY_VARIABLES[input.wire].join(' or ');
-    throw new AgentHarnessError(
-      'CASSETTE_KEY_MISSING',
-      input.mode === 'auto'
-        ? `No cassette at ${file} and no key to record one: set ${names} to record it against the vendor, or commit the cassette.`
-        : `Recording ${file} calls the ${input.wire} vendor with your key, and ${names} is not set.`,
-      { details: { cassette: file, wire: input.wire, variables: KEY_VARIABLES[input.wire] } },
-    );
-  }
+  requireVendorKey(input.wire, input.hostEnv, file, (names) =>
+    input.mode === 'auto'
+      ? `No cassette at ${file} and no key to record one: set ${names} to record it against the vendor, or commit the cassette.`
+      : `Recording ${file} calls the ${input.wire} vendor with your key, and ${names} is not set.`,
+  );
   return { mode: 'record', file, upstream: input.upstream ? parseUpstream(input.upstream) : null };
+}
+
+/**
+ * CASSETTE_KEY_MISSING, with `message(names of the key variables)`, unless the vendor key of `wire` is in `hostEnv`:
+ * recording, or forking a replay onto the live model, calls the vendor with it.
+ */
+export function requireVendorKey(
+  wire: WireApiId,
+  hostEnv: NodeJS.ProcessEnv,
+  file: string,
+  message: (names: string) => string,
+): void {
+  if (vendorKey(wire, hostEnv)) return;
+  throw new AgentHarnessError('CASSETTE_KEY_MISSING', message(KEY_VARIABLES[wire].join(' or ')), {
+    details: { cassette: file, wire, variables: KEY_VARIABLES[wire] },
+  });
 }

@@ -7,6 +7,7 @@
  */
 import { AgentHarnessError } from '../errors/index.js';
 import type { InterceptedRequest, InterceptOutcome } from '../model/server.js';
+import type { WireApiId } from '../model/wire-api.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import type { MatchRequest } from './match.js';
 import { templatePaths, type NormalizeContext } from './normalize.js';
@@ -52,7 +53,7 @@ function noKeyMessage(wire: InterceptedRequest['wire']['id']): string {
 
 /** Opens a recorder (see the module comment). */
 export function openRecorder(options: RecorderOptions): Recorder {
-  const keys = (['openai-responses', 'openai-chat', 'anthropic-messages', 'gemini'] as const).flatMap((wire) => {
+  const keys = (Object.keys(KEY_VARIABLES) as WireApiId[]).flatMap((wire) => {
     const key = vendorKey(wire, options.hostEnv);
     return key ? [{ value: key.value, rule: `vendor-key:${key.name}` }] : [];
   });

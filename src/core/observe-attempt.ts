@@ -12,7 +12,7 @@ import { writeOwnFileSync } from '../runtime/own-file.js';
 import type { ProcessResult } from '../runtime/process-result.js';
 import { attemptGitDiffPath, attemptGitIndexPath } from './audit-files.js';
 import type { LaunchedAttempt } from './launch-attempt.js';
-import { offeredSkills } from './offered-skills.js';
+import { isModelCall, offeredSkills } from './offered-skills.js';
 import type { OpenedAttempt } from './open-attempt.js';
 import type { AttemptPlan } from './prepare-attempt.js';
 import type { ProvisionedAttempt } from './provision-attempt.js';
@@ -116,10 +116,7 @@ export async function observeAttempt(
     error ??= cassette.error;
   }
   // The skills the engine offered, as found in its first real model request (scripted mode), as a RASP event.
-  if (
-    plan.modelMode !== 'live' &&
-    requests.some((r) => r.wire !== null && r.response_kind !== 'side' && !r.side_kind)
-  ) {
+  if (plan.modelMode !== 'live' && requests.some(isModelCall)) {
     rasp.recovered([
       {
         type: 'engine.skills.offered',

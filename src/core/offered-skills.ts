@@ -6,12 +6,17 @@
  */
 import type { RecordedRequest } from '../model/index.js';
 
+/** True for a real model call of the recorded requests (a wire request that is neither a side request nor refused). */
+export function isModelCall(request: Pick<RecordedRequest, 'wire' | 'response_kind' | 'side_kind'>): boolean {
+  return request.wire !== null && request.response_kind !== 'side' && !request.side_kind;
+}
+
 /** The injected skills named in the first real model request (side requests and refusals excluded). */
 export function offeredSkills(
   injected: readonly string[],
   requests: readonly Pick<RecordedRequest, 'wire' | 'response_kind' | 'body' | 'side_kind'>[],
 ): string[] {
-  const first = requests.find((r) => r.wire !== null && r.response_kind !== 'side' && !r.side_kind);
+  const first = requests.find(isModelCall);
   if (!first) return [];
   const body = JSON.stringify(first.body ?? '');
   return injected.filter((name) =>

@@ -8,8 +8,7 @@ import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import type { EngineAdapter } from '../engines/engine.js';
 import { loadEngine, requireResume } from '../engines/registry.js';
-import { parseUpstream, resolveCassettePlan, type CassettePlan } from '../cassette/mode.js';
-import { KEY_VARIABLES, vendorKey } from '../cassette/record.js';
+import { parseUpstream, requireVendorKey, resolveCassettePlan, type CassettePlan } from '../cassette/mode.js';
 import { loadModelScript, parseModelScript, type ModelScript } from '../model/index.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { probeNamespacesAsync, type NamespaceSupport } from '../runtime/isolation/probe.js';
@@ -109,12 +108,13 @@ function forkOf(
       `--fork-cassette must be another file than the cassette replayed (${plan.file}).`,
     );
   const wire = adapter.tools.wire;
-  if (!vendorKey(wire, hostEnv))
-    throw new AgentHarnessError(
-      'CASSETTE_KEY_MISSING',
-      `Forking ${plan.file} onto the live model calls the ${wire} vendor with your key, and ${KEY_VARIABLES[wire].join(' or ')} is not set.`,
-      { details: { cassette: plan.file, wire, variables: KEY_VARIABLES[wire] } },
-    );
+  requireVendorKey(
+    wire,
+    hostEnv,
+    plan.file,
+    (names) =>
+      `Forking ${plan.file} onto the live model calls the ${wire} vendor with your key, and ${names} is not set.`,
+  );
   return { at, to, upstream: given?.upstream ? parseUpstream(given.upstream) : null, output };
 }
 
