@@ -233,6 +233,7 @@ function transportOf(adapter: EngineAdapter, request: AttemptRequest): AttemptTr
       `${adapter.id} has no ACP mode, so it cannot run over transport 'acp'; use transport 'native' or an engine with one.`,
       { details: { engine: adapter.id, capability: 'acp' } },
     );
+  adapter.acp.installed?.();
   if ((request.io ?? 'split') !== 'split' || request.rawArgs || (request.passthrough?.length ?? 0) > 0)
     throw new AgentHarnessError(
       'USAGE_ERROR',

@@ -151,6 +151,11 @@ export interface AcpSupport {
   readonly via: 'native' | { readonly package: string; readonly bin: string };
   /** The command for one attempt. Throws ENGINE_CAPABILITY_UNAVAILABLE when the adapter is not installed. */
   command(ctx: AcpLaunchContext): AcpCommand;
+  /**
+   * Throws ENGINE_CAPABILITY_UNAVAILABLE (naming the package) when the adapter is not installed: checked before the
+   * run exists. Absent: nothing to install (a native mode).
+   */
+  installed?(): void;
 }
 
 /** An engine adapter. One per folder under `src/engines/`. */

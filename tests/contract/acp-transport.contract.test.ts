@@ -9,13 +9,16 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAcpParser } from '../../src/acp/parse.js';
 import { decidePermission } from '../../src/acp/permissions.js';
+import { acpAdapterMissing } from '../../src/engines/acp-adapter.js';
 import type { ParserOutput } from '../../src/engines/engine.js';
+import { registerEngine } from '../../src/engines/registry.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { DEFAULT_AGENT_OPTIONS } from '../../src/protocol/index.js';
 import { getProvider } from '../../src/providers/index.js';
 import { ACP_META_KEY, readAcpConformanceMeta } from '../../src/report/acp-conformance.js';
 import { buildConsistencyReport } from '../../src/report/build.js';
 import { renderMarkdown } from '../../src/report/render.js';
+import { SIXTH_ID, sixthEngine, sixthEntry } from '../helpers/sixth-engine/index.js';
 
 const runRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-acp-transport-'));
 afterAll(() => fs.rmSync(runRoot, { recursive: true, force: true }));
@@ -257,6 +260,32 @@ describe('refusals before any run exists', () => {
       ),
     ).toBe(true);
     expect(fs.readdirSync(runRoot)).toEqual([]);
+  });
+
+  it('an engine whose ACP adapter is not installed, naming the package to install', async () => {
+    const unregister = registerEngine({
+      ...sixthEntry,
+      adapter: async () => ({
+        ...sixthEngine,
+        acp: {
+          via: { package: '@example/sixth-acp', bin: 'sixth-acp' },
+          installed: () => {
+            throw acpAdapterMissing(SIXTH_ID, '@example/sixth-acp', 'the package is not installed');
+          },
+          command: () => {
+            throw new Error('an adapter that is not installed is never started');
+          },
+        },
+      }),
+    });
+    try {
+      const missing = await refusal(SIXTH_ID, { transport: 'acp' });
+      expect(isAgentHarnessError(missing, 'ENGINE_CAPABILITY_UNAVAILABLE')).toBe(true);
+      expect((missing as Error).message).toContain('npm install --save-dev @example/sixth-acp');
+      expect(fs.readdirSync(runRoot)).toEqual([]);
+    } finally {
+      unregister();
+    }
   });
 });
 

@@ -30,4 +30,5 @@ function claudeAcpCommand(ctx: AcpLaunchContext): AcpCommand {
 export const acp: AcpSupport = {
   via: { package: CLAUDE_ACP_PACKAGE, bin: CLAUDE_ACP_BIN },
   command: claudeAcpCommand,
+  installed: () => void adapterFile('claude', CLAUDE_ACP_PACKAGE, CLAUDE_ACP_SCRIPT),
 };

@@ -126,4 +126,5 @@ function codexAcpCommand(ctx: AcpLaunchContext): AcpCommand {
 export const acp: AcpSupport = {
   via: { package: CODEX_ACP_PACKAGE, bin: CODEX_ACP_BIN },
   command: codexAcpCommand,
+  installed: () => void codexAcpBinary(),
 };
