@@ -82,7 +82,7 @@ lifeline.on('data', (text) => {
 function parseLaunch(line) {
   const fields = line.split(' ');
   if (fields.shift() !== 'launch') return null;
-  const text = () => Buffer.from(fields.shift() ?? '', 'hex').toString('utf8');
+  const text = () => mounts.unhex(fields.shift());
   const list = () => Array.from({ length: Number(fields.shift() ?? 0) }, text);
   const launchFile = text();
   const cwd = text();
@@ -138,22 +138,10 @@ async function forwardPorts() {
   return ports;
 }
 
-/** Runs `file args` to its end; resolves with null, or with what went wrong. */
-function runTool(file, args) {
-  return new Promise((resolve) => {
-    const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (text) => (stderr += text));
-    child.once('error', (error) => resolve(error.message));
-    child.once('close', (code) => resolve(code === 0 ? null : stderr.trim() || `exit ${code}`));
-  });
-}
-
 /** The network: the loopback up, then the forwards listening on `channels`; rejects with the stage that failed. */
 async function setUpNetwork(channels) {
   if (loopback !== '-') {
-    const why = await runTool(loopback, ['link', 'set', 'lo', 'up']);
+    const why = await mounts.runTool(loopback, ['link', 'set', 'lo', 'up']);
     if (why !== null) throw Object.assign(new Error(`${loopback} link set lo up: ${why}`), { stage: 'loopback' });
   }
   try {

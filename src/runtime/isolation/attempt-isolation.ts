@@ -32,7 +32,7 @@ import { spawnSplit, type SpawnedSplit, type SpawnSplitOptions } from '../proces
 import type { IsolationMode, IsolationRecord } from '../../protocol/index.js';
 import { INIT_ENV, initCommandLine, launchLine, mountsLine, passedFd, portsLine } from './init-scripts.js';
 import type { EarlyInit } from './early-init.js';
-import type { MountPlan } from './mount-plan.js';
+import { writeNewRoot, type MountPlan } from './mount-plan.js';
 import { serveModelChannel } from './model-channel.js';
 import { findNamespaceTools, probeNamespacesAsync, type FilesystemSupport, type NamespaceSupport } from './probe.js';
 
@@ -387,13 +387,19 @@ function closeServer(server: net.Server): Promise<void> {
 }
 
 /**
- * Removes the new root's host directory, never recursively: on the host it is an empty directory (the tmpfs on it
- * lived in the namespace only). While a namespace that had not pivoted yet is being torn down (an attempt ended
- * during its setup) the directory is still a mount point there (EBUSY): tried again for a few seconds.
+ * Removes a new root's host directory (writeNewRoot): the skeleton and the fstab, which only the harness wrote, and
+ * the mount point, never recursively: on the host it is an empty directory (the tmpfs on it lived in the namespace
+ * only). While a namespace that had not pivoted yet is being torn down (an attempt ended during its setup) it is
+ * still a mount point there (EBUSY): tried again for a few seconds.
  */
 function removeNewRoot(dir: string, tries = 40): void {
-  fs.rmdir(dir, (error) => {
-    if (error?.code === 'EBUSY' && tries > 1) setTimeout(() => removeNewRoot(dir, tries - 1), 100).unref();
+  fs.rm(path.join(dir, 'skeleton'), { recursive: true, force: true }, () => {
+    fs.rm(path.join(dir, 'fstab'), { force: true }, () => {
+      fs.rmdir(path.join(dir, 'root'), (error) => {
+        if (error?.code === 'EBUSY' && tries > 1) setTimeout(() => removeNewRoot(dir, tries - 1), 100).unref();
+        else fs.rmdir(dir, () => undefined);
+      });
+    });
   });
 }
 
@@ -573,11 +579,12 @@ async function openNamespaces(options: OpenIsolationOptions): Promise<AttemptIso
     },
     contain: (plan) => {
       if (!filesystem.available || !filesystem.tools || newRoot !== null || launched || closed) return;
-      // Private to this process (0700); in the namespace a tmpfs is mounted on it, on the host it stays empty.
+      // Private to this process (0700): the skeleton, the fstab and the mount point, which stays empty on the host
+      // (the tmpfs on it exists in the namespace only).
       newRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-root-'));
       opened.record.filesystem = 'mount-namespace';
       opened.record.exposed = plan.exposed;
-      lifeline.send(mountsLine(plan, newRoot, filesystem.tools, mode === 'require'));
+      lifeline.send(mountsLine(writeNewRoot(plan, newRoot), filesystem.tools, mode === 'require'));
     },
     contained: () => (newRoot === null ? Promise.resolve(false) : filesystemReport),
     paths: paths ? { lifeline: paths.lifeline, model: paths.model, token } : null,

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../executables.js';
-import { planFstab, type MountPlan } from './mount-plan.js';
+import type { NewRootFiles } from './mount-plan.js';
 import type { MountTools } from './probe.js';
 
 /** The init, a plain CommonJS file run by this process's Node. */
@@ -97,20 +97,17 @@ export function launchLine(command: {
 }
 
 /**
- * The mount message for an init (`runtime/namespace-mounts.cjs`): the plan's root, whether a failure must stop the
- * attempt (`required`), the tools, the fstab text and the skeleton, every string as the hex of its UTF-8.
+ * The mount message for an init (`runtime/namespace-mounts.cjs`): the new root's parts on the host
+ * ({@link NewRootFiles}), whether a failure must stop the attempt (`required`) and the tools, every string as the hex
+ * of its UTF-8.
  */
-export function mountsLine(plan: MountPlan, root: string, tools: MountTools, required: boolean): string {
+export function mountsLine(files: NewRootFiles, tools: MountTools, required: boolean): string {
   return [
     'mounts',
-    hex(root),
+    hex(files.root),
+    hex(files.skeleton),
+    hex(files.fstab),
     required ? '1' : '0',
-    hex(tools.mount),
-    hex(tools.pivotRoot),
-    hex(tools.umount),
-    hex(tools.unshare),
-    hex(planFstab(plan, root)),
-    String(plan.skeleton.length),
-    ...plan.skeleton.flatMap((entry) => [entry.type, hex(entry.path), hex(entry.target ?? '')]),
+    ...[tools.sh, tools.mount, tools.cp, tools.pivotRoot, tools.umount, tools.unshare].map(hex),
   ].join(' ');
 }

@@ -1,9 +1,9 @@
 /**
  * The filesystem an agent sees inside its mount namespace, as a plan the namespace init carries out
  * (`runtime/namespace-mounts.cjs`): a fresh tmpfs is mounted on an empty host directory, the plan's skeleton
- * (directories, empty files, symlinks) is made in it, the fstab lines bind what the agent may see at the same
- * paths as on the host, then the init pivots into it and detaches the host's root. Nothing is there that the plan
- * does not name: an allow-list, not a deny-list.
+ * (directories, empty files, symlinks; made on the host beforehand by {@link writeNewRoot}) is copied into it, the
+ * fstab lines bind what the agent may see at the same paths as on the host, then the init pivots into it and
+ * detaches the host's root. Nothing is there that the plan does not name: an allow-list, not a deny-list.
  *
  * Built here from the attempt's request alone (a pure function of its inputs and the host's file tree), so
  * contract tests check it without a namespace.
@@ -184,6 +184,44 @@ export function planFstab(plan: Pick<MountPlan, 'mounts'>, root: string): string
         `${fstabEscape(mount.inRoot ? path.join(root, mount.source) : mount.source)} ${fstabEscape(path.join(root, mount.target))} ${mount.fstype} ${mount.options} 0 0\n`,
     )
     .join('');
+}
+
+/** Where a new root's parts are on the host: what {@link writeNewRoot} made. */
+export interface NewRootFiles {
+  /** The empty directory the tmpfs is mounted on (in the namespace only). */
+  root: string;
+  /** The skeleton, copied into the tmpfs as it is (`cp -a`). */
+  skeleton: string;
+  /** The fstab of the binds, with their targets under `root`. */
+  fstab: string;
+}
+
+/**
+ * Makes a new root's parts in `dir` (an empty directory private to the harness): the skeleton of `plan` (directories,
+ * with the entry's mode where it has one; empty files; symlinks), the fstab, and the empty mount point. On the host,
+ * while the init starts: the init then copies the skeleton in one step instead of making it entry by entry.
+ */
+export function writeNewRoot(plan: Pick<MountPlan, 'skeleton' | 'mounts'>, dir: string): NewRootFiles {
+  const files = {
+    root: path.join(dir, 'root'),
+    skeleton: path.join(dir, 'skeleton'),
+    fstab: path.join(dir, 'fstab'),
+  };
+  fs.mkdirSync(files.root);
+  fs.mkdirSync(files.skeleton);
+  // The agent's `/`: as a tmpfs's root would be.
+  fs.chmodSync(files.skeleton, 0o755);
+  // Sorted parents first (buildMountPlan), so each entry's directory is there.
+  for (const entry of plan.skeleton) {
+    const at = path.join(files.skeleton, entry.path);
+    if (entry.type === 'dir') {
+      fs.mkdirSync(at, { recursive: true });
+      if (entry.target) fs.chmodSync(at, parseInt(entry.target, 8));
+    } else if (entry.type === 'file') fs.writeFileSync(at, '', { flag: 'a' });
+    else fs.symlinkSync(entry.target ?? '', at);
+  }
+  fs.writeFileSync(files.fstab, planFstab(plan, files.root));
+  return files;
 }
 
 /** Builds the mount plan of one attempt. */

@@ -37,6 +37,10 @@ export interface MountTools {
   mount: string;
   umount: string;
   pivotRoot: string;
+  /** Runs the setup's steps in one process (`namespace-mounts.cjs`). */
+  sh: string;
+  /** Copies the skeleton the harness made into the new root's tmpfs (`cp -a`). */
+  cp: string;
   /** Starts the engine in a nested user and mount namespace, where the init's mounts are locked. */
   unshare: string;
 }
@@ -213,6 +217,8 @@ function lookUpNamespaceTools(hostPath: string | undefined): NamespaceTools {
     mount: findTool('mount', hostPath),
     umount: findTool('umount', hostPath),
     pivotRoot: findTool('pivot_root', hostPath),
+    sh: findTool('sh', hostPath),
+    cp: findTool('cp', hostPath),
     unshare,
   };
   const missing = Object.entries(found)
@@ -224,7 +230,7 @@ function lookUpNamespaceTools(hostPath: string | undefined): NamespaceTools {
       : {
           available: false,
           tools: null,
-          reason: `util-linux ${missing.map((name) => `\`${name}\``).join(', ')} not found (apt install util-linux mount)`,
+          reason: `${missing.map((name) => `\`${name}\``).join(', ')} not found (apt install util-linux mount coreutils)`,
         };
   const unavailable = (reason: string): NamespaceTools => ({
     unshare,
