@@ -33,7 +33,6 @@ export interface EarlyInit {
 export function startEarlyInit(): EarlyInit | null {
   const tools = findNamespaceTools();
   if (tools.verdict || !tools.unshare || !tools.ip) return null;
-  void probeNamespacesAsync().catch(() => undefined);
   const token = randomBytes(16).toString('hex');
   const [file, ...args] = initCommandLine(tools.unshare, true, {
     lifeline: passedFd(3),
@@ -42,6 +41,8 @@ export function startEarlyInit(): EarlyInit | null {
     forwards: [{ port: 0, socket: passedFd(4) }],
   });
   const child = spawnSplit({ file: file!, args, cwd: '/', env: { ...INIT_ENV }, stdin: 'ignore', passSockets: 2 });
+  // The trial after the init: the init's start-up (a Node start) is what the attempt waits for.
+  void probeNamespacesAsync().catch(() => undefined);
   // Until an attempt takes it, it keeps nothing of this process alive: a command that ends first (a usage error)
   // exits, and the init, its lifeline closed, with it.
   child.hold(false);
