@@ -15,6 +15,7 @@ import { runAttempt } from '../../src/core/run-attempt.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { NAMESPACE_INIT, openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
 import { startEarlyInit } from '../../src/runtime/isolation/early-init.js';
+import { buildMountPlan } from '../../src/runtime/isolation/mount-plan.js';
 import { resolveIsolationMode } from '../../src/runtime/isolation/mode.js';
 import {
   findNamespaceTools,
@@ -375,6 +376,70 @@ await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify
       expect(isolation.launch({ file: '/bin/true', args: [], env: {}, cwd: tmp })).toBeNull();
     },
   );
+});
+
+describe.skipIf(!support.available || !support.filesystem?.available)('the new root', () => {
+  it('is the skeleton the harness wrote, read-only at / with a writable /tmp, and nothing of it is left on the host once closed', async () => {
+    const scratch = fs.mkdtempSync(path.join(tmp, 'tmpdir-'));
+    const workspace = fs.mkdtempSync(path.join(tmp, 'ws-'));
+    const saved = process.env.TMPDIR;
+    // Where the isolation makes the new root's host directory (os.tmpdir()).
+    process.env.TMPDIR = scratch;
+    try {
+      const isolation = await openIsolation({ mode: 'require', modelUrl, support });
+      let output = '';
+      try {
+        isolation.prestart('ignore');
+        isolation.contain(
+          buildMountPlan({
+            workspace,
+            readOnlyInWorkspace: [],
+            writable: [],
+            readOnly: [process.execPath],
+            expose: [],
+          }),
+        );
+        const [made] = fs.readdirSync(scratch);
+        expect(made).toMatch(/^ah-root-/);
+        expect(fs.readdirSync(path.join(scratch, made!)).sort()).toEqual(['fstab', 'root', 'skeleton']);
+        const script = [
+          'ls -a /',
+          'touch /outside 2>/dev/null && echo WROTE-ROOT',
+          'touch /tmp/scratch && echo WROTE-TMP',
+          `touch ${workspace}/inside && echo WROTE-WORKSPACE`,
+          // Mounts whose mount point is `/` (field 5 of mountinfo).
+          "awk '$5 == \"/\"' /proc/self/mountinfo | wc -l",
+        ].join('; ');
+        const child = isolation.launch({
+          file: '/bin/sh',
+          args: ['-c', script],
+          env: { PATH: '/usr/bin:/bin' },
+          cwd: workspace,
+        });
+        if (!child) throw new Error('prestart started nothing');
+        const chunks: Buffer[] = [];
+        const result = await isolation.settle(
+          await superviseSplit(child, { onChunk: (_stream, chunk) => chunks.push(chunk), killGraceMs: 500 }),
+        );
+        output = Buffer.concat(chunks).toString('utf8');
+        expect(result.exitCode, output).toBe(0);
+        expect(await isolation.contained()).toBe(true);
+      } finally {
+        await isolation.close();
+      }
+      const lines = output.trim().split('\n');
+      expect(lines).toEqual(expect.arrayContaining(['usr', 'tmp', 'proc', 'dev', 'WROTE-TMP', 'WROTE-WORKSPACE']));
+      // Neither the harness's parts nor the old root, stacked under the new one by `pivot_root . .`, are seen.
+      for (const absent of ['WROTE-ROOT', '.old-root', 'skeleton', 'fstab']) expect(lines).not.toContain(absent);
+      // One mount at /: the old root is detached.
+      expect(lines.at(-1)).toBe('1');
+      expect(fs.existsSync(path.join(workspace, 'inside'))).toBe(true);
+      expect(await eventually(() => fs.readdirSync(scratch).length === 0, 10_000)).toBe(true);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  });
 });
 
 describe.skipIf(!support.available)("an init started before its attempt (the CLI's start)", () => {

@@ -386,21 +386,26 @@ function closeServer(server: net.Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
+/** Removes what {@link writeNewRoot} wrote in `dir` beside the mount point (only the harness wrote there). */
+function removeNewRootParts(dir: string, then: () => void): void {
+  fs.rm(path.join(dir, 'skeleton'), { recursive: true, force: true }, () =>
+    fs.rm(path.join(dir, 'fstab'), { force: true }, () => then()),
+  );
+}
+
 /**
- * Removes a new root's host directory (writeNewRoot): the skeleton and the fstab, which only the harness wrote, and
- * the mount point, never recursively: on the host it is an empty directory (the tmpfs on it lived in the namespace
- * only). While a namespace that had not pivoted yet is being torn down (an attempt ended during its setup) it is
- * still a mount point there (EBUSY): tried again for a few seconds.
+ * Removes a new root's host directory: its parts (removeNewRootParts) and the mount point, never recursively: on the
+ * host it is an empty directory (the tmpfs on it lived in the namespace only). While a namespace that had not pivoted
+ * yet is being torn down (an attempt ended during its setup) it is still a mount point there (EBUSY): tried again for
+ * a few seconds.
  */
 function removeNewRoot(dir: string, tries = 40): void {
-  fs.rm(path.join(dir, 'skeleton'), { recursive: true, force: true }, () => {
-    fs.rm(path.join(dir, 'fstab'), { force: true }, () => {
-      fs.rmdir(path.join(dir, 'root'), (error) => {
-        if (error?.code === 'EBUSY' && tries > 1) setTimeout(() => removeNewRoot(dir, tries - 1), 100).unref();
-        else fs.rmdir(dir, () => undefined);
-      });
-    });
-  });
+  removeNewRootParts(dir, () =>
+    fs.rmdir(path.join(dir, 'root'), (error) => {
+      if (error?.code === 'EBUSY' && tries > 1) setTimeout(() => removeNewRoot(dir, tries - 1), 100).unref();
+      else fs.rmdir(dir, () => undefined);
+    }),
+  );
 }
 
 /** The fallback: no namespaces, the process group and (in scripted mode) the proxy variables. */
@@ -490,6 +495,8 @@ async function openNamespaces(options: OpenIsolationOptions): Promise<AttemptIso
       if (!report.contained)
         degradeFilesystem(`the mount namespace could not be set up: ${report.message ?? 'unknown'}`);
       onFilesystem(report.contained);
+      // Copied and mounted: only the empty mount point is left on the host until close.
+      if (newRoot !== null) removeNewRootParts(newRoot, () => undefined);
     }
   });
   void lifeline.closed.then(() => onFilesystem(false));
