@@ -477,10 +477,7 @@ describe('forking a replay onto the live model', () => {
       mode: 'replay',
       file,
       cassette: loadCassette(file),
-      forkAt: 1,
-      forkTo: 'live',
-      upstream: live.url,
-      forkCassette: output,
+      fork: { at: 1, to: 'live', upstream: live.url, output },
       hostEnv: { OPENAI_API_KEY: KEY },
     });
     const server = await serve(fork.intercept);
