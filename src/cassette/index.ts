@@ -7,4 +7,3 @@ export * from './record.js';
 export * from './recorder.js';
 export * from './mode.js';
 export * from './session.js';
-export * from './stream-paths.js';

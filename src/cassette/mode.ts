@@ -4,6 +4,7 @@
  * does not and a key is set, and otherwise fails: CI never reaches the network by surprise.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import type { WireApiId } from '../model/wire-api.js';
 import { KEY_VARIABLES, vendorKey } from './record.js';
@@ -84,4 +85,98 @@ export function requireVendorKey(
   throw new AgentHarnessError('CASSETTE_KEY_MISSING', message(KEY_VARIABLES[wire].join(' or ')), {
     details: { cassette: file, wire, variables: KEY_VARIABLES[wire] },
   });
+}
+
+/** Who continues a forked replay: the scripted model or the live one (docs/cassettes.md). */
+export type ForkTarget = 'scripted' | 'live';
+
+/** How a replay forks: after `at` model turns, onto the script or the live model (forwarded to `upstream`). */
+export interface CassetteFork {
+  at: number;
+  to: ForkTarget;
+  /** A live fork's origin (null: the vendor). */
+  upstream: string | null;
+  /** A live fork's output cassette (absolute), or null when the live part is not recorded. */
+  output: string | null;
+}
+
+/** A fork as the user gives it (an attempt request's cassette: `--fork-at`, `--fork-to`, `--fork-cassette`). */
+export interface CassetteForkInput {
+  forkAt?: number;
+  forkTo?: ForkTarget;
+  /** Relative to `root`. */
+  forkCassette?: string;
+  upstream?: string | null;
+}
+
+/** What {@link resolveCassetteFork} checks a fork against. */
+export interface CassetteForkContext {
+  /** The model mode asked for (named in the refusal of a fork of a recording). */
+  mode: ModelModeOption;
+  /** The engine's wire API (whose key a live fork needs). */
+  wire: WireApiId;
+  hostEnv: NodeJS.ProcessEnv;
+  /** What a relative `forkCassette` is resolved against (the project root). */
+  root: string;
+}
+
+/**
+ * The fork of a replay, checked (a whole number of turns, replay only, a key for a live fork); undefined: none.
+ * USAGE_ERROR or CASSETTE_KEY_MISSING otherwise.
+ */
+export function resolveCassetteFork(
+  plan: CassettePlan,
+  given: CassetteForkInput | undefined,
+  context: CassetteForkContext,
+): CassetteFork | undefined {
+  const at = given?.forkAt;
+  if (at === undefined) {
+    if (given?.forkTo === 'live' || given?.forkCassette)
+      throw new AgentHarnessError(
+        'USAGE_ERROR',
+        `${given.forkTo === 'live' ? '--fork-to live' : '--fork-cassette'} needs --fork-at N: the model turns replayed before the fork.`,
+      );
+    return undefined;
+  }
+  if (plan.mode !== 'replay' || !Number.isInteger(at) || at < 0)
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      plan.mode !== 'replay'
+        ? `--fork-at forks a replay; the cassette ${plan.file} is being recorded (model mode ${context.mode}).`
+        : `--fork-at must be a whole number of model turns, 0 or more, not ${at}.`,
+    );
+  const to = given?.forkTo ?? 'scripted';
+  if (to !== 'scripted' && to !== 'live')
+    throw new AgentHarnessError('USAGE_ERROR', `--fork-to must be scripted or live, not ${JSON.stringify(to)}.`);
+  const output = given?.forkCassette ? path.resolve(context.root, given.forkCassette) : null;
+  if (to === 'scripted') {
+    if (output)
+      throw new AgentHarnessError(
+        'USAGE_ERROR',
+        `--fork-cassette ${given?.forkCassette} records a fork onto the live model; add --fork-to live, or drop it.`,
+      );
+    return { at, to, upstream: null, output: null };
+  }
+  if (output === plan.file)
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      `--fork-cassette must be another file than the cassette replayed (${plan.file}).`,
+    );
+  const { wire } = context;
+  requireVendorKey(
+    wire,
+    context.hostEnv,
+    plan.file,
+    (names) =>
+      `Forking ${plan.file} onto the live model calls the ${wire} vendor with your key, and ${names} is not set.`,
+  );
+  return { at, to, upstream: given?.upstream ? parseUpstream(given.upstream) : null, output };
+}
+
+/** A replay's pace (absent: 0, served at once); USAGE_ERROR unless it is a finite number, 0 or more. */
+export function resolveCassettePace(pace: number | undefined): number {
+  const value = pace ?? 0;
+  if (!Number.isFinite(value) || value < 0)
+    throw new AgentHarnessError('USAGE_ERROR', `The cassette pace must be 0 or more, not ${value}.`);
+  return value;
 }

@@ -14,7 +14,6 @@ import { templatePaths, type NormalizeContext } from './normalize.js';
 import { DEFAULT_UPSTREAMS, forwardRequest, KEY_VARIABLES, vendorKey } from './record.js';
 import { Redactor } from './redact.js';
 import { CASSETTE_FORMAT, type Cassette, type CassetteInteraction } from './schema.js';
-import { templateChatToolArguments } from './stream-paths.js';
 
 /** Options of {@link openRecorder}. */
 export interface RecorderOptions {
@@ -127,8 +126,8 @@ export function openRecorder(options: RecorderOptions): Recorder {
             status: captured.status,
             headers: captured.headers,
             kind: captured.kind,
-            chunks: (wire === 'openai-chat' && captured.kind === 'sse'
-              ? templateChatToolArguments(captured.chunks, context)
+            chunks: (captured.kind === 'sse' && call.wire.rewriteStream
+              ? call.wire.rewriteStream(captured.chunks, (text) => templatePaths(text, context))
               : captured.chunks
             ).map((chunk) => ({
               delay_ms: chunk.delay_ms,

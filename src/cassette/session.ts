@@ -10,13 +10,11 @@ import { type InterceptedRequest, WIRE_APIS, type WireInterceptor } from '../mod
 import { formatDifferences, matchRequest, type MatchRequest } from './match.js';
 import { fillPaths, normalizeBody, normalizePath, requestHash, type NormalizeContext } from './normalize.js';
 import { openRecorder, type Recorder } from './recorder.js';
+import type { CassetteFork, ForkTarget } from './mode.js';
 import type { Cassette, CassetteInteraction } from './schema.js';
 
 /** What a cassette does for an attempt. */
 export type CassetteMode = 'record' | 'replay';
-
-/** Who continues a forked replay: the scripted model or the live one (docs/cassettes.md). */
-export type ForkTarget = 'scripted' | 'live';
 
 /** Options of {@link openCassette}. */
 export interface CassetteOptions {
@@ -25,27 +23,20 @@ export interface CassetteOptions {
   file: string;
   /** The cassette to replay (loaded and validated before the attempt). */
   cassette?: Cassette;
-  /** Recording, or a fork onto the live model: the origin requests go to (default: the vendor of each wire API). */
+  /** Recording: the origin requests go to (default: the vendor of each wire API). */
   upstream?: string | null;
   /** Replay: a miss or an unused interaction fails the attempt (default true); lenient falls back to the script. */
   strict?: boolean;
   /** Replay: 0 or absent serves at once; 1 at the recorded pace, 2 twice as slow… */
   pace?: number;
   /**
-   * Replay: fork the conversation after its first `forkAt` model turns: a request at a later place in the
-   * conversation (and its side requests) is answered by `forkTo`, and the recorded rest is not expected.
+   * Replay: fork the conversation after its first `fork.at` model turns: a request at a later place in the
+   * conversation (and its side requests) is answered by `fork.to`: the scripted model, or the live model, each
+   * request forwarded to `fork.upstream` (null: the vendor) with the user's key from `hostEnv`, and the whole forked
+   * conversation (the replayed interactions, then the live ones) written to `fork.output` when it is set. The
+   * recorded rest is not expected.
    */
-  forkAt?: number;
-  /**
-   * Replay with `forkAt`: who continues the conversation: the scripted model (default), or the live model, each
-   * request forwarded to `upstream` (default: the vendor) with the user's key from `hostEnv`.
-   */
-  forkTo?: ForkTarget;
-  /**
-   * A fork onto the live model: the cassette written with the whole forked conversation (the replayed interactions,
-   * then the live ones), replayable on its own; absent: the live part is not recorded.
-   */
-  forkCassette?: string | null;
+  fork?: CassetteFork;
   /** Where the user's keys and secret variables are read from. */
   hostEnv: NodeJS.ProcessEnv;
   /** The engine recorded, written into the cassette. */
@@ -197,14 +188,16 @@ function replaySession({ options, context, diagnostics, fail, error }: SessionPa
   const pace = options.pace ?? 0;
   const used = new Set<number>();
   const counts = { exact: 0, divergent: 0, missed: 0 };
-  const forkAt = options.forkAt;
-  const live = forkAt !== undefined && options.forkTo === 'live';
-  const output = live ? (options.forkCassette ?? null) : null;
+  const fork = options.fork;
+  const forkAt = fork?.at;
+  const live = fork?.to === 'live';
+  const upstream = live ? fork.upstream : null;
+  const output = live ? fork.output : null;
   // A live fork forwards what comes after the fork (and writes the forked conversation when asked to).
   const recorder: Recorder | null = live
     ? openRecorder({
         file: output,
-        upstream: options.upstream ?? null,
+        upstream,
         hostEnv: options.hostEnv,
         engine: options.engine ?? cassette.engine,
         context,
@@ -220,7 +213,7 @@ function replaySession({ options, context, diagnostics, fail, error }: SessionPa
         diagnostics.push({
           code: 'CASSETTE_FORKED',
           level: 'info',
-          message: `Forked from ${options.file} after ${forkAt} model turn(s): the ${live ? `live model (${options.upstream ?? 'the vendor'})` : 'scripted model'} answers from turn ${forkAt} on${output ? `, recorded into ${output}` : ''}.`,
+          message: `Forked from ${options.file} after ${forkAt} model turn(s): the ${live ? `live model (${upstream ?? 'the vendor'})` : 'scripted model'} answers from turn ${forkAt} on${output ? `, recorded into ${output}` : ''}.`,
         });
       forked = true;
       return recorder ? recorder.forward(call, request) : null;
@@ -292,9 +285,7 @@ function replaySession({ options, context, diagnostics, fail, error }: SessionPa
         unused: unused.length,
         diagnostics,
         error: error(),
-        ...(forkAt !== undefined && forked
-          ? { fork: { at: forkAt, to: live ? 'live' : 'scripted', recorded: output } }
-          : {}),
+        ...(fork && forked ? { fork: { at: fork.at, to: fork.to, recorded: output } } : {}),
       };
     },
   };

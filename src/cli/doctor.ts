@@ -5,7 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { ERROR_CODES, toAgentHarnessError } from '../errors/index.js';
+import { type AgentHarnessError, ERROR_CODES, toAgentHarnessError } from '../errors/index.js';
+import type { IsolationMode } from '../protocol/index.js';
+import type { NamespaceSupport } from '../runtime/isolation/probe.js';
 import { findEnvLeak } from '../runtime/leak-guard.js';
 import { PATH_ENV_VARS, resolveHarnessPaths, type HarnessPaths } from '../runtime/paths.js';
 import { resolveExecutable } from '../runtime/executables.js';
@@ -61,35 +63,53 @@ async function checkDirectory(name: string, dir: string): Promise<DoctorCheck> {
 }
 
 /**
- * Whether attempts get their own network and PID namespaces. Unavailable is a failure only when
- * `AGENT_HARNESS_ISOLATION=require`; otherwise attempts fall back (proxy variables, process group) and say so.
+ * The isolation mode the doctor checks against, resolved once for both isolation checks: from
+ * `AGENT_HARNESS_ISOLATION`, else `auto`; a bad value is kept in `invalid` (the namespaces check reports it, the
+ * filesystem check goes on as `auto`). `probe` probes the namespaces (once per process), asked only when not off.
  */
-async function namespaceCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+interface DoctorIsolation {
+  mode: IsolationMode;
+  invalid: AgentHarnessError | null;
+  /** The variable the mode comes from. */
+  variable: string;
+  probe: () => NamespaceSupport;
+}
+
+async function doctorIsolation(hostEnv: NodeJS.ProcessEnv): Promise<DoctorIsolation> {
   const [{ ISOLATION_ENV, resolveIsolationMode }, { probeNamespaces }] = await Promise.all([
     import('../runtime/isolation/mode.js'),
     import('../runtime/isolation/probe.js'),
   ]);
-  const name = 'namespaces';
-  let mode: ReturnType<typeof resolveIsolationMode>;
+  const probe = () => probeNamespaces({ hostPath: hostEnv.PATH });
   try {
-    mode = resolveIsolationMode(undefined, hostEnv);
+    return { mode: resolveIsolationMode(undefined, hostEnv), invalid: null, variable: ISOLATION_ENV, probe };
   } catch (error) {
-    const e = toAgentHarnessError(error);
+    return { mode: 'auto', invalid: toAgentHarnessError(error), variable: ISOLATION_ENV, probe };
+  }
+}
+
+/**
+ * Whether attempts get their own network and PID namespaces. Unavailable is a failure only when
+ * `AGENT_HARNESS_ISOLATION=require`; otherwise attempts fall back (proxy variables, process group) and say so.
+ */
+function namespaceCheck(isolation: DoctorIsolation, hostEnv: NodeJS.ProcessEnv): DoctorCheck {
+  const name = 'namespaces';
+  const { mode, invalid, variable } = isolation;
+  if (invalid)
     return {
       name,
       ok: false,
-      detail: `${ISOLATION_ENV}=${String(hostEnv[ISOLATION_ENV])}`,
-      error: { code: e.code, message: e.message, hint: e.hint },
+      detail: `${variable}=${String(hostEnv[variable])}`,
+      error: { code: invalid.code, message: invalid.message, hint: invalid.hint },
     };
-  }
   if (mode === 'off')
     return {
       name,
       ok: true,
-      detail: `off (${ISOLATION_ENV}=off): network proxy-only, processes by process group`,
+      detail: `off (${variable}=off): network proxy-only, processes by process group`,
       error: null,
     };
-  const support = probeNamespaces({ hostPath: hostEnv.PATH });
+  const support = isolation.probe();
   if (support.available)
     return {
       name,
@@ -129,21 +149,11 @@ function unavailable(name: string, mode: string, message: string, fallback: stri
  * Whether the agent's filesystem can be contained (a mount namespace from an allow-list, docs/isolation.md): the
  * probe's mount trial. Unavailable is a failure only when `AGENT_HARNESS_ISOLATION=require`.
  */
-async function filesystemCheck(hostEnv: NodeJS.ProcessEnv): Promise<DoctorCheck> {
-  const [{ resolveIsolationMode }, { probeNamespaces }] = await Promise.all([
-    import('../runtime/isolation/mode.js'),
-    import('../runtime/isolation/probe.js'),
-  ]);
+function filesystemCheck(isolation: DoctorIsolation): DoctorCheck {
   const name = 'filesystem';
-  let mode: ReturnType<typeof resolveIsolationMode>;
-  try {
-    mode = resolveIsolationMode(undefined, hostEnv);
-  } catch {
-    // The namespaces check reports the bad mode.
-    mode = 'auto';
-  }
+  const { mode } = isolation;
   if (mode === 'off') return { name, ok: true, detail: 'off: the agent sees the host filesystem', error: null };
-  const support = probeNamespaces({ hostPath: hostEnv.PATH });
+  const support = isolation.probe();
   const filesystem = support.filesystem;
   if (support.available && filesystem?.available)
     return {
@@ -210,8 +220,9 @@ export async function runDoctorChecks(
           error: null,
         },
   );
-  checks.push(await namespaceCheck(hostEnv));
-  checks.push(await filesystemCheck(hostEnv));
+  const isolation = await doctorIsolation(hostEnv);
+  checks.push(namespaceCheck(isolation, hostEnv));
+  checks.push(filesystemCheck(isolation));
   for (const id of engineIds()) {
     const adapter = await loadEngine(id);
     // A project tests the engines it installed: a missing engine fails the doctor only when it was asked for.

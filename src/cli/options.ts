@@ -3,6 +3,7 @@
  */
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
+import { parseExposeEntry } from '../runtime/isolation/expose-entry.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 
 /** Parses `--translate` (0..3). */
@@ -68,8 +69,7 @@ export function parseIsolationMode(value: string): IsolationMode {
  * exists is checked when the attempt is prepared (CONFIG_INVALID).
  */
 export function collectExpose(value: string, previous: string[] = []): string[] {
-  const readOnly = value.endsWith(':ro');
-  const raw = readOnly || value.endsWith(':rw') ? value.slice(0, -3) : value;
+  const { path: raw, readOnly } = parseExposeEntry(value);
   if (raw === '')
     throw new AgentHarnessError('USAGE_ERROR', `--expose takes PATH or PATH:ro, not ${JSON.stringify(value)}.`);
   return [...previous, `${path.resolve(raw)}${readOnly ? ':ro' : ''}`];

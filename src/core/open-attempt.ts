@@ -104,14 +104,7 @@ function startModel(
         ...(plan.cassette.mode === 'record' ? { upstream: plan.cassette.upstream } : {}),
         strict: plan.cassette.strict,
         pace: plan.cassette.pace,
-        ...(plan.cassette.fork
-          ? {
-              forkAt: plan.cassette.fork.at,
-              forkTo: plan.cassette.fork.to,
-              forkCassette: plan.cassette.fork.output,
-              upstream: plan.cassette.fork.upstream,
-            }
-          : {}),
+        ...(plan.cassette.fork ? { fork: plan.cassette.fork } : {}),
         hostEnv: plan.hostEnv,
         engine: plan.adapter.id,
         context: normalize,

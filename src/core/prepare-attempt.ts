@@ -8,7 +8,13 @@ import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import type { EngineAdapter } from '../engines/engine.js';
 import { loadEngine, requireResume } from '../engines/registry.js';
-import { parseUpstream, requireVendorKey, resolveCassettePlan, type CassettePlan } from '../cassette/mode.js';
+import {
+  type CassetteFork,
+  type CassettePlan,
+  resolveCassetteFork,
+  resolveCassettePace,
+  resolveCassettePlan,
+} from '../cassette/mode.js';
 import { loadModelScript, parseModelScript, type ModelScript } from '../model/index.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { probeNamespacesAsync, type NamespaceSupport } from '../runtime/isolation/probe.js';
@@ -55,69 +61,6 @@ export interface AttemptPlan {
   hostEnv: NodeJS.ProcessEnv;
 }
 
-/** How a replay forks: after `at` model turns, onto the script or the live model (forwarded to `upstream`). */
-export interface CassetteFork {
-  at: number;
-  to: 'scripted' | 'live';
-  /** A live fork's origin (null: the vendor). */
-  upstream: string | null;
-  /** A live fork's output cassette (absolute), or null when the live part is not recorded. */
-  output: string | null;
-}
-
-/** The fork of a replay, checked (a whole number of turns, replay only, a key for a live fork); undefined: none. */
-function forkOf(
-  request: AttemptRequest,
-  plan: CassettePlan,
-  mode: ModelMode | 'auto',
-  adapter: EngineAdapter,
-  hostEnv: NodeJS.ProcessEnv,
-): CassetteFork | undefined {
-  const given = request.cassette;
-  const at = given?.forkAt;
-  if (at === undefined) {
-    if (given?.forkTo === 'live' || given?.forkCassette)
-      throw new AgentHarnessError(
-        'USAGE_ERROR',
-        `${given.forkTo === 'live' ? '--fork-to live' : '--fork-cassette'} needs --fork-at N: the model turns replayed before the fork.`,
-      );
-    return undefined;
-  }
-  if (plan.mode !== 'replay' || !Number.isInteger(at) || at < 0)
-    throw new AgentHarnessError(
-      'USAGE_ERROR',
-      plan.mode !== 'replay'
-        ? `--fork-at forks a replay; the cassette ${plan.file} is being recorded (model mode ${mode}).`
-        : `--fork-at must be a whole number of model turns, 0 or more, not ${at}.`,
-    );
-  const to = given?.forkTo ?? 'scripted';
-  if (to !== 'scripted' && to !== 'live')
-    throw new AgentHarnessError('USAGE_ERROR', `--fork-to must be scripted or live, not ${JSON.stringify(to)}.`);
-  const output = given?.forkCassette ? path.resolve(request.paths.projectRoot, given.forkCassette) : null;
-  if (to === 'scripted') {
-    if (output)
-      throw new AgentHarnessError(
-        'USAGE_ERROR',
-        `--fork-cassette ${given?.forkCassette} records a fork onto the live model; add --fork-to live, or drop it.`,
-      );
-    return { at, to, upstream: null, output: null };
-  }
-  if (output === plan.file)
-    throw new AgentHarnessError(
-      'USAGE_ERROR',
-      `--fork-cassette must be another file than the cassette replayed (${plan.file}).`,
-    );
-  const wire = adapter.tools.wire;
-  requireVendorKey(
-    wire,
-    hostEnv,
-    plan.file,
-    (names) =>
-      `Forking ${plan.file} onto the live model calls the ${wire} vendor with your key, and ${names} is not set.`,
-  );
-  return { at, to, upstream: given?.upstream ? parseUpstream(given.upstream) : null, output };
-}
-
 /** The cassette of a record, replay or auto attempt (checked here: its file, its key); null in other modes. */
 function cassettePlanOf(
   request: AttemptRequest,
@@ -135,10 +78,13 @@ function cassettePlanOf(
     upstream: given?.upstream ?? null,
     ...(given?.update ? { update: true } : {}),
   });
-  const pace = given?.pace ?? 0;
-  if (!Number.isFinite(pace) || pace < 0)
-    throw new AgentHarnessError('USAGE_ERROR', `The cassette pace must be 0 or more, not ${pace}.`);
-  const fork = forkOf(request, plan, mode, adapter, hostEnv);
+  const pace = resolveCassettePace(given?.pace);
+  const fork = resolveCassetteFork(plan, given, {
+    mode,
+    wire: adapter.tools.wire,
+    hostEnv,
+    root: request.paths.projectRoot,
+  });
   return { ...plan, strict: given?.strict ?? true, pace, ...(fork ? { fork } : {}) };
 }
 

@@ -229,6 +229,12 @@ export interface EngineAdapter {
    */
   readonly turnScopedIds?: boolean;
   /**
+   * True when the `input_tokens` of the parser's usage leave out the tokens read from the prompt cache (reported
+   * apart, as `cached_input_tokens`: Anthropic's usage, opencode's); exports that count the whole prompt (ATIF's
+   * `prompt_tokens`) add them back. Absent: `input_tokens` include them.
+   */
+  readonly cacheReportedApart?: boolean;
+  /**
    * Why the engine's tools cannot work in a run directory at `dir` (an absolute path), or null when they can; the
    * harness refuses such a directory before the run. Absent: every directory the harness accepts works.
    */
@@ -245,4 +251,7 @@ export interface EngineAdapter {
  * The part of an {@link EngineAdapter} that translating recorded output uses, loadable alone (`<id>/translation.ts`):
  * `translate` reads an engine's output without the adapter that runs it (config writers, leases, TOML, agent options).
  */
-export type TranslationAdapter = Pick<EngineAdapter, 'id' | 'createParser' | 'errorPatterns' | 'turnScopedIds'>;
+export type TranslationAdapter = Pick<
+  EngineAdapter,
+  'id' | 'createParser' | 'errorPatterns' | 'turnScopedIds' | 'cacheReportedApart'
+>;

@@ -41,6 +41,11 @@ export interface AtifContext {
   durationMs?: number | null;
   /** The run's handle, recorded in `extra`. */
   handle?: string | null;
+  /**
+   * The engine's `input_tokens` leave out the cached tokens (its adapter's `cacheReportedApart`): `prompt_tokens`,
+   * which includes them, adds them back.
+   */
+  cacheReportedApart?: boolean;
 }
 
 /** The audit events of one attempt: FCMP always; RASP when its file is there (reasoning, usage, whole outputs). */
@@ -48,12 +53,6 @@ export interface AtifEvents {
   fcmp: readonly FcmpEvent[];
   rasp?: readonly RaspEvent[] | null;
 }
-
-/**
- * Engines whose `input_tokens` leave out the tokens read from the prompt cache (Anthropic's and opencode's usage
- * report them apart); ATIF's `prompt_tokens` includes them.
- */
-const CACHE_REPORTED_APART: ReadonlySet<string> = new Set(['claude', 'opencode']);
 
 type ContentEvent = Extract<
   FcmpEvent,
@@ -171,10 +170,10 @@ function addUsage(a: Usage | null, b: Usage): Usage {
   };
 }
 
-function metricsOf(engine: string, usage: Usage): AtifMetrics {
+function metricsOf(cacheReportedApart: boolean, usage: Usage): AtifMetrics {
   const cached = usage.cached_input_tokens ?? null;
   const input = usage.input_tokens;
-  const prompt = input === null ? null : CACHE_REPORTED_APART.has(engine) ? input + (cached ?? 0) : input;
+  const prompt = input === null ? null : cacheReportedApart ? input + (cached ?? 0) : input;
   const metrics: AtifMetrics = {};
   if (prompt !== null) metrics.prompt_tokens = prompt;
   if (usage.output_tokens !== null) metrics.completion_tokens = usage.output_tokens;
@@ -184,7 +183,7 @@ function metricsOf(engine: string, usage: Usage): AtifMetrics {
   return metrics;
 }
 
-function toStep(draft: AgentDraft | UserDraft, stepId: number, engine: string): AtifStep {
+function toStep(draft: AgentDraft | UserDraft, stepId: number, cacheReportedApart: boolean): AtifStep {
   if (draft.source !== 'agent') {
     return {
       step_id: stepId,
@@ -203,7 +202,7 @@ function toStep(draft: AgentDraft | UserDraft, stepId: number, engine: string): 
   if (draft.reasoning.length > 0) step.reasoning_content = draft.reasoning.join('\n\n');
   if (draft.calls.length > 0) step.tool_calls = draft.calls;
   if (draft.results.length > 0) step.observation = { results: draft.results };
-  if (draft.usage) step.metrics = metricsOf(engine, draft.usage);
+  if (draft.usage) step.metrics = metricsOf(cacheReportedApart, draft.usage);
   return step;
 }
 
@@ -310,13 +309,14 @@ export function buildAtifTrajectory(events: AtifEvents, context: AtifContext): A
       extra: { completion },
     });
   }
-  const steps = drafts.map((draft, index) => toStep(draft, index + 1, context.engine));
+  const apart = context.cacheReportedApart === true;
+  const steps = drafts.map((draft, index) => toStep(draft, index + 1, apart));
   const sessionId =
     [...events.fcmp].reverse().find((e) => e.session_id !== null)?.session_id ?? context.sessionId ?? null;
   let total: Usage | null = null;
   for (const item of items) if (item.kind === 'usage') total = addUsage(total, item.usage);
   total ??= context.usage ?? null;
-  const totals = total ? metricsOf(context.engine, total) : null;
+  const totals = total ? metricsOf(apart, total) : null;
   const toolCalls = steps.reduce((n, s) => n + (s.tool_calls?.length ?? 0), 0);
   const diagnostics = events.fcmp.filter((e) => e.type === 'diagnostic.warning').map((e) => e.data.code);
   const finalExtra: Record<string, unknown> = { tool_calls: toolCalls, completion: completion ?? null };

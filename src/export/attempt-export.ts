@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import { attemptAuditPaths } from '../core/audit-files.js';
+import { isEngineId, loadTranslationAdapter } from '../engines/registry.js';
 import { AgentHarnessError } from '../errors/index.js';
 import {
   FcmpEventSchema,
@@ -73,6 +74,10 @@ export async function readAttemptExport(run: RunIndexEntry, attempt: number): Pr
     : null;
   const meta = await readAttemptMetaOrNull(audit.meta);
   const model = meta?.agent_options?.model;
+  // How the engine counts cached tokens is its adapter's fact (a run of an engine not registered here: none).
+  const cacheReportedApart = isEngineId(run.engine)
+    ? (await loadTranslationAdapter(run.engine)).cacheReportedApart === true
+    : false;
   const context: AtifContext = {
     runId: run.run_id,
     attempt,
@@ -86,6 +91,7 @@ export async function readAttemptExport(run: RunIndexEntry, attempt: number): Pr
     usage: meta?.usage ?? null,
     durationMs: meta?.timings.duration_ms ?? null,
     handle: run.handle,
+    cacheReportedApart,
   };
   return { events: { fcmp, rasp }, context, meta };
 }

@@ -31,6 +31,12 @@ export interface WireRequest {
   tools?: readonly EngineToolTable[];
 }
 
+/** One chunk of a streamed response as it was received: its text and the delay before it (ms). */
+export interface StreamChunk {
+  delay_ms: number;
+  data: string;
+}
+
 /** One vendor wire API. */
 export interface WireApiHandler {
   /** The id recorded with each request. */
@@ -60,4 +66,10 @@ export interface WireApiHandler {
   respond(request: WireRequest, turn: ContentTurn, response: ServerResponse): void;
   /** Writes an error with `status` in this API's JSON error shape. */
   respondError(response: ServerResponse, status: number, message: string, type: string): void;
+  /**
+   * A streamed (SSE) response rewritten by `rewrite` (a cassette templating the attempt's paths) where rewriting each
+   * chunk alone cannot reach: a value this API splits across events (Chat Completions' tool-call arguments). The
+   * caller then rewrites each chunk as well. Absent: each chunk alone is enough.
+   */
+  rewriteStream?(chunks: readonly StreamChunk[], rewrite: (text: string) => string): StreamChunk[];
 }

@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { rewriteChatToolArguments } from './chat-stream-arguments.js';
 import { finalText, type ContentTurn, nativeIntentCall, requestWorkingDirectory } from './script.js';
 import { shellToolCall } from './tool-table.js';
 import type { WireApiHandler, WireRequest } from './wire-api.js';
@@ -171,4 +172,6 @@ export const openAiChatWire: WireApiHandler = {
     response.writeHead(status, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ error: { message, type, param: null, code: type } }));
   },
+  /** A tool call's arguments come in fragments: each call's are joined before they are rewritten. */
+  rewriteStream: rewriteChatToolArguments,
 };

@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { AgentHarnessError } from '../errors/index.js';
 import { isEngineId, unknownEngineMessage } from '../engines/registry.js';
 import { ModelModeSchema } from '../protocol/index.js';
+import { parseExposeEntry } from '../runtime/isolation/expose-entry.js';
 
 /** Default directory of the consistency reports, relative to the Vitest root. */
 export const DEFAULT_REPORT_DIR = 'reports/agent-harness';
@@ -126,13 +127,12 @@ export function toAgentHarnessConfig(options: ResolvedAgentHarnessOptions, root:
     codexProfile: options.codexProfile ?? null,
     timeoutMs: options.timeoutMs ?? null,
     expose: options.expose
-      ? options.expose.map((entry) =>
-          typeof entry === 'string'
-            ? entry.endsWith(':ro')
-              ? `${abs(entry.slice(0, -3))}:ro`
-              : abs(entry)
-            : { ...entry, path: abs(entry.path) },
-        )
+      ? options.expose.map((entry) => {
+          if (typeof entry !== 'string') return { ...entry, path: abs(entry.path) };
+          const { path: raw, readOnly } = parseExposeEntry(entry);
+          // An empty path is left as it is, for the attempt to refuse (CONFIG_INVALID), not made the root.
+          return raw === '' ? entry : `${abs(raw)}${readOnly ? ':ro' : ''}`;
+        })
       : null,
   };
 }

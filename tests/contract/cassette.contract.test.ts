@@ -431,6 +431,36 @@ describe('record through the model server, replay offline', () => {
     const server = await harness(paced);
     expect(await (await post(server, body('Say it, other-secret-value-42'))).text()).toBe(text);
   });
+
+  it("a path split across a Chat Completions tool call's argument fragments is recorded as its token (the wire's rewriteStream)", async () => {
+    const file = path.join(tempDir(), 'c.json');
+    // Longer than a third of the arguments: the scripted wire streams them in three fragments, so it straddles one.
+    const runDir = '/tmp/agent-harness-runs/20260101T000000-opencode-0a1b2c3d/a-long-workspace-folder';
+    const vendor = await startKeyedVendor(KEY, { version: 1, turns: [turns.shell(`cat ${runDir}/data.csv`)] });
+    cleanups.push(() => vendor.close());
+    const cassette = openCassette({
+      mode: 'record',
+      file,
+      upstream: vendor.url,
+      hostEnv: { OPENAI_API_KEY: KEY },
+      context: () => ({ replacements: [], responsePaths: [[runDir, '{{run_dir}}']] }),
+    });
+    const server = await harness(cassette);
+    const response = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-agent-harness-scripted' },
+      body: JSON.stringify({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'Read it' }] }),
+    });
+    const streamed = await response.text();
+    // The engine gets the stream as it came, with the path in pieces.
+    expect(streamed).not.toContain(runDir);
+    await cassette.finish();
+    const recorded = loadCassette(file)
+      .interactions[0]!.response.chunks.map((c) => c.data)
+      .join('');
+    expect(recorded).not.toContain('a-long-workspace');
+    expect(recorded).toContain('{{run_dir}}/data.csv');
+  });
 });
 
 describe('forking a replay onto the live model', () => {
@@ -477,10 +507,7 @@ describe('forking a replay onto the live model', () => {
       mode: 'replay',
       file,
       cassette: loadCassette(file),
-      forkAt: 1,
-      forkTo: 'live',
-      upstream: live.url,
-      forkCassette: output,
+      fork: { at: 1, to: 'live', upstream: live.url, output },
       hostEnv: { OPENAI_API_KEY: KEY },
     });
     const server = await serve(fork.intercept);

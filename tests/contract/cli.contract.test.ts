@@ -120,6 +120,29 @@ describe('agent-harness start', () => {
     expect(fs.existsSync(path.join(runDir, '.codex', 'skills', 'demo-hello', 'SKILL.md'))).toBe(true);
   });
 
+  it('--only-skills injects just the skills it names; a name no skill root has is SKILL_INVALID', () => {
+    const run = runCliProcess(sandbox, ['start', '--only-skills', 'csv-stats', '--prompt', 'x', 'codex']);
+    expect(run.status, run.stderr).toBe(0);
+    const runDir = summaryValue(run.stderr, 'Run directory');
+    const meta = AttemptMetaSchema.parse(
+      JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'meta.1.json'), 'utf8')),
+    );
+    expect(meta.skill_injection.skills.map((s) => s.name)).toEqual(['csv-stats']);
+    expect(fs.existsSync(path.join(runDir, '.codex', 'skills', 'csv-stats', 'SKILL.md'))).toBe(true);
+    expect(fs.existsSync(path.join(runDir, '.codex', 'skills', 'demo-hello'))).toBe(false);
+    const unknown = runCliProcess(sandbox, [
+      'start',
+      '--only-skills',
+      'csv-stats,no-such-skill',
+      '--prompt',
+      'x',
+      'codex',
+    ]);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('agent-harness: error SKILL_INVALID: ');
+    expect(unknown.stderr).toContain('"no-such-skill"');
+  });
+
   it('the direct form `agent-harness codex …` means the same as running codex itself', () => {
     const run = runCliProcess(sandbox, ['codex', 'exec', '--json', 'direct', '--help']);
     expect(run.status).toBe(0);

@@ -103,6 +103,7 @@ async function checkEngine(id: string): Promise<void> {
   expect(translation.id).toBe(id);
   expect(translation.errorPatterns).toEqual(adapter.errorPatterns);
   expect(translation.turnScopedIds).toBe(adapter.turnScopedIds);
+  expect(translation.cacheReportedApart).toBe(adapter.cacheReportedApart);
   expect(typeof translation.createParser).toBe('function');
   expect(cliCommands()).toContain(id);
 }

@@ -74,6 +74,7 @@ async function atifOf(c: GoldenCase): Promise<AtifTrajectory> {
       engineVersion: '0.0.0-golden',
       prompt: 'the golden prompt',
       handle: '0a1b2c3d',
+      cacheReportedApart: adapter.cacheReportedApart === true,
     },
   );
 }

@@ -27,13 +27,23 @@ async function attemptOf(engine: string, name: string): Promise<OtlpAttempt> {
   const rasp: RaspEvent[] = [];
   const fcmp: FcmpEvent[] = [];
   const runId = `20250601T100000-${engine}-0a1b2c3d`;
+  const adapter = await loadTranslationAdapter(engine);
   await translateRecordedStreams(
-    await loadTranslationAdapter(engine),
+    adapter,
     sources,
     { runId, attempt: 1 },
     { rasp: (e) => rasp.push(e), fcmp: (e) => fcmp.push(e) },
   );
-  return { events: { rasp, fcmp }, context: { runId, attempt: 1, engine: engine as never, handle: '0a1b2c3d' } };
+  return {
+    events: { rasp, fcmp },
+    context: {
+      runId,
+      attempt: 1,
+      engine: engine as never,
+      handle: '0a1b2c3d',
+      cacheReportedApart: adapter.cacheReportedApart === true,
+    },
+  };
 }
 
 describe('OTLP GenAI spans', () => {

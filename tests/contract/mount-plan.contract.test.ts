@@ -341,6 +341,16 @@ describe('doctor', () => {
       probeTries: 1,
     });
     expect(off.find((c) => c.name === 'filesystem')?.detail).toBe('off: the agent sees the host filesystem');
+    // A bad mode fails the namespaces check; the filesystem check goes on as auto.
+    const bad = await runDoctorChecks(paths, { PATH: process.env.PATH, AGENT_HARNESS_ISOLATION: 'sometimes' }, [], {
+      probeTries: 1,
+    });
+    expect(bad.find((c) => c.name === 'namespaces')).toMatchObject({
+      ok: false,
+      detail: 'AGENT_HARNESS_ISOLATION=sometimes',
+      error: { code: 'CONFIG_INVALID' },
+    });
+    expect(bad.find((c) => c.name === 'filesystem')?.detail).toBe(check?.detail);
   });
 });
 

@@ -45,6 +45,20 @@ describe('agentHarness options', () => {
     expect(structuredClone(config)).toEqual(config);
   });
 
+  it('resolves expose entries against the root, keeping :ro; an empty path is left for the attempt to refuse', () => {
+    const config = toAgentHarnessConfig(
+      parseAgentHarnessOptions({ expose: ['data:ro', 'out:rw', 'plain', { path: 'obj', readOnly: true }, ':ro'] }),
+      '/repo',
+    );
+    expect(config.expose).toEqual([
+      `${path.resolve('/repo/data')}:ro`,
+      path.resolve('/repo/out'),
+      path.resolve('/repo/plain'),
+      { path: path.resolve('/repo/obj'), readOnly: true },
+      ':ro',
+    ]);
+  });
+
   it.for([
     [{ model: 'mocked' }, 'model', '"mocked"'],
     [{ upstream: 'ftp://example.test' }, 'upstream', '"ftp://example.test"'],

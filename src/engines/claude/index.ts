@@ -19,7 +19,7 @@ import {
 } from './config.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
 import { claudeErrorPatterns } from './errors.js';
-import { createClaudeParser, CLAUDE_INIT_MESSAGE } from './parse.js';
+import { CLAUDE_CACHE_REPORTED_APART, createClaudeParser, CLAUDE_INIT_MESSAGE } from './parse.js';
 import { recoverClaudeSession } from './session-store.js';
 import { CLAUDE_SKILL_ROOT } from './skills.js';
 
@@ -106,6 +106,7 @@ export const claudeEngine: EngineAdapter = {
   tools: claudeTools,
   acp,
   createParser: createClaudeParser,
+  cacheReportedApart: CLAUDE_CACHE_REPORTED_APART,
   recoverSession: recoverClaudeSession,
   initMessage: CLAUDE_INIT_MESSAGE,
 };

@@ -304,6 +304,12 @@ function exitCodeOf(output: string | null): number | null {
   return match ? Number(match[1]) : null;
 }
 
+/**
+ * Anthropic's `input_tokens` leave out the tokens read from the prompt cache (`cache_read_input_tokens`, the usage's
+ * `cached_input_tokens`): `EngineAdapter.cacheReportedApart`.
+ */
+export const CLAUDE_CACHE_REPORTED_APART = true;
+
 function usage(value: unknown): Usage {
   const u = isObject(value) ? value : {};
   return {

@@ -4,11 +4,12 @@
  */
 import type { TranslationAdapter } from '../engine.js';
 import { claudeErrorPatterns } from './errors.js';
-import { createClaudeParser } from './parse.js';
+import { CLAUDE_CACHE_REPORTED_APART, createClaudeParser } from './parse.js';
 
 /** The claude translation adapter (the full adapter in `index.ts` carries the same members). */
 export const claudeTranslation: TranslationAdapter = {
   id: 'claude',
   createParser: createClaudeParser,
   errorPatterns: claudeErrorPatterns,
+  cacheReportedApart: CLAUDE_CACHE_REPORTED_APART,
 };

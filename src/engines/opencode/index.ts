@@ -25,7 +25,7 @@ import {
   writeOpencodeConfig,
 } from './config.js';
 import { opencodeErrorPatterns } from './errors.js';
-import { createOpencodeParser } from './parse.js';
+import { createOpencodeParser, OPENCODE_CACHE_REPORTED_APART } from './parse.js';
 import { recoverOpencodeSession } from './session-store.js';
 import { OPENCODE_SKILL_ROOT } from './skills.js';
 
@@ -115,5 +115,6 @@ export const opencodeEngine: EngineAdapter = {
   // opencode 1.18.33 writes a .gitignore into its project config dir on every run (measured, scripted runs).
   bookkeepingPaths: ['.opencode/.gitignore'],
   createParser: createOpencodeParser,
+  cacheReportedApart: OPENCODE_CACHE_REPORTED_APART,
   recoverSession: recoverOpencodeSession,
 };

@@ -203,6 +203,12 @@ function errorMessage(value: unknown): string | null {
   return status !== null ? `${text} (status ${status})` : text;
 }
 
+/**
+ * opencode's `tokens.input` leaves out the tokens read from the prompt cache (`tokens.cache.read`, the usage's
+ * `cached_input_tokens`): `EngineAdapter.cacheReportedApart`.
+ */
+export const OPENCODE_CACHE_REPORTED_APART = true;
+
 function usage(value: unknown): Usage {
   const t = isObject(value) ? value : {};
   const cache = isObject(t.cache) ? t.cache : {};

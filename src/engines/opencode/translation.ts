@@ -4,11 +4,12 @@
  */
 import type { TranslationAdapter } from '../engine.js';
 import { opencodeErrorPatterns } from './errors.js';
-import { createOpencodeParser } from './parse.js';
+import { createOpencodeParser, OPENCODE_CACHE_REPORTED_APART } from './parse.js';
 
 /** The opencode translation adapter (the full adapter in `index.ts` carries the same members). */
 export const opencodeTranslation: TranslationAdapter = {
   id: 'opencode',
   createParser: createOpencodeParser,
   errorPatterns: opencodeErrorPatterns,
+  cacheReportedApart: OPENCODE_CACHE_REPORTED_APART,
 };

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AgentHarnessError } from '../../errors/index.js';
 import type { ExposedPath } from '../../protocol/index.js';
+import { parseExposeEntry } from './expose-entry.js';
 
 /** A host path the caller opens to the agent: `expose` in the plugin and providers, `--expose PATH[:ro]` on the CLI. */
 export type ExposeEntry = string | { path: string; readOnly?: boolean };
@@ -375,9 +376,7 @@ export function resolveExpose(entries: readonly ExposeEntry[] | undefined, cwd: 
   return (entries ?? []).map((entry) => {
     let request: ExposeRequest;
     if (typeof entry === 'string') {
-      const readOnly = entry.endsWith(':ro');
-      const raw = readOnly ? entry.slice(0, -3) : entry.endsWith(':rw') ? entry.slice(0, -3) : entry;
-      request = { path: raw, readOnly };
+      request = parseExposeEntry(entry);
     } else if (entry && typeof entry === 'object' && typeof entry.path === 'string') {
       request = { path: entry.path, readOnly: entry.readOnly === true };
     } else {

@@ -1,12 +1,11 @@
 /**
- * Paths in streamed tool-call arguments. A Chat Completions stream sends a tool call's arguments in fragments
- * (`delta.tool_calls[].function.arguments`), so the run directory's path can straddle two events and escape the
- * chunk-by-chunk templating of normalize.ts. Here the fragments of each tool call are joined, templated, and given
- * back as the first fragment (the following ones empty): the number of events and the chunk boundaries are kept.
- * Chunks that are not whole `data:` events are left as they are.
+ * Rewriting streamed tool-call arguments (the Chat Completions wire's `rewriteStream`). A Chat Completions stream
+ * sends a tool call's arguments in fragments (`delta.tool_calls[].function.arguments`), so a value (a cassette's run
+ * directory path) can straddle two events and escape a chunk-by-chunk rewrite. Here the fragments of each tool call
+ * are joined, rewritten, and given back as the first fragment (the following ones empty): the number of events and
+ * the chunk boundaries are kept. Chunks that are not whole `data:` events are left as they are.
  */
-import { templatePaths, type NormalizeContext } from './normalize.js';
-import type { CassetteChunk } from './schema.js';
+import type { StreamChunk } from './wire-api.js';
 
 interface Fragment {
   chunk: number;
@@ -34,11 +33,11 @@ function eventsOf(data: string): Array<Record<string, unknown> | string> | null 
   return out;
 }
 
-/** Templates the attempt's paths inside the streamed arguments of Chat Completions tool calls. */
-export function templateChatToolArguments(
-  chunks: readonly CassetteChunk[],
-  context: NormalizeContext,
-): CassetteChunk[] {
+/** Rewrites the streamed arguments of Chat Completions tool calls with `rewrite`, each call's fragments joined. */
+export function rewriteChatToolArguments(
+  chunks: readonly StreamChunk[],
+  rewrite: (text: string) => string,
+): StreamChunk[] {
   const parsed = chunks.map((chunk) => eventsOf(chunk.data));
   const calls = new Map<string, Fragment[]>();
   parsed.forEach((events, chunk) => {
@@ -60,10 +59,10 @@ export function templateChatToolArguments(
   const changed = new Set<number>();
   for (const fragments of calls.values()) {
     const whole = fragments.map((f) => f.delta.arguments as string).join('');
-    const templated = templatePaths(whole, context);
-    if (templated === whole) continue;
+    const rewritten = rewrite(whole);
+    if (rewritten === whole) continue;
     fragments.forEach((fragment, i) => {
-      fragment.delta.arguments = i === 0 ? templated : '';
+      fragment.delta.arguments = i === 0 ? rewritten : '';
       changed.add(fragment.chunk);
     });
   }
