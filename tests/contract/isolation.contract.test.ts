@@ -408,7 +408,7 @@ describe.skipIf(!support.available || !support.filesystem?.available)('the new r
           'touch /tmp/scratch && echo WROTE-TMP',
           `touch ${workspace}/inside && echo WROTE-WORKSPACE`,
           // Mounts whose mount point is `/` (field 5 of mountinfo).
-          "awk '$5 == \"/\"' /proc/self/mountinfo | wc -l",
+          'awk \'$5 == "/"\' /proc/self/mountinfo | wc -l',
         ].join('; ');
         const child = isolation.launch({
           file: '/bin/sh',
