@@ -4,6 +4,9 @@ import {
   attemptSide,
   bareCommand,
   bareLine,
+  bareMountPlan,
+  runBareNamespaced,
+  type Series,
   firstAttempt,
   harnessEnv,
   pairedRatio,
@@ -59,13 +62,20 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
         `  note: the harness ran ${first.meta.command.executable} as it is, not the native binary for codex's npm launcher`,
       );
     const bare = bareCommand(first, server.url);
+    const plan = bareMountPlan(first);
     const sides: Side[] = [
       attemptSide('library', attempt),
       attemptSide('unisolated', libraryAttempts(hostEnv, project, server, 'off')),
       { name: 'bare', run: async () => ({ timing: await runBare(bare, first.meta.command.cwd) }) },
+      {
+        name: 'namespaced',
+        run: async () => ({ timing: await runBareNamespaced(bare, first.meta.command.cwd, plan, server.url) }),
+      },
     ];
     const series = await pairedRounds(sides, rounds);
-    const [library, unisolated, reference] = [series.get('library')!, series.get('unisolated')!, series.get('bare')!];
+    const [library, unisolated, reference, namespaced] = ['library', 'unisolated', 'bare', 'namespaced'].map(
+      (name) => series.get(name)!,
+    ) as [Series, Series, Series, Series];
     const ratio = pairedRatio(library, reference);
     const own = pairedRatio(unisolated, reference);
     return [
@@ -83,6 +93,21 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
         '1.10',
         [sideBySide(unisolated, reference), stepsLine(unisolated.metas)],
       ),
+      ratioFigure(
+        'library, in namespaces',
+        'the same attempt vs the bare turn run in the same namespaces (the init, its network, the agent filesystem): what the harness costs on top of its isolation',
+        pairedRatio(library, namespaced),
+        '1.10',
+        [sideBySide(library, namespaced)],
+      ),
+      {
+        name: 'namespaces alone',
+        what: 'the bare turn in the namespaces an attempt gets (the isolation module only) vs the bare turn: what containment costs a turn',
+        value: `${pairedRatio(namespaced, reference).toFixed(2)}×`,
+        target: '—',
+        pass: null,
+        detail: [sideBySide(namespaced, reference)],
+      },
     ];
   } finally {
     await server.close();

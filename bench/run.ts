@@ -162,14 +162,12 @@ function writeResults(figures: readonly Figure[], seconds: number, loadBefore: s
     '',
     '| figure | what | value | target | |',
     '| --- | --- | --- | --- | --- |',
-    ...figures.map(
-      (f) => `| ${f.name} | ${cell(f.what)} | ${f.value} | ${f.target} | ${f.pass ? 'pass' : '**FAIL**'} |`,
-    ),
+    ...figures.map((f) => `| ${f.name} | ${cell(f.what)} | ${f.value} | ${f.target} | ${verdict(f, '**FAIL**')} |`),
     '',
     '## Details',
     '',
     ...figures.flatMap((f) => [
-      `### ${f.name}: ${f.value} (${f.pass ? 'pass' : 'FAIL'}, target ${f.target})`,
+      `### ${f.name}: ${f.value} (${verdict(f, 'FAIL')}, target ${f.target})`,
       '',
       ...f.detail.map((d) => `- ${d}`),
       '',
@@ -218,7 +216,7 @@ async function main(): Promise<number> {
         for (const f of await figure.run(rounds ?? figure.rounds)) {
           figures.push(f);
           console.log(
-            `${f.name}: ${f.value} (target ${f.target}: ${f.pass ? 'pass' : 'FAIL'})\n${f.detail.map((d) => `  ${d}`).join('\n')}`,
+            `${f.name}: ${f.value} (target ${f.target}: ${verdict(f, 'FAIL')})\n${f.detail.map((d) => `  ${d}`).join('\n')}`,
           );
         }
       } catch (error) {
@@ -254,3 +252,8 @@ async function main(): Promise<number> {
 }
 
 process.exitCode = await main();
+
+/** A figure's verdict as printed: pass, `fail`, or a dash for a figure with no target. */
+function verdict(figure: Figure, fail: string): string {
+  return figure.pass === null ? '—' : figure.pass ? 'pass' : fail;
+}

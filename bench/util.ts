@@ -12,7 +12,10 @@ import { fileURLToPath } from 'node:url';
 import type { AttemptRequest } from '../src/core/attempt-request.js';
 import { runAttempt } from '../src/core/run-attempt.js';
 import type { ModelServer } from '../src/model/index.js';
+import { openIsolation } from '../src/runtime/isolation/attempt-isolation.js';
+import { buildMountPlan, type MountPlan } from '../src/runtime/isolation/mount-plan.js';
 import { resolveHarnessPaths } from '../src/runtime/paths.js';
+import { superviseSplit } from '../src/runtime/process.js';
 
 /** The repository root. */
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -29,8 +32,8 @@ export interface Figure {
   value: string;
   /** The target, e.g. `≤ 1.10×`. */
   target: string;
-  /** Whether the value meets the target. */
-  pass: boolean;
+  /** Whether the value meets the target; null for a figure measured for what it explains, with no target. */
+  pass: boolean | null;
   /** The medians and counts behind the value, and the step breakdown. */
   detail: string[];
 }
@@ -129,6 +132,7 @@ export function runProcess(
 /** The parts of `.audit/meta.N.json` the bench reads. */
 export interface AttemptMeta {
   command: { executable: string; argv: string[]; cwd: string; launcher?: string };
+  isolation?: { exposed?: Array<{ path: string; access: 'ro' | 'rw'; why: string }> };
   env: Record<string, string>;
   model: { base_url: string | null };
   timings?: { duration_ms?: number; steps?: Record<string, number> };
@@ -226,6 +230,63 @@ export function bareLine(bare: BareCommand): string {
  */
 export async function runBare(bare: BareCommand, cwd: string): Promise<Timing> {
   return (await measure(() => runProcess(bare.file, bare.args, { env: bare.env, cwd }))).timing;
+}
+
+/**
+ * The mount plan the first attempt's agent had (`meta.isolation.exposed`), with the engine's home swapped for the
+ * bare copy, as a bare turn runs.
+ */
+export function bareMountPlan(first: FirstAttempt): MountPlan {
+  const exposed = (first.meta.isolation?.exposed ?? []).map((entry) => ({
+    ...entry,
+    path: entry.path.split(first.agentHome).join(first.bareHome),
+  }));
+  const paths = (why: string, access?: 'ro' | 'rw') =>
+    exposed.filter((e) => e.why === why && (!access || e.access === access)).map((e) => e.path);
+  const workspace = paths('workspace')[0];
+  if (!workspace) throw new Error('bench: the first attempt recorded no contained workspace (meta.isolation.exposed)');
+  return buildMountPlan({
+    workspace,
+    readOnlyInWorkspace: paths('audit'),
+    writable: paths('managed'),
+    readOnly: [...paths('engine'), ...paths('mcp'), ...paths('expose', 'ro')],
+    expose: paths('expose', 'rw').map((file) => ({ path: file, readOnly: false })),
+  });
+}
+
+/**
+ * Runs a bare command once, timed, in the namespaces an attempt gets (the isolation module alone: the init, its
+ * network namespace with the model's port forwarded, the agent's filesystem as the first attempt had it), without the
+ * rest of the harness (no run store, config, snapshots or translation): what the namespaces cost a turn.
+ */
+export async function runBareNamespaced(
+  bare: BareCommand,
+  cwd: string,
+  plan: MountPlan,
+  modelUrl: string,
+): Promise<Timing> {
+  return (
+    await measure(async () => {
+      const isolation = await openIsolation({ mode: 'require', modelUrl, prestart: 'ignore', filesystem: true });
+      try {
+        isolation.contain(plan);
+        const child = isolation.launch({
+          file: bare.file,
+          args: bare.args,
+          env: bare.env as Record<string, string>,
+          cwd,
+        });
+        if (!child) throw new Error('bench: the namespaces started no engine');
+        const result = await isolation.settle(
+          await superviseSplit(child, { onChunk: () => undefined, killGraceMs: 500 }),
+        );
+        if (result.exitCode !== 0) throw new Error(`bench: the bare turn in namespaces exited ${result.exitCode}`);
+        if (!(await isolation.contained())) throw new Error('bench: the bare turn ran on the host filesystem');
+      } finally {
+        await isolation.close();
+      }
+    })
+  ).timing;
 }
 
 /** One side of a paired comparison: runs once, returns its timing and, for a harness attempt, its meta. */
