@@ -4,7 +4,6 @@
  * JSON-RPC only: every log line goes to stderr.
  */
 import path from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { engineIds, requireEngineId } from '../engines/registry.js';
 import type { EngineId, IsolationMode, ModelMode } from '../protocol/index.js';
@@ -31,7 +30,8 @@ export async function acpCommand(
 ): Promise<number> {
   requireEngineId(engine);
   // Loaded here: `--help` must not load the SDK, the run store or the engines.
-  const [{ ndJsonStream }, { createAcpAgent }, { loadModelScript }] = await Promise.all([
+  const [{ Readable, Writable }, { ndJsonStream }, { createAcpAgent }, { loadModelScript }] = await Promise.all([
+    import('node:stream'),
     import('@agentclientprotocol/sdk'),
     import('../acp/agent.js'),
     import('../model/script.js'),

@@ -2,7 +2,6 @@
  * What `start`, `resume` and the direct `<engine>` form share: run one attempt through core with the output
  * contract of output.ts, then turn the result into an exit status.
  */
-import process from 'node:process';
 import type { AttemptResult } from '../core/attempt-result.js';
 import { runAttempt, type AttemptRequest, type IoMode } from '../core/run-attempt.js';
 import type { TranslateMode } from '../protocol/index.js';

@@ -4,7 +4,6 @@
  * not notice the abort in time (a read stuck in the OS) does not keep the process alive: it exits anyway.
  */
 import { constants as osConstants } from 'node:os';
-import process from 'node:process';
 import { AgentHarnessError } from '../errors/index.js';
 
 const SIGNAL_STATUS = { SIGINT: 130, SIGTERM: 143 } as const;

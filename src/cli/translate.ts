@@ -11,7 +11,6 @@ import type { Command } from 'commander';
 import { AgentHarnessError } from '../errors/index.js';
 import type { TranslateMode } from '../protocol/index.js';
 import { checkInputFile, streamInputFile } from '../runtime/bounded-input.js';
-import { readAttemptMetaOrNull } from '../runtime/read-attempt-meta.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import type { TranslateRecordedOptions } from '../translate/recorded.js';
 import type { RecordedSources } from '../translate/recorded-stream.js';
@@ -65,9 +64,10 @@ async function fromRun(
   clientFile?: string;
 }> {
   // Loaded here, not at the top: translating captured files needs neither the run store nor attempt sealing.
-  const [{ attemptAuditPaths, fcmpSeqStart }, { findRun }] = await Promise.all([
+  const [{ attemptAuditPaths, fcmpSeqStart }, { findRun }, { readAttemptMetaOrNull }] = await Promise.all([
     import('../core/audit-files.js'),
     import('../core/session.js'),
+    import('../runtime/read-attempt-meta.js'),
   ]);
   const paths = resolveHarnessPaths();
   const run = await findRun(
@@ -160,13 +160,16 @@ export async function translateCommand(
   if (mode === 0 && !options.summary)
     throw new AgentHarnessError('USAGE_ERROR', 'translate shows views 1, 2 or 3 (view 0 is the raw file itself).');
   // The engine's parser and error patterns only: translating never needs the adapter that runs the engine.
-  const [{ loadTranslationAdapter }, { translateRecordedStreams }, { translationForTransport }] = await Promise.all([
+  const [{ loadTranslationAdapter }, { translateRecordedStreams }] = await Promise.all([
     import('../engines/registry.js'),
     import('../translate/recorded-stream.js'),
-    import('../acp/translation.js'),
   ]);
-  // An attempt that ran over ACP is read with the ACP parser (its stdout is JSON-RPC).
-  const adapter = translationForTransport(await loadTranslationAdapter(engine), transport, clientFile);
+  let adapter = await loadTranslationAdapter(engine);
+  // An attempt that ran over ACP is read with the ACP parser (its stdout is JSON-RPC), loaded for such a run only.
+  if (transport === 'acp') {
+    const { translationForTransport } = await import('../acp/translation.js');
+    adapter = translationForTransport(adapter, transport, clientFile);
+  }
   if (options.summary || mode === 0) {
     const { summary } = await runInterruptible('translate', (signal) =>
       translateRecordedStreams(adapter, sourcesOf(files, signal), recorded),

@@ -41,25 +41,45 @@ const MISSING_TOOL = /agent-harness: the engine offered no MCP tool ([A-Za-z0-9_
 export function withMcpReadiness(parser: EngineParser): EngineParser {
   const reported = new Set<string>();
   const watch = (outputs: ParserOutput[]): ParserOutput[] => {
-    const out: ParserOutput[] = [];
-    for (const output of outputs) {
-      out.push(output);
+    // Without a diagnostic to add (nearly always), the parser's own array is returned: nothing is copied.
+    let out: ParserOutput[] | undefined;
+    for (let i = 0; i < outputs.length; i += 1) {
+      const output = outputs[i]!;
+      out?.push(output);
       if (output.type === 'diagnostic') {
         const server = mcpNotReadyServer(output.diagnostic);
         if (server) reported.add(server);
         continue;
       }
       // The scripted stand-in for a tool not offered is a shell command: no other call is stringified for it.
-      if (output.type !== 'engine.tool.call' || output.kind !== 'shell') continue;
+      if (output.type !== 'engine.tool.call' || output.kind !== 'shell' || !mentionsMissingTool(output.input)) continue;
       const missing = MISSING_TOOL.exec(JSON.stringify(output.input ?? null));
       if (!missing || reported.has(missing[2]!)) continue;
       reported.add(missing[2]!);
+      out ??= outputs.slice(0, i + 1);
       out.push({
         type: 'diagnostic',
         diagnostic: mcpNotReadyDiagnostic(missing[2]!, `its tool ${missing[1]} was not offered to the model`),
       });
     }
-    return out;
+    return out ?? outputs;
   };
   return { line: (stream, text) => watch(parser.line(stream, text)), end: () => watch(parser.end()) };
+}
+
+/** Words of {@link MISSING_TOOL} that JSON.stringify leaves as they are (no quote, backslash or control character). */
+const MISSING_TOOL_WORDS = 'the engine offered no MCP tool ';
+
+/**
+ * False when no string of `value` (key or value, at any depth) holds {@link MISSING_TOOL_WORDS}: then its JSON text
+ * cannot match {@link MISSING_TOOL}, and a shell call's input is not stringified just to find that out.
+ */
+function mentionsMissingTool(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes(MISSING_TOOL_WORDS);
+  if (typeof value !== 'object' || value === null) return false;
+  // An object that writes its own JSON is stringified to be sure.
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return true;
+  for (const key in value)
+    if (key.includes(MISSING_TOOL_WORDS) || mentionsMissingTool((value as Record<string, unknown>)[key])) return true;
+  return false;
 }

@@ -25,5 +25,6 @@ export function feedLine(builder: RaspBuilder, line: SplitLine): void {
   }
   const text = line.stream === 'pty' ? cleanTerminalLine(line.text) : line.text;
   if (line.stream === 'pty' && SCRIPT_FRAME.test(text)) return;
-  builder.line(line.stream, text, { stream: line.stream, from: line.from, to: line.to });
+  // The line is its own raw_ref (the builder copies only stream, from and to into each event).
+  builder.line(line.stream, text, line);
 }

@@ -87,15 +87,17 @@ export function createRaspBuilder(options: RaspBuilderOptions): RaspBuilder {
     return event;
   }
 
-  function emitOutputs(run: () => ParserOutput[], rawRef: RawRef | null): RaspEvent[] {
-    let outputs: ParserOutput[];
+  /** What the parser made of one line; a throw (against its contract) becomes a PARSER_THREW diagnostic. */
+  function lineOutputs(stream: StreamName, text: string): ParserOutput[] {
     try {
-      outputs = run();
+      return parser.line(stream, text);
     } catch (error) {
-      outputs = [internalDiagnostic('PARSER_THREW', `the ${engine} parser threw: ${String(error)}`)];
+      return [parserThrew(engine, error)];
     }
-    const built: RaspEvent[] = [];
-    for (const output of outputs) built.push(emit(output, rawRef));
+  }
+
+  function emitOutputs(outputs: ParserOutput[], rawRef: RawRef | null, built: RaspEvent[] = []): RaspEvent[] {
+    for (let i = 0; i < outputs.length; i += 1) built.push(emit(outputs[i]!, rawRef));
     return built;
   }
 
@@ -105,16 +107,21 @@ export function createRaspBuilder(options: RaspBuilderOptions): RaspBuilder {
     line(stream, text, rawRef) {
       if (!rawLineEvents) {
         seq += 1;
-        return emitOutputs(() => parser.line(stream, text), rawRef);
+        return emitOutputs(lineOutputs(stream, text), rawRef);
       }
       const raw = emit({ type: 'raw.line', text }, rawRef);
-      const parsed = emitOutputs(() => parser.line(stream, text), rawRef);
-      parsed.unshift(raw);
-      return parsed;
+      return emitOutputs(lineOutputs(stream, text), rawRef, [raw]);
     },
     exited(data) {
-      const tail = emitOutputs(() => parser.end(), null);
-      return [...tail, emit({ type: 'lifecycle.exited', ...data }, null)];
+      let outputs: ParserOutput[];
+      try {
+        outputs = parser.end();
+      } catch (error) {
+        outputs = [parserThrew(engine, error)];
+      }
+      const tail = emitOutputs(outputs, null);
+      tail.push(emit({ type: 'lifecycle.exited', ...data }, null));
+      return tail;
     },
     diagnostic: ({ code, message, level }, rawRef = null) => [
       emit({ type: 'diagnostic', diagnostic: { code, message, level } }, rawRef),
@@ -139,6 +146,9 @@ function wallClockTimestamp(): () => string {
   };
 }
 
-function internalDiagnostic(code: string, message: string): Extract<RaspData, { type: 'diagnostic' }> {
-  return { type: 'diagnostic', diagnostic: { code, message, level: 'error' } };
+function parserThrew(engine: EngineId, error: unknown): Extract<RaspData, { type: 'diagnostic' }> {
+  return {
+    type: 'diagnostic',
+    diagnostic: { code: 'PARSER_THREW', message: `the ${engine} parser threw: ${String(error)}`, level: 'error' },
+  };
 }

@@ -57,17 +57,19 @@ describe('what a light command loads', () => {
     expect(loaded.filter((file) => HEAVY.some((pattern) => pattern.test(file)))).toEqual([]);
   });
 
-  it('translate loads the parser of its engine only', () => {
-    const parsers = loadedBy([
+  it('translate loads the parser of its engine only (captured files: not the ACP parser)', () => {
+    const loaded = loadedBy([
       'translate',
       '--engine',
       'codex',
       '--stdout',
       'fixtures/streams/codex/done-marker.stdout.jsonl',
       '--summary',
-    ]).filter((file) => /^src\/engines\/[a-z]+\//.test(file));
+    ]);
+    const parsers = loaded.filter((file) => /^src\/engines\/[a-z]+\//.test(file));
     expect(parsers.every((file) => file.startsWith('src/engines/codex/'))).toBe(true);
     expect(parsers).toContain('src/engines/codex/parse.ts');
+    expect(loaded.filter((file) => file.startsWith('src/acp/'))).toEqual([]);
   });
 });
 
