@@ -9,9 +9,9 @@ import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 
 /**
- * Resolves symlinks of the longest existing prefix of `p`, so a link into `~/.codex` is seen for what it is. The
- * system's realpath (one call; Node's own realpathSync lstats every component, ~10 per path, and an attempt checks a
- * dozen paths).
+ * Resolves symlinks of the longest existing prefix of `p`, so a link into `~/.codex` is seen for what it is. The C
+ * library's realpath: the same walk of the path's components as Node's realpathSync, without its JavaScript per
+ * component (an attempt checks a dozen paths).
  */
 function realPathLoose(p: string): string {
   let current = path.resolve(p);
