@@ -24,8 +24,10 @@ import {
 } from './util.js';
 
 /**
- * In-process codex attempts as a fixture runs them (`hostEnv`, `project`): each a new run, removed after. `isolation`
- * `off`: on the host's network, processes and filesystem (what the harness itself costs, without its namespaces).
+ * In-process codex attempts as a fixture runs them (`hostEnv`, `project`): each a new run, removed after, on its own
+ * lane of the shared server (as the fixtures give each run one: its requests are its own, not every attempt's since
+ * it began). `isolation` `off`: on the host's network, processes and filesystem (what the harness itself costs,
+ * without its namespaces).
  */
 export function libraryAttempts(
   hostEnv: NodeJS.ProcessEnv,
@@ -34,18 +36,24 @@ export function libraryAttempts(
   isolation?: 'off',
 ): () => Promise<{ wall: number; meta: AttemptMeta }> {
   const paths = resolveHarnessPaths({ cwd: project, env: hostEnv });
-  return () =>
-    timedAttempt({
-      paths,
-      engine: 'codex',
-      launch: 'start',
-      prompt: 'hi',
-      label: 'bench',
-      modelMode: 'scripted',
-      modelServer: server,
-      hostEnv,
-      ...(isolation ? { isolation } : {}),
-    });
+  return async () => {
+    const lane = server.openLane();
+    try {
+      return await timedAttempt({
+        paths,
+        engine: 'codex',
+        launch: 'start',
+        prompt: 'hi',
+        label: 'bench',
+        modelMode: 'scripted',
+        modelServer: lane,
+        hostEnv,
+        ...(isolation ? { isolation } : {}),
+      });
+    } finally {
+      lane.close();
+    }
+  };
 }
 
 /** Measures figure 1 over `rounds` paired rounds. */

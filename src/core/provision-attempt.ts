@@ -94,12 +94,28 @@ function degraded(opened: OpenedAttempt, isolation: AttemptIsolation): void {
   });
 }
 
+/**
+ * Removes the attempt's TMPDIR. Usually the engine left it empty: one rmdir, at once. Otherwise (opencode unpacks a
+ * 5 MB library there) the recursive removal goes through the thread pool, so a large tree never holds the event loop.
+ * The recursive removal alone cost an empty directory ~4 ms, and ~35 ms with 16 attempts in one process (its trips
+ * through the pool behind theirs), on the path of every attempt's result.
+ */
+function removeAttemptTmp(dir: string): Promise<void> | undefined {
+  try {
+    fs.rmdirSync(dir);
+    return undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return fs.promises.rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** Provisions the engine's world and returns its command; throws to fail the attempt (recorded by the seal step). */
 export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt): Promise<ProvisionedAttempt> {
   const { adapter, request, hostEnv, io } = plan;
   const { runDir, meta, clock, attemptTmp, resources } = opened;
   const { paths } = request;
-  resources.add(() => fs.promises.rm(attemptTmp, { recursive: true, force: true }));
+  resources.add(() => removeAttemptTmp(attemptTmp));
   const restores: Array<() => Promise<void>> = [];
   const prepared: { value: PreparedEngine | null } = { value: null };
   resources.add(undoEngineConfig(opened, restores, prepared));

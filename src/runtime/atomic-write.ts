@@ -3,10 +3,14 @@
  * content or the new one, never half of it.
  *
  * Files up to 4 MiB (the audit's JSON, run records, config files, and the fs snapshots of up to ~30,000 files) are
- * written with synchronous calls: open, write, fsync, close and rename cost ~0.5 ms together here for a small file,
+ * written with synchronous calls: open, write, close and rename cost well under 1 ms together here for a small file,
  * against ~1.2 ms as five trips through libuv's thread pool (2-CPU VM, issue 13), and an attempt writes about a
  * dozen; a 10,000-file snapshot (1.2 MB) takes ~1.3 ms synchronously against 3–5 ms through the pool, on the path of
- * every attempt. Larger ones keep the thread pool, so that no write holds the event loop more than a few ms.
+ * every attempt. The fsync of a durable write is the one trip through the pool: it waits for the disk (1–10 ms and
+ * more on a busy one), and done synchronously it held the event loop of every attempt of the process meanwhile (16
+ * concurrent attempts spent ~60 ms each blocked in fsync, issue 29); in the pool, concurrent fsyncs also share the
+ * filesystem's journal commits. Larger files keep the thread pool throughout, so that no write holds the event loop
+ * more than a few ms.
  */
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
@@ -48,17 +52,21 @@ function byteLength(data: string | Uint8Array): number {
   return typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
 }
 
-/** The synchronous path: a missing directory is made on the first ENOENT, not checked before every write. */
-function writeSmall(file: string, data: string | Uint8Array, durable: boolean): void {
+/** Opens a new temp sibling of `file` for writing: a missing directory is made on the first ENOENT, not checked before. */
+function openTemp(file: string): { tmp: string; fd: number } {
   const tmp = tempSibling(file);
-  let fd: number;
   try {
-    fd = fsSync.openSync(tmp, 'w');
+    return { tmp, fd: fsSync.openSync(tmp, 'w') };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     fsSync.mkdirSync(path.dirname(file), { recursive: true });
-    fd = fsSync.openSync(tmp, 'w');
+    return { tmp, fd: fsSync.openSync(tmp, 'w') };
   }
+}
+
+/** The synchronous path; `durable` fsyncs on the event loop (only {@link writeFileAtomicSync}'s callers ask it). */
+function writeSmall(file: string, data: string | Uint8Array, durable: boolean): void {
+  const { tmp, fd } = openTemp(file);
   try {
     try {
       fsSync.writeFileSync(fd, data);
@@ -69,6 +77,28 @@ function writeSmall(file: string, data: string | Uint8Array, durable: boolean): 
     fsSync.renameSync(tmp, file);
   } catch (error) {
     // A full disk must not leave a half-written temp file behind (nor take the space of one).
+    fsSync.rmSync(tmp, { force: true });
+    throw error;
+  }
+}
+
+/** fsync through the thread pool. */
+function fsyncInPool(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fsSync.fsync(fd, (error) => (error ? reject(error) : resolve())));
+}
+
+/** A small durable write: written synchronously, fsynced in the thread pool, then closed and renamed over `file`. */
+async function writeSmallDurable(file: string, data: string | Uint8Array): Promise<void> {
+  const { tmp, fd } = openTemp(file);
+  try {
+    try {
+      fsSync.writeFileSync(fd, data);
+      await fsyncInPool(fd);
+    } finally {
+      fsSync.closeSync(fd);
+    }
+    fsSync.renameSync(tmp, file);
+  } catch (error) {
     fsSync.rmSync(tmp, { force: true });
     throw error;
   }
@@ -89,7 +119,8 @@ export async function writeFileAtomic(
   options: AtomicWriteOptions = {},
 ): Promise<void> {
   const durable = options.durable !== false;
-  if (byteLength(data) <= SYNC_WRITE_BYTES) return writeSmall(file, data, durable);
+  if (byteLength(data) <= SYNC_WRITE_BYTES)
+    return durable ? writeSmallDurable(file, data) : writeSmall(file, data, false);
   await fs.mkdir(path.dirname(file), { recursive: true });
   const tmp = tempSibling(file);
   const handle = await fs.open(tmp, 'w');

@@ -6,7 +6,7 @@
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { AgentHarnessError } from '../errors/index.js';
 import { writeFileAtomic } from './atomic-write.js';
-import { MAX_CONFIG_BYTES, readInputText } from './bounded-input.js';
+import { MAX_CONFIG_BYTES, readInputBytesSync } from './bounded-input.js';
 import { withFileLock } from './file-lock.js';
 
 /** A config document: a JSON object or a TOML table. */
@@ -37,15 +37,19 @@ function isTable(value: unknown): value is ConfigDoc {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Reads a config file; a missing file is an empty document. */
+/**
+ * Reads a config file; a missing file is an empty document. Read with synchronous calls (a config is a few KB, and
+ * parsing it costs more than reading it): a read stream's trips through the thread pool each wait for a turn of the
+ * event loop, which many attempts starting in one process keep busy.
+ */
 export async function readConfigFile(file: string, format: ConfigFormat): Promise<ConfigDoc> {
   let text: string;
   try {
-    text = await readInputText(file, {
+    text = readInputBytesSync(file, {
       what: 'config file',
       maxBytes: MAX_CONFIG_BYTES,
       unreadableCode: 'ENGINE_CONFIG_INJECTION_FAILED',
-    });
+    }).toString('utf8');
   } catch (error) {
     if (((error as Error).cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return {};
     throw error;

@@ -5,11 +5,42 @@
  * Callers in one process (a Vitest worker runs many attempts at once) queue in memory, one promise chain per
  * resolved path, so only one of them at a time competes for the file lock: proper-lockfile would make the others
  * sleep-poll it (20 ms and more per retry), while the queue starts the next the moment the previous releases.
+ *
+ * A free lock is taken and given back with synchronous calls (proper-lockfile's `lockSync`: a mkdir and a stat; the
+ * release a rmdir), the same lock directory as the asynchronous path, which only a lock held by another process
+ * takes (retrying). Each trip through libuv's thread pool waits for the event loop's next turn: with 16 attempts
+ * starting in one process, the six trips of taking and giving back the run index's lock cost ~50 ms each, and the
+ * attempts queued behind it waited their sum (issue 29).
  */
-import { constants as fsConstants } from 'node:fs';
-import fs from 'node:fs/promises';
+import fs, { constants as fsConstants } from 'node:fs';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
+
+/** A lock whose directory is older than this is taken over (its holder died). */
+const STALE_MS = 15_000;
+
+/** Takes the lock of `file` at once when it is free; null when another process holds it. */
+function lockNow(file: string): (() => void) | null {
+  try {
+    return lockfile.lockSync(file, { realpath: false, stale: STALE_MS });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') return null;
+    throw error;
+  }
+}
+
+/**
+ * Waits for the lock of `file`, held by another process, up to ~30 s (retries, 20–100 ms apart); given back
+ * synchronously too, so the next caller of this process finds it free.
+ */
+async function lockLater(file: string): Promise<() => void> {
+  await lockfile.lock(file, {
+    realpath: false,
+    stale: STALE_MS,
+    retries: { retries: 300, minTimeout: 20, maxTimeout: 100, factor: 1.2 },
+  });
+  return () => lockfile.unlockSync(file, { realpath: false });
+}
 
 /** Per resolved path: settles when the last queued caller in this process has released the lock. */
 const queues = new Map<string, Promise<void>>();
@@ -37,19 +68,19 @@ async function queueInProcess(key: string): Promise<() => void> {
 export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
   const leave = await queueInProcess(path.resolve(file));
   try {
-    await fs.mkdir(path.dirname(file), { recursive: true });
+    fs.mkdirSync(path.dirname(file), { recursive: true });
     // proper-lockfile retries every failed mkdir of the lock, not only a held lock (EEXIST): on a read-only or
     // unwritable directory that is ~30 s of retries before the EROFS/EACCES. Fail at once instead.
-    await fs.access(path.dirname(file), fsConstants.W_OK);
-    const release = await lockfile.lock(file, {
-      realpath: false,
-      stale: 15_000,
-      retries: { retries: 300, minTimeout: 20, maxTimeout: 100, factor: 1.2 },
-    });
+    fs.accessSync(path.dirname(file), fsConstants.W_OK);
+    const release = lockNow(file) ?? (await lockLater(file));
     try {
       return await fn();
     } finally {
-      await release().catch(() => undefined);
+      try {
+        release();
+      } catch {
+        // Already given back (compromised, or removed by hand): nothing left to release.
+      }
     }
   } finally {
     leave();

@@ -8,13 +8,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 
-/** Resolves symlinks of the longest existing prefix of `p`, so a link into `~/.codex` is seen for what it is. */
+/**
+ * Resolves symlinks of the longest existing prefix of `p`, so a link into `~/.codex` is seen for what it is. The C
+ * library's realpath: the same walk of the path's components as Node's realpathSync, without its JavaScript per
+ * component (an attempt checks a dozen paths).
+ */
 function realPathLoose(p: string): string {
   let current = path.resolve(p);
   const rest: string[] = [];
   for (;;) {
     try {
-      return path.join(fs.realpathSync(current), ...rest.reverse());
+      return path.join(fs.realpathSync.native(current), ...rest.reverse());
     } catch {
       const parent = path.dirname(current);
       if (parent === current) return path.resolve(p);

@@ -11,7 +11,7 @@
  * entry makes the log damaged: the caller rebuilds it from the run directories.
  */
 import { randomBytes } from 'node:crypto';
-import fsp, { type FileHandle } from 'node:fs/promises';
+import fs from 'node:fs';
 import path from 'node:path';
 import { checkRunEntry } from './check-run-entry.js';
 import {
@@ -123,12 +123,12 @@ function parseLines(bytes: Buffer): { entries: RunIndexEntry[]; consumed: number
   return { entries, consumed, valid };
 }
 
-/** `length` bytes at `position` (fewer at the end of the file). */
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+/** `length` bytes at `position` of the open file `fd` (fewer at the end of the file). */
+function readAt(fd: number, position: number, length: number): Buffer {
   const buffer = Buffer.alloc(length);
   let filled = 0;
   while (filled < length) {
-    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
+    const bytesRead = fs.readSync(fd, buffer, filled, length - filled, position + filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
   }
@@ -136,23 +136,23 @@ async function readAt(handle: FileHandle, position: number, length: number): Pro
 }
 
 /** Reads what was appended after `state.offset`, or null when the file is not the one `state` remembers. */
-async function readAppended(
-  handle: FileHandle,
+function readAppended(
+  fd: number,
   state: LogState,
-): Promise<{ entries: RunIndexEntry[]; consumed: number; valid: boolean } | null> {
-  const stat = await handle.stat();
+): { entries: RunIndexEntry[]; consumed: number; valid: boolean } | null {
+  const stat = fs.fstatSync(fd);
   if (stat.dev !== state.dev || stat.ino !== state.ino || stat.size < state.offset) return null;
-  if (!(await readAt(handle, 0, state.header.length)).equals(state.header)) return null;
+  if (!readAt(fd, 0, state.header.length).equals(state.header)) return null;
   // From the byte before: it must end a line, or the file was rewritten in place.
-  const tail = await readAt(handle, state.offset - 1, stat.size - state.offset + 1);
+  const tail = readAt(fd, state.offset - 1, stat.size - state.offset + 1);
   if (tail[0] !== NEWLINE) return null;
   return parseLines(tail.subarray(1));
 }
 
 /** Reads the whole file: its header and every complete line. */
-async function readWhole(handle: FileHandle): Promise<{ state: LogState | null; known: RunIndexEntry[] }> {
-  const stat = await handle.stat();
-  const bytes = await readAt(handle, 0, stat.size);
+function readWhole(fd: number): { state: LogState | null; known: RunIndexEntry[] } {
+  const stat = fs.fstatSync(fd);
+  const bytes = readAt(fd, 0, stat.size);
   const headerEnd = bytes.indexOf(NEWLINE) + 1;
   const lines = parseLines(bytes.subarray(headerEnd));
   const view = foldRuns(lines.entries);
@@ -179,21 +179,21 @@ async function readWhole(handle: FileHandle): Promise<{ state: LogState | null; 
 /**
  * Reads the index log of `runRoot`, folded: from this process's memory plus what was appended since, or the whole
  * file when it was rewritten or never read here. Never throws for what the file holds: a missing, foreign or damaged
- * log is reported as such, with the runs its valid lines name.
+ * log is reported as such, with the runs its valid lines name. Synchronous: an attempt reads a few appended lines,
+ * and a trip through the thread pool per call would wait for the event loop's turns under the index lock.
  */
-export async function readIndexLog(runRoot: string): Promise<IndexLogRead> {
+export function readIndexLog(runRoot: string): IndexLogRead {
   const file = indexLogPath(runRoot);
   const before = states.get(file);
-  let handle: FileHandle;
+  let fd: number;
   try {
-    handle = await fsp.open(file, 'r');
+    fd = fs.openSync(file, 'r');
   } catch (error) {
     return { ok: false, missing: (error as NodeJS.ErrnoException).code === 'ENOENT', known: [] };
   }
   try {
     if (before) {
-      const offset = before.offset;
-      const appended = await readAppended(handle, before);
+      const appended = readAppended(fd, before);
       if (appended && !appended.valid) {
         states.delete(file);
         return {
@@ -203,25 +203,26 @@ export async function readIndexLog(runRoot: string): Promise<IndexLogRead> {
         };
       }
       if (appended) {
-        // Another read in this process may have folded these lines meanwhile: then read on from where it stopped.
-        if (states.get(file) !== before || before.offset !== offset) return await readIndexLog(runRoot);
         fold(before, appended.entries);
         before.offset += appended.consumed;
         return { ok: true, view: before };
       }
     }
-    const whole = await readWhole(handle);
+    const whole = readWhole(fd);
     if (!whole.state) {
-      if (states.get(file) === before) states.delete(file);
+      states.delete(file);
       return { ok: false, missing: false, known: whole.known };
     }
-    if (states.get(file) !== before) return await readIndexLog(runRoot);
     states.set(file, whole.state);
     return { ok: true, view: whole.state };
   } catch {
     return { ok: false, missing: false, known: [] };
   } finally {
-    await handle.close().catch(() => undefined);
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // closed already: nothing to give back
+    }
   }
 }
 
@@ -238,8 +239,8 @@ export async function rewriteIndexLog(runRoot: string, runs: Iterable<RunIndexEn
   const body = Buffer.from(list.map((run) => `${JSON.stringify(run)}\n`).join(''));
   states.delete(file);
   await writeFileAtomic(file, Buffer.concat([header, body]), { durable: false });
-  await fsp.rm(legacyIndexPath(runRoot), { force: true });
-  const stat = await fsp.stat(file);
+  fs.rmSync(legacyIndexPath(runRoot), { force: true });
+  const stat = fs.statSync(file);
   const state: LogState = {
     ...foldRuns(list),
     dev: stat.dev,
@@ -254,7 +255,8 @@ export async function rewriteIndexLog(runRoot: string, runs: Iterable<RunIndexEn
 /**
  * Records `entry` (a new run, or a run's latest state) in the index log: one appended line, or a compaction when
  * the log would hold too many lines for its runs. `view` is what {@link readIndexLog} or {@link rewriteIndexLog}
- * returned under the index lock, which the caller still holds.
+ * returned under the index lock, which the caller still holds. The append is synchronous (open, stat, write,
+ * close: no turn of the event loop while the lock is held); a compaction is a {@link rewriteIndexLog}.
  */
 export async function appendIndexLog(runRoot: string, view: RunIndexView, entry: RunIndexEntry): Promise<void> {
   const file = indexLogPath(runRoot);
@@ -269,38 +271,35 @@ export async function appendIndexLog(runRoot: string, view: RunIndexView, entry:
   }
   const offset = state.offset;
   const line = Buffer.from(`${JSON.stringify(entry)}\n`);
-  const handle = await fsp.open(file, 'a');
+  const fd = fs.openSync(file, 'a');
   let appended = false;
   try {
-    const stat = await handle.stat();
+    const stat = fs.fstatSync(fd);
     if (stat.dev === state.dev && stat.ino === state.ino && stat.size >= offset) {
       // Bytes past the last complete line are the unterminated line of a writer that crashed (writers hold the lock).
-      if (stat.size > offset) await handle.truncate(offset);
-      await handle.appendFile(line);
+      if (stat.size > offset) fs.ftruncateSync(fd, offset);
+      fs.writeFileSync(fd, line);
       appended = true;
     }
   } finally {
-    await handle.close();
+    fs.closeSync(fd);
   }
   if (!appended) {
     await rewrite();
     return;
   }
-  // A lock-free read in this process may already have folded the line.
-  if (states.get(file) === state && state.offset === offset) {
-    fold(state, [entry]);
-    state.offset += line.length;
-  }
+  fold(state, [entry]);
+  state.offset += line.length;
 }
 
 /**
  * The runs of a legacy `<run_root>/index.json` in its order: `null` when there is none, `'unreadable'` when it does
  * not parse or fails its schema.
  */
-export async function readLegacyIndex(runRoot: string): Promise<RunIndexEntry[] | 'unreadable' | null> {
+export function readLegacyIndex(runRoot: string): RunIndexEntry[] | 'unreadable' | null {
   let text: string;
   try {
-    text = await fsp.readFile(legacyIndexPath(runRoot), 'utf8');
+    text = fs.readFileSync(legacyIndexPath(runRoot), 'utf8');
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : 'unreadable';
   }

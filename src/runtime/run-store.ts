@@ -11,7 +11,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import type { EngineId, ModelMode, RunIndexEntry, TranslateMode } from '../protocol/index.js';
-import { writeJsonAtomic } from './atomic-write.js';
+import { writeFileAtomicSync } from './atomic-write.js';
 import { parseRunEntry } from './check-run-entry.js';
 import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from './bounded-input.js';
 import { withFileLock } from './file-lock.js';
@@ -86,11 +86,11 @@ async function scanRunStore(
  */
 type FoundIndex = { view: RunIndexView } | { known: RunIndexEntry[]; trusted: boolean; repair: boolean };
 
-async function findIndex(runRoot: string): Promise<FoundIndex> {
-  const read = await readIndexLog(runRoot);
+function findIndex(runRoot: string): FoundIndex {
+  const read = readIndexLog(runRoot);
   if (read.ok) return { view: read.view };
   if (!read.missing) return { known: read.known, trusted: false, repair: true };
-  const legacy = await readLegacyIndex(runRoot);
+  const legacy = readLegacyIndex(runRoot);
   if (legacy === null) return { known: [], trusted: false, repair: false };
   return legacy === 'unreadable'
     ? { known: [], trusted: false, repair: true }
@@ -102,7 +102,7 @@ async function findIndex(runRoot: string): Promise<FoundIndex> {
  * is written, and the view returned is the one {@link appendIndexLog} appends to.
  */
 async function loadIndex(runRoot: string, locked: boolean): Promise<RunIndexView> {
-  const found = await findIndex(runRoot);
+  const found = findIndex(runRoot);
   if ('view' in found) return found.view;
   const runs = found.trusted ? found.known : (await scanRunStore(runRoot, found.known)).runs;
   return locked ? rewriteIndexLog(runRoot, runs) : viewOfRuns(runs);
@@ -149,7 +149,7 @@ export async function refreshRunIndex(runRoot: string, options: RunStoreReadOpti
   if (!fs.existsSync(runRoot)) return { runs: [], broken: [] };
   try {
     return await withFileLock(indexLogPath(runRoot), async () => {
-      const found = await findIndex(runRoot);
+      const found = findIndex(runRoot);
       const known = 'view' in found ? [...found.view.runs.values()] : found.known;
       const scanned = await scanRunStore(runRoot, known);
       if (('repair' in found && found.repair) || JSON.stringify(scanned.runs) !== JSON.stringify(known))
@@ -159,7 +159,7 @@ export async function refreshRunIndex(runRoot: string, options: RunStoreReadOpti
   } catch (error) {
     const errno = unwritableErrno(error);
     if (!errno) throw error;
-    const found = await findIndex(runRoot);
+    const found = findIndex(runRoot);
     const scanned = await scanRunStore(runRoot, 'view' in found ? [...found.view.runs.values()] : found.known);
     const unsaved = `The run root ${runRoot} cannot be written (${errno}): the run index was built in memory from the run directories and not saved.`;
     options.onUnsaved?.(unsaved);
@@ -172,7 +172,19 @@ export async function listRuns(runRoot: string): Promise<RunIndexEntry[]> {
   return [...(await loadIndex(runRoot, false)).runs.values()];
 }
 
-/** Creates a run directory with a fresh unique handle and registers it in the index. */
+/**
+ * Writes a run's record, durably (fsynced before the rename), with synchronous calls: it is written under the index
+ * lock, which an await would hold across turns of the event loop while the process's other attempts queue for it.
+ */
+function writeRunRecord(entry: RunIndexEntry): void {
+  writeFileAtomicSync(runRecordPath(entry.run_dir), `${JSON.stringify(entry, null, 2)}\n`, true);
+}
+
+/**
+ * Creates a run directory with a fresh unique handle and registers it in the index. While the index log is whole
+ * (every call but the first in a new run root), the lock is held by synchronous calls only: 16 attempts starting in
+ * one process wait for each other ~1 ms each, not a turn of a busy event loop per file operation.
+ */
 export async function createRun(runRoot: string, options: CreateRunOptions): Promise<RunIndexEntry> {
   // withFileLock creates the run root; nothing is awaited before it, so calls of this process run in call order.
   const now = options.now ?? new Date();
@@ -216,7 +228,7 @@ export async function createRun(runRoot: string, options: CreateRunOptions): Pro
         prompt: options.prompt ?? null,
         label: options.label ?? null,
       };
-      await writeJsonAtomic(runRecordPath(runDir), entry);
+      writeRunRecord(entry);
       await appendIndexLog(runRoot, index, entry);
       return entry;
     }
@@ -297,7 +309,7 @@ export async function updateRun(
       attempts: Math.max(0, ...attemptNumbers(current.run_dir)),
       updated_at: new Date().toISOString(),
     });
-    await writeJsonAtomic(runRecordPath(next.run_dir), next);
+    writeRunRecord(next);
     await appendIndexLog(runRoot, index, next);
     return next;
   });
@@ -375,16 +387,16 @@ export async function resolveRunSelector(
 
 /**
  * Reserves the next attempt number of a run by creating `.audit/meta.N.json` exclusively, so two processes
- * resuming the same run never get the same number and an attempt is never overwritten.
+ * resuming the same run never get the same number and an attempt is never overwritten. Synchronous calls (a mkdir,
+ * a readdir, an exclusive open): trips through the thread pool would each wait for a turn of a busy event loop.
  */
 export async function reserveAttempt(runDir: string): Promise<number> {
   const auditDir = path.join(runDir, AUDIT_DIR);
-  await fsp.mkdir(auditDir, { recursive: true });
+  fs.mkdirSync(auditDir, { recursive: true });
   let attempt = Math.max(0, ...attemptNumbers(runDir)) + 1;
   for (;;) {
     try {
-      const handle = await fsp.open(path.join(auditDir, `meta.${attempt}.json`), 'wx');
-      await handle.close();
+      fs.closeSync(fs.openSync(path.join(auditDir, `meta.${attempt}.json`), 'wx'));
       return attempt;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

@@ -5,6 +5,7 @@
  * already carries it, so every skill ends with the same done signal.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
@@ -48,18 +49,20 @@ export interface SkillSource {
   dir: string;
 }
 
-async function isDirectory(p: string): Promise<boolean> {
-  return fs.stat(p).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
+/** One stat, synchronous: every attempt checks its skill roots, most of which do not exist. */
+function isDirectory(p: string): boolean {
+  try {
+    return fsSync.statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
+  }
 }
 
 /** Lists the skills of the source roots after overrides; throws SKILL_INVALID for a bad entry. */
 export async function collectSkills(sourceRoots: readonly string[]): Promise<Map<string, SkillSource>> {
   const skills = new Map<string, SkillSource>();
   for (const root of sourceRoots) {
-    if (!(await isDirectory(root))) continue;
+    if (!isDirectory(root)) continue;
     const entries = await fs.readdir(root, { withFileTypes: true });
     for (const entry of entries.sort((a, b) => compareCodeUnits(a.name, b.name))) {
       if (entry.name.startsWith('.') && !entry.isDirectory()) continue; // .DS_Store, .gitkeep

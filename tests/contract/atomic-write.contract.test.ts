@@ -1,7 +1,7 @@
 /**
- * writeFileAtomic / writeJsonAtomic: a file up to 4 MiB is written with synchronous calls, a larger one through the
- * thread pool; either way the reader sees the whole new content, a missing directory is made, and a write that fails
- * leaves no temporary file behind.
+ * writeFileAtomic / writeJsonAtomic: a file up to 4 MiB is written with synchronous calls (a durable one fsynced in
+ * the thread pool), a larger one through the thread pool; either way the reader sees the whole new content, a missing
+ * directory is made, and a write that fails leaves no temporary file behind.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,8 +1,12 @@
 /**
  * withFileLock within one process: callers of one path are served one at a time in call order (they queue in
  * memory instead of sleep-polling the lock file), a failing caller lets the next one in, and other paths do not wait.
+ * Across processes: a free lock is taken at once with synchronous calls, one another process holds is waited for
+ * (the retrying path), and a stale one (its holder died) is taken over.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -79,5 +83,53 @@ describe('holdFileLock', () => {
     releaseSecond();
     await withFileLock(file, async () => order.push('then a plain caller'));
     expect(order.at(-1)).toBe('then a plain caller');
+  });
+});
+
+/** A process that takes the lock of `file` with proper-lockfile, says `held`, and on a line of stdin writes `marker`, then releases it. */
+const HOLDER = `
+const lockfile = require(process.argv[1]);
+const fs = require('node:fs');
+const [file, marker] = process.argv.slice(2);
+const release = lockfile.lockSync(file, { realpath: false, stale: 15000 });
+process.stdout.write('held\\n');
+process.stdin.once('data', () => {
+  fs.writeFileSync(marker, 'released by the other process');
+  release();
+  process.exit(0);
+});
+`;
+
+describe('withFileLock across processes', () => {
+  it('waits for a lock another process holds and runs only once that process has released it', async () => {
+    const file = path.join(dir, 'index.jsonl');
+    const marker = path.join(dir, 'released');
+    const lockfilePath = createRequire(import.meta.url).resolve('proper-lockfile');
+    const holder = spawn(process.execPath, ['-e', HOLDER, lockfilePath, file, marker], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const exited = new Promise((resolve) => holder.on('exit', resolve));
+    await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+    expect(fs.existsSync(`${file}.lock`)).toBe(true);
+    let ran = false;
+    const waiting = withFileLock(file, async () => {
+      ran = true;
+      return fs.existsSync(marker);
+    });
+    await tick();
+    expect(ran).toBe(false);
+    holder.stdin.write('release\n');
+    await expect(waiting).resolves.toBe(true);
+    await exited;
+    expect(fs.existsSync(`${file}.lock`)).toBe(false);
+  }, 60_000);
+
+  it('takes over a stale lock left by a holder that died', async () => {
+    const file = path.join(dir, 'index.jsonl');
+    fs.mkdirSync(`${file}.lock`);
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(`${file}.lock`, old, old);
+    await expect(withFileLock(file, async () => 'ran')).resolves.toBe('ran');
+    expect(fs.existsSync(`${file}.lock`)).toBe(false);
   });
 });

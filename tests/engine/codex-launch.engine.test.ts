@@ -1,7 +1,8 @@
 /**
  * With the real codex CLI: an attempt starts the native binary behind the npm launcher (`bin/codex.js`), records
  * both in the meta, and gives codex the launcher's variables; `AGENT_HARNESS_NPM_LAUNCHERS=1` runs the launcher as
- * installed. The agent's shell prints what codex passed down, so the check is what the engine process really had.
+ * installed. The agent's shell prints what codex passed down, so the check is what the engine process really had. The
+ * attempt's own TMPDIR is gone once it ends, whatever the engine left there.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -62,4 +63,37 @@ describe('codex launch', () => {
       `CODEX_MANAGED_BY_NPM=1\nCODEX_MANAGED_PACKAGE_ROOT=${path.dirname(path.dirname(launcher))}\n`,
     );
   }, 120_000);
+});
+
+describe("the attempt's TMPDIR", () => {
+  it('is removed when the attempt ends, whether the engine left a tree in it or nothing', async () => {
+    const leaves = {
+      version: 1 as const,
+      turns: [
+        turns.shell(
+          'mkdir -p "$TMPDIR/sub" && printf left > "$TMPDIR/sub/left.txt" && printf %s "$TMPDIR" > tmpdir.txt && ls -R "$TMPDIR" > listing.txt',
+        ),
+        turns.final('Done.'),
+      ],
+    };
+    const left = await runAttempt({ paths, engine: 'codex', launch: 'start', prompt: 'go', script: leaves });
+    expect(left.completion.state, left.error?.message).toBe('completed');
+    const tmp = JSON.parse(fs.readFileSync(left.audit.meta, 'utf8')).env.TMPDIR as string;
+    expect(fs.readFileSync(path.join(left.runDir, 'tmpdir.txt'), 'utf8')).toBe(tmp);
+    expect(fs.readFileSync(path.join(left.runDir, 'listing.txt'), 'utf8')).toContain('left.txt');
+    expect(fs.existsSync(tmp)).toBe(false);
+
+    const nothing = await runAttempt({
+      paths,
+      engine: 'codex',
+      launch: 'start',
+      prompt: 'go',
+      script: { version: 1 as const, turns: [turns.final('Done.')] },
+    });
+    expect(nothing.completion.state, nothing.error?.message).toBe('completed');
+    const empty = JSON.parse(fs.readFileSync(nothing.audit.meta, 'utf8')).env.TMPDIR as string;
+    expect(empty).not.toBe(tmp);
+    expect(fs.existsSync(empty)).toBe(false);
+    expect(fs.existsSync(path.dirname(empty))).toBe(true);
+  }, 180_000);
 });
