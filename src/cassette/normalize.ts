@@ -5,6 +5,8 @@
  * `<date>`; the run directory, temp and home paths become `<run-dir>`, `<tmp>`, `<home>`; cache keys, token limits
  * and thinking configuration are dropped; durations tools report (`Wall time: 0.01 seconds`) become `<duration>`;
  * redaction placeholders lose their salted part; the harness's `.audit/` files in a directory listing are dropped.
+ * Lists whose order is the engine's directory walk, not the conversation's, are sorted: the skills it offers (an
+ * `<available_skills>` block, gemini's `(Available: 'a', 'b')`) and a JSON Schema's `enum`.
  */
 import { createHash } from 'node:crypto';
 import { PLACEHOLDER_PATTERN } from './redact.js';
@@ -117,6 +119,34 @@ export function collapseAuditListing(text: string): string {
   return out.join('\n');
 }
 
+/** An Agent Skills listing in a system prompt, and one skill's entry in it. */
+const SKILLS_BLOCK = /<available_skills>\n?([\s\S]*?)<\/available_skills>/g;
+const SKILL_ENTRY = /[ \t]*<skill>[\s\S]*?<\/skill>\n?/g;
+/** gemini's activate_skill description names the skills it found: `(Available: 'a', 'b')`. */
+const AVAILABLE_NAMES = /\(Available: ('[^']*'(?:, '[^']*')*)\)/g;
+
+/**
+ * `text` with the offered skills in one order: gemini finds its skills with a glob whose order varies from run to run,
+ * and lists them in that order in its system prompt and its activate_skill tool.
+ */
+export function sortSkillListings(text: string): string {
+  if (!text.includes('<available_skills>') && !text.includes('(Available: ')) return text;
+  return text
+    .replace(SKILLS_BLOCK, (block, inner: string) => {
+      // Only a block of skill entries alone is put in order (each entry's own text is kept as it is).
+      const entries = inner.match(SKILL_ENTRY);
+      if (!entries || inner.replace(SKILL_ENTRY, '').trim() !== '') return block;
+      return block.replace(
+        inner,
+        `${entries
+          .map((entry) => entry.trim())
+          .sort()
+          .join('\n')}\n`,
+      );
+    })
+    .replace(AVAILABLE_NAMES, (_whole, names: string) => `(Available: ${names.split(', ').sort().join(', ')})`);
+}
+
 /** Normalizes one request body (a JSON value); a fresh ordinal table per request. */
 export function normalizeBody(body: unknown, context: NormalizeContext = { replacements: [] }): unknown {
   const ids = new Map<string, string>();
@@ -132,7 +162,7 @@ export function normalizeBody(body: unknown, context: NormalizeContext = { repla
     return name;
   };
   const text = (value: string): string => {
-    let out = collapseAuditListing(value);
+    let out = sortSkillListings(collapseAuditListing(value));
     for (const [from, name] of replacements) if (out.includes(from)) out = out.split(from).join(name);
     return out
       .replace(PLACEHOLDER_PATTERN, '<redacted:$1>')
@@ -149,7 +179,11 @@ export function normalizeBody(body: unknown, context: NormalizeContext = { repla
   };
   const walk = (value: unknown, key: string | null): unknown => {
     if (typeof value === 'string') return key !== null && ID_FIELDS.has(key) ? idOf(value) : text(value);
-    if (Array.isArray(value)) return value.map((item) => walk(item, null));
+    if (Array.isArray(value)) {
+      const items = value.map((item) => walk(item, null));
+      // A JSON Schema enum is a set: its order is whatever the engine found first.
+      return key === 'enum' && items.every((item) => typeof item === 'string') ? items.sort() : items;
+    }
     if (value === null || typeof value !== 'object') return value;
     const out: Record<string, unknown> = {};
     for (const name of Object.keys(value).sort()) {

@@ -214,6 +214,36 @@ describe('normalization', () => {
       '├───.audit/\n├───.gemini/\n│   └───settings.json',
     );
   });
+
+  it("the order gemini found its skills in (a glob's) does not change the hash; a skill of its own does", () => {
+    const skill = (name: string) =>
+      `  <skill>\n    <name>${name}</name>\n    <description>About ${name}.</description>\n  </skill>`;
+    const request = (names: string[]) =>
+      requestHash(
+        'POST',
+        '/p',
+        normalizeBody({
+          systemInstruction: {
+            parts: [{ text: `Intro\n<available_skills>\n${names.map(skill).join('\n')}\n</available_skills>\nRest` }],
+          },
+          tools: [
+            {
+              functionDeclarations: [
+                {
+                  name: 'activate_skill',
+                  description: `Activates a skill (Available: ${names.map((n) => `'${n}'`).join(', ')}). Returns it.`,
+                  parametersJsonSchema: { properties: { name: { type: 'string', enum: names } } },
+                },
+              ],
+            },
+          ],
+        }),
+      );
+    const found = request(['skill-creator', 'antigravity-support']);
+    expect(request(['antigravity-support', 'skill-creator'])).toBe(found);
+    expect(request(['antigravity-support', 'skill-creator', 'csv-stats'])).not.toBe(found);
+    expect(request(['antigravity-support', 'skill-maker'])).not.toBe(found);
+  });
 });
 
 describe('matching ladder', () => {
