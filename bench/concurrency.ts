@@ -13,7 +13,6 @@ import {
   median,
   projectDir,
   pairedRounds,
-  removeTimedRuns,
   Scratch,
   secs,
   stepsLine,
@@ -35,21 +34,13 @@ export async function benchConcurrency(rounds: number): Promise<Figure[]> {
     let metas: AttemptMeta[] = [];
     const series = await pairedRounds(
       [
-        {
-          name: 'one',
-          run: async () => {
-            const { timing } = await measure(attempt);
-            removeTimedRuns();
-            return { timing };
-          },
-        },
+        { name: 'one', run: async () => ({ timing: (await measure(attempt)).timing }) },
         {
           name: 'many',
           run: async () => {
             const { timing, value } = await measure(() =>
               Promise.all(Array.from({ length: CONCURRENT }, () => attempt())),
             );
-            removeTimedRuns();
             metas = value.map((v) => v.meta);
             return { timing };
           },

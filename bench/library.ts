@@ -6,7 +6,6 @@ import {
   bareLine,
   bareMountPlan,
   runBareNamespaced,
-  type Series,
   firstAttempt,
   harnessEnv,
   pairedRatio,
@@ -81,9 +80,12 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
       },
     ];
     const series = await pairedRounds(sides, rounds);
-    const [library, unisolated, reference, namespaced] = ['library', 'unisolated', 'bare', 'namespaced'].map(
-      (name) => series.get(name)!,
-    ) as [Series, Series, Series, Series];
+    const [library, unisolated, reference, namespaced] = [
+      series.get('library')!,
+      series.get('unisolated')!,
+      series.get('bare')!,
+      series.get('namespaced')!,
+    ];
     const ratio = pairedRatio(library, reference);
     const own = pairedRatio(unisolated, reference);
     return [

@@ -155,6 +155,11 @@ export function runDirOf(output: { stdout: string; stderr: string }): string {
   return match[1]!.trim();
 }
 
+/** `value` with the first attempt's engine home swapped for its bare copy. */
+function toBareHome(first: FirstAttempt, value: string): string {
+  return value.split(first.agentHome).join(first.bareHome);
+}
+
 /** A bare engine command: executable, argv and environment. */
 export interface BareCommand {
   file: string;
@@ -210,7 +215,7 @@ export function bareCommand(first: FirstAttempt, modelUrl: string): BareCommand 
   const { meta } = first;
   const old = meta.model.base_url;
   if (!old) throw new Error('bench: the attempt has no scripted model URL');
-  const swap = (value: string): string => value.split(old).join(modelUrl).split(first.agentHome).join(first.bareHome);
+  const swap = (value: string): string => toBareHome(first, value.split(old).join(modelUrl));
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(meta.env)) env[key] = value === '[redacted]' ? 'bench-key' : swap(value);
   // The engine's TMPDIR is per attempt and removed with it: give the bare turn one that exists.
@@ -234,12 +239,13 @@ export async function runBare(bare: BareCommand, cwd: string): Promise<Timing> {
 
 /**
  * The mount plan the first attempt's agent had (`meta.isolation.exposed`), with the engine's home swapped for the
- * bare copy, as a bare turn runs.
+ * bare copy, as a bare turn runs. After {@link bareCommand}, which makes the engine's TMPDIR again (a path the plan
+ * leaves out when it does not exist).
  */
 export function bareMountPlan(first: FirstAttempt): MountPlan {
   const exposed = (first.meta.isolation?.exposed ?? []).map((entry) => ({
     ...entry,
-    path: entry.path.split(first.agentHome).join(first.bareHome),
+    path: toBareHome(first, entry.path),
   }));
   const paths = (why: string, access?: 'ro' | 'rw') =>
     exposed.filter((e) => e.why === why && (!access || e.access === access)).map((e) => e.path);
@@ -328,7 +334,6 @@ export function attemptSide(name: string, attempt: () => Promise<{ wall: number;
     name,
     run: async () => {
       const { timing, value } = await measure(attempt);
-      removeTimedRuns();
       return { timing: { ...timing, wall: value.wall }, meta: value.meta };
     },
   };
@@ -346,10 +351,15 @@ export interface Series {
  */
 export async function pairedRounds(sides: readonly Side[], rounds: number): Promise<Map<string, Series>> {
   const out = new Map(sides.map((side) => [side.name, { timings: [] as Timing[], metas: [] as AttemptMeta[] }]));
-  for (const side of sides) await side.run();
+  // The run directories of the attempts a side timed go after its measurement, not amid another's.
+  for (const side of sides) {
+    await side.run();
+    removeTimedRuns();
+  }
   for (let round = 0; round < rounds; round += 1) {
     for (const side of sides.map((_, i) => sides[(i + round) % sides.length]!)) {
       const { timing, meta } = await side.run();
+      removeTimedRuns();
       out.get(side.name)!.timings.push(timing);
       if (meta) out.get(side.name)!.metas.push(meta);
     }

@@ -102,10 +102,19 @@ export interface CassetteFork {
 
 /** A fork as the user gives it (an attempt request's cassette: `--fork-at`, `--fork-to`, `--fork-cassette`). */
 export interface CassetteForkInput {
+  /** Replay: the first `forkAt` model turns come from the cassette, the following ones from `forkTo`. */
   forkAt?: number;
+  /**
+   * With `forkAt`: `scripted` (default) continues on the script; `live` forwards the rest to `upstream` (default: the
+   * vendor) with the user's key from `hostEnv`, never stored.
+   */
   forkTo?: ForkTarget;
-  /** Relative to `root`. */
+  /**
+   * With `forkTo: 'live'`: write the forked conversation (replayed part, then live part) to this cassette (relative to
+   * the project root).
+   */
   forkCassette?: string;
+  /** Recording, and a live fork: where requests go (default: the vendor of the engine's wire API); the path is kept. */
   upstream?: string | null;
 }
 

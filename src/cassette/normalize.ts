@@ -129,7 +129,7 @@ const AVAILABLE_NAMES = /\(Available: ('[^']*'(?:, '[^']*')*)\)/g;
  * `text` with the offered skills in one order: gemini finds its skills with a glob whose order varies from run to run,
  * and lists them in that order in its system prompt and its activate_skill tool.
  */
-export function sortSkillListings(text: string): string {
+function sortSkillListings(text: string): string {
   if (!text.includes('<available_skills>') && !text.includes('(Available: ')) return text;
   return text
     .replace(SKILLS_BLOCK, (block, inner: string) => {

@@ -2,6 +2,7 @@
  * Parsing of the options shared by several commands, with errors that name the bad value.
  */
 import path from 'node:path';
+import type { ForkTarget } from '../cassette/mode.js';
 import { AgentHarnessError } from '../errors/index.js';
 import { parseExposeEntry } from '../runtime/isolation/expose-entry.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
@@ -47,7 +48,7 @@ export function parseTurnCount(value: string): number {
 }
 
 /** Parses `--fork-to scripted|live`. */
-export function parseForkTarget(value: string): 'scripted' | 'live' {
+export function parseForkTarget(value: string): ForkTarget {
   if (value !== 'scripted' && value !== 'live')
     throw new AgentHarnessError('USAGE_ERROR', `--fork-to must be scripted or live, not ${JSON.stringify(value)}.`);
   return value;

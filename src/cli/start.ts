@@ -3,6 +3,7 @@
  */
 import path from 'node:path';
 import type { Command } from 'commander';
+import type { ForkTarget } from '../cassette/mode.js';
 import { AgentHarnessError } from '../errors/index.js';
 import { engineIds } from '../engines/registry.js';
 import type { IoMode } from '../core/run-attempt.js';
@@ -40,7 +41,7 @@ export interface StartCommandOptions {
   /** `--fork-at N`: replay N model turns, then the scripted model (or the live one: `--fork-to live`). */
   forkAt?: number;
   /** `--fork-to scripted|live`: who continues after `--fork-at`. */
-  forkTo?: 'scripted' | 'live';
+  forkTo?: ForkTarget;
   /** `--fork-cassette FILE`: a live fork's conversation is recorded here. */
   forkCassette?: string;
   script?: string;

@@ -1,6 +1,7 @@
 /**
  * The input of one attempt ({@link AttemptRequest}) and what is known just before the engine starts.
  */
+import type { CassetteForkInput } from '../cassette/mode.js';
 import type { ModelScript, ModelServer } from '../model/index.js';
 import type {
   AgentOptions,
@@ -125,26 +126,15 @@ export interface AttemptRequest {
 }
 
 /** Where an attempt's cassette is and how it is used. */
-export interface AttemptCassette {
+export interface AttemptCassette extends CassetteForkInput {
   /** The cassette file (relative to the project root). */
   path: string;
-  /** Recording: where requests go (default: the vendor of the engine's wire API); the path is kept. */
-  upstream?: string | null;
   /** Replay: a miss or an unused recorded call fails the attempt (default true); false falls back to the script. */
   strict?: boolean;
   /** Replay: 0 (default) serves at once; 1 at the recorded pace; 2 twice as slow. */
   pace?: number;
   /** `auto`: record even when the cassette exists (Vitest's `-u`). */
   update?: boolean;
-  /** Replay: the first `forkAt` model turns come from the cassette, the following ones from `forkTo`. */
-  forkAt?: number;
-  /**
-   * With `forkAt`: `scripted` (default) continues on the script; `live` forwards the rest to `upstream` (default: the
-   * vendor) with the user's key from `hostEnv`, never stored.
-   */
-  forkTo?: 'scripted' | 'live';
-  /** With `forkTo: 'live'`: write the forked conversation (replayed part, then live part) to this cassette. */
-  forkCassette?: string;
 }
 
 /** What is known just before the engine starts; printed by the CLI before `runtime begin`. */

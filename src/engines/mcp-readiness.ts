@@ -52,7 +52,7 @@ export function withMcpReadiness(parser: EngineParser): EngineParser {
         continue;
       }
       // The scripted stand-in for a tool not offered is a shell command: no other call is stringified for it.
-      if (output.type !== 'engine.tool.call' || output.kind !== 'shell' || !mentionsMissingTool(output.input)) continue;
+      if (output.type !== 'engine.tool.call' || output.kind !== 'shell') continue;
       const missing = MISSING_TOOL.exec(JSON.stringify(output.input ?? null));
       if (!missing || reported.has(missing[2]!)) continue;
       reported.add(missing[2]!);
@@ -65,21 +65,4 @@ export function withMcpReadiness(parser: EngineParser): EngineParser {
     return out ?? outputs;
   };
   return { line: (stream, text) => watch(parser.line(stream, text)), end: () => watch(parser.end()) };
-}
-
-/** Words of {@link MISSING_TOOL} that JSON.stringify leaves as they are (no quote, backslash or control character). */
-const MISSING_TOOL_WORDS = 'the engine offered no MCP tool ';
-
-/**
- * False when no string of `value` (key or value, at any depth) holds {@link MISSING_TOOL_WORDS}: then its JSON text
- * cannot match {@link MISSING_TOOL}, and a shell call's input is not stringified just to find that out.
- */
-function mentionsMissingTool(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes(MISSING_TOOL_WORDS);
-  if (typeof value !== 'object' || value === null) return false;
-  // An object that writes its own JSON is stringified to be sure.
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return true;
-  for (const key in value)
-    if (key.includes(MISSING_TOOL_WORDS) || mentionsMissingTool((value as Record<string, unknown>)[key])) return true;
-  return false;
 }

@@ -9,8 +9,10 @@
  * every attempt. The fsync of a durable write is the one trip through the pool: it waits for the disk (1–10 ms and
  * more on a busy one), and done synchronously it held the event loop of every attempt of the process meanwhile (16
  * concurrent attempts spent ~60 ms each blocked in fsync, issue 29); in the pool, concurrent fsyncs also share the
- * filesystem's journal commits. Larger files keep the thread pool throughout, so that no write holds the event loop
- * more than a few ms.
+ * filesystem's journal commits. One exception: the run store's record (`run.json`), written under the run index's
+ * lock, fsyncs synchronously (writeFileAtomicSync), since an await there would hold the lock across turns of the event
+ * loop while the process's other attempts queue for it (two per attempt). Larger files keep the thread pool
+ * throughout, so that no write holds the event loop more than a few ms.
  */
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';

@@ -28,8 +28,7 @@ export function stripDoneMarker(text: string | null): string | null {
 
 /** True when `text` carries the done marker: the token, or a JSON object with `"__skill_done__": true`. */
 export function hasDoneMarker(text: string): boolean {
-  // The regular expression runs only on a text that names the key: most final messages do not.
-  return text.includes(DONE_MARKER) || (text.includes('"__skill_done__"') && DONE_JSON.test(text));
+  return text.includes(DONE_MARKER) || DONE_JSON.test(text);
 }
 
 /** Why an attempt failed. */

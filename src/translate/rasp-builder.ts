@@ -96,6 +96,14 @@ export function createRaspBuilder(options: RaspBuilderOptions): RaspBuilder {
     }
   }
 
+  function endOutputs(): ParserOutput[] {
+    try {
+      return parser.end();
+    } catch (error) {
+      return [parserThrew(engine, error)];
+    }
+  }
+
   function emitOutputs(outputs: ParserOutput[], rawRef: RawRef | null, built: RaspEvent[] = []): RaspEvent[] {
     for (let i = 0; i < outputs.length; i += 1) built.push(emit(outputs[i]!, rawRef));
     return built;
@@ -113,13 +121,7 @@ export function createRaspBuilder(options: RaspBuilderOptions): RaspBuilder {
       return emitOutputs(lineOutputs(stream, text), rawRef, [raw]);
     },
     exited(data) {
-      let outputs: ParserOutput[];
-      try {
-        outputs = parser.end();
-      } catch (error) {
-        outputs = [parserThrew(engine, error)];
-      }
-      const tail = emitOutputs(outputs, null);
+      const tail = emitOutputs(endOutputs(), null);
       tail.push(emit({ type: 'lifecycle.exited', ...data }, null));
       return tail;
     },

@@ -35,9 +35,7 @@ export function createCodexParser(): EngineParser {
   /** MCP servers already reported not ready (codex says so on two stderr lines). */
   const mcpNotReady = new Set<string>();
 
-  /** `#<turn>` of the ids of the current turn (turn 1's before the first turn), made once a turn, not once an id. */
-  let turnSuffix = '#1';
-  const uid = (item: Json): string => `${str(item.id) ?? 'item'}${turnSuffix}`;
+  const uid = (item: Json): string => `${str(item.id) ?? 'item'}#${Math.max(turnIndex, 1)}`;
 
   function call(id: string, kind: ToolKind, name: string, input: unknown): ParsedEvent[] {
     if (calls.has(id)) return [];
@@ -105,7 +103,6 @@ export function createCodexParser(): EngineParser {
       }
       case 'turn.started':
         turnIndex += 1;
-        turnSuffix = `#${turnIndex}`;
         turnOpen = true;
         // Ids end with their turn (`uid`), and items before the first turn share turn 1's: from turn 2 on, no id
         // seen so far can come again, so they are forgotten (a long stream keeps no ids of finished turns).

@@ -32,7 +32,7 @@ import { spawnSplit, type SpawnedSplit, type SpawnSplitOptions } from '../proces
 import type { IsolationMode, IsolationRecord } from '../../protocol/index.js';
 import { INIT_ENV, initCommandLine, launchLine, mountsLine, passedFd, portsLine } from './init-scripts.js';
 import type { EarlyInit } from './early-init.js';
-import { writeNewRoot, type MountPlan } from './mount-plan.js';
+import { writeNewRoot, type MountPlan, type NewRootFiles } from './mount-plan.js';
 import { serveModelChannel } from './model-channel.js';
 import { findNamespaceTools, probeNamespacesAsync, type FilesystemSupport, type NamespaceSupport } from './probe.js';
 
@@ -386,26 +386,28 @@ function closeServer(server: net.Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-/** Removes what {@link writeNewRoot} wrote in `dir` beside the mount point (only the harness wrote there). */
-function removeNewRootParts(dir: string, then: () => void): void {
-  fs.rm(path.join(dir, 'skeleton'), { recursive: true, force: true }, () =>
-    fs.rm(path.join(dir, 'fstab'), { force: true }, () => then()),
-  );
+/** Removes the parts of a new root that only the harness wrote (the skeleton, the fstab), then calls `then`. */
+function removeNewRootParts(files: NewRootFiles, then: () => void = () => undefined): void {
+  fs.rm(files.skeleton, { recursive: true, force: true }, () => fs.rm(files.fstab, { force: true }, then));
 }
 
 /**
- * Removes a new root's host directory: its parts (removeNewRootParts) and the mount point, never recursively: on the
- * host it is an empty directory (the tmpfs on it lived in the namespace only). While a namespace that had not pivoted
- * yet is being torn down (an attempt ended during its setup) it is still a mount point there (EBUSY): tried again for
- * a few seconds.
+ * Removes a new root from the host: its parts, then its mount point and the private directory holding it, never
+ * recursively: on the host the mount point is an empty directory (the tmpfs on it lived in the namespace only).
  */
-function removeNewRoot(dir: string, tries = 40): void {
-  removeNewRootParts(dir, () =>
-    fs.rmdir(path.join(dir, 'root'), (error) => {
-      if (error?.code === 'EBUSY' && tries > 1) setTimeout(() => removeNewRoot(dir, tries - 1), 100).unref();
-      else fs.rmdir(dir, () => undefined);
-    }),
-  );
+function removeNewRoot(files: NewRootFiles): void {
+  removeNewRootParts(files, () => removeMountPoint(files.root));
+}
+
+/**
+ * Removes a mount point and its private directory. While a namespace that had not pivoted yet is being torn down (an
+ * attempt ended during its setup) it is still a mount point there (EBUSY): tried again for a few seconds.
+ */
+function removeMountPoint(root: string, tries = 40): void {
+  fs.rmdir(root, (error) => {
+    if (error?.code === 'EBUSY' && tries > 1) setTimeout(() => removeMountPoint(root, tries - 1), 100).unref();
+    else fs.rmdir(path.dirname(root), () => undefined);
+  });
 }
 
 /** The fallback: no namespaces, the process group and (in scripted mode) the proxy variables. */
@@ -496,14 +498,14 @@ async function openNamespaces(options: OpenIsolationOptions): Promise<AttemptIso
         degradeFilesystem(`the mount namespace could not be set up: ${report.message ?? 'unknown'}`);
       onFilesystem(report.contained);
       // Copied and mounted: only the empty mount point is left on the host until close.
-      if (newRoot !== null) removeNewRootParts(newRoot, () => undefined);
+      if (newRoot !== null) removeNewRootParts(newRoot);
     }
   });
   void lifeline.closed.then(() => onFilesystem(false));
   /** Filesystem containment as the trial found it (after the verdict, below). */
   let filesystem: FilesystemSupport = tools.filesystem;
   /** The host directory the new root is mounted on (made by contain, removed by close). */
-  let newRoot: string | null = null;
+  let newRoot: NewRootFiles | null = null;
   // Path sockets only for the wrap mode (PTY and `script` attempts, whose init starts in their terminal and
   // inherits nothing): an isolation opened to be prestarted passes its init the lifeline and the model channel.
   const dir = options.prestart === undefined ? socketDir() : null;
@@ -588,10 +590,10 @@ async function openNamespaces(options: OpenIsolationOptions): Promise<AttemptIso
       if (!filesystem.available || !filesystem.tools || newRoot !== null || launched || closed) return;
       // Private to this process (0700): the skeleton, the fstab and the mount point, which stays empty on the host
       // (the tmpfs on it exists in the namespace only).
-      newRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-root-'));
+      newRoot = writeNewRoot(plan, fs.mkdtempSync(path.join(os.tmpdir(), 'ah-root-')));
       opened.record.filesystem = 'mount-namespace';
       opened.record.exposed = plan.exposed;
-      lifeline.send(mountsLine(writeNewRoot(plan, newRoot), filesystem.tools, mode === 'require'));
+      lifeline.send(mountsLine(newRoot, filesystem.tools, mode === 'require'));
     },
     contained: () => (newRoot === null ? Promise.resolve(false) : filesystemReport),
     paths: paths ? { lifeline: paths.lifeline, model: paths.model, token } : null,
