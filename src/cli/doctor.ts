@@ -159,7 +159,7 @@ function filesystemCheck(isolation: DoctorIsolation): DoctorCheck {
     return {
       name,
       ok: true,
-      detail: `mount namespace per attempt: the agent sees its workspace, managed HOME and TMPDIR, the engine and the system read-only (${filesystem.tools?.mount}, ${filesystem.tools?.pivotRoot}, ${filesystem.tools?.umount})`,
+      detail: `mount namespace per attempt: the agent sees its workspace, managed HOME and TMPDIR, the engine and the system read-only (${[filesystem.tools?.mount, filesystem.tools?.pivotRoot, filesystem.tools?.umount, filesystem.tools?.sh, filesystem.tools?.cp].join(', ')})`,
       error: null,
     };
   return unavailable(
