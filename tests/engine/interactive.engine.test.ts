@@ -18,8 +18,26 @@ const BIN = path.join(REPO, 'bin', 'agent-harness.js');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-interactive-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
+/**
+ * The turns codex recorded as complete (`task_complete`) in its session store under the harness's agent home, in
+ * session files written since `since` (ms).
+ */
+function completedTurnsSince(since: number): number {
+  const sessions = path.join(resolveHarnessPaths({ projectRoot: REPO }).agentHome, '.codex', 'sessions');
+  if (!fs.existsSync(sessions)) return 0;
+  let count = 0;
+  for (const name of fs.readdirSync(sessions, { recursive: true, encoding: 'utf8' })) {
+    const file = path.join(sessions, name);
+    if (!/rollout-.*\.jsonl$/.test(name) || fs.statSync(file).mtimeMs < since) continue;
+    count += fs.readFileSync(file, 'utf8').split('"type":"task_complete"').length - 1;
+  }
+  return count;
+}
+
 /** Runs `agent-harness <args>` on a pseudo-terminal; resolves with the screen text once it exits. */
 async function runOnTerminal(args: string[], env: NodeJS.ProcessEnv, finalText: RegExp): Promise<string> {
+  // A second's margin: a file system's mtime may be coarser than the clock.
+  const started = Date.now() - 1000;
   const term = pty.spawn(process.execPath, [BIN, ...args], {
     cols: 120,
     rows: 40,
@@ -40,6 +58,9 @@ async function runOnTerminal(args: string[], env: NodeJS.ProcessEnv, finalText: 
   // Bounded waits for conditions: the TUI shows the scripted final message, then Ctrl-C quits it (it asks twice). Once
   // the harness prints its end separator the TUI is gone: a Ctrl-C then would interrupt the harness itself.
   for (let i = 0; i < 1200 && !done && !shows(finalText); i += 1) await pause(100);
+  // The TUI shows the final message before codex has recorded the turn as complete in its session store, which the
+  // harness reads: a Ctrl-C in between interrupts the turn. So the record is waited for too (bounded).
+  for (let i = 0; i < 300 && !done && completedTurnsSince(started) === 0; i += 1) await pause(100);
   const engineEnded = () => done || shows(/runtimeend-+/);
   for (let i = 0; i < 10 && !engineEnded(); i += 1) {
     term.write('\x03');
