@@ -11,6 +11,7 @@ import path from 'node:path';
 import pty from '@lydell/node-pty';
 import stripAnsi from 'strip-ansi';
 import { afterAll, describe, expect, it } from 'vitest';
+import { recoverCodexSession } from '../../src/engines/codex/session-store.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { REPO } from '../helpers/cli.js';
 
@@ -19,25 +20,19 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-interactive-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /**
- * The turns codex recorded as complete (`task_complete`) in its session store under the harness's agent home, in
- * session files written since `since` (ms).
+ * Whether codex has recorded the turn of `runDir` as complete in its session store, read as the harness reads it after
+ * the attempt (codex's recoverSession).
  */
-function completedTurnsSince(since: number): number {
-  const sessions = path.join(resolveHarnessPaths({ projectRoot: REPO }).agentHome, '.codex', 'sessions');
-  if (!fs.existsSync(sessions)) return 0;
-  let count = 0;
-  for (const name of fs.readdirSync(sessions, { recursive: true, encoding: 'utf8' })) {
-    const file = path.join(sessions, name);
-    if (!/rollout-.*\.jsonl$/.test(name) || fs.statSync(file).mtimeMs < since) continue;
-    count += fs.readFileSync(file, 'utf8').split('"type":"task_complete"').length - 1;
-  }
-  return count;
+async function turnRecorded(runDir: string, since: Date): Promise<boolean> {
+  const agentHome = resolveHarnessPaths({ projectRoot: REPO }).agentHome;
+  for (const output of await recoverCodexSession({ runDir, agentHome, since }))
+    if (output.type === 'engine.turn.end' && output.status === 'completed') return true;
+  return false;
 }
 
 /** Runs `agent-harness <args>` on a pseudo-terminal; resolves with the screen text once it exits. */
 async function runOnTerminal(args: string[], env: NodeJS.ProcessEnv, finalText: RegExp): Promise<string> {
-  // A second's margin: a file system's mtime may be coarser than the clock.
-  const started = Date.now() - 1000;
+  const started = new Date();
   const term = pty.spawn(process.execPath, [BIN, ...args], {
     cols: 120,
     rows: 40,
@@ -60,7 +55,8 @@ async function runOnTerminal(args: string[], env: NodeJS.ProcessEnv, finalText: 
   for (let i = 0; i < 1200 && !done && !shows(finalText); i += 1) await pause(100);
   // The TUI shows the final message before codex has recorded the turn as complete in its session store, which the
   // harness reads: a Ctrl-C in between interrupts the turn. So the record is waited for too (bounded).
-  for (let i = 0; i < 300 && !done && completedTurnsSince(started) === 0; i += 1) await pause(100);
+  const runDir = /run_dir: (\S+)/.exec(stripAnsi(screen))?.[1];
+  for (let i = 0; i < 300 && !done && runDir && !(await turnRecorded(runDir, started)); i += 1) await pause(100);
   const engineEnded = () => done || shows(/runtimeend-+/);
   for (let i = 0; i < 10 && !engineEnded(); i += 1) {
     term.write('\x03');
