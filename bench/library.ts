@@ -20,7 +20,10 @@ import {
   type Figure,
   type Side,
   ratioFigure,
+  median,
+  secs,
 } from './util.js';
+import { containmentFloorSides } from './containment-floor.js';
 
 /**
  * In-process codex attempts as a fixture runs them (`hostEnv`, `project`): each a new run, removed after, on its own
@@ -78,6 +81,7 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
         name: 'namespaced',
         run: async () => ({ timing: await runBareNamespaced(bare, first.meta.command.cwd, plan, server.url) }),
       },
+      ...containmentFloorSides(plan),
     ];
     const series = await pairedRounds(sides, rounds);
     const [library, unisolated, reference, namespaced] = [
@@ -88,6 +92,11 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
     ];
     const ratio = pairedRatio(library, reference);
     const own = pairedRatio(unisolated, reference);
+    const [floor, bareTrue] = [series.get('floor')!, series.get('true')!];
+    const floorMs = median(floor.timings.map((t, i) => t.wall - bareTrue.timings[i]!.wall));
+    const wall = (s: typeof library) => median(s.timings.map((t) => t.wall));
+    // What the library target leaves for containment: 1.10 × the bare turn, less the attempt without namespaces.
+    const budgetMs = 1.1 * wall(reference) - wall(unisolated);
     return [
       ratioFigure(
         'library',
@@ -117,6 +126,17 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
         target: '—',
         pass: null,
         detail: [sideBySide(namespaced, reference)],
+      },
+      {
+        name: 'containment floor',
+        what: 'the same namespaces and agent filesystem set up by standard tools alone (unshare, sh, mount, ip; no init, no model forward), around /bin/true: the least containment can cost',
+        value: `+${floorMs.toFixed(0)} ms`,
+        target: '—',
+        pass: null,
+        detail: [
+          `wall ${secs(wall(floor))} vs ${secs(wall(bareTrue))} (/bin/true alone), ${floor.timings.length} pairs`,
+          `what the library target leaves for containment: 1.10 × ${secs(wall(reference))} (bare) − ${secs(wall(unisolated))} (isolation off) = ${budgetMs.toFixed(0)} ms`,
+        ],
       },
     ];
   } finally {

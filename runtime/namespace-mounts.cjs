@@ -83,4 +83,4 @@ function launchArgs(unshare, file, args) {
   return { file: unshare, args: ['--user', '--map-root-user', '--mount', '--', file, ...args] };
 }
 
-module.exports = { parseMounts, contain, launchArgs, runTool, unhex };
+module.exports = { SETUP, parseMounts, contain, launchArgs, runTool, unhex };
