@@ -8,13 +8,7 @@ import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import type { EngineAdapter } from '../engines/engine.js';
 import { loadEngine, requireResume } from '../engines/registry.js';
-import {
-  type CassetteFork,
-  type CassettePlan,
-  resolveCassetteFork,
-  resolveCassettePace,
-  resolveCassettePlan,
-} from '../cassette/mode.js';
+import type { CassetteFork, CassettePlan } from '../cassette/mode.js';
 import { loadModelScript, parseModelScript, type ModelScript } from '../model/index.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { probeNamespacesAsync, type NamespaceSupport } from '../runtime/isolation/probe.js';
@@ -61,14 +55,18 @@ export interface AttemptPlan {
   hostEnv: NodeJS.ProcessEnv;
 }
 
-/** The cassette of a record, replay or auto attempt (checked here: its file, its key); null in other modes. */
-function cassettePlanOf(
+/**
+ * The cassette of a record, replay or auto attempt (checked here: its file, its key); null in other modes, which
+ * never load the cassette code.
+ */
+async function cassettePlanOf(
   request: AttemptRequest,
   mode: ModelMode | 'auto',
   adapter: EngineAdapter,
   hostEnv: NodeJS.ProcessEnv,
-): AttemptPlan['cassette'] {
+): Promise<AttemptPlan['cassette']> {
   if (mode !== 'record' && mode !== 'replay' && mode !== 'auto') return null;
+  const { resolveCassetteFork, resolveCassettePace, resolveCassettePlan } = await import('../cassette/mode.js');
   const given = request.cassette;
   const plan = resolveCassettePlan({
     mode,
@@ -227,7 +225,7 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
     );
   }
   const askedMode = request.modelMode ?? request.run?.model_mode ?? 'scripted';
-  const cassette = cassettePlanOf(request, askedMode, adapter, hostEnv);
+  const cassette = await cassettePlanOf(request, askedMode, adapter, hostEnv);
   const modelMode: ModelMode = cassette ? cassette.mode : (askedMode as ModelMode);
   assertMcpReachable(request.agentOptions?.mcpServers, modelMode, isolationMode);
   const scriptInput = request.script ?? (launch === 'resume' ? (request.run?.script ?? null) : null);
