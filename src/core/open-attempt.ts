@@ -8,7 +8,7 @@ import { withMcpReadiness } from '../engines/mcp-readiness.js';
 import path from 'node:path';
 import type { CassetteSession } from '../cassette/session.js';
 import type { NormalizeContext } from '../cassette/normalize.js';
-import { startModelServer, type ModelServer, type RecordedRequest } from '../model/index.js';
+import { startModelServer, type ModelServer, type RecordedRequest } from '../model/server.js';
 import type { AttemptMeta, IsolationMode, RaspEvent, RunIndexEntry } from '../protocol/index.js';
 import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';

@@ -9,7 +9,7 @@ import { AgentHarnessError } from '../errors/index.js';
 import type { EngineAdapter } from '../engines/engine.js';
 import { loadEngine, requireResume } from '../engines/registry.js';
 import type { CassetteFork, CassettePlan } from '../cassette/mode.js';
-import { loadModelScript, parseModelScript, type ModelScript } from '../model/index.js';
+import type { ModelScript } from '../model/script.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { probeNamespacesAsync, type NamespaceSupport } from '../runtime/isolation/probe.js';
 import { resolveExpose, type ExposeRequest } from '../runtime/isolation/mount-plan.js';
@@ -117,6 +117,8 @@ async function resolveScript(
   projectRoot: string,
 ): Promise<{ script: ModelScript | undefined; path: string | null }> {
   if (script === undefined || script === null) return { script: undefined, path: null };
+  // The script schemas (zod) are loaded only to check a script given: the default script needs none.
+  const { loadModelScript, parseModelScript } = await import('../model/script.js');
   if (typeof script === 'string') {
     const file = path.resolve(projectRoot, script);
     return { script: await loadModelScript(file), path: file };
