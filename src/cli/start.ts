@@ -127,10 +127,7 @@ async function runStart(
   earlyInit: EarlyInit | null,
 ): Promise<number> {
   // Loaded here, not at the top: `--version` and `--help` must not load the run store, the engines or the model.
-  const [{ findRun }, { chooseIo, runAttemptCommand }] = await Promise.all([
-    import('../core/session.js'),
-    import('./attempt-command.js'),
-  ]);
+  const { chooseIo, runAttemptCommand } = await import('./attempt-command.js');
   // A replay reaches no upstream unless it forks onto the live model: a typed --upstream would be silently unused.
   if (options.model === 'replay' && options.upstream && options.forkTo !== 'live')
     throw new AgentHarnessError(
@@ -140,7 +137,10 @@ async function runStart(
   const { args, translate: inlineTranslate } = extractTranslateFlag(rawArgs);
   const translate = inlineTranslate ?? options.translate ?? 0;
   const paths = resolveHarnessPaths();
-  const run = options.runDir ? await findRun(paths, { selector: options.runDir }) : undefined;
+  // The run finder (with the sealing of interrupted attempts and the protocol schemas it loads) only for --run-dir.
+  const run = options.runDir
+    ? await (await import('../core/session.js')).findRun(paths, { selector: options.runDir })
+    : undefined;
   const io: IoMode | undefined = options.pty ? 'pty' : undefined;
   const { status } = await runAttemptCommand(
     streams,

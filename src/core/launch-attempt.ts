@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { AcpClientOptions, AcpClientOutcome } from '../acp/client.js';
-import { DEFAULT_AGENT_OPTIONS, type FsSnapshot } from '../protocol/index.js';
+import { DEFAULT_AGENT_OPTIONS } from '../protocol/agent-option-defaults.js';
+import type { FsSnapshot } from '../protocol/index.js';
 import { openOwnFile } from '../runtime/own-file.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { startSnapshot } from '../runtime/fs-snapshot.js';

@@ -3,12 +3,12 @@
  * run store makes the run directory and reserves the attempt's number (the one concurrency step of an attempt); then
  * the audit recorder opens its files. From here on the attempt exists, and whatever fails is recorded in it.
  */
-import { type AcpParser, createAcpParser } from '../acp/parse.js';
+import type { AcpParser } from '../acp/parse.js';
 import { withMcpReadiness } from '../engines/mcp-readiness.js';
 import path from 'node:path';
-import { openCassette, type CassetteSession } from '../cassette/session.js';
+import type { CassetteSession } from '../cassette/session.js';
 import type { NormalizeContext } from '../cassette/normalize.js';
-import { startModelServer, type ModelServer, type RecordedRequest } from '../model/index.js';
+import { startModelServer, type ModelServer, type RecordedRequest } from '../model/server.js';
 import type { AttemptMeta, IsolationMode, RaspEvent, RunIndexEntry } from '../protocol/index.js';
 import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
@@ -96,26 +96,32 @@ function startModel(
       cassette: null,
     });
   }
-  const cassette = plan.cassette
-    ? openCassette({
-        mode: plan.cassette.mode,
-        file: plan.cassette.file,
-        ...(plan.cassette.mode === 'replay' ? { cassette: plan.cassette.cassette } : {}),
-        ...(plan.cassette.mode === 'record' ? { upstream: plan.cassette.upstream } : {}),
-        strict: plan.cassette.strict,
-        pace: plan.cassette.pace,
-        ...(plan.cassette.fork ? { fork: plan.cassette.fork } : {}),
-        hostEnv: plan.hostEnv,
-        engine: plan.adapter.id,
-        context: normalize,
-      })
-    : null;
-  return startModelServer({
-    ...(plan.script ? { script: plan.script } : {}),
-    tools: [plan.adapter.tools],
-    logFile: requestsLog,
-    ...(cassette ? { intercept: cassette.intercept } : {}),
-  }).then((server) => ({ url: server.url, owned: server, requests: () => server.requests, cassette }));
+  // The cassette code is loaded only by the attempts that record or replay.
+  const given = plan.cassette;
+  const cassette = given
+    ? import('../cassette/session.js').then(({ openCassette }) =>
+        openCassette({
+          mode: given.mode,
+          file: given.file,
+          ...(given.mode === 'replay' ? { cassette: given.cassette } : {}),
+          ...(given.mode === 'record' ? { upstream: given.upstream } : {}),
+          strict: given.strict,
+          pace: given.pace,
+          ...(given.fork ? { fork: given.fork } : {}),
+          hostEnv: plan.hostEnv,
+          engine: plan.adapter.id,
+          context: normalize,
+        }),
+      )
+    : Promise.resolve(null);
+  return cassette.then((opened) =>
+    startModelServer({
+      ...(plan.script ? { script: plan.script } : {}),
+      tools: [plan.adapter.tools],
+      logFile: requestsLog,
+      ...(opened ? { intercept: opened.intercept } : {}),
+    }).then((server) => ({ url: server.url, owned: server, requests: () => server.requests, cassette: opened })),
+  );
 }
 
 /** Opens the attempt's namespaces once its model URL is known, their init started at once for split streams. */
@@ -214,7 +220,7 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
   failures.attempt(audit.stdin, () =>
     writeOwnFileSync(audit.stdin, plan.launch === 'resume' ? `${request.message}\n` : ''),
   );
-  const acpParser = plan.transport === 'acp' ? createAcpParser() : null;
+  const acpParser = plan.transport === 'acp' ? (await import('../acp/parse.js')).createAcpParser() : null;
   const rasp = createRaspBuilder({
     runId: run.run_id,
     attempt,

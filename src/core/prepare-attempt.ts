@@ -8,14 +8,8 @@ import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import type { EngineAdapter } from '../engines/engine.js';
 import { loadEngine, requireResume } from '../engines/registry.js';
-import {
-  type CassetteFork,
-  type CassettePlan,
-  resolveCassetteFork,
-  resolveCassettePace,
-  resolveCassettePlan,
-} from '../cassette/mode.js';
-import { loadModelScript, parseModelScript, type ModelScript } from '../model/index.js';
+import type { CassetteFork, CassettePlan } from '../cassette/mode.js';
+import type { ModelScript } from '../model/script.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { probeNamespacesAsync, type NamespaceSupport } from '../runtime/isolation/probe.js';
 import { resolveExpose, type ExposeRequest } from '../runtime/isolation/mount-plan.js';
@@ -61,14 +55,18 @@ export interface AttemptPlan {
   hostEnv: NodeJS.ProcessEnv;
 }
 
-/** The cassette of a record, replay or auto attempt (checked here: its file, its key); null in other modes. */
-function cassettePlanOf(
+/**
+ * The cassette of a record, replay or auto attempt (checked here: its file, its key); null in other modes, which
+ * never load the cassette code.
+ */
+async function cassettePlanOf(
   request: AttemptRequest,
   mode: ModelMode | 'auto',
   adapter: EngineAdapter,
   hostEnv: NodeJS.ProcessEnv,
-): AttemptPlan['cassette'] {
+): Promise<AttemptPlan['cassette']> {
   if (mode !== 'record' && mode !== 'replay' && mode !== 'auto') return null;
+  const { resolveCassetteFork, resolveCassettePace, resolveCassettePlan } = await import('../cassette/mode.js');
   const given = request.cassette;
   const plan = resolveCassettePlan({
     mode,
@@ -119,6 +117,8 @@ async function resolveScript(
   projectRoot: string,
 ): Promise<{ script: ModelScript | undefined; path: string | null }> {
   if (script === undefined || script === null) return { script: undefined, path: null };
+  // The script schemas (zod) are loaded only to check a script given: the default script needs none.
+  const { loadModelScript, parseModelScript } = await import('../model/script.js');
   if (typeof script === 'string') {
     const file = path.resolve(projectRoot, script);
     return { script: await loadModelScript(file), path: file };
@@ -227,7 +227,7 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
     );
   }
   const askedMode = request.modelMode ?? request.run?.model_mode ?? 'scripted';
-  const cassette = cassettePlanOf(request, askedMode, adapter, hostEnv);
+  const cassette = await cassettePlanOf(request, askedMode, adapter, hostEnv);
   const modelMode: ModelMode = cassette ? cassette.mode : (askedMode as ModelMode);
   assertMcpReachable(request.agentOptions?.mcpServers, modelMode, isolationMode);
   const scriptInput = request.script ?? (launch === 'resume' ? (request.run?.script ?? null) : null);

@@ -27,8 +27,16 @@ import type { AttemptOutcome } from './observe-attempt.js';
 import type { OpenedAttempt } from './open-attempt.js';
 import type { AttemptPlan } from './prepare-attempt.js';
 
-/** The audit meta's schemas (~10 ms to build in a fresh process), loaded once, when an attempt is first sealed. */
 let metaSchema: Promise<typeof import('../protocol/meta.js')> | undefined;
+
+/**
+ * The audit meta's schemas (~10 ms to load and build in a fresh process), loaded once: observe starts loading them
+ * while the first engine runs, so the seal after it does not wait for them.
+ */
+export function loadMetaSchema(): Promise<typeof import('../protocol/meta.js')> {
+  metaSchema ??= import('../protocol/meta.js');
+  return metaSchema;
+}
 
 /**
  * Writes `model-requests.N.jsonl` when the attempt's own server did not (it logs as it answers): the requests of a
@@ -114,7 +122,7 @@ export async function sealAttempt(
 ): Promise<AttemptResult> {
   const { request, adapter, launch } = plan;
   const { audit, attempt, failures, clock, runDir } = opened;
-  metaSchema ??= import('../protocol/meta.js');
+  const schemas = loadMetaSchema();
   // Already given back when the engine ran; waited for below, before the meta records the trust entry's removal.
   const released = opened.resources.release();
   await outcome.before;
@@ -195,7 +203,7 @@ export async function sealAttempt(
     meta.error = { code: error.code, message: error.message };
   }
   // Checked once, so without zod's JIT: compiling a parser for the meta's ~30 object schemas costs more than it saves.
-  const { AttemptMetaSchema } = await metaSchema;
+  const { AttemptMetaSchema } = await schemas;
   await failures.attemptAsync(audit.meta, () =>
     writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta, { jitless: true })),
   );

@@ -3,7 +3,8 @@
  * shares (refusing a capability, the env variable that carries an MCP bearer token).
  */
 import { AgentHarnessError } from '../errors/index.js';
-import { DEFAULT_AGENT_OPTIONS, type AgentOptions, type McpServerDef } from '../protocol/agent-options.js';
+import { DEFAULT_AGENT_OPTIONS } from '../protocol/agent-option-defaults.js';
+import type { AgentOptions, McpServerDef } from '../protocol/agent-options.js';
 import type { EngineId } from '../protocol/common.js';
 
 /** What {@link applyAgentOptions} needs of an engine adapter. */

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { AgentHarnessError } from '../errors/index.js';
 import { isFaultTurn, respondFault } from './faults.js';
-import { exhaustedMessage, matchRoute, selectTurn, type ModelScript, type ModelTurn } from './script.js';
+import { exhaustedMessage, matchRoute, selectTurn, type ModelScript, type ModelTurn } from './script-turns.js';
 import { createRouteGates, type GateRelease } from './route-gate.js';
 import type { WireApiHandler, WireApiId, WireRequest } from './wire-api.js';
 import { tablesOfWire, type EngineToolTable } from './tool-table.js';

@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { finalText, type ContentTurn, nativeIntentCall } from './script.js';
+import { finalText, type ContentTurn, nativeIntentCall } from './script-turns.js';
 import { shellToolCall } from './tool-table.js';
 import type { WireApiHandler, WireRequest } from './wire-api.js';
 

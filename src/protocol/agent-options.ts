@@ -26,8 +26,7 @@ export const McpServerDefSchema = z
     message: 'an MCP server has either `command` (stdio) or `url` (HTTP)',
   })
   .refine((def) => !def.bearerToken || Boolean(def.url), { message: '`bearerToken` is for an HTTP server (`url`)' });
-/** How long an engine waits for a stdio MCP server to start, unless the server's definition says otherwise. */
-export const MCP_STARTUP_TIMEOUT_MS = 30_000;
+export { DEFAULT_AGENT_OPTIONS, MCP_STARTUP_TIMEOUT_MS } from './agent-option-defaults.js';
 
 /** An MCP server definition. */
 export type McpServerDef = z.infer<typeof McpServerDefSchema>;
@@ -46,11 +45,3 @@ export interface AgentOptions {
   maxTurns?: number | undefined;
   mcpServers: readonly McpServerDef[];
 }
-
-/** The options every engine runs with when none are given (the harness's headless defaults). */
-export const DEFAULT_AGENT_OPTIONS: AgentOptions = {
-  permissionMode: 'bypassPermissions',
-  allowedTools: [],
-  disallowedTools: [],
-  mcpServers: [],
-};

@@ -26,12 +26,19 @@ import { writeFileAtomic } from './atomic-write.js';
 export const INDEX_LOG_FILE = 'index.jsonl';
 /** The index before the log (pretty JSON), read once to migrate it and removed at the log's next rewrite. */
 export const LEGACY_INDEX_FILE = 'index.json';
-/**
- * A write that would leave more entry lines than twice the runs plus this many rewrites the log with one line per
- * run instead of appending: at least `runs + COMPACT_SLACK` appends lie between two compactions, so their O(runs)
- * cost is O(1) per append.
- */
+/** The slack of {@link maxIndexLines}: a small log is never compacted for a few updates. */
 export const COMPACT_SLACK = 64;
+
+/**
+ * The most entry lines the log of `runs` runs may hold: a write that would leave more rewrites it with one line per
+ * run instead of appending. Every fresh process parses each line (the schema check), so the bound is kept near the
+ * run count: one and a half lines per run, not two (a start appends two lines, created and finished, so a bound of
+ * two lines per run was never reached). At least `runs / 2 + COMPACT_SLACK` appends lie between two compactions, so
+ * their O(runs) cost is O(1) per append.
+ */
+export function maxIndexLines(runs: number): number {
+  return Math.floor((3 * runs) / 2) + COMPACT_SLACK;
+}
 
 const NEWLINE = 0x0a;
 
@@ -265,7 +272,7 @@ export async function appendIndexLog(runRoot: string, view: RunIndexView, entry:
   const rewrite = (): Promise<RunIndexView> =>
     rewriteIndexLog(runRoot, new Map([...view.runs, [entry.run_id, entry]]).values());
   // Not the file read under this lock (changed behind the lock's back), or time to compact.
-  if (state !== view || view.lines + 1 > 2 * runs + COMPACT_SLACK) {
+  if (state !== view || view.lines + 1 > maxIndexLines(runs)) {
     await rewrite();
     return;
   }

@@ -79,6 +79,22 @@ describe('what an attempt loads', () => {
     expect(loaded).toContain('src/core/run-attempt.ts');
     expect(loaded.filter((file) => /@agentclientprotocol|^src\/acp\/client\.ts$/.test(file))).toEqual([]);
   });
+
+  it('a scripted start loads only what it runs: no ACP code, cassette, run finder, script schemas or unused protocol schemas', () => {
+    const loaded = loadedBy(['start', '--isolation', 'off', '--prompt', 'hi', 'codex']);
+    expect(loaded).toContain('src/core/run-attempt.ts');
+    // The attempt's meta schema is loaded beside the engine, for the seal; the run index's schema is used at once.
+    const unused = [
+      /^src\/acp\//,
+      /^src\/cassette\//,
+      /^src\/core\/session\.ts$/,
+      /^src\/core\/seal-interrupted\.ts$/,
+      // The default script is not parsed: the script schemas load only when a script is given.
+      /^src\/model\/(index|script)\.ts$/,
+      /^src\/protocol\/(index|rasp|fcmp|conformance|agent-event|fs-diff|agent-options)\.ts$/,
+    ];
+    expect(loaded.filter((file) => unused.some((pattern) => pattern.test(file)))).toEqual([]);
+  });
 });
 
 /** The relative imports of a source file (static `from '…'`, bare `import '…'` and dynamic `import('…')`), as src paths. */

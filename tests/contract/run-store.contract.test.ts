@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAgentHarnessError } from '../../src/errors/index.js';
-import { RUN_INDEX_VERSION } from '../../src/protocol/index.js';
-import { COMPACT_SLACK } from '../../src/runtime/run-index-log.js';
+import { RUN_INDEX_VERSION, type RunIndexEntry } from '../../src/protocol/index.js';
+import { maxIndexLines } from '../../src/runtime/run-index-log.js';
 import { createRun, listRuns, reserveAttempt, resolveRunSelector, updateRun } from '../../src/runtime/run-store.js';
 import { indexLogFile, readIndexLog, readIndexRuns } from '../helpers/run-index.js';
 
@@ -147,14 +147,27 @@ describe('run index log (index.jsonl)', () => {
   it('compacts the log when it holds many more lines than runs, keeping every run, its latest state and their order', async () => {
     const runs = [await createRun(runRoot, base), await createRun(runRoot, base), await createRun(runRoot, base)];
     const generation = readIndexLog(runRoot).header.generation;
-    const updates = 2 * runs.length + COMPACT_SLACK + 10;
+    const updates = maxIndexLines(runs.length) + 10;
     for (let i = 0; i < updates; i += 1) await updateRun(runRoot, runs[1]!.run_id, { label: `update ${i}` });
     const log = readIndexLog(runRoot);
     expect(log.header.generation).not.toBe(generation);
-    expect(log.lines.length).toBeLessThanOrEqual(2 * runs.length + COMPACT_SLACK);
+    expect(log.lines.length).toBeLessThanOrEqual(maxIndexLines(runs.length));
     expect(ids(log.runs)).toEqual(ids(runs));
     expect(log.runs[1]!.label).toBe(`update ${updates - 1}`);
     expect((await listRuns(runRoot)).map((run) => run.label)).toEqual([null, `update ${updates - 1}`, null]);
+  });
+
+  it('compacts the log of runs each created and finished once (two lines a run, as every CLI start leaves)', async () => {
+    const finished = async (): Promise<RunIndexEntry> =>
+      updateRun(runRoot, (await createRun(runRoot, base)).run_id, { label: 'finished' });
+    const runs = [await finished()];
+    const generation = readIndexLog(runRoot).header.generation;
+    // Enough runs that two lines each pass the bound: 2n > 1.5n + slack.
+    while (runs.length < 2 * maxIndexLines(0) + 2) runs.push(await finished());
+    const log = readIndexLog(runRoot);
+    expect(log.header.generation).not.toBe(generation);
+    expect(log.lines.length).toBeLessThanOrEqual(maxIndexLines(runs.length));
+    expect(ids(log.runs)).toEqual(ids(runs));
   });
 
   it('an unterminated last line (a crash mid-append) is ignored, read incrementally or whole, and the next write drops it', async () => {

@@ -5,12 +5,8 @@
  * `--strict-mcp-config` (only these servers). An HTTP server's token is `${VAR}` in the config, expanded by claude
  * from the environment, so it never appears in argv or the audit.
  */
-import {
-  MCP_STARTUP_TIMEOUT_MS,
-  type AgentOptions,
-  type McpServerDef,
-  type PermissionMode,
-} from '../../protocol/index.js';
+import { MCP_STARTUP_TIMEOUT_MS } from '../../protocol/agent-option-defaults.js';
+import type { AgentOptions, McpServerDef, PermissionMode } from '../../protocol/index.js';
 import { mcpRecord, mcpTokenEnv, mcpTokenEnvs, type AppliedAgentOptions } from '../agent-options.js';
 
 const PERMISSION_MODE: Record<PermissionMode, string> = {

@@ -4,12 +4,8 @@
  * `developer_instructions`, MCP servers → `mcp_servers.<name>` tables (an HTTP server's token through
  * `bearer_token_env_var`). codex has no per-tool allow/deny list for its own tools and no turn limit.
  */
-import {
-  MCP_STARTUP_TIMEOUT_MS,
-  type AgentOptions,
-  type McpServerDef,
-  type PermissionMode,
-} from '../../protocol/index.js';
+import { MCP_STARTUP_TIMEOUT_MS } from '../../protocol/agent-option-defaults.js';
+import type { AgentOptions, McpServerDef, PermissionMode } from '../../protocol/index.js';
 import { mcpRecord, mcpTokenEnv, mcpTokenEnvs, refuseUnavailable, type AppliedAgentOptions } from '../agent-options.js';
 
 /** seed 003: bypass → danger-full-access, plan → read-only, normal → workspace-write. */

@@ -8,12 +8,8 @@
  * gemini from the environment.
  */
 import path from 'node:path';
-import {
-  MCP_STARTUP_TIMEOUT_MS,
-  type AgentOptions,
-  type McpServerDef,
-  type PermissionMode,
-} from '../../protocol/index.js';
+import { MCP_STARTUP_TIMEOUT_MS } from '../../protocol/agent-option-defaults.js';
+import type { AgentOptions, McpServerDef, PermissionMode } from '../../protocol/index.js';
 import {
   mcpRecord,
   mcpTokenEnv,

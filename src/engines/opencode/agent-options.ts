@@ -5,12 +5,8 @@
  * (`"*": "deny"` then each allowed tool; each disallowed tool `deny`, which also hides it from the model), `mcp` servers (`local`/`remote`; a token as `{env:VAR}`), and the build
  * agent's `prompt` (system prompt) and `steps` (turn limit).
  */
-import {
-  MCP_STARTUP_TIMEOUT_MS,
-  type AgentOptions,
-  type McpServerDef,
-  type PermissionMode,
-} from '../../protocol/index.js';
+import { MCP_STARTUP_TIMEOUT_MS } from '../../protocol/agent-option-defaults.js';
+import type { AgentOptions, McpServerDef, PermissionMode } from '../../protocol/index.js';
 import { mcpRecord, mcpTokenEnv, mcpTokenEnvs, type AppliedAgentOptions } from '../agent-options.js';
 
 const PERMISSION: Record<PermissionMode, string> = { bypassPermissions: 'allow', plan: 'deny', normal: 'ask' };
