@@ -693,8 +693,7 @@ async function openNamespaces(options: OpenIsolationOptions): Promise<AttemptIso
       // Off the attempt's critical path: what harnesses killed with SIGKILL left (this one's are its own to remove).
       if (!swept) {
         swept = true;
-        const [rootBase, nsBase] = [os.tmpdir(), socketBase()];
-        void sweepStaleDirs(rootBase, 'ah-root-').then(() => sweepStaleDirs(nsBase, 'ah-ns-'));
+        void sweepStaleDirs(os.tmpdir(), socketBase());
       }
     },
   };

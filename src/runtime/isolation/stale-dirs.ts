@@ -15,7 +15,7 @@ import path from 'node:path';
 /** The kinds of directory swept, by name prefix (`<prefix><pid>-<random>`). */
 export type StaleDirKind = 'ah-root-' | 'ah-ns-';
 
-/** At most this many directories of one kind are looked at per sweep (each sweep is one attempt's). */
+/** At most this many directories of one kind are removed (or tried) per sweep (each sweep is one attempt's). */
 const SWEEP_LIMIT = 4;
 
 /** The template for `fs.mkdtemp` of a directory of `kind` under `base`, owned by this process. */
@@ -73,21 +73,29 @@ async function removeStale(dir: string, kind: StaleDirKind): Promise<void> {
 }
 
 /**
- * Removes up to a few directories of `kind` under `base` whose owning process is gone (see the module's comment).
- * Never throws: a sweep that cannot read `base` or remove an entry leaves it for a later one.
+ * Removes up to a few directories of each kind whose owning process is gone (see the module's comment): `ah-root-`
+ * ones under `rootBase`, `ah-ns-` ones under `socketBase` (each folder read once). Never throws: a sweep that
+ * cannot read a folder or remove an entry leaves it for a later one.
  */
-export async function sweepStaleDirs(base: string, kind: StaleDirKind): Promise<void> {
-  let seen = 0;
-  try {
-    const entries = await fs.opendir(base);
-    for await (const entry of entries) {
-      if (!entry.name.startsWith(kind)) continue;
-      const pid = ownerPid(entry.name, kind);
-      if (pid === null || pid === process.pid || processExists(pid)) continue;
-      await removeStale(path.join(base, entry.name), kind);
-      if (++seen >= SWEEP_LIMIT) break;
+export async function sweepStaleDirs(rootBase: string, socketBase: string): Promise<void> {
+  const wanted = new Map<string, StaleDirKind[]>();
+  for (const [base, kind] of [
+    [rootBase, 'ah-root-'],
+    [socketBase, 'ah-ns-'],
+  ] as const)
+    wanted.set(base, [...(wanted.get(base) ?? []), kind]);
+  for (const [base, kinds] of wanted) {
+    const names = await fs.readdir(base).catch(() => [] as string[]);
+    for (const kind of kinds) {
+      let seen = 0;
+      for (const name of names) {
+        if (seen >= SWEEP_LIMIT) break;
+        if (!name.startsWith(kind)) continue;
+        const pid = ownerPid(name, kind);
+        if (pid === null || pid === process.pid || processExists(pid)) continue;
+        seen += 1;
+        await removeStale(path.join(base, name), kind);
+      }
     }
-  } catch {
-    // Unreadable or gone: nothing to sweep now.
   }
 }
