@@ -447,8 +447,16 @@ describe.skipIf(!support.available || !support.filesystem?.available)('what a ha
     const scratch = fs.mkdtempSync(path.join(tmp, 'stale-'));
     const outside = fs.mkdtempSync(path.join(tmp, 'outside-'));
     fs.writeFileSync(path.join(outside, 'keep'), 'not the harness');
-    // A pid no process has: a child's that has exited and been reaped.
-    const gone = spawnSync('/bin/true').pid!;
+    // A harness killed with SIGKILL while its init's socket was there: the socket stays, and its pid is no process's
+    // (the child has been reaped).
+    const socketDir = path.join(scratch, 'sockets');
+    fs.mkdirSync(socketDir);
+    const gone = spawnSync(process.execPath, [
+      '-e',
+      `require('net').createServer().listen(${JSON.stringify(path.join(socketDir, 'life.sock'))}, () => process.kill(process.pid, 'SIGKILL'))`,
+    ]).pid!;
+    fs.renameSync(socketDir, path.join(scratch, `ah-ns-${gone}-dead03`));
+    expect(fs.lstatSync(path.join(scratch, `ah-ns-${gone}-dead03`, 'life.sock')).isSocket()).toBe(true);
     const live = process.ppid;
     const newRoot = (name: string): string => {
       const dir = path.join(scratch, name);
@@ -463,7 +471,6 @@ describe.skipIf(!support.available || !support.filesystem?.available)('what a ha
     // Something the harness never makes there: it and the directory stay.
     fs.writeFileSync(path.join(newRoot(`ah-root-${gone}-dead02`), 'notes'), '');
     fs.symlinkSync(outside, path.join(scratch, `ah-root-${gone}-link01`));
-    fs.mkdirSync(path.join(scratch, `ah-ns-${gone}-dead03`));
     fs.mkdirSync(path.join(scratch, `ah-ns-${live}-live02`));
     const saved = process.env.TMPDIR;
     process.env.TMPDIR = scratch;
