@@ -378,14 +378,24 @@ await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify
   );
 });
 
+/** Runs `run` with TMPDIR (os.tmpdir(), where the isolation makes its directories) set to `dir`, then restores it. */
+async function withTmpdir(dir: string, run: () => Promise<void>): Promise<void> {
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
+  try {
+    await run();
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  }
+}
+
 describe.skipIf(!support.available || !support.filesystem?.available)('the new root', () => {
   it('is the skeleton the harness wrote, read-only at / with a writable /tmp, and nothing of it is left on the host once closed', async () => {
     const scratch = fs.mkdtempSync(path.join(tmp, 'tmpdir-'));
     const workspace = fs.mkdtempSync(path.join(tmp, 'ws-'));
-    const saved = process.env.TMPDIR;
     // Where the isolation makes the new root's host directory (os.tmpdir()).
-    process.env.TMPDIR = scratch;
-    try {
+    await withTmpdir(scratch, async () => {
       const isolation = await openIsolation({ mode: 'require', modelUrl, support });
       let output = '';
       try {
@@ -435,10 +445,7 @@ describe.skipIf(!support.available || !support.filesystem?.available)('the new r
       expect(lines.at(-1)).toBe('1');
       expect(fs.existsSync(path.join(workspace, 'inside'))).toBe(true);
       expect(await eventually(() => fs.readdirSync(scratch).length === 0, 10_000)).toBe(true);
-    } finally {
-      if (saved === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = saved;
-    }
+    });
   });
 });
 
@@ -472,9 +479,7 @@ describe.skipIf(!support.available || !support.filesystem?.available)('what a ha
     fs.writeFileSync(path.join(newRoot(`ah-root-${gone}-dead02`), 'notes'), '');
     fs.symlinkSync(outside, path.join(scratch, `ah-root-${gone}-link01`));
     fs.mkdirSync(path.join(scratch, `ah-ns-${live}-live02`));
-    const saved = process.env.TMPDIR;
-    process.env.TMPDIR = scratch;
-    try {
+    await withTmpdir(scratch, async () => {
       const isolation = await openIsolation({ mode: 'require', modelUrl, support });
       try {
         isolation.prestart('ignore');
@@ -503,10 +508,7 @@ describe.skipIf(!support.available || !support.filesystem?.available)('what a ha
         'skeleton',
       ]);
       expect(fs.readdirSync(outside)).toEqual(['keep']);
-    } finally {
-      if (saved === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = saved;
-    }
+    });
   });
 });
 
