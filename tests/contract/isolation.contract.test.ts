@@ -4,7 +4,7 @@
  * -9), the engine's own exit is reported, and the fallback is recorded or refused. No packet leaves the machine:
  * the probes read /proc and try a connect only where no route exists.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
@@ -378,14 +378,24 @@ await runProcess({ file: command.file, args: command.args, cwd: ${JSON.stringify
   );
 });
 
+/** Runs `run` with TMPDIR (os.tmpdir(), where the isolation makes its directories) set to `dir`, then restores it. */
+async function withTmpdir(dir: string, run: () => Promise<void>): Promise<void> {
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
+  try {
+    await run();
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  }
+}
+
 describe.skipIf(!support.available || !support.filesystem?.available)('the new root', () => {
   it('is the skeleton the harness wrote, read-only at / with a writable /tmp, and nothing of it is left on the host once closed', async () => {
     const scratch = fs.mkdtempSync(path.join(tmp, 'tmpdir-'));
     const workspace = fs.mkdtempSync(path.join(tmp, 'ws-'));
-    const saved = process.env.TMPDIR;
     // Where the isolation makes the new root's host directory (os.tmpdir()).
-    process.env.TMPDIR = scratch;
-    try {
+    await withTmpdir(scratch, async () => {
       const isolation = await openIsolation({ mode: 'require', modelUrl, support });
       let output = '';
       try {
@@ -435,10 +445,70 @@ describe.skipIf(!support.available || !support.filesystem?.available)('the new r
       expect(lines.at(-1)).toBe('1');
       expect(fs.existsSync(path.join(workspace, 'inside'))).toBe(true);
       expect(await eventually(() => fs.readdirSync(scratch).length === 0, 10_000)).toBe(true);
-    } finally {
-      if (saved === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = saved;
-    }
+    });
+  });
+});
+
+describe.skipIf(!support.available || !support.filesystem?.available)('what a harness killed with -9 left', () => {
+  it("is swept by the next attempt's close: a gone owner's directories, only the harness's parts of them; a live owner's stay", async () => {
+    const scratch = fs.mkdtempSync(path.join(tmp, 'stale-'));
+    const outside = fs.mkdtempSync(path.join(tmp, 'outside-'));
+    fs.writeFileSync(path.join(outside, 'keep'), 'not the harness');
+    // A harness killed with SIGKILL while its init's socket was there: the socket stays, and its pid is no process's
+    // (the child has been reaped).
+    const socketDir = path.join(scratch, 'sockets');
+    fs.mkdirSync(socketDir);
+    const gone = spawnSync(process.execPath, [
+      '-e',
+      `require('net').createServer().listen(${JSON.stringify(path.join(socketDir, 'life.sock'))}, () => process.kill(process.pid, 'SIGKILL'))`,
+    ]).pid!;
+    fs.renameSync(socketDir, path.join(scratch, `ah-ns-${gone}-dead03`));
+    expect(fs.lstatSync(path.join(scratch, `ah-ns-${gone}-dead03`, 'life.sock')).isSocket()).toBe(true);
+    const live = process.ppid;
+    const newRoot = (name: string): string => {
+      const dir = path.join(scratch, name);
+      fs.mkdirSync(path.join(dir, 'root'), { recursive: true });
+      fs.mkdirSync(path.join(dir, 'skeleton', 'usr'), { recursive: true });
+      fs.symlinkSync(outside, path.join(dir, 'skeleton', 'usr', 'link'));
+      fs.writeFileSync(path.join(dir, 'fstab'), '');
+      return dir;
+    };
+    newRoot(`ah-root-${gone}-dead01`);
+    newRoot(`ah-root-${live}-live01`);
+    // Something the harness never makes there: it and the directory stay.
+    fs.writeFileSync(path.join(newRoot(`ah-root-${gone}-dead02`), 'notes'), '');
+    fs.symlinkSync(outside, path.join(scratch, `ah-root-${gone}-link01`));
+    fs.mkdirSync(path.join(scratch, `ah-ns-${live}-live02`));
+    await withTmpdir(scratch, async () => {
+      const isolation = await openIsolation({ mode: 'require', modelUrl, support });
+      try {
+        isolation.prestart('ignore');
+        isolation.contain(
+          buildMountPlan({ workspace: tmp, readOnlyInWorkspace: [], writable: [], readOnly: [], expose: [] }),
+        );
+        const child = isolation.launch({ file: '/bin/true', args: [], env: {}, cwd: tmp });
+        if (!child) throw new Error('prestart started nothing');
+        await isolation.settle(await superviseSplit(child, { killGraceMs: 500 }));
+      } finally {
+        await isolation.close();
+      }
+      const left = [
+        `ah-ns-${live}-live02`,
+        `ah-root-${gone}-dead02`,
+        `ah-root-${gone}-link01`,
+        `ah-root-${live}-live01`,
+      ].sort();
+      // The attempt's own directory goes too, in its close.
+      await eventually(() => fs.readdirSync(scratch).sort().join() === left.join(), 10_000);
+      expect(fs.readdirSync(scratch).sort()).toEqual(left);
+      expect(fs.readdirSync(path.join(scratch, `ah-root-${gone}-dead02`))).toEqual(['notes']);
+      expect(fs.readdirSync(path.join(scratch, `ah-root-${live}-live01`)).sort()).toEqual([
+        'fstab',
+        'root',
+        'skeleton',
+      ]);
+      expect(fs.readdirSync(outside)).toEqual(['keep']);
+    });
   });
 });
 

@@ -34,6 +34,7 @@ import { INIT_ENV, initCommandLine, launchLine, mountsLine, passedFd, portsLine 
 import type { EarlyInit } from './early-init.js';
 import { writeNewRoot, type MountPlan, type NewRootFiles } from './mount-plan.js';
 import { serveModelChannel } from './model-channel.js';
+import { ownedDirPrefix, sweepStaleDirs } from './stale-dirs.js';
 import { findNamespaceTools, probeNamespacesAsync, type FilesystemSupport, type NamespaceSupport } from './probe.js';
 
 export { NAMESPACE_INIT } from './init-scripts.js';
@@ -190,10 +191,14 @@ function forwardTargets(modelPort: number | null, urls: readonly string[]): Forw
   return targets;
 }
 
+/** Where the socket directories are made: a short path. */
+function socketBase(): string {
+  return os.tmpdir().length <= 60 ? os.tmpdir() : '/tmp';
+}
+
 /** A short private directory for the sockets (a Unix socket path must stay under ~107 bytes). */
 function socketDir(): string {
-  const base = os.tmpdir().length <= 60 ? os.tmpdir() : '/tmp';
-  return fs.mkdtempSync(path.join(base, 'ah-ns-'));
+  return fs.mkdtempSync(ownedDirPrefix(socketBase(), 'ah-ns-'));
 }
 
 /**
@@ -578,6 +583,7 @@ async function openNamespaces(options: OpenIsolationOptions): Promise<AttemptIso
   let prestarted: SpawnedSplit | null = null;
   let launched = false;
   let closed = false;
+  let swept = false;
   const opened: AttemptIsolation = {
     record: {
       mode,
@@ -590,7 +596,7 @@ async function openNamespaces(options: OpenIsolationOptions): Promise<AttemptIso
       if (!filesystem.available || !filesystem.tools || newRoot !== null || launched || closed) return;
       // Private to this process (0700): the skeleton, the fstab and the mount point, which stays empty on the host
       // (the tmpfs on it exists in the namespace only).
-      newRoot = writeNewRoot(plan, fs.mkdtempSync(path.join(os.tmpdir(), 'ah-root-')));
+      newRoot = writeNewRoot(plan, fs.mkdtempSync(ownedDirPrefix(os.tmpdir(), 'ah-root-')));
       opened.record.filesystem = 'mount-namespace';
       opened.record.exposed = plan.exposed;
       lifeline.send(mountsLine(newRoot, filesystem.tools, mode === 'require'));
@@ -684,6 +690,11 @@ async function openNamespaces(options: OpenIsolationOptions): Promise<AttemptIso
       removePaths();
       await serversClosed;
       if (newRoot !== null) removeNewRoot(newRoot);
+      // Off the attempt's critical path: what harnesses killed with SIGKILL left (this one's are its own to remove).
+      if (!swept) {
+        swept = true;
+        void sweepStaleDirs(os.tmpdir(), socketBase());
+      }
     },
   };
   if (options.prestart !== undefined) opened.prestart(options.prestart);

@@ -1,0 +1,101 @@
+/**
+ * The private temporary directories an attempt's isolation makes (`ah-root-<pid>-*`, the new root's parts;
+ * `ah-ns-<pid>-*`, the init's sockets) carry the pid of the harness that made them. A harness killed with SIGKILL
+ * cannot remove its own: a later attempt sweeps those whose owner is gone, off its critical path (its isolation's
+ * close) and a few at a time.
+ *
+ * Only what the harness itself makes there is removed: the empty mount point `root` (never while something is
+ * mounted on it: that is a live namespace's), the `skeleton` tree and the `fstab` file, or the sockets; then the
+ * directory, only if that left it empty. Nothing is followed through a symlink, and a directory of another user, or
+ * one whose owner still exists (or whose pid was reused), is left as it is.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+/** The kinds of directory swept, by name prefix (`<prefix><pid>-<random>`). */
+export type StaleDirKind = 'ah-root-' | 'ah-ns-';
+
+/** At most this many directories of one kind are removed (or tried) per sweep (each sweep is one attempt's). */
+const SWEEP_LIMIT = 4;
+
+/** The template for `fs.mkdtemp` of a directory of `kind` under `base`, owned by this process. */
+export function ownedDirPrefix(base: string, kind: StaleDirKind): string {
+  return path.join(base, `${kind}${process.pid}-`);
+}
+
+/** Whether process `pid` exists (one of another user's counts: EPERM). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/** The owner's pid in a directory's name of `kind`, or null when the name has none (an older harness's). */
+function ownerPid(name: string, kind: StaleDirKind): number | null {
+  const match = new RegExp(`^${kind}(\\d+)-[^/]+$`).exec(name);
+  const pid = match ? Number(match[1]) : Number.NaN;
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
+}
+
+/** The entry's lstat, or null when it is gone. */
+async function lstatOrNull(file: string): Promise<Awaited<ReturnType<typeof fs.lstat>> | null> {
+  return fs.lstat(file).catch(() => null);
+}
+
+/** Removes what the harness makes in one directory of `kind`, then the directory if that emptied it. */
+async function removeStale(dir: string, kind: StaleDirKind): Promise<void> {
+  const stat = await lstatOrNull(dir);
+  // A real directory of this user's, as mkdtemp made it (never a symlink to one).
+  if (!stat?.isDirectory() || (process.getuid && stat.uid !== process.getuid())) return;
+  if (kind === 'ah-root-') {
+    const root = await lstatOrNull(path.join(dir, 'root'));
+    // Something mounted on `root` (another device than its parent's): a live namespace's. Left whole.
+    if (root && (!root.isDirectory() || root.dev !== stat.dev)) return;
+    const skeleton = await lstatOrNull(path.join(dir, 'skeleton'));
+    // fs.rm does not follow the skeleton's symlinks: it removes the links.
+    if (skeleton?.isDirectory()) await fs.rm(path.join(dir, 'skeleton'), { recursive: true, force: true });
+    const fstab = await lstatOrNull(path.join(dir, 'fstab'));
+    if (fstab?.isFile()) await fs.unlink(path.join(dir, 'fstab')).catch(() => undefined);
+    // Not empty, or a mount point after all (EBUSY): left.
+    if (root) await fs.rmdir(path.join(dir, 'root')).catch(() => undefined);
+  } else {
+    for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
+      if (!/^(life|model|fwd-\d+)\.sock$/.test(name)) continue;
+      if ((await lstatOrNull(path.join(dir, name)))?.isSocket())
+        await fs.unlink(path.join(dir, name)).catch(() => undefined);
+    }
+  }
+  // Anything else in it (not the harness's): left, with the directory.
+  await fs.rmdir(dir).catch(() => undefined);
+}
+
+/**
+ * Removes up to a few directories of each kind whose owning process is gone (see the module's comment): `ah-root-`
+ * ones under `rootBase`, `ah-ns-` ones under `socketBase` (each folder read once). Never throws: a sweep that
+ * cannot read a folder or remove an entry leaves it for a later one.
+ */
+export async function sweepStaleDirs(rootBase: string, socketBase: string): Promise<void> {
+  const wanted = new Map<string, StaleDirKind[]>();
+  for (const [base, kind] of [
+    [rootBase, 'ah-root-'],
+    [socketBase, 'ah-ns-'],
+  ] as const)
+    wanted.set(base, [...(wanted.get(base) ?? []), kind]);
+  for (const [base, kinds] of wanted) {
+    const names = await fs.readdir(base).catch(() => [] as string[]);
+    for (const kind of kinds) {
+      let seen = 0;
+      for (const name of names) {
+        if (seen >= SWEEP_LIMIT) break;
+        if (!name.startsWith(kind)) continue;
+        const pid = ownerPid(name, kind);
+        if (pid === null || pid === process.pid || processExists(pid)) continue;
+        seen += 1;
+        await removeStale(path.join(base, name), kind);
+      }
+    }
+  }
+}
