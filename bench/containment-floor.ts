@@ -8,19 +8,19 @@
  */
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { unshareFlags } from '../src/runtime/isolation/init-scripts.js';
 import { writeNewRoot, type MountPlan } from '../src/runtime/isolation/mount-plan.js';
 import { findNamespaceTools } from '../src/runtime/isolation/probe.js';
-import { measure, root, runProcess, type Side } from './util.js';
+import { measure, root, runProcess, type Scratch, type Side } from './util.js';
 
-const { SETUP } = createRequire(import.meta.url)(path.join(root, 'runtime', 'namespace-mounts.cjs')) as {
+const { SETUP, launchArgs } = createRequire(import.meta.url)(path.join(root, 'runtime', 'namespace-mounts.cjs')) as {
   SETUP: string;
+  launchArgs: (unshare: string, file: string, args: string[]) => { file: string; args: string[] };
 };
 
-/** The script: the init's setup (positional parameters 1 to 7), then the loopback (8) and the nested exec (9, 10). */
-const FLOOR = `${SETUP} || exit\n"$8" link set lo up || exit\nexec "$9" --user --map-root-user --mount -- "\${10}"`;
+/** The script: the init's setup (positional parameters 1 to 7), the loopback (8), then the engine's nested exec. */
+const FLOOR = `${SETUP} || exit\n"$8" link set lo up || exit\nshift 8\nexec "$@"`;
 
 /** `/bin/true`, or where this machine has it. */
 function trueBinary(): string {
@@ -28,7 +28,7 @@ function trueBinary(): string {
 }
 
 /** The two sides: `true` alone, and `true` in the contained namespaces set up by standard tools alone. */
-export function containmentFloorSides(plan: MountPlan): Side[] {
+export function containmentFloorSides(plan: MountPlan, scratch: Scratch): Side[] {
   const tools = findNamespaceTools();
   const mountTools = tools.filesystem.tools;
   if (!tools.unshare || !tools.ip || !mountTools)
@@ -37,11 +37,13 @@ export function containmentFloorSides(plan: MountPlan): Side[] {
   const env = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
   const trueFile = trueBinary();
   const contained = async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-floor-'));
+    const dir = scratch.dir('floor');
     try {
       const parts = writeNewRoot(plan, dir);
       const { sh, mount, cp, pivotRoot, umount } = mountTools;
-      const args = [mount, cp, pivotRoot, umount, parts.root, parts.skeleton, parts.fstab, ip, unshare, trueFile];
+      const nested = launchArgs(unshare, trueFile, []);
+      const setup = [mount, cp, pivotRoot, umount, parts.root, parts.skeleton, parts.fstab, ip];
+      const args = [...setup, nested.file, ...nested.args];
       return { timing: (await measure(() => runContained(unshare, sh, args, env))).timing };
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -21,6 +21,7 @@ import {
   type Side,
   ratioFigure,
   median,
+  pairedDifference,
   secs,
 } from './util.js';
 import { containmentFloorSides } from './containment-floor.js';
@@ -81,7 +82,7 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
         name: 'namespaced',
         run: async () => ({ timing: await runBareNamespaced(bare, first.meta.command.cwd, plan, server.url) }),
       },
-      ...containmentFloorSides(plan),
+      ...containmentFloorSides(plan, scratch),
     ];
     const series = await pairedRounds(sides, rounds);
     const [library, unisolated, reference, namespaced] = [
@@ -93,7 +94,7 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
     const ratio = pairedRatio(library, reference);
     const own = pairedRatio(unisolated, reference);
     const [floor, bareTrue] = [series.get('floor')!, series.get('true')!];
-    const floorMs = median(floor.timings.map((t, i) => t.wall - bareTrue.timings[i]!.wall));
+    const floorMs = pairedDifference(floor, bareTrue);
     const wall = (s: typeof library) => median(s.timings.map((t) => t.wall));
     // What the library target leaves for containment: 1.10 × the bare turn, less the attempt without namespaces.
     const budgetMs = 1.1 * wall(reference) - wall(unisolated);

@@ -11,7 +11,7 @@ import {
   bin,
   fillTree,
   harnessEnv,
-  median,
+  pairedDifference,
   pairedRounds,
   projectDir,
   requireCurrentDist,
@@ -47,7 +47,7 @@ export async function benchRunDir(rounds: number): Promise<Figure[]> {
     ];
     const series = await pairedRounds(sides, rounds);
     const [a, b] = [series.get('full')!, series.get('empty')!];
-    const added = median(a.timings.map((t, i) => t.wall - b.timings[i]!.wall));
+    const added = pairedDifference(a, b);
     return [
       {
         name: 'run-dir',

@@ -381,6 +381,11 @@ export function pairedRatio(a: Series, b: Series, key: keyof Timing = 'wall'): n
   return median(a.timings.map((t, i) => t[key] / b.timings[i]![key]));
 }
 
+/** Median of the per-round differences a − b, in ms (wall or CPU). */
+export function pairedDifference(a: Series, b: Series, key: keyof Timing = 'wall'): number {
+  return median(a.timings.map((t, i) => t[key] - b.timings[i]![key]));
+}
+
 /** `0.412 s`. */
 export function secs(ms: number): string {
   return `${(ms / 1000).toFixed(3)} s`;

@@ -16,7 +16,6 @@ import { isModelCall, offeredSkills } from './offered-skills.js';
 import type { OpenedAttempt } from './open-attempt.js';
 import type { AttemptPlan } from './prepare-attempt.js';
 import type { ProvisionedAttempt } from './provision-attempt.js';
-import { loadMetaSchema } from './seal-attempt.js';
 import { gitDiffPatch } from './workspace.js';
 
 /** What happened in an attempt: the output of {@link observeAttempt}, and what the seal step judges. */
@@ -90,8 +89,6 @@ export async function observeAttempt(
   launched: LaunchedAttempt,
 ): Promise<AttemptOutcome> {
   const { rasp, clock } = opened;
-  // Loaded while the engine runs (a failure to load is the seal's to report).
-  loadMetaSchema().catch(() => undefined);
   const result = await launched.engine;
   clock.mark('engine');
   // Given back while the attempt is sealed.

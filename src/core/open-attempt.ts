@@ -78,50 +78,42 @@ export interface OpenedAttempt {
  * Starts the model server the plan asks for (or takes the shared one); `requestsLog` is where it logs requests,
  * `normalize` what a cassette normalizes (the attempt's paths, once they exist).
  */
-function startModel(
+async function startModel(
   plan: AttemptPlan,
   requestsLog: () => string | null,
   normalize: () => NormalizeContext,
 ): Promise<AttemptModel> {
   const shared = plan.request.modelServer;
-  if (plan.modelMode === 'live') return Promise.resolve({ url: null, owned: null, requests: () => [], cassette: null });
+  if (plan.modelMode === 'live') return { url: null, owned: null, requests: () => [], cassette: null };
   // A cassette needs the attempt's own server: a shared one (the fixtures') is used as it is.
   if (shared && !plan.cassette) {
     // A shared server logs every attempt of a test; this attempt's requests are those after this.
     const before = shared.requests?.length ?? 0;
-    return Promise.resolve({
-      url: shared.url,
-      owned: null,
-      requests: () => shared.requests?.slice(before) ?? [],
-      cassette: null,
-    });
+    return { url: shared.url, owned: null, requests: () => shared.requests?.slice(before) ?? [], cassette: null };
   }
   // The cassette code is loaded only by the attempts that record or replay.
   const given = plan.cassette;
   const cassette = given
-    ? import('../cassette/session.js').then(({ openCassette }) =>
-        openCassette({
-          mode: given.mode,
-          file: given.file,
-          ...(given.mode === 'replay' ? { cassette: given.cassette } : {}),
-          ...(given.mode === 'record' ? { upstream: given.upstream } : {}),
-          strict: given.strict,
-          pace: given.pace,
-          ...(given.fork ? { fork: given.fork } : {}),
-          hostEnv: plan.hostEnv,
-          engine: plan.adapter.id,
-          context: normalize,
-        }),
-      )
-    : Promise.resolve(null);
-  return cassette.then((opened) =>
-    startModelServer({
-      ...(plan.script ? { script: plan.script } : {}),
-      tools: [plan.adapter.tools],
-      logFile: requestsLog,
-      ...(opened ? { intercept: opened.intercept } : {}),
-    }).then((server) => ({ url: server.url, owned: server, requests: () => server.requests, cassette: opened })),
-  );
+    ? (await import('../cassette/session.js')).openCassette({
+        mode: given.mode,
+        file: given.file,
+        ...(given.mode === 'replay' ? { cassette: given.cassette } : {}),
+        ...(given.mode === 'record' ? { upstream: given.upstream } : {}),
+        strict: given.strict,
+        pace: given.pace,
+        ...(given.fork ? { fork: given.fork } : {}),
+        hostEnv: plan.hostEnv,
+        engine: plan.adapter.id,
+        context: normalize,
+      })
+    : null;
+  const server = await startModelServer({
+    ...(plan.script ? { script: plan.script } : {}),
+    tools: [plan.adapter.tools],
+    logFile: requestsLog,
+    ...(cassette ? { intercept: cassette.intercept } : {}),
+  });
+  return { url: server.url, owned: server, requests: () => server.requests, cassette };
 }
 
 /** Opens the attempt's namespaces once its model URL is known, their init started at once for split streams. */

@@ -5,11 +5,10 @@
  */
 import { AgentHarnessError } from '../errors/index.js';
 import { DONE_MARKER } from '../protocol/versions.js';
-import type { ContentTurn, ModelScript, ModelTurn, ScriptRoute, TurnIntent } from './script.js';
+import type { ModelScript, ModelTurn, ScriptRoute, TurnIntent } from './script.js';
 import type { EngineToolTable } from './tool-table.js';
 
 export { DONE_MARKER };
-export type { ContentTurn, ModelScript, ModelTurn, ScriptRoute, TurnIntent };
 
 /** POSIX single quotes: the shell sees the value literally. */
 function quote(value: string): string {

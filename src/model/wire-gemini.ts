@@ -14,7 +14,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { finalText, type ContentTurn, nativeIntentCall } from './script-turns.js';
+import { finalText, nativeIntentCall } from './script-turns.js';
+import type { ContentTurn } from './script.js';
 import { shellToolCall } from './tool-table.js';
 import type { WireApiHandler, WireRequest } from './wire-api.js';
 

@@ -27,7 +27,7 @@ export const INDEX_LOG_FILE = 'index.jsonl';
 /** The index before the log (pretty JSON), read once to migrate it and removed at the log's next rewrite. */
 export const LEGACY_INDEX_FILE = 'index.json';
 /** The slack of {@link maxIndexLines}: a small log is never compacted for a few updates. */
-export const COMPACT_SLACK = 64;
+const COMPACT_SLACK = 64;
 
 /**
  * The most entry lines the log of `runs` runs may hold: a write that would leave more rewrites it with one line per

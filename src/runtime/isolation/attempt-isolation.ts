@@ -583,7 +583,6 @@ async function openNamespaces(options: OpenIsolationOptions): Promise<AttemptIso
   let prestarted: SpawnedSplit | null = null;
   let launched = false;
   let closed = false;
-  let swept = false;
   const opened: AttemptIsolation = {
     record: {
       mode,
@@ -672,6 +671,7 @@ async function openNamespaces(options: OpenIsolationOptions): Promise<AttemptIso
       return exit ? { ...result, exitCode: exit.code, signal: exit.signal } : result;
     },
     close: async () => {
+      const first = !closed;
       closed = true;
       for (const socket of lifeline.sockets) socket.destroy();
       for (const stop of stopChannels) stop();
@@ -691,10 +691,7 @@ async function openNamespaces(options: OpenIsolationOptions): Promise<AttemptIso
       await serversClosed;
       if (newRoot !== null) removeNewRoot(newRoot);
       // Off the attempt's critical path: what harnesses killed with SIGKILL left (this one's are its own to remove).
-      if (!swept) {
-        swept = true;
-        void sweepStaleDirs(os.tmpdir(), socketBase());
-      }
+      if (first) void sweepStaleDirs(os.tmpdir(), socketBase()).catch(() => undefined);
     },
   };
   if (options.prestart !== undefined) opened.prestart(options.prestart);

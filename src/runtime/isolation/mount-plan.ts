@@ -197,17 +197,18 @@ export interface NewRootFiles {
   fstab: string;
 }
 
+/** Where the parts of a new root made in `dir` are (see {@link writeNewRoot}). */
+export function newRootFiles(dir: string): NewRootFiles {
+  return { root: path.join(dir, 'root'), skeleton: path.join(dir, 'skeleton'), fstab: path.join(dir, 'fstab') };
+}
+
 /**
  * Makes a new root's parts in `dir` (an empty directory private to the harness): the skeleton of `plan` (directories,
  * with the entry's mode where it has one; empty files; symlinks), the fstab, and the empty mount point. On the host,
  * while the init starts: the init then copies the skeleton in one step instead of making it entry by entry.
  */
 export function writeNewRoot(plan: Pick<MountPlan, 'skeleton' | 'mounts'>, dir: string): NewRootFiles {
-  const files = {
-    root: path.join(dir, 'root'),
-    skeleton: path.join(dir, 'skeleton'),
-    fstab: path.join(dir, 'fstab'),
-  };
+  const files = newRootFiles(dir);
   fs.mkdirSync(files.root);
   fs.mkdirSync(files.skeleton);
   // The agent's `/`: as a tmpfs's root would be.

@@ -11,6 +11,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { newRootFiles } from './mount-plan.js';
 
 /** The kinds of directory swept, by name prefix (`<prefix><pid>-<random>`). */
 export type StaleDirKind = 'ah-root-' | 'ah-ns-';
@@ -33,10 +34,13 @@ function processExists(pid: number): boolean {
   }
 }
 
-/** The owner's pid in a directory's name of `kind`, or null when the name has none (an older harness's). */
+/** A swept directory's name: its kind and its owner's pid (an older harness's names have none). */
+const OWNED_NAME = /^(ah-root-|ah-ns-)(\d+)-[^/]+$/;
+
+/** The owner's pid in a directory's name of `kind`, or null when the name has none. */
 function ownerPid(name: string, kind: StaleDirKind): number | null {
-  const match = new RegExp(`^${kind}(\\d+)-[^/]+$`).exec(name);
-  const pid = match ? Number(match[1]) : Number.NaN;
+  const match = OWNED_NAME.exec(name);
+  const pid = match?.[1] === kind ? Number(match[2]) : Number.NaN;
   return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
 }
 
@@ -51,16 +55,16 @@ async function removeStale(dir: string, kind: StaleDirKind): Promise<void> {
   // A real directory of this user's, as mkdtemp made it (never a symlink to one).
   if (!stat?.isDirectory() || (process.getuid && stat.uid !== process.getuid())) return;
   if (kind === 'ah-root-') {
-    const root = await lstatOrNull(path.join(dir, 'root'));
+    const files = newRootFiles(dir);
+    const root = await lstatOrNull(files.root);
     // Something mounted on `root` (another device than its parent's): a live namespace's. Left whole.
     if (root && (!root.isDirectory() || root.dev !== stat.dev)) return;
-    const skeleton = await lstatOrNull(path.join(dir, 'skeleton'));
     // fs.rm does not follow the skeleton's symlinks: it removes the links.
-    if (skeleton?.isDirectory()) await fs.rm(path.join(dir, 'skeleton'), { recursive: true, force: true });
-    const fstab = await lstatOrNull(path.join(dir, 'fstab'));
-    if (fstab?.isFile()) await fs.unlink(path.join(dir, 'fstab')).catch(() => undefined);
+    if ((await lstatOrNull(files.skeleton))?.isDirectory())
+      await fs.rm(files.skeleton, { recursive: true, force: true }).catch(() => undefined);
+    if ((await lstatOrNull(files.fstab))?.isFile()) await fs.unlink(files.fstab).catch(() => undefined);
     // Not empty, or a mount point after all (EBUSY): left.
-    if (root) await fs.rmdir(path.join(dir, 'root')).catch(() => undefined);
+    if (root) await fs.rmdir(files.root).catch(() => undefined);
   } else {
     for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
       if (!/^(life|model|fwd-\d+)\.sock$/.test(name)) continue;
@@ -78,24 +82,25 @@ async function removeStale(dir: string, kind: StaleDirKind): Promise<void> {
  * cannot read a folder or remove an entry leaves it for a later one.
  */
 export async function sweepStaleDirs(rootBase: string, socketBase: string): Promise<void> {
-  const wanted = new Map<string, StaleDirKind[]>();
-  for (const [base, kind] of [
-    [rootBase, 'ah-root-'],
-    [socketBase, 'ah-ns-'],
-  ] as const)
-    wanted.set(base, [...(wanted.get(base) ?? []), kind]);
-  for (const [base, kinds] of wanted) {
-    const names = await fs.readdir(base).catch(() => [] as string[]);
-    for (const kind of kinds) {
-      let seen = 0;
-      for (const name of names) {
-        if (seen >= SWEEP_LIMIT) break;
-        if (!name.startsWith(kind)) continue;
-        const pid = ownerPid(name, kind);
-        if (pid === null || pid === process.pid || processExists(pid)) continue;
-        seen += 1;
-        await removeStale(path.join(base, name), kind);
-      }
-    }
+  const rootNames = await readdirOrEmpty(rootBase);
+  const socketNames = socketBase === rootBase ? rootNames : await readdirOrEmpty(socketBase);
+  await sweepKind(rootBase, rootNames, 'ah-root-');
+  await sweepKind(socketBase, socketNames, 'ah-ns-');
+}
+
+/** The names in `dir`, or none when it cannot be read. */
+function readdirOrEmpty(dir: string): Promise<string[]> {
+  return fs.readdir(dir).catch(() => [] as string[]);
+}
+
+/** Removes up to {@link SWEEP_LIMIT} directories of `kind` among `names` in `base` whose owner is gone. */
+async function sweepKind(base: string, names: readonly string[], kind: StaleDirKind): Promise<void> {
+  let seen = 0;
+  for (const name of names) {
+    if (seen >= SWEEP_LIMIT) return;
+    const pid = ownerPid(name, kind);
+    if (pid === null || pid === process.pid || processExists(pid)) continue;
+    seen += 1;
+    await removeStale(path.join(base, name), kind).catch(() => undefined);
   }
 }
