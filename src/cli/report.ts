@@ -16,8 +16,11 @@ import type { CliStreams } from './output.js';
 /** Default output directory, apart from the Vitest reporter's `reports/agent-harness`. */
 export const DEFAULT_RUNS_REPORT_DIR = path.join('reports', 'agent-harness-runs');
 
-/** `30m`, `2h`, `7d` or an ISO date → the earliest creation time to include. */
-export function parseSince(value: string, now: Date = new Date()): Date {
+/**
+ * `30m`, `2h`, `7d` or an ISO date → the earliest creation time to include; `flag` names the option in the error
+ * (`--since` for `report`, `--older-than` for `runs prune`).
+ */
+export function parseSince(value: string, now: Date = new Date(), flag = '--since'): Date {
   const relative = /^(\d+)\s*([smhd])$/.exec(value.trim());
   if (relative) {
     const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as 's' | 'm' | 'h' | 'd'];
@@ -27,7 +30,7 @@ export function parseSince(value: string, now: Date = new Date()): Date {
   if (Number.isNaN(date.getTime()))
     throw new AgentHarnessError(
       'USAGE_ERROR',
-      `--since takes a duration (30m, 2h, 7d) or an ISO date, not ${JSON.stringify(value)}.`,
+      `${flag} takes a duration (30m, 2h, 7d) or an ISO date, not ${JSON.stringify(value)}.`,
     );
   return date;
 }

@@ -128,7 +128,7 @@ export function registerRuns(program: Command, streams: CliStreams): void {
       const { listRuns, removeRuns } = await import('../runtime/run-store.js');
       const paths = resolveHarnessPaths();
       const all = await listRuns(paths.runRoot);
-      const cutoff = options.olderThan ? parseSince(options.olderThan) : null;
+      const cutoff = options.olderThan ? parseSince(options.olderThan, new Date(), '--older-than') : null;
       const kept = new Set(options.keep !== undefined ? all.slice(all.length - options.keep).map((r) => r.run_id) : []);
       const doomed = all.filter((run) => !kept.has(run.run_id) && (!cutoff || new Date(run.created_at) < cutoff));
       if (options.dryRun) {

@@ -41,6 +41,9 @@ describe('agent-harness runs', () => {
     const refused = runCliProcess(sandbox, ['runs', 'prune']);
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain('needs --keep N and/or --older-than AGE');
+    const badAge = runCliProcess(sandbox, ['runs', 'prune', '--older-than', 'banana']);
+    expect(badAge.status).toBe(2);
+    expect(badAge.stderr).toContain('--older-than takes a duration (30m, 2h, 7d) or an ISO date, not "banana"');
     const before = json([]);
     const dry = runCliProcess(sandbox, ['runs', 'prune', '--keep', '1', '--dry-run']);
     expect(dry.stdout.trim().split('\n')).toHaveLength(2);
