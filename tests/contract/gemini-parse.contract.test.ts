@@ -289,6 +289,23 @@ describe('createGeminiParser edge cases', () => {
     expect(outputs.some((o) => o.type === 'diagnostic' && o.diagnostic.code === 'GEMINI_EXTRA_DOCUMENT')).toBe(true);
   });
 
+  it("a JSON object with no document field ({}, another tool's JSON) is noise, never a completed turn", () => {
+    const outputs = parseLines([
+      ['stdout', '{}'],
+      ['stdout', '{"type":"thread.started","thread_id":"t1"}'],
+      ['stdout', '{'],
+      ['stdout', '  "a": 1'],
+      ['stdout', '}'],
+      ['stderr', '{"b": 2}'],
+    ]);
+    expectValid(outputs);
+    expect(outputs.filter((o) => o.type === 'engine.turn.end')).toEqual([]);
+    const noise = outputs.filter((o) => o.type === 'diagnostic' && o.diagnostic.code === 'GEMINI_STDOUT_NOISE');
+    expect(noise).toHaveLength(3);
+    const { judgement } = translateRecorded(geminiEngine, { stdout: Buffer.from('{"a":1}\n') });
+    expect(judgement.state).toBe('failed');
+  });
+
   it('a document is not consumed once a stream-json result was seen', () => {
     const lines = fs.readFileSync(path.join(STREAMS, 'turn1.stdout.jsonl'), 'utf8').split('\n').filter(Boolean);
     const outputs = parseLines([

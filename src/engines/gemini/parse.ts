@@ -26,6 +26,11 @@ import { GEMINI_PATH_REFUSED } from './workspace-path.js';
 type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
 
 const STREAM_EVENTS = new Set(['init', 'message', 'tool_use', 'tool_result', 'error', 'result']);
+/**
+ * The fields of a `--output-format json` document: a JSON object with none of them (`{}`, another tool's JSON) is
+ * noise, never a turn that completed.
+ */
+const DOCUMENT_FIELDS = ['session_id', 'response', 'stats', 'error'] as const;
 const STDERR_ERROR = /\berror\b|Error:|\b(?:401|403|404|429|500|503)\b/i;
 
 /** gemini's init message (`stream-json`, 0.61): the session id and the model. */
@@ -217,6 +222,8 @@ export function createGeminiParser(): EngineParser {
         else if (step.kind === 'document') {
           if (typeof step.value.type === 'string' && STREAM_EVENTS.has(step.value.type) && step.lines === 1)
             out.push(...onEvent(step.value, text));
+          else if (!DOCUMENT_FIELDS.some((field) => field in step.value))
+            out.push(...onPlainLine(stream, step.lines === 1 ? text : JSON.stringify(step.value)));
           else if (!documents[stream]) documents[stream] = step.value;
           else out.push(diag('GEMINI_EXTRA_DOCUMENT', `${stream}: a second JSON document was ignored`, 'info'));
         }
