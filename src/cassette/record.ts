@@ -170,6 +170,12 @@ export function forwardRequest(options: ForwardOptions): Promise<CapturedRespons
         answer.on('error', () => undefined);
       },
     );
+    // The engine went away (killed at its timeout, canceled) before the upstream finished: the upstream call goes
+    // too, or an upstream that never answers would hold the harness open after the attempt.
+    options.response.on('close', () => {
+      if (!upstream.destroyed)
+        upstream.destroy(new Error('the engine closed its connection before the upstream answered'));
+    });
     upstream.on('error', (error) =>
       reject(
         new AgentHarnessError(
