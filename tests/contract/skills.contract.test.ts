@@ -83,6 +83,15 @@ describe('skill injection', () => {
     expect(fs.existsSync(path.join(dir, 'pwned'))).toBe(false);
   });
 
+  it('skips dot directories without a SKILL.md (.git of a cloned skills repository, .github)', async () => {
+    const root = path.join(dir, 'skills');
+    writeSkill(root, 'real', 'x');
+    fs.mkdirSync(path.join(root, '.git', 'objects'), { recursive: true });
+    fs.mkdirSync(path.join(root, '.github'), { recursive: true });
+    const summary = await injectSkills({ sourceRoots: [root], targetRoot: path.join(dir, 't') });
+    expect(summary.skills.map((s) => s.name)).toEqual(['real']);
+  });
+
   it('rejects a skill directory without SKILL.md and a symlinked skill', async () => {
     const root = path.join(dir, 'skills');
     fs.mkdirSync(path.join(root, 'empty'), { recursive: true });
