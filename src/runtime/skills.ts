@@ -94,6 +94,15 @@ export async function collectSkills(sourceRoots: readonly string[]): Promise<Map
       }
       const skillFile = path.join(dir, 'SKILL.md');
       const stat = await fs.lstat(skillFile).catch(() => null);
+      // A linked SKILL.md is refused as a linked skill is: the copy would keep the link, and the contract appended to
+      // it would be written through to the file it points at.
+      if (stat?.isSymbolicLink()) {
+        throw new AgentHarnessError(
+          'SKILL_INVALID',
+          `Skill ${entry.name} in ${root}: SKILL.md is a symbolic link; copy the file into the skill directory instead.`,
+          { details: { name: entry.name, root } },
+        );
+      }
       if (!stat?.isFile()) {
         throw new AgentHarnessError('SKILL_INVALID', `Skill ${entry.name} in ${root} has no SKILL.md file.`, {
           details: { name: entry.name, root },

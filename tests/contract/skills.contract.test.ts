@@ -103,4 +103,16 @@ describe('skill injection', () => {
     error = await rejectionOf(injectSkills({ sourceRoots: [root], targetRoot: path.join(dir, 't') }));
     expect(isAgentHarnessError(error, 'SKILL_INVALID')).toBe(true);
   });
+
+  it('refuses a linked SKILL.md by name, and leaves the file it points at as it was', async () => {
+    const root = path.join(dir, 'skills');
+    const original = path.join(dir, 'shared-SKILL.md');
+    fs.writeFileSync(original, '---\nname: linked-file\ndescription: d\n---\nbody\n');
+    fs.mkdirSync(path.join(root, 'linked-file'), { recursive: true });
+    fs.symlinkSync(original, path.join(root, 'linked-file', 'SKILL.md'));
+    const error = await rejectionOf(injectSkills({ sourceRoots: [root], targetRoot: path.join(dir, 't') }));
+    expect(isAgentHarnessError(error, 'SKILL_INVALID')).toBe(true);
+    expect((error as Error).message).toContain('SKILL.md is a symbolic link');
+    expect(fs.readFileSync(original, 'utf8')).not.toContain(COMPLETION_CONTRACT_TAG);
+  });
 });
