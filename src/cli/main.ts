@@ -31,6 +31,13 @@ function packageVersion(): string {
   }
 }
 
+/** The harness options given on the command line before any command, as flags (`--timeout-ms`). */
+function givenHarnessOptions(program: Command): string[] {
+  return Object.keys(program.opts())
+    .filter((key) => program.getOptionValueSource(key) === 'cli')
+    .map((key) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+}
+
 /** Builds the program. `setExit` records the exit status an action wants. */
 export function buildProgram(streams: CliStreams, setExit: (code: number) => void): Command {
   // The engine subcommands: one per registered engine (the registry loads no engine to list them).
@@ -50,7 +57,7 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
   // after it, every argument is the engine's own (seed 001, Decision 5).
   addStartOptions(program);
   program.hook('preAction', (_program, action) => {
-    const given = Object.keys(program.opts()).filter((key) => program.getOptionValueSource(key) === 'cli');
+    const given = givenHarnessOptions(program);
     if (
       given.length > 0 &&
       !(ENGINE_COMMANDS as readonly string[]).includes(action.name()) &&
@@ -58,7 +65,7 @@ export function buildProgram(streams: CliStreams, setExit: (code: number) => voi
     ) {
       throw new AgentHarnessError(
         'USAGE_ERROR',
-        `The harness options before a command name (${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}) apply to engine runs only, not to \`${action.name()}\`.`,
+        `The harness options before a command name (${given.join(', ')}) apply to engine runs only, not to \`${action.name()}\`.`,
       );
     }
   });
@@ -147,6 +154,15 @@ export async function runCli(
     // `translate … | head`: the reader took what it wanted; stopping there is the command's normal end.
     if (isClosedOutput(error)) return exitCode;
     if (error instanceof CommanderError) {
+      // Harness options and no command after them (`--expose codex`: the path forgotten, the engine taken for it).
+      if (error.code === 'commander.help' && givenHarnessOptions(program).length > 0)
+        return reportCliError(
+          new AgentHarnessError(
+            'USAGE_ERROR',
+            `The harness options ${givenHarnessOptions(program).join(', ')} were given, but no engine or command after them (did an option take the engine's name as its value?).`,
+          ),
+          streams.stderr,
+        );
       if (
         error.code === 'commander.helpDisplayed' ||
         error.code === 'commander.version' ||

@@ -201,6 +201,13 @@ describe('agent-harness start', () => {
     const misplaced = runCliProcess(sandbox, ['--pty', 'runs']);
     expect(misplaced.status).toBe(2);
     expect(misplaced.stderr).toContain('apply to engine runs only');
+    // `--expose codex`: the path forgotten, the engine's name taken for it, no command left.
+    const noCommand = runCliProcess(sandbox, ['--expose', 'codex']);
+    expect(noCommand.status).toBe(2);
+    expect(noCommand.stderr).toContain('USAGE_ERROR');
+    expect(noCommand.stderr).toContain('--expose');
+    // No option, no command: the help, as before.
+    expect(runCliProcess(sandbox, []).status).toBe(0);
   });
 
   it('a call that starts no session (`codex --version`) is recorded as no_session, exit 0, not a failure', () => {
