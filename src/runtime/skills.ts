@@ -68,11 +68,7 @@ export async function collectSkills(sourceRoots: readonly string[]): Promise<Map
       if (entry.name.startsWith('.') && !entry.isDirectory()) continue; // .DS_Store, .gitkeep
       // A tool's directory (.git of a cloned skills repository, .github, .vscode) is not a skill; a dot directory
       // holding a SKILL.md was meant as one, and is refused below for its name.
-      if (
-        entry.name.startsWith('.') &&
-        entry.isDirectory() &&
-        !fsSync.existsSync(path.join(root, entry.name, 'SKILL.md'))
-      )
+      if (entry.name.startsWith('.') && !(await fs.lstat(path.join(root, entry.name, 'SKILL.md')).catch(() => null)))
         continue;
       if (!entry.isDirectory() && !entry.isSymbolicLink()) continue; // loose files are not skills
       const dir = path.join(root, entry.name);
