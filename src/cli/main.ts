@@ -155,11 +155,12 @@ export async function runCli(
     if (isClosedOutput(error)) return exitCode;
     if (error instanceof CommanderError) {
       // Harness options and no command after them (`--expose codex`: the path forgotten, the engine taken for it).
-      if (error.code === 'commander.help' && givenHarnessOptions(program).length > 0)
+      const given = error.code === 'commander.help' ? givenHarnessOptions(program) : [];
+      if (given.length > 0)
         return reportCliError(
           new AgentHarnessError(
             'USAGE_ERROR',
-            `The harness options ${givenHarnessOptions(program).join(', ')} were given, but no engine or command after them (did an option take the engine's name as its value?).`,
+            `The harness options ${given.join(', ')} were given, but no engine or command after them (did an option take the engine's name as its value?).`,
           ),
           streams.stderr,
         );
