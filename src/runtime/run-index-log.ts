@@ -122,7 +122,6 @@ function parseLines(bytes: Buffer): { entries: RunIndexEntry[]; consumed: number
       valid = false;
       continue;
     }
-    // Checked by hand: a fresh process reads every line before its first attempt (RunIndexEntrySchema, exactly).
     const entry = checkRunEntry(value);
     if (entry) entries.push(entry);
     else valid = false;

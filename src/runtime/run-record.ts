@@ -90,7 +90,7 @@ export function readRunRecord(runDir: string): RunIndexEntry | null {
       { cause: error, details: { file, run_dir: runDir } },
     );
   }
-  // Checked by hand (`runs` reads every run.json); zod says what is wrong with one it refuses.
+  // The schema's own error says what is wrong with a record it refuses.
   let record: RunIndexEntry;
   try {
     record = parseRunEntry(value);

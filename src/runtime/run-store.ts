@@ -296,7 +296,6 @@ export async function updateRun(
     if (!current) throw new AgentHarnessError('RUN_NOT_FOUND', `No run "${runId}" under ${runRoot}.`);
     const superseded = attempt !== undefined && laterAttemptFinished(current.run_dir, attempt);
     const { session_id: sessionId, last_completion: lastCompletion, ...rest } = patch;
-    // Checked by hand: in a `start`, zod would compile its parser of the schema for this one record.
     const next = parseRunEntry({
       ...current,
       ...rest,
