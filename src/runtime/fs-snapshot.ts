@@ -28,7 +28,7 @@ import {
   type RememberedHash,
   type RootHashes,
 } from './fs-hash-cache.js';
-import { byPath, compileExclude, listTree, under } from './fs-tree-walk.js';
+import { byPath, compileExclude, under, walkTree } from './fs-tree-walk.js';
 import { createSlicer, type Slicer } from './slicer.js';
 
 export { clearHashCache } from './fs-hash-cache.js';
@@ -185,9 +185,8 @@ function entryOfStat(
   return entry;
 }
 
-/** The entry of `rel` from a synchronous lstat ({@link entryOfStat}). */
-function statEntry(rel: string, hashing: Hashing): FsEntry | null {
-  const statAt = Date.now();
+/** The entry of `rel` from a synchronous lstat ({@link entryOfStat}) taken after `statAt` (Date.now()). */
+function statEntry(rel: string, statAt: number, hashing: Hashing): FsEntry | null {
   let stat: Stats | undefined;
   try {
     stat = fsSync.lstatSync(hashing.at(rel), { throwIfNoEntry: false });
@@ -205,21 +204,22 @@ function statEntry(rel: string, hashing: Hashing): FsEntry | null {
   );
 }
 
-/** The entries of the first `maxFiles` files and symlinks under the root (in no order; those that vanished left out) and how many the walk found (one past `maxFiles` when there are more). */
+/**
+ * The entries of the first `maxFiles` files and symlinks under the root, each lstat'ed as the walk reaches it (in no
+ * order; those that vanished left out), and how many the walk found (one past `maxFiles` when there are more).
+ */
 async function listEntries(
   isExcluded: (name: string) => boolean,
   maxFiles: number,
   hashing: Hashing,
   slicer: Slicer,
 ): Promise<{ found: number; entries: FsEntry[] }> {
-  const paths = await listTree(hashing.root, isExcluded, maxFiles, slicer);
   const entries: FsEntry[] = [];
-  for (let index = 0, count = Math.min(paths.length, maxFiles); index < count; index += 1) {
-    const entry = statEntry(paths[index]!, hashing);
+  const found = await walkTree(hashing.root, isExcluded, maxFiles, slicer, (rel, listedAt) => {
+    const entry = statEntry(rel, listedAt, hashing);
     if (entry) entries.push(entry);
-    if (slicer.due()) await slicer.pause();
-  }
-  return { found: paths.length, entries };
+  });
+  return { found, entries };
 }
 
 /**

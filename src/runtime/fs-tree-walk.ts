@@ -41,32 +41,40 @@ export function compileExclude(patterns: readonly string[]): (name: string) => b
 }
 
 /**
- * Relative POSIX paths of the files and symlinks under `root`, in walk order (names sorted per directory),
- * stopping once more than `limit` were found. A directory that vanishes or cannot be read is skipped.
+ * Walks the files and symlinks under `root` in walk order (names sorted per directory), handing each to `visit` with
+ * its relative path and Date.now() taken before its directory was read, and returns how many it found, stopping at
+ * one past `limit` (that one is not visited). A directory that vanishes or cannot be read is skipped.
+ * One pass: no list of paths is kept.
  */
-export async function listTree(
+export async function walkTree(
   root: string,
   isExcluded: (name: string) => boolean,
   limit: number,
   slicer: Slicer,
-): Promise<string[]> {
-  const found: string[] = [];
+  visit: (rel: string, listedAt: number) => void,
+): Promise<number> {
+  let found = 0;
   const at = under(root);
   const walk = async (rel: string): Promise<void> => {
+    const listedAt = Date.now();
     let entries: Dirent[];
     try {
       entries = fsSync.readdirSync(rel === '' ? root : at(rel), { withFileTypes: true });
     } catch {
       return;
     }
-    if (slicer.due()) await slicer.pause();
     entries.sort((a, b) => byPath(a.name, b.name));
     for (const entry of entries) {
-      if (found.length > limit) return;
       if (rel === '' && isExcluded(entry.name)) continue;
       const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) await walk(child);
-      else if (entry.isFile() || entry.isSymbolicLink()) found.push(child);
+      else if (entry.isFile() || entry.isSymbolicLink()) {
+        found += 1;
+        if (found > limit) return;
+        visit(child, listedAt);
+        if (slicer.due()) await slicer.pause();
+      }
+      if (found > limit) return;
     }
   };
   await walk('');
