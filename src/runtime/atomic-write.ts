@@ -9,10 +9,10 @@
  * every attempt. The fsync of a durable write is the one trip through the pool: it waits for the disk (1–10 ms and
  * more on a busy one), and done synchronously it held the event loop of every attempt of the process meanwhile (16
  * concurrent attempts spent ~60 ms each blocked in fsync, issue 29); in the pool, concurrent fsyncs also share the
- * filesystem's journal commits. One exception: the run store's record (`run.json`), written under the run index's
- * lock, fsyncs synchronously (writeFileAtomicSync), since an await there would hold the lock across turns of the event
- * loop while the process's other attempts queue for it (two per attempt). Larger files keep the thread pool
- * throughout, so that no write holds the event loop more than a few ms.
+ * filesystem's journal commits. The run store's record (`run.json`) is written under the run index's lock without an
+ * fsync (an await there would hold the lock across turns of the event loop while the process's other attempts queue
+ * for it) and fsynced by {@link syncFile} once the lock is given back. Larger files keep the thread pool throughout,
+ * so that no write holds the event loop more than a few ms.
  */
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
@@ -103,6 +103,26 @@ async function writeSmallDurable(file: string, data: string | Uint8Array): Promi
   } catch (error) {
     fsSync.rmSync(tmp, { force: true });
     throw error;
+  }
+}
+
+/**
+ * Makes `file`'s content durable (an fsync through the thread pool) after a write that was not: the run store's
+ * record, written under the index lock and fsynced once the lock is given back. If the file was replaced meanwhile,
+ * the newer content is what is synced; if it is gone (a run removed meanwhile), there is nothing to sync.
+ */
+export async function syncFile(file: string): Promise<void> {
+  let fd: number;
+  try {
+    fd = fsSync.openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    await fsyncInPool(fd);
+  } finally {
+    fsSync.closeSync(fd);
   }
 }
 

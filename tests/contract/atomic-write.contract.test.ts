@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeFileAtomic, writeJsonAtomic } from '../../src/runtime/atomic-write.js';
+import { syncFile, writeFileAtomic, writeFileAtomicSync, writeJsonAtomic } from '../../src/runtime/atomic-write.js';
 
 let dir: string;
 beforeEach(() => {
@@ -65,5 +65,16 @@ describe('writeJsonAtomic', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe(`${JSON.stringify(value, null, 2)}\n`);
     await writeJsonAtomic(file, value, { pretty: false });
     expect(fs.readFileSync(file, 'utf8')).toBe(`${JSON.stringify(value)}\n`);
+  });
+});
+
+describe('syncFile', () => {
+  it('fsyncs a file without changing it; a file gone is nothing to sync; another failure is thrown', async () => {
+    const file = path.join(dir, 'run.json');
+    writeFileAtomicSync(file, '{"a":1}\n');
+    await syncFile(file);
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"a":1}\n');
+    await expect(syncFile(path.join(dir, 'gone.json'))).resolves.toBeUndefined();
+    await expect(syncFile(path.join(file, 'under-a-file'))).rejects.toMatchObject({ code: 'ENOTDIR' });
   });
 });
