@@ -32,6 +32,22 @@ export function mcpNotReadyServer(diagnostic: Diagnostic): string | null {
  * src/model/script.ts): `agent-harness: the engine offered no MCP tool <tool> of server <server>`.
  */
 const MISSING_TOOL = /agent-harness: the engine offered no MCP tool ([A-Za-z0-9_-]+) of server ([A-Za-z0-9_-]+)/;
+/** The fixed part of {@link MISSING_TOOL}, looked for before the expression runs. */
+const MISSING_TOOL_TEXT = 'the engine offered no MCP tool ';
+
+/**
+ * The first string in `value` (itself, or in its arrays and objects, a few levels down) that contains `text`, else
+ * null: a shell call's command, searched without stringifying the call's input, once per call of a long stream.
+ */
+function stringHolding(value: unknown, text: string, depth = 0): string | null {
+  if (typeof value === 'string') return value.includes(text) ? value : null;
+  if (depth > 4 || typeof value !== 'object' || value === null) return null;
+  for (const item of Array.isArray(value) ? value : Object.values(value)) {
+    const found = stringHolding(item, text, depth + 1);
+    if (found !== null) return found;
+  }
+  return null;
+}
 
 /**
  * `parser`, plus an MCP_SERVER_NOT_READY diagnostic (once per server) after a tool call that is the scripted model's
@@ -51,9 +67,9 @@ export function withMcpReadiness(parser: EngineParser): EngineParser {
         if (server) reported.add(server);
         continue;
       }
-      // The scripted stand-in for a tool not offered is a shell command: no other call is stringified for it.
+      // The scripted stand-in for a tool not offered is a shell command: no other call is searched for it.
       if (output.type !== 'engine.tool.call' || output.kind !== 'shell') continue;
-      const missing = MISSING_TOOL.exec(JSON.stringify(output.input ?? null));
+      const missing = MISSING_TOOL.exec(stringHolding(output.input, MISSING_TOOL_TEXT) ?? '');
       if (!missing || reported.has(missing[2]!)) continue;
       reported.add(missing[2]!);
       out ??= outputs.slice(0, i + 1);
