@@ -57,7 +57,8 @@ async function editJson(file: string, edit: (doc: Json) => void): Promise<void> 
     await withFileLock(file, async () => {
       const doc = await readJson(file);
       edit(doc);
-      await writeFileAtomic(file, `${JSON.stringify(doc, null, 2)}\n`);
+      // Not fsynced: claude's own state, whose trust key the harness sets again before each attempt.
+      await writeFileAtomic(file, `${JSON.stringify(doc, null, 2)}\n`, { durable: false });
     });
   } catch (error) {
     if (error instanceof AgentHarnessError) throw error;
