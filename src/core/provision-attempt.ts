@@ -205,6 +205,8 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
   meta.engine_version = engineVersion(installed, adapter.packageName);
   let argv: string[];
   if (acp) {
+    const loaded = plan.launch === 'resume' ? opened.run.session_id : null;
+    if (loaded) acp.beforeLoad?.({ runDir, agentHome: paths.agentHome, sessionId: loaded });
     // The engine's ACP command; a native mode takes the options' arguments too (gemini's `--approval-mode`).
     const command = acp.command({
       executable,

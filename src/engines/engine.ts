@@ -156,6 +156,21 @@ export interface AcpSupport {
    * run exists. Absent: nothing to install (a native mode).
    */
   installed?(): void;
+  /**
+   * Readies the engine's own session store for `session/load` of a session, before the engine starts (gemini 0.61
+   * would write its new chat record over the session's own file). Never throws. Absent: nothing to ready.
+   */
+  beforeLoad?(ctx: AcpLoadContext): void;
+}
+
+/** What {@link AcpSupport.beforeLoad} is given. */
+export interface AcpLoadContext {
+  /** The run directory: the session's `cwd`. */
+  runDir: string;
+  /** Managed HOME of the engine (where its session store lives). */
+  agentHome: string;
+  /** The session to be loaded. */
+  sessionId: string;
 }
 
 /** An engine adapter. One per folder under `src/engines/`. */

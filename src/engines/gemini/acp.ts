@@ -4,9 +4,11 @@
  * (docs/acp.md has the measured facts).
  */
 import type { AcpSupport } from '../engine.js';
+import { setAsideChatNames } from './session-store.js';
 
 /** gemini over ACP. */
 export const acp: AcpSupport = {
   via: 'native',
   command: (ctx) => ({ file: ctx.executable, args: ['--acp'], env: {} }),
+  beforeLoad: (ctx) => setAsideChatNames(ctx),
 };

@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ParsedEvent } from '../../protocol/index.js';
 import { newestFile, recoveredFrom } from '../session-recovery.js';
-import type { ParserOutput, SessionRecoveryContext } from '../engine.js';
+import type { AcpLoadContext, ParserOutput, SessionRecoveryContext } from '../engine.js';
 import { readLinesSync } from '../../runtime/bounded-input.js';
 import { geminiToolKind } from './parse.js';
 
@@ -178,4 +178,43 @@ export async function recoverGeminiSession(ctx: SessionRecoveryContext): Promise
   );
   if (!newest) return [];
   return recoveredFrom(newest.file, geminiChatEvents(readRecords(newest.file), newest.session));
+}
+
+/** A chat file named as gemini names a new one: its minute and the first 8 characters of its session id. */
+const CHAT_NAME = /^session-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2})-([0-9A-Za-z_-]{8})\.jsonl$/;
+
+/**
+ * Moves the chat files of `sessionId` off the names gemini gives new chats, before its `session/load` (ACP). gemini
+ * 0.61 starts a new chat record for the loaded session under `session-<current minute>-<8 chars of its id>.jsonl`: in
+ * the minute the session was recorded in, that is the session's own file, which it appends a fresh record to, and
+ * the load then answers "No previous sessions found for this project." Renamed to `session-<minute>-h<n>-<id>.jsonl`,
+ * the file is still found (gemini reads every `session-*.jsonl` of the project and matches the id inside, and its
+ * own check wants the name to end in `-<8 chars>.jsonl`) and the load goes on recording into it. Never throws: a
+ * file it cannot move leaves gemini's own behaviour.
+ */
+export function setAsideChatNames(ctx: AcpLoadContext): void {
+  const short = ctx.sessionId.slice(0, 8);
+  for (const project of projectDirsOf(path.join(ctx.agentHome, '.gemini', 'tmp'), ctx.runDir)) {
+    const chats = path.join(project, 'chats');
+    let names: string[];
+    try {
+      names = fs.readdirSync(chats);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const match = CHAT_NAME.exec(name);
+      if (!match || match[2] !== short || sessionOf(path.join(chats, name)) !== ctx.sessionId) continue;
+      for (let n = 1; n < 100; n += 1) {
+        const target = path.join(chats, `session-${match[1]}-h${n}-${short}.jsonl`);
+        if (fs.existsSync(target)) continue;
+        try {
+          fs.renameSync(path.join(chats, name), target);
+        } catch {
+          // Left as gemini named it.
+        }
+        break;
+      }
+    }
+  }
 }
