@@ -66,13 +66,12 @@ function openTemp(file: string): { tmp: string; fd: number } {
   }
 }
 
-/** The synchronous path; `durable` fsyncs on the event loop (only {@link writeFileAtomicSync}'s callers ask it). */
-function writeSmall(file: string, data: string | Uint8Array, durable: boolean): void {
+/** The synchronous path, without an fsync. */
+function writeSmall(file: string, data: string | Uint8Array): void {
   const { tmp, fd } = openTemp(file);
   try {
     try {
       fsSync.writeFileSync(fd, data);
-      if (durable) fsSync.fsyncSync(fd);
     } finally {
       fsSync.closeSync(fd);
     }
@@ -128,10 +127,10 @@ export async function syncFile(file: string): Promise<void> {
 
 /**
  * Writes `data` to `file` atomically and synchronously (a temp file renamed over it, removed if the write fails), its
- * directory made when missing; `durable` fsyncs before the rename.
+ * directory made when missing; not fsynced ({@link syncFile} makes it durable).
  */
-export function writeFileAtomicSync(file: string, data: string | Uint8Array, durable = false): void {
-  writeSmall(file, data, durable);
+export function writeFileAtomicSync(file: string, data: string | Uint8Array): void {
+  writeSmall(file, data);
 }
 
 /** Writes `data` to `file` atomically (same directory temp file + rename). */
@@ -141,8 +140,7 @@ export async function writeFileAtomic(
   options: AtomicWriteOptions = {},
 ): Promise<void> {
   const durable = options.durable !== false;
-  if (byteLength(data) <= SYNC_WRITE_BYTES)
-    return durable ? writeSmallDurable(file, data) : writeSmall(file, data, false);
+  if (byteLength(data) <= SYNC_WRITE_BYTES) return durable ? writeSmallDurable(file, data) : writeSmall(file, data);
   await fs.mkdir(path.dirname(file), { recursive: true });
   const tmp = tempSibling(file);
   const handle = await fs.open(tmp, 'w');
