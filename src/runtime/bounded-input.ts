@@ -66,7 +66,10 @@ export function openInputFile(file: string, check: InputFileCheck): CheckedInput
       throw new AgentHarnessError(
         'INPUT_NOT_REGULAR_FILE',
         `The ${check.what} ${file} is a symbolic link; a run's audit files are never read through a link (it may point anywhere on the host).`,
-        { details: { file } },
+        {
+          details: { file },
+          hint: 'Something replaced the log with a link (the agent can write its .audit/ path on the host filesystem); read the file it points at yourself if you trust it.',
+        },
       );
     throw new AgentHarnessError(
       check.unreadableCode ?? 'TRANSLATE_INPUT_INVALID',
