@@ -71,7 +71,7 @@ export async function reportCommand(
 ): Promise<number> {
   // Loaded here, not at the top: every start of the CLI loads this file (to register `report`), and `runs` too.
   const [
-    { listRuns, resolveRunSelector },
+    { refreshRunIndex, resolveRunSelector },
     { buildConsistencyReport },
     { renderMarkdown },
     { diffAgainstBaseline },
@@ -84,10 +84,18 @@ export async function reportCommand(
     import('../report/run-inputs.js'),
   ]);
   const paths = resolveHarnessPaths();
-  let runs: RunIndexEntry[] =
-    selectors.length > 0
-      ? await Promise.all(selectors.map((selector) => resolveRunSelector(paths.runRoot, selector)))
-      : await listRuns(paths.runRoot);
+  let runs: RunIndexEntry[];
+  if (selectors.length > 0)
+    runs = await Promise.all(selectors.map((selector) => resolveRunSelector(paths.runRoot, selector)));
+  else {
+    // The run directories, as `runs` reads them: one whose run.json cannot be used is named, not silently left out.
+    const store = await refreshRunIndex(paths.runRoot, {
+      onUnsaved: (message) => streams.stderr.write(`agent-harness: warning: ${message}\n`),
+    });
+    runs = store.runs;
+    for (const broken of store.broken)
+      streams.stderr.write(`agent-harness: warning: skipped run directory ${broken.run_dir}: ${broken.message}\n`);
+  }
   if (options.since) {
     const since = parseSince(options.since);
     runs = runs.filter((run) => new Date(run.created_at) >= since);

@@ -130,7 +130,14 @@ export function registerRuns(program: Command, streams: CliStreams): void {
       const all = await listRuns(paths.runRoot);
       const cutoff = options.olderThan ? parseSince(options.olderThan, new Date(), '--older-than') : null;
       const kept = new Set(options.keep !== undefined ? all.slice(all.length - options.keep).map((r) => r.run_id) : []);
-      const doomed = all.filter((run) => !kept.has(run.run_id) && (!cutoff || new Date(run.created_at) < cutoff));
+      const chosen = all.filter((run) => !kept.has(run.run_id) && (!cutoff || new Date(run.created_at) < cutoff));
+      // Only a run directly under the run root is removed (removeRuns): the index may name others (a provider's
+      // cwd, or the original of a copied run root), which the dry run must not list either.
+      const inRoot = (run: RunIndexEntry): boolean =>
+        path.dirname(path.resolve(run.run_dir)) === path.resolve(paths.runRoot);
+      const doomed = chosen.filter(inRoot);
+      for (const run of chosen.filter((r) => !inRoot(r)))
+        streams.stderr.write(`agent-harness: not pruned (outside ${paths.runRoot}): ${run.handle} ${run.run_dir}\n`);
       if (options.dryRun) {
         streams.stdout.write(doomed.map((run) => `would remove ${run.handle} ${run.run_dir}\n`).join(''));
         return;

@@ -33,10 +33,11 @@ interface TranslateOptions {
 type InputFiles = Partial<Record<'stdout' | 'stderr' | 'pty', string>>;
 
 /** Checks every input before any is read, then streams each (re-checked on open) when the translation wants it. */
-function sourcesOf(files: InputFiles, signal: AbortSignal): RecordedSources {
+function sourcesOf(files: InputFiles, signal: AbortSignal, audit: boolean): RecordedSources {
   const sources: RecordedSources = {};
   for (const [stream, file] of Object.entries(files) as Array<[keyof InputFiles, string]>) {
-    const check = { what: `${stream} file` };
+    // A run's logs are the agent's to tamper with: a link there is refused, not followed.
+    const check = { what: audit ? `audit ${stream} log` : `${stream} file`, noFollow: audit };
     checkInputFile(file, check);
     // The translation is done with each chunk before it asks for the next (the splitter copies what it keeps).
     sources[stream] = () => streamInputFile(file, check, signal, { reuseChunks: true });
@@ -172,7 +173,7 @@ export async function translateCommand(
   }
   if (options.summary || mode === 0) {
     const { summary } = await runInterruptible('translate', (signal) =>
-      translateRecordedStreams(adapter, sourcesOf(files, signal), recorded),
+      translateRecordedStreams(adapter, sourcesOf(files, signal, selector !== undefined), recorded),
     );
     streams.stdout.write(`${JSON.stringify(summary)}\n`);
     return 0;
@@ -181,7 +182,7 @@ export async function translateCommand(
   const output = createBatchedWriter(streams.stdout);
   const view = createViewWriter(mode, output.write, output.drain);
   await runInterruptible('translate', (signal) =>
-    translateRecordedStreams(adapter, sourcesOf(files, signal), recorded, view.sink),
+    translateRecordedStreams(adapter, sourcesOf(files, signal, selector !== undefined), recorded, view.sink),
   );
   view.end();
   await output.drain();

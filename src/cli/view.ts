@@ -3,6 +3,7 @@
  * JSON API (`/api/v1/runs`…) and a live tail of running attempts (docs/report.md). Prints its URL (with the token
  * every request must carry) and serves until SIGINT or SIGTERM.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { AgentHarnessError } from '../errors/index.js';
@@ -23,6 +24,12 @@ export async function viewCommand(streams: CliStreams, options: ViewOptions): Pr
       `--port takes a port number (0-65535), not ${JSON.stringify(options.port)}.`,
     );
   const runRoot = options.root ? path.resolve(options.root) : resolveHarnessPaths().runRoot;
+  // A --root given by hand that is no directory (a typo, a file) would serve an empty list with no word why.
+  if (options.root !== undefined && !fs.statSync(runRoot, { throwIfNoEntry: false })?.isDirectory())
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      `--root ${JSON.stringify(options.root)} (${runRoot}) is not a directory; give a run root (the directory holding index.jsonl and the run directories).`,
+    );
   const { startViewServer } = await import('../report/view-server.js');
   const server = await startViewServer({ runRoot, port });
   streams.stdout.write(`${server.url}\n`);

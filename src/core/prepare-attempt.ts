@@ -240,7 +240,7 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
   assertNoEnvLeak([request.paths.runRoot], hostEnv.HOME, 'Run root');
   if (request.runDir) assertNoEnvLeak([path.resolve(request.runDir)], hostEnv.HOME, 'Run directory');
   assertWorkspacePath(adapter, request);
-  const expose = resolveExpose(request.expose, request.paths.projectRoot);
+  const expose = resolveExpose(request.expose, request.paths.projectRoot, request.paths.runRoot);
   return {
     request,
     adapter,

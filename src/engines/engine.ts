@@ -80,6 +80,12 @@ export interface ErrorPattern {
   category: FailureCategory;
   /** Stable code for `conversation.failed`. */
   code: string;
+  /**
+   * Also names an exit without a turn end: when the engine's last error message matches this row and it exits
+   * before its turn ends, the failure gets this row's code (the reason stays `exited_without_turn_end`). For messages
+   * an engine prints only when it refuses to start a turn (codex: the session already has an active writer).
+   */
+  onExit?: boolean;
 }
 
 /** What {@link EngineAdapter.recoverSession} needs to find the session an interactive attempt recorded. */

@@ -34,7 +34,7 @@ async function readJsonLines<T>(
 ): Promise<T[]> {
   const out: T[] = [];
   let number = 0;
-  for (const line of readLinesSync(file, { what, unreadableCode: 'EXPORT_FAILED' }, true)) {
+  for (const line of readLinesSync(file, { what, unreadableCode: 'EXPORT_FAILED', noFollow: true }, true)) {
     number += 1;
     if (line.trim() === '' || skip?.(line)) continue;
     let value: T | null;

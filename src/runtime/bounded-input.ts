@@ -30,6 +30,11 @@ export interface InputFileCheck {
   unreadableCode?: ErrorCode;
   /** Hint for INPUT_TOO_LARGE, e.g. the variable that raises the limit. */
   tooLargeHint?: string;
+  /**
+   * A symbolic link at the path is refused (INPUT_NOT_REGULAR_FILE), not followed: for a run's audit files, which
+   * the agent could replace with a link to a host file (`/etc/passwd`) that would then be printed or exported.
+   */
+  noFollow?: boolean;
 }
 
 /** An open, checked regular file. The caller closes `fd` (streams opened on it close it themselves). */
@@ -55,8 +60,17 @@ function kindOf(stat: fs.Stats): string {
 export function openInputFile(file: string, check: InputFileCheck): CheckedInputFile {
   let fd: number;
   try {
-    fd = fs.openSync(file, OPEN_FLAGS);
+    fd = fs.openSync(file, check.noFollow ? OPEN_FLAGS | (fs.constants.O_NOFOLLOW ?? 0) : OPEN_FLAGS);
   } catch (error) {
+    if (check.noFollow && (error as NodeJS.ErrnoException).code === 'ELOOP')
+      throw new AgentHarnessError(
+        'INPUT_NOT_REGULAR_FILE',
+        `The ${check.what} ${file} is a symbolic link; a run's audit files are never read through a link (it may point anywhere on the host).`,
+        {
+          details: { file },
+          hint: 'Something replaced the log with a link (the agent can write its .audit/ path on the host filesystem); read the file it points at yourself if you trust it.',
+        },
+      );
     throw new AgentHarnessError(
       check.unreadableCode ?? 'TRANSLATE_INPUT_INVALID',
       `Cannot read ${check.what} ${file}: ${(error as Error).message}`,

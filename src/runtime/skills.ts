@@ -49,13 +49,24 @@ export interface SkillSource {
   dir: string;
 }
 
-/** One stat, synchronous: every attempt checks its skill roots, most of which do not exist. */
+/**
+ * One stat, synchronous: every attempt checks its skill roots, most of which do not exist (skipped). A root that
+ * exists and is not a directory (a file named as a root by mistake) is SKILL_INVALID naming it, not skipped silently.
+ */
 function isDirectory(p: string): boolean {
+  let stat: fsSync.Stats | undefined;
   try {
-    return fsSync.statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
+    stat = fsSync.statSync(p, { throwIfNoEntry: false });
   } catch {
     return false;
   }
+  if (stat && !stat.isDirectory())
+    throw new AgentHarnessError(
+      'SKILL_INVALID',
+      `The skill root ${p} is not a directory; a skill root holds one directory per skill (<root>/<name>/SKILL.md).`,
+      { details: { root: p } },
+    );
+  return stat !== undefined;
 }
 
 /** Lists the skills of the source roots after overrides; throws SKILL_INVALID for a bad entry. */

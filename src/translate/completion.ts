@@ -243,10 +243,14 @@ function decide(seen: Observed, options: JudgeCompletionOptions): CompletionJudg
     const status = exit.data.signal ? `signal ${exit.data.signal}` : `code ${exit.data.exit_code}`;
     const markerNote = marker ? ' (a done marker was seen, but the turn never ended)' : '';
     const message = `the engine exited (${status}) without a turn end event${markerNote}${last ? `; last error: ${last}` : ''}`;
+    // A last error that says why the engine would not start its turn names the failure (ErrorPattern.onExit).
+    const named = last !== null && seen.latestRow?.onExit ? seen.latestRow : null;
     return {
       state: 'failed',
       reason: 'exited_without_turn_end',
-      failure: { category: 'engine_crash', code: 'ENGINE_EXITED_WITHOUT_TURN_END', message },
+      failure: named
+        ? { category: named.category, code: named.code, message }
+        : { category: 'engine_crash', code: 'ENGINE_EXITED_WITHOUT_TURN_END', message },
       evidenceSeq: exit.seq,
     };
   }

@@ -14,6 +14,7 @@ import type { AttemptResult } from '../core/attempt-result.js';
 import type { EngineId, TranslateMode } from '../protocol/index.js';
 import type { HarnessFixture, ModelFixture } from './fixtures.js';
 import { progressSender, trackAttemptProgress } from './progress-channel.js';
+import { checkAgentStartOptions } from './start-options.js';
 import { attemptRecord, HarnessRun } from './run.js';
 import { readAgentHarnessMeta, writeAgentHarnessMeta, type AgentHarnessAttemptRecord } from './types.js';
 import { isUpdatingSnapshots } from './workflow.js';
@@ -213,6 +214,7 @@ export async function runAgentFixture(
   const agent: AgentFixture = {
     runs,
     async start(engine, options = {}) {
+      checkAgentStartOptions(engine, options);
       if (config.engines && !config.engines.includes(engine))
         skip(`engine ${engine} is not enabled in agentHarness({ engines })`);
       const extra = (options.skills ?? []).map((root) => path.resolve(harness.paths.projectRoot, root));

@@ -36,7 +36,7 @@ export const AgentHarnessOptionsSchema = z
     /** Codex profile name the harness writes. */
     codexProfile: z.string().min(1).optional(),
     /** Default attempt timeout in ms. */
-    timeoutMs: z.number().int().positive().optional(),
+    timeoutMs: z.number().int().positive().max(2_147_483_647).optional(),
     /**
      * Export each attempt of each test at the end of the run, beside its audit files: `atif` writes `atif.N.json`
      * (ATIF v1.7), `otlp` writes `otlp.N.json` (OpenTelemetry spans, also sent to OTEL_EXPORTER_OTLP_ENDPOINT).

@@ -6,6 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Reporter, SerializedError, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node';
+import * as z from 'zod';
+import { AgentHarnessError } from '../errors/index.js';
 import { buildConsistencyReport, type ReportInput } from '../report/build.js';
 import { writeHtmlReport } from '../report/html-history.js';
 import type { ConsistencyReport } from '../report/schema.js';
@@ -35,6 +37,35 @@ export interface AgentHarnessReporterOptions {
   export?: ExportOptions;
   /** Live progress of the running attempts (the plugin's hub): printed while tests run. */
   progressHub?: ProgressHub;
+}
+
+/** The reporter options' types (unknown keys are left alone). */
+const ReporterOptionsSchema = z.object({
+  reportDir: z.string().min(1).optional(),
+  stepSummary: z.boolean().optional(),
+  html: z.boolean().optional(),
+  export: z.strictObject({ atif: z.boolean().optional(), otlp: z.boolean().optional() }).optional(),
+  progressHub: z.unknown().optional(),
+});
+
+/**
+ * Checks the reporter's options when it is made: CONFIG_INVALID naming the option and its value, not a TypeError
+ * at the end of the run (`reportDir: 5`) or a truthy string taken for `true` (`html: 'no'`).
+ */
+function checkReporterOptions(options: AgentHarnessReporterOptions): AgentHarnessReporterOptions {
+  const result = ReporterOptionsSchema.safeParse(options);
+  if (result.success) return options;
+  const issue = result.error.issues[0]!;
+  let value: unknown = options;
+  for (const key of issue.path)
+    value =
+      value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined;
+  const field = issue.path.length > 0 ? issue.path.map(String).join('.') : '(options)';
+  throw new AgentHarnessError(
+    'CONFIG_INVALID',
+    `AgentHarnessReporter option ${field} = ${JSON.stringify(value) ?? String(value)} is invalid: ${issue.message}`,
+    { details: { field } },
+  );
 }
 
 /** Files written by one run of the reporter. */
@@ -89,7 +120,7 @@ export class AgentHarnessReporter implements Reporter {
 
   /** Creates the reporter. */
   constructor(options: AgentHarnessReporterOptions = {}) {
-    this.options = options;
+    this.options = checkReporterOptions(options ?? {});
   }
 
   private stopProgress: (() => void) | null = null;

@@ -230,6 +230,33 @@ describe('expose entries', () => {
     expect(thrownBy(() => resolveExpose([{ nope: 1 } as never], tmp))).toMatchObject({ code: 'CONFIG_INVALID' });
     expect(thrownBy(() => resolveExpose([':ro'], tmp))).toMatchObject({ code: 'CONFIG_INVALID' });
   });
+
+  it('refuses /, /proc, /sys, /dev, /tmp (also through a symlink) and a path that holds or lies in the run root', () => {
+    const link = path.join(tmp, 'to-root');
+    if (!fs.existsSync(link)) fs.symlinkSync('/', link);
+    for (const entry of ['/', '/proc', '/sys:ro', '/dev', '/tmp', link]) {
+      const error = thrownBy(() => resolveExpose([entry], tmp));
+      expect(error, entry).toMatchObject({ code: 'CONFIG_INVALID' });
+      expect((error as Error).message, entry).toContain('cannot be exposed');
+    }
+    const project = path.join(tmp, 'project');
+    const runRoot = path.join(project, '.agent-harness', 'harness_runs');
+    fs.mkdirSync(path.join(runRoot, 'other-run'), { recursive: true });
+    fs.mkdirSync(path.join(project, 'data'), { recursive: true });
+    for (const entry of [
+      '.',
+      '.agent-harness',
+      '.agent-harness/harness_runs',
+      '.agent-harness/harness_runs/other-run',
+    ]) {
+      const error = thrownBy(() => resolveExpose([entry], project, runRoot));
+      expect(error, entry).toMatchObject({ code: 'CONFIG_INVALID' });
+      expect((error as Error).message, entry).toContain(runRoot);
+    }
+    expect(resolveExpose(['data:ro'], project, runRoot)).toEqual([
+      { path: path.join(project, 'data'), readOnly: true },
+    ]);
+  });
 });
 
 const support = probeNamespaces();

@@ -98,4 +98,22 @@ describe('agent-harness report', () => {
     expect(baseline.status).toBe(2);
     expect(baseline.stderr).toContain('CONFIG_INVALID');
   });
+
+  it('names a run directory whose run.json cannot be read instead of leaving it out silently', () => {
+    installFakeEngine(sandbox, 'codex', { stdoutFile: path.join(STREAMS, 'codex', 'turn1.stdout.jsonl') });
+    const start = runCliProcess(sandbox, ['start', '--prompt', 'Broken later.', 'codex']);
+    const runDir = /^Run directory: (.+)$/m.exec(start.stderr)![1]!;
+    const record = path.join(runDir, '.audit', 'run.json');
+    const saved = fs.readFileSync(record);
+    fs.writeFileSync(record, saved.subarray(0, 40));
+    try {
+      const report = runCliProcess(sandbox, ['report', '--out', path.join(sandbox.root, 'report-broken')]);
+      expect(report.status, report.stderr).toBe(0);
+      expect(report.stderr).toContain(`agent-harness: warning: skipped run directory ${runDir}: `);
+      expect(report.stderr).toContain('is not valid JSON');
+      expect(fs.readFileSync(record)).toEqual(saved.subarray(0, 40));
+    } finally {
+      fs.writeFileSync(record, saved);
+    }
+  });
 });

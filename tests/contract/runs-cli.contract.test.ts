@@ -56,4 +56,18 @@ describe('agent-harness runs', () => {
     for (const run of before.slice(0, 2)) expect(fs.existsSync(run.run_dir)).toBe(false);
     expect(fs.existsSync(left[0]!.run_dir)).toBe(true);
   });
+
+  it('prune in a copied run root neither lists nor removes the runs its index names in the original', () => {
+    const original = json([]);
+    expect(original.length).toBeGreaterThan(0);
+    const root = path.dirname(original[0]!.run_dir);
+    const copy = path.join(sandbox.root, 'copied-root');
+    fs.cpSync(root, copy, { recursive: true });
+    const env = { AGENT_HARNESS_RUN_ROOT: copy };
+    const dry = runCliProcess(sandbox, ['runs', 'prune', '--keep', '0', '--dry-run'], env);
+    expect(dry.stdout).not.toContain(root);
+    expect(dry.stderr).toContain(`not pruned (outside ${copy}): ${original[0]!.handle} ${original[0]!.run_dir}`);
+    runCliProcess(sandbox, ['runs', 'prune', '--keep', '0'], env);
+    for (const run of original) expect(fs.existsSync(run.run_dir)).toBe(true);
+  });
 });

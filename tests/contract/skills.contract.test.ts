@@ -92,6 +92,19 @@ describe('skill injection', () => {
     expect(summary.skills.map((s) => s.name)).toEqual(['real']);
   });
 
+  it('skips a skill root that does not exist, and refuses one that is a file by name', async () => {
+    const root = path.join(dir, 'skills');
+    writeSkill(root, 'real', 'x');
+    const missing = path.join(dir, 'no-such-root');
+    const summary = await injectSkills({ sourceRoots: [missing, root], targetRoot: path.join(dir, 't') });
+    expect(summary.skills.map((s) => s.name)).toEqual(['real']);
+    const file = path.join(dir, 'skills.txt');
+    fs.writeFileSync(file, 'not a directory');
+    const error = await rejectionOf(injectSkills({ sourceRoots: [root, file], targetRoot: path.join(dir, 't2') }));
+    expect(isAgentHarnessError(error, 'SKILL_INVALID')).toBe(true);
+    expect((error as Error).message).toContain(`The skill root ${file} is not a directory`);
+  });
+
   it('rejects a skill directory without SKILL.md and a symlinked skill', async () => {
     const root = path.join(dir, 'skills');
     fs.mkdirSync(path.join(root, 'empty'), { recursive: true });

@@ -147,6 +147,30 @@ describe('agent-harness translate', () => {
     const parsed = summary(['--engine', 'codex', '--stdout', garbage]);
     expect(parsed.completed).toBe(false);
   });
+
+  it("never reads a run's audit log through a symlink (translate and export refuse it by name)", () => {
+    const start = runCliProcess(sandbox, ['start', '--prompt', 'x', 'codex']);
+    const handle = /Run handle: (\w+)/.exec(start.stderr)![1]!;
+    const audit = path.join(/Run directory: (\S+)/.exec(start.stderr)![1]!, '.audit');
+    // The agent can replace its own logs: a link to a host file must not be printed or exported.
+    const secret = path.join(sandbox.root, 'host-secret.txt');
+    fs.writeFileSync(secret, 'host-secret-line\n');
+    for (const name of ['stdout.1.log', 'fcmp.1.jsonl']) {
+      fs.rmSync(path.join(audit, name));
+      fs.symlinkSync(secret, path.join(audit, name));
+    }
+    for (const args of [
+      ['translate', handle, '--translate', '2'],
+      ['translate', handle, '--summary'],
+      ['export', '--format', 'atif', handle],
+    ]) {
+      const run = runCliProcess(sandbox, args);
+      expect(run.status, args.join(' ')).toBe(1);
+      expect(run.stderr, args.join(' ')).toContain('INPUT_NOT_REGULAR_FILE');
+      expect(run.stderr, args.join(' ')).toContain('is a symbolic link');
+      expect(run.stdout + run.stderr, args.join(' ')).not.toContain('host-secret-line');
+    }
+  });
 });
 
 describe('a reader that stops early (`… | head`)', () => {

@@ -128,6 +128,27 @@ describe('completion verdicts', () => {
     expect(result.fcmp.at(-1)?.type).toBe('conversation.failed');
   });
 
+  it('codex refusing a resume whose session another attempt writes is ENGINE_SESSION_BUSY, other exits keep their code', () => {
+    // codex 0.169's stderr when a second `resume` of the run starts while the first is running (it exits 1 at once).
+    const stderr = fs.readFileSync(
+      new URL('../../fixtures/streams/codex/resume-active-writer.stderr.log', import.meta.url),
+    );
+    const exit = { exit_code: 1, signal: null, timed_out: false, canceled: false, duration_ms: 10 };
+    const busy = translateRecorded(codex, { stdout: Buffer.alloc(0), stderr }, { launch: 'resume', exit });
+    expect(busy.judgement).toMatchObject({
+      state: 'failed',
+      reason: 'exited_without_turn_end',
+      failure: { category: 'engine_crash', code: 'ENGINE_SESSION_BUSY' },
+    });
+    expect(busy.judgement.failure?.message).toContain('already has an active writer');
+    const other = translateRecorded(
+      codex,
+      { stdout: Buffer.alloc(0), stderr: Buffer.from('Error: something else broke\n') },
+      { launch: 'resume', exit },
+    );
+    expect(other.judgement.failure?.code).toBe('ENGINE_EXITED_WITHOUT_TURN_END');
+  });
+
   it('a user-written call that exits 0 with no engine event is no_session; a harness-built one is a failure', () => {
     const events = rasp(started, { type: 'raw.line', text: 'codex-cli 0.169.0' }, exited());
     expect(judge(events, false)).toEqual({ state: 'no_session', reason: 'exited_without_session', evidenceSeq: 3 });

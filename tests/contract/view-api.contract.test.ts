@@ -200,6 +200,17 @@ describe('agent-harness view', () => {
     expect(bad.stderr).toContain('--port takes a port number');
   });
 
+  it('refuses a --root that is missing or a file with USAGE_ERROR naming it, instead of serving nothing', () => {
+    const file = path.join(sandbox.root, 'not-a-root.txt');
+    fs.writeFileSync(file, 'x');
+    for (const root of [path.join(sandbox.root, 'no-such-root'), file]) {
+      const run = runCliProcess(sandbox, ['view', '--port', '0', '--root', root]);
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stderr).toContain(`--root ${JSON.stringify(root)}`);
+      expect(run.stderr).toContain('is not a directory');
+    }
+  });
+
   it('stops on SIGTERM', async () => {
     const code = new Promise<number | null>((resolve) => view.on('exit', resolve));
     view.kill('SIGTERM');

@@ -67,12 +67,35 @@ describe('agentHarness options', () => {
     [{ skillRoots: 'skills' }, 'skillRoots', '"skills"'],
     [{ reportDir: '' }, 'reportDir', '""'],
     [{ runroot: 'x' }, 'runroot', '"x"'],
+    [{ timeoutMs: 1e12 }, 'timeoutMs', '1000000000000'],
   ] as const)('rejects %j naming %s', ([input, field, value]) => {
     const error = configError(input);
     expect(error).toBeInstanceOf(AgentHarnessError);
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.message).toContain(`option ${field} = ${value}`);
     expect(error.details.field).toBe(field);
+  });
+
+  it.for([
+    [{ reportDir: 5 }, 'reportDir', '5'],
+    [{ html: 'no' }, 'html', '"no"'],
+    [{ stepSummary: 1 }, 'stepSummary', '1'],
+    [{ export: { atif: true, xml: true } }, 'export', ''],
+  ] as const)('the reporter refuses %j naming %s when it is made', ([input, field, value]) => {
+    let error: unknown = null;
+    try {
+      new AgentHarnessReporter(input as never);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(AgentHarnessError);
+    expect((error as AgentHarnessError).code).toBe('CONFIG_INVALID');
+    expect((error as Error).message).toContain(`AgentHarnessReporter option ${field}`);
+    expect((error as Error).message).toContain(value);
+  });
+
+  it('the reporter takes null options as none', () => {
+    expect(new AgentHarnessReporter(null as never).options).toEqual({});
   });
 
   it('throws at plugin creation for bad options', () => {

@@ -9,6 +9,14 @@ import type { ErrorPattern } from '../engine.js';
 
 /** The codex error-pattern table, consulted by the completion judge to categorize a failed turn. */
 export const codexErrorPatterns: readonly ErrorPattern[] = [
+  // `resume` of a session another codex process is writing (two resumes of one run at once): codex exits at once,
+  // `Error: thread/resume: thread/resume failed: thread <id> already has an active writer (code -32600)`.
+  {
+    pattern: /thread [0-9a-f-]+ already has an active writer/i,
+    category: 'engine_crash',
+    code: 'ENGINE_SESSION_BUSY',
+    onExit: true,
+  },
   {
     pattern: /\b401\b|unauthori[sz]ed|invalid[ _-]?api[ _-]?key|incorrect api key|missing bearer/i,
     category: 'auth',

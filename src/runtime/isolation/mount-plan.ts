@@ -370,10 +370,48 @@ export function installationRoot(file: string): string {
 }
 
 /**
- * Resolves `expose` entries: a string is `PATH` or `PATH:ro`, relative paths against `cwd`; every path must exist.
- * CONFIG_INVALID otherwise, naming the entry.
+ * Host paths no expose entry may be (after symlinks): the new root makes its own `/proc`, `/dev`, `/dev/pts`,
+ * `/dev/shm` and private `/tmp`; `/` and `/sys` cannot be bound into it (the setup fails, and mode `auto` would run
+ * the agent on the whole host filesystem).
  */
-export function resolveExpose(entries: readonly ExposeEntry[] | undefined, cwd: string): ExposeRequest[] {
+const UNEXPOSABLE: Readonly<Record<string, string>> = {
+  '/': 'it is the whole host filesystem',
+  '/proc': 'the agent gets a fresh /proc of its own PID namespace',
+  '/sys': 'the host /sys cannot be bound into the new root',
+  '/dev': 'the agent gets a minimal /dev of its own (expose single devices such as /dev/kvm instead)',
+  '/dev/pts': 'the agent gets a fresh devpts of its own',
+  '/dev/shm': 'the agent gets a private /dev/shm',
+  '/tmp':
+    "the agent gets a private /tmp (the host's holds the harness's sockets and other runs' roots); expose a directory under it",
+};
+
+/** Why `real` (an exposed path, symlinks resolved) may not be exposed, or null when it may. */
+function unexposableReason(real: string, runRoot: string | undefined): string | null {
+  const fixed = UNEXPOSABLE[real];
+  if (fixed) return fixed;
+  if (!runRoot) return null;
+  let root = path.resolve(runRoot);
+  try {
+    root = fs.realpathSync(root);
+  } catch {
+    // A run root not made yet: its path as given.
+  }
+  if (within(root, real))
+    return `it holds the run root ${root} (every other run, its index and lock); expose a directory beside the run root, or move the run root out of it`;
+  if (within(real, root)) return `it is inside the run root ${root} (other runs' directories)`;
+  return null;
+}
+
+/**
+ * Resolves `expose` entries: a string is `PATH` or `PATH:ro`, relative paths against `cwd`; every path must exist,
+ * and none may be `/`, `/proc`, `/sys`, `/dev`, `/tmp` or hold or lie in `runRoot` (when given). CONFIG_INVALID
+ * otherwise, naming the entry and why.
+ */
+export function resolveExpose(
+  entries: readonly ExposeEntry[] | undefined,
+  cwd: string,
+  runRoot?: string,
+): ExposeRequest[] {
   return (entries ?? []).map((entry) => {
     let request: ExposeRequest;
     if (typeof entry === 'string') {
@@ -398,6 +436,15 @@ export function resolveExpose(entries: readonly ExposeEntry[] | undefined, cwd: 
         'CONFIG_INVALID',
         `The exposed path ${resolved}${resolved === request.path ? '' : ` (from "${request.path}")`} does not exist; expose only existing files or directories.`,
         { details: { value: request.path, resolved } },
+      );
+    }
+    const real = fs.realpathSync(resolved);
+    const refused = unexposableReason(real, runRoot);
+    if (refused) {
+      throw new AgentHarnessError(
+        'CONFIG_INVALID',
+        `The exposed path ${resolved}${resolved === request.path ? '' : ` (from "${request.path}")`}${real === resolved ? '' : `, a link to ${real},`} cannot be exposed: ${refused}.`,
+        { details: { value: request.path, resolved, real } },
       );
     }
     return { path: resolved, readOnly: request.readOnly };
