@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { AgentHarnessError } from '../errors/index.js';
-import { TranslateModeSchema } from '../protocol/index.js';
+import { ModelModeSchema, TranslateModeSchema } from '../protocol/index.js';
 
 const STRINGS = z.array(z.string());
 
@@ -22,7 +22,7 @@ const AgentStartOptionsSchema = z.object({
     .record(z.string(), z.union([z.string(), z.instanceof(Uint8Array)], { error: 'a file is a string or bytes' }))
     .optional(),
   git: z.boolean().optional(),
-  model: z.enum(['scripted', 'live', 'record', 'replay', 'auto']).optional(),
+  model: z.union([ModelModeSchema, z.literal('auto')]).optional(),
   cassette: z.string().optional(),
   fork: z
     .object({
