@@ -1,7 +1,7 @@
 /**
  * The array implementations of the completion judge and the RASP → FCMP translation as they were before they became
  * incremental (commit 9770011), frozen here as the oracle the incremental ones must agree with, event for event.
- * Not used by the harness; do not "fix" it.
+ * Not used by the harness; do not "fix" it. One rule was added since, with the judge's: ErrorPattern.onExit.
  */
 import { FCMP_VERSION, type FcmpEvent, type RaspData, type RaspEvent, type RawRef } from '../../src/protocol/index.js';
 import type {
@@ -85,10 +85,20 @@ export function referenceJudgeCompletion(
     const status = exit.data.signal ? `signal ${exit.data.signal}` : `code ${exit.data.exit_code}`;
     const markerNote = marker ? ' (a done marker was seen, but the turn never ended)' : '';
     const message = `the engine exited (${status}) without a turn end event${markerNote}${last ? `; last error: ${last}` : ''}`;
+    // Added with ErrorPattern.onExit (after the freeze): the row of the latest error that matches one names the
+    // failure when it says why the engine would not start its turn.
+    const row =
+      errorMessages(events)
+        .map((m) => matchErrorPattern(m, options.errorPatterns))
+        .filter((r) => r !== null)
+        .at(-1) ?? null;
+    const named = last !== null && row?.onExit ? row : null;
     return {
       state: 'failed',
       reason: 'exited_without_turn_end',
-      failure: { category: 'engine_crash', code: 'ENGINE_EXITED_WITHOUT_TURN_END', message },
+      failure: named
+        ? { category: named.category, code: named.code, message }
+        : { category: 'engine_crash', code: 'ENGINE_EXITED_WITHOUT_TURN_END', message },
       evidenceSeq: exit.seq,
     };
   }
