@@ -27,17 +27,18 @@ export interface McpStartupWatchdog {
 /**
  * Arms the watchdog for an attempt's stdio MCP servers; null when it has none. `modelCalled` says whether the engine
  * has made a real model call yet (checked when the time is up); `onStall` is told the error before the engine is
- * ended (the attempt's diagnostic, ahead of its exit).
+ * ended (the attempt's diagnostic, ahead of its exit); `graceMs` is the time past the servers' startup timeout.
  */
 export function startMcpStartupWatchdog(
   servers: readonly McpServerDef[] | undefined,
   modelCalled: () => boolean,
   onStall: (error: AgentHarnessError) => void,
+  graceMs = MCP_TURN_START_GRACE_MS,
 ): McpStartupWatchdog | null {
   const stdio = (servers ?? []).filter((server) => server.command);
   if (stdio.length === 0) return null;
   const startupMs = Math.max(...stdio.map((server) => server.startupTimeoutMs ?? MCP_STARTUP_TIMEOUT_MS));
-  const limitMs = startupMs + MCP_TURN_START_GRACE_MS;
+  const limitMs = startupMs + graceMs;
   const controller = new AbortController();
   let error: AgentHarnessError | null = null;
   let begun = false;
@@ -46,7 +47,7 @@ export function startMcpStartupWatchdog(
     const names = stdio.map((server) => `"${server.name}"`).join(', ');
     error = new AgentHarnessError(
       'MCP_SERVER_STARTUP_STALLED',
-      `The engine had not started its turn ${limitMs} ms after launch (no output, no model call) while starting its stdio MCP server${stdio.length > 1 ? 's' : ''} ${names} (startupTimeoutMs ${startupMs} + ${MCP_TURN_START_GRACE_MS} ms grace); the attempt was ended. A server that prints to stdout before answering \`initialize\` (logs, a flood) can keep the engine's MCP client busy forever: check its command by hand, keep its logs on stderr.`,
+      `The engine had not started its turn ${limitMs} ms after launch (no output, no model call) while starting its stdio MCP server${stdio.length > 1 ? 's' : ''} ${names} (startupTimeoutMs ${startupMs} + ${graceMs} ms grace); the attempt was ended. A server that prints to stdout before answering \`initialize\` (logs, a flood) can keep the engine's MCP client busy forever: check its command by hand, keep its logs on stderr.`,
       { details: { servers: stdio.map((server) => server.name), limit_ms: limitMs } },
     );
     onStall(error);
