@@ -107,7 +107,8 @@ export async function launchAttempt(
     ...(request.onOutput || mcpWatchdog
       ? {
           onOutput: (stream: StreamName, chunk: Uint8Array) => {
-            if (stream === 'stdout') mcpWatchdog?.output();
+            // In live mode the harness sees no model call: the engine's first output stands for its turn's start.
+            if (stream === 'stdout' && plan.modelMode === 'live') mcpWatchdog?.output();
             request.onOutput?.(stream, chunk);
           },
         }

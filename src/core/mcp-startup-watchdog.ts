@@ -2,9 +2,10 @@
  * The harness's bound on an engine stuck starting its stdio MCP servers. An engine starts them itself and reads
  * their stdout; a server that floods it (JSON-RPC notifications forever, never answering `initialize`) keeps
  * claude's and opencode's own MCP clients busy reading, past their own startup timeout, and the turn never starts
- * (no output, no model call). So: when the engine has neither printed anything nor made a model call by the longest
- * `startupTimeoutMs` of its stdio servers plus {@link MCP_TURN_START_GRACE_MS}, the attempt is ended with
- * MCP_SERVER_STARTUP_STALLED naming the servers.
+ * (no model call; claude may still print its init, the flood starving its turn). So: when the engine has made no
+ * model call (in live mode, where the harness sees none: printed nothing) by the longest `startupTimeoutMs` of its
+ * stdio servers plus {@link MCP_TURN_START_GRACE_MS}, the attempt is ended with MCP_SERVER_STARTUP_STALLED naming the
+ * servers.
  */
 import { AgentHarnessError } from '../errors/index.js';
 import { MCP_STARTUP_TIMEOUT_MS } from '../protocol/agent-option-defaults.js';
@@ -18,7 +19,7 @@ export interface McpStartupWatchdog {
   signal: AbortSignal;
   /** The attempt's error once the watchdog fired; null before (and when it never does). */
   readonly error: AgentHarnessError | null;
-  /** The engine printed something: its turn (or its protocol) has begun, the watchdog stands down. */
+  /** Its turn has begun (live mode: the engine printed something), the watchdog stands down. */
   output(): void;
   /** Stops the timer (the engine is done). */
   stop(): void;
@@ -47,7 +48,7 @@ export function startMcpStartupWatchdog(
     const names = stdio.map((server) => `"${server.name}"`).join(', ');
     error = new AgentHarnessError(
       'MCP_SERVER_STARTUP_STALLED',
-      `The engine had not started its turn ${limitMs} ms after launch (no output, no model call) while starting its stdio MCP server${stdio.length > 1 ? 's' : ''} ${names} (startupTimeoutMs ${startupMs} + ${graceMs} ms grace); the attempt was ended. A server that prints to stdout before answering \`initialize\` (logs, a flood) can keep the engine's MCP client busy forever: check its command by hand, keep its logs on stderr.`,
+      `The engine had not started its turn ${limitMs} ms after launch (no model call; in live mode, no output) while starting its stdio MCP server${stdio.length > 1 ? 's' : ''} ${names} (startupTimeoutMs ${startupMs} + ${graceMs} ms grace); the attempt was ended. A server that prints to stdout before answering \`initialize\` (logs, a flood) can keep the engine's MCP client busy forever: check its command by hand, keep its logs on stderr.`,
       { details: { servers: stdio.map((server) => server.name), limit_ms: limitMs } },
     );
     onStall(error);

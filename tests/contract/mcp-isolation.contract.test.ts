@@ -228,7 +228,7 @@ describe('MCP readiness', () => {
     });
   });
 
-  it('the MCP startup watchdog: none without stdio servers; it fires naming them unless the engine printed', async () => {
+  it('the MCP startup watchdog: none without stdio servers; it fires naming them unless the turn began', async () => {
     expect(
       startMcpStartupWatchdog(
         [{ name: 'web', url: 'http://127.0.0.1:1/mcp' }],
