@@ -7,12 +7,15 @@ import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { AcpClientOptions, AcpClientOutcome } from '../acp/client.js';
 import { DEFAULT_AGENT_OPTIONS } from '../protocol/agent-option-defaults.js';
-import type { FsSnapshot } from '../protocol/index.js';
+import type { RecordedRequest } from '../model/index.js';
+import type { FsSnapshot, StreamName } from '../protocol/index.js';
 import { openOwnFile } from '../runtime/own-file.js';
 import { syncFile, writeJsonAtomic } from '../runtime/atomic-write.js';
 import { startSnapshot } from '../runtime/fs-snapshot.js';
 import type { ProcessResult } from '../runtime/process-result.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './attempt-request.js';
+import { type McpStartupWatchdog, startMcpStartupWatchdog } from './mcp-startup-watchdog.js';
+import { isModelCall } from './offered-skills.js';
 import type { OpenedAttempt } from './open-attempt.js';
 import type { AttemptPlan } from './prepare-attempt.js';
 import type { ProvisionedAttempt } from './provision-attempt.js';
@@ -33,6 +36,8 @@ export interface LaunchedAttempt {
   timeoutMs: number;
   /** Over ACP: how the client's conversation ended (settles once the engine is done); null natively. */
   acp: Promise<AcpClientOutcome> | null;
+  /** The bound on a turn that never starts while stdio MCP servers start (mcp-startup-watchdog.ts); null without. */
+  mcpWatchdog: McpStartupWatchdog | null;
 }
 
 /** Writes the running meta, lists the before-snapshot and starts the engine. */
@@ -73,6 +78,23 @@ export async function launchAttempt(
   let acp: Promise<AcpClientOutcome> | null = null;
   // The ACP client (and the SDK under it) is loaded only by an attempt that speaks ACP.
   const acpClient = plan.transport === 'acp' ? await import('../acp/client.js') : null;
+  // The model's requests so far, once its server is up (it is by now, when there is one).
+  let requests: (() => readonly RecordedRequest[]) | null = null;
+  void opened.model.then(
+    (model) => {
+      requests = () => model.requests();
+    },
+    () => undefined,
+  );
+  const mcpWatchdog = startMcpStartupWatchdog(
+    request.agentOptions?.mcpServers,
+    () => (requests?.() ?? []).some(isModelCall),
+    (error) => rasp.diagnostic({ code: 'MCP_SERVER_STARTUP_STALLED', message: error.message, level: 'error' }),
+  );
+  const signal =
+    mcpWatchdog && request.signal
+      ? AbortSignal.any([request.signal, mcpWatchdog.signal])
+      : (mcpWatchdog?.signal ?? request.signal);
   const engine = spawnEngine({
     io,
     file: executable,
@@ -84,9 +106,17 @@ export async function launchAttempt(
     audit,
     writer: opened.writer,
     rasp,
-    ...(request.signal ? { signal: request.signal } : {}),
+    ...(signal ? { signal } : {}),
     ...(request.hurry ? { hurry: request.hurry } : {}),
-    ...(request.onOutput ? { onOutput: request.onOutput } : {}),
+    ...(request.onOutput || mcpWatchdog
+      ? {
+          onOutput: (stream: StreamName, chunk: Uint8Array) => {
+            // In live mode the harness sees no model call: the engine's first output stands for its turn's start.
+            if (stream === 'stdout' && plan.modelMode === 'live') mcpWatchdog?.output();
+            request.onOutput?.(stream, chunk);
+          },
+        }
+      : {}),
     ...(isolation.record.processes === 'pid-namespace' ? { isolation } : {}),
     ...(acpClient
       ? {
@@ -101,6 +131,7 @@ export async function launchAttempt(
         }
       : {}),
   });
+  void engine.finally(() => mcpWatchdog?.stop());
   const before = snapshot.finish().then(async (listed) => {
     await writeJsonAtomic(audit.fsBefore, listed, { pretty: false });
     return listed;
@@ -111,6 +142,7 @@ export async function launchAttempt(
     engine,
     before,
     timeoutMs,
+    mcpWatchdog,
     get acp() {
       return acp;
     },

@@ -89,11 +89,14 @@ export async function observeAttempt(
   launched: LaunchedAttempt,
 ): Promise<AttemptOutcome> {
   const { rasp, clock } = opened;
-  const result = await launched.engine;
+  const engineResult = await launched.engine;
   clock.mark('engine');
+  // Ended by the MCP startup watchdog: a failure of the attempt, not the user's cancel.
+  const stalled = launched.mcpWatchdog?.error ?? null;
+  const result = stalled ? { ...engineResult, canceled: false } : engineResult;
   // Given back while the attempt is sealed.
   void opened.resources.release();
-  let error = engineRunError(plan, opened, provisioned, launched, result);
+  let error = stalled ?? engineRunError(plan, opened, provisioned, launched, result);
   // Over ACP: a broken conversation (not a cancel) is the attempt's error.
   const acp = launched.acp ? await launched.acp : null;
   if (acp?.error && !result.canceled) error ??= acp.error;

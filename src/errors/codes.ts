@@ -57,6 +57,8 @@ export const ERROR_CODES = {
     'Network and PID namespaces are unavailable here (not Linux, no util-linux unshare or iproute2 ip, or user namespaces disabled); see `agent-harness doctor`, or allow the fallback with --isolation auto.',
   MCP_SERVER_UNREACHABLE:
     "An HTTP MCP server must be on the host's loopback (127.0.0.1, localhost or [::1]) in scripted mode: the agent's network namespace reaches nothing else. Run the server on 127.0.0.1, or use --isolation off (or live mode) to keep the host network.",
+  MCP_SERVER_STARTUP_STALLED:
+    "The engine never started its turn while starting its stdio MCP servers (no model call, or in live mode no output, by the longest startupTimeoutMs plus a 30 s grace): a server that floods stdout or never answers can stall the engine's own MCP client. Run the server's command by hand; keep its logs on stderr.",
   INPUT_NOT_REGULAR_FILE:
     'Pass a regular file: a FIFO, a device (/dev/zero, /dev/stdin) or a directory can block or never end. Save the output to a file first.',
   INPUT_TOO_LARGE:

@@ -7,6 +7,9 @@ import type { FailureCategory, RaspData, RaspEvent } from '../protocol/index.js'
 import type { ErrorPattern } from '../engines/engine.js';
 import { MCP_SERVER_NOT_READY, mcpNotReadyServer } from '../engines/mcp-readiness.js';
 
+/** The diagnostic code of the harness's MCP startup watchdog (core/mcp-startup-watchdog.ts). */
+const MCP_SERVER_STARTUP_STALLED = 'MCP_SERVER_STARTUP_STALLED';
+
 import { DONE_MARKER } from '../protocol/versions.js';
 
 export { DONE_MARKER };
@@ -119,6 +122,8 @@ export function createCompletionJudge(options: JudgeCompletionOptions): Completi
   let latestRow: ErrorPattern | null = null;
   /** The first MCP server the script uses that the engine reported not ready. */
   let notReady: (Remembered & { message: string }) | undefined;
+  /** The harness's MCP startup watchdog ended the engine (core/mcp-startup-watchdog.ts). */
+  let stalled: (Remembered & { message: string }) | undefined;
 
   const errorMessage = (message: string): void => {
     lastError = message;
@@ -143,6 +148,8 @@ export function createCompletionJudge(options: JudgeCompletionOptions): Completi
           break;
         case 'diagnostic':
           if (data.diagnostic.code === 'ENGINE_STDERR') errorMessage(data.diagnostic.message);
+          if (!stalled && data.diagnostic.code === MCP_SERVER_STARTUP_STALLED)
+            stalled = { seq: event.seq, raw_ref: event.raw_ref, message: data.diagnostic.message };
           if (!notReady && options.mcpServersUsed?.includes(mcpNotReadyServer(data.diagnostic) ?? ''))
             notReady = { seq: event.seq, raw_ref: event.raw_ref, message: data.diagnostic.message };
           break;
@@ -154,12 +161,12 @@ export function createCompletionJudge(options: JudgeCompletionOptions): Completi
       }
     },
     verdict() {
-      return decide({ exit, turnEnd, fatal, marker, engineEvents, lastError, latestRow, notReady }, options);
+      return decide({ exit, turnEnd, fatal, marker, engineEvents, lastError, latestRow, notReady, stalled }, options);
     },
     rawRefOf(seq) {
       if (seq === null) return null;
       // In the order judgeCompletion's `find` would meet them when seqs repeat (they do not in a built stream).
-      for (const candidate of [exit, turnEnd, fatal, marker, notReady])
+      for (const candidate of [exit, turnEnd, fatal, marker, notReady, stalled])
         if (candidate && candidate.seq === seq) return candidate.raw_ref;
       return null;
     },
@@ -175,10 +182,12 @@ interface Observed {
   lastError: string | null;
   latestRow: ErrorPattern | null;
   notReady: (Remembered & { message: string }) | undefined;
+  stalled: (Remembered & { message: string }) | undefined;
 }
 
 /**
  * Judges an attempt. Precedence:
+ * 0. the harness's MCP startup watchdog ended an engine whose turn never started: failed, `MCP_SERVER_STARTUP_STALLED`;
  * 1. the harness ended the engine (timeout → `ENGINE_TIMEOUT`, cancel → `ENGINE_CANCELED`): failed, whatever the
  *    stream says — a killed tool can still let the engine reach a scripted final turn before the group dies;
  * 2. a declared MCP server the script calls reported not ready (`mcpServersUsed`): failed, `MCP_SERVER_NOT_READY`;
@@ -199,6 +208,10 @@ export function judgeCompletion(events: readonly RaspEvent[], options: JudgeComp
 
 function decide(seen: Observed, options: JudgeCompletionOptions): CompletionJudgement {
   const { exit, turnEnd, fatal, marker } = seen;
+  if (seen.stalled && exit) {
+    const failure = { category: 'timeout', code: MCP_SERVER_STARTUP_STALLED, message: seen.stalled.message } as const;
+    return { state: 'failed', reason: 'mcp_server_startup_stalled', failure, evidenceSeq: seen.stalled.seq };
+  }
   if (exit?.data.timed_out) {
     const failure = {
       category: 'timeout',

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertMcpReachable, mcpServersCalled } from '../../src/core/mcp-reach.js';
+import { startMcpStartupWatchdog } from '../../src/core/mcp-startup-watchdog.js';
 import { createClaudeParser } from '../../src/engines/claude/parse.js';
 import { createCodexParser } from '../../src/engines/codex/parse.js';
 import { createGeminiParser } from '../../src/engines/gemini/parse.js';
@@ -202,6 +203,59 @@ describe('MCP readiness', () => {
     });
     expect(judgeCompletion(events, { errorPatterns: [], mcpServersUsed: ['other'] }).state).toBe('completed');
     expect(judgeCompletion(events, { errorPatterns: [] }).state).toBe('completed');
+  });
+
+  it('an engine ended by the MCP startup watchdog fails with MCP_SERVER_STARTUP_STALLED, not as a cancel', () => {
+    const stalled = [
+      event(1, {
+        type: 'diagnostic',
+        diagnostic: { code: 'MCP_SERVER_STARTUP_STALLED', message: 'server "flood"', level: 'error' },
+      } as RaspData),
+      event(2, {
+        type: 'lifecycle.exited',
+        exit_code: null,
+        signal: 'SIGTERM',
+        duration_ms: 1,
+        timed_out: false,
+        canceled: true,
+      } as RaspData),
+    ];
+    expect(judgeCompletion(stalled, { errorPatterns: [] })).toMatchObject({
+      state: 'failed',
+      reason: 'mcp_server_startup_stalled',
+      failure: { code: 'MCP_SERVER_STARTUP_STALLED', category: 'timeout', message: 'server "flood"' },
+      evidenceSeq: 1,
+    });
+  });
+
+  it('the MCP startup watchdog: none without stdio servers; it fires naming them unless the turn began', async () => {
+    expect(
+      startMcpStartupWatchdog(
+        [{ name: 'web', url: 'http://127.0.0.1:1/mcp' }],
+        () => false,
+        () => undefined,
+      ),
+    ).toBeNull();
+    const stalls: string[] = [];
+    const fired = startMcpStartupWatchdog(
+      [{ name: 'flood', command: ['yes'], startupTimeoutMs: 1 }],
+      () => false,
+      (e) => stalls.push(e.code),
+      5,
+    )!;
+    const quiet = startMcpStartupWatchdog(
+      [{ name: 'ok', command: ['true'], startupTimeoutMs: 1 }],
+      () => false,
+      (e) => stalls.push(e.code),
+      5,
+    )!;
+    quiet.output();
+    await new Promise<void>((resolve) => fired.signal.addEventListener('abort', () => resolve(), { once: true }));
+    expect(fired.error?.code).toBe('MCP_SERVER_STARTUP_STALLED');
+    expect(fired.error?.message).toContain('"flood"');
+    expect(stalls).toEqual(['MCP_SERVER_STARTUP_STALLED']);
+    expect(quiet.signal.aborted).toBe(false);
+    expect(quiet.error).toBeNull();
   });
 
   it("the servers a script calls: its mcp_tool turns'", () => {

@@ -152,4 +152,34 @@ describe.for(registryEngines())('%s MCP', (engine) => {
     const meta = expectCompleteAudit(audit);
     expect(meta.completion).toMatchObject({ state: 'failed', code: 'MCP_SERVER_NOT_READY' });
   });
+
+  it('a stdio MCP server that floods stdout never leaves the query hanging: the engine ends, or the harness ends it with MCP_SERVER_STARTUP_STALLED naming the server', {
+    timeout: 240_000,
+  }, async () => {
+    // JSON-RPC notifications forever, never an answer to `initialize` (claude and opencode keep reading it).
+    const flood = ['sh', '-c', `exec yes '{"jsonrpc":"2.0","method":"notifications/x"}'`];
+    const events: AgentEvent[] = [];
+    for await (const event of getProvider(engine).query({
+      provider: engine,
+      prompt: 'hi',
+      mcpServers: [{ name: 'flood', command: flood, startupTimeoutMs: 1000 }],
+      extra: { runRoot, script: script({ type: 'final', text: 'Done.' }) },
+    }))
+      events.push(event);
+    const last = events.at(-1)!;
+    expect(last.type).toBe('complete');
+    const { runDir } = last.diagnostics as { runDir: string };
+    const audit = attemptAuditPaths(runDir, 1);
+    const meta = expectCompleteAudit(audit);
+    const why = () =>
+      `completion: ${JSON.stringify(meta.completion)}; stdout: ${fs.readFileSync(audit.stdout, 'utf8').slice(0, 800)}`;
+    // Ended by the engine itself (codex: its required server failed; gemini, sometimes claude: a turn without it),
+    // or by the harness when the turn never started.
+    if (meta.completion?.code === 'MCP_SERVER_STARTUP_STALLED') {
+      expect(meta.completion?.state, why()).toBe('failed');
+      expect(last, why()).toMatchObject({ type: 'complete', result: { success: false } });
+      const errors = last.type === 'complete' ? (last.result?.errors ?? []) : [];
+      expect(errors.join('\n'), why()).toContain('MCP server "flood"');
+    } else expect(meta.completion?.code, why()).not.toBe('ENGINE_TIMEOUT');
+  });
 });
