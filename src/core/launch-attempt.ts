@@ -131,7 +131,11 @@ export async function launchAttempt(
         }
       : {}),
   });
-  void engine.finally(() => mcpWatchdog?.stop());
+  if (mcpWatchdog) {
+    // Stopped whichever way the engine ends (a rejection is the caller's to see, through `engine`).
+    const stop = (): void => mcpWatchdog.stop();
+    engine.then(stop, stop);
+  }
   const before = snapshot.finish().then(async (listed) => {
     await writeJsonAtomic(audit.fsBefore, listed, { pretty: false });
     return listed;
