@@ -127,13 +127,18 @@ export interface ForwardOptions {
 
 /**
  * Forwards one request upstream and streams the answer to the engine while capturing it. CASSETTE_UPSTREAM_FAILED
- * when the upstream cannot be reached (the engine then gets a 502 in its wire's error shape from the caller).
+ * when the upstream cannot be reached (the engine then gets a 502 in its wire's error shape from the caller). When the
+ * engine closes its connection first, the upstream call is dropped and what was captured so far comes back
+ * (`complete: false`), or null when the upstream had not answered yet: the engine's choice, not the upstream's failure
+ * (codex closes its connection as soon as it has read `response.completed`, before the upstream ends the response).
  */
-export function forwardRequest(options: ForwardOptions): Promise<CapturedResponse> {
+export function forwardRequest(options: ForwardOptions): Promise<CapturedResponse | null> {
   const url = upstreamUrl(options.origin, options.path, options.query, options.key);
   const bytes = Buffer.from(options.body, 'utf8');
   const client = url.protocol === 'https:' ? https : http;
-  return new Promise<CapturedResponse>((resolve, reject) => {
+  return new Promise<CapturedResponse | null>((resolve, reject) => {
+    /** The answer as captured so far, once the upstream answered. */
+    let captured: CapturedResponse | null = null;
     const upstream = client.request(
       url,
       { method: options.method, headers: upstreamHeaders(options.wire, options.headers, options.key, bytes.length) },
@@ -152,7 +157,7 @@ export function forwardRequest(options: ForwardOptions): Promise<CapturedRespons
         options.response.flushHeaders();
         const chunks: CassetteChunk[] = [];
         let last = performance.now();
-        let complete = false;
+        captured = { status, headers, kind, chunks, complete: false };
         answer.setEncoding('utf8');
         answer.on('data', (data: string) => {
           const now = performance.now();
@@ -161,20 +166,21 @@ export function forwardRequest(options: ForwardOptions): Promise<CapturedRespons
           options.response.write(data);
         });
         answer.on('end', () => {
-          complete = true;
+          if (captured) captured.complete = true;
         });
         answer.on('close', () => {
           options.response.end();
-          resolve({ status, headers, kind, chunks, complete });
+          resolve(captured);
         });
         answer.on('error', () => undefined);
       },
     );
-    // The engine went away (killed at its timeout, canceled) before the upstream finished: the upstream call goes
-    // too, or an upstream that never answers would hold the harness open after the attempt.
+    // The engine went away (done reading, killed at its timeout, canceled) before the upstream finished: the upstream
+    // call goes too, or an upstream that never answers would hold the harness open after the attempt.
     options.response.on('close', () => {
-      if (!upstream.destroyed)
-        upstream.destroy(new Error('the engine closed its connection before the upstream answered'));
+      if (upstream.destroyed) return;
+      resolve(captured);
+      upstream.destroy();
     });
     upstream.on('error', (error) =>
       reject(

@@ -107,6 +107,8 @@ export function openRecorder(options: RecorderOptions): Recorder {
           key: key.value,
           response: call.response,
         });
+        // The engine closed its connection before the upstream answered: nothing to keep.
+        if (captured === null) return { status: 499, note: 'abandoned' };
         if (options.file === null) return { status: captured.status, note: 'forwarded' };
         const context = options.context();
         cassette.interactions.push({
