@@ -19,6 +19,21 @@ function listen(server: net.Server): Promise<number> {
   );
 }
 
+/** A responses call of the engine's `req` forwarded to the upstream on `port`: what it settles with, an error too. */
+function forwardTo(port: number, req: http.IncomingMessage, res: http.ServerResponse): Promise<unknown> {
+  return forwardRequest({
+    wire: 'openai-responses',
+    origin: `http://127.0.0.1:${port}`,
+    method: 'POST',
+    path: '/v1/responses',
+    query: new URLSearchParams(),
+    headers: req.headers,
+    body: '{}',
+    key: 'sk-test',
+    response: res,
+  }).catch((error: unknown) => error);
+}
+
 describe('forwardRequest and a silent upstream', () => {
   it('drops the upstream call when the engine closes its connection, and settles with nothing captured', async () => {
     let upstreamSocket: net.Socket | null = null;
@@ -40,20 +55,7 @@ describe('forwardRequest and a silent upstream', () => {
       portKnown = resolve;
     });
     const front = http.createServer((req, res) => {
-      forwarded.result = forwardRequest({
-        wire: 'openai-responses',
-        origin: `http://127.0.0.1:${forwarded.port}`,
-        method: 'POST',
-        path: '/v1/responses',
-        query: new URLSearchParams(),
-        headers: req.headers,
-        body: '{}',
-        key: 'sk-test',
-        response: res,
-      }).then(
-        (captured) => captured,
-        (error: unknown) => error,
-      );
+      forwarded.result = forwardTo(forwarded.port, req, res);
     });
     cleanups.push(() => front.close());
     const frontPort = await listen(front);
@@ -89,17 +91,7 @@ describe('forwardRequest and a silent upstream', () => {
     const upstreamPort = await listen(upstream);
     let result: Promise<unknown> | null = null;
     const front = http.createServer((req, res) => {
-      result = forwardRequest({
-        wire: 'openai-responses',
-        origin: `http://127.0.0.1:${upstreamPort}`,
-        method: 'POST',
-        path: '/v1/responses',
-        query: new URLSearchParams(),
-        headers: req.headers,
-        body: '{}',
-        key: 'sk-test',
-        response: res,
-      }).catch((error: unknown) => error);
+      result = forwardTo(upstreamPort, req, res);
     });
     cleanups.push(() => front.close());
     const frontPort = await listen(front);
