@@ -14,7 +14,7 @@ import { syncFile, writeJsonAtomic } from '../runtime/atomic-write.js';
 import { startSnapshot } from '../runtime/fs-snapshot.js';
 import type { ProcessResult } from '../runtime/process-result.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './attempt-request.js';
-import { type McpStartupWatchdog, startMcpStartupWatchdog } from './mcp-startup-watchdog.js';
+import { type McpStartupWatchdog, mcpTurnStartGraceMs, startMcpStartupWatchdog } from './mcp-startup-watchdog.js';
 import { isModelCall } from './offered-skills.js';
 import type { OpenedAttempt } from './open-attempt.js';
 import type { AttemptPlan } from './prepare-attempt.js';
@@ -90,6 +90,8 @@ export async function launchAttempt(
     request.agentOptions?.mcpServers,
     () => (requests?.() ?? []).some(isModelCall),
     (error) => rasp.diagnostic({ code: 'MCP_SERVER_STARTUP_STALLED', message: error.message, level: 'error' }),
+    // Read only for an attempt with MCP servers: a bad value fails those, not every attempt.
+    request.agentOptions?.mcpServers?.length ? mcpTurnStartGraceMs(request.hostEnv ?? process.env) : undefined,
   );
   const signal =
     mcpWatchdog && request.signal

@@ -10,9 +10,23 @@
 import { AgentHarnessError } from '../errors/index.js';
 import { MCP_STARTUP_TIMEOUT_MS } from '../protocol/agent-option-defaults.js';
 import type { McpServerDef } from '../protocol/index.js';
+import { readIntegerEnv } from '../runtime/integer-setting.js';
 
 /** The time an engine has past its servers' startup timeout to start its turn (its own boot, under load). */
 export const MCP_TURN_START_GRACE_MS = 30_000;
+
+/** The variable that changes {@link MCP_TURN_START_GRACE_MS} (ms). */
+export const MCP_TURN_START_GRACE_ENV = 'AGENT_HARNESS_MCP_TURN_GRACE_MS';
+
+/** The grace {@link MCP_TURN_START_GRACE_ENV} of `env` sets; CONFIG_INVALID for a value that is not whole ms. */
+export function mcpTurnStartGraceMs(env: NodeJS.ProcessEnv): number {
+  return readIntegerEnv(env, MCP_TURN_START_GRACE_ENV, {
+    fallback: MCP_TURN_START_GRACE_MS,
+    min: 0,
+    max: 3_600_000,
+    unit: 'ms',
+  });
+}
 
 /** A running watchdog: `signal` aborts when it fires; `error` then says why. */
 export interface McpStartupWatchdog {

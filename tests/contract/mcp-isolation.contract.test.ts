@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertMcpReachable, mcpServersCalled } from '../../src/core/mcp-reach.js';
-import { startMcpStartupWatchdog } from '../../src/core/mcp-startup-watchdog.js';
+import { mcpTurnStartGraceMs, startMcpStartupWatchdog } from '../../src/core/mcp-startup-watchdog.js';
 import { createClaudeParser } from '../../src/engines/claude/parse.js';
 import { createCodexParser } from '../../src/engines/codex/parse.js';
 import { createGeminiParser } from '../../src/engines/gemini/parse.js';
@@ -256,6 +256,14 @@ describe('MCP readiness', () => {
     expect(stalls).toEqual(['MCP_SERVER_STARTUP_STALLED']);
     expect(quiet.signal.aborted).toBe(false);
     expect(quiet.error).toBeNull();
+  });
+
+  it('the watchdog grace: 30 s unless AGENT_HARNESS_MCP_TURN_GRACE_MS says otherwise; not a number is CONFIG_INVALID', () => {
+    expect(mcpTurnStartGraceMs({})).toBe(30_000);
+    expect(mcpTurnStartGraceMs({ AGENT_HARNESS_MCP_TURN_GRACE_MS: '8000' })).toBe(8000);
+    expect(() => mcpTurnStartGraceMs({ AGENT_HARNESS_MCP_TURN_GRACE_MS: '8s' })).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID' }),
+    );
   });
 
   it("the servers a script calls: its mcp_tool turns'", () => {

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { getProvider } from '../../src/providers/index.js';
 import type { AgentEvent } from '../../src/protocol/index.js';
 import { attemptAuditPaths } from '../../src/core/audit-files.js';
@@ -159,13 +159,19 @@ describe.for(registryEngines())('%s MCP', (engine) => {
     // JSON-RPC notifications forever, never an answer to `initialize` (claude and opencode keep reading it).
     const flood = ['sh', '-c', `exec yes '{"jsonrpc":"2.0","method":"notifications/x"}'`];
     const events: AgentEvent[] = [];
-    for await (const event of getProvider(engine).query({
-      provider: engine,
-      prompt: 'hi',
-      mcpServers: [{ name: 'flood', command: flood, startupTimeoutMs: 1000 }],
-      extra: { runRoot, script: script({ type: 'final', text: 'Done.' }) },
-    }))
-      events.push(event);
+    // The engine's boot past its servers' timeout: 8 s here rather than 30 (every engine boots in 2–6 s).
+    vi.stubEnv('AGENT_HARNESS_MCP_TURN_GRACE_MS', '8000');
+    try {
+      for await (const event of getProvider(engine).query({
+        provider: engine,
+        prompt: 'hi',
+        mcpServers: [{ name: 'flood', command: flood, startupTimeoutMs: 1000 }],
+        extra: { runRoot, script: script({ type: 'final', text: 'Done.' }) },
+      }))
+        events.push(event);
+    } finally {
+      vi.unstubAllEnvs();
+    }
     const last = events.at(-1)!;
     expect(last.type).toBe('complete');
     const { runDir } = last.diagnostics as { runDir: string };
