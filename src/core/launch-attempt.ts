@@ -10,7 +10,7 @@ import { DEFAULT_AGENT_OPTIONS } from '../protocol/agent-option-defaults.js';
 import type { RecordedRequest } from '../model/index.js';
 import type { FsSnapshot, StreamName } from '../protocol/index.js';
 import { openOwnFile } from '../runtime/own-file.js';
-import { syncFile, writeJsonAtomic } from '../runtime/atomic-write.js';
+import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { startSnapshot } from '../runtime/fs-snapshot.js';
 import type { ProcessResult } from '../runtime/process-result.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './attempt-request.js';
@@ -52,13 +52,9 @@ export async function launchAttempt(
   // The meta and the before-snapshot's listing at once: neither touches what the other reads. A harness that dies
   // in an attempt's first moments leaves no fs-before, as it leaves no fs-after (seal-interrupted.ts writes neither).
   const [, snapshot] = await Promise.all([
-    writeJsonAtomic(audit.meta, meta, { durable: false }),
+    writeJsonAtomic(audit.meta, meta),
     startSnapshot(runDir, { hashLimit: BEFORE_HASH_LIMIT }),
   ]);
-  // The running meta is in place (renamed) before the engine starts, so a harness that dies from here on leaves an
-  // attempt to seal; its fsync runs beside the engine rather than before it (16 attempts starting at once each waited
-  // ~80 ms for it on a 2-CPU VM). A failed fsync is not the attempt's: the sealed meta is written durably.
-  syncFile(audit.meta).catch(() => undefined);
   request.onReady?.({
     run: opened.run,
     attempt: opened.attempt,
