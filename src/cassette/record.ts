@@ -128,9 +128,9 @@ export interface ForwardOptions {
 /**
  * Forwards one request upstream and streams the answer to the engine while capturing it. CASSETTE_UPSTREAM_FAILED
  * when the upstream cannot be reached (the engine then gets a 502 in its wire's error shape from the caller). When the
- * engine closes its connection first, the upstream call is dropped and what was captured so far comes back
- * (`complete: false`), or null when the upstream had not answered yet: the engine's choice, not the upstream's failure
- * (codex closes its connection as soon as it has read `response.completed`, before the upstream ends the response).
+ * engine closes its connection first, the upstream call is dropped and what was captured so far comes back as the
+ * answer, or null when the upstream had not answered yet: the engine's choice, not the upstream's failure (codex closes
+ * its connection as soon as it has read `response.completed`, sometimes before the upstream ends the response).
  */
 export function forwardRequest(options: ForwardOptions): Promise<CapturedResponse | null> {
   const url = upstreamUrl(options.origin, options.path, options.query, options.key);
@@ -179,6 +179,9 @@ export function forwardRequest(options: ForwardOptions): Promise<CapturedRespons
     // call goes too, or an upstream that never answers would hold the harness open after the attempt.
     options.response.on('close', () => {
       if (upstream.destroyed) return;
+      // The engine had what it wanted (codex closes once it has read `response.completed`): recorded as a whole
+      // answer, so that a replay ends the response where the engine stopped reading, not as a broken upstream.
+      if (captured) captured.complete = true;
       resolve(captured);
       upstream.destroy();
     });

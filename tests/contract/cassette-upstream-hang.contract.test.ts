@@ -116,7 +116,7 @@ describe('forwardRequest and a silent upstream', () => {
       complete: boolean;
       chunks: Array<{ data: string }>;
     };
-    expect(outcome).toMatchObject({ status: 200, complete: false });
+    expect(outcome).toMatchObject({ status: 200, complete: true });
     expect(outcome.chunks.map((chunk) => chunk.data).join('')).toContain('response.completed');
   });
 });
