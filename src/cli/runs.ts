@@ -125,7 +125,7 @@ export function registerRuns(program: Command, streams: CliStreams): void {
           'USAGE_ERROR',
           'runs prune needs --keep N and/or --older-than AGE (nothing is removed without one).',
         );
-      const { listRuns, removeRuns } = await import('../runtime/run-store.js');
+      const { isDirectlyUnder, listRuns, removeRuns } = await import('../runtime/run-store.js');
       const paths = resolveHarnessPaths();
       const all = await listRuns(paths.runRoot);
       const cutoff = options.olderThan ? parseSince(options.olderThan, new Date(), '--older-than') : null;
@@ -133,8 +133,7 @@ export function registerRuns(program: Command, streams: CliStreams): void {
       const chosen = all.filter((run) => !kept.has(run.run_id) && (!cutoff || new Date(run.created_at) < cutoff));
       // Only a run directly under the run root is removed (removeRuns): the index may name others (a provider's
       // cwd, or the original of a copied run root), which the dry run must not list either.
-      const inRoot = (run: RunIndexEntry): boolean =>
-        path.dirname(path.resolve(run.run_dir)) === path.resolve(paths.runRoot);
+      const inRoot = (run: RunIndexEntry): boolean => isDirectlyUnder(paths.runRoot, run);
       const doomed = chosen.filter(inRoot);
       for (const run of chosen.filter((r) => !inRoot(r)))
         streams.stderr.write(`agent-harness: not pruned (outside ${paths.runRoot}): ${run.handle} ${run.run_dir}\n`);

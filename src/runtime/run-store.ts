@@ -415,6 +415,11 @@ export async function reserveAttempt(runDir: string): Promise<number> {
   }
 }
 
+/** True for a run whose directory is directly under `runRoot`: the only runs {@link removeRuns} removes. */
+export function isDirectlyUnder(runRoot: string, run: RunIndexEntry): boolean {
+  return path.dirname(path.resolve(run.run_dir)) === path.resolve(runRoot);
+}
+
 /**
  * Removes run directories and their index entries, under the index lock. Only directories of this run root that
  * hold a run record are removed: a selector can never delete anything else.
@@ -423,9 +428,7 @@ export async function removeRuns(runRoot: string, runIds: readonly string[]): Pr
   if (runIds.length === 0) return [];
   return withFileLock(indexLogPath(runRoot), async () => {
     const runs = [...(await loadIndex(runRoot, true)).runs.values()];
-    const doomed = runs.filter(
-      (run) => runIds.includes(run.run_id) && path.dirname(path.resolve(run.run_dir)) === path.resolve(runRoot),
-    );
+    const doomed = runs.filter((run) => runIds.includes(run.run_id) && isDirectlyUnder(runRoot, run));
     for (const run of doomed) await fsp.rm(run.run_dir, { recursive: true, force: true });
     await rewriteIndexLog(
       runRoot,
