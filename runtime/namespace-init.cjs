@@ -227,13 +227,15 @@ async function main() {
   let contained = null;
   if (launch.type !== 'launch') {
     const plan = launch;
+    // Fails closed: a plan that cannot be set up ends the attempt before the engine exists, never runs it on the
+    // host's filesystem.
     try {
       await mounts.contain(plan);
       contained = plan;
       report({ type: 'filesystem', contained: true });
     } catch (error) {
       report({ type: 'filesystem', contained: false, message: error instanceof Error ? error.message : String(error) });
-      if (plan.required) return fail('filesystem', error);
+      return fail('filesystem', error);
     }
     launch = await nextLaunch();
   }

@@ -15,16 +15,20 @@
 'use strict';
 const { spawn } = require('node:child_process');
 
-/** The steps (see the header), with the tools and paths as positional parameters; stops at the first that fails. */
+/**
+ * The steps (see the header), with the tools and paths as positional parameters; stops at the first that fails, and
+ * names it on stderr's last line (`@step <name>`), so a failure says which step, not only what the tool printed.
+ */
 const SETUP = [
   'mount="$1" cp="$2" pivot_root="$3" umount="$4" root="$5" skeleton="$6" fstab="$7"',
-  '"$mount" -t tmpfs -o mode=0755 agent-root "$root" || exit',
-  '"$cp" -a "$skeleton/." "$root/" || exit',
-  '"$mount" -a -T "$fstab" || exit',
-  'cd "$root" || exit',
-  '"$pivot_root" . . || exit',
-  '"$umount" -l . || exit',
-  '"$mount" -o remount,bind,ro /',
+  'failed() { echo "@step $1" >&2; exit 1; }',
+  '"$mount" -t tmpfs -o mode=0755 agent-root "$root" || failed tmpfs',
+  '"$cp" -a "$skeleton/." "$root/" || failed skeleton',
+  '"$mount" -a -T "$fstab" || failed binds',
+  'cd "$root" || failed pivot_root',
+  '"$pivot_root" . . || failed pivot_root',
+  '"$umount" -l . || failed detach',
+  '"$mount" -o remount,bind,ro / || failed remount',
 ].join('\n');
 
 /** Hex of UTF-8, as every string of an init message. */
@@ -34,17 +38,17 @@ function unhex(text) {
 
 /**
  * A "mounts" line, or null for any other line:
- * "mounts <root> <skeleton> <fstab> <required 0|1> <sh> <mount> <cp> <pivot_root> <umount> <unshare>", every string
- * as hex of its UTF-8.
+ * "mounts <root> <skeleton> <fstab> <sh> <mount> <cp> <pivot_root> <umount> <unshare>", every string as hex of its
+ * UTF-8. A plan that cannot be carried out fails the attempt: there is no fallback to the host's filesystem once one
+ * was sent (only the harness's probe, before the run, may choose the host).
  */
 function parseMounts(line) {
   const fields = line.split(' ');
   if (fields.shift() !== 'mounts') return null;
   const text = () => unhex(fields.shift());
   const [root, skeleton, fstab] = [text(), text(), text()];
-  const required = fields.shift() === '1';
   const [sh, mount, cp, pivotRoot, umount, unshare] = [text(), text(), text(), text(), text(), text()];
-  return { root, skeleton, fstab, required, tools: { sh, mount, cp, pivotRoot, umount, unshare } };
+  return { root, skeleton, fstab, tools: { sh, mount, cp, pivotRoot, umount, unshare } };
 }
 
 /** Runs `file args` to its end; resolves with null, or with what went wrong (its stderr, else its exit). */
@@ -60,14 +64,22 @@ function runTool(file, args) {
 }
 
 /**
- * Carries the plan out (see the header); rejects with what failed. The caller's cwd is / afterwards. The steps run
- * without blocking the init, which sets its network up meanwhile.
+ * Carries the plan out (see the header); rejects with what failed: an Error whose `step` names the step (`tmpfs`,
+ * `skeleton`, `binds`, `pivot_root`, `detach`, `remount`) and whose message says why, with the new root's host
+ * path taken out of the paths the tools name (a bind's target is then the path the agent would have seen). The
+ * caller's cwd is / afterwards. The steps run without blocking the init, which sets its network up meanwhile.
  */
 async function contain(plan) {
   const { tools } = plan;
   const args = [tools.mount, tools.cp, tools.pivotRoot, tools.umount, plan.root, plan.skeleton, plan.fstab];
   const why = await runTool(tools.sh, ['-c', SETUP, 'sh', ...args]);
-  if (why !== null) throw new Error(`setting up the new root ${plan.root}: ${why}`);
+  if (why !== null) {
+    const parts = why.split('; ');
+    const marker = parts.length > 0 && parts[parts.length - 1].startsWith('@step ') ? parts.pop() : null;
+    const step = marker ? marker.slice('@step '.length) : 'setup';
+    const said = parts.join('; ').split(plan.root).join('') || 'the step failed without a message';
+    throw Object.assign(new Error(`${step}: ${said}`), { step, code: 'ISOLATION_SETUP_FAILED' });
+  }
   process.chdir('/');
 }
 

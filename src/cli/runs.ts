@@ -5,11 +5,12 @@
  * every directory whose run.json cannot be used: `CORRUPT`/`MOVED` rows, `{ run_dir, corrupt: {...} }` in --json.
  * A run root that cannot be written (read-only, full) is listed all the same, with one warning on stderr.
  */
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { AgentHarnessError } from '../errors/index.js';
 import type { RunIndexEntry } from '../protocol/index.js';
-import { resolveHarnessPaths } from '../runtime/paths.js';
+import { resolveHarnessPaths, runHome } from '../runtime/paths.js';
 import type { BrokenRun } from '../runtime/run-store.js';
 import { parsePositiveInt } from './options.js';
 import type { CliStreams } from './output.js';
@@ -145,6 +146,8 @@ export function registerRuns(program: Command, streams: CliStreams): void {
         paths.runRoot,
         doomed.map((run) => run.run_id),
       );
+      // Each run's own HOME (its engines' sessions and config) goes with it.
+      for (const run of removed) await fs.rm(runHome(paths, run.run_id).home, { recursive: true, force: true });
       streams.stderr.write(
         `Removed ${removed.length} run(s); ${all.length - removed.length} left under ${paths.runRoot}.\n`,
       );

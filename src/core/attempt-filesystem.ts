@@ -13,7 +13,7 @@ import {
   type ExposeRequest,
   type MountPlan,
 } from '../runtime/isolation/mount-plan.js';
-import type { HarnessPaths } from '../runtime/paths.js';
+import type { HarnessPaths, RunHome } from '../runtime/paths.js';
 
 /** What {@link attemptMountPlan} needs. */
 export interface AttemptFilesystemInput {
@@ -21,16 +21,12 @@ export interface AttemptFilesystemInput {
   runDir: string;
   /** The attempt's own TMPDIR (made by the caller). */
   attemptTmp: string;
+  /** The run's own HOME, with its npm prefix and uv directories inside (made by the caller). */
+  home: RunHome;
   /** The engine executable as found, and the native binary started in its place (codex), if any. */
   executables: readonly string[];
   agentOptions: AgentOptions | undefined;
   expose: readonly ExposeRequest[];
-}
-
-/** Whether `child` is `parent` or under it. */
-function within(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
 /** The files a declared stdio MCP server runs: the absolute paths on its command line that exist, as directories. */
@@ -50,19 +46,19 @@ function mcpPaths(options: AgentOptions | undefined): string[] {
 }
 
 /**
- * The mount plan of one attempt (its root is chosen by the isolation). The managed npm prefix and uv directories
- * under the agent cache are made when missing, so that an agent's `npm install -g` or `uv` finds them writable.
+ * The mount plan of one attempt (its root is chosen by the isolation). Read-write: the workspace, the run's own
+ * HOME (its npm prefix and uv directories inside) and the attempt's TMPDIR. The shared managed npm prefix, where
+ * engines may be installed and which is searched first for them, is read-only: nothing an agent writes there could
+ * run on the host (`doctor`) or in a later attempt as its engine.
  */
 export function attemptMountPlan(input: AttemptFilesystemInput): MountPlan {
   const { paths } = input;
-  const managed = [paths.npmPrefix, paths.uvCacheDir, paths.uvProjectEnvironment];
-  for (const dir of managed) if (within(dir, paths.agentCacheDir)) fs.mkdirSync(dir, { recursive: true });
   const node = [process.execPath, path.dirname(process.execPath)];
   return buildMountPlan({
     workspace: input.runDir,
     readOnlyInWorkspace: [path.join(input.runDir, '.audit')],
-    writable: [paths.agentHome, input.attemptTmp, ...managed],
-    readOnly: [...input.executables, ...input.executables.map(installationRoot), ...node],
+    writable: [input.home.home, input.attemptTmp],
+    readOnly: [...input.executables, ...input.executables.map(installationRoot), ...node, paths.npmPrefix],
     mcp: mcpPaths(input.agentOptions),
     expose: input.expose,
   });

@@ -37,6 +37,15 @@ function engineRunError(
   launched: LaunchedAttempt,
   result: ProcessResult,
 ): AgentHarnessError | null {
+  if (result.spawnError && (result.spawnError as NodeJS.ErrnoException).code === 'ISOLATION_SETUP_FAILED') {
+    const error = new AgentHarnessError(
+      'ISOLATION_SETUP_FAILED',
+      `The agent's filesystem could not be set up, so ${plan.adapter.id} was not started (step ${result.spawnError.message}).`,
+      { cause: result.spawnError, attempt: opened.attempt },
+    );
+    opened.rasp.diagnostic({ code: 'ISOLATION_SETUP_FAILED', message: error.message, level: 'error' });
+    return error;
+  }
   if (result.spawnError) {
     const error = new AgentHarnessError(
       'ENGINE_SPAWN_FAILED',
@@ -135,7 +144,7 @@ export async function observeAttempt(
   if (plan.io !== 'split' && plan.adapter.recoverSession && !opened.facts.sawSession) {
     rasp.recovered(
       await plan.adapter
-        .recoverSession({ runDir: opened.runDir, agentHome: plan.request.paths.agentHome, since: opened.startedAt })
+        .recoverSession({ runDir: opened.runDir, agentHome: opened.home.home, since: opened.startedAt })
         .catch(() => []),
     );
   }

@@ -14,6 +14,7 @@ import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attem
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
 import { createRun, reserveAttempt } from '../runtime/run-store.js';
 import { writeOwnFileSync } from '../runtime/own-file.js';
+import { runHome, type RunHome } from '../runtime/paths.js';
 import { createRaspBuilder, type RaspBuilder } from '../translate/rasp-builder.js';
 import { createConformanceTally, type ConformanceTally } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
@@ -72,6 +73,8 @@ export interface OpenedAttempt {
   isolation: Promise<AttemptIsolation>;
   /** The attempt's own TMPDIR, removed when it ends. */
   attemptTmp: string;
+  /** The run's own HOME, npm prefix and uv directories (under the managed home; kept with the run). */
+  home: RunHome;
 }
 
 /**
@@ -187,17 +190,20 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
   const audit = attemptAuditPaths(runDir, attempt);
   requestsLog = audit.modelRequests;
   const attemptTmp = path.join(request.paths.tmpDir, `${run.handle}-${attempt}`);
+  const home = runHome(request.paths, run.run_id);
   normalize = {
     replacements: [
       [runDir, '<run-dir>'],
       [attemptTmp, '<tmp>'],
       [request.paths.tmpDir, '<tmp>'],
+      [home.home, '<home>'],
       [request.paths.agentHome, '<home>'],
       [run.run_id, '<run-id>'],
     ],
     responsePaths: [
       [runDir, '<agent-harness:run-dir>'],
       [attemptTmp, '<agent-harness:tmp>'],
+      [home.home, '<agent-harness:home>'],
       [request.paths.agentHome, '<agent-harness:home>'],
     ],
   };
@@ -269,5 +275,6 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
     model,
     isolation,
     attemptTmp,
+    home,
   };
 }

@@ -3,6 +3,7 @@
  * engine's config and trust entry, the agent options, the managed environment, the executable and the command line.
  * What it sets outside the run directory is given back by the attempt's resources.
  */
+import { assertAgentPathSafe, confineToAgentRoots } from '../runtime/agent-writable.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { applyAgentOptions } from '../engines/agent-options.js';
@@ -42,13 +43,15 @@ function undoEngineConfig(
   restores: Array<() => Promise<void>>,
   prepared: { value: PreparedEngine | null },
 ): () => Promise<void> {
-  return async () => {
-    for (const restore of restores.reverse()) await restore().catch(() => undefined);
-    if (!prepared.value) return;
-    // A trust entry left behind stays leased: a later command reclaims it.
-    await prepared.value.cleanup();
-    if (opened.meta.trust) opened.meta.trust.removed_at = nowIso();
-  };
+  // After the engine: what the agent left in its home and run directory is not followed (agent-writable.ts).
+  return () =>
+    confineToAgentRoots([opened.home.home, opened.runDir], async () => {
+      for (const restore of restores.reverse()) await restore().catch(() => undefined);
+      if (!prepared.value) return;
+      // A trust entry left behind stays leased: a later command reclaims it.
+      await prepared.value.cleanup();
+      if (opened.meta.trust) opened.meta.trust.removed_at = nowIso();
+    });
 }
 
 /** The engine's arguments: the resume command with the run's carried flags, the user's own, or the default start. */
@@ -110,10 +113,18 @@ function removeAttemptTmp(dir: string): Promise<void> | undefined {
   }
 }
 
-/** Provisions the engine's world and returns its command; throws to fail the attempt (recorded by the seal step). */
-export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt): Promise<ProvisionedAttempt> {
+/**
+ * Provisions the engine's world and returns its command; throws to fail the attempt (recorded by the seal step).
+ * Config is written into the run's home and directory, which an earlier attempt's agent could write: never through a
+ * link it planted there (agent-writable.ts).
+ */
+export function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt): Promise<ProvisionedAttempt> {
+  return confineToAgentRoots([opened.home.home, opened.runDir], () => provisionWithin(plan, opened));
+}
+
+async function provisionWithin(plan: AttemptPlan, opened: OpenedAttempt): Promise<ProvisionedAttempt> {
   const { adapter, request, hostEnv, io } = plan;
-  const { runDir, meta, clock, attemptTmp, resources } = opened;
+  const { runDir, meta, clock, attemptTmp, resources, home } = opened;
   const { paths } = request;
   resources.add(() => removeAttemptTmp(attemptTmp));
   const restores: Array<() => Promise<void>> = [];
@@ -129,8 +140,9 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
   if (isolation.record.reason !== null && isolation.record.mode === 'auto') degraded(opened, isolation);
 
   // The leak guard runs before anything is written into the managed home.
-  assertNoEnvLeak([paths.agentHome, paths.tmpDir, paths.npmPrefix], hostEnv.HOME);
-  for (const dir of [paths.agentHome, attemptTmp]) fs.mkdirSync(dir, { recursive: true });
+  assertNoEnvLeak([paths.agentHome, home.home, paths.tmpDir, paths.npmPrefix], hostEnv.HOME);
+  for (const dir of [home.home, home.npmPrefix, home.uvCacheDir, home.uvProjectEnvironment, attemptTmp])
+    fs.mkdirSync(dir, { recursive: true });
   const installed = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
   // A launcher script the adapter can stand in for exactly (codex's npm bin/codex.js) is skipped: the native binary
   // it would start starts directly, with the env the launcher would give it.
@@ -144,6 +156,7 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
         paths,
         runDir,
         attemptTmp,
+        home,
         executables: [installed, ...(native ? [native.file] : []), ...acpAdapterExecutable(plan, hostEnv.PATH)],
         agentOptions: request.agentOptions,
         expose: plan.expose,
@@ -162,7 +175,7 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
 
   prepared.value = await adapter.prepare({
     runDir,
-    agentHome: paths.agentHome,
+    agentHome: home.home,
     modelMode: plan.modelMode,
     modelBaseUrl: modelUrl,
     profile: paths.codexProfile,
@@ -178,12 +191,16 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
   const acp = plan.transport === 'acp' ? adapter.acp : undefined;
   const agentOptions = acp && request.agentOptions ? { ...request.agentOptions, mcpServers: [] } : request.agentOptions;
   const options = applyAgentOptions(adapter, agentOptions, { runDir, attemptTmp });
-  for (const file of options.files) writeOwnFileSync(file.path, file.content);
+  for (const file of options.files) {
+    assertAgentPathSafe(file.path);
+    writeOwnFileSync(file.path, file.content);
+  }
   for (const edit of options.settings) restores.push(await setSettingsKeys(edit.file, edit.keys));
   meta.agent_options = request.agentOptions ? options.record : null;
 
   const env = buildEngineEnv({
     paths: { ...paths, tmpDir: attemptTmp },
+    runHome: home,
     hostEnv: request.hostEnv,
     modelMode: plan.modelMode,
     modelBaseUrl: modelUrl,
@@ -206,13 +223,13 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
   let argv: string[];
   if (acp) {
     const loaded = plan.launch === 'resume' ? opened.run.session_id : null;
-    if (loaded) acp.beforeLoad?.({ runDir, agentHome: paths.agentHome, sessionId: loaded });
+    if (loaded) acp.beforeLoad?.({ runDir, agentHome: home.home, sessionId: loaded });
     // The engine's ACP command; a native mode takes the options' arguments too (gemini's `--approval-mode`).
     const command = acp.command({
       executable,
       prepared: engine,
       runDir,
-      agentHome: paths.agentHome,
+      agentHome: home.home,
       modelBaseUrl: modelUrl,
     });
     Object.assign(env, command.env);

@@ -136,18 +136,9 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
   }
   for (const line of splitter.flush()) feedLine(rasp, line);
   if (!input.isolation) return result;
-  const reason = input.isolation.record.reason;
-  const settled = await input.isolation.settle(result);
   // The init sets the agent's filesystem up before it starts the engine, while the harness goes on: a failure there
-  // (mode `auto`: the engine ran on the host filesystem) is known only now.
-  const { record } = input.isolation;
-  if (record.reason !== reason && record.mode === 'auto') {
-    rasp.diagnostic({
-      code: 'ISOLATION_DEGRADED',
-      message: `The agent saw the host filesystem: ${record.reason}.`,
-      level: 'warning',
-    });
-  }
+  // is known only now, and it is the attempt's (the engine never started; there is no fallback to the host).
+  const settled = await input.isolation.settle(result);
   return settled;
 }
 

@@ -55,6 +55,8 @@ export const ERROR_CODES = {
     "An audit file the harness reads back was changed while the attempt ran (the run directory is the engine's working directory); the attempt's events in it are not used. Keep the agent away from .audit.",
   ISOLATION_UNAVAILABLE:
     'Network and PID namespaces are unavailable here (not Linux, no util-linux unshare or iproute2 ip, or user namespaces disabled); see `agent-harness doctor`, or allow the fallback with --isolation auto.',
+  ISOLATION_SETUP_FAILED:
+    "The agent's filesystem (its mount namespace) could not be set up, so the engine was not started: the message names the step, the path and what the tool said. The harness never falls back to the host filesystem once a plan was chosen; check what you exposed and the MCP servers' paths, or report it with `agent-harness doctor`'s output.",
   MCP_SERVER_UNREACHABLE:
     "An HTTP MCP server must be on the host's loopback (127.0.0.1, localhost or [::1]) in scripted mode: the agent's network namespace reaches nothing else. Run the server on 127.0.0.1, or use --isolation off (or live mode) to keep the host network.",
   MCP_SERVER_STARTUP_STALLED:

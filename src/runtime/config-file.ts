@@ -3,6 +3,7 @@
  * atomically: concurrent attempts never lose each other's keys, and a crash never leaves half a file.
  * Any failure is ENGINE_CONFIG_INJECTION_FAILED naming the file.
  */
+import { assertAgentPathSafe } from './agent-writable.js';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { AgentHarnessError } from '../errors/index.js';
 import { writeFileAtomic } from './atomic-write.js';
@@ -43,6 +44,7 @@ function isTable(value: unknown): value is ConfigDoc {
  * event loop, which many attempts starting in one process keep busy.
  */
 export async function readConfigFile(file: string, format: ConfigFormat): Promise<ConfigDoc> {
+  assertAgentPathSafe(file);
   let text: string;
   try {
     text = readInputBytesSync(file, {

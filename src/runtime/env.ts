@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import type { ModelMode } from '../protocol/index.js';
-import type { HarnessPaths } from './paths.js';
+import type { HarnessPaths, RunHome } from './paths.js';
 import { compareCodeUnits } from './code-unit-order.js';
 
 /** Host variables copied as they are. */
@@ -26,6 +26,11 @@ export const HOST_ENV_ALLOWLIST = [
 export interface EngineEnvOptions {
   /** Resolved harness paths. */
   paths: HarnessPaths;
+  /**
+   * The run's own HOME, npm prefix and uv directories (an attempt's); without it, the managed home and prefix
+   * themselves.
+   */
+  runHome?: RunHome;
   /** Host environment (default `process.env`). */
   hostEnv?: NodeJS.ProcessEnv;
   /** Model mode; vendor keys pass only in `live` (a recording's key is added by the harness, outside the engine). */
@@ -48,17 +53,26 @@ export function buildEngineEnv(options: EngineEnvOptions): Record<string, string
     if (value !== undefined) env[name] = value;
   }
   const hostPath = (host.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(path.delimiter);
-  const managedBins = [path.join(paths.npmPrefix, 'bin'), path.join(paths.projectRoot, 'node_modules', '.bin')];
+  const own = options.runHome ?? {
+    home: paths.agentHome,
+    npmPrefix: paths.npmPrefix,
+    uvCacheDir: paths.uvCacheDir,
+    uvProjectEnvironment: paths.uvProjectEnvironment,
+  };
+  const managedBins = [
+    ...new Set([path.join(own.npmPrefix, 'bin'), path.join(paths.npmPrefix, 'bin')]),
+    path.join(paths.projectRoot, 'node_modules', '.bin'),
+  ];
   env.PATH = [...managedBins, ...hostPath.filter((dir) => dir && !managedBins.includes(dir))].join(path.delimiter);
-  env.HOME = paths.agentHome;
-  env.XDG_CONFIG_HOME = path.join(paths.agentHome, '.config');
-  env.XDG_DATA_HOME = path.join(paths.agentHome, '.local', 'share');
-  env.XDG_STATE_HOME = path.join(paths.agentHome, '.local', 'state');
-  env.XDG_CACHE_HOME = path.join(paths.agentHome, '.cache');
+  env.HOME = own.home;
+  env.XDG_CONFIG_HOME = path.join(own.home, '.config');
+  env.XDG_DATA_HOME = path.join(own.home, '.local', 'share');
+  env.XDG_STATE_HOME = path.join(own.home, '.local', 'state');
+  env.XDG_CACHE_HOME = path.join(own.home, '.cache');
   env.TMPDIR = paths.tmpDir;
-  env.NPM_CONFIG_PREFIX = paths.npmPrefix;
-  env.UV_CACHE_DIR = paths.uvCacheDir;
-  env.UV_PROJECT_ENVIRONMENT = paths.uvProjectEnvironment;
+  env.NPM_CONFIG_PREFIX = own.npmPrefix;
+  env.UV_CACHE_DIR = own.uvCacheDir;
+  env.UV_PROJECT_ENVIRONMENT = own.uvProjectEnvironment;
   env.AGENT_HARNESS = '1';
   if (options.modelMode === 'live') {
     for (const name of options.liveEnvKeys) {

@@ -37,14 +37,38 @@ export function executableSearchPath(paths: HarnessPaths, hostPath: string | und
  */
 export const NPM_LAUNCHERS_ENV = 'AGENT_HARNESS_NPM_LAUNCHERS';
 
+/**
+ * Where agents write, whatever the isolation (their run directories, their runs' homes and TMPDIRs): an executable
+ * found there (through PATH, or a link from elsewhere) is never run as an engine, on the host (`doctor`) or in an
+ * attempt. The managed npm prefix is not among them: it is read-only inside attempts.
+ */
+export function agentWritableRoots(paths: Pick<HarnessPaths, 'agentHome' | 'runRoot' | 'tmpDir'>): string[] {
+  return [paths.agentHome, paths.runRoot, paths.tmpDir].map((root) => realOrResolved(root));
+}
+
+function realOrResolved(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
+
+/** Whether the executable `file` (its real path) lies in one of `roots`. */
+function isAgentWritten(file: string, roots: readonly string[]): boolean {
+  const real = realOrResolved(file);
+  return roots.some((root) => real === root || real.startsWith(`${root}${path.sep}`));
+}
+
 /** Absolute path of the executable, or throws ENGINE_EXECUTABLE_MISSING listing every path searched. */
 export function resolveExecutable(name: string, paths: HarnessPaths, hostPath?: string): string {
   const searched = executableSearchPath(paths, hostPath).map((dir) => path.join(dir, name));
-  const found = searched.find(isExecutableFile);
+  const roots = agentWritableRoots(paths);
+  const found = searched.find((file) => isExecutableFile(file) && !isAgentWritten(file, roots));
   if (found) return found;
   throw new AgentHarnessError(
     'ENGINE_EXECUTABLE_MISSING',
-    `Executable "${name}" was not found. Searched:\n${searched.map((p) => `  - ${p}`).join('\n')}`,
+    `Executable "${name}" was not found. Searched:\n${searched.map((p) => `  - ${p}${isExecutableFile(p) ? ' (skipped: it lies where agents write)' : ''}`).join('\n')}`,
     {
       details: { executable: name, searched },
     },

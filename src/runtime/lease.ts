@@ -10,6 +10,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { editConfigFile, JSON_CONFIG, TOML_CONFIG, type ConfigDoc } from './config-file.js';
+import { confineToAgentRoots } from './agent-writable.js';
 import { writeFileAtomic } from './atomic-write.js';
 
 const LeaseSchema = z.object({
@@ -133,15 +134,26 @@ export async function listLeases(
 export async function reclaimDeadLeases(root: string): Promise<Lease[]> {
   const { leases } = await listLeases(root);
   const reclaimed: Lease[] = [];
-  for (const { lease, path: leaseFile } of leases) {
-    if (isOwnerAlive(lease.owner)) continue;
-    await editConfigFile(lease.file, lease.format === 'TOML' ? TOML_CONFIG : JSON_CONFIG, (doc) =>
-      deleteKeyPath(doc, lease.key_path),
-    );
-    await fs.rm(leaseFile, { force: true });
-    reclaimed.push(lease);
-  }
+  // A run's home is the agent's to write: a lease there may be planted. Only a file inside the home it was found in
+  // is edited, never through a symbolic link (agent-writable.ts); a lease naming any other file is dropped unread.
+  await confineToAgentRoots([root], async () => {
+    for (const { lease, path: leaseFile } of leases) {
+      if (isOwnerAlive(lease.owner)) continue;
+      if (isInside(lease.file, root))
+        await editConfigFile(lease.file, lease.format === 'TOML' ? TOML_CONFIG : JSON_CONFIG, (doc) =>
+          deleteKeyPath(doc, lease.key_path),
+        );
+      await fs.rm(leaseFile, { force: true });
+      reclaimed.push(lease);
+    }
+  });
   return reclaimed;
+}
+
+/** Whether `file` is strictly inside `root` (lexically). */
+function isInside(file: string, root: string): boolean {
+  const relative = path.relative(path.resolve(root), path.resolve(file));
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
 
 /**

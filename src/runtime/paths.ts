@@ -16,9 +16,15 @@ export interface HarnessPaths {
   runRoot: string;
   /** `SKILL_RUNNER_AGENT_CACHE_DIR`, else `<dataDir>/agent_cache`. */
   agentCacheDir: string;
-  /** `SKILL_RUNNER_AGENT_HOME`, else `<agentCacheDir>/agent_home`: the HOME every engine process gets. */
+  /**
+   * `SKILL_RUNNER_AGENT_HOME`, else `<agentCacheDir>/agent_home`: the managed home. Each run's engines get a HOME of
+   * their own under it ({@link runHome}), so no run reads another's sessions or changes what later runs load.
+   */
   agentHome: string;
-  /** `SKILL_RUNNER_NPM_PREFIX`, else `NPM_CONFIG_PREFIX`, else `<agentCacheDir>/npm`: the managed prefix. */
+  /**
+   * `SKILL_RUNNER_NPM_PREFIX`, else `NPM_CONFIG_PREFIX`, else `<agentCacheDir>/npm`: the managed prefix, searched first
+   * for engines; read-only inside attempts (an agent's `npm install -g` goes to its run's own prefix, {@link runHome}).
+   */
   npmPrefix: string;
   /** `UV_CACHE_DIR`, else `<agentCacheDir>/uv_cache`. */
   uvCacheDir: string;
@@ -116,3 +122,32 @@ export const PATH_ENV_VARS = [
   'UV_CACHE_DIR',
   'UV_PROJECT_ENVIRONMENT',
 ] as const;
+
+/**
+ * Where one run's engines keep their state: a HOME of its own under the managed home, with its own npm prefix and uv
+ * directories inside it. Read-write to that run's attempts only; the shared managed prefix is read-only to them, so
+ * nothing an agent writes is run by a later attempt of another run or by a command on the host (issue 42).
+ */
+export interface RunHome {
+  /** `<agentHome>/runs/<run id>`: HOME, the XDG directories and the engines' config homes of the run. */
+  home: string;
+  /** The run's `NPM_CONFIG_PREFIX` (its bin comes first on the agent's PATH). */
+  npmPrefix: string;
+  /** The run's `UV_CACHE_DIR`. */
+  uvCacheDir: string;
+  /** The run's `UV_PROJECT_ENVIRONMENT`. */
+  uvProjectEnvironment: string;
+}
+
+/** The {@link RunHome} of the run `runId` (a run id as the run store makes them: one path component). */
+export function runHome(paths: Pick<HarnessPaths, 'agentHome'>, runId: string): RunHome {
+  if (runId === '' || runId.includes('/') || runId === '.' || runId === '..')
+    throw new Error(`internal: "${runId}" is not a run id`);
+  const home = path.join(paths.agentHome, 'runs', runId);
+  return {
+    home,
+    npmPrefix: path.join(home, '.npm-global'),
+    uvCacheDir: path.join(home, '.cache', 'uv'),
+    uvProjectEnvironment: path.join(home, '.local', 'share', 'uv-venv'),
+  };
+}

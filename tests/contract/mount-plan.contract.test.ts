@@ -330,26 +330,29 @@ describe.skipIf(!support.available || !support.filesystem?.available)('a plan th
       isolation.prestart('ignore');
       isolation.contain(broken);
       const child = isolation.launch({ file: '/bin/sh', args: ['-c', 'echo ran'], env: {}, cwd: tmp });
-      const result = await isolation.settle(await superviseSplit(child!, {}));
-      return { result, contained: await isolation.contained(), record: isolation.record };
+      const chunks: Buffer[] = [];
+      const result = await isolation.settle(
+        await superviseSplit(child!, { onChunk: (_stream, chunk) => chunks.push(Buffer.from(chunk)) }),
+      );
+      const output = Buffer.concat(chunks).toString('utf8');
+      return { result, output, contained: await isolation.contained(), record: isolation.record };
     } finally {
       await isolation.close();
     }
   };
 
-  it('auto: the engine runs on the host filesystem, and the record says so and why', async () => {
-    const { result, contained, record } = await run('auto');
+  // Fails closed (issue 42): once a plan is sent, a failure to set it up never runs the engine on the host.
+  it.each(['auto', 'require'] as const)('%s: the engine does not start, and the failure names the step', async (mode) => {
+    const { result, output, contained, record } = await run(mode);
+    expect(output).not.toContain('ran');
     expect(contained).toBe(false);
-    expect(result.exitCode).toBe(0);
-    expect(record.filesystem).toBe('host');
-    expect(record.exposed).toBeUndefined();
-    expect(record.reason).toMatch(/^the mount namespace could not be set up: /);
-  });
-
-  it('require: the engine does not start', async () => {
-    const { result, record } = await run('require');
-    expect(result.spawnError?.message).toMatch(/^namespace filesystem: /);
-    expect(record.filesystem).toBe('host');
+    expect(result.exitCode).toBeNull();
+    expect(result.spawnError).toMatchObject({ code: 'ISOLATION_SETUP_FAILED' });
+    expect(result.spawnError?.message).toMatch(/^binds: /);
+    // The new root's host directory is taken out of what the tool said: the path is the agent's.
+    expect(result.spawnError?.message).not.toContain('ah-root-');
+    expect(record.filesystem).toBe('mount-namespace');
+    expect(record.reason).toBeNull();
   });
 });
 

@@ -20,6 +20,10 @@ export interface CliSandbox {
   home: string;
   prefix: string;
   env: NodeJS.ProcessEnv;
+  /**
+   * Where the fake engine logs (`argv.log` in each run's own HOME, which the contained engine can write; the
+   * managed prefix it runs from is read-only to it). Read with {@link fakeEngineCalls}.
+   */
   argvLog: string;
   cleanup(): void;
 }
@@ -44,9 +48,9 @@ export function createCliSandbox(): CliSandbox {
     home,
     prefix,
     env,
-    // In the managed prefix: the fake engine runs in the attempt's mount namespace, where it sees its prefix
-    // read-write and nothing of the sandbox above it (docs/isolation.md).
-    argvLog: path.join(prefix, 'argv.log'),
+    // The runs' homes: the fake engine runs in the attempt's mount namespace, where it sees its prefix read-only,
+    // its run's home read-write and nothing of the sandbox above it (docs/isolation.md).
+    argvLog: path.join(root, '.agent-harness', 'agent_cache', 'agent_home', 'runs', '*', 'argv.log'),
     cleanup: () => fs.rmSync(root, { recursive: true, force: true }),
   };
 }
@@ -67,7 +71,7 @@ export function installFakeEngine(
   const script = `#!/usr/bin/env node
 const fs = require('node:fs');
 ${options.hangAfterOutput ? "process.on('SIGTERM', () => {});" : ''}
-fs.appendFileSync(${JSON.stringify(sandbox.argvLog)}, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), home: process.env.HOME, codexHome: process.env.CODEX_HOME, hasSecret: Object.keys(process.env).some((k) => k === 'LEAKY_SECRET') }) + '\\n');
+fs.appendFileSync(require('node:path').join(process.env.HOME, 'argv.log'), JSON.stringify({ at: Date.now(), argv: process.argv.slice(2), cwd: process.cwd(), home: process.env.HOME, codexHome: process.env.CODEX_HOME, hasSecret: Object.keys(process.env).some((k) => k === 'LEAKY_SECRET') }) + '\\n');
 process.stdout.write(fs.readFileSync(${JSON.stringify(stream)}));
 process.stderr.write(${JSON.stringify(options.stderrText ?? '')});
 process.exitCode = ${options.exitCode ?? 0};
@@ -105,12 +109,28 @@ const wait = setInterval(() => {
 export function fakeEngineCalls(
   sandbox: CliSandbox,
 ): Array<{ argv: string[]; cwd: string; home: string; codexHome: string; hasSecret: boolean }> {
-  if (!fs.existsSync(sandbox.argvLog)) return [];
-  return fs
-    .readFileSync(sandbox.argvLog, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
+  const homes = path.dirname(path.dirname(sandbox.argvLog));
+  const logs = fs.existsSync(homes)
+    ? fs
+        .readdirSync(homes)
+        .map((run) => path.join(homes, run, 'argv.log'))
+        .filter((file) => fs.existsSync(file))
+    : [];
+  return logs
+    .flatMap((file) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean))
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          at: number;
+          argv: string[];
+          cwd: string;
+          home: string;
+          codexHome: string;
+          hasSecret: boolean;
+        },
+    )
+    .sort((a, b) => a.at - b.at)
+    .map(({ at: _at, ...call }) => call);
 }
 
 /** Result of one CLI run. */

@@ -14,6 +14,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AgentHarnessError } from '../../errors/index.js';
+import { assertAgentPathSafe } from '../../runtime/agent-writable.js';
 import { writeFileAtomic } from '../../runtime/atomic-write.js';
 import { withFileLock } from '../../runtime/file-lock.js';
 
@@ -32,6 +33,7 @@ export function claudeStatePath(configDir: string): string {
 }
 
 async function readJson(file: string): Promise<Json> {
+  assertAgentPathSafe(file);
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');

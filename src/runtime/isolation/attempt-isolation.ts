@@ -499,8 +499,7 @@ async function openNamespaces(options: OpenIsolationOptions): Promise<AttemptIso
   const lifeline = createLifeline(token, (report) => {
     reports.push(report);
     if (report.type === 'filesystem') {
-      if (!report.contained)
-        degradeFilesystem(`the mount namespace could not be set up: ${report.message ?? 'unknown'}`);
+      // A failure ends the attempt (the init reports it as an error of stage `filesystem`, see settle).
       onFilesystem(report.contained);
       // Copied and mounted: only the empty mount point is left on the host until close.
       if (newRoot !== null) removeNewRootParts(newRoot);
@@ -573,12 +572,6 @@ async function openNamespaces(options: OpenIsolationOptions): Promise<AttemptIso
       if (socket) stopChannels.push(serveModelChannel(socket, target.port, target.host));
     }
   };
-  /** The record says `host` from now on, and why. */
-  const degradeFilesystem = (why: string): void => {
-    opened.record.filesystem = 'host';
-    delete opened.record.exposed;
-    opened.record.reason ??= why;
-  };
   let wrapped = false;
   let prestarted: SpawnedSplit | null = null;
   let launched = false;
@@ -594,11 +587,21 @@ async function openNamespaces(options: OpenIsolationOptions): Promise<AttemptIso
     contain: (plan) => {
       if (!filesystem.available || !filesystem.tools || newRoot !== null || launched || closed) return;
       // Private to this process (0700): the skeleton, the fstab and the mount point, which stays empty on the host
-      // (the tmpfs on it exists in the namespace only).
-      newRoot = writeNewRoot(plan, fs.mkdtempSync(ownedDirPrefix(os.tmpdir(), 'ah-root-')));
+      // (the tmpfs on it exists in the namespace only). Failing here fails the attempt: the plan was chosen.
+      const dir = fs.mkdtempSync(ownedDirPrefix(os.tmpdir(), 'ah-root-'));
+      try {
+        newRoot = writeNewRoot(plan, dir);
+      } catch (error) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        throw new AgentHarnessError(
+          'ISOLATION_SETUP_FAILED',
+          `The agent's filesystem could not be set up (step skeleton, in ${dir}): ${(error as Error).message}.`,
+          { cause: error, details: { step: 'skeleton', path: dir } },
+        );
+      }
       opened.record.filesystem = 'mount-namespace';
       opened.record.exposed = plan.exposed;
-      lifeline.send(mountsLine(newRoot, filesystem.tools, mode === 'require'));
+      lifeline.send(mountsLine(newRoot, filesystem.tools));
     },
     contained: () => (newRoot === null ? Promise.resolve(false) : filesystemReport),
     paths: paths ? { lifeline: paths.lifeline, model: paths.model, token } : null,
@@ -660,6 +663,11 @@ async function openNamespaces(options: OpenIsolationOptions): Promise<AttemptIso
     settle: async (result) => {
       await Promise.race([lifeline.closed, new Promise((resolve) => setTimeout(resolve, LIFELINE_DRAIN_MS).unref())]);
       const failure = reports.find((r): r is Extract<InitReport, { type: 'error' }> => r.type === 'error');
+      if (failure?.stage === 'filesystem') {
+        // Fails closed: the engine was never started (observe-attempt.ts turns this into the attempt's error).
+        const setupError = Object.assign(new Error(failure.message), { code: 'ISOLATION_SETUP_FAILED' });
+        return { ...result, exitCode: null, signal: null, spawnError: setupError };
+      }
       if (failure && !reports.some((r) => r.type === 'started')) {
         const spawnError = Object.assign(
           new Error(`${failure.stage === 'spawn' ? '' : `namespace ${failure.stage}: `}${failure.message}`),

@@ -98,16 +98,15 @@ export function launchLine(command: {
 
 /**
  * The mount message for an init (`runtime/namespace-mounts.cjs`): the new root's parts on the host
- * ({@link NewRootFiles}), whether a failure must stop the attempt (`required`) and the tools, every string as the hex
- * of its UTF-8.
+ * ({@link NewRootFiles}) and the tools, every string as the hex of its UTF-8. A plan the init cannot carry out ends the
+ * attempt (fails closed): it never starts the engine on the host's filesystem.
  */
-export function mountsLine(files: NewRootFiles, tools: MountTools, required: boolean): string {
+export function mountsLine(files: NewRootFiles, tools: MountTools): string {
   return [
     'mounts',
     hex(files.root),
     hex(files.skeleton),
     hex(files.fstab),
-    required ? '1' : '0',
     ...[tools.sh, tools.mount, tools.cp, tools.pivotRoot, tools.umount, tools.unshare].map(hex),
   ].join(' ');
 }
