@@ -141,8 +141,10 @@ async function provisionWithin(plan: AttemptPlan, opened: OpenedAttempt): Promis
 
   // The leak guard runs before anything is written into the managed home.
   assertNoEnvLeak([paths.agentHome, home.home, paths.tmpDir, paths.npmPrefix], hostEnv.HOME);
-  for (const dir of [home.home, home.npmPrefix, home.uvCacheDir, home.uvProjectEnvironment, attemptTmp])
+  for (const dir of [home.home, home.npmPrefix, home.uvCacheDir, home.uvProjectEnvironment, attemptTmp]) {
+    assertAgentPathSafe(dir);
     fs.mkdirSync(dir, { recursive: true });
+  }
   const installed = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
   // A launcher script the adapter can stand in for exactly (codex's npm bin/codex.js) is skipped: the native binary
   // it would start starts directly, with the env the launcher would give it.

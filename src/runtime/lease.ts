@@ -10,7 +10,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { editConfigFile, JSON_CONFIG, TOML_CONFIG, type ConfigDoc } from './config-file.js';
-import { confineToAgentRoots } from './agent-writable.js';
+import { assertAgentPathSafe, confineToAgentRoots } from './agent-writable.js';
 import { writeFileAtomic } from './atomic-write.js';
 
 const LeaseSchema = z.object({
@@ -87,8 +87,10 @@ export async function takeLease(
     key_path: keyPath,
     created_at: new Date().toISOString(),
   };
+  const record = path.join(leaseDir(root), `${lease.id}.json`);
+  assertAgentPathSafe(record);
   await fs.mkdir(leaseDir(root), { recursive: true });
-  await writeFileAtomic(path.join(leaseDir(root), `${lease.id}.json`), `${JSON.stringify(lease, null, 2)}\n`);
+  await writeFileAtomic(record, `${JSON.stringify(lease, null, 2)}\n`);
   return lease;
 }
 

@@ -342,18 +342,21 @@ describe.skipIf(!support.available || !support.filesystem?.available)('a plan th
   };
 
   // Fails closed (issue 42): once a plan is sent, a failure to set it up never runs the engine on the host.
-  it.each(['auto', 'require'] as const)('%s: the engine does not start, and the failure names the step', async (mode) => {
-    const { result, output, contained, record } = await run(mode);
-    expect(output).not.toContain('ran');
-    expect(contained).toBe(false);
-    expect(result.exitCode).toBeNull();
-    expect(result.spawnError).toMatchObject({ code: 'ISOLATION_SETUP_FAILED' });
-    expect(result.spawnError?.message).toMatch(/^binds: /);
-    // The new root's host directory is taken out of what the tool said: the path is the agent's.
-    expect(result.spawnError?.message).not.toContain('ah-root-');
-    expect(record.filesystem).toBe('mount-namespace');
-    expect(record.reason).toBeNull();
-  });
+  it.each(['auto', 'require'] as const)(
+    '%s: the engine does not start, and the failure names the step',
+    async (mode) => {
+      const { result, output, contained, record } = await run(mode);
+      expect(output).not.toContain('ran');
+      expect(contained).toBe(false);
+      expect(result.exitCode).toBeNull();
+      expect(result.spawnError).toMatchObject({ code: 'ISOLATION_SETUP_FAILED' });
+      expect(result.spawnError?.message).toMatch(/^binds: /);
+      // The new root's host directory is taken out of what the tool said: the path is the agent's.
+      expect(result.spawnError?.message).not.toContain('ah-root-');
+      expect(record.filesystem).toBe('mount-namespace');
+      expect(record.reason).toBeNull();
+    },
+  );
 });
 
 describe('doctor', () => {

@@ -16,6 +16,7 @@
  * the turn's events: a typed message opens a turn, a `gemini` message with text and no tool calls ends it. Never
  * throws.
  */
+import { assertAgentPathSafe } from '../../runtime/agent-writable.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ParsedEvent } from '../../protocol/index.js';
@@ -198,6 +199,8 @@ export function setAsideChatNames(ctx: AcpLoadContext): void {
     const chats = path.join(project, 'chats');
     let names: string[];
     try {
+      // The run's home is the agent's: never rename through a link it planted (agent-writable.ts).
+      assertAgentPathSafe(chats);
       names = fs.readdirSync(chats);
     } catch {
       continue;
