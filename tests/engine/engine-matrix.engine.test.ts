@@ -16,6 +16,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { runHome } from '../../src/runtime/paths.js';
 import { describe, expect } from 'vitest';
 import { test, turns, type HarnessRun } from '../../src/public/vitest.js';
 import { isClaudeTrusted } from '../../src/engines/claude/config.js';
@@ -342,7 +343,11 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
       // The run's lane of the test's server (`<model.url>/__attempt/<key>`): its attempts' base URL.
       const modelUrl = JSON.parse(fs.readFileSync(first.audit.meta, 'utf8')).model.base_url as string;
       expect(modelUrl.startsWith(`${model.url}/__attempt/`)).toBe(true);
-      const ctx: AttemptContext = { agentHome: harness.paths.agentHome, runDir: first.runDir, modelUrl };
+      const ctx: AttemptContext = {
+        agentHome: runHome(harness.paths, first.runId).home,
+        runDir: first.runDir,
+        modelUrl,
+      };
       expect(first.error).toBeNull();
       expect(first.completion).toEqual({ state: 'completed', reason: 'done_marker' });
       expect(first.attempt).toBe(1);

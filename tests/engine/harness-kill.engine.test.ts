@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { runHome } from '../../src/runtime/paths.js';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sealAttemptIfOrphaned } from '../../src/core/seal-interrupted.js';
@@ -66,9 +67,13 @@ async function waitFor(check: () => boolean, what: string, limitMs = 120_000): P
 
 describe('harness killed mid-attempt (codex)', () => {
   it('after kill -9, translate seals the attempt (failed HARNESS_INTERRUPTED, session recovered), resume continues it, no trust entry anywhere', async () => {
-    const home = path.join(tmp, 'data', 'agent_cache', 'agent_home');
-    const config = path.join(home, '.codex', 'config.toml');
     const { env, harness, sleep, runDir } = await startSleeping('codex', 'data', 'command_execution');
+    // The run's own HOME (docs/isolation.md): under the managed home, named by the run id.
+    const home = runHome(
+      { agentHome: path.join(tmp, 'data', 'agent_cache', 'agent_home') },
+      path.basename(runDir),
+    ).home;
+    const config = path.join(home, '.codex', 'config.toml');
     // Trusted on codex's command line for this process: nothing in config.toml, no lease to reclaim if it dies.
     expect(fs.readFileSync(config, 'utf8')).not.toContain(runDir);
     expect(fs.existsSync(path.join(home, 'leases')) ? fs.readdirSync(path.join(home, 'leases')) : []).toEqual([]);
@@ -136,8 +141,9 @@ describe('harness killed mid-attempt (codex)', () => {
 
 describe('harness killed mid-attempt (claude)', () => {
   it('the .claude.json trust entry of the dead run is reclaimed by `runs`, and the attempt is sealed', async () => {
-    const state = path.join(tmp, 'data-claude', 'agent_cache', 'agent_home', '.claude', '.claude.json');
     const { env, harness, sleep, runDir } = await startSleeping('claude', 'data-claude', '"tool_use"');
+    const agentHome = path.join(tmp, 'data-claude', 'agent_cache', 'agent_home');
+    const state = path.join(runHome({ agentHome }, path.basename(runDir)).home, '.claude', '.claude.json');
     expect(fs.readFileSync(state, 'utf8')).toContain(runDir);
     const engineKids = (await execa('pgrep', ['-P', String(harness.pid)], { reject: false })).stdout
       .split('\n')

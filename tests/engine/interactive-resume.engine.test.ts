@@ -21,7 +21,7 @@ import { runAttempt } from '../../src/core/run-attempt.js';
 import { loadEngine } from '../../src/engines/registry.js';
 import { startModelServer } from '../../src/model/index.js';
 import type { EngineId } from '../../src/protocol/index.js';
-import { resolveHarnessPaths } from '../../src/runtime/paths.js';
+import { resolveHarnessPaths, runHome } from '../../src/runtime/paths.js';
 import { readRunRecord } from '../../src/runtime/run-store.js';
 import { REPO } from '../helpers/cli.js';
 import { missingReasons, registryEngines } from '../helpers/engines.js';
@@ -111,7 +111,7 @@ describe.for(ENGINES)('interactive %s attempt (TUI on a pseudo-terminal)', (engi
       const elsewhere = [
         ...(await adapter.recoverSession!({
           runDir: path.join(tmp, 'elsewhere'),
-          agentHome: paths.agentHome,
+          agentHome: runHome(paths, first.runId).home,
           since: startedAt,
         })),
       ];

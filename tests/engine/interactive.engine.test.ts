@@ -12,7 +12,7 @@ import pty from '@lydell/node-pty';
 import stripAnsi from 'strip-ansi';
 import { afterAll, describe, expect, it } from 'vitest';
 import { recoverCodexSession } from '../../src/engines/codex/session-store.js';
-import { resolveHarnessPaths } from '../../src/runtime/paths.js';
+import { resolveHarnessPaths, runHome } from '../../src/runtime/paths.js';
 import { REPO } from '../helpers/cli.js';
 
 const BIN = path.join(REPO, 'bin', 'agent-harness.js');
@@ -24,7 +24,7 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
  * the attempt (codex's recoverSession).
  */
 async function turnRecorded(runDir: string, since: Date): Promise<boolean> {
-  const agentHome = resolveHarnessPaths({ projectRoot: REPO }).agentHome;
+  const agentHome = runHome(resolveHarnessPaths({ projectRoot: REPO }), path.basename(runDir)).home;
   for (const output of await recoverCodexSession({ runDir, agentHome, since }))
     if (output.type === 'engine.turn.end' && output.status === 'completed') return true;
   return false;
@@ -104,7 +104,11 @@ describe('interactive codex (TUI on a pseudo-terminal)', () => {
 
     // The TUI saved its own keys ([tui]…) into the harness profile; the attempt's cleanup took them out again.
     const profile = fs.readFileSync(
-      path.join(resolveHarnessPaths({ projectRoot: REPO }).agentHome, '.codex', 'agent-harness.config.toml'),
+      path.join(
+        runHome(resolveHarnessPaths({ projectRoot: REPO }), path.basename(runDir)).home,
+        '.codex',
+        'agent-harness.config.toml',
+      ),
       'utf8',
     );
     expect(profile).not.toMatch(/^\[tui|^\[notice/m);
