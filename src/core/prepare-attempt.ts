@@ -241,6 +241,24 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
   if (request.runDir) assertNoEnvLeak([path.resolve(request.runDir)], hostEnv.HOME, 'Run directory');
   assertWorkspacePath(adapter, request);
   const expose = resolveExpose(request.expose, request.paths.projectRoot, request.paths.runRoot);
+  // Mode `require` refuses a host without namespaces before a run directory exists (mode `auto` decides its fallback
+  // from the same probe, while the run directory is made; a plan once chosen never falls back: attempt-isolation.ts).
+  if (isolationMode === 'require' && namespaceSupport) {
+    const support = await namespaceSupport;
+    const missing = !support.available
+      ? support.reason
+      : support.filesystem && !support.filesystem.available
+        ? `filesystem containment is unavailable: ${support.filesystem.reason ?? 'unknown'}`
+        : null;
+    if (missing !== null)
+      throw new AgentHarnessError(
+        'ISOLATION_UNAVAILABLE',
+        `Namespace isolation was required but is unavailable: ${missing}.`,
+        {
+          details: { reason: missing },
+        },
+      );
+  }
   return {
     request,
     adapter,
