@@ -126,7 +126,9 @@ export function attemptResult(
 ): AttemptResult {
   const inMemory = events.rasp.inMemory && events.fcmp.inMemory;
   // Both read the events as they go by: past the budget, neither holds the attempt's RASP or FCMP to collect its part.
-  const toolCalls = (): ToolCallRecord[] => collectToolCalls(events.rasp.events(), events.toolExitCodes);
+  // The attempt has ended: a call with no result is `abandoned`.
+  const toolCalls = (): ToolCallRecord[] =>
+    collectToolCalls(events.rasp.events(), events.toolExitCodes, { ended: true });
   const assistantMessages = (): string[] => {
     const texts: string[] = [];
     for (const event of events.fcmp.events()) if (event.type === 'assistant.message.final') texts.push(event.data.text);

@@ -144,7 +144,7 @@ function addAttemptSpans(provider: TracerProvider, attempt: OtlpAttempt): void {
         )
         .end(callEnd);
     }
-    const failed = result !== undefined && (result.data.status === 'failed' || result.data.status === 'declined');
+    const failed = result !== undefined && ['failed', 'declined', 'abandoned'].includes(result.data.status);
     if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: `tool ${result.data.status}` });
     span.end(callEnd);
   }

@@ -141,8 +141,15 @@ export const turns = {
     text,
     ...(options.reasoning !== undefined ? { reasoning: options.reasoning } : {}),
   }),
-  /** One shell tool call. */
-  shell: (command: string): ModelTurn => ({ type: 'shell', command }),
+  /**
+   * One shell tool call, run to its end: where the engine's tool returns while the command still runs (codex), the
+   * model polls it until it exits. `wait: false` answers the next turn at once (the call may end up `abandoned`).
+   */
+  shell: (command: string, options: { wait?: boolean } = {}): ModelTurn => ({
+    type: 'shell',
+    command,
+    ...(options.wait !== undefined ? { wait: options.wait } : {}),
+  }),
   /** A final message; with `done` (default) the done marker line is appended. */
   final: (text: string, options: { done?: boolean; reasoning?: string } = {}): ModelTurn => ({
     type: 'final',

@@ -5,7 +5,7 @@
  *
  *   { "version": 1, "description"?: "...", "turns": [
  *       { "type": "text",  "text": "...", "reasoning"?: "..." },            assistant reply; the agent waits for the user
- *       { "type": "shell", "command": "echo hi > out.txt" },               one shell tool call
+ *       { "type": "shell", "command": "echo hi > out.txt", "wait"?: false }, one shell tool call (run to its end unless wait is false)
  *       { "type": "final", "text": "...", "done"?: true, "reasoning"?: "..." }, final message (+ done marker line when done)
  *       { "type": "error", "status": 429, "message": "..." }               HTTP error in the vendor's JSON error shape
  *       { "type": "stall", "ms"?: 30000 }                                   200 + stream headers, then silence (then a drop)
@@ -85,7 +85,15 @@ export type TurnIntent = z.infer<typeof TurnIntentSchema>;
 
 const RenderedTurnSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string(), reasoning: z.string().optional() }).strict(),
-  z.object({ type: z.literal('shell'), command: z.string().min(1), intent: TurnIntentSchema.optional() }).strict(),
+  z
+    .object({
+      type: z.literal('shell'),
+      command: z.string().min(1),
+      intent: TurnIntentSchema.optional(),
+      /** False: answer the next turn even while the command still runs (default: poll it to its end, see tool-table.ts). */
+      wait: z.boolean().optional(),
+    })
+    .strict(),
   z
     .object({
       type: z.literal('final'),

@@ -16,7 +16,7 @@ import { exhaustedMessage, matchRoute, selectTurn } from './script-turns.js';
 import type { ModelScript, ModelTurn } from './script.js';
 import { createRouteGates, type GateRelease } from './route-gate.js';
 import type { WireApiHandler, WireApiId, WireRequest } from './wire-api.js';
-import { tablesOfWire, type EngineToolTable } from './tool-table.js';
+import { MAX_SHELL_POLLS, tablesOfWire, type EngineToolTable } from './tool-table.js';
 import { openAiResponsesWire } from './wire-openai-responses.js';
 import { openAiChatWire } from './wire-openai-chat.js';
 import { anthropicMessagesWire } from './wire-anthropic-messages.js';
@@ -41,11 +41,13 @@ const HARNESS_ROUTES = [
 
 /**
  * What the server did with a request. `bad_request`: malformed or non-object body; `server_error`: a bug in
- * the server itself (answered 500); `probe`: `GET /` or `HEAD /` warm-up.
+ * the server itself (answered 500); `probe`: `GET /` or `HEAD /` warm-up; `poll`: the engine's poll of a shell
+ * command that still runs (no script turn used, see `tool-table.ts`).
  */
 export type ResponseKind =
   | 'text'
   | 'shell'
+  | 'poll'
   | 'final'
   | 'error'
   | 'stall'
@@ -483,6 +485,16 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       });
       wire.respond(wireRequest, { type: 'text', text: '' }, response);
       return;
+    }
+    // A shell turn's command still running: poll it (the engine's own way) rather than answer the next turn.
+    const pending = wire.pendingPoll?.(wireRequest) ?? null;
+    if (pending && wire.respondPoll && pending.polls < MAX_SHELL_POLLS) {
+      const shell = selectTurn(active(), pending.turnIndex, body);
+      if (shell.kind === 'turn' && shell.turn.type === 'shell' && shell.turn.wait !== false) {
+        noteWire({ turn_index: pending.turnIndex, status: 200, response_kind: 'poll', started_ts: startedTs });
+        wire.respondPoll(wireRequest, pending, response);
+        return;
+      }
     }
     // Routes and gates (script `routes`): the turn list is chosen by request content; a gate holds the request.
     const gate = await gates.pass(matchRoute(active(), body));

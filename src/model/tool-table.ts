@@ -42,7 +42,35 @@ export interface EngineToolTable {
   };
   /** The engine's own skill tool for `use_skill`; absent: a shell command reads the SKILL.md. */
   readonly skill?: { readonly tool: string; readonly nameKey: string };
+  /**
+   * How the engine waits for a shell command still running when its shell tool returned (codex's `exec_command`
+   * yields after 10 s with a session id): the tool that polls it and the output that says it still runs. A `shell`
+   * turn is followed by polls until the output no longer says so ({@link MAX_SHELL_POLLS} at most), unless the turn
+   * says `wait: false`. Absent: the engine's shell tool returns only when the command has ended.
+   */
+  readonly poll?: ShellPoll;
 }
+
+/** The poll of a running shell command (see {@link EngineToolTable.poll}). */
+export interface ShellPoll {
+  /** The tool that polls (`write_stdin`). */
+  readonly tool: string;
+  /** The argument that names the running process (`session_id`), given the number read by `running`. */
+  readonly sessionKey: string;
+  /** Constant arguments of every poll (`{chars: '', yield_time_ms: 30000}`: write nothing, wait up to 30 s). */
+  readonly args: Readonly<Record<string, unknown>>;
+  /** Matches a tool output whose process still runs; group 1 is its session number. */
+  readonly running: RegExp;
+}
+
+/**
+ * Most polls of one shell turn before the script moves on (the call then ends up `abandoned`): with codex's 30 s
+ * poll, 20 polls wait ten minutes, the default attempt timeout.
+ */
+export const MAX_SHELL_POLLS = 20;
+
+/** Prefix of the call id of every poll the server makes: polls are not script turns, so turn counting skips them. */
+export const POLL_CALL_PREFIX = 'call_poll_';
 
 /** A tool call as a wire renders it. */
 export interface ToolCall {

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ContentTurn } from './script.js';
-import type { EngineToolTable } from './tool-table.js';
+import type { EngineToolTable, ShellPoll } from './tool-table.js';
 
 /**
  * Ids of the wire APIs the model server can speak. Declared here because `model/` sits below `engines/` in the
@@ -64,6 +64,14 @@ export interface WireApiHandler {
   sideRequestKind?(request: WireRequest): string | null;
   /** Writes the 200 response for a text/shell/final `turn` (SSE or JSON, as the request asked). */
   respond(request: WireRequest, turn: ContentTurn, response: ServerResponse): void;
+  /**
+   * The poll this request calls for, when its last input is the output of a shell call (or of an earlier poll) whose
+   * process still runs, as the engine's tool table's `poll.running` reads it; null otherwise. Absent: the wire's
+   * engines have no poll (their shell tools return when the command ends).
+   */
+  pendingPoll?(request: WireRequest): PendingPoll | null;
+  /** Writes the 200 response that calls `poll.tool` for the running process of `pending`. */
+  respondPoll?(request: WireRequest, pending: PendingPoll, response: ServerResponse): void;
   /** Writes an error with `status` in this API's JSON error shape. */
   respondError(response: ServerResponse, status: number, message: string, type: string): void;
   /**
@@ -72,4 +80,16 @@ export interface WireApiHandler {
    * caller then rewrites each chunk as well. Absent: each chunk alone is enough.
    */
   rewriteStream?(chunks: readonly StreamChunk[], rewrite: (text: string) => string): StreamChunk[];
+}
+
+/** A shell command still running after its tool returned (see {@link WireApiHandler.pendingPoll}). */
+export interface PendingPoll {
+  /** The engine's poll tool. */
+  poll: ShellPoll;
+  /** The running process's session number, as the tool output gave it. */
+  sessionId: number;
+  /** Index of the script turn whose shell call started the process. */
+  turnIndex: number;
+  /** Polls already made for that call. */
+  polls: number;
 }

@@ -14,8 +14,8 @@ import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { finalText, nativeIntentCall } from './script-turns.js';
 import type { ContentTurn } from './script.js';
-import { shellToolCall } from './tool-table.js';
-import type { WireApiHandler, WireRequest } from './wire-api.js';
+import { POLL_CALL_PREFIX, shellToolCall } from './tool-table.js';
+import type { PendingPoll, WireApiHandler, WireRequest } from './wire-api.js';
 
 type Item = Record<string, unknown>;
 type RenderedTurn = ContentTurn;
@@ -84,9 +84,60 @@ function outputItems(turn: RenderedTurn, request: WireRequest): Item[] {
 }
 
 /** The request's `input` as a list of items (empty when absent or a plain string). */
-function inputItems(body: unknown): Array<{ type?: unknown; role?: unknown; content?: unknown }> {
+function inputItems(
+  body: unknown,
+): Array<{ type?: unknown; role?: unknown; content?: unknown; call_id?: unknown; output?: unknown }> {
   const input = (body as { input?: unknown } | null)?.input;
   return Array.isArray(input) ? input.filter((item): item is Item => typeof item === 'object' && item !== null) : [];
+}
+
+/** True for a poll this server made (its call id says so): not a script turn. */
+function isPoll(item: { type?: unknown; call_id?: unknown }): boolean {
+  return item.type === 'function_call' && typeof item.call_id === 'string' && item.call_id.startsWith(POLL_CALL_PREFIX);
+}
+
+/** True for an input item that is a model output of a script turn (see `countModelTurns`). */
+function isModelTurn(it: { type?: unknown; role?: unknown; call_id?: unknown }): boolean {
+  return (
+    (it.type === 'function_call' && !isPoll(it)) ||
+    it.type === 'custom_tool_call' ||
+    ((it.type === 'message' || it.type === undefined) && it.role === 'assistant')
+  );
+}
+
+/**
+ * The poll a request calls for: its last input item is a `function_call_output` saying the process still runs
+ * (`poll.running` of a tool table of the request), answering a script's shell call or one of this server's polls.
+ * The turn index is that shell call's; the polls are those made since it.
+ */
+function pendingPoll(request: WireRequest): PendingPoll | null {
+  const items = inputItems(request.body);
+  const last = items.at(-1);
+  if (last?.type !== 'function_call_output' || typeof last.output !== 'string') return null;
+  const output = last.output;
+  let poll: PendingPoll['poll'] | undefined;
+  let sessionId = 0;
+  for (const table of request.tools ?? []) {
+    const match = table.poll?.running.exec(output);
+    if (match) {
+      poll = table.poll;
+      sessionId = Number(match[1]);
+      break;
+    }
+  }
+  if (!poll || !Number.isSafeInteger(sessionId)) return null;
+  const callAt = items.findLastIndex((it) => it.type === 'function_call' && it.call_id === last.call_id);
+  if (callAt < 0) return null;
+  // The shell call is the last script call at or before the answered one; the polls since then follow it.
+  let shellAt = callAt;
+  while (shellAt >= 0 && !(items[shellAt]!.type === 'function_call' && !isPoll(items[shellAt]!))) shellAt -= 1;
+  if (shellAt < 0) return null;
+  return {
+    poll,
+    sessionId,
+    turnIndex: items.slice(0, shellAt).filter(isModelTurn).length,
+    polls: items.slice(shellAt).filter(isPoll).length,
+  };
 }
 
 /** Fixed token counts: codex needs `usage` on response.completed, the numbers are not asserted on. */
@@ -203,12 +254,19 @@ export const openAiResponsesWire: WireApiHandler = {
    * message or call of the same turn. `input` given as a plain string is a first turn.
    */
   countModelTurns(body: unknown): number {
-    return inputItems(body).filter(
-      (it) =>
-        it.type === 'function_call' ||
-        it.type === 'custom_tool_call' ||
-        ((it.type === 'message' || it.type === undefined) && it.role === 'assistant'),
-    ).length;
+    return inputItems(body).filter(isModelTurn).length;
+  },
+  pendingPoll,
+  respondPoll(request: WireRequest, pending: PendingPoll, response: ServerResponse): void {
+    const call: Item = {
+      type: 'function_call',
+      id: id('fc'),
+      call_id: id(POLL_CALL_PREFIX.slice(0, -1)),
+      name: pending.poll.tool,
+      arguments: JSON.stringify({ [pending.poll.sessionKey]: pending.sessionId, ...pending.poll.args }),
+      status: 'completed',
+    };
+    writeResponse(request, responseObject(request, [call]), response);
   },
   lastUserText(body: unknown): string | null {
     const input = (body as { input?: unknown } | null)?.input;
@@ -225,24 +283,28 @@ export const openAiResponsesWire: WireApiHandler = {
       .join('\n');
   },
   respond(request: WireRequest, turn: RenderedTurn, response: ServerResponse): void {
-    const completed = responseObject(request, outputItems(turn, request));
-    // Streamed only when asked: the official client omits `stream` on a plain `responses.create` and parses JSON.
-    if ((request.body as { stream?: unknown }).stream !== true) {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(completed));
-      return;
-    }
-    response.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-    });
-    let sequence = 0;
-    for (const event of streamEvents(completed)) sse(response, { ...event, sequence_number: sequence++ });
-    response.end();
+    writeResponse(request, responseObject(request, outputItems(turn, request)), response);
   },
   respondError(response: ServerResponse, status: number, message: string, type: string): void {
     response.writeHead(status, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ error: { message, type, code: type, param: null } }));
   },
 };
+
+/** Writes a finished response: a JSON body, or its SSE events when the request asked for a stream. */
+function writeResponse(request: WireRequest, completed: Item, response: ServerResponse): void {
+  // Streamed only when asked: the official client omits `stream` on a plain `responses.create` and parses JSON.
+  if ((request.body as { stream?: unknown }).stream !== true) {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(completed));
+    return;
+  }
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  let sequence = 0;
+  for (const event of streamEvents(completed)) sse(response, { ...event, sequence_number: sequence++ });
+  response.end();
+}

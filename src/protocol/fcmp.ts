@@ -97,7 +97,11 @@ export const FcmpEventSchema = z.discriminatedUnion('type', [
       input_excerpt: z.string().nullable(),
     }),
   }),
-  /** A tool's result; a shell result's `exit_code` and `status` are normalized across engines. */
+  /**
+   * A tool's result; a shell result's `exit_code` and `status` are normalized across engines. `status` is a string
+   * (`completed`, `failed`, `declined`, `in_progress`, and `abandoned`: the call had no result when the attempt ended,
+   * its process outlived the turn); a new value is no schema change, so fcmp/1.0 stays.
+   */
   z.object({
     ...envelope,
     type: z.literal('tool.result'),

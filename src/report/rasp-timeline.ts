@@ -26,6 +26,9 @@ function inputText(input: unknown): string | null {
   }
 }
 
+/** The status of a tool call whose result has not come yet; `abandoned` once the engine exited without one. */
+const RUNNING_TOOL_STATUS = 'running';
+
 /** Builds timeline items from RASP events, in order; feed events with {@link push}, read {@link items}. */
 export class TimelineBuilder {
   /** The items so far (a tool item is completed in place when its result arrives). */
@@ -58,6 +61,8 @@ export class TimelineBuilder {
       case 'lifecycle.started':
         return add({ ...base, kind: 'started', text: data.launch });
       case 'lifecycle.exited':
+        // The engine is gone: a call still running will get no result (its process outlived the turn).
+        for (const tool of this.tools.values()) if (tool.status === RUNNING_TOOL_STATUS) tool.status = 'abandoned';
         return add({
           ...base,
           kind: 'exited',
@@ -86,7 +91,7 @@ export class TimelineBuilder {
           name: data.name,
           command: data.kind === 'shell' ? shellCommandOf(data.input) : null,
           input: inputText(data.input),
-          status: null,
+          status: RUNNING_TOOL_STATUS,
           exitCode: null,
           output: null,
         };

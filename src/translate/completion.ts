@@ -10,6 +10,9 @@ import { MCP_SERVER_NOT_READY, mcpNotReadyServer } from '../engines/mcp-readines
 /** The diagnostic code of the harness's MCP startup watchdog (core/mcp-startup-watchdog.ts). */
 const MCP_SERVER_STARTUP_STALLED = 'MCP_SERVER_STARTUP_STALLED';
 
+/** The diagnostic code of an engine the harness could not start (core/observe-attempt.ts). */
+const ENGINE_SPAWN_FAILED = 'ENGINE_SPAWN_FAILED';
+
 import { DONE_MARKER } from '../protocol/versions.js';
 
 export { DONE_MARKER };
@@ -124,6 +127,8 @@ export function createCompletionJudge(options: JudgeCompletionOptions): Completi
   let notReady: (Remembered & { message: string }) | undefined;
   /** The harness's MCP startup watchdog ended the engine (core/mcp-startup-watchdog.ts). */
   let stalled: (Remembered & { message: string }) | undefined;
+  /** The engine could not be started (spawn failed: argv too long, no such executable, no permission). */
+  let spawnFailed: (Remembered & { message: string }) | undefined;
 
   const errorMessage = (message: string): void => {
     lastError = message;
@@ -148,6 +153,8 @@ export function createCompletionJudge(options: JudgeCompletionOptions): Completi
           break;
         case 'diagnostic':
           if (data.diagnostic.code === 'ENGINE_STDERR') errorMessage(data.diagnostic.message);
+          if (!spawnFailed && data.diagnostic.code === ENGINE_SPAWN_FAILED)
+            spawnFailed = { seq: event.seq, raw_ref: event.raw_ref, message: data.diagnostic.message };
           if (!stalled && data.diagnostic.code === MCP_SERVER_STARTUP_STALLED)
             stalled = { seq: event.seq, raw_ref: event.raw_ref, message: data.diagnostic.message };
           if (!notReady && options.mcpServersUsed?.includes(mcpNotReadyServer(data.diagnostic) ?? ''))
@@ -161,12 +168,15 @@ export function createCompletionJudge(options: JudgeCompletionOptions): Completi
       }
     },
     verdict() {
-      return decide({ exit, turnEnd, fatal, marker, engineEvents, lastError, latestRow, notReady, stalled }, options);
+      return decide(
+        { exit, turnEnd, fatal, marker, engineEvents, lastError, latestRow, notReady, stalled, spawnFailed },
+        options,
+      );
     },
     rawRefOf(seq) {
       if (seq === null) return null;
       // In the order judgeCompletion's `find` would meet them when seqs repeat (they do not in a built stream).
-      for (const candidate of [exit, turnEnd, fatal, marker, notReady, stalled])
+      for (const candidate of [exit, turnEnd, fatal, marker, notReady, stalled, spawnFailed])
         if (candidate && candidate.seq === seq) return candidate.raw_ref;
       return null;
     },
@@ -183,11 +193,14 @@ interface Observed {
   latestRow: ErrorPattern | null;
   notReady: (Remembered & { message: string }) | undefined;
   stalled: (Remembered & { message: string }) | undefined;
+  spawnFailed: (Remembered & { message: string }) | undefined;
 }
 
 /**
  * Judges an attempt. Precedence:
- * 0. the harness's MCP startup watchdog ended an engine whose turn never started: failed, `MCP_SERVER_STARTUP_STALLED`;
+ * 0. the engine could not be started (an `ENGINE_SPAWN_FAILED` diagnostic): failed, `ENGINE_SPAWN_FAILED` — its
+ *    `exit {code: null}` is no exit of an engine;
+ *    the harness's MCP startup watchdog ended an engine whose turn never started: failed, `MCP_SERVER_STARTUP_STALLED`;
  * 1. the harness ended the engine (timeout → `ENGINE_TIMEOUT`, cancel → `ENGINE_CANCELED`): failed, whatever the
  *    stream says — a killed tool can still let the engine reach a scripted final turn before the group dies;
  * 2. a declared MCP server the script calls reported not ready (`mcpServersUsed`): failed, `MCP_SERVER_NOT_READY`;
@@ -208,6 +221,10 @@ export function judgeCompletion(events: readonly RaspEvent[], options: JudgeComp
 
 function decide(seen: Observed, options: JudgeCompletionOptions): CompletionJudgement {
   const { exit, turnEnd, fatal, marker } = seen;
+  if (seen.spawnFailed) {
+    const failure = { category: 'engine_crash', code: ENGINE_SPAWN_FAILED, message: seen.spawnFailed.message } as const;
+    return { state: 'failed', reason: 'spawn_failed', failure, evidenceSeq: seen.spawnFailed.seq };
+  }
   if (seen.stalled && exit) {
     const failure = { category: 'timeout', code: MCP_SERVER_STARTUP_STALLED, message: seen.stalled.message } as const;
     return { state: 'failed', reason: 'mcp_server_startup_stalled', failure, evidenceSeq: seen.stalled.seq };

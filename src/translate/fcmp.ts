@@ -84,6 +84,8 @@ export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTransla
   const { runId, engine, attempt, seqStart } = options;
   const finalized = new Set<string>();
   const toolKinds = new Map<string, string>();
+  /** Tool calls with no result yet (`running`), by call id: their command or name, for the warning at the end. */
+  const open = new Map<string, string>();
   const judge = createCompletionJudge({
     errorPatterns: options.errorPatterns,
     expectSession: options.expectSession ?? true,
@@ -143,6 +145,7 @@ export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTransla
           toolKinds.set(data.call_id, data.kind);
           toolCalls += 1;
           const command = data.kind === 'shell' ? shellCommandOf(data.input) : null;
+          open.set(data.call_id, command ?? data.name);
           const input =
             command === null && data.input !== undefined
               ? excerpt(typeof data.input === 'string' ? data.input : JSON.stringify(data.input))
@@ -160,6 +163,7 @@ export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTransla
           return out ?? NONE;
         }
         case 'engine.tool.result': {
+          open.delete(data.call_id);
           const result = normalizeResult(
             { callId: data.call_id, kind: toolKinds.get(data.call_id) ?? 'other' },
             data,
@@ -193,6 +197,7 @@ export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTransla
       const out: FcmpEvent[] = [];
       const fallbackTs = lastTs ?? (options.now ?? (() => new Date()))().toISOString();
       if (!started) start(out, fallbackTs);
+      for (const event of abandon(open)) out.push(make(event, fallbackTs, null));
       const verdict = judgement ?? options.judgement ?? judge.verdict();
       const terminal = terminalOf(verdict);
       const rawRef = evidenceRef !== undefined ? evidenceRef : judge.rawRefOf(verdict.evidenceSeq);
@@ -215,6 +220,31 @@ export function translateRaspToFcmp(rasp: readonly RaspEvent[], options: FcmpTra
   const evidence = rasp.find((e) => e.seq === judgement.evidenceSeq)?.raw_ref ?? null;
   for (const fcmp of translator.finish(judgement, evidence)) out.push(fcmp);
   return out;
+}
+
+/** The status of a tool call whose attempt ended before its result came: its process outlived the turn. */
+export const ABANDONED_TOOL_STATUS = 'abandoned';
+
+/**
+ * For each call still open when the attempt ends: a `tool.result` with status `abandoned` and a `TOOL_CALL_ABANDONED`
+ * warning. codex's `exec_command` returns after 10 s with the process still running; a turn that ends before a poll
+ * saw it exit leaves the call without a result, and its command may never have finished.
+ */
+function* abandon(open: ReadonlyMap<string, string>): Generator<Body> {
+  for (const [callId, what] of open) {
+    yield {
+      type: 'tool.result',
+      data: { call_id: callId, status: ABANDONED_TOOL_STATUS, exit_code: null, output_excerpt: null },
+    };
+    yield {
+      type: 'diagnostic.warning',
+      data: {
+        code: 'TOOL_CALL_ABANDONED',
+        message: `tool call ${callId} (${excerpt(what)}) had no result when the attempt ended: its process outlived the turn and may never have finished; let the agent wait for it (a scripted shell turn waits unless it says wait: false)`,
+        level: 'warning',
+      },
+    };
+  }
 }
 
 function bodyOf(data: RaspEvent['data'], finalized: Set<string>): Body | null {

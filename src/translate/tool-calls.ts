@@ -19,7 +19,10 @@ export interface NormalizedToolCall {
   input: unknown;
   /** The shell command without the engine's wrapper; null for a non-shell call. */
   command: string | null;
-  /** `completed`, `failed`, `declined`, `in_progress`, or null when no result was seen. */
+  /**
+   * `completed`, `failed`, `declined`, `in_progress`; with no result seen, `running` while the attempt runs and
+   * `abandoned` once it ended (the call's process outlived the turn), or null when the caller did not say.
+   */
   status: string | null;
   output: string | null;
   exitCode: number | null;
@@ -105,10 +108,15 @@ function lookup(codes: ReadonlyMap<string, number>, callId: string): number | nu
   return null;
 }
 
-/** Tool calls in order, each joined with its result and normalized; `modelExitCodes` fills codes the stream lacks. */
+/**
+ * Tool calls in order, each joined with its result and normalized; `modelExitCodes` fills codes the stream lacks.
+ * `ended`: the attempt is over, so a call without a result is `abandoned` (true) or still `running` (false);
+ * absent, its status stays null.
+ */
 export function collectToolCalls(
   rasp: Iterable<RaspEvent>,
   modelExitCodes: ReadonlyMap<string, number> = new Map(),
+  options: { ended?: boolean } = {},
 ): NormalizedToolCall[] {
   const calls = new Map<string, NormalizedToolCall>();
   for (const { data } of rasp) {
@@ -129,6 +137,8 @@ export function collectToolCalls(
       if (call) Object.assign(call, normalizeResult(call, data, modelExitCodes));
     }
   }
+  const unanswered = options.ended === undefined ? null : options.ended ? 'abandoned' : 'running';
+  if (unanswered) for (const call of calls.values()) if (call.status === null) call.status = unanswered;
   return [...calls.values()];
 }
 

@@ -9,6 +9,7 @@ import type { AttemptRequest } from '../core/attempt-request.js';
 import { parseModelScript, type ModelLane, type ModelScript, type ModelTurn } from '../model/index.js';
 import type { ExposeEntry } from '../runtime/isolation/mount-plan.js';
 import { runAttempt } from '../core/run-attempt.js';
+import { requireEngineId } from '../engines/registry.js';
 import { resumeRequest } from '../core/session.js';
 import type { AttemptResult } from '../core/attempt-result.js';
 import type { EngineId, TranslateMode } from '../protocol/index.js';
@@ -215,8 +216,13 @@ export async function runAgentFixture(
     runs,
     async start(engine, options = {}) {
       checkAgentStartOptions(engine, options);
+      // An id no engine is registered under is a mistake in the test (`codx`): ENGINE_UNKNOWN fails it. Only a known
+      // engine the project left out of `engines` skips.
+      requireEngineId(engine);
       if (config.engines && !config.engines.includes(engine))
-        skip(`engine ${engine} is not enabled in agentHarness({ engines })`);
+        skip(
+          `engine ${engine} is known but not enabled in this project: agentHarness({ engines: [${config.engines.map((id) => JSON.stringify(id)).join(', ')}] }) leaves it out; add ${JSON.stringify(engine)} to run this test`,
+        );
       const extra = (options.skills ?? []).map((root) => path.resolve(harness.paths.projectRoot, root));
       const paths =
         extra.length > 0 ? { ...harness.paths, skillRoots: [...harness.paths.skillRoots, ...extra] } : harness.paths;

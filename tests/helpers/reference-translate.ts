@@ -1,7 +1,8 @@
 /**
  * The array implementations of the completion judge and the RASP → FCMP translation as they were before they became
  * incremental (commit 9770011), frozen here as the oracle the incremental ones must agree with, event for event.
- * Not used by the harness; do not "fix" it. One rule was added since, with the judge's: ErrorPattern.onExit.
+ * Not used by the harness; do not "fix" it. Rules added since, with the judge's and the translator's:
+ * ErrorPattern.onExit; an ENGINE_SPAWN_FAILED diagnostic is the verdict; a call with no result ends `abandoned`.
  */
 import { FCMP_VERSION, type FcmpEvent, type RaspData, type RaspEvent, type RawRef } from '../../src/protocol/index.js';
 import type {
@@ -38,6 +39,17 @@ export function referenceJudgeCompletion(
   options: JudgeCompletionOptions,
 ): CompletionJudgement {
   const exit = events.findLast(is('lifecycle.exited'));
+  const spawnFailed = events.find(
+    (e): e is Of<'diagnostic'> => is('diagnostic')(e) && e.data.diagnostic.code === 'ENGINE_SPAWN_FAILED',
+  );
+  if (spawnFailed) {
+    const failure = {
+      category: 'engine_crash',
+      code: 'ENGINE_SPAWN_FAILED',
+      message: spawnFailed.data.diagnostic.message,
+    } as const;
+    return { state: 'failed', reason: 'spawn_failed', failure, evidenceSeq: spawnFailed.seq };
+  }
   if (exit?.data.timed_out) {
     const failure = {
       category: 'timeout',
@@ -165,6 +177,7 @@ export function referenceTranslateRaspToFcmp(rasp: readonly RaspEvent[], options
   }
 
   const toolKinds = new Map<string, string>();
+  const open = new Map<string, string>();
   for (const event of rasp) {
     const data = event.data;
     if (data.type === 'engine.session') session = data.session_id;
@@ -172,6 +185,7 @@ export function referenceTranslateRaspToFcmp(rasp: readonly RaspEvent[], options
       if (toolKinds.has(data.call_id)) continue;
       toolKinds.set(data.call_id, data.kind);
       const command = data.kind === 'shell' ? shellCommandOf(data.input) : null;
+      open.set(data.call_id, command ?? data.name);
       const input =
         command === null && data.input !== undefined
           ? excerpt(typeof data.input === 'string' ? data.input : JSON.stringify(data.input))
@@ -187,6 +201,7 @@ export function referenceTranslateRaspToFcmp(rasp: readonly RaspEvent[], options
       continue;
     }
     if (data.type === 'engine.tool.result') {
+      open.delete(data.call_id);
       const result = normalizeResult(
         { callId: data.call_id, kind: toolKinds.get(data.call_id) ?? 'other' },
         data,
@@ -217,6 +232,26 @@ export function referenceTranslateRaspToFcmp(rasp: readonly RaspEvent[], options
       expectSession: options.expectSession ?? true,
     });
   const evidence = rasp.find((e) => e.seq === judgement.evidenceSeq);
+  for (const [callId, what] of open) {
+    const ts = rasp.at(-1)?.ts ?? fallbackTs;
+    push(
+      { type: 'tool.result', data: { call_id: callId, status: 'abandoned', exit_code: null, output_excerpt: null } },
+      ts,
+      null,
+    );
+    push(
+      {
+        type: 'diagnostic.warning',
+        data: {
+          code: 'TOOL_CALL_ABANDONED',
+          message: `tool call ${callId} (${excerpt(what)}) had no result when the attempt ended: its process outlived the turn and may never have finished; let the agent wait for it (a scripted shell turn waits unless it says wait: false)`,
+          level: 'warning',
+        },
+      },
+      ts,
+      null,
+    );
+  }
   const terminal = terminalOf(judgement);
   if (terminal) push(terminal, rasp.at(-1)?.ts ?? fallbackTs, evidence?.raw_ref ?? null);
   return out;

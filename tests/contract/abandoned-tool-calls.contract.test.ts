@@ -1,0 +1,117 @@
+/**
+ * A tool call whose process outlived the turn is visible as such: `running` while the attempt runs, `abandoned`
+ * when it ended with no result — in FCMP (a `tool.result` with status `abandoned` and a `TOOL_CALL_ABANDONED`
+ * warning), in the attempt's tool calls (what a Vitest test reads) and in the report's timeline. The RASP is the
+ * shape of codex 0.169's stream when a scripted final turn ended the turn while `sleep 45` still ran (its
+ * `command_execution` started, never completed). No engine is started.
+ */
+import { describe, expect, it } from 'vitest';
+import { RASP_VERSION, type RaspData, type RaspEvent } from '../../src/protocol/index.js';
+import { TimelineBuilder } from '../../src/report/rasp-timeline.js';
+import { translateRaspToFcmp } from '../../src/translate/fcmp.js';
+import { collectToolCalls } from '../../src/translate/tool-calls.js';
+
+function rasp(...data: RaspData[]): RaspEvent[] {
+  return data.map((d, i) => ({
+    protocol_version: RASP_VERSION,
+    run_id: 'r',
+    attempt: 1,
+    seq: i + 1,
+    ts: new Date(1_700_000_000_000 + i).toISOString(),
+    engine: 'codex',
+    data: d,
+    raw_ref: null,
+  }));
+}
+
+const slow: RaspData = {
+  type: 'engine.tool.call',
+  call_id: 'item_0#1',
+  kind: 'shell',
+  name: 'command_execution',
+  input: { command: "/bin/bash -lc 'sleep 45; echo done > slow.txt'" },
+};
+const quick: RaspData = {
+  type: 'engine.tool.call',
+  call_id: 'item_1#1',
+  kind: 'shell',
+  name: 'command_execution',
+  input: { command: "/bin/bash -lc 'true'" },
+};
+const quickResult: RaspData = {
+  type: 'engine.tool.result',
+  call_id: 'item_1#1',
+  status: 'completed',
+  output: '',
+  exit_code: 0,
+};
+const events = rasp(
+  { type: 'lifecycle.started', launch: 'start', argv: [], cwd: '/', pid: null, io: 'split' },
+  { type: 'engine.session', session_id: 's1' },
+  { type: 'engine.turn.started' },
+  slow,
+  quick,
+  quickResult,
+  { type: 'engine.assistant.message', message_id: 'm1', text: 'ok\n__SKILL_DONE__', final: true },
+  { type: 'engine.turn.end', status: 'completed', error: null },
+  {
+    type: 'lifecycle.exited',
+    exit_code: 0,
+    signal: null,
+    timed_out: false,
+    canceled: false,
+    duration_ms: 10_000,
+  },
+);
+
+describe('a tool call whose process outlived the turn', () => {
+  it('FCMP ends it with an abandoned tool.result and a TOOL_CALL_ABANDONED warning; the verdict stands', () => {
+    const fcmp = translateRaspToFcmp(events, {
+      runId: 'r',
+      engine: 'codex',
+      attempt: 1,
+      seqStart: 0,
+      launch: 'start',
+      errorPatterns: [],
+    });
+    const results = fcmp.filter((e) => e.type === 'tool.result').map((e) => e.data);
+    expect(results).toEqual([
+      { call_id: 'item_1#1', status: 'completed', exit_code: 0, output_excerpt: '' },
+      { call_id: 'item_0#1', status: 'abandoned', exit_code: null, output_excerpt: null },
+    ]);
+    const warnings = fcmp.filter((e) => e.type === 'diagnostic.warning').map((e) => e.data);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ code: 'TOOL_CALL_ABANDONED', level: 'warning' });
+    expect(warnings[0]!.message).toContain('sleep 45; echo done > slow.txt');
+    // Before the terminal event, which is still the verdict's.
+    expect(fcmp.at(-1)).toMatchObject({ type: 'conversation.completed', data: { reason: 'done_marker' } });
+  });
+
+  it('is running in the tool calls while the attempt runs and abandoned once it ended', () => {
+    const running = collectToolCalls(events.slice(0, -1), new Map(), { ended: false });
+    expect(running.map((c) => [c.command, c.status])).toEqual([
+      ['sleep 45; echo done > slow.txt', 'running'],
+      ['true', 'completed'],
+    ]);
+    const ended = collectToolCalls(events, new Map(), { ended: true });
+    expect(ended.map((c) => [c.command, c.status, c.exitCode])).toEqual([
+      ['sleep 45; echo done > slow.txt', 'abandoned', null],
+      ['true', 'completed', 0],
+    ]);
+  });
+
+  it("is running in the report's timeline until the engine exits, then abandoned", () => {
+    const timeline = new TimelineBuilder();
+    for (const event of events.slice(0, -1)) timeline.push(event);
+    const statuses = () => timeline.items.flatMap((item) => (item.tool ? [[item.tool.command, item.tool.status]] : []));
+    expect(statuses()).toEqual([
+      ['sleep 45; echo done > slow.txt', 'running'],
+      ['true', 'completed'],
+    ]);
+    timeline.push(events.at(-1)!);
+    expect(statuses()).toEqual([
+      ['sleep 45; echo done > slow.txt', 'abandoned'],
+      ['true', 'completed'],
+    ]);
+  });
+});
