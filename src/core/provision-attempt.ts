@@ -147,6 +147,7 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
         executables: [installed, ...(native ? [native.file] : []), ...acpAdapterExecutable(plan, hostEnv.PATH)],
         agentOptions: request.agentOptions,
         expose: plan.expose,
+        rule: plan.hostPathRule,
       }),
     );
   }
@@ -155,6 +156,7 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
     meta.workspace = await seedWorkspace(runDir, request.workspace, paths.projectRoot);
   meta.skill_injection = await injectSkills({
     sourceRoots: paths.skillRoots,
+    rule: plan.hostPathRule,
     targetRoot: path.join(runDir, adapter.skillRoot),
     ...(request.onlySkills ? { only: request.onlySkills } : {}),
   });
