@@ -34,7 +34,7 @@ export interface MountPlanInput {
   writable: readonly string[];
   /** The engine's installation and Node's directory: read-only. */
   readOnly: readonly string[];
-  /** The files of declared stdio MCP servers (their directories): read-only. */
+  /** The files of declared stdio MCP servers (a script and its package, as `mcp-binds.ts` plans them): read-only. */
   mcp?: readonly string[];
   /** What the caller opened on purpose. */
   expose: readonly ExposeRequest[];
