@@ -99,6 +99,29 @@ describe('the host path rule', () => {
     expect(judgeHostPath(linkTo('beside', beside), rule)).toMatchObject({ real: beside, refused: null });
   });
 
+  it('a plan binds the real path a link leads to, `..` after a link taken as the kernel takes it', () => {
+    const given = `${linkTo('pkg', path.join(beside, 'pkg'))}/..`;
+    const expose = resolveExpose([`${given}:ro`], runDir, rule);
+    const plan = buildMountPlan({
+      workspace: runDir,
+      readOnlyInWorkspace: [],
+      writable: [],
+      readOnly: [],
+      expose,
+      rule,
+    });
+    expect(plan.exposed.filter((entry) => entry.why === 'expose')).toEqual([
+      { path: beside, access: 'ro', why: 'expose' },
+    ]);
+    expect(plan.mounts.filter((mount) => mount.source === beside)).toHaveLength(1);
+    // The link itself is made in the new root, so the path works there as given.
+    expect(plan.skeleton).toContainEqual({
+      type: 'link',
+      path: path.join(tmp, 'links', 'pkg'),
+      target: path.join(beside, 'pkg'),
+    });
+  });
+
   it("a plan of the engine's installation inside the run root, or Node's under HOME, is CONFIG_INVALID", () => {
     const engine = path.join(runRoot, 'other-run', 'codex');
     fs.writeFileSync(engine, '');
