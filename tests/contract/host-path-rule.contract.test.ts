@@ -55,6 +55,8 @@ const HOSTILE: ReadonlyArray<[string, RegExp]> = [
   ['/sys', /\/sys/],
   ['/dev', /host's \/dev/],
   ['/dev/null', /host's \/dev/],
+  // Refused whether this machine has a disk there or not.
+  ['/dev/sda', /host's \/dev/],
   ['/dev/shm', /host's \/dev/],
   ['/tmp', /host's \/tmp/],
   ['/tmp/../tmp', /host's \/tmp/],
@@ -70,6 +72,7 @@ const HOSTILE: ReadonlyArray<[string, RegExp]> = [
   ['../../../../home', /HOME/],
   [linkTo('root', '/'), /whole host filesystem/],
   [linkTo('proc-cwd', '/proc/self/cwd'), /host's \/proc/],
+  [linkTo('proc-1-root', '/proc/1/root'), /host's \/proc/],
   [linkTo('proc-root-etc', '/proc/self/root/etc'), /host's \/proc/],
   [linkTo('sys', '/sys'), /\/sys/],
   [linkTo('dev', '/dev'), /host's \/dev/],
