@@ -1,10 +1,9 @@
 /**
  * What the agent of one attempt sees of the host's files (issue 30): its workspace and managed directories
  * read-write, `.audit/` read-only, the engine's installation, Node and the system read-only, the declared stdio MCP
- * servers' directories read-only, and what the caller exposed. The plan is handed to the attempt's isolation, whose
+ * servers' files read-only, and what the caller exposed. The plan is handed to the attempt's isolation, whose
  * init builds it inside the mount namespace (`runtime/isolation/mount-plan.ts`).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentOptions } from '../protocol/index.js';
 import {
@@ -13,6 +12,8 @@ import {
   type ExposeRequest,
   type MountPlan,
 } from '../runtime/isolation/mount-plan.js';
+import { type HostPathRule, hostPathRule } from '../runtime/isolation/host-path-rule.js';
+import { planMcpBinds } from '../runtime/isolation/mcp-binds.js';
 import type { HarnessPaths, RunHome } from '../runtime/paths.js';
 
 /** What {@link attemptMountPlan} needs. */
@@ -27,22 +28,16 @@ export interface AttemptFilesystemInput {
   executables: readonly string[];
   agentOptions: AgentOptions | undefined;
   expose: readonly ExposeRequest[];
+  /** The host path rule every engine, MCP and exposed path passes (default: the run root's, with this HOME). */
+  rule?: HostPathRule;
 }
 
-/** The files a declared stdio MCP server runs: the absolute paths on its command line that exist, as directories. */
-function mcpPaths(options: AgentOptions | undefined): string[] {
-  const found: string[] = [];
-  for (const server of options?.mcpServers ?? []) {
-    for (const arg of server.command ?? []) {
-      if (!path.isAbsolute(arg)) continue;
-      try {
-        found.push(fs.statSync(arg).isDirectory() ? arg : path.dirname(arg));
-      } catch {
-        // not a path
-      }
-    }
-  }
-  return found;
+/**
+ * The files the declared stdio MCP servers run, as the host path rule lets them in (`runtime/isolation/mcp-binds.ts`:
+ * a script file and its package directory, not the directory it sits in).
+ */
+function mcpPaths(options: AgentOptions | undefined, rule: HostPathRule): string[] {
+  return planMcpBinds(options?.mcpServers, rule);
 }
 
 /**
@@ -54,12 +49,14 @@ function mcpPaths(options: AgentOptions | undefined): string[] {
 export function attemptMountPlan(input: AttemptFilesystemInput): MountPlan {
   const { paths } = input;
   const node = [process.execPath, path.dirname(process.execPath)];
+  const rule = input.rule ?? hostPathRule({ runRoot: paths.runRoot });
   return buildMountPlan({
     workspace: input.runDir,
     readOnlyInWorkspace: [path.join(input.runDir, '.audit')],
     writable: [input.home.home, input.attemptTmp],
     readOnly: [...input.executables, ...input.executables.map(installationRoot), ...node, paths.npmPrefix],
-    mcp: mcpPaths(input.agentOptions),
+    mcp: mcpPaths(input.agentOptions, rule),
     expose: input.expose,
+    rule,
   });
 }

@@ -12,6 +12,8 @@ import type { CassetteFork, CassettePlan } from '../cassette/mode.js';
 import type { ModelScript } from '../model/script.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { probeNamespacesAsync, type NamespaceSupport } from '../runtime/isolation/probe.js';
+import { type HostPathRule, hostPathRule } from '../runtime/isolation/host-path-rule.js';
+import { planMcpBinds } from '../runtime/isolation/mcp-binds.js';
 import { resolveExpose, type ExposeRequest } from '../runtime/isolation/mount-plan.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
 import { readIntegerSetting } from '../runtime/integer-setting.js';
@@ -24,7 +26,7 @@ import {
 } from './attempt-request.js';
 import { resolveEventMemoryBytes } from './event-spool.js';
 import { assertMcpReachable } from './mcp-reach.js';
-import { hasWorkspaceSeed } from './workspace.js';
+import { assertTemplateContained, hasWorkspaceSeed } from './workspace.js';
 
 /** What an attempt will be, decided from its request: the output of {@link prepareAttempt}. */
 export interface AttemptPlan {
@@ -48,6 +50,8 @@ export interface AttemptPlan {
   eventMemoryBytes: number;
   /** Host paths exposed to the agent on purpose, resolved and checked. */
   expose: ExposeRequest[];
+  /** The host path rule of this attempt (its run root, the HOME it was started with): every host path in its plan. */
+  hostPathRule: HostPathRule;
   /** What the engine's stdin is before it starts (`live`: the ACP client writes to it). */
   initStdin: 'ignore' | { text: string } | 'live';
   /** How the harness talks to the engine. */
@@ -240,7 +244,12 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
   assertNoEnvLeak([request.paths.runRoot], hostEnv.HOME, 'Run root');
   if (request.runDir) assertNoEnvLeak([path.resolve(request.runDir)], hostEnv.HOME, 'Run directory');
   assertWorkspacePath(adapter, request);
-  const expose = resolveExpose(request.expose, request.paths.projectRoot, request.paths.runRoot);
+  // Every host path the caller's plan brings in passes one rule, before the run directory is made (issue 42); skills
+  // are checked as they are injected, where a bad skill fails the attempt with its audit.
+  const rule = hostPathRule({ runRoot: request.paths.runRoot, home: hostEnv.HOME });
+  const expose = resolveExpose(request.expose, request.paths.projectRoot, rule);
+  planMcpBinds(request.agentOptions?.mcpServers, rule);
+  if (hasWorkspaceSeed(request.workspace)) assertTemplateContained(request.workspace, request.paths.projectRoot, rule);
   // Mode `require` refuses a host without namespaces before a run directory exists (mode `auto` decides its fallback
   // from the same probe, while the run directory is made; a plan once chosen never falls back: attempt-isolation.ts).
   if (isolationMode === 'require' && namespaceSupport) {
@@ -274,6 +283,7 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
     namespaceSupport,
     eventMemoryBytes: resolveEventMemoryBytes(request.eventMemoryBytes, hostEnv),
     expose,
+    hostPathRule: rule,
     initStdin: transport === 'acp' ? 'live' : adapter.stdin === 'ignore' ? 'ignore' : { text: '' },
     transport,
     hostEnv,

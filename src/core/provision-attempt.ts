@@ -162,6 +162,7 @@ async function provisionWithin(plan: AttemptPlan, opened: OpenedAttempt): Promis
         executables: [installed, ...(native ? [native.file] : []), ...acpAdapterExecutable(plan, hostEnv.PATH)],
         agentOptions: request.agentOptions,
         expose: plan.expose,
+        rule: plan.hostPathRule,
       }),
     );
   }
@@ -170,6 +171,7 @@ async function provisionWithin(plan: AttemptPlan, opened: OpenedAttempt): Promis
     meta.workspace = await seedWorkspace(runDir, request.workspace, paths.projectRoot);
   meta.skill_injection = await injectSkills({
     sourceRoots: paths.skillRoots,
+    rule: plan.hostPathRule,
     targetRoot: path.join(runDir, adapter.skillRoot),
     ...(request.onlySkills ? { only: request.onlySkills } : {}),
   });

@@ -13,6 +13,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import { MAX_CONFIG_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
+import { treeProblem } from '../runtime/isolation/contained-tree.js';
+import type { HostPathRule } from '../runtime/isolation/host-path-rule.js';
 import { appendOwnFileSync } from '../runtime/own-file.js';
 
 /** What a new run's working directory starts with. */
@@ -158,6 +160,23 @@ function seedTarget(runDir: string, relative: string): string {
 /** True when the seed asks for anything. */
 export function hasWorkspaceSeed(seed: WorkspaceSeed | undefined): seed is WorkspaceSeed {
   return Boolean(seed && (seed.template || (seed.files && Object.keys(seed.files).length > 0) || seed.git));
+}
+
+/**
+ * Refuses a template the host path rule does not let into a run (`runtime/isolation/contained-tree.ts`): itself the
+ * HOME, `/` or the run root's, or holding a symlink that leads out of it. WORKSPACE_INVALID naming the link and why;
+ * checked before the run directory is made.
+ */
+export function assertTemplateContained(
+  seed: WorkspaceSeed | undefined,
+  projectRoot: string,
+  rule: HostPathRule,
+): void {
+  if (!seed?.template) return;
+  const template = path.resolve(projectRoot, seed.template);
+  const problem = treeProblem(template, rule);
+  if (problem)
+    throw new AgentHarnessError('WORKSPACE_INVALID', `Template ${template}: ${problem}.`, { details: { template } });
 }
 
 /** Copies the template, writes the files, and makes the initial commit when asked. */

@@ -29,7 +29,7 @@ export const ERROR_CODES = {
   MODEL_SERVER_FAILED: 'The scripted model server could not start or answer; check the port and the script.',
   TRANSLATE_INPUT_INVALID: 'Pass readable recorded output files.',
   WORKSPACE_INVALID:
-    'A seed file path must be relative and stay inside the run directory; a template must be a directory.',
+    'A seed file path must be relative and stay inside the run directory; a template must be a directory whose symlinks stay inside it.',
   WORKSPACE_GIT_UNAVAILABLE: 'Install git, or start without a git repository (git: false / --no-git).',
   LLM_HTTP_ERROR:
     'The model endpoint answered an HTTP error; its status and body are in the details. Check the model name, key and endpoint.',

@@ -11,6 +11,8 @@ import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import type { SkillInjection } from '../protocol/index.js';
 import { MAX_CONFIG_BYTES, readInputText } from './bounded-input.js';
+import { treeProblem } from './isolation/contained-tree.js';
+import { type HostPathRule, hostPathRule, judgeHostPath } from './isolation/host-path-rule.js';
 import { compareCodeUnits } from './code-unit-order.js';
 
 import { DONE_MARKER } from '../protocol/versions.js';
@@ -41,6 +43,8 @@ export interface InjectSkillsOptions {
   targetRoot: string;
   /** Inject only these skills (by name); SKILL_INVALID names any that no source root has. Absent: every skill. */
   only?: readonly string[];
+  /** The host path rule roots and skills pass (default: the HOME's, with no run root). */
+  rule?: HostPathRule;
 }
 
 /** One skill found in the source roots. */
@@ -69,11 +73,22 @@ function isDirectory(p: string): boolean {
   return stat !== undefined;
 }
 
-/** Lists the skills of the source roots after overrides; throws SKILL_INVALID for a bad entry. */
-export async function collectSkills(sourceRoots: readonly string[]): Promise<Map<string, SkillSource>> {
+/**
+ * Lists the skills of the source roots after overrides; throws SKILL_INVALID for a bad entry, a root the host path
+ * rule refuses (the HOME, `/`), or a skill holding a symlink that leads out of it (`host-path-rule.ts`).
+ */
+export async function collectSkills(
+  sourceRoots: readonly string[],
+  rule: HostPathRule = hostPathRule({}),
+): Promise<Map<string, SkillSource>> {
   const skills = new Map<string, SkillSource>();
   for (const root of sourceRoots) {
     if (!isDirectory(root)) continue;
+    const judged = judgeHostPath(root, rule);
+    if (judged?.refused)
+      throw new AgentHarnessError('SKILL_INVALID', `The skill root ${root} cannot be used: ${judged.refused}.`, {
+        details: { root, real: judged.real },
+      });
     const entries = await fs.readdir(root, { withFileTypes: true });
     for (const entry of entries.sort((a, b) => compareCodeUnits(a.name, b.name))) {
       if (entry.name.startsWith('.') && !entry.isDirectory()) continue; // .DS_Store, .gitkeep
@@ -115,6 +130,11 @@ export async function collectSkills(sourceRoots: readonly string[]): Promise<Map
           details: { name: entry.name, root },
         });
       }
+      const problem = treeProblem(dir, rule);
+      if (problem)
+        throw new AgentHarnessError('SKILL_INVALID', `Skill ${entry.name} in ${root}: ${problem}.`, {
+          details: { name: entry.name, root },
+        });
       skills.set(entry.name, { name: entry.name, dir });
     }
   }
@@ -147,7 +167,7 @@ async function swapDirectory(staging: string, target: string): Promise<void> {
 
 /** Copies skills into the target root, appends the completion contract, returns the audit summary. */
 export async function injectSkills(options: InjectSkillsOptions): Promise<SkillInjection> {
-  const skills = await collectSkills(options.sourceRoots);
+  const skills = await collectSkills(options.sourceRoots, options.rule);
   if (options.only) {
     const missing = options.only.filter((name) => !skills.has(name));
     if (missing.length > 0) {

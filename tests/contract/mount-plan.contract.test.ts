@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
+import { hostPathRule } from '../../src/runtime/isolation/host-path-rule.js';
 import {
   buildMountPlan,
   fstabEscape,
@@ -249,11 +250,11 @@ describe('expose entries', () => {
       '.agent-harness/harness_runs',
       '.agent-harness/harness_runs/other-run',
     ]) {
-      const error = thrownBy(() => resolveExpose([entry], project, runRoot));
+      const error = thrownBy(() => resolveExpose([entry], project, hostPathRule({ runRoot })));
       expect(error, entry).toMatchObject({ code: 'CONFIG_INVALID' });
       expect((error as Error).message, entry).toContain(runRoot);
     }
-    expect(resolveExpose(['data:ro'], project, runRoot)).toEqual([
+    expect(resolveExpose(['data:ro'], project, hostPathRule({ runRoot }))).toEqual([
       { path: path.join(project, 'data'), readOnly: true },
     ]);
   });

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { AgentHarnessError } from '../../errors/index.js';
 import type { ExposedPath } from '../../protocol/index.js';
 import { parseExposeEntry } from './expose-entry.js';
+import { describeHostPath, type HostPathRule, hostPathRule, judgeHostPath } from './host-path-rule.js';
 
 /** A host path the caller opens to the agent: `expose` in the plugin and providers, `--expose PATH[:ro]` on the CLI. */
 export type ExposeEntry = string | { path: string; readOnly?: boolean };
@@ -33,12 +34,17 @@ export interface MountPlanInput {
   writable: readonly string[];
   /** The engine's installation and Node's directory: read-only. */
   readOnly: readonly string[];
-  /** The files of declared stdio MCP servers (their directories): read-only. */
+  /** The files of declared stdio MCP servers (a script and its package, as `mcp-binds.ts` plans them): read-only. */
   mcp?: readonly string[];
   /** What the caller opened on purpose. */
   expose: readonly ExposeRequest[];
   /** The host's system entries bound read-only (default {@link SYSTEM_ENTRIES}). */
   system?: readonly string[];
+  /**
+   * The host path rule the engine, MCP and exposed paths must pass (`host-path-rule.ts`): one refused is
+   * CONFIG_INVALID. Absent: not checked (the plan of a stand-in engine in a test).
+   */
+  rule?: HostPathRule;
 }
 
 /** One thing the init makes in the new root before it mounts: a directory, an empty file, or a symlink. */
@@ -105,9 +111,17 @@ function lstat(file: string): fs.Stats | null {
  */
 function walk(file: string, links: Array<{ path: string; target: string }>): string | null {
   let current = '/';
-  const parts = path.resolve(file).split('/').filter(Boolean);
+  // `..` is taken where it comes, as the kernel does (after a link, the parent of its target), not shortened away
+  // first: the path bound is then the real path the host path rule judged (`host-path-rule.ts`).
+  const parts = (path.isAbsolute(file) ? file : `${process.cwd()}/${file}`).split('/').filter(Boolean);
   for (let hops = 0; parts.length > 0; ) {
-    const next = path.join(current, parts.shift()!);
+    const part = parts.shift()!;
+    if (part === '.') continue;
+    if (part === '..') {
+      current = path.dirname(current);
+      continue;
+    }
+    const next = path.join(current, part);
     const stat = lstat(next);
     if (!stat) return null;
     if (!stat.isSymbolicLink()) {
@@ -118,7 +132,7 @@ function walk(file: string, links: Array<{ path: string; target: string }>): str
     const target = fs.readlinkSync(next);
     links.push({ path: next, target });
     // The rest of the path continues from where the link points.
-    parts.unshift(...path.resolve(current, target).split('/').filter(Boolean));
+    parts.unshift(...(path.isAbsolute(target) ? target : `${current}/${target}`).split('/').filter(Boolean));
     current = '/';
   }
   return current;
@@ -226,6 +240,24 @@ export function writeNewRoot(plan: Pick<MountPlan, 'skeleton' | 'mounts'>, dir: 
   return files;
 }
 
+/** What a refused path of each kind was, for the message. */
+const CHECKED_KINDS = {
+  engine: "the engine's installation (or Node's directory), bound read-only; install it elsewhere",
+  mcp: "a stdio MCP server's file, bound read-only",
+  expose: 'an exposed path',
+} as const;
+
+/** `file` when `rule` lets it into the plan (or there is no rule); CONFIG_INVALID naming it and why otherwise. */
+function checked(file: string, kind: keyof typeof CHECKED_KINDS, rule: HostPathRule | undefined): string {
+  const judged = rule ? judgeHostPath(file, rule) : null;
+  if (!judged?.refused) return file;
+  throw new AgentHarnessError(
+    'CONFIG_INVALID',
+    `The host path ${describeHostPath(file, judged)} cannot enter the agent's filesystem as ${CHECKED_KINDS[kind]}: ${judged.refused}.`,
+    { details: { kind, value: file, real: judged.real } },
+  );
+}
+
 /** Builds the mount plan of one attempt. */
 export function buildMountPlan(input: MountPlanInput): MountPlan {
   const skeleton = new Map<string, SkeletonEntry>();
@@ -260,9 +292,9 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
   }
   bind(input.workspace, false, 'workspace');
   for (const dir of input.writable) bind(dir, false, 'managed');
-  for (const file of input.readOnly) bind(file, true, 'engine');
-  for (const file of input.mcp ?? []) bind(file, true, 'mcp');
-  for (const entry of input.expose) bind(entry.path, entry.readOnly, 'expose');
+  for (const file of input.readOnly) bind(checked(file, 'engine', input.rule), true, 'engine');
+  for (const file of input.mcp ?? []) bind(checked(file, 'mcp', input.rule), true, 'mcp');
+  for (const entry of input.expose) bind(checked(entry.path, 'expose', input.rule), entry.readOnly, 'expose');
   // Read-only inside the workspace: bound again over itself, read-only (after the workspace: longer paths later).
   const readOnlyInside = input.readOnlyInWorkspace.map((dir) => walk(dir, [])).filter((d): d is string => d !== null);
 
@@ -370,47 +402,23 @@ export function installationRoot(file: string): string {
 }
 
 /**
- * Host paths no expose entry may be (after symlinks): the new root makes its own `/proc`, `/dev`, `/dev/pts`,
- * `/dev/shm` and private `/tmp`; `/` and `/sys` cannot be bound into it (the setup fails, and mode `auto` would run
- * the agent on the whole host filesystem).
+ * `file` made absolute against `cwd`; with a `..` component it is kept as written, since shortening it away would
+ * change what it names after a symlink (the walk takes it as the kernel does).
  */
-const UNEXPOSABLE: Readonly<Record<string, string>> = {
-  '/': 'it is the whole host filesystem',
-  '/proc': 'the agent gets a fresh /proc of its own PID namespace',
-  '/sys': 'the host /sys cannot be bound into the new root',
-  '/dev': 'the agent gets a minimal /dev of its own (expose single devices such as /dev/kvm instead)',
-  '/dev/pts': 'the agent gets a fresh devpts of its own',
-  '/dev/shm': 'the agent gets a private /dev/shm',
-  '/tmp':
-    "the agent gets a private /tmp (the host's holds the harness's sockets and other runs' roots); expose a directory under it",
-};
-
-/** Why `real` (an exposed path, symlinks resolved) may not be exposed, or null when it may. */
-function unexposableReason(real: string, runRoot: string | undefined): string | null {
-  const fixed = UNEXPOSABLE[real];
-  if (fixed) return fixed;
-  if (!runRoot) return null;
-  let root = path.resolve(runRoot);
-  try {
-    root = fs.realpathSync(root);
-  } catch {
-    // A run root not made yet: its path as given.
-  }
-  if (within(root, real))
-    return `it holds the run root ${root} (every other run, its index and lock); expose a directory beside the run root, or move the run root out of it`;
-  if (within(real, root)) return `it is inside the run root ${root} (other runs' directories)`;
-  return null;
+function asGiven(file: string, cwd: string): string {
+  if (!file.split('/').includes('..')) return path.resolve(cwd, file);
+  return path.isAbsolute(file) ? file : `${path.resolve(cwd)}/${file}`;
 }
 
 /**
- * Resolves `expose` entries: a string is `PATH` or `PATH:ro`, relative paths against `cwd`; every path must exist,
- * and none may be `/`, `/proc`, `/sys`, `/dev`, `/tmp` or hold or lie in `runRoot` (when given). CONFIG_INVALID
- * otherwise, naming the entry and why.
+ * Resolves `expose` entries: a string is `PATH` or `PATH:ro`, relative paths against `cwd`; every path must exist
+ * and pass the host path rule (`host-path-rule.ts`: not `/`, `/proc`, `/sys`, `/dev`, `/tmp`, the HOME, nor holding
+ * or inside the run root). CONFIG_INVALID otherwise, naming the entry and why. Each comes back as its real path.
  */
 export function resolveExpose(
   entries: readonly ExposeEntry[] | undefined,
   cwd: string,
-  runRoot?: string,
+  rule: HostPathRule = hostPathRule({}),
 ): ExposeRequest[] {
   return (entries ?? []).map((entry) => {
     let request: ExposeRequest;
@@ -430,23 +438,23 @@ export function resolveExpose(
         details: { value: entry },
       });
     }
-    const resolved = path.resolve(cwd, request.path);
-    if (!fs.existsSync(resolved)) {
+    const judged = judgeHostPath(request.path, rule, cwd);
+    if (!judged) {
+      const resolved = path.resolve(cwd, request.path);
       throw new AgentHarnessError(
         'CONFIG_INVALID',
         `The exposed path ${resolved}${resolved === request.path ? '' : ` (from "${request.path}")`} does not exist; expose only existing files or directories.`,
         { details: { value: request.path, resolved } },
       );
     }
-    const real = fs.realpathSync(resolved);
-    const refused = unexposableReason(real, runRoot);
-    if (refused) {
+    if (judged.refused) {
       throw new AgentHarnessError(
         'CONFIG_INVALID',
-        `The exposed path ${resolved}${resolved === request.path ? '' : ` (from "${request.path}")`}${real === resolved ? '' : `, a link to ${real},`} cannot be exposed: ${refused}.`,
-        { details: { value: request.path, resolved, real } },
+        `The exposed path ${describeHostPath(request.path, judged)} cannot be exposed: ${judged.refused}.`,
+        { details: { value: request.path, resolved: judged.resolved, real: judged.real } },
       );
     }
-    return { path: resolved, readOnly: request.readOnly };
+    // As given (made absolute, its `..` kept): the plan binds its real path, and makes the links on its way.
+    return { path: asGiven(request.path, cwd), readOnly: request.readOnly };
   });
 }
