@@ -23,6 +23,7 @@ import {
   type IoMode,
 } from './attempt-request.js';
 import { resolveEventMemoryBytes } from './event-spool.js';
+import { auditRedactionOf, handsOutRealKey, type AuditRedaction } from './audit-redaction.js';
 import { assertMcpReachable } from './mcp-reach.js';
 import { hasWorkspaceSeed } from './workspace.js';
 
@@ -53,6 +54,8 @@ export interface AttemptPlan {
   /** How the harness talks to the engine. */
   transport: AttemptTransport;
   hostEnv: NodeJS.ProcessEnv;
+  /** The secrets redacted out of the audit (an attempt that hands a real key out), or null: nothing to redact. */
+  auditRedaction: AuditRedaction | null;
 }
 
 /**
@@ -241,6 +244,7 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
   if (request.runDir) assertNoEnvLeak([path.resolve(request.runDir)], hostEnv.HOME, 'Run directory');
   assertWorkspacePath(adapter, request);
   const expose = resolveExpose(request.expose, request.paths.projectRoot, request.paths.runRoot);
+  const auditRedaction = handsOutRealKey(modelMode, cassette?.fork?.to) ? await auditRedactionOf(hostEnv) : null;
   return {
     request,
     adapter,
@@ -259,5 +263,6 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
     initStdin: transport === 'acp' ? 'live' : adapter.stdin === 'ignore' ? 'ignore' : { text: '' },
     transport,
     hostEnv,
+    auditRedaction,
   };
 }
