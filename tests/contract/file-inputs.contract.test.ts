@@ -1,8 +1,8 @@
 /**
  * Every file input is checked before it is opened (issue 42): a FIFO, a device or a directory is
  * INPUT_NOT_REGULAR_FILE at once, never waited on. Cassettes have their own test (cassette-inputs); this one covers
- * `report --baseline`, a fluent recording, the ACP client log read by translate, and claude's state file in the
- * engine's home (which the agent can write). The CLI case runs the real `bin/agent-harness.js` with a kill timeout,
+ * `report --baseline`, a fluent recording, the ACP client log read by translate, claude's state file in the engine's
+ * home and a package manifest in the managed prefix (both of which the agent can write). The CLI case runs the real `bin/agent-harness.js` with a kill timeout,
  * so a regression fails instead of hanging the suite; no timing is asserted.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -14,7 +14,7 @@ import { promptLineOf } from '../../src/acp/translation.js';
 import { isClaudeTrusted } from '../../src/engines/claude/config.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { readRecording } from '../../src/fluent/recording.js';
-import { BIN, createCliSandbox, type CliSandbox } from '../helpers/cli.js';
+import { BIN, createCliSandbox, REPO, type CliSandbox } from '../helpers/cli.js';
 
 let sandbox: CliSandbox;
 let fifo: string;
@@ -56,6 +56,30 @@ describe('agent-harness report --baseline', () => {
       });
       expect(result.stderr, file).toContain('error INPUT_NOT_REGULAR_FILE:');
       expect(result.status, result.stderr).toBe(1);
+    }
+  });
+});
+
+describe('files the agent can plant in the managed prefix', () => {
+  it('a FIFO as a package.json above the engine executable does not hold the next start', () => {
+    // A shell script, not Node: Node itself would look for the package.json above the script and wait on the FIFO.
+    const stream = path.join(sandbox.prefix, 'turn1.stdout.jsonl');
+    fs.copyFileSync(path.join(REPO, 'fixtures', 'streams', 'codex', 'turn1.stdout.jsonl'), stream);
+    fs.writeFileSync(path.join(sandbox.prefix, 'bin', 'codex'), `#!/bin/sh\ncat '${stream}'\n`, { mode: 0o755 });
+    const planted = path.join(sandbox.prefix, 'package.json');
+    execFileSync('mkfifo', [planted]);
+    try {
+      const result = spawnSync(process.execPath, [BIN, 'start', '--prompt', 'hi', 'codex'], {
+        cwd: sandbox.root,
+        env: sandbox.env,
+        encoding: 'utf8',
+        timeout: 60_000,
+        killSignal: 'SIGKILL',
+      });
+      expect(result.signal, result.stderr).toBeNull();
+      expect(result.status, result.stderr).toBe(0);
+    } finally {
+      fs.rmSync(planted);
     }
   });
 });
