@@ -2,7 +2,7 @@
  * Every file input is checked before it is opened (issue 42): a FIFO, a device or a directory is
  * INPUT_NOT_REGULAR_FILE at once, never waited on. Cassettes have their own test (cassette-inputs); this one covers
  * `report --baseline`, a fluent recording, the ACP client log read by translate, claude's state file in the engine's
- * home and a package manifest in the managed prefix (both of which the agent can write). The CLI case runs the real `bin/agent-harness.js` with a kill timeout,
+ * home and a package manifest in the managed prefix (both of which the agent can write), and the HTML report's history. The CLI case runs the real `bin/agent-harness.js` with a kill timeout,
  * so a regression fails instead of hanging the suite; no timing is asserted.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -14,6 +14,7 @@ import { promptLineOf } from '../../src/acp/translation.js';
 import { isClaudeTrusted } from '../../src/engines/claude/config.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { readRecording } from '../../src/fluent/recording.js';
+import { latestHistoryReport } from '../../src/report/html-history.js';
 import { BIN, createCliSandbox, REPO, type CliSandbox } from '../helpers/cli.js';
 
 let sandbox: CliSandbox;
@@ -95,6 +96,18 @@ describe('library inputs', () => {
   it("translate's ACP client log: a FIFO is refused, a missing log says nothing", async () => {
     expect(isAgentHarnessError(await failure(() => promptLineOf(fifo)), 'INPUT_NOT_REGULAR_FILE')).toBe(true);
     expect(promptLineOf(path.join(dir, 'absent.jsonl'))).toBeNull();
+  });
+
+  it('the HTML report history: a FIFO as a kept consistency.json is skipped like a damaged one', () => {
+    const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-history-'));
+    try {
+      const kept = path.join(reports, 'history', '20260101T000000Z');
+      fs.mkdirSync(kept, { recursive: true });
+      execFileSync('mkfifo', [path.join(kept, 'consistency.json')]);
+      expect(latestHistoryReport(reports)).toBeNull();
+    } finally {
+      fs.rmSync(reports, { recursive: true, force: true });
+    }
   });
 
   it("claude's state file in the engine home: a FIFO is refused, a missing one is empty", async () => {
