@@ -4,7 +4,8 @@
  * client sent its prompt (the prompt's `_meta.agentHarness.afterStdoutLine` in `.audit/acp-client.N.jsonl`), so a
  * loaded session's replayed history is skipped as it was live.
  */
-import fs from 'node:fs';
+import { isAgentHarnessError } from '../errors/index.js';
+import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import type { TranslationAdapter } from '../engines/engine.js';
 import { createAcpParser } from './parse.js';
 
@@ -13,9 +14,15 @@ export function promptLineOf(clientFile: string | undefined): number | null {
   if (!clientFile) return null;
   let text: string;
   try {
-    text = fs.readFileSync(clientFile, 'utf8');
-  } catch {
-    return null;
+    // The client's file lies in the agent's working directory: never read through a link, a FIFO never waited on.
+    text = readInputBytesSync(clientFile, {
+      what: 'ACP client log',
+      maxBytes: MAX_AUDIT_FILE_BYTES,
+      noFollow: true,
+    }).toString('utf8');
+  } catch (error) {
+    if (isAgentHarnessError(error, 'TRANSLATE_INPUT_INVALID')) return null;
+    throw error;
   }
   for (const line of text.split('\n')) {
     if (!line.includes('"session/prompt"')) continue;

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import type { WireApiId } from '../model/wire-api.js';
+import { assertCassetteWritable } from './cassette-file.js';
 import { KEY_VARIABLES, vendorKey } from './record.js';
 import { loadCassette, type Cassette } from './schema.js';
 
@@ -52,7 +53,10 @@ export function parseUpstream(value: string): string {
   return url.toString().replace(/\/$/, '');
 }
 
-/** Decides record or replay; throws USAGE_ERROR, CASSETTE_NOT_FOUND, CASSETTE_INVALID or CASSETTE_KEY_MISSING. */
+/**
+ * Decides record or replay; throws USAGE_ERROR, CASSETTE_NOT_FOUND, CASSETTE_INVALID, CASSETTE_KEY_MISSING, or
+ * INPUT_NOT_REGULAR_FILE / INPUT_TOO_LARGE for a cassette path that is no regular file or too large (cassette-file.ts).
+ */
 export function resolveCassettePlan(input: CassettePlanInput): CassettePlan {
   const { file } = input;
   if (!file)
@@ -62,7 +66,8 @@ export function resolveCassettePlan(input: CassettePlanInput): CassettePlan {
     );
   let mode = input.mode;
   if (mode === 'auto') mode = fs.existsSync(file) && !input.update ? 'replay' : 'record';
-  if (mode === 'replay') return { mode, file, cassette: loadCassette(file) };
+  if (mode === 'replay') return { mode, file, cassette: loadCassette(file, input.hostEnv) };
+  assertCassetteWritable(file);
   requireVendorKey(input.wire, input.hostEnv, file, (names) =>
     input.mode === 'auto'
       ? `No cassette at ${file} and no key to record one: set ${names} to record it against the vendor, or commit the cassette.`
@@ -171,6 +176,7 @@ export function resolveCassetteFork(
       'USAGE_ERROR',
       `--fork-cassette must be another file than the cassette replayed (${plan.file}).`,
     );
+  if (output) assertCassetteWritable(output);
   const { wire } = context;
   requireVendorKey(
     wire,

@@ -56,6 +56,11 @@ export class Redactor {
     this.secrets = [...found].map(([value, rule]) => ({ value, rule })).sort((a, b) => b.value.length - a.value.length);
   }
 
+  /** The secret values this redactor replaces, longest first, each with its rule (the audit's redaction uses them). */
+  get secretValues(): ReadonlyArray<{ value: string; rule: string }> {
+    return this.secrets;
+  }
+
   /** The rules that fired so far, sorted. */
   get fired(): string[] {
     return [...this.rules].sort();

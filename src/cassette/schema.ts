@@ -3,9 +3,9 @@
  * per interaction, with the normalized request (what replay matches on) and the response as it came: status,
  * allow-listed headers, and the body in its chunks with the delay before each. Secrets never reach it (redact.ts).
  */
-import fs from 'node:fs';
 import * as z from 'zod';
 import { AgentHarnessError } from '../errors/index.js';
+import { readCassetteText } from './cassette-file.js';
 
 /** The format tag of a cassette file. */
 export const CASSETTE_FORMAT = 'agent-harness.cassette/1';
@@ -84,19 +84,13 @@ export function parseCassette(value: unknown, where: string): Cassette {
   );
 }
 
-/** Reads and validates a cassette file; CASSETTE_NOT_FOUND when it does not exist, CASSETTE_INVALID when broken. */
-export function loadCassette(file: string): Cassette {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new AgentHarnessError('CASSETTE_NOT_FOUND', `No cassette at ${file}.`, { details: { path: file } });
-    throw new AgentHarnessError('CASSETTE_INVALID', `Cassette ${file} could not be read: ${(error as Error).message}`, {
-      cause: error,
-      details: { path: file },
-    });
-  }
+/**
+ * Reads and validates a cassette file; CASSETTE_NOT_FOUND when it does not exist, INPUT_NOT_REGULAR_FILE when it is a
+ * FIFO, a device or a directory, INPUT_TOO_LARGE past the limit of `env` (cassette-file.ts), CASSETTE_INVALID when
+ * broken.
+ */
+export function loadCassette(file: string, env: NodeJS.ProcessEnv = process.env): Cassette {
+  const text = readCassetteText(file, env);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { AgentHarnessError } from '../errors/index.js';
 import type { RunIndexEntry } from '../protocol/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
+import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import type { ConsistencyReport } from '../report/schema.js';
 import type { CliStreams } from './output.js';
@@ -37,9 +38,15 @@ export function parseSince(value: string, now: Date = new Date(), flag = '--sinc
 
 async function readBaseline(file: string): Promise<ConsistencyReport> {
   const { ConsistencyReportSchema } = await import('../report/schema.js');
+  // A FIFO, a device or a directory is INPUT_NOT_REGULAR_FILE at once, never waited on (bounded-input.ts).
+  const text = readInputBytesSync(file, {
+    what: 'baseline',
+    maxBytes: MAX_AUDIT_FILE_BYTES,
+    unreadableCode: 'CONFIG_INVALID',
+  }).toString('utf8');
   let value: unknown;
   try {
-    value = JSON.parse(fs.readFileSync(file, 'utf8'));
+    value = JSON.parse(text);
   } catch (error) {
     throw new AgentHarnessError(
       'CONFIG_INVALID',

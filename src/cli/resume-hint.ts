@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import type { AttemptResult } from '../core/attempt-result.js';
+import { openInputFile } from '../runtime/bounded-input.js';
 
 /** How much of the end of the terminal log is searched for the engine's own hint (it prints it last). */
 const TAIL_BYTES = 16 * 1024;
@@ -13,9 +14,9 @@ const TAIL_BYTES = 16 * 1024;
 /** The last `TAIL_BYTES` of `file` as text without terminal escapes; empty when it cannot be read. */
 function terminalTail(file: string): string {
   try {
-    const fd = fs.openSync(file, 'r');
+    // The terminal log is in the agent's working directory: a FIFO there is refused, never waited on.
+    const { fd, size } = openInputFile(file, { what: 'terminal log', noFollow: true });
     try {
-      const size = fs.fstatSync(fd).size;
       const length = Math.min(size, TAIL_BYTES);
       const buffer = Buffer.alloc(length);
       fs.readSync(fd, buffer, 0, length, size - length);

@@ -104,6 +104,7 @@ export async function launchAttempt(
     audit,
     writer: opened.writer,
     rasp,
+    ...(plan.auditRedaction ? { redaction: plan.auditRedaction.chunks() } : {}),
     ...(signal ? { signal } : {}),
     ...(request.hurry ? { hurry: request.hurry } : {}),
     ...(request.onOutput || mcpWatchdog

@@ -114,6 +114,7 @@ async function startModel(
     ...(plan.script ? { script: plan.script } : {}),
     tools: [plan.adapter.tools],
     logFile: requestsLog,
+    ...(plan.auditRedaction ? { redactLog: plan.auditRedaction.text } : {}),
     ...(cassette ? { intercept: cassette.intercept } : {}),
   });
   return { url: server.url, owned: server, requests: () => server.requests, cassette };

@@ -25,6 +25,7 @@ import {
   type IoMode,
 } from './attempt-request.js';
 import { resolveEventMemoryBytes } from './event-spool.js';
+import { auditRedactionOf, handsOutRealKey, type AuditRedaction } from './audit-redaction.js';
 import { assertMcpReachable } from './mcp-reach.js';
 import { assertTemplateContained, hasWorkspaceSeed } from './workspace.js';
 
@@ -57,6 +58,8 @@ export interface AttemptPlan {
   /** How the harness talks to the engine. */
   transport: AttemptTransport;
   hostEnv: NodeJS.ProcessEnv;
+  /** The secrets redacted out of the audit (an attempt that hands a real key out), or null: nothing to redact. */
+  auditRedaction: AuditRedaction | null;
 }
 
 /**
@@ -268,6 +271,7 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
         },
       );
   }
+  const auditRedaction = handsOutRealKey(modelMode, cassette?.fork?.to) ? await auditRedactionOf(hostEnv) : null;
   return {
     request,
     adapter,
@@ -287,5 +291,6 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
     initStdin: transport === 'acp' ? 'live' : adapter.stdin === 'ignore' ? 'ignore' : { text: '' },
     transport,
     hostEnv,
+    auditRedaction,
   };
 }

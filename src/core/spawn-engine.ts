@@ -16,6 +16,7 @@ import { createLineSplitter } from '../translate/line-splitter.js';
 import type { RaspBuilder } from '../translate/rasp-builder.js';
 import type { IoMode } from './attempt-request.js';
 import type { AttemptAuditPaths, RawLogWriter } from './audit-files.js';
+import type { ChunkRedactor } from './audit-redaction.js';
 import { streamInputFile } from '../runtime/bounded-input.js';
 
 /** What {@link spawnEngine} needs. */
@@ -34,6 +35,8 @@ export interface SpawnEngineInput {
   audit: AttemptAuditPaths;
   writer: RawLogWriter;
   rasp: RaspBuilder;
+  /** Redacts the known secrets out of the raw output before it is logged, parsed or shown (audit-redaction.ts). */
+  redaction?: ChunkRedactor;
   onOutput?: (stream: StreamName, chunk: Uint8Array) => void;
   /** The attempt's namespaces: the command is wrapped to run inside them. */
   isolation?: AttemptIsolation;
@@ -49,11 +52,16 @@ export interface SpawnEngineInput {
 export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResult> {
   const { io, audit, writer, rasp } = input;
   const splitter = createLineSplitter();
-  const feed = (stream: StreamName, chunk: Uint8Array): void => {
+  const write = (stream: StreamName, chunk: Uint8Array): void => {
+    if (chunk.byteLength === 0) return;
     const from = writer.append(stream, chunk);
     input.onOutput?.(stream, chunk);
     for (const line of splitter.push(stream, chunk, from)) feedLine(rasp, line);
   };
+  const { redaction } = input;
+  const feed = redaction
+    ? (stream: StreamName, chunk: Uint8Array): void => write(stream, redaction.push(stream, chunk))
+    : write;
   if (input.isolation) {
     // Inside the namespaces the init starts the engine; a missing executable is reported before wrapping.
     const unspawnable = checkSpawnable(input.file, input.cwd, input.env);
@@ -134,6 +142,8 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
         onChunk: feed,
       });
   }
+  // What was held back as the possible start of a secret was not one: it goes out before the last lines.
+  if (redaction) for (const stream of ['stdout', 'stderr', 'pty'] as const) write(stream, redaction.flush(stream));
   for (const line of splitter.flush()) feedLine(rasp, line);
   if (!input.isolation) return result;
   // The init sets the agent's filesystem up before it starts the engine, while the harness goes on: a failure there

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
+import { MAX_CONFIG_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import { PACKAGE_ROOT } from '../runtime/executables.js';
 import type { EngineId } from '../protocol/index.js';
 
@@ -26,7 +27,9 @@ export function installedPackageDir(packageName: string, from: string = PACKAGE_
   for (const dir of nodeModulesDirs(from)) {
     const candidate = path.join(dir, ...packageName.split('/'));
     try {
-      const manifest = JSON.parse(fs.readFileSync(path.join(candidate, 'package.json'), 'utf8')) as { name?: unknown };
+      const file = path.join(candidate, 'package.json');
+      const text = readInputBytesSync(file, { what: 'package manifest', maxBytes: MAX_CONFIG_BYTES });
+      const manifest = JSON.parse(text.toString('utf8')) as { name?: unknown };
       if (manifest.name === packageName) return fs.realpathSync(candidate);
     } catch {
       // not installed there

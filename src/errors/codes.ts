@@ -64,7 +64,7 @@ export const ERROR_CODES = {
   INPUT_NOT_REGULAR_FILE:
     'Pass a regular file: a FIFO, a device (/dev/zero, /dev/stdin) or a directory can block or never end. Save the output to a file first.',
   INPUT_TOO_LARGE:
-    'The file is larger than the harness reads whole; shrink it or raise the limit (AGENT_HARNESS_MAX_SCRIPT_BYTES for model scripts).',
+    'The file is larger than the harness reads whole; shrink it or raise the limit (AGENT_HARNESS_MAX_SCRIPT_BYTES for model scripts, AGENT_HARNESS_MAX_CASSETTE_BYTES for cassettes).',
   INTERRUPTED: 'The command was stopped by SIGINT/SIGTERM before it finished; run it again.',
   EXPORT_FAILED:
     'The attempt could not be exported: check that its audit files (.audit/fcmp.N.jsonl, rasp.N.jsonl) are intact, and that the OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT) accepts OTLP/HTTP.',

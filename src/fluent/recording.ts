@@ -1,8 +1,9 @@
 /** The live recording of a harness run (versioned, zod-validated) and its file I/O. */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import * as z from 'zod';
-import { AgentHarnessError } from '../errors/index.js';
+import { AgentHarnessError, isAgentHarnessError } from '../errors/index.js';
+import { MAX_AUDIT_FILE_BYTES, readInputText } from '../runtime/bounded-input.js';
 
 /** One recorded entry: an agent call (args and output), a generator step or an agent's narrative, in the order they happened. */
 export const RecordingEntrySchema = z.discriminatedUnion('kind', [
@@ -61,8 +62,15 @@ export async function writeRecording(path: string, recording: Recording): Promis
 export async function readRecording(path: string): Promise<Recording> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readInputText(path, {
+      what: 'recording',
+      maxBytes: MAX_AUDIT_FILE_BYTES,
+      unreadableCode: 'FLUENT_RECORDING_INVALID',
+    });
   } catch (cause) {
+    // A FIFO, a device or a directory is refused at once (bounded-input.ts), with its own code.
+    if (isAgentHarnessError(cause, 'INPUT_NOT_REGULAR_FILE') || isAgentHarnessError(cause, 'INPUT_TOO_LARGE'))
+      throw cause;
     throw new AgentHarnessError(
       'FLUENT_RECORDING_INVALID',
       `Recording ${path} cannot be read; run the harness live first.`,

@@ -170,6 +170,8 @@ export interface ModelServerOptions {
    * attempt starts its server before its audit directory exists); its directory must exist then.
    */
   logFile?: string | (() => string | null);
+  /** Rewrites each line of the request log before it is written (an attempt's secrets redacted). */
+  redactLog?: (line: string) => string;
   /** Called once when the log stops being written (see {@link ModelServer.logError}). */
   onLogError?: (error: Error) => void;
   /**
@@ -358,7 +360,8 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     if (!file || logError) return;
     try {
       // Not followed if a symlink, never blocked by a FIFO: an attempt's log lies in the engine's working directory.
-      appendOwnFileSync(file, `${JSON.stringify(row)}\n`);
+      const line = JSON.stringify(row);
+      appendOwnFileSync(file, `${options.redactLog ? options.redactLog(line) : line}\n`);
     } catch (error) {
       logError = error instanceof Error ? error : new Error(String(error));
       options.onLogError?.(logError);

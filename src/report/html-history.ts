@@ -5,6 +5,7 @@
  * reports past {@link HISTORY_KEEP} are removed.
  */
 import { writeFileAtomicSync } from '../runtime/atomic-write.js';
+import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConsistencyReportSchema, type ConsistencyReport } from './schema.js';
@@ -38,15 +39,22 @@ function stampOf(date: Date): string {
 export function latestHistoryReport(dir: string): { report: ConsistencyReport; label: string } | null {
   for (const stamp of historyStamps(dir)) {
     try {
-      const report = ConsistencyReportSchema.parse(
-        JSON.parse(fs.readFileSync(path.join(dir, 'history', stamp, 'consistency.json'), 'utf8')),
-      );
+      const report = ConsistencyReportSchema.parse(JSON.parse(readHistoryReport(dir, stamp)));
       return { report, label: `previous run (${report.generatedAt})` };
     } catch {
       // A damaged entry: try the one before it.
     }
   }
   return null;
+}
+
+/**
+ * The text of a kept consistency.json. A FIFO, a device or a directory there is refused at once (thrown, so the
+ * entry counts as damaged), never waited on.
+ */
+function readHistoryReport(dir: string, stamp: string): string {
+  const file = path.join(dir, 'history', stamp, 'consistency.json');
+  return readInputBytesSync(file, { what: 'kept report', maxBytes: MAX_AUDIT_FILE_BYTES }).toString('utf8');
 }
 
 function historyStamps(dir: string): string[] {
@@ -69,9 +77,7 @@ function renderIndex(dir: string): string {
   const rows = historyStamps(dir).map((stamp) => {
     let summary = '';
     try {
-      const report = ConsistencyReportSchema.parse(
-        JSON.parse(fs.readFileSync(path.join(dir, 'history', stamp, 'consistency.json'), 'utf8')),
-      );
+      const report = ConsistencyReportSchema.parse(JSON.parse(readHistoryReport(dir, stamp)));
       const s = report.summary;
       summary = `${report.generatedAt} — ${s.total} tests: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped; ${s.disagreements} disagreement(s)`;
     } catch {

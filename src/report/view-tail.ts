@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { RaspEventSchema, type RunIndexEntry } from '../protocol/index.js';
+import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import { AUDIT_DIR } from '../runtime/run-store.js';
 import { isRawLineEvent } from './attempt-view.js';
 import { TimelineBuilder } from './rasp-timeline.js';
@@ -35,7 +36,13 @@ export function tailAttempt(
   let timer: NodeJS.Timeout | null = null;
   const finished = (): boolean => {
     try {
-      const meta = JSON.parse(fs.readFileSync(path.join(run.run_dir, AUDIT_DIR, `meta.${n}.json`), 'utf8'));
+      const meta = JSON.parse(
+        readInputBytesSync(path.join(run.run_dir, AUDIT_DIR, `meta.${n}.json`), {
+          what: 'attempt meta',
+          maxBytes: MAX_AUDIT_FILE_BYTES,
+          noFollow: true,
+        }).toString('utf8'),
+      );
       return meta.status === 'finished';
     } catch {
       return false;

@@ -54,15 +54,19 @@ function byteLength(data: string | Uint8Array): number {
   return typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
 }
 
-/** Opens a new temp sibling of `file` for writing: a missing directory is made on the first ENOENT, not checked before. */
+/**
+ * Opens a new temp sibling of `file` for writing: a missing directory is made on the first ENOENT, not checked before.
+ * Exclusive (`wx`): the name is new, so anything already there (a link planted beside a cassette) is refused, never
+ * written through.
+ */
 function openTemp(file: string): { tmp: string; fd: number } {
   const tmp = tempSibling(file);
   try {
-    return { tmp, fd: fsSync.openSync(tmp, 'w') };
+    return { tmp, fd: fsSync.openSync(tmp, 'wx') };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     fsSync.mkdirSync(path.dirname(file), { recursive: true });
-    return { tmp, fd: fsSync.openSync(tmp, 'w') };
+    return { tmp, fd: fsSync.openSync(tmp, 'wx') };
   }
 }
 
@@ -143,7 +147,7 @@ export async function writeFileAtomic(
   if (byteLength(data) <= SYNC_WRITE_BYTES) return durable ? writeSmallDurable(file, data) : writeSmall(file, data);
   await fs.mkdir(path.dirname(file), { recursive: true });
   const tmp = tempSibling(file);
-  const handle = await fs.open(tmp, 'w');
+  const handle = await fs.open(tmp, 'wx');
   try {
     try {
       await handle.writeFile(data);

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { MAX_CONFIG_BYTES, readInputBytesSync } from './bounded-input.js';
 
 const cache = new Map<string, string | null>();
 
@@ -22,7 +23,9 @@ export function engineVersion(executable: string, packageName: string | null): s
     for (let depth = 0; depth < 8 && version === null; depth += 1) {
       const manifest = path.join(dir, 'package.json');
       if (fs.existsSync(manifest)) {
-        const parsed = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { name?: unknown; version?: unknown };
+        // The managed prefix is writable by the agent: a FIFO planted there is refused (thrown), never waited on.
+        const text = readInputBytesSync(manifest, { what: 'package manifest', maxBytes: MAX_CONFIG_BYTES });
+        const parsed = JSON.parse(text.toString('utf8')) as { name?: unknown; version?: unknown };
         if (parsed.name === packageName && typeof parsed.version === 'string') version = parsed.version;
       }
       const parent = path.dirname(dir);

@@ -3,10 +3,10 @@
  * They accept a {@link HarnessRun} or any AttemptResult-like object; failures show the last FCMP events and
  * the audit directory.
  */
-import fs from 'node:fs';
 import { expect } from 'vitest';
 import type { ToolCallRecord } from '../core/attempt-result.js';
 import type { Completion, FcmpEvent, FsDiff } from '../protocol/index.js';
+import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import { stripDoneMarker } from '../translate/completion.js';
 
 /** The fields the matchers read (a HarnessRun or an AttemptResult both fit). */
@@ -100,7 +100,12 @@ export function transcript(outcome: AgentOutcomeLike, last = 12): string {
 function injectedSkills(outcome: AgentOutcomeLike): string {
   if (outcome.skillsInjected) return outcome.skillsInjected.join(', ') || 'none';
   try {
-    const meta = JSON.parse(fs.readFileSync(outcome.audit?.meta ?? '', 'utf8')) as {
+    const file = outcome.audit?.meta ?? '';
+    const meta = JSON.parse(
+      readInputBytesSync(file, { what: 'attempt meta', maxBytes: MAX_AUDIT_FILE_BYTES, noFollow: true }).toString(
+        'utf8',
+      ),
+    ) as {
       skill_injection?: { skills?: Array<{ name: string }> };
     };
     const names = meta.skill_injection?.skills?.map((s) => s.name) ?? [];

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { AgentHarnessError } from '../../errors/index.js';
 import { assertAgentPathSafe } from '../../runtime/agent-writable.js';
 import { writeFileAtomic } from '../../runtime/atomic-write.js';
+import { MAX_CONFIG_BYTES, readInputText } from '../../runtime/bounded-input.js';
 import { withFileLock } from '../../runtime/file-lock.js';
 
 type Json = Record<string, unknown>;
@@ -36,9 +37,14 @@ async function readJson(file: string): Promise<Json> {
   assertAgentPathSafe(file);
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
+    // In the engine's home, which the agent can write: a FIFO put there is refused, never waited on.
+    text = await readInputText(file, {
+      what: 'claude config file',
+      maxBytes: MAX_CONFIG_BYTES,
+      unreadableCode: 'ENGINE_CONFIG_INJECTION_FAILED',
+    });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    if (((error as Error).cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return {};
     throw error;
   }
   if (text.trim() === '') return {};

@@ -10,10 +10,10 @@
  * overrides instead, with the prepared leading `-c` overrides (the scripted model's base URL, the run dir's trust).
  * Measured facts: docs/acp.md.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { AgentHarnessError } from '../../errors/index.js';
+import { MAX_CONFIG_BYTES, readInputBytesSync } from '../../runtime/bounded-input.js';
 import type { AcpCommand, AcpLaunchContext, AcpSupport } from '../engine.js';
 import { acpAdapterMissing, adapterFile, installedPackageDir } from '../acp-adapter.js';
 import { CODEX_SCRIPTED_MODEL } from './config.js';
@@ -91,7 +91,9 @@ function profileOverrides(ctx: AcpLaunchContext): string[] {
   const profilePath = ctx.prepared.configInjection?.config_path;
   if (!profilePath) return [];
   try {
-    const profile = parseToml(fs.readFileSync(profilePath, 'utf8')) as Record<string, unknown>;
+    const profile = parseToml(
+      readInputBytesSync(profilePath, { what: 'codex profile', maxBytes: MAX_CONFIG_BYTES }).toString('utf8'),
+    ) as Record<string, unknown>;
     if (profile.model === CODEX_SCRIPTED_MODEL) profile.model = CODEX_ACP_SCRIPTED_MODEL;
     return overridesOf({ ...profile, ...CODEX_ACP_PROFILE });
   } catch (error) {

@@ -15,6 +15,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { MAX_CONFIG_BYTES, readInputBytesSync } from '../../runtime/bounded-input.js';
 import type { NativeLaunch } from '../engine.js';
 
 /** The platform packages of the launcher, by `process.platform`/`process.arch` (Windows keeps the launcher). */
@@ -29,7 +30,9 @@ const TARGETS: Record<string, { triple: string; pkg: string }> = {
 
 function readJson(file: string): Record<string, unknown> | null {
   try {
-    const value: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    // In the managed prefix, which the agent can write: a FIFO there is refused, never waited on.
+    const text = readInputBytesSync(file, { what: 'package manifest', maxBytes: MAX_CONFIG_BYTES });
+    const value: unknown = JSON.parse(text.toString('utf8'));
     return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
   } catch {
     return null;

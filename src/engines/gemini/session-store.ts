@@ -22,7 +22,7 @@ import path from 'node:path';
 import type { ParsedEvent } from '../../protocol/index.js';
 import { newestFile, recoveredFrom } from '../session-recovery.js';
 import type { AcpLoadContext, ParserOutput, SessionRecoveryContext } from '../engine.js';
-import { readLinesSync } from '../../runtime/bounded-input.js';
+import { readInputBytesSync, readLinesSync } from '../../runtime/bounded-input.js';
 import { geminiToolKind } from './parse.js';
 
 type Json = Record<string, unknown>;
@@ -61,7 +61,13 @@ function projectDirsOf(tmpDir: string, cwd: string): string[] {
     .map((entry) => path.join(tmpDir, entry.name))
     .filter((dir) => {
       try {
-        return fs.readFileSync(path.join(dir, '.project_root'), 'utf8').trim() === cwd;
+        // In the engine's home, which the agent can write: a FIFO there is skipped, never waited on.
+        const file = path.join(dir, '.project_root');
+        return (
+          readInputBytesSync(file, { what: 'gemini project root', maxBytes: 64 * 1024 })
+            .toString('utf8')
+            .trim() === cwd
+        );
       } catch {
         return false;
       }
