@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { applyAgentOptions } from '../engines/agent-options.js';
 import type { PreparedEngine } from '../engines/engine.js';
+import { engineInstallHint } from '../engines/install-hint.js';
 import { carryResumeFlags, withCarriedFlags } from '../engines/resume-flags.js';
 import { setSettingsKeys } from '../runtime/config-file.js';
 import { engineVersion } from '../runtime/engine-version.js';
@@ -131,7 +132,7 @@ export async function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt)
   // The leak guard runs before anything is written into the managed home.
   assertNoEnvLeak([paths.agentHome, paths.tmpDir, paths.npmPrefix], hostEnv.HOME);
   for (const dir of [paths.agentHome, attemptTmp]) fs.mkdirSync(dir, { recursive: true });
-  const installed = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
+  const installed = resolveExecutable(adapter.executableName, paths, hostEnv.PATH, engineInstallHint(adapter));
   // A launcher script the adapter can stand in for exactly (codex's npm bin/codex.js) is skipped: the native binary
   // it would start starts directly, with the env the launcher would give it.
   const native = hostEnv[NPM_LAUNCHERS_ENV] === '1' ? null : (adapter.resolveNativeLaunch?.(installed) ?? null);

@@ -37,16 +37,17 @@ export function executableSearchPath(paths: HarnessPaths, hostPath: string | und
  */
 export const NPM_LAUNCHERS_ENV = 'AGENT_HARNESS_NPM_LAUNCHERS';
 
-/** Absolute path of the executable, or throws ENGINE_EXECUTABLE_MISSING listing every path searched. */
-export function resolveExecutable(name: string, paths: HarnessPaths, hostPath?: string): string {
+/**
+ * Absolute path of the executable, or throws ENGINE_EXECUTABLE_MISSING listing every path searched, with `hint` (what
+ * to install: the engine's package, `engines/install-hint.ts`) or the code's generic one.
+ */
+export function resolveExecutable(name: string, paths: HarnessPaths, hostPath?: string, hint?: string): string {
   const searched = executableSearchPath(paths, hostPath).map((dir) => path.join(dir, name));
   const found = searched.find(isExecutableFile);
   if (found) return found;
   throw new AgentHarnessError(
     'ENGINE_EXECUTABLE_MISSING',
     `Executable "${name}" was not found. Searched:\n${searched.map((p) => `  - ${p}`).join('\n')}`,
-    {
-      details: { executable: name, searched },
-    },
+    { details: { executable: name, searched }, ...(hint ? { hint } : {}) },
   );
 }
