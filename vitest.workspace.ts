@@ -4,8 +4,12 @@
  *
  * - engine: real engine CLIs against the scripted model (slow, processes, files).
  * - contract: CLI/protocol/store/model contracts; never starts an engine CLI.
+ *
+ * The default test and hook timeouts are what a quiet machine needs, scaled by the load when the run starts
+ * (tests/helpers/load-scaled.ts): a timeout bounds a hung test, it never asserts speed.
  */
 import type { TestProjectInlineConfiguration } from 'vitest/config';
+import { scaled } from './tests/helpers/load-scaled.js';
 
 /** The `engine` and `contract` projects. */
 export const projects = [
@@ -14,8 +18,8 @@ export const projects = [
     test: {
       name: 'engine',
       include: ['tests/engine/**/*.engine.test.ts'],
-      testTimeout: 180_000,
-      hookTimeout: 60_000,
+      testTimeout: scaled(180_000),
+      hookTimeout: scaled(60_000),
       pool: 'forks',
       maxWorkers: 2,
       sequence: { groupOrder: 2 },
@@ -26,8 +30,8 @@ export const projects = [
     test: {
       name: 'contract',
       include: ['tests/contract/**/*.contract.test.ts', 'src/**/*.contract.test.ts'],
-      testTimeout: 60_000,
-      hookTimeout: 30_000,
+      testTimeout: scaled(60_000),
+      hookTimeout: scaled(30_000),
       pool: 'forks',
       maxWorkers: 2,
       sequence: { groupOrder: 1 },

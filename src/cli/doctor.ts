@@ -10,7 +10,9 @@ import type { IsolationMode } from '../protocol/index.js';
 import type { NamespaceSupport } from '../runtime/isolation/probe.js';
 import { findEnvLeak } from '../runtime/leak-guard.js';
 import { PATH_ENV_VARS, resolveHarnessPaths, type HarnessPaths } from '../runtime/paths.js';
+import { engineInstallHint } from '../engines/install-hint.js';
 import { resolveExecutable } from '../runtime/executables.js';
+import { installCommand } from '../runtime/pinned-packages.js';
 import { parsePositiveInt } from './options.js';
 import type { CliStreams } from './output.js';
 
@@ -176,6 +178,8 @@ export interface DoctorOptions {
   probeTimeoutMs?: number;
   /** How many tries a failing probe gets in all; default `VERSION_PROBE_TRIES`. */
   probeTries?: number;
+  /** The engines whose executables are checked (each starts once with `--version`); default every registered one. */
+  engines?: readonly string[];
 }
 
 /** Runs every self-check. */
@@ -223,12 +227,12 @@ export async function runDoctorChecks(
   const isolation = await doctorIsolation(hostEnv);
   checks.push(namespaceCheck(isolation, hostEnv));
   checks.push(filesystemCheck(isolation));
-  for (const id of engineIds()) {
+  for (const id of options.engines ?? engineIds()) {
     const adapter = await loadEngine(id);
     // A project tests the engines it installed: a missing engine fails the doctor only when it was asked for.
     const optional = !required.includes(id);
     try {
-      const file = resolveExecutable(adapter.executableName, paths, hostEnv.PATH);
+      const file = resolveExecutable(adapter.executableName, paths, hostEnv.PATH, engineInstallHint(adapter));
       // HOME is the managed home, so an engine's default config root (`~/.codex`, `~/.claude`…) lies under it.
       const probe = await probeVersion(file, {
         env: { PATH: hostEnv.PATH ?? '', HOME: paths.agentHome, TMPDIR: paths.tmpDir },
@@ -262,7 +266,7 @@ export async function runDoctorChecks(
         checks.push({
           name: `engine ${id}`,
           ok: true,
-          detail: `not installed (optional; ${adapter.packageName ? `npm i -D ${adapter.packageName}` : 'no npm package is served here'} to test it)`,
+          detail: `not installed (optional; ${adapter.packageName ? installCommand(adapter.packageName) : 'no npm package is served here'} to test it)`,
           error: null,
         });
         continue;

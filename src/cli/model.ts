@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { CassetteReport } from '../cassette/session.js';
-import { parsePace, parsePositiveInt } from './options.js';
+import { parsePace, parsePort } from './options.js';
 
 /** Options of `model serve`. */
 interface ServeOptions {
@@ -32,7 +32,11 @@ export function registerModel(program: Command): void {
     .command('serve')
     .description('serve the scripted model on 127.0.0.1 until Ctrl-C (requests: GET /__harness/requests)')
     .option('--script <file>', 'JSON model script (default: a short text reply to every turn)')
-    .option('--port <port>', 'port (default: an ephemeral one)', parsePositiveInt('--port'))
+    .option(
+      '--port <port>',
+      'port on 127.0.0.1 (default or 0: any free port; the listening line says which)',
+      parsePort,
+    )
     .option('--log <file>', 'append every request as a JSON line to this file')
     .option(
       '--cassette <file>',

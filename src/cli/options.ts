@@ -90,6 +90,14 @@ export function parsePositiveInt(name: string) {
   };
 }
 
+/** Parses `--port`: 0 (any free port, the one chosen is printed) to 65535, as `view` and `model serve` take it. */
+export function parsePort(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65_535)
+    throw new AgentHarnessError('USAGE_ERROR', `--port takes a port number (0-65535), not ${JSON.stringify(value)}.`);
+  return n;
+}
+
 /**
  * Removes every `--translate N` / `--translate=N` from engine passthrough args (the flag is the harness's and
  * never reaches the engine, wherever it was written) and returns the last value seen.

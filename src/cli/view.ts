@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { AgentHarnessError } from '../errors/index.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
+import { parsePort } from './options.js';
 import type { CliStreams } from './output.js';
 
 interface ViewOptions {
@@ -17,12 +18,7 @@ interface ViewOptions {
 
 /** Runs `view` until a signal; returns the exit status. */
 export async function viewCommand(streams: CliStreams, options: ViewOptions): Promise<number> {
-  const port = options.port === undefined ? 0 : Number(options.port);
-  if (!/^\d+$/.test(options.port ?? '0') || port > 65_535)
-    throw new AgentHarnessError(
-      'USAGE_ERROR',
-      `--port takes a port number (0-65535), not ${JSON.stringify(options.port)}.`,
-    );
+  const port = options.port === undefined ? 0 : parsePort(options.port);
   const runRoot = options.root ? path.resolve(options.root) : resolveHarnessPaths().runRoot;
   // A --root given by hand that is no directory (a typo, a file) would serve an empty list with no word why.
   if (options.root !== undefined && !fs.statSync(runRoot, { throwIfNoEntry: false })?.isDirectory())

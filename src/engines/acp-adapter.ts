@@ -8,6 +8,7 @@ import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import { MAX_CONFIG_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import { PACKAGE_ROOT } from '../runtime/executables.js';
+import { installCommand } from '../runtime/pinned-packages.js';
 import type { EngineId } from '../protocol/index.js';
 
 /** The `node_modules` directories a package is looked up in from `from`, nearest first. */
@@ -42,7 +43,7 @@ export function installedPackageDir(packageName: string, from: string = PACKAGE_
 export function acpAdapterMissing(engine: EngineId, packageName: string, looked: string): AgentHarnessError {
   return new AgentHarnessError(
     'ENGINE_CAPABILITY_UNAVAILABLE',
-    `${engine} cannot run over ACP: its adapter ${packageName} is not installed (${looked}). Install it next to agent-harness (npm install --save-dev ${packageName}), or use the engine's native transport.`,
+    `${engine} cannot run over ACP: its adapter ${packageName} is not installed (${looked}). Install it next to agent-harness (${installCommand(packageName)}), or use the engine's native transport.`,
     { details: { engine, capability: 'acp', package: packageName } },
   );
 }

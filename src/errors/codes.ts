@@ -5,7 +5,7 @@
 export const ERROR_CODES = {
   ENGINE_UNKNOWN: 'Use one of the engine ids listed by `agent-harness doctor`.',
   ENGINE_EXECUTABLE_MISSING:
-    'Install the engine CLI as a dev dependency of your project (e.g. npm i -D @openai/codex) or put it on PATH.',
+    "Install the engine's CLI as a dev dependency of your project (`agent-harness doctor` names its package and version) or put it on PATH.",
   ENGINE_CAPABILITY_UNAVAILABLE: 'This engine cannot do that yet; pick another engine or drop the option.',
   ENGINE_CONFIG_INJECTION_FAILED: 'Check that the managed agent home is writable and its config file is valid.',
   ENGINE_TIMEOUT: 'Raise the timeout (--timeout-ms) or check the model script: the engine did not finish in time.',

@@ -60,8 +60,11 @@ function isAgentWritten(file: string, roots: readonly string[]): boolean {
   return roots.some((root) => real === root || real.startsWith(`${root}${path.sep}`));
 }
 
-/** Absolute path of the executable, or throws ENGINE_EXECUTABLE_MISSING listing every path searched. */
-export function resolveExecutable(name: string, paths: HarnessPaths, hostPath?: string): string {
+/**
+ * Absolute path of the executable, or throws ENGINE_EXECUTABLE_MISSING listing every path searched, with `hint` (what
+ * to install: the engine's package, `engines/install-hint.ts`) or the code's generic one.
+ */
+export function resolveExecutable(name: string, paths: HarnessPaths, hostPath?: string, hint?: string): string {
   const searched = executableSearchPath(paths, hostPath).map((dir) => path.join(dir, name));
   const roots = agentWritableRoots(paths);
   const found = searched.find((file) => isExecutableFile(file) && !isAgentWritten(file, roots));
@@ -69,8 +72,6 @@ export function resolveExecutable(name: string, paths: HarnessPaths, hostPath?: 
   throw new AgentHarnessError(
     'ENGINE_EXECUTABLE_MISSING',
     `Executable "${name}" was not found. Searched:\n${searched.map((p) => `  - ${p}${isExecutableFile(p) ? ' (skipped: it lies where agents write)' : ''}`).join('\n')}`,
-    {
-      details: { executable: name, searched },
-    },
+    { details: { executable: name, searched }, ...(hint ? { hint } : {}) },
   );
 }

@@ -49,8 +49,9 @@ export interface AgentStartOptions {
   /** Model mode of this run (default: the plugin's `model`); `record`, `replay`, `auto` use a cassette. */
   model?: ModelModeOption;
   /**
-   * The cassette file (relative to the project root). Default: `__cassettes__/<test file>/<test name>.json` beside
-   * the test file (`<test name>.N.json` for its Nth attempt).
+   * The cassette file (relative to the project root). Default: `__cassettes__/<test file>/<name>.json` beside the
+   * test file (`<name>.N.json` for its Nth attempt), `<name>` the test's full name with each run of characters other
+   * than `[A-Za-z0-9._-]` made one `-` (docs/cassettes.md).
    */
   cassette?: string;
   /**

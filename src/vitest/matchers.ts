@@ -97,6 +97,13 @@ export function transcript(outcome: AgentOutcomeLike, last = 12): string {
 }
 
 /** The skills injected into the run: the outcome's own list, else its audit meta's (read only to explain a failure). */
+/** The skills the engine offered to the model, as a failure message lists them (null: no model request recorded). */
+function offeredSkills(outcome: AgentOutcomeLike): string {
+  if (outcome.skillsOffered === null || outcome.skillsOffered === undefined)
+    return '(unknown: no model request was recorded)';
+  return outcome.skillsOffered.join(', ') || 'none';
+}
+
 function injectedSkills(outcome: AgentOutcomeLike): string {
   if (outcome.skillsInjected) return outcome.skillsInjected.join(', ') || 'none';
   try {
@@ -228,7 +235,7 @@ export const agentMatchers = {
     return {
       pass,
       message: () =>
-        `expected the agent ${pass ? 'not ' : ''}to have used skill ${name}; skills injected: ${injectedSkills(o)}${transcript(o)}`,
+        `expected the agent ${pass ? 'not ' : ''}to have used skill ${name}; skills injected: ${injectedSkills(o)}; offered: ${offeredSkills(o)}${transcript(o)}`,
     };
   },
   toHaveChangedExactly(received: unknown, paths: readonly string[]): Result {

@@ -55,7 +55,7 @@ describe('ACP adapters of claude and codex', () => {
     const error = thrownBy(() => adapterFile('claude', CLAUDE_ACP_PACKAGE, 'dist/index.js', dir));
     expect(isAgentHarnessError(error, 'ENGINE_CAPABILITY_UNAVAILABLE')).toBe(true);
     expect((error as Error).message).toContain(CLAUDE_ACP_PACKAGE);
-    expect((error as Error).message).toContain(`npm install --save-dev ${CLAUDE_ACP_PACKAGE}`);
+    expect((error as Error).message).toContain(`npm i -D ${CLAUDE_ACP_PACKAGE}@`);
     expect((error as { details: unknown }).details).toEqual({
       engine: 'claude',
       capability: 'acp',

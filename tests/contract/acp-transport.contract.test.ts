@@ -281,7 +281,7 @@ describe('refusals before any run exists', () => {
     try {
       const missing = await refusal(SIXTH_ID, { transport: 'acp' });
       expect(isAgentHarnessError(missing, 'ENGINE_CAPABILITY_UNAVAILABLE')).toBe(true);
-      expect((missing as Error).message).toContain('npm install --save-dev @example/sixth-acp');
+      expect((missing as Error).message).toContain('(npm i -D @example/sixth-acp)');
       expect(fs.readdirSync(runRoot)).toEqual([]);
     } finally {
       unregister();

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeNamespaces } from '../../src/runtime/isolation/probe.js';
 import { BIN, createCliSandbox, installFakeEngine, type CliSandbox } from '../helpers/cli.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const support = probeNamespaces();
 let sandbox: CliSandbox;
@@ -35,7 +36,7 @@ describe.skipIf(!support.available)(`disk full (${support.reason ?? 'tmpfs in a 
       cwd: sandbox.root,
       env: { ...sandbox.env, AGENT_HARNESS_RUN_ROOT: path.join(full, 'runs') },
       encoding: 'utf8',
-      timeout: 120_000,
+      timeout: scaled(120_000),
     });
     expect(result.status, result.stderr).toBe(1);
     expect(result.stderr).toMatch(

@@ -11,11 +11,12 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLineSplitter } from '../../src/translate/line-splitter.js';
 import { BIN, createCliSandbox, installFakeEngine, REPO, type CliRun, type CliSandbox } from '../helpers/cli.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const STREAMS = path.join(REPO, 'fixtures', 'streams', 'codex');
 const SESSION = '01a2053b-9f5a-7bc0-b066-eb965712ebee';
 /** Long enough for the CLI's startup on a loaded machine; a hanging read is killed at this point. */
-const HANG_TIMEOUT_MS = 60_000;
+const HANG_TIMEOUT_MS = scaled(60_000);
 const MiB = 1024 * 1024;
 
 let sandbox: CliSandbox;

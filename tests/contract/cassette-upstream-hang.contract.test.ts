@@ -7,6 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { forwardRequest } from '../../src/cassette/record.js';
+import { waitUntil, within } from '../helpers/load-scaled.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -62,15 +63,11 @@ describe('forwardRequest and a silent upstream', () => {
     const engine = http.request({ host: '127.0.0.1', port: frontPort, method: 'POST', path: '/v1/responses' });
     engine.on('error', () => undefined);
     engine.end('{}');
-    for (let i = 0; i < 200 && upstreamSocket === null; i += 1) await new Promise((r) => setTimeout(r, 50));
+    await waitUntil(() => upstreamSocket !== null, 10_000, 50);
     expect(upstreamSocket).not.toBeNull();
     // The engine is killed: its connection goes.
     engine.destroy();
-    const bounded = <T>(promise: Promise<T>, what: string): Promise<T> =>
-      Promise.race([
-        promise,
-        new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} never happened`)), 20_000).unref()),
-      ]);
+    const bounded = <T>(promise: Promise<T>, what: string): Promise<T> => within(promise, 20_000, what);
     await bounded(upstreamClosed, 'the upstream connection closing');
     const outcome = await bounded(forwarded.result!, 'forwardRequest settling');
     expect(outcome).toBeNull();
@@ -110,7 +107,7 @@ describe('forwardRequest and a silent upstream', () => {
       engine.end('{}');
     });
     await read;
-    for (let i = 0; i < 400 && result === null; i += 1) await new Promise((r) => setTimeout(r, 50));
+    await waitUntil(() => result !== null, 20_000, 50);
     const outcome = (await (result as Promise<unknown> | null)) as {
       status: number;
       complete: boolean;

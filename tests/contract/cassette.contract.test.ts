@@ -33,6 +33,7 @@ import { renderMarkdown } from '../../src/report/render.js';
 import { startModelServer, turns, type ModelServer } from '../../src/model/index.js';
 import { BIN, createCliSandbox, runCliProcess } from '../helpers/cli.js';
 import { startKeyedVendor, type KeyedVendor } from '../helpers/keyed-vendor.js';
+import { waitUntil } from '../helpers/load-scaled.js';
 
 const KEY = 'sk-test-SECRET-0123456789abcdef';
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -372,7 +373,7 @@ describe('record through the model server, replay offline', () => {
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const text = await response.text();
     // Written after each interaction, before the attempt ends: a crash keeps what was recorded.
-    for (let i = 0; i < 200 && !fs.existsSync(file); i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(await waitUntil(() => fs.existsSync(file), 5000, 25)).toBe(true);
     expect(loadCassette(file).interactions).toHaveLength(1);
     const report = await cassette.finish();
     expect(report).toMatchObject({ mode: 'record', interactions: 1, error: null });
@@ -650,8 +651,7 @@ describe('model serve --cassette', () => {
       stderr += chunk;
     });
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    for (let i = 0; i < 400 && !/listening on (\S+)/.test(stdout); i += 1)
-      await new Promise((resolve) => setTimeout(resolve, 25));
+    await waitUntil(() => /listening on (\S+)/.test(stdout), 10_000, 25);
     const url = /listening on (\S+)/.exec(stdout)?.[1];
     expect(url, stderr).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(await (await post(url!, 'Say it')).text()).toBe(recorded);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attemptAuditPaths } from '../../src/core/audit-files.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
 import { BIN, createCliSandbox, fakeEngineCalls, installFakeEngine, REPO, type CliSandbox } from '../helpers/cli.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
 let sandbox: CliSandbox;
@@ -28,7 +29,7 @@ describe('live passthrough on a terminal', () => {
       env: sandbox.env,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 120_000,
+      timeout: scaled(120_000),
     });
     expect(result.status).toBe(0);
     const transcript = fs.readFileSync(outer, 'utf8');
@@ -56,7 +57,7 @@ describe('agent-harness model serve', () => {
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';
-        const timer = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 60_000);
+        const timer = setTimeout(() => reject(new Error(`no listening line: ${out}`)), scaled(60_000));
         child.stdout.on('data', (chunk: Buffer) => {
           out += chunk.toString();
           const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);

@@ -435,7 +435,8 @@ describe('doctor and help', () => {
     const required = runCliProcess(sandbox, ['doctor', '--engine', 'iflow'], env);
     expect(required.status).toBe(1);
     expect(required.stdout).toMatch(/FAIL engine iflow/);
-    expect(required.stdout).toContain('npm i -D');
+    // iflow serves no npm package: its hint says PATH, not another engine's package (issue 43).
+    expect(required.stdout).toContain('iflow has no npm package served here: put its `iflow` executable on PATH.');
   });
 
   it('--help teaches the commands', () => {

@@ -30,6 +30,7 @@ import { translateRecorded } from '../../src/translate/recorded.js';
 import { renderTranslateView } from '../../src/translate/views.js';
 import { deadOwner } from '../helpers/processes.js';
 import { createCliSandbox, installFakeEngine, runCliProcess, type CliSandbox } from '../helpers/cli.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-spool-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -309,7 +310,7 @@ const fs = require('node:fs');
 process.stdout.write(${JSON.stringify(`${failing}\n`)}, () => {
   // Once the harness has recorded the failed turn (however loaded the machine), it is rewritten as a completed one.
   const file = '.audit/rasp.' + fs.readdirSync('.audit').filter((n) => /^rasp\\.\\d+\\.jsonl$/.test(n)).map((n) => Number(n.split('.')[1])).sort((a, b) => b - a)[0] + '.jsonl';
-  const deadline = Date.now() + 60000;
+  const deadline = Date.now() + ${scaled(60_000)};
   const poll = setInterval(() => {
     const text = fs.readFileSync(file, 'utf8');
     if (!text.includes('"engine.turn.end"') && Date.now() < deadline) return;

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { holdFileLock, withFileLock } from '../../src/runtime/file-lock.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 let dir: string;
 beforeEach(() => {
@@ -101,28 +102,32 @@ process.stdin.once('data', () => {
 `;
 
 describe('withFileLock across processes', () => {
-  it('waits for a lock another process holds and runs only once that process has released it', async () => {
-    const file = path.join(dir, 'index.jsonl');
-    const marker = path.join(dir, 'released');
-    const lockfilePath = createRequire(import.meta.url).resolve('proper-lockfile');
-    const holder = spawn(process.execPath, ['-e', HOLDER, lockfilePath, file, marker], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    const exited = new Promise((resolve) => holder.on('exit', resolve));
-    await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
-    expect(fs.existsSync(`${file}.lock`)).toBe(true);
-    let ran = false;
-    const waiting = withFileLock(file, async () => {
-      ran = true;
-      return fs.existsSync(marker);
-    });
-    await tick();
-    expect(ran).toBe(false);
-    holder.stdin.write('release\n');
-    await expect(waiting).resolves.toBe(true);
-    await exited;
-    expect(fs.existsSync(`${file}.lock`)).toBe(false);
-  }, 60_000);
+  it(
+    'waits for a lock another process holds and runs only once that process has released it',
+    async () => {
+      const file = path.join(dir, 'index.jsonl');
+      const marker = path.join(dir, 'released');
+      const lockfilePath = createRequire(import.meta.url).resolve('proper-lockfile');
+      const holder = spawn(process.execPath, ['-e', HOLDER, lockfilePath, file, marker], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      const exited = new Promise((resolve) => holder.on('exit', resolve));
+      await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+      expect(fs.existsSync(`${file}.lock`)).toBe(true);
+      let ran = false;
+      const waiting = withFileLock(file, async () => {
+        ran = true;
+        return fs.existsSync(marker);
+      });
+      await tick();
+      expect(ran).toBe(false);
+      holder.stdin.write('release\n');
+      await expect(waiting).resolves.toBe(true);
+      await exited;
+      expect(fs.existsSync(`${file}.lock`)).toBe(false);
+    },
+    scaled(60_000),
+  );
 
   it('takes over a stale lock left by a holder that died', async () => {
     const file = path.join(dir, 'index.jsonl');

@@ -18,6 +18,7 @@ import {
   type NarrationCaller,
 } from 'agent-harness/fluent';
 import { bindModel, createScriptedCaller } from 'agent-harness/orchestrator';
+import { scaled } from '../helpers/load-scaled.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'fluent-narration-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -156,7 +157,7 @@ describe('narration', () => {
     const { execa } = await import('execa');
     const result = await execa('npx', ['tsx', 'examples/fluent/narrating-agent.ts'], {
       reject: false,
-      timeout: 120_000,
+      timeout: scaled(120_000),
     });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout.split('\n')).toEqual([

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { scaled } from '../helpers/load-scaled.js';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const VITEST = path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs');
@@ -26,7 +27,7 @@ function vitest(args: string[], calls: string): number | null {
     cwd: REPO,
     env: { ...env, CI: 'true', NO_COLOR: '1', WF_CALLS: calls },
     encoding: 'utf8',
-    timeout: 120_000,
+    timeout: scaled(120_000),
   });
   return result.status;
 }

@@ -17,6 +17,7 @@ import { ACP_CONFORMANCE_COLUMNS } from '../../src/report/acp-conformance.js';
 import { renderHtmlReport } from '../../src/report/render-html.js';
 import { ConsistencyReportSchema } from '../../src/report/schema.js';
 import { buildViewData } from '../../src/report/view-data.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const STREAMS = path.join(REPO, 'fixtures', 'streams');
 const SHOTS = path.join(REPO, 'reports', 'ui-screenshots');
@@ -46,8 +47,8 @@ async function openPage(file: string): Promise<{ page: BrowserPage; problems: st
   page.on('request', (request) => {
     if (!request.url().startsWith('file://')) problems.push(`request: ${request.url()}`);
   });
-  await page.goto(pathToFileURL(file).href, { timeout: 60_000 });
-  await page.waitForSelector('[data-testid="runs"]', { timeout: 60_000 });
+  await page.goto(pathToFileURL(file).href, { timeout: scaled(60_000) });
+  await page.waitForSelector('[data-testid="runs"]', { timeout: scaled(60_000) });
   return { page, problems };
 }
 
@@ -76,7 +77,7 @@ describe.skipIf(unavailable !== null && !process.env.CI)('HTML report in Chromiu
       env: sandbox.env,
       encoding: 'utf8',
       stdio: ['ignore', 'ignore', 'pipe'],
-      timeout: 120_000,
+      timeout: scaled(120_000),
     });
     handles.hostile = handleOf(hostile.stderr);
     installFakeEngine(sandbox, 'codex', { stdoutFile: path.join(STREAMS, 'codex', 'multibyte.stdout.jsonl') });
@@ -85,7 +86,7 @@ describe.skipIf(unavailable !== null && !process.env.CI)('HTML report in Chromiu
     expect(report.stderr).toContain('report.html');
     expect(report.status).toBe(0);
     browser = await launchBrowser();
-  }, 240_000);
+  }, scaled(240_000));
   afterAll(async () => {
     await browser?.close();
     sandbox?.cleanup();
@@ -144,7 +145,7 @@ describe.skipIf(unavailable !== null && !process.env.CI)('HTML report in Chromiu
     await page.selectOption('[data-testid="speed"]', '16');
     await page.click('[data-testid="play"]');
     // Playback hides the items and shows each at its recorded time (scaled); all are shown by the end.
-    await page.waitForSelector('[data-testid="timeline"][data-playback="done"]', { timeout: 30_000 });
+    await page.waitForSelector('[data-testid="timeline"][data-playback="done"]', { timeout: scaled(30_000) });
     expect(await page.locator('[data-testid="timeline"] li.hidden').count()).toBe(0);
     const times = (
       await page.evaluate<string[]>(
@@ -251,7 +252,7 @@ describe.skipIf(unavailable !== null && !process.env.CI)('HTML report in Chromiu
   it('shows hostile agent output as text, runs none of it, and stays responsive with a 10 MB output', async (context) => {
     const { page, problems } = await openPage(path.join(out, 'report.html'));
     await page.click(`[data-testid="run-${handles.hostile}"]`);
-    await page.waitForSelector('[data-testid="item-message"]', { timeout: 60_000 });
+    await page.waitForSelector('[data-testid="item-message"]', { timeout: scaled(60_000) });
     const message = await page.textContent('[data-testid="item-message"]');
     expect(message).toContain(HOSTILE_MARKUP);
     expect(message).toContain('evil\u27E6U+202E\u27E7txt.exe');

@@ -36,6 +36,7 @@ import {
   uniqueSleepSeconds,
   withGrowingTimeout,
 } from '../helpers/processes.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const support = probeNamespaces();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-iso-'));
@@ -233,7 +234,7 @@ socket.on('connect', () => socket.write('hello ' + argv[at + 1] + '\\n{"type":"e
 socket.on('data', (chunk) => { got += chunk; });
 socket.on('close', () => done('closed'));
 socket.on('error', (error) => done('error ' + error.code));
-setTimeout(() => done('still open'), 3000);
+setTimeout(() => done('still open'), ${scaled(3000)});
 `,
       );
       const { result, output } = await runIsolated(kind, via, 'node rogue.cjs');
@@ -260,7 +261,7 @@ setTimeout(() => done('still open'), 3000);
       rogue.write('{"type":"exit","code":0,"signal":null}\n');
       const refused = await Promise.race([
         rogueClosed.then(() => 'closed'),
-        new Promise((resolve) => setTimeout(() => resolve('still open'), 5000)),
+        new Promise((resolve) => setTimeout(() => resolve('still open'), scaled(5000)).unref()),
       ]);
       expect(refused).toBe('closed');
       const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };

@@ -14,6 +14,7 @@ import {
   takeLease,
 } from '../../src/runtime/lease.js';
 import { deadOwner } from '../helpers/processes.js';
+import { waitUntil } from '../helpers/load-scaled.js';
 
 let root: string;
 beforeEach(async () => {
@@ -38,8 +39,7 @@ describe('config leases', () => {
       );
       const zombie = async (): Promise<boolean> =>
         (await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).includes(') Z ');
-      for (let i = 0; i < 1500 && !(await zombie()); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(await zombie()).toBe(true);
+      expect(await waitUntil(zombie, 30_000, 20)).toBe(true);
       // kill(pid, 0) succeeds on a zombie and its start time still reads as before.
       expect(() => process.kill(pid, 0)).not.toThrow();
       expect(isOwnerAlive({ pid, start_time: readProcessStartTime(pid) })).toBe(false);

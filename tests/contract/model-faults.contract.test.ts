@@ -5,6 +5,7 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { parseModelScript, startModelServer, turns } from '../../src/model/index.js';
+import { waitUntil } from '../helpers/load-scaled.js';
 
 /** A raw POST that resolves with what the client saw: status, body so far, and whether the socket failed. */
 function post(
@@ -79,8 +80,7 @@ describe('model fault turns', () => {
       messages: [{ role: 'user', content: 'hi' }],
     });
     // Close only once the stalled request is being held (bounded wait, no fixed sleep).
-    for (let i = 0; i < 3000 && server.requests.length < 2; i += 1)
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitUntil(() => server.requests.length >= 2, 30_000, 10);
     expect(server.requests[1]?.response_kind).toBe('stall');
     await server.close();
     expect((await pending).error).not.toBeNull();

@@ -365,20 +365,24 @@ describe('doctor', () => {
     const { runDoctorChecks } = await import('../../src/cli/doctor.js');
     const { resolveHarnessPaths } = await import('../../src/runtime/paths.js');
     const paths = resolveHarnessPaths({ projectRoot: tmp, env: {}, skillRoots: [] });
-    const checks = await runDoctorChecks(paths, { PATH: process.env.PATH }, [], { probeTries: 1 });
+    // No engine checks (a `--version` start of each engine CLI, three times over: nearly all of this test's time, and
+    // not what it is about).
+    const options = { engines: [] };
+    const checks = await runDoctorChecks(paths, { PATH: process.env.PATH }, [], options);
     const check = checks.find((c) => c.name === 'filesystem');
     expect(check?.ok).toBe(true);
     if (support.available && support.filesystem?.available)
       expect(check?.detail).toMatch(/^mount namespace per attempt/);
     else expect(check?.detail).toMatch(/^WARNING filesystem containment is unavailable/);
-    const off = await runDoctorChecks(paths, { PATH: process.env.PATH, AGENT_HARNESS_ISOLATION: 'off' }, [], {
-      probeTries: 1,
-    });
+    const off = await runDoctorChecks(paths, { PATH: process.env.PATH, AGENT_HARNESS_ISOLATION: 'off' }, [], options);
     expect(off.find((c) => c.name === 'filesystem')?.detail).toBe('off: the agent sees the host filesystem');
     // A bad mode fails the namespaces check; the filesystem check goes on as auto.
-    const bad = await runDoctorChecks(paths, { PATH: process.env.PATH, AGENT_HARNESS_ISOLATION: 'sometimes' }, [], {
-      probeTries: 1,
-    });
+    const bad = await runDoctorChecks(
+      paths,
+      { PATH: process.env.PATH, AGENT_HARNESS_ISOLATION: 'sometimes' },
+      [],
+      options,
+    );
     expect(bad.find((c) => c.name === 'namespaces')).toMatchObject({
       ok: false,
       detail: 'AGENT_HARNESS_ISOLATION=sometimes',

@@ -16,6 +16,7 @@ import {
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../src/orchestrator/caller-limits.js';
 import { loadAnthropicSdk, loadOpenAiSdk } from '../../src/orchestrator/vendor-sdk.js';
 import { type CallerWire, vendorOkReply } from '../helpers/vendor-replies.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 interface Hostile {
@@ -123,7 +124,7 @@ describe.each(['openai', 'anthropic'] as Wire[])('%s caller on a hostile server'
     const pending = caller(wire, target.url)
       .call({ ...ask, stream: true, signal: controller.signal })
       .catch((e: unknown) => e);
-    await expect.poll(() => served, { timeout: 20_000 }).toBe(true);
+    await expect.poll(() => served, { timeout: scaled(20_000) }).toBe(true);
     controller.abort();
     expect(await pending).toMatchObject({ code: 'LLM_ABORTED' });
   });
@@ -171,7 +172,7 @@ describe.each(['openai', 'anthropic'] as Wire[])('%s caller on a hostile server'
       });
       expect((error as { hint: string }).hint).toContain('maxResponseBytes');
       // The client stopped reading at the cap: the server could not hand the socket the whole body.
-      await expect.poll(() => hostile.written, { timeout: 20_000 }).toBeGreaterThan(0);
+      await expect.poll(() => hostile.written, { timeout: scaled(20_000) }).toBeGreaterThan(0);
       expect(hostile.written).toBeLessThan(total / 2);
       expect(peak - before).toBeLessThan(100 * 1024 * 1024);
     });

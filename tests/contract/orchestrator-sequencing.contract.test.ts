@@ -16,6 +16,7 @@ import {
   type LLMCallConfig,
   type MemoryOutput,
 } from 'agent-harness/orchestrator';
+import { within } from '../helpers/load-scaled.js';
 
 const config = buildOrchestratorConfig({
   models: { intent: 'm-intent', memory: 'm-memory', respond: 'm-respond', utility: 'm-utility' },
@@ -28,12 +29,9 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
-/** Fails (instead of hanging) when `promise` is not settled within a generous bound. */
-function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} never happened`)), 20_000).unref()),
-  ]);
+/** Fails (instead of hanging) when `promise` is not settled within a generous, load-scaled bound. */
+function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
+  return within(promise, 20_000, what);
 }
 
 function build(answer: (call: LLMCallConfig) => string | Error | Promise<string | Error>) {
@@ -62,10 +60,10 @@ describe('orchestrator sequencing', () => {
       events.push(`${phase}:start`);
       if (phase === 'intent') {
         intentStarted.resolve();
-        await within(memoryStarted.promise, 'memory start while intent was in flight');
+        await bounded(memoryStarted.promise, 'memory start while intent was in flight');
       } else if (phase === 'memory') {
         memoryStarted.resolve();
-        await within(intentStarted.promise, 'intent start while memory was in flight');
+        await bounded(intentStarted.promise, 'intent start while memory was in flight');
       }
       events.push(`${phase}:end`);
       return phase === 'intent'

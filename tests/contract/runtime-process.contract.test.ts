@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/runtime/process.js';
 import { withGrowingTimeout } from '../helpers/processes.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
 let dir: string;
@@ -127,7 +128,7 @@ describe('runProcess environment and stdin', () => {
       cwd: dir,
       env,
       stdin: 'ignore',
-      timeoutMs: 20_000,
+      timeoutMs: scaled(20_000),
       killGraceMs: 500,
     });
     expect(result).toMatchObject({ exitCode: 0, timedOut: false });
@@ -142,7 +143,7 @@ describe('runProcess environment and stdin', () => {
       cwd: dir,
       env,
       stdin: { text },
-      timeoutMs: 20_000,
+      timeoutMs: scaled(20_000),
       onChunk: out.onChunk,
     });
     expect(result).toMatchObject({ exitCode: 0, timedOut: false });
@@ -180,7 +181,7 @@ describe('runProcess termination', () => {
     });
     const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));
     expect(grandchild).toBeGreaterThan(0);
-    await expect.poll(() => isDead(grandchild), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => isDead(grandchild), { timeout: scaled(30_000) }).toBe(true);
   });
 
   it('on timeout kills a TERM-ignoring grandchild even when the child itself dies on SIGTERM', async () => {
@@ -202,7 +203,7 @@ describe('runProcess termination', () => {
     );
     expect(result).toMatchObject({ timedOut: true, signal: 'SIGTERM' });
     const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));
-    await expect.poll(() => isDead(grandchild), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => isDead(grandchild), { timeout: scaled(30_000) }).toBe(true);
   });
 
   it('settles and cleans up when a grandchild keeps stdout open after the child exited', async () => {
@@ -219,7 +220,7 @@ describe('runProcess termination', () => {
     expect(result).toMatchObject({ exitCode: 0, timedOut: false, canceled: false });
     expect(out.text('stdout')).toBe('parent done\n');
     const holder = Number(fs.readFileSync(pidFile, 'utf8'));
-    await expect.poll(() => isDead(holder), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => isDead(holder), { timeout: scaled(30_000) }).toBe(true);
   });
 
   it('cancels on abort and kills the group', async () => {

@@ -16,6 +16,7 @@ import {
 } from '../../src/runtime/passthrough.js';
 import { runPty } from '../../src/runtime/pty.js';
 import { withGrowingTimeout } from '../helpers/processes.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', TERM: 'xterm' };
 let dir: string;
@@ -120,7 +121,7 @@ describe('runPty', () => {
     );
     expect(result).toMatchObject({ timedOut: true, canceled: false, exitCode: null, signal: 'SIGKILL' });
     const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));
-    await expect.poll(() => isDead(grandchild), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => isDead(grandchild), { timeout: scaled(30_000) }).toBe(true);
   });
 
   it('cancels on abort', async () => {
@@ -213,7 +214,7 @@ describe('util-linux script passthrough', () => {
       logTiming,
       stdin: 'ignore',
       stdout: 'ignore',
-      timeoutMs: 30_000,
+      timeoutMs: scaled(30_000),
     });
     expect(result).toMatchObject({ exitCode: 3, timedOut: false, canceled: false, spawnError: null });
     const log = fs.readFileSync(logOut, 'utf8');
@@ -249,7 +250,7 @@ describe('util-linux script passthrough', () => {
     expect(result.exitCode === 0).toBe(false);
     const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));
     expect(grandchild).toBeGreaterThan(0);
-    await expect.poll(() => isDead(grandchild), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => isDead(grandchild), { timeout: scaled(30_000) }).toBe(true);
   });
 
   it('uses live passthrough only for view 0 with all three streams on a terminal', () => {

@@ -10,6 +10,7 @@ import { AttemptMetaSchema, FcmpEventSchema } from '../../src/protocol/index.js'
 import { takeLease } from '../../src/runtime/lease.js';
 import { deadOwner } from '../helpers/processes.js';
 import { BIN, createCliSandbox, installFakeEngine, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
 let sandbox: CliSandbox;
@@ -37,7 +38,7 @@ async function orphanedRun(): Promise<{ runDir: string; metaFile: string }> {
 
 // Each case runs the CLI three to five times in fresh processes: on a loaded 2-core machine that can take longer than
 // the contract project's 60 s per test, so the bound is generous (no case measures time).
-describe('sealing orphaned attempts', { timeout: 240_000 }, () => {
+describe('sealing orphaned attempts', { timeout: scaled(240_000) }, () => {
   it("doctor --repair seals the orphan and reclaims a dead owner's lease", async () => {
     const { metaFile } = await orphanedRun();
     const agentHome = path.join(sandbox.root, '.agent-harness', 'agent_cache', 'agent_home');

@@ -14,6 +14,7 @@ import { isAgentHarnessError } from '../../src/errors/index.js';
 import { createRun, refreshRunIndex, resolveRunSelector } from '../../src/runtime/run-store.js';
 import { deadOwner } from '../helpers/processes.js';
 import { BIN, createCliSandbox, installFakeEngine, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
 const base = { engine: 'codex', translateMode: 0, modelMode: 'scripted', script: null } as const;
@@ -68,7 +69,7 @@ describe.skipIf(!canUnshare)('runs and translate on a run root that cannot be wr
       cwd: sandbox.root,
       env: sandbox.env,
       encoding: 'utf8',
-      timeout: 120_000,
+      timeout: scaled(120_000),
     });
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   }

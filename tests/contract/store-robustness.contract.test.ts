@@ -23,6 +23,7 @@ import {
   type CliSandbox,
 } from '../helpers/cli.js';
 import { indexLogFile, readIndexLog, readIndexRuns as readIndex } from '../helpers/run-index.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const STREAM = path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl');
 const THREAD = '01a2053b-9f5a-7bc0-b066-eb965712ebee';
@@ -119,30 +120,34 @@ describe('run store (API)', () => {
     expect(readIndex(runRoot).map((run) => run.label)).toEqual(labels);
   });
 
-  it('two processes creating and updating runs at once (compacting the index between them) lose none and never share a handle', async () => {
-    await createRun(runRoot, { ...base, label: 'before' });
-    const generation = readIndexLog(runRoot).header.generation;
-    const child = path.join(REPO, 'tests', 'helpers', 'create-runs-child.ts');
-    const results = await Promise.all(
-      ['left', 'right'].map((label) => runNodeAsync(['--import', 'tsx', child, runRoot, '25', label], { cwd: REPO })),
-    );
-    for (const result of results) expect(result.status, result.stderr).toBe(0);
-    const childIds = results.flatMap((result) => JSON.parse(result.stdout) as string[]);
-    expect(childIds).toHaveLength(50);
-    expect(readIndexLog(runRoot).header.generation).not.toBe(generation);
-    // This process read the index before the children rewrote it: its view must follow.
-    for (const runs of [await listRuns(runRoot), readIndex(runRoot)]) {
-      expect(runs).toHaveLength(51);
-      expect(new Set(runs.map((run) => run.handle)).size).toBe(51);
-      expect(
-        runs
-          .slice(1)
-          .map((run) => run.run_id)
-          .sort(),
-      ).toEqual([...childIds].sort());
-      for (const run of runs.slice(1)) expect(run.session_id).toBe(`${run.label} update 3`);
-    }
-  }, 60_000);
+  it(
+    'two processes creating and updating runs at once (compacting the index between them) lose none and never share a handle',
+    async () => {
+      await createRun(runRoot, { ...base, label: 'before' });
+      const generation = readIndexLog(runRoot).header.generation;
+      const child = path.join(REPO, 'tests', 'helpers', 'create-runs-child.ts');
+      const results = await Promise.all(
+        ['left', 'right'].map((label) => runNodeAsync(['--import', 'tsx', child, runRoot, '25', label], { cwd: REPO })),
+      );
+      for (const result of results) expect(result.status, result.stderr).toBe(0);
+      const childIds = results.flatMap((result) => JSON.parse(result.stdout) as string[]);
+      expect(childIds).toHaveLength(50);
+      expect(readIndexLog(runRoot).header.generation).not.toBe(generation);
+      // This process read the index before the children rewrote it: its view must follow.
+      for (const runs of [await listRuns(runRoot), readIndex(runRoot)]) {
+        expect(runs).toHaveLength(51);
+        expect(new Set(runs.map((run) => run.handle)).size).toBe(51);
+        expect(
+          runs
+            .slice(1)
+            .map((run) => run.run_id)
+            .sort(),
+        ).toEqual([...childIds].sort());
+        for (const run of runs.slice(1)) expect(run.session_id).toBe(`${run.label} update 3`);
+      }
+    },
+    scaled(60_000),
+  );
 });
 
 /** Runs `node args` without blocking, so many can run at once. */
@@ -243,7 +248,7 @@ describe('run store (CLI)', () => {
         cwd: sandbox.root,
         env: sandbox.env,
         encoding: 'utf8',
-        timeout: 60_000,
+        timeout: scaled(60_000),
         killSignal: 'SIGKILL',
       });
       expect(listed.status, listed.stderr).toBe(0);
@@ -264,7 +269,7 @@ describe('run store (CLI)', () => {
         cwd: sandbox.root,
         env: sandbox.env,
         encoding: 'utf8',
-        timeout: 60_000,
+        timeout: scaled(60_000),
         killSignal: 'SIGKILL',
       });
       fs.rmSync(fifoReport, { force: true });
@@ -278,7 +283,7 @@ console.log(run.last_completion);`;
         cwd: REPO,
         env: process.env,
         encoding: 'utf8',
-        timeout: 60_000,
+        timeout: scaled(60_000),
         killSignal: 'SIGKILL',
       });
       expect(updated.status, updated.stderr).toBe(0);
@@ -356,50 +361,58 @@ console.log(run.last_completion);`;
     fs.rmSync(path.join(sandbox.home, 'src'), { recursive: true, force: true });
   });
 
-  it('16 runs started at once get unique handles and all land in the index', async () => {
-    const before = new Set(fs.existsSync(indexLogFile(runRoot)) ? readIndex(runRoot).map((r) => r.run_id) : []);
-    const results = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => runCliAsync(sandbox, ['start', '--prompt', `parallel ${i}`, 'codex'])),
-    );
-    for (const result of results) expect(result.status, result.stderr).toBe(0);
-    const handles = results.map((r) => summaryValue(r.stderr, 'Run handle'));
-    expect(new Set(handles).size).toBe(16);
-    const added = readIndex(runRoot).filter((r) => !before.has(r.run_id));
-    expect(added.map((r) => r.handle).sort()).toEqual([...handles].sort());
-    for (const run of added) {
-      expect(run).toMatchObject({ attempts: 1, session_id: THREAD, last_completion: 'completed' });
-      expect(fcmpSeqs(run.run_dir, 1)[0]).toBe(1);
-    }
-  }, 120_000);
-
-  it('8 concurrent resumes of one run: attempts 2..9, the count and FCMP seq consistent, nothing lost', async () => {
-    const { handle, runDir } = start('resume me 8 times');
-    const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => runCliAsync(sandbox, ['resume', handle, `message ${i}`])),
-    );
-    for (const result of results) expect(result.status, result.stderr).toBe(0);
-    expect(results.map((r) => Number(summaryValue(r.stderr, 'Attempt'))).sort((a, b) => a - b)).toEqual([
-      2, 3, 4, 5, 6, 7, 8, 9,
-    ]);
-    const record = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'run.json'), 'utf8')) as RunIndexEntry;
-    expect(record).toMatchObject({ attempts: 9, session_id: THREAD });
-    expect(readIndex(runRoot).find((r) => r.handle === handle)).toMatchObject({ attempts: 9, session_id: THREAD });
-    const stdins = new Set<string>();
-    let last = 0;
-    for (let attempt = 1; attempt <= 9; attempt += 1) {
-      const meta = AttemptMetaSchema.parse(
-        JSON.parse(fs.readFileSync(path.join(runDir, '.audit', `meta.${attempt}.json`), 'utf8')),
+  it(
+    '16 runs started at once get unique handles and all land in the index',
+    async () => {
+      const before = new Set(fs.existsSync(indexLogFile(runRoot)) ? readIndex(runRoot).map((r) => r.run_id) : []);
+      const results = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => runCliAsync(sandbox, ['start', '--prompt', `parallel ${i}`, 'codex'])),
       );
-      expect(meta).toMatchObject({ attempt, status: 'finished' });
-      if (attempt > 1) stdins.add(fs.readFileSync(path.join(runDir, '.audit', `stdin.${attempt}.log`), 'utf8'));
-      // seq strictly increasing across the run's fcmp files in attempt order, whatever order the attempts finished in.
-      for (const seq of fcmpSeqs(runDir, attempt)) {
-        expect(seq).toBeGreaterThan(last);
-        last = seq;
+      for (const result of results) expect(result.status, result.stderr).toBe(0);
+      const handles = results.map((r) => summaryValue(r.stderr, 'Run handle'));
+      expect(new Set(handles).size).toBe(16);
+      const added = readIndex(runRoot).filter((r) => !before.has(r.run_id));
+      expect(added.map((r) => r.handle).sort()).toEqual([...handles].sort());
+      for (const run of added) {
+        expect(run).toMatchObject({ attempts: 1, session_id: THREAD, last_completion: 'completed' });
+        expect(fcmpSeqs(run.run_dir, 1)[0]).toBe(1);
       }
-    }
-    expect(stdins.size).toBe(8);
-    const listed = JSON.parse(runCliProcess(sandbox, ['runs', '--json']).stdout) as RunIndexEntry[];
-    expect(listed.find((r) => r.handle === handle)).toMatchObject({ attempts: 9 });
-  }, 120_000);
+    },
+    scaled(120_000),
+  );
+
+  it(
+    '8 concurrent resumes of one run: attempts 2..9, the count and FCMP seq consistent, nothing lost',
+    async () => {
+      const { handle, runDir } = start('resume me 8 times');
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => runCliAsync(sandbox, ['resume', handle, `message ${i}`])),
+      );
+      for (const result of results) expect(result.status, result.stderr).toBe(0);
+      expect(results.map((r) => Number(summaryValue(r.stderr, 'Attempt'))).sort((a, b) => a - b)).toEqual([
+        2, 3, 4, 5, 6, 7, 8, 9,
+      ]);
+      const record = JSON.parse(fs.readFileSync(path.join(runDir, '.audit', 'run.json'), 'utf8')) as RunIndexEntry;
+      expect(record).toMatchObject({ attempts: 9, session_id: THREAD });
+      expect(readIndex(runRoot).find((r) => r.handle === handle)).toMatchObject({ attempts: 9, session_id: THREAD });
+      const stdins = new Set<string>();
+      let last = 0;
+      for (let attempt = 1; attempt <= 9; attempt += 1) {
+        const meta = AttemptMetaSchema.parse(
+          JSON.parse(fs.readFileSync(path.join(runDir, '.audit', `meta.${attempt}.json`), 'utf8')),
+        );
+        expect(meta).toMatchObject({ attempt, status: 'finished' });
+        if (attempt > 1) stdins.add(fs.readFileSync(path.join(runDir, '.audit', `stdin.${attempt}.log`), 'utf8'));
+        // seq strictly increasing across the run's fcmp files in attempt order, whatever order the attempts finished in.
+        for (const seq of fcmpSeqs(runDir, attempt)) {
+          expect(seq).toBeGreaterThan(last);
+          last = seq;
+        }
+      }
+      expect(stdins.size).toBe(8);
+      const listed = JSON.parse(runCliProcess(sandbox, ['runs', '--json']).stdout) as RunIndexEntry[];
+      expect(listed.find((r) => r.handle === handle)).toMatchObject({ attempts: 9 });
+    },
+    scaled(120_000),
+  );
 });

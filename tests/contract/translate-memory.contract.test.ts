@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSyntheticCodexStream } from '../../bench/translate.js';
 import { BIN, createCliSandbox, type CliSandbox } from '../helpers/cli.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const PEAK_RSS_BOUND_MB = 150;
 let sandbox: CliSandbox;
@@ -41,7 +42,7 @@ function translate(args: string[], out: string): { status: number | null; stderr
         env: sandbox.env,
         encoding: 'utf8',
         stdio: ['ignore', fd, 'pipe'],
-        timeout: 120_000,
+        timeout: scaled(120_000),
       },
     );
     const kib = Number(/PEAK_RSS_KIB (\d+)/.exec(result.stderr ?? '')?.[1] ?? Number.NaN);

@@ -20,6 +20,7 @@ import {
 } from '../../src/report/view-schema.js';
 import { BIN, createCliSandbox, installFakeEngine, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
 import { installGatedEngine } from '../helpers/hostile-engine.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const STREAMS = path.join(REPO, 'fixtures', 'streams');
 let sandbox: CliSandbox;
@@ -79,7 +80,7 @@ beforeAll(async () => {
       view.on('exit', (code) => reject(new Error(`view exited ${code} before printing its URL`)));
     }),
   );
-}, 120_000);
+}, scaled(120_000));
 afterAll(() => {
   if (view && view.exitCode === null) view.kill('SIGKILL');
   sandbox?.cleanup();
@@ -147,7 +148,7 @@ describe('agent-harness view', () => {
           handle = runs.find((run) => run.running)?.handle ?? '';
           return handle;
         },
-        { timeout: 60_000, interval: 200 },
+        { timeout: scaled(60_000), interval: 200 },
       )
       .not.toBe('');
     const url = new URL(`/api/v1/runs/${handle}/attempts/1/tail`, base);
@@ -176,7 +177,7 @@ describe('agent-harness view', () => {
     // While the engine waits at its gate, the tool call it printed is already on the tail.
     await expect
       .poll(() => events.some((e) => e.event === 'item' && JSON.stringify(e.data).includes('echo live > live.txt')), {
-        timeout: 60_000,
+        timeout: scaled(60_000),
         interval: 100,
       })
       .toBe(true);

@@ -13,6 +13,7 @@ import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { type BrowserHandle, browserUnavailable, launchBrowser } from '../helpers/browser.js';
 import { BIN, createCliSandbox, installFakeEngine, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
 import { installGatedEngine } from '../helpers/hostile-engine.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const SHOTS = path.join(REPO, 'reports', 'ui-screenshots');
 const unavailable = await browserUnavailable();
@@ -36,7 +37,7 @@ describe.skipIf(unavailable !== null && !process.env.CI)('agent-harness view in 
     const runRoot = resolveHarnessPaths({ cwd: sandbox.root, env: sandbox.env }).runRoot;
     server = await startViewServer({ runRoot });
     browser = await launchBrowser();
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await browser?.close();
     await server?.close();
@@ -84,11 +85,11 @@ describe.skipIf(unavailable !== null && !process.env.CI)('agent-harness view in 
           live = ids[0] ?? '';
           return live;
         },
-        { timeout: 60_000, interval: 250 },
+        { timeout: scaled(60_000), interval: 250 },
       )
       .not.toBe('');
     await page.click(`[data-testid="${live}"]`);
-    await page.waitForSelector('[data-testid="item-tool"]', { timeout: 60_000 });
+    await page.waitForSelector('[data-testid="item-tool"]', { timeout: scaled(60_000) });
     expect(await page.textContent('[data-testid="item-tool"] [data-testid="command"]')).toBe('echo live > live.txt');
     expect(await page.locator('[data-testid="item-message"]').count()).toBe(0);
     fs.mkdirSync(SHOTS, { recursive: true });
@@ -99,9 +100,9 @@ describe.skipIf(unavailable !== null && !process.env.CI)('agent-harness view in 
     fs.writeFileSync(gate, '');
     expect(await exited).toBe(0);
     // The tail shows the message as it comes, then the page reloads the run and shows its verdict.
-    await page.waitForSelector('[data-testid="item-message"]', { timeout: 60_000 });
+    await page.waitForSelector('[data-testid="item-message"]', { timeout: scaled(60_000) });
     expect(await page.textContent('[data-testid="item-message"]')).toContain('LIVE-DONE');
-    await page.waitForSelector('[data-testid="completion"]', { timeout: 60_000 });
+    await page.waitForSelector('[data-testid="completion"]', { timeout: scaled(60_000) });
     const done = path.join(SHOTS, 'view-live-done.png');
     await page.screenshot({ path: done, fullPage: true });
     await context.annotate('screenshot: live tail, ended', 'screenshot', { path: done, contentType: 'image/png' });

@@ -92,6 +92,16 @@ describe('agent matchers', () => {
     expect(completed).not.toHaveUsedSkill('hello');
   });
 
+  it('a failing toHaveUsedSkill says which skills were injected and which the engine offered (docs/vitest.md)', () => {
+    const offered = { ...completed, skillsInjected: ['demo-hello', 'hello'], skillsOffered: ['demo-hello'] };
+    expect(() => expect(offered).toHaveUsedSkill('hello')).toThrow(
+      /to have used skill hello; skills injected: demo-hello, hello; offered: demo-hello\n/,
+    );
+    expect(() => expect(completed).toHaveUsedSkill('hello')).toThrow(
+      /offered: \(unknown: no model request was recorded\)/,
+    );
+  });
+
   it('toHaveChangedFiles / toHaveFinalMessage / toHaveFcmpSequence', () => {
     expect(completed).toHaveChangedFiles(['x.txt', './y.txt']);
     expect(completed).not.toHaveChangedFiles(['z.txt']);

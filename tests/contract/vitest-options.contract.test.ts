@@ -6,6 +6,7 @@ import { AgentHarnessError } from '../../src/errors/index.js';
 import { parseAgentHarnessOptions, toAgentHarnessConfig, DEFAULT_REPORT_DIR } from '../../src/vitest/options.js';
 import { agentHarness, hasAgentHarnessReporter, hasBlobReporter } from '../../src/vitest/plugin.js';
 import { AgentHarnessReporter } from '../../src/vitest/reporter.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 function configError(input: unknown): AgentHarnessError {
   try {
@@ -134,7 +135,7 @@ describe('plugin reporter registration', () => {
     expect(hasAgentHarnessReporter([['default', {}]])).toBe(false);
     // One progress hub for the Vitest instance, closed with it.
     expect(closers).toHaveLength(1);
-    await vi.waitFor(() => expect(fs.existsSync(socket)).toBe(true));
+    await vi.waitFor(() => expect(fs.existsSync(socket)).toBe(true), { timeout: scaled(1000) });
     for (const close of closers) close();
     expect(fs.existsSync(socket)).toBe(false);
   });

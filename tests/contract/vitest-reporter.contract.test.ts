@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsistencyReportSchema, type ConsistencyReport } from '../../src/report/schema.js';
 import { buildConsistencyReport, caseName, engineFromName } from '../../src/report/build.js';
 import { renderJunit, xmlEscape } from '../../src/report/render.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const VITEST = path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs');
@@ -30,7 +31,7 @@ function runVitest(args: string[], extra: Record<string, string>): { status: num
     cwd: REPO,
     env: childEnv(extra),
     encoding: 'utf8',
-    timeout: 120_000,
+    timeout: scaled(120_000),
   });
   return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
 }
@@ -58,7 +59,7 @@ afterAll(() => {
 });
 
 describe('AgentHarnessReporter in a child Vitest run', () => {
-  it('writes consistency.json, consistency.md, junit.xml and the step summary', { timeout: 120_000 }, () => {
+  it('writes consistency.json, consistency.md, junit.xml and the step summary', { timeout: scaled(120_000) }, () => {
     const reportDir = path.join(tmp, 'single');
     const summary = path.join(tmp, 'summary.md');
     fs.writeFileSync(summary, '# before\n');
@@ -120,7 +121,7 @@ describe('AgentHarnessReporter in a child Vitest run', () => {
     expect(step).toContain('⚠ passed (completed): codex; failed (failed): iflow');
   });
 
-  it('builds the full report after sharded blob runs and --merge-reports', { timeout: 180_000 }, () => {
+  it('builds the full report after sharded blob runs and --merge-reports', { timeout: scaled(180_000) }, () => {
     const blobs = path.join(tmp, 'blobs');
     const shardReports = path.join(tmp, 'shard-reports');
     for (const shard of ['1/2', '2/2']) {

@@ -13,6 +13,7 @@ import { turns } from '../../src/model/index.js';
 import { REPO } from '../helpers/cli.js';
 import { engineMissingReason } from '../helpers/engines.js';
 import { startKeyedVendor } from '../helpers/keyed-vendor.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const KEY = 'sk-test-SECRET-vitest-auto-0a1b2c3d';
 const VITEST = path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs');
@@ -31,9 +32,9 @@ function makeProject(): string {
     `import { defineConfig } from 'vitest/config';
 import { agentHarness } from ${JSON.stringify(path.join(REPO, 'src', 'public', 'vitest.js'))};
 export default defineConfig({
-  plugins: [agentHarness({ model: 'auto', runRoot: process.env.AH_RUN_ROOT, timeoutMs: 120_000, reportDir: 'reports',
+  plugins: [agentHarness({ model: 'auto', runRoot: process.env.AH_RUN_ROOT, timeoutMs: ${scaled(120_000)}, reportDir: 'reports',
     ...(process.env.AH_UPSTREAM ? { upstream: process.env.AH_UPSTREAM } : {}) })],
-  test: { include: ['tests/**/*.test.ts'], testTimeout: 180_000 },
+  test: { include: ['tests/**/*.test.ts'], testTimeout: ${scaled(180_000)} },
 });
 `,
   );
@@ -87,7 +88,7 @@ function lastMode(log: string): string {
 describe('Vitest auto mode', () => {
   it.skipIf(missing)(
     'records on the first run, replays on the second, re-records with -u',
-    { timeout: 600_000 },
+    { timeout: scaled(600_000) },
     async () => {
       const project = makeProject();
       const log = path.join(tmp, 'runs.log');

@@ -15,6 +15,7 @@ import type { AgentEvent, EngineId, FcmpEvent, FsDiff } from '../../src/protocol
 import { REPO } from '../helpers/cli.js';
 import { engineWireApi, missingReasons, registryEngines } from '../helpers/engines.js';
 import { startKeyedVendor } from '../helpers/keyed-vendor.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const KEY = 'sk-test-SECRET-cassette-9f8e7d6c5b4a';
 const missing = await missingReasons();
@@ -71,7 +72,7 @@ function outcome(stderr: string) {
 describe('cassettes from the CLI', () => {
   it.for(registryEngines())(
     '%s: record against a keyed local vendor, replay offline, a changed prompt is CASSETTE_MISS',
-    { timeout: 300_000 },
+    { timeout: scaled(300_000) },
     async (engine: EngineId, { skip }) => {
       if (missing[engine]) skip(missing[engine] ?? undefined);
       const wire = await engineWireApi(engine);
@@ -136,7 +137,7 @@ describe('cassettes from the CLI', () => {
 describe('cassettes through a provider', () => {
   it.skipIf(missing.claude)(
     'claude: extra.model record with apiKey, then replay offline: the same messages, success and file; extra.forkAt forks it',
-    { timeout: 300_000 },
+    { timeout: scaled(300_000) },
     async () => {
       const { getProvider } = await import('../../src/providers/index.js');
       const cassette = path.join(root, 'provider-claude.json');
@@ -202,7 +203,7 @@ function filesHolding(dir: string, needle: string): string[] {
 describe('forking a cassette', () => {
   it.for(registryEngines())(
     '%s: --fork-at 1 replays the first model turn, then the scripted model or the live vendor ends the conversation',
-    { timeout: 600_000 },
+    { timeout: scaled(600_000) },
     async (engine: EngineId, { skip }) => {
       if (missing[engine]) skip(missing[engine] ?? undefined);
       const keyVariable = KEY_VARIABLES[await engineWireApi(engine)][0]!;

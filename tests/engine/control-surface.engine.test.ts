@@ -17,6 +17,7 @@ import type { EngineId } from '../../src/protocol/index.js';
 import { resolveExecutable } from '../../src/runtime/executables.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { expectCompleteAudit, expectFullIsolation } from '../helpers/audit.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const PROBE = fs.readFileSync(path.join(import.meta.dirname, '..', 'helpers', 'control-surface-probe.cjs'), 'utf8');
 
@@ -138,7 +139,7 @@ describe.for(availableEngines())('%s: no control surface of the harness reachabl
       ...(engine === 'codex'
         ? { args: ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', prompt] }
         : { prompt }),
-      timeoutMs: 150_000,
+      timeoutMs: scaled(150_000),
       files: { 'control-probe.cjs': PROBE, 'control-probe.json': `${JSON.stringify(settings)}\n` },
     });
     const meta = expectCompleteAudit(run.audit);

@@ -29,6 +29,7 @@ import { snapshotTree } from '../../src/runtime/fs-snapshot.js';
 import { expectCompleteAudit, expectFullIsolation } from '../helpers/audit.js';
 import { engineWireApi, liveEnvKeys, missingReasons, registryEngines } from '../helpers/engines.js';
 import { NETWORK_PROBE, pidsWithMarker, uniqueSleepSeconds, withGrowingTimeout } from '../helpers/processes.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const ENGINES = registryEngines();
 const MISSING = await missingReasons();
@@ -506,7 +507,7 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     const { authFailure } = ready(skip);
     if (!authFailure) return skip(`${engine}'s answer to a 401 is covered by the 429 and fault cases only`);
     model.script(turns.error(401, 'scripted bad key'));
-    const run = await agent.start(engine, { prompt: 'hi', timeoutMs: 120_000 });
+    const run = await agent.start(engine, { prompt: 'hi', timeoutMs: scaled(120_000) });
     expect(run.last.timedOut).toBe(false);
     expect(run.completion.state).toBe('failed');
     expect(run.fcmp.at(-1)?.type).toBe('conversation.failed');
@@ -537,52 +538,53 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(model.egress).toEqual([]);
   });
 
-  it(`fails with ENGINE_TIMEOUT when the harness kills it; contained: only loopback, nothing survives`, async ({
-    model,
-    agent,
-    skip,
-  }) => {
-    ready(skip);
-    // The agent's shell lists its network (probe.cjs writes net.json), leaves a setsid'd sleep behind and then
-    // sleeps itself; whatever the engine does next (codex hands a shell command back after 10 s and asks the model
-    // again), the model stalls, so only the harness's timeout ends the attempt. That a timeout fails the attempt even
-    // after a done marker is verdicts.contract's (a deterministic case; here it would be a race).
-    const sleeper = `sleep ${uniqueSleepSeconds()}`;
-    model.script(
-      turns.shell(`node probe.cjs; setsid ${sleeper} >/dev/null 2>&1 </dev/null & sleep 600`),
-      turns.stall(),
-    );
-    const netFile = (run: HarnessRun): string => path.join(run.runDir, 'net.json');
-    // The probe must have run before the harness killed the attempt.
-    const run = await withGrowingTimeout(
-      (timeoutMs) => agent.start(engine, { prompt: 'sleep a while', timeoutMs, files: { 'probe.cjs': NETWORK_PROBE } }),
-      (r) => fs.existsSync(netFile(r)) || !r.last.timedOut,
-      5_000,
-      80_000,
-    );
-    expect(run.last.timedOut).toBe(true);
-    expect(run.error?.code).toBe('ENGINE_TIMEOUT');
-    expect(run.completion).toEqual({ state: 'failed', reason: 'timed_out', code: 'ENGINE_TIMEOUT' });
-    expect(run.fcmp.at(-1)).toMatchObject({
-      type: 'conversation.failed',
-      data: { category: 'timeout', code: 'ENGINE_TIMEOUT' },
-    });
-    const meta = expectCompleteAudit(run.audit);
-    expect(meta.exit?.timed_out).toBe(true);
-    expect(meta.error?.code).toBe('ENGINE_TIMEOUT');
-    expectFullIsolation(meta, run.runDir);
-    // Inside: only `lo`, no route, and a connect to a non-loopback address fails at once, before any packet
-    // (ENETUNREACH: no route in the namespace; codex's own sandbox refuses it even earlier with EPERM).
-    expect(
-      fs.existsSync(netFile(run)),
-      `the agent's shell never ran the probe before the timeout (${model.requests.length} model requests)`,
-    ).toBe(true);
-    const net = JSON.parse(fs.readFileSync(netFile(run), 'utf8'));
-    expect(net).toMatchObject({ interfaces: ['lo'], routes: 0 });
-    expect(['ENETUNREACH', 'EPERM']).toContain(net.connect);
-    // Nothing of the attempt is left: the setsid'd sleep went with the PID namespace.
-    expect(pidsWithMarker(sleeper)).toEqual([]);
-  }, 300_000);
+  it(
+    `fails with ENGINE_TIMEOUT when the harness kills it; contained: only loopback, nothing survives`,
+    async ({ model, agent, skip }) => {
+      ready(skip);
+      // The agent's shell lists its network (probe.cjs writes net.json), leaves a setsid'd sleep behind and then
+      // sleeps itself; whatever the engine does next (codex hands a shell command back after 10 s and asks the model
+      // again), the model stalls, so only the harness's timeout ends the attempt. That a timeout fails the attempt even
+      // after a done marker is verdicts.contract's (a deterministic case; here it would be a race).
+      const sleeper = `sleep ${uniqueSleepSeconds()}`;
+      model.script(
+        turns.shell(`node probe.cjs; setsid ${sleeper} >/dev/null 2>&1 </dev/null & sleep 600`),
+        turns.stall(),
+      );
+      const netFile = (run: HarnessRun): string => path.join(run.runDir, 'net.json');
+      // The probe must have run before the harness killed the attempt.
+      const run = await withGrowingTimeout(
+        (timeoutMs) =>
+          agent.start(engine, { prompt: 'sleep a while', timeoutMs, files: { 'probe.cjs': NETWORK_PROBE } }),
+        (r) => fs.existsSync(netFile(r)) || !r.last.timedOut,
+        5_000,
+        80_000,
+      );
+      expect(run.last.timedOut).toBe(true);
+      expect(run.error?.code).toBe('ENGINE_TIMEOUT');
+      expect(run.completion).toEqual({ state: 'failed', reason: 'timed_out', code: 'ENGINE_TIMEOUT' });
+      expect(run.fcmp.at(-1)).toMatchObject({
+        type: 'conversation.failed',
+        data: { category: 'timeout', code: 'ENGINE_TIMEOUT' },
+      });
+      const meta = expectCompleteAudit(run.audit);
+      expect(meta.exit?.timed_out).toBe(true);
+      expect(meta.error?.code).toBe('ENGINE_TIMEOUT');
+      expectFullIsolation(meta, run.runDir);
+      // Inside: only `lo`, no route, and a connect to a non-loopback address fails at once, before any packet
+      // (ENETUNREACH: no route in the namespace; codex's own sandbox refuses it even earlier with EPERM).
+      expect(
+        fs.existsSync(netFile(run)),
+        `the agent's shell never ran the probe before the timeout (${model.requests.length} model requests)`,
+      ).toBe(true);
+      const net = JSON.parse(fs.readFileSync(netFile(run), 'utf8'));
+      expect(net).toMatchObject({ interfaces: ['lo'], routes: 0 });
+      expect(['ENETUNREACH', 'EPERM']).toContain(net.connect);
+      // Nothing of the attempt is left: the setsid'd sleep went with the PID namespace.
+      expect(pidsWithMarker(sleeper)).toEqual([]);
+    },
+    scaled(300_000),
+  );
 
   it(`records a call that starts no session (\`${engine} --version\`) as no_session, not a failure`, async ({
     agent,
@@ -642,7 +644,7 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
 
   it.for(['malformed', 'drop', 'stall'] as const)(
     `a model-side fault (%s) fails the attempt with its stable code, audit complete`,
-    { timeout: 300_000 },
+    { timeout: scaled(300_000) },
     async (fault, { model, agent, skip }) => {
       const facts = ready(skip);
       const code = facts.faultCodes?.[fault] ?? FAULT_CODES[fault];

@@ -9,12 +9,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsistencyReportSchema } from '../../src/report/schema.js';
 import { prepareExampleProject, REPO } from '../helpers/example-project.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 let project: string;
 
 beforeAll(() => {
   project = prepareExampleProject('user-project');
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(() => fs.rmSync(project, { recursive: true, force: true }));
 
@@ -26,7 +27,7 @@ describe('example user project on the built package', () => {
       cwd: project,
       env: { PATH: process.env.PATH, HOME: home, CI: 'true', NO_COLOR: '1' },
       encoding: 'utf8',
-      timeout: 170_000,
+      timeout: scaled(170_000),
     });
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
     // The package was loaded from dist/, not from the sources.

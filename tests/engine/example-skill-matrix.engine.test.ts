@@ -9,54 +9,59 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsistencyReportSchema } from '../../src/report/schema.js';
 import { prepareExampleProject } from '../helpers/example-project.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 let project: string;
 
 beforeAll(() => {
   project = prepareExampleProject('skill-matrix');
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(() => fs.rmSync(project, { recursive: true, force: true }));
 
 describe('examples/skill-matrix on the built package', () => {
-  it('passes on four engines; the failing case reads well in consistency.md (headline and tool calls)', () => {
-    const home = path.join(project, 'host-home');
-    fs.mkdirSync(home);
-    const result = spawnSync(
-      process.execPath,
-      [path.join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter=verbose'],
-      {
-        cwd: project,
-        env: { PATH: process.env.PATH, HOME: home, CI: 'true', NO_COLOR: '1', SHOW_A_FAILURE: '1' },
-        encoding: 'utf8',
-        timeout: 400_000,
-      },
-    );
-    // The deliberately failing case fails the run; everything else passes.
-    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(1);
-    const report = ConsistencyReportSchema.parse(
-      JSON.parse(fs.readFileSync(path.join(project, 'reports', 'consistency.json'), 'utf8')),
-    );
-    const csv = report.tests.filter((t) => t.name.startsWith('csv-stats summarizes'));
-    expect(csv.map((t) => `${t.engine}:${t.state}`).sort(), JSON.stringify(csv.map((t) => t.errors))).toEqual([
-      'claude:passed',
-      'codex:passed',
-      'gemini:passed',
-      'opencode:passed',
-    ]);
-    expect(csv.every((t) => t.attempts === 2)).toBe(true);
-    const row = report.matrix.find((r) => r.case.startsWith('csv-stats summarizes'));
-    expect(Object.keys(row?.engines ?? {}).sort()).toEqual(['claude', 'codex', 'gemini', 'opencode']);
-    expect(row?.disagree).toBe(false);
-    const failing = report.tests.filter((t) => t.name.startsWith('a failing shell call'));
-    expect(failing.map((t) => t.state)).toEqual(['failed', 'failed', 'failed', 'failed']);
-    const md = fs.readFileSync(path.join(project, 'reports', 'consistency.md'), 'utf8');
-    // A failure headline under the file's table, and the tool calls the matcher saw, normalized on every engine.
-    expect(md).toMatch(
-      /\*\*❌ codex > a failing shell call shows up in the report\*\*: expected the agent to have called tool \{"command":"cat missing.csv","exitCode":0\}/,
-    );
-    expect(md).toContain('Tool calls (1):');
-    expect(md.match(/shell [^:\n]+: cat missing\.csv → failed, exit 1/g)?.length).toBe(4);
-    expect(fs.readdirSync(home)).toEqual([]);
-  }, 420_000);
+  it(
+    'passes on four engines; the failing case reads well in consistency.md (headline and tool calls)',
+    () => {
+      const home = path.join(project, 'host-home');
+      fs.mkdirSync(home);
+      const result = spawnSync(
+        process.execPath,
+        [path.join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter=verbose'],
+        {
+          cwd: project,
+          env: { PATH: process.env.PATH, HOME: home, CI: 'true', NO_COLOR: '1', SHOW_A_FAILURE: '1' },
+          encoding: 'utf8',
+          timeout: scaled(400_000),
+        },
+      );
+      // The deliberately failing case fails the run; everything else passes.
+      expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(1);
+      const report = ConsistencyReportSchema.parse(
+        JSON.parse(fs.readFileSync(path.join(project, 'reports', 'consistency.json'), 'utf8')),
+      );
+      const csv = report.tests.filter((t) => t.name.startsWith('csv-stats summarizes'));
+      expect(csv.map((t) => `${t.engine}:${t.state}`).sort(), JSON.stringify(csv.map((t) => t.errors))).toEqual([
+        'claude:passed',
+        'codex:passed',
+        'gemini:passed',
+        'opencode:passed',
+      ]);
+      expect(csv.every((t) => t.attempts === 2)).toBe(true);
+      const row = report.matrix.find((r) => r.case.startsWith('csv-stats summarizes'));
+      expect(Object.keys(row?.engines ?? {}).sort()).toEqual(['claude', 'codex', 'gemini', 'opencode']);
+      expect(row?.disagree).toBe(false);
+      const failing = report.tests.filter((t) => t.name.startsWith('a failing shell call'));
+      expect(failing.map((t) => t.state)).toEqual(['failed', 'failed', 'failed', 'failed']);
+      const md = fs.readFileSync(path.join(project, 'reports', 'consistency.md'), 'utf8');
+      // A failure headline under the file's table, and the tool calls the matcher saw, normalized on every engine.
+      expect(md).toMatch(
+        /\*\*❌ codex > a failing shell call shows up in the report\*\*: expected the agent to have called tool \{"command":"cat missing.csv","exitCode":0\}/,
+      );
+      expect(md).toContain('Tool calls (1):');
+      expect(md.match(/shell [^:\n]+: cat missing\.csv → failed, exit 1/g)?.length).toBe(4);
+      expect(fs.readdirSync(home)).toEqual([]);
+    },
+    scaled(420_000),
+  );
 });

@@ -21,6 +21,7 @@ import { probeNamespaces } from '../../src/runtime/isolation/probe.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
 import { missingReasons, registryEngines } from '../helpers/engines.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const support = probeNamespaces();
 const contained = support.available && support.filesystem?.available === true;
@@ -115,7 +116,7 @@ describe.skipIf(!contained).for(registryEngines())(
         script: { version: 1, turns: [turns.shell('sh fs-probe.sh'), turns.final('Probed the filesystem.')] },
         workspace: { files: { 'fs-probe.sh': probeScript(engine) } },
         expose: [`${exposedRo}:ro`, { path: exposedRw }],
-        timeoutMs: 150_000,
+        timeoutMs: scaled(150_000),
         hostEnv: process.env,
       });
       const meta = expectCompleteAudit(result.audit);

@@ -17,6 +17,7 @@ import {
 import type { AgentHarnessConfig } from '../../src/vitest/options.js';
 import { startKeyedVendor } from '../helpers/keyed-vendor.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const SKILLS = path.join('fixtures', 'skills');
 const recorded = new Map<string, AgentHarnessTaskMeta | undefined>();
@@ -91,7 +92,7 @@ describe('fixtures with codex', () => {
 
   test('a failing model turn is reported with toHaveFailedWith', async ({ model, agent }) => {
     model.script(turns.error(500, 'scripted upstream failure'));
-    const run = await agent.start('codex', { prompt: 'hi', timeoutMs: 120_000 });
+    const run = await agent.start('codex', { prompt: 'hi', timeoutMs: scaled(120_000) });
     expect(run).not.toHaveCompleted();
     expect(run.completion.state).toBe('failed');
     const failure = run.fcmp.find((e) => e.type === 'conversation.failed');

@@ -25,6 +25,7 @@ import { resolveHarnessPaths, runHome } from '../../src/runtime/paths.js';
 import { readRunRecord } from '../../src/runtime/run-store.js';
 import { REPO } from '../helpers/cli.js';
 import { missingReasons, registryEngines } from '../helpers/engines.js';
+import { scaled, waitUntil } from '../helpers/load-scaled.js';
 
 const ENGINES = registryEngines();
 const MISSING = await missingReasons();
@@ -43,11 +44,9 @@ const SECOND = 'Second answer BETA.';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-interactive-resume-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe.for(ENGINES)('interactive %s attempt (TUI on a pseudo-terminal)', (engine) => {
   it('records the session from the engine’s session store and is resumed by handle', {
-    timeout: 420_000,
+    timeout: scaled(420_000),
   }, async ({ skip }) => {
     const missing = MISSING[engine];
     if (missing) skip(missing);
@@ -83,7 +82,7 @@ describe.for(ENGINES)('interactive %s attempt (TUI on a pseudo-terminal)', (engi
         passthrough: tuiArgs('Say hello'),
         io: 'pty',
         modelServer: model,
-        timeoutMs: 300_000,
+        timeoutMs: scaled(300_000),
         signal: cancel.signal,
         onOutput: (_stream, chunk) => {
           screen += Buffer.from(chunk).toString('utf8');
@@ -93,9 +92,9 @@ describe.for(ENGINES)('interactive %s attempt (TUI on a pseudo-terminal)', (engi
       void attempt.finally(() => {
         settled = true;
       });
-      for (let i = 0; i < 2400 && !settled && !shows(FIRST); i += 1) await pause(100);
+      await waitUntil(() => settled || shows(FIRST), 240_000);
       // A short settle for the engine to finish writing its session after drawing the answer.
-      for (let i = 0; i < 30 && !settled; i += 1) await pause(100);
+      await waitUntil(() => settled, 3000);
       cancel.abort();
       const first = await attempt;
       expect(shows(FIRST), stripAnsi(screen).slice(-2000)).toBe(true);
@@ -120,7 +119,11 @@ describe.for(ENGINES)('interactive %s attempt (TUI on a pseudo-terminal)', (engi
       // The next turn, by the run's handle, through the session unit as `agent-harness resume <handle>` runs it.
       const before = model.requests.length;
       const resumed = await runAttempt(
-        await resumeRequest({ selector: first.handle }, 'And now?', { paths, modelServer: model, timeoutMs: 300_000 }),
+        await resumeRequest({ selector: first.handle }, 'And now?', {
+          paths,
+          modelServer: model,
+          timeoutMs: scaled(300_000),
+        }),
       );
       expect(resumed.runDir).toBe(first.runDir);
       expect(resumed.attempt).toBe(2);

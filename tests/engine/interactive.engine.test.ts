@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { recoverCodexSession } from '../../src/engines/codex/session-store.js';
 import { resolveHarnessPaths, runHome } from '../../src/runtime/paths.js';
 import { REPO } from '../helpers/cli.js';
+import { scaled, waitUntil } from '../helpers/load-scaled.js';
 
 const BIN = path.join(REPO, 'bin', 'agent-harness.js');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-interactive-'));
@@ -47,29 +48,28 @@ async function runOnTerminal(args: string[], env: NodeJS.ProcessEnv, finalText: 
   const exited = new Promise<void>((resolve) => term.onExit(() => resolve())).then(() => {
     done = true;
   });
-  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
   // The TUI places words with cursor moves, so spaces may be missing from the captured text: compare without them.
   const shows = (text: RegExp) => text.test(stripAnsi(screen).replace(/\s+/g, ''));
   // Bounded waits for conditions: the TUI shows the scripted final message, then Ctrl-C quits it (it asks twice). Once
   // the harness prints its end separator the TUI is gone: a Ctrl-C then would interrupt the harness itself.
-  for (let i = 0; i < 1200 && !done && !shows(finalText); i += 1) await pause(100);
+  await waitUntil(() => done || shows(finalText), 120_000);
   // The TUI shows the final message before codex has recorded the turn as complete in its session store, which the
   // harness reads: a Ctrl-C in between interrupts the turn. So the record is waited for too (bounded).
   const runDir = /run_dir: (\S+)/.exec(stripAnsi(screen))?.[1];
-  for (let i = 0; i < 300 && !done && runDir && !(await turnRecorded(runDir, started)); i += 1) await pause(100);
+  if (runDir) await waitUntil(async () => done || (await turnRecorded(runDir, started)), 30_000);
   const engineEnded = () => done || shows(/runtimeend-+/);
   for (let i = 0; i < 10 && !engineEnded(); i += 1) {
     term.write('\x03');
-    for (let j = 0; j < 20 && !engineEnded(); j += 1) await pause(100);
+    await waitUntil(engineEnded, 2000);
   }
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 90_000).unref())]);
+  await Promise.race([exited, new Promise((r) => setTimeout(r, scaled(90_000)).unref())]);
   term.kill();
   return stripAnsi(screen);
 }
 
 describe('interactive codex (TUI on a pseudo-terminal)', () => {
   it("records the session from codex's session store, judges it, and resumes it by handle", {
-    timeout: 360_000,
+    timeout: scaled(360_000),
   }, async () => {
     const runRoot = path.join(tmp, 'runs');
     const script = path.join(tmp, 'script.json');
@@ -118,7 +118,7 @@ describe('interactive codex (TUI on a pseudo-terminal)', () => {
       env,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 120_000,
+      timeout: scaled(120_000),
     });
     expect(resumed.stderr).toContain('Attempt: 2');
     expect(resumed.stderr).toContain(`Session: ${session}`);

@@ -13,6 +13,7 @@ import { attemptAuditPaths } from '../../src/core/audit-files.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
 import { missingReasons, registryEngines } from '../helpers/engines.js';
 import { startHttpMcpServer } from '../helpers/mcp-http-server.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 /** The stdio MCP server fixture (official TypeScript SDK): one `echo` tool; ECHO_START_DELAY_MS delays its start. */
 const ECHO_SERVER = path.resolve('fixtures/mcp/echo-server.mjs');
@@ -154,7 +155,7 @@ describe.for(registryEngines())('%s MCP', (engine) => {
   });
 
   it('a stdio MCP server that floods stdout never leaves the query hanging: the engine ends, or the harness ends it with MCP_SERVER_STARTUP_STALLED naming the server', {
-    timeout: 240_000,
+    timeout: scaled(240_000),
   }, async () => {
     // JSON-RPC notifications forever, never an answer to `initialize` (claude and opencode keep reading it).
     const flood = ['sh', '-c', `exec yes '{"jsonrpc":"2.0","method":"notifications/x"}'`];

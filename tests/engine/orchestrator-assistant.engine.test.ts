@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadModelScript, startModelServer, type ModelServer, type RecordedRequest } from '../../src/model/index.js';
 import { buildAssistantConfig } from '../../examples/assistant/config.js';
 import { createAssistant, createWireCaller, type AssistantWire } from '../../examples/assistant/factory.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const SCRIPT = path.resolve('examples/assistant/demo-script.json');
 let server: ModelServer | null = null;
@@ -107,7 +108,7 @@ describe('examples/assistant/main.ts', () => {
         'first message',
         'second message',
       ],
-      { env, extendEnv: false, reject: false, timeout: 120_000 },
+      { env, extendEnv: false, reject: false, timeout: scaled(120_000) },
     );
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toContain('> first message\nHello! I read your first message.');
@@ -120,7 +121,10 @@ describe('examples/assistant/main.ts', () => {
 
   it('exits non-zero with USAGE_ERROR when neither --script nor --base-url is given', async () => {
     const { execa } = await import('execa');
-    const result = await execa('npx', ['tsx', 'examples/assistant/main.ts', 'hi'], { reject: false, timeout: 120_000 });
+    const result = await execa('npx', ['tsx', 'examples/assistant/main.ts', 'hi'], {
+      reject: false,
+      timeout: scaled(120_000),
+    });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('USAGE_ERROR');
   });

@@ -13,6 +13,7 @@ import {
   type HttpCallerOptions,
   type LLMCaller,
 } from '../../src/orchestrator/index.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -130,7 +131,7 @@ describe.each(['openai', 'anthropic'] as Wire[])('%s caller', (wire) => {
     const controller = new AbortController();
     const pending = caller(wire, target.url).call({ ...ask, signal: controller.signal });
     // Abort once the request has reached the server (polling the hit counter, not sleeping a fixed time).
-    await expect.poll(() => target.hits, { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => target.hits, { timeout: scaled(20_000) }).toBe(1);
     controller.abort();
     await expect(pending).rejects.toMatchObject({ code: 'LLM_ABORTED' });
 

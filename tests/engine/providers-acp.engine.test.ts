@@ -23,6 +23,7 @@ import {
 import { BIN } from '../helpers/cli.js';
 import { missingReasons, registryEngines } from '../helpers/engines.js';
 import { pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const runRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-providers-acp-'));
 afterAll(() => fs.rmSync(runRoot, { recursive: true, force: true }));
@@ -54,7 +55,7 @@ async function query(engine: string, config: Record<string, unknown>, onEvent?: 
     prompt: 'Do it.',
     isolation: 'require',
     ...rest,
-    extra: { runRoot, timeoutMs: 180_000, ...extra },
+    extra: { runRoot, timeoutMs: scaled(180_000), ...extra },
   } as never)) {
     events.push(AgentEventSchema.parse(event));
     onEvent?.(event);

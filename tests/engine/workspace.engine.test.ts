@@ -10,6 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { test, turns } from '../../src/public/vitest.js';
 import { REPO } from '../helpers/cli.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 describe('codex in a seeded git workspace', () => {
   test('`codex exec --json` completes without --skip-git-repo-check', async ({ model, agent }) => {
@@ -41,7 +42,7 @@ describe('codex in a seeded git workspace', () => {
           env,
           encoding: 'utf8',
           stdio: ['ignore', 'pipe', 'pipe'],
-          timeout: 120_000,
+          timeout: scaled(120_000),
         });
       const seeded = cli([
         'start',

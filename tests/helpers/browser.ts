@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { scaled } from './load-scaled.js';
 
 /** The part of playwright-core's Page these tests use. */
 export interface BrowserPage {
@@ -26,6 +27,7 @@ export interface BrowserPage {
   on(event: 'request', listener: (request: { url(): string }) => void): void;
   on(event: 'pageerror', listener: (error: Error) => void): void;
   on(event: 'console', listener: (message: { type(): string; text(): string }) => void): void;
+  setDefaultTimeout(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -72,7 +74,7 @@ export async function launchBrowser(): Promise<BrowserHandle> {
   const playwright = await loadPlaywright();
   const chromium = findChromium();
   if (!playwright || !chromium) throw new Error((await browserUnavailable()) ?? 'no browser');
-  return playwright.chromium.launch({
+  const browser = await playwright.chromium.launch({
     executablePath: chromium,
     headless: true,
     args: [
@@ -86,4 +88,13 @@ export async function launchBrowser(): Promise<BrowserHandle> {
       '--disable-dev-shm-usage',
     ],
   });
+  return {
+    // Playwright's own 30 s default for a wait with no timeout given grows with the load like every other wait.
+    newPage: async () => {
+      const page = await browser.newPage();
+      page.setDefaultTimeout(scaled(30_000));
+      return page;
+    },
+    close: () => browser.close(),
+  };
 }

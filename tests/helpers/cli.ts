@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { scaled } from './load-scaled.js';
 
 /** Repository root. */
 export const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -147,7 +148,7 @@ export function runCliProcess(sandbox: CliSandbox, args: string[], extraEnv: Nod
     env: { ...sandbox.env, ...extraEnv },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: 120_000,
+    timeout: scaled(120_000),
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -160,7 +161,7 @@ export function runCliMerged(sandbox: CliSandbox, args: string[]): CliRun {
     env: sandbox.env,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: 120_000,
+    timeout: scaled(120_000),
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

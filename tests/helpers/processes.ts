@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { execa } from 'execa';
 import { readProcessStartTime, type LeaseOwner } from '../../src/runtime/lease.js';
+import { scaled, waitUntil } from './load-scaled.js';
 
 /**
  * A `sleep` duration unique to this call: its command line is the marker. Ten minutes: longer than any test runs, so
@@ -42,20 +43,17 @@ export async function withGrowingTimeout<T>(
   firstMs: number,
   maxMs: number,
 ): Promise<T> {
+  // The bound grows with the load too; the first try stays short (a timeout that fires costs all of it).
+  const limitMs = scaled(maxMs);
   for (let timeoutMs = firstMs; ; timeoutMs *= 2) {
     const result = await attempt(timeoutMs);
-    if (reached(result) || timeoutMs * 2 > maxMs) return result;
+    if (reached(result) || timeoutMs * 2 > limitMs) return result;
   }
 }
 
-/** Polls until `check` holds or `timeoutMs` passes; returns whether it held. */
-export async function eventually(check: () => boolean, timeoutMs: number, stepMs = 100): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    if (check()) return true;
-    if (Date.now() > until) return false;
-    await new Promise((resolve) => setTimeout(resolve, stepMs));
-  }
+/** Polls until `check` holds or `timeoutMs`, scaled by the load (`waitUntil`), passes; returns whether it held. */
+export function eventually(check: () => boolean, timeoutMs: number, stepMs = 100): Promise<boolean> {
+  return waitUntil(check, timeoutMs, stepMs);
 }
 
 /**
