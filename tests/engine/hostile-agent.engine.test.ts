@@ -33,6 +33,7 @@ import { type HarnessPaths, resolveHarnessPaths, runHome } from '../../src/runti
 import { listRuns } from '../../src/runtime/run-store.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
 import { missingReasons, registryEngines } from '../helpers/engines.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const support = probeNamespaces();
 const contained = support.available && support.filesystem?.available === true;
@@ -165,7 +166,7 @@ describe.skipIf(!contained).for(registryEngines())(
           ...DEFAULT_AGENT_OPTIONS,
           mcpServers: [{ name: 'files', command: ['node', ECHO_SERVER, '/', homeCanary] }],
         },
-        timeoutMs: 150_000,
+        timeoutMs: scaled(150_000),
         hostEnv: process.env,
       });
       const meta = expectCompleteAudit(first.audit);
@@ -204,7 +205,11 @@ describe.skipIf(!contained).for(registryEngines())(
 
       // The next attempt of the run refuses to write its config through the planted link; the host is untouched.
       const resumed = await runAttempt(
-        await resumeRequest({ runDir: first.runDir }, 'Again.', { paths, hostEnv: process.env, timeoutMs: 60_000 }),
+        await resumeRequest({ runDir: first.runDir }, 'Again.', {
+          paths,
+          hostEnv: process.env,
+          timeoutMs: scaled(60_000),
+        }),
       );
       expect(resumed.error?.code, JSON.stringify(resumed.completion)).toBe('ENGINE_CONFIG_INJECTION_FAILED');
       expect(resumed.error?.message).toContain('symbolic link');

@@ -16,6 +16,7 @@ import { probeNamespaces } from '../../src/runtime/isolation/probe.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
 import { missingReasons } from '../helpers/engines.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const support = probeNamespaces();
 const contained = support.available && support.filesystem?.available === true;
@@ -76,7 +77,7 @@ describe.skipIf(!contained)('codex: a stdio MCP server beside the run root, name
         ],
       },
       workspace: { files: { 'probe.sh': probe } },
-      timeoutMs: 150_000,
+      timeoutMs: scaled(150_000),
       hostEnv: { ...process.env, HOME: home },
     });
     const meta = expectCompleteAudit(result.audit);
