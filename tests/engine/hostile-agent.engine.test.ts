@@ -58,6 +58,8 @@ const CONFIG_DIR: Record<string, string> = {
 fs.mkdirSync(path.join(process.cwd(), '.agent-harness'), { recursive: true });
 const project = fs.mkdtempSync(path.join(process.cwd(), '.agent-harness', 'hostile-project-'));
 const homeCanary = path.join(os.homedir(), `.ah-hostile-canary-${tag}`);
+/** A file in the host HOME the MCP server is given: bound alone (read-only), never the HOME around it. */
+const mcpHomeFile = path.join(os.homedir(), `.ah-hostile-mcp-arg-${tag}`);
 /** Host-only directories: markers a planted executable would leave if the host ran it, and a config directory. */
 const markers = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-hostile-markers-'));
 const hostConfig = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-hostile-config-'));
@@ -113,6 +115,7 @@ function passthrough(engine: EngineId, prompt: string): { passthrough?: string[]
 
 beforeAll(() => {
   fs.writeFileSync(homeCanary, `${HOME_CANARY}\n`);
+  fs.writeFileSync(mcpHomeFile, 'for the MCP server\n');
   fs.writeFileSync(path.join(project, 'package.json'), '{ "name": "hostile-project", "private": true }\n');
   fs.writeFileSync(path.join(hostConfig, 'settings.json'), '{ "host": true }\n');
   // The managed prefix exists (as it does once engines are installed there): bound read-only into attempts.
@@ -123,7 +126,7 @@ beforeAll(() => {
 });
 
 afterAll(() => {
-  fs.rmSync(homeCanary, { force: true });
+  for (const file of [homeCanary, mcpHomeFile]) fs.rmSync(file, { force: true });
   for (const dir of [project, markers, hostConfig]) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -164,7 +167,7 @@ describe.skipIf(!contained).for(registryEngines())(
         workspace: { files: { 'hostile.sh': hostileScript(engine, adapter.executableName, paths) } },
         agentOptions: {
           ...DEFAULT_AGENT_OPTIONS,
-          mcpServers: [{ name: 'files', command: ['node', ECHO_SERVER, '/', homeCanary] }],
+          mcpServers: [{ name: 'files', command: ['node', ECHO_SERVER, '/', mcpHomeFile] }],
         },
         timeoutMs: scaled(150_000),
         hostEnv: process.env,
@@ -175,6 +178,7 @@ describe.skipIf(!contained).for(registryEngines())(
       const bound = (meta.isolation?.exposed ?? []).map((entry) => entry.path);
       expect(bound).not.toContain('/');
       expect(bound).not.toContain(os.homedir());
+      expect(meta.isolation?.exposed).toContainEqual({ path: mcpHomeFile, access: 'ro', why: 'mcp' });
       const report = path.join(first.runDir, 'hostile.txt');
       expect(fs.existsSync(report), `the probe never ran: ${JSON.stringify(first.completion)}`).toBe(true);
       const seen = reportLines(report);
