@@ -37,6 +37,7 @@ const NAMES = [
   'json-result-error',
   'json-prompt-too-long',
   'prompt-too-long',
+  'long-bash-task',
 ];
 
 function recorded(name: string) {
@@ -189,6 +190,22 @@ describe('claude parser goldens', () => {
     const outputs = parseAll(lines('error-500'));
     expect(outputs.filter((o) => o.type === 'engine.assistant.message')).toEqual([]);
     expect(outputs).toContainEqual(expect.objectContaining({ type: 'engine.error', fatal: false }));
+  });
+
+  it('a Bash command of a few seconds: its task_started and task_notification add no diagnostic', () => {
+    const raw = lines('long-bash-task');
+    // The capture holds both task events (claude 2.1.197, `sleep 6` through the scripted model).
+    expect(raw.map((line) => (JSON.parse(line) as { subtype?: string }).subtype)).toEqual(
+      expect.arrayContaining(['task_started', 'task_notification']),
+    );
+    const outputs = parseAll(raw);
+    expect(codes(outputs)).toEqual([]);
+    expect(outputs).toContainEqual(expect.objectContaining({ type: 'engine.tool.result', status: 'completed' }));
+    const result = recorded('long-bash-task');
+    expect(result.summary).toMatchObject({ tool_calls: 1, diagnostics: [], error: null });
+    expect(result.judgement.state).toBe('completed');
+    // A subtype claude has never shown is still reported.
+    expect(codes(parseAll(['{"type":"system","subtype":"task_brand_new"}']))).toEqual(['CLAUDE_UNKNOWN_EVENT']);
   });
 
   it('a failed Bash call has status failed and the exit code from "Exit code N"', () => {

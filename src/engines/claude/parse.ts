@@ -1,6 +1,6 @@
 /**
  * Parser of `claude -p --output-format stream-json --verbose` output: NDJSON on stdout, one event per line —
- * `system` (subtype `init` with session_id, tools, skills…; `api_retry`; `status`), `assistant` / `user`
+ * `system` (subtype `init` with session_id, tools, skills…; `api_retry`; `status`; `task_*`), `assistant` / `user`
  * ({message:{content:[blocks]}}), `stream_event` (only with --include-partial-messages) and a closing
  * `result` (subtype `success` | `error_*`, `is_error`, `result`, `usage`). Observed on claude-code 2.1.197
  * (`@anthropic-ai/claude-code`); samples recorded against the local mock model,
@@ -186,6 +186,14 @@ export function createClaudeParser(): EngineParser {
           },
         ];
       }
+      // A task's lifecycle (2.1.197 emits task_started and task_notification for any Bash command lasting a few
+      // seconds, `task_type: local_bash`; sub-agents add task_progress, later versions task_updated): the tool call
+      // and its tool_result, in `assistant` and `user` events, already carry what it did, and FCMP has no event for a
+      // background task of its own, so these are accepted without a diagnostic.
+      case 'task_started':
+      case 'task_progress':
+      case 'task_updated':
+      case 'task_notification':
       case 'status':
       case 'thinking_tokens':
       case 'compact_boundary':
