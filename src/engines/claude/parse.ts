@@ -18,7 +18,7 @@
  */
 import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
-import { diag, excerpt, isObject, str, int, count, parseEventLine, type Json } from '../parse-helpers.js';
+import { diag, excerpt, isObject, str, int, count, type Json } from '../parse-helpers.js';
 import { mcpNotReadyDiagnostic } from '../mcp-readiness.js';
 
 type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
@@ -235,7 +235,7 @@ export function createClaudeParser(): EngineParser {
     return [...out, { type: 'engine.turn.end', status: 'failed', error }];
   }
 
-  function onEvent(event: Json, text: string): ParserOutput[] {
+  function onEvent(event: Json & { type: string }, text: string): ParserOutput[] {
     switch (event.type) {
       case 'system':
         return onSystem(event, text);
@@ -259,8 +259,46 @@ export function createClaudeParser(): EngineParser {
     }
   }
 
+  /**
+   * A message of claude's older `--output-format json` (May 2025): no `type`, a `role` — `system` (the session, or
+   * the closing cost/result summary), `assistant` (an Anthropic message: content blocks), `user` (tool results).
+   */
+  function onLegacy(message: Json, text: string): ParserOutput[] {
+    switch (message.role) {
+      case 'system':
+        if ('result' in message || 'cost_usd' in message || 'is_error' in message) return onResult(message);
+        if (str(message.session_id)) return onSystem({ ...message, subtype: 'init' }, text);
+        if (turnOpen) return [];
+        turnOpen = true;
+        return [{ type: 'engine.turn.started' }];
+      case 'assistant':
+        return onAssistant({ message }, text);
+      case 'user':
+        return onUser({ message });
+      default:
+        return [diag('CLAUDE_UNKNOWN_EVENT', `unknown claude message role: ${excerpt(text)}`, 'info')];
+    }
+  }
+
+  /** One element of a line: an event (`type`), or an older `role` message (an Anthropic message has type `message`). */
+  function onItem(item: unknown, text: string): ParserOutput[] {
+    if (isObject(item) && typeof item.type === 'string' && item.type !== 'message')
+      return onEvent(item as Json & { type: string }, text);
+    if (isObject(item) && typeof item.role === 'string') return onLegacy(item, text);
+    return [diag('STREAM_PARSE_ERROR', `stdout line is not a claude event object: ${excerpt(text)}`)];
+  }
+
+  /** A stdout line: one event (stream-json, json), or the array `--output-format json --verbose` prints. */
   function parseStdoutLine(text: string): ParserOutput[] {
-    return parseEventLine(text, 'a claude event object', onEvent);
+    if (text.trim() === '') return [];
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return [diag('STREAM_PARSE_ERROR', `stdout line is not JSON: ${excerpt(text)}`)];
+    }
+    if (!Array.isArray(value) || !value.some(isObject)) return onItem(value, text);
+    return value.flatMap((item) => onItem(item, JSON.stringify(item)));
   }
 
   return {
