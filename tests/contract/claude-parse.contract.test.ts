@@ -403,6 +403,9 @@ describe('claudeErrorPatterns', () => {
     ["The model's tool call could not be parsed (retry also failed)", 'protocol'],
     ['Unable to connect to API (ECONNREFUSED)', 'network'],
     ['TypeError: fetch failed', 'network'],
+    // Without the status, as claude also shows it.
+    ['OAuth token has expired. Please obtain a new token or refresh your existing token. · Please run /login', 'auth'],
+    ['Credit balance is too low', 'auth'],
   ])('%s → %s', (message, category) => {
     expect(matchErrorPattern(message, claudeErrorPatterns)?.category).toBe(category);
   });
