@@ -1,10 +1,13 @@
 /**
  * The recording half of a cassette, shared by a recording and by a replay forked onto the live model: each wire
  * request is forwarded upstream with the user's key (read from their environment, never stored) and streamed back to
- * the engine; when a file is given, the answer is captured as an interaction, redacted, and the file rewritten
- * atomically after each one (a crash keeps what was recorded). A forked replay also copies in the interactions it
- * served from the source cassette, so its file is the whole forked conversation, replayable on its own.
+ * the engine; when a file is given, the answer is captured as an interaction, redacted, and `FILE.partial` rewritten
+ * atomically after each one (a crash keeps what was recorded there). The cassette itself is written only when the
+ * recording succeeded (no upstream failure, at least one interaction): a failed recording never leaves a cassette that
+ * `auto` would then replay (and miss on) run after run. A forked replay also copies in the interactions it served
+ * from the source cassette, so its file is the whole forked conversation, replayable on its own.
  */
+import fs from 'node:fs';
 import { AgentHarnessError } from '../errors/index.js';
 import type { InterceptedRequest, InterceptOutcome } from '../model/server.js';
 import type { WireApiId } from '../model/wire-api.js';
@@ -41,9 +44,16 @@ export interface Recorder {
   copy(interaction: CassetteInteraction): void;
   /** Interactions in the file so far. */
   readonly count: number;
-  /** Waits for the writes and writes the file a last time. */
-  finish(): Promise<void>;
+  /**
+   * Waits for the writes; when `succeeded` and something was recorded, writes the cassette and removes its partial
+   * file, else leaves the cassette path alone and keeps the partial file only if it holds an interaction.
+   */
+  finish(succeeded: boolean): Promise<{ written: boolean; partial: string | null }>;
 }
+
+/** How to re-record a cassette: said where one is empty or was not written. */
+export const RERECORD =
+  'Re-record it: run the test again with -u (vitest -u) in model auto, or agent-harness start --model record --cassette FILE with the vendor key set.';
 
 /** The message of a request that cannot be forwarded for want of a key. */
 function noKeyMessage(wire: InterceptedRequest['wire']['id']): string {
@@ -67,8 +77,8 @@ export function openRecorder(options: RecorderOptions): Recorder {
     interactions: [],
   };
   let writing: Promise<void> = Promise.resolve();
-  const save = (): Promise<void> => {
-    const file = options.file;
+  const partial = options.file === null ? null : `${options.file}.partial`;
+  const save = (file: string | null = partial): Promise<void> => {
     if (file === null) return writing;
     cassette.redactions = [...new Set([...copiedRedactions, ...redactor.fired])];
     const snapshot = JSON.parse(JSON.stringify(cassette)) as Cassette;
@@ -154,8 +164,21 @@ export function openRecorder(options: RecorderOptions): Recorder {
         return { status: 502, note: 'upstream_failed' };
       }
     },
-    async finish() {
-      await save();
+    async finish(succeeded) {
+      await writing;
+      if (options.file === null || partial === null) return { written: false, partial: null };
+      const recorded = cassette.interactions.length > 0;
+      if (succeeded && recorded) {
+        await save(options.file);
+        fs.rmSync(partial, { force: true });
+        return { written: fs.existsSync(options.file), partial: null };
+      }
+      if (!recorded) {
+        fs.rmSync(partial, { force: true });
+        return { written: false, partial: null };
+      }
+      await save(partial);
+      return { written: false, partial };
     },
   };
 }

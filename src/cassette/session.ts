@@ -9,7 +9,7 @@ import { AgentHarnessError } from '../errors/index.js';
 import { type InterceptedRequest, WIRE_APIS, type WireInterceptor } from '../model/server.js';
 import { formatDifferences, matchRequest, type MatchRequest } from './match.js';
 import { fillPaths, normalizeBody, normalizePath, requestHash, type NormalizeContext } from './normalize.js';
-import { openRecorder, type Recorder } from './recorder.js';
+import { openRecorder, RERECORD, type Recorder } from './recorder.js';
 import type { CassetteFork, ForkTarget } from './mode.js';
 import type { Cassette, CassetteInteraction } from './schema.js';
 
@@ -43,11 +43,22 @@ export interface CassetteOptions {
   engine?: string | null;
   /** The attempt's paths to normalize (asked at each request: the run directory exists only later). */
   context?: () => NormalizeContext;
+  /**
+   * Replay in an attempt: a miss answers the engine with one line (the request, the file), since the attempt's
+   * failure carries the whole message and its diff; `model serve` (false) sends the diff in the 400 itself.
+   */
+  briefMisses?: boolean;
 }
 
 /** A diagnostic of the cassette, for the attempt's RASP/FCMP and its conformance report. */
 export interface CassetteDiagnostic {
-  code: 'CASSETTE_DIVERGENCE' | 'CASSETTE_MISS' | 'CASSETTE_UNUSED' | 'CASSETTE_UPSTREAM_FAILED' | 'CASSETTE_FORKED';
+  code:
+    | 'CASSETTE_DIVERGENCE'
+    | 'CASSETTE_MISS'
+    | 'CASSETTE_UNUSED'
+    | 'CASSETTE_UPSTREAM_FAILED'
+    | 'CASSETTE_FORKED'
+    | 'CASSETTE_NOT_WRITTEN';
   level: 'info' | 'warning' | 'error';
   message: string;
 }
@@ -157,7 +168,9 @@ function recordSession({ options, context, diagnostics, fail, error }: SessionPa
     mode: 'record',
     intercept: (call) => recorder.forward(call, matchRequestOf(call, context())),
     async finish() {
-      await recorder.finish();
+      const failure = error();
+      const kept = await recorder.finish(failure === null);
+      if (!kept.written) diagnostics.push(notWritten(options.file, failure, kept.partial));
       return {
         mode: 'record',
         file: options.file,
@@ -170,6 +183,17 @@ function recordSession({ options, context, diagnostics, fail, error }: SessionPa
         error: error(),
       };
     },
+  };
+}
+
+/** Says that a recording kept nothing at `file` (failed, or recorded nothing), where its part is, how to re-record. */
+function notWritten(file: string, failure: AgentHarnessError | null, partial: string | null): CassetteDiagnostic {
+  const why = failure ? `failed (${failure.code})` : 'recorded no interaction';
+  const kept = partial ? `; what it recorded is in ${partial}` : '';
+  return {
+    code: 'CASSETTE_NOT_WRITTEN',
+    level: failure ? 'error' : 'warning',
+    message: `The recording of ${file} ${why}, so the cassette was not written (one already there is left as it was)${kept}. ${RERECORD}`,
   };
 }
 
@@ -222,7 +246,10 @@ function replaySession({ options, context, diagnostics, fail, error }: SessionPa
     const what = `${request.method} ${call.request.path} (${call.sideKind ? `side request ${call.sideKind}` : `model call at turn ${request.position}`})`;
     if (found.kind === 'miss') {
       const nearest = found.nearest === null ? null : cassette.interactions[found.nearest];
-      const message = `No recorded interaction of ${options.file} matches ${what}; ${nearest ? `the nearest is #${nearest.seq} (${nearest.request.method} ${nearest.request.path}, turn ${nearest.position})` : 'the cassette is empty'}. Differences:\n${formatDifferences(found.differences)}`;
+      // An empty cassette (a recording that kept nothing) says so first, and how to re-record it.
+      const message = nearest
+        ? `No recorded interaction of ${options.file} matches ${what}; the nearest is #${nearest.seq} (${nearest.request.method} ${nearest.request.path}, turn ${nearest.position}). Differences:\n${formatDifferences(found.differences)}`
+        : `The cassette is empty: ${options.file} has no recorded interaction to answer ${what}. ${RERECORD}`;
       // A side request (title, token count) is the engine's bookkeeping: the script answers it, with a warning.
       if (call.sideKind || !strict) {
         counts.missed += call.sideKind ? 0 : 1;
@@ -240,7 +267,9 @@ function replaySession({ options, context, diagnostics, fail, error }: SessionPa
           details: { cassette: options.file, request: what, differences: found.differences },
         }),
       );
-      call.wire.respondError(call.response, 400, `agent-harness cassette: CASSETTE_MISS: ${message}`, 'cassette_miss');
+      // In an attempt the engine gets the gist (it echoes it as its own error); the attempt's failure has the diff.
+      const body = options.briefMisses ? `${what} has no recorded answer in ${options.file}` : message;
+      call.wire.respondError(call.response, 400, `agent-harness cassette: CASSETTE_MISS: ${body}`, 'cassette_miss');
       return { status: 400, note: 'missed' };
     }
     used.add(found.index);
@@ -261,7 +290,10 @@ function replaySession({ options, context, diagnostics, fail, error }: SessionPa
     mode: 'replay',
     intercept,
     async finish() {
-      await recorder?.finish();
+      if (recorder && output) {
+        const kept = await recorder.finish(error() === null);
+        if (!kept.written) diagnostics.push(notWritten(output, error(), kept.partial));
+      } else await recorder?.finish(error() === null);
       // Past a fork, the recorded rest of the conversation is not expected.
       const unused = cassette.interactions.filter(
         (interaction, index) => !used.has(index) && (forkAt === undefined || interaction.position < forkAt),

@@ -85,6 +85,23 @@ async function writeFinishedView(stdout: NodeJS.WritableStream, mode: 2 | 3, res
   await out.drain();
 }
 
+/** `failed (reason): CODE, category C` for a failed attempt (its `conversation.failed`), else `state (reason)`. */
+function completionLine(result: AttemptResult): string {
+  const { state, reason } = result.completion;
+  const failed = state === 'failed' ? result.fcmp.findLast((event) => event.type === 'conversation.failed') : undefined;
+  const failure = failed?.type === 'conversation.failed' ? failed.data : null;
+  if (!failure) return `Completion: ${state} (${reason})`;
+  return `Completion: ${state} (${reason}${failure.code === reason ? '' : `: ${failure.code}`}, category ${failure.category})`;
+}
+
+/** `Cassette: replay FILE: N exact, N divergent, N missed, N unused of N` (cassette modes only). */
+function cassetteLine(result: AttemptResult): string | null {
+  const c = result.cassette;
+  if (!c) return null;
+  if (c.mode === 'record') return `Cassette: recorded ${c.path}: ${c.interactions} interaction(s)`;
+  return `Cassette: replayed ${c.path}: ${c.exact} exact, ${c.divergent} divergent, ${c.missed} missed, ${c.unused} unused of ${c.interactions}`;
+}
+
 /** Prints what is printed after the process ended: views 2/3, the end separator and the summary. */
 export async function printFinished(
   streams: CliStreams,
@@ -104,13 +121,21 @@ export async function printFinished(
     `Run handle: ${result.handle}`,
     `Attempt: ${result.attempt}`,
     `Session: ${result.sessionId ?? '(none)'}`,
-    `Completion: ${result.completion.state} (${result.completion.reason})`,
+    completionLine(result),
+    ...(cassetteLine(result) ? [cassetteLine(result)!] : []),
     `Audit: ${result.audit.dir}`,
     interrupted
       ? `${verb} interrupted. exitCode=${interrupted.status} (${interrupted.signal}; engine exit ${result.exitCode ?? result.signal ?? 'unknown'})`
       : `${verb} complete. exitCode=${result.exitCode ?? 'null'}${result.signal ? ` (killed by ${result.signal})` : ''}`,
   ];
-  const hint = interrupted ? null : await resumeHint(result);
-  if (hint) lines.push(hint);
+  // A harness failure (a cassette that cannot answer, an audit changed behind it) is fixed by re-recording or
+  // starting again, never by resuming the session: its error, printed next, says what to do.
+  const hint = interrupted || result.error ? null : await resumeHint(result);
+  // The script ran out: a resume goes on only with a script that has the next turns.
+  if (hint && result.completion.code === 'MODEL_SCRIPT_EXHAUSTED')
+    lines.push(
+      `To continue this session, run: agent-harness resume --script FILE ${result.handle} <message> (FILE: a model script with the turns after those used)`,
+    );
+  else if (hint) lines.push(hint);
   streams.stderr.write(`${lines.join('\n')}\n`);
 }

@@ -114,7 +114,11 @@ export async function observeAttempt(
   // The cassette's file is complete once the engine is done; what it found is in the attempt's diagnostics.
   const cassette = model?.cassette ? await model.cassette.finish() : null;
   if (cassette) {
-    for (const diagnostic of cassette.diagnostics) rasp.diagnostic(diagnostic);
+    // The error that fails the attempt is its failure (conversation.failed), not also a diagnostic: said once.
+    const failing = cassette.error;
+    for (const diagnostic of cassette.diagnostics)
+      if (!(failing && diagnostic.code === failing.code && diagnostic.message === failing.message))
+        rasp.diagnostic(diagnostic);
     opened.meta.model.cassette = {
       path: cassette.file,
       mode: cassette.mode,

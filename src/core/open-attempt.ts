@@ -108,6 +108,7 @@ async function startModel(
         hostEnv: plan.hostEnv,
         engine: plan.adapter.id,
         context: normalize,
+        briefMisses: true,
       })
     : null;
   const server = await startModelServer({

@@ -12,7 +12,7 @@
  */
 import { mcpServersCalled } from './mcp-reach.js';
 import fs from 'node:fs';
-import { toAgentHarnessError, type AgentHarnessError } from '../errors/index.js';
+import { categoryOfCode, toAgentHarnessError, type AgentHarnessError } from '../errors/index.js';
 import type { AttemptMeta, Completion, FcmpEvent } from '../protocol/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { writeOwnFileSync } from '../runtime/own-file.js';
@@ -51,8 +51,27 @@ function failedBy(error: AgentHarnessError): CompletionJudgement {
   return {
     state: 'failed',
     reason: error.code,
-    failure: { category: 'unknown', code: error.code, message: error.message },
+    failure: { category: categoryOfCode(error.code), code: error.code, message: error.message },
     evidenceSeq: null,
+  };
+}
+
+/**
+ * A failed turn the judge could not name, when the scripted model answered a request past the end of its script
+ * (`response_kind: exhausted`): the engine only echoed the server's 400, so the failure is MODEL_SCRIPT_EXHAUSTED.
+ */
+function namedExhaustion(judged: CompletionJudgement, scriptExhausted: boolean): CompletionJudgement {
+  const failure = judged.failure;
+  if (!scriptExhausted || judged.state !== 'failed' || !failure) return judged;
+  if (
+    failure.category !== 'unknown' &&
+    failure.category !== 'engine_crash' &&
+    !/script exhausted/.test(failure.message)
+  )
+    return judged;
+  return {
+    ...judged,
+    failure: { ...failure, category: categoryOfCode('MODEL_SCRIPT_EXHAUSTED'), code: 'MODEL_SCRIPT_EXHAUSTED' },
   };
 }
 
@@ -62,6 +81,7 @@ function translateEvents(
   opened: OpenedAttempt,
   outcome: AttemptOutcome,
   toolExitCodes: ReadonlyMap<string, number>,
+  scriptExhausted: boolean,
 ) {
   const { request, adapter, launch } = plan;
   const { run, attempt, runDir, audit, failures, tally } = opened;
@@ -104,7 +124,7 @@ function translateEvents(
   const harnessFailure =
     tampered ??
     (outcome.error && (!outcome.process || outcome.error.code.startsWith('CASSETTE_')) ? outcome.error : null);
-  const judged = harnessFailure ? failedBy(harnessFailure) : translator.verdict();
+  const judged = harnessFailure ? failedBy(harnessFailure) : namedExhaustion(translator.verdict(), scriptExhausted);
   emit(translator.finish(judged));
   const completion: Completion = {
     state: judged.state,
@@ -135,7 +155,13 @@ export async function sealAttempt(
   const toolExitCodes = exitCodesFromModelRequests(requests);
   // The meta's list is the RASP event's (derived once, above); none when the engine made no real request.
   if (plan.modelMode !== 'live') opened.meta.skill_injection.offered = opened.facts.offered ?? [];
-  const { fcmp, completion, finalMessage, tampered } = translateEvents(plan, opened, outcome, toolExitCodes);
+  const { fcmp, completion, finalMessage, tampered } = translateEvents(
+    plan,
+    opened,
+    outcome,
+    toolExitCodes,
+    requests.some((row) => row.response_kind === 'exhausted'),
+  );
   let error = tampered ?? outcome.error;
   opened.raspSpool.close();
   fcmp.close();

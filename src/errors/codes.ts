@@ -1,3 +1,5 @@
+import type { FailureCategory } from '../protocol/fcmp.js';
+
 /**
  * Stable error codes. A code never changes meaning once released; add new ones at the end of a group.
  * Each code carries a default hint: what the user should do about it.
@@ -86,7 +88,30 @@ export const ERROR_CODES = {
     'Recording calls the vendor with your key: set it in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or GOOGLE_API_KEY), or replay an existing cassette.',
   CASSETTE_UPSTREAM_FAILED:
     'The upstream (the vendor, or --upstream) could not be reached while recording; check the URL and your network.',
+  MODEL_SCRIPT_EXHAUSTED:
+    'The engine asked the scripted model for more turns than the script has: add turns (a final one to end the turn), or resume with a --script that has them; docs/scripted-model.md.',
 } as const;
 
 /** A stable error code. */
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/**
+ * The failure category (`conversation.failed` `data.category`) of a harness code that fails an attempt after the
+ * engine ran; a code not listed is `unknown`. A cassette or a script that cannot answer the engine is the model's
+ * side of the conversation failing (`model`); an upstream that cannot be reached while recording is `network`.
+ */
+export const ERROR_CATEGORIES: Readonly<Partial<Record<ErrorCode, FailureCategory>>> = {
+  CASSETTE_MISS: 'model',
+  CASSETTE_UNUSED: 'model',
+  CASSETTE_INVALID: 'model',
+  CASSETTE_NOT_FOUND: 'model',
+  CASSETTE_KEY_MISSING: 'auth',
+  CASSETTE_UPSTREAM_FAILED: 'network',
+  MODEL_SCRIPT_EXHAUSTED: 'model',
+  ENGINE_TIMEOUT: 'timeout',
+};
+
+/** The failure category of a harness error code (see {@link ERROR_CATEGORIES}). */
+export function categoryOfCode(code: ErrorCode): FailureCategory {
+  return ERROR_CATEGORIES[code] ?? 'unknown';
+}

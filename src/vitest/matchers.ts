@@ -87,13 +87,24 @@ function eventText(event: FcmpEvent): string {
   return text.replace(/\s+/g, ' ').slice(0, 160);
 }
 
-/** A short transcript: the last FCMP events as `type: text` lines, then the audit directory. */
+/**
+ * The failure, whole (its first paragraph, up to 2000 characters): the transcript's lines are cut at 160, which would
+ * lose what a long message says last (a cassette's path comes before "Re-record it: … -u").
+ */
+function failureText(events: readonly FcmpEvent[]): string {
+  const failed = events.findLast((event) => event.type === 'conversation.failed');
+  if (failed?.type !== 'conversation.failed') return '';
+  const { code, category, message } = failed.data;
+  return `\nFailure: ${code} (category ${category}): ${(message.split('\n\n')[0] ?? '').slice(0, 2000)}`;
+}
+
+/** A short transcript: the failure, the last FCMP events as `type: text` lines, then the audit directory. */
 export function transcript(outcome: AgentOutcomeLike, last = 12): string {
   const events = outcome.fcmp ?? [];
   const lines = events.slice(-last).map((e) => `  ${e.type}: ${eventText(e)}`);
   const audit = outcome.auditDir ?? outcome.audit?.dir ?? '(unknown)';
   const tools = toolCallLines(outcome.toolCalls ?? []);
-  return `\nTranscript (last ${lines.length} of ${events.length} FCMP events):\n${lines.join('\n') || '  (none)'}\nTool calls (${tools.length}):\n${tools.join('\n') || '  (none)'}\nAudit: ${audit}`;
+  return `${failureText(events)}\nTranscript (last ${lines.length} of ${events.length} FCMP events):\n${lines.join('\n') || '  (none)'}\nTool calls (${tools.length}):\n${tools.join('\n') || '  (none)'}\nAudit: ${audit}`;
 }
 
 /** The skills injected into the run: the outcome's own list, else its audit meta's (read only to explain a failure). */

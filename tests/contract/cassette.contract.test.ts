@@ -372,11 +372,15 @@ describe('record through the model server, replay offline', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const text = await response.text();
-    // Written after each interaction, before the attempt ends: a crash keeps what was recorded.
-    expect(await waitUntil(() => fs.existsSync(file), 5000, 25)).toBe(true);
-    expect(loadCassette(file).interactions).toHaveLength(1);
+    // FILE.partial is written after each interaction, before the attempt ends: a crash keeps what was recorded there.
+    const partial = `${file}.partial`;
+    expect(await waitUntil(() => fs.existsSync(partial), 5000, 25)).toBe(true);
+    expect(loadCassette(partial).interactions).toHaveLength(1);
+    // The cassette itself only once the recording succeeded.
+    expect(fs.existsSync(file)).toBe(false);
     const report = await cassette.finish();
     expect(report).toMatchObject({ mode: 'record', interactions: 1, error: null });
+    expect(fs.existsSync(partial)).toBe(false);
     expect(vendor.accepted).toBe(1);
     expect(vendor.refused).toBe(0);
     return { vendor, text };
@@ -452,7 +456,46 @@ describe('record through the model server, replay offline', () => {
     const report = await cassette.finish();
     expect(report.error?.code).toBe('CASSETTE_UPSTREAM_FAILED');
     expect(report.error?.message).toContain(url);
-    expect(loadCassette(file).interactions).toEqual([]);
+    // A failed recording writes no cassette (an empty one would be replayed, and missed, by every later auto run)
+    // and says how to re-record.
+    expect(fs.existsSync(file)).toBe(false);
+    expect(fs.existsSync(`${file}.partial`)).toBe(false);
+    const notWritten = report.diagnostics.find((d) => d.code === 'CASSETTE_NOT_WRITTEN');
+    expect(notWritten?.level).toBe('error');
+    expect(notWritten?.message).toContain(`The recording of ${file} failed (CASSETTE_UPSTREAM_FAILED)`);
+    expect(notWritten?.message).toContain('vitest -u');
+  });
+
+  it('a recording that fails after recording something keeps the cassette already there, and its part aside', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'c.json');
+    writeEmptyCassette(file);
+    const before = fs.readFileSync(file, 'utf8');
+    const vendor = await startKeyedVendor(KEY, { version: 1, turns: [turns.final('Recorded answer.')] });
+    cleanups.push(() => vendor.close());
+    // The vendor answers the first call, then is gone: the second is an upstream failure.
+    const cassette = openCassette({ mode: 'record', file, upstream: vendor.url, hostEnv: { OPENAI_API_KEY: KEY } });
+    const server = await harness(cassette);
+    expect((await post(server, body('first'))).status).toBe(200);
+    await vendor.close();
+    expect((await post(server, body('second'))).status).toBe(502);
+    const report = await cassette.finish();
+    expect(report.error?.code).toBe('CASSETTE_UPSTREAM_FAILED');
+    expect(fs.readFileSync(file, 'utf8')).toBe(before);
+    expect(loadCassette(`${file}.partial`).interactions).toHaveLength(1);
+    expect(report.diagnostics.find((d) => d.code === 'CASSETTE_NOT_WRITTEN')?.message).toContain(`${file}.partial`);
+  });
+
+  it('a replay of an empty cassette says the cassette is empty and how to re-record, first', async () => {
+    const file = path.join(tempDir(), 'c.json');
+    writeEmptyCassette(file);
+    const replay = openCassette({ mode: 'replay', file, cassette: loadCassette(file), hostEnv: {} });
+    const server = await harness(replay);
+    expect((await post(server, body('hi'))).status).toBe(400);
+    const report = await replay.finish();
+    expect(report.error?.code).toBe('CASSETTE_MISS');
+    expect(report.error?.message).toMatch(/^The cassette is empty: /);
+    expect(report.error?.message).toContain('-u (vitest -u)');
   });
 
   it('paced replay keeps the chunks and their order', async () => {

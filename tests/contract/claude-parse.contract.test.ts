@@ -37,6 +37,10 @@ const NAMES = [
   'json-result-error',
   'json-prompt-too-long',
   'prompt-too-long',
+  'long-bash-task',
+  'json-array-legacy',
+  'oauth-expired',
+  'credit-too-low',
 ];
 
 function recorded(name: string) {
@@ -189,6 +193,49 @@ describe('claude parser goldens', () => {
     const outputs = parseAll(lines('error-500'));
     expect(outputs.filter((o) => o.type === 'engine.assistant.message')).toEqual([]);
     expect(outputs).toContainEqual(expect.objectContaining({ type: 'engine.error', fatal: false }));
+  });
+
+  it("claude's older --output-format json (May 2025): an array of role messages gives the same story", () => {
+    const result = recorded('json-array-legacy');
+    expect(result.summary).toMatchObject({
+      session_id: '3c1d9e2a-5b7f-4e1a-9c2d-8f6e5a4b3c21',
+      tool_calls: 1,
+      final_message: 'You are in /home/user/project.',
+      diagnostics: [],
+      error: null,
+    });
+    expect(parseAll(lines('json-array-legacy'))).toContainEqual(
+      expect.objectContaining({ type: 'engine.tool.result', call_id: 'toolu_01legacy', status: 'completed' }),
+    );
+    expect(result.judgement.state).toBe('awaiting_input');
+    // The text comes once (from the assistant message, not again from the closing summary).
+    expect(result.fcmp.filter((e) => e.type === 'assistant.message.final')).toHaveLength(1);
+  });
+
+  it.each([
+    ['oauth-expired', 'auth', 'ENGINE_AUTH_FAILED', 'OAuth token has expired'],
+    ['credit-too-low', 'auth', 'ENGINE_BILLING_FAILED', 'Credit balance is too low'],
+  ])('%s: the error text is the failure, with its code, never an answer', (name, category, code, text) => {
+    const result = recorded(name);
+    expect(result.judgement).toMatchObject({ state: 'failed', failure: { category, code } });
+    expect(result.summary.error).toContain(text);
+    expect(result.fcmp.some((e) => e.type === 'assistant.message.final')).toBe(false);
+  });
+
+  it('a Bash command of a few seconds: its task_started and task_notification add no diagnostic', () => {
+    const raw = lines('long-bash-task');
+    // The capture holds both task events (claude 2.1.197, `sleep 6` through the scripted model).
+    expect(raw.map((line) => (JSON.parse(line) as { subtype?: string }).subtype)).toEqual(
+      expect.arrayContaining(['task_started', 'task_notification']),
+    );
+    const outputs = parseAll(raw);
+    expect(codes(outputs)).toEqual([]);
+    expect(outputs).toContainEqual(expect.objectContaining({ type: 'engine.tool.result', status: 'completed' }));
+    const result = recorded('long-bash-task');
+    expect(result.summary).toMatchObject({ tool_calls: 1, diagnostics: [], error: null });
+    expect(result.judgement.state).toBe('completed');
+    // A subtype claude has never shown is still reported.
+    expect(codes(parseAll(['{"type":"system","subtype":"task_brand_new"}']))).toEqual(['CLAUDE_UNKNOWN_EVENT']);
   });
 
   it('a failed Bash call has status failed and the exit code from "Exit code N"', () => {
@@ -356,6 +403,9 @@ describe('claudeErrorPatterns', () => {
     ["The model's tool call could not be parsed (retry also failed)", 'protocol'],
     ['Unable to connect to API (ECONNREFUSED)', 'network'],
     ['TypeError: fetch failed', 'network'],
+    // Without the status, as claude also shows it.
+    ['OAuth token has expired. Please obtain a new token or refresh your existing token. · Please run /login', 'auth'],
+    ['Credit balance is too low', 'auth'],
   ])('%s → %s', (message, category) => {
     expect(matchErrorPattern(message, claudeErrorPatterns)?.category).toBe(category);
   });

@@ -1,7 +1,7 @@
 /**
  * opencode `run --format json` parser: golden FCMP/RASP of streams recorded from the real opencode 1.18.33
  * against the scripted model (turn1, turn2-resume, error-401, error-500-retried), derived edge cases
- * (truncated, noise) and hand-written ones (file-tool, finish-length), through `translateRecorded`.
+ * (truncated, noise) and hand-written ones (file-tool, finish-length, unknown-tool), through `translateRecorded`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,6 +24,7 @@ const NAMES = [
   'noise',
   'file-tool',
   'finish-length',
+  'unknown-tool',
 ];
 
 function recorded(name: string) {
@@ -126,6 +127,24 @@ describe('opencode parser goldens', () => {
       output: 'Command exited with code 1',
       exit_code: null,
     });
+  });
+
+  it('a call of a tool opencode lacks (repaired into its invalid tool) is that call, failed', () => {
+    const result = recorded('unknown-tool');
+    const outputs = parseAll(
+      fs.readFileSync(path.join(STREAMS, 'unknown-tool.stdout.jsonl'), 'utf8').split('\n').filter(Boolean),
+    );
+    expect(outputs.filter((o) => o.type === 'engine.tool.call')).toEqual([
+      expect.objectContaining({ call_id: 'call_u0001', name: 'run_shell' }),
+    ]);
+    expect(outputs.filter((o) => o.type === 'engine.tool.result')).toEqual([
+      expect.objectContaining({
+        call_id: 'call_u0001',
+        status: 'failed',
+        output: expect.stringContaining("Model tried to call unavailable tool 'run_shell'"),
+      }),
+    ]);
+    expect(result.judgement.state).toBe('awaiting_input');
   });
 
   it('finish reason length fails the turn; tool-calls does not end it', () => {

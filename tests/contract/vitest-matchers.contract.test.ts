@@ -145,6 +145,20 @@ describe('agent matchers', () => {
     expect(transcript(completed)).toContain('assistant.message.final: Wrote x.txt. __SKILL_DONE__');
     expect(() => expect({}).toHaveCompleted()).toThrow(/HarnessRun or an AttemptResult/);
   });
+
+  it('a long failure is shown whole: an empty cassette under a deep path keeps its re-record hint', async () => {
+    const { RERECORD } = await import('../../src/cassette/recorder.js');
+    const file = `/home/user/project/tests/integration/${'nested/'.repeat(12)}__cassettes__/agent.test.ts/writes a file.json`;
+    const message = `The cassette is empty: ${file} has no recorded interaction to answer POST /v1/messages (model call at turn 0). ${RERECORD}`;
+    const missed: AgentOutcomeLike = {
+      ...failed,
+      completion: { state: 'failed', reason: 'CASSETTE_MISS' },
+      fcmp: [ev('conversation.failed', { category: 'model', code: 'CASSETTE_MISS', message })],
+    };
+    expect(() => expect(missed).toHaveCompleted()).toThrow(
+      /Failure: CASSETTE_MISS \(category model\): The cassette is empty: [^\n]*writes a file\.json[^\n]*-u \(vitest -u\)/,
+    );
+  });
 });
 
 describe('attempt records', () => {

@@ -8,8 +8,15 @@ import type { ErrorPattern } from '../engine.js';
 
 /** The claude error-pattern table, consulted by the completion judge to categorize a failed turn. */
 export const claudeErrorPatterns: readonly ErrorPattern[] = [
+  // The account cannot pay for the call ("Credit balance is too low", a 400 invalid_request_error from the API).
   {
-    pattern: /\b401\b|authentication_error|invalid x-api-key|invalid api key|unauthori[sz]ed/i,
+    pattern: /credit balance is too low|billing_error|insufficient (?:credit|funds)/i,
+    category: 'auth',
+    code: 'ENGINE_BILLING_FAILED',
+  },
+  {
+    pattern:
+      /\b401\b|authentication_error|invalid x-api-key|invalid api key|unauthori[sz]ed|oauth token (?:has expired|has been revoked)|please run \/login/i,
     category: 'auth',
     code: 'ENGINE_AUTH_FAILED',
   },

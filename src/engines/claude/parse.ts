@@ -1,6 +1,6 @@
 /**
  * Parser of `claude -p --output-format stream-json --verbose` output: NDJSON on stdout, one event per line —
- * `system` (subtype `init` with session_id, tools, skills…; `api_retry`; `status`), `assistant` / `user`
+ * `system` (subtype `init` with session_id, tools, skills…; `api_retry`; `status`; `task_*`), `assistant` / `user`
  * ({message:{content:[blocks]}}), `stream_event` (only with --include-partial-messages) and a closing
  * `result` (subtype `success` | `error_*`, `is_error`, `result`, `usage`). Observed on claude-code 2.1.197
  * (`@anthropic-ai/claude-code`); samples recorded against the local mock model,
@@ -18,7 +18,7 @@
  */
 import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
-import { diag, excerpt, isObject, str, int, count, parseEventLine, type Json } from '../parse-helpers.js';
+import { diag, excerpt, isObject, str, int, count, type Json } from '../parse-helpers.js';
 import { mcpNotReadyDiagnostic } from '../mcp-readiness.js';
 
 type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
@@ -186,6 +186,14 @@ export function createClaudeParser(): EngineParser {
           },
         ];
       }
+      // A task's lifecycle (2.1.197 emits task_started and task_notification for any Bash command lasting a few
+      // seconds, `task_type: local_bash`; sub-agents add task_progress, later versions task_updated): the tool call
+      // and its tool_result, in `assistant` and `user` events, already carry what it did, and FCMP has no event for a
+      // background task of its own, so these are accepted without a diagnostic.
+      case 'task_started':
+      case 'task_progress':
+      case 'task_updated':
+      case 'task_notification':
       case 'status':
       case 'thinking_tokens':
       case 'compact_boundary':
@@ -227,7 +235,7 @@ export function createClaudeParser(): EngineParser {
     return [...out, { type: 'engine.turn.end', status: 'failed', error }];
   }
 
-  function onEvent(event: Json, text: string): ParserOutput[] {
+  function onEvent(event: Json & { type: string }, text: string): ParserOutput[] {
     switch (event.type) {
       case 'system':
         return onSystem(event, text);
@@ -251,8 +259,46 @@ export function createClaudeParser(): EngineParser {
     }
   }
 
+  /**
+   * A message of claude's older `--output-format json` (May 2025): no `type`, a `role` — `system` (the session, or
+   * the closing cost/result summary), `assistant` (an Anthropic message: content blocks), `user` (tool results).
+   */
+  function onLegacy(message: Json, text: string): ParserOutput[] {
+    switch (message.role) {
+      case 'system':
+        if ('result' in message || 'cost_usd' in message || 'is_error' in message) return onResult(message);
+        if (str(message.session_id)) return onSystem({ ...message, subtype: 'init' }, text);
+        if (turnOpen) return [];
+        turnOpen = true;
+        return [{ type: 'engine.turn.started' }];
+      case 'assistant':
+        return onAssistant({ message }, text);
+      case 'user':
+        return onUser({ message });
+      default:
+        return [diag('CLAUDE_UNKNOWN_EVENT', `unknown claude message role: ${excerpt(text)}`, 'info')];
+    }
+  }
+
+  /** One element of a line: an event (`type`), or an older `role` message (an Anthropic message has type `message`). */
+  function onItem(item: unknown, text: string): ParserOutput[] {
+    if (isObject(item) && typeof item.type === 'string' && item.type !== 'message')
+      return onEvent(item as Json & { type: string }, text);
+    if (isObject(item) && typeof item.role === 'string') return onLegacy(item, text);
+    return [diag('STREAM_PARSE_ERROR', `stdout line is not a claude event object: ${excerpt(text)}`)];
+  }
+
+  /** A stdout line: one event (stream-json, json), or the array `--output-format json --verbose` prints. */
   function parseStdoutLine(text: string): ParserOutput[] {
-    return parseEventLine(text, 'a claude event object', onEvent);
+    if (text.trim() === '') return [];
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return [diag('STREAM_PARSE_ERROR', `stdout line is not JSON: ${excerpt(text)}`)];
+    }
+    if (!Array.isArray(value) || !value.some(isObject)) return onItem(value, text);
+    return value.flatMap((item) => onItem(item, JSON.stringify(item)));
   }
 
   return {

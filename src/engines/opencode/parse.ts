@@ -54,11 +54,14 @@ export function createOpencodeParser(): EngineParser {
   }
 
   function onTool(part: Json): ParserOutput[] {
-    const name = str(part.tool) ?? 'unknown';
     const id = str(part.callID) ?? str(part.id) ?? `tool#${calls.size + 1}`;
     const state = isObject(part.state) ? part.state : {};
-    const status = str(state.status);
-    const input = state.input ?? null;
+    // A call of a tool opencode lacks is repaired into its `invalid` tool ({tool, error}), which "completes": it is
+    // still the model's call of that tool, and it failed.
+    const invalid = part.tool === 'invalid' && isObject(state.input) ? str(state.input.tool) : null;
+    const name = invalid ?? str(part.tool) ?? 'unknown';
+    const status = invalid && str(state.status) === 'completed' ? 'error' : str(state.status);
+    const input = invalid ? null : (state.input ?? null);
     const kind = toolKind(name);
     const out: ParserOutput[] = [];
     if (!calls.has(id)) {
@@ -85,7 +88,7 @@ export function createOpencodeParser(): EngineParser {
         type: 'engine.tool.result',
         call_id: id,
         status: status === 'error' ? 'failed' : 'completed',
-        output: status === 'error' ? str(state.error) : str(state.output),
+        output: status === 'error' ? (str(state.error) ?? str(state.output)) : str(state.output),
         exit_code: int(metadata.exit),
       });
     }
