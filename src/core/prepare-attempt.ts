@@ -1,7 +1,7 @@
 /**
  * Step 1 of an attempt, prepare: everything decided from the request alone, before anything exists. Every refusal of
- * a request (an unknown engine, a resume without a session, a run root in the user's HOME, a bad script) is thrown
- * here, so no run directory is made for it.
+ * a request (an unknown engine, an engine not installed, an unknown skill, a resume without a session, a run root in
+ * the user's HOME, a bad script) is thrown here, so no run directory is made for it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,7 +15,9 @@ import { probeNamespacesAsync, type NamespaceSupport } from '../runtime/isolatio
 import { resolveExpose, type ExposeRequest } from '../runtime/isolation/mount-plan.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
 import { readIntegerSetting } from '../runtime/integer-setting.js';
+import { resolveExecutable } from '../runtime/executables.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
+import { checkOnlySkills } from '../runtime/skills.js';
 import {
   type AttemptRequest,
   type AttemptTransport,
@@ -240,6 +242,10 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
   assertNoEnvLeak([request.paths.runRoot], hostEnv.HOME, 'Run root');
   if (request.runDir) assertNoEnvLeak([path.resolve(request.runDir)], hostEnv.HOME, 'Run directory');
   assertWorkspacePath(adapter, request);
+  // Usage mistakes are refused here, before a run directory exists, so none leaves a failed run in `runs`, the
+  // report and the viewer: a skill name no root has, an engine that is not installed.
+  if (request.onlySkills) await checkOnlySkills(request.onlySkills, request.paths.skillRoots);
+  resolveExecutable(adapter.executableName, request.paths, hostEnv.PATH);
   const expose = resolveExpose(request.expose, request.paths.projectRoot, request.paths.runRoot);
   return {
     request,
