@@ -70,9 +70,12 @@ function completionOf(run) { var a = lastAttempt(run); return run.running ? 'run
 function codeOf(run) { var a = lastAttempt(run); return a && a.completion && a.completion.code ? a.completion.code : ''; }
 function diagCount(run) { var n = 0; run.attempts.forEach(function (a) { n += a.diagnostics.length; }); return n; }
 function toolCount(run) { var n = 0; run.attempts.forEach(function (a) { n += a.toolCalls; }); return n; }
-/** The Vitest test that made a run (its state and errors), or null for a run no test made (CLI runs). */
+/**
+ * The Vitest test that made a run (its state and errors), or null for a run no test made: a CLI run's record in the
+ * report ('report --html', 'view') has the run id for its id and a state read from the completion, not a test's.
+ */
 function testOf(run) {
-  if (!run.testId) return null;
+  if (!run.testId || run.testId === run.runId) return null;
   return DATA.report.tests.filter(function (t) { return t.id === run.testId; })[0] || null;
 }
 function testStateOf(run) { var t = testOf(run); return t ? t.state : ''; }
