@@ -3,11 +3,12 @@
  * text becomes `agent_message_chunk` (streamed deltas as they come; a whole message once, unless its deltas were
  * already sent), reasoning `agent_thought_chunk`, a tool call `tool_call` (status `in_progress`, its input as
  * `rawInput`) and its result `tool_call_update` (status and output text). Lifecycle, raw lines, usage and
- * diagnostics stay in the audit: an editor gets only what the engine said.
+ * diagnostics stay in the audit: an editor gets only what the engine said, without the done marker.
  */
 import type { SessionUpdate, StopReason, ToolCallStatus, ToolKind } from '@agentclientprotocol/sdk';
 import type { AttemptResult } from '../core/attempt-result.js';
 import type { ParsedEvent, RaspEvent } from '../protocol/index.js';
+import { createDoneMarkerFilter, type DoneMarkerFilter, stripDoneMarker } from '../translate/done-marker.js';
 
 type ToolCallEvent = Extract<ParsedEvent, { type: 'engine.tool.call' }>;
 type ToolResultEvent = Extract<ParsedEvent, { type: 'engine.tool.result' }>;
@@ -48,18 +49,26 @@ export function toolCallTitle(call: Pick<ToolCallEvent, 'kind' | 'name' | 'input
  * `session/update` notification.
  */
 export function createSessionUpdateMapper(): (event: RaspEvent) => SessionUpdate[] {
-  const streamed = new Set<string>();
+  const streamed = new Map<string, DoneMarkerFilter>();
   return (event) => {
     const data = event.data;
     switch (data.type) {
       case 'engine.assistant.message': {
-        if (!data.final) streamed.add(data.message_id);
-        else if (streamed.has(data.message_id)) return [];
-        if (data.text.length === 0) return [];
+        // The done marker is the harness's contract with the agent, not chat: the editor never shows it.
+        let text: string;
+        if (!data.final) {
+          let filter = streamed.get(data.message_id);
+          if (!filter) streamed.set(data.message_id, (filter = createDoneMarkerFilter()));
+          text = filter.push(data.text);
+        } else {
+          const filter = streamed.get(data.message_id);
+          text = filter ? filter.flush() : (stripDoneMarker(data.text) ?? '');
+        }
+        if (text.length === 0) return [];
         return [
           {
             sessionUpdate: 'agent_message_chunk',
-            content: { type: 'text', text: data.text },
+            content: { type: 'text', text },
             ...(data.message_id ? { messageId: data.message_id } : {}),
           },
         ];

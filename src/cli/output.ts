@@ -126,7 +126,10 @@ export async function printFinished(
     `Audit: ${result.audit.dir}`,
     interrupted
       ? `${verb} interrupted. exitCode=${interrupted.status} (${interrupted.signal}; engine exit ${result.exitCode ?? result.signal ?? 'unknown'})`
-      : `${verb} complete. exitCode=${result.exitCode ?? 'null'}${result.signal ? ` (killed by ${result.signal})` : ''}`,
+      : result.error && result.exitCode === null && !result.signal
+        ? // The engine never exited (it did not start, or the harness failed around it): not "complete".
+          `${verb} failed (${result.error.code}): the engine did not exit.`
+        : `${verb} complete. exitCode=${result.exitCode ?? 'null'}${result.signal ? ` (killed by ${result.signal})` : ''}`,
   ];
   // A harness failure (a cassette that cannot answer, an audit changed behind it) is fixed by re-recording or
   // starting again, never by resuming the session: its error, printed next, says what to do.

@@ -11,6 +11,7 @@ import type { Command } from 'commander';
 import { AgentHarnessError } from '../errors/index.js';
 import type { RunIndexEntry } from '../protocol/index.js';
 import { resolveHarnessPaths, runHome } from '../runtime/paths.js';
+import { stripDoneMarker } from '../translate/done-marker.js';
 import type { BrokenRun } from '../runtime/run-store.js';
 import { parsePositiveInt } from './options.js';
 import type { CliStreams } from './output.js';
@@ -52,7 +53,8 @@ function table(runs: readonly RunIndexEntry[], broken: readonly BrokenRun[]): st
     String(run.attempts),
     run.session_id ?? '-',
     run.last_completion ?? '-',
-    run.label ?? run.prompt ?? '-',
+    // A prompt made from an earlier agent's raw answer carries its done marker: the table, read by a person, not.
+    stripDoneMarker(run.label ?? run.prompt) || '-',
   ]);
   for (const dir of broken) {
     rows.push([

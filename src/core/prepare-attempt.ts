@@ -1,7 +1,7 @@
 /**
  * Step 1 of an attempt, prepare: everything decided from the request alone, before anything exists. Every refusal of
- * a request (an unknown engine, a resume without a session, a run root in the user's HOME, a bad script) is thrown
- * here, so no run directory is made for it.
+ * a request (an unknown engine, an engine not installed, an unknown skill, a resume without a session, a run root in
+ * the user's HOME, a bad script) is thrown here, so no run directory is made for it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,7 +17,10 @@ import { planMcpBinds } from '../runtime/isolation/mcp-binds.js';
 import { resolveExpose, type ExposeRequest } from '../runtime/isolation/mount-plan.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
 import { readIntegerSetting } from '../runtime/integer-setting.js';
+import { resolveExecutable } from '../runtime/executables.js';
+import { engineInstallHint } from '../engines/install-hint.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
+import { checkOnlySkills } from '../runtime/skills.js';
 import {
   type AttemptRequest,
   type AttemptTransport,
@@ -247,6 +250,10 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
   assertNoEnvLeak([request.paths.runRoot], hostEnv.HOME, 'Run root');
   if (request.runDir) assertNoEnvLeak([path.resolve(request.runDir)], hostEnv.HOME, 'Run directory');
   assertWorkspacePath(adapter, request);
+  // Usage mistakes are refused here, before a run directory exists, so none leaves a failed run in `runs`, the
+  // report and the viewer: a skill name no root has, an engine that is not installed.
+  if (request.onlySkills) await checkOnlySkills(request.onlySkills, request.paths.skillRoots);
+  resolveExecutable(adapter.executableName, request.paths, hostEnv.PATH, engineInstallHint(adapter));
   // Every host path the caller's plan brings in passes one rule, before the run directory is made (issue 42); skills
   // are checked as they are injected, where a bad skill fails the attempt with its audit.
   const rule = hostPathRule({ runRoot: request.paths.runRoot, home: hostEnv.HOME });

@@ -18,6 +18,7 @@ import { observeAttempt, type AttemptOutcome } from './observe-attempt.js';
 import { openAttempt } from './open-attempt.js';
 import { prepareAttempt } from './prepare-attempt.js';
 import { provisionAttempt } from './provision-attempt.js';
+import { takeSessionLock } from './session-lock.js';
 import { loadMetaSchema, sealAttempt } from './seal-attempt.js';
 
 export { DEFAULT_ATTEMPT_TIMEOUT_MS } from './attempt-request.js';
@@ -54,18 +55,33 @@ async function runPipeline(request: AttemptRequest): Promise<AttemptResult> {
     request.earlyInit?.discard();
     throw error;
   }
-  const opened = await openAttempt(plan);
-  let outcome: AttemptOutcome;
-  try {
-    const provisioned = await provisionAttempt(plan, opened);
-    const launched = await launchAttempt(plan, opened, provisioned);
-    // The seal's schemas load while the engine runs (a failure to load is the seal's to report).
-    loadMetaSchema().catch(() => undefined);
-    outcome = await observeAttempt(plan, opened, provisioned, launched);
-  } catch (caught) {
-    const error = toAgentHarnessError(caught);
-    opened.rasp.diagnostic({ code: error.code, message: error.message, level: 'error' });
-    outcome = { process: null, fsDiff: null, error, before: null };
+  // A resume holds its run's session lock from before its attempt exists until it is sealed: a second resume of the
+  // run meanwhile is refused (ENGINE_SESSION_BUSY) and makes no attempt.
+  let releaseSession: (() => void) | null = null;
+  if (plan.launch === 'resume' && request.run) {
+    try {
+      releaseSession = takeSessionLock(request.run);
+    } catch (error) {
+      request.earlyInit?.discard();
+      throw error;
+    }
   }
-  return sealAttempt(plan, opened, outcome);
+  try {
+    const opened = await openAttempt(plan);
+    let outcome: AttemptOutcome;
+    try {
+      const provisioned = await provisionAttempt(plan, opened);
+      const launched = await launchAttempt(plan, opened, provisioned);
+      // The seal's schemas load while the engine runs (a failure to load is the seal's to report).
+      loadMetaSchema().catch(() => undefined);
+      outcome = await observeAttempt(plan, opened, provisioned, launched);
+    } catch (caught) {
+      const error = toAgentHarnessError(caught);
+      opened.rasp.diagnostic({ code: error.code, message: error.message, level: 'error' });
+      outcome = { process: null, fsDiff: null, error, before: null };
+    }
+    return await sealAttempt(plan, opened, outcome);
+  } finally {
+    releaseSession?.();
+  }
 }

@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   ENGINE_CONFIG_INJECTION_FAILED: 'Check that the managed agent home is writable and its config file is valid.',
   ENGINE_TIMEOUT: 'Raise the timeout (--timeout-ms) or check the model script: the engine did not finish in time.',
   ENGINE_SPAWN_FAILED: 'Check the executable and its permissions; the process could not be started.',
+  ENGINE_SESSION_BUSY:
+    'Another resume of this run is running (a session takes one writer at a time): wait for it to end, then resume again.',
   ACP_PROTOCOL_ERROR:
     "The engine broke the Agent Client Protocol over transport 'acp' (an answer missing or malformed, an error to initialize, session/new or session/prompt); its stdout log and .audit/acp-client.N.jsonl hold both directions. Try transport 'native'.",
   RUN_NOT_FOUND: 'List runs with `agent-harness runs`, then pass a handle, a run id or a run directory.',

@@ -11,6 +11,7 @@
  * calling tools. Tool results go to the step that made the call (`observation.results[].source_call_id`).
  */
 import type { EngineId, FcmpEvent, RaspEvent, Usage } from '../protocol/index.js';
+import { stripDoneMarker } from '../translate/done-marker.js';
 import {
   ATIF_SCHEMA_VERSION,
   type AtifMetrics,
@@ -197,7 +198,11 @@ function toStep(draft: AgentDraft | UserDraft, stepId: number, cacheReportedApar
     step_id: stepId,
     timestamp: draft.ts,
     source: 'agent',
-    message: draft.messages.map((m) => m.text).join('\n\n'),
+    // The done marker is the harness's contract with the agent, not what it said: the audit keeps it, the step not.
+    message: draft.messages
+      .map((m) => stripDoneMarker(m.text) ?? '')
+      .filter((text) => text !== '')
+      .join('\n\n'),
   };
   if (draft.reasoning.length > 0) step.reasoning_content = draft.reasoning.join('\n\n');
   if (draft.calls.length > 0) step.tool_calls = draft.calls;

@@ -8,12 +8,14 @@ import { runAttempt } from '../core/run-attempt.js';
 import type { AttemptRequest } from '../core/attempt-request.js';
 import { parseModelScript, type ModelServer } from '../model/index.js';
 import type { HarnessPaths } from '../runtime/paths.js';
+import { stripDoneMarker } from '../translate/done-marker.js';
 
 /** What one attempt-backed call returns (JSON-safe, so it can be recorded and replayed). */
 export interface AttemptCallResult {
   handle: string;
   runId: string;
   engine: string;
+  /** The attempt's last final message, without the done marker (the audit keeps it). */
   finalMessage: string | null;
   completion: string;
   exitCode: number | null;
@@ -109,7 +111,8 @@ export function attemptAgent(
         handle: result.handle,
         runId: result.runId,
         engine: result.engine,
-        finalMessage: result.finalMessage,
+        // The next agent is fed this answer (docs/fluent.md): without the done marker, which is the harness's.
+        finalMessage: stripDoneMarker(result.finalMessage),
         completion: result.completion.state,
         exitCode: result.exitCode,
         error: result.error?.message ?? null,

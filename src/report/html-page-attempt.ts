@@ -1,7 +1,8 @@
 /**
- * The page script's attempt view (see html-page-script.ts): the attempt's summary, step timings, timeline and its
- * playback at the recorded pace, files changed, git patch, model requests, conformance, and the live tail over
- * server-sent events in a page served by `agent-harness view`. Agent content goes in as text only.
+ * The page script's attempt view (see html-page-script.ts): the test that made the run (its state and errors), the
+ * attempt's summary, step timings, timeline and its playback at the recorded pace, files changed, git patch, model
+ * requests, conformance, and the live tail over server-sent events in a page served by `agent-harness view`. Agent
+ * content goes in as text only.
  */
 export const PAGE_ATTEMPT = String.raw`
 function withAttempt(run, n, done) {
@@ -21,6 +22,8 @@ function renderAttempt(main) {
   main.appendChild(h('p', null, [h('button', { class: 'btn', 'data-testid': 'back', onclick: function () { state.run = null; stopTail(); render(); } }, '\u2190 runs'),
     ' ', h('b', null, run.engine + ' \u00B7 ' + run.case), ' ', h('code', null, run.handle),
     run.href ? h('span', null, [' ', h('a', { href: run.href }, 'run directory')]) : null]));
+  var test = testOf(run);
+  if (test) main.appendChild(testResult(test));
   main.appendChild(h('div', { class: 'filters' }, run.attempts.map(function (a) {
     return h('button', { class: 'btn' + (a.attempt === state.attempt ? ' on' : ''), 'data-testid': 'attempt-' + a.attempt,
       onclick: function () { state.attempt = a.attempt; stopTail(); render(); } }, 'attempt ' + a.attempt);
@@ -31,6 +34,15 @@ function renderAttempt(main) {
     if (!a) { add(body, 'no attempt'); return; }
     renderAttemptBody(body, run, a);
   });
+}
+
+/** The test that made the run, first on its page: its state and its errors, the failing expectation first. */
+function testResult(t) {
+  var box = h('section', { class: 'test-result', 'data-testid': 'test-result' }, [
+    h('p', null, ['test ', h('b', null, t.fullName), ' ', h('span', { class: stateClass(t.state), 'data-testid': 'test-result-state' }, t.state)])
+  ]);
+  t.errors.forEach(function (e) { box.appendChild(pre(e, 'test-error')); });
+  return box;
 }
 
 function kv(rows) {

@@ -12,7 +12,7 @@ import { PAGE_COMPARE } from './html-page-compare.js';
 const PAGE_CORE = String.raw`'use strict';
 var DATA = JSON.parse(document.getElementById('agent-harness-data').textContent);
 var app = document.getElementById('app');
-var state = { tab: 'runs', run: null, attempt: null, filters: { engine: '', completion: '', test: '', diag: '', code: '' },
+var state = { tab: 'runs', run: null, attempt: null, filters: { engine: '', completion: '', test: '', diag: '', code: '', outcome: '' },
   left: '', right: '', differentOnly: false };
 var playTimers = [];
 var tail = null;
@@ -70,6 +70,17 @@ function completionOf(run) { var a = lastAttempt(run); return run.running ? 'run
 function codeOf(run) { var a = lastAttempt(run); return a && a.completion && a.completion.code ? a.completion.code : ''; }
 function diagCount(run) { var n = 0; run.attempts.forEach(function (a) { n += a.diagnostics.length; }); return n; }
 function toolCount(run) { var n = 0; run.attempts.forEach(function (a) { n += a.toolCalls; }); return n; }
+/**
+ * The Vitest test that made a run (its state and errors), or null for a run no test made: a CLI run's record in the
+ * report ('report --html', 'view') has the run id for its id and a state read from the completion, not a test's.
+ */
+function testOf(run) {
+  if (!run.testId || run.testId === run.runId) return null;
+  return DATA.report.tests.filter(function (t) { return t.id === run.testId; })[0] || null;
+}
+function testStateOf(run) { var t = testOf(run); return t ? t.state : ''; }
+/** The first line of the test's first error: its failing expectation (the reporter puts assertions first). */
+function assertionOf(run) { var t = testOf(run); return t && t.errors.length ? String(t.errors[0]).split('\n')[0] : ''; }
 function uniq(list) { return list.filter(function (v, i) { return v && list.indexOf(v) === i; }).sort(); }
 function runByHandle(handle, runs) { return (runs || DATA.runs).filter(function (r) { return r.handle === handle; })[0] || null; }
 function token() { return DATA.live ? DATA.live.token : ''; }
@@ -112,6 +123,7 @@ function filteredRuns() {
   return DATA.runs.filter(function (r) {
     if (f.engine && r.engine !== f.engine) return false;
     if (f.completion && completionOf(r) !== f.completion) return false;
+    if (f.outcome && testStateOf(r) !== f.outcome) return false;
     if (f.code && codeOf(r) !== f.code) return false;
     if (f.diag === 'with' && diagCount(r) === 0) return false;
     if (f.diag === 'without' && diagCount(r) > 0) return false;
@@ -131,13 +143,15 @@ function renderRuns(main) {
   main.appendChild(h('div', { class: 'filters' }, [
     select('engine', f.engine, uniq(DATA.runs.map(function (r) { return r.engine; })), set('engine')),
     select('completion', f.completion, uniq(DATA.runs.map(completionOf)), set('completion')),
+    select('test state', f.outcome, uniq(DATA.runs.map(testStateOf)), set('outcome')),
     select('diagnostics', f.diag, ['with', 'without'], set('diag')),
     select('error code', f.code, uniq(DATA.runs.map(codeOf)), set('code')),
     h('label', null, ['test', search]),
     DATA.live ? h('button', { class: 'btn', 'data-testid': 'refresh', onclick: refreshRuns }, '\u21BB refresh') : null
   ]));
   var rows = filteredRuns();
-  var table = h('table', { 'data-testid': 'runs' }, [h('tr', null, ['handle', 'engine', 'case', 'completion', 'code',
+  // The test's state beside the agent's completion: an agent can complete and its test still fail.
+  var table = h('table', { 'data-testid': 'runs' }, [h('tr', null, ['handle', 'engine', 'case', 'test', 'completion', 'code',
     'tool calls', 'diagnostics', 'attempts', 'duration'].map(function (c) { return h('th', null, c); }))]);
   rows.forEach(function (r) {
     var a = lastAttempt(r);
@@ -147,6 +161,7 @@ function renderRuns(main) {
     row.addEventListener('keydown', function (e) { if (e.key === 'Enter') open(); });
     table.appendChild(add(row, [
       h('td', null, h('code', null, r.handle)), h('td', null, r.engine), h('td', null, r.case),
+      testCell(r),
       h('td', { class: stateClass(completionOf(r)) }, completionOf(r)), h('td', null, codeOf(r)),
       h('td', null, String(toolCount(r))), h('td', null, String(diagCount(r))), h('td', null, String(r.attempts.length)),
       h('td', null, ms(dur))
@@ -154,6 +169,15 @@ function renderRuns(main) {
   });
   main.appendChild(h('p', { class: 'muted' }, rows.length + ' of ' + DATA.runs.length + ' runs'));
   main.appendChild(table);
+}
+
+/** The run list's test cell: the test's state and, for a failed one, its failing expectation's first line. */
+function testCell(r) {
+  var t = testOf(r);
+  if (!t) return h('td', { class: 'muted', 'data-testid': 'test-state' }, '\u2013');
+  var assertion = assertionOf(r);
+  return h('td', { 'data-testid': 'test-state' }, [h('span', { class: stateClass(t.state) }, t.state),
+    assertion ? h('div', { class: 'assertion', 'data-testid': 'test-assertion', title: t.errors[0] }, assertion) : null]);
 }
 
 /** Served by agent-harness view: the run list again from the API (new runs, attempts that have ended). */

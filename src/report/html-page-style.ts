@@ -19,7 +19,9 @@ tr.click:hover { background: #eef3ff; }
 .filters label { display: flex; gap: 4px; align-items: center; }
 .state-completed, .state-passed, .same { color: var(--ok); }
 .state-failed, .state-interrupted, .differ { color: var(--bad); }
-.state-awaiting_input, .state-no_session, .state-unknown, .state-running { color: var(--warn); }
+.state-awaiting_input, .state-no_session, .state-unknown, .state-running, .state-skipped { color: var(--warn); }
+.assertion { color: var(--bad); font-size: 12px; max-width: 40em; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.test-result { border-left: 3px solid var(--line); padding: 0 10px; margin: 8px 0; }
 pre { background: var(--soft); border: 1px solid var(--line); padding: 6px 8px; overflow: auto; max-height: 360px;
   white-space: pre-wrap; word-break: break-word; margin: 4px 0; }
 .timeline { list-style: none; padding: 0; margin: 0; }

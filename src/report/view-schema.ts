@@ -146,6 +146,8 @@ export const ApiEventsResponseSchema = z.object({
   handle: z.string(),
   attempt: z.number().int(),
   events: z.array(z.unknown()),
+  /** Null when the events were read; else why there are none (the FCMP file is missing, or not written yet). */
+  note: z.string().nullable(),
 });
 
 /** An error of the API. */

@@ -29,6 +29,27 @@ import {
 
 /** The API's path prefix. */
 export const VIEW_API = '/api/v1';
+/**
+ * Why `…/events` of attempt `n` has no events to give: its `fcmp.N.jsonl` is not there. A running attempt has not
+ * written it yet; a finished one lost it (removed by hand or by the agent, which can write to `.audit/`).
+ */
+function missingFcmpNote(run: RunIndexEntry, n: number): string {
+  const file = `${AUDIT_DIR}/fcmp.${n}.jsonl`;
+  let status: unknown = null;
+  try {
+    status = (
+      JSON.parse(fs.readFileSync(path.join(run.run_dir, AUDIT_DIR, `meta.${n}.json`), 'utf8')) as {
+        status?: unknown;
+      }
+    ).status;
+  } catch {
+    // No readable meta: said as a missing file below.
+  }
+  return status === 'running'
+    ? `Attempt ${n} of run ${run.handle} is still running: its FCMP events (${file}) are written when it ends; follow it with …/tail.`
+    : `Attempt ${n} of run ${run.handle} has no FCMP file (${file} is missing from ${run.run_dir}): its events cannot be listed. Rebuild them from its raw logs with \`agent-harness translate ${run.handle} --attempt ${n} --translate 2\`.`;
+}
+
 /** Most FCMP events `…/events` returns. */
 const MAX_EVENTS = 100_000;
 
@@ -173,7 +194,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     if (rest[3] === 'events') {
       const file = path.join(run.run_dir, AUDIT_DIR, `fcmp.${n}.jsonl`);
       const events: unknown[] = [];
-      if (fs.existsSync(file))
+      const note = fs.existsSync(file) ? null : missingFcmpNote(run, n);
+      if (!note)
         for (const line of readLinesSync(file, { what: 'FCMP events' })) {
           if (events.length >= MAX_EVENTS) break;
           try {
@@ -187,6 +209,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
         handle: run.handle,
         attempt: n,
         events,
+        note,
       });
       return;
     }

@@ -103,3 +103,30 @@ export function holdFileLock(file: string): Promise<() => void> {
     }).catch(failed);
   });
 }
+
+/**
+ * Takes the lock of `file` at once, or returns null when another holder (this process or another) has it: for a
+ * lock whose second taker is refused rather than queued. The lock is kept fresh while held and given up by the
+ * returned function (safe to call twice). A lock directory removed behind its holder (by hand, or by an agent that
+ * can write there) is given up quietly, never thrown in a timer.
+ */
+export function tryFileLock(file: string): (() => void) | null {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  let release: () => void;
+  try {
+    release = lockfile.lockSync(file, { realpath: false, stale: STALE_MS, onCompromised: () => undefined });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') return null;
+    throw error;
+  }
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    try {
+      release();
+    } catch {
+      // Already given back (compromised, or removed by hand): nothing left to release.
+    }
+  };
+}

@@ -165,18 +165,36 @@ async function swapDirectory(staging: string, target: string): Promise<void> {
   }
 }
 
+/** SKILL_INVALID when `only` names a skill that `skills` (collected from `sourceRoots`) lacks. */
+function assertOnlySkills(
+  only: readonly string[],
+  skills: ReadonlyMap<string, SkillSource>,
+  sourceRoots: readonly string[],
+): void {
+  const missing = only.filter((name) => !skills.has(name));
+  if (missing.length > 0) {
+    throw new AgentHarnessError(
+      'SKILL_INVALID',
+      `onlySkills names ${missing.map((n) => JSON.stringify(n)).join(', ')}, which no skill root has; found: ${[...skills.keys()].sort().join(', ') || 'none'}.`,
+      { details: { missing, roots: [...sourceRoots] } },
+    );
+  }
+}
+
+/**
+ * SKILL_INVALID when `only` names a skill no root in `sourceRoots` has: checked when an attempt is prepared, before
+ * its run directory exists, so the mistake leaves no failed run behind.
+ */
+export async function checkOnlySkills(only: readonly string[], sourceRoots: readonly string[]): Promise<void> {
+  assertOnlySkills(only, await collectSkills(sourceRoots), sourceRoots);
+}
+
 /** Copies skills into the target root, appends the completion contract, returns the audit summary. */
 export async function injectSkills(options: InjectSkillsOptions): Promise<SkillInjection> {
   const skills = await collectSkills(options.sourceRoots, options.rule);
   if (options.only) {
-    const missing = options.only.filter((name) => !skills.has(name));
-    if (missing.length > 0) {
-      throw new AgentHarnessError(
-        'SKILL_INVALID',
-        `onlySkills names ${missing.map((n) => JSON.stringify(n)).join(', ')}, which no skill root has; found: ${[...skills.keys()].sort().join(', ') || 'none'}.`,
-        { details: { missing, roots: [...options.sourceRoots] } },
-      );
-    }
+    // Checked again: a skill root can change between the prepare and the injection.
+    assertOnlySkills(options.only, skills, options.sourceRoots);
     for (const name of [...skills.keys()]) if (!options.only.includes(name)) skills.delete(name);
   }
   const injected: SkillInjection['skills'] = [];

@@ -20,17 +20,8 @@ export { DONE_MARKER };
 /** `{"__skill_done__": true}` inside any JSON object, fenced or not, with any spacing. */
 const DONE_JSON = /"__skill_done__"\s*:\s*true\b/;
 
-/** `text` without the done marker: the `__SKILL_DONE__` token (and its line) and a trailing `{"__skill_done__": true}` block. */
-export function stripDoneMarker(text: string | null): string | null {
-  if (text === null) return null;
-  return text
-    .replace(/(?:```(?:json)?\s*)?\{\s*"__skill_done__"\s*:\s*true\s*\}(?:\s*```)?\s*$/, '')
-    .split('\n')
-    .filter((line) => line.trim() !== DONE_MARKER)
-    .join('\n')
-    .replace(DONE_MARKER, '')
-    .trim();
-}
+/** The done marker out of a whole text (src/translate/done-marker.ts, used by every user-facing text). */
+export { stripDoneMarker } from './done-marker.js';
 
 /** True when `text` carries the done marker: the token, or a JSON object with `"__skill_done__": true`. */
 export function hasDoneMarker(text: string): boolean {

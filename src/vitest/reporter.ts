@@ -77,11 +77,26 @@ export interface AgentHarnessReportFiles {
   html?: string;
 }
 
+/** True for a failed `expect` (an assertion with expected/actual), as opposed to an error the test threw. */
+function isFailedExpectation(error: SerializedError): boolean {
+  return error.name === 'AssertionError' || 'expected' in error || 'actual' in error;
+}
+
+/**
+ * The messages of a test's errors, failed expectations first (stable otherwise): the report shows the first one
+ * beside the run, and it should say what the test expected, not that a later cleanup threw.
+ */
+export function testErrorMessages(errors: readonly SerializedError[]): string[] {
+  return [...errors]
+    .sort((a, b) => Number(isFailedExpectation(b)) - Number(isFailedExpectation(a)))
+    .map((e) => String(e.message ?? e.name ?? 'error'));
+}
+
 /** Converts one Vitest test case into the reporter's plain record. */
 export function testCaseToReportInput(tc: TestCase, root: string): ReportInput {
   const result = tc.result();
   const diagnostic = tc.diagnostic();
-  const errors = (result.errors ?? []).map((e) => String(e.message ?? e.name ?? 'error'));
+  const errors = testErrorMessages(result.errors ?? []);
   return {
     id: tc.id,
     name: tc.name,

@@ -84,6 +84,22 @@ describe('RASP → session/update', () => {
     ]);
   });
 
+  it('the done marker never reaches the chat: a whole message, and one split across deltas', () => {
+    const updates = updatesOf([
+      event({ type: 'engine.assistant.message', message_id: 'm1', text: 'Wrote it.\n__SKILL_DONE__', final: true }, 1),
+      event({ type: 'engine.assistant.message', message_id: 'm2', text: 'Done.\n__SKI', final: false }, 2),
+      event({ type: 'engine.assistant.message', message_id: 'm2', text: 'LL_DONE__', final: false }, 3),
+      event({ type: 'engine.assistant.message', message_id: 'm2', text: ' bye _', final: false }, 4),
+      event(
+        { type: 'engine.assistant.message', message_id: 'm2', text: 'Done.\n__SKILL_DONE__ bye _', final: true },
+        5,
+      ),
+    ]);
+    const texts = updates.map((u) => (u as { content: { text: string } }).content.text);
+    expect(texts.join('|')).not.toContain('SKILL_DONE');
+    expect(texts).toEqual(['Wrote it.', 'Done.\n', ' bye ', '_']);
+  });
+
   it('a declined tool call is failed, its output the update content; lifecycle and usage are not sent', () => {
     const updates = updatesOf([
       event({ type: 'lifecycle.started', launch: 'start', argv: [], cwd: '/', pid: 1, io: 'split' }, 1),

@@ -143,6 +143,20 @@ describe('agent-harness start', () => {
     expect(unknown.stderr).toContain('"no-such-skill"');
   });
 
+  it.for([
+    ['an --only-skills name no skill root has', 'SKILL_INVALID', ['--only-skills', 'no-such-skill', 'codex']],
+    ['an engine that is not installed', 'ENGINE_EXECUTABLE_MISSING', ['iflow']],
+  ] as const)('%s is refused before a run exists: no run in `runs`, no "complete" line', ([, code, args]) => {
+    const listed = (): number => (JSON.parse(runCliProcess(sandbox, ['runs', '--json']).stdout) as unknown[]).length;
+    const before = listed();
+    const run = runCliProcess(sandbox, ['start', '--prompt', 'x', ...args]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`agent-harness: error ${code}: `);
+    expect(run.stderr).not.toContain('complete. exitCode');
+    expect(run.stderr).not.toContain('Run directory: ');
+    expect(listed()).toBe(before);
+  });
+
   it('the direct form `agent-harness codex …` means the same as running codex itself', () => {
     const run = runCliProcess(sandbox, ['codex', 'exec', '--json', 'direct', '--help']);
     expect(run.status).toBe(0);

@@ -11,6 +11,7 @@ import { loadTranslationAdapter } from '../../src/engines/registry.js';
 import { buildAtifTrajectory } from '../../src/export/atif.js';
 import { AtifTrajectorySchema, type AtifTrajectory } from '../../src/export/atif-schema.js';
 import type { FcmpEvent, RaspEvent } from '../../src/protocol/index.js';
+import { DONE_MARKER } from '../../src/protocol/versions.js';
 import { translateRecordedStreams, type RecordedSources } from '../../src/translate/recorded-stream.js';
 
 const STREAMS = path.join(import.meta.dirname, '..', '..', 'fixtures', 'streams');
@@ -104,6 +105,8 @@ describe('ATIF export of the golden recordings', () => {
       }
       expect(trajectory.final_metrics?.extra?.tool_calls).toBe(c.toolCalls);
     }
+    // The done marker stays in the raw recording, never in what the agent is shown to have said.
+    for (const step of trajectory.steps) expect(step.message).not.toContain(DONE_MARKER);
     await expect(stable(trajectory)).toMatchFileSnapshot(
       path.join(STREAMS, c.engine, '__snapshots__', `${c.name}.atif.json`),
     );

@@ -6,9 +6,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunIndexEntry } from '../../src/protocol/index.js';
+import { DONE_MARKER } from '../../src/protocol/versions.js';
 import { createCliSandbox, installFakeEngine, REPO, runCliProcess, type CliSandbox } from '../helpers/cli.js';
 
 const STREAMS = path.join(REPO, 'fixtures', 'streams');
+/** A prompt that carries the done marker, as one made from an earlier agent's raw answer would. */
+const SECOND = `second codex ${DONE_MARKER}`;
 let sandbox: CliSandbox;
 beforeAll(() => {
   sandbox = createCliSandbox();
@@ -19,7 +22,7 @@ beforeAll(() => {
   });
   runCliProcess(sandbox, ['start', '--prompt', 'first codex', 'codex']);
   runCliProcess(sandbox, ['start', '--prompt', 'the claude one', 'claude']);
-  runCliProcess(sandbox, ['start', '--prompt', 'second codex', 'codex']);
+  runCliProcess(sandbox, ['start', '--prompt', SECOND, 'codex']);
 });
 afterAll(() => sandbox.cleanup());
 
@@ -28,13 +31,16 @@ const json = (args: string[]): RunIndexEntry[] =>
 
 describe('agent-harness runs', () => {
   it('filters by engine, by a failed last attempt and to the newest N, and shows what started each run', () => {
-    expect(json([]).map((r) => r.prompt)).toEqual(['first codex', 'the claude one', 'second codex']);
+    expect(json([]).map((r) => r.prompt)).toEqual(['first codex', 'the claude one', SECOND]);
     expect(json(['--engine', 'claude']).map((r) => r.engine)).toEqual(['claude']);
     expect(json(['--failed']).map((r) => r.prompt)).toEqual(['the claude one']);
-    expect(json(['--last', '1']).map((r) => r.prompt)).toEqual(['second codex']);
+    expect(json(['--last', '1']).map((r) => r.prompt)).toEqual([SECOND]);
     const table = runCliProcess(sandbox, ['runs']).stdout;
     expect(table.split('\n')[0]).toContain('TEST / PROMPT');
     expect(table).toContain('the claude one');
+    // The table is read by a person: the done marker is left out there (the run record and --json keep it).
+    expect(table).toMatch(/ second codex$/m);
+    expect(table).not.toContain(DONE_MARKER);
   });
 
   it('prune removes old runs only when told how many to keep or how old, and can show first', () => {

@@ -191,6 +191,27 @@ describe('agent-harness view', () => {
     expect(events.at(-1)?.event).toBe('end');
   });
 
+  it('says why an attempt has no events when its FCMP file is missing, instead of an empty list alone', async () => {
+    const handle = handleOf(runCliProcess(sandbox, ['start', '--prompt', 'Lose my events.', 'codex']).stderr);
+    const read = ApiEventsResponseSchema.parse(
+      JSON.parse((await get(`/api/v1/runs/${handle}/attempts/1/events`)).body),
+    );
+    expect(read.events.length).toBeGreaterThan(0);
+    expect(read.note).toBeNull();
+    const runs = JSON.parse(runCliProcess(sandbox, ['runs', '--json']).stdout) as Array<{
+      handle: string;
+      run_dir: string;
+    }>;
+    const runDir = runs.find((r) => r.handle === handle)!.run_dir;
+    fs.rmSync(path.join(runDir, '.audit', 'fcmp.1.jsonl'));
+    const lost = ApiEventsResponseSchema.parse(
+      JSON.parse((await get(`/api/v1/runs/${handle}/attempts/1/events`)).body),
+    );
+    expect(lost.events).toEqual([]);
+    expect(lost.note).toContain('.audit/fcmp.1.jsonl is missing');
+    expect(lost.note).toContain(`agent-harness translate ${handle} --attempt 1`);
+  });
+
   it('says VIEW_SERVER_FAILED for a port in use, and USAGE_ERROR for a bad one', () => {
     const taken = runCliProcess(sandbox, ['view', '--port', base.port]);
     expect(taken.status).toBe(1);

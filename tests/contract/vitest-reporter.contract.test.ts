@@ -12,6 +12,8 @@ import { ConsistencyReportSchema, type ConsistencyReport } from '../../src/repor
 import { buildConsistencyReport, caseName, engineFromName } from '../../src/report/build.js';
 import { renderJunit, xmlEscape } from '../../src/report/render.js';
 import { scaled } from '../helpers/load-scaled.js';
+import { testErrorMessages } from '../../src/vitest/reporter.js';
+import type { SerializedError } from 'vitest/node';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const VITEST = path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs');
@@ -193,5 +195,23 @@ describe('report building', () => {
     expect(xml).toContain('message="bad &lt;tag&gt; &amp; &quot;quote&quot;"');
     expect(xml).toContain('<skipped/>');
     expect(xmlEscape("a'b")).toBe('a&apos;b');
+  });
+});
+
+describe('testErrorMessages', () => {
+  it('puts failed expectations first, otherwise keeps the order', () => {
+    const thrown = { name: 'Error', message: 'cleanup broke' };
+    const first = { name: 'AssertionError', message: 'expected 1 to be 2', expected: '2', actual: '1' };
+    const soft = {
+      name: 'Error',
+      message: 'expected the agent to have completed',
+      expected: 'completed',
+      actual: 'failed',
+    };
+    expect(testErrorMessages([thrown, first, soft] as SerializedError[])).toEqual([
+      'expected 1 to be 2',
+      'expected the agent to have completed',
+      'cleanup broke',
+    ]);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * Many attempts at once with the real codex CLI on one run root: 16 starts together, then 8 concurrent resumes of
- * one run. Handles and attempt numbers are unique, run.json's count and the FCMP `seq` are consistent, nothing is
- * lost. (The same with fake engines is in tests/contract/store-robustness.contract.test.ts.)
+ * Many attempts at once with the real codex CLI on one run root: 16 starts together, then 8 resumes of one run at
+ * once (one at a time runs; the others are ENGINE_SESSION_BUSY). Handles and attempt numbers are unique, run.json's
+ * count and the FCMP `seq` are consistent, nothing is lost. (The same with fake engines is in
+ * tests/contract/store-robustness.contract.test.ts.)
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { attemptAuditPaths } from '../../src/core/audit-files.js';
 import { runAttempt } from '../../src/core/run-attempt.js';
+import { isAgentHarnessError } from '../../src/errors/index.js';
 import { turns } from '../../src/model/index.js';
 import { readRunRecord } from '../../src/runtime/run-store.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
@@ -50,7 +52,7 @@ describe('codex, many attempts at once', () => {
   );
 
   it(
-    '8 resumes of one run at once: attempts 2..9, run.json says 9, FCMP seq strictly increasing across attempts',
+    '8 resumes of one run at once: one at a time runs (the others ENGINE_SESSION_BUSY), FCMP seq strictly increasing',
     async () => {
       const first = await runAttempt({
         paths,
@@ -62,7 +64,7 @@ describe('codex, many attempts at once', () => {
       });
       expect(first.completion.state).toBe('completed');
       const run = (await readRunRecord(first.runDir))!;
-      const resumes = await Promise.all(
+      const settled = await Promise.allSettled(
         Array.from({ length: 8 }, (_, i) =>
           runAttempt({
             paths,
@@ -75,11 +77,19 @@ describe('codex, many attempts at once', () => {
           }),
         ),
       );
-      expect(resumes.map((r) => r.attempt).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+      // A resume holds the run's session lock for its whole attempt: the others are refused before making one.
+      const resumes = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+      for (const s of settled)
+        if (s.status === 'rejected') expect(isAgentHarnessError(s.reason, 'ENGINE_SESSION_BUSY')).toBe(true);
+      expect(resumes.length).toBeGreaterThanOrEqual(1);
+      const total = 1 + resumes.length;
+      expect(resumes.map((r) => r.attempt).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: resumes.length }, (_, i) => i + 2),
+      );
       for (const result of resumes) expect(result.error, result.error?.message).toBeNull();
-      expect((await readRunRecord(first.runDir))?.attempts).toBe(9);
+      expect((await readRunRecord(first.runDir))?.attempts).toBe(total);
       let last = 0;
-      for (let attempt = 1; attempt <= 9; attempt += 1) {
+      for (let attempt = 1; attempt <= total; attempt += 1) {
         const seqs = fs
           .readFileSync(attemptAuditPaths(first.runDir, attempt).fcmp, 'utf8')
           .split('\n')
@@ -89,9 +99,9 @@ describe('codex, many attempts at once', () => {
         expect(seqs[0]).toBeGreaterThan(last);
         last = seqs.at(-1)!;
       }
-      // Every message reached the engine: each resume's stdin log holds its own message.
-      const messages = resumes.map((r) => fs.readFileSync(r.audit.stdin, 'utf8').trim()).sort();
-      expect(messages).toEqual(Array.from({ length: 8 }, (_, i) => `message ${i}`).sort());
+      // Every message of a resume that ran reached the engine: each one's stdin log holds its own message.
+      const messages = resumes.map((r) => fs.readFileSync(r.audit.stdin, 'utf8').trim());
+      expect(new Set(messages).size).toBe(resumes.length);
     },
     scaled(600_000),
   );
