@@ -6,23 +6,13 @@
  * `command_execution` started, never completed). No engine is started.
  */
 import { describe, expect, it } from 'vitest';
-import { RASP_VERSION, type RaspData, type RaspEvent } from '../../src/protocol/index.js';
+import type { RaspData, RaspEvent } from '../../src/protocol/index.js';
+import { raspEvents } from '../helpers/rasp-events.js';
 import { TimelineBuilder } from '../../src/report/rasp-timeline.js';
 import { translateRaspToFcmp } from '../../src/translate/fcmp.js';
 import { collectToolCalls } from '../../src/translate/tool-calls.js';
 
-function rasp(...data: RaspData[]): RaspEvent[] {
-  return data.map((d, i) => ({
-    protocol_version: RASP_VERSION,
-    run_id: 'r',
-    attempt: 1,
-    seq: i + 1,
-    ts: new Date(1_700_000_000_000 + i).toISOString(),
-    engine: 'codex',
-    data: d,
-    raw_ref: null,
-  }));
-}
+const rasp = (...data: RaspData[]): RaspEvent[] => raspEvents('codex', ...data);
 
 const slow: RaspData = {
   type: 'engine.tool.call',

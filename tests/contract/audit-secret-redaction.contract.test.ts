@@ -13,6 +13,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, createCliSandbox, type CliSandbox } from '../helpers/cli.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const KEY = 'sk-echoed-secret-5f3a9c1e7b2d4680';
 const PLACEHOLDER = /<redacted:vendor-key:OPENAI_API_KEY:[0-9a-f]{8}>/;
@@ -91,7 +92,7 @@ describe('a key echoed by the upstream while recording', () => {
         env: { ...sandbox.env, OPENAI_API_KEY: KEY },
         extendEnv: false,
         reject: false,
-        timeout: 120_000,
+        timeout: scaled(120_000),
       },
     );
     // The upstream was sent the real key twice and echoed it.

@@ -16,6 +16,7 @@ import { isAgentHarnessError } from '../../src/errors/index.js';
 import { readRecording } from '../../src/fluent/recording.js';
 import { latestHistoryReport } from '../../src/report/html-history.js';
 import { BIN, createCliSandbox, REPO, type CliSandbox } from '../helpers/cli.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 let sandbox: CliSandbox;
 let fifo: string;
@@ -52,7 +53,7 @@ describe('agent-harness report --baseline', () => {
         cwd: sandbox.root,
         env: sandbox.env,
         encoding: 'utf8',
-        timeout: 60_000,
+        timeout: scaled(60_000),
         killSignal: 'SIGKILL',
       });
       expect(result.stderr, file).toContain('error INPUT_NOT_REGULAR_FILE:');
@@ -74,7 +75,7 @@ describe('files the agent can plant in the managed prefix', () => {
         cwd: sandbox.root,
         env: sandbox.env,
         encoding: 'utf8',
-        timeout: 60_000,
+        timeout: scaled(60_000),
         killSignal: 'SIGKILL',
       });
       expect(result.signal, result.stderr).toBeNull();

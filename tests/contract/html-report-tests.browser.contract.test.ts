@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserHandle, browserUnavailable, launchBrowser } from '../helpers/browser.js';
 import { type CliSandbox, createCliSandbox, installFakeEngine, REPO } from '../helpers/cli.js';
 import { ConsistencyReportSchema, type ConsistencyReport } from '../../src/report/schema.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const VITEST = path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs');
 const PROJECT = path.join('fixtures', 'vitest-report-project');
@@ -44,7 +45,7 @@ describe.skipIf(unavailable !== null && !process.env.CI)('HTML report of a one-e
       cwd: REPO,
       env: childEnv({ AH_FIXTURE_REPORT_DIR: reportDir, AH_FIXTURE_RUN_ROOT: path.join(sandbox.root, 'runs') }),
       encoding: 'utf8',
-      timeout: 180_000,
+      timeout: scaled(180_000),
     });
     // One test fails: the child run fails, and the reporter still writes every report.
     expect(child.status, `${child.stdout}\n${child.stderr}`).toBe(1);
@@ -52,7 +53,7 @@ describe.skipIf(unavailable !== null && !process.env.CI)('HTML report of a one-e
       JSON.parse(fs.readFileSync(path.join(reportDir, 'consistency.json'), 'utf8')),
     );
     browser = await launchBrowser();
-  }, 240_000);
+  }, scaled(240_000));
   afterAll(async () => {
     await browser?.close();
     sandbox?.cleanup();
@@ -72,9 +73,9 @@ describe.skipIf(unavailable !== null && !process.env.CI)('HTML report of a one-e
     const page = await browser.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    await page.goto(pathToFileURL(path.join(reportDir, 'report.html')).href, { timeout: 60_000 });
+    await page.goto(pathToFileURL(path.join(reportDir, 'report.html')).href, { timeout: scaled(60_000) });
     const row = `[data-testid="run-${failed.handle}"]`;
-    await page.waitForSelector(row, { timeout: 60_000 });
+    await page.waitForSelector(row, { timeout: scaled(60_000) });
     expect(await page.textContent(`${row} td:nth-child(5)`)).toBe('completed');
     expect(await page.textContent(`${row} [data-testid="test-state"] span`)).toBe('failed');
     expect(await page.textContent(`${row} [data-testid="test-assertion"]`)).toBe(assertion.split('\n')[0]);

@@ -248,7 +248,7 @@ describe('run store (CLI)', () => {
         cwd: sandbox.root,
         env: sandbox.env,
         encoding: 'utf8',
-        timeout: 60_000,
+        timeout: scaled(60_000),
         killSignal: 'SIGKILL',
       });
       expect(listed.status, listed.stderr).toBe(0);
@@ -269,7 +269,7 @@ describe('run store (CLI)', () => {
         cwd: sandbox.root,
         env: sandbox.env,
         encoding: 'utf8',
-        timeout: 60_000,
+        timeout: scaled(60_000),
         killSignal: 'SIGKILL',
       });
       fs.rmSync(fifoReport, { force: true });
@@ -283,7 +283,7 @@ console.log(run.last_completion);`;
         cwd: REPO,
         env: process.env,
         encoding: 'utf8',
-        timeout: 60_000,
+        timeout: scaled(60_000),
         killSignal: 'SIGKILL',
       });
       expect(updated.status, updated.stderr).toBe(0);

@@ -4,7 +4,8 @@
  * status derived from it — so `toHaveCalledTool({ command, exitCode })` means the same on every engine.
  */
 import { describe, expect, it } from 'vitest';
-import { RASP_VERSION, type RaspData, type RaspEvent } from '../../src/protocol/index.js';
+import type { RaspData, RaspEvent } from '../../src/protocol/index.js';
+import { raspEvents } from '../helpers/rasp-events.js';
 import {
   collectToolCalls,
   exitCodeFromText,
@@ -14,18 +15,7 @@ import {
 import { translateRaspToFcmp } from '../../src/translate/fcmp.js';
 import { transcript } from '../../src/vitest/matchers.js';
 
-function rasp(...data: RaspData[]): RaspEvent[] {
-  return data.map((d, i) => ({
-    protocol_version: RASP_VERSION,
-    run_id: 'r',
-    attempt: 1,
-    seq: i + 1,
-    ts: new Date(1_700_000_000_000 + i).toISOString(),
-    engine: 'gemini',
-    data: d,
-    raw_ref: null,
-  }));
-}
+const rasp = (...data: RaspData[]): RaspEvent[] => raspEvents('gemini', ...data);
 
 describe('tool call normalization', () => {
   it('removes the shell wrapper codex reports, in string and argv form', () => {

@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runAttempt } from '../../src/core/run-attempt.js';
 import { loadEngine } from '../../src/engines/registry.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
-import { RASP_VERSION, type RaspData, type RaspEvent } from '../../src/protocol/index.js';
+import type { RaspData, RaspEvent } from '../../src/protocol/index.js';
+import { raspEvents } from '../helpers/rasp-events.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { createRun } from '../../src/runtime/run-store.js';
 import { judgeCompletion } from '../../src/translate/completion.js';
@@ -21,19 +22,7 @@ const codex = await loadEngine('codex');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-verdicts-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-/** RASP events with consecutive seq numbers. */
-function rasp(...data: RaspData[]): RaspEvent[] {
-  return data.map((d, i) => ({
-    protocol_version: RASP_VERSION,
-    run_id: 'r',
-    attempt: 1,
-    seq: i + 1,
-    ts: new Date(1_700_000_000_000 + i).toISOString(),
-    engine: 'claude',
-    data: d,
-    raw_ref: null,
-  }));
-}
+const rasp = (...data: RaspData[]): RaspEvent[] => raspEvents('claude', ...data);
 
 const started: RaspData = { type: 'lifecycle.started', launch: 'start', argv: [], cwd: '/', pid: null, io: 'split' };
 const exited = (over: Partial<Extract<RaspData, { type: 'lifecycle.exited' }>> = {}): RaspData => ({

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FcmpEvent } from '../../src/protocol/index.js';
 import { createCliSandbox, runCliProcess, type CliSandbox } from '../helpers/cli.js';
 import { missingReasons } from '../helpers/engines.js';
+import { scaled } from '../helpers/load-scaled.js';
 
 const missing = await missingReasons();
 const sandboxes: CliSandbox[] = [];
@@ -28,7 +29,9 @@ function fcmpOf(stdout: string): FcmpEvent[] {
 const count = (text: string, part: string): number => text.split(part).length - 1;
 
 describe.skipIf(Boolean(missing.claude))('a failed attempt, summed up once', () => {
-  it('an empty cassette: one CASSETTE_MISS with its category, the counts, no resume line', { timeout: 180_000 }, () => {
+  it('an empty cassette: one CASSETTE_MISS with its category, the counts, no resume line', {
+    timeout: scaled(180_000),
+  }, () => {
     const sandbox = createCliSandbox();
     sandboxes.push(sandbox);
     const cassette = path.join(sandbox.root, 'empty.json');
@@ -76,7 +79,7 @@ describe.skipIf(Boolean(missing.claude))('a failed attempt, summed up once', () 
   });
 
   it('a script that runs out: MODEL_SCRIPT_EXHAUSTED, category model; resume with more turns', {
-    timeout: 180_000,
+    timeout: scaled(180_000),
   }, () => {
     const sandbox = createCliSandbox();
     sandboxes.push(sandbox);
