@@ -23,7 +23,7 @@ import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { checkInputFile, MAX_AUDIT_FILE_BYTES, readInputBytesSync, streamInputFile } from '../runtime/bounded-input.js';
 import { withFileLock } from '../runtime/file-lock.js';
 import { isOwnerAlive, reclaimDeadLeases } from '../runtime/lease.js';
-import type { HarnessPaths } from '../runtime/paths.js';
+import { type HarnessPaths, runHome } from '../runtime/paths.js';
 import { updateRun } from '../runtime/run-store.js';
 import {
   attemptAuditPaths,
@@ -160,7 +160,13 @@ export async function recoverRun(
   run: RunIndexEntry,
 ): Promise<RunIndexEntry> {
   await reclaimDeadLeases(paths.agentHome);
+  await reclaimRunLeases(paths, run);
   return sealRun(paths, run);
+}
+
+/** Reclaims the dead owners' leases in the run's own HOME, where its engines' trust entries are (paths.ts, runHome). */
+async function reclaimRunLeases(paths: Pick<HarnessPaths, 'agentHome'>, run: RunIndexEntry): Promise<void> {
+  await reclaimDeadLeases(runHome(paths, run.run_id).home);
 }
 
 /** {@link recoverRun} without the leases: seals the run's orphaned attempts and updates its record. */
@@ -180,8 +186,8 @@ async function sealRun(paths: Pick<HarnessPaths, 'runRoot'>, run: RunIndexEntry)
 }
 
 /**
- * {@link recoverRun} over a listing (`runs`): each run as it is after sealing its orphaned attempts. The dead owners'
- * leases are reclaimed once, not once per run: they live under the managed home, not in the runs.
+ * {@link recoverRun} over a listing (`runs`): each run as it is after sealing its orphaned attempts and reclaiming the
+ * dead owners' leases in its own home (those of the managed home itself once).
  */
 export async function recoverRuns(
   paths: Pick<HarnessPaths, 'runRoot' | 'agentHome'>,
@@ -189,6 +195,9 @@ export async function recoverRuns(
 ): Promise<RunIndexEntry[]> {
   await reclaimDeadLeases(paths.agentHome);
   const recovered: RunIndexEntry[] = [];
-  for (const run of runs) recovered.push(await sealRun(paths, run));
+  for (const run of runs) {
+    await reclaimRunLeases(paths, run);
+    recovered.push(await sealRun(paths, run));
+  }
   return recovered;
 }
