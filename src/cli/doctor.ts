@@ -161,7 +161,7 @@ function filesystemCheck(isolation: DoctorIsolation): DoctorCheck {
     return {
       name,
       ok: true,
-      detail: `mount namespace per attempt: the agent sees its workspace, managed HOME and TMPDIR, the engine and the system read-only (${[filesystem.tools?.mount, filesystem.tools?.pivotRoot, filesystem.tools?.umount, filesystem.tools?.sh, filesystem.tools?.cp].join(', ')})`,
+      detail: `mount namespace per attempt: the agent sees its workspace, its run's own HOME and TMPDIR; the engine, the managed npm prefix and the system read-only (${[filesystem.tools?.mount, filesystem.tools?.pivotRoot, filesystem.tools?.umount, filesystem.tools?.sh, filesystem.tools?.cp].join(', ')})`,
       error: null,
     };
   return unavailable(
