@@ -14,7 +14,7 @@
  * twice per attempt.
  */
 import { createHash } from 'node:crypto';
-import fsSync, { createReadStream, type Stats } from 'node:fs';
+import fsSync, { type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { FsDiff, FsEntry, FsSnapshot } from '../protocol/index.js';
@@ -62,11 +62,24 @@ const SMALL_FILE_BYTES = 64 * 1024;
 /** Large files hashed at the same time. */
 const HASH_CONCURRENCY = 8;
 
-/** sha256 of a file's contents, hex. */
-async function hashFile(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+/**
+ * Opened without following a link or blocking on a FIFO: the run directory is the agent's, and it may swap the file
+ * for a link or a FIFO between the walk's `lstat` and this open (a blocking open would hold a thread-pool thread).
+ */
+const HASH_OPEN_FLAGS = fsSync.constants.O_RDONLY | fsSync.constants.O_NOFOLLOW | fsSync.constants.O_NONBLOCK;
+
+/** sha256 of a regular file's contents, hex; rejects for anything else at that path by the time it is opened. */
+export async function hashFile(file: string): Promise<string> {
+  const handle = await fsSync.promises.open(file, HASH_OPEN_FLAGS);
+  try {
+    if (!(await handle.stat()).isFile())
+      throw Object.assign(new Error(`${file} is not a regular file any more`), { code: 'EINVAL' });
+    const hash = createHash('sha256');
+    for await (const chunk of handle.createReadStream({ autoClose: false })) hash.update(chunk as Buffer);
+    return hash.digest('hex');
+  } finally {
+    await handle.close();
+  }
 }
 
 /** True for the errors of a path that is gone (or whose parent became a file) by now. */

@@ -15,6 +15,7 @@ import {
   clearHashCache,
   describeEntry,
   diffSnapshots,
+  hashFile,
   snapshotTree,
   startSnapshot,
 } from '../../src/runtime/fs-snapshot.js';
@@ -98,6 +99,18 @@ describe('snapshotTree', () => {
   it('gives no entries for a missing root', async () => {
     const snap = FsSnapshotSchema.parse(await snapshotTree(path.join(dir, 'missing')));
     expect(snap.entries).toEqual([]);
+  });
+});
+
+describe('a file swapped by the agent between the listing and the read', () => {
+  it('is never read through a link, nor waited on as a FIFO: the hash is refused at once', async () => {
+    write('secret', 'host text');
+    fs.symlinkSync(path.join(dir, 'secret'), path.join(dir, 'link'));
+    execFileSync('mkfifo', [path.join(dir, 'fifo')]);
+    await expect(hashFile(path.join(dir, 'link'))).rejects.toMatchObject({ code: 'ELOOP' });
+    // A blocking open of a FIFO nobody writes would never return.
+    await expect(hashFile(path.join(dir, 'fifo'))).rejects.toMatchObject({ code: 'EINVAL' });
+    expect(await hashFile(path.join(dir, 'secret'))).toBe(sha256('host text'));
   });
 });
 
