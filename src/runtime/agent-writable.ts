@@ -15,6 +15,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
+import { isWithin } from './path-within.js';
 
 const roots = new AsyncLocalStorage<readonly string[]>();
 
@@ -24,12 +25,6 @@ export function confineToAgentRoots<T>(agentRoots: readonly string[], work: () =
     agentRoots.map((root) => path.resolve(root)),
     work,
   );
-}
-
-/** Whether `child` is `parent` or under it. */
-function within(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
 function refuse(file: string, why: string): never {
@@ -49,9 +44,9 @@ export function assertAgentPathSafe(file: string, owner?: string): void {
   const confined = roots.getStore();
   if (!confined) return;
   const target = path.resolve(file);
-  if (owner !== undefined && !within(target, path.resolve(owner)))
+  if (owner !== undefined && !isWithin(target, path.resolve(owner)))
     refuse(target, `it lies outside ${owner}, where the entry naming it was found`);
-  const root = confined.find((candidate) => within(target, candidate));
+  const root = confined.find((candidate) => isWithin(target, candidate));
   if (!root) return;
   let at = root;
   for (const part of path.relative(root, target).split(path.sep).filter(Boolean)) {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AgentHarnessError } from '../errors/index.js';
 import type { HarnessPaths } from './paths.js';
+import { isWithin } from './path-within.js';
 
 /** The package root of agent-harness itself: two levels above this file in src/ and dist/. */
 export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -57,7 +58,7 @@ function realOrResolved(file: string): string {
 /** Whether the executable `file` (its real path) lies in one of `roots`. */
 function isAgentWritten(file: string, roots: readonly string[]): boolean {
   const real = realOrResolved(file);
-  return roots.some((root) => real === root || real.startsWith(`${root}${path.sep}`));
+  return roots.some((root) => isWithin(real, root));
 }
 
 /**

@@ -12,6 +12,7 @@ import * as z from 'zod';
 import { editConfigFile, JSON_CONFIG, TOML_CONFIG, type ConfigDoc } from './config-file.js';
 import { assertAgentPathSafe, confineToAgentRoots } from './agent-writable.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { isWithin } from './path-within.js';
 
 const LeaseSchema = z.object({
   id: z.string(),
@@ -154,8 +155,8 @@ export async function reclaimDeadLeases(root: string): Promise<Lease[]> {
 
 /** Whether `file` is strictly inside `root` (lexically). */
 function isInside(file: string, root: string): boolean {
-  const relative = path.relative(path.resolve(root), path.resolve(file));
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+  const [child, parent] = [path.resolve(file), path.resolve(root)];
+  return child !== parent && isWithin(child, parent);
 }
 
 /**

@@ -7,11 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type HostPathRule, judgeHostPath } from './host-path-rule.js';
-
-/** Whether `child` is `parent` or under it. */
-function within(child: string, parent: string): boolean {
-  return child === parent || child.startsWith(parent === '/' ? '/' : `${parent}/`);
-}
+import { isWithin } from '../path-within.js';
 
 /**
  * Why the tree at `root` may not be copied into a run, or null when it may (or does not exist: the caller says so):
@@ -39,7 +35,7 @@ export function treeProblem(root: string, rule: HostPathRule): string | null {
       const target = fs.readlinkSync(at);
       const leads = judgeHostPath(at, rule);
       const real = leads?.real ?? path.resolve(dir, target);
-      if (!within(real, top))
+      if (!isWithin(real, top))
         return `the link ${at} -> ${target} leads out of ${root}${leads ? ` (to ${real})` : ''}; copy the file into the tree instead`;
       if (leads?.refused) return `the link ${at} -> ${target} leads to ${real}: ${leads.refused}`;
     }

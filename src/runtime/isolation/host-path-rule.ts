@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isWithin } from '../path-within.js';
 
 /** What the rule compares against: the run root and the host user's home directories. */
 export interface HostPathRule {
@@ -34,11 +35,6 @@ function realPathOf(file: string): string | null {
   } catch {
     return null;
   }
-}
-
-/** Whether `child` is `parent` or under it. */
-function within(child: string, parent: string): boolean {
-  return child === parent || child.startsWith(parent === '/' ? '/' : `${parent}/`);
 }
 
 /**
@@ -70,18 +66,18 @@ export function hostPathRule(options: { runRoot?: string | undefined; home?: str
  */
 export function hostPathRefusal(real: string, rule: HostPathRule): string | null {
   if (real === '/') return 'it is the whole host filesystem';
-  if (within(real, '/proc'))
+  if (isWithin(real, '/proc'))
     return "it is the host's /proc (the agent gets a fresh /proc of its own PID namespace; a /proc link names the harness's own files)";
-  if (within(real, '/sys')) return 'it is part of the host /sys, which cannot be bound into the new root';
-  if (within(real, '/dev')) return "it is part of the host's /dev (the agent gets a minimal /dev of its own)";
+  if (isWithin(real, '/sys')) return 'it is part of the host /sys, which cannot be bound into the new root';
+  if (isWithin(real, '/dev')) return "it is part of the host's /dev (the agent gets a minimal /dev of its own)";
   if (real === '/tmp')
     return "it is the host's /tmp (the agent gets a private /tmp; the host's holds the harness's sockets and other runs' roots); name a directory under it";
   if (rule.homes.includes(real))
     return "it is the host user's HOME (keys, engine configs, shell history); name the files or directories under it you need";
   const root = rule.runRoot;
-  if (root && within(root, real))
+  if (root && isWithin(root, real))
     return `it holds the run root ${root} (every other run, its index and lock); use a path beside the run root, or move the run root out of it`;
-  if (root && within(real, root)) return `it is inside the run root ${root} (other runs' directories)`;
+  if (root && isWithin(real, root)) return `it is inside the run root ${root} (other runs' directories)`;
   return null;
 }
 
@@ -101,7 +97,7 @@ function resolveFully(file: string): { real: string | null; through: string | nu
   for (let hops = 0; parts.length > 0; ) {
     const part = parts.shift()!;
     const next = part === '..' ? path.dirname(current) : part === '.' ? current : path.join(current, part);
-    through ??= KERNEL_TREES.find((tree) => within(next, tree)) ?? null;
+    through ??= KERNEL_TREES.find((tree) => isWithin(next, tree)) ?? null;
     let stat: fs.Stats;
     try {
       stat = fs.lstatSync(next);
@@ -142,7 +138,7 @@ export function judgeHostPath(file: string, rule: HostPathRule, cwd = process.cw
   // Refused even where it cannot be followed: an unreadable /proc link is no less a /proc path.
   if (found.real === null) return through ? { resolved, real: resolved, refused: through } : null;
   const real = found.real;
-  const inKernelTree = KERNEL_TREES.some((tree) => within(real, tree));
+  const inKernelTree = KERNEL_TREES.some((tree) => isWithin(real, tree));
   return { resolved, real, refused: inKernelTree || !through ? hostPathRefusal(real, rule) : through };
 }
 

@@ -14,6 +14,7 @@ import { AgentHarnessError } from '../../errors/index.js';
 import type { ExposedPath } from '../../protocol/index.js';
 import { parseExposeEntry } from './expose-entry.js';
 import { describeHostPath, type HostPathRule, hostPathRule, judgeHostPath } from './host-path-rule.js';
+import { isWithin } from '../path-within.js';
 
 /** A host path the caller opens to the agent: `expose` in the plugin and providers, `--expose PATH[:ro]` on the CLI. */
 export type ExposeEntry = string | { path: string; readOnly?: boolean };
@@ -171,14 +172,9 @@ function readMounts(): Array<{ at: string; flags: string[] }> {
 function keptFlags(file: string, mounts: ReadonlyArray<{ at: string; flags: string[] }>): string[] {
   let best: { at: string; flags: string[] } | null = null;
   for (const mount of mounts) {
-    if (within(file, mount.at) && (!best || mount.at.length >= best.at.length)) best = mount;
+    if (isWithin(file, mount.at) && (!best || mount.at.length >= best.at.length)) best = mount;
   }
   return (best?.flags ?? []).filter((flag) => KEPT_FLAGS.has(flag));
-}
-
-/** Whether `child` is `parent` or under it. */
-function within(child: string, parent: string): boolean {
-  return child === parent || child.startsWith(parent === '/' ? '/' : `${parent}/`);
 }
 
 /** A path escaped for an fstab field (libmount reads `\ooo` octal escapes). */
@@ -336,7 +332,7 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
   const kept: Array<[string, { readOnly: boolean; why: ExposedPath['why']; file: boolean }]> = [];
   for (const [at, bound] of ordered) {
     // A path under a bind of the same access is seen through it already.
-    const parent = [...kept].reverse().find(([p]) => within(at, p));
+    const parent = [...kept].reverse().find(([p]) => isWithin(at, p));
     if (parent && parent[1].readOnly === bound.readOnly) continue;
     kept.push([at, bound]);
   }
@@ -356,7 +352,7 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
   for (const scratch of WRITABLE_SCRATCH) {
     const tops = new Set(
       [...skeleton.keys()]
-        .filter((at) => within(at, scratch) && at !== scratch)
+        .filter((at) => isWithin(at, scratch) && at !== scratch)
         .map((at) => path.join(scratch, path.relative(scratch, at).split(path.sep)[0]!)),
     );
     for (const top of [...tops].sort())
