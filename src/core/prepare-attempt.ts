@@ -63,6 +63,8 @@ export interface AttemptPlan {
   hostEnv: NodeJS.ProcessEnv;
   /** The secrets redacted out of the audit (an attempt that hands a real key out), or null: nothing to redact. */
   auditRedaction: AuditRedaction | null;
+  /** The engine's executable as found (before the run directory is made: a missing engine is a usage mistake). */
+  executable: string;
 }
 
 /**
@@ -253,7 +255,7 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
   // Usage mistakes are refused here, before a run directory exists, so none leaves a failed run in `runs`, the
   // report and the viewer: a skill name no root has, an engine that is not installed.
   if (request.onlySkills) await checkOnlySkills(request.onlySkills, request.paths.skillRoots);
-  resolveExecutable(adapter.executableName, request.paths, hostEnv.PATH, engineInstallHint(adapter));
+  const executable = resolveExecutable(adapter.executableName, request.paths, hostEnv.PATH, engineInstallHint(adapter));
   // Every host path the caller's plan brings in passes one rule, before the run directory is made (issue 42); skills
   // are checked as they are injected, where a bad skill fails the attempt with its audit.
   const rule = hostPathRule({ runRoot: request.paths.runRoot, home: hostEnv.HOME });
@@ -299,5 +301,6 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
     transport,
     hostEnv,
     auditRedaction,
+    executable,
   };
 }

@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { applyAgentOptions } from '../engines/agent-options.js';
 import type { PreparedEngine } from '../engines/engine.js';
-import { engineInstallHint } from '../engines/install-hint.js';
 import { carryResumeFlags, withCarriedFlags } from '../engines/resume-flags.js';
 import { setSettingsKeys } from '../runtime/config-file.js';
 import { engineVersion } from '../runtime/engine-version.js';
@@ -146,7 +145,7 @@ async function provisionWithin(plan: AttemptPlan, opened: OpenedAttempt): Promis
     assertAgentPathSafe(dir);
     fs.mkdirSync(dir, { recursive: true });
   }
-  const installed = resolveExecutable(adapter.executableName, paths, hostEnv.PATH, engineInstallHint(adapter));
+  const installed = plan.executable;
   // A launcher script the adapter can stand in for exactly (codex's npm bin/codex.js) is skipped: the native binary
   // it would start starts directly, with the env the launcher would give it.
   const native = hostEnv[NPM_LAUNCHERS_ENV] === '1' ? null : (adapter.resolveNativeLaunch?.(installed) ?? null);
