@@ -16,6 +16,7 @@ import type { EngineId, TranslateMode } from '../protocol/index.js';
 import type { HarnessFixture, ModelFixture } from './fixtures.js';
 import { progressSender, trackAttemptProgress } from './progress-channel.js';
 import { checkAgentStartOptions } from './start-options.js';
+import { ENGINES_ENV } from './options.js';
 import { attemptRecord, HarnessRun } from './run.js';
 import { readAgentHarnessMeta, writeAgentHarnessMeta, type AgentHarnessAttemptRecord } from './types.js';
 import { isUpdatingSnapshots } from './workflow.js';
@@ -222,7 +223,9 @@ export async function runAgentFixture(
       requireEngineId(engine);
       if (config.engines && !config.engines.includes(engine))
         skip(
-          `engine ${engine} is known but not enabled in this project: agentHarness({ engines: [${config.engines.map((id) => JSON.stringify(id)).join(', ')}] }) leaves it out; add ${JSON.stringify(engine)} to run this test`,
+          process.env[ENGINES_ENV]?.trim()
+            ? `engine ${engine} is known but not enabled in this run: ${ENGINES_ENV}=${process.env[ENGINES_ENV]} leaves it out`
+            : `engine ${engine} is known but not enabled in this project: agentHarness({ engines: [${config.engines.map((id) => JSON.stringify(id)).join(', ')}] }) leaves it out; add ${JSON.stringify(engine)} to run this test`,
         );
       const extra = (options.skills ?? []).map((root) => path.resolve(harness.paths.projectRoot, root));
       const paths =

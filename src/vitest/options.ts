@@ -113,14 +113,44 @@ export function parseAgentHarnessOptions(input: unknown = {}): ResolvedAgentHarn
   );
 }
 
+/** The variable that narrows a run to some of the project's engines (`AGENT_HARNESS_ENGINES=codex,claude`). */
+export const ENGINES_ENV = 'AGENT_HARNESS_ENGINES';
+
+/**
+ * The engines enabled for this run: the option's, narrowed to those `AGENT_HARNESS_ENGINES` names when it is set (a
+ * CI job that runs a matrix on fewer engines without editing the config). A name no engine has is CONFIG_INVALID.
+ */
+export function enabledEngines(configured: readonly string[] | undefined, env: NodeJS.ProcessEnv): string[] | null {
+  const raw = env[ENGINES_ENV]?.trim();
+  if (!raw) return configured ? [...configured] : null;
+  const named = raw
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
+  const unknown = named.find((id) => !isEngineId(id));
+  if (unknown !== undefined)
+    throw new AgentHarnessError(
+      'CONFIG_INVALID',
+      `${ENGINES_ENV}=${raw} is invalid: ${unknownEngineMessage(unknown)}`,
+      {
+        details: { field: ENGINES_ENV, value: raw },
+      },
+    );
+  return configured ? configured.filter((id) => named.includes(id)) : named;
+}
+
 /** Resolves validated options against the Vitest root into the config provided to tests. */
-export function toAgentHarnessConfig(options: ResolvedAgentHarnessOptions, root: string): AgentHarnessConfig {
+export function toAgentHarnessConfig(
+  options: ResolvedAgentHarnessOptions,
+  root: string,
+  env: NodeJS.ProcessEnv = process.env,
+): AgentHarnessConfig {
   const abs = (p: string): string => path.resolve(root, p);
   return {
     root: path.resolve(root),
     runRoot: options.runRoot ? abs(options.runRoot) : null,
     skillRoots: options.skillRoots ? options.skillRoots.map(abs) : null,
-    engines: options.engines ? [...options.engines] : null,
+    engines: enabledEngines(options.engines, env),
     model: options.model,
     upstream: options.upstream ?? null,
     reportDir: abs(options.reportDir),

@@ -226,6 +226,17 @@ describe.for(registryEngines())('agent-harness acp %s', (engine) => {
     expect(acp.child.exitCode).toBeNull();
     expect(await acp.close()).toBe(0);
   });
+});
+
+/**
+ * What the ACP face does on its own, whatever the engine behind it: an editor that leaves, and a failed attempt
+ * answered as a JSON-RPC error. The engine's part (ending its process tree, judging a 401) is tested on every engine
+ * above and in the engine matrix, so these run on the cheapest engine only.
+ */
+describe.for(['codex'] as const)('agent-harness acp %s: the face itself', (engine) => {
+  beforeEach(({ skip }) => {
+    if (MISSING[engine]) skip(MISSING[engine]);
+  });
 
   it('an editor that goes away mid-prompt: the attempt is cancelled and sealed, nothing is left, the agent exits 0', async () => {
     const sleep = `sleep ${uniqueSleepSeconds()}`;

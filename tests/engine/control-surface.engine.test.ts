@@ -115,6 +115,9 @@ const PROBE_TURNS = [
   turns.final('Probed the control surface.'),
 ];
 
+/** The engine whose attempt tries every TCP port (codex: the cheapest to start); see the probe's `portsToTry`. */
+const FULL_SCAN_ENGINE = 'codex';
+
 describe.for(availableEngines())('%s: no control surface of the harness reachable from the agent', (engine) => {
   const missing = missingReason(engine);
 
@@ -132,6 +135,9 @@ describe.for(availableEngines())('%s: no control surface of the harness reachabl
       hostUid: process.getuid?.() ?? 0,
       roots: [paths.runRoot, paths.dataDir, paths.agentCacheDir, paths.agentHome, paths.tmpDir, paths.npmPrefix],
       maxEntries: 500_000,
+      // Every TCP port is tried on one engine: the ports the harness leaves do not depend on the engine, and the full
+      // scan costs seconds of CPU. The others try the ports the listener table names, which must be the model's only.
+      fullScan: engine === FULL_SCAN_ENGINE,
     };
     model.script(...PROBE_TURNS);
     const prompt = 'Probe the control surface.';
@@ -161,8 +167,9 @@ describe.for(availableEngines())('%s: no control surface of the harness reachabl
     expect(report.processes.namespaces.pid).toMatch(/^pid:\[\d+\]$/);
     expect(report.processes.namespaces.pid).not.toBe(hostNamespace('pid'));
 
-    // TCP: every port of both loopbacks tried; only the model port accepts, and only the namespace init (PID 1,
-    // which carries it to the model server) listens anywhere. The init listens on ::1 too where the namespace has
+    // TCP: every port of both loopbacks tried (on FULL_SCAN_ENGINE; elsewhere those the listener table names); only
+    // the model port accepts, and only the namespace init (PID 1, which carries it to the model server) listens
+    // anywhere. The init listens on ::1 too where the namespace has
     // it (`localhost` may resolve there), for the same port only.
     const [v4, v6] = report.tcp.scans;
     expect(v4).toMatchObject({ host: '127.0.0.1', open: [modelPort] });
@@ -182,7 +189,9 @@ describe.for(availableEngines())('%s: no control surface of the harness reachabl
         noLoopback ? [] : unexpected,
         `how ${scan.host}'s connects ended: ${JSON.stringify(scan.outcomes)}`,
       ).toEqual([]);
-      expect(scan.open.length + Object.values(scan.outcomes).reduce((a, b) => a + b, 0)).toBe(65_535);
+      const tried = scan.open.length + Object.values(scan.outcomes).reduce((a, b) => a + b, 0);
+      if (engine === FULL_SCAN_ENGINE) expect(tried).toBe(65_535);
+      else expect(tried).toBeGreaterThanOrEqual(1_025);
     }
     // With the filesystem contained the agent lives in a nested user namespace and cannot read the init's descriptors
     // (/proc/1/fd is ptrace-guarded), so the listener's owner is unknown to it; every other process it sees is its

@@ -9,10 +9,10 @@
 //
 // Its settings come from `control-probe.json` next to it (written by the test):
 //   { modelPort, hostUid, roots: [directories to search for sockets, besides /tmp, /var/tmp, /run, /dev/shm,
-//     HOME and TMPDIR], maxEntries }
+//     HOME and TMPDIR], maxEntries, fullScan (default true: every TCP port; false: see portsToTry) }
 //
 // What it reports:
-//   tcp        every port of 127.0.0.1 and ::1 that accepts a connection (a short timeout; a port that timed out is
+//   tcp        every port of 127.0.0.1 and ::1 (or those portsToTry names) that accepts a connection (a short timeout; a port that timed out is
 //              tried again alone), how the others ended (by error code), and the listening sockets of this network
 //              namespace from /proc/net/tcp{,6} with the process holding each
 //   unix       every socket file found by walking the roots (symlinks not followed, the walk bounded), and every
@@ -77,8 +77,7 @@ function tryTcp(host, port, timeoutMs = CONNECT_TIMEOUT_MS) {
  * connect timed out is tried once more, alone and with a long timeout: on a loaded machine the timer can fire before
  * the refusal that had already come is read.
  */
-async function scanHost(host) {
-  const ports = Array.from({ length: 65535 }, (_, i) => i + 1);
+async function scanHost(host, ports) {
   const open = [];
   const outcomes = {};
   const timedOut = [];
@@ -93,6 +92,19 @@ async function scanHost(host) {
   });
   for (const port of timedOut) count(port, await tryTcp(host, port, 10 * CONNECT_TIMEOUT_MS));
   return { host, open: open.sort((a, b) => a - b), outcomes, retried: timedOut.length };
+}
+
+/**
+ * The ports to try on each loopback. `fullScan` (the default): all 65,535, the proof that nothing the listener table
+ * misses accepts a connection (some 130,000 connects, seconds of CPU). Otherwise the privileged ports, the model port
+ * and every port the namespace's listener table names: enough to see that what listens is what the table says.
+ */
+function portsToTry(listeners) {
+  if (settings.fullScan !== false) return Array.from({ length: 65535 }, (_, i) => i + 1);
+  const ports = new Set(Array.from({ length: 1024 }, (_, i) => i + 1));
+  ports.add(settings.modelPort);
+  for (const listener of listeners) ports.add(listener.port);
+  return [...ports].sort((a, b) => a - b);
 }
 
 /** Socket inode → { pid, cmdline } of a process holding it, for every process this PID namespace shows. */
@@ -439,8 +451,9 @@ async function main() {
     `/run/user/${settings.hostUid}/agent-harness`,
     process.env.XDG_RUNTIME_DIR ? path.join(process.env.XDG_RUNTIME_DIR, 'agent-harness') : null,
   ].filter(Boolean);
-  const [v4, v6] = [await scanHost('127.0.0.1'), await scanHost('::1')];
   const owners = socketOwners();
+  const ports = portsToTry(tcpListeners(owners));
+  const [v4, v6] = [await scanHost('127.0.0.1', ports), await scanHost('::1', ports)];
   const report = {
     roots,
     tcp: { scans: [v4, v6], listeners: tcpListeners(owners) },
