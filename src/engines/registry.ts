@@ -129,7 +129,7 @@ export async function loadTranslationAdapter(id: string): Promise<TranslationAda
  * parsers are proven by their property tests, and are not checked per event).
  */
 async function withCheckedParser<T extends TranslationAdapter>(adapter: T): Promise<T> {
-  const { checkedParser } = await import('../translate/checked-parser.js');
+  const { checkedParser } = await import('./checked-parser.js');
   return Object.assign(Object.create(Object.getPrototypeOf(adapter)), adapter, {
     createParser: () => checkedParser(adapter.createParser(), adapter.id),
   });

@@ -1,5 +1,5 @@
 /**
- * The check of parser outputs (src/translate/check-output.ts): on generated outputs of every type (valid fields,
+ * The check of parser outputs (src/engines/check-output.ts): on generated outputs of every type (valid fields,
  * wrong-typed ones, missing and undefined keys, extra keys, NaN, infinities, unsafe integers, arrays where objects
  * belong), whatever the protocol schemas reject becomes a PARSER_OUTPUT_INVALID diagnostic, and nothing throws.
  */
@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ParserOutput } from '../../src/engines/engine.js';
 import { DiagnosticSchema, ParsedEventSchema, type RaspData } from '../../src/protocol/index.js';
-import { checkParserOutput, invalidOutput } from '../../src/translate/check-output.js';
+import { checkParserOutput, invalidOutput } from '../../src/engines/check-output.js';
 import { codexTranslation } from '../../src/engines/codex/translation.js';
 import { loadTranslationAdapter, registerEngine } from '../../src/engines/registry.js';
 import { createRaspBuilder } from '../../src/translate/rasp-builder.js';

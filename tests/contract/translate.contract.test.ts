@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createCodexParser } from '../../src/engines/codex/parse.js';
 import { codexErrorPatterns } from '../../src/engines/codex/errors.js';
 import type { EngineParser } from '../../src/engines/engine.js';
-import { checkedParser } from '../../src/translate/checked-parser.js';
+import { checkedParser } from '../../src/engines/checked-parser.js';
 import {
   FcmpEventSchema,
   RaspEventSchema,
