@@ -161,6 +161,7 @@ export function anthropicErrorType(status: number): string {
 /** The Anthropic Messages handler. */
 export const anthropicMessagesWire: WireApiHandler = {
   id: 'anthropic-messages',
+  upstream: { origin: 'https://api.anthropic.com', keyVariables: ['ANTHROPIC_API_KEY'], authHeader: 'x-api-key' },
   paths: ['POST /v1/messages', `POST ${COUNT_TOKENS}`],
   matches: (request: WireRequest) =>
     request.method === 'POST' && (request.path === '/v1/messages' || request.path === COUNT_TOKENS),

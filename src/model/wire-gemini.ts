@@ -146,6 +146,11 @@ export function geminiErrorStatus(code: number): string {
 /** The Gemini API handler. */
 export const geminiWire: WireApiHandler = {
   id: 'gemini',
+  upstream: {
+    origin: 'https://generativelanguage.googleapis.com',
+    keyVariables: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+    authHeader: 'x-goog-api-key',
+  },
   paths: [
     'POST /v1beta/models/{model}:streamGenerateContent',
     'POST /v1beta/models/{model}:generateContent',

@@ -244,6 +244,12 @@ function streamEvents(completed: Item): Item[] {
 /** The Responses API handler. */
 export const openAiResponsesWire: WireApiHandler = {
   id: 'openai-responses',
+  // codex reads its key from OPENAI_API_KEY, or CODEX_API_KEY (codex-rs `login`), and sends it as a bearer token.
+  upstream: {
+    origin: 'https://api.openai.com',
+    keyVariables: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+    authHeader: 'authorization',
+  },
   paths: ['POST /v1/responses', 'POST /responses'],
   matches: (request: WireRequest) =>
     request.method === 'POST' && (request.path === '/v1/responses' || request.path === '/responses'),
