@@ -11,7 +11,7 @@ import type { EngineToolTable, ShellPoll } from './tool-table.js';
 
 /**
  * Ids of the wire APIs the model server can speak. Declared here because `model/` sits below `engines/` in the
- * layering; an engine's `tools.wire` (its tool table, `engines/<id>/tools.ts`) is one of them.
+ * layering; an engine's `tools.wire` (its tool table, `engines/<id>/facts.ts`) is one of them.
  */
 export type WireApiId = 'openai-responses' | 'anthropic-messages' | 'gemini' | 'openai-chat';
 

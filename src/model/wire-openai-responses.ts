@@ -8,7 +8,7 @@
  * and usage. The minimal sequence codex accepts is output_item.done + completed (shared/research/codex-claude.md
  * §3); the SDK's stream helper needs the rest. Without `stream: true` (the SDK omits it) a plain Response JSON is
  * answered. A shell call is a `function_call` to the shell tool of the engine's tool table
- * (`src/engines/<id>/tools.ts`) that the request offers.
+ * (`src/engines/<id>/facts.ts`) that the request offers.
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeEngine } from '../../src/engines/claude/index.js';
 import { claudeToolKind, createClaudeParser } from '../../src/engines/claude/parse.js';
-import { claudeErrorPatterns } from '../../src/engines/claude/errors.js';
+import { claudeFacts } from '../../src/engines/claude/facts.js';
 import type { ParserOutput } from '../../src/engines/engine.js';
 import { DiagnosticSchema, ParsedEventSchema } from '../../src/protocol/index.js';
 import { matchErrorPattern } from '../../src/translate/completion.js';
@@ -392,7 +392,7 @@ describe('claude parser goldens', () => {
   });
 });
 
-describe('claudeErrorPatterns', () => {
+describe('claudeFacts.errorPatterns', () => {
   it.each([
     ['Failed to authenticate. API Error: 401 scripted bad key', 'auth'],
     ['API Error: 401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}', 'auth'],
@@ -407,10 +407,10 @@ describe('claudeErrorPatterns', () => {
     ['OAuth token has expired. Please obtain a new token or refresh your existing token. · Please run /login', 'auth'],
     ['Credit balance is too low', 'auth'],
   ])('%s → %s', (message, category) => {
-    expect(matchErrorPattern(message, claudeErrorPatterns)?.category).toBe(category);
+    expect(matchErrorPattern(message, claudeFacts.errorPatterns)?.category).toBe(category);
   });
 
   it('leaves unrelated messages unmatched', () => {
-    expect(matchErrorPattern('API Error: 500 scripted upstream failure', claudeErrorPatterns)).toBeNull();
+    expect(matchErrorPattern('API Error: 500 scripted upstream failure', claudeFacts.errorPatterns)).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createCodexParser } from '../../src/engines/codex/parse.js';
-import { codexErrorPatterns } from '../../src/engines/codex/errors.js';
+import { codexFacts } from '../../src/engines/codex/facts.js';
 import type { ParserOutput } from '../../src/engines/engine.js';
 import { DiagnosticSchema, ParsedEventSchema } from '../../src/protocol/index.js';
 import { matchErrorPattern } from '../../src/translate/completion.js';
@@ -252,7 +252,7 @@ describe('createCodexParser', () => {
   });
 });
 
-describe('codexErrorPatterns', () => {
+describe('codexFacts.errorPatterns', () => {
   it.each([
     ['unexpected status 401 Unauthorized: Incorrect API key provided', 'auth'],
     ['invalid_api_key', 'auth'],
@@ -268,10 +268,10 @@ describe('codexErrorPatterns', () => {
     ],
     ['Connection refused (os error 111)', 'network'],
   ])('%s → %s', (message, category) => {
-    expect(matchErrorPattern(message, codexErrorPatterns)?.category).toBe(category);
+    expect(matchErrorPattern(message, codexFacts.errorPatterns)?.category).toBe(category);
   });
 
   it('leaves unrelated messages unmatched', () => {
-    expect(matchErrorPattern('something odd happened', codexErrorPatterns)).toBeNull();
+    expect(matchErrorPattern('something odd happened', codexFacts.errorPatterns)).toBeNull();
   });
 });

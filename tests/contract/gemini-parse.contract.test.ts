@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { geminiEngine } from '../../src/engines/gemini/index.js';
 import { createGeminiParser } from '../../src/engines/gemini/parse.js';
-import { geminiErrorPatterns } from '../../src/engines/gemini/errors.js';
+import { geminiFacts } from '../../src/engines/gemini/facts.js';
 import type { ParserOutput } from '../../src/engines/engine.js';
 import { DiagnosticSchema, ParsedEventSchema } from '../../src/protocol/index.js';
 import { matchErrorPattern } from '../../src/translate/completion.js';
@@ -331,6 +331,6 @@ describe('gemini error table', () => {
     ['request to http://127.0.0.1:9/v1beta failed, reason: connect ECONNREFUSED 127.0.0.1:9', 'network'],
     ['TypeError: fetch failed sending request', 'network'],
   ])('%s → %s', (message, category) => {
-    expect(matchErrorPattern(message, geminiErrorPatterns)?.category).toBe(category);
+    expect(matchErrorPattern(message, geminiFacts.errorPatterns)?.category).toBe(category);
   });
 });

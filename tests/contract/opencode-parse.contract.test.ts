@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { opencodeEngine } from '../../src/engines/opencode/index.js';
 import { createOpencodeParser } from '../../src/engines/opencode/parse.js';
-import { opencodeErrorPatterns } from '../../src/engines/opencode/errors.js';
+import { opencodeFacts } from '../../src/engines/opencode/facts.js';
 import type { ParserOutput } from '../../src/engines/engine.js';
 import { DiagnosticSchema, ParsedEventSchema } from '../../src/protocol/index.js';
 import { matchErrorPattern } from '../../src/translate/completion.js';
@@ -207,7 +207,7 @@ describe('opencode parser goldens', () => {
   });
 });
 
-describe('opencodeErrorPatterns', () => {
+describe('opencodeFacts.errorPatterns', () => {
   it.each([
     ['APIError: scripted bad key (status 401)', 'auth'],
     ['ProviderAuthError: missing key', 'auth'],
@@ -216,6 +216,6 @@ describe('opencodeErrorPatterns', () => {
     ['ContextOverflowError: too long', 'context_length'],
     ['UnknownError: Unable to connect. Is the computer able to access the url?', 'network'],
   ])('%s → %s', (message, category) => {
-    expect(matchErrorPattern(message, opencodeErrorPatterns)?.category).toBe(category);
+    expect(matchErrorPattern(message, opencodeFacts.errorPatterns)?.category).toBe(category);
   });
 });
