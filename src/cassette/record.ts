@@ -8,25 +8,34 @@
 import http, { type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import { AgentHarnessError } from '../errors/index.js';
-import type { WireApiId } from '../model/wire-api.js';
+import { anthropicMessagesWire } from '../model/wire-anthropic-messages.js';
+import type { WireApiHandler, WireApiId, WireUpstream } from '../model/wire-api.js';
+import { geminiWire } from '../model/wire-gemini.js';
+import { openAiChatWire } from '../model/wire-openai-chat.js';
+import { openAiResponsesWire } from '../model/wire-openai-responses.js';
 import { CREDENTIAL_HEADERS } from './redact.js';
 import type { CassetteChunk } from './schema.js';
 
-/** The vendor origin of each wire API (used when no upstream is given). */
-export const DEFAULT_UPSTREAMS: Readonly<Record<WireApiId, string>> = {
-  'openai-responses': 'https://api.openai.com',
-  'openai-chat': 'https://api.openai.com',
-  'anthropic-messages': 'https://api.anthropic.com',
-  gemini: 'https://generativelanguage.googleapis.com',
+/** The wire APIs a recording forwards, by id: each module owns its upstream (origin, key variables, auth header). */
+const WIRES: Readonly<Record<WireApiId, WireApiHandler>> = {
+  'openai-responses': openAiResponsesWire,
+  'openai-chat': openAiChatWire,
+  'anthropic-messages': anthropicMessagesWire,
+  gemini: geminiWire,
 };
 
-/** The variables a wire API's key is read from, in order. */
-export const KEY_VARIABLES: Readonly<Record<WireApiId, readonly string[]>> = {
-  'openai-responses': ['OPENAI_API_KEY', 'CODEX_API_KEY'],
-  'openai-chat': ['OPENAI_API_KEY'],
-  'anthropic-messages': ['ANTHROPIC_API_KEY'],
-  gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
-};
+/** `pick` of every wire's upstream, by wire id. */
+function byWire<T>(pick: (upstream: WireUpstream) => T): Readonly<Record<WireApiId, T>> {
+  return Object.fromEntries(Object.values(WIRES).map((wire) => [wire.id, pick(wire.upstream)])) as Record<WireApiId, T>;
+}
+
+/** The vendor origin of each wire API (used when no upstream is given), from the wire modules. */
+export const DEFAULT_UPSTREAMS: Readonly<Record<WireApiId, string>> = byWire((upstream) => upstream.origin);
+
+/** The variables a wire API's key is read from, in order, from the wire modules. */
+export const KEY_VARIABLES: Readonly<Record<WireApiId, readonly string[]>> = byWire(
+  (upstream) => upstream.keyVariables,
+);
 
 /** The user's key for `wire` from `env`, with the variable it came from; null when none is set. */
 export function vendorKey(wire: WireApiId, env: NodeJS.ProcessEnv): { name: string; value: string } | null {
@@ -94,9 +103,8 @@ function upstreamHeaders(wire: WireApiId, incoming: IncomingHttpHeaders, key: st
     } else if (!CREDENTIAL_HEADERS.has(name)) out[name] = value;
   }
   if (!keyed) {
-    if (wire === 'anthropic-messages') out['x-api-key'] = key;
-    else if (wire === 'gemini') out['x-goog-api-key'] = key;
-    else out.authorization = `Bearer ${key}`;
+    const header = WIRES[wire].upstream.authHeader;
+    out[header] = header === 'authorization' ? `Bearer ${key}` : key;
   }
   out['accept-encoding'] = 'identity';
   out['content-length'] = String(bodyBytes);

@@ -168,7 +168,7 @@ export async function translateCommand(
   let adapter = await loadTranslationAdapter(engine);
   // An attempt that ran over ACP is read with the ACP parser (its stdout is JSON-RPC), loaded for such a run only.
   if (transport === 'acp') {
-    const { translationForTransport } = await import('../acp/translation.js');
+    const { translationForTransport } = await import('../engines/acp/translation.js');
     adapter = translationForTransport(adapter, transport, clientFile);
   }
   if (options.summary || mode === 0) {

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
-import type { AcpClientOptions, AcpClientOutcome } from '../acp/client.js';
+import type { AcpClientOptions, AcpClientOutcome } from '../engines/acp/client.js';
 import { DEFAULT_AGENT_OPTIONS } from '../protocol/agent-option-defaults.js';
 import type { RecordedRequest } from '../model/index.js';
 import type { FsSnapshot, StreamName } from '../protocol/index.js';
@@ -73,7 +73,7 @@ export async function launchAttempt(
   const timeoutMs = request.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   let acp: Promise<AcpClientOutcome> | null = null;
   // The ACP client (and the SDK under it) is loaded only by an attempt that speaks ACP.
-  const acpClient = plan.transport === 'acp' ? await import('../acp/client.js') : null;
+  const acpClient = plan.transport === 'acp' ? await import('../engines/acp/client.js') : null;
   // The model's requests so far, once its server is up (it is by now, when there is one).
   let requests: (() => readonly RecordedRequest[]) | null = null;
   void opened.model.then(

@@ -3,7 +3,7 @@
  * run store makes the run directory and reserves the attempt's number (the one concurrency step of an attempt); then
  * the audit recorder opens its files. From here on the attempt exists, and whatever fails is recorded in it.
  */
-import type { AcpParser } from '../acp/parse.js';
+import type { AcpParser } from '../engines/acp/parse.js';
 import { withMcpReadiness } from '../engines/mcp-readiness.js';
 import path from 'node:path';
 import type { CassetteSession } from '../cassette/session.js';
@@ -220,7 +220,7 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
   failures.attempt(audit.stdin, () =>
     writeOwnFileSync(audit.stdin, plan.launch === 'resume' ? `${request.message}\n` : ''),
   );
-  const acpParser = plan.transport === 'acp' ? (await import('../acp/parse.js')).createAcpParser() : null;
+  const acpParser = plan.transport === 'acp' ? (await import('../engines/acp/parse.js')).createAcpParser() : null;
   const rasp = createRaspBuilder({
     runId: run.run_id,
     attempt,

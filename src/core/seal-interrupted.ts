@@ -13,7 +13,7 @@ import {
   type RunIndexEntry,
 } from '../protocol/index.js';
 import { loadTranslationAdapter } from '../engines/registry.js';
-import { translationForTransport } from '../acp/translation.js';
+import { translationForTransport } from '../engines/acp/translation.js';
 import {
   translateRecordedStreams,
   type RecordedSources,

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
-import type { AcpClient } from '../acp/client.js';
+import type { AcpClient } from '../engines/acp/client.js';
 import type { StreamName } from '../protocol/index.js';
 import { runPassthrough } from '../runtime/passthrough.js';
 import type { ProcessResult } from '../runtime/process-result.js';

@@ -2,8 +2,9 @@
  * The engine contract. An engine is data plus pure-ish functions: `prepare` writes its config/trust/skills
  * roots into the managed home, `buildStartArgs`/`buildResumeArgs` build argv, `createParser` turns its native
  * output into RASP parsed events, `tools` tells the scripted model server how to call its tools. Optional members
- * mark optional capabilities. Every engine is one line of `registry.ts`; `docs/adding-an-engine.md` lists the files
- * of an engine folder, and `tests/contract/engine-registry.contract.test.ts` checks each registered engine.
+ * mark optional capabilities; the members that are facts (`EngineFacts`) are declared in the engine's `facts.ts`. Every
+ * engine is one line of `registry.ts`; `docs/adding-an-engine.md` lists the steps, and
+ * `tests/contract/engine-registry.contract.test.ts` checks each registered engine's members.
  */
 import type { AgentOptions } from '../protocol/index.js';
 import type { AgentOptionsContext, AppliedAgentOptions } from './agent-options.js';
@@ -179,7 +180,7 @@ export interface AcpLoadContext {
   sessionId: string;
 }
 
-/** An engine adapter. One per folder under `src/engines/`. */
+/** An engine adapter. One per folder under `src/engines/` (`<id>/index.ts`: its facts and its code). */
 export interface EngineAdapter {
   /** Engine id. */
   readonly id: EngineId;
@@ -191,7 +192,7 @@ export interface EngineAdapter {
   readonly skillRoot: string;
   /**
    * How the scripted model server calls this engine's tools: its shell tool, and its own tools for the script's
-   * intents (`write_file`, `use_skill`) where it has them (`<id>/tools.ts`).
+   * intents (`write_file`, `use_skill`) where it has them (`<id>/facts.ts`).
    */
   readonly tools: EngineToolTable;
   /** The flag of the engine's CLI that picks the model (`-m`, `--model`); also one of its `resumeFlags`. */
@@ -269,10 +270,33 @@ export interface EngineAdapter {
 }
 
 /**
- * The part of an {@link EngineAdapter} that translating recorded output uses, loadable alone (`<id>/translation.ts`):
- * `translate` reads an engine's output without the adapter that runs it (config writers, leases, TOML, agent options).
+ * The members of an {@link EngineAdapter} that are facts about the engine rather than work for one attempt: who it is,
+ * where it finds skills, its tools, its error messages, its flags and how its output reads (`<id>/facts.ts`). Each is
+ * declared once there; the adapter spreads them, and the registry loads them alone for `translate` and the scripted
+ * model server, without config writers, leases, TOML or agent options.
  */
-export type TranslationAdapter = Pick<
+export type EngineFacts = Pick<
   EngineAdapter,
+  | 'id'
+  | 'executableName'
+  | 'packageName'
+  | 'liveEnvKeys'
+  | 'stdin'
+  | 'skillRoot'
+  | 'tools'
+  | 'errorPatterns'
+  | 'modelFlag'
+  | 'resumeFlags'
+  | 'nativeResumeCommand'
+  | 'bookkeepingPaths'
+  | 'initMessage'
+  | 'turnScopedIds'
+  | 'cacheReportedApart'
+  | 'createParser'
+>;
+
+/** The part of the {@link EngineFacts} that translating recorded output uses: the parser and how its output reads. */
+export type TranslationAdapter = Pick<
+  EngineFacts,
   'id' | 'createParser' | 'errorPatterns' | 'turnScopedIds' | 'cacheReportedApart'
 >;

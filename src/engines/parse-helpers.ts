@@ -80,3 +80,11 @@ export function parseEventLine(
     return [diag('STREAM_PARSE_ERROR', `stdout line is not ${what}: ${excerpt(text)}`)];
   return onEvent(event as Json & { type: string }, text);
 }
+
+/** The exit code a tool output states (`Exit code 3`, `Exit Code: 3`, `exited with code 3`), or null. */
+export function exitCodeFromText(text: string | null): number | null {
+  if (!text) return null;
+  const match =
+    /(?:^|\n)\s*Exit code:?\s*(-?\d+)\b/i.exec(text) ?? /\bexited with (?:exit )?code\s*(-?\d+)\b/i.exec(text);
+  return match ? Number(match[1]) : null;
+}

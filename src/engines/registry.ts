@@ -1,16 +1,16 @@
 /**
- * The engine registry: the one list of engines. Each engine is one entry naming its id and how to load its parts,
- * so nothing is loaded before it is used: the CLI lists engines without loading any, `translate` loads one engine's
- * parser and error patterns (`translation`), the scripted model server its tool tables (`tools`), an attempt the full
- * adapter (`adapter`: config writers, TOML, agent options). Adding an engine is one folder `src/engines/<id>/` and one
- * line below (`docs/adding-an-engine.md`); `registerEngine` adds one at run time (a test's throwaway engine).
+ * The engine registry: the one list of engines. Each engine is one entry naming its id and how to load its two parts,
+ * so nothing is loaded before it is used: the CLI lists engines without loading any, `translate` (its parser and error
+ * patterns) and the scripted model server (its tool tables) load an engine's light `facts`, an attempt the full
+ * `adapter` (config writers, TOML, agent options). Adding an engine is one folder `src/engines/<id>/` and one line
+ * below (`docs/adding-an-engine.md`); `registerEngine` adds one at run time (a test's throwaway engine).
  *
  * This module stays light (no zod, no engine module): the CLI's entry imports it to name its engine commands.
  */
 import { AgentHarnessError } from '../errors/index.js';
 import type { EngineToolTable } from '../model/tool-table.js';
 import { ENGINE_ID_PATTERN } from '../protocol/versions.js';
-import type { EngineAdapter, TranslationAdapter } from './engine.js';
+import type { EngineAdapter, EngineFacts, TranslationAdapter } from './engine.js';
 
 /** One engine of the registry: its id and loaders of its parts (each loaded once, when first asked for). */
 export interface EngineEntry {
@@ -18,10 +18,11 @@ export interface EngineEntry {
   readonly id: string;
   /** The full adapter (`<id>/index.ts`). */
   readonly adapter: () => Promise<EngineAdapter>;
-  /** What translating recorded output needs, without the rest of the adapter (`<id>/translation.ts`). */
-  readonly translation: () => Promise<TranslationAdapter>;
-  /** How the scripted model server calls the engine's tools (`<id>/tools.ts`); the adapter's `tools`. */
-  readonly tools: () => Promise<EngineToolTable>;
+  /**
+   * The engine's facts alone (`<id>/facts.ts`): what `translate` and the scripted model server need, without the rest
+   * of the adapter. Absent: taken from the adapter (an engine registered at run time is usually small enough).
+   */
+  readonly facts?: () => Promise<EngineFacts>;
 }
 
 /**
@@ -30,11 +31,11 @@ export interface EngineEntry {
  */
 // biome-ignore format: one line per engine
 const BUILT_IN: readonly EngineEntry[] = [
-  { id: 'codex', adapter: async () => (await import('./codex/index.js')).codexEngine, translation: async () => (await import('./codex/translation.js')).codexTranslation, tools: async () => (await import('./codex/tools.js')).codexTools },
-  { id: 'claude', adapter: async () => (await import('./claude/index.js')).claudeEngine, translation: async () => (await import('./claude/translation.js')).claudeTranslation, tools: async () => (await import('./claude/tools.js')).claudeTools },
-  { id: 'gemini', adapter: async () => (await import('./gemini/index.js')).geminiEngine, translation: async () => (await import('./gemini/translation.js')).geminiTranslation, tools: async () => (await import('./gemini/tools.js')).geminiTools },
-  { id: 'opencode', adapter: async () => (await import('./opencode/index.js')).opencodeEngine, translation: async () => (await import('./opencode/translation.js')).opencodeTranslation, tools: async () => (await import('./opencode/tools.js')).opencodeTools },
-  { id: 'iflow', adapter: async () => (await import('./iflow/index.js')).iflowEngine, translation: async () => (await import('./iflow/translation.js')).iflowTranslation, tools: async () => (await import('./iflow/tools.js')).iflowTools },
+  { id: 'codex', facts: async () => (await import('./codex/facts.js')).codexFacts, adapter: async () => (await import('./codex/index.js')).codexEngine },
+  { id: 'claude', facts: async () => (await import('./claude/facts.js')).claudeFacts, adapter: async () => (await import('./claude/index.js')).claudeEngine },
+  { id: 'gemini', facts: async () => (await import('./gemini/facts.js')).geminiFacts, adapter: async () => (await import('./gemini/index.js')).geminiEngine },
+  { id: 'opencode', facts: async () => (await import('./opencode/facts.js')).opencodeFacts, adapter: async () => (await import('./opencode/index.js')).opencodeEngine },
+  { id: 'iflow', facts: async () => (await import('./iflow/facts.js')).iflowFacts, adapter: async () => (await import('./iflow/index.js')).iflowEngine },
 ];
 
 /** A registered engine and what of it was loaded (promises, so concurrent callers share one load). */
@@ -43,8 +44,7 @@ interface Registered {
   /** Registered at run time: its parser's outputs are checked against the protocol (checked-parser.ts). */
   untrusted?: true;
   adapter?: Promise<EngineAdapter>;
-  translation?: Promise<TranslationAdapter>;
-  tools?: Promise<EngineToolTable>;
+  facts?: Promise<EngineFacts>;
 }
 
 const registered = new Map<string, Registered>(BUILT_IN.map((entry) => [entry.id, { entry }]));
@@ -115,13 +115,21 @@ export async function loadEngine(id: string): Promise<EngineAdapter> {
   return found.adapter;
 }
 
-/** What translating recorded output of `id` needs, without its full adapter; ENGINE_UNKNOWN as {@link loadEngine}. */
-export async function loadTranslationAdapter(id: string): Promise<TranslationAdapter> {
+/**
+ * The facts of `id` (its `facts.ts`, or its adapter's when the entry names none), loaded once; ENGINE_UNKNOWN as
+ * {@link loadEngine}.
+ */
+export async function loadEngineFacts(id: string): Promise<EngineFacts> {
   const found = registration(id);
-  found.translation ??= found.entry
-    .translation()
-    .then((adapter) => (found.untrusted ? withCheckedParser(adapter) : adapter));
-  return found.translation;
+  found.facts ??= (found.entry.facts ?? found.entry.adapter)().then((facts) =>
+    found.untrusted ? withCheckedParser(facts) : facts,
+  );
+  return found.facts;
+}
+
+/** What translating recorded output of `id` needs, without its full adapter; ENGINE_UNKNOWN as {@link loadEngine}. */
+export function loadTranslationAdapter(id: string): Promise<TranslationAdapter> {
+  return loadEngineFacts(id);
 }
 
 /**
@@ -129,7 +137,7 @@ export async function loadTranslationAdapter(id: string): Promise<TranslationAda
  * parsers are proven by their property tests, and are not checked per event).
  */
 async function withCheckedParser<T extends TranslationAdapter>(adapter: T): Promise<T> {
-  const { checkedParser } = await import('../translate/checked-parser.js');
+  const { checkedParser } = await import('./checked-parser.js');
   return Object.assign(Object.create(Object.getPrototypeOf(adapter)), adapter, {
     createParser: () => checkedParser(adapter.createParser(), adapter.id),
   });
@@ -137,9 +145,7 @@ async function withCheckedParser<T extends TranslationAdapter>(adapter: T): Prom
 
 /** The tool table of `id` (how the scripted model server calls its tools); ENGINE_UNKNOWN as {@link loadEngine}. */
 export async function loadToolTable(id: string): Promise<EngineToolTable> {
-  const found = registration(id);
-  found.tools ??= found.entry.tools();
-  return found.tools;
+  return (await loadEngineFacts(id)).tools;
 }
 
 /** The tool tables of every registered engine, in display order: what a model server serves by default. */

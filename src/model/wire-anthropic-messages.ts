@@ -7,7 +7,7 @@
  * ≥1 delta, block stop; without message_start it falls back to `stream: false`, answered with a plain
  * message JSON (shared/research/codex-claude.md §3, samples/sse-messages-*.txt).
  *
- * A shell turn is a tool_use of the engine's shell tool (its tool table, `src/engines/<id>/tools.ts`). Side requests are answered without the
+ * A shell turn is a tool_use of the engine's shell tool (its tool table, `src/engines/<id>/facts.ts`). Side requests are answered without the
  * script: structured-output requests (`output_config.format.type == "json_schema"`, e.g. the session title
  * claude asks for when nonessential traffic is on) get a JSON text built from the schema, and
  * `POST /v1/messages/count_tokens` gets `{"input_tokens": 10}`. Both are side requests (`sideRequestKind`):
@@ -161,6 +161,7 @@ export function anthropicErrorType(status: number): string {
 /** The Anthropic Messages handler. */
 export const anthropicMessagesWire: WireApiHandler = {
   id: 'anthropic-messages',
+  upstream: { origin: 'https://api.anthropic.com', keyVariables: ['ANTHROPIC_API_KEY'], authHeader: 'x-api-key' },
   paths: ['POST /v1/messages', `POST ${COUNT_TOKENS}`],
   matches: (request: WireRequest) =>
     request.method === 'POST' && (request.path === '/v1/messages' || request.path === COUNT_TOKENS),

@@ -11,7 +11,7 @@ import type { EngineToolTable, ShellPoll } from './tool-table.js';
 
 /**
  * Ids of the wire APIs the model server can speak. Declared here because `model/` sits below `engines/` in the
- * layering; an engine's `tools.wire` (its tool table, `engines/<id>/tools.ts`) is one of them.
+ * layering; an engine's `tools.wire` (its tool table, `engines/<id>/facts.ts`) is one of them.
  */
 export type WireApiId = 'openai-responses' | 'anthropic-messages' | 'gemini' | 'openai-chat';
 
@@ -37,10 +37,28 @@ export interface StreamChunk {
   data: string;
 }
 
+/**
+ * Where a recording (cassette/record.ts) forwards this API's requests and how it signs them with the user's key: the
+ * vendor's own facts, declared with the wire that speaks them.
+ */
+export interface WireUpstream {
+  /** The vendor's origin, used when the recording is given no `--upstream`. */
+  readonly origin: string;
+  /** The variables the user's key is read from, in order (the first set one wins). */
+  readonly keyVariables: readonly string[];
+  /**
+   * The header the key goes in when the engine's request carries none of the known credential headers
+   * (`authorization` as `Bearer <key>`, the others as the bare key).
+   */
+  readonly authHeader: 'authorization' | 'x-api-key' | 'x-goog-api-key';
+}
+
 /** One vendor wire API. */
 export interface WireApiHandler {
   /** The id recorded with each request. */
   readonly id: WireApiId;
+  /** The vendor's API this wire records from (see {@link WireUpstream}). */
+  readonly upstream: WireUpstream;
   /** Routes this module serves (`"POST /v1/responses"`), listed in the 404 message. */
   readonly paths: readonly string[];
   /**

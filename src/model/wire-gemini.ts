@@ -4,7 +4,7 @@
  * `GOOGLE_GEMINI_BASE_URL`. A streamed answer is SSE `data: {GenerateContentResponse}\n\n` blocks
  * (candidates[0].content {role: "model", parts}, finishReason "STOP", usageMetadata); a plain call gets one
  * GenerateContentResponse JSON. A shell turn is a `functionCall` to the engine's shell tool (its tool table,
- * `src/engines/<id>/tools.ts`) that the request declares. Errors use Google's shape
+ * `src/engines/<id>/facts.ts`) that the request declares. Errors use Google's shape
  * `{"error": {"code", "message", "status"}}`.
  *
  * Side requests are answered without the script: a request that asks for JSON (`generationConfig`
@@ -146,6 +146,11 @@ export function geminiErrorStatus(code: number): string {
 /** The Gemini API handler. */
 export const geminiWire: WireApiHandler = {
   id: 'gemini',
+  upstream: {
+    origin: 'https://generativelanguage.googleapis.com',
+    keyVariables: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+    authHeader: 'x-goog-api-key',
+  },
   paths: [
     'POST /v1beta/models/{model}:streamGenerateContent',
     'POST /v1beta/models/{model}:generateContent',

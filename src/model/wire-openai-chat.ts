@@ -98,6 +98,7 @@ function rendered(
 /** The OpenAI Chat Completions handler. */
 export const openAiChatWire: WireApiHandler = {
   id: 'openai-chat',
+  upstream: { origin: 'https://api.openai.com', keyVariables: ['OPENAI_API_KEY'], authHeader: 'authorization' },
   paths: ['POST /v1/chat/completions', 'POST /chat/completions'],
   matches: (request: WireRequest) =>
     request.method === 'POST' && (request.path === '/v1/chat/completions' || request.path === '/chat/completions'),

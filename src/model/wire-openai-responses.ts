@@ -8,7 +8,7 @@
  * and usage. The minimal sequence codex accepts is output_item.done + completed (shared/research/codex-claude.md
  * §3); the SDK's stream helper needs the rest. Without `stream: true` (the SDK omits it) a plain Response JSON is
  * answered. A shell call is a `function_call` to the shell tool of the engine's tool table
- * (`src/engines/<id>/tools.ts`) that the request offers.
+ * (`src/engines/<id>/facts.ts`) that the request offers.
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -244,6 +244,12 @@ function streamEvents(completed: Item): Item[] {
 /** The Responses API handler. */
 export const openAiResponsesWire: WireApiHandler = {
   id: 'openai-responses',
+  // codex reads its key from OPENAI_API_KEY, or CODEX_API_KEY (codex-rs `login`), and sends it as a bearer token.
+  upstream: {
+    origin: 'https://api.openai.com',
+    keyVariables: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+    authHeader: 'authorization',
+  },
   paths: ['POST /v1/responses', 'POST /responses'],
   matches: (request: WireRequest) =>
     request.method === 'POST' && (request.path === '/v1/responses' || request.path === '/responses'),

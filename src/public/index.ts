@@ -17,7 +17,14 @@ export {
   registerEngine,
 } from '../engines/registry.js';
 export type { EngineEntry } from '../engines/registry.js';
-export type { EngineAdapter, EngineParser, ErrorPattern, TranslationAdapter, WireApi } from '../engines/engine.js';
+export type {
+  EngineAdapter,
+  EngineFacts,
+  EngineParser,
+  ErrorPattern,
+  TranslationAdapter,
+  WireApi,
+} from '../engines/engine.js';
 export type { EngineToolTable, ShellTool } from '../model/tool-table.js';
 export { resolveHarnessPaths } from '../runtime/paths.js';
 export type { HarnessPaths, ResolvePathsOptions } from '../runtime/paths.js';

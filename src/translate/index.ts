@@ -9,5 +9,5 @@ export * from './feed.js';
 export * from './terminal-text.js';
 export * from './recorded.js';
 export * from './recorded-stream.js';
-export * from './check-output.js';
+export * from '../engines/check-output.js';
 export * from './view-sink.js';

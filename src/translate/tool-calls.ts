@@ -9,6 +9,7 @@
  * gemini's stream-json `tool_result` has none — only the function response it sends back to the model
  * (`Exit Code: N` in `functionResponse.response.output`) has it, so the model request log is consulted.
  */
+import { exitCodeFromText } from '../engines/parse-helpers.js';
 import type { RaspEvent } from '../protocol/index.js';
 
 /** A tool call joined with its result, normalized. */
@@ -52,14 +53,6 @@ export function shellCommandOf(input: unknown): string | null {
   if (command === null) return null;
   const match = SHELL_WRAPPER.exec(command.trim());
   return match ? (unquote(match[1]!.trim()) ?? command) : command;
-}
-
-/** The exit code a tool output states (`Exit code 3`, `Exit Code: 3`, `exited with code 3`), or null. */
-export function exitCodeFromText(text: string | null): number | null {
-  if (!text) return null;
-  const match =
-    /(?:^|\n)\s*Exit code:?\s*(-?\d+)\b/i.exec(text) ?? /\bexited with (?:exit )?code\s*(-?\d+)\b/i.exec(text);
-  return match ? Number(match[1]) : null;
 }
 
 /**

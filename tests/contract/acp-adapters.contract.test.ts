@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { adapterFile, installedPackageDir } from '../../src/engines/acp-adapter.js';
+import { adapterFile, installedPackageDir } from '../../src/engines/acp/adapter-package.js';
 import { acp as claudeAcp, CLAUDE_ACP_PACKAGE } from '../../src/engines/claude/acp.js';
 import { claudeEngine } from '../../src/engines/claude/index.js';
 import { acp as codexAcp, CODEX_ACP_PACKAGE } from '../../src/engines/codex/acp.js';

@@ -1,5 +1,5 @@
 /**
- * The check of parser outputs (src/translate/check-output.ts): on generated outputs of every type (valid fields,
+ * The check of parser outputs (src/engines/check-output.ts): on generated outputs of every type (valid fields,
  * wrong-typed ones, missing and undefined keys, extra keys, NaN, infinities, unsafe integers, arrays where objects
  * belong), whatever the protocol schemas reject becomes a PARSER_OUTPUT_INVALID diagnostic, and nothing throws.
  */
@@ -7,8 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ParserOutput } from '../../src/engines/engine.js';
 import { DiagnosticSchema, ParsedEventSchema, type RaspData } from '../../src/protocol/index.js';
-import { checkParserOutput, invalidOutput } from '../../src/translate/check-output.js';
-import { codexTranslation } from '../../src/engines/codex/translation.js';
+import { checkParserOutput, invalidOutput } from '../../src/engines/check-output.js';
+import { codexFacts } from '../../src/engines/codex/facts.js';
 import { loadTranslationAdapter, registerEngine } from '../../src/engines/registry.js';
 import { createRaspBuilder } from '../../src/translate/rasp-builder.js';
 import { exact } from '../helpers/exact.js';
@@ -160,10 +160,18 @@ describe('checkParserOutput', () => {
       adapter: async () => {
         throw new Error('not used');
       },
-      translation: async () => ({ id: 'checkedparser', createParser: () => parser, errorPatterns: [] }),
-      tools: async () => {
-        throw new Error('not used');
-      },
+      facts: async () => ({
+        id: 'checkedparser',
+        executableName: 'checkedparser',
+        packageName: null,
+        liveEnvKeys: [],
+        stdin: 'ignore',
+        skillRoot: '.checkedparser/skills',
+        tools: { engine: 'checkedparser', wire: 'openai-chat', shell: [{ tool: 'run', commandKey: 'cmd' }] },
+        errorPatterns: [],
+        modelFlag: '-m',
+        createParser: () => parser,
+      }),
     });
     try {
       const adapter = await loadTranslationAdapter('checkedparser');
@@ -182,6 +190,6 @@ describe('checkParserOutput', () => {
       unregister();
     }
     // A built-in parser is taken as it is (its property tests prove its outputs are protocol values).
-    expect(await loadTranslationAdapter('codex')).toBe(codexTranslation);
+    expect(await loadTranslationAdapter('codex')).toBe(codexFacts);
   });
 });

@@ -1,10 +1,12 @@
+/**
+ * codex `exec --json` parser: what only it does (per-turn ids, item kinds, usage, stderr and pty lines). Its goldens
+ * are the translate pipeline's (translate.contract.test.ts) and its error table a row of engine-goldens.contract.test.ts.
+ */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createCodexParser } from '../../src/engines/codex/parse.js';
-import { codexErrorPatterns } from '../../src/engines/codex/errors.js';
 import type { ParserOutput } from '../../src/engines/engine.js';
 import { DiagnosticSchema, ParsedEventSchema } from '../../src/protocol/index.js';
-import { matchErrorPattern } from '../../src/translate/completion.js';
 
 const fixture = (name: string): string =>
   readFileSync(new URL(`../../fixtures/streams/codex/${name}`, import.meta.url), 'utf8');
@@ -249,29 +251,5 @@ describe('createCodexParser', () => {
       expectValid(outputs);
     }
     expectValid(parser.end());
-  });
-});
-
-describe('codexErrorPatterns', () => {
-  it.each([
-    ['unexpected status 401 Unauthorized: Incorrect API key provided', 'auth'],
-    ['invalid_api_key', 'auth'],
-    ['exceeded retry limit, last status: 429 Too Many Requests', 'rate_limit'],
-    ['Rate limit reached for requests', 'rate_limit'],
-    ['The model `gpt-9` does not exist or you do not have access to it.', 'model'],
-    ['Model metadata for `mock-model` not found. Defaulting to fallback metadata', 'model'],
-    ['Your input exceeds the context window of this model', 'context_length'],
-    ['stream disconnected before completion: stream closed before response.completed', 'protocol'],
-    [
-      'stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses)',
-      'network',
-    ],
-    ['Connection refused (os error 111)', 'network'],
-  ])('%s → %s', (message, category) => {
-    expect(matchErrorPattern(message, codexErrorPatterns)?.category).toBe(category);
-  });
-
-  it('leaves unrelated messages unmatched', () => {
-    expect(matchErrorPattern('something odd happened', codexErrorPatterns)).toBeNull();
   });
 });

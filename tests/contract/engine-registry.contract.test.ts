@@ -1,6 +1,6 @@
 /**
  * The engine registry is the one list of engines, and every engine on it implements the whole contract
- * (docs/adding-an-engine.md): its folder's files, its adapter's members, a parser that never throws, a translation
+ * (docs/adding-an-engine.md): its adapter's members (its facts declared once), a parser that never throws, a translation
  * that loads alone, a tool table through which the scripted model server renders every intent, and a CLI command.
  * Then a throwaway sixth engine (tests/helpers/sixth-engine/: a real process speaking JSON lines) is registered at
  * run time and the CLI, `translate`, the providers and the model server pick it up, no other file touched.
@@ -12,10 +12,12 @@ import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram, runCli } from '../../src/cli/main.js';
+import type { EngineAdapter, EngineFacts } from '../../src/engines/engine.js';
 import {
   engineIds,
   isEngineId,
   loadEngine,
+  loadEngineFacts,
   loadToolTable,
   loadTranslationAdapter,
   registerEngine,
@@ -36,20 +38,41 @@ import { FailureCategorySchema, ParsedEventSchema, type AgentEvent } from '../..
 import { getProvider, providerNames } from '../../src/providers/index.js';
 import { SIXTH_CLI, SIXTH_ID, sixthEntry } from '../helpers/sixth-engine/index.js';
 
-const ENGINES_DIR = path.resolve(import.meta.dirname, '..', '..', 'src', 'engines');
 const STREAMS_DIR = path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'streams');
-/** The files of every engine folder (docs/adding-an-engine.md). */
-const ENGINE_FILES = [
-  'command.ts',
-  'config.ts',
-  'skills.ts',
-  'parse.ts',
-  'errors.ts',
-  'agent-options.ts',
-  'tools.ts',
-  'translation.ts',
-  'index.ts',
-];
+/** The members every adapter has (docs/adding-an-engine.md); the optional ones mark optional capabilities. */
+const REQUIRED_MEMBERS = [
+  'id',
+  'executableName',
+  'packageName',
+  'liveEnvKeys',
+  'stdin',
+  'skillRoot',
+  'tools',
+  'errorPatterns',
+  'modelFlag',
+  'createParser',
+  'prepare',
+  'buildStartArgs',
+] as const satisfies readonly (keyof EngineAdapter)[];
+/** Every member of {@link EngineFacts} (the record makes the compiler name one added there and missing here). */
+const FACT_MEMBERS = Object.keys({
+  id: true,
+  executableName: true,
+  packageName: true,
+  liveEnvKeys: true,
+  stdin: true,
+  skillRoot: true,
+  tools: true,
+  errorPatterns: true,
+  modelFlag: true,
+  resumeFlags: true,
+  nativeResumeCommand: true,
+  bookkeepingPaths: true,
+  initMessage: true,
+  turnScopedIds: true,
+  cacheReportedApart: true,
+  createParser: true,
+} satisfies Record<keyof EngineFacts, true>) as (keyof EngineFacts)[];
 /** The script's tool-call turns: the model server must render each on every engine. */
 const TOOL_INTENTS = ['shell', 'write_file', 'use_skill', 'mcp_tool'];
 /** The working directory the requests state (engines whose write tool takes an absolute path need it). */
@@ -283,15 +306,24 @@ describe('every registered engine implements the whole contract', () => {
     expect(MODEL_TURN_TYPES.filter((type) => !notTools.includes(type)).sort()).toEqual([...TOOL_INTENTS].sort());
   });
 
-  it.each(BUILT_IN)('%s: its folder has every file of an engine, and recorded streams', (id) => {
-    const missing = ENGINE_FILES.filter((file) => !fs.existsSync(path.join(ENGINES_DIR, id, file)));
-    expect(missing, `src/engines/${id}/ lacks ${missing.join(', ')}`).toEqual([]);
-    // Recorded native output, which the parser, translation and property tests read.
-    const streams = fs.existsSync(path.join(STREAMS_DIR, id))
-      ? fs.readdirSync(path.join(STREAMS_DIR, id)).filter((name) => /\.(jsonl|log)$/.test(name))
-      : [];
-    expect(streams.length, `fixtures/streams/${id}/ holds no recorded stream (*.jsonl, *.log)`).toBeGreaterThan(0);
-  });
+  it.each(BUILT_IN)(
+    '%s: its adapter has every required member, its facts are its own, and recorded streams',
+    async (id) => {
+      const adapter = await loadEngine(id);
+      const missing = REQUIRED_MEMBERS.filter((member) => adapter[member] === undefined);
+      expect(missing, `the ${id} adapter lacks ${missing.join(', ')}`).toEqual([]);
+      // Each fact is declared once: the facts the registry loads alone are the very values of the adapter.
+      const facts = await loadEngineFacts(id);
+      for (const member of FACT_MEMBERS) expect(adapter[member], `${id}: ${member}`).toBe(facts[member]);
+      const notFacts = Object.keys(facts).filter((key) => !(FACT_MEMBERS as string[]).includes(key));
+      expect(notFacts, `${id}: facts.ts holds what is no fact`).toEqual([]);
+      // Recorded native output, which the parser, translation, golden and property tests read.
+      const streams = fs.existsSync(path.join(STREAMS_DIR, id))
+        ? fs.readdirSync(path.join(STREAMS_DIR, id)).filter((name) => /\.(jsonl|log)$/.test(name))
+        : [];
+      expect(streams.length, `fixtures/streams/${id}/ holds no recorded stream (*.jsonl, *.log)`).toBeGreaterThan(0);
+    },
+  );
 
   it.each(BUILT_IN)('%s: adapter, translation, tool table and CLI command are well-formed', async (id) => {
     await checkEngine(id);

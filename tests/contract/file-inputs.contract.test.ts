@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { promptLineOf } from '../../src/acp/translation.js';
+import { promptLineOf } from '../../src/engines/acp/translation.js';
 import { isClaudeTrusted } from '../../src/engines/claude/config.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
 import { readRecording } from '../../src/fluent/recording.js';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { acpAdapterMissing } from '../../src/engines/acp-adapter.js';
+import { acpAdapterMissing } from '../../src/engines/acp/adapter-package.js';
 import { engineInstallHint } from '../../src/engines/install-hint.js';
 import { engineIds, loadEngine } from '../../src/engines/registry.js';
 import { ERROR_CODES } from '../../src/errors/codes.js';

@@ -6,7 +6,7 @@
  * scripted `sleep 12` run's model request log). No engine is started.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { codexTools } from '../../src/engines/codex/tools.js';
+import { codexFacts } from '../../src/engines/codex/facts.js';
 import {
   MAX_SHELL_POLLS,
   type ModelServer,
@@ -30,7 +30,10 @@ const exited =
   'Chunk ID: 427791\nWall time: 2.0402 seconds\nProcess exited with code 0\nOriginal token count: 0\nOutput:\n';
 
 async function start(script: ModelTurn[]): Promise<ModelServer> {
-  server = await startModelServer({ script: parseModelScript({ version: 1, turns: script }), tools: [codexTools] });
+  server = await startModelServer({
+    script: parseModelScript({ version: 1, turns: script }),
+    tools: [codexFacts.tools],
+  });
   return server;
 }
 

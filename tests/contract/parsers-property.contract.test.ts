@@ -88,7 +88,7 @@ const streamArb = fc.constantFrom<StreamName>('stdout', 'stdout', 'stderr', 'pty
 
 /**
  * Each output is a protocol value exactly as the schema makes it (valid, no key beyond the schema's, defaults
- * present, in the schema's key order): the RASP builder takes built-in parsers' outputs unchecked (translate/checked-parser.ts), so this is
+ * present, in the schema's key order): the RASP builder takes built-in parsers' outputs unchecked (engines/checked-parser.ts), so this is
  * what stands for the per-event check.
  */
 function expectValidOutputs(outputs: ParserOutput[]): void {

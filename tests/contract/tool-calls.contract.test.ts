@@ -6,12 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RaspData, RaspEvent } from '../../src/protocol/index.js';
 import { raspEvents } from '../helpers/rasp-events.js';
-import {
-  collectToolCalls,
-  exitCodeFromText,
-  exitCodesFromModelRequests,
-  shellCommandOf,
-} from '../../src/translate/tool-calls.js';
+import { exitCodeFromText } from '../../src/engines/parse-helpers.js';
+import { collectToolCalls, exitCodesFromModelRequests, shellCommandOf } from '../../src/translate/tool-calls.js';
 import { translateRaspToFcmp } from '../../src/translate/fcmp.js';
 import { transcript } from '../../src/vitest/matchers.js';
 

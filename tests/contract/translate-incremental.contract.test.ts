@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EngineAdapter } from '../../src/engines/engine.js';
 import { codexEngine } from '../../src/engines/codex/index.js';
-import { codexErrorPatterns } from '../../src/engines/codex/errors.js';
+import { codexFacts } from '../../src/engines/codex/facts.js';
 import { engineIds, loadEngine, loadTranslationAdapter } from '../../src/engines/registry.js';
 import { RASP_VERSION, type FcmpEvent, type RaspData, type RaspEvent } from '../../src/protocol/index.js';
 import {
@@ -186,7 +186,7 @@ describe('incremental judge and FCMP translator', () => {
           data: d,
           raw_ref: from === null ? null : { stream: 'stdout', from, to: from + 1 },
         }));
-        expectSameAsReference(rasp, { ...codexEngine, errorPatterns: codexErrorPatterns, turnScopedIds: false });
+        expectSameAsReference(rasp, { ...codexEngine, errorPatterns: codexFacts.errorPatterns, turnScopedIds: false });
       }),
       { numRuns: 300 },
     );
@@ -323,7 +323,7 @@ describe('streamed recorded translation', () => {
         attempt: 1,
         seqStart: 0,
         launch: 'start',
-        errorPatterns: codexErrorPatterns,
+        errorPatterns: codexFacts.errorPatterns,
         turnScopedIds: true,
       }),
     ).toEqual(
@@ -333,7 +333,7 @@ describe('streamed recorded translation', () => {
         attempt: 1,
         seqStart: 0,
         launch: 'start',
-        errorPatterns: codexErrorPatterns,
+        errorPatterns: codexFacts.errorPatterns,
       }),
     );
   });

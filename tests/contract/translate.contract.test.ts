@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createCodexParser } from '../../src/engines/codex/parse.js';
-import { codexErrorPatterns } from '../../src/engines/codex/errors.js';
+import { codexFacts } from '../../src/engines/codex/facts.js';
 import type { EngineParser } from '../../src/engines/engine.js';
-import { checkedParser } from '../../src/translate/checked-parser.js';
+import { checkedParser } from '../../src/engines/checked-parser.js';
 import {
   FcmpEventSchema,
   RaspEventSchema,
@@ -146,7 +146,7 @@ function runCase(c: StreamCase, chunkSize = 0, parser: EngineParser = createCode
     attempt,
     seqStart: c.seqStart ?? 0,
     launch: c.launch ?? 'start',
-    errorPatterns: codexErrorPatterns,
+    errorPatterns: codexFacts.errorPatterns,
     replyText: c.replyText ?? null,
     sessionId: c.sessionId ?? null,
   });
@@ -359,7 +359,7 @@ describe('completion', () => {
       raw_ref: null,
     }));
   const judge = (...data: RaspEvent['data'][]) =>
-    judgeCompletion(events(...data), { errorPatterns: codexErrorPatterns });
+    judgeCompletion(events(...data), { errorPatterns: codexFacts.errorPatterns });
 
   it('does not fail a completed turn on non-fatal errors alone', () => {
     const verdict = judge(

@@ -2,8 +2,9 @@
  * The engine matrix: every engine of the registry (`availableEngines()`) runs the same cases with its real CLI (the
  * pinned devDependency) against the scripted model server on 127.0.0.1, through the agent-harness Vitest fixtures
  * exactly as a user's tests run them. One `describe.for` over the engines, so test names carry the engine and this
- * repo's consistency report covers every engine. What differs between engines (argv, config and trust files, env,
- * tool names, how a skill is offered, side requests) is data in {@link FACTS}, not code.
+ * repo's consistency report covers every engine. What differs between engines is data, not code: what the adapter
+ * declares (its argv, init message, tool table) is read from the adapter itself, and what only a real run shows
+ * (config and trust files, env, how a skill is offered, side requests) is its row in {@link FACTS}.
  *
  * An engine whose executable the registry cannot resolve here (iflow: the npm registry reachable here does not serve
  * its CLI) is skipped at run time with that reason, under the same test names as the others. An engine that can run
@@ -27,13 +28,15 @@ import type { RecordedRequest } from '../../src/model/server.js';
 import { readRunRecord, resolveRunSelector } from '../../src/runtime/run-store.js';
 import { snapshotTree } from '../../src/runtime/fs-snapshot.js';
 import { expectCompleteAudit, expectFullIsolation } from '../helpers/audit.js';
-import { engineWireApi, liveEnvKeys, missingReasons, registryEngines } from '../helpers/engines.js';
+import { engineAdapters, engineWireApi, liveEnvKeys, missingReasons, registryEngines } from '../helpers/engines.js';
 import { NETWORK_PROBE, pidsWithMarker, uniqueSleepSeconds, withGrowingTimeout } from '../helpers/processes.js';
 import { scaled } from '../helpers/load-scaled.js';
 
 const ENGINES = registryEngines();
 const MISSING = await missingReasons();
 const LIVE_ENV_KEYS = await liveEnvKeys();
+/** The registry's adapters: what an engine declares (argv, init message, tool table) is read from them. */
+const ADAPTERS = await engineAdapters();
 
 /** What the facts of an attempt depend on. */
 interface AttemptContext {
@@ -42,18 +45,17 @@ interface AttemptContext {
   modelUrl: string;
 }
 
-/** What one engine does, as the matrix checks it. */
+/** What one engine does in a real run, as the matrix checks it (what its adapter declares is read from the adapter). */
 interface EngineFacts {
   /** A session id the engine reports. */
   sessionId: RegExp;
-  /** The stdout event that names the session: its shape, the key holding the id, the key listing skills (if any). */
-  sessionEvent: { match: Record<string, unknown>; idKey: string; skillsKey?: string };
-  /** The default argv of a start with `prompt` and of a resume, after the harness's leading global arguments. */
-  argv: {
-    start: (prompt: string) => string[];
-    resume: (sessionId: string, message: string) => string[];
-    leading?: (ctx: AttemptContext) => string[];
-  };
+  /**
+   * The stdout event that names the session: its shape (the adapter's `initMessage` where it has one), the key holding
+   * the id, the key listing skills (if any).
+   */
+  sessionEvent: { match?: Record<string, unknown>; idKey: string; skillsKey?: string };
+  /** The harness's leading global arguments before the adapter's default argv of a start or a resume. */
+  leadingArgs?: (ctx: AttemptContext) => string[];
   /** The recorded `config_injection` (a subset). */
   config: (ctx: AttemptContext) => Record<string, unknown>;
   /** Files the harness writes with content it enforces (a subset of their JSON), and files it must not write. */
@@ -67,13 +69,11 @@ interface EngineFacts {
   env: (ctx: AttemptContext) => Record<string, string>;
   absentEnv?: string[];
   /** The shell tool call of the first turn as recorded (a subset). */
-  shellCall: Record<string, unknown>;
+  shellCall: { name: string } & Record<string, unknown>;
   /** The path of the agent's model calls on its wire API. */
   requestPath: RegExp;
   /** Tools offered in the first request, and what of an injected `demo-hello` skill the first request carries. */
   offered: { tools: string[]; skillEvidence: (ctx: AttemptContext) => Array<string | RegExp> };
-  /** The tool names the `use_skill` and `write_file` intents become: its own where it has one, else shell. */
-  intentTools: [string, string];
   /** The bookkeeping call it makes on every turn in scripted mode, answered outside the script; null: none. */
   sideRequest: string | null;
   /**
@@ -108,19 +108,15 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
     requestPath: /^\/v1\/responses$/,
     sessionId: UUID,
     sessionEvent: { match: { type: 'thread.started' }, idKey: 'thread_id' },
-    argv: {
-      start: (p) => ['exec', '--json', '--skip-git-repo-check', p],
-      resume: (id, m) => ['exec', 'resume', '--json', '--skip-git-repo-check', id, m],
-      // The harness profile, the scripted model's URL, and trust for the run dir on the command line (never written).
-      leading: ({ modelUrl, runDir }) => [
-        '--profile',
-        'agent-harness',
-        '-c',
-        `model_providers.agent-harness.base_url=${JSON.stringify(`${modelUrl}/v1`)}`,
-        '-c',
-        codexTrustOverride(runDir),
-      ],
-    },
+    // The harness profile, the scripted model's URL, and trust for the run dir on the command line (never written).
+    leadingArgs: ({ modelUrl, runDir }) => [
+      '--profile',
+      'agent-harness',
+      '-c',
+      `model_providers.agent-harness.base_url=${JSON.stringify(`${modelUrl}/v1`)}`,
+      '-c',
+      codexTrustOverride(runDir),
+    ],
     config: ({ agentHome }) => ({
       engine: 'codex',
       profile: 'agent-harness',
@@ -132,7 +128,6 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
     shellCall: { kind: 'shell', name: 'command_execution', exitCode: 0 },
     // codex offers no tools in the request body; it lists skills in `<skills_instructions>` of a developer message.
     offered: { tools: [], skillEvidence: () => [SKILL_LINE, 'demo-hello/SKILL.md'] },
-    intentTools: ['command_execution', 'command_execution'],
     sideRequest: null,
     flaggedStart: {
       args: (p) => ['exec', '--json', '--skip-git-repo-check', '-m', 'gpt-5.4', p],
@@ -146,8 +141,7 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
   claude: {
     requestPath: /^\/v1\/messages$/,
     sessionId: UUID,
-    sessionEvent: { match: { type: 'system', subtype: 'init' }, idKey: 'session_id', skillsKey: 'skills' },
-    argv: { start: (p) => ['-p', p, ...CLAUDE_FLAGS], resume: (id, m) => ['-p', '--resume', id, m, ...CLAUDE_FLAGS] },
+    sessionEvent: { idKey: 'session_id', skillsKey: 'skills' },
     config: ({ agentHome }) => ({ engine: 'claude', config_path: path.join(agentHome, '.claude'), profile: null }),
     trust: {
       configPath: ({ agentHome }) => path.join(agentHome, '.claude', '.claude.json'),
@@ -163,7 +157,6 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
     shellCall: { kind: 'shell', name: 'Bash', exitCode: 0 },
     // claude lists the skills for its Skill tool in a system message.
     offered: { tools: ['Bash', 'Skill'], skillEvidence: () => [SKILL_LINE] },
-    intentTools: ['Skill', 'Write'],
     sideRequest: null,
     flaggedStart: {
       args: (p) => ['-p', p, ...CLAUDE_FLAGS, '--model', 'claude-sonnet-4-5'],
@@ -178,11 +171,7 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
   gemini: {
     requestPath: /^\/v1beta\/models\/[^/:]+:streamGenerateContent$/,
     sessionId: UUID,
-    sessionEvent: { match: { type: 'init' }, idKey: 'session_id' },
-    argv: {
-      start: (p) => ['-p', p, '--output-format', 'stream-json', '--yolo'],
-      resume: (id, m) => ['--resume', id, '-p', m, '--output-format', 'stream-json', '--yolo'],
-    },
+    sessionEvent: { idKey: 'session_id' },
     // Decision 11: the enforced settings live in the run directory; the shared managed HOME has none.
     config: ({ runDir }) => ({ engine: 'gemini', config_path: path.join(runDir, '.gemini', 'settings.json') }),
     configFiles: {
@@ -202,7 +191,6 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
     shellCall: { kind: 'shell', name: 'run_shell_command', status: 'completed' },
     // gemini offers an injected skill in activate_skill's enum (and its description).
     offered: { tools: ['run_shell_command', 'activate_skill'], skillEvidence: () => [/"enum":\[[^\]]*"demo-hello"/] },
-    intentTools: ['activate_skill', 'write_file'],
     sideRequest: 'structured_output',
     flaggedStart: {
       args: (p) => ['-p', p, '--output-format', 'json', '--yolo', '-m', 'gemini-2.5-flash'],
@@ -222,10 +210,6 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
     requestPath: /^\/v1\/chat\/completions$/,
     sessionId: /^ses_[A-Za-z0-9]+$/,
     sessionEvent: { match: { type: 'step_start' }, idKey: 'sessionID' },
-    argv: {
-      start: (p) => ['run', '--format', 'json', '-m', 'agent-harness/scripted', p],
-      resume: (id, m) => ['run', '--format', 'json', '--session', id, m],
-    },
     config: ({ agentHome }) => ({
       engine: 'opencode',
       config_path: path.join(agentHome, '.config', 'opencode', 'opencode.json'),
@@ -242,7 +226,6 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
         path.join(runDir, '.opencode', 'skills', 'demo-hello', 'SKILL.md'),
       ],
     },
-    intentTools: ['bash', 'write'],
     sideRequest: 'title',
     flaggedStart: {
       args: (p) => ['run', '--format', 'json', '-m', 'agent-harness/scripted', p],
@@ -327,6 +310,7 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     skip,
   }) => {
     const facts = ready(skip);
+    const adapter = ADAPTERS[engine]!;
     // A host HOME with every engine's config and a host env with every vendor key: none may reach the engine.
     const host = hostWithConfigs();
     harness.hostEnv = host.env;
@@ -362,8 +346,10 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
         .split('\n')
         .filter((l) => l.startsWith('{'))
         .map((l) => JSON.parse(l) as Record<string, unknown>);
-      const sessionEvent = stdout.find((e) => Object.entries(facts.sessionEvent.match).every(([k, v]) => e[k] === v));
-      expect(sessionEvent, `no ${JSON.stringify(facts.sessionEvent.match)} event on stdout`).toBeDefined();
+      const sessionMatch = adapter.initMessage ?? facts.sessionEvent.match ?? {};
+      expect(Object.keys(sessionMatch), `${engine}: name its session event`).not.toEqual([]);
+      const sessionEvent = stdout.find((e) => Object.entries(sessionMatch).every(([k, v]) => e[k] === v));
+      expect(sessionEvent, `no ${JSON.stringify(sessionMatch)} event on stdout`).toBeDefined();
       expect(sessionEvent![facts.sessionEvent.idKey]).toBe(first.sessionId);
       if (facts.sessionEvent.skillsKey) expect(sessionEvent![facts.sessionEvent.skillsKey]).toContain('demo-hello');
 
@@ -396,8 +382,9 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
 
       // The audit: argv, config, trust, env.
       const meta1 = expectCompleteAudit(first.audit);
-      const leading = facts.argv.leading?.(ctx) ?? [];
-      expect(meta1.command?.argv).toEqual([...leading, ...facts.argv.start('Write hello.txt.')]);
+      const leading = facts.leadingArgs?.(ctx) ?? [];
+      const startArgs = adapter.buildStartArgs({ prompt: 'Write hello.txt.', passthrough: [] });
+      expect(meta1.command?.argv).toEqual([...leading, ...startArgs]);
       expect(meta1.skill_injection.skills.map((s) => s.name)).toEqual(['demo-hello']);
       expect(meta1.config_injection).toMatchObject(facts.config(ctx));
       for (const [file, json] of Object.entries(facts.configFiles?.json?.(ctx) ?? {}))
@@ -438,7 +425,8 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
       expect(second.fsDiff?.modified).toContain('hello.txt');
       expect(fs.readFileSync(path.join(first.runDir, 'hello.txt'), 'utf8')).toBe('hello from agent-harness\nagain\n');
       const meta2 = expectCompleteAudit(second.audit);
-      expect(meta2.command?.argv).toEqual([...leading, ...facts.argv.resume(first.sessionId!, 'Append another line.')]);
+      const resumeArgs = adapter.buildResumeArgs!({ sessionId: first.sessionId!, message: 'Append another line.' });
+      expect(meta2.command?.argv).toEqual([...leading, ...resumeArgs]);
       expect(second.fcmp[0]!.seq).toBeGreaterThan(first.fcmp.at(-1)!.seq);
       if (facts.trust) expect(await facts.trust.isTrusted(facts.trust.configPath(ctx), first.runDir)).toBe(false);
       expect(JSON.stringify(meta2.env)).not.toContain(HOST_SECRET);
@@ -715,7 +703,12 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     const run = await agent.start(engine, { prompt: 'Use the demo-hello skill.' });
     expect(run).toHaveCompleted();
     expect(run).toHaveUsedSkill('demo-hello');
-    expect(run.toolCalls.map((c) => c.name)).toEqual(facts.intentTools);
+    // Each intent goes to the engine's own tool where its tool table has one, else to its shell.
+    const { skill, write } = ADAPTERS[engine]!.tools;
+    expect(run.toolCalls.map((c) => c.name)).toEqual([
+      skill?.tool ?? facts.shellCall.name,
+      write?.tool ?? facts.shellCall.name,
+    ]);
     expect(run.toolCalls[0]?.output).toContain('demo-hello');
     expect(run).toHaveChangedFiles(['hello.txt']);
     expect(fs.readFileSync(path.join(run.runDir, 'hello.txt'), 'utf8')).toBe('hello from the skill\n');

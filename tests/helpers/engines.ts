@@ -39,6 +39,13 @@ export async function missingReasons(): Promise<Partial<Record<EngineId, string 
   );
 }
 
+/** The registry's adapter of every engine, by engine: what a test reads an engine's declared facts from. */
+export async function engineAdapters(): Promise<Partial<Record<EngineId, EngineAdapter>>> {
+  return Object.fromEntries(
+    await Promise.all(registryEngines().map(async (engine) => [engine, await adapterOf(engine)] as const)),
+  );
+}
+
 /** The wire API of the scripted model server `engine` talks to. */
 export async function engineWireApi(engine: EngineId): Promise<WireApi> {
   return (await adapterOf(engine)).tools.wire;

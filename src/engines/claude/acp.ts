@@ -8,7 +8,7 @@
  * no `bypassPermissions` mode when run as root. Measured facts: docs/acp.md.
  */
 import type { AcpCommand, AcpLaunchContext, AcpSupport } from '../engine.js';
-import { adapterFile } from '../acp-adapter.js';
+import { adapterFile } from '../acp/adapter-package.js';
 
 /** The adapter's npm package. */
 export const CLAUDE_ACP_PACKAGE = '@zed-industries/claude-agent-acp';

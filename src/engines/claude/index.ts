@@ -6,9 +6,9 @@
 import { applyClaudeAgentOptions } from './agent-options.js';
 import path from 'node:path';
 import { acp } from './acp.js';
+import { claudeFacts } from './facts.js';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
-import { buildClaudeResumeArgs, buildClaudeStartArgs, CLAUDE_MODEL_FLAG, CLAUDE_RESUME_FLAGS } from './command.js';
-import { claudeTools } from './tools.js';
+import { buildClaudeResumeArgs, buildClaudeStartArgs } from './command.js';
 import {
   acceptClaudeOnboarding,
   CLAUDE_TRUST_KEY,
@@ -18,10 +18,7 @@ import {
   removeClaudeTrust,
 } from './config.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
-import { claudeErrorPatterns } from './errors.js';
-import { CLAUDE_CACHE_REPORTED_APART, createClaudeParser, CLAUDE_INIT_MESSAGE } from './parse.js';
 import { recoverClaudeSession } from './session-store.js';
-import { CLAUDE_SKILL_ROOT } from './skills.js';
 
 /** Minimum claude version whose `stream-json` output and env switches this adapter was built against. */
 export const CLAUDE_VERSION = '2.1.197';
@@ -90,23 +87,11 @@ async function prepareClaude(ctx: EnginePrepareContext): Promise<PreparedEngine>
 
 /** The claude adapter. */
 export const claudeEngine: EngineAdapter = {
-  id: 'claude',
-  executableName: 'claude',
-  packageName: '@anthropic-ai/claude-code',
-  skillRoot: CLAUDE_SKILL_ROOT,
-  liveEnvKeys: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'],
-  stdin: 'ignore',
-  errorPatterns: claudeErrorPatterns,
+  ...claudeFacts,
   prepare: prepareClaude,
   applyAgentOptions: applyClaudeAgentOptions,
   buildStartArgs: buildClaudeStartArgs,
   buildResumeArgs: buildClaudeResumeArgs,
-  resumeFlags: CLAUDE_RESUME_FLAGS,
-  modelFlag: CLAUDE_MODEL_FLAG,
-  tools: claudeTools,
   acp,
-  createParser: createClaudeParser,
-  cacheReportedApart: CLAUDE_CACHE_REPORTED_APART,
   recoverSession: recoverClaudeSession,
-  initMessage: CLAUDE_INIT_MESSAGE,
 };

@@ -15,7 +15,7 @@ import { parse as parseToml } from 'smol-toml';
 import { AgentHarnessError } from '../../errors/index.js';
 import { MAX_CONFIG_BYTES, readInputBytesSync } from '../../runtime/bounded-input.js';
 import type { AcpCommand, AcpLaunchContext, AcpSupport } from '../engine.js';
-import { acpAdapterMissing, adapterFile, installedPackageDir } from '../acp-adapter.js';
+import { acpAdapterMissing, adapterFile, installedPackageDir } from '../acp/adapter-package.js';
 import { CODEX_SCRIPTED_MODEL } from './config.js';
 
 /** The adapter's npm package. */

@@ -4,15 +4,9 @@
 import { applyCodexAgentOptions } from './agent-options.js';
 import path from 'node:path';
 import { acp } from './acp.js';
+import { codexFacts } from './facts.js';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
-import {
-  buildCodexResumeArgs,
-  buildCodexStartArgs,
-  CODEX_MODEL_FLAG,
-  CODEX_NATIVE_RESUME_COMMAND,
-  CODEX_RESUME_FLAGS,
-} from './command.js';
-import { codexTools } from './tools.js';
+import { buildCodexResumeArgs, buildCodexStartArgs } from './command.js';
 import {
   CODEX_PROVIDER_ID,
   CODEX_PROVIDER_KEY_ENV,
@@ -22,12 +16,9 @@ import {
   removeCodexTrust,
   writeCodexConfig,
 } from './config.js';
-import { codexErrorPatterns } from './errors.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
-import { CODEX_TURN_SCOPED_IDS, createCodexParser } from './parse.js';
 import { recoverCodexSession } from './session-store.js';
 import { resolveCodexNativeLaunch } from './native-launch.js';
-import { CODEX_SKILL_ROOT } from './skills.js';
 
 /** Minimum codex version whose `exec --json` stream and profile files this adapter was built against. */
 export const CODEX_VERSION = '0.169.0';
@@ -129,24 +120,12 @@ async function prepareCodexWithTrustEntry(ctx: EnginePrepareContext): Promise<Pr
 
 /** The codex adapter. */
 export const codexEngine: EngineAdapter = {
-  id: 'codex',
-  executableName: 'codex',
-  packageName: '@openai/codex',
-  skillRoot: CODEX_SKILL_ROOT,
-  liveEnvKeys: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'OPENAI_BASE_URL'],
-  stdin: 'ignore',
-  errorPatterns: codexErrorPatterns,
-  turnScopedIds: CODEX_TURN_SCOPED_IDS,
+  ...codexFacts,
   resolveNativeLaunch: resolveCodexNativeLaunch,
   prepare: prepareCodex,
   applyAgentOptions: applyCodexAgentOptions,
   buildStartArgs: buildCodexStartArgs,
   buildResumeArgs: buildCodexResumeArgs,
-  nativeResumeCommand: CODEX_NATIVE_RESUME_COMMAND,
-  resumeFlags: CODEX_RESUME_FLAGS,
-  modelFlag: CODEX_MODEL_FLAG,
-  tools: codexTools,
   recoverSession: recoverCodexSession,
   acp,
-  createParser: createCodexParser,
 };

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { newestFile, recoveredFrom } from '../session-recovery.js';
 import type { ParserOutput, SessionRecoveryContext } from '../engine.js';
-import { exitCodeFromText } from '../../translate/tool-calls.js';
+import { exitCodeFromText } from '../parse-helpers.js';
 import { readLinesSync } from '../../runtime/bounded-input.js';
 
 type Line = { type?: unknown; payload?: Record<string, unknown> };

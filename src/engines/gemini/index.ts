@@ -7,9 +7,9 @@ import { geminiWorkspacePathProblem } from './workspace-path.js';
 import { applyGeminiAgentOptions } from './agent-options.js';
 import path from 'node:path';
 import { acp } from './acp.js';
+import { geminiFacts } from './facts.js';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
-import { buildGeminiResumeArgs, buildGeminiStartArgs, GEMINI_MODEL_FLAG, GEMINI_RESUME_FLAGS } from './command.js';
-import { geminiTools } from './tools.js';
+import { buildGeminiResumeArgs, buildGeminiStartArgs } from './command.js';
 import {
   geminiConfigPaths,
   geminiSettingsPath,
@@ -18,10 +18,7 @@ import {
   writeGeminiSettings,
 } from './config.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
-import { geminiErrorPatterns } from './errors.js';
-import { createGeminiParser, GEMINI_INIT_MESSAGE } from './parse.js';
 import { recoverGeminiSession } from './session-store.js';
-import { GEMINI_SKILL_ROOT } from './skills.js';
 
 /** Minimum gemini-cli version whose stream-json output and settings this adapter was built against. */
 export const GEMINI_VERSION = '0.61.0';
@@ -67,23 +64,12 @@ async function prepareGemini(ctx: EnginePrepareContext): Promise<PreparedEngine>
 
 /** The gemini adapter. */
 export const geminiEngine: EngineAdapter = {
+  ...geminiFacts,
   acp,
-  id: 'gemini',
-  executableName: 'gemini',
-  packageName: '@google/gemini-cli',
-  skillRoot: GEMINI_SKILL_ROOT,
-  liveEnvKeys: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GEMINI_BASE_URL'],
-  stdin: 'ignore',
-  errorPatterns: geminiErrorPatterns,
   prepare: prepareGemini,
   applyAgentOptions: applyGeminiAgentOptions,
   buildStartArgs: buildGeminiStartArgs,
   buildResumeArgs: buildGeminiResumeArgs,
-  resumeFlags: GEMINI_RESUME_FLAGS,
-  modelFlag: GEMINI_MODEL_FLAG,
-  tools: geminiTools,
-  createParser: createGeminiParser,
   recoverSession: recoverGeminiSession,
-  initMessage: GEMINI_INIT_MESSAGE,
   workspacePathProblem: geminiWorkspacePathProblem,
 };

@@ -5,13 +5,10 @@
  */
 import { applyIflowAgentOptions } from './agent-options.js';
 import path from 'node:path';
+import { iflowFacts } from './facts.js';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
-import { buildIflowResumeArgs, buildIflowStartArgs, IFLOW_MODEL_FLAG, IFLOW_RESUME_FLAGS } from './command.js';
-import { iflowTools } from './tools.js';
+import { buildIflowResumeArgs, buildIflowStartArgs } from './command.js';
 import { registerIflowTrust, removeIflowTrust, writeIflowSettings } from './config.js';
-import { iflowErrorPatterns } from './errors.js';
-import { createIflowParser } from './parse.js';
-import { IFLOW_SKILL_ROOT } from './skills.js';
 
 async function prepareIflow(ctx: EnginePrepareContext): Promise<PreparedEngine> {
   const iflowHome = path.join(ctx.agentHome, '.iflow');
@@ -34,19 +31,9 @@ async function prepareIflow(ctx: EnginePrepareContext): Promise<PreparedEngine> 
 
 /** The iFlow adapter. */
 export const iflowEngine: EngineAdapter = {
-  id: 'iflow',
-  executableName: 'iflow',
-  packageName: null,
-  skillRoot: IFLOW_SKILL_ROOT,
-  liveEnvKeys: ['IFLOW_API_KEY', 'IFLOW_apiKey', 'IFLOW_baseUrl', 'IFLOW_modelName'],
-  stdin: 'ignore',
-  errorPatterns: iflowErrorPatterns,
+  ...iflowFacts,
   prepare: prepareIflow,
   applyAgentOptions: applyIflowAgentOptions,
   buildStartArgs: buildIflowStartArgs,
   buildResumeArgs: buildIflowResumeArgs,
-  resumeFlags: IFLOW_RESUME_FLAGS,
-  modelFlag: IFLOW_MODEL_FLAG,
-  tools: iflowTools,
-  createParser: createIflowParser,
 };

@@ -10,24 +10,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { holdFileLock } from '../../runtime/file-lock.js';
 import { acp } from './acp.js';
+import { opencodeFacts } from './facts.js';
 import type { EngineAdapter, EnginePrepareContext, PreparedEngine } from '../engine.js';
-import {
-  buildOpencodeResumeArgs,
-  buildOpencodeStartArgs,
-  OPENCODE_MODEL_FLAG,
-  OPENCODE_RESUME_FLAGS,
-} from './command.js';
-import { opencodeTools } from './tools.js';
+import { buildOpencodeResumeArgs, buildOpencodeStartArgs } from './command.js';
 import {
   OPENCODE_BASE_URL_ENV,
   OPENCODE_PROVIDER_KEY_ENV,
   stubOpencodeDependencies,
   writeOpencodeConfig,
 } from './config.js';
-import { opencodeErrorPatterns } from './errors.js';
-import { createOpencodeParser, OPENCODE_CACHE_REPORTED_APART } from './parse.js';
 import { recoverOpencodeSession } from './session-store.js';
-import { OPENCODE_SKILL_ROOT } from './skills.js';
 
 /** Minimum opencode version whose `run --format json` stream and config this adapter was built against. */
 export const OPENCODE_VERSION = '1.18.33';
@@ -96,25 +88,12 @@ async function preparedOpencode(ctx: EnginePrepareContext, firstStart: (() => vo
 
 /** The opencode adapter. */
 export const opencodeEngine: EngineAdapter = {
+  ...opencodeFacts,
   acp,
-  id: 'opencode',
-  executableName: 'opencode',
-  packageName: 'opencode-ai',
-  skillRoot: OPENCODE_SKILL_ROOT,
-  liveEnvKeys: ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'OPENCODE_API_KEY'],
-  stdin: 'ignore',
-  errorPatterns: opencodeErrorPatterns,
   workspacePathProblem: percentEncodedPathProblem,
   prepare: prepareOpencode,
   applyAgentOptions: applyOpencodeAgentOptions,
   buildStartArgs: buildOpencodeStartArgs,
   buildResumeArgs: buildOpencodeResumeArgs,
-  resumeFlags: OPENCODE_RESUME_FLAGS,
-  modelFlag: OPENCODE_MODEL_FLAG,
-  tools: opencodeTools,
-  // opencode 1.18.33 writes a .gitignore into its project config dir on every run (measured, scripted runs).
-  bookkeepingPaths: ['.opencode/.gitignore'],
-  createParser: createOpencodeParser,
-  cacheReportedApart: OPENCODE_CACHE_REPORTED_APART,
   recoverSession: recoverOpencodeSession,
 };

@@ -1,12 +1,12 @@
 /**
  * A throwaway sixth engine, registered at run time by tests/contract/engine-registry.contract.test.ts to show that
  * one registry entry is all the harness needs: its CLI is `sixth-agent.mjs` (a real process speaking OpenAI Chat
- * Completions to the scripted model and printing JSON lines), its parser, tool table and adapter are below. Nothing
+ * Completions to the scripted model and printing JSON lines), its facts (parser, tool table) and adapter are below. Nothing
  * outside this folder names it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { EngineAdapter, EngineParser, ParserOutput, TranslationAdapter } from '../../../src/engines/engine.js';
+import type { EngineAdapter, EngineFacts, EngineParser, ParserOutput } from '../../../src/engines/engine.js';
 import { diag, isObject, str, int } from '../../../src/engines/parse-helpers.js';
 import type { EngineEntry } from '../../../src/engines/registry.js';
 import type { EngineToolTable } from '../../../src/model/tool-table.js';
@@ -81,24 +81,24 @@ export function createSixthParser(): EngineParser {
   };
 }
 
-/** What translating its output needs. */
-export const sixthTranslation: TranslationAdapter = {
+/** Its facts: what translating its output and the scripted model server need. */
+export const sixthFacts: EngineFacts = {
   id: SIXTH_ID,
-  createParser: createSixthParser,
+  executableName: 'sixth-agent',
+  packageName: null,
+  liveEnvKeys: [],
+  stdin: 'ignore',
+  skillRoot: '.sixth/skills',
+  tools: sixthTools,
   errorPatterns: [{ pattern: /HTTP 429|rate limit/i, category: 'rate_limit', code: 'ENGINE_RATE_LIMITED' }],
+  modelFlag: '--model',
+  resumeFlags: [{ names: ['--model'], value: true }],
+  createParser: createSixthParser,
 };
 
 /** The full adapter. */
 export const sixthEngine: EngineAdapter = {
-  ...sixthTranslation,
-  executableName: 'sixth-agent',
-  packageName: null,
-  skillRoot: '.sixth/skills',
-  tools: sixthTools,
-  modelFlag: '--model',
-  resumeFlags: [{ names: ['--model'], value: true }],
-  liveEnvKeys: [],
-  stdin: 'ignore',
+  ...sixthFacts,
   async prepare(ctx) {
     const home = path.join(ctx.agentHome, '.sixth');
     fs.mkdirSync(home, { recursive: true });
@@ -122,7 +122,6 @@ export const sixthEngine: EngineAdapter = {
 /** Its registry entry: the one line a built-in engine has in `src/engines/registry.ts`. */
 export const sixthEntry: EngineEntry = {
   id: SIXTH_ID,
+  facts: async () => sixthFacts,
   adapter: async () => sixthEngine,
-  translation: async () => sixthTranslation,
-  tools: async () => sixthTools,
 };

@@ -12,7 +12,7 @@
  * (`edit`, `execute`, …). Allowing picks the `allow_once` option (else `allow_always`), rejecting `reject_once`
  * (else `reject_always`); without such an option the request is answered `cancelled`.
  */
-import type { AgentOptions } from '../protocol/index.js';
+import type { AgentOptions } from '../../protocol/index.js';
 import { metaToolNames, toolIdPrefix } from './parse.js';
 
 /** What the engine asked (the fields of ACP's `RequestPermissionRequest` that matter here). */

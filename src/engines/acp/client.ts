@@ -9,8 +9,8 @@
  */
 import type { Writable } from 'node:stream';
 import { client, type McpServer, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
-import { AgentHarnessError } from '../errors/index.js';
-import type { AgentOptions, Diagnostic, McpServerDef } from '../protocol/index.js';
+import { AgentHarnessError } from '../../errors/index.js';
+import type { AgentOptions, Diagnostic, McpServerDef } from '../../protocol/index.js';
 import { decidePermission, type PermissionQuestion } from './permissions.js';
 
 /** How long a canceled prompt may take to answer `cancelled`, and an engine to exit once its stdin is closed. */

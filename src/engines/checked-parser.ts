@@ -5,7 +5,7 @@
  * output is what the schema would make of it), so the translation of a long recording does not pay a schema check
  * per event (issue 29: `translate` ≥ 150 MB/s).
  */
-import type { EngineParser } from '../engines/engine.js';
+import type { EngineParser } from './engine.js';
 import type { EngineId } from '../protocol/index.js';
 import { checkParserOutput } from './check-output.js';
 

@@ -4,9 +4,9 @@
  * client sent its prompt (the prompt's `_meta.agentHarness.afterStdoutLine` in `.audit/acp-client.N.jsonl`), so a
  * loaded session's replayed history is skipped as it was live.
  */
-import { isAgentHarnessError } from '../errors/index.js';
-import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
-import type { TranslationAdapter } from '../engines/engine.js';
+import { isAgentHarnessError } from '../../errors/index.js';
+import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from '../../runtime/bounded-input.js';
+import type { TranslationAdapter } from '../engine.js';
 import { createAcpParser } from './parse.js';
 
 /** The line the prompt was sent after, from the client's file; null when it is missing or says nothing. */

@@ -5,11 +5,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { AgentHarnessError } from '../errors/index.js';
-import { MAX_CONFIG_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
-import { PACKAGE_ROOT } from '../runtime/executables.js';
-import { installCommand } from '../runtime/pinned-packages.js';
-import type { EngineId } from '../protocol/index.js';
+import { AgentHarnessError } from '../../errors/index.js';
+import { MAX_CONFIG_BYTES, readInputBytesSync } from '../../runtime/bounded-input.js';
+import { PACKAGE_ROOT } from '../../runtime/executables.js';
+import { installCommand } from '../../runtime/pinned-packages.js';
+import type { EngineId } from '../../protocol/index.js';
 
 /** The `node_modules` directories a package is looked up in from `from`, nearest first. */
 function nodeModulesDirs(from: string): string[] {

@@ -22,9 +22,9 @@
  *
  * Never throws; a line that is not JSON-RPC is an `ACP_STDOUT_NOISE` diagnostic.
  */
-import type { ParsedEvent, StreamName, Usage } from '../protocol/index.js';
-import type { EngineParser, ParserOutput } from '../engines/engine.js';
-import { diag, excerpt, isObject, str, type Json } from '../engines/parse-helpers.js';
+import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
+import type { EngineParser, ParserOutput } from '../engine.js';
+import { diag, excerpt, isObject, str, type Json } from '../parse-helpers.js';
 
 type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
 

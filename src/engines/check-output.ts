@@ -6,7 +6,7 @@
 import type { EngineId } from '../protocol/index.js';
 import { DiagnosticSchema } from '../protocol/common.js';
 import { ParsedEventSchema } from '../protocol/rasp.js';
-import type { ParserOutput } from '../engines/engine.js';
+import type { ParserOutput } from './engine.js';
 
 /** The checked RASP data of a parser output, or a `PARSER_OUTPUT_INVALID` diagnostic when it does not fit the protocol. */
 export function checkParserOutput(output: ParserOutput, engine: EngineId): ParserOutput {
