@@ -103,7 +103,10 @@ export async function benchCli(rounds: number): Promise<Figure[]> {
             `agent-harness start (dist/, a fresh process) vs the same turn through the npm launcher node_modules/.bin/${engine} (what a user types)`,
             pairedRatio(cli, viaLauncher),
             '1.5',
-            [sideBySide(cli, viaLauncher), `launcher: node node_modules/.bin/${engine} ${launcher.args.join(' ')}`],
+            [
+              sideBySide(cli, viaLauncher),
+              `launcher: node ${launcher.args.map((arg, i) => (i === 0 ? path.relative(root, arg) : arg)).join(' ')} (the same env)`,
+            ],
           ),
         );
       }
