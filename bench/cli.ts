@@ -3,7 +3,8 @@
  * <engine>`, dist/, CI=true, its own model server), against the bare turn of the same engine: the command the
  * harness ran (for codex its native binary), with the argv and environment it gave the engine, against a model
  * server in this process, in the first attempt's run directory, without namespaces. One figure per engine whose CLI is installed;
- * paired rounds, the median of the per-round wall ratios.
+ * paired rounds, the median of the per-round wall ratios. For codex also against the same turn through its npm
+ * launcher (`node_modules/.bin/codex exec …`, what a user types; issue 44's yardstick).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,13 +29,20 @@ import {
   Scratch,
   sideBySide,
   stepsLine,
+  type BareCommand,
   type Figure,
   type Side,
   ratioFigure,
 } from './util.js';
 
-/** The engines measured, when `node_modules/.bin/<engine>` exists. */
-const ENGINES = ['codex', 'claude', 'gemini', 'opencode'];
+/** `bare` run through the engine's npm launcher (`node node_modules/.bin/<engine> <the same argv>`, the same env). */
+function npmLauncherCommand(bare: BareCommand, engine: string): BareCommand {
+  const script = fs.realpathSync(path.join(root, 'node_modules', '.bin', engine));
+  return { file: process.execPath, args: [script, ...bare.args], env: bare.env };
+}
+
+/** The engines measured, when `node_modules/.bin/<engine>` exists (AH_BENCH_ENGINES=codex,claude picks some). */
+const ENGINES = process.env.AH_BENCH_ENGINES?.split(',') ?? ['codex', 'claude', 'gemini', 'opencode'];
 
 /** One `agent-harness start` in a fresh process, timed; its run directory is removed after reading its meta. */
 export function cliSide(
@@ -74,13 +82,34 @@ export async function benchCli(rounds: number): Promise<Figure[]> {
       const first = await firstAttempt(scratch, engine, env, project);
       server = await startModelServer({});
       const bare = bareCommand(first, server.url);
+      // What a user types for codex is its npm launcher (a Node script that finds and starts the native binary,
+      // which the harness starts directly): the same argv and environment through node_modules/.bin/codex.
+      const launcher = engine === 'codex' ? npmLauncherCommand(bare, engine) : null;
       const sides: Side[] = [
         cliSide('cli', args, env, project),
         { name: 'bare', run: async () => ({ timing: await runBare(bare, first.meta.command.cwd) }) },
+        ...(launcher
+          ? [{ name: 'launcher', run: async () => ({ timing: await runBare(launcher, first.meta.command.cwd) }) }]
+          : []),
       ];
       const series = await pairedRounds(sides, rounds);
       const [cli, reference] = [series.get('cli')!, series.get('bare')!];
       const ratio = pairedRatio(cli, reference);
+      if (launcher) {
+        const viaLauncher = series.get('launcher')!;
+        figures.push(
+          ratioFigure(
+            `cli ${engine}, npm launcher`,
+            `agent-harness start (dist/, a fresh process) vs the same turn through the npm launcher node_modules/.bin/${engine} (what a user types)`,
+            pairedRatio(cli, viaLauncher),
+            '1.5',
+            [
+              sideBySide(cli, viaLauncher),
+              `launcher: node ${launcher.args.map((arg, i) => (i === 0 ? path.relative(root, arg) : arg)).join(' ')} (the same env)`,
+            ],
+          ),
+        );
+      }
       figures.push(
         ratioFigure(
           `cli ${engine}`,

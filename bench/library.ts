@@ -95,6 +95,8 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
     const own = pairedRatio(unisolated, reference);
     const [floor, bareTrue] = [series.get('floor')!, series.get('true')!];
     const floorMs = pairedDifference(floor, bareTrue);
+    // Containment alone: the contained attempt less the same attempt without namespaces, round by round.
+    const containmentMs = pairedDifference(library, unisolated);
     const wall = (s: typeof library) => median(s.timings.map((t) => t.wall));
     // What the library target leaves for containment: 1.10 × the bare turn, less the attempt without namespaces.
     const budgetMs = 1.1 * wall(reference) - wall(unisolated);
@@ -120,6 +122,17 @@ export async function benchLibrary(rounds: number): Promise<Figure[]> {
         '1.10',
         [sideBySide(library, namespaced)],
       ),
+      {
+        name: 'containment',
+        what: 'the same attempt contained minus the attempt with `isolation: off`: what its namespaces, init and agent filesystem add',
+        value: `${containmentMs >= 0 ? '+' : ''}${containmentMs.toFixed(0)} ms`,
+        target: '≤ +60 ms',
+        pass: containmentMs <= 60,
+        detail: [
+          sideBySide(library, unisolated),
+          `its floor with standard tools alone (the containment floor below): +${floorMs.toFixed(0)} ms`,
+        ],
+      },
       {
         name: 'namespaces alone',
         what: 'the bare turn in the namespaces an attempt gets (the isolation module only) vs the bare turn: what containment costs a turn',

@@ -4,6 +4,11 @@
  *   npm run bench -- cli translate        only these figures (names: --help); RESULTS.md is left alone
  *   npm run bench -- --rounds 3           fewer rounds of each, for a quick look
  *   npm run bench -- --no-write           all five, RESULTS.md left alone
+ *   npm run bench -- --write library …    only these figures, and RESULTS.md written with them
+ *   AH_BENCH_ENGINES=codex npm run bench  the cli figure for these engines only
+ * NODE_EXTRA_CA_CERTS is unset for this process and every side (issue 44): Node reads that file at every start, so a
+ * shell that sets it would add its cost to the harness and to a Node launcher, not to a native binary. The five
+ * figures issue 44 names are printed together at the end, each beside its target.
  * Every harness process runs with CI=true (the path every CI job takes) and a throwaway HOME and data dir (this
  * process's HOME too): nothing is written to the real home. Model servers listen on 127.0.0.1 only. At the end the
  * run checks that the real home's engine dirs are unchanged and that no process or temp dir is left behind.
@@ -47,6 +52,9 @@ const FIGURES: Record<string, { about: string; rounds: number; run: (rounds: num
     run: async (n) => (await import('./replay.js')).benchReplay(n),
   },
 };
+
+/** Issue 44's five figures, by the name each has here (before main: the module awaits main at its top level). */
+const FIVE = ['library, isolation off', 'containment', 'cli codex, npm launcher', 'translate', 'run-dir'];
 
 function usage(): string {
   const names = Object.entries(FIGURES)
@@ -117,7 +125,7 @@ const load = (): string =>
     .join(' / ');
 
 /** The machine, engines and commit, for RESULTS.md. */
-function machine(loadBefore: string, loadAfter: string): string[] {
+function machine(loadBefore: string, loadAfter: string, extraCaCerts: string | undefined): string[] {
   const cpu = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown';
   const version = (pkg: string): string => {
     try {
@@ -141,22 +149,32 @@ function machine(loadBefore: string, loadAfter: string): string[] {
     `- CPU: ${cpu} × ${os.availableParallelism()}; memory ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB; ${os.type()} ${os.release()}; Node ${process.version}`,
     `- Engines: ${engines.map(([e, pkg]) => `${e} ${version(pkg!)}`).join(', ')}`,
     `- Load average (1 / 5 / 15 min) at the start: ${loadBefore}; at the end: ${loadAfter}`,
-    `- Environment of the harness processes: CI=true${process.env.NODE_EXTRA_CA_CERTS ? `, NODE_EXTRA_CA_CERTS=${process.env.NODE_EXTRA_CA_CERTS} (from the shell)` : ''}`,
+    `- Environment of the harness processes and of the bare sides: CI=true, NODE_EXTRA_CA_CERTS unset${extraCaCerts ? ` (the shell had ${extraCaCerts})` : ''}`,
   ];
 }
 
-function writeResults(figures: readonly Figure[], seconds: number, loadBefore: string, loadAfter: string): void {
+function writeResults(
+  figures: readonly Figure[],
+  seconds: number,
+  loadBefore: string,
+  loadAfter: string,
+  extraCaCerts: string | undefined,
+): void {
   const cell = (text: string): string => text.replace(/\|/g, '\\|');
   const lines = [
     '# Benchmark results',
     '',
     `Written by \`npm run bench\` on ${new Date().toISOString()} in ${seconds.toFixed(0)} s. Each figure is a ratio or difference measured`,
     'side by side in this run (paired rounds: the median of the per-round figures), except translate (absolute). The',
-    "targets are issue 29's; nothing is asserted. How each is measured: the doc comment of its file in bench/.",
+    "targets are issue 29's and 44's; nothing is asserted. How each is measured: the doc comment of its file in bench/.",
+    '',
+    '## The five figures of issue 44',
+    '',
+    ...fiveFigures(figures),
     '',
     '## Machine',
     '',
-    ...machine(loadBefore, loadAfter),
+    ...machine(loadBefore, loadAfter, extraCaCerts),
     '',
     '## Figures',
     '',
@@ -202,6 +220,8 @@ async function main(): Promise<number> {
   const [homeBefore, tempsBefore] = [homeState(realHome), new Set(benchTemps())];
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-bench-home-'));
   Object.assign(process.env, { HOME: home, CI: 'true' });
+  const extraCaCerts = process.env.NODE_EXTRA_CA_CERTS;
+  delete process.env.NODE_EXTRA_CA_CERTS;
   const started = Date.now();
   const loadBefore = load();
   console.log(`load average at the start: ${loadBefore}`);
@@ -246,8 +266,9 @@ async function main(): Promise<number> {
       : `real home CHANGED: ${changed.slice(0, 20).join(', ')}`,
   );
 
-  const write = !args.includes('--no-write') && names.length === 0;
-  if (write && !failed) writeResults(figures, seconds, loadBefore, loadAfter);
+  console.log(`\nthe five figures of issue 44:\n${fiveFigures(figures).join('\n')}`);
+  const write = args.includes('--write') || (!args.includes('--no-write') && names.length === 0);
+  if (write && !failed) writeResults(figures, seconds, loadBefore, loadAfter, extraCaCerts);
   return failed || left.length > 0 || temps.length > 0 || changed.length > 0 ? 1 : 0;
 }
 
@@ -256,4 +277,18 @@ process.exitCode = await main();
 /** A figure's verdict as printed: pass, `fail`, or a dash for a figure with no target. */
 function verdict(figure: Figure, fail: string): string {
   return figure.pass === null ? '—' : figure.pass ? 'pass' : fail;
+}
+
+/** Issue 44's five figures side by side, as a Markdown table (a figure not measured in this run says so). */
+function fiveFigures(figures: readonly Figure[]): string[] {
+  return [
+    '| figure | value | target | |',
+    '| --- | --- | --- | --- |',
+    ...FIVE.map((name) => {
+      const figure = figures.find((f) => f.name === name);
+      return figure
+        ? `| ${name} | ${figure.value} | ${figure.target} | ${verdict(figure, '**FAIL**')} |`
+        : `| ${name} | not measured in this run | | |`;
+    }),
+  ];
 }

@@ -64,8 +64,10 @@ async function bundle() {
     minifySyntax: true,
     // Identifiers are not minified, so functions keep their names (but for a clash between modules: `Option2`);
     // keepNames would wrap each of ~3,000 functions and classes in a call that renames it when its module loads.
-    // The native PTY module loads its prebuilt binary relative to its own files.
-    external: ['@lydell/node-pty'],
+    // The native PTY module loads its prebuilt binary relative to its own files. The optional peers (OpenTelemetry,
+    // the ACP SDK, the vendor SDKs) are the user's to install: bundled, the tarball would carry a copy of each and a
+    // missing one would never be DEPENDENCY_MISSING.
+    external: ['@lydell/node-pty', '@opentelemetry/*', '@agentclientprotocol/sdk', 'openai', '@anthropic-ai/sdk'],
     // The CommonJS dependencies bundled into an ES module require Node's built-ins through this.
     banner: {
       js: "import { createRequire as __ahCreateRequire } from 'node:module'; const require = __ahCreateRequire(import.meta.url);",

@@ -13,16 +13,7 @@
  */
 import fs from 'node:fs';
 import { readLinesSync } from '../runtime/bounded-input.js';
-import {
-  PROTOCOL_VERSION,
-  RequestError,
-  agent,
-  type AgentApp,
-  type AgentContext,
-  type ContentBlock,
-  type McpServer,
-  type SessionUpdate,
-} from '@agentclientprotocol/sdk';
+import type { AgentApp, AgentContext, ContentBlock, McpServer, SessionUpdate } from '@agentclientprotocol/sdk';
 import type { AttemptRequest } from '../core/attempt-request.js';
 import { attemptAuditPaths } from '../core/audit-files.js';
 import { runAttempt } from '../core/run-attempt.js';
@@ -44,7 +35,12 @@ import {
 } from '../protocol/index.js';
 import type { HarnessPaths } from '../runtime/paths.js';
 import { createRun } from '../runtime/run-store.js';
+import { loadAcpSdk } from '../engines/acp/sdk.js';
 import { createSessionUpdateMapper, stopReasonOf } from './updates.js';
+
+// The SDK is an optional peer: importing this module is its first use (DEPENDENCY_MISSING when it is absent).
+const { PROTOCOL_VERSION, RequestError, agent } = await loadAcpSdk();
+type RequestError = InstanceType<typeof RequestError>;
 
 /** What `agent-harness acp` serves: one engine, and the harness options every attempt of every session gets. */
 export interface AcpAgentOptions {

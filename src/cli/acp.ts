@@ -32,7 +32,7 @@ export async function acpCommand(
   // Loaded here: `--help` must not load the SDK, the run store or the engines.
   const [{ Readable, Writable }, { ndJsonStream }, { createAcpAgent }, { loadModelScript }] = await Promise.all([
     import('node:stream'),
-    import('@agentclientprotocol/sdk'),
+    import('../engines/acp/sdk.js').then(({ loadAcpSdk }) => loadAcpSdk()),
     import('../acp/agent.js'),
     import('../model/script.js'),
   ]);

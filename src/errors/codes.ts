@@ -45,7 +45,7 @@ export const ERROR_CODES = {
     'The model endpoint sent a larger body than the caller reads (maxResponseBytes); check the endpoint, or raise maxResponseBytes if such answers are expected.',
   ORCHESTRATOR_INPUT_INVALID: 'Pass a non-empty message (a string, or { role, content } with text content).',
   DEPENDENCY_MISSING:
-    'An optional peer dependency (named in the message) is not installed; install it in your project, e.g. npm install openai or npm install @anthropic-ai/sdk.',
+    'An optional peer dependency (named in the message: a vendor SDK, OpenTelemetry, the ACP SDK) is not installed; install it in your project with the npm install command the message gives.',
   INTERNAL_ERROR: 'This is a bug in agent-harness; please report it with the run directory.',
   FLUENT_RECORDING_INVALID:
     'Run the harness live (or the test with -u) to write its recording; a recording is versioned JSON.',

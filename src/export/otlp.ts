@@ -14,14 +14,42 @@
  * {@link otlpJsonOf} serializes them as an OTLP/JSON `ExportTraceServiceRequest`; {@link sendOtlp} sends them to
  * `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) with the official OTLP/HTTP exporter.
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import type { Attributes } from '@opentelemetry/api';
+import type { ReadableSpan, TracerProvider as TracerProviderType } from '@opentelemetry/sdk-trace';
 import { AgentHarnessError } from '../errors/index.js';
 import type { FcmpEvent } from '../protocol/index.js';
+import { loadOptionalPeer } from '../runtime/optional-peer.js';
 import { type AtifContext, type AtifEvents, buildAtifTrajectory } from './atif.js';
+
+/** The OpenTelemetry packages the OTLP export needs: optional peers, loaded when this module is first imported. */
+export const OTLP_PACKAGES = [
+  '@opentelemetry/api',
+  '@opentelemetry/exporter-trace-otlp-http',
+  '@opentelemetry/otlp-transformer',
+  '@opentelemetry/resources',
+  '@opentelemetry/sdk-trace',
+] as const;
+
+// Importing this module is the first use (export-attempt.ts imports it on demand): DEPENDENCY_MISSING when absent.
+const [
+  { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace },
+  { OTLPTraceExporter },
+  { JsonTraceSerializer },
+  { resourceFromAttributes },
+  { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider },
+] = await loadOptionalPeer({
+  packages: OTLP_PACKAGES,
+  neededBy: 'the OTLP export',
+  load: () =>
+    Promise.all([
+      import('@opentelemetry/api'),
+      import('@opentelemetry/exporter-trace-otlp-http'),
+      import('@opentelemetry/otlp-transformer'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/sdk-trace'),
+    ]),
+});
+type TracerProvider = TracerProviderType;
 
 /** Instrumentation scope of the spans. */
 export const OTLP_SCOPE = 'agent-harness';

@@ -1,7 +1,9 @@
 /**
- * `openai` and `@anthropic-ai/sdk` are optional peer dependencies (issue 29): the package entries load neither,
- * an HTTP caller imports its SDK when it is created, and a project without the SDK gets DEPENDENCY_MISSING naming
- * the package and its install command. Checked in child Node processes over the sources (tsx): a module hook logs
+ * `openai` and `@anthropic-ai/sdk` are optional peer dependencies (issue 29), and so are OpenTelemetry and the ACP
+ * SDK (issue 44): the package entries load none of them, an HTTP caller imports its SDK when it is created, the OTLP
+ * export and the ACP client and agent when their module is first imported, and a project without them gets
+ * DEPENDENCY_MISSING naming the package and its install command. A production install (`npm ls --omit=dev
+ * --omit=optional`, read here from the lock file) has none of them; scripts/install-check.mjs checks a real one. Checked in child Node processes over the sources (tsx): a module hook logs
  * every file the process loads, and `require.cache` shows what CommonJS loaded.
  */
 import { spawnSync } from 'node:child_process';
@@ -14,7 +16,9 @@ const repo = path.resolve('.');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-peers-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-const VENDOR_SDK = /\/node_modules\/(openai|@anthropic-ai\/sdk)\//;
+const VENDOR_SDK = /\/node_modules\/(openai|@anthropic-ai\/sdk|@opentelemetry\/[^/]+|@agentclientprotocol\/sdk)\//;
+/** The optional peers and the scopes they live in (a project without them has neither). */
+const PEERS = ['openai', '@anthropic-ai/sdk', '@opentelemetry/*', '@agentclientprotocol/sdk'];
 
 /** Runs `script` (an ES module body) in a child Node process with tsx; returns its stdout, parsed as JSON, and the files it loaded. */
 function runModule(script: string): { output: unknown; loaded: string[] } {
@@ -75,23 +79,23 @@ describe('the package entries load no vendor SDK', () => {
 });
 
 describe('a project without the vendor SDKs', () => {
-  /** A copy of this package (sources and package.json) whose node_modules holds every dependency but the two SDKs. */
+  /** A copy of this package (sources and package.json) whose node_modules holds every dependency but the optional peers. */
   function projectWithoutSdks(): string {
     const project = path.join(tmp, 'project');
-    fs.mkdirSync(path.join(project, 'node_modules', '@anthropic-ai'), { recursive: true });
+    if (fs.existsSync(project)) return project;
     fs.cpSync(path.join(repo, 'src'), path.join(project, 'src'), { recursive: true });
     fs.copyFileSync(path.join(repo, 'package.json'), path.join(project, 'package.json'));
     const modules = path.join(repo, 'node_modules');
-    for (const name of fs.readdirSync(modules)) {
-      if (name === 'openai' || name === '@anthropic-ai') continue;
-      fs.symlinkSync(path.join(modules, name), path.join(project, 'node_modules', name));
-    }
-    for (const name of fs.readdirSync(path.join(modules, '@anthropic-ai'))) {
-      if (name !== 'sdk')
-        fs.symlinkSync(
-          path.join(modules, '@anthropic-ai', name),
-          path.join(project, 'node_modules', '@anthropic-ai', name),
-        );
+    const excluded = (name: string): boolean =>
+      PEERS.some((peer) => (peer.endsWith('/*') ? name.startsWith(peer.slice(0, -1)) : name === peer));
+    for (const entry of fs.readdirSync(modules)) {
+      const names = entry.startsWith('@')
+        ? fs.readdirSync(path.join(modules, entry)).map((name) => `${entry}/${name}`)
+        : [entry];
+      for (const name of names.filter((candidate) => !excluded(candidate))) {
+        fs.mkdirSync(path.dirname(path.join(project, 'node_modules', name)), { recursive: true });
+        fs.symlinkSync(path.join(modules, name), path.join(project, 'node_modules', name));
+      }
     }
     return project;
   }
@@ -127,18 +131,113 @@ describe('a project without the vendor SDKs', () => {
     expect(failures[1]?.message).toContain('npm install @anthropic-ai/sdk');
     expect(failures[0]?.hint).toMatch(/install/);
   });
+
+  it('the OTLP export and the ACP client and agent fail with DEPENDENCY_MISSING naming the missing package and the install command', () => {
+    const project = projectWithoutSdks();
+    const { output, loaded } = runModule(`
+      const failures = {};
+      for (const file of ['src/export/otlp.ts', 'src/acp/client.ts', 'src/acp/agent.ts']) {
+        failures[file] = await import(new URL(file, ${url(`${project}/`)}).href).then(
+          () => null,
+          (error) => ({ code: error.code, message: error.message, details: error.details }),
+        );
+      }
+      process.stdout.write(JSON.stringify(failures));
+    `);
+    expect(loaded.filter((file) => VENDOR_SDK.test(file))).toEqual([]);
+    const failures = output as Record<string, { code: string; message: string; details: Record<string, unknown> }>;
+    const otelInstall =
+      'npm install @opentelemetry/api @opentelemetry/exporter-trace-otlp-http @opentelemetry/otlp-transformer @opentelemetry/resources @opentelemetry/sdk-trace';
+    expect(failures['src/export/otlp.ts']).toMatchObject({
+      code: 'DEPENDENCY_MISSING',
+      details: { package: '@opentelemetry/api', install: otelInstall },
+    });
+    expect(failures['src/export/otlp.ts']?.message).toContain(otelInstall);
+    for (const file of ['src/acp/client.ts', 'src/acp/agent.ts']) {
+      expect(failures[file]).toMatchObject({
+        code: 'DEPENDENCY_MISSING',
+        details: { package: '@agentclientprotocol/sdk', install: 'npm install @agentclientprotocol/sdk' },
+      });
+      expect(failures[file]?.message).toContain('npm install @agentclientprotocol/sdk');
+    }
+  });
 });
 
+/** A package-lock.json entry. */
+interface LockEntry {
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+}
+
+/**
+ * The packages `npm install --omit=dev` of this manifest gives and `npm ls --omit=dev --omit=optional` lists: from
+ * `dependencies`, each package's dependencies and required peers (npm installs those), resolved as Node does
+ * (nearest node_modules first) in the lock file's tree; optional dependencies and optional peers left out.
+ */
+function productionClosure(manifest: LockEntry, lock: { packages: Record<string, LockEntry> }): Set<string> {
+  const reached = new Set<string>();
+  const visit = (from: string, entry: LockEntry): void => {
+    const optionalPeers = entry.peerDependenciesMeta ?? {};
+    const names = [
+      ...Object.keys(entry.dependencies ?? {}).filter((name) => !(name in (entry.optionalDependencies ?? {}))),
+      ...Object.keys(entry.peerDependencies ?? {}).filter((name) => !optionalPeers[name]?.optional),
+    ];
+    for (const name of names) {
+      let dir = from;
+      let found: string | null = null;
+      for (;;) {
+        const candidate = `${dir ? `${dir}/` : ''}node_modules/${name}`;
+        if (lock.packages[candidate]) {
+          found = candidate;
+          break;
+        }
+        if (!dir) break;
+        const at = dir.lastIndexOf('/node_modules/');
+        dir = at < 0 ? '' : dir.slice(0, at);
+      }
+      expect(found, `${name} (needed by ${from || 'agent-harness'}) is not in package-lock.json`).not.toBeNull();
+      if (found && !reached.has(found)) {
+        reached.add(found);
+        visit(found, lock.packages[found]!);
+      }
+    }
+  };
+  visit('', manifest);
+  return reached;
+}
+
 describe('package.json', () => {
-  it('declares the vendor SDKs as optional peers, and nothing a user installs needs tsx', () => {
-    const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8')) as Record<string, Record<string, unknown>>;
-    for (const name of ['openai', '@anthropic-ai/sdk']) {
+  const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8')) as Record<string, Record<string, unknown>>;
+  const OPTIONAL_PEERS = [
+    'openai',
+    '@anthropic-ai/sdk',
+    '@agentclientprotocol/sdk',
+    '@opentelemetry/api',
+    '@opentelemetry/exporter-trace-otlp-http',
+    '@opentelemetry/otlp-transformer',
+    '@opentelemetry/resources',
+    '@opentelemetry/sdk-trace',
+  ];
+
+  it('declares the vendor SDKs, OpenTelemetry and the ACP SDK as optional peers, and nothing a user installs needs tsx', () => {
+    for (const name of OPTIONAL_PEERS) {
       expect(pkg.dependencies).not.toHaveProperty([name]);
       expect(pkg.peerDependencies).toHaveProperty([name]);
       expect(pkg.peerDependenciesMeta).toHaveProperty([name], { optional: true });
-      expect(pkg.devDependencies).toHaveProperty([name]);
+      // The same version in development, where the tests use them.
+      expect(pkg.devDependencies).toHaveProperty([name], pkg.peerDependencies?.[name]);
     }
     expect(pkg.dependencies).not.toHaveProperty(['tsx']);
     expect(pkg.devDependencies).toHaveProperty(['tsx']);
+  });
+
+  it('a production install of the package (npm ls --omit=dev --omit=optional) has no OpenTelemetry, ACP SDK or vendor SDK', () => {
+    const lock = JSON.parse(fs.readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, LockEntry> };
+    const installed = [...productionClosure(pkg as LockEntry, lock)];
+    expect(installed).toContain('node_modules/zod');
+    expect(installed).toContain('node_modules/commander');
+    expect(installed.filter((dir) => VENDOR_SDK.test(`/${dir}/`))).toEqual([]);
   });
 });

@@ -8,10 +8,14 @@
  * handed to `onSent` as the bytes written (the audit's `acp-client.N.jsonl`). Imports nothing of core.
  */
 import type { Writable } from 'node:stream';
-import { client, type McpServer, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
+import type { McpServer } from '@agentclientprotocol/sdk';
 import { AgentHarnessError } from '../../errors/index.js';
 import type { AgentOptions, Diagnostic, McpServerDef } from '../../protocol/index.js';
 import { decidePermission, type PermissionQuestion } from './permissions.js';
+import { loadAcpSdk } from './sdk.js';
+
+// The SDK is an optional peer: importing this module is its first use (DEPENDENCY_MISSING when it is absent).
+const { client, ndJsonStream, PROTOCOL_VERSION } = await loadAcpSdk();
 
 /** How long a canceled prompt may take to answer `cancelled`, and an engine to exit once its stdin is closed. */
 export const ACP_GRACE_MS = 5_000;
