@@ -136,7 +136,7 @@ describe('a project without the vendor SDKs', () => {
     const project = projectWithoutSdks();
     const { output, loaded } = runModule(`
       const failures = {};
-      for (const file of ['src/export/otlp.ts', 'src/acp/client.ts', 'src/acp/agent.ts']) {
+      for (const file of ['src/export/otlp.ts', 'src/engines/acp/client.ts', 'src/acp/agent.ts']) {
         failures[file] = await import(new URL(file, ${url(`${project}/`)}).href).then(
           () => null,
           (error) => ({ code: error.code, message: error.message, details: error.details }),
@@ -153,7 +153,7 @@ describe('a project without the vendor SDKs', () => {
       details: { package: '@opentelemetry/api', install: otelInstall },
     });
     expect(failures['src/export/otlp.ts']?.message).toContain(otelInstall);
-    for (const file of ['src/acp/client.ts', 'src/acp/agent.ts']) {
+    for (const file of ['src/engines/acp/client.ts', 'src/acp/agent.ts']) {
       expect(failures[file]).toMatchObject({
         code: 'DEPENDENCY_MISSING',
         details: { package: '@agentclientprotocol/sdk', install: 'npm install @agentclientprotocol/sdk' },
