@@ -73,9 +73,13 @@ const CATEGORY_CLASS: Readonly<Record<string, FailureClass>> = {
   context_length: 'model',
 };
 
-/** A vendor's (or the scripted model's) HTTP 5xx in a failure message: the server's fault, not the skill's. */
+/**
+ * A vendor's (or the scripted model's) HTTP 5xx in a failure message: the server's fault, not the skill's. codex
+ * 0.169.0 reports a 500 without its status, as "We’re currently experiencing high demand, which may cause temporary
+ * errors." (observed against the scripted model's `turns.error(500, …)`, tests/engine/evals-trials.engine.test.ts).
+ */
 const SERVER_ERROR =
-  /\b(?:5\d\d)\b(?:\s+[A-Z][A-Za-z ]+)?|internal server error|service unavailable|bad gateway|overloaded/i;
+  /\b5\d\d\b|internal server error|service unavailable|bad gateway|overloaded|experiencing high demand|temporary errors/i;
 
 /** The class of a stable error code, or null when the code says nothing about the class. */
 export function classOfCode(code: string | undefined): FailureClass | null {

@@ -17,11 +17,15 @@ export interface TrialContext {
   /** Infrastructure reruns before this attempt of the trial (0 for the first). */
   retry: number;
   /**
-   * The seed offset: trial + retry × trials. A scripted case runs seed = (script.seed ?? 0) + offset, so trials differ,
-   * a rerun of the whole set is identical, and trial i of two arms pairs (same seed) unless one was retried.
+   * The seed offset: trial + retry × {@link RETRY_SEED_STRIDE}. A scripted case runs seed = (script.seed ?? 0) + offset,
+   * so trials differ, a rerun of the whole set is identical, and trial i of two arms pairs (same seed) unless one was
+   * retried.
    */
   seedOffset: number;
 }
+
+/** How far apart the seeds of a trial's infrastructure reruns are (far beyond any trial index). */
+export const RETRY_SEED_STRIDE = 100_000;
 
 /** What one attempt of a trial gave back. */
 export interface TrialAttempt {
@@ -103,7 +107,7 @@ function judge(attempt: TrialAttempt): {
 async function runOne(options: RunTrialsOptions, arm: Arm, trial: number): Promise<TrialRecord> {
   const retried: string[] = [];
   for (let retry = 0; ; retry++) {
-    const attempt = await options.runTrial({ arm, trial, retry, seedOffset: trial + retry * options.trials });
+    const attempt = await options.runTrial({ arm, trial, retry, seedOffset: trial + retry * RETRY_SEED_STRIDE });
     const verdict = judge(attempt);
     const result = attempt.result;
     if (verdict.failureClass === 'infrastructure' && retry < options.maxInfraRetries) {
@@ -148,7 +152,9 @@ async function runOne(options: RunTrialsOptions, arm: Arm, trial: number): Promi
  * A trial that threw a usage mistake (not an attempt outcome) rejects the whole set once the running ones end.
  */
 export async function runTrials(options: RunTrialsOptions): Promise<TrialRecord[]> {
-  const jobs = options.arms.flatMap((arm) => Array.from({ length: options.trials }, (_, trial) => ({ arm, trial })));
+  const jobs = options.arms.flatMap((arm) =>
+    Array.from({ length: options.trials }, (_, i) => ({ arm, trial: options.firstTrial + i })),
+  );
   const records: TrialRecord[] = new Array(jobs.length);
   let next = 0;
   let failure: { error: unknown } | null = null;

@@ -24,6 +24,11 @@ export interface TrialOptions {
   k?: readonly number[];
   /** Reruns of a trial that failed on the infrastructure (default 2). */
   maxInfraRetries?: number;
+  /**
+   * The index of the first trial (default 0): trials firstTrial..firstTrial+trials-1 run, so one case's trials can be
+   * spread over test files (and so over `vitest --shard` machines) and still be one row of statistics.
+   */
+  firstTrial?: number;
   /** An LLM judge: it needs the caller it grades through. */
   judge?: { caller?: unknown } & Record<string, unknown>;
 }
@@ -35,6 +40,7 @@ export interface ResolvedTrialOptions {
   arms: Arm[];
   k: number[];
   maxInfraRetries: number;
+  firstTrial: number;
 }
 
 function invalid(option: string, value: unknown, why: string): AgentHarnessError {
@@ -82,5 +88,6 @@ export function resolveTrialOptions(options: TrialOptions, where = ''): Resolved
       undefined,
       'a judge grades through an LLM caller: pass judge.caller (an OpenAI-compatible or Anthropic caller from agent-harness/orchestrator, or a scripted one).',
     );
-  return { trials, concurrency, arms, k: [...new Set(k)].sort((a, b) => a - b), maxInfraRetries };
+  const firstTrial = options.firstTrial === undefined ? 0 : wholeNumber(name('firstTrial'), options.firstTrial, 0);
+  return { trials, concurrency, arms, k: [...new Set(k)].sort((a, b) => a - b), maxInfraRetries, firstTrial };
 }

@@ -218,6 +218,22 @@ describe('failure classification', () => {
         ],
       }).failureClass,
     ).toBe('infrastructure');
+    // codex's words for a 500 name no status.
+    expect(
+      classifyFailure({
+        completion: { state: 'failed', reason: 'turn_failed', code: 'ENGINE_TURN_FAILED' },
+        fcmp: [
+          {
+            type: 'conversation.failed',
+            data: {
+              category: 'unknown',
+              code: 'ENGINE_TURN_FAILED',
+              message: 'We’re currently experiencing high demand, which may cause temporary errors.',
+            },
+          },
+        ],
+      }).failureClass,
+    ).toBe('infrastructure');
     expect(
       classifyFailure({
         completion: { state: 'failed', reason: 'x' },
@@ -332,6 +348,7 @@ describe('trial options', () => {
       arms: ['with-skill'],
       k: [1],
       maxInfraRetries: 2,
+      firstTrial: 0,
     });
   });
 });
