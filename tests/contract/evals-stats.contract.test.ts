@@ -352,3 +352,46 @@ describe('trial options', () => {
     });
   });
 });
+
+describe('report --baseline over trial statistics', () => {
+  it('flags a significant fall as a regression and says when the evidence is too thin', async () => {
+    const { buildConsistencyReport } = await import('../../src/report/build.js');
+    const { diffAgainstBaseline } = await import('../../src/report/baseline.js');
+    const reportOf = (passes: Record<string, [number, number]>) =>
+      buildConsistencyReport(
+        [
+          {
+            id: 't',
+            name: 't',
+            fullName: 't',
+            project: '',
+            file: 'a.test.ts',
+            state: 'passed',
+            durationMs: 1,
+            retryCount: 0,
+            flaky: false,
+            errors: [],
+            meta: undefined,
+            trials: Object.entries(passes).flatMap(([name, [passed, n]]) =>
+              Array.from({ length: n }, (_, i) =>
+                record({ case: name, trial: i, outcome: i < passed ? 'passed' : 'failed' }),
+              ),
+            ),
+          },
+        ],
+        'passed',
+      );
+    const diff = diffAgainstBaseline(
+      reportOf({ big: [6, 20], small: [1, 3] }),
+      reportOf({ big: [19, 20], small: [3, 3] }),
+    );
+    expect(diff.regressions).toEqual([
+      expect.stringMatching(
+        /^trials: case "big" on codex \(arm with-skill\): pass rate fell 65\.0% \(19\/20 → 6\/20\), significant/,
+      ),
+    ]);
+    expect(diff.changes).toEqual([
+      expect.stringMatching(/^trials: case "small" on codex .*3\/3 → 1\/3; the evidence is too thin to tell/),
+    ]);
+  });
+});
