@@ -6,3 +6,5 @@ export type { AgentProviderConfig, McpServerDef, ResolvedAgentProviderConfig } f
 export { createEngineProvider } from './engine-provider.js';
 export { getProvider, providerNames, registerProvider } from './registry.js';
 export type { AgentProvider } from './types.js';
+export { runProviderTrials } from './trials.js';
+export type { ProviderTrialsOptions, ProviderTrialsResult } from './trials.js';

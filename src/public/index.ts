@@ -66,3 +66,5 @@ export { ATIF_SCHEMA_VERSION, AtifTrajectorySchema } from '../export/atif-schema
 export type { AtifTrajectory, AtifStep, AtifToolCall } from '../export/atif-schema.js';
 export { exportAttempt, EXPORT_FORMATS } from '../export/export-attempt.js';
 export type { ExportFormat, ExportedDocument } from '../export/export-attempt.js';
+// Evals (docs/evals.md): trial statistics, lift, trigger evals, gates and run comparison, as pure functions.
+export * from '../evals/index.js';

@@ -33,3 +33,7 @@ export {
   formatEventLog,
 } from '../vitest/workflow.js';
 export type { WorkflowFixture, WorkflowRunOptions, WorkflowMatchers } from '../vitest/workflow.js';
+export { TrialSet } from '../vitest/trials.js';
+export type { AgentTrialsOptions, AgentTriggersOptions, TrialScript } from '../vitest/trials.js';
+export { evalMatchers, installEvalMatchers } from '../vitest/eval-matchers.js';
+export type { ArmGate } from '../vitest/eval-matchers.js';

@@ -4,6 +4,8 @@
  * missing is a regression (the command exits 1); a new engine version, an improvement or a new case is a change.
  */
 import { caseName } from './build.js';
+import { compareTrialStatistics } from '../evals/compare.js';
+import type { TrialStatistics } from '../evals/summarize.js';
 import type { ConsistencyReport, ConsistencyTest } from './schema.js';
 
 /** What differs between a baseline and the current report. */
@@ -65,5 +67,11 @@ export function diffAgainstBaseline(current: ConsistencyReport, baseline: Consis
       changes.push(`${key}: engine version ${before.engineVersion ?? 'unknown'} → ${after.engineVersion ?? 'unknown'}`);
   }
   for (const key of now.keys()) if (!then.has(key)) changes.push(`${key}: new case`);
+  // Trials: a pass rate that fell is a regression only when the fall is significant; a thin sample says so.
+  for (const change of compareTrialStatistics(
+    (baseline.statistics?.rows ?? []) as TrialStatistics[],
+    (current.statistics?.rows ?? []) as TrialStatistics[],
+  ))
+    (change.verdict === 'regression' ? regressions : changes).push(`trials: ${change.message}`);
   return { regressions, changes };
 }

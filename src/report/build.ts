@@ -13,6 +13,9 @@ import {
 import type { AgentHarnessTaskMeta } from './attempt-record.js';
 import { type AcpConformanceEntry, buildAcpConformanceTable } from './acp-conformance.js';
 import { buildFidelityTable } from './fidelity.js';
+import { buildStatisticsSection, type StatisticsGates } from './statistics.js';
+import type { TrialRecord } from '../evals/trial-record.js';
+import type { TriggerRecord } from '../evals/trigger.js';
 
 /** What the reporter extracts from one Vitest test case. */
 export interface ReportInput {
@@ -31,6 +34,10 @@ export interface ReportInput {
   attachments?: string[];
   /** The ACP checks the test reported (its task meta's `agentHarnessAcp`), if any. */
   acp?: AcpConformanceEntry | null;
+  /** The trials the test ran (its task meta's `agentHarnessTrials`), if any. */
+  trials?: TrialRecord[];
+  /** The trigger evals the test ran (its task meta's `agentHarnessTriggers`), if any. */
+  triggers?: TriggerRecord[];
 }
 
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -130,11 +137,17 @@ export function buildConsistencyReport(
   inputs: readonly ReportInput[],
   reason: string,
   now: Date = new Date(),
+  gates: StatisticsGates = {},
 ): ConsistencyReport {
   const tests = inputs.map(toTest);
   const matrix = buildMatrix(tests);
   const fidelity = buildFidelityTable(inputs.map((input) => input.meta));
   const acpConformance = buildAcpConformanceTable(inputs.map((input) => input.acp));
+  const statistics = buildStatisticsSection(
+    inputs.flatMap((input) => input.trials ?? []),
+    inputs.flatMap((input) => input.triggers ?? []),
+    gates,
+  );
   const count = (state: ConsistencyTest['state']): number => tests.filter((t) => t.state === state).length;
   return ConsistencyReportSchema.parse({
     version: CONSISTENCY_REPORT_VERSION,
@@ -152,5 +165,6 @@ export function buildConsistencyReport(
     matrix,
     ...(fidelity.length > 0 ? { fidelity } : {}),
     ...(acpConformance.length > 0 ? { acpConformance } : {}),
+    ...(statistics ? { statistics } : {}),
   });
 }

@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import { AcpConformanceRowSchema } from './acp-conformance.js';
 import { FidelityRowSchema } from './fidelity.js';
+import { StatisticsSectionSchema } from './statistics.js';
 
 /** Version tag of the consistency report. */
 export const CONSISTENCY_REPORT_VERSION = 'agent-harness.consistency/1';
@@ -81,6 +82,8 @@ export const ConsistencyReportSchema = z.object({
   fidelity: z.array(FidelityRowSchema).optional(),
   /** ACP against native per engine (present when some test reported ACP checks: src/report/acp-conformance.ts). */
   acpConformance: z.array(AcpConformanceRowSchema).optional(),
+  /** Trial statistics per case × engine × arm, trigger evals and gates (present when some test ran trials: docs/evals.md). */
+  statistics: StatisticsSectionSchema.optional(),
 });
 /** The consistency report. */
 export type ConsistencyReport = z.infer<typeof ConsistencyReportSchema>;

@@ -20,6 +20,15 @@ import { ENGINES_ENV } from './options.js';
 import { attemptRecord, HarnessRun } from './run.js';
 import { readAgentHarnessMeta, writeAgentHarnessMeta, type AgentHarnessAttemptRecord } from './types.js';
 import { isUpdatingSnapshots } from './workflow.js';
+import {
+  type AgentTrialsOptions,
+  type AgentTriggersOptions,
+  runAgentTrials,
+  runAgentTriggers,
+  type TrialSet,
+  type TrialsHost,
+} from './trials.js';
+import type { TriggerRecord, TriggerSummary } from '../evals/trigger.js';
 
 /** Options of `agent.start()`. */
 export interface AgentStartOptions {
@@ -74,6 +83,13 @@ export interface AgentFixture {
   start(engine: EngineId, options?: AgentStartOptions): Promise<HarnessRun>;
   /** Runs started by this test. */
   readonly runs: HarnessRun[];
+  /**
+   * Runs a case N times per arm (`trials`, default the plugin's), each an ordinary audited attempt, checked by `check`;
+   * returns the records and statistics and writes them to the test's meta for the reporter (docs/evals.md).
+   */
+  trials(engine: EngineId, options: AgentTrialsOptions): Promise<TrialSet>;
+  /** Runs labelled prompts once each and gives each skill's trigger precision and recall (docs/evals.md). */
+  triggers(engine: EngineId, options: AgentTriggersOptions): Promise<TriggerSummary & { records: TriggerRecord[] }>;
 }
 
 /** The parts of the test context the agent fixture uses. */
@@ -214,8 +230,24 @@ export async function runAgentFixture(
     }
     return result;
   };
+  const trialsHost = (): TrialsHost => {
+    const file = task.file?.filepath ?? path.join(harness.paths.projectRoot, 'agent.test.ts');
+    const name = (task.fullTestName ?? task.name ?? 'test').replace(/[^A-Za-z0-9._-]+/g, '-');
+    return {
+      start: (engine, options) => agent.start(engine, options),
+      testScript: () => model.server.script,
+      meta: task.meta,
+      testName,
+      cassetteBase: path.join(path.dirname(file), '__cassettes__', path.basename(file), name),
+      projectRoot: harness.paths.projectRoot,
+      mode: config.model,
+      defaultTrials: config.trials ?? null,
+    };
+  };
   const agent: AgentFixture = {
     runs,
+    trials: (engine, options) => runAgentTrials(trialsHost(), engine, options),
+    triggers: (engine, options) => runAgentTriggers(trialsHost(), engine, options),
     async start(engine, options = {}) {
       checkAgentStartOptions(engine, options);
       // An id no engine is registered under is a mistake in the test (`codx`): ENGINE_UNKNOWN fails it. Only a known

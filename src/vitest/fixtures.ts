@@ -18,6 +18,7 @@ import {
 import { resolveHarnessPaths, type HarnessPaths } from '../runtime/paths.js';
 import { runAgentFixture, type AgentFixture } from './agent.js';
 import { installMatchers } from './matchers.js';
+import { installEvalMatchers } from './eval-matchers.js';
 import { createWorkflowFixture, installWorkflowMatchers, type WorkflowFixture } from './workflow.js';
 import { parseAgentHarnessOptions, toAgentHarnessConfig, type AgentHarnessConfig } from './options.js';
 
@@ -26,6 +27,7 @@ export type { AgentFixture, AgentStartOptions } from './agent.js';
 // Import side effect: the matchers are available in every file that imports the fixtures.
 try {
   installMatchers();
+  installEvalMatchers();
 } catch {
   // Imported outside a test run (e.g. from vitest.config.ts through the public entry): installed on first use.
 }
@@ -148,6 +150,7 @@ async function withPrivateServer(use: (model: ModelFixture) => Promise<void>): P
 
 function createAgentTest() {
   installMatchers();
+  installEvalMatchers();
   installWorkflowMatchers();
   return base.extend<AgentHarnessFixtures>({
     // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from its first parameter

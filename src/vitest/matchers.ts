@@ -8,6 +8,7 @@ import type { ToolCallRecord } from '../core/attempt-result.js';
 import type { Completion, FcmpEvent, FsDiff } from '../protocol/index.js';
 import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import { stripDoneMarker } from '../translate/completion.js';
+import { callUsesSkill } from '../evals/skill-load.js';
 
 /** The fields the matchers read (a HarnessRun or an AttemptResult both fit). */
 export interface AgentOutcomeLike {
@@ -178,18 +179,7 @@ export function toolCallLines(calls: readonly ToolCallRecord[]): string[] {
   });
 }
 
-/** True when a tool call shows use of skill `name`. */
-export function callUsesSkill(call: ToolCallRecord, name: string): boolean {
-  const input = call.input && typeof call.input === 'object' ? (call.input as Record<string, unknown>) : {};
-  if (call.kind === 'skill' && (call.name === name || input.name === name || input.skill === name)) return true;
-  if (
-    [input.skill, input.skill_name, input.skillName, input.name].includes(name) &&
-    (call.kind === 'skill' || /skill/i.test(call.name))
-  )
-    return true;
-  const text = typeof call.input === 'string' ? call.input : JSON.stringify(call.input ?? '');
-  return new RegExp(`(^|[/"'\\s])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/SKILL\\.md`).test(text);
-}
+export { callUsesSkill };
 
 type Result = { pass: boolean; message: () => string };
 

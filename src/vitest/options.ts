@@ -9,6 +9,18 @@ import { isEngineId, unknownEngineMessage } from '../engines/registry.js';
 import { ModelModeSchema } from '../protocol/index.js';
 import { parseExposeEntry } from '../runtime/isolation/expose-entry.js';
 
+const RateSchema = z.number().min(0).max(1);
+const ConfidenceSchema = z.number().gt(0).lt(1);
+
+/** The plugin's `gates` option (held by the reporter, see src/report/statistics.ts). */
+export const GatesOptionSchema = z.strictObject({
+  passRate: z.strictObject({ atLeast: RateSchema, confidence: ConfidenceSchema.optional() }).optional(),
+  lift: z
+    .strictObject({ atLeast: z.number().min(-1).max(1).optional(), confidence: ConfidenceSchema.optional() })
+    .optional(),
+  k: z.array(z.number().int().positive()).optional(),
+});
+
 /** Default directory of the consistency reports, relative to the Vitest root. */
 export const DEFAULT_REPORT_DIR = 'reports/agent-harness';
 
@@ -51,6 +63,13 @@ export const AgentHarnessOptionsSchema = z
         z.union([z.string().min(1), z.object({ path: z.string().min(1), readOnly: z.boolean().optional() }).strict()]),
       )
       .optional(),
+    /** Default number of trials of `agent.trials()` (docs/evals.md). */
+    trials: z.number().int().positive().optional(),
+    /**
+     * Gates held by the reporter over every case × engine × arm of the run's trials; one that fails fails the run
+     * (docs/evals.md): `passRate: { atLeast, confidence? }`, `lift: { atLeast?, confidence? }`, `k` for pass@k.
+     */
+    gates: GatesOptionSchema.optional(),
   })
   .strict();
 
@@ -77,6 +96,8 @@ export interface AgentHarnessConfig {
   progressSocket?: string | null;
   /** Exposed host paths, absolute (`:ro` kept), or null. */
   expose: Array<string | { path: string; readOnly?: boolean }> | null;
+  /** Default trial count of `agent.trials()` (absent or null: each call names its own). */
+  trials?: number | null;
 }
 
 function describeValue(value: unknown): string {
@@ -156,6 +177,7 @@ export function toAgentHarnessConfig(
     reportDir: abs(options.reportDir),
     codexProfile: options.codexProfile ?? null,
     timeoutMs: options.timeoutMs ?? null,
+    ...(options.trials !== undefined ? { trials: options.trials } : {}),
     expose: options.expose
       ? options.expose.map((entry) => {
           if (typeof entry !== 'string') return { ...entry, path: abs(entry.path) };

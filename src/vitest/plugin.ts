@@ -64,6 +64,7 @@ export function agentHarness(options: AgentHarnessOptions = {}): Vite.Plugin {
           reportDir: config.reportDir,
           progressHub: hub,
           ...(resolved.export ? { export: resolved.export } : {}),
+          ...(resolved.gates ? { gates: resolved.gates } : {}),
         }),
       );
     },

@@ -18,6 +18,9 @@ import type { ProgressHub } from './progress-channel.js';
 import { startReporterProgress } from './reporter-progress.js';
 import { readAgentHarnessMeta } from './types.js';
 import { readAcpConformanceMeta } from '../report/acp-conformance.js';
+import { readTrialRecords } from '../evals/trial-record.js';
+import { renderStatisticsMarkdown, type StatisticsGates } from '../report/statistics.js';
+import { readTriggerRecords } from './trials.js';
 
 /** Marks reporter instances so the plugin can recognise one even when loaded from another module copy. */
 export const AGENT_HARNESS_REPORTER = Symbol.for('agent-harness.reporter');
@@ -37,6 +40,8 @@ export interface AgentHarnessReporterOptions {
   export?: ExportOptions;
   /** Live progress of the running attempts (the plugin's hub): printed while tests run. */
   progressHub?: ProgressHub;
+  /** Gates over the run's trial statistics; one that fails fails the run (the plugin's `gates`; docs/evals.md). */
+  gates?: StatisticsGates;
 }
 
 /** The reporter options' types (unknown keys are left alone). */
@@ -46,6 +51,7 @@ const ReporterOptionsSchema = z.object({
   html: z.boolean().optional(),
   export: z.strictObject({ atif: z.boolean().optional(), otlp: z.boolean().optional() }).optional(),
   progressHub: z.unknown().optional(),
+  gates: z.record(z.string(), z.unknown()).optional(),
 });
 
 /**
@@ -110,6 +116,8 @@ export function testCaseToReportInput(tc: TestCase, root: string): ReportInput {
     errors: result.state === 'passed' ? [] : errors,
     meta: readAgentHarnessMeta(tc.meta()),
     acp: readAcpConformanceMeta(tc.meta()),
+    trials: readTrialRecords(tc.meta()),
+    triggers: readTriggerRecords(tc.meta()),
     // The audit files the agent fixture attached (annotations survive --merge-reports; their paths point at
     // Vitest's attachments copy).
     attachments: tc
@@ -163,7 +171,7 @@ export class AgentHarnessReporter implements Reporter {
     const inputs: ReportInput[] = [];
     for (const mod of testModules)
       for (const tc of mod.children.allTests()) inputs.push(testCaseToReportInput(tc, this.root));
-    const report = buildConsistencyReport(inputs, reason);
+    const report = buildConsistencyReport(inputs, reason, new Date(), this.options.gates ?? {});
     const dir = path.resolve(this.root, this.options.reportDir ?? DEFAULT_REPORT_DIR);
     fs.mkdirSync(dir, { recursive: true });
     const files: AgentHarnessReportFiles = {
@@ -172,7 +180,8 @@ export class AgentHarnessReporter implements Reporter {
       junit: path.join(dir, 'junit.xml'),
     };
     fs.writeFileSync(files.json, `${JSON.stringify(report, null, 2)}\n`);
-    fs.writeFileSync(files.markdown, renderMarkdown(report));
+    const statistics = renderStatisticsMarkdown(report.statistics);
+    fs.writeFileSync(files.markdown, renderMarkdown(report) + statistics);
     fs.writeFileSync(files.junit, renderJunit(report));
     if (this.options.html !== false) {
       try {
@@ -185,13 +194,17 @@ export class AgentHarnessReporter implements Reporter {
     const summary = process.env.GITHUB_STEP_SUMMARY;
     if (summary && this.options.stepSummary !== false) {
       try {
-        fs.appendFileSync(summary, renderStepSummary(report));
+        fs.appendFileSync(summary, renderStepSummary(report) + statistics);
       } catch {
         // A missing step summary file must not fail the test run.
       }
     }
     this.lastReport = report;
     this.lastFiles = files;
+    // A failed gate fails the run (Vitest keeps an exit code already set to 1), saying which case, engine and bound.
+    const failedGates = (report.statistics?.gates ?? []).filter((gate) => !gate.pass);
+    for (const gate of failedGates) process.stderr.write(`agent-harness: gate ${gate.gate} failed: ${gate.message}\n`);
+    if (failedGates.length > 0) process.exitCode = 1;
     if (this.options.export) {
       const exported = await exportTestRuns(testModules, this.options.export);
       for (const warning of exported.warnings) process.stderr.write(`agent-harness: export: ${warning}\n`);

@@ -15,3 +15,12 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
     (error: unknown) => error,
   );
 }
+
+/** Asserts that `fn` throws an AgentHarnessError with `code` whose message matches `message`. */
+export function expectHarnessError(fn: () => unknown, code: string, message: RegExp): void {
+  const error = thrownBy(fn) as { code?: unknown; message?: unknown } | null;
+  if (!error || error.code !== code || typeof error.message !== 'string' || !message.test(error.message))
+    throw new Error(
+      `expected an AgentHarnessError ${code} matching ${message}, got ${error ? `${String(error.code)}: ${String(error.message)}` : 'no error'}`,
+    );
+}
