@@ -59,3 +59,7 @@ export { ATIF_SCHEMA_VERSION, AtifTrajectorySchema } from '../export/atif-schema
 export type { AtifTrajectory, AtifStep, AtifToolCall } from '../export/atif-schema.js';
 export { exportAttempt, EXPORT_FORMATS } from '../export/export-attempt.js';
 export type { ExportFormat, ExportedDocument } from '../export/export-attempt.js';
+// Graders and judges (docs/graders.md), imported as a namespace so grader names never clash with the rest.
+export * as graders from '../evals/graders/index.js';
+export { gradeTrial, llmJudge, openJudgeCassette } from '../evals/graders/index.js';
+export type { Grade, GradeError, GradedTrial, Grader, JudgeOptions } from '../evals/graders/index.js';
