@@ -492,7 +492,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     // A shell turn's command still running: poll it (the engine's own way) rather than answer the next turn.
     const pending = wire.pendingPoll?.(wireRequest) ?? null;
     if (pending && wire.respondPoll && pending.polls < MAX_SHELL_POLLS) {
-      const shell = selectTurn(active(), pending.turnIndex, body);
+      const shell = selectTurn(active(), pending.turnIndex, body, wireRequest.tools);
       if (shell.kind === 'turn' && shell.turn.type === 'shell' && shell.turn.wait !== false) {
         noteWire({ turn_index: pending.turnIndex, status: 200, response_kind: 'poll', started_ts: startedTs });
         wire.respondPoll(wireRequest, pending, response);
@@ -502,7 +502,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     // Routes and gates (script `routes`): the turn list is chosen by request content; a gate holds the request.
     const gate = await gates.pass(matchRoute(active(), body));
     const timing = { started_ts: startedTs, ...(gate ? { gate } : {}) };
-    const selection = selectTurn(active(), wire.countModelTurns(body), body);
+    const selection = selectTurn(active(), wire.countModelTurns(body), body, wireRequest.tools);
     if (selection.kind === 'exhausted') {
       // 400, not 5xx: CLIs retry 5xx, and a retry cannot make the script longer.
       noteWire({

@@ -68,3 +68,7 @@ export { exportAttempt, EXPORT_FORMATS } from '../export/export-attempt.js';
 export type { ExportFormat, ExportedDocument } from '../export/export-attempt.js';
 // Evals (docs/evals.md): trial statistics, lift, trigger evals, gates and run comparison, as pure functions.
 export * from '../evals/index.js';
+// Graders and judges (docs/graders.md), imported as a namespace so grader names never clash with the rest.
+export * as graders from '../evals/graders/index.js';
+export { gradeTrial, llmJudge, openJudgeCassette } from '../evals/graders/index.js';
+export type { Grade, GradeError, GradedTrial, Grader, JudgeOptions } from '../evals/graders/index.js';

@@ -302,7 +302,19 @@ async function checkToolTable(id: string): Promise<void> {
 
 describe('every registered engine implements the whole contract', () => {
   it('the script has no tool intent the contract does not check', () => {
-    const notTools = ['text', 'final', 'error', 'stall', 'malformed', 'drop'];
+    // Dynamic turns (branch, if_skill_offered, follow_skill) resolve into the turns checked here (follow_skill into
+    // use_skill and shell calls), so they bring no tool of their own.
+    const notTools = [
+      'text',
+      'final',
+      'error',
+      'stall',
+      'malformed',
+      'drop',
+      'branch',
+      'if_skill_offered',
+      'follow_skill',
+    ];
     expect(MODEL_TURN_TYPES.filter((type) => !notTools.includes(type)).sort()).toEqual([...TOOL_INTENTS].sort());
   });
 
