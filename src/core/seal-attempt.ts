@@ -13,7 +13,7 @@
 import { mcpServersCalled } from './mcp-reach.js';
 import fs from 'node:fs';
 import { categoryOfCode, toAgentHarnessError, type AgentHarnessError } from '../errors/index.js';
-import type { AttemptMeta, Completion, FcmpEvent } from '../protocol/index.js';
+import type { AttemptMeta, Completion, ConformanceReport, FcmpEvent, RunIndexEntry } from '../protocol/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { writeOwnFileSync } from '../runtime/own-file.js';
 import { updateRun } from '../runtime/run-store.js';
@@ -23,9 +23,8 @@ import { exitCodesFromModelRequests } from '../translate/tool-calls.js';
 import { attemptResult, type AttemptResult } from './attempt-result.js';
 import { auditWriteFailed, ensureFsAuditFiles, fcmpSeqStart } from './audit-files.js';
 import { EventSpool } from './event-spool.js';
-import type { AttemptOutcome } from './observe-attempt.js';
-import type { OpenedAttempt } from './open-attempt.js';
-import type { AttemptPlan } from './prepare-attempt.js';
+import { finishedMeta } from './attempt-meta.js';
+import type { AttemptOutcome, AttemptPlan, OpenedAttempt } from './attempt-steps.js';
 
 let metaSchema: Promise<typeof import('../protocol/meta.js')> | undefined;
 
@@ -134,16 +133,97 @@ function translateEvents(
   return { fcmp, completion, finalMessage, tampered };
 }
 
+/**
+ * The run's record and index, while the rest is sealed: the attempt count comes from the meta files, which exist since
+ * the attempt began (updateRun derives it under the index lock; concurrent resumes).
+ */
+function updateRunRecord(plan: AttemptPlan, opened: OpenedAttempt, completion: Completion): Promise<RunIndexEntry> {
+  const { request } = plan;
+  const scriptInForce = request.modelServer ? (request.modelServer.script ?? null) : (plan.script ?? null);
+  return updateRun(
+    request.paths.runRoot,
+    opened.run.run_id,
+    {
+      session_id: opened.facts.sessionId,
+      last_completion: completion.state,
+      // The script in force, inline: a shared server's (the fixtures', appended turns included), else the attempt's own.
+      ...(scriptInForce ? { script: scriptInForce } : {}),
+    },
+    opened.attempt,
+  ).catch(() => opened.run);
+}
+
+/**
+ * Writes the conformance report and the finished meta (once what the attempt held is given back: the release
+ * records the trust entry's removal). A file that cannot be written makes the attempt's error AUDIT_WRITE_FAILED.
+ */
+async function writeSealed(
+  plan: AttemptPlan,
+  opened: OpenedAttempt,
+  outcome: AttemptOutcome,
+  sealed: { completion: Completion; error: AgentHarnessError | null; released: Promise<void> },
+): Promise<{ meta: AttemptMeta; conformance: ConformanceReport; error: AgentHarnessError | null }> {
+  const { audit, attempt, failures, clock } = opened;
+  const schemas = loadMetaSchema();
+  const { completion } = sealed;
+  const endedAt = new Date();
+  const conformance = opened.tally.report({
+    runId: opened.run.run_id,
+    engine: plan.adapter.id,
+    attempt,
+    launch: plan.launch,
+    completion,
+    durationMs: endedAt.getTime() - opened.startedAt.getTime(),
+    engineVersion: opened.record.engineVersion ?? null,
+  });
+  const conformanceWritten = failures.attemptAsync(audit.conformance, () =>
+    writeJsonAtomic(audit.conformance, conformance),
+  );
+  await sealed.released;
+  clock.mark('cleanup');
+  await conformanceWritten;
+  clock.mark('conformance');
+  let error = sealed.error;
+  if (failures.list.length > 0) error = auditWriteFailed(audit, attempt, failures.list, error);
+  const processResult = outcome.process;
+  const meta = finishedMeta(opened.initialMeta, opened.record, {
+    startedAt: opened.startedAt,
+    endedAt,
+    exit: processResult
+      ? {
+          code: processResult.exitCode,
+          signal: processResult.signal,
+          timed_out: processResult.timedOut,
+          canceled: processResult.canceled,
+        }
+      : null,
+    sessionId: opened.facts.sessionId,
+    completion,
+    usage: opened.facts.usage,
+    error: error ? { code: error.code, message: error.message } : null,
+    // The meta's list is the RASP event's (derived once, by observe); none when the engine made no real request.
+    offered: plan.modelMode !== 'live' ? (opened.facts.offered ?? []) : null,
+    steps: clock.record(),
+  });
+  // Checked once, so without zod's JIT: compiling a parser for the meta's ~30 object schemas costs more than it saves.
+  const { AttemptMetaSchema } = await schemas;
+  await failures.attemptAsync(audit.meta, () =>
+    writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta, { jitless: true })),
+  );
+  if (failures.has(audit.meta)) error = auditWriteFailed(audit, attempt, failures.list, error);
+  return { meta, conformance, error };
+}
+
 /** Seals the attempt and returns its result. */
 export async function sealAttempt(
   plan: AttemptPlan,
   opened: OpenedAttempt,
   outcome: AttemptOutcome,
 ): Promise<AttemptResult> {
-  const { request, adapter, launch } = plan;
+  const { adapter, launch } = plan;
   const { audit, attempt, failures, clock, runDir } = opened;
-  const schemas = loadMetaSchema();
-  // Already given back when the engine ran; waited for below, before the meta records the trust entry's removal.
+  loadMetaSchema().catch(() => undefined);
+  // Already given back when the engine ran; waited for before the meta records the trust entry's removal.
   const released = opened.resources.release();
   await outcome.before;
   await failures.attemptAsync(audit.fsDiff, () => ensureFsAuditFiles(audit, runDir));
@@ -153,8 +233,6 @@ export async function sealAttempt(
     writeModelRequestLog(audit.modelRequests, model?.owned && !model.owned.logError ? null : requests),
   );
   const toolExitCodes = exitCodesFromModelRequests(requests);
-  // The meta's list is the RASP event's (derived once, above); none when the engine made no real request.
-  if (plan.modelMode !== 'live') opened.meta.skill_injection.offered = opened.facts.offered ?? [];
   const { fcmp, completion, finalMessage, tampered } = translateEvents(
     plan,
     opened,
@@ -162,80 +240,15 @@ export async function sealAttempt(
     toolExitCodes,
     requests.some((row) => row.response_kind === 'exhausted'),
   );
-  let error = tampered ?? outcome.error;
   opened.raspSpool.close();
   fcmp.close();
   opened.writer.close();
   clock.mark('translate');
-
-  const endedAt = new Date();
-  const sessionId = opened.facts.sessionId;
-  const scriptInForce = request.modelServer ? (request.modelServer.script ?? null) : (plan.script ?? null);
-  // The run's record and index, while the rest is sealed: the attempt count comes from the meta files, which exist
-  // since the attempt began (updateRun derives it under the index lock; concurrent resumes).
-  const runUpdated = updateRun(
-    request.paths.runRoot,
-    opened.run.run_id,
-    {
-      session_id: sessionId,
-      last_completion: completion.state,
-      // The script in force, inline: a shared server's (the fixtures', appended turns included), else the attempt's own.
-      ...(scriptInForce ? { script: scriptInForce } : {}),
-    },
-    attempt,
-  ).catch(() => opened.run);
-  const processResult = outcome.process;
-  const meta: AttemptMeta = {
-    ...opened.meta,
-    status: 'finished',
-    timings: {
-      started_at: opened.meta.timings.started_at,
-      ended_at: endedAt.toISOString(),
-      duration_ms: endedAt.getTime() - opened.startedAt.getTime(),
-    },
-    exit: processResult
-      ? {
-          code: processResult.exitCode,
-          signal: processResult.signal,
-          timed_out: processResult.timedOut,
-          canceled: processResult.canceled,
-        }
-      : null,
-    session_id: sessionId,
-    completion,
-    usage: opened.facts.usage,
-    error: error ? { code: error.code, message: error.message } : null,
-  };
-  const conformance = opened.tally.report({
-    runId: opened.run.run_id,
-    engine: adapter.id,
-    attempt,
-    launch,
-    completion,
-    durationMs: meta.timings.duration_ms,
-    engineVersion: meta.engine_version ?? null,
-  });
-  const conformanceWritten = failures.attemptAsync(audit.conformance, () =>
-    writeJsonAtomic(audit.conformance, conformance),
-  );
-  // The release records the trust entry's removal in the meta's trust object (shared by `meta`).
-  await released;
-  clock.mark('cleanup');
-  await conformanceWritten;
-  clock.mark('conformance');
-  meta.timings.steps = opened.clock.record();
-  if (failures.list.length > 0) {
-    error = auditWriteFailed(audit, attempt, failures.list, error);
-    meta.error = { code: error.code, message: error.message };
-  }
-  // Checked once, so without zod's JIT: compiling a parser for the meta's ~30 object schemas costs more than it saves.
-  const { AttemptMetaSchema } = await schemas;
-  await failures.attemptAsync(audit.meta, () =>
-    writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta, { jitless: true })),
-  );
-  if (failures.has(audit.meta)) error = auditWriteFailed(audit, attempt, failures.list, error);
+  const runUpdated = updateRunRecord(plan, opened, completion);
+  const sealed = await writeSealed(plan, opened, outcome, { completion, error: tampered ?? outcome.error, released });
+  const { meta, conformance, error } = sealed;
   const run = await runUpdated;
-
+  const processResult = outcome.process;
   return attemptResult(
     {
       runId: run.run_id,

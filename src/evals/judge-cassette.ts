@@ -7,7 +7,7 @@
  */
 import { loadCassette, openCassette, type CassetteReport } from '../cassette/index.js';
 import { AgentHarnessError } from '../errors/index.js';
-import { startModelServer } from '../model/server.js';
+import { listenModelServer } from '../model/server.js';
 
 /** Options of {@link openJudgeCassette}. */
 export interface JudgeCassetteOptions {
@@ -48,7 +48,7 @@ export async function openJudgeCassette(options: JudgeCassetteOptions): Promise<
     hostEnv: options.hostEnv ?? process.env,
     engine: 'judge',
   });
-  const server = await startModelServer({ intercept: session.intercept });
+  const server = await listenModelServer({ intercept: session.intercept, tools: [] });
   return {
     url: server.url,
     async finish() {

@@ -30,7 +30,8 @@ export { resolveHarnessPaths } from '../runtime/paths.js';
 export type { HarnessPaths, ResolvePathsOptions } from '../runtime/paths.js';
 export { listRuns, resolveRunSelector } from '../runtime/run-store.js';
 export { injectSkills, DONE_MARKER, COMPLETION_CONTRACT } from '../runtime/skills.js';
-export { startModelServer, loadModelScript, parseModelScript, turns, ModelScriptSchema } from '../model/index.js';
+export { loadModelScript, parseModelScript, turns, ModelScriptSchema } from '../model/index.js';
+export { startModelServer } from '../engines/model-server.js';
 export type { ModelLane, ModelScript, ModelServer } from '../model/index.js';
 export * from '../protocol/index.js';
 export {

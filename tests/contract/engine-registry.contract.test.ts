@@ -31,7 +31,8 @@ import {
   writeFileCommand,
   type ModelTurn,
 } from '../../src/model/script.js';
-import { startModelServer, WIRE_APIS, type ModelServer } from '../../src/model/server.js';
+import { WIRE_APIS, type ModelServer } from '../../src/model/server.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 import type { EngineToolTable, ToolCall } from '../../src/model/tool-table.js';
 import type { WireApiId } from '../../src/model/wire-api.js';
 import { FailureCategorySchema, ParsedEventSchema, type AgentEvent } from '../../src/protocol/index.js';

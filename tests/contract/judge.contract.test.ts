@@ -13,7 +13,8 @@ import { completed } from '../../src/evals/graders/checks.js';
 import type { AgentOutcomeLike } from '../../src/evals/graders/outcome.js';
 import { openJudgeCassette } from '../../src/evals/judge-cassette.js';
 import { JUDGE_SYSTEM_PROMPT, llmJudge, parseJudgeAnswer } from '../../src/evals/judge.js';
-import { startModelServer, turns, type ModelServer } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
+import { turns, type ModelServer } from '../../src/model/index.js';
 import { createAnthropicMessagesCaller, createOpenAiChatCaller } from '../../src/orchestrator/index.js';
 import type { FcmpEvent } from '../../src/protocol/index.js';
 

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { drawFor } from '../../src/model/branch.js';
 import { SKILL_NOT_LOADED, shownSkillBody, skillShellSteps } from '../../src/model/follow-skill.js';
-import { parseModelScript, selectTurn, startModelServer, turns, type ModelScript } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
+import { parseModelScript, selectTurn, turns, type ModelScript } from '../../src/model/index.js';
 import { claudeFacts } from '../../src/engines/claude/facts.js';
 
 const script = (seed: number, ...list: ReturnType<typeof turns.text>[]): ModelScript =>

@@ -19,7 +19,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { resumeRequest } from '../../src/core/session.js';
 import { runAttempt } from '../../src/core/run-attempt.js';
 import { loadEngine } from '../../src/engines/registry.js';
-import { startModelServer } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 import type { EngineId } from '../../src/protocol/index.js';
 import { resolveHarnessPaths, runHome } from '../../src/runtime/paths.js';
 import { readRunRecord } from '../../src/runtime/run-store.js';
