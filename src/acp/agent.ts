@@ -11,8 +11,6 @@
  *   sealed), or a JSON-RPC error naming the failed attempt and its run.
  * - `session/load` takes a run handle of this engine and replays each attempt's recorded events as updates.
  */
-import fs from 'node:fs';
-import { readLinesSync } from '../runtime/bounded-input.js';
 import {
   PROTOCOL_VERSION,
   RequestError,
@@ -24,7 +22,7 @@ import {
   type SessionUpdate,
 } from '@agentclientprotocol/sdk';
 import type { AttemptRequest } from '../core/attempt-request.js';
-import { attemptAuditPaths } from '../core/audit-files.js';
+import { readRecordedEvents } from '../core/recorded-events.js';
 import { runAttempt } from '../core/run-attempt.js';
 import { findRun } from '../core/session.js';
 import { checkAgentOptions } from '../engines/agent-options.js';
@@ -34,7 +32,6 @@ import type { ModelScript } from '../model/index.js';
 import {
   DEFAULT_AGENT_OPTIONS,
   McpServerDefSchema,
-  RaspEventSchema,
   type AgentOptions,
   type EngineId,
   type IsolationMode,
@@ -44,6 +41,7 @@ import {
 } from '../protocol/index.js';
 import type { HarnessPaths } from '../runtime/paths.js';
 import { createRun } from '../runtime/run-store.js';
+import type { AttemptEvent } from '../translate/attempt-events.js';
 import { createSessionUpdateMapper, stopReasonOf } from './updates.js';
 
 /** What `agent-harness acp` serves: one engine, and the harness options every attempt of every session gets. */
@@ -177,18 +175,13 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
     return agentOptions;
   };
 
-  /** Replays a run's recorded attempts as updates (session/load). */
+  /** Replays a run's recorded attempts as updates (session/load), from their RASP and FCMP in their live order. */
   const replay = async (client: AgentContext, sessionId: string, run: RunIndexEntry): Promise<void> => {
     for (let attempt = 1; attempt <= run.attempts; attempt += 1) {
-      const file = attemptAuditPaths(run.run_dir, attempt).rasp;
-      if (!fs.existsSync(file)) continue;
+      const events = readRecordedEvents(run.run_dir, attempt);
+      if (!events) continue;
       const toUpdates = createSessionUpdateMapper();
-      for (const line of readLinesSync(file, { what: 'RASP events' }, true)) {
-        if (line.trim().length === 0) continue;
-        const parsed = RaspEventSchema.safeParse(JSON.parse(line));
-        if (!parsed.success) continue;
-        for (const update of toUpdates(parsed.data)) await send(client, sessionId, update);
-      }
+      for (const event of events) for (const update of toUpdates(event)) await send(client, sessionId, update);
     }
   };
 
@@ -204,6 +197,12 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
     const toUpdates = createSessionUpdateMapper();
     // Notifications go out in event order, and all of them before the prompt's answer.
     let sent: Promise<void> = Promise.resolve();
+    const forward = (event: AttemptEvent): void => {
+      for (const update of toUpdates(event))
+        sent = sent
+          .then(() => send(client, sessionId, update))
+          .catch((error: unknown) => log(`session/update for ${sessionId} not sent: ${String(error)}`));
+    };
     const request: AttemptRequest = {
       paths,
       engine,
@@ -219,12 +218,8 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
       ...(session.agentOptions ? { agentOptions: session.agentOptions } : {}),
       io: 'split',
       signal: turn.controller.signal,
-      onRaspEvent: (event) => {
-        for (const update of toUpdates(event))
-          sent = sent
-            .then(() => send(client, sessionId, update))
-            .catch((error: unknown) => log(`session/update for ${sessionId} not sent: ${String(error)}`));
-      },
+      onRaspEvent: (event) => forward(event),
+      onFcmpEvent: (event) => forward(event),
       onReady: (info) =>
         log(`session ${sessionId}: attempt ${info.attempt} (${launch}) of ${engine} in ${info.run.run_dir}`),
     };

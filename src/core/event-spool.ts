@@ -2,8 +2,7 @@
  * The events of one attempt (RASP or FCMP) as they are recorded: each is written to its JSONL audit file at once,
  * with a synchronous write (on disk even if the harness dies), and kept in memory only while the attempt's events
  * stay under a byte budget. Past the budget the file is the only copy, so a long attempt's memory stays flat: the
- * events are read back from it when they are needed (the FCMP translation after the engine exits, a result's
- * `rasp`/`fcmp` when a caller asks for them).
+ * events are read back from it when they are needed (a result's `rasp`/`fcmp` when a caller asks for them).
  *
  * The file lies in the run directory, which is the engine's working directory: what is read back must be what was
  * written. The spool writes at its own offsets, keeps a running SHA-256 of the bytes it wrote, and reads back
@@ -119,6 +118,15 @@ export class EventSpool<T> {
   close(): void {
     if (this.fd !== null) fs.closeSync(this.fd);
     this.fd = null;
+  }
+
+  /**
+   * Throws AUDIT_TAMPERED unless the file is exactly what was written: the seal's tamper check where the agent can
+   * write `.audit/` (see `seal-attempt.ts`). Reads the whole file.
+   */
+  check(): void {
+    if (this.fd === null && this.written === 0) return;
+    this.verify();
   }
 
   /** Throws AUDIT_TAMPERED unless the file's first bytes are exactly those written. */

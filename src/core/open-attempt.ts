@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { CassetteSession } from '../cassette/session.js';
 import type { NormalizeContext } from '../cassette/normalize.js';
 import { startModelServer, type ModelServer, type RecordedRequest } from '../model/server.js';
-import type { AttemptMeta, IsolationMode, RaspEvent, RunIndexEntry } from '../protocol/index.js';
+import type { AttemptMeta, FcmpEvent, IsolationMode, RaspEvent, RunIndexEntry } from '../protocol/index.js';
 import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
 import { createRun, reserveAttempt } from '../runtime/run-store.js';
@@ -18,17 +18,19 @@ import { runHome, type RunHome } from '../runtime/paths.js';
 import { createRaspBuilder, type RaspBuilder } from '../translate/rasp-builder.js';
 import { createConformanceTally, type ConformanceTally } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
-import { mcpForwardUrls } from './mcp-reach.js';
+import { mcpForwardUrls, mcpServersCalled } from './mcp-reach.js';
 import { AttemptResources } from './attempt-resources.js';
 import { createRaspFacts, type RaspFacts } from './attempt-result.js';
 import {
   attemptAuditPaths,
   AuditWriteFailures,
   clearAttemptPaths,
+  fcmpSeqStart,
   RawLogWriter,
   type AttemptAuditPaths,
 } from './audit-files.js';
 import { EventSpool } from './event-spool.js';
+import { createLiveFcmp, type LiveFcmp } from './live-fcmp.js';
 import type { AttemptPlan } from './prepare-attempt.js';
 import { StepClock } from './step-clock.js';
 
@@ -62,6 +64,10 @@ export interface OpenedAttempt {
   /** The RASP events as they are built, written as they come. */
   raspSpool: EventSpool<RaspEvent>;
   rasp: RaspBuilder;
+  /** The FCMP events as they are translated, written as they come (`fcmp.N.jsonl`). */
+  fcmpSpool: EventSpool<FcmpEvent>;
+  /** The live RASP → FCMP translation (the attempt's one normalized stream); sealed by the seal step. */
+  fcmp: LiveFcmp;
   /** What the RASP events said so far (session, usage, offered skills). */
   facts: RaspFacts;
   tally: ConformanceTally;
@@ -221,6 +227,28 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
     writeOwnFileSync(audit.stdin, plan.launch === 'resume' ? `${request.message}\n` : ''),
   );
   const acpParser = plan.transport === 'acp' ? (await import('../acp/parse.js')).createAcpParser() : null;
+  const tally = createConformanceTally();
+  const fcmpSpool = new EventSpool<FcmpEvent>(audit.fcmp, failures, plan.eventMemoryBytes);
+  const fcmp = createLiveFcmp({
+    options: {
+      runId: run.run_id,
+      engine: adapter.id,
+      attempt,
+      seqStart: fcmpSeqStart(runDir, attempt),
+      launch: plan.launch,
+      errorPatterns: adapter.errorPatterns,
+      // A call whose argv the user wrote may start no session (`agent-harness codex --version`): not a failure.
+      expectSession: plan.launch === 'resume' || (!request.rawArgs && (request.passthrough?.length ?? 0) === 0),
+      mcpServersUsed: mcpServersCalled(plan.script),
+      replyText: plan.launch === 'resume' ? (request.message ?? null) : null,
+      sessionId: run.session_id,
+    },
+    spool: fcmpSpool,
+    tally,
+    requests: model.then((started) => started.requests),
+    ...(request.onRaspEvent ? { onRaspEvent: request.onRaspEvent } : {}),
+    ...(request.onFcmpEvent ? { onEvent: request.onFcmpEvent } : {}),
+  });
   const rasp = createRaspBuilder({
     runId: run.run_id,
     attempt,
@@ -230,7 +258,7 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
     onEvent: (event) => {
       raspSpool.push(event);
       facts.push(event);
-      request.onRaspEvent?.(event);
+      fcmp.push(event);
     },
   });
   if (occupied.length > 0) {
@@ -272,7 +300,9 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
     raspSpool,
     rasp,
     facts,
-    tally: createConformanceTally(),
+    fcmpSpool,
+    fcmp,
+    tally,
     resources,
     model,
     isolation,
