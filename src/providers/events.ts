@@ -7,6 +7,7 @@
  * that line is the engine's init message (`EngineAdapter.initMessage`: claude's `system/init`, gemini's `init`), the
  * `session` event carries it as `content: { kind: 'system_init', raw }`, as seed 003's `mapClaudeMessage` does.
  */
+import type { AttemptResult } from '../core/attempt-result.js';
 import type { AgentEvent, FcmpEvent } from '../protocol/index.js';
 import { isFcmpEvent, type AttemptEvent } from '../translate/attempt-events.js';
 
@@ -103,4 +104,50 @@ export function createAgentEventMapper(
         return [];
     }
   };
+}
+
+/** Why a turn failed: the engine's failure message (FCMP `conversation.failed`), else the completion's reason. */
+function failureMessage(result: Pick<AttemptResult, 'fcmp' | 'completion'>): string {
+  const last = result.fcmp.at(-1);
+  const message = last?.type === 'conversation.failed' ? last.data.message : undefined;
+  return typeof message === 'string' && message.length > 0
+    ? message
+    : (result.completion.reason ?? `the turn ended ${result.completion.state}`);
+}
+
+/**
+ * The events that end a query that was not aborted: a failed turn's `error` (seed 003 maps codex's `turn.failed`
+ * so), then the `complete` every such query ends with (seed 003's claude `result`, `success: false` for a failure),
+ * with the usage; `diagnostics` says where the audit is.
+ */
+export function endEventsOf(
+  result: Pick<AttemptResult, 'fcmp' | 'completion' | 'usage' | 'sessionId'>,
+  diagnostics: Record<string, unknown>,
+): AgentEvent[] {
+  const success = result.completion.state === 'completed' || result.completion.state === 'awaiting_input';
+  const failure = success ? null : failureMessage(result);
+  const usage =
+    result.usage && result.usage.input_tokens !== null && result.usage.output_tokens !== null
+      ? {
+          inputTokens: result.usage.input_tokens,
+          outputTokens: result.usage.output_tokens,
+          ...(result.usage.cached_input_tokens != null ? { cachedTokens: result.usage.cached_input_tokens } : {}),
+        }
+      : undefined;
+  const session = result.sessionId ? { sessionId: result.sessionId } : {};
+  const out: AgentEvent[] = [];
+  if (failure !== null)
+    out.push({
+      type: 'error',
+      ...session,
+      error: failure,
+      diagnostics: { ...diagnostics, completion: result.completion },
+    });
+  out.push({
+    type: 'complete',
+    ...session,
+    result: { success, ...(usage ? { usage } : {}), ...(failure !== null ? { errors: [failure] } : {}) },
+    diagnostics: { ...diagnostics, completion: result.completion },
+  });
+  return out;
 }
