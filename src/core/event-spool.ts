@@ -45,7 +45,6 @@ export class EventSpool<T> {
   private fd: number | null = null;
   private written = 0;
   private readonly hash: Hash = createHash('sha256');
-  private digest: string | null = null;
 
   /**
    * @param file the JSONL audit file, created (truncated) now
@@ -141,8 +140,8 @@ export class EventSpool<T> {
   }
 
   private expect(check: Hash, read: number): void {
-    this.digest ??= this.hash.digest('hex');
-    if (read !== this.written || check.digest('hex') !== this.digest) {
+    // A copy: the spool goes on writing (and hashing) after the seal's check, FCMP's last events among them.
+    if (read !== this.written || check.digest('hex') !== this.hash.copy().digest('hex')) {
       throw new AgentHarnessError(
         'AUDIT_TAMPERED',
         `${this.file} is not what the harness wrote there (${read} of ${this.written} bytes read back, or other bytes): something changed it during the attempt, so its events are not used.`,

@@ -46,6 +46,21 @@ const jsonValue = fc.record({
 });
 
 describe('EventSpool', () => {
+  it("the seal's tamper check leaves the spool writable: FCMP's last events go after it, and a later change is caught", () => {
+    const file = fresh();
+    const failures = new AuditWriteFailures();
+    const spool = new EventSpool<{ n: number }>(file, failures, 0);
+    spool.push({ n: 1 });
+    spool.check();
+    spool.push({ n: 2 });
+    expect(failures.list).toEqual([]);
+    spool.check();
+    expect([...spool.events()]).toEqual([{ n: 1 }, { n: 2 }]);
+    fs.writeFileSync(file, '{"n":9}\n{"n":2}\n');
+    expect(() => spool.check()).toThrow(/not what the harness wrote/);
+    spool.close();
+  });
+
   it('gives back every event in order, in memory under the budget and read back from the file past it', () => {
     fc.assert(
       fc.property(fc.array(jsonValue, { maxLength: 60 }), fc.integer({ min: 0, max: 40_000 }), (events, budget) => {
