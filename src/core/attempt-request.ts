@@ -9,6 +9,7 @@ import type {
   IsolationMode,
   IsolationRecord,
   ModelMode,
+  FcmpEvent,
   RaspEvent,
   RunIndexEntry,
   SkillInjection,
@@ -115,6 +116,12 @@ export interface AttemptRequest {
   eventMemoryBytes?: number;
   /** RASP events as they are built (for live views). */
   onRaspEvent?: (event: RaspEvent) => void;
+  /**
+   * FCMP events as they are translated, interleaved with `onRaspEvent` in the one order of the attempt: the FCMP a
+   * RASP event gives comes right after it; a tool result completed later (its exit code seen in the engine's next
+   * model request) comes before the RASP event it was completed at. Views map these (`translate/fcmp-tool-calls.ts`).
+   */
+  onFcmpEvent?: (event: FcmpEvent) => void;
   /** Called once the run and attempt are known, before the engine starts. */
   onReady?: (info: AttemptReadyInfo) => void;
   /**

@@ -12,6 +12,7 @@ import type { ModelScript } from '../model/script.js';
 import type { ModelServer, RecordedRequest } from '../model/server.js';
 import type {
   AttemptMeta,
+  FcmpEvent,
   FsDiff,
   FsSnapshot,
   IsolationMode,
@@ -35,6 +36,7 @@ import type { RaspFacts } from './attempt-result.js';
 import type { AttemptAuditPaths, AuditWriteFailures, RawLogWriter } from './audit-files.js';
 import type { AuditRedaction } from './audit-redaction.js';
 import type { EventSpool } from './event-spool.js';
+import type { LiveFcmp } from './live-fcmp.js';
 import type { McpStartupWatchdog } from './mcp-startup-watchdog.js';
 import type { StepClock } from './step-clock.js';
 
@@ -129,6 +131,10 @@ export interface OpenedAttempt {
   /** The RASP events as they are built, written as they come. */
   raspSpool: EventSpool<RaspEvent>;
   rasp: RaspBuilder;
+  /** The FCMP events as they are translated, written as they come (`fcmp.N.jsonl`). */
+  fcmpSpool: EventSpool<FcmpEvent>;
+  /** The live RASP → FCMP translation (the attempt's one normalized stream); ended by the seal step. */
+  fcmp: LiveFcmp;
   /** What the RASP events said so far (session, usage, offered skills). */
   facts: RaspFacts;
   tally: ConformanceTally;

@@ -7,7 +7,7 @@ import { withMcpReadiness } from '../engines/mcp-readiness.js';
 import path from 'node:path';
 import type { NormalizeContext } from '../cassette/normalize.js';
 import { listenModelServer } from '../model/server.js';
-import type { IsolationMode, RaspEvent, RunIndexEntry } from '../protocol/index.js';
+import type { FcmpEvent, IsolationMode, RaspEvent, RunIndexEntry } from '../protocol/index.js';
 import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
 import { createRun, reserveAttempt } from '../runtime/run-store.js';
@@ -16,11 +16,12 @@ import { runHome } from '../runtime/paths.js';
 import { createRaspBuilder } from '../translate/rasp-builder.js';
 import { createConformanceTally } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
-import { mcpForwardUrls } from './mcp-reach.js';
+import { mcpForwardUrls, mcpServersCalled } from './mcp-reach.js';
 import { AttemptResources } from './attempt-resources.js';
 import { createRaspFacts } from './attempt-result.js';
-import { attemptAuditPaths, AuditWriteFailures, clearAttemptPaths, RawLogWriter } from './audit-files.js';
+import { attemptAuditPaths, AuditWriteFailures, clearAttemptPaths, fcmpSeqStart, RawLogWriter } from './audit-files.js';
 import { EventSpool } from './event-spool.js';
+import { createLiveFcmp } from './live-fcmp.js';
 import type { AttemptModel, AttemptPlan, OpenedAttempt } from './attempt-steps.js';
 import { StepClock } from './step-clock.js';
 
@@ -142,12 +143,54 @@ function normalizeContextOf(
   };
 }
 
-/** The attempt's audit recorder: its raw logs, its RASP spool and builder, and what the events say. */
+/** What the recorder opens: the audit files, the RASP and FCMP spools, the live translation and what they say. */
+type Recorder = Pick<
+  OpenedAttempt,
+  'audit' | 'failures' | 'writer' | 'raspSpool' | 'facts' | 'acpParser' | 'rasp' | 'fcmpSpool' | 'fcmp' | 'tally'
+>;
+
+/** The live RASP → FCMP translation of the attempt (the one normalized stream), written to fcmp.N.jsonl as it comes. */
+function openLiveFcmp(
+  plan: AttemptPlan,
+  run: RunIndexEntry,
+  attempt: number,
+  audit: Recorder['audit'],
+  failures: Recorder['failures'],
+  model: Promise<AttemptModel>,
+): Pick<Recorder, 'fcmpSpool' | 'fcmp' | 'tally'> {
+  const { request, adapter } = plan;
+  const tally = createConformanceTally();
+  const fcmpSpool = new EventSpool<FcmpEvent>(audit.fcmp, failures, plan.eventMemoryBytes);
+  const fcmp = createLiveFcmp({
+    options: {
+      runId: run.run_id,
+      engine: adapter.id,
+      attempt,
+      seqStart: fcmpSeqStart(run.run_dir, attempt),
+      launch: plan.launch,
+      errorPatterns: adapter.errorPatterns,
+      // A call whose argv the user wrote may start no session (`agent-harness codex --version`): not a failure.
+      expectSession: plan.launch === 'resume' || (!request.rawArgs && (request.passthrough?.length ?? 0) === 0),
+      mcpServersUsed: mcpServersCalled(plan.script),
+      replyText: plan.launch === 'resume' ? (request.message ?? null) : null,
+      sessionId: run.session_id,
+    },
+    spool: fcmpSpool,
+    tally,
+    requests: model.then((started) => started.requests),
+    ...(request.onRaspEvent ? { onRaspEvent: request.onRaspEvent } : {}),
+    ...(request.onFcmpEvent ? { onEvent: request.onFcmpEvent } : {}),
+  });
+  return { fcmpSpool, fcmp, tally };
+}
+
+/** The attempt's audit recorder: its raw logs, its RASP and FCMP spools and builder, and what the events say. */
 async function openRecorder(
   plan: AttemptPlan,
   run: RunIndexEntry,
   attempt: number,
-): Promise<Pick<OpenedAttempt, 'audit' | 'failures' | 'writer' | 'raspSpool' | 'facts' | 'acpParser' | 'rasp'>> {
+  model: Promise<AttemptModel>,
+): Promise<Recorder> {
   const { request, adapter } = plan;
   const runDir = run.run_dir;
   const audit = attemptAuditPaths(runDir, attempt);
@@ -163,6 +206,7 @@ async function openRecorder(
     writeOwnFileSync(audit.stdin, plan.launch === 'resume' ? `${request.message}\n` : ''),
   );
   const acpParser = plan.transport === 'acp' ? (await import('../engines/acp/parse.js')).createAcpParser() : null;
+  const live = openLiveFcmp(plan, run, attempt, audit, failures, model);
   const rasp = createRaspBuilder({
     runId: run.run_id,
     attempt,
@@ -172,7 +216,7 @@ async function openRecorder(
     onEvent: (event) => {
       raspSpool.push(event);
       facts.push(event);
-      request.onRaspEvent?.(event);
+      live.fcmp.push(event);
     },
   });
   if (occupied.length > 0) {
@@ -182,7 +226,7 @@ async function openRecorder(
       level: 'warning',
     });
   }
-  return { audit, failures, writer, raspSpool, facts, acpParser, rasp };
+  return { audit, failures, writer, raspSpool, facts, acpParser, rasp, ...live };
 }
 
 /** Begins the attempt; throws only when the run store fails, before the attempt exists (nothing is left running). */
@@ -216,7 +260,7 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
   const attemptTmp = path.join(request.paths.tmpDir, `${run.handle}-${attempt}`);
   const home = runHome(request.paths, run.run_id);
   normalize = normalizeContextOf(plan, run, attemptTmp, home);
-  const recorder = await openRecorder(plan, run, attempt);
+  const recorder = await openRecorder(plan, run, attempt, model);
   const startedAt = new Date();
   const meta = initialMeta({
     run,
@@ -244,7 +288,6 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
     record: {},
     startedAt,
     clock,
-    tally: createConformanceTally(),
     resources,
     model,
     isolation,

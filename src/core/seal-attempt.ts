@@ -1,28 +1,23 @@
 /**
- * Step 6 of an attempt, seal: every audit file is completed, whatever happened before. The RASP events are
- * translated to FCMP in one pass whose judge gives the verdict; the run's record, the conformance report and the
- * final meta are written; what the attempt held is given back. A full disk is recorded per file, never thrown: the
- * verdict and every file that can still be written are kept, and the attempt ends AUDIT_WRITE_FAILED naming what is
- * missing.
+ * Step 6 of an attempt, seal: every audit file is completed, whatever happened before. The live FCMP (translated
+ * while the engine spoke, `live-fcmp.ts`) is ended with the verdict of its judge; the run's record, the conformance
+ * report and the final meta are written; what the attempt held is given back. A full disk is recorded per file, never
+ * thrown: the verdict and every file that can still be written are kept, and the attempt ends AUDIT_WRITE_FAILED
+ * naming what is missing.
  *
- * FCMP is derived here, in a second pass over the RASP events, not as each RASP event is built: a tool result's
- * exit code is, for some engines, known only from the engine's next model request (`exitCodesFromModelRequests`),
- * which may arrive after the tool result's event; and reading rasp.N.jsonl back is the check that the agent did not
- * rewrite it (AUDIT_TAMPERED).
+ * There is no second pass over the RASP events: a result whose exit code only the engine's next model request states
+ * was completed live, when the model server saw that request. The one read-back left is the tamper check
+ * ({@link checkAuditUntouched}), made only where the agent can write `.audit/`.
  */
-import { mcpServersCalled } from './mcp-reach.js';
 import fs from 'node:fs';
 import { categoryOfCode, toAgentHarnessError, type AgentHarnessError } from '../errors/index.js';
-import type { AttemptMeta, Completion, ConformanceReport, FcmpEvent, RunIndexEntry } from '../protocol/index.js';
+import type { AttemptMeta, Completion, ConformanceReport, RunIndexEntry } from '../protocol/index.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { writeOwnFileSync } from '../runtime/own-file.js';
 import { updateRun } from '../runtime/run-store.js';
 import type { CompletionJudgement } from '../translate/completion.js';
-import { createFcmpTranslator } from '../translate/fcmp.js';
-import { exitCodesFromModelRequests } from '../translate/tool-calls.js';
 import { attemptResult, type AttemptResult } from './attempt-result.js';
-import { auditWriteFailed, ensureFsAuditFiles, fcmpSeqStart } from './audit-files.js';
-import { EventSpool } from './event-spool.js';
+import { auditWriteFailed, ensureFsAuditFiles } from './audit-files.js';
 import { finishedMeta } from './attempt-meta.js';
 import type { AttemptOutcome, AttemptPlan, OpenedAttempt } from './attempt-steps.js';
 
@@ -74,63 +69,39 @@ function namedExhaustion(judged: CompletionJudgement, scriptExhausted: boolean):
   };
 }
 
-/** Translates the attempt's RASP events to FCMP (written as they come) and judges its completion. */
-function translateEvents(
-  plan: AttemptPlan,
-  opened: OpenedAttempt,
-  outcome: AttemptOutcome,
-  toolExitCodes: ReadonlyMap<string, number>,
-  scriptExhausted: boolean,
-) {
-  const { request, adapter, launch } = plan;
-  const { run, attempt, runDir, audit, failures, tally } = opened;
-  // A call whose argv the user wrote may start no session (`agent-harness codex --version`): not a failure.
-  const expectSession = launch === 'resume' || (!request.rawArgs && (request.passthrough?.length ?? 0) === 0);
-  const translator = createFcmpTranslator({
-    runId: run.run_id,
-    engine: adapter.id,
-    attempt,
-    seqStart: fcmpSeqStart(runDir, attempt),
-    launch,
-    errorPatterns: adapter.errorPatterns,
-    expectSession,
-    mcpServersUsed: mcpServersCalled(plan.script),
-    replyText: launch === 'resume' ? (request.message ?? null) : null,
-    sessionId: run.session_id,
-    toolExitCodes,
-  });
-  const fcmp = new EventSpool<FcmpEvent>(audit.fcmp, failures, plan.eventMemoryBytes);
-  let finalMessage: string | null = null;
-  const emit = (events: readonly FcmpEvent[]): void => {
-    for (const event of events) {
-      fcmp.push(event);
-      tally.fcmp(event);
-      if (event.type === 'assistant.message.final') finalMessage = event.data.text;
-    }
-  };
-  // The events again, from memory or (a long attempt) read back from rasp.N.jsonl, checked to be what was written.
-  let tampered: AgentHarnessError | null = null;
+/**
+ * The tamper check of the seal: where the agent can write `.audit/` (the host filesystem: the fallback where
+ * filesystem containment is unavailable, and `--isolation off`), the RASP and FCMP files are read back and checked to
+ * be exactly what the harness wrote (AUDIT_TAMPERED if not). Inside the mount namespace `.audit/` is read-only to the
+ * agent, so the check would cost a read of both files for nothing, and is not made.
+ */
+function checkAuditUntouched(opened: OpenedAttempt): AgentHarnessError | null {
+  if (opened.record.isolation?.filesystem === 'mount-namespace') return null;
   try {
-    for (const event of opened.raspSpool.events()) {
-      tally.rasp(event);
-      emit(translator.push(event));
-    }
+    opened.raspSpool.check();
+    opened.fcmpSpool.check();
+    return null;
   } catch (error) {
-    tampered = toAgentHarnessError(error);
+    return toAgentHarnessError(error);
   }
+}
+
+/** Ends the attempt's live FCMP with the attempt's verdict and returns its completion. */
+async function finishEvents(opened: OpenedAttempt, outcome: AttemptOutcome, scriptExhausted: boolean) {
+  const tampered = checkAuditUntouched(opened);
   // A harness failure before the engine ran overrides the translator's own judge.
   // So does a cassette's miss: the engine was answered from no recording, whatever it then printed.
   const harnessFailure =
     tampered ??
     (outcome.error && (!outcome.process || outcome.error.code.startsWith('CASSETTE_')) ? outcome.error : null);
-  const judged = harnessFailure ? failedBy(harnessFailure) : namedExhaustion(translator.verdict(), scriptExhausted);
-  emit(translator.finish(judged));
+  const judged = harnessFailure ? failedBy(harnessFailure) : namedExhaustion(opened.fcmp.verdict(), scriptExhausted);
+  await opened.fcmp.finish(judged);
   const completion: Completion = {
     state: judged.state,
     reason: judged.reason,
     ...(judged.failure ? { code: judged.failure.code } : {}),
   };
-  return { fcmp, completion, finalMessage, tampered };
+  return { completion, finalMessage: opened.fcmp.finalMessage, tampered };
 }
 
 /**
@@ -232,16 +203,13 @@ export async function sealAttempt(
   failures.attempt(audit.modelRequests, () =>
     writeModelRequestLog(audit.modelRequests, model?.owned && !model.owned.logError ? null : requests),
   );
-  const toolExitCodes = exitCodesFromModelRequests(requests);
-  const { fcmp, completion, finalMessage, tampered } = translateEvents(
-    plan,
+  const { completion, finalMessage, tampered } = await finishEvents(
     opened,
     outcome,
-    toolExitCodes,
     requests.some((row) => row.response_kind === 'exhausted'),
   );
   opened.raspSpool.close();
-  fcmp.close();
+  opened.fcmpSpool.close();
   opened.writer.close();
   clock.mark('translate');
   const runUpdated = updateRunRecord(plan, opened, completion);
@@ -274,6 +242,6 @@ export async function sealAttempt(
       error,
       ...(meta.model.cassette ? { cassette: meta.model.cassette } : {}),
     },
-    { rasp: opened.raspSpool, fcmp, toolExitCodes },
+    { rasp: opened.raspSpool, fcmp: opened.fcmpSpool },
   );
 }
