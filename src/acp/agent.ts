@@ -11,8 +11,6 @@
  *   sealed), or a JSON-RPC error naming the failed attempt and its run.
  * - `session/load` takes a run handle of this engine and replays each attempt's recorded events as updates.
  */
-import fs from 'node:fs';
-import { readLinesSync } from '../runtime/bounded-input.js';
 import type { AgentApp, AgentContext, ContentBlock, McpServer, SessionUpdate } from '@agentclientprotocol/sdk';
 import type { AttemptRequest } from '../core/attempt-request.js';
 import { readRecordedEvents } from '../core/recorded-events.js';

@@ -12,7 +12,6 @@
  * (`Exit Code: N` in `functionResponse.response.output`) has it, so the model request log is consulted.
  */
 import { exitCodeFromText } from '../engines/parse-helpers.js';
-import type { RaspEvent } from '../protocol/index.js';
 
 /** A tool call joined with its result, normalized (as `fcmp-tool-calls.ts` reads it from FCMP). */
 export interface NormalizedToolCall {
