@@ -148,7 +148,10 @@ async function provisionWithin(plan: AttemptPlan, opened: OpenedAttempt): Promis
   const installed = plan.executable;
   // A launcher script the adapter can stand in for exactly (codex's npm bin/codex.js) is skipped: the native binary
   // it would start starts directly, with the env the launcher would give it.
-  const native = hostEnv[NPM_LAUNCHERS_ENV] === '1' ? null : (adapter.resolveNativeLaunch?.(installed) ?? null);
+  const native =
+    hostEnv[NPM_LAUNCHERS_ENV] === '1'
+      ? null
+      : (adapter.resolveNativeLaunch?.(installed, { cacheDir: paths.agentCacheDir }) ?? null);
   // The agent's filesystem is built by the namespace init while the engine's config is written below (a PTY's init
   // builds it once started); the init starts the engine only once it is built, and a failure is reported by then
   // (spawn-engine.ts).
@@ -159,7 +162,11 @@ async function provisionWithin(plan: AttemptPlan, opened: OpenedAttempt): Promis
         runDir,
         attemptTmp,
         home,
-        executables: [installed, ...(native ? [native.file] : []), ...acpAdapterExecutable(plan, hostEnv.PATH)],
+        executables: [
+          installed,
+          ...(native ? [native.file, ...(native.readOnly ?? [])] : []),
+          ...acpAdapterExecutable(plan, hostEnv.PATH),
+        ],
         agentOptions: request.agentOptions,
         expose: plan.expose,
         rule: plan.hostPathRule,

@@ -1,0 +1,63 @@
+/**
+ * Enforced-only config injection for GitHub Copilot CLI 1.0.102 (seed 001, Decision 11).
+ *
+ * - `COPILOT_HOME` (`<agentHome>/.copilot`, its default under the managed HOME, set explicitly so nothing else is
+ *   read): config, sessions (`session-state/<id>/events.jsonl`), logs, personal skills and `mcp-config.json` live here.
+ * - `$COPILOT_HOME/settings.json` (user settings; `copilot help config`): the harness writes only the keys it
+ *   enforces — `autoUpdate: false` — and registers the run dir in `trustedFolders` for the attempt (the TUI asks
+ *   whether to trust a folder it does not list; prompt mode does not ask). Every other key is kept as it was.
+ * - The model is not in a file: offline BYOK mode is environment only (`copilot help environment`):
+ *   `COPILOT_OFFLINE=true` (no GitHub auth, telemetry, web tools, GitHub MCP server or auto-update),
+ *   `COPILOT_PROVIDER_BASE_URL=<model>/v1`, `COPILOT_PROVIDER_TYPE=openai` (Chat Completions), `COPILOT_MODEL`, and a
+ *   placeholder `COPILOT_PROVIDER_API_KEY`. The CLI masks that key's value wherever it appears in its output (a key
+ *   `x` turned every `x` into `******`), so the placeholder is long and random: it never occurs in real output.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { editConfigFile, JSON_CONFIG } from '../../runtime/config-file.js';
+
+/** The one model name of the scripted provider. */
+export const COPILOT_SCRIPTED_MODEL = 'scripted';
+
+/** `$COPILOT_HOME` under the managed HOME. */
+export function copilotHome(agentHome: string): string {
+  return path.join(agentHome, '.copilot');
+}
+
+/** A placeholder provider key no real output contains (48 hex digits after a fixed prefix). */
+export function placeholderCopilotKey(): string {
+  return `agent-harness-${randomBytes(24).toString('hex')}`;
+}
+
+/** The env that points copilot at the scripted model server at `baseUrl`. */
+export function copilotProviderEnv(baseUrl: string): Record<string, string> {
+  return {
+    COPILOT_OFFLINE: 'true',
+    COPILOT_PROVIDER_BASE_URL: `${baseUrl}/v1`,
+    COPILOT_PROVIDER_TYPE: 'openai',
+    COPILOT_PROVIDER_API_KEY: placeholderCopilotKey(),
+    COPILOT_MODEL: COPILOT_SCRIPTED_MODEL,
+  };
+}
+
+/** Writes the enforced keys into `$COPILOT_HOME/settings.json` and trusts `runDir`; returns the file's path. */
+export async function writeCopilotSettings(home: string, runDir: string): Promise<string> {
+  const file = path.join(home, 'settings.json');
+  await editConfigFile(file, JSON_CONFIG, (doc) => {
+    doc.autoUpdate = false;
+    const trusted = Array.isArray(doc.trustedFolders) ? doc.trustedFolders : [];
+    if (!trusted.includes(runDir)) doc.trustedFolders = [...trusted, runDir];
+  });
+  return file;
+}
+
+/** Removes `runDir` from the `trustedFolders` of `settingsPath`. Never throws. */
+export async function untrustCopilotFolder(settingsPath: string, runDir: string): Promise<void> {
+  await editConfigFile(settingsPath, JSON_CONFIG, (doc) => {
+    if (!Array.isArray(doc.trustedFolders)) return;
+    const kept = doc.trustedFolders.filter((entry) => entry !== runDir);
+    if (kept.length === doc.trustedFolders.length) return;
+    if (kept.length > 0) doc.trustedFolders = kept;
+    else delete doc.trustedFolders;
+  }).catch(() => undefined);
+}
