@@ -66,6 +66,11 @@ export async function launchAttempt(
     modelUrl: provisioned.modelUrl,
     io,
     isolation: isolation.record,
+    engineVersion: {
+      version: meta.engine_version ?? null,
+      checked: meta.engine_version_checked ?? null,
+      checkedVersions: meta.engine_checked_versions ?? null,
+    },
   });
   opened.clock.mark('fs_before');
 

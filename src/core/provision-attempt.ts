@@ -13,6 +13,7 @@ import { setSettingsKeys } from '../runtime/config-file.js';
 import { engineVersion } from '../runtime/engine-version.js';
 import { buildEngineEnv, redactEnv } from '../runtime/env.js';
 import { NPM_LAUNCHERS_ENV, resolveExecutable } from '../runtime/executables.js';
+import { checkedVersionState, describeCheckedVersions } from '../engines/engine-versions.js';
 import type { AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
 import { writeOwnFileSync } from '../runtime/own-file.js';
@@ -231,6 +232,15 @@ async function provisionWithin(plan: AttemptPlan, opened: OpenedAttempt): Promis
   let executable = native?.file ?? installed;
   Object.assign(env, native?.env);
   meta.engine_version = engineVersion(installed, adapter.packageName);
+  meta.engine_version_checked = checkedVersionState(adapter, meta.engine_version);
+  meta.engine_checked_versions = describeCheckedVersions(adapter);
+  // Policy `warn` (the default) says so in the stream too, so every view of the run shows it; `any` only marks meta.
+  if (meta.engine_version_checked === false && (request.engineVersions ?? 'warn') === 'warn')
+    opened.rasp.diagnostic({
+      code: 'ENGINE_VERSION_UNCHECKED',
+      message: `${adapter.id} ${meta.engine_version} is not a version this adapter was checked against (${meta.engine_checked_versions}); its stream may have changed.`,
+      level: 'warning',
+    });
   let argv: string[];
   if (acp) {
     const loaded = plan.launch === 'resume' ? opened.run.session_id : null;

@@ -214,6 +214,7 @@ export async function sealAttempt(
     completion,
     durationMs: meta.timings.duration_ms,
     engineVersion: meta.engine_version ?? null,
+    engineVersionChecked: meta.engine_version_checked ?? null,
   });
   const conformanceWritten = failures.attemptAsync(audit.conformance, () =>
     writeJsonAtomic(audit.conformance, conformance),
@@ -254,6 +255,7 @@ export async function sealAttempt(
       usage: meta.usage,
       durationMs: meta.timings.duration_ms ?? 0,
       engineVersion: meta.engine_version ?? null,
+      engineVersionChecked: meta.engine_version_checked ?? null,
       skillsInjected: meta.skill_injection.skills.map((s) => s.name),
       skillsOffered: meta.skill_injection.offered ?? null,
       audit,

@@ -93,6 +93,7 @@ export const claudeEngine: EngineAdapter = {
   id: 'claude',
   executableName: 'claude',
   packageName: '@anthropic-ai/claude-code',
+  checkedVersions: CLAUDE_VERSION,
   skillRoot: CLAUDE_SKILL_ROOT,
   liveEnvKeys: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'],
   stdin: 'ignore',

@@ -132,6 +132,7 @@ export const codexEngine: EngineAdapter = {
   id: 'codex',
   executableName: 'codex',
   packageName: '@openai/codex',
+  checkedVersions: CODEX_VERSION,
   skillRoot: CODEX_SKILL_ROOT,
   liveEnvKeys: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'OPENAI_BASE_URL'],
   stdin: 'ignore',

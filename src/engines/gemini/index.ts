@@ -71,6 +71,7 @@ export const geminiEngine: EngineAdapter = {
   id: 'gemini',
   executableName: 'gemini',
   packageName: '@google/gemini-cli',
+  checkedVersions: GEMINI_VERSION,
   skillRoot: GEMINI_SKILL_ROOT,
   liveEnvKeys: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GEMINI_BASE_URL'],
   stdin: 'ignore',

@@ -100,6 +100,7 @@ export const opencodeEngine: EngineAdapter = {
   id: 'opencode',
   executableName: 'opencode',
   packageName: 'opencode-ai',
+  checkedVersions: OPENCODE_VERSION,
   skillRoot: OPENCODE_SKILL_ROOT,
   liveEnvKeys: ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'OPENCODE_API_KEY'],
   stdin: 'ignore',
