@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { editConfigFile, JSON_CONFIG } from '../../runtime/config-file.js';
+import { editConfigFile, JSON_CONFIG, readConfigFile } from '../../runtime/config-file.js';
 
 /** The one model name of the scripted provider. */
 export const COPILOT_SCRIPTED_MODEL = 'scripted';
@@ -49,6 +49,12 @@ export async function writeCopilotSettings(home: string, runDir: string): Promis
     if (!trusted.includes(runDir)) doc.trustedFolders = [...trusted, runDir];
   });
   return file;
+}
+
+/** True when `settingsPath` lists `dir` in its `trustedFolders`. */
+export async function isCopilotTrusted(settingsPath: string, dir: string): Promise<boolean> {
+  const doc = await readConfigFile(settingsPath, JSON_CONFIG).catch(() => ({}) as Record<string, unknown>);
+  return Array.isArray(doc.trustedFolders) && doc.trustedFolders.includes(dir);
 }
 
 /** Removes `runDir` from the `trustedFolders` of `settingsPath`. Never throws. */
