@@ -13,7 +13,7 @@ import type { ParserOutput } from '../../src/engines/engine.js';
 import { translateRecorded } from '../../src/translate/recorded.js';
 
 const STREAMS = path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'streams', 'copilot');
-const NAMES = ['turn1', 'turn2-resume', 'tools', 'error-429', 'error-500', 'malformed', 'stall'];
+const NAMES = ['turn1', 'turn2-resume', 'tools', 'mcp-stdio', 'error-429', 'error-500', 'malformed', 'stall'];
 
 function recorded(name: string) {
   return translateRecorded(
@@ -81,6 +81,16 @@ describe('copilot parser goldens', () => {
     // The built-in ones are in the raw line, and nowhere in the parsed events.
     expect(lines[0]).toContain('"source":"builtin"');
     expect(JSON.stringify(outputs)).not.toContain('customize-cloud-agent');
+  });
+
+  it('mcp-stdio: a tool of a loaded MCP server (`<server>-<tool>`) is an mcp call with its result', () => {
+    const outputs = parseAll(fs.readFileSync(path.join(STREAMS, 'mcp-stdio.stdout.jsonl'), 'utf8').split('\n'));
+    expect(outputs.find((o) => o.type === 'engine.tool.call')).toMatchObject({ kind: 'mcp', name: 'echo-echo' });
+    expect(outputs.find((o) => o.type === 'engine.tool.result')).toMatchObject({
+      status: 'completed',
+      output: 'echo: hi-mcp',
+    });
+    expect(recorded('mcp-stdio').judgement.state).toBe('completed');
   });
 
   it.each([

@@ -1,12 +1,15 @@
 /**
- * Agent options on GitHub Copilot CLI 1.0.102: MCP servers as `--additional-mcp-config <json>` (this attempt only,
+ * Agent options on GitHub Copilot CLI 1.0.102: MCP servers as `--additional-mcp-config @<file>` (this attempt only,
  * "augments config from ~/.copilot/mcp-config.json for this session"; `{mcpServers: {<name>: {type: "local", command,
- * args, env, tools: ["*"]} | {type: "http", url, tools: ["*"]}}}`, the shape `copilot mcp add` writes). The other
- * options are refused until measured: prompt mode requires `--allow-all-tools` (so only `bypassPermissions`), and
- * an HTTP server's bearer token would have to go into argv or a file (copilot reads no header from the environment).
+ * args, env, tools: ["*"]} | {type: "http", url, headers, tools: ["*"]}}}`, the shape `copilot mcp add` writes). The
+ * file is written into the attempt's own TMPDIR (removed after it), never the argv: an HTTP server's bearer token is in
+ * its `headers`, and copilot reads no header from the environment. The other options are refused until measured:
+ * prompt mode requires `--allow-all-tools`, so only `bypassPermissions`.
  */
+import path from 'node:path';
 import type { AgentOptions, McpServerDef } from '../../protocol/index.js';
 import {
+  type AgentOptionsContext,
   isDefaultAgentOptions,
   mcpRecord,
   noAgentOptions,
@@ -18,13 +21,19 @@ const UNMAPPED = 'not mapped onto copilot 1.0.102 yet (its flags for it were not
 
 /** A server's entry of `--additional-mcp-config`. */
 function mcpEntry(server: McpServerDef): Record<string, unknown> {
-  if (server.url) return { type: 'http', url: server.url, tools: ['*'] };
+  if (server.url)
+    return {
+      type: 'http',
+      url: server.url,
+      tools: ['*'],
+      ...(server.bearerToken ? { headers: { Authorization: `Bearer ${server.bearerToken}` } } : {}),
+    };
   const [command, ...args] = server.command!;
   return { type: 'local', command, args, tools: ['*'], ...(server.env ? { env: server.env } : {}) };
 }
 
 /** Maps `options` onto copilot's flags for one attempt; ENGINE_CAPABILITY_UNAVAILABLE for what it cannot do. */
-export function applyCopilotAgentOptions(options: AgentOptions): AppliedAgentOptions {
+export function applyCopilotAgentOptions(options: AgentOptions, ctx: AgentOptionsContext): AppliedAgentOptions {
   if (isDefaultAgentOptions(options)) return noAgentOptions();
   refuseUnavailable('copilot', [
     [
@@ -36,18 +45,15 @@ export function applyCopilotAgentOptions(options: AgentOptions): AppliedAgentOpt
     [options.disallowedTools.length > 0, 'disallowedTools', UNMAPPED],
     [options.systemPrompt !== undefined, 'systemPrompt', UNMAPPED],
     [options.maxTurns !== undefined, 'maxTurns', UNMAPPED],
-    [
-      options.mcpServers.some((s) => s.bearerToken),
-      'mcpServers.bearerToken',
-      'copilot takes MCP headers only in its config or argv, never from the environment, so the token would leak',
-    ],
   ]);
   const applied = noAgentOptions();
   if (options.mcpServers.length === 0) return applied;
   const config = { mcpServers: Object.fromEntries(options.mcpServers.map((s) => [s.name, mcpEntry(s)])) };
+  const file = path.join(ctx.attemptTmp, 'copilot-mcp-config.json');
   return {
     ...applied,
-    args: ['--additional-mcp-config', JSON.stringify(config)],
+    args: ['--additional-mcp-config', `@${file}`],
+    files: [{ path: file, content: JSON.stringify(config) }],
     record: { mcp: options.mcpServers.map(mcpRecord) },
   };
 }

@@ -33,7 +33,6 @@ const FILE_TOOLS = new Set(['create', 'edit', 'str_replace_editor', 'apply_patch
  * `session.error` or the answer), streamed tool arguments (the whole call comes with `assistant.message`).
  */
 const QUIET = new Set([
-  'session.mcp_servers_loaded',
   'session.mcp_server_status_changed',
   'session.mcp_server_tools_loaded',
   'session.tools_updated',
@@ -73,13 +72,14 @@ const QUIET = new Set([
   'permission.completed',
 ]);
 
-/** Tool kind of a copilot tool name. */
-function toolKind(name: string): ToolKind {
+/** Tool kind of a copilot tool name; MCP tools are offered as `<server>-<tool>` (1.0.102). */
+function toolKind(name: string, mcpServers: ReadonlySet<string>): ToolKind {
   if (name === 'bash') return 'shell';
   if (FILE_TOOLS.has(name)) return 'file_change';
   if (name === 'skill') return 'skill';
   if (name === 'web_search' || name === 'web_fetch') return 'web_search';
-  // MCP tools are offered as `<server>-<tool>` (1.0.102).
+  const dash = name.indexOf('-');
+  if (dash > 0 && mcpServers.has(name.slice(0, dash))) return 'mcp';
   return 'other';
 }
 
@@ -90,6 +90,8 @@ export function createCopilotParser(): EngineParser {
   let turns = 0;
   let lastError: string | null = null;
   const calls = new Set<string>();
+  /** The MCP servers of `session.mcp_servers_loaded`: their tools are `<server>-<tool>`. */
+  const mcpServers = new Set<string>();
 
   function onSession(id: string | null): ParsedEvent[] {
     if (!id || id === session) return [];
@@ -110,7 +112,7 @@ export function createCopilotParser(): EngineParser {
     if (calls.has(callId)) return [];
     calls.add(callId);
     const toolName = name ?? 'unknown';
-    const kind = toolKind(toolName);
+    const kind = toolKind(toolName, mcpServers);
     return [
       {
         type: 'engine.tool.call',
@@ -185,6 +187,12 @@ export function createCopilotParser(): EngineParser {
         return onSession(str(data.sessionId));
       case 'session.skills_loaded':
         return onSkills(data);
+      case 'session.mcp_servers_loaded':
+        for (const server of Array.isArray(data.servers) ? data.servers.filter(isObject) : []) {
+          const name = str(server.name);
+          if (name) mcpServers.add(name);
+        }
+        return [];
       case 'assistant.turn_start':
         return openTurn();
       case 'assistant.message_delta':
