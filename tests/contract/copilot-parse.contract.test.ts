@@ -7,6 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import os from 'node:os';
+import { isCopilotTrusted, untrustCopilotFolder, writeCopilotSettings } from '../../src/engines/copilot/config.js';
 import { copilotEngine } from '../../src/engines/copilot/index.js';
 import { createCopilotParser } from '../../src/engines/copilot/parse.js';
 import type { ParserOutput } from '../../src/engines/engine.js';
@@ -106,5 +108,22 @@ describe('copilot parser goldens', () => {
     const lines = fs.readFileSync(path.join(STREAMS, 'turn1.stdout.jsonl'), 'utf8').trim().split('\n');
     const codes = parseAll(lines.slice(0, -1)).flatMap((o) => (o.type === 'diagnostic' ? [o.diagnostic.code] : []));
     expect(codes).toContain('COPILOT_TURN_NOT_ENDED');
+  });
+});
+
+describe('copilot settings', () => {
+  it('trusts the run dir and removes the entry again, beside the plain settings.json.lock copilot leaves', async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-copilot-settings-'));
+    try {
+      // copilot 1.0.102 leaves an empty file `settings.json.lock` in COPILOT_HOME after a run.
+      fs.writeFileSync(path.join(home, 'settings.json.lock'), '');
+      const file = await writeCopilotSettings(home, '/runs/a');
+      expect(await isCopilotTrusted(file, '/runs/a')).toBe(true);
+      await untrustCopilotFolder(file, '/runs/a');
+      expect(await isCopilotTrusted(file, '/runs/a')).toBe(false);
+      expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ autoUpdate: false });
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 });

@@ -271,7 +271,9 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
       engine: 'copilot',
       config_path: path.join(agentHome, '.copilot', 'settings.json'),
     }),
-    configFiles: { json: () => ({ autoUpdate: false }) },
+    configFiles: {
+      json: ({ agentHome }) => ({ [path.join(agentHome, '.copilot', 'settings.json')]: { autoUpdate: false } }),
+    },
     trust: { configPath: ({ agentHome }) => path.join(agentHome, '.copilot', 'settings.json'), isTrusted: isCopilotTrusted },
     env: ({ agentHome }) => ({
       HOME: agentHome,

@@ -14,7 +14,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { editConfigFile, JSON_CONFIG, readConfigFile } from '../../runtime/config-file.js';
+import { AgentHarnessError } from '../../errors/index.js';
+import { writeFileAtomic } from '../../runtime/atomic-write.js';
+import { type ConfigDoc, JSON_CONFIG, readConfigFile } from '../../runtime/config-file.js';
 
 /** The one model name of the scripted provider. */
 export const COPILOT_SCRIPTED_MODEL = 'scripted';
@@ -40,10 +42,35 @@ export function copilotProviderEnv(baseUrl: string): Record<string, string> {
   };
 }
 
+/**
+ * Applies `edit` to the JSON file `file` and writes it back atomically when it changed. Not under the harness's file
+ * lock (`editConfigFile`): copilot 1.0.102 leaves a plain file `settings.json.lock` beside it, where that lock makes
+ * its lock directory, so the lock could never be taken. None is needed: the file is in the run's own COPILOT_HOME,
+ * and a run's attempts (the only writers, copilot itself included) run one at a time.
+ */
+async function editSettings(file: string, edit: (doc: ConfigDoc) => void): Promise<void> {
+  try {
+    const doc = await readConfigFile(file, JSON_CONFIG);
+    const before = JSON.stringify(doc);
+    edit(doc);
+    if (JSON.stringify(doc) !== before) await writeFileAtomic(file, JSON_CONFIG.stringify(doc));
+  } catch (error) {
+    if (error instanceof AgentHarnessError) throw error;
+    throw new AgentHarnessError(
+      'ENGINE_CONFIG_INJECTION_FAILED',
+      `Could not update ${file}: ${(error as Error).message}`,
+      {
+        cause: error,
+        details: { config_path: file },
+      },
+    );
+  }
+}
+
 /** Writes the enforced keys into `$COPILOT_HOME/settings.json` and trusts `runDir`; returns the file's path. */
 export async function writeCopilotSettings(home: string, runDir: string): Promise<string> {
   const file = path.join(home, 'settings.json');
-  await editConfigFile(file, JSON_CONFIG, (doc) => {
+  await editSettings(file, (doc) => {
     doc.autoUpdate = false;
     const trusted = Array.isArray(doc.trustedFolders) ? doc.trustedFolders : [];
     if (!trusted.includes(runDir)) doc.trustedFolders = [...trusted, runDir];
@@ -59,7 +86,7 @@ export async function isCopilotTrusted(settingsPath: string, dir: string): Promi
 
 /** Removes `runDir` from the `trustedFolders` of `settingsPath`. Never throws. */
 export async function untrustCopilotFolder(settingsPath: string, runDir: string): Promise<void> {
-  await editConfigFile(settingsPath, JSON_CONFIG, (doc) => {
+  await editSettings(settingsPath, (doc) => {
     if (!Array.isArray(doc.trustedFolders)) return;
     const kept = doc.trustedFolders.filter((entry) => entry !== runDir);
     if (kept.length === doc.trustedFolders.length) return;

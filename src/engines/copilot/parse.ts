@@ -21,6 +21,7 @@
  */
 import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
+import { mcpNotReadyDiagnostic } from '../mcp-readiness.js';
 import { count, diag, excerpt, int, isObject, type Json, parseEventLine, str, stripPtyEcho } from '../parse-helpers.js';
 
 type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
@@ -33,7 +34,6 @@ const FILE_TOOLS = new Set(['create', 'edit', 'str_replace_editor', 'apply_patch
  * `session.error` or the answer), streamed tool arguments (the whole call comes with `assistant.message`).
  */
 const QUIET = new Set([
-  'session.mcp_server_status_changed',
   'session.mcp_server_tools_loaded',
   'session.tools_updated',
   'session.custom_agents_updated',
@@ -188,11 +188,18 @@ export function createCopilotParser(): EngineParser {
       case 'session.skills_loaded':
         return onSkills(data);
       case 'session.mcp_servers_loaded':
-        for (const server of Array.isArray(data.servers) ? data.servers.filter(isObject) : []) {
+        return (Array.isArray(data.servers) ? data.servers.filter(isObject) : []).flatMap((server) => {
           const name = str(server.name);
-          if (name) mcpServers.add(name);
-        }
-        return [];
+          if (!name) return [];
+          mcpServers.add(name);
+          const status = str(server.status);
+          return status === 'failed' ? [mcpNotReady(name, str(server.error) ?? status)] : [];
+        });
+      case 'session.mcp_server_status_changed': {
+        // `status: "failed"` with the reason (`error`): a declared server that never became ready.
+        const name = str(data.serverName);
+        return name && data.status === 'failed' ? [mcpNotReady(name, str(data.error) ?? 'failed')] : [];
+      }
       case 'assistant.turn_start':
         return openTurn();
       case 'assistant.message_delta':
@@ -267,6 +274,11 @@ function onSkills(data: Json): ParserOutput[] {
     .map((skill) => str(skill.name))
     .filter((name): name is string => name !== null);
   return [{ type: 'engine.skills.offered', skills: own, source: 'engine' }];
+}
+
+/** The MCP_SERVER_NOT_READY diagnostic for `server`. */
+function mcpNotReady(server: string, status: string): ParserOutput {
+  return { type: 'diagnostic', diagnostic: mcpNotReadyDiagnostic(server, status) };
 }
 
 /** `message (status N)` from a `session.error` event's data, or null. */
