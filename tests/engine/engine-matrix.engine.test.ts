@@ -274,7 +274,10 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
     configFiles: {
       json: ({ agentHome }) => ({ [path.join(agentHome, '.copilot', 'settings.json')]: { autoUpdate: false } }),
     },
-    trust: { configPath: ({ agentHome }) => path.join(agentHome, '.copilot', 'settings.json'), isTrusted: isCopilotTrusted },
+    trust: {
+      configPath: ({ agentHome }) => path.join(agentHome, '.copilot', 'settings.json'),
+      isTrusted: isCopilotTrusted,
+    },
     env: ({ agentHome }) => ({
       HOME: agentHome,
       COPILOT_HOME: path.join(agentHome, '.copilot'),
@@ -297,7 +300,6 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
     hostConfig: { file: '.copilot/settings.json', text: '{"model":"host/must-not-be-used"}\n' },
   },
 };
-
 
 /** A value in the host environment that must reach no engine. */
 const HOST_SECRET = 'host-secret-must-not-leak';
