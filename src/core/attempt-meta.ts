@@ -95,6 +95,8 @@ export function runningMeta(initial: AttemptMeta, record: AttemptRecord): Attemp
       skill_injection: record.skillInjection,
       config_injection: record.configInjection,
       engine_version: record.engineVersion,
+      engine_version_checked: record.engineVersionChecked,
+      engine_checked_versions: record.engineCheckedVersions,
       workspace: record.workspace,
       resume_flags: record.resumeFlags,
       agent_options: record.agentOptions,

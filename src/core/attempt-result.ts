@@ -52,6 +52,11 @@ export interface AttemptResult {
   durationMs: number;
   /** Version of the engine CLI (from its npm package), null when unknown. */
   engineVersion: string | null;
+  /**
+   * Whether `engineVersion` is one the engine's adapter was checked against: false marks a run made with an unchecked
+   * version; null when either is unknown (absent in results made without a meta).
+   */
+  engineVersionChecked?: boolean | null;
   /** Names of the skills injected into the run dir. */
   skillsInjected: string[];
   /** Injected skills the engine offered the model in its first real request; null when unknown (live mode). */

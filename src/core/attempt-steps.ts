@@ -103,6 +103,8 @@ export interface AttemptRecord {
   trustRemovedAt?: string;
   agentOptions?: AttemptMeta['agent_options'];
   engineVersion?: AttemptMeta['engine_version'];
+  engineVersionChecked?: AttemptMeta['engine_version_checked'];
+  engineCheckedVersions?: AttemptMeta['engine_checked_versions'];
   env?: AttemptMeta['env'];
   command?: AttemptMeta['command'];
   resumeFlags?: AttemptMeta['resume_flags'];

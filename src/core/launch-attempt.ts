@@ -48,6 +48,11 @@ async function writeRunning(plan: AttemptPlan, opened: OpenedAttempt, provisione
     modelUrl: provisioned.modelUrl,
     io: plan.io,
     isolation: provisioned.isolation.record,
+    engineVersion: {
+      version: opened.record.engineVersion ?? null,
+      checked: opened.record.engineVersionChecked ?? null,
+      checkedVersions: opened.record.engineCheckedVersions ?? null,
+    },
   });
   opened.clock.mark('fs_before');
   return snapshot;

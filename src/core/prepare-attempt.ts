@@ -18,6 +18,8 @@ import { resolveIsolationMode } from '../runtime/isolation/mode.js';
 import { readIntegerSetting } from '../runtime/integer-setting.js';
 import { resolveExecutable } from '../runtime/executables.js';
 import { engineInstallHint } from '../engines/install-hint.js';
+import { checkedVersionState, describeCheckedVersions } from '../engines/engine-versions.js';
+import { engineVersion } from '../runtime/engine-version.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
 import { checkOnlySkills } from '../runtime/skills.js';
 import { type AttemptRequest, type AttemptTransport, DEFAULT_ATTEMPT_TIMEOUT_MS } from './attempt-request.js';
@@ -231,6 +233,7 @@ async function hostPathsOf(
   // report and the viewer: a skill name no root has, an engine that is not installed.
   if (request.onlySkills) await checkOnlySkills(request.onlySkills, request.paths.skillRoots);
   const executable = resolveExecutable(adapter.executableName, request.paths, hostEnv.PATH, engineInstallHint(adapter));
+  if (request.engineVersions === 'checked') assertCheckedVersion(adapter, executable);
   // Every host path the caller's plan brings in passes one rule, before the run directory is made (issue 42); skills
   // are checked as they are injected, where a bad skill fails the attempt with its audit.
   const rule = hostPathRule({ runRoot: request.paths.runRoot, home: hostEnv.HOME });
@@ -300,4 +303,20 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
     hostEnv,
     auditRedaction,
   };
+}
+
+/**
+ * Refuses an engine CLI whose version the adapter was not checked against (policy `checked`), before a run directory
+ * exists: ENGINE_VERSION_UNCHECKED naming the version found and the checked ones. A version that cannot be read (a
+ * binary of unknown origin) is refused too: nothing says it was checked.
+ */
+function assertCheckedVersion(adapter: EngineAdapter, executable: string): void {
+  const version = engineVersion(executable, adapter.packageName);
+  if (checkedVersionState(adapter, version) === true) return;
+  const checked = describeCheckedVersions(adapter);
+  throw new AgentHarnessError(
+    'ENGINE_VERSION_UNCHECKED',
+    `${adapter.id} ${version ?? '(version unknown)'} at ${executable} is not a version agent-harness checked ${adapter.id} against (${checked ?? 'none named'}); install ${adapter.packageName ?? adapter.executableName}@${typeof adapter.checkedVersions === 'string' ? adapter.checkedVersions : 'a checked version'}, or set engineVersions to 'warn' to run it marked unchecked.`,
+    { details: { engine: adapter.id, version, checked, executable } },
+  );
 }

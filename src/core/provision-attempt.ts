@@ -11,6 +11,7 @@ import type { EngineAdapter, PreparedEngine } from '../engines/engine.js';
 import { carryResumeFlags, withCarriedFlags } from '../engines/resume-flags.js';
 import { setSettingsKeys } from '../runtime/config-file.js';
 import { engineVersion } from '../runtime/engine-version.js';
+import { checkedVersionState, describeCheckedVersions } from '../engines/engine-versions.js';
 import { buildEngineEnv, redactEnv } from '../runtime/env.js';
 import { NPM_LAUNCHERS_ENV, resolveExecutable } from '../runtime/executables.js';
 import type { AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
@@ -146,7 +147,7 @@ function containFilesystem(
   plan: AttemptPlan,
   opened: OpenedAttempt,
   isolation: AttemptIsolation,
-  native: { file: string } | null,
+  native: { file: string; readOnly?: readonly string[] } | null,
 ): void {
   if (isolation.record.processes !== 'pid-namespace') return;
   const { request, hostEnv } = plan;
@@ -156,7 +157,11 @@ function containFilesystem(
       runDir: opened.runDir,
       attemptTmp: opened.attemptTmp,
       home: opened.home,
-      executables: [plan.executable, ...(native ? [native.file] : []), ...acpAdapterExecutable(plan, hostEnv.PATH)],
+      executables: [
+        plan.executable,
+        ...(native ? [native.file, ...(native.readOnly ?? [])] : []),
+        ...acpAdapterExecutable(plan, hostEnv.PATH),
+      ],
       agentOptions: request.agentOptions,
       expose: plan.expose,
       rule: plan.hostPathRule,
@@ -288,6 +293,23 @@ function engineCommand(
   };
 }
 
+/**
+ * Whether the engine's version is one its adapter was checked against (meta `engine_version_checked`). Policy `warn`
+ * (the default) says so in the stream too, so every view of the run shows it; `any` only marks meta.
+ */
+function noteEngineVersion(plan: AttemptPlan, opened: OpenedAttempt): void {
+  const { adapter, request } = plan;
+  const { record } = opened;
+  record.engineVersionChecked = checkedVersionState(adapter, record.engineVersion ?? null);
+  record.engineCheckedVersions = describeCheckedVersions(adapter);
+  if (record.engineVersionChecked === false && (request.engineVersions ?? 'warn') === 'warn')
+    opened.rasp.diagnostic({
+      code: 'ENGINE_VERSION_UNCHECKED',
+      message: `${adapter.id} ${record.engineVersion} is not a version this adapter was checked against (${record.engineCheckedVersions}); its stream may have changed.`,
+      level: 'warning',
+    });
+}
+
 async function provisionWithin(plan: AttemptPlan, opened: OpenedAttempt): Promise<ProvisionedAttempt> {
   const { adapter, hostEnv, io } = plan;
   const { runDir, record, attemptTmp, resources } = opened;
@@ -300,7 +322,10 @@ async function provisionWithin(plan: AttemptPlan, opened: OpenedAttempt): Promis
   const installed = plan.executable;
   // A launcher script the adapter can stand in for exactly (codex's npm bin/codex.js) is skipped: the native binary
   // it would start starts directly, with the env the launcher would give it.
-  const native = hostEnv[NPM_LAUNCHERS_ENV] === '1' ? null : (adapter.resolveNativeLaunch?.(installed) ?? null);
+  const native =
+    hostEnv[NPM_LAUNCHERS_ENV] === '1'
+      ? null
+      : (adapter.resolveNativeLaunch?.(installed, { cacheDir: plan.request.paths.agentCacheDir }) ?? null);
   containFilesystem(plan, opened, isolation, native);
   await seedAndInject(plan, opened);
   const configured = await configureEngine(plan, opened, modelUrl, restores, prepared);
@@ -308,6 +333,7 @@ async function provisionWithin(plan: AttemptPlan, opened: OpenedAttempt): Promis
   const { env, configRoots } = engineEnvOf(plan, opened, modelUrl, engineEnv, configured.engine);
   Object.assign(env, native?.env);
   record.engineVersion = engineVersion(installed, adapter.packageName);
+  noteEngineVersion(plan, opened);
   const { executable, argv } = engineCommand(plan, opened, native?.file ?? installed, env, configured, modelUrl);
   record.env = redactEnv(env);
   record.command = { executable, argv, cwd: runDir, io, ...(native ? { launcher: native.launcher } : {}) };

@@ -146,6 +146,7 @@ async function writeSealed(
     completion,
     durationMs: endedAt.getTime() - opened.startedAt.getTime(),
     engineVersion: opened.record.engineVersion ?? null,
+    engineVersionChecked: opened.record.engineVersionChecked ?? null,
   });
   const conformanceWritten = failures.attemptAsync(audit.conformance, () =>
     writeJsonAtomic(audit.conformance, conformance),
@@ -235,6 +236,7 @@ export async function sealAttempt(
       usage: meta.usage,
       durationMs: meta.timings.duration_ms ?? 0,
       engineVersion: meta.engine_version ?? null,
+      engineVersionChecked: meta.engine_version_checked ?? null,
       skillsInjected: meta.skill_injection.skills.map((s) => s.name),
       skillsOffered: meta.skill_injection.offered ?? null,
       audit,

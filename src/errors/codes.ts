@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   ENGINE_CONFIG_INJECTION_FAILED: 'Check that the managed agent home is writable and its config file is valid.',
   ENGINE_TIMEOUT: 'Raise the timeout (--timeout-ms) or check the model script: the engine did not finish in time.',
   ENGINE_SPAWN_FAILED: 'Check the executable and its permissions; the process could not be started.',
+  ENGINE_VERSION_UNCHECKED:
+    "The installed engine CLI is a version its adapter was not checked against (`agent-harness doctor` names both): install a checked version (the pinned devDependency), or allow it with engineVersions 'warn' or 'any'.",
   ENGINE_SESSION_BUSY:
     'Another resume of this run is running (a session takes one writer at a time): wait for it to end, then resume again.',
   ACP_PROTOCOL_ERROR:

@@ -72,7 +72,7 @@ function* stringsOf(value: unknown): Generator<string> {
 
 /**
  * The name under which an engine offers MCP tool `tool` of `server`: claude and codex `mcp__<server>__<tool>`,
- * opencode `<server>_<tool>`, gemini the bare tool name (`<server>__<tool>` when two servers clash); null when the
+ * opencode `<server>_<tool>`, copilot `<server>-<tool>`, gemini the bare tool name (`<server>__<tool>` when two servers clash); null when the
  * request offers none of them.
  */
 export function mcpToolName(offered: readonly string[], server: string, tool: string): string | null {
@@ -81,6 +81,8 @@ export function mcpToolName(offered: readonly string[], server: string, tool: st
     `${server}__${tool}`,
     `${server}_${tool}`,
     `mcp_${server}_${tool}`,
+    // copilot 1.0.102: `<server>-<tool>`.
+    `${server}-${tool}`,
     tool,
   ];
   const found = candidates.find((name) => offered.includes(name));

@@ -140,6 +140,7 @@ export function readAttemptView(runDir: string, n: number, options: { timeline?:
       : null,
     exit: exit ? { code: num(exit.code), signal: str(exit.signal) } : null,
     engineVersion: str(meta.engine_version),
+    engineVersionChecked: typeof meta.engine_version_checked === 'boolean' ? meta.engine_version_checked : null,
     steps,
     toolCalls: tools.length,
     toolKeys: tools.map(toolKey),

@@ -100,6 +100,7 @@ function toTest(input: ReportInput): ConsistencyTest {
     ...(input.attachments && input.attachments.length > 0 ? { attachments: input.attachments } : {}),
     ...(meta ? { fcmpCounts: sumCounts(attempts.map((a) => a.fcmpCounts ?? {})) } : {}),
     ...(last && last.engineVersion !== undefined ? { engineVersion: last.engineVersion } : {}),
+    ...(last && last.engineVersionChecked != null ? { engineVersionChecked: last.engineVersionChecked } : {}),
     ...(last?.failureCode ? { failureCode: last.failureCode } : {}),
   };
 }

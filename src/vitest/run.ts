@@ -150,6 +150,7 @@ export function attemptRecord(result: AttemptResult, retry: number): AgentHarnes
     toolCalls: result.conformance.tool_call_count,
     retry,
     engineVersion: result.engineVersion,
+    engineVersionChecked: result.engineVersionChecked ?? null,
     ...(result.completion.code ? { failureCode: result.completion.code } : {}),
     ...(result.cassette
       ? {

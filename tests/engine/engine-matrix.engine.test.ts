@@ -23,6 +23,7 @@ import { test, turns, type HarnessRun } from '../../src/public/vitest.js';
 import { isClaudeTrusted } from '../../src/engines/claude/config.js';
 import { codexTrustOverride, isCodexTrusted } from '../../src/engines/codex/config.js';
 import { isGeminiTrusted } from '../../src/engines/gemini/config.js';
+import { isCopilotTrusted } from '../../src/engines/copilot/config.js';
 import type { EngineId } from '../../src/protocol/index.js';
 import type { RecordedRequest } from '../../src/model/server.js';
 import { readRunRecord, resolveRunSelector } from '../../src/runtime/run-store.js';
@@ -98,6 +99,7 @@ const FAULT_CODES = {
   stall: 'ENGINE_TIMEOUT',
 } as const;
 
+const COPILOT_FLAGS = ['--output-format', 'json', '--allow-all-tools', '--no-auto-update'];
 const CLAUDE_FLAGS = ['--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'];
 /** How claude and codex list the injected fixture skill to the model (its SKILL.md description). */
 const SKILL_LINE = '- demo-hello: Greets the world by writing hello.txt';
@@ -238,6 +240,42 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
     faultCodes: { drop: 'ENGINE_TIMEOUT' },
     router: null,
     hostConfig: { file: '.config/opencode/opencode.json', text: '{"model":"host/must-not-be-used"}\n' },
+  },
+  copilot: {
+    requestPath: /^\/v1\/chat\/completions$/,
+    sessionId: UUID,
+    // The session id comes only with the closing `result` line.
+    sessionEvent: { match: { type: 'result' }, idKey: 'sessionId' },
+    config: ({ agentHome }) => ({
+      engine: 'copilot',
+      config_path: path.join(agentHome, '.copilot', 'settings.json'),
+    }),
+    configFiles: {
+      json: ({ agentHome }) => ({ [path.join(agentHome, '.copilot', 'settings.json')]: { autoUpdate: false } }),
+    },
+    trust: {
+      configPath: ({ agentHome }) => path.join(agentHome, '.copilot', 'settings.json'),
+      isTrusted: isCopilotTrusted,
+    },
+    env: ({ agentHome }) => ({
+      HOME: agentHome,
+      COPILOT_HOME: path.join(agentHome, '.copilot'),
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_TYPE: 'openai',
+      COPILOT_MODEL: 'scripted',
+    }),
+    shellCall: { kind: 'shell', name: 'bash', exitCode: 0 },
+    // copilot lists skills (name, description, location) in `<available_skills>` of its `skill` tool's context.
+    offered: { tools: ['bash', 'skill', 'create'], skillEvidence: () => ['<name>demo-hello</name>'] },
+    sideRequest: null,
+    flaggedStart: {
+      args: (p) => ['-p', p, ...COPILOT_FLAGS, '--model', 'scripted'],
+      carried: ['--model', 'scripted'],
+      model: 'scripted',
+    },
+    authFailure: { requests: null },
+    router: null,
+    hostConfig: { file: '.copilot/settings.json', text: '{"model":"host/must-not-be-used"}\n' },
   },
 };
 

@@ -36,6 +36,8 @@ const TUI_ARGS: Partial<Record<EngineId, (prompt: string) => string[]>> = {
   claude: (prompt) => [prompt],
   gemini: (prompt) => ['-i', prompt],
   opencode: (prompt) => ['--prompt', prompt],
+  // `copilot --help` 1.0.102: "-i, --interactive <prompt>  Start interactive mode and automatically execute this prompt".
+  copilot: (prompt) => ['-i', prompt],
 };
 
 const FIRST = 'First answer ALPHA.';
