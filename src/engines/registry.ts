@@ -34,6 +34,7 @@ const BUILT_IN: readonly EngineEntry[] = [
   { id: 'claude', adapter: async () => (await import('./claude/index.js')).claudeEngine, translation: async () => (await import('./claude/translation.js')).claudeTranslation, tools: async () => (await import('./claude/tools.js')).claudeTools },
   { id: 'gemini', adapter: async () => (await import('./gemini/index.js')).geminiEngine, translation: async () => (await import('./gemini/translation.js')).geminiTranslation, tools: async () => (await import('./gemini/tools.js')).geminiTools },
   { id: 'opencode', adapter: async () => (await import('./opencode/index.js')).opencodeEngine, translation: async () => (await import('./opencode/translation.js')).opencodeTranslation, tools: async () => (await import('./opencode/tools.js')).opencodeTools },
+  { id: 'qwen', adapter: async () => (await import('./qwen/index.js')).qwenEngine, translation: async () => (await import('./qwen/translation.js')).qwenTranslation, tools: async () => (await import('./qwen/tools.js')).qwenTools },
   { id: 'iflow', adapter: async () => (await import('./iflow/index.js')).iflowEngine, translation: async () => (await import('./iflow/translation.js')).iflowTranslation, tools: async () => (await import('./iflow/tools.js')).iflowTools },
 ];
 
