@@ -17,6 +17,13 @@ import path from 'node:path';
 import type { ModelMode } from '../../protocol/index.js';
 import { childTable, editConfigFile, JSON_CONFIG, readConfigFile } from '../../runtime/config-file.js';
 
+/**
+ * The settings schema version Qwen Code 0.24.4 stamps on a settings file (`$version`): written with the enforced
+ * keys, so the CLI does not migrate (rewrite) the run's settings file during the attempt, which would show in the
+ * attempt's file diff as the agent's change.
+ */
+export const QWEN_SETTINGS_VERSION = 4;
+
 /** Trust level Qwen Code writes for "Trust folder" (the Gemini CLI's). */
 export const QWEN_TRUST_LEVEL = 'TRUST_FOLDER';
 
@@ -34,6 +41,7 @@ export function qwenSettingsPath(runDir: string): string {
 /** Writes the enforced keys into `settings.json`. */
 export async function writeQwenSettings(settingsPath: string, modelMode: ModelMode): Promise<void> {
   await editConfigFile(settingsPath, JSON_CONFIG, (doc) => {
+    if (typeof doc.$version !== 'number') doc.$version = QWEN_SETTINGS_VERSION;
     childTable(doc, 'general').enableAutoUpdate = false;
     childTable(doc, 'privacy').usageStatisticsEnabled = false;
     childTable(doc, 'telemetry').enabled = false;
