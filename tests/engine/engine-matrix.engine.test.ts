@@ -75,6 +75,8 @@ interface EngineFacts {
   offered: { tools: string[]; skillEvidence: (ctx: AttemptContext) => Array<string | RegExp> };
   /** The tool names the `use_skill` and `write_file` intents become: its own where it has one, else shell. */
   intentTools: [string, string];
+  /** What the `use_skill` call's output holds of the `demo-hello` skill, where it is not the skill's name. */
+  skillOutput?: string;
   /** The bookkeeping call it makes on every turn in scripted mode, answered outside the script; null: none. */
   sideRequest: string | null;
   /**
@@ -296,6 +298,8 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
       skillEvidence: () => [/demo-hello\\n<\/name>\\n<description>\\nGreets the world/],
     },
     intentTools: ['skill', 'write_file'],
+    // qwen's `skill` tool answers with the SKILL.md body, without the skill's name.
+    skillOutput: 'Greets the world by writing hello.txt',
     sideRequest: null,
     flaggedStart: {
       args: (p) => ['-p', p, ...QWEN_FLAGS, '-m', 'qwen3-coder-plus'],
@@ -770,7 +774,7 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     expect(run).toHaveCompleted();
     expect(run).toHaveUsedSkill('demo-hello');
     expect(run.toolCalls.map((c) => c.name)).toEqual(facts.intentTools);
-    expect(run.toolCalls[0]?.output).toContain('demo-hello');
+    expect(run.toolCalls[0]?.output).toContain(facts.skillOutput ?? 'demo-hello');
     expect(run).toHaveChangedFiles(['hello.txt']);
     expect(fs.readFileSync(path.join(run.runDir, 'hello.txt'), 'utf8')).toBe('hello from the skill\n');
   });

@@ -137,6 +137,9 @@ export function createQwenParser(): EngineParser {
   }
 
   function onSystem(event: Json, text: string): ParserOutput[] {
+    // A model call retried after a cut stream (`{reason: "retry", discardedToolCalls, preserveText}`, 0.24.4): it
+    // carries no error of its own; a retry that fails too ends the run with a `result` naming the error.
+    if (event.subtype === 'retry') return [];
     if (event.subtype !== 'init')
       return [
         diag(
