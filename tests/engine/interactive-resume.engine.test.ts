@@ -36,6 +36,7 @@ const TUI_ARGS: Partial<Record<EngineId, (prompt: string) => string[]>> = {
   claude: (prompt) => [prompt],
   gemini: (prompt) => ['-i', prompt],
   opencode: (prompt) => ['--prompt', prompt],
+  qwen: (prompt) => ['-i', prompt],
 };
 
 const FIRST = 'First answer ALPHA.';
