@@ -27,14 +27,11 @@ export const QWEN_SCRIPTED_MODEL = 'agent-harness-scripted';
 
 /**
  * Env that keeps qwen quiet: the notice that `--yolo` runs without qwen's own sandbox (the harness isolates the
- * attempt itself), and no relaunch of the CLI in a child process with a bigger heap (one process to contain). And
- * `QWEN_CODE_LEGACY_MCP_BLOCKING=1`: MCP servers are discovered before the first turn (0.24.4 otherwise discovers
- * them in the background, and a server slower than the first request offers no tool to it).
+ * attempt itself), and no relaunch of the CLI in a child process with a bigger heap (one process to contain).
  */
 export const QWEN_QUIET_ENV: Readonly<Record<string, string>> = {
   QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
   QWEN_CODE_NO_RELAUNCH: 'true',
-  QWEN_CODE_LEGACY_MCP_BLOCKING: '1',
 };
 
 async function prepareQwen(ctx: EnginePrepareContext): Promise<PreparedEngine> {
