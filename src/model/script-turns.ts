@@ -51,13 +51,14 @@ export function missingMcpToolCommand(server: string, tool: string): string {
 export type NativeIntentTools = Pick<EngineToolTable, 'write' | 'skill'>;
 
 /**
- * The working directory an engine states in its request (claude and opencode: `Working directory: /…`; a
- * `<cwd>…</cwd>` element), or null.
+ * The working directory an engine states in its request (claude and opencode: `Working directory: /…`; qwen: `working
+ * in the directory: /…`; a `<cwd>…</cwd>` element), or null.
  */
 export function requestWorkingDirectory(body: unknown): string | null {
   // Read in the request's own strings, to the end of the line: a directory may hold spaces, quotes, backslashes.
   for (const text of stringsOf(body)) {
-    const match = /[Ww]orking directory:[ \t]*(\/[^\n]*)/.exec(text) ?? /<cwd>(\/[^<\n]*)<\/cwd>/.exec(text);
+    const match =
+      /[Ww]orking (?:in the )?directory:[ \t]*(\/[^\n]*)/.exec(text) ?? /<cwd>(\/[^<\n]*)<\/cwd>/.exec(text);
     if (match) return match[1]!.trimEnd();
   }
   return null;

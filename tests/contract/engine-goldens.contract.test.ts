@@ -137,6 +137,11 @@ const ERROR_MESSAGES: Readonly<Record<string, ReadonlyArray<[string, FailureCate
     ['Failed to get response from the AI model; retried 5 times. Last error: 500 (status 500)', 'network'],
     ['something odd happened', null],
   ],
+  qwen: [
+    ['[API Error: 401 Incorrect API key provided]', 'auth'],
+    ['[API Error: 429 Too Many Requests]', 'rate_limit'],
+    ['something odd happened', null],
+  ],
   iflow: [
     ['Error: 401 invalid api key', 'auth'],
     ['Error: 429 Too Many Requests', 'rate_limit'],

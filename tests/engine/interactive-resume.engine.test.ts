@@ -38,6 +38,7 @@ const TUI_ARGS: Partial<Record<EngineId, (prompt: string) => string[]>> = {
   opencode: (prompt) => ['--prompt', prompt],
   // `copilot --help` 1.0.102: "-i, --interactive <prompt>  Start interactive mode and automatically execute this prompt".
   copilot: (prompt) => ['-i', prompt],
+  qwen: (prompt) => ['-i', prompt],
 };
 
 const FIRST = 'First answer ALPHA.';
