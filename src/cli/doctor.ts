@@ -392,9 +392,10 @@ export function registerDoctor(program: Command, streams: CliStreams, setExit: (
       } else {
         const out: string[] = [
           '# paths',
-          ...Object.entries(paths).map(
-            ([key, value]) => `${key}: ${Array.isArray(value) ? value.join(path.delimiter) : value}`,
-          ),
+          // An unset optional path (the engine prefix) is left out, never printed as "undefined".
+          ...Object.entries(paths)
+            .filter(([, value]) => value !== undefined)
+            .map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(path.delimiter) : value}`),
           '',
           '# env (export snapshot)',
           ...exportSnapshot(paths),
