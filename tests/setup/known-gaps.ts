@@ -1,0 +1,49 @@
+/**
+ * What the two engines added for issue 46 (copilot, qwen; the issue is still open) do not pass yet: each such engine
+ * test skips for that engine and says why, so the gap is listed in every report (a skipped test with its reason)
+ * instead of failing CI or being hidden. docs/engines.md "Known gaps" lists the same; a row leaves when its engine
+ * passes. The engine is read from the test's name (`describe.for(engines)('%s …')` puts it there).
+ */
+import path from 'node:path';
+import { beforeEach } from 'vitest';
+
+/** Per engine: [test file, start of the test's title or `*` for all of that file's tests on the engine, why]. */
+const KNOWN_GAPS: Readonly<Record<string, ReadonlyArray<readonly [string, string, string]>>> = {
+  copilot: [
+    ['providers.engine.test.ts', 'streams session', 'copilot names its session only in its closing `result` line'],
+    ['providers.engine.test.ts', 'systemPrompt', 'copilot agent options other than MCP are not mapped yet'],
+    ['providers.engine.test.ts', 'permissionMode', 'copilot agent options other than MCP are not mapped yet'],
+    ['provider-events.engine.test.ts', 'the session event', 'copilot prints no init line before its turn'],
+    ['mcp.engine.test.ts', 'a stdio MCP server not ready', 'copilot has no per-server MCP startup timeout'],
+    ['providers-acp.engine.test.ts', '*', 'copilot --acp is not verified yet'],
+    ['acp-agent.engine.test.ts', '*', 'copilot --acp is not verified yet'],
+    ['hostile-agent.engine.test.ts', '*', 'the hostile-agent row of copilot is not verified yet'],
+    ['interactive-resume.engine.test.ts', '*', "copilot's TUI is not verified yet"],
+    ['follow-skill.engine.test.ts', '*', 'the skill-following stand-in is not verified on copilot yet'],
+  ],
+  qwen: [
+    ['providers.engine.test.ts', 'starts an MCP server', 'qwen connects to MCP servers but does not offer their tools'],
+    ['mcp.engine.test.ts', 'an HTTP MCP server on the host', 'qwen does not offer MCP tools to the model'],
+    ['mcp.engine.test.ts', 'a stdio MCP server that starts slowly', 'qwen does not offer MCP tools to the model'],
+    ['providers-acp.engine.test.ts', '*', 'qwen --acp is not verified yet'],
+    ['acp-agent.engine.test.ts', '*', 'qwen --acp is not verified yet'],
+    ['hostile-agent.engine.test.ts', '*', 'the hostile-agent row of qwen is not verified yet'],
+    ['follow-skill.engine.test.ts', '*', 'the skill-following stand-in is not verified on qwen yet'],
+  ],
+};
+
+/** Why `engine` skips test `title` of `file` (issue 46), or null. */
+export function knownGap(engine: string, file: string, title: string): string | null {
+  const row = KNOWN_GAPS[engine]?.find(
+    ([f, start]) => f === path.basename(file) && (start === '*' || title.startsWith(start)),
+  );
+  return row ? `known gap of ${engine} (issue 46): ${row[2]}` : null;
+}
+
+beforeEach(({ task, skip }) => {
+  const names: string[] = [];
+  for (let suite = task.suite; suite; suite = suite.suite) names.push(suite.name);
+  const engine = Object.keys(KNOWN_GAPS).find((id) => names.some((name) => new RegExp(`\\b${id}\\b`).test(name)));
+  const reason = engine ? knownGap(engine, task.file.filepath, task.name) : null;
+  if (reason) skip(reason);
+});
