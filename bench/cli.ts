@@ -8,7 +8,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { startModelServer, type ModelServer } from '../src/model/index.js';
+import type { ModelServer } from '../src/model/index.js';
+import { startModelServer } from '../src/engines/model-server.js';
 import {
   bareCommand,
   bareLine,

@@ -5,7 +5,7 @@
  * (16 concurrent) / (16 × one / cores).
  */
 import os from 'node:os';
-import { startModelServer } from '../src/model/index.js';
+import { startModelServer } from '../src/engines/model-server.js';
 import { libraryAttempts } from './library.js';
 import {
   harnessEnv,

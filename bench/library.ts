@@ -1,4 +1,5 @@
-import { startModelServer, type ModelServer } from '../src/model/index.js';
+import type { ModelServer } from '../src/model/index.js';
+import { startModelServer } from '../src/engines/model-server.js';
 import { resolveHarnessPaths } from '../src/runtime/paths.js';
 import {
   attemptSide,

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { runAttempt } from '../src/core/run-attempt.js';
 import type { AttemptRequest } from '../src/core/attempt-request.js';
-import { startModelServer } from '../src/model/index.js';
+import { startModelServer } from '../src/engines/model-server.js';
 import { resolveHarnessPaths } from '../src/runtime/paths.js';
 import {
   attemptSide,

@@ -11,11 +11,9 @@
  *   sealed), or a JSON-RPC error naming the failed attempt and its run.
  * - `session/load` takes a run handle of this engine and replays each attempt's recorded events as updates.
  */
-import fs from 'node:fs';
-import { readLinesSync } from '../runtime/bounded-input.js';
 import type { AgentApp, AgentContext, ContentBlock, McpServer, SessionUpdate } from '@agentclientprotocol/sdk';
 import type { AttemptRequest } from '../core/attempt-request.js';
-import { attemptAuditPaths } from '../core/audit-files.js';
+import { readRecordedEvents } from '../core/recorded-events.js';
 import { runAttempt } from '../core/run-attempt.js';
 import { findRun } from '../core/session.js';
 import { checkAgentOptions } from '../engines/agent-options.js';
@@ -25,7 +23,6 @@ import type { ModelScript } from '../model/index.js';
 import {
   DEFAULT_AGENT_OPTIONS,
   McpServerDefSchema,
-  RaspEventSchema,
   type AgentOptions,
   type EngineId,
   type IsolationMode,
@@ -36,6 +33,7 @@ import {
 import type { HarnessPaths } from '../runtime/paths.js';
 import { createRun } from '../runtime/run-store.js';
 import { loadAcpSdk } from '../engines/acp/sdk.js';
+import type { AttemptEvent } from '../translate/attempt-events.js';
 import { createSessionUpdateMapper, stopReasonOf } from './updates.js';
 
 // The SDK is an optional peer: importing this module is its first use (DEPENDENCY_MISSING when it is absent).
@@ -173,18 +171,13 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
     return agentOptions;
   };
 
-  /** Replays a run's recorded attempts as updates (session/load). */
+  /** Replays a run's recorded attempts as updates (session/load), from their RASP and FCMP in their live order. */
   const replay = async (client: AgentContext, sessionId: string, run: RunIndexEntry): Promise<void> => {
     for (let attempt = 1; attempt <= run.attempts; attempt += 1) {
-      const file = attemptAuditPaths(run.run_dir, attempt).rasp;
-      if (!fs.existsSync(file)) continue;
+      const events = readRecordedEvents(run.run_dir, attempt);
+      if (!events) continue;
       const toUpdates = createSessionUpdateMapper();
-      for (const line of readLinesSync(file, { what: 'RASP events' }, true)) {
-        if (line.trim().length === 0) continue;
-        const parsed = RaspEventSchema.safeParse(JSON.parse(line));
-        if (!parsed.success) continue;
-        for (const update of toUpdates(parsed.data)) await send(client, sessionId, update);
-      }
+      for (const event of events) for (const update of toUpdates(event)) await send(client, sessionId, update);
     }
   };
 
@@ -200,6 +193,12 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
     const toUpdates = createSessionUpdateMapper();
     // Notifications go out in event order, and all of them before the prompt's answer.
     let sent: Promise<void> = Promise.resolve();
+    const forward = (event: AttemptEvent): void => {
+      for (const update of toUpdates(event))
+        sent = sent
+          .then(() => send(client, sessionId, update))
+          .catch((error: unknown) => log(`session/update for ${sessionId} not sent: ${String(error)}`));
+    };
     const request: AttemptRequest = {
       paths,
       engine,
@@ -215,12 +214,8 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
       ...(session.agentOptions ? { agentOptions: session.agentOptions } : {}),
       io: 'split',
       signal: turn.controller.signal,
-      onRaspEvent: (event) => {
-        for (const update of toUpdates(event))
-          sent = sent
-            .then(() => send(client, sessionId, update))
-            .catch((error: unknown) => log(`session/update for ${sessionId} not sent: ${String(error)}`));
-      },
+      onRaspEvent: (event) => forward(event),
+      onFcmpEvent: (event) => forward(event),
       onReady: (info) =>
         log(`session ${sessionId}: attempt ${info.attempt} (${launch}) of ${engine} in ${info.run.run_dir}`),
     };

@@ -1,20 +1,22 @@
 /**
- * RASP → ACP `session/update`, one event at a time as the attempt runs: what an editor shows of an attempt. Message
- * text becomes `agent_message_chunk` (streamed deltas as they come; a whole message once, unless its deltas were
- * already sent), reasoning `agent_thought_chunk`, a tool call `tool_call` (status `in_progress`, its input as
- * `rawInput`) and its result `tool_call_update` (status and output text). Lifecycle, raw lines, usage and
- * diagnostics stay in the audit: an editor gets only what the engine said, without the done marker.
+ * An attempt's events → ACP `session/update`, one at a time as the attempt runs: what an editor shows of an attempt,
+ * a small mapper over FCMP. Message text becomes `agent_message_chunk` (FCMP's deltas as they come; a final message
+ * whole, unless its deltas were already sent), a tool call `tool_call` (status `in_progress`, titled with FCMP's
+ * command or name) and its result `tool_call_update` (FCMP's status and exit code, when FCMP completes it).
+ * Reasoning (`agent_thought_chunk`), and a tool's whole input (`rawInput`) and output, come from RASP, which FCMP
+ * keeps only excerpts of. Lifecycle, raw lines, usage and diagnostics stay in the audit: an editor gets only what the
+ * engine said, without the done marker.
  */
 import type { SessionUpdate, StopReason, ToolCallStatus, ToolKind } from '@agentclientprotocol/sdk';
 import type { AttemptResult } from '../core/attempt-result.js';
-import type { ParsedEvent, RaspEvent } from '../protocol/index.js';
+import type { FcmpEvent } from '../protocol/index.js';
+import { isFcmpEvent, type AttemptEvent } from '../translate/attempt-events.js';
 import { createDoneMarkerFilter, type DoneMarkerFilter, stripDoneMarker } from '../translate/done-marker.js';
 
-type ToolCallEvent = Extract<ParsedEvent, { type: 'engine.tool.call' }>;
-type ToolResultEvent = Extract<ParsedEvent, { type: 'engine.tool.result' }>;
+type ToolCallData = Extract<FcmpEvent, { type: 'tool.call' }>['data'];
 
-/** The ACP tool kind of a RASP tool kind (an editor picks its icon from it). */
-const TOOL_KINDS: Readonly<Record<ToolCallEvent['kind'], ToolKind>> = {
+/** The ACP tool kind of a tool call's kind (an editor picks its icon from it). */
+const TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
   shell: 'execute',
   file_change: 'edit',
   mcp: 'other',
@@ -23,83 +25,106 @@ const TOOL_KINDS: Readonly<Record<ToolCallEvent['kind'], ToolKind>> = {
   other: 'other',
 };
 
-/** The ACP status of a RASP tool result (`declined`: the engine refused to run it, shown as failed). */
-const TOOL_STATUSES: Readonly<Record<ToolResultEvent['status'], ToolCallStatus>> = {
-  completed: 'completed',
-  failed: 'failed',
-  declined: 'failed',
-  in_progress: 'in_progress',
-};
-
-/** A one-line title for a tool call: the shell command when there is one, else the tool's name. */
-export function toolCallTitle(call: Pick<ToolCallEvent, 'kind' | 'name' | 'input'>): string {
-  const input = call.input;
-  if (call.kind === 'shell' && typeof input === 'object' && input !== null) {
-    const fields = input as Record<string, unknown>;
-    const command = fields.command ?? fields.cmd;
-    if (typeof command === 'string' && command.length > 0) return command;
-    if (Array.isArray(command) && command.every((part) => typeof part === 'string')) return command.join(' ');
+/**
+ * The ACP status of an FCMP tool status (`declined`: the engine refused to run it, and `abandoned`: it had no result
+ * when the attempt ended, are shown as failed).
+ */
+function toolStatusOf(status: string): ToolCallStatus {
+  switch (status) {
+    case 'completed':
+      return 'completed';
+    case 'in_progress':
+    case 'running':
+      return 'in_progress';
+    default:
+      return 'failed';
   }
-  if (typeof input === 'string' && call.kind === 'shell' && input.length > 0) return input;
-  return call.name;
+}
+
+/** A one-line title for a tool call: FCMP's shell command when there is one, else the tool's name. */
+export function toolCallTitle(call: Pick<ToolCallData, 'name' | 'command'>): string {
+  return call.command !== null && call.command.length > 0 ? call.command : call.name;
 }
 
 /**
- * A stateful mapper for one attempt: give it every RASP event in order, send what it returns as the `update` of a
- * `session/update` notification.
+ * A stateful mapper for one attempt: give it every event in order (RASP and FCMP, as `AttemptRequest.onRaspEvent`
+ * and `onFcmpEvent` give them), send what it returns as the `update` of a `session/update` notification.
  */
-export function createSessionUpdateMapper(): (event: RaspEvent) => SessionUpdate[] {
+export function createSessionUpdateMapper(): (event: AttemptEvent) => SessionUpdate[] {
   const streamed = new Map<string, DoneMarkerFilter>();
-  return (event) => {
-    const data = event.data;
-    switch (data.type) {
-      case 'engine.assistant.message': {
-        // The done marker is the harness's contract with the agent, not chat: the editor never shows it.
-        let text: string;
-        if (!data.final) {
-          let filter = streamed.get(data.message_id);
-          if (!filter) streamed.set(data.message_id, (filter = createDoneMarkerFilter()));
-          text = filter.push(data.text);
-        } else {
-          const filter = streamed.get(data.message_id);
-          text = filter ? filter.flush() : (stripDoneMarker(data.text) ?? '');
-        }
-        if (text.length === 0) return [];
-        return [
+  const inputs = new Map<string, unknown>();
+  const outputs = new Map<string, string | null>();
+  const message = (messageId: string, text: string): SessionUpdate[] =>
+    text.length === 0
+      ? []
+      : [
           {
             sessionUpdate: 'agent_message_chunk',
             content: { type: 'text', text },
-            ...(data.message_id ? { messageId: data.message_id } : {}),
+            ...(messageId ? { messageId } : {}),
+          },
+        ];
+  const fromFcmp = (event: FcmpEvent): SessionUpdate[] => {
+    switch (event.type) {
+      case 'assistant.message.delta': {
+        // The done marker is the harness's contract with the agent, not chat: the editor never shows it.
+        let filter = streamed.get(event.data.message_id);
+        if (!filter) streamed.set(event.data.message_id, (filter = createDoneMarkerFilter()));
+        return message(event.data.message_id, filter.push(event.data.text));
+      }
+      case 'assistant.message.final': {
+        const filter = streamed.get(event.data.message_id);
+        return message(event.data.message_id, filter ? filter.flush() : (stripDoneMarker(event.data.text) ?? ''));
+      }
+      case 'tool.call': {
+        const { call_id, kind } = event.data;
+        const input = inputs.get(call_id);
+        inputs.delete(call_id);
+        return [
+          {
+            sessionUpdate: 'tool_call',
+            toolCallId: call_id,
+            title: toolCallTitle(event.data),
+            kind: TOOL_KINDS[kind] ?? 'other',
+            status: 'in_progress',
+            rawInput: input !== undefined ? input : (event.data.input_excerpt ?? { command: event.data.command }),
           },
         ];
       }
+      case 'tool.result': {
+        const { call_id, status, exit_code } = event.data;
+        const output = outputs.has(call_id) ? (outputs.get(call_id) ?? null) : event.data.output_excerpt;
+        outputs.delete(call_id);
+        return [
+          {
+            sessionUpdate: 'tool_call_update',
+            toolCallId: call_id,
+            status: toolStatusOf(status),
+            ...(output !== null && output.length > 0
+              ? { content: [{ type: 'content', content: { type: 'text', text: output } }] }
+              : {}),
+            rawOutput: { output, exit_code },
+          },
+        ];
+      }
+      default:
+        return [];
+    }
+  };
+  return (event) => {
+    if (isFcmpEvent(event)) return fromFcmp(event);
+    const data = event.data;
+    switch (data.type) {
       case 'engine.reasoning':
         return data.text.length === 0
           ? []
           : [{ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: data.text } }];
       case 'engine.tool.call':
-        return [
-          {
-            sessionUpdate: 'tool_call',
-            toolCallId: data.call_id,
-            title: toolCallTitle(data),
-            kind: TOOL_KINDS[data.kind],
-            status: 'in_progress',
-            rawInput: data.input,
-          },
-        ];
+        if (!inputs.has(data.call_id)) inputs.set(data.call_id, data.input);
+        return [];
       case 'engine.tool.result':
-        return [
-          {
-            sessionUpdate: 'tool_call_update',
-            toolCallId: data.call_id,
-            status: TOOL_STATUSES[data.status],
-            ...(data.output !== null && data.output.length > 0
-              ? { content: [{ type: 'content', content: { type: 'text', text: data.output } }] }
-              : {}),
-            rawOutput: { output: data.output, exit_code: data.exit_code },
-          },
-        ];
+        outputs.set(data.call_id, data.output);
+        return [];
       default:
         return [];
     }

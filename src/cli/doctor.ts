@@ -11,6 +11,8 @@ import type { NamespaceSupport } from '../runtime/isolation/probe.js';
 import { findEnvLeak } from '../runtime/leak-guard.js';
 import { PATH_ENV_VARS, resolveHarnessPaths, type HarnessPaths } from '../runtime/paths.js';
 import { engineInstallHint } from '../engines/install-hint.js';
+import { checkedVersionState, describeCheckedVersions, versionInLine } from '../engines/engine-versions.js';
+import type { EngineAdapter } from '../engines/engine.js';
 import { resolveExecutable } from '../runtime/executables.js';
 import { installCommand } from '../runtime/pinned-packages.js';
 import { parsePositiveInt } from './options.js';
@@ -128,6 +130,18 @@ function namespaceCheck(isolation: DoctorIsolation, hostEnv: NodeJS.ProcessEnv):
 }
 
 /**
+ * What the doctor says of an engine's `--version` line against its adapter's checked versions: `; checked`, a
+ * WARNING naming both for an unchecked version, nothing when either is unknown.
+ */
+function versionMark(adapter: EngineAdapter, line: string): string {
+  const version = versionInLine(line);
+  const checked = checkedVersionState(adapter, version);
+  if (checked === null) return '';
+  if (checked) return '; checked';
+  return `; WARNING ENGINE_VERSION_UNCHECKED: ${version} is not a version agent-harness checked ${adapter.id} against (${describeCheckedVersions(adapter)}); runs with it are marked unchecked`;
+}
+
+/**
  * A part of the isolation this machine cannot give: a failure under `require` (ISOLATION_UNAVAILABLE), else a warning
  * that says what attempts do instead.
  */
@@ -242,7 +256,12 @@ export async function runDoctorChecks(
       const retried = probe.tries > 1 ? ` (after ${probe.tries} tries)` : '';
       checks.push(
         probe.ok
-          ? { name: `engine ${id}`, ok: true, detail: `${file} (${probe.version})${retried}`, error: null }
+          ? {
+              name: `engine ${id}`,
+              ok: true,
+              detail: `${file} (${probe.version})${retried}${versionMark(adapter, probe.version)}`,
+              error: null,
+            }
           : {
               name: `engine ${id}`,
               ok: false,
@@ -373,9 +392,10 @@ export function registerDoctor(program: Command, streams: CliStreams, setExit: (
       } else {
         const out: string[] = [
           '# paths',
-          ...Object.entries(paths).map(
-            ([key, value]) => `${key}: ${Array.isArray(value) ? value.join(path.delimiter) : value}`,
-          ),
+          // An unset optional path (the engine prefix) is left out, never printed as "undefined".
+          ...Object.entries(paths)
+            .filter(([, value]) => value !== undefined)
+            .map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(path.delimiter) : value}`),
           '',
           '# env (export snapshot)',
           ...exportSnapshot(paths),

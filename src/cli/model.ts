@@ -62,7 +62,9 @@ export function registerModel(program: Command): void {
             hostEnv: {},
           })
         : null;
+      const { loadToolTables } = await import('../engines/registry.js');
       const handle = await serveModel({
+        tools: await loadToolTables(),
         ...(options.script ? { scriptPath: options.script } : {}),
         ...(options.port ? { port: options.port } : {}),
         ...(options.log ? { logFile: options.log } : {}),

@@ -23,6 +23,15 @@ export function separator(engine: EngineId, which: 'begin' | 'end'): string {
   return `[agent:${engine}] ---------------- runtime ${which} ----------------`;
 }
 
+/** The `engine_version:` line (`2.1.328 (unchecked; checked: 2.1.197)`), when the version is known. */
+function engineVersionLine(info: AttemptReadyInfo): string[] {
+  const v = info.engineVersion;
+  if (!v?.version) return [];
+  const mark =
+    v.checked === true ? ' (checked)' : v.checked === false ? ` (unchecked; checked: ${v.checkedVersions})` : '';
+  return [`engine_version: ${v.version}${mark}`];
+}
+
 /** Prints the info lines and the begin separator. */
 export function printReady(streams: CliStreams, info: AttemptReadyInfo, passthrough: readonly string[]): void {
   const names = info.skills.skills.map((skill) => skill.name);
@@ -31,6 +40,7 @@ export function printReady(streams: CliStreams, info: AttemptReadyInfo, passthro
     `run_dir: ${info.run.run_dir}`,
     `attempt: ${info.attempt}`,
     `executable: ${info.executable}`,
+    ...engineVersionLine(info),
     `passthrough: ${JSON.stringify(passthrough)}`,
     `translate_mode: ${info.translateMode}`,
     `injected_skills: ${info.skills.skill_count}${names.length ? ` (${names.join(', ')})` : ''}`,
@@ -38,6 +48,12 @@ export function printReady(streams: CliStreams, info: AttemptReadyInfo, passthro
     `model: ${info.modelUrl ?? 'live'}`,
     `isolation: network=${info.isolation.network} processes=${info.isolation.processes} filesystem=${info.isolation.filesystem ?? 'host'}`,
   ];
+  if (info.engineVersion?.checked === false)
+    lines.push(
+      pc.yellow(
+        `warning ENGINE_VERSION_UNCHECKED: ${info.run.engine} ${info.engineVersion.version} was not checked (checked: ${info.engineVersion.checkedVersions}); its stream may have changed`,
+      ),
+    );
   if (info.isolation.reason !== null && info.isolation.mode === 'auto') {
     lines.push(
       pc.yellow(

@@ -38,7 +38,10 @@ export function registerResume(program: Command, streams: CliStreams, setExit: (
     });
 }
 
-/** Runs the resume's attempt (the run found by `handle`); resolves the exit status. */
+/**
+ * Runs the resume's attempt (the run found by `handle`), its request made by `resumeRequest` as the providers' and the
+ * Vitest fixtures' are; resolves the exit status. The run's translate view and script stand unless given.
+ */
 async function resumeRun(
   streams: CliStreams,
   handle: string,
@@ -46,29 +49,22 @@ async function resumeRun(
   options: ResumeOptions,
   earlyInit: EarlyInit | null,
 ): Promise<number> {
-  const [{ findRun }, { chooseIo, runAttemptCommand }] = await Promise.all([
+  const [{ resumeRequest }, { chooseIo, runAttemptCommand }] = await Promise.all([
     import('../core/session.js'),
     import('./attempt-command.js'),
   ]);
-  const paths = resolveHarnessPaths();
-  const run = await findRun(paths, { selector: handle });
-  const translate = options.translate ?? run.translate_mode;
+  const request = await resumeRequest({ selector: handle }, message, {
+    earlyInit,
+    paths: resolveHarnessPaths(),
+    ...(options.script ? { script: options.script } : {}),
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.isolation ? { isolation: options.isolation } : {}),
+    ...(options.expose ? { expose: options.expose } : {}),
+  });
+  const translate = options.translate ?? request.run?.translate_mode ?? 0;
   const { status } = await runAttemptCommand(
     streams,
-    {
-      earlyInit,
-      paths,
-      engine: run.engine,
-      launch: 'resume',
-      run,
-      message,
-      translateMode: translate,
-      script: options.script ?? run.script,
-      io: chooseIo(translate, undefined),
-      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.isolation ? { isolation: options.isolation } : {}),
-      ...(options.expose ? { expose: options.expose } : {}),
-    },
+    { ...request, translateMode: translate, io: chooseIo(translate, undefined) },
     'Resume',
   );
   return status;

@@ -11,7 +11,7 @@ import type { IoMode } from '../core/run-attempt.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { MAX_SEED_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import type { EarlyInit } from '../runtime/isolation/early-init.js';
-import { ISOLATION_ENV } from '../runtime/isolation/mode.js';
+import { earlyInitFits } from '../runtime/isolation/mode.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import {
   collect,
@@ -108,7 +108,9 @@ export async function withEarlyInit<T>(
   options: Pick<StartCommandOptions, 'pty' | 'model' | 'isolation'>,
   command: (early: EarlyInit | null) => Promise<T>,
 ): Promise<T> {
-  const early = earlyInitFits(options) ? (await import('../runtime/isolation/early-init.js')).startEarlyInit() : null;
+  const early = earlyInitFits(cliShape(options))
+    ? (await import('../runtime/isolation/early-init.js')).startEarlyInit()
+    : null;
   try {
     return await command(early);
   } finally {
@@ -117,14 +119,12 @@ export async function withEarlyInit<T>(
 }
 
 /**
- * Whether a start's (or resume's) attempt will likely prestart its namespace init (split streams, a model server on
- * loopback, isolation not off), so that the command starts it first.
+ * A start's (or resume's) attempt as early-init sees it. A terminal on every stream may make it a passthrough attempt
+ * (`script`), whose init starts in its terminal.
  */
-export function earlyInitFits(options: Pick<StartCommandOptions, 'pty' | 'model' | 'isolation'>): boolean {
-  if (options.pty || options.model === 'live') return false;
-  if ((options.isolation ?? process.env[ISOLATION_ENV]) === 'off') return false;
-  // A terminal on every stream may make it a passthrough attempt (`script`), whose init starts in its terminal.
-  return !(process.stdin.isTTY && process.stdout.isTTY && process.stderr.isTTY);
+function cliShape(options: Pick<StartCommandOptions, 'pty' | 'model' | 'isolation'>) {
+  const terminal = Boolean(options.pty) || Boolean(process.stdin.isTTY && process.stdout.isTTY && process.stderr.isTTY);
+  return { split: !terminal, modelMode: options.model, isolation: options.isolation, env: process.env };
 }
 
 /** `--trials N`: the start run N times, each its own audited run, then the statistics (./start-trials.ts). */

@@ -9,6 +9,7 @@ import type {
   IsolationMode,
   IsolationRecord,
   ModelMode,
+  FcmpEvent,
   RaspEvent,
   RunIndexEntry,
   SkillInjection,
@@ -97,6 +98,12 @@ export interface AttemptRequest {
    */
   isolation?: IsolationMode;
   /**
+   * What an engine CLI version its adapter was not checked against does (`EngineAdapter.checkedVersions`): `any` and
+   * `warn` (default) run it, marked unchecked in the meta; `checked` refuses it with ENGINE_VERSION_UNCHECKED before
+   * a run directory exists.
+   */
+  engineVersions?: EngineVersionPolicy;
+  /**
    * Host paths the agent sees inside its mount namespace beyond its workspace, managed HOME and TMPDIR: `PATH`
    * (read-write), `PATH:ro`, or `{ path, readOnly }`; relative paths against the project root. Each must exist
    * (CONFIG_INVALID otherwise).
@@ -115,6 +122,12 @@ export interface AttemptRequest {
   eventMemoryBytes?: number;
   /** RASP events as they are built (for live views). */
   onRaspEvent?: (event: RaspEvent) => void;
+  /**
+   * FCMP events as they are translated, interleaved with `onRaspEvent` in the one order of the attempt: the FCMP a
+   * RASP event gives comes right after it; a tool result completed later (its exit code seen in the engine's next
+   * model request) comes before the RASP event it was completed at. Views map these (`translate/fcmp-tool-calls.ts`).
+   */
+  onFcmpEvent?: (event: FcmpEvent) => void;
   /** Called once the run and attempt are known, before the engine starts. */
   onReady?: (info: AttemptReadyInfo) => void;
   /**
@@ -150,4 +163,12 @@ export interface AttemptReadyInfo {
   io: IoMode;
   /** The namespaces the engine runs in. */
   isolation: IsolationRecord;
+  /**
+   * The engine CLI's version, whether its adapter was checked against it, and the versions it was (meta's
+   * `engine_version`, `engine_version_checked`, `engine_checked_versions`). Absent in infos made before the policy.
+   */
+  engineVersion?: { version: string | null; checked: boolean | null; checkedVersions: string | null };
 }
+
+/** What a run does with an engine CLI version its adapter was not checked against (see `AttemptRequest`). */
+export type EngineVersionPolicy = 'checked' | 'warn' | 'any';

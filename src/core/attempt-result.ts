@@ -14,10 +14,14 @@ import type {
   Usage,
 } from '../protocol/index.js';
 import type { AttemptAuditPaths } from './audit-files.js';
-import { collectToolCalls, type NormalizedToolCall } from '../translate/tool-calls.js';
+import { toolCallsOf } from '../translate/fcmp-tool-calls.js';
+import type { NormalizedToolCall } from '../translate/tool-calls.js';
 import type { EventSpool } from './event-spool.js';
 
-/** A tool call the engine made, with its result when seen (normalized across engines, see `tool-calls.ts`). */
+/**
+ * A tool call the engine made, with its result when seen: read from FCMP (`translate/fcmp-tool-calls.ts`), where it
+ * was normalized across engines once; `input` and `output` are the RASP events' own, whole.
+ */
 export type ToolCallRecord = NormalizedToolCall;
 
 /** The outcome of one attempt. */
@@ -48,6 +52,11 @@ export interface AttemptResult {
   durationMs: number;
   /** Version of the engine CLI (from its npm package), null when unknown. */
   engineVersion: string | null;
+  /**
+   * Whether `engineVersion` is one the engine's adapter was checked against: false marks a run made with an unchecked
+   * version; null when either is unknown (absent in results made without a meta).
+   */
+  engineVersionChecked?: boolean | null;
   /** Names of the skills injected into the run dir. */
   skillsInjected: string[];
   /** Injected skills the engine offered the model in its first real request; null when unknown (live mode). */
@@ -60,9 +69,6 @@ export interface AttemptResult {
   /** The cassette the attempt recorded or replayed and how its requests matched (cassette modes only). */
   cassette?: NonNullable<AttemptMeta['model']['cassette']>;
 }
-
-/** Tool calls in order, each joined with its result and normalized. */
-export { collectToolCalls };
 
 /** What an attempt's result needs of its RASP events, taken as they go by (the events themselves are spooled). */
 export interface RaspFacts {
@@ -109,8 +115,6 @@ export function createRaspFacts(session: string | null): RaspFacts {
 export interface AttemptEvents {
   rasp: EventSpool<RaspEvent>;
   fcmp: EventSpool<FcmpEvent>;
-  /** Exit codes the engine reported to the model, for the tool calls. */
-  toolExitCodes: ReadonlyMap<string, number>;
 }
 
 /**
@@ -126,9 +130,8 @@ export function attemptResult(
 ): AttemptResult {
   const inMemory = events.rasp.inMemory && events.fcmp.inMemory;
   // Both read the events as they go by: past the budget, neither holds the attempt's RASP or FCMP to collect its part.
-  // The attempt has ended: a call with no result is `abandoned`.
-  const toolCalls = (): ToolCallRecord[] =>
-    collectToolCalls(events.rasp.events(), events.toolExitCodes, { ended: true });
+  // The FCMP is sealed: a call with no result has its `abandoned` result there.
+  const toolCalls = (): ToolCallRecord[] => toolCallsOf(events.fcmp.events(), events.rasp.events());
   const assistantMessages = (): string[] => {
     const texts: string[] = [];
     for (const event of events.fcmp.events()) if (event.type === 'assistant.message.final') texts.push(event.data.text);

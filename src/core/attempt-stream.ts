@@ -1,25 +1,26 @@
 /**
  * The live event stream of one attempt: its RASP events as the engine produces them (the first arrives long before
- * the process exits), then the attempt's result. Built once here and used by the providers (seed 003) and any live
+ * the process exits), each followed by the FCMP events it gave (`translate/attempt-events.ts`: the one order every
+ * view maps from), then the attempt's result. Built once here and used by the providers (seed 003) and any live
  * view; the CLI and the fixtures keep calling runAttempt directly.
  */
-import type { RaspEvent } from '../protocol/index.js';
+import type { AttemptEvent } from '../translate/attempt-events.js';
 import type { AttemptResult } from './attempt-result.js';
 import type { AttemptRequest } from './attempt-request.js';
 import { runAttempt } from './run-attempt.js';
 
-/** An attempt in progress: iterate its RASP events; `result` settles when it ends. */
-export interface AttemptStream extends AsyncIterable<RaspEvent> {
+/** An attempt in progress: iterate its RASP and FCMP events (`isFcmpEvent` tells them apart); `result` settles when it ends. */
+export interface AttemptStream extends AsyncIterable<AttemptEvent> {
   readonly result: Promise<AttemptResult>;
 }
 
 /**
- * Starts an attempt and streams its RASP events. The iterator ends after the last event of a finished attempt, and
+ * Starts an attempt and streams its RASP and FCMP events. The iterator ends after the last event of a finished attempt, and
  * throws the attempt's error if it failed before producing a result (bad request, missing run). Events are queued
  * unboundedly in memory only while nobody reads them; a reader that keeps up holds one at a time.
  */
 export function streamAttempt(request: AttemptRequest): AttemptStream {
-  const queue: RaspEvent[] = [];
+  const queue: AttemptEvent[] = [];
   let wake: (() => void) | null = null;
   let finished = false;
   const notify = (): void => {
@@ -30,6 +31,11 @@ export function streamAttempt(request: AttemptRequest): AttemptStream {
     ...request,
     onRaspEvent: (event) => {
       request.onRaspEvent?.(event);
+      queue.push(event);
+      notify();
+    },
+    onFcmpEvent: (event) => {
+      request.onFcmpEvent?.(event);
       queue.push(event);
       notify();
     },

@@ -2,8 +2,7 @@
  * The events of one attempt (RASP or FCMP) as they are recorded: each is written to its JSONL audit file at once,
  * with a synchronous write (on disk even if the harness dies), and kept in memory only while the attempt's events
  * stay under a byte budget. Past the budget the file is the only copy, so a long attempt's memory stays flat: the
- * events are read back from it when they are needed (the FCMP translation after the engine exits, a result's
- * `rasp`/`fcmp` when a caller asks for them).
+ * events are read back from it when they are needed (a result's `rasp`/`fcmp` when a caller asks for them).
  *
  * The file lies in the run directory, which is the engine's working directory: what is read back must be what was
  * written. The spool writes at its own offsets, keeps a running SHA-256 of the bytes it wrote, and reads back
@@ -46,7 +45,6 @@ export class EventSpool<T> {
   private fd: number | null = null;
   private written = 0;
   private readonly hash: Hash = createHash('sha256');
-  private digest: string | null = null;
 
   /**
    * @param file the JSONL audit file, created (truncated) now
@@ -121,6 +119,15 @@ export class EventSpool<T> {
     this.fd = null;
   }
 
+  /**
+   * Throws AUDIT_TAMPERED unless the file is exactly what was written: the seal's tamper check where the agent can
+   * write `.audit/` (see `seal-attempt.ts`). Reads the whole file.
+   */
+  check(): void {
+    if (this.fd === null && this.written === 0) return;
+    this.verify();
+  }
+
   /** Throws AUDIT_TAMPERED unless the file's first bytes are exactly those written. */
   private verify(): void {
     const check = createHash('sha256');
@@ -133,8 +140,8 @@ export class EventSpool<T> {
   }
 
   private expect(check: Hash, read: number): void {
-    this.digest ??= this.hash.digest('hex');
-    if (read !== this.written || check.digest('hex') !== this.digest) {
+    // A copy: the spool goes on writing (and hashing) after the seal's check, FCMP's last events among them.
+    if (read !== this.written || check.digest('hex') !== this.hash.copy().digest('hex')) {
       throw new AgentHarnessError(
         'AUDIT_TAMPERED',
         `${this.file} is not what the harness wrote there (${read} of ${this.written} bytes read back, or other bytes): something changed it during the attempt, so its events are not used.`,

@@ -5,20 +5,18 @@
  */
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
-import type { AcpClientOptions, AcpClientOutcome } from '../engines/acp/client.js';
+import type { AcpClient, AcpClientOptions, AcpClientOutcome } from '../engines/acp/client.js';
 import { DEFAULT_AGENT_OPTIONS } from '../protocol/agent-option-defaults.js';
 import type { RecordedRequest } from '../model/index.js';
-import type { FsSnapshot, StreamName } from '../protocol/index.js';
+import type { StreamName } from '../protocol/index.js';
 import { openOwnFile } from '../runtime/own-file.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import { startSnapshot } from '../runtime/fs-snapshot.js';
-import type { ProcessResult } from '../runtime/process-result.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './attempt-request.js';
 import { type McpStartupWatchdog, mcpTurnStartGraceMs, startMcpStartupWatchdog } from './mcp-startup-watchdog.js';
 import { isModelCall } from './offered-skills.js';
-import type { OpenedAttempt } from './open-attempt.js';
-import type { AttemptPlan } from './prepare-attempt.js';
-import type { ProvisionedAttempt } from './provision-attempt.js';
+import { runningMeta } from './attempt-meta.js';
+import type { AttemptPlan, LaunchedAttempt, OpenedAttempt, ProvisionedAttempt } from './attempt-steps.js';
 import { spawnEngine } from './spawn-engine.js';
 
 /**
@@ -27,53 +25,42 @@ import { spawnEngine } from './spawn-engine.js';
  */
 export const BEFORE_HASH_LIMIT = 2_000;
 
-/** A running engine: the output of {@link launchAttempt}. */
-export interface LaunchedAttempt {
-  /** Resolves when the engine has exited (or could not start); never rejects. */
-  engine: Promise<ProcessResult>;
-  /** fs-before, hashed and written; rejects when it could not be written. */
-  before: Promise<FsSnapshot>;
-  timeoutMs: number;
-  /** Over ACP: how the client's conversation ended (settles once the engine is done); null natively. */
-  acp: Promise<AcpClientOutcome> | null;
-  /** The bound on a turn that never starts while stdio MCP servers start (mcp-startup-watchdog.ts); null without. */
-  mcpWatchdog: McpStartupWatchdog | null;
-}
-
-/** Writes the running meta, lists the before-snapshot and starts the engine. */
-export async function launchAttempt(
-  plan: AttemptPlan,
-  opened: OpenedAttempt,
-  provisioned: ProvisionedAttempt,
-): Promise<LaunchedAttempt> {
-  const { request, io, adapter } = plan;
-  const { audit, runDir, meta, rasp } = opened;
-  const { executable, argv, env, isolation } = provisioned;
-  // The meta and the before-snapshot's listing at once: neither touches what the other reads. A harness that dies
-  // in an attempt's first moments leaves no fs-before, as it leaves no fs-after (seal-interrupted.ts writes neither).
+/**
+ * Writes the running meta and lists the before-snapshot, at once: neither touches what the other reads. A harness
+ * that dies in an attempt's first moments leaves no fs-before, as it leaves no fs-after (seal-interrupted.ts writes
+ * neither). Then tells the caller the attempt is ready.
+ */
+async function writeRunning(plan: AttemptPlan, opened: OpenedAttempt, provisioned: ProvisionedAttempt) {
+  const { audit, runDir } = opened;
+  const meta = runningMeta(opened.initialMeta, opened.record);
   const [, snapshot] = await Promise.all([
     writeJsonAtomic(audit.meta, meta),
     startSnapshot(runDir, { hashLimit: BEFORE_HASH_LIMIT }),
   ]);
-  request.onReady?.({
+  plan.request.onReady?.({
     run: opened.run,
     attempt: opened.attempt,
-    executable,
-    argv,
+    executable: provisioned.executable,
+    argv: provisioned.argv,
     translateMode: plan.translateMode,
     skills: meta.skill_injection,
     configRoots: provisioned.configRoots,
     modelUrl: provisioned.modelUrl,
-    io,
-    isolation: isolation.record,
+    io: plan.io,
+    isolation: provisioned.isolation.record,
+    engineVersion: {
+      version: opened.record.engineVersion ?? null,
+      checked: opened.record.engineVersionChecked ?? null,
+      checkedVersions: opened.record.engineCheckedVersions ?? null,
+    },
   });
   opened.clock.mark('fs_before');
+  return snapshot;
+}
 
-  rasp.started({ launch: plan.launch, argv: [executable, ...argv], cwd: runDir, pid: null, io });
-  const timeoutMs = request.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
-  let acp: Promise<AcpClientOutcome> | null = null;
-  // The ACP client (and the SDK under it) is loaded only by an attempt that speaks ACP.
-  const acpClient = plan.transport === 'acp' ? await import('../engines/acp/client.js') : null;
+/** The MCP startup watchdog of an attempt with stdio MCP servers (a diagnostic when it fires); null without. */
+function startWatchdog(plan: AttemptPlan, opened: OpenedAttempt): McpStartupWatchdog | null {
+  const { request } = plan;
   // The model's requests so far, once its server is up (it is by now, when there is one).
   let requests: (() => readonly RecordedRequest[]) | null = null;
   void opened.model.then(
@@ -82,54 +69,47 @@ export async function launchAttempt(
     },
     () => undefined,
   );
-  const mcpWatchdog = startMcpStartupWatchdog(
+  return startMcpStartupWatchdog(
     request.agentOptions?.mcpServers,
     () => (requests?.() ?? []).some(isModelCall),
-    (error) => rasp.diagnostic({ code: 'MCP_SERVER_STARTUP_STALLED', message: error.message, level: 'error' }),
+    (error) => opened.rasp.diagnostic({ code: 'MCP_SERVER_STARTUP_STALLED', message: error.message, level: 'error' }),
     // Read only for an attempt with MCP servers: a bad value fails those, not every attempt.
     request.agentOptions?.mcpServers?.length ? mcpTurnStartGraceMs(request.hostEnv ?? process.env) : undefined,
   );
-  const signal =
-    mcpWatchdog && request.signal
-      ? AbortSignal.any([request.signal, mcpWatchdog.signal])
-      : (mcpWatchdog?.signal ?? request.signal);
-  const engine = spawnEngine({
-    io,
-    file: executable,
-    args: argv,
+}
+
+/** Writes the running meta, lists the before-snapshot and starts the engine. */
+export async function launchAttempt(
+  plan: AttemptPlan,
+  opened: OpenedAttempt,
+  provisioned: ProvisionedAttempt,
+): Promise<LaunchedAttempt> {
+  const { request, io } = plan;
+  const { audit, runDir, rasp } = opened;
+  const snapshot = await writeRunning(plan, opened, provisioned);
+  rasp.started({
+    launch: plan.launch,
+    argv: [provisioned.executable, ...provisioned.argv],
     cwd: runDir,
-    env,
-    timeoutMs,
-    stdin: adapter.stdin,
-    audit,
-    writer: opened.writer,
-    rasp,
-    ...(plan.auditRedaction ? { redaction: plan.auditRedaction.chunks() } : {}),
-    ...(signal ? { signal } : {}),
-    ...(request.hurry ? { hurry: request.hurry } : {}),
-    ...(request.onOutput || mcpWatchdog
-      ? {
-          onOutput: (stream: StreamName, chunk: Uint8Array) => {
-            // In live mode the harness sees no model call: the engine's first output stands for its turn's start.
-            if (stream === 'stdout' && plan.modelMode === 'live') mcpWatchdog?.output();
-            request.onOutput?.(stream, chunk);
-          },
-        }
-      : {}),
-    ...(isolation.record.processes === 'pid-namespace' ? { isolation } : {}),
-    ...(acpClient
-      ? {
-          acp: (stdin: Writable, stop: () => void) => {
-            const log = { fd: null as number | null };
-            const client = acpClient.startAcpClient(acpClientOptions(plan, opened, stdin, stop, log));
-            acp = client.done.finally(() => {
-              if (log.fd !== null) fs.closeSync(log.fd);
-            });
-            return client;
-          },
-        }
-      : {}),
+    pid: null,
+    io,
   });
+  const timeoutMs = request.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
+  let acp: Promise<AcpClientOutcome> | null = null;
+  // The ACP client (and the SDK under it) is loaded only by an attempt that speaks ACP.
+  const acpClient = plan.transport === 'acp' ? await import('../engines/acp/client.js') : null;
+  const mcpWatchdog = startWatchdog(plan, opened);
+  const startClient = acpClient
+    ? (stdin: Writable, stop: () => void): AcpClient => {
+        const log = { fd: null as number | null };
+        const client = acpClient.startAcpClient(acpClientOptions(plan, opened, stdin, stop, log));
+        acp = client.done.finally(() => {
+          if (log.fd !== null) fs.closeSync(log.fd);
+        });
+        return client;
+      }
+    : null;
+  const engine = spawn(plan, opened, provisioned, timeoutMs, mcpWatchdog, startClient);
   if (mcpWatchdog) {
     // Stopped whichever way the engine ends (a rejection is the caller's to see, through `engine`).
     const stop = (): void => mcpWatchdog.stop();
@@ -150,6 +130,49 @@ export async function launchAttempt(
       return acp;
     },
   };
+}
+
+/** Starts the engine with its command, its audit, its bounds (timeout, cancel, watchdog) and its ACP client. */
+function spawn(
+  plan: AttemptPlan,
+  opened: OpenedAttempt,
+  provisioned: ProvisionedAttempt,
+  timeoutMs: number,
+  mcpWatchdog: McpStartupWatchdog | null,
+  startClient: ((stdin: Writable, stop: () => void) => AcpClient) | null,
+): LaunchedAttempt['engine'] {
+  const { request, io } = plan;
+  const { executable, argv, env, isolation } = provisioned;
+  const signal =
+    mcpWatchdog && request.signal
+      ? AbortSignal.any([request.signal, mcpWatchdog.signal])
+      : (mcpWatchdog?.signal ?? request.signal);
+  return spawnEngine({
+    io,
+    file: executable,
+    args: argv,
+    cwd: opened.runDir,
+    env,
+    timeoutMs,
+    stdin: plan.adapter.stdin,
+    audit: opened.audit,
+    writer: opened.writer,
+    rasp: opened.rasp,
+    ...(plan.auditRedaction ? { redaction: plan.auditRedaction.chunks() } : {}),
+    ...(signal ? { signal } : {}),
+    ...(request.hurry ? { hurry: request.hurry } : {}),
+    ...(request.onOutput || mcpWatchdog
+      ? {
+          onOutput: (stream: StreamName, chunk: Uint8Array) => {
+            // In live mode the harness sees no model call: the engine's first output stands for its turn's start.
+            if (stream === 'stdout' && plan.modelMode === 'live') mcpWatchdog?.output();
+            request.onOutput?.(stream, chunk);
+          },
+        }
+      : {}),
+    ...(isolation.record.processes === 'pid-namespace' ? { isolation } : {}),
+    ...(startClient ? { acp: startClient } : {}),
+  });
 }
 
 /** The ACP client of this attempt: its prompt or message, the session to load, the policy, the audit of its side. */

@@ -11,23 +11,16 @@ import { diffSnapshots, snapshotTree } from '../runtime/fs-snapshot.js';
 import { writeOwnFileSync } from '../runtime/own-file.js';
 import type { ProcessResult } from '../runtime/process-result.js';
 import { attemptGitDiffPath, attemptGitIndexPath } from './audit-files.js';
-import type { LaunchedAttempt } from './launch-attempt.js';
 import { isModelCall, offeredSkills } from './offered-skills.js';
-import type { OpenedAttempt } from './open-attempt.js';
-import type { AttemptPlan } from './prepare-attempt.js';
-import type { ProvisionedAttempt } from './provision-attempt.js';
+import type {
+  AttemptModel,
+  AttemptOutcome,
+  AttemptPlan,
+  LaunchedAttempt,
+  OpenedAttempt,
+  ProvisionedAttempt,
+} from './attempt-steps.js';
 import { gitDiffPatch } from './workspace.js';
-
-/** What happened in an attempt: the output of {@link observeAttempt}, and what the seal step judges. */
-export interface AttemptOutcome {
-  /** The engine's exit; null when it never started (the attempt failed before). */
-  process: ProcessResult | null;
-  fsDiff: FsDiff | null;
-  /** The harness's own failure, if any (the engine's failures are judged from its events). */
-  error: AgentHarnessError | null;
-  /** fs-before, while it is still being written (awaited before sealing). */
-  before: Promise<unknown> | null;
-}
 
 /** The harness's error for an engine that could not start or did not finish in time; null otherwise. */
 function engineRunError(
@@ -84,10 +77,35 @@ async function recordFiles(plan: AttemptPlan, opened: OpenedAttempt, launched: L
     const file = attemptGitDiffPath(runDir, attempt);
     opened.failures.attempt(file, () => {
       writeOwnFileSync(file, patch);
-      opened.meta.files.gitDiff = path.relative(runDir, file);
+      opened.record.gitDiff = path.relative(runDir, file);
     });
   }
   return diff;
+}
+
+/**
+ * Finishes the cassette (its file is complete once the engine is done): what it found goes into the attempt's
+ * diagnostics and its counts into the meta; returns the error it fails the attempt with, if any.
+ */
+async function recordCassette(opened: OpenedAttempt, model: AttemptModel | null): Promise<AgentHarnessError | null> {
+  const cassette = model?.cassette ? await model.cassette.finish() : null;
+  if (!cassette) return null;
+  // The error that fails the attempt is its failure (conversation.failed), not also a diagnostic: said once.
+  const failing = cassette.error;
+  for (const diagnostic of cassette.diagnostics)
+    if (!(failing && diagnostic.code === failing.code && diagnostic.message === failing.message))
+      opened.rasp.diagnostic(diagnostic);
+  opened.record.cassette = {
+    path: cassette.file,
+    mode: cassette.mode,
+    interactions: cassette.interactions,
+    exact: cassette.exact,
+    divergent: cassette.divergent,
+    missed: cassette.missed,
+    unused: cassette.unused,
+    ...(cassette.fork ? { fork: cassette.fork } : {}),
+  };
+  return cassette.error ?? null;
 }
 
 /** Waits for the engine and records what it did; never throws (a failure is the outcome's error). */
@@ -111,33 +129,14 @@ export async function observeAttempt(
   if (acp?.error && !result.canceled) error ??= acp.error;
   const model = await opened.model.catch(() => null);
   const requests = model?.requests() ?? [];
-  // The cassette's file is complete once the engine is done; what it found is in the attempt's diagnostics.
-  const cassette = model?.cassette ? await model.cassette.finish() : null;
-  if (cassette) {
-    // The error that fails the attempt is its failure (conversation.failed), not also a diagnostic: said once.
-    const failing = cassette.error;
-    for (const diagnostic of cassette.diagnostics)
-      if (!(failing && diagnostic.code === failing.code && diagnostic.message === failing.message))
-        rasp.diagnostic(diagnostic);
-    opened.meta.model.cassette = {
-      path: cassette.file,
-      mode: cassette.mode,
-      interactions: cassette.interactions,
-      exact: cassette.exact,
-      divergent: cassette.divergent,
-      missed: cassette.missed,
-      unused: cassette.unused,
-      ...(cassette.fork ? { fork: cassette.fork } : {}),
-    };
-    error ??= cassette.error;
-  }
+  error ??= await recordCassette(opened, model);
   // The skills the engine offered, as found in its first real model request (scripted mode), as a RASP event.
   if (plan.modelMode !== 'live' && requests.some(isModelCall)) {
     rasp.recovered([
       {
         type: 'engine.skills.offered',
         skills: offeredSkills(
-          opened.meta.skill_injection.skills.map((s) => s.name),
+          (opened.record.skillInjection?.skills ?? opened.initialMeta.skill_injection.skills).map((s) => s.name),
           requests,
         ),
         source: 'model_request',

@@ -3,79 +3,27 @@
  * run store makes the run directory and reserves the attempt's number (the one concurrency step of an attempt); then
  * the audit recorder opens its files. From here on the attempt exists, and whatever fails is recorded in it.
  */
-import type { AcpParser } from '../engines/acp/parse.js';
 import { withMcpReadiness } from '../engines/mcp-readiness.js';
 import path from 'node:path';
-import type { CassetteSession } from '../cassette/session.js';
 import type { NormalizeContext } from '../cassette/normalize.js';
-import { startModelServer, type ModelServer, type RecordedRequest } from '../model/server.js';
-import type { AttemptMeta, IsolationMode, RaspEvent, RunIndexEntry } from '../protocol/index.js';
+import { listenModelServer } from '../model/server.js';
+import type { FcmpEvent, IsolationMode, RaspEvent, RunIndexEntry } from '../protocol/index.js';
 import { openIsolation, type AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
 import { createRun, reserveAttempt } from '../runtime/run-store.js';
 import { writeOwnFileSync } from '../runtime/own-file.js';
-import { runHome, type RunHome } from '../runtime/paths.js';
-import { createRaspBuilder, type RaspBuilder } from '../translate/rasp-builder.js';
-import { createConformanceTally, type ConformanceTally } from '../translate/conformance.js';
+import { runHome } from '../runtime/paths.js';
+import { createRaspBuilder } from '../translate/rasp-builder.js';
+import { createConformanceTally } from '../translate/conformance.js';
 import { initialMeta } from './attempt-meta.js';
-import { mcpForwardUrls } from './mcp-reach.js';
+import { mcpForwardUrls, mcpServersCalled } from './mcp-reach.js';
 import { AttemptResources } from './attempt-resources.js';
-import { createRaspFacts, type RaspFacts } from './attempt-result.js';
-import {
-  attemptAuditPaths,
-  AuditWriteFailures,
-  clearAttemptPaths,
-  RawLogWriter,
-  type AttemptAuditPaths,
-} from './audit-files.js';
+import { createRaspFacts } from './attempt-result.js';
+import { attemptAuditPaths, AuditWriteFailures, clearAttemptPaths, fcmpSeqStart, RawLogWriter } from './audit-files.js';
 import { EventSpool } from './event-spool.js';
-import type { AttemptPlan } from './prepare-attempt.js';
+import { createLiveFcmp } from './live-fcmp.js';
+import type { AttemptModel, AttemptPlan, OpenedAttempt } from './attempt-steps.js';
 import { StepClock } from './step-clock.js';
-
-/** The model server an attempt talks to: its own, a shared one (the fixtures'), or none (live mode). */
-export interface AttemptModel {
-  /** Its base URL; null in live mode. */
-  url: string | null;
-  /** The server this attempt started, else null. */
-  owned: ModelServer | null;
-  /** The model requests of this attempt so far. */
-  requests(): readonly RecordedRequest[];
-  /** The cassette the server records or replays (record and replay modes), else null. */
-  cassette: CassetteSession | null;
-}
-
-/** An attempt that has begun: its run, its number, its audit recorder and what it holds. */
-export interface OpenedAttempt {
-  run: RunIndexEntry;
-  /** Over ACP: the parser of the engine's stdout, told by the client where its prompt was sent; else null. */
-  acpParser: AcpParser | null;
-  attempt: number;
-  runDir: string;
-  audit: AttemptAuditPaths;
-  /** The audit meta as it is filled in; written `running` before the engine starts and `finished` when sealed. */
-  meta: AttemptMeta;
-  startedAt: Date;
-  clock: StepClock;
-  /** Failed audit writes, recorded per file instead of thrown. */
-  failures: AuditWriteFailures;
-  writer: RawLogWriter;
-  /** The RASP events as they are built, written as they come. */
-  raspSpool: EventSpool<RaspEvent>;
-  rasp: RaspBuilder;
-  /** What the RASP events said so far (session, usage, offered skills). */
-  facts: RaspFacts;
-  tally: ConformanceTally;
-  /** Everything to give back when the attempt ends. */
-  resources: AttemptResources;
-  /** The model server, once it listens. */
-  model: Promise<AttemptModel>;
-  /** The namespaces, opening (their init boots meanwhile); rejects with the reason the attempt fails. */
-  isolation: Promise<AttemptIsolation>;
-  /** The attempt's own TMPDIR, removed when it ends. */
-  attemptTmp: string;
-  /** The run's own HOME, npm prefix and uv directories (under the managed home; kept with the run). */
-  home: RunHome;
-}
 
 /**
  * Starts the model server the plan asks for (or takes the shared one); `requestsLog` is where it logs requests,
@@ -111,7 +59,7 @@ async function startModel(
         briefMisses: true,
       })
     : null;
-  const server = await startModelServer({
+  const server = await listenModelServer({
     ...(plan.script ? { script: plan.script } : {}),
     tools: [plan.adapter.tools],
     logFile: requestsLog,
@@ -149,6 +97,138 @@ async function startIsolation(plan: AttemptPlan, model: Promise<AttemptModel>): 
   });
 }
 
+/** The run (the request's, or a new one) and this attempt's number in it, reserved (the one concurrency step). */
+async function runAndAttempt(plan: AttemptPlan): Promise<{ run: RunIndexEntry; attempt: number }> {
+  const { request, adapter } = plan;
+  const fromArgs = Boolean(request.passthrough?.length || request.rawArgs);
+  const run =
+    request.run ??
+    (await createRun(request.paths.runRoot, {
+      engine: adapter.id,
+      translateMode: plan.translateMode,
+      modelMode: plan.modelMode,
+      script: plan.script ?? null,
+      startArgs: fromArgs ? (request.passthrough ?? []) : null,
+      prompt: fromArgs ? null : (request.prompt ?? null),
+      label: request.label ?? null,
+      ...(request.runDir ? { runDir: request.runDir } : {}),
+    }));
+  return { run, attempt: await reserveAttempt(run.run_dir) };
+}
+
+/** What a cassette normalizes out of what it records: this attempt's own paths and run id. */
+function normalizeContextOf(
+  plan: AttemptPlan,
+  run: RunIndexEntry,
+  attemptTmp: string,
+  home: { home: string },
+): NormalizeContext {
+  const { paths } = plan.request;
+  const runDir = run.run_dir;
+  return {
+    replacements: [
+      [runDir, '<run-dir>'],
+      [attemptTmp, '<tmp>'],
+      [paths.tmpDir, '<tmp>'],
+      [home.home, '<home>'],
+      [paths.agentHome, '<home>'],
+      [run.run_id, '<run-id>'],
+    ],
+    responsePaths: [
+      [runDir, '<agent-harness:run-dir>'],
+      [attemptTmp, '<agent-harness:tmp>'],
+      [home.home, '<agent-harness:home>'],
+      [paths.agentHome, '<agent-harness:home>'],
+    ],
+  };
+}
+
+/** What the recorder opens: the audit files, the RASP and FCMP spools, the live translation and what they say. */
+type Recorder = Pick<
+  OpenedAttempt,
+  'audit' | 'failures' | 'writer' | 'raspSpool' | 'facts' | 'acpParser' | 'rasp' | 'fcmpSpool' | 'fcmp' | 'tally'
+>;
+
+/** The live RASP → FCMP translation of the attempt (the one normalized stream), written to fcmp.N.jsonl as it comes. */
+function openLiveFcmp(
+  plan: AttemptPlan,
+  run: RunIndexEntry,
+  attempt: number,
+  audit: Recorder['audit'],
+  failures: Recorder['failures'],
+  model: Promise<AttemptModel>,
+): Pick<Recorder, 'fcmpSpool' | 'fcmp' | 'tally'> {
+  const { request, adapter } = plan;
+  const tally = createConformanceTally();
+  const fcmpSpool = new EventSpool<FcmpEvent>(audit.fcmp, failures, plan.eventMemoryBytes);
+  const fcmp = createLiveFcmp({
+    options: {
+      runId: run.run_id,
+      engine: adapter.id,
+      attempt,
+      seqStart: fcmpSeqStart(run.run_dir, attempt),
+      launch: plan.launch,
+      errorPatterns: adapter.errorPatterns,
+      // A call whose argv the user wrote may start no session (`agent-harness codex --version`): not a failure.
+      expectSession: plan.launch === 'resume' || (!request.rawArgs && (request.passthrough?.length ?? 0) === 0),
+      mcpServersUsed: mcpServersCalled(plan.script),
+      replyText: plan.launch === 'resume' ? (request.message ?? null) : null,
+      sessionId: run.session_id,
+    },
+    spool: fcmpSpool,
+    tally,
+    requests: model.then((started) => started.requests),
+    ...(request.onRaspEvent ? { onRaspEvent: request.onRaspEvent } : {}),
+    ...(request.onFcmpEvent ? { onEvent: request.onFcmpEvent } : {}),
+  });
+  return { fcmpSpool, fcmp, tally };
+}
+
+/** The attempt's audit recorder: its raw logs, its RASP and FCMP spools and builder, and what the events say. */
+async function openRecorder(
+  plan: AttemptPlan,
+  run: RunIndexEntry,
+  attempt: number,
+  model: Promise<AttemptModel>,
+): Promise<Recorder> {
+  const { request, adapter } = plan;
+  const runDir = run.run_dir;
+  const audit = attemptAuditPaths(runDir, attempt);
+  const failures = new AuditWriteFailures();
+  // What the agent may have put at this attempt's audit paths (a FIFO would hang the harness) is removed first.
+  const occupied = clearAttemptPaths(runDir, attempt);
+  const writer = new RawLogWriter(audit, failures);
+  writer.touch(plan.io === 'split' ? ['stdout', 'stderr'] : ['pty', 'timing']);
+  // The events are written as they are built and kept in memory only up to a budget: a long attempt's memory is flat.
+  const raspSpool = new EventSpool<RaspEvent>(audit.rasp, failures, plan.eventMemoryBytes);
+  const facts = createRaspFacts(request.run?.session_id ?? null);
+  failures.attempt(audit.stdin, () =>
+    writeOwnFileSync(audit.stdin, plan.launch === 'resume' ? `${request.message}\n` : ''),
+  );
+  const acpParser = plan.transport === 'acp' ? (await import('../engines/acp/parse.js')).createAcpParser() : null;
+  const live = openLiveFcmp(plan, run, attempt, audit, failures, model);
+  const rasp = createRaspBuilder({
+    runId: run.run_id,
+    attempt,
+    engine: adapter.id,
+    parser: withMcpReadiness(acpParser ?? adapter.createParser()),
+    keepNoEvents: true,
+    onEvent: (event) => {
+      raspSpool.push(event);
+      facts.push(event);
+      live.fcmp.push(event);
+    },
+  });
+  if (occupied.length > 0) {
+    rasp.diagnostic({
+      code: 'AUDIT_PATH_OCCUPIED',
+      message: `Something already stood at this attempt's audit paths and was removed before it began: ${occupied.join(', ')} (the agent of an earlier attempt can write to .audit/).`,
+      level: 'warning',
+    });
+  }
+  return { audit, failures, writer, raspSpool, facts, acpParser, rasp, ...live };
+}
+
 /** Begins the attempt; throws only when the run store fails, before the attempt exists (nothing is left running). */
 export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
   const { request, adapter } = plan;
@@ -167,79 +247,20 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
   isolation.catch(() => undefined);
   resources.add(() => model.then((started) => started.owned?.close()));
   resources.add(() => isolation.then((opened) => opened.close()));
-  let run: RunIndexEntry;
-  let attempt: number;
+  let reserved: { run: RunIndexEntry; attempt: number };
   try {
-    const fromArgs = Boolean(request.passthrough?.length || request.rawArgs);
-    run =
-      request.run ??
-      (await createRun(request.paths.runRoot, {
-        engine: adapter.id,
-        translateMode: plan.translateMode,
-        modelMode: plan.modelMode,
-        script: plan.script ?? null,
-        startArgs: fromArgs ? (request.passthrough ?? []) : null,
-        prompt: fromArgs ? null : (request.prompt ?? null),
-        label: request.label ?? null,
-        ...(request.runDir ? { runDir: request.runDir } : {}),
-      }));
-    attempt = await reserveAttempt(run.run_dir);
+    reserved = await runAndAttempt(plan);
   } catch (error) {
     await resources.release();
     throw error;
   }
+  const { run, attempt } = reserved;
   const runDir = run.run_dir;
-  const audit = attemptAuditPaths(runDir, attempt);
-  requestsLog = audit.modelRequests;
+  requestsLog = attemptAuditPaths(runDir, attempt).modelRequests;
   const attemptTmp = path.join(request.paths.tmpDir, `${run.handle}-${attempt}`);
   const home = runHome(request.paths, run.run_id);
-  normalize = {
-    replacements: [
-      [runDir, '<run-dir>'],
-      [attemptTmp, '<tmp>'],
-      [request.paths.tmpDir, '<tmp>'],
-      [home.home, '<home>'],
-      [request.paths.agentHome, '<home>'],
-      [run.run_id, '<run-id>'],
-    ],
-    responsePaths: [
-      [runDir, '<agent-harness:run-dir>'],
-      [attemptTmp, '<agent-harness:tmp>'],
-      [home.home, '<agent-harness:home>'],
-      [request.paths.agentHome, '<agent-harness:home>'],
-    ],
-  };
-  const failures = new AuditWriteFailures();
-  // What the agent may have put at this attempt's audit paths (a FIFO would hang the harness) is removed first.
-  const occupied = clearAttemptPaths(runDir, attempt);
-  const writer = new RawLogWriter(audit, failures);
-  writer.touch(plan.io === 'split' ? ['stdout', 'stderr'] : ['pty', 'timing']);
-  // The events are written as they are built and kept in memory only up to a budget: a long attempt's memory is flat.
-  const raspSpool = new EventSpool<RaspEvent>(audit.rasp, failures, plan.eventMemoryBytes);
-  const facts = createRaspFacts(request.run?.session_id ?? null);
-  failures.attempt(audit.stdin, () =>
-    writeOwnFileSync(audit.stdin, plan.launch === 'resume' ? `${request.message}\n` : ''),
-  );
-  const acpParser = plan.transport === 'acp' ? (await import('../engines/acp/parse.js')).createAcpParser() : null;
-  const rasp = createRaspBuilder({
-    runId: run.run_id,
-    attempt,
-    engine: adapter.id,
-    parser: withMcpReadiness(acpParser ?? adapter.createParser()),
-    keepNoEvents: true,
-    onEvent: (event) => {
-      raspSpool.push(event);
-      facts.push(event);
-      request.onRaspEvent?.(event);
-    },
-  });
-  if (occupied.length > 0) {
-    rasp.diagnostic({
-      code: 'AUDIT_PATH_OCCUPIED',
-      message: `Something already stood at this attempt's audit paths and was removed before it began: ${occupied.join(', ')} (the agent of an earlier attempt can write to .audit/).`,
-      level: 'warning',
-    });
-  }
+  normalize = normalizeContextOf(plan, run, attemptTmp, home);
+  const recorder = await openRecorder(plan, run, attempt, model);
   const startedAt = new Date();
   const meta = initialMeta({
     run,
@@ -254,25 +275,19 @@ export async function openAttempt(plan: AttemptPlan): Promise<OpenedAttempt> {
     io: plan.io,
     transport: plan.transport,
     paths: request.paths,
-    audit,
+    audit: recorder.audit,
     startedAt,
   });
   clock.mark('run_store');
   return {
+    ...recorder,
     run,
-    acpParser,
     attempt,
     runDir,
-    audit,
-    meta,
+    initialMeta: meta,
+    record: {},
     startedAt,
     clock,
-    failures,
-    writer,
-    raspSpool,
-    rasp,
-    facts,
-    tally: createConformanceTally(),
     resources,
     model,
     isolation,

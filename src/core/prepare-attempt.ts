@@ -8,64 +8,26 @@ import path from 'node:path';
 import { AgentHarnessError } from '../errors/index.js';
 import type { EngineAdapter } from '../engines/engine.js';
 import { loadEngine, requireResume } from '../engines/registry.js';
-import type { CassetteFork, CassettePlan } from '../cassette/mode.js';
 import type { ModelScript } from '../model/script.js';
-import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
+import type { IsolationMode, ModelMode } from '../protocol/index.js';
 import { probeNamespacesAsync, type NamespaceSupport } from '../runtime/isolation/probe.js';
-import { type HostPathRule, hostPathRule } from '../runtime/isolation/host-path-rule.js';
+import { hostPathRule } from '../runtime/isolation/host-path-rule.js';
 import { planMcpBinds } from '../runtime/isolation/mcp-binds.js';
-import { resolveExpose, type ExposeRequest } from '../runtime/isolation/mount-plan.js';
+import { resolveExpose } from '../runtime/isolation/mount-plan.js';
 import { resolveIsolationMode } from '../runtime/isolation/mode.js';
 import { readIntegerSetting } from '../runtime/integer-setting.js';
 import { resolveExecutable } from '../runtime/executables.js';
 import { engineInstallHint } from '../engines/install-hint.js';
+import { checkedVersionState, describeCheckedVersions } from '../engines/engine-versions.js';
+import { engineVersion } from '../runtime/engine-version.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
 import { checkOnlySkills } from '../runtime/skills.js';
-import {
-  type AttemptRequest,
-  type AttemptTransport,
-  DEFAULT_ATTEMPT_TIMEOUT_MS,
-  type IoMode,
-} from './attempt-request.js';
+import { type AttemptRequest, type AttemptTransport, DEFAULT_ATTEMPT_TIMEOUT_MS } from './attempt-request.js';
+import type { AttemptPlan } from './attempt-steps.js';
 import { resolveEventMemoryBytes } from './event-spool.js';
-import { auditRedactionOf, handsOutRealKey, type AuditRedaction } from './audit-redaction.js';
+import { auditRedactionOf, handsOutRealKey } from './audit-redaction.js';
 import { assertMcpReachable } from './mcp-reach.js';
 import { assertTemplateContained, hasWorkspaceSeed } from './workspace.js';
-
-/** What an attempt will be, decided from its request: the output of {@link prepareAttempt}. */
-export interface AttemptPlan {
-  request: AttemptRequest;
-  adapter: EngineAdapter;
-  launch: 'start' | 'resume';
-  /** The engine's resume arguments (resume only). */
-  resumeArgs: NonNullable<EngineAdapter['buildResumeArgs']> | null;
-  translateMode: TranslateMode;
-  modelMode: ModelMode;
-  /** The cassette recorded or replayed (record and replay modes), with its strictness and pace; else null. */
-  cassette: (CassettePlan & { strict: boolean; pace: number; fork?: CassetteFork }) | null;
-  /** The scripted model's script (scripted mode; undefined: the default script), and the file it came from. */
-  script: ModelScript | undefined;
-  scriptPath: string | null;
-  io: IoMode;
-  /** Null when the mode given is not valid: the attempt then fails where its isolation is opened (CONFIG_INVALID). */
-  isolationMode: IsolationMode | null;
-  /** The namespace probe, started here so that it runs while the run directory is made. */
-  namespaceSupport: Promise<NamespaceSupport> | undefined;
-  eventMemoryBytes: number;
-  /** Host paths exposed to the agent on purpose, resolved and checked. */
-  expose: ExposeRequest[];
-  /** The host path rule of this attempt (its run root, the HOME it was started with): every host path in its plan. */
-  hostPathRule: HostPathRule;
-  /** What the engine's stdin is before it starts (`live`: the ACP client writes to it). */
-  initStdin: 'ignore' | { text: string } | 'live';
-  /** How the harness talks to the engine. */
-  transport: AttemptTransport;
-  hostEnv: NodeJS.ProcessEnv;
-  /** The secrets redacted out of the audit (an attempt that hands a real key out), or null: nothing to redact. */
-  auditRedaction: AuditRedaction | null;
-  /** The engine's executable as found (before the run directory is made: a missing engine is a usage mistake). */
-  executable: string;
-}
 
 /**
  * The cassette of a record, replay or auto attempt (checked here: its file, its key); null in other modes, which
@@ -210,15 +172,8 @@ function isolationModeOf(request: AttemptRequest, hostEnv: NodeJS.ProcessEnv): I
   }
 }
 
-/** Checks the request and decides what the attempt will be; throws for a request that cannot be run. */
-export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPlan> {
-  const hostEnv = request.hostEnv ?? process.env;
-  const isolationMode = isolationModeOf(request, hostEnv);
-  // The namespace probe (a process start, once per process) runs while the run directory is made.
-  const namespaceSupport = isolationMode === 'off' || isolationMode === null ? undefined : probeNamespacesAsync();
-  assertSameEngine(request);
-  const adapter = await loadEngine(request.run?.engine ?? request.engine);
-  const launch = request.launch;
+/** The timeout, checked before anything is written. */
+function assertTimeout(request: AttemptRequest): void {
   // Checked before anything is written: a timer past 2^31-1 ms, or NaN, would fire at once and kill the engine.
   readIntegerSetting({
     name: 'timeoutMs',
@@ -228,26 +183,48 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
     max: 2_147_483_647,
     unit: 'ms',
   });
-  const transport = transportOf(adapter, request);
-  // Over ACP a resume is the engine's session/load: its resume command line is not used.
-  const resumeArgs = launch === 'resume' && transport === 'native' ? requireResume(adapter) : null;
-  if (launch === 'resume') assertResumable(request);
-  if (hasWorkspaceSeed(request.workspace) && (launch !== 'start' || request.run)) {
+}
+
+/** What a resume needs of its run, and a workspace seed given only to a new run. */
+function assertLaunch(request: AttemptRequest): void {
+  if (request.launch === 'resume') assertResumable(request);
+  if (hasWorkspaceSeed(request.workspace) && (request.launch !== 'start' || request.run)) {
     throw new AgentHarnessError(
       'USAGE_ERROR',
       'A workspace (template, files, git) seeds a new run only; it cannot be given with --run-dir or resume.',
     );
   }
+}
+
+/** The model the attempt talks to: its mode, its cassette and its script. */
+async function modelOf(
+  request: AttemptRequest,
+  adapter: EngineAdapter,
+  hostEnv: NodeJS.ProcessEnv,
+  isolationMode: IsolationMode | null,
+): Promise<Pick<AttemptPlan, 'modelMode' | 'cassette' | 'script' | 'scriptPath'>> {
   const askedMode = request.modelMode ?? request.run?.model_mode ?? 'scripted';
   const cassette = await cassettePlanOf(request, askedMode, adapter, hostEnv);
   const modelMode: ModelMode = cassette ? cassette.mode : (askedMode as ModelMode);
   assertMcpReachable(request.agentOptions?.mcpServers, modelMode, isolationMode);
-  const scriptInput = request.script ?? (launch === 'resume' ? (request.run?.script ?? null) : null);
+  const scriptInput = request.script ?? (request.launch === 'resume' ? (request.run?.script ?? null) : null);
   // A lenient replay falls back to the script on a miss.
   const script =
     modelMode === 'scripted' || modelMode === 'replay'
       ? await resolveScript(scriptInput, request.paths.projectRoot)
       : { script: undefined, path: null };
+  return { modelMode, cassette, script: script.script, scriptPath: script.path };
+}
+
+/**
+ * The host paths of the attempt, checked before a run directory exists: its run root and directory, the engine's
+ * own path checks, the skills asked for, the engine's executable, and every host path the caller's plan brings in.
+ */
+async function hostPathsOf(
+  request: AttemptRequest,
+  adapter: EngineAdapter,
+  hostEnv: NodeJS.ProcessEnv,
+): Promise<Pick<AttemptPlan, 'executable' | 'expose' | 'hostPathRule'>> {
   // Run directories get the engine's skill folders: a run root at HOME or under ~/.codex is refused before one exists.
   assertNoEnvLeak([request.paths.runRoot], hostEnv.HOME, 'Run root');
   if (request.runDir) assertNoEnvLeak([path.resolve(request.runDir)], hostEnv.HOME, 'Run directory');
@@ -256,51 +233,90 @@ export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPl
   // report and the viewer: a skill name no root has, an engine that is not installed.
   if (request.onlySkills) await checkOnlySkills(request.onlySkills, request.paths.skillRoots);
   const executable = resolveExecutable(adapter.executableName, request.paths, hostEnv.PATH, engineInstallHint(adapter));
+  if (request.engineVersions === 'checked') assertCheckedVersion(adapter, executable);
   // Every host path the caller's plan brings in passes one rule, before the run directory is made (issue 42); skills
   // are checked as they are injected, where a bad skill fails the attempt with its audit.
   const rule = hostPathRule({ runRoot: request.paths.runRoot, home: hostEnv.HOME });
   const expose = resolveExpose(request.expose, request.paths.projectRoot, rule);
   planMcpBinds(request.agentOptions?.mcpServers, rule);
   if (hasWorkspaceSeed(request.workspace)) assertTemplateContained(request.workspace, request.paths.projectRoot, rule);
-  // Mode `require` refuses a host without namespaces before a run directory exists (mode `auto` decides its fallback
-  // from the same probe, while the run directory is made; a plan once chosen never falls back: attempt-isolation.ts).
-  if (isolationMode === 'require' && namespaceSupport) {
-    const support = await namespaceSupport;
-    const missing = !support.available
-      ? support.reason
-      : support.filesystem && !support.filesystem.available
-        ? `filesystem containment is unavailable: ${support.filesystem.reason ?? 'unknown'}`
-        : null;
-    if (missing !== null)
-      throw new AgentHarnessError(
-        'ISOLATION_UNAVAILABLE',
-        `Namespace isolation was required but is unavailable: ${missing}.`,
-        {
-          details: { reason: missing },
-        },
-      );
-  }
-  const auditRedaction = handsOutRealKey(modelMode, cassette?.fork?.to) ? await auditRedactionOf(hostEnv) : null;
+  return { executable, expose, hostPathRule: rule };
+}
+
+/**
+ * Mode `require` refuses a host without namespaces before a run directory exists (mode `auto` decides its fallback
+ * from the same probe, while the run directory is made; a plan once chosen never falls back: attempt-isolation.ts).
+ */
+async function assertRequiredIsolation(
+  isolationMode: IsolationMode | null,
+  namespaceSupport: Promise<NamespaceSupport> | undefined,
+): Promise<void> {
+  if (isolationMode !== 'require' || !namespaceSupport) return;
+  const support = await namespaceSupport;
+  const missing = !support.available
+    ? support.reason
+    : support.filesystem && !support.filesystem.available
+      ? `filesystem containment is unavailable: ${support.filesystem.reason ?? 'unknown'}`
+      : null;
+  if (missing !== null)
+    throw new AgentHarnessError(
+      'ISOLATION_UNAVAILABLE',
+      `Namespace isolation was required but is unavailable: ${missing}.`,
+      { details: { reason: missing } },
+    );
+}
+
+/** Checks the request and decides what the attempt will be; throws for a request that cannot be run. */
+export async function prepareAttempt(request: AttemptRequest): Promise<AttemptPlan> {
+  const hostEnv = request.hostEnv ?? process.env;
+  const isolationMode = isolationModeOf(request, hostEnv);
+  // The namespace probe (a process start, once per process) runs while the run directory is made.
+  const namespaceSupport = isolationMode === 'off' || isolationMode === null ? undefined : probeNamespacesAsync();
+  assertSameEngine(request);
+  const adapter = await loadEngine(request.run?.engine ?? request.engine);
+  const launch = request.launch;
+  assertTimeout(request);
+  const transport = transportOf(adapter, request);
+  // Over ACP a resume is the engine's session/load: its resume command line is not used.
+  const resumeArgs = launch === 'resume' && transport === 'native' ? requireResume(adapter) : null;
+  assertLaunch(request);
+  const model = await modelOf(request, adapter, hostEnv, isolationMode);
+  const hostPaths = await hostPathsOf(request, adapter, hostEnv);
+  await assertRequiredIsolation(isolationMode, namespaceSupport);
+  const auditRedaction = handsOutRealKey(model.modelMode, model.cassette?.fork?.to)
+    ? await auditRedactionOf(hostEnv)
+    : null;
   return {
     request,
     adapter,
     launch,
     resumeArgs,
     translateMode: request.translateMode ?? request.run?.translate_mode ?? 0,
-    modelMode,
-    cassette,
-    script: script.script,
-    scriptPath: script.path,
+    ...model,
     io: request.io ?? 'split',
     isolationMode,
     namespaceSupport,
     eventMemoryBytes: resolveEventMemoryBytes(request.eventMemoryBytes, hostEnv),
-    expose,
-    hostPathRule: rule,
+    ...hostPaths,
     initStdin: transport === 'acp' ? 'live' : adapter.stdin === 'ignore' ? 'ignore' : { text: '' },
     transport,
     hostEnv,
     auditRedaction,
-    executable,
   };
+}
+
+/**
+ * Refuses an engine CLI whose version the adapter was not checked against (policy `checked`), before a run directory
+ * exists: ENGINE_VERSION_UNCHECKED naming the version found and the checked ones. A version that cannot be read (a
+ * binary of unknown origin) is refused too: nothing says it was checked.
+ */
+function assertCheckedVersion(adapter: EngineAdapter, executable: string): void {
+  const version = engineVersion(executable, adapter.packageName);
+  if (checkedVersionState(adapter, version) === true) return;
+  const checked = describeCheckedVersions(adapter);
+  throw new AgentHarnessError(
+    'ENGINE_VERSION_UNCHECKED',
+    `${adapter.id} ${version ?? '(version unknown)'} at ${executable} is not a version agent-harness checked ${adapter.id} against (${checked ?? 'none named'}); install ${adapter.packageName ?? adapter.executableName}@${typeof adapter.checkedVersions === 'string' ? adapter.checkedVersions : 'a checked version'}, or set engineVersions to 'warn' to run it marked unchecked.`,
+    { details: { engine: adapter.id, version, checked, executable } },
+  );
 }

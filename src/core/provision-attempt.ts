@@ -7,31 +7,20 @@ import { assertAgentPathSafe, confineToAgentRoots } from '../runtime/agent-writa
 import fs from 'node:fs';
 import path from 'node:path';
 import { applyAgentOptions } from '../engines/agent-options.js';
-import type { PreparedEngine } from '../engines/engine.js';
+import type { EngineAdapter, PreparedEngine } from '../engines/engine.js';
 import { carryResumeFlags, withCarriedFlags } from '../engines/resume-flags.js';
 import { setSettingsKeys } from '../runtime/config-file.js';
 import { engineVersion } from '../runtime/engine-version.js';
+import { checkedVersionState, describeCheckedVersions } from '../engines/engine-versions.js';
 import { buildEngineEnv, redactEnv } from '../runtime/env.js';
 import { NPM_LAUNCHERS_ENV, resolveExecutable } from '../runtime/executables.js';
 import type { AttemptIsolation } from '../runtime/isolation/attempt-isolation.js';
 import { assertNoEnvLeak } from '../runtime/leak-guard.js';
 import { writeOwnFileSync } from '../runtime/own-file.js';
 import { injectSkills } from '../runtime/skills.js';
-import type { OpenedAttempt } from './open-attempt.js';
-import type { AttemptPlan } from './prepare-attempt.js';
+import type { AttemptPlan, OpenedAttempt, ProvisionedAttempt } from './attempt-steps.js';
 import { excludeHarnessPaths, hasWorkspaceSeed, seedWorkspace } from './workspace.js';
 import { attemptMountPlan } from './attempt-filesystem.js';
-
-/** The engine command, ready to start: the output of {@link provisionAttempt}. */
-export interface ProvisionedAttempt {
-  executable: string;
-  argv: string[];
-  env: Record<string, string>;
-  /** The managed config roots the engine reads (HOME, XDG dirs, TMPDIR, the engine's own). */
-  configRoots: string[];
-  modelUrl: string | null;
-  isolation: AttemptIsolation;
-}
 
 function nowIso(): string {
   return new Date().toISOString();
@@ -50,7 +39,7 @@ function undoEngineConfig(
       if (!prepared.value) return;
       // A trust entry left behind stays leased: a later command reclaims it.
       await prepared.value.cleanup();
-      if (opened.meta.trust) opened.meta.trust.removed_at = nowIso();
+      if (opened.record.trust) opened.record.trustRemovedAt = nowIso();
     });
 }
 
@@ -60,14 +49,14 @@ function engineArgs(plan: AttemptPlan, opened: OpenedAttempt): string[] {
   const { run } = opened;
   if (resumeArgs) {
     const carry = run.start_args ? carryResumeFlags(run.start_args, adapter.resumeFlags ?? []) : null;
-    opened.meta.resume_flags = carry;
+    opened.record.resumeFlags = carry;
     return withCarriedFlags(
       resumeArgs({ sessionId: run.session_id ?? '', message: request.message ?? '' }),
       carry?.carried ?? [],
       adapter.resumeFlags ?? [],
     );
   }
-  opened.meta.resume_flags = null;
+  opened.record.resumeFlags = null;
   return request.rawArgs
     ? [...(request.passthrough ?? [])]
     : adapter.buildStartArgs({ prompt: request.prompt ?? null, passthrough: request.passthrough ?? [] });
@@ -122,94 +111,136 @@ export function provisionAttempt(plan: AttemptPlan, opened: OpenedAttempt): Prom
   return confineToAgentRoots([opened.home.home, opened.runDir], () => provisionWithin(plan, opened));
 }
 
-async function provisionWithin(plan: AttemptPlan, opened: OpenedAttempt): Promise<ProvisionedAttempt> {
-  const { adapter, request, hostEnv, io } = plan;
-  const { runDir, meta, clock, attemptTmp, resources, home } = opened;
-  const { paths } = request;
-  resources.add(() => removeAttemptTmp(attemptTmp));
-  const restores: Array<() => Promise<void>> = [];
-  const prepared: { value: PreparedEngine | null } = { value: null };
-  resources.add(undoEngineConfig(opened, restores, prepared));
-
+/** The model's URL and the attempt's namespaces, once both are up; says so when the isolation is less than asked. */
+async function modelAndIsolation(
+  opened: OpenedAttempt,
+): Promise<{ modelUrl: string | null; isolation: AttemptIsolation }> {
+  const { record, clock } = opened;
   const modelUrl = (await opened.model).url;
-  meta.model.base_url = modelUrl;
+  record.modelBaseUrl = modelUrl;
   clock.mark('model_server');
   const isolation = await opened.isolation;
-  meta.isolation = isolation.record;
+  record.isolation = isolation.record;
   clock.mark('isolation');
   if (isolation.record.reason !== null && isolation.record.mode === 'auto') degraded(opened, isolation);
+  return { modelUrl, isolation };
+}
 
+/** The run's managed home and the attempt's TMPDIR, made after the leak guard (nothing written into HOME). */
+function makeManagedDirs(plan: AttemptPlan, opened: OpenedAttempt): void {
+  const { paths } = plan.request;
+  const { home, attemptTmp } = opened;
   // The leak guard runs before anything is written into the managed home.
-  assertNoEnvLeak([paths.agentHome, home.home, paths.tmpDir, paths.npmPrefix], hostEnv.HOME);
+  assertNoEnvLeak([paths.agentHome, home.home, paths.tmpDir, paths.npmPrefix], plan.hostEnv.HOME);
   for (const dir of [home.home, home.npmPrefix, home.uvCacheDir, home.uvProjectEnvironment, attemptTmp]) {
     assertAgentPathSafe(dir);
     fs.mkdirSync(dir, { recursive: true });
   }
-  const installed = plan.executable;
-  // A launcher script the adapter can stand in for exactly (codex's npm bin/codex.js) is skipped: the native binary
-  // it would start starts directly, with the env the launcher would give it.
-  const native = hostEnv[NPM_LAUNCHERS_ENV] === '1' ? null : (adapter.resolveNativeLaunch?.(installed) ?? null);
-  // The agent's filesystem is built by the namespace init while the engine's config is written below (a PTY's init
-  // builds it once started); the init starts the engine only once it is built, and a failure is reported by then
-  // (spawn-engine.ts).
-  if (isolation.record.processes === 'pid-namespace') {
-    isolation.contain(
-      attemptMountPlan({
-        paths,
-        runDir,
-        attemptTmp,
-        home,
-        executables: [installed, ...(native ? [native.file] : []), ...acpAdapterExecutable(plan, hostEnv.PATH)],
-        agentOptions: request.agentOptions,
-        expose: plan.expose,
-        rule: plan.hostPathRule,
-      }),
-    );
-  }
+}
 
+/**
+ * Sends the agent's filesystem plan to the namespace init, which builds it while the engine's config is written (a
+ * PTY's init builds it once started); the init starts the engine only once it is built, and a failure is reported by
+ * then (spawn-engine.ts).
+ */
+function containFilesystem(
+  plan: AttemptPlan,
+  opened: OpenedAttempt,
+  isolation: AttemptIsolation,
+  native: { file: string; readOnly?: readonly string[] } | null,
+): void {
+  if (isolation.record.processes !== 'pid-namespace') return;
+  const { request, hostEnv } = plan;
+  isolation.contain(
+    attemptMountPlan({
+      paths: request.paths,
+      runDir: opened.runDir,
+      attemptTmp: opened.attemptTmp,
+      home: opened.home,
+      executables: [
+        plan.executable,
+        ...(native ? [native.file, ...(native.readOnly ?? [])] : []),
+        ...acpAdapterExecutable(plan, hostEnv.PATH),
+      ],
+      agentOptions: request.agentOptions,
+      expose: plan.expose,
+      rule: plan.hostPathRule,
+    }),
+  );
+}
+
+/** The workspace seed (a new seeded run) and the skills, into the run directory. */
+async function seedAndInject(plan: AttemptPlan, opened: OpenedAttempt): Promise<void> {
+  const { request, adapter } = plan;
+  const { paths } = request;
+  const { runDir, record } = opened;
   if (hasWorkspaceSeed(request.workspace))
-    meta.workspace = await seedWorkspace(runDir, request.workspace, paths.projectRoot);
-  meta.skill_injection = await injectSkills({
+    record.workspace = await seedWorkspace(runDir, request.workspace, paths.projectRoot);
+  record.skillInjection = await injectSkills({
     sourceRoots: paths.skillRoots,
     rule: plan.hostPathRule,
     targetRoot: path.join(runDir, adapter.skillRoot),
     ...(request.onlySkills ? { only: request.onlySkills } : {}),
   });
-  clock.mark('workspace_and_skills');
+  opened.clock.mark('workspace_and_skills');
+}
 
+/** The engine's config and trust entry, then the agent options' files and settings (undone by `restores`). */
+async function configureEngine(
+  plan: AttemptPlan,
+  opened: OpenedAttempt,
+  modelUrl: string | null,
+  restores: Array<() => Promise<void>>,
+  prepared: { value: PreparedEngine | null },
+): Promise<{ engine: PreparedEngine; options: ReturnType<typeof applyAgentOptions> }> {
+  const { adapter, request } = plan;
+  const { runDir, attemptTmp, home, record } = opened;
   prepared.value = await adapter.prepare({
     runDir,
     agentHome: home.home,
     modelMode: plan.modelMode,
     modelBaseUrl: modelUrl,
-    profile: paths.codexProfile,
-    interactive: io !== 'split',
+    profile: request.paths.codexProfile,
+    interactive: plan.io !== 'split',
   });
   const engine = prepared.value;
-  meta.config_injection = engine.configInjection;
+  record.configInjection = engine.configInjection;
   await excludeHarnessPaths(runDir, [`${adapter.skillRoot.split('/')[0]}/`]);
-  meta.trust = engine.trust ? { ...engine.trust, registered_at: nowIso(), removed_at: null } : null;
-  // Each attempt gets its own TMPDIR, removed after it: engines leave large files there (opencode unpacks a 5 MB
-  // native library per run), and a shared one grew without bound.
+  record.trust = engine.trust ? { ...engine.trust, registered_at: nowIso(), removed_at: null } : null;
   // Over ACP the MCP servers go to session/new (the client's), not into the engine's config.
-  const acp = plan.transport === 'acp' ? adapter.acp : undefined;
-  const agentOptions = acp && request.agentOptions ? { ...request.agentOptions, mcpServers: [] } : request.agentOptions;
+  const agentOptions =
+    plan.transport === 'acp' && request.agentOptions
+      ? { ...request.agentOptions, mcpServers: [] }
+      : request.agentOptions;
   const options = applyAgentOptions(adapter, agentOptions, { runDir, attemptTmp });
   for (const file of options.files) {
     assertAgentPathSafe(file.path);
     writeOwnFileSync(file.path, file.content);
   }
   for (const edit of options.settings) restores.push(await setSettingsKeys(edit.file, edit.keys));
-  meta.agent_options = request.agentOptions ? options.record : null;
+  record.agentOptions = request.agentOptions ? options.record : null;
+  return { engine, options };
+}
 
+/** The engine's managed environment and the config roots it reads, checked by the leak guard. */
+function engineEnvOf(
+  plan: AttemptPlan,
+  opened: OpenedAttempt,
+  modelUrl: string | null,
+  engineEnv: Record<string, string>,
+  engine: PreparedEngine,
+): { env: Record<string, string>; configRoots: string[] } {
+  const { request, adapter } = plan;
+  // Each attempt gets its own TMPDIR, removed after it: engines leave large files there (opencode unpacks a 5 MB
+  // native library per run), and a shared one grew without bound.
   const env = buildEngineEnv({
-    paths: { ...paths, tmpDir: attemptTmp },
-    runHome: home,
+    paths: { ...request.paths, tmpDir: opened.attemptTmp },
+    runHome: opened.home,
     hostEnv: request.hostEnv,
     modelMode: plan.modelMode,
     modelBaseUrl: modelUrl,
     liveEnvKeys: adapter.liveEnvKeys,
-    engineEnv: { ...engine.env, ...options.env },
+    engineEnv,
   });
   const configRoots = [
     env.HOME,
@@ -220,39 +251,92 @@ async function provisionWithin(plan: AttemptPlan, opened: OpenedAttempt): Promis
     env.TMPDIR,
     ...engine.configRoots,
   ].filter((p): p is string => Boolean(p));
-  assertNoEnvLeak(configRoots, hostEnv.HOME);
-  let executable = native?.file ?? installed;
-  Object.assign(env, native?.env);
-  meta.engine_version = engineVersion(installed, adapter.packageName);
-  let argv: string[];
-  if (acp) {
-    const loaded = plan.launch === 'resume' ? opened.run.session_id : null;
-    if (loaded) acp.beforeLoad?.({ runDir, agentHome: home.home, sessionId: loaded });
-    // The engine's ACP command; a native mode takes the options' arguments too (gemini's `--approval-mode`).
-    const command = acp.command({
+  assertNoEnvLeak(configRoots, plan.hostEnv.HOME);
+  return { env, configRoots };
+}
+
+/** The engine's command line: its ACP command over ACP, else its start or resume arguments with the options'. */
+function engineCommand(
+  plan: AttemptPlan,
+  opened: OpenedAttempt,
+  executable: string,
+  env: Record<string, string>,
+  configured: { engine: PreparedEngine; options: ReturnType<typeof applyAgentOptions> },
+  modelUrl: string | null,
+): { executable: string; argv: string[] } {
+  const { engine, options } = configured;
+  const acp: EngineAdapter['acp'] = plan.transport === 'acp' ? plan.adapter.acp : undefined;
+  if (!acp) {
+    const args = engineArgs(plan, opened);
+    return {
       executable,
-      prepared: engine,
-      runDir,
-      agentHome: home.home,
-      modelBaseUrl: modelUrl,
-    });
-    Object.assign(env, command.env);
-    executable = command.file;
-    argv = [
+      argv: [
+        ...engine.leadingArgs,
+        ...options.leadingArgs,
+        ...args.filter((arg) => !options.dropArgs.includes(arg)),
+        ...options.args,
+      ],
+    };
+  }
+  const { runDir, home } = opened;
+  const loaded = plan.launch === 'resume' ? opened.run.session_id : null;
+  if (loaded) acp.beforeLoad?.({ runDir, agentHome: home.home, sessionId: loaded });
+  // The engine's ACP command; a native mode takes the options' arguments too (gemini's `--approval-mode`).
+  const command = acp.command({ executable, prepared: engine, runDir, agentHome: home.home, modelBaseUrl: modelUrl });
+  Object.assign(env, command.env);
+  return {
+    executable: command.file,
+    argv: [
       ...command.args,
       ...(acp.via === 'native' ? [...engine.leadingArgs, ...options.leadingArgs, ...options.args] : []),
-    ];
-  } else {
-    const args = engineArgs(plan, opened);
-    argv = [
-      ...engine.leadingArgs,
-      ...options.leadingArgs,
-      ...args.filter((arg) => !options.dropArgs.includes(arg)),
-      ...options.args,
-    ];
-  }
-  meta.env = redactEnv(env);
-  meta.command = { executable, argv, cwd: runDir, io, ...(native ? { launcher: native.launcher } : {}) };
-  clock.mark('engine_config');
+    ],
+  };
+}
+
+/**
+ * Whether the engine's version is one its adapter was checked against (meta `engine_version_checked`). Policy `warn`
+ * (the default) says so in the stream too, so every view of the run shows it; `any` only marks meta.
+ */
+function noteEngineVersion(plan: AttemptPlan, opened: OpenedAttempt): void {
+  const { adapter, request } = plan;
+  const { record } = opened;
+  record.engineVersionChecked = checkedVersionState(adapter, record.engineVersion ?? null);
+  record.engineCheckedVersions = describeCheckedVersions(adapter);
+  if (record.engineVersionChecked === false && (request.engineVersions ?? 'warn') === 'warn')
+    opened.rasp.diagnostic({
+      code: 'ENGINE_VERSION_UNCHECKED',
+      message: `${adapter.id} ${record.engineVersion} is not a version this adapter was checked against (${record.engineCheckedVersions}); its stream may have changed.`,
+      level: 'warning',
+    });
+}
+
+async function provisionWithin(plan: AttemptPlan, opened: OpenedAttempt): Promise<ProvisionedAttempt> {
+  const { adapter, hostEnv, io } = plan;
+  const { runDir, record, attemptTmp, resources } = opened;
+  resources.add(() => removeAttemptTmp(attemptTmp));
+  const restores: Array<() => Promise<void>> = [];
+  const prepared: { value: PreparedEngine | null } = { value: null };
+  resources.add(undoEngineConfig(opened, restores, prepared));
+  const { modelUrl, isolation } = await modelAndIsolation(opened);
+  makeManagedDirs(plan, opened);
+  const installed = plan.executable;
+  // A launcher script the adapter can stand in for exactly (codex's npm bin/codex.js) is skipped: the native binary
+  // it would start starts directly, with the env the launcher would give it.
+  const native =
+    hostEnv[NPM_LAUNCHERS_ENV] === '1'
+      ? null
+      : (adapter.resolveNativeLaunch?.(installed, { cacheDir: plan.request.paths.agentCacheDir }) ?? null);
+  containFilesystem(plan, opened, isolation, native);
+  await seedAndInject(plan, opened);
+  const configured = await configureEngine(plan, opened, modelUrl, restores, prepared);
+  const engineEnv = { ...configured.engine.env, ...configured.options.env };
+  const { env, configRoots } = engineEnvOf(plan, opened, modelUrl, engineEnv, configured.engine);
+  Object.assign(env, native?.env);
+  record.engineVersion = engineVersion(installed, adapter.packageName);
+  noteEngineVersion(plan, opened);
+  const { executable, argv } = engineCommand(plan, opened, native?.file ?? installed, env, configured, modelUrl);
+  record.env = redactEnv(env);
+  record.command = { executable, argv, cwd: runDir, io, ...(native ? { launcher: native.launcher } : {}) };
+  opened.clock.mark('engine_config');
   return { executable, argv, env, configRoots, modelUrl, isolation };
 }

@@ -1,7 +1,7 @@
 /**
  * runAttempt: one managed attempt of an engine, start or resume: the CLI, the Vitest fixtures and the providers all
  * run attempts through it, so a test and a terminal session produce the same run directory. An attempt is a pipeline
- * of named steps, each in its own file with a typed input and output:
+ * of named steps, each in its own file, whose outputs are typed side by side in attempt-steps.ts:
  *
  *   prepare → open → provision → launch → observe → seal
  *
@@ -10,11 +10,12 @@
  */
 import { toAgentHarnessError } from '../errors/index.js';
 import { startEarlyInit } from '../runtime/isolation/early-init.js';
-import { ISOLATION_ENV } from '../runtime/isolation/mode.js';
+import { earlyInitFits } from '../runtime/isolation/mode.js';
 import type { AttemptRequest } from './attempt-request.js';
 import type { AttemptResult } from './attempt-result.js';
 import { launchAttempt } from './launch-attempt.js';
-import { observeAttempt, type AttemptOutcome } from './observe-attempt.js';
+import type { AttemptOutcome, AttemptPlan } from './attempt-steps.js';
+import { observeAttempt } from './observe-attempt.js';
 import { openAttempt } from './open-attempt.js';
 import { prepareAttempt } from './prepare-attempt.js';
 import { provisionAttempt } from './provision-attempt.js';
@@ -25,20 +26,21 @@ export { DEFAULT_ATTEMPT_TIMEOUT_MS } from './attempt-request.js';
 export type { AttemptRequest, AttemptReadyInfo, IoMode } from './attempt-request.js';
 export { BEFORE_HASH_LIMIT } from './launch-attempt.js';
 
-/**
- * Whether an attempt will likely prestart its namespace init with a closed stdin (split streams, a model server on
- * loopback, the native transport, isolation not off): then it may start first, while the attempt is prepared.
- */
-function earlyInitFits(request: AttemptRequest): boolean {
-  if ((request.io ?? 'split') !== 'split' || request.modelMode === 'live' || request.transport === 'acp') return false;
-  return (request.isolation ?? (request.hostEnv ?? process.env)[ISOLATION_ENV]) !== 'off';
-}
-
 /** Runs one attempt and returns its result. Throws only for errors before a run directory exists. */
 export async function runAttempt(request: AttemptRequest): Promise<AttemptResult> {
   // The namespaces' init boots (a Node start of its own) while the attempt is prepared and opened, which adopt it or
   // kill it; a caller that started one earlier (the CLI) gave it in the request.
-  const own = request.earlyInit === undefined && earlyInitFits(request) ? startEarlyInit() : null;
+  const own =
+    request.earlyInit === undefined &&
+    earlyInitFits({
+      split: (request.io ?? 'split') === 'split',
+      modelMode: request.modelMode,
+      transport: request.transport,
+      isolation: request.isolation,
+      env: request.hostEnv ?? process.env,
+    })
+      ? startEarlyInit()
+      : null;
   try {
     return await runPipeline(own ? { ...request, earlyInit: own } : request);
   } finally {
@@ -47,7 +49,7 @@ export async function runAttempt(request: AttemptRequest): Promise<AttemptResult
 }
 
 async function runPipeline(request: AttemptRequest): Promise<AttemptResult> {
-  let plan: Awaited<ReturnType<typeof prepareAttempt>>;
+  let plan: AttemptPlan;
   try {
     plan = await prepareAttempt(request);
   } catch (error) {

@@ -123,6 +123,17 @@ export interface NativeLaunch {
   env: Record<string, string>;
   /** The launcher script stood in for (realpath). */
   launcher: string;
+  /**
+   * Files the binary reads besides itself (copilot's unpacked package): an isolated agent sees each one's installation
+   * root read-only, as it sees the binary's. Absent: none.
+   */
+  readOnly?: readonly string[];
+}
+
+/** What {@link EngineAdapter.resolveNativeLaunch} may use: the harness's own cache directory. */
+export interface NativeLaunchContext {
+  /** The managed agent cache (`SKILL_RUNNER_AGENT_CACHE_DIR`): never writable by an agent. */
+  cacheDir: string;
 }
 
 /** What {@link AcpSupport.command} gets: one attempt's prepared engine. */
@@ -188,6 +199,12 @@ export interface EngineAdapter {
   readonly executableName: string;
   /** npm package that ships the CLI (pinned as a devDependency), or null when none is served. */
   readonly packageName: string | null;
+  /**
+   * The CLI versions this adapter was checked against: a range (`>=2.1.197 <2.2.0`, `1.0.102`; comparators joined by
+   * spaces, alternatives by `||`) or a list of them (`engine-versions.ts`). A run with another version is marked
+   * unchecked (meta `engine_version_checked: false`). Absent: the adapter names none, and no run of it is checked.
+   */
+  readonly checkedVersions?: string | readonly string[];
   /** Where skills go, relative to the run dir (e.g. `.codex/skills`). */
   readonly skillRoot: string;
   /**
@@ -207,7 +224,7 @@ export interface EngineAdapter {
    * The native binary behind the installed executable when that is a launcher script the harness can stand in for
    * exactly (codex's npm `bin/codex.js`), or null. Absent: the executable always runs as installed.
    */
-  resolveNativeLaunch?(executable: string): NativeLaunch | null;
+  resolveNativeLaunch?(executable: string, ctx?: NativeLaunchContext): NativeLaunch | null;
   /** Writes config/trust for one attempt; throws ENGINE_CONFIG_INJECTION_FAILED on failure. */
   prepare(ctx: EnginePrepareContext): Promise<PreparedEngine>;
   /**

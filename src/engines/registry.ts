@@ -35,6 +35,8 @@ const BUILT_IN: readonly EngineEntry[] = [
   { id: 'claude', facts: async () => (await import('./claude/facts.js')).claudeFacts, adapter: async () => (await import('./claude/index.js')).claudeEngine },
   { id: 'gemini', facts: async () => (await import('./gemini/facts.js')).geminiFacts, adapter: async () => (await import('./gemini/index.js')).geminiEngine },
   { id: 'opencode', facts: async () => (await import('./opencode/facts.js')).opencodeFacts, adapter: async () => (await import('./opencode/index.js')).opencodeEngine },
+  { id: 'copilot', facts: async () => (await import('./copilot/facts.js')).copilotFacts, adapter: async () => (await import('./copilot/index.js')).copilotEngine },
+  { id: 'qwen', facts: async () => (await import('./qwen/facts.js')).qwenFacts, adapter: async () => (await import('./qwen/index.js')).qwenEngine },
   { id: 'iflow', facts: async () => (await import('./iflow/facts.js')).iflowFacts, adapter: async () => (await import('./iflow/index.js')).iflowEngine },
 ];
 

@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   ENGINE_CONFIG_INJECTION_FAILED: 'Check that the managed agent home is writable and its config file is valid.',
   ENGINE_TIMEOUT: 'Raise the timeout (--timeout-ms) or check the model script: the engine did not finish in time.',
   ENGINE_SPAWN_FAILED: 'Check the executable and its permissions; the process could not be started.',
+  ENGINE_VERSION_UNCHECKED:
+    "The installed engine CLI is a version its adapter was not checked against (`agent-harness doctor` names both): install a checked version (the pinned devDependency), or allow it with engineVersions 'warn' or 'any'.",
   ENGINE_SESSION_BUSY:
     'Another resume of this run is running (a session takes one writer at a time): wait for it to end, then resume again.',
   ACP_PROTOCOL_ERROR:
@@ -92,6 +94,12 @@ export const ERROR_CODES = {
     'The upstream (the vendor, or --upstream) could not be reached while recording; check the URL and your network.',
   MODEL_SCRIPT_EXHAUSTED:
     'The engine asked the scripted model for more turns than the script has: add turns (a final one to end the turn), or resume with a --script that has them; docs/scripted-model.md.',
+  JUDGE_FAILED:
+    'The LLM judge could not grade the trial (its caller failed, or its answer had no score): the trial is counted apart, never as a pass or a fail. Check the judge caller, or re-record its cassette.',
+  GRADER_FAILED:
+    'A grader threw instead of grading; the message names it. Fix the grader (a grade is a score in [0, 1] with a reason).',
+  SKILL_NOT_LOADED:
+    'The engine never showed the model the skill body the stand-in was to follow (follow_skill): check that the skill is injected (onlySkills, skill roots) and that the engine loads it.',
 } as const;
 
 /** A stable error code. */

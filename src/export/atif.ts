@@ -2,8 +2,8 @@
  * An attempt as an ATIF v1.7 trajectory (Harbor's RFC 0001), derived from its audit: FCMP is the normalized
  * conversation (final messages, tool calls with their normalized command, tool results with normalized exit codes
  * and status), RASP adds what FCMP does not carry (reasoning, token usage, a tool's full input and output). The two
- * streams are aligned by walking RASP in order and matching each FCMP event to the RASP event it was derived from
- * (same type, id and raw_ref), so reasoning and usage land where they happened.
+ * streams are read in their live order (`translate/attempt-events.ts`: each FCMP event right after the RASP event it
+ * was derived from), so reasoning and usage land where they happened.
  *
  * Steps: the attempt's user message (the prompt of a start, the reply of a resume) is a `user` step; agent steps
  * follow the one-inference-per-step convention as far as the engine's output shows it: a new agent step starts when
@@ -11,6 +11,7 @@
  * calling tools. Tool results go to the step that made the call (`observation.results[].source_call_id`).
  */
 import type { EngineId, FcmpEvent, RaspEvent, Usage } from '../protocol/index.js';
+import { interleaveEvents, isFcmpEvent } from '../translate/attempt-events.js';
 import { stripDoneMarker } from '../translate/done-marker.js';
 import {
   ATIF_SCHEMA_VERSION,
@@ -91,14 +92,8 @@ function isContent(event: FcmpEvent): event is ContentEvent {
   );
 }
 
-function sameRef(a: FcmpEvent['raw_ref'], b: RaspEvent['raw_ref']): boolean {
-  if (a === null || b === null) return a === b;
-  return a.stream === b.stream && a.from === b.from && a.to === b.to;
-}
-
 /** True when `fcmp` was derived from `rasp` (the translator emits it for that event). */
 function derivedFrom(fcmp: ContentEvent, rasp: RaspEvent): boolean {
-  if (!sameRef(fcmp.raw_ref, rasp.raw_ref)) return false;
   const data = rasp.data;
   switch (fcmp.type) {
     case 'assistant.message.final':
@@ -112,34 +107,27 @@ function derivedFrom(fcmp: ContentEvent, rasp: RaspEvent): boolean {
   }
 }
 
-/** FCMP and RASP in one ordered list of what the steps are made of. */
+/** FCMP and RASP in one ordered list of what the steps are made of (their live order, `attempt-events.ts`). */
 function alignedItems(events: AtifEvents): Item[] {
   const items: Item[] = [];
-  const content: ContentEvent[] = [];
-  for (const event of events.fcmp) {
-    if (isContent(event)) content.push(event);
-    else if (event.type === 'user.input.replied') items.push({ kind: 'user', ts: event.ts, text: event.data.text });
-  }
-  let next = 0;
-  for (const event of events.rasp ?? []) {
+  for (const event of events.fcmp)
+    if (event.type === 'user.input.replied') items.push({ kind: 'user', ts: event.ts, text: event.data.text });
+  let last: RaspEvent | null = null;
+  for (const event of interleaveEvents(events.rasp ?? [], events.fcmp)) {
+    if (isFcmpEvent(event)) {
+      if (!isContent(event)) continue;
+      // Each FCMP event follows the RASP event it derives from; one no RASP event accounts for comes at the end.
+      const origin = last && derivedFrom(event, last) ? last : null;
+      items.push({ kind: 'fcmp', event, rasp: origin });
+      last = null;
+      continue;
+    }
+    last = event;
     const data = event.data;
     if (data.type === 'engine.reasoning') {
       if (data.text.trim() !== '') items.push({ kind: 'reasoning', ts: event.ts, text: data.text });
     } else if (data.type === 'engine.usage') items.push({ kind: 'usage', ts: event.ts, usage: data.usage });
-    else if (
-      data.type === 'engine.assistant.message' ||
-      data.type === 'engine.tool.call' ||
-      data.type === 'engine.tool.result'
-    ) {
-      const candidate = content[next];
-      if (candidate && derivedFrom(candidate, event)) {
-        items.push({ kind: 'fcmp', event: candidate, rasp: event });
-        next += 1;
-      }
-    }
   }
-  // FCMP events no RASP event accounts for (no rasp file, or one cut short) keep their order at the end.
-  for (; next < content.length; next += 1) items.push({ kind: 'fcmp', event: content[next]!, rasp: null });
   return items;
 }
 

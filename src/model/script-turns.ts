@@ -5,7 +5,9 @@
  */
 import { AgentHarnessError } from '../errors/index.js';
 import { DONE_MARKER } from '../protocol/versions.js';
-import type { ModelScript, ModelTurn, ScriptRoute, TurnIntent } from './script.js';
+import { expandTurns } from './branch.js';
+import { followSkillContext } from './follow-skill.js';
+import type { ModelScript, ModelTurn, PlayedTurn, ScriptRoute, TurnIntent } from './script.js';
 import type { EngineToolTable } from './tool-table.js';
 
 export { DONE_MARKER };
@@ -49,13 +51,14 @@ export function missingMcpToolCommand(server: string, tool: string): string {
 export type NativeIntentTools = Pick<EngineToolTable, 'write' | 'skill'>;
 
 /**
- * The working directory an engine states in its request (claude and opencode: `Working directory: /…`; a
- * `<cwd>…</cwd>` element), or null.
+ * The working directory an engine states in its request (claude and opencode: `Working directory: /…`; qwen: `working
+ * in the directory: /…`; a `<cwd>…</cwd>` element), or null.
  */
 export function requestWorkingDirectory(body: unknown): string | null {
   // Read in the request's own strings, to the end of the line: a directory may hold spaces, quotes, backslashes.
   for (const text of stringsOf(body)) {
-    const match = /[Ww]orking directory:[ \t]*(\/[^\n]*)/.exec(text) ?? /<cwd>(\/[^<\n]*)<\/cwd>/.exec(text);
+    const match =
+      /[Ww]orking (?:in the )?directory:[ \t]*(\/[^\n]*)/.exec(text) ?? /<cwd>(\/[^<\n]*)<\/cwd>/.exec(text);
     if (match) return match[1]!.trimEnd();
   }
   return null;
@@ -70,7 +73,7 @@ function* stringsOf(value: unknown): Generator<string> {
 
 /**
  * The name under which an engine offers MCP tool `tool` of `server`: claude and codex `mcp__<server>__<tool>`,
- * opencode `<server>_<tool>`, gemini the bare tool name (`<server>__<tool>` when two servers clash); null when the
+ * opencode `<server>_<tool>`, copilot `<server>-<tool>`, gemini the bare tool name (`<server>__<tool>` when two servers clash); null when the
  * request offers none of them.
  */
 export function mcpToolName(offered: readonly string[], server: string, tool: string): string | null {
@@ -79,6 +82,8 @@ export function mcpToolName(offered: readonly string[], server: string, tool: st
     `${server}__${tool}`,
     `${server}_${tool}`,
     `mcp_${server}_${tool}`,
+    // copilot 1.0.102: `<server>-<tool>`.
+    `${server}-${tool}`,
     tool,
   ];
   const found = candidates.find((name) => offered.includes(name));
@@ -177,6 +182,36 @@ export const turns = {
     command: useSkillCommand(name),
     intent: { kind: 'use_skill', name },
   }),
+  /**
+   * `then` with probability `p`, else `otherwise`: a seeded draw (the script's `seed`, see `branch.ts`), the same on
+   * every request of an attempt and for every run with the same seed.
+   */
+  branch: (p: number, then: readonly ModelTurn[], otherwise: readonly ModelTurn[] = []): ModelTurn => ({
+    type: 'branch',
+    p,
+    turns: [...then],
+    else: [...otherwise],
+  }),
+  /** `then` when the engine offered skill `name` in the request (named it before any model output), else `otherwise`. */
+  ifSkillOffered: (name: string, then: readonly ModelTurn[], otherwise: readonly ModelTurn[] = []): ModelTurn => ({
+    type: 'if_skill_offered',
+    name,
+    turns: [...then],
+    else: [...otherwise],
+  }),
+  /**
+   * The skill-following stand-in (see `follow-skill.ts`): loads skill `name` the engine's way unless the engine already
+   * showed its body, runs the body's fenced shell steps in order, then finishes with the done marker; when the engine
+   * never shows the body, a final message saying so (`SKILL_NOT_LOADED`) without the done marker.
+   */
+  followSkill: (name: string): ModelTurn => {
+    if (!SKILL_NAME.test(name))
+      throw new AgentHarnessError(
+        'MODEL_SCRIPT_INVALID',
+        `followSkill needs a plain skill name, not ${JSON.stringify(name)}.`,
+      );
+    return { type: 'follow_skill', name };
+  },
   /** A call of tool `tool` of MCP server `server` (as the engine names it); a failing shell call when not offered. */
   mcpTool: (server: string, tool: string, args: Record<string, unknown> = {}): ModelTurn => ({
     type: 'shell',
@@ -187,18 +222,28 @@ export const turns = {
 
 /** What the server answers for a request: a scripted turn, or why there is none. */
 export type TurnSelection =
-  | { kind: 'turn'; index: number; turn: ModelTurn }
+  | { kind: 'turn'; index: number; turn: PlayedTurn }
   | { kind: 'exhausted'; index: number; total: number };
 
 /**
  * Picks the turn for a request whose history holds `modelTurns` model outputs: turn index = that count.
  * Nothing is remembered between requests, so retries of the same request get the same turn, and a process
  * restart or a resumed session (whose request carries the full history) continues where the script was.
- * `null` is the default script: every request gets {@link DEFAULT_REPLY}, it never runs out.
+ * `null` is the default script: every request gets {@link DEFAULT_REPLY}, it never runs out. Dynamic turns
+ * (`branch`, `if_skill_offered`, `follow_skill`) are resolved for this request first (see `branch.ts`), from the
+ * script's seed, the request `body` and `tools` (the tool tables of the engines on the request's wire).
  */
-export function selectTurn(script: ModelScript | null, modelTurns: number, body?: unknown): TurnSelection {
+export function selectTurn(
+  script: ModelScript | null,
+  modelTurns: number,
+  body?: unknown,
+  tools: readonly EngineToolTable[] = [],
+): TurnSelection {
   if (!script) return { kind: 'turn', index: modelTurns, turn: { type: 'text', text: DEFAULT_REPLY } };
-  const list = matchRoute(script, body)?.turns ?? script.turns;
+  const list = expandTurns(matchRoute(script, body)?.turns ?? script.turns, script, () => ({
+    ...followSkillContext(body, tools),
+    modelTurns,
+  }));
   const turn = list[modelTurns];
   return turn
     ? { kind: 'turn', index: modelTurns, turn }

@@ -12,7 +12,10 @@
  *       { "type": "malformed" }                                             200 with a body no client can parse
  *       { "type": "drop" }                                                  200, half an event, then the connection is cut
  *       { "type": "mcp_tool", "server": "echo", "tool": "echo", "arguments": {…} }  a call of an MCP server's tool
- *   ] }
+ *       { "type": "branch", "p": 0.8, "turns": [...], "else"?: [...] }      turns taken with probability p (seeded draw)
+ *       { "type": "if_skill_offered", "name": "x", "turns": [...], "else"?: [...] }  turns taken when skill x was offered
+ *       { "type": "follow_skill", "name": "x" }                             the stand-in follows skill x's fenced shell steps
+ *   ], "seed"?: 7 }
  *
  * Turn selection is stateless: the turn answered is the number of model outputs already present in the
  * request's history (see each wire module's `countModelTurns`). A resumed session carries its whole history,
@@ -113,6 +116,9 @@ const RenderedTurnSchema = z.discriminatedUnion('type', [
 export const MODEL_TURN_TYPES: readonly string[] = [
   ...RenderedTurnSchema.options.map((o) => o.shape.type.value),
   ...IntentSchema.options.map((o) => o.shape.type.value),
+  'branch',
+  'if_skill_offered',
+  'follow_skill',
 ];
 
 /** Checks the type first, so a bad turn is reported as "unknown type" or with the intent's own missing field. */
@@ -125,7 +131,8 @@ function checkTurn(value: unknown, ctx: z.RefinementCtx): void {
     });
     return;
   }
-  const schema = [...IntentSchema.options, ...RenderedTurnSchema.options].find((o) => o.shape.type.value === type)!;
+  const schema = [...IntentSchema.options, ...RenderedTurnSchema.options].find((o) => o.shape.type.value === type);
+  if (!schema) return; // a dynamic turn: checked by its own schema
   const result = schema.safeParse(value);
   for (const issue of result.success ? [] : result.error.issues) {
     const field = issue.path.join('.');
@@ -138,15 +145,81 @@ function checkTurn(value: unknown, ctx: z.RefinementCtx): void {
   }
 }
 
-/**
- * One scripted turn: `text`, `shell`, `final`, `error`, the faults `stall`, `malformed`, `drop`, or the intents
- * `write_file` ({path, content}) and `use_skill` ({name}), which become `shell` turns.
- */
-export const ModelTurnSchema = z.unknown().superRefine(checkTurn).pipe(z.preprocess(lowerIntent, RenderedTurnSchema));
-/** One scripted turn (intents already lowered). */
-export type ModelTurn = z.infer<typeof RenderedTurnSchema>;
+/** A plain turn: `text`, `shell`, `final`, `error`, a fault, or an intent (lowered to `shell`). */
+const PlainTurnSchema = z.unknown().superRefine(checkTurn).pipe(z.preprocess(lowerIntent, RenderedTurnSchema));
+/** A turn the server answers a request with (intents lowered, branches resolved: see `branch.ts`). */
+export type PlayedTurn = z.infer<typeof RenderedTurnSchema>;
+
+/** `branch`: `turns` with probability `p` (a seeded draw, see `branch.ts`), else `else`. */
+export interface BranchTurn {
+  type: 'branch';
+  p: number;
+  turns: ModelTurn[];
+  else: ModelTurn[];
+}
+/** `if_skill_offered`: `turns` when the engine offered skill `name` in the request (named it before any model output), else `else`. */
+export interface IfSkillOfferedTurn {
+  type: 'if_skill_offered';
+  name: string;
+  turns: ModelTurn[];
+  else: ModelTurn[];
+}
+/** `follow_skill`: the skill-following stand-in (see `follow-skill.ts`): load skill `name`, run its fenced shell steps, finish. */
+export interface FollowSkillTurn {
+  type: 'follow_skill';
+  name: string;
+}
+/** A turn resolved per request into plain turns. */
+export type DynamicTurn = BranchTurn | IfSkillOfferedTurn | FollowSkillTurn;
+/** One scripted turn: a plain turn or a dynamic one (intents already lowered). */
+export type ModelTurn = PlayedTurn | DynamicTurn;
 /** A turn a wire module renders: what the model says (text, a tool call, a final message). */
-export type ContentTurn = Exclude<ModelTurn, { type: 'error' | 'stall' | 'malformed' | 'drop' }>;
+export type ContentTurn = Exclude<PlayedTurn, { type: 'error' | 'stall' | 'malformed' | 'drop' }>;
+
+const TurnListSchema = z.array(z.lazy(() => ModelTurnSchema));
+const DynamicTurnSchema = z.discriminatedUnion('type', [
+  z
+    .object({
+      type: z.literal('branch'),
+      p: z.number().min(0).max(1),
+      turns: TurnListSchema,
+      else: TurnListSchema.default([]),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('if_skill_offered'),
+      name: z.string().regex(SKILL_NAME),
+      turns: TurnListSchema,
+      else: TurnListSchema.default([]),
+    })
+    .strict(),
+  z.object({ type: z.literal('follow_skill'), name: z.string().regex(SKILL_NAME) }).strict(),
+]);
+/** The dynamic turn types. */
+const DYNAMIC_TURN_TYPES: readonly string[] = DynamicTurnSchema.options.map((o) => o.shape.type.value);
+
+/**
+ * One scripted turn: `text`, `shell`, `final`, `error`, the faults `stall`, `malformed`, `drop`, the intents
+ * `write_file` ({path, content}) and `use_skill` ({name}), which become `shell` turns, or the dynamic turns
+ * `branch` ({p, turns, else}), `if_skill_offered` ({name, turns, else}) and `follow_skill` ({name}).
+ */
+export const ModelTurnSchema: z.ZodType<ModelTurn> = z.unknown().transform((value, ctx): ModelTurn => {
+  const type = (value as { type?: unknown } | null)?.type;
+  const schema: z.ZodType<ModelTurn> =
+    typeof type === 'string' && DYNAMIC_TURN_TYPES.includes(type)
+      ? (DynamicTurnSchema as z.ZodType<ModelTurn>)
+      : (PlainTurnSchema as z.ZodType<ModelTurn>);
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues)
+    ctx.addIssue({
+      code: 'custom',
+      path: issue.path,
+      message: DYNAMIC_TURN_TYPES.includes(type as string) ? `${type} turn: ${issue.message}` : issue.message,
+    });
+  return z.NEVER;
+});
 
 /** A model script (`{ "version": 1, "turns": [...] }`). */
 export const ModelScriptSchema = z
@@ -154,6 +227,13 @@ export const ModelScriptSchema = z
     version: z.literal(1),
     /** Free text for the script's author; ignored by the server (JSON has no comments). */
     description: z.string().optional(),
+    /** Seeds the draws of `branch` turns (see `branch.ts`): same seed, same choices; absent = 0. */
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 53 - 1)
+      .optional(),
     turns: z.array(ModelTurnSchema),
     /** Content-chosen turn lists (see {@link ScriptRouteSchema}); absent = every request uses `turns`. */
     routes: z.array(z.lazy(() => ScriptRouteSchema)).optional(),

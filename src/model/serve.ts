@@ -4,7 +4,8 @@
  * after the port is bound.
  */
 import { loadModelScript } from './script.js';
-import { startModelServer, WIRE_APIS, type ModelServer, type WireInterceptor } from './server.js';
+import { listenModelServer, WIRE_APIS, type ModelServer, type WireInterceptor } from './server.js';
+import type { EngineToolTable } from './tool-table.js';
 
 /** Options of {@link serveModel}. */
 export interface ServeModelOptions {
@@ -18,6 +19,8 @@ export interface ServeModelOptions {
   out?: NodeJS.WritableStream;
   /** Answers wire requests in place of the script (a cassette replayed: `model serve --cassette`). */
   intercept?: WireInterceptor | null;
+  /** The tool tables of the engines served (the command gives every registered engine's). */
+  tools: readonly EngineToolTable[];
 }
 
 /** A served model: the server and a promise settled when it stopped. */
@@ -30,10 +33,11 @@ export interface ServedModel {
 }
 
 /** Starts the standalone server; MODEL_SCRIPT_INVALID / MODEL_SERVER_FAILED before anything is printed. */
-export async function serveModel(options: ServeModelOptions = {}): Promise<ServedModel> {
+export async function serveModel(options: ServeModelOptions): Promise<ServedModel> {
   const script = options.scriptPath ? await loadModelScript(options.scriptPath) : null;
-  const server = await startModelServer({
+  const server = await listenModelServer({
     script,
+    tools: options.tools,
     ...(options.port ? { port: options.port } : {}),
     ...(options.logFile ? { logFile: options.logFile } : {}),
     ...(options.intercept ? { intercept: options.intercept } : {}),

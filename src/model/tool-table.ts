@@ -2,7 +2,7 @@
  * How an engine's own tools take the script's intents (`shell`, `write_file`, `use_skill`): the tool names and
  * argument shapes a wire renders for that engine. The tables themselves live with their engines
  * (`src/engines/<id>/tools.ts`); the model server knows none of them by name. It is handed the tables of the engines
- * it serves (`startModelServer({ tools })`), or, when none are given, the tables of every registered engine. A wire
+ * it serves (`listenModelServer({ tools })`; `startModelServer` gives every registered engine's). A wire
  * spoken by several engines (OpenAI Chat: opencode and iflow) picks, per request, the table whose tools the request
  * offers.
  */

@@ -2,7 +2,8 @@
  * Test face: a scripted model server on 127.0.0.1 plus a real HTTP caller pointed at it, so a test builds an
  * orchestrator over the wire in two lines and reads `server.requests` as its evidence.
  */
-import { startModelServer, type ModelScript, type ModelServer } from '../model/index.js';
+import type { ModelScript, ModelServer } from '../model/index.js';
+import { startModelServer } from '../engines/model-server.js';
 import { createAnthropicMessagesCaller } from './anthropic-messages-caller.js';
 import { createOpenAiChatCaller, type HttpCallerOptions } from './openai-chat-caller.js';
 import type { LLMCaller } from './types.js';

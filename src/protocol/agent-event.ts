@@ -8,10 +8,22 @@ import * as z from 'zod';
 /** Normalized kinds of a message. */
 export const AgentMessageKindSchema = z.enum(['text', 'tool_use', 'tool_result', 'thinking', 'system_init']);
 
-/** One message's content. */
+/** A tool call as FCMP normalized it (the same values every view shows; `status` is `running` until its result). */
+export const AgentToolSchema = z.object({
+  callId: z.string(),
+  kind: z.string(),
+  name: z.string(),
+  command: z.string().nullable(),
+  status: z.string(),
+  exitCode: z.number().int().nullable(),
+});
+
+/** One message's content; `text` for a final message (as FCMP has it), `tool` for a tool_use or tool_result. */
 export const AgentMessageContentSchema = z.object({
   raw: z.unknown(),
   kind: AgentMessageKindSchema,
+  text: z.string().optional(),
+  tool: AgentToolSchema.optional(),
 });
 /** One message's content. */
 export type AgentMessageContent = z.infer<typeof AgentMessageContentSchema>;

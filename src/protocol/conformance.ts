@@ -28,6 +28,8 @@ export const ConformanceReportSchema = z.object({
   metrics: z.object({ duration_ms: z.number().nonnegative().nullable(), usage: UsageSchema.nullable() }),
   /** Version of the engine CLI that produced the output (null when unknown, e.g. a translated recording). */
   engine_version: z.string().nullable().optional(),
+  /** false: the engine's adapter was not checked against that version (meta `engine_version_checked`). */
+  engine_version_checked: z.boolean().nullable().optional(),
 });
 /** One attempt's conformance report. */
 export type ConformanceReport = z.infer<typeof ConformanceReportSchema>;

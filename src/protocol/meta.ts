@@ -181,6 +181,13 @@ export const AttemptMetaSchema = z.object({
   trust: TrustRecordSchema.nullable(),
   /** Version of the engine CLI, from the npm package that ships it (null for a binary of unknown origin). */
   engine_version: z.string().nullable().optional(),
+  /**
+   * Whether `engine_version` is one the engine's adapter was checked against (`EngineAdapter.checkedVersions`): false
+   * marks a run made with an unchecked version; null when either is unknown.
+   */
+  engine_version_checked: z.boolean().nullable().optional(),
+  /** The versions the adapter was checked against, as one range (`1.0.102`, `>=2.1.197 <2.2.0`); null when none. */
+  engine_checked_versions: z.string().nullable().optional(),
   /** A seeded start: the template copied, the files written, and the seed commit when the run dir is a git repo. */
   workspace: z
     .object({ template: z.string().nullable(), files: z.array(z.string()), git_commit: z.string().nullable() })

@@ -11,7 +11,6 @@
  */
 import { streamAttempt } from '../core/attempt-stream.js';
 import type { AttemptRequest, AttemptTransport } from '../core/attempt-request.js';
-import type { AttemptResult } from '../core/attempt-result.js';
 import { resumeRequest } from '../core/session.js';
 import { loadEngine } from '../engines/registry.js';
 import { withCarriedFlags } from '../engines/resume-flags.js';
@@ -22,7 +21,7 @@ import { AgentHarnessError } from '../errors/index.js';
 import type { AgentEvent, AgentOptions, EngineId } from '../protocol/index.js';
 import { resolveHarnessPaths } from '../runtime/paths.js';
 import { parseProviderConfig, type AgentProviderConfig, type ResolvedAgentProviderConfig } from './config.js';
-import { createAgentEventMapper } from './events.js';
+import { createAgentEventMapper, endEventsOf } from './events.js';
 import type { AgentProvider } from './types.js';
 
 /** The config's agent options (what each engine maps onto its own controls). */
@@ -109,15 +108,6 @@ async function buildRequest(engine: EngineId, config: ResolvedAgentProviderConfi
   };
 }
 
-/** Why a turn failed: the engine's failure message (FCMP `conversation.failed`), else the completion's reason. */
-function failureMessage(result: AttemptResult): string {
-  const last = result.fcmp.at(-1);
-  const message = last?.type === 'conversation.failed' ? (last.data as { message?: unknown }).message : undefined;
-  return typeof message === 'string' && message.length > 0
-    ? message
-    : (result.completion.reason ?? `the turn ended ${result.completion.state}`);
-}
-
 async function* queryEngine(engine: EngineId, input: AgentProviderConfig): AsyncGenerator<AgentEvent> {
   const config = parseProviderConfig({ ...input, provider: input.provider ?? engine });
   if (config.provider !== engine)
@@ -142,35 +132,7 @@ async function* queryEngine(engine: EngineId, input: AgentProviderConfig): Async
     };
     return;
   }
-  const success = result.completion.state === 'completed' || result.completion.state === 'awaiting_input';
-  const failure = success ? null : failureMessage(result);
-  const usage =
-    result.usage && result.usage.input_tokens !== null && result.usage.output_tokens !== null
-      ? {
-          inputTokens: result.usage.input_tokens,
-          outputTokens: result.usage.output_tokens,
-          ...(result.usage.cached_input_tokens != null ? { cachedTokens: result.usage.cached_input_tokens } : {}),
-        }
-      : undefined;
-  // A failed turn is an `error` event (seed 003 maps codex's `turn.failed` so), then the `complete` that ends every
-  // query that was not aborted (seed 003's claude `result` with `success: false`), with the usage and the audit.
-  if (failure !== null)
-    yield {
-      type: 'error',
-      ...(result.sessionId ? { sessionId: result.sessionId } : {}),
-      error: failure,
-      diagnostics: { ...diagnostics, completion: result.completion },
-    };
-  yield {
-    type: 'complete',
-    ...(result.sessionId ? { sessionId: result.sessionId } : {}),
-    result: {
-      success,
-      ...(usage ? { usage } : {}),
-      ...(failure !== null ? { errors: [failure] } : {}),
-    },
-    diagnostics: { ...diagnostics, completion: result.completion },
-  };
+  yield* endEventsOf(result, diagnostics);
 }
 
 /** The provider of `engine`. */

@@ -30,7 +30,8 @@ export { resolveHarnessPaths } from '../runtime/paths.js';
 export type { HarnessPaths, ResolvePathsOptions } from '../runtime/paths.js';
 export { listRuns, resolveRunSelector } from '../runtime/run-store.js';
 export { injectSkills, DONE_MARKER, COMPLETION_CONTRACT } from '../runtime/skills.js';
-export { startModelServer, loadModelScript, parseModelScript, turns, ModelScriptSchema } from '../model/index.js';
+export { loadModelScript, parseModelScript, turns, ModelScriptSchema } from '../model/index.js';
+export { startModelServer } from '../engines/model-server.js';
 export type { ModelLane, ModelScript, ModelServer } from '../model/index.js';
 export * from '../protocol/index.js';
 export {
@@ -68,3 +69,7 @@ export { exportAttempt, EXPORT_FORMATS } from '../export/export-attempt.js';
 export type { ExportFormat, ExportedDocument } from '../export/export-attempt.js';
 // Evals (docs/evals.md): trial statistics, lift, trigger evals, gates and run comparison, as pure functions.
 export * from '../evals/index.js';
+// Graders and judges (docs/graders.md), imported as a namespace so grader names never clash with the rest.
+export * as graders from '../evals/graders/index.js';
+export { gradeTrial, llmJudge, openJudgeCassette } from '../evals/graders/index.js';
+export type { Grade, GradeError, GradedTrial, Grader, JudgeOptions } from '../evals/graders/index.js';

@@ -20,6 +20,8 @@ export interface AgentHarnessAttemptRecord {
   retry: number;
   /** Version of the engine CLI (absent in records written before it was recorded). */
   engineVersion?: string | null;
+  /** false: an engine version its adapter was not checked against (absent or null when unknown). */
+  engineVersionChecked?: boolean | null;
   /** The failure code when the attempt failed. */
   failureCode?: string;
   /** The cassette the attempt recorded or replayed, and how its requests matched (cassette modes only). */

@@ -1,15 +1,16 @@
 /**
  * One attempt of a run directory read for the HTML report and `agent-harness view`: its meta, timeline (from
- * `rasp.N.jsonl`), fs diff, git patch, model requests and conformance report. Every file is read as an input (a FIFO
+ * `rasp.N.jsonl` and `fcmp.N.jsonl`, `core/recorded-events.ts`), fs diff, git patch, model requests and conformance report. Every file is read as an input (a FIFO
  * or a directory in its place is skipped, never waited on) and within a size limit; what cannot be read is left
  * out, never thrown, so one damaged attempt never hides the others.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { RaspEventSchema, type RunIndexEntry } from '../protocol/index.js';
+import { readRecordedEvents } from '../core/recorded-events.js';
+import type { RunIndexEntry } from '../protocol/index.js';
 import { MAX_AUDIT_FILE_BYTES, readInputBytesSync, readLinesSync } from '../runtime/bounded-input.js';
 import { AUDIT_DIR, attemptNumbers } from '../runtime/run-store.js';
-import { exitCodesFromModelRequests } from '../translate/tool-calls.js';
+import { isFcmpEvent } from '../translate/attempt-events.js';
 import { boundText, TimelineBuilder, toolKey } from './rasp-timeline.js';
 import type { TimelineItem, ViewAttempt, ViewRun } from './view-schema.js';
 
@@ -41,19 +42,14 @@ function readText(file: string, max: number): string | null {
   }
 }
 
-/**
- * A raw output line's RASP event, known without parsing it: in JSON text this sequence can only be the event's own
- * structure (inside a string its quotes would be escaped). Half of a RASP file is such lines, the largest ones.
- */
-export function isRawLineEvent(line: string): boolean {
-  return line.includes('"data":{"type":"raw.line"');
-}
+/** A raw output line's RASP event, known without parsing it (see `core/recorded-events.ts`). */
+export { isRawLineEvent } from '../core/recorded-events.js';
 
-function* jsonLines(file: string, skip: (line: string) => boolean = () => false): Generator<unknown> {
+function* jsonLines(file: string): Generator<unknown> {
   if (!fs.existsSync(file)) return;
   try {
     for (const line of readLinesSync(file, { what: 'audit file' })) {
-      if (line.trim() === '' || skip(line)) continue;
+      if (line.trim() === '') continue;
       try {
         yield JSON.parse(line);
       } catch {
@@ -70,7 +66,7 @@ const asRecord = (value: unknown): Record<string, unknown> =>
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 
-/** The model requests of an attempt (as logged: bodies included, for the exit codes some engines state only there). */
+/** The model requests of an attempt, as logged. */
 function readModelRequests(runDir: string, n: number): Record<string, unknown>[] {
   return [...jsonLines(auditFile(runDir, 'model-requests', n, 'jsonl'))].map(asRecord);
 }
@@ -108,13 +104,11 @@ export function readAttemptView(runDir: string, n: number, options: { timeline?:
   const conformance = readJson(auditFile(runDir, 'conformance-report', n, 'json'));
   const conf = asRecord(conformance);
   const requests = readModelRequests(runDir, n);
-  const builder = new TimelineBuilder(exitCodesFromModelRequests(requests.map((r) => ({ body: r.body }))));
+  const builder = new TimelineBuilder();
   let launch: string | null = null;
-  for (const value of jsonLines(auditFile(runDir, 'rasp', n, 'jsonl'), isRawLineEvent)) {
-    const parsed = RaspEventSchema.safeParse(value);
-    if (!parsed.success) continue;
-    if (parsed.data.data.type === 'lifecycle.started') launch = parsed.data.data.launch;
-    builder.push(parsed.data);
+  for (const event of readRecordedEvents(runDir, n, { rawLines: false }) ?? []) {
+    if (!isFcmpEvent(event) && event.data.type === 'lifecycle.started') launch = event.data.launch;
+    builder.push(event);
   }
   const timeline = withModelRequests(builder.items, requests);
   const tools = builder.items.flatMap((item) => (item.tool ? [item.tool] : []));
@@ -146,6 +140,7 @@ export function readAttemptView(runDir: string, n: number, options: { timeline?:
       : null,
     exit: exit ? { code: num(exit.code), signal: str(exit.signal) } : null,
     engineVersion: str(meta.engine_version),
+    engineVersionChecked: typeof meta.engine_version_checked === 'boolean' ? meta.engine_version_checked : null,
     steps,
     toolCalls: tools.length,
     toolKeys: tools.map(toolKey),

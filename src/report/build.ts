@@ -100,19 +100,41 @@ function toTest(input: ReportInput): ConsistencyTest {
     ...(input.attachments && input.attachments.length > 0 ? { attachments: input.attachments } : {}),
     ...(meta ? { fcmpCounts: sumCounts(attempts.map((a) => a.fcmpCounts ?? {})) } : {}),
     ...(last && last.engineVersion !== undefined ? { engineVersion: last.engineVersion } : {}),
+    ...(last && last.engineVersionChecked != null ? { engineVersionChecked: last.engineVersionChecked } : {}),
     ...(last?.failureCode ? { failureCode: last.failureCode } : {}),
   };
 }
 
+/**
+ * The engines the report holds more than one version of (merged reports of runs against the pinned and a newer
+ * release, `npm run test:engines -- --latest`): their matrix columns are `<engine>@<version>`, so a case is compared
+ * across versions as it is across engines.
+ */
+export function enginesWithSeveralVersions(tests: readonly ConsistencyTest[]): Set<string> {
+  const versions = new Map<string, Set<string>>();
+  for (const test of tests) {
+    const engine = test.engine ?? engineFromName(test.fullName);
+    if (!engine || !test.engineVersion) continue;
+    versions.set(engine, (versions.get(engine) ?? new Set()).add(test.engineVersion));
+  }
+  return new Set([...versions].filter(([, seen]) => seen.size > 1).map(([engine]) => engine));
+}
+
+/** The matrix column of `test`: its engine, with `@<version>` when the report holds several versions of it. */
+export function matrixColumn(engine: string, version: string | null | undefined, versioned: Set<string>): string {
+  return versioned.has(engine) && version ? `${engine}@${version}` : engine;
+}
+
 function buildMatrix(tests: ConsistencyTest[]): ConsistencyRow[] {
   const rows = new Map<string, ConsistencyRow>();
+  const versioned = enginesWithSeveralVersions(tests);
   for (const test of tests) {
     const engine = test.engine ?? engineFromName(test.fullName);
     if (!engine) continue;
     const name = caseName(test.fullName, engine);
     const key = `${test.project}\u0000${test.file}\u0000${name}`;
     const row = rows.get(key) ?? { case: name, file: test.file, project: test.project, engines: {}, disagree: false };
-    row.engines[engine] = {
+    row.engines[matrixColumn(engine, test.engineVersion, versioned)] = {
       testId: test.id,
       outcome: test.state,
       completion: test.completion?.state ?? null,
@@ -132,7 +154,10 @@ function buildMatrix(tests: ConsistencyTest[]): ConsistencyRow[] {
   return out;
 }
 
-/** Builds and validates the report. Matrix rows only list cases run on two or more engines. */
+/**
+ * Builds and validates the report. Matrix rows only list cases run on two or more engines, or on two versions of one
+ * engine (columns `<engine>@<version>`).
+ */
 export function buildConsistencyReport(
   inputs: readonly ReportInput[],
   reason: string,

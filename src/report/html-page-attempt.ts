@@ -56,7 +56,7 @@ function renderAttemptBody(body, run, a) {
     ['status', a.status], ['launch', a.launch],
     ['completion', c ? h('span', { class: stateClass(c.state), 'data-testid': 'completion' }, c.state + ' (' + (c.code || c.reason) + ')') : null],
     ['exit', a.exit ? (a.exit.code !== null ? 'code ' + a.exit.code : 'signal ' + a.exit.signal) : null],
-    ['duration', ms(a.durationMs)], ['engine version', a.engineVersion], ['started', a.startedAt],
+    ['duration', ms(a.durationMs)], ['engine version', a.engineVersion ? a.engineVersion + (a.engineVersionChecked === false ? ' (unchecked)' : '') : null], ['started', a.startedAt],
     ['tool calls', String(a.toolCalls)], ['diagnostics', a.diagnostics.join(', ')]
   ]));
   var steps = Object.keys(a.steps);

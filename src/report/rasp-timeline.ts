@@ -1,11 +1,15 @@
 /**
- * RASP events → the items of an attempt's timeline. The same function reads a finished attempt's `rasp.N.jsonl`
- * and tails a running one (`agent-harness view`), so the live view and the report show the same thing. Tool calls
- * are normalized as in FCMP (the command without the engine's wrapper, the exit code made consistent); texts are
- * bounded ({@link MAX_VIEW_TEXT}): the whole output stays in the raw logs.
+ * An attempt's events → the items of its timeline, a small mapper over FCMP: messages and tool calls (their command,
+ * status and exit code as FCMP normalized them; a tool item is completed in place when FCMP completes it) come from
+ * FCMP, what FCMP does not carry (the launch and exit, reasoning, errors, diagnostics, a tool's whole input and output)
+ * from RASP. The same builder reads a finished attempt (`rasp.N.jsonl` and `fcmp.N.jsonl`, interleaved) and tails a
+ * running one (`agent-harness view`), so the live view and the report show the same thing. Texts are bounded
+ * ({@link MAX_VIEW_TEXT}): the whole output stays in the raw logs.
  */
-import type { RaspEvent } from '../protocol/index.js';
-import { normalizeResult, shellCommandOf } from '../translate/tool-calls.js';
+import type { FcmpEvent } from '../protocol/index.js';
+import { isFcmpEvent, type AttemptEvent } from '../translate/attempt-events.js';
+import { ToolCallFold } from '../translate/fcmp-tool-calls.js';
+import type { NormalizedToolCall } from '../translate/tool-calls.js';
 import type { TimelineItem, ViewTool } from './view-schema.js';
 
 /** Longest text (characters) a timeline item carries; longer ones are cut with a note naming how much was left out. */
@@ -26,90 +30,96 @@ function inputText(input: unknown): string | null {
   }
 }
 
-/** The status of a tool call whose result has not come yet; `abandoned` once the engine exited without one. */
-const RUNNING_TOOL_STATUS = 'running';
+/** The timeline's form of a tool call (texts bounded). */
+function viewToolOf(call: NormalizedToolCall): ViewTool {
+  return {
+    callId: call.callId,
+    kind: call.kind,
+    name: call.name,
+    command: call.command,
+    input: inputText(call.input),
+    status: call.status,
+    exitCode: call.exitCode,
+    output: boundText(call.output),
+  };
+}
 
-/** Builds timeline items from RASP events, in order; feed events with {@link push}, read {@link items}. */
+/** Builds timeline items from an attempt's events, in order; feed events with {@link push}, read {@link items}. */
 export class TimelineBuilder {
   /** The items so far (a tool item is completed in place when its result arrives). */
   readonly items: TimelineItem[] = [];
-  private readonly tools = new Map<string, ViewTool>();
+  private readonly tools = new Map<string, TimelineItem>();
+  private readonly fold = new ToolCallFold();
   private start: number | null = null;
+  /** The seq of the last RASP event: an FCMP event's item takes it (the RASP event it derives from). */
+  private seq = 0;
 
-  /** @param modelExitCodes exit codes stated in the model requests (gemini's only source), by call id. */
-  constructor(private readonly modelExitCodes: ReadonlyMap<string, number> = new Map()) {}
-
-  /** Adds one event; returns the item it added or completed, or null when it shows nothing. */
-  push(event: RaspEvent): TimelineItem | null {
-    const at = Date.parse(event.ts);
-    if (this.start === null && Number.isFinite(at)) this.start = at;
-    const base = {
-      seq: event.seq,
-      ts: event.ts,
-      t: Number.isFinite(at) && this.start !== null ? Math.max(0, at - this.start) : 0,
-      text: null,
-      tool: null,
-      code: null,
-      level: null,
-    };
+  /** Adds one event (RASP or FCMP); returns the item it added or completed, or null when it shows nothing. */
+  push(event: AttemptEvent): TimelineItem | null {
+    if (isFcmpEvent(event)) return this.pushFcmp(event);
+    this.seq = event.seq;
+    this.fold.pushRasp(event);
     const data = event.data;
-    const add = (item: TimelineItem): TimelineItem => {
-      this.items.push(item);
-      return item;
-    };
+    const base = this.base(event.ts);
     switch (data.type) {
       case 'lifecycle.started':
-        return add({ ...base, kind: 'started', text: data.launch });
+        return this.add({ ...base, kind: 'started', text: data.launch });
       case 'lifecycle.exited':
-        // The engine is gone: a call still running will get no result (its process outlived the turn).
-        for (const tool of this.tools.values()) if (tool.status === RUNNING_TOOL_STATUS) tool.status = 'abandoned';
-        return add({
+        return this.add({
           ...base,
           kind: 'exited',
           code: data.exit_code === null ? data.signal : String(data.exit_code),
           text: `${data.timed_out ? 'timed out; ' : ''}${data.canceled ? 'canceled; ' : ''}${Math.round(data.duration_ms)} ms`,
         });
-      case 'engine.assistant.message':
-        return data.final ? add({ ...base, kind: 'message', text: boundText(data.text) }) : null;
       case 'engine.reasoning':
-        return add({ ...base, kind: 'reasoning', text: boundText(data.text) });
+        return this.add({ ...base, kind: 'reasoning', text: boundText(data.text) });
       case 'engine.error':
-        return add({ ...base, kind: 'error', text: boundText(data.message), level: data.fatal ? 'fatal' : null });
+        return this.add({ ...base, kind: 'error', text: boundText(data.message), level: data.fatal ? 'fatal' : null });
       case 'diagnostic':
-        return add({
+        return this.add({
           ...base,
           kind: 'diagnostic',
           code: data.diagnostic.code,
           text: boundText(data.diagnostic.message),
           level: data.diagnostic.level,
         });
-      case 'engine.tool.call': {
-        if (this.tools.has(data.call_id)) return null;
-        const tool: ViewTool = {
-          callId: data.call_id,
-          kind: data.kind,
-          name: data.name,
-          command: data.kind === 'shell' ? shellCommandOf(data.input) : null,
-          input: inputText(data.input),
-          status: RUNNING_TOOL_STATUS,
-          exitCode: null,
-          output: null,
-        };
-        this.tools.set(data.call_id, tool);
-        return add({ ...base, kind: 'tool', tool });
-      }
-      case 'engine.tool.result': {
-        const tool = this.tools.get(data.call_id);
-        if (!tool) return null;
-        const result = normalizeResult(tool, data, this.modelExitCodes);
-        tool.status = result.status;
-        tool.exitCode = result.exitCode;
-        tool.output = boundText(result.output);
-        return this.items.find((item) => item.tool === tool) ?? null;
-      }
       default:
         return null;
     }
+  }
+
+  private pushFcmp(event: FcmpEvent): TimelineItem | null {
+    if (event.type === 'assistant.message.final')
+      return this.add({ ...this.base(event.ts), kind: 'message', text: boundText(event.data.text) });
+    const call = this.fold.push(event);
+    if (!call) return null;
+    const existing = this.tools.get(call.callId);
+    if (existing) {
+      existing.tool = viewToolOf(call);
+      return existing;
+    }
+    const item = this.add({ ...this.base(event.ts), kind: 'tool', tool: viewToolOf(call) });
+    this.tools.set(call.callId, item);
+    return item;
+  }
+
+  private base(ts: string): Omit<TimelineItem, 'kind'> {
+    const at = Date.parse(ts);
+    if (this.start === null && Number.isFinite(at)) this.start = at;
+    return {
+      seq: this.seq,
+      ts,
+      t: Number.isFinite(at) && this.start !== null ? Math.max(0, at - this.start) : 0,
+      text: null,
+      tool: null,
+      code: null,
+      level: null,
+    };
+  }
+
+  private add(item: TimelineItem): TimelineItem {
+    this.items.push(item);
+    return item;
   }
 }
 

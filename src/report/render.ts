@@ -75,7 +75,8 @@ export function renderMarkdown(report: ConsistencyReport): string {
     for (const t of tests) {
       const completion = t.completion ? `${t.completion.state} (${t.failureCode ?? t.completion.reason})` : '';
       const state = `${ICON[t.state]} ${t.state}${t.flaky ? ' (flaky)' : ''}`;
-      const engine = t.engine ? `${t.engine}${t.engineVersion ? ` ${t.engineVersion}` : ''}` : '';
+      const unchecked = t.engineVersionChecked === false ? ' (unchecked version)' : '';
+      const engine = t.engine ? `${t.engine}${t.engineVersion ? ` ${t.engineVersion}` : ''}${unchecked}` : '';
       out.push(
         `| ${[t.fullName, state, engine, completion, t.toolCalls ?? '', t.retryCount, `${Math.round(t.durationMs)} ms`, t.handle ?? '', t.auditDir ? `\`${t.auditDir}\`` : ''].map(cell).join(' | ')} |`,
       );

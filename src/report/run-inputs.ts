@@ -79,6 +79,7 @@ function attemptRecord(run: RunIndexEntry, report: ConformanceReport): AgentHarn
     toolCalls: report.tool_call_count,
     retry: 0,
     engineVersion: report.engine_version ?? null,
+    engineVersionChecked: report.engine_version_checked ?? null,
     ...(report.completion.code ? { failureCode: report.completion.code } : {}),
     ...(cassette ? { cassette } : {}),
   };

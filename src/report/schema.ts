@@ -36,6 +36,8 @@ export const ConsistencyTestSchema = z.object({
   fcmpCounts: z.record(z.string(), z.number().int().nonnegative()).optional(),
   /** Version of the engine CLI the last attempt ran. */
   engineVersion: z.string().nullable().optional(),
+  /** false: the last attempt ran an engine version its adapter was not checked against. */
+  engineVersionChecked: z.boolean().nullable().optional(),
   /** The last attempt's failure code, when it failed (`ENGINE_RATE_LIMITED`, …). */
   failureCode: z.string().optional(),
 });

@@ -64,6 +64,8 @@ export const ViewAttemptSchema = z.object({
   completion: z.object({ state: z.string(), reason: z.string(), code: z.string().nullable() }).nullable(),
   exit: z.object({ code: z.number().nullable(), signal: z.string().nullable() }).nullable(),
   engineVersion: z.string().nullable(),
+  /** false: a version the engine's adapter was not checked against (null when unknown). */
+  engineVersionChecked: z.boolean().nullable().optional(),
   steps: z.record(z.string(), z.number()),
   toolCalls: z.number().int(),
   /** Normalized form of each tool call, in order: what the diffs align on. */

@@ -1,15 +1,16 @@
 /**
- * The live tail of `agent-harness view`: a running attempt's `rasp.N.jsonl` read as it grows (every RASP event is
- * written as the engine's output is parsed), each new or completed timeline item sent as a server-sent event, until
- * the attempt's meta says it has finished and the file has been read to its end.
+ * The live tail of `agent-harness view`: a running attempt's `rasp.N.jsonl` and `fcmp.N.jsonl` read as they grow
+ * (both are written as the engine's output is parsed and translated), each new or completed timeline item sent as a
+ * server-sent event, until the attempt's meta says it has finished and the files have been read to their end.
  */
 import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
-import { RaspEventSchema, type RunIndexEntry } from '../protocol/index.js';
+import { fcmpEventOf, isRawLineEvent, raspEventOf } from '../core/recorded-events.js';
+import type { FcmpEvent, RaspEvent, RunIndexEntry } from '../protocol/index.js';
 import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
 import { AUDIT_DIR } from '../runtime/run-store.js';
-import { isRawLineEvent } from './attempt-view.js';
+import { interleaveEvents } from '../translate/attempt-events.js';
 import { TimelineBuilder } from './rasp-timeline.js';
 
 /** How often a tail looks at a running attempt's event file. */
@@ -28,10 +29,10 @@ export function tailAttempt(
     'x-content-type-options': 'nosniff',
   });
   response.write(': agent-harness tail\n\n');
-  const file = path.join(run.run_dir, AUDIT_DIR, `rasp.${n}.jsonl`);
+  const file = (name: string): string => path.join(run.run_dir, AUDIT_DIR, `${name}.${n}.jsonl`);
+  const rasp = jsonlTail(file('rasp'), raspEventOf, isRawLineEvent);
+  const fcmp = jsonlTail(file('fcmp'), fcmpEventOf);
   const builder = new TimelineBuilder();
-  let offset = 0;
-  let carry = '';
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   const finished = (): boolean => {
@@ -49,37 +50,12 @@ export function tailAttempt(
     }
   };
   const readNew = (): void => {
-    let fd: number;
-    try {
-      fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
-    } catch {
-      return;
-    }
-    try {
-      if (!fs.fstatSync(fd).isFile()) return;
-      const buffer = Buffer.alloc(256 * 1024);
-      for (let read = fs.readSync(fd, buffer, 0, buffer.length, offset); read > 0; ) {
-        offset += read;
-        const text = carry + buffer.toString('utf8', 0, read);
-        const lines = text.split('\n');
-        carry = lines.pop() ?? '';
-        for (const line of lines) {
-          if (line.trim() === '' || isRawLineEvent(line)) continue;
-          let value: unknown;
-          try {
-            value = JSON.parse(line);
-          } catch {
-            continue;
-          }
-          const event = RaspEventSchema.safeParse(value);
-          if (!event.success) continue;
-          const item = builder.push(event.data);
-          if (item) response.write(`event: item\ndata: ${JSON.stringify(item)}\n\n`);
-        }
-        read = fs.readSync(fd, buffer, 0, buffer.length, offset);
-      }
-    } finally {
-      fs.closeSync(fd);
+    // RASP first: the FCMP of each event is written after it, so what FCMP read now derives from RASP read by now.
+    const raspBatch: RaspEvent[] = rasp();
+    const fcmpBatch: FcmpEvent[] = fcmp();
+    for (const event of interleaveEvents(raspBatch, fcmpBatch)) {
+      const item = builder.push(event);
+      if (item) response.write(`event: item\ndata: ${JSON.stringify(item)}\n\n`);
     }
   };
   const stop = (): void => {
@@ -102,4 +78,44 @@ export function tailAttempt(
   request.on('close', stop);
   tick();
   return stop;
+}
+
+/**
+ * Reads a growing JSONL audit file: each call returns the records added since the last (complete lines that `parse`
+ * accepts and `skip` does not leave out).
+ */
+function jsonlTail<T>(file: string, parse: (value: unknown) => T | null, skip?: (line: string) => boolean): () => T[] {
+  let offset = 0;
+  let carry = '';
+  return () => {
+    const out: T[] = [];
+    let fd: number;
+    try {
+      fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
+    } catch {
+      return out;
+    }
+    try {
+      if (!fs.fstatSync(fd).isFile()) return out;
+      const buffer = Buffer.alloc(256 * 1024);
+      for (let read = fs.readSync(fd, buffer, 0, buffer.length, offset); read > 0; ) {
+        offset += read;
+        const lines = (carry + buffer.toString('utf8', 0, read)).split('\n');
+        carry = lines.pop() ?? '';
+        for (const line of lines) {
+          if (line.trim() === '' || skip?.(line)) continue;
+          try {
+            const record = parse(JSON.parse(line));
+            if (record !== null) out.push(record);
+          } catch {
+            // A damaged line: skipped.
+          }
+        }
+        read = fs.readSync(fd, buffer, 0, buffer.length, offset);
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+    return out;
+  };
 }

@@ -1,6 +1,7 @@
 /**
- * Finds an engine executable: the managed prefix's bin first, then the project's `node_modules/.bin`, then
- * agent-harness's own `node_modules/.bin` (engines pinned as its dev dependencies), then PATH.
+ * Finds an engine executable: the engine prefix first when one is set (`AGENT_HARNESS_ENGINE_PREFIX`, other releases
+ * of the engines), then the managed prefix's bin, then the project's `node_modules/.bin`, then agent-harness's own
+ * `node_modules/.bin` (engines pinned as its dev dependencies), then PATH.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,6 +25,9 @@ function isExecutableFile(file: string): boolean {
 /** The directories searched for `name`, in order, without duplicates. */
 export function executableSearchPath(paths: HarnessPaths, hostPath: string | undefined = process.env.PATH): string[] {
   const dirs = [
+    ...(paths.enginePrefix
+      ? [path.join(paths.enginePrefix, 'node_modules', '.bin'), path.join(paths.enginePrefix, 'bin')]
+      : []),
     path.join(paths.npmPrefix, 'bin'),
     path.join(paths.projectRoot, 'node_modules', '.bin'),
     path.join(PACKAGE_ROOT, 'node_modules', '.bin'),

@@ -26,6 +26,13 @@ export interface HarnessPaths {
    * for engines; read-only inside attempts (an agent's `npm install -g` goes to its run's own prefix, {@link runHome}).
    */
   npmPrefix: string;
+  /**
+   * `AGENT_HARNESS_ENGINE_PREFIX`: an npm prefix holding other releases of the engines (`npm install --prefix DIR
+   * <package>@<version>`), searched for engines before every other place (its `node_modules/.bin`, then its `bin`);
+   * unset: none. How `npm run test:engines -- --latest` runs the newest releases without touching the pins. An
+   * executable there is refused like any other when it lies where agents write.
+   */
+  enginePrefix?: string | undefined;
   /** `UV_CACHE_DIR`, else `<agentCacheDir>/uv_cache`. */
   uvCacheDir: string;
   /** `UV_PROJECT_ENVIRONMENT`, else `<agentCacheDir>/uv_venv`. */
@@ -101,6 +108,7 @@ export function resolveHarnessPaths(options: ResolvePathsOptions = {}): HarnessP
     agentCacheDir,
     agentHome: pick('SKILL_RUNNER_AGENT_HOME') ?? path.join(agentCacheDir, 'agent_home'),
     npmPrefix: pick('SKILL_RUNNER_NPM_PREFIX') ?? pick('NPM_CONFIG_PREFIX') ?? path.join(agentCacheDir, 'npm'),
+    enginePrefix: pick(ENGINE_PREFIX_ENV),
     uvCacheDir: pick('UV_CACHE_DIR') ?? path.join(agentCacheDir, 'uv_cache'),
     uvProjectEnvironment: pick('UV_PROJECT_ENVIRONMENT') ?? path.join(agentCacheDir, 'uv_venv'),
     tmpDir: path.join(agentCacheDir, 'tmp'),
@@ -108,6 +116,9 @@ export function resolveHarnessPaths(options: ResolvePathsOptions = {}): HarnessP
     codexProfile: options.codexProfile ?? (env.AGENT_HARNESS_CODEX_PROFILE?.trim() || DEFAULT_CODEX_PROFILE),
   };
 }
+
+/** The variable naming {@link HarnessPaths.enginePrefix}, where other engine releases are installed. */
+export const ENGINE_PREFIX_ENV = 'AGENT_HARNESS_ENGINE_PREFIX';
 
 /** The env variable names that feed {@link resolveHarnessPaths}, for `doctor`'s export snapshot. */
 export const PATH_ENV_VARS = [

@@ -22,6 +22,8 @@ export interface ConformanceInput {
   durationMs: number | null;
   /** Version of the engine CLI, when known. */
   engineVersion?: string | null;
+  /** Whether that version is one the adapter was checked against (null when unknown). */
+  engineVersionChecked?: boolean | null;
 }
 
 /** Every diagnostic of the attempt, from RASP (parser and harness) in order. */
@@ -75,6 +77,7 @@ export function createConformanceTally(): ConformanceTally {
         completion: input.completion,
         metrics: { duration_ms: input.durationMs, usage },
         ...(input.engineVersion !== undefined ? { engine_version: input.engineVersion } : {}),
+        ...(input.engineVersionChecked !== undefined ? { engine_version_checked: input.engineVersionChecked } : {}),
       };
     },
   };

@@ -41,8 +41,15 @@ export interface FcmpTranslateOptions {
    * each `engine.turn.started` from the second on. Same output, memory flat in the number of turns. Default false.
    */
   turnScopedIds?: boolean;
-  /** Exit codes the engine reported to the model, by call id (see `exitCodesFromModelRequests`). */
+  /** Exit codes the engine reported to the model, by call id (see `exitCodesFromModelRequests`), known from the start. */
   toolExitCodes?: ReadonlyMap<string, number>;
+  /**
+   * The engine's model requests will be seen as the attempt runs (a live attempt with a model server): a shell
+   * result without an exit code is held, its item still `running`, until {@link FcmpTranslator.learnExitCodes} gives
+   * the code (the engine's next model request states it) or {@link FcmpTranslator.finish} ends the attempt. Default
+   * false: a recording's results are given as they come.
+   */
+  awaitModelExitCodes?: boolean;
 }
 
 /** Longest excerpt of a tool's input or output kept in FCMP (the whole text is in the raw logs). */
@@ -75,8 +82,21 @@ export interface FcmpTranslator {
   finish(judgement?: CompletionJudgement, evidenceRef?: RawRef | null): FcmpEvent[];
   /** The verdict of the translator's own judge on the events pushed so far. */
   verdict(): CompletionJudgement;
+  /**
+   * Exit codes the engine stated to the model since the last call (see `exitCodesFromModelRequests`): returns the
+   * `tool.result` of each held call they complete (its raw_ref is the result's own, its ts the latest event's).
+   */
+  learnExitCodes(codes: ReadonlyMap<string, number>): FcmpEvent[];
   /** Number of distinct tool calls seen so far. */
   readonly toolCalls: number;
+  /** Number of shell results held for an exit code (see `awaitModelExitCodes`). */
+  readonly heldResults: number;
+}
+
+/** A shell result held for the exit code the engine's next model request states. */
+interface HeldResult {
+  result: { status: string; output: string | null; exit_code: number | null };
+  rawRef: RawRef | null;
 }
 
 /** Creates an {@link FcmpTranslator}; `judgement` and `expectSession` of the options apply as in {@link translateRaspToFcmp}. */
@@ -86,6 +106,8 @@ export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTransla
   const toolKinds = new Map<string, string>();
   /** Tool calls with no result yet (`running`), by call id: their command or name, for the warning at the end. */
   const open = new Map<string, string>();
+  const held = new Map<string, HeldResult>();
+  const exitCodes = new Map(options.toolExitCodes ?? []);
   const judge = createCompletionJudge({
     errorPatterns: options.errorPatterns,
     expectSession: options.expectSession ?? true,
@@ -164,26 +186,20 @@ export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTransla
         }
         case 'engine.tool.result': {
           open.delete(data.call_id);
-          const result = normalizeResult(
-            { callId: data.call_id, kind: toolKinds.get(data.call_id) ?? 'other' },
-            data,
-            options.toolExitCodes,
-          );
-          (out ??= []).push(
-            make(
-              {
-                type: 'tool.result',
-                data: {
-                  call_id: data.call_id,
-                  status: result.status ?? data.status,
-                  exit_code: result.exitCode,
-                  output_excerpt: excerpt(result.output),
-                },
-              },
-              event.ts,
-              event.raw_ref,
-            ),
-          );
+          const call = { callId: data.call_id, kind: toolKinds.get(data.call_id) ?? 'other' };
+          const result = normalizeResult(call, data, exitCodes);
+          if (
+            options.awaitModelExitCodes &&
+            call.kind === 'shell' &&
+            result.exitCode === null &&
+            data.status !== 'declined' &&
+            data.status !== 'in_progress'
+          ) {
+            held.set(data.call_id, { result: data, rawRef: event.raw_ref });
+            return out ?? NONE;
+          }
+          held.delete(data.call_id);
+          (out ??= []).push(make(resultBody(data.call_id, result), event.ts, event.raw_ref));
           return out ?? NONE;
         }
         default: {
@@ -197,6 +213,12 @@ export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTransla
       const out: FcmpEvent[] = [];
       const fallbackTs = lastTs ?? (options.now ?? (() => new Date()))().toISOString();
       if (!started) start(out, fallbackTs);
+      // What the model requests never stated stays as the engine reported it.
+      for (const [callId, { result, rawRef }] of held)
+        out.push(
+          make(resultBody(callId, normalizeResult({ callId, kind: 'shell' }, result, exitCodes)), fallbackTs, rawRef),
+        );
+      held.clear();
       for (const event of abandon(open)) out.push(make(event, fallbackTs, null));
       const verdict = judgement ?? options.judgement ?? judge.verdict();
       const terminal = terminalOf(verdict);
@@ -205,8 +227,37 @@ export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTransla
       return out;
     },
     verdict: () => judge.verdict(),
+    learnExitCodes(codes) {
+      for (const [id, code] of codes) exitCodes.set(id, code);
+      if (held.size === 0) return [];
+      const out: FcmpEvent[] = [];
+      const ts = lastTs ?? (options.now ?? (() => new Date()))().toISOString();
+      for (const [callId, { result, rawRef }] of held) {
+        const normalized = normalizeResult({ callId, kind: 'shell' }, result, exitCodes);
+        if (normalized.exitCode === null) continue;
+        held.delete(callId);
+        out.push(make(resultBody(callId, normalized), ts, rawRef));
+      }
+      return out;
+    },
     get toolCalls() {
       return toolCalls;
+    },
+    get heldResults() {
+      return held.size;
+    },
+  };
+}
+
+/** The `tool.result` of a call from its normalized result. */
+function resultBody(callId: string, result: ReturnType<typeof normalizeResult>): Body {
+  return {
+    type: 'tool.result',
+    data: {
+      call_id: callId,
+      status: result.status ?? 'completed',
+      exit_code: result.exitCode,
+      output_excerpt: excerpt(result.output),
     },
   };
 }

@@ -1,5 +1,7 @@
 /**
- * Tool calls normalized across engines, so one assertion means the same on every engine:
+ * Tool calls normalized across engines, so one assertion means the same on every engine. These are the FCMP
+ * translator's helpers (`fcmp.ts` is the one place they are applied; every view reads the result from FCMP through
+ * `fcmp-tool-calls.ts`):
  * `command` is the shell command the agent asked for, with the engine's own wrapper removed (codex reports
  * `/bin/bash -lc '…'`); a shell call's `exitCode` is a number whenever any evidence has it, and its status
  * is derived from it (0 → completed, otherwise failed).
@@ -10,9 +12,8 @@
  * (`Exit Code: N` in `functionResponse.response.output`) has it, so the model request log is consulted.
  */
 import { exitCodeFromText } from '../engines/parse-helpers.js';
-import type { RaspEvent } from '../protocol/index.js';
 
-/** A tool call joined with its result, normalized. */
+/** A tool call joined with its result, normalized (as `fcmp-tool-calls.ts` reads it from FCMP). */
 export interface NormalizedToolCall {
   callId: string;
   kind: string;
@@ -99,40 +100,6 @@ function lookup(codes: ReadonlyMap<string, number>, callId: string): number | nu
   if (exact !== undefined) return exact;
   for (const [id, code] of codes) if (callId.endsWith(`__${id}`) || callId.endsWith(`#${id}`)) return code;
   return null;
-}
-
-/**
- * Tool calls in order, each joined with its result and normalized; `modelExitCodes` fills codes the stream lacks.
- * `ended`: the attempt is over, so a call without a result is `abandoned` (true) or still `running` (false);
- * absent, its status stays null.
- */
-export function collectToolCalls(
-  rasp: Iterable<RaspEvent>,
-  modelExitCodes: ReadonlyMap<string, number> = new Map(),
-  options: { ended?: boolean } = {},
-): NormalizedToolCall[] {
-  const calls = new Map<string, NormalizedToolCall>();
-  for (const { data } of rasp) {
-    if (data.type === 'engine.tool.call' && !calls.has(data.call_id)) {
-      const command = data.kind === 'shell' ? shellCommandOf(data.input) : null;
-      calls.set(data.call_id, {
-        callId: data.call_id,
-        kind: data.kind,
-        name: data.name,
-        input: data.input,
-        command,
-        status: null,
-        output: null,
-        exitCode: null,
-      });
-    } else if (data.type === 'engine.tool.result') {
-      const call = calls.get(data.call_id);
-      if (call) Object.assign(call, normalizeResult(call, data, modelExitCodes));
-    }
-  }
-  const unanswered = options.ended === undefined ? null : options.ended ? 'abandoned' : 'running';
-  if (unanswered) for (const call of calls.values()) if (call.status === null) call.status = unanswered;
-  return [...calls.values()];
 }
 
 /** A result's status and exit code, made consistent for shell calls. */

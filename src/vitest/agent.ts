@@ -212,6 +212,7 @@ export async function runAgentFixture(
           }
         : {}),
       hostEnv: harness.hostEnv,
+      engineVersions: config.engineVersions ?? 'warn',
       signal: controller.signal,
       ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
     };

@@ -8,13 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inject, test as base } from 'vitest';
-import {
-  startModelServer,
-  type ModelLane,
-  type ModelScript,
-  type ModelServer,
-  type ModelTurn,
-} from '../model/index.js';
+import type { ModelLane, ModelScript, ModelServer, ModelTurn } from '../model/index.js';
+import { startModelServer } from '../engines/model-server.js';
 import { resolveHarnessPaths, type HarnessPaths } from '../runtime/paths.js';
 import { runAgentFixture, type AgentFixture } from './agent.js';
 import { installMatchers } from './matchers.js';

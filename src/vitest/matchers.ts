@@ -5,38 +5,22 @@
  */
 import { expect } from 'vitest';
 import type { ToolCallRecord } from '../core/attempt-result.js';
-import type { Completion, FcmpEvent, FsDiff } from '../protocol/index.js';
+import * as graders from '../evals/graders/checks.js';
+import { failureCodes, fcmpSequenceMatched } from '../evals/graders/checks.js';
+import type { Grader } from '../evals/graders/grader.js';
+import {
+  agentChanges,
+  asOutcome,
+  describeTool,
+  type AgentOutcomeLike,
+  type ToolMatcher,
+} from '../evals/graders/outcome.js';
+import type { FcmpEvent } from '../protocol/index.js';
 import { MAX_AUDIT_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
-import { stripDoneMarker } from '../translate/completion.js';
-import { callUsesSkill } from '../evals/skill-load.js';
 
-/** The fields the matchers read (a HarnessRun or an AttemptResult both fit). */
-export interface AgentOutcomeLike {
-  completion: Completion;
-  fcmp: readonly FcmpEvent[];
-  toolCalls?: readonly ToolCallRecord[];
-  fsDiff?: FsDiff | null;
-  finalMessage?: string | null;
-  audit?: { dir: string; meta?: string };
-  skillsInjected?: readonly string[];
-  skillsOffered?: readonly string[] | null;
-  auditDir?: string;
-}
-
-/**
- * Fields of a tool call to match; every given field must match. `command` is the normalized shell command (the
- * engine's wrapper removed) and `exitCode` the normalized exit code, so one pattern means the same on every engine.
- */
-export interface ToolCallPattern {
-  name?: string | RegExp;
-  kind?: string;
-  command?: string | RegExp;
-  exitCode?: number;
-  status?: string;
-}
-
-/** What `toHaveCalledTool` accepts: a name/kind, a pattern on name/kind, a predicate, or a {@link ToolCallPattern}. */
-export type ToolMatcher = string | RegExp | ((call: ToolCallRecord) => boolean) | ToolCallPattern;
+// The checks live in the graders (src/evals/graders/): a matcher passes when its grader gives 1.
+export type { AgentOutcomeLike, ToolCallPattern, ToolMatcher } from '../evals/graders/outcome.js';
+export { callUsesSkill } from '../evals/graders/outcome.js';
 
 interface AgentMatchers<R = unknown> {
   /** The attempt completed (`conversation.completed`). */
@@ -134,41 +118,6 @@ function injectedSkills(outcome: AgentOutcomeLike): string {
   }
 }
 
-/** Every path the agent created, modified or deleted (engine bookkeeping excluded by the diff itself). */
-function agentChanges(o: AgentOutcomeLike): Set<string> {
-  return new Set([...(o.fsDiff?.created ?? []), ...(o.fsDiff?.modified ?? []), ...(o.fsDiff?.deleted ?? [])]);
-}
-
-function asOutcome(received: unknown): AgentOutcomeLike {
-  if (!received || typeof received !== 'object' || !('completion' in received) || !('fcmp' in received)) {
-    throw new TypeError('agent-harness matchers expect a HarnessRun or an AttemptResult (with completion and fcmp)');
-  }
-  return received as AgentOutcomeLike;
-}
-
-const fieldMatches = (value: string | null, expected: string | RegExp | undefined): boolean =>
-  expected === undefined ||
-  (value !== null && (typeof expected === 'string' ? value === expected : expected.test(value)));
-
-function toolMatches(call: ToolCallRecord, tool: ToolMatcher): boolean {
-  if (typeof tool === 'function') return tool(call);
-  if (tool instanceof RegExp) return tool.test(call.name) || tool.test(call.kind);
-  if (typeof tool === 'string') return call.name === tool || call.kind === tool;
-  return (
-    fieldMatches(call.name, tool.name) &&
-    fieldMatches(call.kind, tool.kind) &&
-    fieldMatches(call.command, tool.command) &&
-    fieldMatches(call.status, tool.status) &&
-    (tool.exitCode === undefined || call.exitCode === tool.exitCode)
-  );
-}
-
-function describeTool(tool: ToolMatcher): string {
-  if (typeof tool === 'function') return 'matching the predicate';
-  if (typeof tool === 'string' || tool instanceof RegExp) return String(tool);
-  return JSON.stringify(tool, (_key, value: unknown) => (value instanceof RegExp ? String(value) : value));
-}
-
 /** One line per tool call: kind, name, the command or input, exit code and status. */
 export function toolCallLines(calls: readonly ToolCallRecord[]): string[] {
   return calls.map((call) => {
@@ -179,15 +128,21 @@ export function toolCallLines(calls: readonly ToolCallRecord[]): string[] {
   });
 }
 
-export { callUsesSkill };
-
 type Result = { pass: boolean; message: () => string };
+
+/** True when `grader` gives `o` a full score: the matchers' pass/fail is their grader's (the check graders are synchronous). */
+function passes(grader: Grader, o: AgentOutcomeLike): boolean {
+  const grade = grader.grade(o);
+  if (grade instanceof Promise)
+    throw new TypeError(`grader ${grader.name} is asynchronous; a matcher needs a synchronous check`);
+  return grade.score === 1;
+}
 
 /** The matcher implementations (exported for reuse with another `expect`). */
 export const agentMatchers = {
   toHaveCompleted(received: unknown): Result {
     const o = asOutcome(received);
-    const pass = o.completion.state === 'completed';
+    const pass = passes(graders.completed(), o);
     return {
       pass,
       message: () =>
@@ -196,8 +151,8 @@ export const agentMatchers = {
   },
   toHaveFailedWith(received: unknown, code: string): Result {
     const o = asOutcome(received);
-    const codes = o.fcmp.filter((e) => e.type === 'conversation.failed').map((e) => (e.data as { code: string }).code);
-    const pass = o.completion.state === 'failed' && (codes.includes(code) || o.completion.reason === code);
+    const codes = failureCodes(o);
+    const pass = passes(graders.failedWith(code), o);
     return {
       pass,
       message: () =>
@@ -206,8 +161,7 @@ export const agentMatchers = {
   },
   toHaveCalledTool(received: unknown, tool: ToolMatcher): Result {
     const o = asOutcome(received);
-    const calls = o.toolCalls ?? [];
-    const pass = calls.some((call) => toolMatches(call, tool));
+    const pass = passes(graders.calledTool(tool), o);
     return {
       pass,
       message: () =>
@@ -223,7 +177,7 @@ export const agentMatchers = {
           `cannot tell whether skill ${name} was offered: no model request was recorded (live mode?)${transcript(o)}`,
       };
     }
-    const pass = o.skillsOffered.includes(name);
+    const pass = passes(graders.offeredSkill(name), o);
     return {
       pass,
       message: () =>
@@ -232,7 +186,7 @@ export const agentMatchers = {
   },
   toHaveUsedSkill(received: unknown, name: string): Result {
     const o = asOutcome(received);
-    const pass = (o.toolCalls ?? []).some((call) => callUsesSkill(call, name));
+    const pass = passes(graders.usedSkill(name), o);
     return {
       pass,
       message: () =>
@@ -245,7 +199,7 @@ export const agentMatchers = {
     const wanted = new Set(paths.map((p) => p.replace(/^\.\//, '')));
     const missing = [...wanted].filter((p) => !changed.has(p));
     const extra = [...changed].filter((p) => !wanted.has(p));
-    const pass = missing.length === 0 && extra.length === 0;
+    const pass = passes(graders.changedExactly(paths), o);
     const detail = `missing: ${missing.join(', ') || 'none'}; unexpected: ${extra.join(', ') || 'none'}; engine bookkeeping (ignored): ${o.fsDiff?.engine_bookkeeping?.join(', ') || 'none'}`;
     return {
       pass,
@@ -257,7 +211,7 @@ export const agentMatchers = {
     const o = asOutcome(received);
     const changed = agentChanges(o);
     const touched = paths.map((p) => p.replace(/^\.\//, '')).filter((p) => changed.has(p));
-    const pass = touched.length === 0;
+    const pass = passes(graders.leftUnchanged(paths), o);
     return {
       pass,
       message: () =>
@@ -270,7 +224,7 @@ export const agentMatchers = {
     const o = asOutcome(received);
     const changed = new Set([...(o.fsDiff?.created ?? []), ...(o.fsDiff?.modified ?? [])]);
     const missing = paths.filter((p) => !changed.has(p.replace(/^\.\//, '')));
-    const pass = missing.length === 0;
+    const pass = passes(graders.changedFiles(paths), o);
     return {
       pass,
       message: () =>
@@ -282,9 +236,7 @@ export const agentMatchers = {
   toHaveFinalMessage(received: unknown, expected: string | RegExp): Result {
     const o = asOutcome(received);
     const actual = o.finalMessage ?? null;
-    const pass =
-      actual !== null &&
-      (expected instanceof RegExp ? expected.test(actual) : stripDoneMarker(actual) === expected.trim());
+    const pass = passes(graders.finalMessage(expected), o);
     return {
       pass,
       message: () =>
@@ -293,9 +245,8 @@ export const agentMatchers = {
   },
   toHaveFcmpSequence(received: unknown, types: readonly string[]): Result {
     const o = asOutcome(received);
-    let i = 0;
-    for (const event of o.fcmp) if (i < types.length && event.type === types[i]) i += 1;
-    const pass = i === types.length;
+    const i = fcmpSequenceMatched(o, types);
+    const pass = passes(graders.fcmpSequence(types), o);
     return {
       pass,
       message: () =>

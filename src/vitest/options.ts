@@ -58,6 +58,12 @@ export const AgentHarnessOptionsSchema = z
      * Host paths every agent sees beyond its workspace (relative to the Vitest root): `PATH` (read-write),
      * `PATH:ro`, or `{ path, readOnly }`. Each must exist when an attempt starts (docs/isolation.md).
      */
+    /**
+     * An engine CLI version its adapter was not checked against (`EngineAdapter.checkedVersions`): `warn` (default)
+     * runs it and marks it unchecked (meta, report, viewer, a diagnostic warning); `checked` refuses the attempt with
+     * ENGINE_VERSION_UNCHECKED; `any` runs it with the mark only in the meta and the report.
+     */
+    engineVersions: z.enum(['checked', 'warn', 'any']).default('warn'),
     expose: z
       .array(
         z.union([z.string().min(1), z.object({ path: z.string().min(1), readOnly: z.boolean().optional() }).strict()]),
@@ -94,6 +100,8 @@ export interface AgentHarnessConfig {
   timeoutMs: number | null;
   /** The reporter's progress socket (set by the plugin; absent or null: no live progress). */
   progressSocket?: string | null;
+  /** What an unchecked engine version does (absent in configs provided before the option: `warn`). */
+  engineVersions?: ResolvedAgentHarnessOptions['engineVersions'];
   /** Exposed host paths, absolute (`:ro` kept), or null. */
   expose: Array<string | { path: string; readOnly?: boolean }> | null;
   /** Default trial count of `agent.trials()` (absent or null: each call names its own). */
@@ -178,6 +186,7 @@ export function toAgentHarnessConfig(
     codexProfile: options.codexProfile ?? null,
     timeoutMs: options.timeoutMs ?? null,
     ...(options.trials !== undefined ? { trials: options.trials } : {}),
+    engineVersions: options.engineVersions,
     expose: options.expose
       ? options.expose.map((entry) => {
           if (typeof entry !== 'string') return { ...entry, path: abs(entry.path) };

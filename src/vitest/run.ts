@@ -149,7 +149,8 @@ export function attemptRecord(result: AttemptResult, retry: number): AgentHarnes
     usage: result.usage ? (JSON.parse(JSON.stringify(result.usage)) as unknown) : null,
     toolCalls: result.conformance.tool_call_count,
     retry,
-    engineVersion: result.engineVersion,
+    engineVersion: result.engineVersion ?? null,
+    engineVersionChecked: result.engineVersionChecked ?? null,
     ...(result.completion.code ? { failureCode: result.completion.code } : {}),
     ...(result.cassette
       ? {

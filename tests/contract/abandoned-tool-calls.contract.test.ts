@@ -9,8 +9,9 @@ import { describe, expect, it } from 'vitest';
 import type { RaspData, RaspEvent } from '../../src/protocol/index.js';
 import { raspEvents } from '../helpers/rasp-events.js';
 import { TimelineBuilder } from '../../src/report/rasp-timeline.js';
-import { translateRaspToFcmp } from '../../src/translate/fcmp.js';
-import { collectToolCalls } from '../../src/translate/tool-calls.js';
+import { createFcmpTranslator, translateRaspToFcmp } from '../../src/translate/fcmp.js';
+import { toolCallsOf } from '../../src/translate/fcmp-tool-calls.js';
+import type { AttemptEvent } from '../../src/translate/attempt-events.js';
 
 const rasp = (...data: RaspData[]): RaspEvent[] => raspEvents('codex', ...data);
 
@@ -77,28 +78,45 @@ describe('a tool call whose process outlived the turn', () => {
     expect(fcmp.at(-1)).toMatchObject({ type: 'conversation.completed', data: { reason: 'done_marker' } });
   });
 
+  /** The attempt's events in their live order, up to (not including) RASP event `upTo`, then its end when `end`. */
+  const live = (upTo: number, end: boolean): AttemptEvent[] => {
+    const translator = createFcmpTranslator({
+      runId: 'r',
+      engine: 'codex',
+      attempt: 1,
+      seqStart: 0,
+      launch: 'start',
+      errorPatterns: [],
+    });
+    const out: AttemptEvent[] = [];
+    for (const event of events.slice(0, upTo)) out.push(event, ...translator.push(event));
+    if (end) out.push(...translator.finish());
+    return out;
+  };
+  const fcmpOf = (list: AttemptEvent[]) => list.filter((e) => 'type' in e);
+
   it('is running in the tool calls while the attempt runs and abandoned once it ended', () => {
-    const running = collectToolCalls(events.slice(0, -1), new Map(), { ended: false });
+    const running = toolCallsOf(fcmpOf(live(events.length - 1, false)));
     expect(running.map((c) => [c.command, c.status])).toEqual([
       ['sleep 45; echo done > slow.txt', 'running'],
       ['true', 'completed'],
     ]);
-    const ended = collectToolCalls(events, new Map(), { ended: true });
+    const ended = toolCallsOf(fcmpOf(live(events.length, true)), events);
     expect(ended.map((c) => [c.command, c.status, c.exitCode])).toEqual([
       ['sleep 45; echo done > slow.txt', 'abandoned', null],
       ['true', 'completed', 0],
     ]);
   });
 
-  it("is running in the report's timeline until the engine exits, then abandoned", () => {
+  it("is running in the report's timeline until the attempt ends, then abandoned", () => {
     const timeline = new TimelineBuilder();
-    for (const event of events.slice(0, -1)) timeline.push(event);
+    for (const event of live(events.length, false)) timeline.push(event);
     const statuses = () => timeline.items.flatMap((item) => (item.tool ? [[item.tool.command, item.tool.status]] : []));
     expect(statuses()).toEqual([
       ['sleep 45; echo done > slow.txt', 'running'],
       ['true', 'completed'],
     ]);
-    timeline.push(events.at(-1)!);
+    for (const event of live(events.length, true).slice(live(events.length, false).length)) timeline.push(event);
     expect(statuses()).toEqual([
       ['sleep 45; echo done > slow.txt', 'abandoned'],
       ['true', 'completed'],

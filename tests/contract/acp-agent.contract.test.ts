@@ -17,14 +17,16 @@ import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { createRun } from '../../src/runtime/run-store.js';
 import { translateRecorded } from '../../src/translate/recorded.js';
 import { createCliSandbox, runCliProcess } from '../helpers/cli.js';
+import { liveEvents } from '../helpers/live-events.js';
 
 const STREAMS = path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'streams');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-acp-contract-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
+/** The updates of an attempt's live events (its RASP, each followed by the FCMP it gave). */
 function updatesOf(rasp: readonly RaspEvent[]): SessionUpdate[] {
   const map = createSessionUpdateMapper();
-  return rasp.flatMap((event) => map(event));
+  return liveEvents(rasp).flatMap((event) => map(event));
 }
 
 function event(data: RaspEvent['data'], seq = 1): RaspEvent {
@@ -40,7 +42,7 @@ function event(data: RaspEvent['data'], seq = 1): RaspEvent {
   };
 }
 
-describe('RASP → session/update', () => {
+describe('RASP and FCMP → session/update', () => {
   it('a recorded codex turn: the shell call, its completion, then the message', () => {
     const { rasp } = translateRecorded(codexEngine, {
       stdout: fs.readFileSync(path.join(STREAMS, 'codex', 'turn1.stdout.jsonl')),
@@ -51,7 +53,7 @@ describe('RASP → session/update', () => {
       sessionUpdate: 'tool_call',
       kind: 'execute',
       status: 'in_progress',
-      title: "/bin/bash -lc 'echo hello > out.txt'",
+      title: 'echo hello > out.txt',
     });
     expect(updates[1]).toMatchObject({
       toolCallId: (updates[0] as { toolCallId: string }).toolCallId,
@@ -126,9 +128,9 @@ describe('RASP → session/update', () => {
   });
 
   it('titles: a shell command (string or argv), else the tool name', () => {
-    expect(toolCallTitle({ kind: 'shell', name: 'Bash', input: { command: 'ls -l' } })).toBe('ls -l');
-    expect(toolCallTitle({ kind: 'shell', name: 'exec', input: { cmd: ['git', 'status'] } })).toBe('git status');
-    expect(toolCallTitle({ kind: 'mcp', name: 'mcp__fs__read', input: { command: 'x' } })).toBe('mcp__fs__read');
+    expect(toolCallTitle({ name: 'Bash', command: 'ls -l' })).toBe('ls -l');
+    expect(toolCallTitle({ name: 'exec', command: 'git status' })).toBe('git status');
+    expect(toolCallTitle({ name: 'mcp__fs__read', command: null })).toBe('mcp__fs__read');
   });
 
   it('stop reasons: cancelled wins; completed and awaiting input end the turn; a failure has none', () => {

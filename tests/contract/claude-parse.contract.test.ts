@@ -174,6 +174,8 @@ describe('claude parser goldens', () => {
   it.each([
     ['oauth-expired', 'auth', 'ENGINE_AUTH_FAILED', 'OAuth token has expired'],
     ['credit-too-low', 'auth', 'ENGINE_BILLING_FAILED', 'Credit balance is too low'],
+    // claude 2.1.332 (the drift command's newest release) on a scripted `malformed` body.
+    ['malformed-2.1.332', 'protocol', 'ENGINE_PROTOCOL_ERROR', 'empty or malformed response'],
   ])('%s: the error text is the failure, with its code, never an answer', (name, category, code, text) => {
     const result = recorded(name);
     expect(result.judgement).toMatchObject({ state: 'failed', failure: { category, code } });

@@ -4,7 +4,8 @@
  * request (method, path, wire, model) and the route it used — or that it matched none of the script's routes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ModelServer, exhaustedMessage, parseModelScript, startModelServer } from '../../src/model/index.js';
+import { type ModelServer, exhaustedMessage, parseModelScript } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 import type { FcmpEvent } from '../../src/protocol/index.js';
 import { type AgentOutcomeLike, installMatchers, transcript } from '../../src/vitest/matchers.js';
 

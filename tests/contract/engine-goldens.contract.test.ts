@@ -130,6 +130,18 @@ const ERROR_MESSAGES: Readonly<Record<string, ReadonlyArray<[string, FailureCate
     ['ContextOverflowError: too long', 'context_length'],
     ['UnknownError: Unable to connect. Is the computer able to access the url?', 'network'],
   ],
+  copilot: [
+    ['Failed to get response from the AI model; retried 5 times. Last error: 401 (status 401)', 'auth'],
+    ['Failed to get response from the AI model; retried 5 times. Last error: 429 Too Many Requests', 'rate_limit'],
+    ['Failed to parse chat-completions stream chunk: expected value at line 1 column 19', 'protocol'],
+    ['Failed to get response from the AI model; retried 5 times. Last error: 500 (status 500)', 'network'],
+    ['something odd happened', null],
+  ],
+  qwen: [
+    ['[API Error: 401 Incorrect API key provided]', 'auth'],
+    ['[API Error: 429 Too Many Requests]', 'rate_limit'],
+    ['something odd happened', null],
+  ],
   iflow: [
     ['Error: 401 invalid api key', 'auth'],
     ['Error: 429 Too Many Requests', 'rate_limit'],

@@ -31,7 +31,8 @@ import {
   writeFileCommand,
   type ModelTurn,
 } from '../../src/model/script.js';
-import { startModelServer, WIRE_APIS, type ModelServer } from '../../src/model/server.js';
+import { WIRE_APIS, type ModelServer } from '../../src/model/server.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 import type { EngineToolTable, ToolCall } from '../../src/model/tool-table.js';
 import type { WireApiId } from '../../src/model/wire-api.js';
 import { FailureCategorySchema, ParsedEventSchema, type AgentEvent } from '../../src/protocol/index.js';
@@ -302,7 +303,19 @@ async function checkToolTable(id: string): Promise<void> {
 
 describe('every registered engine implements the whole contract', () => {
   it('the script has no tool intent the contract does not check', () => {
-    const notTools = ['text', 'final', 'error', 'stall', 'malformed', 'drop'];
+    // Dynamic turns (branch, if_skill_offered, follow_skill) resolve into the turns checked here (follow_skill into
+    // use_skill and shell calls), so they bring no tool of their own.
+    const notTools = [
+      'text',
+      'final',
+      'error',
+      'stall',
+      'malformed',
+      'drop',
+      'branch',
+      'if_skill_offered',
+      'follow_skill',
+    ];
     expect(MODEL_TURN_TYPES.filter((type) => !notTools.includes(type)).sort()).toEqual([...TOOL_INTENTS].sort());
   });
 

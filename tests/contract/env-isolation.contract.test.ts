@@ -139,4 +139,22 @@ describe('executable resolution', () => {
     expect((error as Error).message).toContain(path.join(pathDir, 'no-such-engine'));
     expect((error as Error).message).toContain(path.join(dir, 'node_modules', '.bin', 'no-such-engine'));
   });
+
+  it('searches AGENT_HARNESS_ENGINE_PREFIX (another release of an engine) before every other place, never where agents write', () => {
+    const prefix = path.join(dir, 'latest-engines');
+    const paths = resolveHarnessPaths({ env: { AGENT_HARNESS_ENGINE_PREFIX: prefix }, projectRoot: dir });
+    expect(paths.enginePrefix).toBe(prefix);
+    expect(resolveHarnessPaths({ env: {}, projectRoot: dir }).enginePrefix).toBeUndefined();
+    fs.mkdirSync(path.join(paths.npmPrefix, 'bin'), { recursive: true });
+    fs.writeFileSync(path.join(paths.npmPrefix, 'bin', 'fake-engine'), '#!/bin/sh\n', { mode: 0o755 });
+    fs.mkdirSync(path.join(prefix, 'node_modules', '.bin'), { recursive: true });
+    fs.writeFileSync(path.join(prefix, 'node_modules', '.bin', 'fake-engine'), '#!/bin/sh\n', { mode: 0o755 });
+    expect(resolveExecutable('fake-engine', paths, '')).toBe(path.join(prefix, 'node_modules', '.bin', 'fake-engine'));
+    // A prefix where agents write (under the run root) is skipped like any other agent-written executable.
+    const hostile = path.join(paths.runRoot, 'prefix');
+    fs.mkdirSync(path.join(hostile, 'node_modules', '.bin'), { recursive: true });
+    fs.writeFileSync(path.join(hostile, 'node_modules', '.bin', 'fake-engine'), '#!/bin/sh\n', { mode: 0o755 });
+    const underRuns = resolveHarnessPaths({ env: { AGENT_HARNESS_ENGINE_PREFIX: hostile }, projectRoot: dir });
+    expect(resolveExecutable('fake-engine', underRuns, '')).toBe(path.join(paths.npmPrefix, 'bin', 'fake-engine'));
+  });
 });

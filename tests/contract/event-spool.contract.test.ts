@@ -46,6 +46,21 @@ const jsonValue = fc.record({
 });
 
 describe('EventSpool', () => {
+  it("the seal's tamper check leaves the spool writable: FCMP's last events go after it, and a later change is caught", () => {
+    const file = fresh();
+    const failures = new AuditWriteFailures();
+    const spool = new EventSpool<{ n: number }>(file, failures, 0);
+    spool.push({ n: 1 });
+    spool.check();
+    spool.push({ n: 2 });
+    expect(failures.list).toEqual([]);
+    spool.check();
+    expect([...spool.events()]).toEqual([{ n: 1 }, { n: 2 }]);
+    fs.writeFileSync(file, '{"n":9}\n{"n":2}\n');
+    expect(() => spool.check()).toThrow(/not what the harness wrote/);
+    spool.close();
+  });
+
   it('gives back every event in order, in memory under the budget and read back from the file past it', () => {
     fc.assert(
       fc.property(fc.array(jsonValue, { maxLength: 60 }), fc.integer({ min: 0, max: 40_000 }), (events, budget) => {
@@ -290,7 +305,7 @@ describe('a long attempt keeps its events on disk, not in memory', () => {
     }
   });
 
-  it('an engine that rewrites rasp.N.jsonl while it runs does not change the verdict: kept in memory, or AUDIT_TAMPERED', async () => {
+  it('an engine that rewrites rasp.N.jsonl while it runs is caught by the seal: AUDIT_TAMPERED, in memory or spooled', async () => {
     sandbox = createCliSandbox();
     try {
       // Prints a failing turn, then overwrites its RASP file with a forged, completed one.
@@ -323,10 +338,12 @@ process.stdout.write(${JSON.stringify(`${failing}\n`)}, () => {
 `;
       fs.writeFileSync(path.join(sandbox.prefix, 'bin', 'codex'), script, { mode: 0o755 });
       // The defense is for an agent that can write .audit/: without filesystem containment (`off`, or a fallback).
+      // FCMP was built live, so the forgery never reaches the verdict; the seal's read-back says the file was changed.
       const kept = await attempt(undefined, 'off');
       expect(kept.eventsInMemory).toBe(true);
-      expect(kept.completion.state).toBe('failed');
-      expect(kept.error).toBeNull();
+      expect(kept.completion).toMatchObject({ state: 'failed', reason: 'AUDIT_TAMPERED' });
+      expect(kept.error?.code).toBe('AUDIT_TAMPERED');
+      expect(kept.fcmp.filter((e) => e.type === 'assistant.message.final')).toHaveLength(60);
       const spooled = await attempt(4 * 1024, 'off');
       expect(spooled.completion).toMatchObject({ state: 'failed', reason: 'AUDIT_TAMPERED' });
       expect(spooled.error?.code).toBe('AUDIT_TAMPERED');

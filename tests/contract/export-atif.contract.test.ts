@@ -17,7 +17,7 @@ import { translateRecordedStreams, type RecordedSources } from '../../src/transl
 const STREAMS = path.join(import.meta.dirname, '..', '..', 'fixtures', 'streams');
 
 interface GoldenCase {
-  engine: 'codex' | 'claude' | 'gemini' | 'opencode' | 'iflow';
+  engine: 'codex' | 'claude' | 'gemini' | 'opencode' | 'copilot' | 'qwen' | 'iflow';
   name: string;
   /** Tool calls the recording holds (0: a recording without tools). */
   toolCalls: number;
@@ -37,6 +37,10 @@ const CASES: GoldenCase[] = [
   { engine: 'gemini', name: 'result-error', toolCalls: 2 },
   { engine: 'opencode', name: 'turn1', toolCalls: 1 },
   { engine: 'opencode', name: 'file-tool', toolCalls: 2 },
+  { engine: 'copilot', name: 'turn1', toolCalls: 1 },
+  { engine: 'copilot', name: 'tools', toolCalls: 3 },
+  { engine: 'qwen', name: 'turn1', toolCalls: 1 },
+  { engine: 'qwen', name: 'bash-failed', toolCalls: 1 },
   // iFlow prints its answer as text: its output carries no tool calls to export.
   { engine: 'iflow', name: 'done', toolCalls: 0 },
   { engine: 'iflow', name: 'api-error', toolCalls: 0 },

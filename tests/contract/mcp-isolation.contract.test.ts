@@ -288,6 +288,12 @@ describe('run directory paths', () => {
       requestWorkingDirectory({ system: `env:\n - Primary working directory: ${dir}\n - Is a git repo: no` }),
     ).toBe(dir);
     expect(requestWorkingDirectory({ input: [{ text: `<env>\n  <cwd>${dir}</cwd>\n</env>` }] })).toBe(dir);
+    // Qwen Code 0.24.4's system prompt.
+    expect(
+      requestWorkingDirectory({
+        messages: [{ role: 'system', content: `I'm currently working in the directory: ${dir}\nHere is the folder` }],
+      }),
+    ).toBe(dir);
   });
 
   it("gemini's tools cannot work under a double quote, '...', a log-marker component or %XX; spaces, ' and ü are fine", () => {

@@ -4,7 +4,8 @@
  */
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { parseModelScript, startModelServer, turns } from '../../src/model/index.js';
+import { parseModelScript, turns } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 import { waitUntil } from '../helpers/load-scaled.js';
 
 /** A raw POST that resolves with what the client saw: status, body so far, and whether the socket failed. */

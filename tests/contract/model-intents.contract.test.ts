@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAgentHarnessError } from '../../src/errors/index.js';
-import { mcpToolName, parseModelScript, startModelServer, turns, useSkillCommand } from '../../src/model/index.js';
+import { mcpToolName, parseModelScript, turns, useSkillCommand } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 import { thrownBy } from '../helpers/errors.js';
 
 let dir: string;

@@ -4,7 +4,8 @@
  * flight together; a closed lane is a 404, and a lane without a script starts from the server's.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startModelServer, turns, type ModelScript, type ModelServer } from '../../src/model/index.js';
+import { turns, type ModelScript, type ModelServer } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 
 const servers: ModelServer[] = [];
 afterEach(async () => {

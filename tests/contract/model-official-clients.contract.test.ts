@@ -9,7 +9,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startModelServer, turns, type ModelServer } from '../../src/model/index.js';
+import { turns, type ModelServer } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 
 const TEXT = 'Hello from the scripted model.';
 const REASONING = 'Thinking it over.';

@@ -14,12 +14,12 @@ import { isAgentHarnessError } from '../../src/errors/index.js';
 import {
   DEFAULT_REPLY,
   serveModel,
-  startModelServer,
   turns,
   type ModelScript,
   type ModelServer,
   type ServedModel,
 } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 import { WIRE_APIS } from '../../src/model/server.js';
 
 const servers: ModelServer[] = [];
@@ -324,7 +324,7 @@ describe('serveModel (standalone server)', () => {
     out.on('data', (chunk: Buffer) => {
       printed += chunk.toString('utf8');
     });
-    const handle = await serveModel({ scriptPath, logFile: path.join(dir, 'log.jsonl'), out });
+    const handle = await serveModel({ tools: [], scriptPath, logFile: path.join(dir, 'log.jsonl'), out });
     served.push(handle);
     expect(printed).toBe(
       `model server listening on ${handle.server.url} (wire APIs: ${WIRE_APIS.map((w) => w.id).join(', ')})\n`,
@@ -341,7 +341,7 @@ describe('serveModel (standalone server)', () => {
     const scriptPath = path.join(tempDir(), 'bad.json');
     fs.writeFileSync(scriptPath, JSON.stringify({ version: 1, turns: [{ type: 'shell' }] }));
     const out = new PassThrough();
-    const error = await serveModel({ scriptPath, out }).then(
+    const error = await serveModel({ tools: [], scriptPath, out }).then(
       (h) => h.close().then(() => null),
       (e: unknown) => e,
     );

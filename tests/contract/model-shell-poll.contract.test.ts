@@ -7,14 +7,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { codexFacts } from '../../src/engines/codex/facts.js';
-import {
-  MAX_SHELL_POLLS,
-  type ModelServer,
-  type ModelTurn,
-  parseModelScript,
-  startModelServer,
-  turns,
-} from '../../src/model/index.js';
+import { MAX_SHELL_POLLS, type ModelServer, type ModelTurn, parseModelScript, turns } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 
 let server: ModelServer | null = null;
 afterEach(async () => {

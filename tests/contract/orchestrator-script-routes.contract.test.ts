@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { matchRoute, parseModelScript, selectTurn, startModelServer, type ModelServer } from '../../src/model/index.js';
+import { matchRoute, parseModelScript, selectTurn, type ModelServer } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 
 const script = parseModelScript({
   version: 1,

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AuditWriteFailures } from '../../src/core/audit-files.js';
 import { EventSpool } from '../../src/core/event-spool.js';
 import { isAgentHarnessError } from '../../src/errors/index.js';
-import { startModelServer } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 import { appendOwnFileSync, openOwnFile, writeOwnFileSync } from '../../src/runtime/own-file.js';
 import { createCliSandbox, installFakeEngine, REPO, runCliProcess } from '../helpers/cli.js';
 

@@ -7,11 +7,29 @@ import { describe, expect, it } from 'vitest';
 import type { RaspData, RaspEvent } from '../../src/protocol/index.js';
 import { raspEvents } from '../helpers/rasp-events.js';
 import { exitCodeFromText } from '../../src/engines/parse-helpers.js';
-import { collectToolCalls, exitCodesFromModelRequests, shellCommandOf } from '../../src/translate/tool-calls.js';
-import { translateRaspToFcmp } from '../../src/translate/fcmp.js';
+import { exitCodesFromModelRequests, shellCommandOf } from '../../src/translate/tool-calls.js';
+import { createFcmpTranslator, translateRaspToFcmp } from '../../src/translate/fcmp.js';
+import { toolCallsOf } from '../../src/translate/fcmp-tool-calls.js';
 import { transcript } from '../../src/vitest/matchers.js';
 
 const rasp = (...data: RaspData[]): RaspEvent[] => raspEvents('gemini', ...data);
+
+const translation = {
+  runId: 'r',
+  engine: 'gemini',
+  attempt: 1,
+  seqStart: 0,
+  launch: 'start',
+  errorPatterns: [],
+} as const;
+
+/** The tool calls every view shows: normalized once, by the FCMP translator, read back from its events. */
+function collectToolCalls(events: RaspEvent[], toolExitCodes?: ReadonlyMap<string, number>) {
+  return toolCallsOf(
+    translateRaspToFcmp(events, { ...translation, ...(toolExitCodes ? { toolExitCodes } : {}) }),
+    events,
+  );
+}
 
 describe('tool call normalization', () => {
   it('removes the shell wrapper codex reports, in string and argv form', () => {
@@ -142,6 +160,51 @@ describe('tool call normalization', () => {
         },
       ],
     ]);
+  });
+
+  it('live, holds a shell result without an exit code until the next model request states it (starts now, completes later)', () => {
+    const [call, result, message] = rasp(
+      {
+        type: 'engine.tool.call',
+        call_id: 'run_shell_command__c1',
+        kind: 'shell',
+        name: 'run_shell_command',
+        input: { command: 'exit 3' },
+      },
+      {
+        type: 'engine.tool.result',
+        call_id: 'run_shell_command__c1',
+        status: 'completed',
+        output: 'x',
+        exit_code: null,
+      },
+      { type: 'engine.assistant.message', message_id: 'm', text: 'done', final: true },
+    );
+    const translator = createFcmpTranslator({ ...translation, awaitModelExitCodes: true });
+    expect(translator.push(call!).map((e) => e.type)).toEqual(['conversation.started', 'tool.call']);
+    expect(translator.push(result!)).toEqual([]);
+    expect(translator.heldResults).toBe(1);
+    // A request that states another call's code completes nothing.
+    expect(translator.learnExitCodes(new Map([['other', 0]]))).toEqual([]);
+    const completed = translator.learnExitCodes(new Map([['c1', 3]]));
+    expect(completed).toMatchObject([
+      {
+        type: 'tool.result',
+        raw_ref: result!.raw_ref,
+        data: { call_id: 'run_shell_command__c1', status: 'failed', exit_code: 3 },
+      },
+    ]);
+    expect(translator.heldResults).toBe(0);
+    expect(translator.push(message!).map((e) => e.type)).toEqual(['assistant.message.final']);
+    // One no request states is given at the end as the engine reported it (never abandoned: its result came).
+    const again = createFcmpTranslator({ ...translation, awaitModelExitCodes: true });
+    again.push(call!);
+    again.push(result!);
+    const end = again.finish();
+    expect(end.filter((e) => e.type === 'tool.result')).toMatchObject([
+      { data: { call_id: 'run_shell_command__c1', status: 'completed', exit_code: null } },
+    ]);
+    expect(end.some((e) => e.type === 'diagnostic.warning')).toBe(false);
   });
 
   it('derives an opencode shell status from its exit code (completed, 3 → failed)', () => {

@@ -194,6 +194,8 @@ describe('attempt records', () => {
       usage: { input_tokens: 1 },
       toolCalls: 3,
       retry: 1,
+      engineVersion: null,
+      engineVersionChecked: null,
     });
     expect(structuredClone(record)).toEqual(record);
   });

@@ -20,7 +20,7 @@ function configError(input: unknown): AgentHarnessError {
 describe('agentHarness options', () => {
   it('applies defaults and resolves paths against the Vitest root', () => {
     const options = parseAgentHarnessOptions({});
-    expect(options).toEqual({ model: 'scripted', reportDir: DEFAULT_REPORT_DIR });
+    expect(options).toEqual({ model: 'scripted', reportDir: DEFAULT_REPORT_DIR, engineVersions: 'warn' });
     const config = toAgentHarnessConfig(
       parseAgentHarnessOptions({
         runRoot: 'runs',
@@ -41,6 +41,7 @@ describe('agentHarness options', () => {
       reportDir: path.resolve('/repo', DEFAULT_REPORT_DIR),
       codexProfile: null,
       timeoutMs: 5000,
+      engineVersions: 'warn',
       expose: null,
     });
     expect(structuredClone(config)).toEqual(config);

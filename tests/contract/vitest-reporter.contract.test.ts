@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsistencyReportSchema, type ConsistencyReport } from '../../src/report/schema.js';
 import { buildConsistencyReport, caseName, engineFromName } from '../../src/report/build.js';
-import { renderJunit, xmlEscape } from '../../src/report/render.js';
+import { renderJunit, renderMarkdown, xmlEscape } from '../../src/report/render.js';
 import { scaled } from '../helpers/load-scaled.js';
 import { testErrorMessages } from '../../src/vitest/reporter.js';
 import type { SerializedError } from 'vitest/node';
@@ -195,6 +195,78 @@ describe('report building', () => {
     expect(xml).toContain('message="bad &lt;tag&gt; &amp; &quot;quote&quot;"');
     expect(xml).toContain('<skipped/>');
     expect(xmlEscape("a'b")).toBe('a&apos;b');
+  });
+});
+
+describe('report building across engine versions', () => {
+  const meta = (engine: string, version: string | null, state: string) => ({
+    engine,
+    runId: `r-${engine}-${version}`,
+    handle: 'h',
+    sessionId: null,
+    attempts: [
+      {
+        runId: `r-${engine}-${version}`,
+        attempt: 1,
+        launch: 'start' as const,
+        exitCode: 0,
+        completion: { state, reason: state === 'completed' ? 'done_marker' : 'turn_failed' },
+        fcmpCounts: {},
+        auditDir: `/runs/r-${engine}-${version}/.audit`,
+        durationMs: 1,
+        usage: null,
+        toolCalls: 1,
+        retry: 0,
+        engineVersion: version,
+      },
+    ],
+  });
+  const input = (id: string, engine: string, version: string | null, state: 'passed' | 'failed') => ({
+    id,
+    name: 'writes a file',
+    fullName: `${engine} > writes a file`,
+    project: 'engine',
+    file: 'm.test.ts',
+    state,
+    durationMs: 1,
+    retryCount: 0,
+    flaky: false,
+    errors: [],
+    meta: meta(engine, version, state === 'passed' ? 'completed' : 'failed'),
+  });
+
+  it('compares one case across two versions of an engine as across engines: a column per version, disagreement kept', () => {
+    // Merged reports of the pinned claude and the newest one (npm run test:engines -- --latest), and one codex.
+    const report = buildConsistencyReport(
+      [
+        input('1', 'claude', '2.1.197', 'passed'),
+        input('2', 'claude', '2.1.332', 'failed'),
+        input('3', 'codex', '0.169.0', 'passed'),
+      ],
+      'failed',
+    );
+    expect(report.matrix).toHaveLength(1);
+    expect(Object.keys(report.matrix[0]!.engines).sort()).toEqual(['claude@2.1.197', 'claude@2.1.332', 'codex']);
+    expect(report.matrix[0]).toMatchObject({ case: 'writes a file', disagree: true });
+    expect(renderMarkdown(report)).toContain('claude@2.1.332');
+    // One engine alone, in two versions, is a comparison too.
+    const alone = buildConsistencyReport(
+      [input('1', 'claude', '2.1.197', 'passed'), input('2', 'claude', '2.1.332', 'passed')],
+      'passed',
+    );
+    expect(alone.matrix.map((row) => Object.keys(row.engines).sort())).toEqual([['claude@2.1.197', 'claude@2.1.332']]);
+  });
+
+  it('keeps plain engine columns when each engine ran one version (or none is known)', () => {
+    const report = buildConsistencyReport(
+      [
+        input('1', 'claude', '2.1.197', 'passed'),
+        input('2', 'codex', null, 'passed'),
+        input('3', 'codex', null, 'passed'),
+      ],
+      'passed',
+    );
+    expect(Object.keys(report.matrix[0]!.engines).sort()).toEqual(['claude', 'codex']);
   });
 });
 

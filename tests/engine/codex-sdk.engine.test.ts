@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Codex, type ThreadEvent } from '@openai/codex-sdk';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseModelScript, startModelServer, type ModelServer } from '../../src/model/index.js';
+import { parseModelScript, type ModelServer } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 import { getProvider } from '../../src/public/providers.js';
 import type { AgentEvent } from '../../src/protocol/index.js';
 import {

@@ -23,6 +23,8 @@ import { test, turns, type HarnessRun } from '../../src/public/vitest.js';
 import { isClaudeTrusted } from '../../src/engines/claude/config.js';
 import { codexTrustOverride, isCodexTrusted } from '../../src/engines/codex/config.js';
 import { isGeminiTrusted } from '../../src/engines/gemini/config.js';
+import { isCopilotTrusted } from '../../src/engines/copilot/config.js';
+import { isQwenTrusted } from '../../src/engines/qwen/config.js';
 import type { EngineId } from '../../src/protocol/index.js';
 import type { RecordedRequest } from '../../src/model/server.js';
 import { readRunRecord, resolveRunSelector } from '../../src/runtime/run-store.js';
@@ -74,6 +76,8 @@ interface EngineFacts {
   requestPath: RegExp;
   /** Tools offered in the first request, and what of an injected `demo-hello` skill the first request carries. */
   offered: { tools: string[]; skillEvidence: (ctx: AttemptContext) => Array<string | RegExp> };
+  /** What the `use_skill` call's output holds of the `demo-hello` skill, where it is not the skill's name. */
+  skillOutput?: string;
   /** The bookkeeping call it makes on every turn in scripted mode, answered outside the script; null: none. */
   sideRequest: string | null;
   /**
@@ -85,6 +89,11 @@ interface EngineFacts {
   authFailure: { requests: number | null } | null;
   /** A user-written argv that turns on the engine's model router, whose side request is answered outside the script. */
   router: { args: (prompt: string) => string[]; sideKind: string; stderrMustNotContain: string } | null;
+  /**
+   * How long a scripted 429 may take before the engine gives up on its own, where its retries cannot be turned off
+   * (default 60 s).
+   */
+  rateLimitTimeoutMs?: number;
   /** The code of a model-side fault where it differs from {@link FAULT_CODES}. */
   faultCodes?: Partial<Record<keyof typeof FAULT_CODES, string>>;
   /** A config file of the engine in a host HOME, which the attempt must neither read nor change. */
@@ -98,6 +107,8 @@ const FAULT_CODES = {
   stall: 'ENGINE_TIMEOUT',
 } as const;
 
+const COPILOT_FLAGS = ['--output-format', 'json', '--allow-all-tools', '--no-auto-update'];
+const QWEN_FLAGS = ['--yolo', '--output-format', 'stream-json'];
 const CLAUDE_FLAGS = ['--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'];
 /** How claude and codex list the injected fixture skill to the model (its SKILL.md description). */
 const SKILL_LINE = '- demo-hello: Greets the world by writing hello.txt';
@@ -238,6 +249,86 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
     faultCodes: { drop: 'ENGINE_TIMEOUT' },
     router: null,
     hostConfig: { file: '.config/opencode/opencode.json', text: '{"model":"host/must-not-be-used"}\n' },
+  },
+  copilot: {
+    requestPath: /^\/v1\/chat\/completions$/,
+    sessionId: UUID,
+    // The session id comes only with the closing `result` line.
+    sessionEvent: { match: { type: 'result' }, idKey: 'sessionId' },
+    config: ({ agentHome }) => ({
+      engine: 'copilot',
+      config_path: path.join(agentHome, '.copilot', 'settings.json'),
+    }),
+    configFiles: {
+      json: ({ agentHome }) => ({ [path.join(agentHome, '.copilot', 'settings.json')]: { autoUpdate: false } }),
+    },
+    trust: {
+      configPath: ({ agentHome }) => path.join(agentHome, '.copilot', 'settings.json'),
+      isTrusted: isCopilotTrusted,
+    },
+    env: ({ agentHome }) => ({
+      HOME: agentHome,
+      COPILOT_HOME: path.join(agentHome, '.copilot'),
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_TYPE: 'openai',
+      COPILOT_MODEL: 'scripted',
+    }),
+    shellCall: { kind: 'shell', name: 'bash', exitCode: 0 },
+    // copilot lists skills (name, description, location) in `<available_skills>` of its `skill` tool's context.
+    offered: { tools: ['bash', 'skill', 'create'], skillEvidence: () => ['<name>demo-hello</name>'] },
+    sideRequest: null,
+    flaggedStart: {
+      args: (p) => ['-p', p, ...COPILOT_FLAGS, '--model', 'scripted'],
+      carried: ['--model', 'scripted'],
+      model: 'scripted',
+    },
+    authFailure: { requests: null },
+    router: null,
+    hostConfig: { file: '.copilot/settings.json', text: '{"model":"host/must-not-be-used"}\n' },
+  },
+  qwen: {
+    requestPath: /^\/v1\/chat\/completions$/,
+    sessionId: UUID,
+    sessionEvent: { match: { type: 'system', subtype: 'init' }, idKey: 'session_id' },
+    // Decision 11: the enforced settings live in the run directory; the shared managed HOME has none.
+    config: ({ runDir }) => ({ engine: 'qwen', config_path: path.join(runDir, '.qwen', 'settings.json') }),
+    configFiles: {
+      json: ({ runDir }) => ({
+        [path.join(runDir, '.qwen', 'settings.json')]: {
+          security: { auth: { selectedType: 'openai' } },
+          telemetry: { enabled: false },
+          privacy: { usageStatisticsEnabled: false },
+          model: { generationConfig: { maxRetries: 0 } },
+        },
+      }),
+      absent: ({ agentHome }) => [path.join(agentHome, '.qwen', 'settings.json')],
+    },
+    trust: {
+      configPath: ({ agentHome }) => path.join(agentHome, '.qwen', 'trustedFolders.json'),
+      isTrusted: isQwenTrusted,
+    },
+    env: ({ agentHome, modelUrl }) => ({ HOME: agentHome, OPENAI_BASE_URL: `${modelUrl}/v1` }),
+    shellCall: { kind: 'shell', name: 'run_shell_command', exitCode: 0 },
+    // qwen lists the skills of its `skill` tool (name, description) in that tool's description.
+    offered: {
+      tools: ['run_shell_command', 'skill', 'write_file'],
+      skillEvidence: () => [/demo-hello\\n<\/name>\\n<description>\\nGreets the world/],
+    },
+    // qwen's `skill` tool answers with the SKILL.md body, without the skill's name.
+    skillOutput: 'Greets the world by writing hello.txt',
+    sideRequest: null,
+    flaggedStart: {
+      args: (p) => ['-p', p, ...QWEN_FLAGS, '-m', 'qwen3-coder-plus'],
+      carried: ['-m', 'qwen3-coder-plus'],
+      model: 'qwen3-coder-plus',
+    },
+    // A 401 is not retried.
+    authFailure: { requests: 1 },
+    // 0.24.4 retries a 429 (and a 5xx) on its main chat path 7 times with backoff from 1.5 s doubling to 30 s, ignoring
+    // `retry-after-ms: 0`; no setting bounds that path (`model.generationConfig.maxRetries` bounds the others).
+    rateLimitTimeoutMs: 240_000,
+    router: null,
+    hostConfig: { file: '.qwen/settings.json', text: '{"model":{"name":"host/must-not-be-used"}}\n' },
   },
 };
 
@@ -463,7 +554,7 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
     // The engine must give up on its own (not retry with backoff until the harness kills it): 60 s is far above the
     // few seconds a prompt failure takes even on a loaded machine, and far below a backoff loop (opencode retried a
     // scripted 429 five times over 60 s before the server answered `retry-after-ms: 0`).
-    const run = await agent.start(engine, { prompt: 'hi', timeoutMs: 60_000 });
+    const run = await agent.start(engine, { prompt: 'hi', timeoutMs: facts.rateLimitTimeoutMs ?? 60_000 });
     // Not ENGINE_TIMEOUT: the engine gave up on its own.
     expect(run.error).toBeNull();
     expect(run.last.timedOut).toBe(false);
@@ -709,7 +800,7 @@ describe.for(ENGINES)('%s engine (real binary, scripted model)', (engine) => {
       skill?.tool ?? facts.shellCall.name,
       write?.tool ?? facts.shellCall.name,
     ]);
-    expect(run.toolCalls[0]?.output).toContain('demo-hello');
+    expect(run.toolCalls[0]?.output).toContain(facts.skillOutput ?? 'demo-hello');
     expect(run).toHaveChangedFiles(['hello.txt']);
     expect(fs.readFileSync(path.join(run.runDir, 'hello.txt'), 'utf8')).toBe('hello from the skill\n');
   });

@@ -1,7 +1,6 @@
 /**
- * Issue 45's "Done when", end to end on codex and claude. NEEDS the seeded probabilistic turns of the parallel branch
- * (`turns.branch(p, then, else)` and the script's `seed`): it type-checks without them (reached through a cast) but
- * fails at run time until they are merged.
+ * Issue 45's "Done when", end to end on codex and claude, over the seeded probabilistic turns (`turns.branch` and the
+ * script's `seed`).
  *
  * A case runs 20 trials over a seeded script whose skill arm writes hello.txt with probability 0.8 and whose baseline
  * arm writes it with probability 0.3; per engine the statistics give n = 20, the passes, a pass rate inside its own 95%
@@ -11,17 +10,13 @@
 import path from 'node:path';
 import { describe, expect } from 'vitest';
 import { passAtK } from '../../src/evals/stats.js';
-import { type ModelScript, type ModelTurn, test, turns } from '../../src/public/vitest.js';
+import { type ModelScript, test, turns } from '../../src/public/vitest.js';
 import { scaled } from '../helpers/load-scaled.js';
 
 const SKILLS = path.join('fixtures', 'skills');
 const WRITE = "printf 'hello from agent-harness\\n' > hello.txt";
 const writes = [turns.useSkill('demo-hello'), turns.shell(WRITE), turns.final('done')];
 const idles = [turns.final('I did not write it.')];
-/** The seeded branch turn of the parallel branch (typed here so this file type-checks before it lands). */
-const { branch } = turns as unknown as {
-  branch: (p: number, then: readonly ModelTurn[], otherwise: readonly ModelTurn[]) => ModelTurn;
-};
 
 describe.for(['codex', 'claude'] as const)('done when: 20 seeded trials on %s', (engine) => {
   test('statistics, lift and a failing gate', { timeout: scaled(900_000) }, async ({ agent }) => {
@@ -35,7 +30,7 @@ describe.for(['codex', 'claude'] as const)('done when: 20 seeded trials on %s', 
       prompt: 'Use the demo-hello skill.',
       k: [1, 5],
       script: ({ arm }) =>
-        ({ version: 1, seed: 45, turns: [branch(arm === 'baseline' ? 0.3 : 0.8, writes, idles)] }) as ModelScript,
+        ({ version: 1, seed: 45, turns: [turns.branch(arm === 'baseline' ? 0.3 : 0.8, writes, idles)] }) as ModelScript,
       check: (run) => expect(run).toHaveChangedFiles(['hello.txt']),
     });
     const skill = trials.arm('with-skill')!;

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attemptAuditPaths } from '../../src/core/audit-files.js';
 import { attemptAgent, defineHarness, type AttemptAgentDefaults } from '../../src/public/fluent.js';
-import { startModelServer, turns, type ModelServer } from '../../src/model/index.js';
+import { turns, type ModelServer } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { scaled } from '../helpers/load-scaled.js';
 

@@ -14,7 +14,8 @@ import {
   type AttemptAgentDefaults,
 } from '../../src/public/fluent.js';
 import { getProvider } from '../../src/providers/index.js';
-import { startModelServer, turns, type ModelServer } from '../../src/model/index.js';
+import { turns, type ModelServer } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import '../../src/vitest/fixtures.js';
 import { scaled } from '../helpers/load-scaled.js';

@@ -51,6 +51,7 @@ const CONFIG_DIR: Record<string, string> = {
   claude: '.claude',
   gemini: '.gemini',
   opencode: path.join('.config', 'opencode'),
+  copilot: '.copilot',
   iflow: '.iflow',
 };
 

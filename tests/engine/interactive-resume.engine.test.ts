@@ -19,7 +19,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { resumeRequest } from '../../src/core/session.js';
 import { runAttempt } from '../../src/core/run-attempt.js';
 import { loadEngine } from '../../src/engines/registry.js';
-import { startModelServer } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 import type { EngineId } from '../../src/protocol/index.js';
 import { resolveHarnessPaths, runHome } from '../../src/runtime/paths.js';
 import { readRunRecord } from '../../src/runtime/run-store.js';
@@ -36,6 +36,9 @@ const TUI_ARGS: Partial<Record<EngineId, (prompt: string) => string[]>> = {
   claude: (prompt) => [prompt],
   gemini: (prompt) => ['-i', prompt],
   opencode: (prompt) => ['--prompt', prompt],
+  // `copilot --help` 1.0.102: "-i, --interactive <prompt>  Start interactive mode and automatically execute this prompt".
+  copilot: (prompt) => ['-i', prompt],
+  qwen: (prompt) => ['-i', prompt],
 };
 
 const FIRST = 'First answer ALPHA.';

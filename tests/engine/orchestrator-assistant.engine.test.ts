@@ -4,7 +4,8 @@
  */
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadModelScript, startModelServer, type ModelServer, type RecordedRequest } from '../../src/model/index.js';
+import { loadModelScript, type ModelServer, type RecordedRequest } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 import { buildAssistantConfig } from '../../examples/assistant/config.js';
 import { createAssistant, createWireCaller, type AssistantWire } from '../../examples/assistant/factory.js';
 import { scaled } from '../helpers/load-scaled.js';

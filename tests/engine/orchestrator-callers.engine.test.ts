@@ -5,7 +5,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseModelScript, startModelServer, type ModelServer } from '../../src/model/index.js';
+import { parseModelScript, type ModelServer } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 import { type CallerWire, vendorOkReply } from '../helpers/vendor-replies.js';
 import {
   createAnthropicMessagesCaller,

@@ -15,7 +15,12 @@ import { missingReasons, registryEngines } from '../helpers/engines.js';
 import { eventually, pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
 
 /** Each engine's own shell tool, as its requests name it. */
-const SHELL_TOOL: Partial<Record<EngineId, string>> = { claude: 'Bash', gemini: 'run_shell_command', opencode: 'bash' };
+const SHELL_TOOL: Partial<Record<EngineId, string>> = {
+  claude: 'Bash',
+  gemini: 'run_shell_command',
+  opencode: 'bash',
+  copilot: 'bash',
+};
 
 /** The tool names a model request offers (Anthropic/OpenAI `name`, Chat `function.name`, Gemini declarations). */
 function offeredToolNames(body: { tools?: unknown[] }): string[] {

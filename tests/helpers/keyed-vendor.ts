@@ -5,7 +5,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startModelServer, type ModelScript, type ModelServer } from '../../src/model/index.js';
+import type { ModelScript, ModelServer } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 
 /** A running keyed vendor. */
 export interface KeyedVendor {

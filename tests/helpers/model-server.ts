@@ -3,7 +3,8 @@
  * and SSE bodies are read back block by block.
  */
 import { afterEach, expect } from 'vitest';
-import { startModelServer, type ModelScript, type ModelServer } from '../../src/model/index.js';
+import type { ModelScript, ModelServer } from '../../src/model/index.js';
+import { startModelServer } from '../../src/engines/model-server.js';
 
 /** Registers an `afterEach` that closes every server it started; returns how to start one on a script. */
 export function useScriptedServers(): (script?: ModelScript | null) => Promise<ModelServer> {

@@ -66,7 +66,13 @@ const claudeErrorPatterns: readonly ErrorPattern[] = [
     category: 'context_length',
     code: 'ENGINE_CONTEXT_LENGTH_EXCEEDED',
   },
-  { pattern: /could not be parsed|failed to parse json/i, category: 'protocol', code: 'ENGINE_PROTOCOL_ERROR' },
+  // 2.1.332 reports a malformed body as `API Error: API returned an empty or malformed response (HTTP 200) — … body is
+  // not valid JSON …` (the `malformed-2.1.332` stream); 2.1.197 said the response could not be parsed.
+  {
+    pattern: /could not be parsed|failed to parse json|empty or malformed response|body is not valid JSON/i,
+    category: 'protocol',
+    code: 'ENGINE_PROTOCOL_ERROR',
+  },
   {
     pattern: /ECONNREFUSED|ECONNRESET|fetch failed|connection refused|unable to connect|socket hang up|ETIMEDOUT/i,
     category: 'network',

@@ -88,6 +88,7 @@ async function prepareClaude(ctx: EnginePrepareContext): Promise<PreparedEngine>
 /** The claude adapter. */
 export const claudeEngine: EngineAdapter = {
   ...claudeFacts,
+  checkedVersions: CLAUDE_VERSION,
   prepare: prepareClaude,
   applyAgentOptions: applyClaudeAgentOptions,
   buildStartArgs: buildClaudeStartArgs,

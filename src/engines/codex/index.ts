@@ -121,6 +121,7 @@ async function prepareCodexWithTrustEntry(ctx: EnginePrepareContext): Promise<Pr
 /** The codex adapter. */
 export const codexEngine: EngineAdapter = {
   ...codexFacts,
+  checkedVersions: CODEX_VERSION,
   resolveNativeLaunch: resolveCodexNativeLaunch,
   prepare: prepareCodex,
   applyAgentOptions: applyCodexAgentOptions,

@@ -66,6 +66,7 @@ async function prepareGemini(ctx: EnginePrepareContext): Promise<PreparedEngine>
 export const geminiEngine: EngineAdapter = {
   ...geminiFacts,
   acp,
+  checkedVersions: GEMINI_VERSION,
   prepare: prepareGemini,
   applyAgentOptions: applyGeminiAgentOptions,
   buildStartArgs: buildGeminiStartArgs,

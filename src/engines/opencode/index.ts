@@ -90,6 +90,7 @@ async function preparedOpencode(ctx: EnginePrepareContext, firstStart: (() => vo
 export const opencodeEngine: EngineAdapter = {
   ...opencodeFacts,
   acp,
+  checkedVersions: OPENCODE_VERSION,
   workspacePathProblem: percentEncodedPathProblem,
   prepare: prepareOpencode,
   applyAgentOptions: applyOpencodeAgentOptions,

@@ -24,3 +24,23 @@ export function resolveIsolationMode(
   }
   return raw as IsolationMode;
 }
+
+/** What decides whether an attempt's namespace init may start before the attempt is prepared. */
+export interface EarlyInitShape {
+  /** Whether the engine's streams are split pipes (a terminal starts the init in its own terminal, later). */
+  split: boolean;
+  modelMode?: string | undefined;
+  transport?: string | undefined;
+  isolation?: string | undefined;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Whether an attempt will likely prestart its namespace init with a closed stdin (split streams, a model server on
+ * loopback, the native transport, isolation not off): then its init may start first (the CLI, before it loads the
+ * attempt's code; runAttempt, while the attempt is prepared). The one rule for both.
+ */
+export function earlyInitFits(shape: EarlyInitShape): boolean {
+  if (!shape.split || shape.modelMode === 'live' || shape.transport === 'acp') return false;
+  return (shape.isolation ?? shape.env[ISOLATION_ENV]) !== 'off';
+}
