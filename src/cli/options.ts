@@ -90,6 +90,15 @@ export function parsePositiveInt(name: string) {
   };
 }
 
+/**
+ * Parses `--trials` and `--concurrency`: a number when the value reads as one, else the text itself, so that the
+ * trial options' check (src/evals/trial-options.ts) names the option and the value in its CONFIG_INVALID.
+ */
+export function parseTrialNumber(value: string): number | string {
+  const n = Number(value);
+  return value.trim() !== '' && Number.isFinite(n) ? n : value;
+}
+
 /** Parses `--port`: 0 (any free port, the one chosen is printed) to 65535, as `view` and `model serve` take it. */
 export function parsePort(value: string): number {
   const n = Number(value);

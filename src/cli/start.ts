@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import type { ForkTarget } from '../cassette/mode.js';
 import { AgentHarnessError } from '../errors/index.js';
 import { engineIds } from '../engines/registry.js';
+import type { AttemptRequest } from '../core/attempt-request.js';
 import type { IoMode } from '../core/run-attempt.js';
 import type { IsolationMode, ModelMode, TranslateMode } from '../protocol/index.js';
 import { MAX_SEED_FILE_BYTES, readInputBytesSync } from '../runtime/bounded-input.js';
@@ -24,6 +25,7 @@ import {
   parsePace,
   parseTurnCount,
   parsePositiveInt,
+  parseTrialNumber,
   parseTranslateMode,
 } from './options.js';
 import type { CliStreams } from './output.js';
@@ -54,6 +56,10 @@ export interface StartCommandOptions {
   git?: boolean;
   onlySkills?: string[];
   expose?: string[];
+  /** `--trials N`: N audited attempts, each its own run, then their statistics (src/cli/start-trials.ts). */
+  trials?: number;
+  /** `--concurrency C`: trials running at once (with `--trials`). */
+  concurrency?: number;
 }
 
 /** `DEST=SRC` of `--file`: the file SRC (read now) written at DEST in the run dir. */
@@ -88,6 +94,9 @@ export async function startCommand(
   options: StartCommandOptions,
   direct = false,
 ): Promise<number> {
+  if (options.trials !== undefined) return startTrials(streams, engine, rawArgs, options, direct);
+  if (options.concurrency !== undefined)
+    throw new AgentHarnessError('USAGE_ERROR', '--concurrency bounds the trials of --trials N; add --trials N.');
   return withEarlyInit(options, (early) => runStart(streams, engine, rawArgs, options, direct, early));
 }
 
@@ -118,6 +127,31 @@ function cliShape(options: Pick<StartCommandOptions, 'pty' | 'model' | 'isolatio
   return { split: !terminal, modelMode: options.model, isolation: options.isolation, env: process.env };
 }
 
+/** `--trials N`: the start run N times, each its own audited run, then the statistics (./start-trials.ts). */
+async function startTrials(
+  streams: CliStreams,
+  engine: string,
+  rawArgs: readonly string[],
+  options: StartCommandOptions,
+  direct: boolean,
+): Promise<number> {
+  const { runStartTrials } = await import('./start-trials.js');
+  const { args, translate } = startTranslate(rawArgs, options);
+  return runStartTrials(
+    streams,
+    {
+      ...startRequest(engine, args, options, direct, translate),
+      paths: resolveHarnessPaths(),
+      ...(options.pty ? { io: 'pty' as const } : {}),
+    },
+    {
+      trials: options.trials,
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+      case: options.prompt ?? (args.length > 0 ? args.join(' ') : engine),
+    },
+  );
+}
+
 async function runStart(
   streams: CliStreams,
   engine: string,
@@ -134,8 +168,7 @@ async function runStart(
       'USAGE_ERROR',
       `--upstream ${options.upstream} is used by record, auto and a fork onto the live model (--fork-at N --fork-to live); a replay reaches no upstream.`,
     );
-  const { args, translate: inlineTranslate } = extractTranslateFlag(rawArgs);
-  const translate = inlineTranslate ?? options.translate ?? 0;
+  const { args, translate } = startTranslate(rawArgs, options);
   const paths = resolveHarnessPaths();
   // The run finder (with the sealing of interrupted attempts and the protocol schemas it loads) only for --run-dir.
   const run = options.runDir
@@ -145,48 +178,70 @@ async function runStart(
   const { status } = await runAttemptCommand(
     streams,
     {
+      ...startRequest(engine, args, options, direct, translate),
       earlyInit,
       paths,
-      engine,
-      launch: 'start',
       ...(run ? { run } : {}),
-      prompt: options.prompt ?? null,
-      passthrough: args,
-      ...(direct && options.prompt === undefined ? { rawArgs: true } : {}),
-      translateMode: translate,
-      modelMode: options.model ?? 'scripted',
-      ...(options.cassette
-        ? {
-            cassette: {
-              path: options.cassette,
-              ...(options.upstream ? { upstream: options.upstream } : {}),
-              ...(options.pace !== undefined ? { pace: options.pace } : {}),
-              ...(options.lenient ? { strict: false } : {}),
-              ...(options.forkAt !== undefined ? { forkAt: options.forkAt } : {}),
-              ...(options.forkTo ? { forkTo: options.forkTo } : {}),
-              ...(options.forkCassette ? { forkCassette: options.forkCassette } : {}),
-            },
-          }
-        : {}),
-      script: options.script ?? null,
       io: chooseIo(translate, io),
-      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.isolation ? { isolation: options.isolation } : {}),
-      ...(options.expose ? { expose: options.expose } : {}),
-      ...onlySkillsOf(options.onlySkills),
-      ...(options.template || options.file || options.git === false
-        ? {
-            workspace: {
-              ...(options.template ? { template: options.template } : {}),
-              ...(options.file ? { files: seedFiles(options.file) } : {}),
-              ...(options.git === false ? { git: false } : {}),
-            },
-          }
-        : {}),
     },
     'Start',
   );
   return status;
+}
+
+/** The engine args and the output view of a start (`--translate` may stand among the engine args). */
+export function startTranslate(
+  rawArgs: readonly string[],
+  options: StartCommandOptions,
+): { args: string[]; translate: TranslateMode } {
+  const { args, translate: inlineTranslate } = extractTranslateFlag(rawArgs);
+  return { args, translate: inlineTranslate ?? options.translate ?? 0 };
+}
+
+/** The attempt request of a start's options, without its run, paths, terminal wiring and early init. */
+export function startRequest(
+  engine: string,
+  args: readonly string[],
+  options: StartCommandOptions,
+  direct: boolean,
+  translate: TranslateMode,
+): Omit<AttemptRequest, 'paths'> & { translateMode: TranslateMode } {
+  return {
+    engine,
+    launch: 'start',
+    prompt: options.prompt ?? null,
+    passthrough: [...args],
+    ...(direct && options.prompt === undefined ? { rawArgs: true } : {}),
+    translateMode: translate,
+    modelMode: options.model ?? 'scripted',
+    ...(options.cassette
+      ? {
+          cassette: {
+            path: options.cassette,
+            ...(options.upstream ? { upstream: options.upstream } : {}),
+            ...(options.pace !== undefined ? { pace: options.pace } : {}),
+            ...(options.lenient ? { strict: false } : {}),
+            ...(options.forkAt !== undefined ? { forkAt: options.forkAt } : {}),
+            ...(options.forkTo ? { forkTo: options.forkTo } : {}),
+            ...(options.forkCassette ? { forkCassette: options.forkCassette } : {}),
+          },
+        }
+      : {}),
+    script: options.script ?? null,
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.isolation ? { isolation: options.isolation } : {}),
+    ...(options.expose ? { expose: options.expose } : {}),
+    ...onlySkillsOf(options.onlySkills),
+    ...(options.template || options.file || options.git === false
+      ? {
+          workspace: {
+            ...(options.template ? { template: options.template } : {}),
+            ...(options.file ? { files: seedFiles(options.file) } : {}),
+            ...(options.git === false ? { git: false } : {}),
+          },
+        }
+      : {}),
+  };
 }
 
 /** Adds the options every start-like command takes. */
@@ -245,7 +300,13 @@ export function addStartOptions(command: Command): Command {
       collect,
     )
     .option('--no-git', 'with --template: do not make the run dir a git repository')
-    .option('--only-skills <names>', 'inject only these skills (comma-separated, repeatable)', collect);
+    .option('--only-skills <names>', 'inject only these skills (comma-separated, repeatable)', collect)
+    .option(
+      '--trials <n>',
+      'run the start N times, each its own audited run, and print the pass rate with its Wilson 95% interval (docs/evals.md)',
+      parseTrialNumber,
+    )
+    .option('--concurrency <c>', 'with --trials: trials running at once (default 4)', parseTrialNumber);
 }
 
 /** Registers `start`. */
@@ -265,7 +326,14 @@ Examples:
   agent-harness start --translate 3 --prompt "Use the demo-hello skill" codex
   agent-harness start --translate 2 codex exec --json --skip-git-repo-check "say hi"
   agent-harness start --template fixtures/repos/changelog --file data.csv=./data.csv codex exec --json "Update the changelog"
-  agent-harness start --only-skills csv-stats --script my-script.json --prompt "Summarize data.csv" claude`,
+  agent-harness start --only-skills csv-stats --script my-script.json --prompt "Summarize data.csv" claude
+  agent-harness start --trials 10 --concurrency 2 --script my-script.json --prompt "Summarize data.csv" codex
+
+Trials (--trials N): N attempts of the same start, each its own run directory and audit (a --script is seeded
+seed+i for trial i; a --cassette becomes NAME.trial-<i>.json per trial). A line per trial (passed, or failed with
+its classified cause and its run), then n, passes, the pass rate with its Wilson 95% interval, flaky, and the
+infrastructure and engine failures counted apart. A trial passes when its attempt completes with exit status 0.
+Exit status 0 when every trial passed, 1 otherwise. See docs/evals.md.`,
     )
     .action(async (engine: string, args: string[], options: StartCommandOptions) => {
       // Harness options may also stand before `start` (as before an engine name); those after it win.

@@ -14,6 +14,29 @@ import type { CliStreams } from './output.js';
 interface ViewOptions {
   port?: string;
   root?: string;
+  /** `--report FILE`: a test run's consistency.json whose trial statistics the page shows. */
+  report?: string;
+}
+
+/** The statistics section of `--report FILE` (a USAGE_ERROR naming the file when it cannot be read as a report). */
+async function statisticsOf(file: string) {
+  const { ConsistencyReportSchema } = await import('../report/schema.js');
+  let report: unknown;
+  try {
+    report = JSON.parse(fs.readFileSync(path.resolve(file), 'utf8'));
+  } catch (error) {
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      `--report ${JSON.stringify(file)} could not be read as JSON (${(error as Error).message}); give a consistency.json a Vitest run wrote.`,
+    );
+  }
+  const parsed = ConsistencyReportSchema.safeParse(report);
+  if (!parsed.success)
+    throw new AgentHarnessError(
+      'USAGE_ERROR',
+      `--report ${JSON.stringify(file)} is not a consistency report (${parsed.error.issues[0]?.message ?? 'invalid'}); give a consistency.json a Vitest run wrote.`,
+    );
+  return parsed.data.statistics;
 }
 
 /** Runs `view` until a signal; returns the exit status. */
@@ -26,8 +49,9 @@ export async function viewCommand(streams: CliStreams, options: ViewOptions): Pr
       'USAGE_ERROR',
       `--root ${JSON.stringify(options.root)} (${runRoot}) is not a directory; give a run root (the directory holding index.jsonl and the run directories).`,
     );
+  const statistics = options.report !== undefined ? await statisticsOf(options.report) : undefined;
   const { startViewServer } = await import('../report/view-server.js');
-  const server = await startViewServer({ runRoot, port });
+  const server = await startViewServer({ runRoot, port, ...(statistics ? { statistics } : {}) });
   streams.stdout.write(`${server.url}\n`);
   streams.stderr.write(`agent-harness view: serving ${runRoot} on 127.0.0.1:${server.port} until Ctrl-C\n`);
   await new Promise<void>((resolve) => {
@@ -50,12 +74,13 @@ export function registerView(program: Command, streams: CliStreams, setExit: (co
     .description('serve the HTML report of the runs on 127.0.0.1, with a JSON API and a live tail of running attempts')
     .option('--port <port>', 'port to listen on (default: any free port)')
     .option('--root <dir>', 'run root to serve (default: the run root, AGENT_HARNESS_RUN_ROOT)')
+    .option('--report <file>', "show the trial statistics of a test run's consistency.json (the Trials section)")
     .addHelpText(
       'after',
       `
 Prints the URL to open; it holds a random token, and a request without it gets 403. Only 127.0.0.1 listens.
 The API: GET /api/v1/runs, /api/v1/runs/<handle>, /api/v1/runs/<handle>/attempts/<n>, …/events (FCMP),
-…/tail (server-sent events of a running attempt). See docs/report.md.`,
+…/tail (server-sent events of a running attempt), /api/v1/statistics (the --report's trials). See docs/report.md.`,
     )
     .action(async (options: ViewOptions) => {
       setExit(await viewCommand(streams, options));

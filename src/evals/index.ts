@@ -14,3 +14,4 @@ export * from './summarize.js';
 export * from './trial-options.js';
 export * from './trial-record.js';
 export * from './trigger.js';
+export * from './vitest-evals.js';

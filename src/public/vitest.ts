@@ -37,3 +37,11 @@ export { TrialSet } from '../vitest/trials.js';
 export type { AgentTrialsOptions, AgentTriggersOptions, TrialScript } from '../vitest/trials.js';
 export { evalMatchers, installEvalMatchers } from '../vitest/eval-matchers.js';
 export type { ArmGate } from '../vitest/eval-matchers.js';
+export { vitestEvalsHarness, toVitestEvalsRun } from '../evals/vitest-evals.js';
+export type {
+  EvalHarness,
+  EvalHarnessContext,
+  EvalHarnessRun,
+  EvalTranscriptEvent,
+  VitestEvalsHarnessOptions,
+} from '../evals/vitest-evals.js';

@@ -190,7 +190,18 @@ function refreshRuns() {
 `;
 
 const PAGE_START = `window.addEventListener('keydown', function (e) { if (e.key === 'Escape' && state.run) { state.run = null; stopTail(); render(); } });
+// A link to a run's page (the Trials section's failed trials): #run=<handle> opens it.
+function openHashRun() {
+  var m = /^#run=(.+)$/.exec(location.hash);
+  if (!m) return;
+  var run = runByHandle(decodeURIComponent(m[1]));
+  var last = run ? lastAttempt(run) : null;
+  state.tab = 'runs'; state.run = run ? run.handle : null; state.attempt = last ? last.attempt : null;
+  stopTail(); render(); app.scrollIntoView();
+}
+window.addEventListener('hashchange', openHashRun);
 render();
+openHashRun();
 `;
 
 /** The whole script, one function scope (its parts' functions see each other). */

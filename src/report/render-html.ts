@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { PAGE_SCRIPT } from './html-page-script.js';
 import { PAGE_STYLE } from './html-page-style.js';
+import { renderTrialsSection, TRIALS_STYLE } from './html-page-trials.js';
 import type { ViewData } from './view-schema.js';
 
 /** JSON for a `<script type="application/json">` block: nothing in it can end the block or the script. */
@@ -53,12 +54,12 @@ export function renderHtmlReport(data: ViewData): string {
 <meta name="referrer" content="no-referrer">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(data.title)}</title>
-<style>${PAGE_STYLE}</style>
+<style>${PAGE_STYLE}${data.report.statistics ? TRIALS_STYLE : ''}</style>
 </head>
 <body>
 <noscript>This report needs JavaScript to show its runs; its data is in the block below and in consistency.json.</noscript>
 <div id="app"></div>
-<script type="application/json" id="agent-harness-data">${scriptSafeJson(data)}</script>
+${renderTrialsSection(data.report.statistics)}<script type="application/json" id="agent-harness-data">${scriptSafeJson(data)}</script>
 <script>${PAGE_SCRIPT}</script>
 </body>
 </html>

@@ -30,7 +30,24 @@ export function runsOfReport(report: ConsistencyReport): ViewRunSource[] {
       out.push(source);
     }
   }
+  // The runs of failed and excluded trials, which the Trials section links to.
+  for (const row of report.statistics?.rows ?? [])
+    for (const failure of row.failures) {
+      const run = failure.auditDir ? readRunQuietly(path.dirname(failure.auditDir)) : null;
+      if (run && !seen.has(run.run_id)) {
+        seen.add(run.run_id);
+        out.push({ run, testId: null, caseName: `${row.case} · ${row.arm} trial ${failure.trial + 1}` });
+      }
+    }
   return out;
+}
+
+function readRunQuietly(dir: string): RunIndexEntry | null {
+  try {
+    return readRunRecord(dir);
+  } catch {
+    return null;
+  }
 }
 
 function runOfTest(test: ConsistencyTest): ViewRunSource | null {

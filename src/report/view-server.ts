@@ -17,6 +17,7 @@ import { AUDIT_DIR, listRuns, resolveRunSelector } from '../runtime/run-store.js
 import { type AttemptViewCache, readAttemptView, readRunView } from './attempt-view.js';
 import { tailAttempt } from './view-tail.js';
 import { buildConsistencyReport } from './build.js';
+import type { StatisticsSection } from './statistics.js';
 import { pageCsp, renderHtmlReport } from './render-html.js';
 import { runCase, runReportInputs } from './run-inputs.js';
 import {
@@ -70,6 +71,11 @@ export interface ViewServerOptions {
   port?: number;
   /** The token (default: 24 random bytes, base64url). */
   token?: string;
+  /**
+   * Trial statistics to show (the `statistics` section of a test run's consistency.json, `view --report`): the page's
+   * Trials section and `GET /api/v1/statistics`. The run directories do not carry trial records, so only a report can.
+   */
+  statistics?: StatisticsSection;
 }
 
 class HttpError extends Error {
@@ -142,6 +148,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     if (url.pathname === '/' || url.pathname === '/index.html') {
       const runs = await listRuns(options.runRoot);
       const report = buildConsistencyReport(runReportInputs(runs).inputs, 'agent-harness view');
+      if (options.statistics) report.statistics = options.statistics;
       const html = renderHtmlReport({
         version: VIEW_DATA_VERSION,
         generatedAt: new Date().toISOString(),
@@ -162,6 +169,11 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
         'x-frame-options': 'DENY',
       });
       response.end(html);
+      return;
+    }
+    if (`/${parts.slice(0, 2).join('/')}` === VIEW_API && parts[2] === 'statistics' && parts.length === 3) {
+      response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+      response.end(JSON.stringify({ version: VIEW_DATA_VERSION, statistics: options.statistics ?? null }));
       return;
     }
     if (`/${parts.slice(0, 2).join('/')}` !== VIEW_API || parts[2] !== 'runs')

@@ -1,5 +1,5 @@
 /**
- * Does the hello-file skill work, and does it help? Ten trials per engine with the skill and without it (baseline),
+ * Does the hello-file skill work, and does it help? Five trials per engine with the skill and without it (baseline),
  * a grader over the file the agent wrote, gates on the pass rate and the lift, and a trigger set. Keyless: the scripted
  * model stands in for the vendor. Here the script varies per trial so the outcome is known; against a real model
  * (`model: 'record'` once with a key, then replayed keyless) the trials vary by themselves.
@@ -15,15 +15,15 @@ describe.for(['codex', 'claude'] as const)('hello-file on %s', (engine) => {
   test('passes most trials with the skill, and the skill helps', async ({ agent }) => {
     const trials = await agent.trials(engine, {
       case: 'greets by file',
-      trials: 10,
+      trials: 5,
       concurrency: 4,
       arms: ['with-skill', 'baseline'],
       skill: 'hello-file',
       prompt: 'Greet by file.',
       k: [1, 3],
-      // With the skill the stand-in model follows it in 9 trials of 10; without it, in 2.
+      // With the skill the stand-in model follows it in 4 trials of 5; without it, in 1.
       script: ({ arm, trial }) =>
-        (arm === 'with-skill' ? trial !== 4 : trial < 2)
+        (arm === 'with-skill' ? trial !== 2 : trial < 1)
           ? [turns.useSkill('hello-file'), turns.shell(WRITE), turns.final('hello.txt is written.')]
           : [turns.final('Hello!')],
       check: (run) => expect(run).toHaveChangedFiles(['hello.txt']),
@@ -36,7 +36,7 @@ describe.for(['codex', 'claude'] as const)('hello-file on %s', (engine) => {
         return { score, threshold: 1, passed: score === 1, grades: [grade], errors: [] };
       },
     });
-    expect(trials).toHavePassRate({ atLeast: 0.5, confidence: 0.95 });
+    expect(trials).toHavePassRate({ atLeast: 0.3, confidence: 0.95 });
     expect(trials).toShowLift({ atLeast: 0.2 });
   });
 
