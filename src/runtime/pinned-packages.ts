@@ -28,7 +28,9 @@ export function pinnedVersion(packageName: string): string | null {
 }
 
 /** `npm i -D <package>@<pinned version>` (no version when agent-harness pins none). */
-export function installCommand(packageName: string): string {
-  const version = pinnedVersion(packageName);
+export function installCommand(packageName: string, checkedVersion?: string): string {
+  // A package this checkout does not pin (qwen: not in the lock file) falls back to the version its adapter names.
+  const version =
+    pinnedVersion(packageName) ?? (checkedVersion && /^\d+\.\d+\.\d+$/.test(checkedVersion) ? checkedVersion : null);
   return `npm i -D ${packageName}${version ? `@${version}` : ''}`;
 }
