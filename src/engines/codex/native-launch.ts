@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { MAX_CONFIG_BYTES, readInputBytesSync } from '../../runtime/bounded-input.js';
+import { readPackageJson, realpathOrNull } from '../package-files.js';
 import type { NativeLaunch } from '../engine.js';
 
 /** The platform packages of the launcher, by `process.platform`/`process.arch` (Windows keeps the launcher). */
@@ -27,25 +27,6 @@ const TARGETS: Record<string, { triple: string; pkg: string }> = {
   'darwin/x64': { triple: 'x86_64-apple-darwin', pkg: '@openai/codex-darwin-x64' },
   'darwin/arm64': { triple: 'aarch64-apple-darwin', pkg: '@openai/codex-darwin-arm64' },
 };
-
-function readJson(file: string): Record<string, unknown> | null {
-  try {
-    // In the managed prefix, which the agent can write: a FIFO there is refused, never waited on.
-    const text = readInputBytesSync(file, { what: 'package manifest', maxBytes: MAX_CONFIG_BYTES });
-    const value: unknown = JSON.parse(text.toString('utf8'));
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-function realpathOrNull(file: string): string | null {
-  try {
-    return fs.realpathSync(file);
-  } catch {
-    return null;
-  }
-}
 
 /**
  * True when the launcher would not say `CODEX_MANAGED_BY_NPM`: an ancestor of the package holds a pnpm store
@@ -75,7 +56,7 @@ export function resolveCodexNativeLaunch(executable: string): NativeLaunch | nul
   if (!launcher || path.basename(launcher) !== 'codex.js' || path.basename(path.dirname(launcher)) !== 'bin')
     return null;
   const packageRoot = path.dirname(path.dirname(launcher));
-  if (readJson(path.join(packageRoot, 'package.json'))?.name !== '@openai/codex') return null;
+  if (readPackageJson(path.join(packageRoot, 'package.json'))?.name !== '@openai/codex') return null;
   const target = TARGETS[`${process.platform}/${process.arch}`];
   if (!target || otherPackageManager(packageRoot)) return null;
   // Where the launcher looks: the platform package as its own require() resolves it, else the package's vendor dir.

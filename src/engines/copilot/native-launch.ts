@@ -16,7 +16,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MAX_CONFIG_BYTES, readInputBytesSync } from '../../runtime/bounded-input.js';
+import { readPackageJson, realpathOrNull } from '../package-files.js';
 import type { NativeLaunch, NativeLaunchContext } from '../engine.js';
 
 /** How long the one-time unpack may take (ms): far above the 2-3 s it takes on a loaded machine. */
@@ -24,24 +24,6 @@ const UNPACK_TIMEOUT_MS = 180_000;
 
 /** Files the SEA checks before it runs from an unpacked package (1.0.102); all must be readable. */
 const UNPACKED_FILES = ['index.js', 'app.js', 'cli-main.js'];
-
-function readJson(file: string): Record<string, unknown> | null {
-  try {
-    const text = readInputBytesSync(file, { what: 'package manifest', maxBytes: MAX_CONFIG_BYTES });
-    const value: unknown = JSON.parse(text.toString('utf8'));
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-function realpathOrNull(file: string): string | null {
-  try {
-    return fs.realpathSync(file);
-  } catch {
-    return null;
-  }
-}
 
 /** True when the package unpacked at `dir` has every file the SEA checks. */
 function unpacked(dir: string): boolean {
@@ -56,12 +38,12 @@ export function resolveCopilotNativeLaunch(executable: string, ctx?: NativeLaunc
   const launcher = realpathOrNull(executable);
   if (!launcher || path.basename(launcher) !== 'npm-loader.js' || !ctx) return null;
   const packageRoot = path.dirname(launcher);
-  if (readJson(path.join(packageRoot, 'package.json'))?.name !== '@github/copilot') return null;
+  if (readPackageJson(path.join(packageRoot, 'package.json'))?.name !== '@github/copilot') return null;
   // The launcher tries `linuxmusl` first on a non-glibc Linux; only the glibc layout is stood in for.
   if (process.platform !== 'linux' || fs.existsSync('/lib/ld-musl-x86_64.so.1')) return null;
   const target = `${process.platform}-${process.arch}`;
   const platformRoot = path.join(path.dirname(packageRoot), `copilot-${target}`);
-  const manifest = readJson(path.join(platformRoot, 'package.json'));
+  const manifest = readPackageJson(path.join(platformRoot, 'package.json'));
   const binary = path.join(platformRoot, 'copilot');
   if (manifest?.name !== `@github/copilot-${target}` || typeof manifest.version !== 'string') return null;
   if (!fs.existsSync(binary)) return null;
