@@ -32,10 +32,11 @@ describe('install hints', () => {
     "%s's hint names its own package at the pinned version, and no other engine's",
     (_id, adapter) => {
       const hint = engineInstallHint(adapter);
-      // qwen is the one engine not in the lock file (README: its optional packages are not on the registry): its
-      // hint gives the version its adapter was checked against.
+      // A package the checkout does not pin (qwen: not in the lock file, see the README) falls back, like the hint, to
+      // the version its adapter was checked against.
       const pinned =
-        pins[adapter.packageName!] ?? (adapter.id === 'qwen' ? String(adapter.checkedVersions) : undefined);
+        pins[adapter.packageName!] ??
+        (typeof adapter.checkedVersions === 'string' ? adapter.checkedVersions : undefined);
       expect(pinned, `${adapter.packageName} is not pinned in package.json`).toMatch(/^\d+\.\d+\.\d+/);
       expect(hint).toContain(`npm i -D ${adapter.packageName}@${pinned}`);
       for (const other of packages.filter((p) => p !== adapter.packageName)) expect(hint).not.toContain(other);
