@@ -8,7 +8,7 @@ import { DONE_MARKER } from '../protocol/versions.js';
 import { expandTurns } from './branch.js';
 import { followSkillContext } from './follow-skill.js';
 import type { ModelScript, ModelTurn, PlayedTurn, ScriptRoute, TurnIntent } from './script.js';
-import type { EngineToolTable } from './tool-table.js';
+import { tablesByFit, type EngineToolTable } from './tool-table.js';
 
 export { DONE_MARKER };
 
@@ -108,13 +108,18 @@ export function nativeIntentCall(
     const name = mcpToolName(offered, intent.server, intent.tool);
     return name ? { name, args: intent.arguments } : null;
   }
-  for (const table of Array.isArray(tables)
-    ? (tables as readonly NativeIntentTools[])
-    : [tables as NativeIntentTools]) {
-    if (intent.kind === 'use_skill' && table.skill && offered.includes(table.skill.tool))
-      return { name: table.skill.tool, args: { [table.skill.nameKey]: intent.name } };
-    if (intent.kind !== 'write_file' || !table.write || !offered.includes(table.write.tool)) continue;
-    if (table.write.absolute && !cwd) continue;
+  const list = Array.isArray(tables) ? (tables as readonly NativeIntentTools[]) : [tables as NativeIntentTools];
+  // Only the table of the engine that sent the request: another engine's tool of the same name takes other arguments.
+  const table = tablesByFit(list, offered)[0];
+  if (!table) return null;
+  if (intent.kind === 'use_skill' && table.skill && offered.includes(table.skill.tool))
+    return { name: table.skill.tool, args: { [table.skill.nameKey]: intent.name } };
+  if (
+    intent.kind === 'write_file' &&
+    table.write &&
+    offered.includes(table.write.tool) &&
+    (cwd || !table.write.absolute)
+  ) {
     const file =
       table.write.absolute && !intent.path.startsWith('/') ? `${cwd!.replace(/\/+$/, '')}/${intent.path}` : intent.path;
     return { name: table.write.tool, args: { [table.write.pathKey]: file, [table.write.contentKey]: intent.content } };

@@ -84,6 +84,26 @@ function callOf(shell: ShellTool, name: string, command: string): ToolCall {
 }
 
 /**
+ * `tables` ordered by how well each fits the tools a request offers, best first (stable): a table gains one for each
+ * of its own tools the request offers (its first shell tool, its write and skill tools) and loses one for each it does
+ * not. Engines of one wire share tool names (opencode and copilot both offer `bash` and `skill`, with different
+ * arguments), so the table of the engine that sent the request must come first, not the first registered.
+ */
+export function tablesByFit<
+  T extends Partial<Pick<EngineToolTable, 'shell'>> & Pick<EngineToolTable, 'write' | 'skill'>,
+>(tables: readonly T[], offered: readonly string[]): T[] {
+  if (tables.length < 2) return [...tables];
+  const score = (table: T): number => {
+    const own = [table.shell?.[0]?.tool, table.write?.tool, table.skill?.tool];
+    return own.reduce((sum, tool) => (tool === undefined ? sum : sum + (offered.includes(tool) ? 1 : -1)), 0);
+  };
+  return tables
+    .map((table, index) => ({ table, index, fit: score(table) }))
+    .sort((a, b) => b.fit - a.fit || a.index - b.index)
+    .map((entry) => entry.table);
+}
+
+/**
  * The shell call for `command` among `tables` (the engines of one wire) and the tools a request offers: an offered
  * shell tool of any table, else an offered tool matching a table's pattern, else the first table's first shell tool.
  * No table at all (no engine speaks the wire): a `shell {command}` call.
@@ -93,6 +113,7 @@ export function shellToolCall(
   offered: readonly string[],
   command: string,
 ): ToolCall {
+  tables = tablesByFit(tables, offered);
   for (const table of tables) {
     const shell = table.shell.find((candidate) => offered.includes(candidate.tool));
     if (shell) return callOf(shell, shell.tool, command);

@@ -97,6 +97,27 @@ describe('native tools for intents', () => {
     expect(requestWorkingDirectory({ input: '<cwd>/tmp/run-2</cwd>' })).toBe('/tmp/run-2');
     expect(requestWorkingDirectory({ messages: [] })).toBeNull();
   });
+
+  it("engines of one wire that share tool names: each request gets its own engine's arguments", async () => {
+    const { nativeIntentCall } = await import('../../src/model/script.js');
+    const { loadEngineFacts } = await import('../../src/engines/registry.js');
+    const chat = await Promise.all(
+      ['iflow', 'opencode', 'qwen', 'copilot'].map(async (id) => (await loadEngineFacts(id)).tools),
+    );
+    const [skill] = parseModelScript({ version: 1, turns: [{ type: 'use_skill', name: 'greet-file' }] })
+      .turns as never[];
+    // opencode 1.18.33 offers `bash`, `write` and `skill`, but its skill tool is not used (it needs ripgrep): the
+    // intent stays a shell read, and copilot's and qwen's `{skill}` argument is never sent to opencode.
+    expect(nativeIntentCall(skill!, ['bash', 'read', 'write', 'edit', 'skill'], chat, '/w')).toBeNull();
+    expect(nativeIntentCall(skill!, ['bash', 'view', 'create', 'edit', 'skill'], chat, '/w')).toEqual({
+      name: 'skill',
+      args: { skill: 'greet-file' },
+    });
+    expect(nativeIntentCall(skill!, ['run_shell_command', 'write_file', 'skill'], chat, '/w')).toEqual({
+      name: 'skill',
+      args: { skill: 'greet-file' },
+    });
+  });
 });
 
 describe('mcp_tool intent', () => {
