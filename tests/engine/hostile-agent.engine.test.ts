@@ -52,6 +52,7 @@ const CONFIG_DIR: Record<string, string> = {
   gemini: '.gemini',
   opencode: path.join('.config', 'opencode'),
   copilot: '.copilot',
+  qwen: '.qwen',
   iflow: '.iflow',
 };
 
@@ -209,12 +210,14 @@ describe.skipIf(!contained).for(registryEngines())(
       expect(textsUnder(path.join(first.runDir, '.audit'))).not.toContain(HOME_CANARY);
 
       // The next attempt of the run refuses to write its config through the planted link; the host is untouched.
+      // An engine that keeps its session store in that directory (copilot) lost the session with it: its next
+      // attempt is a new session in the same run, which writes the same config.
+      const again = { paths, hostEnv: process.env, timeoutMs: scaled(60_000) };
+      const next = await resumeRequest({ runDir: first.runDir }, 'Again.', again);
       const resumed = await runAttempt(
-        await resumeRequest({ runDir: first.runDir }, 'Again.', {
-          paths,
-          hostEnv: process.env,
-          timeoutMs: scaled(60_000),
-        }),
+        first.sessionId === null
+          ? { ...again, engine, launch: 'start', run: next.run!, prompt: 'Again.', ...passthrough(engine, 'Again.') }
+          : next,
       );
       expect(resumed.error?.code, JSON.stringify(resumed.completion)).toBe('ENGINE_CONFIG_INJECTION_FAILED');
       expect(resumed.error?.message).toContain('symbolic link');

@@ -4,7 +4,7 @@
  *
  * Upstream facts this relies on (read in `node_modules/@openai/codex-sdk/dist/index.js`):
  * - `codexPathOverride` is spawned as is (`child_process.spawn(path, args)`, no shell); without it the SDK runs
- *   its own nested `@openai/codex` (0.163.0), not the pinned 0.169.0, so the override is required here;
+ *   its own nested `@openai/codex` (0.163.0), not the pinned 0.171.0, so the override is required here;
  * - `env`, when given, is the child's whole environment (`process.env` is not inherited);
  * - `config` is flattened into `--config key=value` TOML literals, the way the harness passes its base URL.
  *
@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CodexOptions } from '@openai/codex-sdk';
 
-/** The pinned CLI launcher the harness itself resolves first (`node_modules/.bin/codex` → `@openai/codex` 0.169.0). */
+/** The pinned CLI launcher the harness itself resolves first (`node_modules/.bin/codex` → `@openai/codex` 0.171.0). */
 export const PINNED_CODEX_BIN = path.resolve('node_modules/.bin/codex');
 
 /** A temporary HOME/CODEX_HOME and working directory for one SDK-driven thread. */

@@ -17,9 +17,7 @@ const KNOWN_GAPS: Readonly<Record<string, ReadonlyArray<readonly [string, string
     ['mcp.engine.test.ts', 'a stdio MCP server not ready', 'copilot has no per-server MCP startup timeout'],
     ['providers-acp.engine.test.ts', '*', 'copilot --acp is not verified yet'],
     ['acp-agent.engine.test.ts', '*', 'copilot --acp is not verified yet'],
-    ['hostile-agent.engine.test.ts', '*', 'the hostile-agent row of copilot is not verified yet'],
     ['interactive-resume.engine.test.ts', '*', "copilot's TUI is not verified yet"],
-    ['follow-skill.engine.test.ts', '*', 'the skill-following stand-in is not verified on copilot yet'],
   ],
   qwen: [
     ['providers.engine.test.ts', 'starts an MCP server', 'qwen connects to MCP servers but does not offer their tools'],
@@ -27,8 +25,6 @@ const KNOWN_GAPS: Readonly<Record<string, ReadonlyArray<readonly [string, string
     ['mcp.engine.test.ts', 'a stdio MCP server that starts slowly', 'qwen does not offer MCP tools to the model'],
     ['providers-acp.engine.test.ts', '*', 'qwen --acp is not verified yet'],
     ['acp-agent.engine.test.ts', '*', 'qwen --acp is not verified yet'],
-    ['hostile-agent.engine.test.ts', '*', 'the hostile-agent row of qwen is not verified yet'],
-    ['follow-skill.engine.test.ts', '*', 'the skill-following stand-in is not verified on qwen yet'],
   ],
 };
 

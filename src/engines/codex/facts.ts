@@ -1,5 +1,5 @@
 /**
- * What codex (`@openai/codex`, pinned 0.169.0) is, as data: each fact declared once here, and the adapter (`index.ts`)
+ * What codex (`@openai/codex`, pinned 0.171.0) is, as data: each fact declared once here, and the adapter (`index.ts`)
  * spreads them. Light (no config writer, no TOML, no agent options), so the registry loads it alone for `translate`
  * (parser, error patterns) and for the scripted model server (tool table).
  */

@@ -1,5 +1,5 @@
 /**
- * The codex engine (`@openai/codex`, pinned 0.169.0): data and functions only; the runtime does the rest.
+ * The codex engine (`@openai/codex`, pinned 0.171.0): data and functions only; the runtime does the rest.
  */
 import { applyCodexAgentOptions } from './agent-options.js';
 import path from 'node:path';
@@ -21,7 +21,7 @@ import { recoverCodexSession } from './session-store.js';
 import { resolveCodexNativeLaunch } from './native-launch.js';
 
 /** Minimum codex version whose `exec --json` stream and profile files this adapter was built against. */
-export const CODEX_VERSION = '0.169.0';
+export const CODEX_VERSION = '0.171.0';
 
 async function prepareCodex(ctx: EnginePrepareContext): Promise<PreparedEngine> {
   return ctx.interactive ? prepareCodexWithTrustEntry(ctx) : prepareCodexWithTrustArg(ctx);
