@@ -7,11 +7,15 @@
 // when it runs them. The
 // library entry points (package.json `exports`) stay unbundled. Without esbuild (dev dependencies omitted) there is
 // no bundle, and the bin runs dist/cli/main.js.
+//
+// The HTML report's page script is TypeScript in src/report/browser/ (tsconfig.browser.json, not compiled into dist/
+// by tsc): between tsc and the bundle, the build compiles it into one classic script and writes it into
+// dist/report/html-page-script.js, which then holds the text (run from the sources, that module compiles it itself).
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Inside dist/, so that it goes with what it describes (a checkout's own; never packed: package.json `files`).
@@ -36,6 +40,25 @@ function build({ clean }) {
       `agent-harness build: tsc failed (${result.error?.message ?? `exit status ${result.status ?? result.signal}`}).`,
     );
   return result.status ?? 1;
+}
+
+/**
+ * Replaces tsc's dist/report/html-page-script.js (which would compile the browser sources when first asked, and
+ * dist/ has none) with a module returning the compiled page script, compiled by tsc's dist/report/page-script-compile.js
+ * from src/report/browser/: the same compile the sources run, so the page is the same either way.
+ */
+async function writePageScript() {
+  const dist = path.join(root, 'dist', 'report');
+  const ts = createRequire(import.meta.url)('typescript');
+  const { compilePageScript, readBrowserSources } = await import(
+    pathToFileURL(path.join(dist, 'page-script-compile.js')).href
+  );
+  const script = compilePageScript(ts, readBrowserSources(path.join(root, 'src', 'report', 'browser')));
+  writeFileSync(
+    path.join(dist, 'html-page-script.js'),
+    `// Written by scripts/build.mjs: the page script compiled from src/report/browser/ (see src/report/html-page-script.ts).\n` +
+      `/** The page script. */\nexport function pageScript() {\n  return ${JSON.stringify(script)};\n}\n`,
+  );
 }
 
 /** Bundles dist/cli/main.js and what it imports into dist/bundle/cli.mjs, each lazy import a chunk of its own. */
@@ -78,4 +101,5 @@ async function bundle() {
 }
 
 const status = build({ clean: process.argv.includes('--clean') });
+if (status === 0) await writePageScript();
 process.exitCode = status === 0 ? await bundle() : status;

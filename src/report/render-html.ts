@@ -5,7 +5,8 @@
  * `<script type="application/json">` block with `<`, `>`, `&` and U+2028/2029 escaped, so no content closes it.
  */
 import { createHash } from 'node:crypto';
-import { PAGE_SCRIPT } from './html-page-script.js';
+import type { PageData } from './browser/page-data.js';
+import { pageScript } from './html-page-script.js';
 import { PAGE_STYLE } from './html-page-style.js';
 import { renderTrialsSection, TRIALS_STYLE } from './html-page-trials.js';
 import type { ViewData } from './view-schema.js';
@@ -22,7 +23,7 @@ export function scriptSafeJson(value: unknown): string {
 
 /** The page script's CSP source (`'sha256-…'`). */
 export function pageScriptHash(): string {
-  return `'sha256-${createHash('sha256').update(PAGE_SCRIPT, 'utf8').digest('base64')}'`;
+  return `'sha256-${createHash('sha256').update(pageScript(), 'utf8').digest('base64')}'`;
 }
 
 /**
@@ -46,6 +47,8 @@ const escapeHtml = (text: string): string =>
 
 /** Renders the whole page. */
 export function renderHtmlReport(data: ViewData): string {
+  // What the page script reads of its data, typed on its side (browser/page-data.ts): tsc fails here if it is not there.
+  const pageData: PageData = data;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -59,8 +62,8 @@ export function renderHtmlReport(data: ViewData): string {
 <body>
 <noscript>This report needs JavaScript to show its runs; its data is in the block below and in consistency.json.</noscript>
 <div id="app"></div>
-${renderTrialsSection(data.report.statistics)}<script type="application/json" id="agent-harness-data">${scriptSafeJson(data)}</script>
-<script>${PAGE_SCRIPT}</script>
+${renderTrialsSection(data.report.statistics)}<script type="application/json" id="agent-harness-data">${scriptSafeJson(pageData)}</script>
+<script>${pageScript()}</script>
 </body>
 </html>
 `;
