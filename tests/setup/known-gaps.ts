@@ -15,16 +15,12 @@ const KNOWN_GAPS: Readonly<Record<string, ReadonlyArray<readonly [string, string
     ['providers.engine.test.ts', 'permissionMode', 'copilot agent options other than MCP are not mapped yet'],
     ['provider-events.engine.test.ts', 'the session event', 'copilot prints no init line before its turn'],
     ['mcp.engine.test.ts', 'a stdio MCP server not ready', 'copilot has no per-server MCP startup timeout'],
-    ['providers-acp.engine.test.ts', '*', 'copilot --acp is not verified yet'],
-    ['acp-agent.engine.test.ts', '*', 'copilot --acp is not verified yet'],
     ['interactive-resume.engine.test.ts', '*', "copilot's TUI is not verified yet"],
   ],
   qwen: [
     ['providers.engine.test.ts', 'starts an MCP server', 'qwen connects to MCP servers but does not offer their tools'],
     ['mcp.engine.test.ts', 'an HTTP MCP server on the host', 'qwen does not offer MCP tools to the model'],
     ['mcp.engine.test.ts', 'a stdio MCP server that starts slowly', 'qwen does not offer MCP tools to the model'],
-    ['providers-acp.engine.test.ts', '*', 'qwen --acp is not verified yet'],
-    ['acp-agent.engine.test.ts', '*', 'qwen --acp is not verified yet'],
   ],
 };
 
