@@ -20,7 +20,7 @@ import { openAttempt } from './open-attempt.js';
 import { prepareAttempt } from './prepare-attempt.js';
 import { provisionAttempt } from './provision-attempt.js';
 import { takeSessionLock } from './session-lock.js';
-import { loadMetaSchema, sealAttempt } from './seal-attempt.js';
+import { sealAttempt } from './seal-attempt.js';
 
 export { DEFAULT_ATTEMPT_TIMEOUT_MS } from './attempt-request.js';
 export type { AttemptRequest, AttemptReadyInfo, IoMode } from './attempt-request.js';
@@ -74,8 +74,6 @@ async function runPipeline(request: AttemptRequest): Promise<AttemptResult> {
     try {
       const provisioned = await provisionAttempt(plan, opened);
       const launched = await launchAttempt(plan, opened, provisioned);
-      // The seal's schemas load while the engine runs (a failure to load is the seal's to report).
-      loadMetaSchema().catch(() => undefined);
       outcome = await observeAttempt(plan, opened, provisioned, launched);
     } catch (caught) {
       const error = toAgentHarnessError(caught);

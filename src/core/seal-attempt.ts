@@ -21,17 +21,6 @@ import { auditWriteFailed, ensureFsAuditFiles } from './audit-files.js';
 import { finishedMeta } from './attempt-meta.js';
 import type { AttemptOutcome, AttemptPlan, OpenedAttempt } from './attempt-steps.js';
 
-let metaSchema: Promise<typeof import('../protocol/meta.js')> | undefined;
-
-/**
- * The audit meta's schemas (~10 ms to load and build in a fresh process), loaded once: observe starts loading them
- * while the first engine runs, so the seal after it does not wait for them.
- */
-export function loadMetaSchema(): Promise<typeof import('../protocol/meta.js')> {
-  metaSchema ??= import('../protocol/meta.js');
-  return metaSchema;
-}
-
 /**
  * Writes `model-requests.N.jsonl` when the attempt's own server did not (it logs as it answers): the requests of a
  * shared server during the attempt, or none (live mode, or no request made). Every attempt has the file.
@@ -135,7 +124,6 @@ async function writeSealed(
   sealed: { completion: Completion; error: AgentHarnessError | null; released: Promise<void> },
 ): Promise<{ meta: AttemptMeta; conformance: ConformanceReport; error: AgentHarnessError | null }> {
   const { audit, attempt, failures, clock } = opened;
-  const schemas = loadMetaSchema();
   const { completion } = sealed;
   const endedAt = new Date();
   const conformance = opened.tally.report({
@@ -177,11 +165,10 @@ async function writeSealed(
     offered: plan.modelMode !== 'live' ? (opened.facts.offered ?? []) : null,
     steps: clock.record(),
   });
-  // Checked once, so without zod's JIT: compiling a parser for the meta's ~30 object schemas costs more than it saves.
-  const { AttemptMetaSchema } = await schemas;
-  await failures.attemptAsync(audit.meta, () =>
-    writeJsonAtomic(audit.meta, AttemptMetaSchema.parse(meta, { jitless: true })),
-  );
+  // Written as built, not parsed by `AttemptMetaSchema`: the meta is ours, typed, and loading zod to check it cost a
+  // fresh process more than the rest of the seal (issue 44). The tests hold every sealed meta to the schema
+  // (tests/helpers/audit.ts: parsed, it must be what was written).
+  await failures.attemptAsync(audit.meta, () => writeJsonAtomic(audit.meta, meta));
   if (failures.has(audit.meta)) error = auditWriteFailed(audit, attempt, failures.list, error);
   return { meta, conformance, error };
 }
@@ -194,7 +181,6 @@ export async function sealAttempt(
 ): Promise<AttemptResult> {
   const { adapter, launch } = plan;
   const { audit, attempt, failures, clock, runDir } = opened;
-  loadMetaSchema().catch(() => undefined);
   // Already given back when the engine ran; waited for before the meta records the trust entry's removal.
   const released = opened.resources.release();
   await outcome.before;

@@ -5,13 +5,7 @@
  * so the attempt can be translated and resumed.
  */
 import fs from 'node:fs';
-import {
-  AttemptMetaSchema,
-  type AttemptMeta,
-  type FcmpEvent,
-  type RaspEvent,
-  type RunIndexEntry,
-} from '../protocol/index.js';
+import type { AttemptMeta, FcmpEvent, RaspEvent, RunIndexEntry } from '../protocol/index.js';
 import { loadTranslationAdapter } from '../engines/registry.js';
 import { translationForTransport } from '../engines/acp/translation.js';
 import {
@@ -65,11 +59,11 @@ export function isOrphanedAttempt(meta: AttemptMeta): boolean {
 /** Seals attempt `attempt` of `runDir` if its owner died; returns the sealed meta, or null when there was nothing to seal. */
 export async function sealAttemptIfOrphaned(runDir: string, attempt: number): Promise<AttemptMeta | null> {
   const metaFile = attemptMetaPath(runDir, attempt);
-  const first = readRunningMeta(metaFile);
+  const first = await readRunningMeta(metaFile);
   if (!first || !isOrphanedAttempt(first)) return null;
   // Two commands may find the same orphan at once (`runs` in two terminals): one seals it, the other sees it sealed.
   return withFileLock(metaFile, async () => {
-    const meta = readRunningMeta(metaFile);
+    const meta = await readRunningMeta(metaFile);
     return meta && isOrphanedAttempt(meta) ? seal(runDir, attempt, meta) : null;
   });
 }
@@ -77,9 +71,10 @@ export async function sealAttemptIfOrphaned(runDir: string, attempt: number): Pr
 /**
  * The attempt's meta while it says `running`, or null: finished, missing or truncated (the store's concern: translate
  * works from the raw logs). Only a running meta can be an orphan, so only a running one is checked against the
- * schema: a listing of 5,000 finished runs reads their metas without 5,000 schema checks.
+ * schema: a listing of 5,000 finished runs reads their metas without 5,000 schema checks, and a resume of a run
+ * whose attempts all finished never loads the schemas (nor zod: issue 44).
  */
-function readRunningMeta(file: string): AttemptMeta | null {
+async function readRunningMeta(file: string): Promise<AttemptMeta | null> {
   try {
     // Read as an input: the run directory is the engine's, and a FIFO there must not block the listing for good.
     const text = readInputBytesSync(file, { what: 'attempt meta', maxBytes: MAX_AUDIT_FILE_BYTES }).toString('utf8');
@@ -87,6 +82,7 @@ function readRunningMeta(file: string): AttemptMeta | null {
     if (!text.includes('"running"')) return null;
     const value: unknown = JSON.parse(text);
     if ((value as { status?: unknown } | null)?.status !== 'running') return null;
+    const { AttemptMetaSchema } = await import('../protocol/meta.js');
     return AttemptMetaSchema.parse(value);
   } catch {
     return null;

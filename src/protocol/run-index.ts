@@ -7,12 +7,10 @@
  */
 import * as z from 'zod';
 import { EngineIdSchema, ModelModeSchema, TimestampSchema, TranslateModeSchema } from './common.js';
+import { RUN_INDEX_LOG_VERSION, RUN_INDEX_VERSION } from './versions.js';
 
-/** Version tag of the legacy index file, `index.json` ({@link RunIndexSchema}). */
-export const RUN_INDEX_VERSION = 'agent-harness.index/1';
-
-/** Version tag of the index log, `index.jsonl`, in its header line. */
-export const RUN_INDEX_LOG_VERSION = 'agent-harness.index/2';
+// The version tags live in versions.ts (no zod): the run index log reads and writes them on every start.
+export { RUN_INDEX_LOG_VERSION, RUN_INDEX_VERSION };
 
 /** One run in the index. */
 export const RunIndexEntrySchema = z.object({

@@ -16,6 +16,12 @@ export const CONFORMANCE_VERSION = 'agent-harness.conformance/1';
 /** Version tag of `meta.N.json`. */
 export const META_VERSION = 'agent-harness.meta/1';
 
+/** Version tag of the legacy run index file, `index.json` (`RunIndexSchema`). */
+export const RUN_INDEX_VERSION = 'agent-harness.index/1';
+
+/** Version tag of the run index log, `index.jsonl`, in its header line. */
+export const RUN_INDEX_LOG_VERSION = 'agent-harness.index/2';
+
 /** The isolation modes an attempt can ask for (`IsolationModeSchema` is built from them). */
 export const ISOLATION_MODE_VALUES = ['auto', 'require', 'off'] as const;
 

@@ -8,26 +8,26 @@ import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
 import { editConfigFile, JSON_CONFIG, TOML_CONFIG, type ConfigDoc } from './config-file.js';
 import { assertAgentPathSafe, confineToAgentRoots } from './agent-writable.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { isWithin } from './path-within.js';
 
-const LeaseSchema = z.object({
-  id: z.string(),
-  owner: z.object({ pid: z.number().int(), start_time: z.string().nullable() }),
-  file: z.string(),
-  format: z.enum(['JSON', 'TOML']),
-  key_path: z.array(z.string()).min(1),
-  created_at: z.string(),
-});
-
-/** A recorded config edit and its owner. */
-export type Lease = z.infer<typeof LeaseSchema>;
-
 /** Who owns a lease: a pid and its kernel start time (null where /proc is unavailable). */
-export type LeaseOwner = Lease['owner'];
+export interface LeaseOwner {
+  pid: number;
+  start_time: string | null;
+}
+
+/** A recorded config edit and its owner (a lease file; its schema, `LeaseSchema`, is in lease-schema.ts). */
+export interface Lease {
+  id: string;
+  owner: LeaseOwner;
+  file: string;
+  format: 'JSON' | 'TOML';
+  key_path: string[];
+  created_at: string;
+}
 
 /** The start time of `pid` in clock ticks since boot (field 22 of /proc/pid/stat), or null when unknown. */
 export function readProcessStartTime(pid: number): string | null {
@@ -122,7 +122,11 @@ export async function listLeases(
   const names = await fs.readdir(leaseDir(root)).catch(() => [] as string[]);
   const leases: { lease: Lease; path: string }[] = [];
   const unreadable: string[] = [];
-  for (const name of names.filter((n) => n.endsWith('.json'))) {
+  const files = names.filter((n) => n.endsWith('.json'));
+  if (files.length === 0) return { leases, unreadable };
+  // The schema (and zod) load only when there is a lease to check: an attempt's start normally finds none.
+  const { LeaseSchema } = await import('./lease-schema.js');
+  for (const name of files) {
     const file = path.join(leaseDir(root), name);
     try {
       leases.push({ lease: LeaseSchema.parse(JSON.parse(await fs.readFile(file, 'utf8'))), path: file });

@@ -9,17 +9,16 @@
  * its newline is there (the file grows in order), so an unterminated last line (a crash mid-append, or an append
  * still being written) is never read; the next writer cuts off a crashed one's. A complete line that is not a valid
  * entry makes the log damaged: the caller rebuilds it from the run directories.
+ *
+ * The lines are checked by hand (`check-run-entry.ts`, the header and the legacy index here), not by the zod schemas
+ * of `protocol/run-index.ts`: every start reads this log, and zod is kept off that path (issue 44).
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { checkRunEntry } from './check-run-entry.js';
-import {
-  RUN_INDEX_LOG_VERSION,
-  RunIndexLogHeaderSchema,
-  RunIndexSchema,
-  type RunIndexEntry,
-} from '../protocol/run-index.js';
+import type { RunIndexEntry } from '../protocol/run-index.js';
+import { RUN_INDEX_LOG_VERSION, RUN_INDEX_VERSION } from '../protocol/versions.js';
 import { writeFileAtomic } from './atomic-write.js';
 
 /** The index log in the run root. */
@@ -155,6 +154,13 @@ function readAppended(
   return parseLines(tail.subarray(1));
 }
 
+/** Whether `value` is a header line `RunIndexLogHeaderSchema` accepts (unknown keys are ignored, as there). */
+function isLogHeader(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const { version, generation } = value as Record<string, unknown>;
+  return version === RUN_INDEX_LOG_VERSION && typeof generation === 'string' && generation.length >= 1;
+}
+
 /** Reads the whole file: its header and every complete line. */
 function readWhole(fd: number): { state: LogState | null; known: RunIndexEntry[] } {
   const stat = fs.fstatSync(fd);
@@ -164,8 +170,7 @@ function readWhole(fd: number): { state: LogState | null; known: RunIndexEntry[]
   const view = foldRuns(lines.entries);
   let header = false;
   try {
-    header =
-      headerEnd > 0 && RunIndexLogHeaderSchema.safeParse(JSON.parse(bytes.toString('utf8', 0, headerEnd))).success;
+    header = headerEnd > 0 && isLogHeader(JSON.parse(bytes.toString('utf8', 0, headerEnd)));
   } catch {
     // not JSON: damaged
   }
@@ -309,10 +314,16 @@ export function readLegacyIndex(runRoot: string): RunIndexEntry[] | 'unreadable'
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : 'unreadable';
   }
+  let value: unknown;
   try {
-    const parsed = RunIndexSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data.runs : 'unreadable';
+    value = JSON.parse(text);
   } catch {
     return 'unreadable';
   }
+  // `RunIndexSchema`: the version tag and a list of entries, each of which must pass.
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'unreadable';
+  const { version, runs } = value as Record<string, unknown>;
+  if (version !== RUN_INDEX_VERSION || !Array.isArray(runs)) return 'unreadable';
+  const entries = runs.map(checkRunEntry);
+  return entries.every((entry) => entry !== undefined) ? entries : 'unreadable';
 }

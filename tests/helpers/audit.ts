@@ -42,7 +42,11 @@ export function expectCompleteAudit(
     ...(io === 'split' ? [audit.stdout, audit.stderr] : [audit.ptyOutput, audit.ptyTiming]),
   ];
   for (const file of required) expect(fs.existsSync(file), `${file} exists`).toBe(true);
-  const meta = AttemptMetaSchema.parse(JSON.parse(fs.readFileSync(audit.meta, 'utf8')));
+  // The seal writes the meta unchecked (issue 44): here it must pass the schema and be what the schema gives back
+  // (no key the schema would drop, no default it would fill).
+  const written: unknown = JSON.parse(fs.readFileSync(audit.meta, 'utf8'));
+  const meta = AttemptMetaSchema.parse(written);
+  expect(meta, 'meta.N.json as the schema parses it').toStrictEqual(written);
   expect(meta.status).toBe('finished');
   const before = FsSnapshotSchema.parse(JSON.parse(fs.readFileSync(audit.fsBefore, 'utf8')));
   FsSnapshotSchema.parse(JSON.parse(fs.readFileSync(audit.fsAfter, 'utf8')));
