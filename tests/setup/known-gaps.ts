@@ -22,9 +22,6 @@ const KNOWN_GAPS: Readonly<Record<string, ReadonlyArray<readonly [string, string
     ['follow-skill.engine.test.ts', '*', 'the skill-following stand-in is not verified on copilot yet'],
   ],
   qwen: [
-    ['providers.engine.test.ts', 'starts an MCP server', 'qwen connects to MCP servers but does not offer their tools'],
-    ['mcp.engine.test.ts', 'an HTTP MCP server on the host', 'qwen does not offer MCP tools to the model'],
-    ['mcp.engine.test.ts', 'a stdio MCP server that starts slowly', 'qwen does not offer MCP tools to the model'],
     ['providers-acp.engine.test.ts', '*', 'qwen --acp is not verified yet'],
     ['acp-agent.engine.test.ts', '*', 'qwen --acp is not verified yet'],
     ['hostile-agent.engine.test.ts', '*', 'the hostile-agent row of qwen is not verified yet'],
