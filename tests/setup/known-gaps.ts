@@ -11,8 +11,6 @@ import { beforeEach } from 'vitest';
 const KNOWN_GAPS: Readonly<Record<string, ReadonlyArray<readonly [string, string, string]>>> = {
   copilot: [
     ['providers.engine.test.ts', 'streams session', 'copilot names its session only in its closing `result` line'],
-    ['providers.engine.test.ts', 'systemPrompt', 'copilot agent options other than MCP are not mapped yet'],
-    ['providers.engine.test.ts', 'permissionMode', 'copilot agent options other than MCP are not mapped yet'],
     ['provider-events.engine.test.ts', 'the session event', 'copilot prints no init line before its turn'],
     ['mcp.engine.test.ts', 'a stdio MCP server not ready', 'copilot has no per-server MCP startup timeout'],
     ['providers-acp.engine.test.ts', '*', 'copilot --acp is not verified yet'],
