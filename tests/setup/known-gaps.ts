@@ -10,8 +10,6 @@ import { beforeEach } from 'vitest';
 /** Per engine: [test file, start of the test's title or `*` for all of that file's tests on the engine, why]. */
 const KNOWN_GAPS: Readonly<Record<string, ReadonlyArray<readonly [string, string, string]>>> = {
   copilot: [
-    ['providers.engine.test.ts', 'streams session', 'copilot names its session only in its closing `result` line'],
-    ['provider-events.engine.test.ts', 'the session event', 'copilot prints no init line before its turn'],
     ['mcp.engine.test.ts', 'a stdio MCP server not ready', 'copilot has no per-server MCP startup timeout'],
     ['providers-acp.engine.test.ts', '*', 'copilot --acp is not verified yet'],
     ['acp-agent.engine.test.ts', '*', 'copilot --acp is not verified yet'],
