@@ -4,6 +4,7 @@
  * the audit recorder opens its files. From here on the attempt exists, and whatever fails is recorded in it.
  */
 import { withMcpReadiness } from '../engines/mcp-readiness.js';
+import { withStoreSession } from '../engines/store-session.js';
 import path from 'node:path';
 import type { NormalizeContext } from '../cassette/normalize.js';
 import { listenModelServer } from '../model/server.js';
@@ -207,11 +208,18 @@ async function openRecorder(
   );
   const acpParser = plan.transport === 'acp' ? (await import('../engines/acp/parse.js')).createAcpParser() : null;
   const live = openLiveFcmp(plan, run, attempt, audit, failures, model);
+  let parser = acpParser ?? adapter.createParser();
+  // A new session the engine names only at its end (copilot) is named from its store as soon as it is written there.
+  const fromStore = adapter.sessionFromStore;
+  if (fromStore && !acpParser && plan.launch === 'start' && plan.io === 'split') {
+    const ctx = { runDir, agentHome: runHome(request.paths, run.run_id).home, since: new Date() };
+    parser = withStoreSession(parser, () => fromStore(ctx));
+  }
   const rasp = createRaspBuilder({
     runId: run.run_id,
     attempt,
     engine: adapter.id,
-    parser: withMcpReadiness(acpParser ?? adapter.createParser()),
+    parser: withMcpReadiness(parser),
     keepNoEvents: true,
     onEvent: (event) => {
       raspSpool.push(event);

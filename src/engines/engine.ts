@@ -284,6 +284,13 @@ export interface EngineAdapter {
    * recovered, and an interactive attempt of it has no session id. The events may be read as they are consumed.
    */
   recoverSession?(ctx: SessionRecoveryContext): Promise<Iterable<ParserOutput>>;
+  /**
+   * The id of the session a new (start) attempt in `ctx.runDir` has recorded in the engine's own store since
+   * `ctx.since`, read while the engine runs (`store-session.ts`), or null when there is none yet. For an engine that
+   * names its session on stdout only at the end of its turn (copilot). Synchronous, cheap (it is called per line until
+   * it finds one) and never throws. Absent: the session id comes from the engine's stdout alone.
+   */
+  sessionFromStore?(ctx: SessionRecoveryContext): string | null;
 }
 
 /**

@@ -5,8 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { applyClaudeAgentOptions } from '../../src/engines/claude/agent-options.js';
 import { applyCodexAgentOptions } from '../../src/engines/codex/agent-options.js';
+import { applyCopilotAgentOptions } from '../../src/engines/copilot/agent-options.js';
 import { applyGeminiAgentOptions } from '../../src/engines/gemini/agent-options.js';
 import { applyOpencodeAgentOptions } from '../../src/engines/opencode/agent-options.js';
+import { applyQwenAgentOptions } from '../../src/engines/qwen/agent-options.js';
 import { DEFAULT_AGENT_OPTIONS, type AgentOptions } from '../../src/protocol/index.js';
 import { redactEnv } from '../../src/runtime/env.js';
 
@@ -170,6 +172,69 @@ describe('gemini', () => {
     expect(applied.files.find((f) => f.path === applied.env.GEMINI_SYSTEM_MD)?.content).toBe('You review.');
     expectTokenOnlyInEnv(applied);
     expect(applyGeminiAgentOptions(options({}), ctx)).toMatchObject({ args: [], dropArgs: [], settings: [] });
+  });
+});
+
+describe('qwen', () => {
+  it('declares MCP tools in the model request (no tool_search deferral) and waits startupTimeoutMs for their listing', () => {
+    const applied = applyQwenAgentOptions(options({ mcpServers: MCP }), ctx);
+    expect(applied.settings).toHaveLength(1);
+    expect(applied.settings[0]!.file).toBe('/work/run/.qwen/settings.json');
+    expect(applied.settings[0]!.keys.mcpServers).toEqual({
+      echo: {
+        command: 'node',
+        args: ['/srv/echo.mjs', '--flag'],
+        timeout: 30_000,
+        discoveryTimeoutMs: 30_000,
+        alwaysLoadTools: true,
+        env: { ECHO_MODE: 'loud' },
+      },
+      'remote-api': {
+        httpUrl: 'http://127.0.0.1:9/mcp',
+        timeout: 2500,
+        discoveryTimeoutMs: 2500,
+        alwaysLoadTools: true,
+        headers: { Authorization: 'Bearer $AGENT_HARNESS_MCP_REMOTE_API_TOKEN' },
+      },
+    });
+    expectTokenOnlyInEnv(applied);
+  });
+});
+
+describe('copilot', () => {
+  it('plan adds --plan, normal drops --allow-all-tools; tool lists are one token each; the system prompt is custom instructions in the attempt TMPDIR', () => {
+    const applied = applyCopilotAgentOptions(
+      options({
+        permissionMode: 'plan',
+        allowedTools: ['view', 'bash'],
+        disallowedTools: ['create'],
+        systemPrompt: 'You review.',
+      }),
+      ctx,
+    );
+    expect(applied.args).toEqual(['--plan', '--available-tools=view,bash', '--excluded-tools=create']);
+    expect(applied.dropArgs).toEqual([]);
+    expect(applied.env.COPILOT_CUSTOM_INSTRUCTIONS_DIRS).toBe('/tmp/attempt-1');
+    expect(applied.files).toEqual([
+      { path: '/tmp/attempt-1/agent-harness-system-prompt.instructions.md', content: 'You review.\n' },
+    ]);
+    expect(applyCopilotAgentOptions(options({ permissionMode: 'normal' }), ctx)).toMatchObject({
+      args: [],
+      dropArgs: ['--allow-all-tools'],
+    });
+    expect(applyCopilotAgentOptions(options({}), ctx)).toMatchObject({ args: [], dropArgs: [], env: {}, files: [] });
+  });
+
+  it('keeps the MCP bearer token in its config file in the attempt TMPDIR, never argv; refuses maxTurns', () => {
+    const applied = applyCopilotAgentOptions(options({ mcpServers: MCP }), ctx);
+    expect(applied.args).toEqual(['--additional-mcp-config', '@/tmp/attempt-1/copilot-mcp-config.json']);
+    expect(JSON.stringify([applied.args, applied.record, applied.env])).not.toContain(TOKEN);
+    expect(() => applyCopilotAgentOptions(options({ maxTurns: 3 }), ctx)).toThrow(
+      expect.objectContaining({
+        code: 'ENGINE_CAPABILITY_UNAVAILABLE',
+        details: { engine: 'copilot', capability: 'maxTurns' },
+      }),
+    );
   });
 });
 

@@ -10,17 +10,10 @@ import { beforeEach } from 'vitest';
 /** Per engine: [test file, start of the test's title or `*` for all of that file's tests on the engine, why]. */
 const KNOWN_GAPS: Readonly<Record<string, ReadonlyArray<readonly [string, string, string]>>> = {
   copilot: [
-    ['providers.engine.test.ts', 'streams session', 'copilot names its session only in its closing `result` line'],
-    ['providers.engine.test.ts', 'systemPrompt', 'copilot agent options other than MCP are not mapped yet'],
-    ['providers.engine.test.ts', 'permissionMode', 'copilot agent options other than MCP are not mapped yet'],
-    ['provider-events.engine.test.ts', 'the session event', 'copilot prints no init line before its turn'],
     ['mcp.engine.test.ts', 'a stdio MCP server not ready', 'copilot has no per-server MCP startup timeout'],
     ['interactive-resume.engine.test.ts', '*', "copilot's TUI is not verified yet"],
   ],
   qwen: [
-    ['providers.engine.test.ts', 'starts an MCP server', 'qwen connects to MCP servers but does not offer their tools'],
-    ['mcp.engine.test.ts', 'an HTTP MCP server on the host', 'qwen does not offer MCP tools to the model'],
-    ['mcp.engine.test.ts', 'a stdio MCP server that starts slowly', 'qwen does not offer MCP tools to the model'],
   ],
 };
 

@@ -13,7 +13,7 @@ import { buildCopilotResumeArgs, buildCopilotStartArgs } from './command.js';
 import { copilotHome, copilotProviderEnv, untrustCopilotFolder, writeCopilotSettings } from './config.js';
 import { copilotFacts } from './facts.js';
 import { resolveCopilotNativeLaunch } from './native-launch.js';
-import { recoverCopilotSession } from './session-store.js';
+import { recoverCopilotSession, copilotSessionFromStore } from './session-store.js';
 
 /**
  * The copilot versions this adapter was checked against: its `--output-format json` stream, flags, config and
@@ -53,4 +53,5 @@ export const copilotEngine: EngineAdapter = {
   buildStartArgs: buildCopilotStartArgs,
   buildResumeArgs: buildCopilotResumeArgs,
   recoverSession: recoverCopilotSession,
+  sessionFromStore: copilotSessionFromStore,
 };

@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { readLinesSync } from '../../runtime/bounded-input.js';
+import { readInputBytesSync, readLinesSync } from '../../runtime/bounded-input.js';
 import type { ParserOutput, SessionRecoveryContext } from '../engine.js';
 import { newestFile, recoveredFrom } from '../session-recovery.js';
 import { copilotHome } from './config.js';
@@ -72,4 +72,49 @@ export async function recoverCopilotSession(ctx: SessionRecoveryContext): Promis
     .filter((found): found is { file: string; sessionId: string } => found !== null);
   const found = newestFile(candidates);
   return found ? recoveredFrom(found.file, eventsOf(found.file, found.sessionId, since)) : [];
+}
+
+/** The `key: value` lines of copilot's flat `workspace.yaml` (`id`, `cwd`, `created_at`), unquoted. */
+function workspaceFields(file: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  let text: string;
+  try {
+    // The store is in the agent's HOME: a FIFO, a link or a huge file planted there is refused, never waited on.
+    text = readInputBytesSync(file, { what: 'copilot workspace.yaml', maxBytes: 64 * 1024, noFollow: true }).toString(
+      'utf8',
+    );
+  } catch {
+    return fields;
+  }
+  for (const line of text.split('\n')) {
+    const match = /^([a-z_]+):\s*(.*)$/.exec(line);
+    if (match) fields[match[1]!] = match[2]!.trim().replace(/^"(.*)"$/, '$1');
+  }
+  return fields;
+}
+
+/**
+ * The session a copilot start attempt in `ctx.runDir` is running, from its store while it runs: copilot 1.0.102
+ * writes `$COPILOT_HOME/session-state/<id>/workspace.yaml` (`id`, `cwd`, `created_at`) before it prints its first
+ * event (observed on the pinned binary: present when the first stdout line is read), and names the session on
+ * stdout only in its closing `result` line. The newest session of `ctx.runDir` created since `ctx.since`, else null.
+ * Never throws.
+ */
+export function copilotSessionFromStore(ctx: SessionRecoveryContext): string | null {
+  const root = path.join(copilotHome(ctx.agentHome), 'session-state');
+  let names: string[];
+  try {
+    names = fs.readdirSync(root);
+  } catch {
+    return null;
+  }
+  let best: { id: string; at: number } | null = null;
+  for (const name of names) {
+    const fields = workspaceFields(path.join(root, name, 'workspace.yaml'));
+    const at = Date.parse(fields.created_at ?? '');
+    // The directory is named for the session; a half-written file (no id yet, another id) is no answer.
+    if (fields.id !== name || fields.cwd !== ctx.runDir || !(at >= ctx.since.getTime())) continue;
+    if (!best || at > best.at) best = { id: name, at };
+  }
+  return best?.id ?? null;
 }

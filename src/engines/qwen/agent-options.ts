@@ -19,17 +19,23 @@ import {
 
 const APPROVAL_MODE: Record<PermissionMode, string> = { bypassPermissions: 'yolo', plan: 'plan', normal: 'default' };
 
-/** A server's entry; `timeout` (ms) bounds qwen's connection to the server and each request. */
+/**
+ * A server's entry. `timeout` (ms) bounds each request; `discoveryTimeoutMs` bounds the startup handshake and tool
+ * listing, which qwen otherwise caps at 5 s for HTTP and 30 s for stdio whatever `startupTimeoutMs` says.
+ * `alwaysLoadTools: true` declares the server's tools in the model request: qwen 0.24.4 otherwise defers every MCP
+ * tool behind its `tool_search` / `tool_call` bridge, so the model never sees `mcp__<server>__<tool>` among its tools.
+ */
 function mcpEntry(server: McpServerDef): Record<string, unknown> {
   const timeout = server.startupTimeoutMs ?? MCP_STARTUP_TIMEOUT_MS;
+  const common = { timeout, discoveryTimeoutMs: timeout, alwaysLoadTools: true };
   if (server.url)
     return {
       httpUrl: server.url,
-      timeout,
+      ...common,
       ...(server.bearerToken ? { headers: { Authorization: `Bearer $${mcpTokenEnv(server)}` } } : {}),
     };
   const [command, ...args] = server.command!;
-  return { command, args, timeout, ...(server.env ? { env: server.env } : {}) };
+  return { command, args, ...common, ...(server.env ? { env: server.env } : {}) };
 }
 
 /** Maps `options` onto qwen's flags and the run's workspace settings. */
