@@ -213,6 +213,10 @@ async function configureEngine(
       ? { ...request.agentOptions, mcpServers: [] }
       : request.agentOptions;
   const options = applyAgentOptions(adapter, agentOptions, { runDir, attemptTmp });
+  // The environment the MCP servers need still applies over ACP: claude waits for them before its first turn only
+  // when told (MCP_CONNECTION_NONBLOCKING=0); without it the first request may go out before their tools are listed.
+  if (agentOptions !== request.agentOptions)
+    options.env = { ...applyAgentOptions(adapter, request.agentOptions, { runDir, attemptTmp }).env, ...options.env };
   for (const file of options.files) {
     assertAgentPathSafe(file.path);
     writeOwnFileSync(file.path, file.content);
