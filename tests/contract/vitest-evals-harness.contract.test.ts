@@ -1,6 +1,6 @@
 /**
  * The vitest-evals harness adapter (src/evals/vitest-evals.ts), driven by a `describeEval`-shaped caller written here
- * (vitest-evals is not a dependency: its 0.16.1 `describeEval` hands each `run(input)` to `harness.run(input,
+ * (the real one is exercised in tests/engine/vitest-evals.engine.test.ts; its 0.16.1 `describeEval` hands each `run(input)` to `harness.run(input,
  * { signal, artifacts, setArtifact })` and gives the test the `HarnessRun`). A fake codex replaying a golden stream
  * that writes a file runs through the real attempt path; the run comes back with vitest-evals' shape: the prompt,
  * the tool call and its result, the answer, usage, no errors, and the run's audit as artifacts.
