@@ -57,6 +57,8 @@ export function caseName(fullName: string, engine: string): string {
     .map((segment) =>
       segment
         .replace(new RegExp(`\\s*[[(]${e}[\\])]`, 'g'), '')
+        // `hello-file on codex` is the case `hello-file`, not `hello-file on`: a word that only led to the engine goes too.
+        .replace(new RegExp(`(?:\\s+(?:on|in|with|for|via|using|under|through))?\\s+${e}$`, 'i'), '')
         .replace(new RegExp(`(^|[^A-Za-z0-9_-])${e}(?=$|[^A-Za-z0-9_-])`, 'g'), '$1')
         .replace(/\s{2,}/g, ' ')
         .replace(/^[\s:,/–-]+|[\s:,/–-]+$/g, ''),

@@ -159,6 +159,9 @@ describe('report building', () => {
     expect(caseName('writes a file (iflow)', 'iflow')).toBe('writes a file');
     expect(caseName('codex: writes a file', 'codex')).toBe('writes a file');
     expect(caseName('writes a file - iflow', 'iflow')).toBe('writes a file');
+    expect(caseName('hello-file on codex > passes', 'codex')).toBe('hello-file > passes');
+    expect(caseName('runs it in claude', 'claude')).toBe('runs it');
+    expect(caseName('codex engine (real binary) > starts', 'codex')).toBe('engine (real binary) > starts');
     expect(engineFromName('matrix > claude > x')).toBe('claude');
     expect(engineFromName('no engine here')).toBeNull();
   });
