@@ -14,7 +14,7 @@ import type { WireApiId } from '../model/wire-api.js';
 import { writeJsonAtomic } from '../runtime/atomic-write.js';
 import type { MatchRequest } from './match.js';
 import { templatePaths, type NormalizeContext } from './normalize.js';
-import { DEFAULT_UPSTREAMS, forwardRequest, KEY_VARIABLES, vendorKey } from './record.js';
+import { type CapturedResponse, DEFAULT_UPSTREAMS, forwardRequest, KEY_VARIABLES, vendorKey } from './record.js';
 import { Redactor } from './redact.js';
 import { CASSETTE_FORMAT, type Cassette, type CassetteInteraction } from './schema.js';
 
@@ -60,125 +60,180 @@ function noKeyMessage(wire: InterceptedRequest['wire']['id']): string {
   return `agent-harness cassette: no key to forward ${wire} to the vendor with; set ${KEY_VARIABLES[wire].join(' or ')}`;
 }
 
+/** What a recorder reads and changes: the recording's state, explicit. */
+interface RecorderState {
+  readonly options: RecorderOptions;
+  readonly redactor: Redactor;
+  /** Redaction rules that fired on the interactions copied in. */
+  readonly copiedRedactions: ReadonlySet<string>;
+  /** The cassette as recorded so far (interactions in `seq` order). */
+  readonly cassette: Cassette;
+  /** `FILE.partial`, rewritten after each interaction; null without a file. */
+  readonly partial: string | null;
+  /** The writes so far, in order (a failed write is dropped: the next rewrites the whole file). */
+  writing: Promise<void>;
+  /** The last interaction number handed out. */
+  seq: number;
+}
+
 /** Opens a recorder (see the module comment). */
 export function openRecorder(options: RecorderOptions): Recorder {
   const keys = (Object.keys(KEY_VARIABLES) as WireApiId[]).flatMap((wire) => {
     const key = vendorKey(wire, options.hostEnv);
     return key ? [{ value: key.value, rule: `vendor-key:${key.name}` }] : [];
   });
-  const redactor = new Redactor(options.hostEnv, keys);
-  const copiedRedactions = new Set(options.redactions ?? []);
-  const cassette: Cassette = {
-    format: CASSETTE_FORMAT,
-    created_at: new Date().toISOString(),
-    engine: options.engine,
-    upstream: options.upstream ? new URL(options.upstream).origin : null,
-    redactions: [],
-    interactions: [],
+  const state: RecorderState = {
+    options,
+    redactor: new Redactor(options.hostEnv, keys),
+    copiedRedactions: new Set(options.redactions ?? []),
+    cassette: {
+      format: CASSETTE_FORMAT,
+      created_at: new Date().toISOString(),
+      engine: options.engine,
+      upstream: options.upstream ? new URL(options.upstream).origin : null,
+      redactions: [],
+      interactions: [],
+    },
+    partial: options.file === null ? null : `${options.file}.partial`,
+    writing: Promise.resolve(),
+    seq: 0,
   };
-  let writing: Promise<void> = Promise.resolve();
-  const partial = options.file === null ? null : `${options.file}.partial`;
-  const save = (file: string | null = partial): Promise<void> => {
-    if (file === null) return writing;
-    cassette.redactions = [...new Set([...copiedRedactions, ...redactor.fired])];
-    const snapshot = JSON.parse(JSON.stringify(cassette)) as Cassette;
-    writing = writing.then(() => writeJsonAtomic(file, snapshot)).catch(() => undefined);
-    return writing;
-  };
-  let seq = 0;
   return {
     get count() {
-      return cassette.interactions.length;
+      return state.cassette.interactions.length;
     },
-    copy(interaction) {
-      seq += 1;
-      cassette.interactions.push({ ...interaction, seq });
-      void save();
+    copy: (interaction) => copyInteraction(state, interaction),
+    forward: (call, match) => forwardCall(state, call, match),
+    finish: (succeeded) => finishRecording(state, succeeded),
+  };
+}
+
+/**
+ * Queues a write of the cassette as it is now to `file` (default the partial file; none without a file); changes
+ * `writing` and the cassette's `redactions`.
+ */
+function saveCassette(state: RecorderState, file: string | null = state.partial): Promise<void> {
+  if (file === null) return state.writing;
+  const { cassette } = state;
+  cassette.redactions = [...new Set([...state.copiedRedactions, ...state.redactor.fired])];
+  const snapshot = JSON.parse(JSON.stringify(cassette)) as Cassette;
+  state.writing = state.writing.then(() => writeJsonAtomic(file, snapshot)).catch(() => undefined);
+  return state.writing;
+}
+
+/** {@link Recorder.copy}: changes `seq` and the cassette's interactions. */
+function copyInteraction(state: RecorderState, interaction: CassetteInteraction): void {
+  state.seq += 1;
+  state.cassette.interactions.push({ ...interaction, seq: state.seq });
+  void saveCassette(state);
+}
+
+/** {@link Recorder.forward}: changes `seq` (at once, so interactions keep their arrival order) and the interactions. */
+async function forwardCall(
+  state: RecorderState,
+  call: InterceptedRequest,
+  match: MatchRequest,
+): Promise<InterceptOutcome> {
+  const { options } = state;
+  const wire = call.wire.id;
+  const key = vendorKey(wire, options.hostEnv);
+  if (!key) {
+    call.wire.respondError(call.response, 401, noKeyMessage(wire), 'authentication_error');
+    return { status: 401, note: 'no_key' };
+  }
+  state.seq += 1;
+  const mine = state.seq;
+  const origin = options.upstream ?? DEFAULT_UPSTREAMS[wire];
+  try {
+    const captured = await forwardRequest({
+      wire,
+      origin,
+      method: call.request.method,
+      path: call.request.path,
+      query: call.request.query,
+      headers: call.request.headers,
+      body: call.rawBody,
+      key: key.value,
+      response: call.response,
+    });
+    // The engine closed its connection before the upstream answered: nothing to keep.
+    if (captured === null) return { status: 499, note: 'abandoned' };
+    if (options.file === null) return { status: captured.status, note: 'forwarded' };
+    state.cassette.interactions.push(interactionOf(state, mine, call, match, captured));
+    state.cassette.interactions.sort((a, b) => a.seq - b.seq);
+    await saveCassette(state);
+    return { status: captured.status, note: 'recorded' };
+  } catch (caught) {
+    const failure =
+      caught instanceof AgentHarnessError
+        ? caught
+        : new AgentHarnessError('CASSETTE_UPSTREAM_FAILED', `Recording failed: ${(caught as Error).message}`, {
+            cause: caught,
+          });
+    options.fail(failure);
+    if (!call.response.headersSent) call.wire.respondError(call.response, 502, failure.message, 'upstream_failed');
+    else call.response.destroy();
+    return { status: 502, note: 'upstream_failed' };
+  }
+}
+
+/** The interaction `seq` as kept: the request and the answer redacted, the attempt's paths templated out. */
+function interactionOf(
+  state: RecorderState,
+  seq: number,
+  call: InterceptedRequest,
+  match: MatchRequest,
+  captured: CapturedResponse,
+): CassetteInteraction {
+  const { redactor } = state;
+  const context = state.options.context();
+  return {
+    seq,
+    wire: call.wire.id,
+    side_kind: call.sideKind,
+    position: match.position,
+    request: {
+      method: call.request.method,
+      path: call.request.path,
+      query: redactor.query(call.request.query),
+      headers: redactor.requestHeaders(call.request.headers),
+      normalized: redactor.value(match.normalized),
+      hash: match.hash,
     },
-    async forward(call, match) {
-      const wire = call.wire.id;
-      const key = vendorKey(wire, options.hostEnv);
-      if (!key) {
-        call.wire.respondError(call.response, 401, noKeyMessage(wire), 'authentication_error');
-        return { status: 401, note: 'no_key' };
-      }
-      seq += 1;
-      const mine = seq;
-      const origin = options.upstream ?? DEFAULT_UPSTREAMS[wire];
-      try {
-        const captured = await forwardRequest({
-          wire,
-          origin,
-          method: call.request.method,
-          path: call.request.path,
-          query: call.request.query,
-          headers: call.request.headers,
-          body: call.rawBody,
-          key: key.value,
-          response: call.response,
-        });
-        // The engine closed its connection before the upstream answered: nothing to keep.
-        if (captured === null) return { status: 499, note: 'abandoned' };
-        if (options.file === null) return { status: captured.status, note: 'forwarded' };
-        const context = options.context();
-        cassette.interactions.push({
-          seq: mine,
-          wire,
-          side_kind: call.sideKind,
-          position: match.position,
-          request: {
-            method: call.request.method,
-            path: call.request.path,
-            query: redactor.query(call.request.query),
-            headers: redactor.requestHeaders(call.request.headers),
-            normalized: redactor.value(match.normalized),
-            hash: match.hash,
-          },
-          response: {
-            status: captured.status,
-            headers: captured.headers,
-            kind: captured.kind,
-            chunks: (captured.kind === 'sse' && call.wire.rewriteStream
-              ? call.wire.rewriteStream(captured.chunks, (text) => templatePaths(text, context))
-              : captured.chunks
-            ).map((chunk) => ({
-              delay_ms: chunk.delay_ms,
-              data: redactor.text(templatePaths(chunk.data, context)),
-            })),
-            complete: captured.complete,
-          },
-        });
-        cassette.interactions.sort((a, b) => a.seq - b.seq);
-        await save();
-        return { status: captured.status, note: 'recorded' };
-      } catch (caught) {
-        const failure =
-          caught instanceof AgentHarnessError
-            ? caught
-            : new AgentHarnessError('CASSETTE_UPSTREAM_FAILED', `Recording failed: ${(caught as Error).message}`, {
-                cause: caught,
-              });
-        options.fail(failure);
-        if (!call.response.headersSent) call.wire.respondError(call.response, 502, failure.message, 'upstream_failed');
-        else call.response.destroy();
-        return { status: 502, note: 'upstream_failed' };
-      }
-    },
-    async finish(succeeded) {
-      await writing;
-      if (options.file === null || partial === null) return { written: false, partial: null };
-      const recorded = cassette.interactions.length > 0;
-      if (succeeded && recorded) {
-        await save(options.file);
-        fs.rmSync(partial, { force: true });
-        return { written: fs.existsSync(options.file), partial: null };
-      }
-      if (!recorded) {
-        fs.rmSync(partial, { force: true });
-        return { written: false, partial: null };
-      }
-      await save(partial);
-      return { written: false, partial };
+    response: {
+      status: captured.status,
+      headers: captured.headers,
+      kind: captured.kind,
+      chunks: (captured.kind === 'sse' && call.wire.rewriteStream
+        ? call.wire.rewriteStream(captured.chunks, (text) => templatePaths(text, context))
+        : captured.chunks
+      ).map((chunk) => ({
+        delay_ms: chunk.delay_ms,
+        data: redactor.text(templatePaths(chunk.data, context)),
+      })),
+      complete: captured.complete,
     },
   };
+}
+
+/** {@link Recorder.finish}: waits for `writing`, then writes the cassette, or keeps or removes the partial file. */
+async function finishRecording(
+  state: RecorderState,
+  succeeded: boolean,
+): Promise<{ written: boolean; partial: string | null }> {
+  const { options, partial } = state;
+  await state.writing;
+  if (options.file === null || partial === null) return { written: false, partial: null };
+  const recorded = state.cassette.interactions.length > 0;
+  if (succeeded && recorded) {
+    await saveCassette(state, options.file);
+    fs.rmSync(partial, { force: true });
+    return { written: fs.existsSync(options.file), partial: null };
+  }
+  if (!recorded) {
+    fs.rmSync(partial, { force: true });
+    return { written: false, partial: null };
+  }
+  await saveCassette(state, partial);
+  return { written: false, partial };
 }

@@ -6,8 +6,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { AgentHarnessError } from '../errors/index.js';
-import { type InterceptedRequest, WIRE_APIS, type WireInterceptor } from '../model/server.js';
-import { formatDifferences, matchRequest, type MatchRequest } from './match.js';
+import { type InterceptedRequest, type InterceptOutcome, WIRE_APIS, type WireInterceptor } from '../model/server.js';
+import { formatDifferences, matchRequest, type MatchRequest, type MatchResult } from './match.js';
 import { fillPaths, normalizeBody, normalizePath, requestHash, type NormalizeContext } from './normalize.js';
 import { openRecorder, RERECORD, type Recorder } from './recorder.js';
 import type { CassetteFork, ForkTarget } from './mode.js';
@@ -205,120 +205,173 @@ function upstreamFailure(diagnostics: CassetteDiagnostic[], fail: (error: AgentH
   };
 }
 
-function replaySession({ options, context, diagnostics, fail, error }: SessionParts): CassetteSession {
+/** What a replay reads and changes: its state, explicit. */
+interface ReplayState {
+  readonly parts: SessionParts;
+  readonly cassette: Cassette;
+  readonly strict: boolean;
+  readonly pace: number;
+  /** The indexes of the interactions served. */
+  readonly used: Set<number>;
+  readonly counts: { exact: number; divergent: number; missed: number };
+  /** The live fork's origin (null: the vendor, or no live fork). */
+  readonly upstream: string | null;
+  /** The live fork's output cassette, or null. */
+  readonly output: string | null;
+  /** A live fork forwards what comes after the fork (and writes the forked conversation when asked to). */
+  readonly recorder: Recorder | null;
+  /** Whether a request past the fork came (the fork was taken). */
+  forked: boolean;
+}
+
+function replaySession(parts: SessionParts): CassetteSession {
+  const { options, context, diagnostics, fail } = parts;
   const cassette = options.cassette;
   if (!cassette) throw new AgentHarnessError('INTERNAL_ERROR', 'A cassette replay was opened without its cassette.');
-  const strict = options.strict ?? true;
-  const pace = options.pace ?? 0;
-  const used = new Set<number>();
-  const counts = { exact: 0, divergent: 0, missed: 0 };
   const fork = options.fork;
-  const forkAt = fork?.at;
   const live = fork?.to === 'live';
   const upstream = live ? fork.upstream : null;
   const output = live ? fork.output : null;
-  // A live fork forwards what comes after the fork (and writes the forked conversation when asked to).
-  const recorder: Recorder | null = live
-    ? openRecorder({
-        file: output,
-        upstream,
-        hostEnv: options.hostEnv,
-        engine: options.engine ?? cassette.engine,
-        context,
-        fail: upstreamFailure(diagnostics, fail),
-        redactions: cassette.redactions,
-      })
-    : null;
-  let forked = false;
-  const intercept: WireInterceptor = async (call) => {
-    const request = matchRequestOf(call, context());
-    if (forkAt !== undefined && request.position >= forkAt) {
-      if (!forked)
-        diagnostics.push({
-          code: 'CASSETTE_FORKED',
-          level: 'info',
-          message: `Forked from ${options.file} after ${forkAt} model turn(s): the ${live ? `live model (${upstream ?? 'the vendor'})` : 'scripted model'} answers from turn ${forkAt} on${output ? `, recorded into ${output}` : ''}.`,
-        });
-      forked = true;
-      return recorder ? recorder.forward(call, request) : null;
-    }
-    const found = matchRequest(request, cassette.interactions, used, lastUserTextOf);
-    const what = `${request.method} ${call.request.path} (${call.sideKind ? `side request ${call.sideKind}` : `model call at turn ${request.position}`})`;
-    if (found.kind === 'miss') {
-      const nearest = found.nearest === null ? null : cassette.interactions[found.nearest];
-      // An empty cassette (a recording that kept nothing) says so first, and how to re-record it.
-      const message = nearest
-        ? `No recorded interaction of ${options.file} matches ${what}; the nearest is #${nearest.seq} (${nearest.request.method} ${nearest.request.path}, turn ${nearest.position}). Differences:\n${formatDifferences(found.differences)}`
-        : `The cassette is empty: ${options.file} has no recorded interaction to answer ${what}. ${RERECORD}`;
-      // A side request (title, token count) is the engine's bookkeeping: the script answers it, with a warning.
-      if (call.sideKind || !strict) {
-        counts.missed += call.sideKind ? 0 : 1;
-        diagnostics.push({
-          code: 'CASSETTE_MISS',
-          level: 'warning',
-          message: `${message}\nServed by the scripted model.`,
-        });
-        return null;
-      }
-      counts.missed += 1;
-      diagnostics.push({ code: 'CASSETTE_MISS', level: 'error', message });
-      fail(
-        new AgentHarnessError('CASSETTE_MISS', message, {
-          details: { cassette: options.file, request: what, differences: found.differences },
-        }),
-      );
-      // In an attempt the engine gets the gist (it echoes it as its own error); the attempt's failure has the diff.
-      const body = options.briefMisses ? `${what} has no recorded answer in ${options.file}` : message;
-      call.wire.respondError(call.response, 400, `agent-harness cassette: CASSETTE_MISS: ${body}`, 'cassette_miss');
-      return { status: 400, note: 'missed' };
-    }
-    used.add(found.index);
-    const interaction = cassette.interactions[found.index]!;
-    if (found.kind === 'divergent') {
-      counts.divergent += 1;
-      diagnostics.push({
-        code: 'CASSETTE_DIVERGENCE',
-        level: 'warning',
-        message: `${what} was served by recorded interaction #${interaction.seq}, which differs in:\n${formatDifferences(found.differences)}`,
-      });
-    } else counts.exact += 1;
-    recorder?.copy(interaction);
-    await serveRecorded(interaction, call.response, pace, context());
-    return { status: interaction.response.status, note: found.kind === 'exact' ? 'replayed' : 'divergent' };
+  const state: ReplayState = {
+    parts,
+    cassette,
+    strict: options.strict ?? true,
+    pace: options.pace ?? 0,
+    used: new Set(),
+    counts: { exact: 0, divergent: 0, missed: 0 },
+    upstream,
+    output,
+    recorder: live
+      ? openRecorder({
+          file: output,
+          upstream,
+          hostEnv: options.hostEnv,
+          engine: options.engine ?? cassette.engine,
+          context,
+          fail: upstreamFailure(diagnostics, fail),
+          redactions: cassette.redactions,
+        })
+      : null,
+    forked: false,
   };
+  return { mode: 'replay', intercept: (call) => replayCall(state, call), finish: () => finishReplay(state) };
+}
+
+/** The replay's interceptor: past the fork, the fork's answer; else the matching recorded interaction, or a miss. */
+async function replayCall(state: ReplayState, call: InterceptedRequest): Promise<InterceptOutcome | null> {
+  const { options, context, diagnostics } = state.parts;
+  const forkAt = options.fork?.at;
+  const request = matchRequestOf(call, context());
+  if (forkAt !== undefined && request.position >= forkAt) return forkCall(state, call, request, forkAt);
+  const found = matchRequest(request, state.cassette.interactions, state.used, lastUserTextOf);
+  const what = `${request.method} ${call.request.path} (${call.sideKind ? `side request ${call.sideKind}` : `model call at turn ${request.position}`})`;
+  if (found.kind === 'miss') return missCall(state, call, found, what);
+  state.used.add(found.index);
+  const interaction = state.cassette.interactions[found.index]!;
+  if (found.kind === 'divergent') {
+    state.counts.divergent += 1;
+    diagnostics.push({
+      code: 'CASSETTE_DIVERGENCE',
+      level: 'warning',
+      message: `${what} was served by recorded interaction #${interaction.seq}, which differs in:\n${formatDifferences(found.differences)}`,
+    });
+  } else state.counts.exact += 1;
+  state.recorder?.copy(interaction);
+  await serveRecorded(interaction, call.response, state.pace, context());
+  return { status: interaction.response.status, note: found.kind === 'exact' ? 'replayed' : 'divergent' };
+}
+
+/** A request past the fork: said once (changes `forked`), then answered live (the recorder) or by the script (null). */
+function forkCall(
+  state: ReplayState,
+  call: InterceptedRequest,
+  request: MatchRequest,
+  forkAt: number,
+): Promise<InterceptOutcome> | null {
+  const { options, diagnostics } = state.parts;
+  const { upstream, output } = state;
+  if (!state.forked)
+    diagnostics.push({
+      code: 'CASSETTE_FORKED',
+      level: 'info',
+      message: `Forked from ${options.file} after ${forkAt} model turn(s): the ${options.fork?.to === 'live' ? `live model (${upstream ?? 'the vendor'})` : 'scripted model'} answers from turn ${forkAt} on${output ? `, recorded into ${output}` : ''}.`,
+    });
+  state.forked = true;
+  return state.recorder ? state.recorder.forward(call, request) : null;
+}
+
+/**
+ * A request no recorded interaction matches: a side request, or any in lenient mode, goes to the script with a warning;
+ * else it fails the attempt and the engine is answered 400. Changes `counts`.
+ */
+function missCall(
+  state: ReplayState,
+  call: InterceptedRequest,
+  found: Extract<MatchResult, { kind: 'miss' }>,
+  what: string,
+): InterceptOutcome | null {
+  const { options, diagnostics, fail } = state.parts;
+  const nearest = found.nearest === null ? null : state.cassette.interactions[found.nearest];
+  // An empty cassette (a recording that kept nothing) says so first, and how to re-record it.
+  const message = nearest
+    ? `No recorded interaction of ${options.file} matches ${what}; the nearest is #${nearest.seq} (${nearest.request.method} ${nearest.request.path}, turn ${nearest.position}). Differences:\n${formatDifferences(found.differences)}`
+    : `The cassette is empty: ${options.file} has no recorded interaction to answer ${what}. ${RERECORD}`;
+  // A side request (title, token count) is the engine's bookkeeping: the script answers it, with a warning.
+  if (call.sideKind || !state.strict) {
+    state.counts.missed += call.sideKind ? 0 : 1;
+    diagnostics.push({
+      code: 'CASSETTE_MISS',
+      level: 'warning',
+      message: `${message}\nServed by the scripted model.`,
+    });
+    return null;
+  }
+  state.counts.missed += 1;
+  diagnostics.push({ code: 'CASSETTE_MISS', level: 'error', message });
+  fail(
+    new AgentHarnessError('CASSETTE_MISS', message, {
+      details: { cassette: options.file, request: what, differences: found.differences },
+    }),
+  );
+  // In an attempt the engine gets the gist (it echoes it as its own error); the attempt's failure has the diff.
+  const body = options.briefMisses ? `${what} has no recorded answer in ${options.file}` : message;
+  call.wire.respondError(call.response, 400, `agent-harness cassette: CASSETTE_MISS: ${body}`, 'cassette_miss');
+  return { status: 400, note: 'missed' };
+}
+
+/** The replay's report: finishes a live fork's recording, and says (or fails on) the interactions never asked for. */
+async function finishReplay(state: ReplayState): Promise<CassetteReport> {
+  const { options, diagnostics, fail, error } = state.parts;
+  const { cassette, recorder, output, used } = state;
+  const fork = options.fork;
+  const forkAt = fork?.at;
+  if (recorder && output) {
+    const kept = await recorder.finish(error() === null);
+    if (!kept.written) diagnostics.push(notWritten(output, error(), kept.partial));
+  } else await recorder?.finish(error() === null);
+  // Past a fork, the recorded rest of the conversation is not expected.
+  const unused = cassette.interactions.filter(
+    (interaction, index) => !used.has(index) && (forkAt === undefined || interaction.position < forkAt),
+  );
+  const unusedCalls = unused.filter((interaction) => interaction.side_kind === null);
+  if (unused.length > 0) {
+    const list = unused.map(
+      (i) =>
+        `#${i.seq} ${i.request.method} ${i.request.path}${i.side_kind ? ` (${i.side_kind})` : ` (turn ${i.position})`}`,
+    );
+    const message = `${unused.length} recorded interaction(s) of ${options.file} were never asked for: ${list.join(', ')}.`;
+    const failing = state.strict && unusedCalls.length > 0;
+    diagnostics.push({ code: 'CASSETTE_UNUSED', level: failing ? 'error' : 'warning', message });
+    if (failing) fail(new AgentHarnessError('CASSETTE_UNUSED', message, { details: { cassette: options.file } }));
+  }
   return {
     mode: 'replay',
-    intercept,
-    async finish() {
-      if (recorder && output) {
-        const kept = await recorder.finish(error() === null);
-        if (!kept.written) diagnostics.push(notWritten(output, error(), kept.partial));
-      } else await recorder?.finish(error() === null);
-      // Past a fork, the recorded rest of the conversation is not expected.
-      const unused = cassette.interactions.filter(
-        (interaction, index) => !used.has(index) && (forkAt === undefined || interaction.position < forkAt),
-      );
-      const unusedCalls = unused.filter((interaction) => interaction.side_kind === null);
-      if (unused.length > 0) {
-        const list = unused.map(
-          (i) =>
-            `#${i.seq} ${i.request.method} ${i.request.path}${i.side_kind ? ` (${i.side_kind})` : ` (turn ${i.position})`}`,
-        );
-        const message = `${unused.length} recorded interaction(s) of ${options.file} were never asked for: ${list.join(', ')}.`;
-        const failing = strict && unusedCalls.length > 0;
-        diagnostics.push({ code: 'CASSETTE_UNUSED', level: failing ? 'error' : 'warning', message });
-        if (failing) fail(new AgentHarnessError('CASSETTE_UNUSED', message, { details: { cassette: options.file } }));
-      }
-      return {
-        mode: 'replay',
-        file: options.file,
-        interactions: cassette.interactions.length,
-        ...counts,
-        unused: unused.length,
-        diagnostics,
-        error: error(),
-        ...(fork && forked ? { fork: { at: fork.at, to: fork.to, recorded: output } } : {}),
-      };
-    },
+    file: options.file,
+    interactions: cassette.interactions.length,
+    ...state.counts,
+    unused: unused.length,
+    diagnostics,
+    error: error(),
+    ...(fork && state.forked ? { fork: { at: fork.at, to: fork.to, recorded: output } } : {}),
   };
 }

@@ -218,106 +218,130 @@ export async function runDoctorChecks(
   ] as const) {
     checks.push(await checkDirectory(name, dir));
   }
-  const leak = findEnvLeak([paths.agentHome, paths.tmpDir, paths.runRoot], hostEnv.HOME);
-  checks.push(
-    leak
-      ? {
-          name: 'host isolation',
-          ok: false,
-          detail: leak.root,
-          error: {
-            code: 'ENV_LEAK_DETECTED',
-            message: `${leak.root}: ${leak.reason}`,
-            hint: 'Move the managed roots outside your HOME config directories.',
-          },
-        }
-      : {
-          name: 'host isolation',
-          ok: true,
-          detail: `managed roots are outside ${hostEnv.HOME ?? '(no HOME)'}`,
-          error: null,
-        },
-  );
+  checks.push(hostIsolationCheck(paths, hostEnv));
   const isolation = await doctorIsolation(hostEnv);
   checks.push(namespaceCheck(isolation, hostEnv));
   checks.push(filesystemCheck(isolation));
   for (const id of options.engines ?? engineIds()) {
-    const adapter = await loadEngine(id);
     // A project tests the engines it installed: a missing engine fails the doctor only when it was asked for.
-    const optional = !required.includes(id);
-    try {
-      const file = resolveExecutable(adapter.executableName, paths, hostEnv.PATH, engineInstallHint(adapter));
-      // HOME is the managed home, so an engine's default config root (`~/.codex`, `~/.claude`…) lies under it.
-      const probe = await probeVersion(file, {
-        env: { PATH: hostEnv.PATH ?? '', HOME: paths.agentHome, TMPDIR: paths.tmpDir },
-        ...(options.probeTimeoutMs !== undefined ? { timeoutMs: options.probeTimeoutMs } : {}),
-        ...(options.probeTries !== undefined ? { tries: options.probeTries } : {}),
-      });
-      const retried = probe.tries > 1 ? ` (after ${probe.tries} tries)` : '';
-      checks.push(
-        probe.ok
-          ? {
-              name: `engine ${id}`,
-              ok: true,
-              detail: `${file} (${probe.version})${retried}${versionMark(adapter, probe.version)}`,
-              error: null,
-            }
-          : {
-              name: `engine ${id}`,
-              ok: false,
-              detail: `${file}: ${probe.reason}${retried}`,
-              error: probe.timedOut
-                ? {
-                    code: 'ENGINE_TIMEOUT',
-                    message: `${file} --version did not answer: ${probe.reason}${retried}.`,
-                    hint: 'The machine may be loaded: run the doctor again, or give it longer with `doctor --timeout-ms <ms>`.',
-                  }
-                : {
-                    code: 'ENGINE_SPAWN_FAILED',
-                    message: `${file} --version failed: ${probe.reason}${retried}.`,
-                    hint: `Run \`${file} --version\` yourself; reinstall ${adapter.packageName ?? 'the engine'} if it fails there too.`,
-                  },
-            },
-      );
-    } catch (error) {
-      const e = toAgentHarnessError(error);
-      if (optional && e.code === 'ENGINE_EXECUTABLE_MISSING') {
-        checks.push({
-          name: `engine ${id}`,
-          ok: true,
-          detail: `not installed (optional; ${adapter.packageName ? installCommand(adapter.packageName) : 'no npm package is served here'} to test it)`,
-          error: null,
-        });
-        continue;
-      }
-      checks.push({
-        name: `engine ${id}`,
-        ok: false,
-        detail: adapter.executableName,
-        error: { code: e.code, message: e.message, hint: e.hint },
-      });
-    }
+    const engine = { id, adapter: await loadEngine(id), optional: !required.includes(id) };
+    checks.push(await engineCheck(engine, paths, hostEnv, options, probeVersion));
   }
-  const script = findScriptBinary();
-  checks.push(
-    script
-      ? { name: 'util-linux script', ok: true, detail: script, error: null }
-      : {
-          name: 'util-linux script',
-          ok: false,
-          detail: 'not found',
-          error: {
-            code: 'ENGINE_CAPABILITY_UNAVAILABLE',
-            message: 'util-linux `script` is not on PATH: live terminal passthrough is unavailable.',
-            hint: 'Install util-linux (Debian: bsdutils).',
-          },
+  checks.push(scriptCheck(findScriptBinary()));
+  checks.push(await nodePtyCheck());
+  return checks;
+}
+
+/** Whether the managed roots lie outside the user's HOME config directories (`findEnvLeak`). */
+function hostIsolationCheck(paths: HarnessPaths, hostEnv: NodeJS.ProcessEnv): DoctorCheck {
+  const leak = findEnvLeak([paths.agentHome, paths.tmpDir, paths.runRoot], hostEnv.HOME);
+  return leak
+    ? {
+        name: 'host isolation',
+        ok: false,
+        detail: leak.root,
+        error: {
+          code: 'ENV_LEAK_DETECTED',
+          message: `${leak.root}: ${leak.reason}`,
+          hint: 'Move the managed roots outside your HOME config directories.',
         },
-  );
+      }
+    : {
+        name: 'host isolation',
+        ok: true,
+        detail: `managed roots are outside ${hostEnv.HOME ?? '(no HOME)'}`,
+        error: null,
+      };
+}
+
+/** How the doctor starts an engine with `--version` (`version-probe.ts`). */
+type ProbeVersion = typeof import('./version-probe.js')['probeVersion'];
+
+/**
+ * Whether an engine's executable is found and answers `--version` (with its version checked against the adapter's);
+ * a missing engine that was not asked for is fine.
+ */
+async function engineCheck(
+  { id, adapter, optional }: { id: string; adapter: EngineAdapter; optional: boolean },
+  paths: HarnessPaths,
+  hostEnv: NodeJS.ProcessEnv,
+  options: DoctorOptions,
+  probeVersion: ProbeVersion,
+): Promise<DoctorCheck> {
+  const name = `engine ${id}`;
+  try {
+    const file = resolveExecutable(adapter.executableName, paths, hostEnv.PATH, engineInstallHint(adapter));
+    // HOME is the managed home, so an engine's default config root (`~/.codex`, `~/.claude`…) lies under it.
+    const probe = await probeVersion(file, {
+      env: { PATH: hostEnv.PATH ?? '', HOME: paths.agentHome, TMPDIR: paths.tmpDir },
+      ...(options.probeTimeoutMs !== undefined ? { timeoutMs: options.probeTimeoutMs } : {}),
+      ...(options.probeTries !== undefined ? { tries: options.probeTries } : {}),
+    });
+    const retried = probe.tries > 1 ? ` (after ${probe.tries} tries)` : '';
+    return probe.ok
+      ? {
+          name,
+          ok: true,
+          detail: `${file} (${probe.version})${retried}${versionMark(adapter, probe.version)}`,
+          error: null,
+        }
+      : {
+          name,
+          ok: false,
+          detail: `${file}: ${probe.reason}${retried}`,
+          error: probe.timedOut
+            ? {
+                code: 'ENGINE_TIMEOUT',
+                message: `${file} --version did not answer: ${probe.reason}${retried}.`,
+                hint: 'The machine may be loaded: run the doctor again, or give it longer with `doctor --timeout-ms <ms>`.',
+              }
+            : {
+                code: 'ENGINE_SPAWN_FAILED',
+                message: `${file} --version failed: ${probe.reason}${retried}.`,
+                hint: `Run \`${file} --version\` yourself; reinstall ${adapter.packageName ?? 'the engine'} if it fails there too.`,
+              },
+        };
+  } catch (error) {
+    const e = toAgentHarnessError(error);
+    if (optional && e.code === 'ENGINE_EXECUTABLE_MISSING')
+      return {
+        name,
+        ok: true,
+        detail: `not installed (optional; ${adapter.packageName ? installCommand(adapter.packageName) : 'no npm package is served here'} to test it)`,
+        error: null,
+      };
+    return {
+      name,
+      ok: false,
+      detail: adapter.executableName,
+      error: { code: e.code, message: e.message, hint: e.hint },
+    };
+  }
+}
+
+/** Whether util-linux `script` (live terminal passthrough) is on PATH: `script` is where it was found, or null. */
+function scriptCheck(script: string | null): DoctorCheck {
+  return script
+    ? { name: 'util-linux script', ok: true, detail: script, error: null }
+    : {
+        name: 'util-linux script',
+        ok: false,
+        detail: 'not found',
+        error: {
+          code: 'ENGINE_CAPABILITY_UNAVAILABLE',
+          message: 'util-linux `script` is not on PATH: live terminal passthrough is unavailable.',
+          hint: 'Install util-linux (Debian: bsdutils).',
+        },
+      };
+}
+
+/** Whether the PTY binding loads. */
+async function nodePtyCheck(): Promise<DoctorCheck> {
   try {
     await import('@lydell/node-pty');
-    checks.push({ name: 'node-pty', ok: true, detail: '@lydell/node-pty loads', error: null });
+    return { name: 'node-pty', ok: true, detail: '@lydell/node-pty loads', error: null };
   } catch (error) {
-    checks.push({
+    return {
       name: 'node-pty',
       ok: false,
       detail: (error as Error).message,
@@ -326,9 +350,8 @@ export async function runDoctorChecks(
         message: `@lydell/node-pty does not load: ${(error as Error).message}`,
         hint: 'Reinstall dependencies (npm ci).',
       },
-    });
+    };
   }
-  return checks;
 }
 
 /**

@@ -12,7 +12,7 @@ import { notStarted, runProcess, spawnSplit, superviseSplit } from '../runtime/p
 import type { AttemptIsolation, WrapOptions } from '../runtime/isolation/attempt-isolation.js';
 import { checkSpawnable, ptyEnv, runPty } from '../runtime/pty.js';
 import { feedLine } from '../translate/feed.js';
-import { createLineSplitter } from '../translate/line-splitter.js';
+import { createLineSplitter, type LineSplitter } from '../translate/line-splitter.js';
 import type { RaspBuilder } from '../translate/rasp-builder.js';
 import type { IoMode } from './attempt-request.js';
 import type { AttemptAuditPaths, RawLogWriter } from './audit-files.js';
@@ -50,7 +50,7 @@ export interface SpawnEngineInput {
 
 /** Runs the engine; every line it printed has been fed to `rasp` when this resolves. Never throws. */
 export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResult> {
-  const { io, audit, writer, rasp } = input;
+  const { io, writer, rasp } = input;
   const splitter = createLineSplitter();
   const write = (stream: StreamName, chunk: Uint8Array): void => {
     if (chunk.byteLength === 0) return;
@@ -72,75 +72,22 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
     ...(input.signal ? { signal: input.signal } : {}),
     ...(input.hurry ? { hurry: input.hurry } : {}),
   };
-  /**
-   * The command to start here, with `env` for the engine: with namespaces, their init (and the environment it starts
-   * with), which is sent the engine's command once it is connected.
-   */
-  const started = (env: Record<string, string>, options: WrapOptions = {}) => ({
-    ...(input.isolation
-      ? input.isolation.wrap({ file: input.file, args: input.args, env, cwd: input.cwd }, options)
-      : { file: input.file, args: input.args, env }),
-    cwd: input.cwd,
-    ...supervision,
-  });
   const namespaced = input.isolation?.record.processes === 'pid-namespace';
   let result: ProcessResult;
   if (io === 'pty') {
     // Inside the namespaces the PTY's process is the init: the engine gets what node-pty would have added for it.
     result = await runPty({
-      ...started(namespaced ? ptyEnv(input.env, input.cwd) : input.env),
+      ...startedCommand(input, supervision, namespaced ? ptyEnv(input.env, input.cwd) : input.env),
       onChunk: feed,
       onTiming: (line) => writer.timing(line),
     });
   } else if (io === 'passthrough') {
-    // `script` owns the terminal and writes the log itself; it is parsed once the engine is done.
     // `script` hands its descriptors on: the init gets its lifeline and model channel as it does when prestarted.
-    const command = started(input.env, { passing: true });
-    result = await runPassthrough({
-      ...command,
-      logOut: audit.ptyOutput,
-      logTiming: audit.ptyTiming,
-      ...('attach' in command && command.attach ? { passSockets: command.passSockets, onPassed: command.attach } : {}),
-    });
-    // Read in chunks: an interactive session's log can be long.
-    try {
-      if (fs.existsSync(audit.ptyOutput)) {
-        for await (const chunk of streamInputFile(audit.ptyOutput, { what: 'PTY log' }, undefined, {
-          reuseChunks: true,
-        }))
-          splitter.pushEach('pty', chunk, (line) => feedLine(rasp, line));
-      }
-    } catch (error) {
-      rasp.diagnostic({
-        code: 'PTY_LOG_UNREADABLE',
-        message: `The terminal log ${audit.ptyOutput} could not be read: ${error instanceof Error ? error.message : String(error)}`,
-        level: 'error',
-      });
-    }
+    result = await runInTerminal(input, startedCommand(input, supervision, input.env, { passing: true }), splitter);
   } else if (input.acp) {
     result = await runAcp(input, input.acp, feed, supervision);
   } else {
-    // With namespaces the init was started earlier (prestart): it is only told what to run.
-    const prestarted = input.signal?.aborted
-      ? null
-      : (input.isolation?.launch({ file: input.file, args: input.args, env: input.env, cwd: input.cwd }) ?? null);
-    if (prestarted) result = await superviseSplit(prestarted, { ...supervision, onChunk: feed });
-    else if (namespaced)
-      result = notStarted(
-        performance.now(),
-        input.signal?.aborted ? null : new Error("internal: the namespaces' init was not started"),
-        true,
-      );
-    else
-      result = await runProcess({
-        file: input.file,
-        args: input.args,
-        cwd: input.cwd,
-        env: input.env,
-        ...supervision,
-        stdin: input.stdin === 'ignore' ? 'ignore' : { text: '' },
-        onChunk: feed,
-      });
+    result = await runSplit(input, feed, supervision, namespaced);
   }
   // What was held back as the possible start of a secret was not one: it goes out before the last lines.
   if (redaction) for (const stream of ['stdout', 'stderr', 'pty'] as const) write(stream, redaction.flush(stream));
@@ -152,6 +99,96 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
   return settled;
 }
 
+/** How long the engine may run and what stops it, as the process runners take it. */
+type Supervision = { timeoutMs: number; signal?: AbortSignal; hurry?: AbortSignal };
+
+/** Where each chunk of the engine's output goes (the audit log, the listener, the parser). */
+type Feed = (stream: StreamName, chunk: Uint8Array) => void;
+
+/**
+ * The command to start here, with `env` for the engine: with namespaces, their init (and the environment it starts
+ * with), which is sent the engine's command once it is connected.
+ */
+function startedCommand(
+  input: SpawnEngineInput,
+  supervision: Supervision,
+  env: Record<string, string>,
+  options: WrapOptions = {},
+) {
+  return {
+    ...(input.isolation
+      ? input.isolation.wrap({ file: input.file, args: input.args, env, cwd: input.cwd }, options)
+      : { file: input.file, args: input.args, env }),
+    cwd: input.cwd,
+    ...supervision,
+  };
+}
+
+/**
+ * Runs the engine in the user's terminal: `script` owns the terminal and writes the log itself; the log is parsed
+ * once the engine is done (into `splitter`, then `input.rasp`).
+ */
+async function runInTerminal(
+  input: SpawnEngineInput,
+  command: ReturnType<typeof startedCommand>,
+  splitter: LineSplitter,
+): Promise<ProcessResult> {
+  const { audit, rasp } = input;
+  const result = await runPassthrough({
+    ...command,
+    logOut: audit.ptyOutput,
+    logTiming: audit.ptyTiming,
+    ...('attach' in command && command.attach ? { passSockets: command.passSockets, onPassed: command.attach } : {}),
+  });
+  // Read in chunks: an interactive session's log can be long.
+  try {
+    if (fs.existsSync(audit.ptyOutput)) {
+      for await (const chunk of streamInputFile(audit.ptyOutput, { what: 'PTY log' }, undefined, {
+        reuseChunks: true,
+      }))
+        splitter.pushEach('pty', chunk, (line) => feedLine(rasp, line));
+    }
+  } catch (error) {
+    rasp.diagnostic({
+      code: 'PTY_LOG_UNREADABLE',
+      message: `The terminal log ${audit.ptyOutput} could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      level: 'error',
+    });
+  }
+  return result;
+}
+
+/**
+ * Runs the engine with stdout and stderr apart (not over ACP). With namespaces the init was started earlier
+ * (prestart): it is only told what to run.
+ */
+async function runSplit(
+  input: SpawnEngineInput,
+  feed: Feed,
+  supervision: Supervision,
+  namespaced: boolean,
+): Promise<ProcessResult> {
+  const prestarted = input.signal?.aborted
+    ? null
+    : (input.isolation?.launch({ file: input.file, args: input.args, env: input.env, cwd: input.cwd }) ?? null);
+  if (prestarted) return superviseSplit(prestarted, { ...supervision, onChunk: feed });
+  if (namespaced)
+    return notStarted(
+      performance.now(),
+      input.signal?.aborted ? null : new Error("internal: the namespaces' init was not started"),
+      true,
+    );
+  return runProcess({
+    file: input.file,
+    args: input.args,
+    cwd: input.cwd,
+    env: input.env,
+    ...supervision,
+    stdin: input.stdin === 'ignore' ? 'ignore' : { text: '' },
+    onChunk: feed,
+  });
+}
+
 /**
  * Runs the engine over ACP: started with a live stdin (through the namespaces' prestarted init, which hands its stdin
  * to the engine), its stdout fed to the audit and parser first, then to the client. The user's abort goes to the
@@ -160,8 +197,8 @@ export async function spawnEngine(input: SpawnEngineInput): Promise<ProcessResul
 async function runAcp(
   input: SpawnEngineInput,
   startClient: NonNullable<SpawnEngineInput['acp']>,
-  feed: (stream: StreamName, chunk: Uint8Array) => void,
-  supervision: { timeoutMs: number; signal?: AbortSignal; hurry?: AbortSignal },
+  feed: Feed,
+  supervision: Supervision,
 ): Promise<ProcessResult> {
   const aborted = (): boolean => input.signal?.aborted ?? false;
   if (aborted()) return notStarted(performance.now(), null, true);

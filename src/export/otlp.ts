@@ -14,12 +14,13 @@
  * {@link otlpJsonOf} serializes them as an OTLP/JSON `ExportTraceServiceRequest`; {@link sendOtlp} sends them to
  * `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) with the official OTLP/HTTP exporter.
  */
-import type { Attributes } from '@opentelemetry/api';
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import type { ReadableSpan, TracerProvider as TracerProviderType } from '@opentelemetry/sdk-trace';
 import { AgentHarnessError } from '../errors/index.js';
 import type { FcmpEvent } from '../protocol/index.js';
 import { loadOptionalPeer } from '../runtime/optional-peer.js';
 import { type AtifContext, type AtifEvents, buildAtifTrajectory } from './atif.js';
+import type { AtifTrajectory } from './atif-schema.js';
 
 /** The OpenTelemetry packages the OTLP export needs: optional peers, loaded when this module is first imported. */
 export const OTLP_PACKAGES = [
@@ -103,6 +104,22 @@ function addAttemptSpans(provider: TracerProvider, attempt: OtlpAttempt): void {
       ? new Date(Math.max(lastTs.getTime(), start.getTime() + context.durationMs))
       : lastTs;
   const completion = (trajectory.final_metrics?.extra?.completion ?? null) as AtifContext['completion'];
+  const agent = tracer.startSpan(
+    `invoke_agent ${context.engine}`,
+    { kind: SpanKind.INTERNAL, startTime: start, attributes: agentAttributes(context, trajectory, completion) },
+    ROOT_CONTEXT,
+  );
+  addToolSpans(tracer, events, trace.setSpan(ROOT_CONTEXT, agent), start);
+  addEvaluations(agent, attempt, completion, end);
+  agent.end(end);
+}
+
+/** The attributes of the attempt's `invoke_agent` span: the agent, the session, the model, token usage, the verdict. */
+function agentAttributes(
+  context: AtifContext,
+  trajectory: AtifTrajectory,
+  completion: AtifContext['completion'],
+): Attributes {
   const totals = trajectory.final_metrics;
   const attributes: Attributes = {
     'gen_ai.operation.name': 'invoke_agent',
@@ -123,14 +140,15 @@ function addAttemptSpans(provider: TracerProvider, attempt: OtlpAttempt): void {
     attributes['agent_harness.completion.state'] = completion.state;
     attributes['agent_harness.completion.reason'] = completion.reason;
   }
-  const agent = tracer.startSpan(
-    `invoke_agent ${context.engine}`,
-    { kind: SpanKind.INTERNAL, startTime: start, attributes },
-    ROOT_CONTEXT,
-  );
-  const agentContext = trace.setSpan(ROOT_CONTEXT, agent);
+  return attributes;
+}
 
-  // Tool calls from FCMP (normalized), their inputs from RASP (a skill's name), their ends from their results.
+/**
+ * One `execute_tool` span per tool call under the agent's span (and a `skill` span under a skill's call): calls from
+ * FCMP (normalized), their inputs from RASP (a skill's name), their ends from their results.
+ */
+function addToolSpans(tracer: Tracer, events: AtifEvents, agentContext: Context, start: Date): void {
+  const fcmp = events.fcmp;
   const inputs = new Map<string, unknown>();
   for (const event of events.rasp ?? [])
     if (event.data.type === 'engine.tool.call') inputs.set(event.data.call_id, event.data.input);
@@ -176,7 +194,10 @@ function addAttemptSpans(provider: TracerProvider, attempt: OtlpAttempt): void {
     if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: `tool ${result.data.status}` });
     span.end(callEnd);
   }
+}
 
+/** The verdict and the attempt's further evaluations as `gen_ai.evaluation.result` events; ERROR for a failure. */
+function addEvaluations(agent: Span, attempt: OtlpAttempt, completion: AtifContext['completion'], end: Date): void {
   if (completion) {
     const ok = !FAILED_STATES.has(completion.state);
     agent.addEvent(
@@ -200,7 +221,6 @@ function addAttemptSpans(provider: TracerProvider, attempt: OtlpAttempt): void {
     if (evaluation.explanation) eventAttributes['gen_ai.evaluation.explanation'] = evaluation.explanation;
     agent.addEvent('gen_ai.evaluation.result', eventAttributes, end);
   }
-  agent.end(end);
 }
 
 /** The finished spans of `attempts` (one trace per attempt), built with the SDK's tracer and an in-memory exporter. */

@@ -129,120 +129,28 @@ async function runViews(runRoot: string, cache: AttemptViewCache) {
   return runs.map((run) => readRunView(run, { timeline: false, caseName: runCase(run), testId: run.run_id, cache }));
 }
 
+/** What the view server's routes read and change: its state, explicit. */
+interface ViewState {
+  readonly options: ViewServerOptions;
+  readonly token: string;
+  /** The stops of the open tails, ended when the server closes. */
+  readonly tails: Set<() => void>;
+  readonly cache: AttemptViewCache;
+  /** The port listened on (0 until it listens): the only Host accepted is 127.0.0.1 or localhost on it. */
+  port: number;
+}
+
 /** Starts the server on 127.0.0.1. */
 export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
-  const token = options.token ?? randomBytes(24).toString('base64url');
-  const tails = new Set<() => void>();
-  const cache: AttemptViewCache = new Map();
-  let port = 0;
-  const handle = async (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    const host = String(request.headers.host ?? '');
-    const given =
-      url.searchParams.get('token') ?? (request.headers['x-agent-harness-token'] as string | undefined) ?? null;
-    if (!sameToken(given, token) || (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`))
-      throw new HttpError(403, 'FORBIDDEN', 'This server answers only its own page: open the URL it printed.');
-    if (request.method !== 'GET' && request.method !== 'HEAD')
-      throw new HttpError(405, 'USAGE_ERROR', `${request.method} is not served; the API is read-only.`);
-    const parts = url.pathname.split('/').filter(Boolean);
-    if (url.pathname === '/' || url.pathname === '/index.html') {
-      const runs = await listRuns(options.runRoot);
-      const report = buildConsistencyReport(runReportInputs(runs).inputs, 'agent-harness view');
-      if (options.statistics) report.statistics = options.statistics;
-      const html = renderHtmlReport({
-        version: VIEW_DATA_VERSION,
-        generatedAt: new Date().toISOString(),
-        title: `agent-harness view — ${options.runRoot}`,
-        report,
-        runs: runs.map((run) =>
-          readRunView(run, { timeline: false, caseName: runCase(run), testId: run.run_id, cache }),
-        ),
-        baseline: null,
-        live: { api: VIEW_API, token },
-      });
-      response.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        'content-security-policy': pageCsp({ connect: true }),
-        'cache-control': 'no-store',
-        'referrer-policy': 'no-referrer',
-        'x-content-type-options': 'nosniff',
-        'x-frame-options': 'DENY',
-      });
-      response.end(html);
-      return;
-    }
-    if (`/${parts.slice(0, 2).join('/')}` === VIEW_API && parts[2] === 'statistics' && parts.length === 3) {
-      response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-      response.end(JSON.stringify({ version: VIEW_DATA_VERSION, statistics: options.statistics ?? null }));
-      return;
-    }
-    if (`/${parts.slice(0, 2).join('/')}` !== VIEW_API || parts[2] !== 'runs')
-      throw new HttpError(404, 'NOT_FOUND', `No such page: ${url.pathname}`);
-    const rest = parts.slice(3);
-    if (rest.length === 0) {
-      sendJson(response, 200, ApiRunsResponseSchema, {
-        version: VIEW_DATA_VERSION,
-        runs: await runViews(options.runRoot, cache),
-      });
-      return;
-    }
-    const run = await findRun(options.runRoot, rest[0]!);
-    if (rest.length === 1) {
-      const view = readRunView(run, { timeline: false, caseName: runCase(run), testId: run.run_id, cache });
-      sendJson(response, 200, ApiRunResponseSchema, { version: VIEW_DATA_VERSION, run: view });
-      return;
-    }
-    if (rest[1] !== 'attempts' || rest.length < 3 || rest.length > 4)
-      throw new HttpError(404, 'NOT_FOUND', `No such page: ${url.pathname}`);
-    const n = attemptOf(run, rest[2]!);
-    if (rest.length === 3) {
-      sendJson(response, 200, ApiAttemptResponseSchema, {
-        version: VIEW_DATA_VERSION,
-        handle: run.handle,
-        attempt: readAttemptView(run.run_dir, n),
-      });
-      return;
-    }
-    if (rest[3] === 'events') {
-      const file = path.join(run.run_dir, AUDIT_DIR, `fcmp.${n}.jsonl`);
-      const events: unknown[] = [];
-      const note = fs.existsSync(file) ? null : missingFcmpNote(run, n);
-      if (!note)
-        for (const line of readLinesSync(file, { what: 'FCMP events' })) {
-          if (events.length >= MAX_EVENTS) break;
-          try {
-            if (line.trim() !== '') events.push(JSON.parse(line));
-          } catch {
-            // A damaged line: left out.
-          }
-        }
-      sendJson(response, 200, ApiEventsResponseSchema, {
-        version: VIEW_DATA_VERSION,
-        handle: run.handle,
-        attempt: n,
-        events,
-        note,
-      });
-      return;
-    }
-    if (rest[3] === 'tail') {
-      const stop = tailAttempt(run, n, request, response);
-      tails.add(stop);
-      response.on('close', () => tails.delete(stop));
-      return;
-    }
-    throw new HttpError(404, 'NOT_FOUND', `No such page: ${url.pathname}`);
+  const state: ViewState = {
+    options,
+    token: options.token ?? randomBytes(24).toString('base64url'),
+    tails: new Set(),
+    cache: new Map(),
+    port: 0,
   };
   const server = http.createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      const status = error instanceof HttpError ? error.status : 500;
-      const code = error instanceof HttpError ? error.code : 'INTERNAL_ERROR';
-      if (response.headersSent) {
-        response.end();
-        return;
-      }
-      sendJson(response, status, null, { error: { code, message: (error as Error).message } });
-    });
+    routeView(state, request, response).catch((error: unknown) => answerError(response, error));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
@@ -256,16 +164,146 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     );
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
-  port = (server.address() as { port: number }).port;
+  state.port = (server.address() as { port: number }).port;
+  const { port, token } = state;
   return {
     url: `http://127.0.0.1:${port}/?token=${token}`,
     port,
     token,
     close: () =>
       new Promise<void>((resolve) => {
-        for (const stop of tails) stop();
+        for (const stop of state.tails) stop();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/** Answers a request that failed: its {@link HttpError}'s status and code, else 500 (nothing more once headers went). */
+function answerError(response: http.ServerResponse, error: unknown): void {
+  const status = error instanceof HttpError ? error.status : 500;
+  const code = error instanceof HttpError ? error.code : 'INTERNAL_ERROR';
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  sendJson(response, status, null, { error: { code, message: (error as Error).message } });
+}
+
+/** What one request gets (reads `token` and `port`; a tail changes `tails`); a refusal is thrown as an {@link HttpError}. */
+async function routeView(
+  state: ViewState,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+  const host = String(request.headers.host ?? '');
+  const given =
+    url.searchParams.get('token') ?? (request.headers['x-agent-harness-token'] as string | undefined) ?? null;
+  if (!sameToken(given, state.token) || (host !== `127.0.0.1:${state.port}` && host !== `localhost:${state.port}`))
+    throw new HttpError(403, 'FORBIDDEN', 'This server answers only its own page: open the URL it printed.');
+  if (request.method !== 'GET' && request.method !== 'HEAD')
+    throw new HttpError(405, 'USAGE_ERROR', `${request.method} is not served; the API is read-only.`);
+  const parts = url.pathname.split('/').filter(Boolean);
+  if (url.pathname === '/' || url.pathname === '/index.html') return servePage(state, response);
+  if (`/${parts.slice(0, 2).join('/')}` === VIEW_API && parts[2] === 'statistics' && parts.length === 3) {
+    response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+    response.end(JSON.stringify({ version: VIEW_DATA_VERSION, statistics: state.options.statistics ?? null }));
+    return;
+  }
+  if (`/${parts.slice(0, 2).join('/')}` !== VIEW_API || parts[2] !== 'runs')
+    throw new HttpError(404, 'NOT_FOUND', `No such page: ${url.pathname}`);
+  return routeRuns(state, request, response, url.pathname, parts.slice(3));
+}
+
+/** The HTML report of the run root, live (reads `options`, `token`, `cache`). */
+async function servePage(state: ViewState, response: http.ServerResponse): Promise<void> {
+  const { options, token, cache } = state;
+  const runs = await listRuns(options.runRoot);
+  const report = buildConsistencyReport(runReportInputs(runs).inputs, 'agent-harness view');
+  if (options.statistics) report.statistics = options.statistics;
+  const html = renderHtmlReport({
+    version: VIEW_DATA_VERSION,
+    generatedAt: new Date().toISOString(),
+    title: `agent-harness view — ${options.runRoot}`,
+    report,
+    runs: runs.map((run) => readRunView(run, { timeline: false, caseName: runCase(run), testId: run.run_id, cache })),
+    baseline: null,
+    live: { api: VIEW_API, token },
+  });
+  response.writeHead(200, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': pageCsp({ connect: true }),
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+  });
+  response.end(html);
+}
+
+/** `…/runs[/<handle>[/attempts/<n>[/events|/tail]]]`, `rest` the parts after `runs` (a tail changes `tails`). */
+async function routeRuns(
+  state: ViewState,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  pathname: string,
+  rest: string[],
+): Promise<void> {
+  const { options, cache } = state;
+  if (rest.length === 0) {
+    sendJson(response, 200, ApiRunsResponseSchema, {
+      version: VIEW_DATA_VERSION,
+      runs: await runViews(options.runRoot, cache),
+    });
+    return;
+  }
+  const run = await findRun(options.runRoot, rest[0]!);
+  if (rest.length === 1) {
+    const view = readRunView(run, { timeline: false, caseName: runCase(run), testId: run.run_id, cache });
+    sendJson(response, 200, ApiRunResponseSchema, { version: VIEW_DATA_VERSION, run: view });
+    return;
+  }
+  if (rest[1] !== 'attempts' || rest.length < 3 || rest.length > 4)
+    throw new HttpError(404, 'NOT_FOUND', `No such page: ${pathname}`);
+  const n = attemptOf(run, rest[2]!);
+  if (rest.length === 3) {
+    sendJson(response, 200, ApiAttemptResponseSchema, {
+      version: VIEW_DATA_VERSION,
+      handle: run.handle,
+      attempt: readAttemptView(run.run_dir, n),
+    });
+    return;
+  }
+  if (rest[3] === 'events') return serveEvents(response, run, n);
+  if (rest[3] === 'tail') {
+    const stop = tailAttempt(run, n, request, response);
+    state.tails.add(stop);
+    response.on('close', () => state.tails.delete(stop));
+    return;
+  }
+  throw new HttpError(404, 'NOT_FOUND', `No such page: ${pathname}`);
+}
+
+/** `…/events`: the FCMP events of attempt `n` (at most {@link MAX_EVENTS}, damaged lines left out), or why none. */
+function serveEvents(response: http.ServerResponse, run: RunIndexEntry, n: number): void {
+  const file = path.join(run.run_dir, AUDIT_DIR, `fcmp.${n}.jsonl`);
+  const events: unknown[] = [];
+  const note = fs.existsSync(file) ? null : missingFcmpNote(run, n);
+  if (!note)
+    for (const line of readLinesSync(file, { what: 'FCMP events' })) {
+      if (events.length >= MAX_EVENTS) break;
+      try {
+        if (line.trim() !== '') events.push(JSON.parse(line));
+      } catch {
+        // A damaged line: left out.
+      }
+    }
+  sendJson(response, 200, ApiEventsResponseSchema, {
+    version: VIEW_DATA_VERSION,
+    handle: run.handle,
+    attempt: n,
+    events,
+    note,
+  });
 }

@@ -99,154 +99,228 @@ interface HeldResult {
   rawRef: RawRef | null;
 }
 
+/** What a translator reads and changes between events: its state, explicit. */
+interface TranslatorState {
+  readonly options: FcmpTranslateOptions;
+  /** Message ids whose final was given (a later final or delta of the same id is dropped). */
+  readonly finalized: Set<string>;
+  /** The kind of each tool call seen, by call id. */
+  readonly toolKinds: Map<string, string>;
+  /** Tool calls with no result yet (`running`), by call id: their command or name, for the warning at the end. */
+  readonly open: Map<string, string>;
+  readonly held: Map<string, HeldResult>;
+  readonly exitCodes: Map<string, number>;
+  readonly judge: ReturnType<typeof createCompletionJudge>;
+  /** The session id written in each envelope. */
+  session: string | null;
+  /** FCMP events made so far (their seq is `seqStart` plus this). */
+  count: number;
+  toolCalls: number;
+  turns: number;
+  /** Whether `conversation.started` was given. */
+  started: boolean;
+  /** The ts of the latest RASP event, the time of what `finish` and `learnExitCodes` give. */
+  lastTs: string | null;
+}
+
 /** Creates an {@link FcmpTranslator}; `judgement` and `expectSession` of the options apply as in {@link translateRaspToFcmp}. */
 export function createFcmpTranslator(options: FcmpTranslateOptions): FcmpTranslator {
-  const { runId, engine, attempt, seqStart } = options;
-  const finalized = new Set<string>();
-  const toolKinds = new Map<string, string>();
-  /** Tool calls with no result yet (`running`), by call id: their command or name, for the warning at the end. */
-  const open = new Map<string, string>();
-  const held = new Map<string, HeldResult>();
-  const exitCodes = new Map(options.toolExitCodes ?? []);
-  const judge = createCompletionJudge({
-    errorPatterns: options.errorPatterns,
-    expectSession: options.expectSession ?? true,
-    ...(options.mcpServersUsed ? { mcpServersUsed: options.mcpServersUsed } : {}),
-  });
-  let session = options.sessionId ?? null;
-  let count = 0;
-  let toolCalls = 0;
-  let turns = 0;
-  let started = false;
-  let lastTs: string | null = null;
-
-  const make = (body: Body, ts: string, rawRef: RawRef | null): FcmpEvent =>
-    ({
-      protocol_version: FCMP_VERSION,
-      run_id: runId,
-      seq: seqStart + ++count,
-      ts,
-      engine,
-      session_id: session,
-      meta: { attempt },
-      raw_ref: rawRef ? { stream: rawRef.stream, from: rawRef.from, to: rawRef.to } : null,
-      type: body.type,
-      data: body.data,
-    }) as FcmpEvent;
-
-  const start = (out: FcmpEvent[], ts: string): void => {
-    started = true;
-    out.push(make({ type: 'conversation.started', data: { launch: options.launch } }, ts, null));
-    if (options.launch === 'resume' && options.replyText)
-      out.push(make({ type: 'user.input.replied', data: { text: options.replyText } }, ts, null));
+  const state: TranslatorState = {
+    options,
+    finalized: new Set(),
+    toolKinds: new Map(),
+    open: new Map(),
+    held: new Map(),
+    exitCodes: new Map(options.toolExitCodes ?? []),
+    judge: createCompletionJudge({
+      errorPatterns: options.errorPatterns,
+      expectSession: options.expectSession ?? true,
+      ...(options.mcpServersUsed ? { mcpServersUsed: options.mcpServersUsed } : {}),
+    }),
+    session: options.sessionId ?? null,
+    count: 0,
+    toolCalls: 0,
+    turns: 0,
+    started: false,
+    lastTs: null,
   };
-
   return {
-    push(event) {
-      // Most RASP events give no FCMP event: they share one empty array instead of allocating theirs.
-      let out: FcmpEvent[] | undefined;
-      if (!started) start((out = []), event.ts);
-      lastTs = event.ts;
-      judge.observe(event);
-      const data = event.data;
-      switch (data.type) {
-        case 'raw.line':
-          return out ?? NONE;
-        case 'engine.session':
-          session = data.session_id;
-          return out ?? NONE;
-        case 'engine.turn.started':
-          turns += 1;
-          if (options.turnScopedIds && turns >= 2) {
-            finalized.clear();
-            toolKinds.clear();
-          }
-          return out ?? NONE;
-        case 'engine.tool.call': {
-          if (toolKinds.has(data.call_id)) return out ?? NONE;
-          toolKinds.set(data.call_id, data.kind);
-          toolCalls += 1;
-          const command = data.kind === 'shell' ? shellCommandOf(data.input) : null;
-          open.set(data.call_id, command ?? data.name);
-          const input =
-            command === null && data.input !== undefined
-              ? excerpt(typeof data.input === 'string' ? data.input : JSON.stringify(data.input))
-              : null;
-          (out ??= []).push(
-            make(
-              {
-                type: 'tool.call',
-                data: { call_id: data.call_id, kind: data.kind, name: data.name, command, input_excerpt: input },
-              },
-              event.ts,
-              event.raw_ref,
-            ),
-          );
-          return out ?? NONE;
-        }
-        case 'engine.tool.result': {
-          open.delete(data.call_id);
-          const call = { callId: data.call_id, kind: toolKinds.get(data.call_id) ?? 'other' };
-          const result = normalizeResult(call, data, exitCodes);
-          if (
-            options.awaitModelExitCodes &&
-            call.kind === 'shell' &&
-            result.exitCode === null &&
-            data.status !== 'declined' &&
-            data.status !== 'in_progress'
-          ) {
-            held.set(data.call_id, { result: data, rawRef: event.raw_ref });
-            return out ?? NONE;
-          }
-          held.delete(data.call_id);
-          (out ??= []).push(make(resultBody(data.call_id, result), event.ts, event.raw_ref));
-          return out ?? NONE;
-        }
-        default: {
-          const body = bodyOf(data, finalized);
-          if (body) (out ??= []).push(make(body, event.ts, event.raw_ref));
-          return out ?? NONE;
-        }
-      }
-    },
-    finish(judgement, evidenceRef) {
-      const out: FcmpEvent[] = [];
-      const fallbackTs = lastTs ?? (options.now ?? (() => new Date()))().toISOString();
-      if (!started) start(out, fallbackTs);
-      // What the model requests never stated stays as the engine reported it.
-      for (const [callId, { result, rawRef }] of held)
-        out.push(
-          make(resultBody(callId, normalizeResult({ callId, kind: 'shell' }, result, exitCodes)), fallbackTs, rawRef),
-        );
-      held.clear();
-      for (const event of abandon(open)) out.push(make(event, fallbackTs, null));
-      const verdict = judgement ?? options.judgement ?? judge.verdict();
-      const terminal = terminalOf(verdict);
-      const rawRef = evidenceRef !== undefined ? evidenceRef : judge.rawRefOf(verdict.evidenceSeq);
-      if (terminal) out.push(make(terminal, fallbackTs, rawRef));
-      return out;
-    },
-    verdict: () => judge.verdict(),
-    learnExitCodes(codes) {
-      for (const [id, code] of codes) exitCodes.set(id, code);
-      if (held.size === 0) return [];
-      const out: FcmpEvent[] = [];
-      const ts = lastTs ?? (options.now ?? (() => new Date()))().toISOString();
-      for (const [callId, { result, rawRef }] of held) {
-        const normalized = normalizeResult({ callId, kind: 'shell' }, result, exitCodes);
-        if (normalized.exitCode === null) continue;
-        held.delete(callId);
-        out.push(make(resultBody(callId, normalized), ts, rawRef));
-      }
-      return out;
-    },
+    push: (event) => pushEvent(state, event),
+    finish: (judgement, evidenceRef) => finishTranslation(state, judgement, evidenceRef),
+    verdict: () => state.judge.verdict(),
+    learnExitCodes: (codes) => learnExitCodes(state, codes),
     get toolCalls() {
-      return toolCalls;
+      return state.toolCalls;
     },
     get heldResults() {
-      return held.size;
+      return state.held.size;
     },
   };
+}
+
+/** An FCMP event in its envelope; counts it (reads `session`, changes `count`). */
+function makeEvent(state: TranslatorState, body: Body, ts: string, rawRef: RawRef | null): FcmpEvent {
+  const { runId, engine, attempt, seqStart } = state.options;
+  return {
+    protocol_version: FCMP_VERSION,
+    run_id: runId,
+    seq: seqStart + ++state.count,
+    ts,
+    engine,
+    session_id: state.session,
+    meta: { attempt },
+    raw_ref: rawRef ? { stream: rawRef.stream, from: rawRef.from, to: rawRef.to } : null,
+    type: body.type,
+    data: body.data,
+  } as FcmpEvent;
+}
+
+/** Gives `conversation.started` (and a resume's `user.input.replied`) into `out`; changes `started`. */
+function startConversation(state: TranslatorState, out: FcmpEvent[], ts: string): void {
+  const { launch, replyText } = state.options;
+  state.started = true;
+  out.push(makeEvent(state, { type: 'conversation.started', data: { launch } }, ts, null));
+  if (launch === 'resume' && replyText)
+    out.push(makeEvent(state, { type: 'user.input.replied', data: { text: replyText } }, ts, null));
+}
+
+/** {@link FcmpTranslator.push}: the FCMP events of the next RASP event. */
+function pushEvent(state: TranslatorState, event: RaspEvent): readonly FcmpEvent[] {
+  // Most RASP events give no FCMP event: they share one empty array instead of allocating theirs.
+  let out: FcmpEvent[] | undefined;
+  if (!state.started) startConversation(state, (out = []), event.ts);
+  state.lastTs = event.ts;
+  state.judge.observe(event);
+  const data = event.data;
+  switch (data.type) {
+    case 'raw.line':
+      return out ?? NONE;
+    case 'engine.session':
+      state.session = data.session_id;
+      return out ?? NONE;
+    case 'engine.turn.started':
+      state.turns += 1;
+      if (state.options.turnScopedIds && state.turns >= 2) {
+        state.finalized.clear();
+        state.toolKinds.clear();
+      }
+      return out ?? NONE;
+    case 'engine.tool.call':
+      return onToolCall(state, event, data, out);
+    case 'engine.tool.result':
+      return onToolResult(state, event, data, out);
+    default: {
+      const body = bodyOf(data, state.finalized);
+      if (body) (out ??= []).push(makeEvent(state, body, event.ts, event.raw_ref));
+      return out ?? NONE;
+    }
+  }
+}
+
+/** A tool call's `tool.call`, once per call id; changes `toolKinds`, `toolCalls` and `open`. */
+function onToolCall(
+  state: TranslatorState,
+  event: RaspEvent,
+  data: Extract<RaspEvent['data'], { type: 'engine.tool.call' }>,
+  out: FcmpEvent[] | undefined,
+): readonly FcmpEvent[] {
+  if (state.toolKinds.has(data.call_id)) return out ?? NONE;
+  state.toolKinds.set(data.call_id, data.kind);
+  state.toolCalls += 1;
+  const command = data.kind === 'shell' ? shellCommandOf(data.input) : null;
+  state.open.set(data.call_id, command ?? data.name);
+  const input =
+    command === null && data.input !== undefined
+      ? excerpt(typeof data.input === 'string' ? data.input : JSON.stringify(data.input))
+      : null;
+  (out ??= []).push(
+    makeEvent(
+      state,
+      {
+        type: 'tool.call',
+        data: { call_id: data.call_id, kind: data.kind, name: data.name, command, input_excerpt: input },
+      },
+      event.ts,
+      event.raw_ref,
+    ),
+  );
+  return out;
+}
+
+/**
+ * A tool result's `tool.result`, or nothing while a shell result waits for its exit code (`awaitModelExitCodes`);
+ * changes `open` and `held`.
+ */
+function onToolResult(
+  state: TranslatorState,
+  event: RaspEvent,
+  data: Extract<RaspEvent['data'], { type: 'engine.tool.result' }>,
+  out: FcmpEvent[] | undefined,
+): readonly FcmpEvent[] {
+  state.open.delete(data.call_id);
+  const call = { callId: data.call_id, kind: state.toolKinds.get(data.call_id) ?? 'other' };
+  const result = normalizeResult(call, data, state.exitCodes);
+  if (
+    state.options.awaitModelExitCodes &&
+    call.kind === 'shell' &&
+    result.exitCode === null &&
+    data.status !== 'declined' &&
+    data.status !== 'in_progress'
+  ) {
+    state.held.set(data.call_id, { result: data, rawRef: event.raw_ref });
+    return out ?? NONE;
+  }
+  state.held.delete(data.call_id);
+  (out ??= []).push(makeEvent(state, resultBody(data.call_id, result), event.ts, event.raw_ref));
+  return out;
+}
+
+/** The time of what is given with no RASP event of its own: the latest event's, else the clock's. */
+function latestTs(state: TranslatorState): string {
+  return state.lastTs ?? (state.options.now ?? (() => new Date()))().toISOString();
+}
+
+/** {@link FcmpTranslator.finish}: the held results, the abandoned calls and the terminal event; empties `held`. */
+function finishTranslation(
+  state: TranslatorState,
+  judgement: CompletionJudgement | undefined,
+  evidenceRef: RawRef | null | undefined,
+): FcmpEvent[] {
+  const out: FcmpEvent[] = [];
+  const fallbackTs = latestTs(state);
+  if (!state.started) startConversation(state, out, fallbackTs);
+  // What the model requests never stated stays as the engine reported it.
+  for (const [callId, { result, rawRef }] of state.held)
+    out.push(
+      makeEvent(
+        state,
+        resultBody(callId, normalizeResult({ callId, kind: 'shell' }, result, state.exitCodes)),
+        fallbackTs,
+        rawRef,
+      ),
+    );
+  state.held.clear();
+  for (const event of abandon(state.open)) out.push(makeEvent(state, event, fallbackTs, null));
+  const verdict = judgement ?? state.options.judgement ?? state.judge.verdict();
+  const terminal = terminalOf(verdict);
+  const rawRef = evidenceRef !== undefined ? evidenceRef : state.judge.rawRefOf(verdict.evidenceSeq);
+  if (terminal) out.push(makeEvent(state, terminal, fallbackTs, rawRef));
+  return out;
+}
+
+/** {@link FcmpTranslator.learnExitCodes}: changes `exitCodes`, gives each held result they complete out of `held`. */
+function learnExitCodes(state: TranslatorState, codes: ReadonlyMap<string, number>): FcmpEvent[] {
+  for (const [id, code] of codes) state.exitCodes.set(id, code);
+  if (state.held.size === 0) return [];
+  const out: FcmpEvent[] = [];
+  const ts = latestTs(state);
+  for (const [callId, { result, rawRef }] of state.held) {
+    const normalized = normalizeResult({ callId, kind: 'shell' }, result, state.exitCodes);
+    if (normalized.exitCode === null) continue;
+    state.held.delete(callId);
+    out.push(makeEvent(state, resultBody(callId, normalized), ts, rawRef));
+  }
+  return out;
 }
 
 /** The `tool.result` of a call from its normalized result. */

@@ -8,7 +8,7 @@
  * handed to `onSent` as the bytes written (the audit's `acp-client.N.jsonl`). Imports nothing of core.
  */
 import type { Writable } from 'node:stream';
-import type { McpServer } from '@agentclientprotocol/sdk';
+import type { ClientConnection, McpServer } from '@agentclientprotocol/sdk';
 import { AgentHarnessError } from '../../errors/index.js';
 import type { AgentOptions, Diagnostic, McpServerDef } from '../../protocol/index.js';
 import { decidePermission, type PermissionQuestion } from './permissions.js';
@@ -86,166 +86,223 @@ function messageOf(error: unknown): string {
   return String(error);
 }
 
+/** The engine's stdin as the client writes it: closed once, after which nothing more is written. */
+interface EngineStdin {
+  readonly options: Pick<AcpClientOptions, 'stdin' | 'onSent'>;
+  closed: boolean;
+}
+
+/** What the client's steps read and change: its connection and conversation, explicit. */
+interface ClientState {
+  readonly options: AcpClientOptions;
+  readonly stdin: EngineStdin;
+  /** Feeds the engine's stdout to the SDK's connection. */
+  readonly stdout: ReadableStreamDefaultController<Uint8Array>;
+  readonly connection: ClientConnection;
+  /** The engine's stdout ended. */
+  ended: boolean;
+  /** Lines of stdout received so far. */
+  stdoutLines: number;
+  /** When stdout last gave a chunk (`performance.now()`). */
+  lastOutput: number;
+  /** The session opened or resumed (null until `session/new` answers). */
+  sessionId: string | null;
+  /** The request under way, named in a protocol error. */
+  step: string;
+}
+
 /** Starts the client on an engine that is being started. */
 export function startAcpClient(options: AcpClientOptions): AcpClient {
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let ended = false;
-  let stdoutLines = 0;
-  let lastOutput = performance.now();
+  const stdin: EngineStdin = { options, closed: false };
+  let stdout!: ReadableStreamDefaultController<Uint8Array>;
   const input = new ReadableStream<Uint8Array>({
     start(c) {
-      controller = c;
+      stdout = c;
     },
   });
-  let stdinClosed = false;
-  const closeStdin = (): void => {
-    if (stdinClosed) return;
-    stdinClosed = true;
-    options.stdin.end();
-  };
   const output = new WritableStream<Uint8Array>({
     write(chunk) {
-      if (stdinClosed) return;
+      if (stdin.closed) return;
       options.onSent(chunk);
       options.stdin.write(chunk);
     },
     close() {
-      closeStdin();
+      closeStdin(stdin);
     },
   });
-  const { signal } = options;
   const connection = client({ name: 'agent-harness' })
     .onNotification('session/update', () => undefined)
-    .onRequest('session/request_permission', ({ params }) => {
-      if (signal?.aborted) {
-        options.onDiagnostic({
-          code: 'ACP_PERMISSION_ANSWERED',
-          message: 'cancelled: the attempt is being canceled',
-          level: 'info',
-        });
-        return { outcome: { outcome: 'cancelled' } };
-      }
-      const decision = decidePermission(params as unknown as PermissionQuestion, options.agentOptions);
-      options.onDiagnostic({
-        code: 'ACP_PERMISSION_ANSWERED',
-        message: `${decision.verdict} ${decision.names[0] ?? 'a tool'}${decision.optionId ? ` (option ${decision.optionId})` : ''}: ${decision.rule}`,
-        level: decision.verdict === 'allow' ? 'info' : 'warning',
-      });
-      return decision.optionId
-        ? { outcome: { outcome: 'selected', optionId: decision.optionId } }
-        : { outcome: { outcome: 'cancelled' } };
-    })
+    .onRequest('session/request_permission', ({ params }) => answerPermission(options, params))
     .connect(ndJsonStream(output, input));
-
-  let sessionId: string | null = options.resumeSessionId;
-  const protocolError = (step: string, error: unknown): AgentHarnessError =>
-    error instanceof AgentHarnessError
-      ? error
-      : new AgentHarnessError('ACP_PROTOCOL_ERROR', `ACP ${step} failed: ${messageOf(error)}`, {
-          details: { step },
-        });
-
-  /** Resolves once the engine's stdout has been silent for {@link ACP_REPLAY_QUIET_MS} (bounded). */
-  async function replayEnded(): Promise<void> {
-    const since = performance.now();
-    while (!ended && !signal?.aborted && performance.now() - since < ACP_REPLAY_MAX_WAIT_MS) {
-      const quiet = performance.now() - lastOutput;
-      if (quiet >= ACP_REPLAY_QUIET_MS) return;
-      await new Promise((resolve) => setTimeout(resolve, ACP_REPLAY_QUIET_MS - quiet));
-    }
-  }
-
-  async function converse(): Promise<AcpClientOutcome> {
-    let step = 'initialize';
-    try {
-      const init = await connection.agent.request('initialize', {
-        protocolVersion: PROTOCOL_VERSION,
-        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-        clientInfo: { name: 'agent-harness', version: '1' },
-      });
-      const mcpServers = toAcpMcpServers(options.mcpServers);
-      if (options.resumeSessionId) {
-        const capabilities = init.agentCapabilities as
-          | { loadSession?: boolean; sessionCapabilities?: { resume?: unknown } }
-          | undefined;
-        const params = { sessionId: options.resumeSessionId, cwd: options.cwd, mcpServers };
-        if (capabilities?.loadSession) {
-          step = 'session/load';
-          await connection.agent.request('session/load', params as never);
-          await replayEnded();
-        } else if (capabilities?.sessionCapabilities?.resume) {
-          step = 'session/resume';
-          await connection.agent.request('session/resume' as never, params as never);
-        } else {
-          throw new AgentHarnessError(
-            'ENGINE_CAPABILITY_UNAVAILABLE',
-            `The engine's ACP mode offers neither session/load nor session/resume, so session ${options.resumeSessionId} cannot be resumed over ACP; resume it with transport 'native'.`,
-            { details: { capability: 'acp.resume' } },
-          );
-        }
-      } else {
-        step = 'session/new';
-        const created = await connection.agent.request('session/new', {
-          cwd: options.cwd,
-          mcpServers,
-        });
-        sessionId = created.sessionId;
-      }
-      step = 'session/prompt';
-      const onAbort = (): void => {
-        if (sessionId) void connection.agent.notify('session/cancel', { sessionId }).catch(() => undefined);
-        // A prompt that does not answer `cancelled` in time is ended by stopping the engine.
-        setTimeout(() => options.stop(), ACP_GRACE_MS).unref();
-      };
-      if (signal?.aborted) onAbort();
-      else signal?.addEventListener('abort', onAbort, { once: true });
-      options.onPrompt?.(stdoutLines);
-      const answer = await connection.agent.request('session/prompt', {
-        sessionId: sessionId!,
-        prompt: [{ type: 'text', text: options.prompt }],
-        _meta: { agentHarness: { afterStdoutLine: stdoutLines } },
-      });
-      signal?.removeEventListener('abort', onAbort);
-      return { stopReason: answer.stopReason, sessionId, error: null };
-    } catch (error) {
-      const failure = protocolError(step, error);
-      options.onDiagnostic({ code: failure.code, message: failure.message, level: 'error' });
-      return { stopReason: null, sessionId, error: failure };
-    }
-  }
-
-  const done = (async () => {
-    if (signal?.aborted) {
-      closeStdin();
-      options.stop();
-      return { stopReason: null, sessionId, error: null };
-    }
-    // Canceled before the session exists: nothing to tell the engine, it is stopped.
-    const early = (): void => {
-      if (!sessionId) options.stop();
-    };
-    signal?.addEventListener('abort', early, { once: true });
-    const outcome = await converse();
-    signal?.removeEventListener('abort', early);
-    closeStdin();
-    setTimeout(() => options.stop(), ACP_GRACE_MS).unref();
-    return outcome;
-  })();
-  return {
-    push(chunk) {
-      if (ended) return;
-      lastOutput = performance.now();
-      for (const byte of chunk) if (byte === 0x0a) stdoutLines += 1;
-      controller.enqueue(new Uint8Array(chunk));
-    },
-    end() {
-      if (ended) return;
-      ended = true;
-      controller.close();
-      connection.close();
-    },
-    done,
+  const state: ClientState = {
+    options,
+    stdin,
+    stdout,
+    connection,
+    ended: false,
+    stdoutLines: 0,
+    lastOutput: performance.now(),
+    sessionId: options.resumeSessionId,
+    step: 'initialize',
   };
+  return {
+    push: (chunk) => pushStdout(state, chunk),
+    end: () => endStdout(state),
+    done: runClient(state),
+  };
+}
+
+/** Closes the engine's stdin, once (changes `closed`). */
+function closeStdin(stdin: EngineStdin): void {
+  if (stdin.closed) return;
+  stdin.closed = true;
+  stdin.options.stdin.end();
+}
+
+/** {@link AcpClient.push}: counts the chunk's lines and hands it to the connection (changes `stdoutLines`, `lastOutput`). */
+function pushStdout(state: ClientState, chunk: Uint8Array): void {
+  if (state.ended) return;
+  state.lastOutput = performance.now();
+  for (const byte of chunk) if (byte === 0x0a) state.stdoutLines += 1;
+  state.stdout.enqueue(new Uint8Array(chunk));
+}
+
+/** {@link AcpClient.end}: ends the connection's input and the connection (changes `ended`). */
+function endStdout(state: ClientState): void {
+  if (state.ended) return;
+  state.ended = true;
+  state.stdout.close();
+  state.connection.close();
+}
+
+/** A permission request answered from the agent options (`cancelled` once the attempt is being canceled). */
+function answerPermission(options: AcpClientOptions, params: unknown) {
+  if (options.signal?.aborted) {
+    options.onDiagnostic({
+      code: 'ACP_PERMISSION_ANSWERED',
+      message: 'cancelled: the attempt is being canceled',
+      level: 'info',
+    });
+    return { outcome: { outcome: 'cancelled' as const } };
+  }
+  const decision = decidePermission(params as PermissionQuestion, options.agentOptions);
+  options.onDiagnostic({
+    code: 'ACP_PERMISSION_ANSWERED',
+    message: `${decision.verdict} ${decision.names[0] ?? 'a tool'}${decision.optionId ? ` (option ${decision.optionId})` : ''}: ${decision.rule}`,
+    level: decision.verdict === 'allow' ? 'info' : 'warning',
+  });
+  return decision.optionId
+    ? { outcome: { outcome: 'selected' as const, optionId: decision.optionId } }
+    : { outcome: { outcome: 'cancelled' as const } };
+}
+
+/** The whole conversation, then the engine's stdin closed and a stop after the grace; never rejects. */
+async function runClient(state: ClientState): Promise<AcpClientOutcome> {
+  const { options } = state;
+  const { signal } = options;
+  if (signal?.aborted) {
+    closeStdin(state.stdin);
+    options.stop();
+    return { stopReason: null, sessionId: state.sessionId, error: null };
+  }
+  // Canceled before the session exists: nothing to tell the engine, it is stopped.
+  const early = (): void => {
+    if (!state.sessionId) options.stop();
+  };
+  signal?.addEventListener('abort', early, { once: true });
+  const outcome = await converse(state);
+  signal?.removeEventListener('abort', early);
+  closeStdin(state.stdin);
+  setTimeout(() => options.stop(), ACP_GRACE_MS).unref();
+  return outcome;
+}
+
+/** Resolves once the engine's stdout has been silent for {@link ACP_REPLAY_QUIET_MS} (bounded). */
+async function replayEnded(state: ClientState): Promise<void> {
+  const since = performance.now();
+  while (!state.ended && !state.options.signal?.aborted && performance.now() - since < ACP_REPLAY_MAX_WAIT_MS) {
+    const quiet = performance.now() - state.lastOutput;
+    if (quiet >= ACP_REPLAY_QUIET_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, ACP_REPLAY_QUIET_MS - quiet));
+  }
+}
+
+/** `initialize`, the session, then the prompt (a cancel on abort); a failure is the outcome's error, never thrown. */
+async function converse(state: ClientState): Promise<AcpClientOutcome> {
+  const { options, connection } = state;
+  const { signal } = options;
+  state.step = 'initialize';
+  try {
+    const init = await connection.agent.request('initialize', {
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientInfo: { name: 'agent-harness', version: '1' },
+    });
+    await openSession(state, init.agentCapabilities);
+    state.step = 'session/prompt';
+    const onAbort = (): void => {
+      if (state.sessionId)
+        void connection.agent.notify('session/cancel', { sessionId: state.sessionId }).catch(() => undefined);
+      // A prompt that does not answer `cancelled` in time is ended by stopping the engine.
+      setTimeout(() => options.stop(), ACP_GRACE_MS).unref();
+    };
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    options.onPrompt?.(state.stdoutLines);
+    const answer = await connection.agent.request('session/prompt', {
+      sessionId: state.sessionId!,
+      prompt: [{ type: 'text', text: options.prompt }],
+      _meta: { agentHarness: { afterStdoutLine: state.stdoutLines } },
+    });
+    signal?.removeEventListener('abort', onAbort);
+    return { stopReason: answer.stopReason, sessionId: state.sessionId, error: null };
+  } catch (error) {
+    const failure = protocolError(state.step, error);
+    options.onDiagnostic({ code: failure.code, message: failure.message, level: 'error' });
+    return { stopReason: null, sessionId: state.sessionId, error: failure };
+  }
+}
+
+/**
+ * Opens the session: `session/new`, or to resume `session/load` (then waits for its replay to end), else
+ * `session/resume`; ENGINE_CAPABILITY_UNAVAILABLE when the engine offers neither. Changes `step` and `sessionId`.
+ */
+async function openSession(state: ClientState, agentCapabilities: unknown): Promise<void> {
+  const { options, connection } = state;
+  const mcpServers = toAcpMcpServers(options.mcpServers);
+  if (!options.resumeSessionId) {
+    state.step = 'session/new';
+    const created = await connection.agent.request('session/new', { cwd: options.cwd, mcpServers });
+    state.sessionId = created.sessionId;
+    return;
+  }
+  const capabilities = agentCapabilities as
+    | { loadSession?: boolean; sessionCapabilities?: { resume?: unknown } }
+    | undefined;
+  const params = { sessionId: options.resumeSessionId, cwd: options.cwd, mcpServers };
+  if (capabilities?.loadSession) {
+    state.step = 'session/load';
+    await connection.agent.request('session/load', params as never);
+    await replayEnded(state);
+  } else if (capabilities?.sessionCapabilities?.resume) {
+    state.step = 'session/resume';
+    await connection.agent.request('session/resume' as never, params as never);
+  } else {
+    throw new AgentHarnessError(
+      'ENGINE_CAPABILITY_UNAVAILABLE',
+      `The engine's ACP mode offers neither session/load nor session/resume, so session ${options.resumeSessionId} cannot be resumed over ACP; resume it with transport 'native'.`,
+      { details: { capability: 'acp.resume' } },
+    );
+  }
+}
+
+/** A failure of `step` as the conversation's error: ACP_PROTOCOL_ERROR unless it already is the harness's. */
+function protocolError(step: string, error: unknown): AgentHarnessError {
+  return error instanceof AgentHarnessError
+    ? error
+    : new AgentHarnessError('ACP_PROTOCOL_ERROR', `ACP ${step} failed: ${messageOf(error)}`, {
+        details: { step },
+      });
 }
 
 /** MCP server definitions in ACP's `session/new` shape (stdio: command, args, env; HTTP: url, a Bearer header). */

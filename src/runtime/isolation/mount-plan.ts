@@ -15,6 +15,7 @@ import type { ExposedPath } from '../../protocol/index.js';
 export { resolveExpose } from './resolve-expose.js';
 import { describeHostPath, type HostPathRule, judgeHostPath } from './host-path-rule.js';
 import { isWithin } from '../path-within.js';
+import { keptFlags, readMounts } from './host-mount-flags.js';
 
 /** A host path the caller opens to the agent: `expose` in the plugin and providers, `--expose PATH[:ro]` on the CLI. */
 export type ExposeEntry = string | { path: string; readOnly?: boolean };
@@ -139,44 +140,6 @@ function walk(file: string, links: Array<{ path: string; target: string }>): str
   return current;
 }
 
-/** The per-mount flags a bind keeps from its source: a remount that dropped one (to add `ro`) would be refused. */
-const KEPT_FLAGS = new Set(['nosuid', 'nodev', 'noexec', 'noatime', 'nodiratime', 'relatime', 'strictatime']);
-
-/** The mounts of this process (`/proc/self/mountinfo`): mount point and per-mount options; [] where unreadable. */
-function readMounts(): Array<{ at: string; flags: string[] }> {
-  let text: string;
-  try {
-    // Byte for byte: paths are UTF-8 with a few octal escapes, decoded once unescaped.
-    text = fs.readFileSync('/proc/self/mountinfo', 'latin1');
-  } catch {
-    return [];
-  }
-  const unescaped = (field: string): string =>
-    field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const fields = line.split(' ');
-      return {
-        at: Buffer.from(unescaped(fields[4] ?? ''), 'latin1').toString('utf8'),
-        flags: (fields[5] ?? '').split(','),
-      };
-    });
-}
-
-/**
- * The flags of the mount that holds `file` that a read-only bind must repeat: in a user namespace the kernel locks
- * a mount's nosuid, nodev, noexec and atime flags, and the remount that makes a bind read-only must keep them.
- */
-function keptFlags(file: string, mounts: ReadonlyArray<{ at: string; flags: string[] }>): string[] {
-  let best: { at: string; flags: string[] } | null = null;
-  for (const mount of mounts) {
-    if (isWithin(file, mount.at) && (!best || mount.at.length >= best.at.length)) best = mount;
-  }
-  return (best?.flags ?? []).filter((flag) => KEPT_FLAGS.has(flag));
-}
-
 /** A path escaped for an fstab field (libmount reads `\ooo` octal escapes). */
 export function fstabEscape(field: string): string {
   return Buffer.from(field, 'utf8')
@@ -254,60 +217,107 @@ function checked(file: string, kind: keyof typeof CHECKED_KINDS, rule: HostPathR
   );
 }
 
+/** A bound host path: the access asked for (read-write wins over read-only for the same path). */
+interface BindRequest {
+  readOnly: boolean;
+  why: ExposedPath['why'];
+  file: boolean;
+}
+
+/** A plan being built: what its steps read and change, explicit. */
+interface PlanState {
+  /** The entries of the new root, by path. */
+  readonly skeleton: Map<string, SkeletonEntry>;
+  /** The host paths bound, by real path. */
+  readonly binds: Map<string, BindRequest>;
+  readonly exposed: ExposedPath[];
+}
+
 /** Builds the mount plan of one attempt. */
 export function buildMountPlan(input: MountPlanInput): MountPlan {
-  const skeleton = new Map<string, SkeletonEntry>();
-  /** Bound host paths, by path: the access asked for (read-write wins over read-only for the same path). */
-  const binds = new Map<string, { readOnly: boolean; why: ExposedPath['why']; file: boolean }>();
-  const exposed: ExposedPath[] = [];
-  const addDir = (dir: string, mode?: string): void => {
-    for (let at = dir; at !== '/'; at = path.dirname(at)) {
-      if (!skeleton.has(at)) skeleton.set(at, { type: 'dir', path: at });
-    }
-    if (mode) skeleton.set(dir, { type: 'dir', path: dir, target: mode });
-  };
-  const addLink = (link: string, target: string): void => {
-    addDir(path.dirname(link));
-    skeleton.set(link, { type: 'link', path: link, target });
-  };
-  /** Shows the host's `file` at its own path (its symlinks as symlinks); false when it does not exist. */
-  const bind = (file: string, readOnly: boolean, why: ExposedPath['why']): boolean => {
-    const links: Array<{ path: string; target: string }> = [];
-    const real = walk(file, links);
-    if (real === null) return false;
-    for (const link of links) addLink(link.path, link.target);
-    const previous = binds.get(real);
-    if (previous && (previous.readOnly === readOnly || !previous.readOnly)) return true;
-    binds.set(real, { readOnly, why, file: !lstat(real)!.isDirectory() });
-    return true;
-  };
-  for (const entry of input.system ?? SYSTEM_ENTRIES) {
-    const stat = lstat(entry);
-    if (stat?.isSymbolicLink()) addLink(entry, fs.readlinkSync(entry));
-    else if (stat?.isDirectory()) bind(entry, true, 'system');
-  }
-  bind(input.workspace, false, 'workspace');
-  for (const dir of input.writable) bind(dir, false, 'managed');
-  for (const file of input.readOnly) bind(checked(file, 'engine', input.rule), true, 'engine');
-  for (const file of input.mcp ?? []) bind(checked(file, 'mcp', input.rule), true, 'mcp');
-  for (const entry of input.expose) bind(checked(entry.path, 'expose', input.rule), entry.readOnly, 'expose');
+  const state: PlanState = { skeleton: new Map(), binds: new Map(), exposed: [] };
+  requestBinds(state, input);
   // Read-only inside the workspace: bound again over itself, read-only (after the workspace: longer paths later).
   const readOnlyInside = input.readOnlyInWorkspace.map((dir) => walk(dir, [])).filter((d): d is string => d !== null);
+  const mounts = planSkeletonMounts(state);
+  const hostMounts = readMounts();
+  /** A bind's options: read-write keeps its source's flags as they are (no remount); read-only repeats them. */
+  const bindOptions = (source: string, readOnly: boolean): string =>
+    readOnly ? ['bind', 'ro', ...keptFlags(source, hostMounts)].join(',') : 'bind';
+  const binding = planBinds(state, bindOptions);
+  mounts.push(...scratchGuards(state), ...binding);
+  for (const dir of readOnlyInside) {
+    mounts.push({ source: dir, target: dir, fstype: 'none', options: bindOptions(dir, true) });
+    state.exposed.push({ path: dir, access: 'ro', why: 'audit' });
+  }
+  return {
+    skeleton: [...state.skeleton.values()].sort((a, b) => compareByComponent(a.path, b.path)),
+    mounts,
+    exposed: state.exposed,
+  };
+}
 
-  // Minimal /dev: a few device nodes, a fresh devpts, a private /dev/shm; a fresh /proc of the PID namespace; a
-  // private /tmp. /tmp and /dev/shm are directories of the new root's tmpfs bound over themselves, so they stay
-  // writable when the root is made read-only.
-  addDir('/dev');
+/** Adds `dir` and its parents to the skeleton (`mode` on `dir` itself when given). */
+function addDir({ skeleton }: PlanState, dir: string, mode?: string): void {
+  for (let at = dir; at !== '/'; at = path.dirname(at)) {
+    if (!skeleton.has(at)) skeleton.set(at, { type: 'dir', path: at });
+  }
+  if (mode) skeleton.set(dir, { type: 'dir', path: dir, target: mode });
+}
+
+/** Adds a symlink (and its directory) to the skeleton. */
+function addLink(state: PlanState, link: string, target: string): void {
+  addDir(state, path.dirname(link));
+  state.skeleton.set(link, { type: 'link', path: link, target });
+}
+
+/**
+ * Shows the host's `file` at its own path (its symlinks as symlinks, in the skeleton); false when it does not exist.
+ * Changes `binds` and the skeleton.
+ */
+function bindHostPath(state: PlanState, file: string, readOnly: boolean, why: ExposedPath['why']): boolean {
+  const links: Array<{ path: string; target: string }> = [];
+  const real = walk(file, links);
+  if (real === null) return false;
+  for (const link of links) addLink(state, link.path, link.target);
+  const previous = state.binds.get(real);
+  if (previous && (previous.readOnly === readOnly || !previous.readOnly)) return true;
+  state.binds.set(real, { readOnly, why, file: !lstat(real)!.isDirectory() });
+  return true;
+}
+
+/** The binds the input asks for: system entries, workspace, managed directories, engine, MCP servers, exposes. */
+function requestBinds(state: PlanState, input: MountPlanInput): void {
+  for (const entry of input.system ?? SYSTEM_ENTRIES) {
+    const stat = lstat(entry);
+    if (stat?.isSymbolicLink()) addLink(state, entry, fs.readlinkSync(entry));
+    else if (stat?.isDirectory()) bindHostPath(state, entry, true, 'system');
+  }
+  bindHostPath(state, input.workspace, false, 'workspace');
+  for (const dir of input.writable) bindHostPath(state, dir, false, 'managed');
+  for (const file of input.readOnly) bindHostPath(state, checked(file, 'engine', input.rule), true, 'engine');
+  for (const file of input.mcp ?? []) bindHostPath(state, checked(file, 'mcp', input.rule), true, 'mcp');
+  for (const entry of input.expose)
+    bindHostPath(state, checked(entry.path, 'expose', input.rule), entry.readOnly, 'expose');
+}
+
+/**
+ * The skeleton's own mounts. Minimal /dev: a few device nodes, a fresh devpts, a private /dev/shm; a fresh /proc of
+ * the PID namespace; a private /tmp. /tmp and /dev/shm are directories of the new root's tmpfs bound over themselves,
+ * so they stay writable when the root is made read-only. Changes the skeleton.
+ */
+function planSkeletonMounts(state: PlanState): PlannedMount[] {
+  const { skeleton } = state;
+  addDir(state, '/dev');
   for (const device of DEVICES) {
     if (lstat(`/dev/${device}`)?.isCharacterDevice())
       skeleton.set(`/dev/${device}`, { type: 'file', path: `/dev/${device}` });
   }
-  for (const [link, target] of DEV_LINKS) addLink(`/dev/${link}`, target);
-  addDir('/dev/pts');
-  addDir('/dev/shm', '1777');
-  addDir('/proc');
-  addDir('/tmp', '1777');
-
+  for (const [link, target] of DEV_LINKS) addLink(state, `/dev/${link}`, target);
+  addDir(state, '/dev/pts');
+  addDir(state, '/dev/shm', '1777');
+  addDir(state, '/proc');
+  addDir(state, '/tmp', '1777');
   const mounts: PlannedMount[] = [
     { source: 'proc', target: '/proc', fstype: 'proc', options: 'nosuid,nodev,noexec' },
     {
@@ -323,13 +333,17 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
     if (skeleton.has(`/dev/${device}`))
       mounts.push({ source: `/dev/${device}`, target: `/dev/${device}`, fstype: 'none', options: 'bind' });
   }
-  const hostMounts = readMounts();
-  /** A bind's options: read-write keeps its source's flags as they are (no remount); read-only repeats them. */
-  const bindOptions = (source: string, readOnly: boolean): string =>
-    readOnly ? ['bind', 'ro', ...keptFlags(source, hostMounts)].join(',') : 'bind';
+  return mounts;
+}
+
+/**
+ * The binds' mounts, parents first, each with its mount point in the skeleton; what is not a system entry is
+ * `exposed`. Changes the skeleton and `exposed`.
+ */
+function planBinds(state: PlanState, bindOptions: (source: string, readOnly: boolean) => string): PlannedMount[] {
   // Parents before children, so a child lands on its parent's mount: sorted by path component.
-  const ordered = [...binds.entries()].sort(([a], [b]) => compareByComponent(a, b));
-  const kept: Array<[string, { readOnly: boolean; why: ExposedPath['why']; file: boolean }]> = [];
+  const ordered = [...state.binds.entries()].sort(([a], [b]) => compareByComponent(a, b));
+  const kept: Array<[string, BindRequest]> = [];
   for (const [at, bound] of ordered) {
     // A path under a bind of the same access is seen through it already.
     const parent = [...kept].reverse().find(([p]) => isWithin(at, p));
@@ -339,16 +353,23 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
   const binding: PlannedMount[] = [];
   for (const [at, bound] of kept) {
     if (bound.file) {
-      addDir(path.dirname(at));
-      skeleton.set(at, { type: 'file', path: at });
-    } else addDir(at);
+      addDir(state, path.dirname(at));
+      state.skeleton.set(at, { type: 'file', path: at });
+    } else addDir(state, at);
     binding.push({ source: at, target: at, fstype: 'none', options: bindOptions(at, bound.readOnly) });
-    if (bound.why !== 'system') exposed.push({ path: at, access: bound.readOnly ? 'ro' : 'rw', why: bound.why });
+    if (bound.why !== 'system') state.exposed.push({ path: at, access: bound.readOnly ? 'ro' : 'rw', why: bound.why });
   }
-  // The way down to a bind under the private /tmp or /dev/shm (a run root in the host's /tmp) is made of directories
-  // of those writable scratch directories: each top one is bound over itself read-only first, so the agent cannot
-  // create files along it (in the host's place of its project, say) — they would vanish, but a write outside the
-  // workspace must fail.
+  return binding;
+}
+
+/**
+ * The way down to a bind under the private /tmp or /dev/shm (a run root in the host's /tmp) is made of directories
+ * of those writable scratch directories: each top one is bound over itself read-only first, so the agent cannot
+ * create files along it (in the host's place of its project, say) — they would vanish, but a write outside the
+ * workspace must fail. Reads the skeleton (complete by then).
+ */
+function scratchGuards({ skeleton }: PlanState): PlannedMount[] {
+  const mounts: PlannedMount[] = [];
   for (const scratch of WRITABLE_SCRATCH) {
     const tops = new Set(
       [...skeleton.keys()]
@@ -359,16 +380,7 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
       if (skeleton.get(top)?.type === 'dir')
         mounts.push({ source: top, inRoot: true, target: top, fstype: 'none', options: 'bind,ro' });
   }
-  mounts.push(...binding);
-  for (const dir of readOnlyInside) {
-    mounts.push({ source: dir, target: dir, fstype: 'none', options: bindOptions(dir, true) });
-    exposed.push({ path: dir, access: 'ro', why: 'audit' });
-  }
-  return {
-    skeleton: [...skeleton.values()].sort((a, b) => compareByComponent(a.path, b.path)),
-    mounts,
-    exposed,
-  };
+  return mounts;
 }
 
 /** Orders paths so that a directory comes right before what is under it. */
