@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runAttempt } from '../../src/core/run-attempt.js';
+import { CODEX_VERSION } from '../../src/engines/codex/index.js';
 import { turns } from '../../src/model/index.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { scaled } from '../helpers/load-scaled.js';
@@ -43,7 +44,7 @@ describe('codex launch', () => {
       expect(meta.command.launcher).toBe(launcher);
       expect(path.basename(meta.command.executable)).toBe('codex');
       expect(meta.command.executable).toContain(`${path.sep}vendor${path.sep}`);
-      expect(meta.engine_version).toBe('0.169.0');
+      expect(meta.engine_version).toBe(CODEX_VERSION);
       expect(fs.readFileSync(path.join(result.runDir, 'managed.txt'), 'utf8')).toBe(
         `CODEX_MANAGED_BY_NPM=1\nCODEX_MANAGED_PACKAGE_ROOT=${path.dirname(path.dirname(launcher))}\n`,
       );

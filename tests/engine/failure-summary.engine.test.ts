@@ -74,7 +74,10 @@ describe.skipIf(Boolean(missing.claude))('a failed attempt, summed up once', () 
     // Once on stderr, after a summary that names the category and the cassette's counts.
     expect(count(run.stderr, 'Re-record it')).toBe(1);
     expect(run.stderr).toContain('Completion: failed (CASSETTE_MISS, category model)');
-    expect(run.stderr).toContain(`Cassette: replayed ${cassette}: 0 exact, 0 divergent, 1 missed, 0 unused of 0`);
+    // Every request missed: claude 2.1.332 answers a 400 by sending its request again in other shapes (six in all).
+    expect(run.stderr).toMatch(
+      new RegExp(`Cassette: replayed ${cassette.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 0 exact, 0 divergent, [1-9]\\d* missed, 0 unused of 0`),
+    );
     expect(run.stderr).not.toContain('To continue this session');
   });
 

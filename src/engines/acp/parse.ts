@@ -74,238 +74,299 @@ export interface AcpParserOptions {
   promptAfterLine?: number | null;
 }
 
+/** What an ACP parser remembers between lines. */
+interface AcpParseState {
+  /** JSON-RPC responses seen (the first answers `initialize`, the second opens the session). */
+  responses: number;
+  /** The session is open: updates are the turn's (or a loaded session's replay). */
+  live: boolean;
+  /** Stdout lines seen. */
+  lineNo: number;
+  /** The session came from `session/load` (or `session/resume`): its history may be replayed. */
+  loaded: boolean;
+  /** The stdout line the prompt was sent after, once known. */
+  promptLine: number | null;
+  /** A loaded session's updates held until `promptLine` is known. */
+  held: Array<{ line: number; params: Json }>;
+  /** The session id reported (the first one only). */
+  sessionId: string | null;
+  /** A turn started and the prompt's answer has not come yet. */
+  turnOpen: boolean;
+  /** Assistant messages closed so far (ids are `msg_<n + 1>`). */
+  messageIndex: number;
+  /** The streamed assistant message's text so far, or null outside one. */
+  pending: string | null;
+  /** The streamed thought's text so far, or null outside one. */
+  thought: string | null;
+  /** Tool calls by id, and whether their result came. */
+  calls: Map<string, { finished: boolean }>;
+}
+
 /** A fresh parser of one ACP attempt's stdout. */
 export function createAcpParser(options: AcpParserOptions = {}): AcpParser {
-  let responses = 0;
-  let live = false;
-  let lineNo = 0;
-  /** The session came from `session/load` (or `session/resume`): its history may be replayed. */
-  let loaded = false;
-  let promptLine: number | null = options.promptAfterLine ?? null;
-  const held: Array<{ line: number; params: Json }> = [];
-  let sessionId: string | null = null;
-  let turnOpen = false;
-  let messageIndex = 0;
-  let pending: string | null = null;
-  let thought: string | null = null;
-  const calls = new Map<string, { finished: boolean }>();
-
-  function flush(): ParserOutput[] {
-    const out: ParserOutput[] = [];
-    if (thought !== null) {
-      out.push({ type: 'engine.reasoning', item_id: null, text: thought });
-      thought = null;
-    }
-    if (pending !== null) {
-      out.push({ type: 'engine.assistant.message', message_id: `msg_${messageIndex + 1}`, text: pending, final: true });
-      messageIndex += 1;
-      pending = null;
-    }
-    return out;
-  }
-
-  function session(id: unknown): ParserOutput[] {
-    if (typeof id !== 'string' || id === '' || sessionId !== null) return [];
-    sessionId = id;
-    return [{ type: 'engine.session', session_id: id }];
-  }
-
-  function openTurn(): ParserOutput[] {
-    if (turnOpen) return [];
-    turnOpen = true;
-    return [{ type: 'engine.turn.started' }];
-  }
-
-  function toolResult(id: string, update: Json): ParserOutput[] {
-    const call = calls.get(id);
-    if (call) call.finished = true;
-    const changes =
-      update.status === 'completed' && Array.isArray(update.content)
-        ? update.content
-            .filter((c): c is Json => isObject(c) && c.type === 'diff' && typeof c.path === 'string')
-            .map((c) => ({
-              path: c.path as string,
-              kind: isObject(c._meta) && c._meta.kind === 'add' ? 'add' : c.oldText ? 'update' : 'add',
-            }))
-        : [];
-    return [
-      {
-        type: 'engine.tool.result',
-        call_id: id,
-        status: update.status === 'failed' ? 'failed' : 'completed',
-        output: contentText(update.content) ?? outputText(update.rawOutput),
-        exit_code: null,
-      },
-      ...(changes.length > 0 ? [{ type: 'engine.file.change' as const, changes }] : []),
-    ];
-  }
-
-  function toolCall(update: Json): ParserOutput[] {
-    const id = str(update.toolCallId) ?? `tool_${calls.size + 1}`;
-    calls.set(id, { finished: false });
-    const input =
-      update.rawInput !== undefined
-        ? update.rawInput
-        : { title: str(update.title), ...(Array.isArray(update.locations) ? { locations: update.locations } : {}) };
-    const out: ParserOutput[] = [
-      ...flush(),
-      { type: 'engine.tool.call', call_id: id, kind: acpToolKind(update.kind), name: acpToolName(update), input },
-    ];
-    if (update.status === 'completed' || update.status === 'failed') out.push(...toolResult(id, update));
-    return out;
-  }
-
-  function onUpdate(params: Json): ParserOutput[] {
-    const out: ParserOutput[] = [...session(params.sessionId), ...openTurn()];
-    const update = isObject(params.update) ? params.update : {};
-    switch (update.sessionUpdate) {
-      case 'agent_message_chunk': {
-        const text = chunkText(update.content);
-        if (thought !== null) {
-          out.push({ type: 'engine.reasoning', item_id: null, text: thought });
-          thought = null;
-        }
-        pending = (pending ?? '') + text;
-        out.push({ type: 'engine.assistant.message', message_id: `msg_${messageIndex + 1}`, text, final: false });
-        return out;
-      }
-      case 'agent_thought_chunk': {
-        if (pending !== null) out.push(...flush());
-        thought = (thought ?? '') + chunkText(update.content);
-        return out;
-      }
-      case 'tool_call':
-        return [...out, ...toolCall(update)];
-      case 'tool_call_update': {
-        const id = str(update.toolCallId);
-        if (!id || (update.status !== 'completed' && update.status !== 'failed')) return out;
-        const call = calls.get(id);
-        if (call?.finished) return out;
-        if (!call) out.push(...toolCall({ ...update, status: undefined }));
-        return [...out, ...flush(), ...toolResult(id, update)];
-      }
-      case 'plan': {
-        const entries = Array.isArray(update.entries) ? update.entries.filter(isObject) : [];
-        const text = entries.map((e) => `[${str(e.status) ?? '?'}] ${str(e.content) ?? ''}`).join('; ');
-        return [...out, diag('ACP_PLAN', `plan: ${excerpt(text)}`, 'info')];
-      }
-      default:
-        return out;
-    }
-  }
-
-  /** The held updates after the prompt's line (all of them when it is not known: `force`); the rest is dropped. */
-  function release(force: boolean): ParserOutput[] {
-    if (held.length === 0 || (promptLine === null && !force)) return [];
-    const out: ParserOutput[] = [];
-    for (const { line, params } of held.splice(0))
-      if (promptLine === null || line > promptLine) out.push(...onUpdate(params));
-    return out;
-  }
-
-  function onResponse(message: Json): ParserOutput[] {
-    responses += 1;
-    if (isObject(message.error)) {
-      const error = message.error;
-      const text = `${str(error.message) ?? 'error'} (JSON-RPC ${typeof error.code === 'number' ? error.code : '?'})${error.data !== undefined ? `: ${excerpt(JSON.stringify(error.data))}` : ''}`;
-      const out: ParserOutput[] = [...flush(), { type: 'engine.error', message: text, fatal: true }];
-      if (responses >= 2) {
-        out.push(...openTurn(), { type: 'engine.turn.end', status: 'failed', error: text });
-        turnOpen = false;
-      }
-      live = true;
-      return out;
-    }
-    const result = isObject(message.result) ? message.result : {};
-    if (typeof result.stopReason === 'string') {
-      const out: ParserOutput[] = [...release(true), ...openTurn(), ...flush()];
-      // A call that never finished was rejected (its permission) or cut off by the cancel.
-      for (const [id, call] of calls) {
-        if (call.finished) continue;
-        call.finished = true;
-        out.push({
-          type: 'engine.tool.result',
-          call_id: id,
-          status: result.stopReason === 'end_turn' ? 'declined' : 'failed',
-          output: null,
-          exit_code: null,
-        });
-      }
-      const usage = promptUsage(result.usage);
-      if (usage) out.push({ type: 'engine.usage', usage });
-      out.push(
-        result.stopReason === 'end_turn'
-          ? { type: 'engine.turn.end', status: 'completed', error: null }
-          : { type: 'engine.turn.end', status: 'failed', error: result.stopReason },
-      );
-      turnOpen = false;
-      return out;
-    }
-    if (responses === 2 || typeof result.sessionId === 'string') {
-      live = true;
-      loaded = typeof result.sessionId !== 'string';
-      return session(result.sessionId);
-    }
-    return [];
-  }
-
+  const state: AcpParseState = {
+    responses: 0,
+    live: false,
+    lineNo: 0,
+    loaded: false,
+    promptLine: options.promptAfterLine ?? null,
+    held: [],
+    sessionId: null,
+    turnOpen: false,
+    messageIndex: 0,
+    pending: null,
+    thought: null,
+    calls: new Map(),
+  };
   return {
     promptSentAfterLine(lines: number): void {
-      promptLine ??= lines;
+      state.promptLine ??= lines;
     },
-    line(stream: StreamName, text: string): ParserOutput[] {
-      if (stream !== 'stdout') return [];
-      lineNo += 1;
-      const released = release(false);
-      const parsed = parseLine(text);
-      return released.length > 0 ? [...released, ...parsed] : parsed;
-    },
-    end(): ParserOutput[] {
-      const out = [...release(true), ...flush()];
-      if (turnOpen) out.push(diag('ACP_TURN_NOT_ENDED', 'the engine stopped before its session/prompt answered'));
-      return out;
-    },
+    line: (stream, text) => readAcpLine(state, stream, text),
+    end: () => endAcpStream(state),
   };
+}
 
-  function parseLine(text: string): ParserOutput[] {
-    if (text.trim() === '') return [];
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return [diag('ACP_STDOUT_NOISE', `stdout line that is not JSON-RPC: ${excerpt(text)}`, 'warning')];
-    }
-    if (!isObject(message)) return [diag('ACP_STDOUT_NOISE', `stdout line that is not JSON-RPC: ${excerpt(text)}`)];
-    if (typeof message.method === 'string') {
-      const params = isObject(message.params) ? message.params : {};
-      if (message.method === 'session/update') {
-        if (!live) return session(params.sessionId);
-        if (!loaded) return onUpdate(params);
-        // A loaded session: history replay until the prompt's line.
-        if (promptLine === null) {
-          held.push({ line: lineNo, params });
-          return session(params.sessionId);
-        }
-        return lineNo > promptLine ? onUpdate(params) : session(params.sessionId);
-      }
-      if (message.method === 'session/request_permission') {
-        const call = isObject(params.toolCall) ? params.toolCall : {};
-        // The request announces the call (gemini reports a call it asks for only once it finished).
-        const id = str(call.toolCallId);
-        return [
-          ...(id && !calls.has(id) ? toolCall({ ...call, status: 'pending' }) : []),
-          diag(
-            'ACP_PERMISSION_REQUESTED',
-            `the engine asked permission for ${acpToolName(call)} (${str(call.kind) ?? 'other'}): ${excerpt(str(call.title) ?? '')}`,
-            'info',
-          ),
-        ];
-      }
-      return [];
-    }
-    if ('id' in message && ('result' in message || 'error' in message)) return onResponse(message);
-    return [diag('ACP_STDOUT_NOISE', `stdout line that is not JSON-RPC: ${excerpt(text)}`)];
+/** One line: stdout only; counts `lineNo` and releases held updates once `promptLine` is known. */
+function readAcpLine(state: AcpParseState, stream: StreamName, text: string): ParserOutput[] {
+  if (stream !== 'stdout') return [];
+  state.lineNo += 1;
+  const released = releaseHeld(state, false);
+  const parsed = parseAcpMessage(state, text);
+  return released.length > 0 ? [...released, ...parsed] : parsed;
+}
+
+/** The stream's end: held updates released, the open message closed, a turn still open a diagnostic. */
+function endAcpStream(state: AcpParseState): ParserOutput[] {
+  const out = [...releaseHeld(state, true), ...flushMessage(state)];
+  if (state.turnOpen) out.push(diag('ACP_TURN_NOT_ENDED', 'the engine stopped before its session/prompt answered'));
+  return out;
+}
+
+/** Closes the streamed thought (`thought`) and message (`pending`, then `messageIndex`). */
+function flushMessage(state: AcpParseState): ParserOutput[] {
+  const out: ParserOutput[] = [];
+  if (state.thought !== null) {
+    out.push({ type: 'engine.reasoning', item_id: null, text: state.thought });
+    state.thought = null;
   }
+  if (state.pending !== null) {
+    out.push({
+      type: 'engine.assistant.message',
+      message_id: `msg_${state.messageIndex + 1}`,
+      text: state.pending,
+      final: true,
+    });
+    state.messageIndex += 1;
+    state.pending = null;
+  }
+  return out;
+}
+
+/** The session event for the first session id (sets `sessionId`). */
+function reportSession(state: AcpParseState, id: unknown): ParserOutput[] {
+  if (typeof id !== 'string' || id === '' || state.sessionId !== null) return [];
+  state.sessionId = id;
+  return [{ type: 'engine.session', session_id: id }];
+}
+
+/** A turn started, unless one is open (sets `turnOpen`). */
+function openTurn(state: AcpParseState): ParserOutput[] {
+  if (state.turnOpen) return [];
+  state.turnOpen = true;
+  return [{ type: 'engine.turn.started' }];
+}
+
+/** A tool call's result (marks it finished in `calls`), with the files its diffs changed. */
+function toolResult(state: AcpParseState, id: string, update: Json): ParserOutput[] {
+  const call = state.calls.get(id);
+  if (call) call.finished = true;
+  const changes =
+    update.status === 'completed' && Array.isArray(update.content)
+      ? update.content
+          .filter((c): c is Json => isObject(c) && c.type === 'diff' && typeof c.path === 'string')
+          .map((c) => ({
+            path: c.path as string,
+            kind: isObject(c._meta) && c._meta.kind === 'add' ? 'add' : c.oldText ? 'update' : 'add',
+          }))
+      : [];
+  return [
+    {
+      type: 'engine.tool.result',
+      call_id: id,
+      status: update.status === 'failed' ? 'failed' : 'completed',
+      output: contentText(update.content) ?? outputText(update.rawOutput),
+      exit_code: null,
+    },
+    ...(changes.length > 0 ? [{ type: 'engine.file.change' as const, changes }] : []),
+  ];
+}
+
+/** A tool call (added to `calls`; closes the open message), and its result when it comes finished. */
+function toolCall(state: AcpParseState, update: Json): ParserOutput[] {
+  const id = str(update.toolCallId) ?? `tool_${state.calls.size + 1}`;
+  state.calls.set(id, { finished: false });
+  const input =
+    update.rawInput !== undefined
+      ? update.rawInput
+      : { title: str(update.title), ...(Array.isArray(update.locations) ? { locations: update.locations } : {}) };
+  const out: ParserOutput[] = [
+    ...flushMessage(state),
+    { type: 'engine.tool.call', call_id: id, kind: acpToolKind(update.kind), name: acpToolName(update), input },
+  ];
+  if (update.status === 'completed' || update.status === 'failed') out.push(...toolResult(state, id, update));
+  return out;
+}
+
+/** A `session/update` of the turn: the session and turn first, then by kind (`pending`, `thought`, `calls`). */
+function onAcpUpdate(state: AcpParseState, params: Json): ParserOutput[] {
+  const out: ParserOutput[] = [...reportSession(state, params.sessionId), ...openTurn(state)];
+  const update = isObject(params.update) ? params.update : {};
+  switch (update.sessionUpdate) {
+    case 'agent_message_chunk': {
+      const text = chunkText(update.content);
+      if (state.thought !== null) {
+        out.push({ type: 'engine.reasoning', item_id: null, text: state.thought });
+        state.thought = null;
+      }
+      state.pending = (state.pending ?? '') + text;
+      out.push({ type: 'engine.assistant.message', message_id: `msg_${state.messageIndex + 1}`, text, final: false });
+      return out;
+    }
+    case 'agent_thought_chunk': {
+      if (state.pending !== null) out.push(...flushMessage(state));
+      state.thought = (state.thought ?? '') + chunkText(update.content);
+      return out;
+    }
+    case 'tool_call':
+      return [...out, ...toolCall(state, update)];
+    case 'tool_call_update': {
+      const id = str(update.toolCallId);
+      if (!id || (update.status !== 'completed' && update.status !== 'failed')) return out;
+      const call = state.calls.get(id);
+      if (call?.finished) return out;
+      if (!call) out.push(...toolCall(state, { ...update, status: undefined }));
+      return [...out, ...flushMessage(state), ...toolResult(state, id, update)];
+    }
+    case 'plan': {
+      const entries = Array.isArray(update.entries) ? update.entries.filter(isObject) : [];
+      const text = entries.map((e) => `[${str(e.status) ?? '?'}] ${str(e.content) ?? ''}`).join('; ');
+      return [...out, diag('ACP_PLAN', `plan: ${excerpt(text)}`, 'info')];
+    }
+    default:
+      return out;
+  }
+}
+
+/** The `held` updates after `promptLine` (all of them when it is not known: `force`); the rest is dropped. */
+function releaseHeld(state: AcpParseState, force: boolean): ParserOutput[] {
+  if (state.held.length === 0 || (state.promptLine === null && !force)) return [];
+  const out: ParserOutput[] = [];
+  for (const { line, params } of state.held.splice(0))
+    if (state.promptLine === null || line > state.promptLine) out.push(...onAcpUpdate(state, params));
+  return out;
+}
+
+/** A JSON-RPC response (counted in `responses`): an error, the prompt's answer, or the session opened. */
+function onAcpResponse(state: AcpParseState, message: Json): ParserOutput[] {
+  state.responses += 1;
+  if (isObject(message.error)) return onAcpErrorResponse(state, message.error);
+  const result = isObject(message.result) ? message.result : {};
+  if (typeof result.stopReason === 'string') return onPromptAnswered(state, result, result.stopReason);
+  if (state.responses === 2 || typeof result.sessionId === 'string') {
+    state.live = true;
+    state.loaded = typeof result.sessionId !== 'string';
+    return reportSession(state, result.sessionId);
+  }
+  return [];
+}
+
+/** An error response: a fatal engine error, which fails the turn once the session was opened (sets `live`). */
+function onAcpErrorResponse(state: AcpParseState, error: Json): ParserOutput[] {
+  const text = `${str(error.message) ?? 'error'} (JSON-RPC ${typeof error.code === 'number' ? error.code : '?'})${error.data !== undefined ? `: ${excerpt(JSON.stringify(error.data))}` : ''}`;
+  const out: ParserOutput[] = [...flushMessage(state), { type: 'engine.error', message: text, fatal: true }];
+  if (state.responses >= 2) {
+    out.push(...openTurn(state), { type: 'engine.turn.end', status: 'failed', error: text });
+    state.turnOpen = false;
+  }
+  state.live = true;
+  return out;
+}
+
+/** The prompt's answer (`stopReason`): the turn's end, with a result for each call that never finished. */
+function onPromptAnswered(state: AcpParseState, result: Json, stopReason: string): ParserOutput[] {
+  const out: ParserOutput[] = [...releaseHeld(state, true), ...openTurn(state), ...flushMessage(state)];
+  // A call that never finished was rejected (its permission) or cut off by the cancel.
+  for (const [id, call] of state.calls) {
+    if (call.finished) continue;
+    call.finished = true;
+    out.push({
+      type: 'engine.tool.result',
+      call_id: id,
+      status: stopReason === 'end_turn' ? 'declined' : 'failed',
+      output: null,
+      exit_code: null,
+    });
+  }
+  const usage = promptUsage(result.usage);
+  if (usage) out.push({ type: 'engine.usage', usage });
+  out.push(
+    stopReason === 'end_turn'
+      ? { type: 'engine.turn.end', status: 'completed', error: null }
+      : { type: 'engine.turn.end', status: 'failed', error: stopReason },
+  );
+  state.turnOpen = false;
+  return out;
+}
+
+/** A stdout line as JSON-RPC: a notification or request from the agent, or a response. */
+function parseAcpMessage(state: AcpParseState, text: string): ParserOutput[] {
+  if (text.trim() === '') return [];
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return [diag('ACP_STDOUT_NOISE', `stdout line that is not JSON-RPC: ${excerpt(text)}`, 'warning')];
+  }
+  if (!isObject(message)) return [diag('ACP_STDOUT_NOISE', `stdout line that is not JSON-RPC: ${excerpt(text)}`)];
+  if (typeof message.method === 'string') {
+    const params = isObject(message.params) ? message.params : {};
+    if (message.method === 'session/update') return onSessionUpdate(state, params);
+    if (message.method === 'session/request_permission') return onPermissionRequest(state, params);
+    return [];
+  }
+  if ('id' in message && ('result' in message || 'error' in message)) return onAcpResponse(state, message);
+  return [diag('ACP_STDOUT_NOISE', `stdout line that is not JSON-RPC: ${excerpt(text)}`)];
+}
+
+/**
+ * A `session/update` notification: before the session is open (`live`) only its session id; in a loaded session,
+ * history replay until `promptLine` (held while it is not known).
+ */
+function onSessionUpdate(state: AcpParseState, params: Json): ParserOutput[] {
+  if (!state.live) return reportSession(state, params.sessionId);
+  if (!state.loaded) return onAcpUpdate(state, params);
+  // A loaded session: history replay until the prompt's line.
+  if (state.promptLine === null) {
+    state.held.push({ line: state.lineNo, params });
+    return reportSession(state, params.sessionId);
+  }
+  return state.lineNo > state.promptLine ? onAcpUpdate(state, params) : reportSession(state, params.sessionId);
+}
+
+/** A `session/request_permission`: announces its tool call when not seen yet (`calls`), and a diagnostic. */
+function onPermissionRequest(state: AcpParseState, params: Json): ParserOutput[] {
+  const call = isObject(params.toolCall) ? params.toolCall : {};
+  // The request announces the call (gemini reports a call it asks for only once it finished).
+  const id = str(call.toolCallId);
+  return [
+    ...(id && !state.calls.has(id) ? toolCall(state, { ...call, status: 'pending' }) : []),
+    diag(
+      'ACP_PERMISSION_REQUESTED',
+      `the engine asked permission for ${acpToolName(call)} (${str(call.kind) ?? 'other'}): ${excerpt(str(call.title) ?? '')}`,
+      'info',
+    ),
+  ];
 }
 
 function chunkText(content: unknown): string {

@@ -16,14 +16,21 @@
  *   content), then `result` with `is_error: true` — even with subtype `success`;
  * - one `-p` run is one turn: `system/init` opens it, `result` closes it.
  */
-import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
-import { diag, excerpt, isObject, str, int, count, type Json } from '../parse-helpers.js';
-import { mcpNotReadyDiagnostic } from '../mcp-readiness.js';
+import { diag, excerpt, isObject, str, int, type Json } from '../parse-helpers.js';
+import {
+  closeStreamJsonTurn,
+  endStreamJson,
+  newStreamJsonState,
+  onStreamJsonInit,
+  onStreamJsonUser,
+  readAssistantBlocks,
+  readStreamJsonLine,
+  type StreamJsonDialect,
+  type StreamJsonState,
+  type ToolKind,
+} from '../stream-json-parse.js';
 
-type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
-
-const STDERR_ERROR = /\bERROR\b|Error:|error:/;
 const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
 
 /** claude's init message (`stream-json`, 2.1.197): the session's tools, MCP servers and their status, skills. */
@@ -39,285 +46,198 @@ export function claudeToolKind(name: string): ToolKind {
   return 'other';
 }
 
+/** claude's stream-json, as the shared handlers (stream-json-parse.ts) read it. */
+const CLAUDE_DIALECT: StreamJsonDialect = {
+  unknownCode: 'CLAUDE_UNKNOWN_EVENT',
+  turnNotEndedCode: 'CLAUDE_TURN_NOT_ENDED',
+  stderrError: /\bERROR\b|Error:|error:/,
+  toolKind: claudeToolKind,
+  fileTools: FILE_TOOLS,
+  writeTool: 'Write',
+  silentBlocks: new Set(['redacted_thinking']),
+  textIsError: () => false,
+  // A Bash tool_result carries no exit code: success is `is_error: false`, a failure starts `Exit code N`.
+  toolOutcome: (callName, isError, output) => ({
+    failed: isError,
+    exitCode: callName === 'Bash' ? (isError ? exitCodeOf(output) : 0) : null,
+  }),
+};
+
 /** A fresh parser for one claude attempt. Never throws. */
 export function createClaudeParser(): EngineParser {
-  let turnOpen = false;
-  let sessionSeen: string | null = null;
-  const blocksPerMessage = new Map<string, number>();
-  const calls = new Map<string, { name: string; input: unknown }>();
-  // Whether this turn already produced an assistant text: a json-mode `result` then adds none of its own.
-  let textThisTurn = false;
+  const state = newStreamJsonState();
+  return {
+    line: (stream, text) =>
+      readStreamJsonLine(CLAUDE_DIALECT, stream, text, (line) => readClaudeStdoutLine(state, line)),
+    end: () => endStreamJson(state, CLAUDE_DIALECT),
+  };
+}
 
-  function onAssistant(event: Json, text: string): ParserOutput[] {
-    const message = isObject(event.message) ? event.message : null;
-    if (!message || !Array.isArray(message.content))
-      return [diag('STREAM_PARSE_ERROR', `assistant event without message.content: ${excerpt(text)}`)];
-    const messageId = str(message.id) ?? str(event.uuid) ?? 'message';
-    if (message.model === '<synthetic>' && contextExhausted(syntheticText(message.content))) {
-      // Context exhausted: claude's only answer is this text, so it is the final message; `result` fails the turn.
-      textThisTurn = true;
+/** A stdout line: one event (stream-json, json), or the array `--output-format json --verbose` prints. */
+function readClaudeStdoutLine(state: StreamJsonState, text: string): ParserOutput[] {
+  if (text.trim() === '') return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return [diag('STREAM_PARSE_ERROR', `stdout line is not JSON: ${excerpt(text)}`)];
+  }
+  if (!Array.isArray(value) || !value.some(isObject)) return onClaudeItem(state, value, text);
+  return value.flatMap((item) => onClaudeItem(state, item, JSON.stringify(item)));
+}
+
+/** One element of a line: an event (`type`), or an older `role` message (an Anthropic message has type `message`). */
+function onClaudeItem(state: StreamJsonState, item: unknown, text: string): ParserOutput[] {
+  if (isObject(item) && typeof item.type === 'string' && item.type !== 'message')
+    return onClaudeEvent(state, item as Json & { type: string }, text);
+  if (isObject(item) && typeof item.role === 'string') return onClaudeLegacy(state, item, text);
+  return [diag('STREAM_PARSE_ERROR', `stdout line is not a claude event object: ${excerpt(text)}`)];
+}
+
+/** One stream-json event, by its type. */
+function onClaudeEvent(state: StreamJsonState, event: Json & { type: string }, text: string): ParserOutput[] {
+  switch (event.type) {
+    case 'system':
+      return onClaudeSystem(state, event, text);
+    case 'assistant':
+      return onClaudeAssistant(state, event, text);
+    case 'user':
+      return onStreamJsonUser(state, CLAUDE_DIALECT, event);
+    case 'result':
+      return onClaudeResult(state, event);
+    case 'stream_event':
+    case 'rate_limit_event':
+      return [];
+    default:
+      return [
+        diag(
+          'CLAUDE_UNKNOWN_EVENT',
+          `unknown claude event type ${JSON.stringify(event.type)}: ${excerpt(text)}`,
+          'info',
+        ),
+      ];
+  }
+}
+
+/**
+ * A message of claude's older `--output-format json` (May 2025): no `type`, a `role` — `system` (the session, or
+ * the closing cost/result summary), `assistant` (an Anthropic message: content blocks), `user` (tool results).
+ * A bare `system` message opens the turn (`turnOpen`).
+ */
+function onClaudeLegacy(state: StreamJsonState, message: Json, text: string): ParserOutput[] {
+  switch (message.role) {
+    case 'system':
+      if ('result' in message || 'cost_usd' in message || 'is_error' in message) return onClaudeResult(state, message);
+      if (str(message.session_id)) return onClaudeSystem(state, { ...message, subtype: 'init' }, text);
+      if (state.turnOpen) return [];
+      state.turnOpen = true;
+      return [{ type: 'engine.turn.started' }];
+    case 'assistant':
+      return onClaudeAssistant(state, { message }, text);
+    case 'user':
+      return onStreamJsonUser(state, CLAUDE_DIALECT, { message });
+    default:
+      return [diag('CLAUDE_UNKNOWN_EVENT', `unknown claude message role: ${excerpt(text)}`, 'info')];
+  }
+}
+
+/**
+ * An `assistant` event: claude's synthetic answers (context exhausted: sets `textThisTurn`; a failed API call), else
+ * its blocks (stream-json-parse.ts).
+ */
+function onClaudeAssistant(state: StreamJsonState, event: Json, text: string): ParserOutput[] {
+  const message = isObject(event.message) ? event.message : null;
+  if (!message || !Array.isArray(message.content))
+    return [diag('STREAM_PARSE_ERROR', `assistant event without message.content: ${excerpt(text)}`)];
+  const messageId = str(message.id) ?? str(event.uuid) ?? 'message';
+  if (message.model === '<synthetic>' && contextExhausted(syntheticText(message.content))) {
+    // Context exhausted: claude's only answer is this text, so it is the final message; `result` fails the turn.
+    state.textThisTurn = true;
+    return [
+      {
+        type: 'engine.assistant.message',
+        message_id: `${messageId}#0`,
+        text: syntheticText(message.content),
+        final: true,
+      },
+    ];
+  }
+  if (typeof event.error === 'string' && message.model === '<synthetic>') {
+    // claude's own message standing in for a failed API call ("API Error: 500 …"); `result` fails the turn.
+    const texts = message.content
+      .filter(isObject)
+      .map((block) => str(block.text))
+      .filter((t): t is string => t !== null);
+    return [{ type: 'engine.error', message: texts.join('\n') || event.error, fatal: false }];
+  }
+  return readAssistantBlocks(state, CLAUDE_DIALECT, messageId, message.content, text);
+}
+
+/** A `system` event: `init` opens the turn (stream-json-parse.ts) and lists the skills; the others say little. */
+function onClaudeSystem(state: StreamJsonState, event: Json, text: string): ParserOutput[] {
+  switch (event.subtype) {
+    case 'init': {
+      const out = onStreamJsonInit(state, event, text);
+      // 2.1.197's init event lists the skills claude offers the model (user, project and bundled ones).
+      if (str(event.session_id) && Array.isArray(event.skills))
+        out.push({
+          type: 'engine.skills.offered',
+          skills: event.skills.filter((s): s is string => typeof s === 'string'),
+          source: 'engine',
+        });
+      return out;
+    }
+    case 'api_retry': {
+      const status = int(event.error_status);
+      const error = str(event.error) ?? 'API request failed';
       return [
         {
-          type: 'engine.assistant.message',
-          message_id: `${messageId}#0`,
-          text: syntheticText(message.content),
-          final: true,
+          type: 'engine.error',
+          message: `API retry ${int(event.attempt) ?? '?'}/${int(event.max_retries) ?? '?'}: ${error}${status !== null ? ` (status ${status})` : ''}`,
+          fatal: false,
         },
       ];
     }
-    if (typeof event.error === 'string' && message.model === '<synthetic>') {
-      // claude's own message standing in for a failed API call ("API Error: 500 …"); `result` fails the turn.
-      const texts = message.content
-        .filter(isObject)
-        .map((block) => str(block.text))
-        .filter((t): t is string => t !== null);
-      return [{ type: 'engine.error', message: texts.join('\n') || event.error, fatal: false }];
-    }
-    const out: ParserOutput[] = [];
-    for (const block of message.content) {
-      const n = blocksPerMessage.get(messageId) ?? 0;
-      blocksPerMessage.set(messageId, n + 1);
-      const blockId = `${messageId}#${n}`;
-      if (!isObject(block)) {
-        out.push(diag('STREAM_PARSE_ERROR', `assistant content block is not an object: ${excerpt(text)}`));
-        continue;
-      }
-      switch (block.type) {
-        case 'text':
-          textThisTurn = true;
-          out.push({ type: 'engine.assistant.message', message_id: blockId, text: str(block.text) ?? '', final: true });
-          break;
-        case 'thinking':
-          out.push({ type: 'engine.reasoning', item_id: blockId, text: str(block.thinking) ?? '' });
-          break;
-        case 'redacted_thinking':
-          break;
-        case 'tool_use': {
-          const callId = str(block.id) ?? blockId;
-          const name = str(block.name) ?? 'unknown';
-          if (calls.has(callId)) break;
-          calls.set(callId, { name, input: block.input ?? null });
-          out.push({
-            type: 'engine.tool.call',
-            call_id: callId,
-            kind: claudeToolKind(name),
-            name,
-            input: block.input ?? null,
-          });
-          break;
-        }
-        default:
-          out.push(
-            diag('CLAUDE_UNKNOWN_EVENT', `unknown assistant content block ${JSON.stringify(block.type)}`, 'info'),
-          );
-      }
-    }
-    return out;
+    // A task's lifecycle (2.1.197 emits task_started and task_notification for any Bash command lasting a few
+    // seconds, `task_type: local_bash`; sub-agents add task_progress, later versions task_updated): the tool call
+    // and its tool_result, in `assistant` and `user` events, already carry what it did, and FCMP has no event for a
+    // background task of its own, so these are accepted without a diagnostic.
+    case 'task_started':
+    case 'task_progress':
+    case 'task_updated':
+    case 'task_notification':
+    case 'status':
+    case 'thinking_tokens':
+    case 'compact_boundary':
+    case 'hook_started':
+    case 'hook_response':
+      return [];
+    default:
+      return [
+        diag(
+          'CLAUDE_UNKNOWN_EVENT',
+          `unknown claude system subtype ${JSON.stringify(event.subtype)}: ${excerpt(text)}`,
+          'info',
+        ),
+      ];
   }
+}
 
-  function onUser(event: Json): ParserOutput[] {
-    const message = isObject(event.message) ? event.message : null;
-    // A replayed user prompt (string content) is not a tool fact.
-    if (!message || !Array.isArray(message.content)) return [];
-    const out: ParserOutput[] = [];
-    for (const block of message.content) {
-      if (!isObject(block) || block.type !== 'tool_result') continue;
-      const callId = str(block.tool_use_id) ?? 'unknown';
-      const failed = block.is_error === true;
-      const output = resultText(block.content);
-      const call = calls.get(callId);
-      const exitCode = call?.name === 'Bash' ? (failed ? exitCodeOf(output) : 0) : null;
-      out.push({
-        type: 'engine.tool.result',
-        call_id: callId,
-        status: failed ? 'failed' : 'completed',
-        output,
-        exit_code: exitCode,
-      });
-      if (!failed && call && FILE_TOOLS.has(call.name)) {
-        const input = isObject(call.input) ? call.input : {};
-        const file = str(input.file_path) ?? str(input.notebook_path);
-        if (file)
-          out.push({
-            type: 'engine.file.change',
-            changes: [{ path: file, kind: call.name === 'Write' ? 'write' : 'edit' }],
-          });
-      }
-    }
-    return out;
-  }
-
-  function onSystem(event: Json, text: string): ParserOutput[] {
-    switch (event.subtype) {
-      case 'init': {
-        const id = str(event.session_id);
-        if (!id) return [diag('STREAM_PARSE_ERROR', `system/init without session_id: ${excerpt(text)}`)];
-        const out: ParserOutput[] = [];
-        if (sessionSeen !== id) out.push({ type: 'engine.session', session_id: id });
-        sessionSeen = id;
-        if (!turnOpen) out.push({ type: 'engine.turn.started' });
-        turnOpen = true;
-        // Declared MCP servers are listed with their status: waited for (MCP_CONNECTION_NONBLOCKING=0), each is
-        // `connected` by now, or `failed` / `pending` (not ready: its tools are not offered).
-        if (Array.isArray(event.mcp_servers))
-          for (const server of event.mcp_servers.filter(isObject)) {
-            const name = str(server.name);
-            const status = str(server.status);
-            if (name && status && status !== 'connected')
-              out.push({ type: 'diagnostic', diagnostic: mcpNotReadyDiagnostic(name, `status ${status}`) });
-          }
-        // 2.1.197's init event lists the skills claude offers the model (user, project and bundled ones).
-        if (Array.isArray(event.skills))
-          out.push({
-            type: 'engine.skills.offered',
-            skills: event.skills.filter((s): s is string => typeof s === 'string'),
-            source: 'engine',
-          });
-        return out;
-      }
-      case 'api_retry': {
-        const status = int(event.error_status);
-        const error = str(event.error) ?? 'API request failed';
-        return [
-          {
-            type: 'engine.error',
-            message: `API retry ${int(event.attempt) ?? '?'}/${int(event.max_retries) ?? '?'}: ${error}${status !== null ? ` (status ${status})` : ''}`,
-            fatal: false,
-          },
-        ];
-      }
-      // A task's lifecycle (2.1.197 emits task_started and task_notification for any Bash command lasting a few
-      // seconds, `task_type: local_bash`; sub-agents add task_progress, later versions task_updated): the tool call
-      // and its tool_result, in `assistant` and `user` events, already carry what it did, and FCMP has no event for a
-      // background task of its own, so these are accepted without a diagnostic.
-      case 'task_started':
-      case 'task_progress':
-      case 'task_updated':
-      case 'task_notification':
-      case 'status':
-      case 'thinking_tokens':
-      case 'compact_boundary':
-      case 'hook_started':
-      case 'hook_response':
-        return [];
-      default:
-        return [
-          diag(
-            'CLAUDE_UNKNOWN_EVENT',
-            `unknown claude system subtype ${JSON.stringify(event.subtype)}: ${excerpt(text)}`,
-            'info',
-          ),
-        ];
-    }
-  }
-
-  function onResult(event: Json): ParserOutput[] {
-    const out: ParserOutput[] = [];
-    // `--output-format json` prints only this object: its session_id and result text are the whole story.
-    const id = str(event.session_id);
-    if (id && sessionSeen !== id) out.push({ type: 'engine.session', session_id: id });
-    if (id) sessionSeen = id;
-    if (!turnOpen) out.push({ type: 'engine.turn.started' });
-    turnOpen = false;
-    const text = str(event.result);
-    const exhausted = text !== null && contextExhausted(text);
-    if (text && !textThisTurn && (event.is_error !== true || exhausted)) {
-      out.push({ type: 'engine.assistant.message', message_id: `result:${id ?? 'session'}`, text, final: true });
-    }
-    textThisTurn = false;
-    out.push({ type: 'engine.usage', usage: usage(event.usage) });
-    // claude reports "Prompt is too long" with is_error false and subtype success: the turn still failed.
-    const failed = exhausted || event.is_error === true || (event.subtype !== undefined && event.subtype !== 'success');
-    if (!failed) return [...out, { type: 'engine.turn.end', status: 'completed', error: null }];
-    const errors = Array.isArray(event.errors) ? event.errors.filter((e): e is string => typeof e === 'string') : [];
-    const error =
-      str(event.result) || errors.join('\n') || `claude result ${String(event.subtype ?? 'error')} without a message`;
-    return [...out, { type: 'engine.turn.end', status: 'failed', error }];
-  }
-
-  function onEvent(event: Json & { type: string }, text: string): ParserOutput[] {
-    switch (event.type) {
-      case 'system':
-        return onSystem(event, text);
-      case 'assistant':
-        return onAssistant(event, text);
-      case 'user':
-        return onUser(event);
-      case 'result':
-        return onResult(event);
-      case 'stream_event':
-      case 'rate_limit_event':
-        return [];
-      default:
-        return [
-          diag(
-            'CLAUDE_UNKNOWN_EVENT',
-            `unknown claude event type ${JSON.stringify(event.type)}: ${excerpt(text)}`,
-            'info',
-          ),
-        ];
-    }
-  }
-
-  /**
-   * A message of claude's older `--output-format json` (May 2025): no `type`, a `role` — `system` (the session, or
-   * the closing cost/result summary), `assistant` (an Anthropic message: content blocks), `user` (tool results).
-   */
-  function onLegacy(message: Json, text: string): ParserOutput[] {
-    switch (message.role) {
-      case 'system':
-        if ('result' in message || 'cost_usd' in message || 'is_error' in message) return onResult(message);
-        if (str(message.session_id)) return onSystem({ ...message, subtype: 'init' }, text);
-        if (turnOpen) return [];
-        turnOpen = true;
-        return [{ type: 'engine.turn.started' }];
-      case 'assistant':
-        return onAssistant({ message }, text);
-      case 'user':
-        return onUser({ message });
-      default:
-        return [diag('CLAUDE_UNKNOWN_EVENT', `unknown claude message role: ${excerpt(text)}`, 'info')];
-    }
-  }
-
-  /** One element of a line: an event (`type`), or an older `role` message (an Anthropic message has type `message`). */
-  function onItem(item: unknown, text: string): ParserOutput[] {
-    if (isObject(item) && typeof item.type === 'string' && item.type !== 'message')
-      return onEvent(item as Json & { type: string }, text);
-    if (isObject(item) && typeof item.role === 'string') return onLegacy(item, text);
-    return [diag('STREAM_PARSE_ERROR', `stdout line is not a claude event object: ${excerpt(text)}`)];
-  }
-
-  /** A stdout line: one event (stream-json, json), or the array `--output-format json --verbose` prints. */
-  function parseStdoutLine(text: string): ParserOutput[] {
-    if (text.trim() === '') return [];
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return [diag('STREAM_PARSE_ERROR', `stdout line is not JSON: ${excerpt(text)}`)];
-    }
-    if (!Array.isArray(value) || !value.some(isObject)) return onItem(value, text);
-    return value.flatMap((item) => onItem(item, JSON.stringify(item)));
-  }
-
-  return {
-    line(stream: StreamName, text: string): ParserOutput[] {
-      try {
-        if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {
-          return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
-        }
-        return parseStdoutLine(stream === 'pty' ? text.trimStart() : text);
-      } catch (error) {
-        return [diag('STREAM_PARSE_ERROR', `parser failed on a line: ${(error as Error).message}`)];
-      }
-    },
-    end(): ParserOutput[] {
-      return turnOpen
-        ? [diag('CLAUDE_TURN_NOT_ENDED', 'system/init was seen but the stream ended without a result event')]
-        : [];
-    },
-  };
+/**
+ * A `result` event closes the turn (stream-json-parse.ts; `--output-format json` prints only this object: its
+ * session_id and result text are the whole story), then ends it completed or failed.
+ */
+function onClaudeResult(state: StreamJsonState, event: Json): ParserOutput[] {
+  const text = str(event.result);
+  const exhausted = text !== null && contextExhausted(text);
+  const out = closeStreamJsonTurn(state, event, event.is_error !== true || exhausted);
+  // claude reports "Prompt is too long" with is_error false and subtype success: the turn still failed.
+  const failed = exhausted || event.is_error === true || (event.subtype !== undefined && event.subtype !== 'success');
+  if (!failed) return [...out, { type: 'engine.turn.end', status: 'completed', error: null }];
+  const errors = Array.isArray(event.errors) ? event.errors.filter((e): e is string => typeof e === 'string') : [];
+  const error =
+    str(event.result) || errors.join('\n') || `claude result ${String(event.subtype ?? 'error')} without a message`;
+  return [...out, { type: 'engine.turn.end', status: 'failed', error }];
 }
 
 /** True for claude's context-exhaustion answer ("Prompt is too long"). */
@@ -334,17 +254,6 @@ function syntheticText(content: unknown[]): string {
     .join('\n');
 }
 
-/** Text of a tool_result `content`: a string, or its text blocks joined. */
-function resultText(content: unknown): string | null {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return null;
-  const texts = content
-    .filter(isObject)
-    .map((block) => str(block.text))
-    .filter((t): t is string => t !== null);
-  return texts.length > 0 ? texts.join('\n') : JSON.stringify(content);
-}
-
 function exitCodeOf(output: string | null): number | null {
   const match = output ? /^Exit code (\d+)/.exec(output) : null;
   return match ? Number(match[1]) : null;
@@ -355,13 +264,3 @@ function exitCodeOf(output: string | null): number | null {
  * `cached_input_tokens`): `EngineAdapter.cacheReportedApart`.
  */
 export const CLAUDE_CACHE_REPORTED_APART = true;
-
-function usage(value: unknown): Usage {
-  const u = isObject(value) ? value : {};
-  return {
-    input_tokens: count(u.input_tokens),
-    output_tokens: count(u.output_tokens),
-    cached_input_tokens: count(u.cache_read_input_tokens),
-    reasoning_output_tokens: null,
-  };
-}

@@ -27,149 +27,165 @@ const MCP_REQUIRED_FAILED = /required MCP servers failed to initialize: ([A-Za-z
  */
 export const CODEX_TURN_SCOPED_IDS = true;
 
+/** What a codex parser remembers between lines. */
+interface CodexParseState {
+  /** Turns started so far (ids end with it). */
+  turnIndex: number;
+  /** A turn started and has not yet completed or failed. */
+  turnOpen: boolean;
+  /** Tool call ids already reported in this turn. */
+  calls: Set<string>;
+  /** MCP servers already reported not ready (codex says so on two stderr lines). */
+  mcpNotReady: Set<string>;
+}
+
 /** A fresh parser for one codex attempt. Never throws. */
 export function createCodexParser(): EngineParser {
-  let turnIndex = 0;
-  let turnOpen = false;
-  const calls = new Set<string>();
-  /** MCP servers already reported not ready (codex says so on two stderr lines). */
-  const mcpNotReady = new Set<string>();
-
-  const uid = (item: Json): string => `${str(item.id) ?? 'item'}#${Math.max(turnIndex, 1)}`;
-
-  function call(id: string, kind: ToolKind, name: string, input: unknown): ParsedEvent[] {
-    if (calls.has(id)) return [];
-    calls.add(id);
-    return [{ type: 'engine.tool.call', call_id: id, kind, name, input }];
-  }
-
-  function onItem(phase: 'started' | 'updated' | 'completed', item: Json): ParserOutput[] {
-    const id = uid(item);
-    const done = phase === 'completed';
-    switch (item.type) {
-      case 'agent_message':
-        // exec emits agent messages whole, on completion only.
-        return done
-          ? [{ type: 'engine.assistant.message', message_id: id, text: str(item.text) ?? '', final: true }]
-          : [];
-      case 'reasoning':
-        return done ? [{ type: 'engine.reasoning', item_id: id, text: str(item.text) ?? '' }] : [];
-      case 'command_execution': {
-        const out: ParsedEvent[] = call(id, 'shell', 'command_execution', { command: str(item.command) ?? '' });
-        if (done) out.push(result(id, item, str(item.aggregated_output), int(item.exit_code)));
-        return out;
-      }
-      case 'file_change': {
-        const changes = fileChanges(item.changes);
-        const out: ParsedEvent[] = call(id, 'file_change', 'file_change', { changes });
-        if (done) out.push({ type: 'engine.file.change', changes }, result(id, item, null, null));
-        return out;
-      }
-      case 'mcp_tool_call': {
-        const server = str(item.server) ?? '';
-        const tool = str(item.tool) ?? '';
-        const out: ParsedEvent[] = call(id, 'mcp', `${server}.${tool}`, {
-          server,
-          tool,
-          arguments: item.arguments ?? null,
-        });
-        if (done) out.push(result(id, item, mcpOutput(item), null));
-        return out;
-      }
-      case 'web_search': {
-        const out: ParsedEvent[] = call(id, 'web_search', 'web_search', { query: str(item.query) ?? '' });
-        if (done) out.push(result(id, item, null, null));
-        return out;
-      }
-      case 'error':
-        return done ? [{ type: 'engine.error', message: str(item.message) ?? '', fatal: false }] : [];
-      case 'todo_list':
-        // The agent's plan: no conversation or tool fact to record.
-        return [];
-      default:
-        return [
-          diag('CODEX_UNKNOWN_EVENT', `unknown codex item type ${JSON.stringify(item.type)} in item.${phase}`, 'info'),
-        ];
-    }
-  }
-
-  function onEvent(event: Json, text: string): ParserOutput[] {
-    switch (event.type) {
-      case 'thread.started': {
-        const id = str(event.thread_id);
-        return id
-          ? [{ type: 'engine.session', session_id: id }]
-          : [diag('STREAM_PARSE_ERROR', `thread.started without thread_id: ${excerpt(text)}`)];
-      }
-      case 'turn.started':
-        turnIndex += 1;
-        turnOpen = true;
-        // Ids end with their turn (`uid`), and items before the first turn share turn 1's: from turn 2 on, no id
-        // seen so far can come again, so they are forgotten (a long stream keeps no ids of finished turns).
-        if (turnIndex >= 2) calls.clear();
-        return [{ type: 'engine.turn.started' }];
-      case 'turn.completed':
-        turnOpen = false;
-        return [
-          { type: 'engine.usage', usage: usage(event.usage) },
-          { type: 'engine.turn.end', status: 'completed', error: null },
-        ];
-      case 'turn.failed': {
-        turnOpen = false;
-        const error = isObject(event.error) ? str(event.error.message) : str(event.error);
-        return [{ type: 'engine.turn.end', status: 'failed', error: error ?? 'turn failed without a message' }];
-      }
-      case 'error':
-        return [{ type: 'engine.error', message: str(event.message) ?? excerpt(text), fatal: false }];
-      case 'item.started':
-      case 'item.updated':
-      case 'item.completed':
-        if (!isObject(event.item))
-          return [diag('STREAM_PARSE_ERROR', `${event.type} without an item object: ${excerpt(text)}`)];
-        return onItem(event.type.slice(5) as 'started' | 'updated' | 'completed', event.item);
-      default:
-        return [
-          diag(
-            'CODEX_UNKNOWN_EVENT',
-            `unknown codex event type ${JSON.stringify(event.type)}: ${excerpt(text)}`,
-            'info',
-          ),
-        ];
-    }
-  }
-
+  const state: CodexParseState = { turnIndex: 0, turnOpen: false, calls: new Set(), mcpNotReady: new Set() };
   return {
-    line(stream: StreamName, rawText: string): ParserOutput[] {
-      // The common case first: a stdout line is one event, with no noise to strip.
-      if (stream === 'stdout') return parseStdoutLine(rawText);
-      const { text, noise } = stream === 'pty' ? stripPtyEcho(rawText) : { text: rawText, noise: null };
-      const prefix: ParserOutput[] = noise ? [noise] : [];
-      if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {
-        const out: ParserOutput[] = STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
-        // A declared server is `required` (agent-options.ts): codex waits for it and ends when it is not ready.
-        const notReady = MCP_REQUIRED_FAILED.exec(text);
-        if (notReady && !mcpNotReady.has(notReady[1]!)) {
-          mcpNotReady.add(notReady[1]!);
-          out.push({ type: 'diagnostic', diagnostic: mcpNotReadyDiagnostic(notReady[1]!, excerpt(notReady[2]!)) });
-        }
-        return out;
-      }
-      return [...prefix, ...parseStdoutLine(text)];
-    },
-    end(): ParserOutput[] {
-      return turnOpen
-        ? [
-            diag(
-              'CODEX_TURN_NOT_ENDED',
-              `turn ${turnIndex} started but the stream ended without turn.completed or turn.failed`,
-            ),
-          ]
-        : [];
-    },
+    line: (stream, rawText) => readCodexLine(state, stream, rawText),
+    end: () => endCodexStream(state),
   };
+}
 
-  function parseStdoutLine(text: string): ParserOutput[] {
-    return parseEventLine(text, 'a codex event object', onEvent);
+/** One line of any stream; reads `state` through the handlers below. */
+function readCodexLine(state: CodexParseState, stream: StreamName, rawText: string): ParserOutput[] {
+  // The common case first: a stdout line is one event, with no noise to strip.
+  if (stream === 'stdout') return readCodexEventLine(state, rawText);
+  const { text, noise } = stream === 'pty' ? stripPtyEcho(rawText) : { text: rawText, noise: null };
+  const prefix: ParserOutput[] = noise ? [noise] : [];
+  if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {
+    return readCodexStderrLine(state, text);
+  }
+  return [...prefix, ...readCodexEventLine(state, text)];
+}
+
+/** A stderr line: an error-looking line is a diagnostic; a required MCP server's failure adds to `mcpNotReady`. */
+function readCodexStderrLine(state: CodexParseState, text: string): ParserOutput[] {
+  const out: ParserOutput[] = STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
+  // A declared server is `required` (agent-options.ts): codex waits for it and ends when it is not ready.
+  const notReady = MCP_REQUIRED_FAILED.exec(text);
+  if (notReady && !state.mcpNotReady.has(notReady[1]!)) {
+    state.mcpNotReady.add(notReady[1]!);
+    out.push({ type: 'diagnostic', diagnostic: mcpNotReadyDiagnostic(notReady[1]!, excerpt(notReady[2]!)) });
+  }
+  return out;
+}
+
+function readCodexEventLine(state: CodexParseState, text: string): ParserOutput[] {
+  return parseEventLine(text, 'a codex event object', (event, line) => onCodexEvent(state, event, line));
+}
+
+/** The stream's end: a turn still open (`turnOpen`) is a diagnostic. */
+function endCodexStream(state: CodexParseState): ParserOutput[] {
+  return state.turnOpen
+    ? [
+        diag(
+          'CODEX_TURN_NOT_ENDED',
+          `turn ${state.turnIndex} started but the stream ended without turn.completed or turn.failed`,
+        ),
+      ]
+    : [];
+}
+
+/** One thread event; turn events change `turnIndex`, `turnOpen` and `calls`, item events go to {@link onCodexItem}. */
+function onCodexEvent(state: CodexParseState, event: Json, text: string): ParserOutput[] {
+  switch (event.type) {
+    case 'thread.started': {
+      const id = str(event.thread_id);
+      return id
+        ? [{ type: 'engine.session', session_id: id }]
+        : [diag('STREAM_PARSE_ERROR', `thread.started without thread_id: ${excerpt(text)}`)];
+    }
+    case 'turn.started':
+      state.turnIndex += 1;
+      state.turnOpen = true;
+      // Ids end with their turn (`itemId`), and items before the first turn share turn 1's: from turn 2 on, no id
+      // seen so far can come again, so they are forgotten (a long stream keeps no ids of finished turns).
+      if (state.turnIndex >= 2) state.calls.clear();
+      return [{ type: 'engine.turn.started' }];
+    case 'turn.completed':
+      state.turnOpen = false;
+      return [
+        { type: 'engine.usage', usage: usage(event.usage) },
+        { type: 'engine.turn.end', status: 'completed', error: null },
+      ];
+    case 'turn.failed': {
+      state.turnOpen = false;
+      const error = isObject(event.error) ? str(event.error.message) : str(event.error);
+      return [{ type: 'engine.turn.end', status: 'failed', error: error ?? 'turn failed without a message' }];
+    }
+    case 'error':
+      return [{ type: 'engine.error', message: str(event.message) ?? excerpt(text), fatal: false }];
+    case 'item.started':
+    case 'item.updated':
+    case 'item.completed':
+      if (!isObject(event.item))
+        return [diag('STREAM_PARSE_ERROR', `${event.type} without an item object: ${excerpt(text)}`)];
+      return onCodexItem(state, event.type.slice(5) as 'started' | 'updated' | 'completed', event.item);
+    default:
+      return [
+        diag('CODEX_UNKNOWN_EVENT', `unknown codex event type ${JSON.stringify(event.type)}: ${excerpt(text)}`, 'info'),
+      ];
+  }
+}
+
+/** An item's id with its turn (reads `turnIndex`). */
+function itemId(state: CodexParseState, item: Json): string {
+  return `${str(item.id) ?? 'item'}#${Math.max(state.turnIndex, 1)}`;
+}
+
+/** The call event the first time `id` is seen (adds it to `calls`), nothing after. */
+function toolCall(state: CodexParseState, id: string, kind: ToolKind, name: string, input: unknown): ParsedEvent[] {
+  if (state.calls.has(id)) return [];
+  state.calls.add(id);
+  return [{ type: 'engine.tool.call', call_id: id, kind, name, input }];
+}
+
+/** One item event; reads `turnIndex` and `calls` (through {@link toolCall}). */
+function onCodexItem(state: CodexParseState, phase: 'started' | 'updated' | 'completed', item: Json): ParserOutput[] {
+  const id = itemId(state, item);
+  const done = phase === 'completed';
+  switch (item.type) {
+    case 'agent_message':
+      // exec emits agent messages whole, on completion only.
+      return done
+        ? [{ type: 'engine.assistant.message', message_id: id, text: str(item.text) ?? '', final: true }]
+        : [];
+    case 'reasoning':
+      return done ? [{ type: 'engine.reasoning', item_id: id, text: str(item.text) ?? '' }] : [];
+    case 'command_execution': {
+      const out = toolCall(state, id, 'shell', 'command_execution', { command: str(item.command) ?? '' });
+      if (done) out.push(result(id, item, str(item.aggregated_output), int(item.exit_code)));
+      return out;
+    }
+    case 'file_change': {
+      const changes = fileChanges(item.changes);
+      const out = toolCall(state, id, 'file_change', 'file_change', { changes });
+      if (done) out.push({ type: 'engine.file.change', changes }, result(id, item, null, null));
+      return out;
+    }
+    case 'mcp_tool_call': {
+      const server = str(item.server) ?? '';
+      const tool = str(item.tool) ?? '';
+      const out = toolCall(state, id, 'mcp', `${server}.${tool}`, { server, tool, arguments: item.arguments ?? null });
+      if (done) out.push(result(id, item, mcpOutput(item), null));
+      return out;
+    }
+    case 'web_search': {
+      const out = toolCall(state, id, 'web_search', 'web_search', { query: str(item.query) ?? '' });
+      if (done) out.push(result(id, item, null, null));
+      return out;
+    }
+    case 'error':
+      return done ? [{ type: 'engine.error', message: str(item.message) ?? '', fatal: false }] : [];
+    case 'todo_list':
+      // The agent's plan: no conversation or tool fact to record.
+      return [];
+    default:
+      return [
+        diag('CODEX_UNKNOWN_EVENT', `unknown codex item type ${JSON.stringify(item.type)} in item.${phase}`, 'info'),
+      ];
   }
 }
 

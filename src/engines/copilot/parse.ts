@@ -83,183 +83,218 @@ function toolKind(name: string, mcpServers: ReadonlySet<string>): ToolKind {
   return 'other';
 }
 
+/** What a copilot parser remembers between lines. */
+interface CopilotParseState {
+  /** The session id last reported. */
+  session: string | null;
+  /** A turn started and its `result` line has not come yet. */
+  turnOpen: boolean;
+  /** Turns opened so far. */
+  turns: number;
+  /** The last `session.error` of the open turn: the `result` then fails the turn with it. */
+  lastError: string | null;
+  /** Tool call ids already reported. */
+  calls: Set<string>;
+  /** The MCP servers of `session.mcp_servers_loaded`: their tools are `<server>-<tool>`. */
+  mcpServers: Set<string>;
+}
+
 /** A fresh parser for one copilot attempt. Never throws. */
 export function createCopilotParser(): EngineParser {
-  let session: string | null = null;
-  let turnOpen = false;
-  let turns = 0;
-  let lastError: string | null = null;
-  const calls = new Set<string>();
-  /** The MCP servers of `session.mcp_servers_loaded`: their tools are `<server>-<tool>`. */
-  const mcpServers = new Set<string>();
-
-  function onSession(id: string | null): ParsedEvent[] {
-    if (!id || id === session) return [];
-    session = id;
-    return [{ type: 'engine.session', session_id: id }];
-  }
-
-  function openTurn(): ParsedEvent[] {
-    if (turnOpen) return [];
-    turnOpen = true;
-    turns += 1;
-    lastError = null;
-    return [{ type: 'engine.turn.started' }];
-  }
-
-  function onCall(id: string | null, name: string | null, input: unknown): ParserOutput[] {
-    const callId = id ?? `tool#${calls.size + 1}`;
-    if (calls.has(callId)) return [];
-    calls.add(callId);
-    const toolName = name ?? 'unknown';
-    const kind = toolKind(toolName, mcpServers);
-    return [
-      {
-        type: 'engine.tool.call',
-        call_id: callId,
-        kind,
-        name: toolName,
-        input: kind === 'shell' && isObject(input) ? { ...input, command: str(input.command) ?? '' } : (input ?? null),
-      },
-    ];
-  }
-
-  function onComplete(data: Json): ParserOutput[] {
-    const id = str(data.toolCallId) ?? `tool#${calls.size}`;
-    const ok = data.success === true;
-    const result = isObject(data.result) ? data.result : {};
-    const error = isObject(data.error) ? data.error : {};
-    const shell = isObject(data.shellExecution) ? data.shellExecution : {};
-    const out: ParserOutput[] = [];
-    if (!calls.has(id)) out.push(...onCall(id, str(data.toolName), data.arguments));
-    // `fileEdits[] {path, kind: create|edit…}` on a file tool's completion (1.0.102).
-    const edits = Array.isArray(data.fileEdits) ? data.fileEdits.filter(isObject) : [];
-    const changes = edits
-      .map((edit) => ({ path: str(edit.path), kind: str(edit.kind) ?? 'update' }))
-      .filter((change): change is { path: string; kind: string } => change.path !== null);
-    if (ok && changes.length > 0) out.push({ type: 'engine.file.change', changes });
-    return [
-      ...out,
-      {
-        type: 'engine.tool.result',
-        call_id: id,
-        status: ok ? 'completed' : 'failed',
-        output: ok ? str(result.content) : (str(error.message) ?? str(result.content)),
-        exit_code: int(shell.exitCode),
-      },
-    ];
-  }
-
-  function onMessage(data: Json): ParserOutput[] {
-    const out: ParserOutput[] = [];
-    const content = str(data.content) ?? '';
-    if (content !== '')
-      out.push({
-        type: 'engine.assistant.message',
-        message_id: str(data.messageId) ?? `message#${turns}`,
-        text: content,
-        final: true,
-      });
-    const requests = Array.isArray(data.toolRequests) ? data.toolRequests : [];
-    for (const request of requests)
-      if (isObject(request)) out.push(...onCall(str(request.toolCallId), str(request.name), request.arguments));
-    return out;
-  }
-
-  function onResult(event: Json): ParserOutput[] {
-    const out: ParserOutput[] = [...onSession(str(event.sessionId)), ...openTurn()];
-    turnOpen = false;
-    const exit = int(event.exitCode);
-    if (exit === 0 && lastError === null) out.push({ type: 'engine.turn.end', status: 'completed', error: null });
-    else
-      out.push({
-        type: 'engine.turn.end',
-        status: 'failed',
-        error: lastError ?? `copilot ended the turn with exit code ${exit ?? 'unknown'}`,
-      });
-    return out;
-  }
-
-  function onEvent(event: Json & { type: string }, text: string): ParserOutput[] {
-    const data = isObject(event.data) ? event.data : {};
-    switch (event.type) {
-      case 'session.start':
-        return onSession(str(data.sessionId));
-      case 'session.skills_loaded':
-        return onSkills(data);
-      case 'session.mcp_servers_loaded':
-        return (Array.isArray(data.servers) ? data.servers.filter(isObject) : []).flatMap((server) => {
-          const name = str(server.name);
-          if (!name) return [];
-          mcpServers.add(name);
-          const status = str(server.status);
-          return status === 'failed' ? [mcpNotReady(name, str(server.error) ?? status)] : [];
-        });
-      case 'session.mcp_server_status_changed': {
-        // `status: "failed"` with the reason (`error`): a declared server that never became ready.
-        const name = str(data.serverName);
-        return name && data.status === 'failed' ? [mcpNotReady(name, str(data.error) ?? 'failed')] : [];
-      }
-      case 'assistant.turn_start':
-        return openTurn();
-      case 'assistant.message_delta':
-        return [
-          ...openTurn(),
-          {
-            type: 'engine.assistant.message',
-            message_id: str(data.messageId) ?? `message#${turns}`,
-            text: str(data.deltaContent) ?? '',
-            final: false,
-          },
-        ];
-      case 'assistant.message':
-        return [...openTurn(), ...onMessage(data)];
-      case 'assistant.reasoning':
-        return [
-          ...openTurn(),
-          { type: 'engine.reasoning', item_id: str(data.reasoningId), text: str(data.content) ?? '' },
-        ];
-      case 'assistant.usage':
-        return [{ type: 'engine.usage', usage: usage(data) }];
-      case 'tool.execution_start':
-        return [...openTurn(), ...onCall(str(data.toolCallId), str(data.toolName), data.arguments)];
-      case 'tool.execution_complete':
-        return [...openTurn(), ...onComplete(data)];
-      case 'session.error': {
-        const opened = openTurn();
-        const message = errorMessage(data) ?? excerpt(text);
-        lastError = message;
-        return [...opened, { type: 'engine.error', message, fatal: true }];
-      }
-      case 'result':
-        return onResult(event);
-      default:
-        if (QUIET.has(event.type)) return [];
-        return [
-          diag(
-            'COPILOT_UNKNOWN_EVENT',
-            `unknown copilot event type ${JSON.stringify(event.type)}: ${excerpt(text)}`,
-            'info',
-          ),
-        ];
-    }
-  }
-
-  return {
-    line(stream: StreamName, rawText: string): ParserOutput[] {
-      const { text, noise } = stream === 'pty' ? stripPtyEcho(rawText) : { text: rawText, noise: null };
-      const prefix: ParserOutput[] = noise ? [noise] : [];
-      if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {
-        return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
-      }
-      return [...prefix, ...parseEventLine(text, 'a copilot event object', onEvent)];
-    },
-    end(): ParserOutput[] {
-      return turnOpen
-        ? [diag('COPILOT_TURN_NOT_ENDED', `turn ${turns} started but the stream ended without its result line`)]
-        : [];
-    },
+  const state: CopilotParseState = {
+    session: null,
+    turnOpen: false,
+    turns: 0,
+    lastError: null,
+    calls: new Set(),
+    mcpServers: new Set(),
   };
+  return { line: (stream, rawText) => readCopilotLine(state, stream, rawText), end: () => endCopilotStream(state) };
+}
+
+/** One line of any stream: stderr gives a diagnostic when it looks like an error, the rest is an event. */
+function readCopilotLine(state: CopilotParseState, stream: StreamName, rawText: string): ParserOutput[] {
+  const { text, noise } = stream === 'pty' ? stripPtyEcho(rawText) : { text: rawText, noise: null };
+  const prefix: ParserOutput[] = noise ? [noise] : [];
+  if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {
+    return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
+  }
+  return [
+    ...prefix,
+    ...parseEventLine(text, 'a copilot event object', (event, line) => onCopilotEvent(state, event, line)),
+  ];
+}
+
+/** The stream's end: a turn still open (`turnOpen`) is a diagnostic. */
+function endCopilotStream(state: CopilotParseState): ParserOutput[] {
+  return state.turnOpen
+    ? [diag('COPILOT_TURN_NOT_ENDED', `turn ${state.turns} started but the stream ended without its result line`)]
+    : [];
+}
+
+/** The session event when `id` is a new session id (sets `session`). */
+function reportSession(state: CopilotParseState, id: string | null): ParsedEvent[] {
+  if (!id || id === state.session) return [];
+  state.session = id;
+  return [{ type: 'engine.session', session_id: id }];
+}
+
+/** A turn started, unless one is open (sets `turnOpen`, counts `turns`, clears `lastError`). */
+function openTurn(state: CopilotParseState): ParsedEvent[] {
+  if (state.turnOpen) return [];
+  state.turnOpen = true;
+  state.turns += 1;
+  state.lastError = null;
+  return [{ type: 'engine.turn.started' }];
+}
+
+/** One event, by its type (MCP servers, tools, messages and the result have handlers of their own). */
+function onCopilotEvent(state: CopilotParseState, event: Json & { type: string }, text: string): ParserOutput[] {
+  const data = isObject(event.data) ? event.data : {};
+  switch (event.type) {
+    case 'session.start':
+      return reportSession(state, str(data.sessionId));
+    case 'session.skills_loaded':
+      return onSkills(data);
+    case 'session.mcp_servers_loaded':
+      return onMcpServersLoaded(state, data);
+    case 'session.mcp_server_status_changed': {
+      // `status: "failed"` with the reason (`error`): a declared server that never became ready.
+      const name = str(data.serverName);
+      return name && data.status === 'failed' ? [mcpNotReady(name, str(data.error) ?? 'failed')] : [];
+    }
+    case 'assistant.turn_start':
+      return openTurn(state);
+    case 'assistant.message_delta':
+      return [
+        ...openTurn(state),
+        {
+          type: 'engine.assistant.message',
+          message_id: str(data.messageId) ?? `message#${state.turns}`,
+          text: str(data.deltaContent) ?? '',
+          final: false,
+        },
+      ];
+    case 'assistant.message':
+      return [...openTurn(state), ...onCopilotMessage(state, data)];
+    case 'assistant.reasoning':
+      return [
+        ...openTurn(state),
+        { type: 'engine.reasoning', item_id: str(data.reasoningId), text: str(data.content) ?? '' },
+      ];
+    case 'assistant.usage':
+      return [{ type: 'engine.usage', usage: usage(data) }];
+    case 'tool.execution_start':
+      return [...openTurn(state), ...onToolCall(state, str(data.toolCallId), str(data.toolName), data.arguments)];
+    case 'tool.execution_complete':
+      return [...openTurn(state), ...onToolComplete(state, data)];
+    case 'session.error': {
+      const opened = openTurn(state);
+      const message = errorMessage(data) ?? excerpt(text);
+      state.lastError = message;
+      return [...opened, { type: 'engine.error', message, fatal: true }];
+    }
+    case 'result':
+      return onCopilotResult(state, event);
+    default:
+      if (QUIET.has(event.type)) return [];
+      return [
+        diag(
+          'COPILOT_UNKNOWN_EVENT',
+          `unknown copilot event type ${JSON.stringify(event.type)}: ${excerpt(text)}`,
+          'info',
+        ),
+      ];
+  }
+}
+
+/** `session.mcp_servers_loaded`: each server goes into `mcpServers`; a failed one is a diagnostic. */
+function onMcpServersLoaded(state: CopilotParseState, data: Json): ParserOutput[] {
+  return (Array.isArray(data.servers) ? data.servers.filter(isObject) : []).flatMap((server) => {
+    const name = str(server.name);
+    if (!name) return [];
+    state.mcpServers.add(name);
+    const status = str(server.status);
+    return status === 'failed' ? [mcpNotReady(name, str(server.error) ?? status)] : [];
+  });
+}
+
+/** The call the first time its id is seen (adds it to `calls`; reads `mcpServers` for its kind), nothing after. */
+function onToolCall(state: CopilotParseState, id: string | null, name: string | null, input: unknown): ParserOutput[] {
+  const callId = id ?? `tool#${state.calls.size + 1}`;
+  if (state.calls.has(callId)) return [];
+  state.calls.add(callId);
+  const toolName = name ?? 'unknown';
+  const kind = toolKind(toolName, state.mcpServers);
+  return [
+    {
+      type: 'engine.tool.call',
+      call_id: callId,
+      kind,
+      name: toolName,
+      input: kind === 'shell' && isObject(input) ? { ...input, command: str(input.command) ?? '' } : (input ?? null),
+    },
+  ];
+}
+
+/** `tool.execution_complete`: the call if not seen yet (`calls`), the files it changed, its result. */
+function onToolComplete(state: CopilotParseState, data: Json): ParserOutput[] {
+  const id = str(data.toolCallId) ?? `tool#${state.calls.size}`;
+  const ok = data.success === true;
+  const result = isObject(data.result) ? data.result : {};
+  const error = isObject(data.error) ? data.error : {};
+  const shell = isObject(data.shellExecution) ? data.shellExecution : {};
+  const out: ParserOutput[] = [];
+  if (!state.calls.has(id)) out.push(...onToolCall(state, id, str(data.toolName), data.arguments));
+  // `fileEdits[] {path, kind: create|edit…}` on a file tool's completion (1.0.102).
+  const edits = Array.isArray(data.fileEdits) ? data.fileEdits.filter(isObject) : [];
+  const changes = edits
+    .map((edit) => ({ path: str(edit.path), kind: str(edit.kind) ?? 'update' }))
+    .filter((change): change is { path: string; kind: string } => change.path !== null);
+  if (ok && changes.length > 0) out.push({ type: 'engine.file.change', changes });
+  return [
+    ...out,
+    {
+      type: 'engine.tool.result',
+      call_id: id,
+      status: ok ? 'completed' : 'failed',
+      output: ok ? str(result.content) : (str(error.message) ?? str(result.content)),
+      exit_code: int(shell.exitCode),
+    },
+  ];
+}
+
+/** `assistant.message`: its text (id from `turns` when it has none) and its tool requests (through `calls`). */
+function onCopilotMessage(state: CopilotParseState, data: Json): ParserOutput[] {
+  const out: ParserOutput[] = [];
+  const content = str(data.content) ?? '';
+  if (content !== '')
+    out.push({
+      type: 'engine.assistant.message',
+      message_id: str(data.messageId) ?? `message#${state.turns}`,
+      text: content,
+      final: true,
+    });
+  const requests = Array.isArray(data.toolRequests) ? data.toolRequests : [];
+  for (const request of requests)
+    if (isObject(request))
+      out.push(...onToolCall(state, str(request.toolCallId), str(request.name), request.arguments));
+  return out;
+}
+
+/** The `result` line: ends the turn (clears `turnOpen`), failed when the exit code or `lastError` says so. */
+function onCopilotResult(state: CopilotParseState, event: Json): ParserOutput[] {
+  const out: ParserOutput[] = [...reportSession(state, str(event.sessionId)), ...openTurn(state)];
+  state.turnOpen = false;
+  const exit = int(event.exitCode);
+  if (exit === 0 && state.lastError === null) out.push({ type: 'engine.turn.end', status: 'completed', error: null });
+  else
+    out.push({
+      type: 'engine.turn.end',
+      status: 'failed',
+      error: state.lastError ?? `copilot ended the turn with exit code ${exit ?? 'unknown'}`,
+    });
+  return out;
 }
 
 /**

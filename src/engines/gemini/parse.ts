@@ -45,216 +45,260 @@ export function geminiToolKind(name: string): ToolKind {
   return 'other';
 }
 
+/** What a gemini parser remembers between lines. */
+interface GeminiParseState {
+  /** Each stream's JSON document assembler (multi-line documents, noise lines between). */
+  assemblers: Partial<Record<StreamName, DocumentAssembler>>;
+  /** The first `--output-format json` document of each stream, consumed at the end. */
+  documents: Partial<Record<StreamName, Json>>;
+  /** Tool calls by id, for their results (name and input). */
+  calls: Map<string, { name: string; input: unknown }>;
+  /** The session id last reported. */
+  sessionId: string | null;
+  /** `init` opened a turn and no `result` closed it yet. */
+  turnOpen: boolean;
+  /** A stream-json `result` was seen: the documents are then not consumed. */
+  resultSeen: boolean;
+  /** Assistant messages closed so far (ids are `msg_<n + 1>`). */
+  messageIndex: number;
+  /** The streamed assistant message's text so far, or null outside one. */
+  pending: string | null;
+}
+
 /** A fresh parser for one gemini attempt. Never throws. */
 export function createGeminiParser(): EngineParser {
-  const assemblers: Partial<Record<StreamName, DocumentAssembler>> = {};
-  const documents: Partial<Record<StreamName, Json>> = {};
-  const calls = new Map<string, { name: string; input: unknown }>();
-  let sessionId: string | null = null;
-  let turnOpen = false;
-  let resultSeen = false;
-  let messageIndex = 0;
-  let pending: string | null = null;
-
-  const messageId = (): string => `msg_${messageIndex + 1}`;
-
-  /** Closes the streamed assistant message: its deltas become one whole message. */
-  function flush(): ParserOutput[] {
-    if (pending === null) return [];
-    const text = pending;
-    pending = null;
-    const out: ParserOutput[] = [{ type: 'engine.assistant.message', message_id: messageId(), text, final: true }];
-    messageIndex += 1;
-    return out;
-  }
-
-  function session(id: unknown): ParserOutput[] {
-    if (typeof id !== 'string' || id === '' || id === sessionId) return [];
-    sessionId = id;
-    return [{ type: 'engine.session', session_id: id }];
-  }
-
-  function onEvent(event: Json, text: string): ParserOutput[] {
-    switch (event.type) {
-      case 'init': {
-        turnOpen = true;
-        const out = session(event.session_id);
-        return out.length > 0 || sessionId
-          ? [...out, { type: 'engine.turn.started' }]
-          : [diag('STREAM_PARSE_ERROR', `init without session_id: ${excerpt(text)}`), { type: 'engine.turn.started' }];
-      }
-      case 'message': {
-        if (event.role !== 'assistant') return [];
-        const content = str(event.content) ?? '';
-        if (event.delta === true) {
-          pending = (pending ?? '') + content;
-          return [{ type: 'engine.assistant.message', message_id: messageId(), text: content, final: false }];
-        }
-        pending = (pending ?? '') + content;
-        return flush();
-      }
-      case 'tool_use': {
-        const id = str(event.tool_id) ?? `tool_${calls.size + 1}`;
-        const name = str(event.tool_name) ?? 'unknown';
-        const input = event.parameters ?? {};
-        calls.set(id, { name, input });
-        return [...flush(), { type: 'engine.tool.call', call_id: id, kind: geminiToolKind(name), name, input }];
-      }
-      case 'tool_result': {
-        const id = str(event.tool_id) ?? `tool_${calls.size}`;
-        const failed = event.status === 'error';
-        const error = isObject(event.error) ? str(event.error.message) : null;
-        const out: ParserOutput[] = [
-          ...flush(),
-          {
-            type: 'engine.tool.result',
-            call_id: id,
-            status: failed ? 'failed' : 'completed',
-            output: str(event.output) ?? error,
-            exit_code: null,
-          },
-        ];
-        // A path refused for its shape: the run directory's (the harness's choice), not the model's.
-        if (failed && error && GEMINI_PATH_REFUSED.test(error))
-          out.push(
-            diag(
-              'ENGINE_WORKSPACE_PATH_REFUSED',
-              `gemini refused a tool's path for its shape (${excerpt(error)}): the run directory's path holds characters gemini cannot work under; use a run root without them.`,
-              'error',
-            ),
-          );
-        const call = calls.get(id);
-        const file = call && isObject(call.input) ? str(call.input.file_path) : null;
-        if (!failed && call && geminiToolKind(call.name) === 'file_change' && file)
-          out.push({
-            type: 'engine.file.change',
-            changes: [{ path: file, kind: call.name === 'write_file' ? 'add' : 'update' }],
-          });
-        return out;
-      }
-      case 'error':
-        return [{ type: 'engine.error', message: str(event.message) ?? excerpt(text), fatal: false }];
-      case 'result': {
-        resultSeen = true;
-        turnOpen = false;
-        const out: ParserOutput[] = [...flush(), { type: 'engine.usage', usage: streamUsage(event.stats) }];
-        if (event.status === 'error') {
-          const message = isObject(event.error) ? str(event.error.message) : str(event.error);
-          out.push({
-            type: 'engine.turn.end',
-            status: 'failed',
-            error: message ?? 'gemini result status error without a message',
-          });
-        } else {
-          out.push({ type: 'engine.turn.end', status: 'completed', error: null });
-        }
-        return out;
-      }
-      default:
-        return [];
-    }
-  }
-
-  function onDocument(doc: Json, stream: StreamName): ParserOutput[] {
-    const out: ParserOutput[] = [];
-    // stdout is where a healthy `--output-format json` run prints its document; only the PTY is a fallback.
-    if (stream === 'pty')
-      out.push(
-        diag(
-          'GEMINI_STREAM_JSON_FALLBACK_USED',
-          'the structured result was taken from a JSON document in the PTY transcript (no split streams)',
-          'info',
-        ),
-      );
-    out.push(...session(doc.session_id), { type: 'engine.turn.started' });
-    if (calls.size === 0) out.push(...countedToolCalls(doc.stats));
-    const response = doc.response;
-    if (typeof response === 'string' ? response !== '' : response !== undefined && response !== null) {
-      out.push({
-        type: 'engine.assistant.message',
-        message_id: messageId(),
-        text: typeof response === 'string' ? response : JSON.stringify(response),
-        final: true,
-      });
-      messageIndex += 1;
-    }
-    if (Array.isArray(doc.warnings))
-      for (const w of doc.warnings)
-        if (typeof w === 'string') out.push({ type: 'engine.error', message: w, fatal: false });
-    out.push({ type: 'engine.usage', usage: documentUsage(doc.stats) });
-    if (doc.error !== undefined && doc.error !== null) {
-      const message = isObject(doc.error) ? str(doc.error.message) : str(doc.error);
-      out.push({
-        type: 'engine.turn.end',
-        status: 'failed',
-        error: message ?? 'gemini error document without a message',
-      });
-    } else {
-      out.push({ type: 'engine.turn.end', status: 'completed', error: null });
-    }
-    return out;
-  }
-
-  function onPlainLine(stream: StreamName, text: string): ParserOutput[] {
-    if (text.trim() === '') return [];
-    if (stream === 'stdout')
-      return [diag('GEMINI_STDOUT_NOISE', `stdout line outside any JSON event or document: ${excerpt(text)}`)];
-    return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
-  }
-
-  function abandoned(stream: StreamName, lines: string[]): ParserOutput[] {
-    return [
-      diag(
-        'STREAM_PARSE_ERROR',
-        `${stream}: ${lines.length} line(s) starting a JSON value that never completed: ${excerpt(lines.join('\n'))}`,
-      ),
-    ];
-  }
-
-  return {
-    line(stream: StreamName, rawText: string): ParserOutput[] {
-      const assembler = (assemblers[stream] ??= createDocumentAssembler());
-      const text = rawText.replace(/\r$/, '');
-      const out: ParserOutput[] = [];
-      for (const step of assembler.push(text)) {
-        if (step.kind === 'line') out.push(...onPlainLine(stream, step.text));
-        else if (step.kind === 'abandoned') out.push(...abandoned(stream, step.lines));
-        else if (step.kind === 'document') {
-          if (typeof step.value.type === 'string' && STREAM_EVENTS.has(step.value.type) && step.lines === 1)
-            out.push(...onEvent(step.value, text));
-          else if (!DOCUMENT_FIELDS.some((field) => field in step.value))
-            out.push(...onPlainLine(stream, step.lines === 1 ? text : JSON.stringify(step.value)));
-          else if (!documents[stream]) documents[stream] = step.value;
-          else out.push(diag('GEMINI_EXTRA_DOCUMENT', `${stream}: a second JSON document was ignored`, 'info'));
-        }
-      }
-      return out;
-    },
-    end(): ParserOutput[] {
-      const out: ParserOutput[] = [];
-      for (const [stream, assembler] of Object.entries(assemblers) as Array<[StreamName, DocumentAssembler]>) {
-        const rest = assembler.drain();
-        if (rest.length > 0) out.push(...abandoned(stream, rest));
-      }
-      if (!resultSeen) {
-        const stream = (['stderr', 'stdout', 'pty'] as const).find((s) => documents[s] !== undefined);
-        if (stream) {
-          out.push(...flush(), ...onDocument(documents[stream]!, stream));
-          return out;
-        }
-      }
-      if (turnOpen)
-        out.push(
-          diag(
-            'GEMINI_TURN_NOT_ENDED',
-            pending !== null
-              ? 'the stream ended inside an assistant message, without a result event'
-              : 'init was seen but the stream ended without a result event',
-          ),
-        );
-      return out;
-    },
+  const state: GeminiParseState = {
+    assemblers: {},
+    documents: {},
+    calls: new Map(),
+    sessionId: null,
+    turnOpen: false,
+    resultSeen: false,
+    messageIndex: 0,
+    pending: null,
   };
+  return { line: (stream, rawText) => readGeminiLine(state, stream, rawText), end: () => endGeminiStream(state) };
+}
+
+/** One line of a stream, through its assembler: plain lines, stream-json events, documents (kept in `documents`). */
+function readGeminiLine(state: GeminiParseState, stream: StreamName, rawText: string): ParserOutput[] {
+  const assembler = (state.assemblers[stream] ??= createDocumentAssembler());
+  const text = rawText.replace(/\r$/, '');
+  const out: ParserOutput[] = [];
+  for (const step of assembler.push(text)) {
+    if (step.kind === 'line') out.push(...onPlainLine(stream, step.text));
+    else if (step.kind === 'abandoned') out.push(...abandoned(stream, step.lines));
+    else if (step.kind === 'document') {
+      if (typeof step.value.type === 'string' && STREAM_EVENTS.has(step.value.type) && step.lines === 1)
+        out.push(...onGeminiEvent(state, step.value, text));
+      else if (!DOCUMENT_FIELDS.some((field) => field in step.value))
+        out.push(...onPlainLine(stream, step.lines === 1 ? text : JSON.stringify(step.value)));
+      else if (!state.documents[stream]) state.documents[stream] = step.value;
+      else out.push(diag('GEMINI_EXTRA_DOCUMENT', `${stream}: a second JSON document was ignored`, 'info'));
+    }
+  }
+  return out;
+}
+
+/**
+ * The streams' end: unfinished documents are reported; without a `result` (`resultSeen`) the first document by
+ * priority is the turn; else a turn still open (`turnOpen`, `pending`) is a diagnostic.
+ */
+function endGeminiStream(state: GeminiParseState): ParserOutput[] {
+  const out: ParserOutput[] = [];
+  for (const [stream, assembler] of Object.entries(state.assemblers) as Array<[StreamName, DocumentAssembler]>) {
+    const rest = assembler.drain();
+    if (rest.length > 0) out.push(...abandoned(stream, rest));
+  }
+  if (!state.resultSeen) {
+    const stream = (['stderr', 'stdout', 'pty'] as const).find((s) => state.documents[s] !== undefined);
+    if (stream) {
+      out.push(...flushMessage(state), ...onGeminiDocument(state, state.documents[stream]!, stream));
+      return out;
+    }
+  }
+  if (state.turnOpen)
+    out.push(
+      diag(
+        'GEMINI_TURN_NOT_ENDED',
+        state.pending !== null
+          ? 'the stream ended inside an assistant message, without a result event'
+          : 'init was seen but the stream ended without a result event',
+      ),
+    );
+  return out;
+}
+
+/** The current assistant message's id (reads `messageIndex`). */
+function messageId(state: GeminiParseState): string {
+  return `msg_${state.messageIndex + 1}`;
+}
+
+/** Closes the streamed assistant message (`pending`, then `messageIndex`): its deltas become one whole message. */
+function flushMessage(state: GeminiParseState): ParserOutput[] {
+  if (state.pending === null) return [];
+  const text = state.pending;
+  state.pending = null;
+  const out: ParserOutput[] = [{ type: 'engine.assistant.message', message_id: messageId(state), text, final: true }];
+  state.messageIndex += 1;
+  return out;
+}
+
+/** The session event when `id` is a new session id (sets `sessionId`). */
+function reportSession(state: GeminiParseState, id: unknown): ParserOutput[] {
+  if (typeof id !== 'string' || id === '' || id === state.sessionId) return [];
+  state.sessionId = id;
+  return [{ type: 'engine.session', session_id: id }];
+}
+
+/** One stream-json event, by its type (tool results and the result have handlers of their own). */
+function onGeminiEvent(state: GeminiParseState, event: Json, text: string): ParserOutput[] {
+  switch (event.type) {
+    case 'init': {
+      state.turnOpen = true;
+      const out = reportSession(state, event.session_id);
+      return out.length > 0 || state.sessionId
+        ? [...out, { type: 'engine.turn.started' }]
+        : [diag('STREAM_PARSE_ERROR', `init without session_id: ${excerpt(text)}`), { type: 'engine.turn.started' }];
+    }
+    case 'message': {
+      if (event.role !== 'assistant') return [];
+      const content = str(event.content) ?? '';
+      state.pending = (state.pending ?? '') + content;
+      if (event.delta === true)
+        return [{ type: 'engine.assistant.message', message_id: messageId(state), text: content, final: false }];
+      return flushMessage(state);
+    }
+    case 'tool_use': {
+      const id = str(event.tool_id) ?? `tool_${state.calls.size + 1}`;
+      const name = str(event.tool_name) ?? 'unknown';
+      const input = event.parameters ?? {};
+      state.calls.set(id, { name, input });
+      return [
+        ...flushMessage(state),
+        { type: 'engine.tool.call', call_id: id, kind: geminiToolKind(name), name, input },
+      ];
+    }
+    case 'tool_result':
+      return onGeminiToolResult(state, event);
+    case 'error':
+      return [{ type: 'engine.error', message: str(event.message) ?? excerpt(text), fatal: false }];
+    case 'result':
+      return onGeminiResult(state, event);
+    default:
+      return [];
+  }
+}
+
+/** A `tool_result` event: closes the message (`pending`), reads `calls` for a file tool's change. */
+function onGeminiToolResult(state: GeminiParseState, event: Json): ParserOutput[] {
+  const id = str(event.tool_id) ?? `tool_${state.calls.size}`;
+  const failed = event.status === 'error';
+  const error = isObject(event.error) ? str(event.error.message) : null;
+  const out: ParserOutput[] = [
+    ...flushMessage(state),
+    {
+      type: 'engine.tool.result',
+      call_id: id,
+      status: failed ? 'failed' : 'completed',
+      output: str(event.output) ?? error,
+      exit_code: null,
+    },
+  ];
+  // A path refused for its shape: the run directory's (the harness's choice), not the model's.
+  if (failed && error && GEMINI_PATH_REFUSED.test(error))
+    out.push(
+      diag(
+        'ENGINE_WORKSPACE_PATH_REFUSED',
+        `gemini refused a tool's path for its shape (${excerpt(error)}): the run directory's path holds characters gemini cannot work under; use a run root without them.`,
+        'error',
+      ),
+    );
+  const call = state.calls.get(id);
+  const file = call && isObject(call.input) ? str(call.input.file_path) : null;
+  if (!failed && call && geminiToolKind(call.name) === 'file_change' && file)
+    out.push({
+      type: 'engine.file.change',
+      changes: [{ path: file, kind: call.name === 'write_file' ? 'add' : 'update' }],
+    });
+  return out;
+}
+
+/** A stream-json `result`: sets `resultSeen`, closes the turn (`turnOpen`) and the message (`pending`). */
+function onGeminiResult(state: GeminiParseState, event: Json): ParserOutput[] {
+  state.resultSeen = true;
+  state.turnOpen = false;
+  const out: ParserOutput[] = [...flushMessage(state), { type: 'engine.usage', usage: streamUsage(event.stats) }];
+  if (event.status === 'error') {
+    const message = isObject(event.error) ? str(event.error.message) : str(event.error);
+    out.push({
+      type: 'engine.turn.end',
+      status: 'failed',
+      error: message ?? 'gemini result status error without a message',
+    });
+  } else {
+    out.push({ type: 'engine.turn.end', status: 'completed', error: null });
+  }
+  return out;
+}
+
+/** A `--output-format json` document as a whole turn; reads `calls`, changes `sessionId` and `messageIndex`. */
+function onGeminiDocument(state: GeminiParseState, doc: Json, stream: StreamName): ParserOutput[] {
+  const out: ParserOutput[] = [];
+  // stdout is where a healthy `--output-format json` run prints its document; only the PTY is a fallback.
+  if (stream === 'pty')
+    out.push(
+      diag(
+        'GEMINI_STREAM_JSON_FALLBACK_USED',
+        'the structured result was taken from a JSON document in the PTY transcript (no split streams)',
+        'info',
+      ),
+    );
+  out.push(...reportSession(state, doc.session_id), { type: 'engine.turn.started' });
+  if (state.calls.size === 0) out.push(...countedToolCalls(doc.stats));
+  const response = doc.response;
+  if (typeof response === 'string' ? response !== '' : response !== undefined && response !== null) {
+    out.push({
+      type: 'engine.assistant.message',
+      message_id: messageId(state),
+      text: typeof response === 'string' ? response : JSON.stringify(response),
+      final: true,
+    });
+    state.messageIndex += 1;
+  }
+  if (Array.isArray(doc.warnings))
+    for (const w of doc.warnings)
+      if (typeof w === 'string') out.push({ type: 'engine.error', message: w, fatal: false });
+  out.push({ type: 'engine.usage', usage: documentUsage(doc.stats) });
+  if (doc.error !== undefined && doc.error !== null) {
+    const message = isObject(doc.error) ? str(doc.error.message) : str(doc.error);
+    out.push({
+      type: 'engine.turn.end',
+      status: 'failed',
+      error: message ?? 'gemini error document without a message',
+    });
+  } else {
+    out.push({ type: 'engine.turn.end', status: 'completed', error: null });
+  }
+  return out;
+}
+
+/** A line outside any JSON: noise on stdout, a diagnostic on stderr when it looks like an error. */
+function onPlainLine(stream: StreamName, text: string): ParserOutput[] {
+  if (text.trim() === '') return [];
+  if (stream === 'stdout')
+    return [diag('GEMINI_STDOUT_NOISE', `stdout line outside any JSON event or document: ${excerpt(text)}`)];
+  return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
+}
+
+/** Lines that started a JSON value that never completed. */
+function abandoned(stream: StreamName, lines: string[]): ParserOutput[] {
+  return [
+    diag(
+      'STREAM_PARSE_ERROR',
+      `${stream}: ${lines.length} line(s) starting a JSON value that never completed: ${excerpt(lines.join('\n'))}`,
+    ),
+  ];
 }
 
 /**

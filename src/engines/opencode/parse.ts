@@ -32,165 +32,184 @@ function toolKind(name: string): ToolKind {
   return 'other';
 }
 
+/** What an opencode parser remembers between lines. */
+interface OpencodeParseState {
+  /** The session id last reported. */
+  session: string | null;
+  /** A step opened a turn and no final step_finish or error closed it yet. */
+  turnOpen: boolean;
+  /** Turns opened so far. */
+  turns: number;
+  /** Tool call ids already reported. */
+  calls: Set<string>;
+}
+
 /** A fresh parser for one opencode attempt. Never throws. */
 export function createOpencodeParser(): EngineParser {
-  let session: string | null = null;
-  let turnOpen = false;
-  let turns = 0;
-  const calls = new Set<string>();
+  const state: OpencodeParseState = { session: null, turnOpen: false, turns: 0, calls: new Set() };
+  return { line: (stream, rawText) => readOpencodeLine(state, stream, rawText), end: () => endOpencodeStream(state) };
+}
 
-  function onSession(event: Json): ParsedEvent[] {
-    const id = str(event.sessionID) ?? (isObject(event.part) ? str(event.part.sessionID) : null);
-    if (!id || id === session) return [];
-    session = id;
-    return [{ type: 'engine.session', session_id: id }];
+/** One line of any stream: stderr gives a diagnostic when it looks like an error, the rest is an event. */
+function readOpencodeLine(state: OpencodeParseState, stream: StreamName, rawText: string): ParserOutput[] {
+  const { text, noise } = stream === 'pty' ? stripPtyEcho(rawText) : { text: rawText, noise: null };
+  const prefix: ParserOutput[] = noise ? [noise] : [];
+  if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {
+    return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
   }
+  return [
+    ...prefix,
+    ...parseEventLine(text, 'an opencode event object', (event, line) => onOpencodeEvent(state, event, line)),
+  ];
+}
 
-  function openTurn(): ParsedEvent[] {
-    if (turnOpen) return [];
-    turnOpen = true;
-    turns += 1;
-    return [{ type: 'engine.turn.started' }];
-  }
+/** The stream's end: a turn still open (`turnOpen`) is a diagnostic. */
+function endOpencodeStream(state: OpencodeParseState): ParserOutput[] {
+  return state.turnOpen
+    ? [
+        diag(
+          'OPENCODE_TURN_NOT_ENDED',
+          `turn ${state.turns} started but the stream ended without step_finish(stop) or an error event`,
+        ),
+      ]
+    : [];
+}
 
-  function onTool(part: Json): ParserOutput[] {
-    const id = str(part.callID) ?? str(part.id) ?? `tool#${calls.size + 1}`;
-    const state = isObject(part.state) ? part.state : {};
-    // A call of a tool opencode lacks is repaired into its `invalid` tool ({tool, error}), which "completes": it is
-    // still the model's call of that tool, and it failed.
-    const invalid = part.tool === 'invalid' && isObject(state.input) ? str(state.input.tool) : null;
-    const name = invalid ?? str(part.tool) ?? 'unknown';
-    const status = invalid && str(state.status) === 'completed' ? 'error' : str(state.status);
-    const input = invalid ? null : (state.input ?? null);
-    const kind = toolKind(name);
-    const out: ParserOutput[] = [];
-    if (!calls.has(id)) {
-      calls.add(id);
-      out.push({
-        type: 'engine.tool.call',
-        call_id: id,
-        kind,
-        name,
-        input: kind === 'shell' && isObject(input) ? { ...input, command: str(input.command) ?? '' } : input,
-      });
+/** The session event when the event names a new session (sets `session`). */
+function reportSession(state: OpencodeParseState, event: Json): ParsedEvent[] {
+  const id = str(event.sessionID) ?? (isObject(event.part) ? str(event.part.sessionID) : null);
+  if (!id || id === state.session) return [];
+  state.session = id;
+  return [{ type: 'engine.session', session_id: id }];
+}
+
+/** A turn started, unless one is open (sets `turnOpen`, counts `turns`). */
+function openTurn(state: OpencodeParseState): ParsedEvent[] {
+  if (state.turnOpen) return [];
+  state.turnOpen = true;
+  state.turns += 1;
+  return [{ type: 'engine.turn.started' }];
+}
+
+/** One event: its session first, then by type (tools and step ends have handlers of their own). */
+function onOpencodeEvent(state: OpencodeParseState, event: Json, text: string): ParserOutput[] {
+  const out: ParserOutput[] = [...reportSession(state, event)];
+  const part = isObject(event.part) ? event.part : null;
+  const needPart = (): ParserOutput[] => [
+    diag('STREAM_PARSE_ERROR', `${String(event.type)} without a part object: ${excerpt(text)}`),
+  ];
+  switch (event.type) {
+    case 'step_start':
+      return [...out, ...openTurn(state)];
+    case 'text':
+      if (!part) return [...out, ...needPart()];
+      return [
+        ...out,
+        ...openTurn(state),
+        {
+          type: 'engine.assistant.message',
+          message_id: str(part.id) ?? `text#${state.turns}`,
+          text: str(part.text) ?? '',
+          final: true,
+        },
+      ];
+    case 'reasoning':
+      if (!part) return [...out, ...needPart()];
+      return [
+        ...out,
+        ...openTurn(state),
+        { type: 'engine.reasoning', item_id: str(part.id), text: str(part.text) ?? '' },
+      ];
+    case 'tool_use':
+      if (!part) return [...out, ...needPart()];
+      return [...out, ...openTurn(state), ...onOpencodeTool(state, part)];
+    case 'step_finish':
+      if (!part) return [...out, ...needPart()];
+      return [...out, ...onStepFinish(state, part)];
+    case 'error': {
+      const message = errorMessage(event.error) ?? excerpt(text);
+      state.turnOpen = false;
+      return [
+        ...out,
+        { type: 'engine.error', message, fatal: true },
+        { type: 'engine.turn.end', status: 'failed', error: message },
+      ];
     }
-    if (status === 'completed' || status === 'error') {
-      const metadata = isObject(state.metadata) ? state.metadata : {};
-      if (status === 'completed' && kind === 'file_change') {
-        const file = isObject(input) ? (str(input.filePath) ?? str(input.path)) : null;
-        if (file)
-          out.push({
-            type: 'engine.file.change',
-            changes: [{ path: file, kind: name === 'write' ? 'write' : 'update' }],
-          });
-      }
-      out.push({
-        type: 'engine.tool.result',
-        call_id: id,
-        status: status === 'error' ? 'failed' : 'completed',
-        output: status === 'error' ? (str(state.error) ?? str(state.output)) : str(state.output),
-        exit_code: int(metadata.exit),
-      });
+    default:
+      return [
+        ...out,
+        diag(
+          'OPENCODE_UNKNOWN_EVENT',
+          `unknown opencode event type ${JSON.stringify(event.type)}: ${excerpt(text)}`,
+          'info',
+        ),
+      ];
+  }
+}
+
+/** A `tool_use` part: the call the first time its id is seen (adds it to `calls`), its result once it ended. */
+function onOpencodeTool(state: OpencodeParseState, part: Json): ParserOutput[] {
+  const id = str(part.callID) ?? str(part.id) ?? `tool#${state.calls.size + 1}`;
+  const toolState = isObject(part.state) ? part.state : {};
+  // A call of a tool opencode lacks is repaired into its `invalid` tool ({tool, error}), which "completes": it is
+  // still the model's call of that tool, and it failed.
+  const invalid = part.tool === 'invalid' && isObject(toolState.input) ? str(toolState.input.tool) : null;
+  const name = invalid ?? str(part.tool) ?? 'unknown';
+  const status = invalid && str(toolState.status) === 'completed' ? 'error' : str(toolState.status);
+  const input = invalid ? null : (toolState.input ?? null);
+  const kind = toolKind(name);
+  const out: ParserOutput[] = [];
+  if (!state.calls.has(id)) {
+    state.calls.add(id);
+    out.push({
+      type: 'engine.tool.call',
+      call_id: id,
+      kind,
+      name,
+      input: kind === 'shell' && isObject(input) ? { ...input, command: str(input.command) ?? '' } : input,
+    });
+  }
+  if (status === 'completed' || status === 'error') {
+    const metadata = isObject(toolState.metadata) ? toolState.metadata : {};
+    if (status === 'completed' && kind === 'file_change') {
+      const file = isObject(input) ? (str(input.filePath) ?? str(input.path)) : null;
+      if (file)
+        out.push({
+          type: 'engine.file.change',
+          changes: [{ path: file, kind: name === 'write' ? 'write' : 'update' }],
+        });
     }
-    return out;
+    out.push({
+      type: 'engine.tool.result',
+      call_id: id,
+      status: status === 'error' ? 'failed' : 'completed',
+      output: status === 'error' ? (str(toolState.error) ?? str(toolState.output)) : str(toolState.output),
+      exit_code: int(metadata.exit),
+    });
   }
+  return out;
+}
 
-  function onStepFinish(part: Json): ParserOutput[] {
-    const out: ParserOutput[] = [{ type: 'engine.usage', usage: usage(part.tokens) }];
-    const reason = str(part.reason);
-    if (reason === 'tool-calls') return out;
-    turnOpen = false;
-    if (reason === 'stop') out.push({ type: 'engine.turn.end', status: 'completed', error: null });
-    else if (reason === 'length')
-      out.push({
-        type: 'engine.turn.end',
-        status: 'failed',
-        error: 'MessageOutputLengthError: the model hit its output token limit (finish reason length)',
-      });
-    else
-      out.push({
-        type: 'engine.turn.end',
-        status: 'failed',
-        error: `step finished with reason ${JSON.stringify(reason)}`,
-      });
-    return out;
-  }
-
-  function onEvent(event: Json, text: string): ParserOutput[] {
-    const out: ParserOutput[] = [...onSession(event)];
-    const part = isObject(event.part) ? event.part : null;
-    const needPart = (): ParserOutput[] => [
-      diag('STREAM_PARSE_ERROR', `${String(event.type)} without a part object: ${excerpt(text)}`),
-    ];
-    switch (event.type) {
-      case 'step_start':
-        return [...out, ...openTurn()];
-      case 'text':
-        if (!part) return [...out, ...needPart()];
-        return [
-          ...out,
-          ...openTurn(),
-          {
-            type: 'engine.assistant.message',
-            message_id: str(part.id) ?? `text#${turns}`,
-            text: str(part.text) ?? '',
-            final: true,
-          },
-        ];
-      case 'reasoning':
-        if (!part) return [...out, ...needPart()];
-        return [...out, ...openTurn(), { type: 'engine.reasoning', item_id: str(part.id), text: str(part.text) ?? '' }];
-      case 'tool_use':
-        if (!part) return [...out, ...needPart()];
-        return [...out, ...openTurn(), ...onTool(part)];
-      case 'step_finish':
-        if (!part) return [...out, ...needPart()];
-        return [...out, ...onStepFinish(part)];
-      case 'error': {
-        const message = errorMessage(event.error) ?? excerpt(text);
-        turnOpen = false;
-        return [
-          ...out,
-          { type: 'engine.error', message, fatal: true },
-          { type: 'engine.turn.end', status: 'failed', error: message },
-        ];
-      }
-      default:
-        return [
-          ...out,
-          diag(
-            'OPENCODE_UNKNOWN_EVENT',
-            `unknown opencode event type ${JSON.stringify(event.type)}: ${excerpt(text)}`,
-            'info',
-          ),
-        ];
-    }
-  }
-
-  function parseStdoutLine(text: string): ParserOutput[] {
-    return parseEventLine(text, 'an opencode event object', onEvent);
-  }
-
-  return {
-    line(stream: StreamName, rawText: string): ParserOutput[] {
-      const { text, noise } = stream === 'pty' ? stripPtyEcho(rawText) : { text: rawText, noise: null };
-      const prefix: ParserOutput[] = noise ? [noise] : [];
-      if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {
-        return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
-      }
-      return [...prefix, ...parseStdoutLine(text)];
-    },
-    end(): ParserOutput[] {
-      return turnOpen
-        ? [
-            diag(
-              'OPENCODE_TURN_NOT_ENDED',
-              `turn ${turns} started but the stream ended without step_finish(stop) or an error event`,
-            ),
-          ]
-        : [];
-    },
-  };
+/** A `step_finish` part: the usage, and unless more tool calls follow, the turn's end (clears `turnOpen`). */
+function onStepFinish(state: OpencodeParseState, part: Json): ParserOutput[] {
+  const out: ParserOutput[] = [{ type: 'engine.usage', usage: usage(part.tokens) }];
+  const reason = str(part.reason);
+  if (reason === 'tool-calls') return out;
+  state.turnOpen = false;
+  if (reason === 'stop') out.push({ type: 'engine.turn.end', status: 'completed', error: null });
+  else if (reason === 'length')
+    out.push({
+      type: 'engine.turn.end',
+      status: 'failed',
+      error: 'MessageOutputLengthError: the model hit its output token limit (finish reason length)',
+    });
+  else
+    out.push({
+      type: 'engine.turn.end',
+      status: 'failed',
+      error: `step finished with reason ${JSON.stringify(reason)}`,
+    });
+  return out;
 }
 
 /** `Name: message (status N)` from an opencode error object, or null. */

@@ -16,14 +16,21 @@
  * - one `-p` run is one turn: `system/init` opens it, `result` closes it.
  * stderr carries notices (no sandbox under `--yolo`, ripgrep fallback) and the API errors' text.
  */
-import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
-import { mcpNotReadyDiagnostic } from '../mcp-readiness.js';
-import { count, diag, excerpt, isObject, str, type Json } from '../parse-helpers.js';
+import { diag, excerpt, isObject, parseEventLine, str, type Json } from '../parse-helpers.js';
+import {
+  closeStreamJsonTurn,
+  endStreamJson,
+  newStreamJsonState,
+  onStreamJsonInit,
+  onStreamJsonUser,
+  readAssistantBlocks,
+  readStreamJsonLine,
+  type StreamJsonDialect,
+  type StreamJsonState,
+  type ToolKind,
+} from '../stream-json-parse.js';
 
-type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
-
-const STDERR_ERROR = /\bERROR\b|Error:|error:|\[API Error/;
 const FILE_TOOLS = new Set(['write_file', 'edit', 'notebook_edit', 'replace']);
 const SHELL_TOOL = 'run_shell_command';
 const API_ERROR = /^\[API Error\b/;
@@ -47,214 +54,86 @@ export function qwenShellExitCode(output: string | null): number | null {
   return match ? Number(match[1]) : null;
 }
 
+/** qwen's stream-json, as the shared handlers (stream-json-parse.ts) read it. */
+const QWEN_DIALECT: StreamJsonDialect = {
+  unknownCode: 'QWEN_UNKNOWN_EVENT',
+  turnNotEndedCode: 'QWEN_TURN_NOT_ENDED',
+  stderrError: /\bERROR\b|Error:|error:|\[API Error/,
+  toolKind: qwenToolKind,
+  fileTools: FILE_TOOLS,
+  writeTool: 'write_file',
+  silentBlocks: new Set(),
+  // A failed API call is reported as the model's text (`[API Error: 401 …]`); `result` then fails the turn.
+  textIsError: (text) => API_ERROR.test(text),
+  // `is_error` stays false for a shell command's non-zero exit: its report's `Exit Code: N` says it failed.
+  toolOutcome: (callName, isError, output) => {
+    const exitCode = callName === SHELL_TOOL ? qwenShellExitCode(output) : null;
+    return { failed: isError || (exitCode !== null && exitCode !== 0), exitCode };
+  },
+};
+
 /** A fresh parser for one qwen attempt. Never throws. */
 export function createQwenParser(): EngineParser {
-  let turnOpen = false;
-  let sessionSeen: string | null = null;
-  const blocksPerMessage = new Map<string, number>();
-  const calls = new Map<string, { name: string; input: unknown }>();
-  let textThisTurn = false;
+  const state = newStreamJsonState();
+  return {
+    line: (stream, text) =>
+      readStreamJsonLine(QWEN_DIALECT, stream, text, (line) =>
+        parseEventLine(line, 'a qwen event object', (event, eventText) => onQwenEvent(state, event, eventText)),
+      ),
+    end: () => endStreamJson(state, QWEN_DIALECT),
+  };
+}
 
-  function onAssistant(event: Json, text: string): ParserOutput[] {
-    const message = isObject(event.message) ? event.message : null;
-    if (!message || !Array.isArray(message.content))
-      return [diag('STREAM_PARSE_ERROR', `assistant event without message.content: ${excerpt(text)}`)];
-    const messageId = str(message.id) ?? str(event.uuid) ?? 'message';
-    const out: ParserOutput[] = [];
-    for (const block of message.content) {
-      const n = blocksPerMessage.get(messageId) ?? 0;
-      blocksPerMessage.set(messageId, n + 1);
-      const blockId = `${messageId}#${n}`;
-      if (!isObject(block)) {
-        out.push(diag('STREAM_PARSE_ERROR', `assistant content block is not an object: ${excerpt(text)}`));
-        continue;
-      }
-      switch (block.type) {
-        case 'text': {
-          const said = str(block.text) ?? '';
-          // A failed API call is reported as the model's text (`[API Error: 401 …]`); `result` then fails the turn.
-          if (API_ERROR.test(said)) {
-            out.push({ type: 'engine.error', message: said, fatal: false });
-            break;
-          }
-          textThisTurn = true;
-          out.push({ type: 'engine.assistant.message', message_id: blockId, text: said, final: true });
-          break;
-        }
-        case 'thinking':
-          out.push({ type: 'engine.reasoning', item_id: blockId, text: str(block.thinking) ?? '' });
-          break;
-        case 'tool_use': {
-          const callId = str(block.id) ?? blockId;
-          const name = str(block.name) ?? 'unknown';
-          if (calls.has(callId)) break;
-          calls.set(callId, { name, input: block.input ?? null });
-          out.push({
-            type: 'engine.tool.call',
-            call_id: callId,
-            kind: qwenToolKind(name),
-            name,
-            input: block.input ?? null,
-          });
-          break;
-        }
-        default:
-          out.push(diag('QWEN_UNKNOWN_EVENT', `unknown assistant content block ${JSON.stringify(block.type)}`, 'info'));
-      }
+/** One stream-json event, by its type. */
+function onQwenEvent(state: StreamJsonState, event: Json & { type: string }, text: string): ParserOutput[] {
+  switch (event.type) {
+    case 'system':
+      return onQwenSystem(state, event, text);
+    case 'assistant': {
+      const message = isObject(event.message) ? event.message : null;
+      if (!message || !Array.isArray(message.content))
+        return [diag('STREAM_PARSE_ERROR', `assistant event without message.content: ${excerpt(text)}`)];
+      const messageId = str(message.id) ?? str(event.uuid) ?? 'message';
+      return readAssistantBlocks(state, QWEN_DIALECT, messageId, message.content, text);
     }
-    return out;
-  }
-
-  function onUser(event: Json): ParserOutput[] {
-    const message = isObject(event.message) ? event.message : null;
-    if (!message || !Array.isArray(message.content)) return [];
-    const out: ParserOutput[] = [];
-    for (const block of message.content) {
-      if (!isObject(block) || block.type !== 'tool_result') continue;
-      const callId = str(block.tool_use_id) ?? 'unknown';
-      const output = resultText(block.content);
-      const call = calls.get(callId);
-      const exitCode = call?.name === SHELL_TOOL ? qwenShellExitCode(output) : null;
-      const failed = block.is_error === true || (exitCode !== null && exitCode !== 0);
-      out.push({
-        type: 'engine.tool.result',
-        call_id: callId,
-        status: failed ? 'failed' : 'completed',
-        output,
-        exit_code: exitCode,
-      });
-      if (!failed && call && FILE_TOOLS.has(call.name)) {
-        const input = isObject(call.input) ? call.input : {};
-        const file = str(input.file_path) ?? str(input.notebook_path);
-        if (file)
-          out.push({
-            type: 'engine.file.change',
-            changes: [{ path: file, kind: call.name === 'write_file' ? 'write' : 'edit' }],
-          });
-      }
-    }
-    return out;
-  }
-
-  function onSystem(event: Json, text: string): ParserOutput[] {
-    // A model call retried after a cut stream (`{reason: "retry", discardedToolCalls, preserveText}`, 0.24.4): it
-    // carries no error of its own; a retry that fails too ends the run with a `result` naming the error.
-    if (event.subtype === 'retry') return [];
-    if (event.subtype !== 'init')
+    case 'user':
+      return onStreamJsonUser(state, QWEN_DIALECT, event);
+    case 'result':
+      return onQwenResult(state, event);
+    // Partial messages and qwen's own state (`goal_state`): the whole messages follow as `assistant` events.
+    case 'stream_event':
+      return [];
+    default:
       return [
-        diag(
-          'QWEN_UNKNOWN_EVENT',
-          `unknown qwen system subtype ${JSON.stringify(event.subtype)}: ${excerpt(text)}`,
-          'info',
-        ),
+        diag('QWEN_UNKNOWN_EVENT', `unknown qwen event type ${JSON.stringify(event.type)}: ${excerpt(text)}`, 'info'),
       ];
-    const id = str(event.session_id);
-    if (!id) return [diag('STREAM_PARSE_ERROR', `system/init without session_id: ${excerpt(text)}`)];
-    const out: ParserOutput[] = [];
-    if (sessionSeen !== id) out.push({ type: 'engine.session', session_id: id });
-    sessionSeen = id;
-    if (!turnOpen) out.push({ type: 'engine.turn.started' });
-    turnOpen = true;
-    // Declared MCP servers are listed with their status: one not `connected` offers no tools.
-    if (Array.isArray(event.mcp_servers))
-      for (const server of event.mcp_servers.filter(isObject)) {
-        const name = str(server.name);
-        const status = str(server.status);
-        if (name && status && status !== 'connected')
-          out.push({ type: 'diagnostic', diagnostic: mcpNotReadyDiagnostic(name, `status ${status}`) });
-      }
-    return out;
   }
-
-  function onResult(event: Json): ParserOutput[] {
-    const out: ParserOutput[] = [];
-    const id = str(event.session_id);
-    if (id && sessionSeen !== id) out.push({ type: 'engine.session', session_id: id });
-    if (id) sessionSeen = id;
-    if (!turnOpen) out.push({ type: 'engine.turn.started' });
-    turnOpen = false;
-    const text = str(event.result);
-    if (text && !textThisTurn && event.is_error !== true)
-      out.push({ type: 'engine.assistant.message', message_id: `result:${id ?? 'session'}`, text, final: true });
-    textThisTurn = false;
-    out.push({ type: 'engine.usage', usage: usage(event.usage) });
-    const failed = event.is_error === true || (event.subtype !== undefined && event.subtype !== 'success');
-    if (!failed) return [...out, { type: 'engine.turn.end', status: 'completed', error: null }];
-    const error =
-      (isObject(event.error) ? str(event.error.message) : str(event.error)) ||
-      text ||
-      `qwen result ${String(event.subtype ?? 'error')} without a message`;
-    return [...out, { type: 'engine.turn.end', status: 'failed', error }];
-  }
-
-  function onEvent(event: Json & { type: string }, text: string): ParserOutput[] {
-    switch (event.type) {
-      case 'system':
-        return onSystem(event, text);
-      case 'assistant':
-        return onAssistant(event, text);
-      case 'user':
-        return onUser(event);
-      case 'result':
-        return onResult(event);
-      // Partial messages and qwen's own state (`goal_state`): the whole messages follow as `assistant` events.
-      case 'stream_event':
-        return [];
-      default:
-        return [
-          diag('QWEN_UNKNOWN_EVENT', `unknown qwen event type ${JSON.stringify(event.type)}: ${excerpt(text)}`, 'info'),
-        ];
-    }
-  }
-
-  function parseStdoutLine(text: string): ParserOutput[] {
-    if (text.trim() === '') return [];
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return [diag('STREAM_PARSE_ERROR', `stdout line is not JSON: ${excerpt(text)}`)];
-    }
-    if (isObject(value) && typeof value.type === 'string') return onEvent(value as Json & { type: string }, text);
-    return [diag('STREAM_PARSE_ERROR', `stdout line is not a qwen event object: ${excerpt(text)}`)];
-  }
-
-  return {
-    line(stream: StreamName, text: string): ParserOutput[] {
-      try {
-        if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{')))
-          return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
-        return parseStdoutLine(stream === 'pty' ? text.trimStart() : text);
-      } catch (error) {
-        return [diag('STREAM_PARSE_ERROR', `parser failed on a line: ${(error as Error).message}`)];
-      }
-    },
-    end(): ParserOutput[] {
-      return turnOpen
-        ? [diag('QWEN_TURN_NOT_ENDED', 'system/init was seen but the stream ended without a result event')]
-        : [];
-    },
-  };
 }
 
-/** Text of a tool_result `content`: a string, or its text blocks joined. */
-function resultText(content: unknown): string | null {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return null;
-  const texts = content
-    .filter(isObject)
-    .map((block) => str(block.text))
-    .filter((t): t is string => t !== null);
-  return texts.length > 0 ? texts.join('\n') : JSON.stringify(content);
+/** A `system` event: `init` opens the turn (stream-json-parse.ts); `retry` says nothing. */
+function onQwenSystem(state: StreamJsonState, event: Json, text: string): ParserOutput[] {
+  // A model call retried after a cut stream (`{reason: "retry", discardedToolCalls, preserveText}`, 0.24.4): it
+  // carries no error of its own; a retry that fails too ends the run with a `result` naming the error.
+  if (event.subtype === 'retry') return [];
+  if (event.subtype !== 'init')
+    return [
+      diag(
+        'QWEN_UNKNOWN_EVENT',
+        `unknown qwen system subtype ${JSON.stringify(event.subtype)}: ${excerpt(text)}`,
+        'info',
+      ),
+    ];
+  return onStreamJsonInit(state, event, text);
 }
 
-/** qwen's usage: `input_tokens` include the cached ones (OpenAI's `prompt_tokens`), reported as `cache_read_input_tokens`. */
-function usage(value: unknown): Usage {
-  const u = isObject(value) ? value : {};
-  return {
-    input_tokens: count(u.input_tokens),
-    output_tokens: count(u.output_tokens),
-    cached_input_tokens: count(u.cache_read_input_tokens),
-    reasoning_output_tokens: null,
-  };
+/** A `result` event closes the turn (stream-json-parse.ts), then ends it completed or failed. */
+function onQwenResult(state: StreamJsonState, event: Json): ParserOutput[] {
+  const out = closeStreamJsonTurn(state, event, event.is_error !== true);
+  const failed = event.is_error === true || (event.subtype !== undefined && event.subtype !== 'success');
+  if (!failed) return [...out, { type: 'engine.turn.end', status: 'completed', error: null }];
+  const error =
+    (isObject(event.error) ? str(event.error.message) : str(event.error)) ||
+    str(event.result) ||
+    `qwen result ${String(event.subtype ?? 'error')} without a message`;
+  return [...out, { type: 'engine.turn.end', status: 'failed', error }];
 }
