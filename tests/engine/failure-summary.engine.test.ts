@@ -74,7 +74,7 @@ describe.skipIf(Boolean(missing.claude))('a failed attempt, summed up once', () 
     // Once on stderr, after a summary that names the category and the cassette's counts.
     expect(count(run.stderr, 'Re-record it')).toBe(1);
     expect(run.stderr).toContain('Completion: failed (CASSETTE_MISS, category model)');
-    // Every request missed: claude 2.1.332 answers a 400 by sending its request again in other shapes (six in all).
+    // Every request missed (claude 2.1.197 sends one; 2.1.332 answers a 400 by sending it again in other shapes).
     expect(run.stderr).toMatch(
       new RegExp(`Cassette: replayed ${cassette.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 0 exact, 0 divergent, [1-9]\\d* missed, 0 unused of 0`),
     );

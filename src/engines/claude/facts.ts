@@ -1,5 +1,5 @@
 /**
- * What claude (`@anthropic-ai/claude-code`, pinned 2.1.332) is, as data: each fact declared once here, and the adapter
+ * What claude (`@anthropic-ai/claude-code`, pinned 2.1.197) is, as data: each fact declared once here, and the adapter
  * (`index.ts`) spreads them. Light (no config writer, no TOML, no agent options), so the registry loads it alone for
  * `translate` (parser, error patterns) and for the scripted model server (tool table).
  */

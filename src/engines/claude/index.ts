@@ -1,5 +1,5 @@
 /**
- * The claude engine (`@anthropic-ai/claude-code`, pinned 2.1.332, a Bun-compiled native binary): data and
+ * The claude engine (`@anthropic-ai/claude-code`, pinned 2.1.197, a Bun-compiled native binary): data and
  * functions only; the runtime does the rest. It talks Anthropic Messages to `ANTHROPIC_BASE_URL`; env alone
  * points it at the scripted model and keeps it on loopback (shared/research/codex-claude.md §2, §5).
  */
@@ -21,7 +21,7 @@ import { leaseConfigEntry } from '../../runtime/lease.js';
 import { recoverClaudeSession } from './session-store.js';
 
 /** Minimum claude version whose `stream-json` output and env switches this adapter was built against. */
-export const CLAUDE_VERSION = '2.1.332';
+export const CLAUDE_VERSION = '2.1.197';
 
 /** The fake key sent to the scripted model (`x-api-key`). */
 export const CLAUDE_SCRIPTED_KEY = 'sk-ant-agent-harness-scripted';
