@@ -253,6 +253,12 @@ export interface EngineAdapter {
   readonly resumeFlags?: readonly ResumeFlag[];
   /** The engine's ACP mode (`<id>/acp.ts`). Absent: `transport: 'acp'` is ENGINE_CAPABILITY_UNAVAILABLE. */
   readonly acp?: AcpSupport;
+  /**
+   * Over ACP, an `agent_message_chunk` that starts a message while a tool call runs and matches this is the engine's
+   * own notice, not the model's words (copilot 1.0.102 forwards its `session.info` as a chunk `Info: <path>` while a tool runs): the
+   * ACP parser makes it an `ACP_ENGINE_NOTICE` diagnostic. Absent: every chunk is the model's.
+   */
+  readonly acpNotice?: RegExp;
   /** A fresh parser for one attempt. */
   createParser(): EngineParser;
   /**
@@ -316,11 +322,12 @@ export type EngineFacts = Pick<
   | 'initMessage'
   | 'turnScopedIds'
   | 'cacheReportedApart'
+  | 'acpNotice'
   | 'createParser'
 >;
 
 /** The part of the {@link EngineFacts} that translating recorded output uses: the parser and how its output reads. */
 export type TranslationAdapter = Pick<
   EngineFacts,
-  'id' | 'createParser' | 'errorPatterns' | 'turnScopedIds' | 'cacheReportedApart'
+  'id' | 'createParser' | 'errorPatterns' | 'turnScopedIds' | 'cacheReportedApart' | 'acpNotice'
 >;
