@@ -211,7 +211,7 @@ describe('the ACP parser', () => {
     const other = createAcpParser();
     const plain = lines.flatMap((line) => other.line('stdout', line));
     expect(plain.filter((o) => o.type === 'diagnostic')).toEqual([]);
-    expect(plain.filter((o) => o.type === 'engine.assistant.message' && o.final).map((o) => o.text)).toEqual([
+    expect(plain.flatMap((o) => (o.type === 'engine.assistant.message' && o.final ? [o.text] : []))).toEqual([
       'Info: /run/hello.txt',
       'Info: done.',
     ]);
