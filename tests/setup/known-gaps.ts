@@ -12,7 +12,6 @@ const KNOWN_GAPS: Readonly<Record<string, ReadonlyArray<readonly [string, string
   copilot: [
     ['mcp.engine.test.ts', 'a stdio MCP server not ready', 'copilot has no per-server MCP startup timeout'],
     ['interactive-resume.engine.test.ts', '*', "copilot's TUI is not verified yet"],
-    ['providers-acp.engine.test.ts', 'permission requests', 'copilot --acp permission requests are not mapped yet'],
     ['providers-acp.engine.test.ts', 'MCP servers go to session/new', 'copilot --acp fails the MCP turn'],
   ],
   qwen: [
