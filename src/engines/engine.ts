@@ -179,6 +179,12 @@ export interface AcpSupport {
    * would write its new chat record over the session's own file). Never throws. Absent: nothing to ready.
    */
   beforeLoad?(ctx: AcpLoadContext): void;
+  /**
+   * True when `session/new` is not enough for the query's MCP servers: the agent options mapper is given them too, with
+   * `transport: 'acp'` in its context, and adds what the engine's ACP mode needs (copilot takes only HTTP servers from
+   * the client; qwen hides the client's servers' tools behind its tool search). Absent: they go to `session/new` only.
+   */
+  readonly mcpInAgentOptions?: boolean;
 }
 
 /** What {@link AcpSupport.beforeLoad} is given. */

@@ -12,10 +12,8 @@ const KNOWN_GAPS: Readonly<Record<string, ReadonlyArray<readonly [string, string
   copilot: [
     ['mcp.engine.test.ts', 'a stdio MCP server not ready', 'copilot has no per-server MCP startup timeout'],
     ['interactive-resume.engine.test.ts', '*', "copilot's TUI is not verified yet"],
-    ['providers-acp.engine.test.ts', 'MCP servers go to session/new', 'copilot --acp fails the MCP turn'],
   ],
   qwen: [
-    ['providers-acp.engine.test.ts', 'MCP servers go to session/new', 'qwen --acp hides session/new MCP tools'],
     ['acp-agent.engine.test.ts', 'session/cancel in the middle', 'qwen --acp ends a canceled tool call completed'],
   ],
 };
