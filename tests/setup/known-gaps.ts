@@ -13,9 +13,7 @@ const KNOWN_GAPS: Readonly<Record<string, ReadonlyArray<readonly [string, string
     ['mcp.engine.test.ts', 'a stdio MCP server not ready', 'copilot has no per-server MCP startup timeout'],
     ['interactive-resume.engine.test.ts', '*', "copilot's TUI is not verified yet"],
   ],
-  qwen: [
-    ['acp-agent.engine.test.ts', 'session/cancel in the middle', 'qwen --acp ends a canceled tool call completed'],
-  ],
+  qwen: [],
 };
 
 /** Why `engine` skips test `title` of `file` (issue 46), or null. */
