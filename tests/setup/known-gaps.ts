@@ -11,7 +11,6 @@ import { beforeEach } from 'vitest';
 const KNOWN_GAPS: Readonly<Record<string, ReadonlyArray<readonly [string, string, string]>>> = {
   copilot: [
     ['mcp.engine.test.ts', 'a stdio MCP server not ready', 'copilot has no per-server MCP startup timeout'],
-    ['interactive-resume.engine.test.ts', '*', "copilot's TUI is not verified yet"],
   ],
   qwen: [],
 };
