@@ -125,7 +125,11 @@ describe('copilot settings', () => {
       const file = await writeCopilotSettings(home, '/runs/a');
       expect(fs.readFileSync(config, 'utf8')).toMatch(/^\/\/ User settings belong in settings\.json\.\n/);
       expect(written()).toEqual({ appTipShown: true, trustedFolders: ['/runs/a'] });
+      // Trusted while either file lists it.
+      fs.writeFileSync(file, JSON.stringify({ autoUpdate: false }));
+      expect(await isCopilotTrusted(file, '/runs/a')).toBe(true);
       await untrustCopilotFolder(file, '/runs/a');
+      expect(await isCopilotTrusted(file, '/runs/a')).toBe(false);
       expect(written()).toEqual({ appTipShown: true });
       // No config.json yet (a first attempt): one is written with the entry alone.
       fs.rmSync(config);

@@ -123,10 +123,16 @@ export async function writeCopilotSettings(home: string, runDir: string): Promis
   return file;
 }
 
-/** True when `settingsPath` lists `dir` in its `trustedFolders`. */
+/** True when `settingsPath`, or the `config.json` beside it (the TUI's), lists `dir` in its `trustedFolders`. */
 export async function isCopilotTrusted(settingsPath: string, dir: string): Promise<boolean> {
-  const doc = await readConfigFile(settingsPath, JSON_CONFIG).catch(() => ({}) as Record<string, unknown>);
-  return Array.isArray(doc.trustedFolders) && doc.trustedFolders.includes(dir);
+  const lists = async (file: string, format: ConfigFormat) => {
+    const doc = await readConfigFile(file, format).catch(() => ({}) as Record<string, unknown>);
+    return Array.isArray(doc.trustedFolders) && doc.trustedFolders.includes(dir);
+  };
+  return (
+    (await lists(settingsPath, JSON_CONFIG)) ||
+    (await lists(copilotStateConfig(path.dirname(settingsPath)), COPILOT_STATE_CONFIG))
+  );
 }
 
 /** Removes `runDir` from the `trustedFolders` of `settingsPath` and of the `config.json` beside it. Never throws. */
