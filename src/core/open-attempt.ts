@@ -206,7 +206,10 @@ async function openRecorder(
   failures.attempt(audit.stdin, () =>
     writeOwnFileSync(audit.stdin, plan.launch === 'resume' ? `${request.message}\n` : ''),
   );
-  const acpParser = plan.transport === 'acp' ? (await import('../engines/acp/parse.js')).createAcpParser() : null;
+  const acpParser =
+    plan.transport === 'acp'
+      ? (await import('../engines/acp/parse.js')).createAcpParser({ notice: adapter.acpNotice })
+      : null;
   const live = openLiveFcmp(plan, run, attempt, audit, failures, model);
   let parser = acpParser ?? adapter.createParser();
   // A new session the engine names only at its end (copilot) is named from its store as soon as it is written there.

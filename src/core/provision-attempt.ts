@@ -207,16 +207,18 @@ async function configureEngine(
   record.configInjection = engine.configInjection;
   await excludeHarnessPaths(runDir, [`${adapter.skillRoot.split('/')[0]}/`]);
   record.trust = engine.trust ? { ...engine.trust, registered_at: nowIso(), removed_at: null } : null;
-  // Over ACP the MCP servers go to session/new (the client's), not into the engine's config.
+  // Over ACP the MCP servers go to session/new (the client's), not into the engine's config, unless the engine's ACP
+  // mode needs them there too (its mapper is told the transport).
+  const acp = plan.transport === 'acp';
+  const withMcp = acp && adapter.acp?.mcpInAgentOptions === true;
   const agentOptions =
-    plan.transport === 'acp' && request.agentOptions
-      ? { ...request.agentOptions, mcpServers: [] }
-      : request.agentOptions;
-  const options = applyAgentOptions(adapter, agentOptions, { runDir, attemptTmp });
+    acp && !withMcp && request.agentOptions ? { ...request.agentOptions, mcpServers: [] } : request.agentOptions;
+  const ctx = { runDir, attemptTmp, ...(withMcp ? { transport: 'acp' as const } : {}) };
+  const options = applyAgentOptions(adapter, agentOptions, ctx);
   // The environment the MCP servers need still applies over ACP: claude waits for them before its first turn only
   // when told (MCP_CONNECTION_NONBLOCKING=0); without it the first request may go out before their tools are listed.
   if (agentOptions !== request.agentOptions)
-    options.env = { ...applyAgentOptions(adapter, request.agentOptions, { runDir, attemptTmp }).env, ...options.env };
+    options.env = { ...applyAgentOptions(adapter, request.agentOptions, ctx).env, ...options.env };
   for (const file of options.files) {
     assertAgentPathSafe(file.path);
     writeOwnFileSync(file.path, file.content);

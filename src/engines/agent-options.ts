@@ -39,6 +39,11 @@ export interface AgentOptionsContext {
   runDir: string;
   /** The attempt's own temporary directory (removed after it): for files an option needs (a system prompt file). */
   attemptTmp: string;
+  /**
+   * `acp` when the engine runs over ACP and its `AcpSupport.mcpInAgentOptions` asks for the MCP servers too (they also
+   * go to `session/new`); absent: the native transport.
+   */
+  transport?: 'native' | 'acp';
 }
 
 /** How an engine applies the options: arguments, environment, and which default arguments they replace. */

@@ -179,6 +179,12 @@ export interface AcpSupport {
    * would write its new chat record over the session's own file). Never throws. Absent: nothing to ready.
    */
   beforeLoad?(ctx: AcpLoadContext): void;
+  /**
+   * True when `session/new` is not enough for the query's MCP servers: the agent options mapper is given them too, with
+   * `transport: 'acp'` in its context, and adds what the engine's ACP mode needs (copilot takes only HTTP servers from
+   * the client; qwen hides the client's servers' tools behind its tool search). Absent: they go to `session/new` only.
+   */
+  readonly mcpInAgentOptions?: boolean;
 }
 
 /** What {@link AcpSupport.beforeLoad} is given. */
@@ -253,6 +259,12 @@ export interface EngineAdapter {
   readonly resumeFlags?: readonly ResumeFlag[];
   /** The engine's ACP mode (`<id>/acp.ts`). Absent: `transport: 'acp'` is ENGINE_CAPABILITY_UNAVAILABLE. */
   readonly acp?: AcpSupport;
+  /**
+   * Over ACP, an `agent_message_chunk` that starts a message while a tool call runs and matches this is the engine's
+   * own notice, not the model's words (copilot 1.0.102 forwards its `session.info` as a chunk `Info: <path>` while a tool runs): the
+   * ACP parser makes it an `ACP_ENGINE_NOTICE` diagnostic. Absent: every chunk is the model's.
+   */
+  readonly acpNotice?: RegExp;
   /** A fresh parser for one attempt. */
   createParser(): EngineParser;
   /**
@@ -316,11 +328,12 @@ export type EngineFacts = Pick<
   | 'initMessage'
   | 'turnScopedIds'
   | 'cacheReportedApart'
+  | 'acpNotice'
   | 'createParser'
 >;
 
 /** The part of the {@link EngineFacts} that translating recorded output uses: the parser and how its output reads. */
 export type TranslationAdapter = Pick<
   EngineFacts,
-  'id' | 'createParser' | 'errorPatterns' | 'turnScopedIds' | 'cacheReportedApart'
+  'id' | 'createParser' | 'errorPatterns' | 'turnScopedIds' | 'cacheReportedApart' | 'acpNotice'
 >;

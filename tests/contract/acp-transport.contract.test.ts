@@ -173,6 +173,50 @@ describe('the ACP parser', () => {
     expect(finals(parse(lines))).toEqual(['First.Second.']);
   });
 
+  it("an engine's notice while a tool runs (copilot's `Info:`) and an empty usage chunk (qwen's) are no message; the model's words after it are", async () => {
+    const { loadTranslationAdapter } = await import('../../src/engines/registry.js');
+    const { acpNotice } = await loadTranslationAdapter('copilot');
+    // As copilot 1.0.102 and qwen 0.24.4 print them around a file write.
+    const lines = [
+      JSON.stringify({ jsonrpc: '2.0', id: 0, result: { protocolVersion: 1 } }),
+      JSON.stringify({ jsonrpc: '2.0', id: 1, result: { sessionId: SID } }),
+      update({ sessionUpdate: 'tool_call', toolCallId: 'call_1', title: 'Creating hello.txt', kind: 'edit' }),
+      update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Info: /run/hello.txt' } }),
+      update({
+        sessionUpdate: 'agent_message_chunk',
+        content: { type: 'text', text: '' },
+        _meta: { usage: { inputTokens: 10, outputTokens: 5 } },
+      }),
+      update({ sessionUpdate: 'tool_call_update', toolCallId: 'call_1', status: 'completed', content: [diff] }),
+      update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Info: done.' } }),
+      JSON.stringify({ jsonrpc: '2.0', id: 2, result: { stopReason: 'end_turn' } }),
+    ];
+    const parser = createAcpParser({ notice: acpNotice });
+    const out = [...lines.flatMap((line) => parser.line('stdout', line)), ...parser.end()];
+    expect(out.filter((o) => o.type !== 'diagnostic').map((e) => e.type)).toEqual([
+      'engine.session',
+      'engine.turn.started',
+      'engine.tool.call',
+      'engine.tool.result',
+      'engine.file.change',
+      'engine.assistant.message',
+      'engine.assistant.message',
+      'engine.turn.end',
+    ]);
+    expect(out).toContainEqual({
+      type: 'diagnostic',
+      diagnostic: { code: 'ACP_ENGINE_NOTICE', message: 'the engine said: Info: /run/hello.txt', level: 'info' },
+    });
+    // An engine with no notice pattern: the same chunk is the model's message.
+    const other = createAcpParser();
+    const plain = lines.flatMap((line) => other.line('stdout', line));
+    expect(plain.filter((o) => o.type === 'diagnostic')).toEqual([]);
+    expect(plain.flatMap((o) => (o.type === 'engine.assistant.message' && o.final ? [o.text] : []))).toEqual([
+      'Info: /run/hello.txt',
+      'Info: done.',
+    ]);
+  });
+
   it('an error answer is a fatal engine error, and a failed turn once the session is open', () => {
     const out = parse([
       JSON.stringify({ jsonrpc: '2.0', id: 0, result: { protocolVersion: 1 } }),

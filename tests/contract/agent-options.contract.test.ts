@@ -199,6 +199,16 @@ describe('qwen', () => {
     });
     expectTokenOnlyInEnv(applied);
   });
+
+  it('over ACP the servers are left to session/new: the tool search is off and discovery blocks the session', () => {
+    const applied = applyQwenAgentOptions(options({ mcpServers: MCP }), { ...ctx, transport: 'acp' });
+    expect(applied.settings).toEqual([
+      { file: '/work/run/.qwen/settings.json', keys: { tools: { toolSearch: { enabled: false } } } },
+    ]);
+    expect(applied.env.QWEN_CODE_LEGACY_MCP_BLOCKING).toBe('1');
+    expect(applyQwenAgentOptions(options({ mcpServers: MCP }), ctx).env.QWEN_CODE_LEGACY_MCP_BLOCKING).toBeUndefined();
+    expect(applyQwenAgentOptions(options({}), { ...ctx, transport: 'acp' }).settings).toEqual([]);
+  });
 });
 
 describe('copilot', () => {
@@ -229,6 +239,12 @@ describe('copilot', () => {
     const applied = applyCopilotAgentOptions(options({ mcpServers: MCP }), ctx);
     expect(applied.args).toEqual(['--additional-mcp-config', '@/tmp/attempt-1/copilot-mcp-config.json']);
     expect(JSON.stringify([applied.args, applied.record, applied.env])).not.toContain(TOKEN);
+    // Over ACP copilot takes the HTTP server from session/new; the stdio one comes by the flag.
+    const overAcp = applyCopilotAgentOptions(options({ mcpServers: MCP }), { ...ctx, transport: 'acp' });
+    expect(overAcp.args).toEqual(['--additional-mcp-config', '@/tmp/attempt-1/copilot-mcp-config.json']);
+    expect(Object.keys(JSON.parse(overAcp.files[0]!.content).mcpServers)).toEqual(['echo']);
+    const httpOnly = applyCopilotAgentOptions(options({ mcpServers: MCP.slice(1) }), { ...ctx, transport: 'acp' });
+    expect(httpOnly.args).toEqual([]);
     expect(() => applyCopilotAgentOptions(options({ maxTurns: 3 }), ctx)).toThrow(
       expect.objectContaining({
         code: 'ENGINE_CAPABILITY_UNAVAILABLE',

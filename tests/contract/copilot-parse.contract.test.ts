@@ -111,4 +111,32 @@ describe('copilot settings', () => {
       fs.rmSync(home, { recursive: true, force: true });
     }
   });
+
+  it("trusts the run dir in config.json too (the TUI's list), under copilot's comment header, and keeps its keys", async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-copilot-config-'));
+    const config = path.join(home, 'config.json');
+    const written = (): unknown => JSON.parse(fs.readFileSync(config, 'utf8').replace(/^\/\/.*$/gm, ''));
+    try {
+      // As copilot 1.0.102 writes it after its first start.
+      fs.writeFileSync(
+        config,
+        '// User settings belong in settings.json.\n// This file is managed automatically.\n{\n  "appTipShown": true\n}\n',
+      );
+      const file = await writeCopilotSettings(home, '/runs/a');
+      expect(fs.readFileSync(config, 'utf8')).toMatch(/^\/\/ User settings belong in settings\.json\.\n/);
+      expect(written()).toEqual({ appTipShown: true, trustedFolders: ['/runs/a'] });
+      // Trusted while either file lists it.
+      fs.writeFileSync(file, JSON.stringify({ autoUpdate: false }));
+      expect(await isCopilotTrusted(file, '/runs/a')).toBe(true);
+      await untrustCopilotFolder(file, '/runs/a');
+      expect(await isCopilotTrusted(file, '/runs/a')).toBe(false);
+      expect(written()).toEqual({ appTipShown: true });
+      // No config.json yet (a first attempt): one is written with the entry alone.
+      fs.rmSync(config);
+      await writeCopilotSettings(home, '/runs/b');
+      expect(written()).toEqual({ trustedFolders: ['/runs/b'] });
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
 });

@@ -72,6 +72,7 @@ const FACT_MEMBERS = Object.keys({
   initMessage: true,
   turnScopedIds: true,
   cacheReportedApart: true,
+  acpNotice: true,
   createParser: true,
 } satisfies Record<keyof EngineFacts, true>) as (keyof EngineFacts)[];
 /** The script's tool-call turns: the model server must render each on every engine. */
@@ -128,6 +129,7 @@ async function checkEngine(id: string): Promise<void> {
   expect(translation.errorPatterns).toEqual(adapter.errorPatterns);
   expect(translation.turnScopedIds).toBe(adapter.turnScopedIds);
   expect(translation.cacheReportedApart).toBe(adapter.cacheReportedApart);
+  expect(translation.acpNotice).toBe(adapter.acpNotice);
   expect(typeof translation.createParser).toBe('function');
   expect(cliCommands()).toContain(id);
 }

@@ -195,8 +195,10 @@ describe.for(registryEngines())('agent-harness acp %s', (engine) => {
 
   it('session/cancel in the middle of a tool call answers cancelled and leaves no process', async () => {
     const sleep = `sleep ${uniqueSleepSeconds()}`;
+    // Not a command that starts with `sleep`: qwen 0.24.4 refuses those in the foreground ("Blocked: standalone sleep
+    // …, run blocking commands in the background"), and its turn would end before the cancel.
     const script = writeScript(`slow-${engine}.json`, [
-      { type: 'shell', command: sleep },
+      { type: 'shell', command: `cd . && ${sleep}` },
       { type: 'final', text: 'never reached', done: true },
     ]);
     const acp = startAcp(engine, script, path.join(tmp, `runs-cancel-${engine}`));

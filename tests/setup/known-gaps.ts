@@ -11,20 +11,8 @@ import { beforeEach } from 'vitest';
 const KNOWN_GAPS: Readonly<Record<string, ReadonlyArray<readonly [string, string, string]>>> = {
   copilot: [
     ['mcp.engine.test.ts', 'a stdio MCP server not ready', 'copilot has no per-server MCP startup timeout'],
-    ['interactive-resume.engine.test.ts', '*', "copilot's TUI is not verified yet"],
-    [
-      'providers-acp.engine.test.ts',
-      'a tool-using query',
-      'copilot --acp sends a second completed update per tool call',
-    ],
-    ['providers-acp.engine.test.ts', 'permission requests', 'copilot --acp permission requests are not mapped yet'],
-    ['providers-acp.engine.test.ts', 'MCP servers go to session/new', 'copilot --acp fails the MCP turn'],
   ],
-  qwen: [
-    ['providers-acp.engine.test.ts', 'a tool-using query', 'qwen --acp adds a text update between call and result'],
-    ['providers-acp.engine.test.ts', 'MCP servers go to session/new', 'qwen --acp hides session/new MCP tools'],
-    ['acp-agent.engine.test.ts', 'session/cancel in the middle', 'qwen --acp ends a canceled tool call completed'],
-  ],
+  qwen: [],
 };
 
 /** Why `engine` skips test `title` of `file` (issue 46), or null. */

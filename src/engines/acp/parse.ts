@@ -8,7 +8,9 @@
  *   those of a loaded session up to the stdout line the client sent its prompt after ({@link AcpParser.promptSentAfterLine},
  *   or `promptAfterLine` from the client's file; held until it is known); after that the turn runs
  *   (`engine.turn.started`), and an update's `sessionId` is the session when `session/new` gave none;
- * - `session/update`: `agent_message_chunk` → assistant deltas, one whole message when something else comes;
+ * - `session/update`: `agent_message_chunk` → assistant deltas, one whole message when something else comes (an
+ *   empty chunk is nothing; one that starts a message while a tool call runs and matches the engine's `acpNotice` is an
+ *   `ACP_ENGINE_NOTICE` diagnostic);
  *   `agent_thought_chunk` → `engine.reasoning` (one per run of chunks); `tool_call` → `engine.tool.call` (its kind
  *   from the ACP kind, its name from `_meta`'s `toolName`, the `toolCallId`'s prefix or the title, its input
  *   `rawInput` else the title and locations), and a result when it comes finished; `tool_call_update` with
@@ -72,6 +74,8 @@ export interface AcpParser extends EngineParser {
 /** What a recorded attempt says of its prompt (its `_meta.agentHarness.afterStdoutLine`, in the client's file). */
 export interface AcpParserOptions {
   promptAfterLine?: number | null;
+  /** The engine's notices among its message chunks (`EngineAdapter.acpNotice`). */
+  notice?: RegExp;
 }
 
 /** What an ACP parser remembers between lines. */
@@ -100,6 +104,8 @@ interface AcpParseState {
   thought: string | null;
   /** Tool calls by id, and whether their result came. */
   calls: Map<string, { finished: boolean }>;
+  /** The engine's notices among its message chunks (see {@link AcpParserOptions.notice}). */
+  notice: RegExp | undefined;
 }
 
 /** A fresh parser of one ACP attempt's stdout. */
@@ -117,6 +123,7 @@ export function createAcpParser(options: AcpParserOptions = {}): AcpParser {
     pending: null,
     thought: null,
     calls: new Map(),
+    notice: options.notice,
   };
   return {
     promptSentAfterLine(lines: number): void {
@@ -225,6 +232,15 @@ function onAcpUpdate(state: AcpParseState, params: Json): ParserOutput[] {
   switch (update.sessionUpdate) {
     case 'agent_message_chunk': {
       const text = chunkText(update.content);
+      // An empty chunk carries no words (qwen 0.24.4 sends one with its usage after each model call).
+      if (text === '') return out;
+      // The model does not speak while its tool runs: a matching chunk then is the engine's.
+      if (
+        state.pending === null &&
+        state.notice?.test(text) &&
+        [...state.calls.values()].some((call) => !call.finished)
+      )
+        return [...out, ...flushMessage(state), diag('ACP_ENGINE_NOTICE', `the engine said: ${excerpt(text)}`, 'info')];
       if (state.thought !== null) {
         out.push({ type: 'engine.reasoning', item_id: null, text: state.thought });
         state.thought = null;

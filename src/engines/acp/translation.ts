@@ -51,6 +51,7 @@ export function translationForTransport(
   return {
     id: adapter.id,
     errorPatterns: adapter.errorPatterns,
-    createParser: () => createAcpParser({ promptAfterLine }),
+    acpNotice: adapter.acpNotice,
+    createParser: () => createAcpParser({ promptAfterLine, notice: adapter.acpNotice }),
   };
 }

@@ -8,4 +8,6 @@ import type { AcpSupport } from '../engine.js';
 export const acp: AcpSupport = {
   via: 'native',
   command: (ctx) => ({ file: ctx.executable, args: ['--acp', '--no-auto-update'], env: {} }),
+  // copilot 1.0.102 rejects a stdio server of session/new: its agent options give those by `--additional-mcp-config`.
+  mcpInAgentOptions: true,
 };

@@ -17,6 +17,7 @@
  *   ["*"]} | {type: "http", url, headers, tools: ["*"]}}}`, the shape `copilot mcp add` writes). The file is written
  *   into the attempt's own TMPDIR (removed after it), never the argv: an HTTP server's bearer token is in its
  *   `headers`, and copilot reads no header from the environment.
+ *   Over ACP (`copilot --acp`, which takes only HTTP servers from `session/new`), the stdio servers come so too.
  * - `maxTurns` is refused: copilot counts no turns (`--max-ai-credits` caps credits, `--max-autopilot-continues`
  *   autopilot continuations).
  */
@@ -72,8 +73,11 @@ export function applyCopilotAgentOptions(options: AgentOptions, ctx: AgentOption
     files.push({ path: path.join(ctx.attemptTmp, INSTRUCTIONS_FILE), content: `${options.systemPrompt}\n` });
     env.COPILOT_CUSTOM_INSTRUCTIONS_DIRS = ctx.attemptTmp;
   }
-  if (options.mcpServers.length > 0) {
-    const config = { mcpServers: Object.fromEntries(options.mcpServers.map((s) => [s.name, mcpEntry(s)])) };
+  // Over ACP copilot takes HTTP servers from session/new but rejects a stdio one ("Rejecting non-http/sse MCP server
+  // from client", in its log): those come by the flag, as natively.
+  const configured = ctx.transport === 'acp' ? options.mcpServers.filter((s) => !s.url) : options.mcpServers;
+  if (configured.length > 0) {
+    const config = { mcpServers: Object.fromEntries(configured.map((s) => [s.name, mcpEntry(s)])) };
     const file = path.join(ctx.attemptTmp, 'copilot-mcp-config.json');
     args.push('--additional-mcp-config', `@${file}`);
     files.push({ path: file, content: JSON.stringify(config) });

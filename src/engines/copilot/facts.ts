@@ -98,5 +98,8 @@ export const copilotFacts: EngineFacts = {
   modelFlag: COPILOT_MODEL_FLAG,
   resumeFlags: COPILOT_RESUME_FLAGS,
   nativeResumeCommand: 'copilot --resume',
+  // Over ACP copilot forwards its `session.info` / `session.warning` as a message chunk (`Info: <path>` as it creates
+  // a file), where its JSONL has them apart.
+  acpNotice: /^(?:Info|Warning): /,
   createParser: createCopilotParser,
 };

@@ -8,4 +8,6 @@ import type { AcpSupport } from '../engine.js';
 export const acp: AcpSupport = {
   via: 'native',
   command: (ctx) => ({ file: ctx.executable, args: ['--acp'], env: {} }),
+  // qwen 0.24.4 hides session/new servers' tools behind its tool search: its agent options turn that off.
+  mcpInAgentOptions: true,
 };
