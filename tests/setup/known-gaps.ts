@@ -1,7 +1,7 @@
 /**
  * What the two engines added for issue 46 (copilot, qwen; the issue is still open) do not pass yet: each such engine
  * test skips for that engine and says why, so the gap is listed in every report (a skipped test with its reason)
- * instead of failing CI or being hidden. docs/engines.md "Known gaps" lists the same; a row leaves when its engine
+ * instead of failing CI or being hidden. docs/engines.md names each under its engine; a row leaves when its engine
  * passes. The engine is read from the test's name (`describe.for(engines)('%s …')` puts it there).
  */
 import path from 'node:path';
