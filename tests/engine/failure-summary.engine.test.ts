@@ -76,7 +76,9 @@ describe.skipIf(Boolean(missing.claude))('a failed attempt, summed up once', () 
     expect(run.stderr).toContain('Completion: failed (CASSETTE_MISS, category model)');
     // Every request missed (claude 2.1.197 sends one; 2.1.332 answers a 400 by sending it again in other shapes).
     expect(run.stderr).toMatch(
-      new RegExp(`Cassette: replayed ${cassette.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 0 exact, 0 divergent, [1-9]\\d* missed, 0 unused of 0`),
+      new RegExp(
+        `Cassette: replayed ${cassette.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 0 exact, 0 divergent, [1-9]\\d* missed, 0 unused of 0`,
+      ),
     );
     expect(run.stderr).not.toContain('To continue this session');
   });
