@@ -9,9 +9,7 @@ import { beforeEach } from 'vitest';
 
 /** Per engine: [test file, start of the test's title or `*` for all of that file's tests on the engine, why]. */
 const KNOWN_GAPS: Readonly<Record<string, ReadonlyArray<readonly [string, string, string]>>> = {
-  copilot: [
-    ['mcp.engine.test.ts', 'a stdio MCP server not ready', 'copilot has no per-server MCP startup timeout'],
-  ],
+  copilot: [['mcp.engine.test.ts', 'a stdio MCP server not ready', 'copilot has no per-server MCP startup timeout']],
   qwen: [],
 };
 
