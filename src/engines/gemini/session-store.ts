@@ -20,32 +20,15 @@ import { assertAgentPathSafe } from '../../runtime/agent-writable.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ParsedEvent } from '../../protocol/index.js';
-import { newestFile, recoveredFrom } from '../session-recovery.js';
+import { newestFile, readJsonRecordsSync, recoveredFrom } from '../session-recovery.js';
 import type { AcpLoadContext, ParserOutput, SessionRecoveryContext } from '../engine.js';
-import { readInputBytesSync, readLinesSync } from '../../runtime/bounded-input.js';
+import { readInputBytesSync } from '../../runtime/bounded-input.js';
 import { geminiToolKind } from './parse.js';
 
 type Json = Record<string, unknown>;
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The JSON objects of a chat file; a cut line is skipped. */
-function* readRecords(file: string): Generator<Json> {
-  try {
-    for (const text of readLinesSync(file, { what: 'gemini chat' }, true)) {
-      if (!text.trim()) continue;
-      try {
-        const value: unknown = JSON.parse(text);
-        if (isObject(value)) yield value;
-      } catch {
-        // A line cut by a killed process: the rest of the chat is still evidence.
-      }
-    }
-  } catch {
-    // Unreadable (gone, not a regular file): no more evidence in it.
-  }
 }
 
 /** The project dirs under `tmp/` whose `.project_root` is `cwd`. */
@@ -91,7 +74,7 @@ function chatFiles(projectDir: string, since: number): string[] {
 
 /** The session id a chat file opens with (its first line), when it is a main chat. */
 function sessionOf(file: string): string | null {
-  for (const record of readRecords(file)) {
+  for (const record of readJsonRecordsSync(file, 'gemini chat')) {
     const main = record.kind === undefined || record.kind === 'main';
     return main && typeof record.sessionId === 'string' ? record.sessionId : null;
   }
@@ -184,7 +167,7 @@ export async function recoverGeminiSession(ctx: SessionRecoveryContext): Promise
       .filter((c): c is { file: string; session: string } => c.session !== null),
   );
   if (!newest) return [];
-  return recoveredFrom(newest.file, geminiChatEvents(readRecords(newest.file), newest.session));
+  return recoveredFrom(newest.file, geminiChatEvents(readJsonRecordsSync(newest.file, 'gemini chat'), newest.session));
 }
 
 /** A chat file named as gemini names a new one: its minute and the first 8 characters of its session id. */

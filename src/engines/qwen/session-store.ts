@@ -15,28 +15,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { readLinesSync } from '../../runtime/bounded-input.js';
 import type { ParserOutput, SessionRecoveryContext } from '../engine.js';
 import { isObject, str, type Json } from '../parse-helpers.js';
-import { newestFile, recoveredFrom } from '../session-recovery.js';
+import { newestFile, readJsonRecordsSync, recoveredFrom } from '../session-recovery.js';
 import { createQwenParser } from './parse.js';
-
-/** The JSON records of a chat file, read as they are asked for; a cut line is skipped. */
-function* readRecords(file: string): Generator<Json> {
-  try {
-    for (const text of readLinesSync(file, { what: 'qwen chat' }, true)) {
-      if (!text.trim()) continue;
-      try {
-        const value: unknown = JSON.parse(text);
-        if (isObject(value)) yield value;
-      } catch {
-        // A line cut by a killed process: the rest of the chat is still evidence.
-      }
-    }
-  } catch {
-    // Unreadable (gone, not a regular file): no more evidence in it.
-  }
-}
 
 /** The parts of a record's message. */
 function partsOf(record: Json): Json[] {
@@ -109,7 +91,7 @@ function chatFiles(projectsDir: string, sinceMs: number): string[] {
 
 /** The session id of `file` when its first record with a cwd names `runDir`; null otherwise. */
 function sessionOf(file: string, runDir: string): string | null {
-  for (const record of readRecords(file)) {
+  for (const record of readJsonRecordsSync(file, 'qwen chat')) {
     if (typeof record.cwd !== 'string') continue;
     return record.cwd === runDir ? str(record.sessionId) : null;
   }
@@ -123,5 +105,5 @@ export async function recoverQwenSession(ctx: SessionRecoveryContext): Promise<I
     .filter((c): c is { file: string; session: string } => c.session !== null);
   const newest = newestFile(candidates);
   if (!newest) return [];
-  return recoveredFrom(newest.file, qwenSessionEvents(readRecords(newest.file), newest.session));
+  return recoveredFrom(newest.file, qwenSessionEvents(readJsonRecordsSync(newest.file, 'qwen chat'), newest.session));
 }
