@@ -1,7 +1,7 @@
 /**
  * Small total functions every engine parser uses to read untrusted JSON and report doubts: none throws.
  */
-import type { Diagnostic } from '../protocol/index.js';
+import type { Diagnostic, StreamName } from '../protocol/index.js';
 import type { ParserOutput } from './engine.js';
 
 /** A parsed JSON object. */
@@ -79,6 +79,24 @@ export function parseEventLine(
   if (!isObject(event) || typeof event.type !== 'string')
     return [diag('STREAM_PARSE_ERROR', `stdout line is not ${what}: ${excerpt(text)}`)];
   return onEvent(event as Json & { type: string }, text);
+}
+
+/**
+ * One line of any stream of a JSONL engine (opencode, copilot): a PTY line loses the terminal's echo first; stderr, and
+ * a PTY line that is not a JSON object, give an ENGINE_STDERR diagnostic when `stderrError` matches (else nothing);
+ * the rest is an event line ({@link parseEventLine}).
+ */
+export function readJsonlEngineLine(
+  stream: StreamName,
+  rawText: string,
+  stderrError: RegExp,
+  what: string,
+  onEvent: (event: Json & { type: string }, text: string) => ParserOutput[],
+): ParserOutput[] {
+  const { text, noise } = stream === 'pty' ? stripPtyEcho(rawText) : { text: rawText, noise: null };
+  if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{')))
+    return stderrError.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
+  return [...(noise ? [noise] : []), ...parseEventLine(text, what, onEvent)];
 }
 
 /** The exit code a tool output states (`Exit code 3`, `Exit Code: 3`, `exited with code 3`), or null. */

@@ -22,7 +22,7 @@
 import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
 import { mcpNotReadyDiagnostic } from '../mcp-readiness.js';
-import { count, diag, excerpt, int, isObject, type Json, parseEventLine, str, stripPtyEcho } from '../parse-helpers.js';
+import { count, diag, excerpt, int, isObject, type Json, readJsonlEngineLine, str } from '../parse-helpers.js';
 
 type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
 
@@ -112,17 +112,11 @@ export function createCopilotParser(): EngineParser {
   return { line: (stream, rawText) => readCopilotLine(state, stream, rawText), end: () => endCopilotStream(state) };
 }
 
-/** One line of any stream: stderr gives a diagnostic when it looks like an error, the rest is an event. */
+/** One line of any stream (see {@link readJsonlEngineLine}). */
 function readCopilotLine(state: CopilotParseState, stream: StreamName, rawText: string): ParserOutput[] {
-  const { text, noise } = stream === 'pty' ? stripPtyEcho(rawText) : { text: rawText, noise: null };
-  const prefix: ParserOutput[] = noise ? [noise] : [];
-  if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {
-    return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
-  }
-  return [
-    ...prefix,
-    ...parseEventLine(text, 'a copilot event object', (event, line) => onCopilotEvent(state, event, line)),
-  ];
+  return readJsonlEngineLine(stream, rawText, STDERR_ERROR, 'a copilot event object', (event, line) =>
+    onCopilotEvent(state, event, line),
+  );
 }
 
 /** The stream's end: a turn still open (`turnOpen`) is a diagnostic. */

@@ -16,7 +16,7 @@
  */
 import type { ParsedEvent, StreamName, Usage } from '../../protocol/index.js';
 import type { EngineParser, ParserOutput } from '../engine.js';
-import { diag, excerpt, isObject, str, int, count, type Json, stripPtyEcho, parseEventLine } from '../parse-helpers.js';
+import { diag, excerpt, isObject, str, int, count, type Json, readJsonlEngineLine } from '../parse-helpers.js';
 
 type ToolKind = Extract<ParsedEvent, { type: 'engine.tool.call' }>['kind'];
 
@@ -50,17 +50,11 @@ export function createOpencodeParser(): EngineParser {
   return { line: (stream, rawText) => readOpencodeLine(state, stream, rawText), end: () => endOpencodeStream(state) };
 }
 
-/** One line of any stream: stderr gives a diagnostic when it looks like an error, the rest is an event. */
+/** One line of any stream (see {@link readJsonlEngineLine}). */
 function readOpencodeLine(state: OpencodeParseState, stream: StreamName, rawText: string): ParserOutput[] {
-  const { text, noise } = stream === 'pty' ? stripPtyEcho(rawText) : { text: rawText, noise: null };
-  const prefix: ParserOutput[] = noise ? [noise] : [];
-  if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {
-    return STDERR_ERROR.test(text) ? [diag('ENGINE_STDERR', excerpt(text), 'info')] : [];
-  }
-  return [
-    ...prefix,
-    ...parseEventLine(text, 'an opencode event object', (event, line) => onOpencodeEvent(state, event, line)),
-  ];
+  return readJsonlEngineLine(stream, rawText, STDERR_ERROR, 'an opencode event object', (event, line) =>
+    onOpencodeEvent(state, event, line),
+  );
 }
 
 /** The stream's end: a turn still open (`turnOpen`) is a diagnostic. */
