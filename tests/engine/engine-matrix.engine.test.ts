@@ -357,10 +357,21 @@ function agentCalls(requests: readonly RecordedRequest[]): RecordedRequest[] {
   return requests.filter((r) => r.wire !== null && r.response_kind !== 'side');
 }
 
-/** Names in the real HOME (a leak would add engine config there). */
+/** A canary a sibling test file plants in the real HOME: `.ah-<what>-<12 hex>`. */
+const SIBLING_CANARY = /^\.ah-[a-z-]+-[0-9a-f]{12}$/;
+
+/**
+ * Names in the real HOME (a leak would add engine config there). The canaries other test files plant in the real
+ * HOME while this one runs (`.ah-hostile-canary-…`, `.ah-fs-canary-…`) come and go on their own and are left out.
+ */
 function realHomeNames(): string[] {
   const home = os.homedir();
-  return fs.existsSync(home) ? fs.readdirSync(home).sort() : [];
+  return fs.existsSync(home)
+    ? fs
+        .readdirSync(home)
+        .filter((name) => !SIBLING_CANARY.test(name))
+        .sort()
+    : [];
 }
 
 /**
