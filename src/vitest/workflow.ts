@@ -3,7 +3,7 @@
  * Vitest's snapshot conventions, and attach its event log to the test like the attempts' audit files.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -60,14 +60,21 @@ export function createWorkflowFixture({ task, annotate }: WorkflowContext): Work
           .on('*', (e) => events.push(e))
           .run();
       } finally {
-        // Attach even on failure: the log up to the failure is what explains it.
-        const dir = await mkdtemp(join(tmpdir(), 'agent-harness-workflow-'));
-        const file = join(dir, 'events.jsonl');
-        await writeFile(file, formatEventLog(events));
-        await annotate?.(`workflow ${factory.name} (${mode}) — events.jsonl`, 'agent-harness:workflow', {
-          path: file,
-          contentType: 'application/x-ndjson',
-        }).catch(() => undefined);
+        // Attach even on failure: the log up to the failure is what explains it. Vitest copies an attachment's file
+        // into its attachments directory before `annotate` settles, so the temporary copy goes right after.
+        if (annotate) {
+          const dir = await mkdtemp(join(tmpdir(), 'agent-harness-workflow-'));
+          try {
+            const file = join(dir, 'events.jsonl');
+            await writeFile(file, formatEventLog(events));
+            await annotate(`workflow ${factory.name} (${mode}) — events.jsonl`, 'agent-harness:workflow', {
+              path: file,
+              contentType: 'application/x-ndjson',
+            }).catch(() => undefined);
+          } finally {
+            await rm(dir, { recursive: true, force: true });
+          }
+        }
       }
     },
   };

@@ -111,7 +111,11 @@ describe('claude', () => {
       },
     });
     // claude waits for the servers before the first turn, as long as the longest asks.
-    expect(applied.env).toMatchObject({ MCP_CONNECTION_NONBLOCKING: '0', MCP_TIMEOUT: '30000' });
+    expect(applied.env).toMatchObject({
+      MCP_CONNECTION_NONBLOCKING: '0',
+      MCP_TIMEOUT: '30000',
+      ENABLE_TOOL_SEARCH: 'false',
+    });
     expect(applied.args.slice(2)).toEqual([
       '--strict-mcp-config',
       '--allowedTools',

@@ -58,8 +58,10 @@ describe('version ranges', () => {
 
   it('isCheckedVersion reads the built-in adapters: their pinned versions are checked, others are not', async () => {
     expect(await isCheckedVersion('copilot', '1.0.102')).toBe(true);
+    // claude moved its pin from 2.1.197 to 2.1.332 and names both: the goldens are 2.1.197's captures.
     expect(await isCheckedVersion('claude', '2.1.197')).toBe(true);
-    expect(await isCheckedVersion('claude', '2.1.332')).toBe(false);
+    expect(await isCheckedVersion('claude', '2.1.332')).toBe(true);
+    expect(await isCheckedVersion('claude', '2.1.328')).toBe(false);
     expect(await isCheckedVersion('codex', '0.171.0')).toBe(true);
     // The codex pin moved from 0.169.0 to 0.171.0: the old pin is no longer what was checked.
     expect(await isCheckedVersion('codex', '0.169.0')).toBe(false);

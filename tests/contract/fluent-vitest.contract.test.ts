@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect } from 'vitest';
-import { test } from '../../src/public/vitest.js';
+import { createWorkflowFixture, test } from '../../src/public/vitest.js';
 import { defineHarness, resolveRecordingPath } from '../../src/public/fluent.js';
 
 const recording = resolveRecordingPath(fileURLToPath(import.meta.url), 'fixture-roundtrip');
@@ -52,5 +52,20 @@ describe('workflow fixture and toHaveEmitted', () => {
     expect(() => expect(out.events).toHaveEmitted(['task:start', 'phase:start'])).toThrow(
       /matched up to "phase:start"/,
     );
+  });
+
+  test('attaches the event log, then leaves no temporary file behind', async ({ task }) => {
+    const attached: { path: string; text: string }[] = [];
+    const fixture = createWorkflowFixture({
+      task,
+      // Vitest copies an attachment's file before `annotate` settles; the copy is what a report shows.
+      annotate: async (_message, _type, attachment) => {
+        attached.push({ path: attachment!.path!, text: readFileSync(attachment!.path!, 'utf8') });
+      },
+    });
+    await fixture.run(counting, 7, { name: 'fixture-attach', mode: 'live' });
+    expect(attached).toHaveLength(1);
+    expect(attached[0]!.text).toContain('task:complete');
+    expect(existsSync(attached[0]!.path)).toBe(false);
   });
 });

@@ -19,7 +19,7 @@ import {
 } from '@agentclientprotocol/sdk';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { missingReasons, registryEngines } from '../helpers/engines.js';
-import { eventually, pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
+import { eventually, foregroundSleep, pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
 
 const BIN = path.resolve('bin/agent-harness.js');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-acp-'));
@@ -194,11 +194,10 @@ describe.for(registryEngines())('agent-harness acp %s', (engine) => {
   });
 
   it('session/cancel in the middle of a tool call answers cancelled and leaves no process', async () => {
-    const sleep = `sleep ${uniqueSleepSeconds()}`;
-    // Not a command that starts with `sleep`: qwen 0.24.4 refuses those in the foreground ("Blocked: standalone sleep
-    // …, run blocking commands in the background"), and its turn would end before the cancel.
+    const seconds = uniqueSleepSeconds();
+    const sleep = `sleep ${seconds}`;
     const script = writeScript(`slow-${engine}.json`, [
-      { type: 'shell', command: `cd . && ${sleep}` },
+      { type: 'shell', command: foregroundSleep(seconds) },
       { type: 'final', text: 'never reached', done: true },
     ]);
     const acp = startAcp(engine, script, path.join(tmp, `runs-cancel-${engine}`));
@@ -241,9 +240,10 @@ describe.for(['codex'] as const)('agent-harness acp %s: the face itself', (engin
   });
 
   it('an editor that goes away mid-prompt: the attempt is cancelled and sealed, nothing is left, the agent exits 0', async () => {
-    const sleep = `sleep ${uniqueSleepSeconds()}`;
+    const seconds = uniqueSleepSeconds();
+    const sleep = `sleep ${seconds}`;
     const script = writeScript(`gone-${engine}.json`, [
-      { type: 'shell', command: sleep },
+      { type: 'shell', command: foregroundSleep(seconds) },
       { type: 'final', text: 'never reached', done: true },
     ]);
     const runRoot = path.join(tmp, `runs-gone-${engine}`);

@@ -11,7 +11,7 @@ import { runHome } from '../../src/runtime/paths.js';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sealAttemptIfOrphaned } from '../../src/core/seal-interrupted.js';
-import { pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
+import { foregroundSleep, pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
 import { scaled, waitUntil } from '../helpers/load-scaled.js';
 
 const BIN = path.resolve('bin/agent-harness.js');
@@ -30,9 +30,10 @@ function writeScript(name: string, turns: unknown[]): string {
  */
 async function startSleeping(engine: string, dataDir: string, marker: string) {
   const env = { ...process.env, SKILL_RUNNER_DATA_DIR: path.join(tmp, dataDir) };
-  const sleep = `sleep ${uniqueSleepSeconds()}`;
+  const seconds = uniqueSleepSeconds();
+  const sleep = `sleep ${seconds}`;
   const slow = writeScript(`slow-${engine}.json`, [
-    { type: 'shell', command: sleep },
+    { type: 'shell', command: foregroundSleep(seconds) },
     { type: 'final', text: 'done', done: true },
   ]);
   const state = { out: '' };

@@ -42,12 +42,37 @@ const TUI_ARGS: Partial<Record<EngineId, (prompt: string) => string[]>> = {
 };
 
 const FIRST = 'First answer ALPHA.';
-/**
- * The word of the first answer that nothing else on the screen says: what the screen is waited for. A TUI may redraw
- * its spinner between two streamed parts of one line (copilot 1.0.102 draws `First`, then its spinner, then
- * ` answer ALPHA.`), so the whole sentence need not be contiguous in the captured bytes.
- */
+/** The word of the first answer that nothing else on the screen says: what the screen is waited for. */
 const FIRST_MARK = 'ALPHA';
+/**
+ * How many other characters may stand between two letters of a mark on the screen. A TUI may redraw another part of
+ * the screen between two streamed parts of one line: copilot 1.0.102 drew `First`, its spinner, `answer ALPH`, its
+ * status bar (about 110 characters), then `A.`.
+ */
+const REDRAW_SPAN = 200;
+
+/**
+ * Whether the screen shows `mark`: its letters in order, escape sequences and whitespace left out, with at most
+ * {@link REDRAW_SPAN} other characters between two of them.
+ */
+function screenShows(screen: string, mark: string): boolean {
+  const text = stripAnsi(screen).replace(/\s+/g, '');
+  const letters = mark.replace(/\s+/g, '');
+  // Where a match of the mark's first i letters can end; the next letter must follow within the span.
+  let ends: number[] = [];
+  for (let at = text.indexOf(letters[0]!); at >= 0; at = text.indexOf(letters[0]!, at + 1)) ends.push(at);
+  for (const letter of letters.slice(1)) {
+    const next: number[] = [];
+    let i = 0;
+    for (let at = text.indexOf(letter); at >= 0 && i < ends.length; at = text.indexOf(letter, at + 1)) {
+      while (i < ends.length && ends[i]! + REDRAW_SPAN + 1 < at) i += 1;
+      if (i < ends.length && ends[i]! < at) next.push(at);
+    }
+    ends = next;
+  }
+  return ends.length > 0;
+}
+
 const SECOND = 'Second answer BETA.';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-interactive-resume-'));
@@ -81,7 +106,7 @@ describe.for(ENGINES)('interactive %s attempt (TUI on a pseudo-terminal)', (engi
     try {
       // The TUI answers; once the answer is on its screen the attempt is cancelled (a terminal user would quit).
       let screen = '';
-      const shows = (text: string) => stripAnsi(screen).replace(/\s+/g, '').includes(text.replace(/\s+/g, ''));
+      const shows = (text: string) => screenShows(screen, text);
       const cancel = new AbortController();
       const attempt = runAttempt({
         paths,

@@ -22,7 +22,7 @@ import {
 } from '../../src/report/acp-conformance.js';
 import { BIN } from '../helpers/cli.js';
 import { missingReasons, registryEngines } from '../helpers/engines.js';
-import { pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
+import { foregroundSleep, pidsWithMarker, uniqueSleepSeconds } from '../helpers/processes.js';
 import { scaled } from '../helpers/load-scaled.js';
 
 const runRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-providers-acp-'));
@@ -208,7 +208,7 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
         {
           signal: controller.signal,
           extra: {
-            script: script({ type: 'shell', command: `sleep ${seconds}` }, { type: 'final', text: 'Slept.' }),
+            script: script({ type: 'shell', command: foregroundSleep(seconds) }, { type: 'final', text: 'Slept.' }),
             transport: 'acp',
           },
         },

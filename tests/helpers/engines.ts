@@ -9,19 +9,29 @@ import { isAgentHarnessError } from '../../src/errors/index.js';
 import type { EngineId } from '../../src/protocol/index.js';
 import { resolveExecutable } from '../../src/runtime/executables.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
+import { ENGINES_ENV, enabledEngines } from '../../src/vitest/options.js';
 
 /** The registry's adapter of `engine`. */
 async function adapterOf(engine: EngineId): Promise<EngineAdapter> {
   return loadEngine(engine);
 }
 
-/** Every engine of the registry (a test iterates over these, and skips the ones {@link engineMissingReason} names). */
+/**
+ * Every engine of the registry (a test iterates over these, and skips the ones {@link engineMissingReason} names),
+ * narrowed to those `AGENT_HARNESS_ENGINES` names when it is set: the drift check runs the whole engine project on
+ * one engine that way, and the plugin skips a test that starts another.
+ */
 export function registryEngines(): EngineId[] {
-  return availableEngines();
+  const enabled = enabledEngines(undefined, process.env);
+  return enabled ? availableEngines().filter((engine) => enabled.includes(engine)) : availableEngines();
 }
 
-/** Why `engine` cannot run here (the executable its adapter names is not found), or null when it can. */
+/**
+ * Why `engine` cannot run here (the executable its adapter names is not found, or `AGENT_HARNESS_ENGINES` leaves it
+ * out), or null when it can.
+ */
 export async function engineMissingReason(engine: EngineId): Promise<string | null> {
+  if (!registryEngines().includes(engine)) return `${engine} is not among ${ENGINES_ENV}=${process.env[ENGINES_ENV]}`;
   const { executableName } = await adapterOf(engine);
   try {
     resolveExecutable(executableName, resolveHarnessPaths({ env: {}, projectRoot: process.cwd(), skillRoots: [] }));

@@ -15,6 +15,15 @@ export function uniqueSleepSeconds(): string {
   return `600.${String(process.pid).padStart(6, '0')}${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
 }
 
+/**
+ * A shell command that sleeps `seconds` in the foreground and does not start with `sleep`: qwen 0.24.4 and claude
+ * 2.1.332 refuse a command whose first part is `sleep N` ("Blocked: standalone sleep …, run blocking commands in the
+ * background"), and the turn would end before the test gets to the running sleep.
+ */
+export function foregroundSleep(seconds: string): string {
+  return `cd . && sleep ${seconds}`;
+}
+
 /** Host pids whose command line contains `marker` (this process excluded). */
 export function pidsWithMarker(marker: string): number[] {
   const found: number[] = [];

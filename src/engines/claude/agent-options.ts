@@ -1,5 +1,5 @@
 /**
- * Agent options on claude 2.1.197, all as its own flags of this attempt: `--permission-mode` (plan, default or
+ * Agent options on claude 2.1.332, all as its own flags of this attempt: `--permission-mode` (plan, default or
  * bypassPermissions; the headless `--dangerously-skip-permissions` is dropped unless bypassing),
  * `--allowedTools` / `--disallowedTools`, `--system-prompt`, `--max-turns`, and `--mcp-config <json>` with
  * `--strict-mcp-config` (only these servers). An HTTP server's token is `${VAR}` in the config, expanded by claude
@@ -28,14 +28,16 @@ function mcpEntry(server: McpServerDef): Record<string, unknown> {
 }
 
 /**
- * claude 2.1.197 connects its MCP servers in the background in `-p` mode (its init event lists them `pending`);
+ * claude connects its MCP servers in the background in `-p` mode (its init event lists them `pending`);
  * `MCP_CONNECTION_NONBLOCKING=0` makes it wait for them before the first turn, each bounded by `MCP_TIMEOUT` (ms,
- * one for all servers: the longest asked for).
+ * one for all servers: the longest asked for). `ENABLE_TOOL_SEARCH=false` declares the servers' tools in the model
+ * request: claude 2.1.332 otherwise defers every MCP tool behind its `ToolSearch` tool, so the model never sees
+ * `mcp__<server>__<tool>` among its tools (the same choice as qwen's `alwaysLoadTools`).
  */
 function mcpStartupEnv(servers: readonly McpServerDef[]): Record<string, string> {
   if (servers.length === 0) return {};
   const timeout = Math.max(...servers.map((s) => s.startupTimeoutMs ?? MCP_STARTUP_TIMEOUT_MS));
-  return { MCP_CONNECTION_NONBLOCKING: '0', MCP_TIMEOUT: String(timeout) };
+  return { MCP_CONNECTION_NONBLOCKING: '0', MCP_TIMEOUT: String(timeout), ENABLE_TOOL_SEARCH: 'false' };
 }
 
 /** Maps `options` onto claude's flags. Variadic flags are each followed by another flag, never by a positional. */

@@ -20,8 +20,11 @@ import {
 import { leaseConfigEntry } from '../../runtime/lease.js';
 import { recoverClaudeSession } from './session-store.js';
 
-/** Minimum claude version whose `stream-json` output and env switches this adapter was built against. */
-export const CLAUDE_VERSION = '2.1.197';
+/**
+ * The claude versions this adapter was checked against: its `stream-json` output and env switches were built on
+ * 2.1.197 (the golden streams are its captures), and the whole engine project passed on 2.1.332 (the pin).
+ */
+export const CLAUDE_CHECKED_VERSIONS = '2.1.197 || 2.1.332';
 
 /** The fake key sent to the scripted model (`x-api-key`). */
 export const CLAUDE_SCRIPTED_KEY = 'sk-ant-agent-harness-scripted';
@@ -88,7 +91,7 @@ async function prepareClaude(ctx: EnginePrepareContext): Promise<PreparedEngine>
 /** The claude adapter. */
 export const claudeEngine: EngineAdapter = {
   ...claudeFacts,
-  checkedVersions: CLAUDE_VERSION,
+  checkedVersions: CLAUDE_CHECKED_VERSIONS,
   prepare: prepareClaude,
   applyAgentOptions: applyClaudeAgentOptions,
   buildStartArgs: buildClaudeStartArgs,
