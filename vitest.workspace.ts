@@ -18,7 +18,6 @@ export const projects = [
     test: {
       name: 'engine',
       include: ['tests/engine/**/*.engine.test.ts'],
-      setupFiles: ['tests/setup/known-gaps.ts'],
       testTimeout: scaled(180_000),
       hookTimeout: scaled(60_000),
       pool: 'forks',

@@ -11,20 +11,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsistencyReportSchema, type ConsistencyReport } from '../../src/report/schema.js';
 import { scaled } from '../helpers/load-scaled.js';
+import { VITEST, childVitestEnv } from '../helpers/child-vitest.js';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
-const VITEST = path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs');
 const PROJECT = path.join('fixtures', 'vitest-evals-project');
 let tmp: string;
 
 function runVitest(args: string[], reportDir: string): { status: number | null; output: string } {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env))
-    if (!key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') env[key] = value;
-  delete env.GITHUB_STEP_SUMMARY;
   const result = spawnSync(process.execPath, [VITEST, 'run', '--root', PROJECT, ...args], {
     cwd: REPO,
-    env: { ...env, CI: 'true', NO_COLOR: '1', AH_FIXTURE_REPORT_DIR: reportDir },
+    env: childVitestEnv({ AH_FIXTURE_REPORT_DIR: reportDir }),
     encoding: 'utf8',
     timeout: scaled(120_000),
   });

@@ -8,9 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scaled } from '../helpers/load-scaled.js';
+import { VITEST, childVitestEnv } from '../helpers/child-vitest.js';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
-const VITEST = path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs');
 const PROJECT = path.join(REPO, 'fixtures', 'workflow-project');
 const RECORDINGS = path.join(PROJECT, 'tests', '__recordings__');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-wf-update-'));
@@ -20,12 +20,9 @@ afterAll(() => {
 });
 
 function vitest(args: string[], calls: string): number | null {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env))
-    if (!key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') env[key] = value;
   const result = spawnSync(process.execPath, [VITEST, 'run', '--root', PROJECT, ...args], {
     cwd: REPO,
-    env: { ...env, CI: 'true', NO_COLOR: '1', WF_CALLS: calls },
+    env: childVitestEnv({ WF_CALLS: calls }),
     encoding: 'utf8',
     timeout: scaled(120_000),
   });

@@ -5,17 +5,16 @@
  * and its assertion beside the run, and first on the run's page, with no engine matrix to fall back on. Skipped,
  * saying why, where Chromium or playwright-core is absent (outside CI: there it fails).
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserHandle, browserUnavailable, launchBrowser } from '../helpers/browser.js';
-import { type CliSandbox, createCliSandbox, installFakeEngine, REPO } from '../helpers/cli.js';
-import { ConsistencyReportSchema, type ConsistencyReport } from '../../src/report/schema.js';
+import { runReportProject } from '../helpers/child-vitest.js';
+import { type CliSandbox, REPO } from '../helpers/cli.js';
+import type { ConsistencyReport } from '../../src/report/schema.js';
 import { scaled } from '../helpers/load-scaled.js';
 
-const VITEST = path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs');
 const PROJECT = path.join('fixtures', 'vitest-report-project');
 const SHOTS = path.join(REPO, 'reports', 'ui-screenshots');
 const unavailable = await browserUnavailable();
@@ -26,32 +25,10 @@ let browser: BrowserHandle;
 let reportDir: string;
 let report: ConsistencyReport;
 
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env))
-    if (!key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') env[key] = value;
-  delete env.GITHUB_STEP_SUMMARY;
-  return { ...env, ...sandbox.env, PATH: process.env.PATH, CI: 'true', NO_COLOR: '1', ...extra };
-}
-
 describe.skipIf(unavailable !== null && !process.env.CI)('HTML report of a one-engine project in Chromium', () => {
   beforeAll(async () => {
-    sandbox = createCliSandbox();
-    installFakeEngine(sandbox, 'codex', {
-      stdoutFile: path.join(REPO, 'fixtures', 'streams', 'codex', 'file-change.stdout.jsonl'),
-    });
-    reportDir = path.join(sandbox.root, 'reports');
-    const child = spawnSync(process.execPath, [VITEST, 'run', '--root', PROJECT], {
-      cwd: REPO,
-      env: childEnv({ AH_FIXTURE_REPORT_DIR: reportDir, AH_FIXTURE_RUN_ROOT: path.join(sandbox.root, 'runs') }),
-      encoding: 'utf8',
-      timeout: scaled(180_000),
-    });
     // One test fails: the child run fails, and the reporter still writes every report.
-    expect(child.status, `${child.stdout}\n${child.stderr}`).toBe(1);
-    report = ConsistencyReportSchema.parse(
-      JSON.parse(fs.readFileSync(path.join(reportDir, 'consistency.json'), 'utf8')),
-    );
+    ({ sandbox, reportDir, report } = runReportProject(PROJECT, 1));
     browser = await launchBrowser();
   }, scaled(240_000));
   afterAll(async () => {

@@ -1,21 +1,12 @@
-/**
- * The Trials section of a one-engine project's report.html in a real browser (playwright-core driving the system's
- * Chromium): a child Vitest runs fixtures/vitest-trials-report-project, three trials of codex (a fake executable
- * replaying a stream that completes) whose second fails its check. The page shows the case's pass/fail strip, the
- * rate with its Wilson interval, and the failed trial as a link, titled with its classified cause, that opens its
- * run's page. Skipped, saying why, where Chromium or playwright-core is absent (outside CI: there it fails).
- */
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsistencyReportSchema, type ConsistencyReport } from '../../src/report/schema.js';
+import type { ConsistencyReport } from '../../src/report/schema.js';
 import { type BrowserHandle, browserUnavailable, launchBrowser } from '../helpers/browser.js';
-import { type CliSandbox, createCliSandbox, installFakeEngine, REPO } from '../helpers/cli.js';
+import { runReportProject } from '../helpers/child-vitest.js';
+import type { CliSandbox } from '../helpers/cli.js';
 import { scaled } from '../helpers/load-scaled.js';
 
-const VITEST = path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs');
 const PROJECT = path.join('fixtures', 'vitest-trials-report-project');
 const unavailable = await browserUnavailable();
 if (unavailable) console.warn(`html-report trials browser tests skipped: ${unavailable}`);
@@ -25,32 +16,10 @@ let browser: BrowserHandle;
 let reportDir: string;
 let report: ConsistencyReport;
 
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env))
-    if (!key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') env[key] = value;
-  delete env.GITHUB_STEP_SUMMARY;
-  return { ...env, ...sandbox.env, PATH: process.env.PATH, CI: 'true', NO_COLOR: '1', ...extra };
-}
-
 describe.skipIf(unavailable !== null && !process.env.CI)('the Trials section of report.html in Chromium', () => {
   beforeAll(async () => {
-    sandbox = createCliSandbox();
-    installFakeEngine(sandbox, 'codex', {
-      stdoutFile: path.join(REPO, 'fixtures', 'streams', 'codex', 'file-change.stdout.jsonl'),
-    });
-    reportDir = path.join(sandbox.root, 'reports');
-    const child = spawnSync(process.execPath, [VITEST, 'run', '--root', PROJECT], {
-      cwd: REPO,
-      env: childEnv({ AH_FIXTURE_REPORT_DIR: reportDir, AH_FIXTURE_RUN_ROOT: path.join(sandbox.root, 'runs') }),
-      encoding: 'utf8',
-      timeout: scaled(180_000),
-    });
     // A failed trial does not fail the test (no gate): the run passes and writes every report.
-    expect(child.status, `${child.stdout}\n${child.stderr}`).toBe(0);
-    report = ConsistencyReportSchema.parse(
-      JSON.parse(fs.readFileSync(path.join(reportDir, 'consistency.json'), 'utf8')),
-    );
+    ({ sandbox, reportDir, report } = runReportProject(PROJECT, 0));
     browser = await launchBrowser();
   }, scaled(240_000));
   afterAll(async () => {

@@ -9,26 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { VITEST, childVitestEnv } from '../helpers/child-vitest.js';
 import { REPO } from '../helpers/cli.js';
 
-const VITEST = path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs');
 const PROJECT = path.join('fixtures', 'vitest-engine-gate-project');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-engine-gate-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env))
-    if (!key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') env[key] = value;
-  delete env.GITHUB_STEP_SUMMARY;
-  return {
-    ...env,
-    CI: 'true',
-    NO_COLOR: '1',
-    AH_FIXTURE_REPORT_DIR: path.join(tmp, 'reports'),
-    AH_FIXTURE_RUN_ROOT: path.join(tmp, 'runs'),
-  };
-}
 
 interface JsonReport {
   testResults: Array<{
@@ -42,7 +28,14 @@ describe('agent.start with an engine the project cannot run', () => {
     const child = spawn(
       process.execPath,
       [VITEST, 'run', '--root', PROJECT, '--reporter=json', `--outputFile=${report}`, '--reporter=verbose'],
-      { cwd: REPO, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+      {
+        cwd: REPO,
+        env: childVitestEnv({
+          AH_FIXTURE_REPORT_DIR: path.join(tmp, 'reports'),
+          AH_FIXTURE_RUN_ROOT: path.join(tmp, 'runs'),
+        }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
     );
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -10,28 +10,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AtifTrajectorySchema } from '../../src/export/atif-schema.js';
+import { VITEST, childVitestEnv } from '../helpers/child-vitest.js';
 import { REPO, useGatedCodexSandbox } from '../helpers/cli.js';
 
-const VITEST = path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs');
 const PROJECT = path.join('fixtures', 'vitest-export-project');
 const gated = useGatedCodexSandbox();
-
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env))
-    if (!key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') env[key] = value;
-  delete env.GITHUB_STEP_SUMMARY;
-  delete env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  delete env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-  return { ...env, ...gated.sandbox.env, PATH: process.env.PATH, CI: 'true', NO_COLOR: '1', ...extra };
-}
 
 describe('agentHarness() progress and export', () => {
   it('prints the running attempt, then writes ATIF and OTLP beside each attempt of each test', async () => {
     const runRoot = path.join(gated.sandbox.root, 'runs');
     const child = spawn(process.execPath, [VITEST, 'run', '--root', PROJECT], {
       cwd: REPO,
-      env: childEnv({
+      env: childVitestEnv({
+        ...gated.sandbox.env,
+        PATH: process.env.PATH,
         AH_FIXTURE_REPORT_DIR: path.join(gated.sandbox.root, 'reports'),
         AH_FIXTURE_RUN_ROOT: runRoot,
         AGENT_HARNESS_PROGRESS_INTERVAL_MS: '50',

@@ -14,24 +14,16 @@ import { renderJunit, renderMarkdown, xmlEscape } from '../../src/report/render.
 import { scaled } from '../helpers/load-scaled.js';
 import { testErrorMessages } from '../../src/vitest/reporter.js';
 import type { SerializedError } from 'vitest/node';
+import { VITEST, childVitestEnv } from '../helpers/child-vitest.js';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
-const VITEST = path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs');
 const PROJECT = path.join('fixtures', 'vitest-project');
 let tmp: string;
-
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env))
-    if (!key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') env[key] = value;
-  delete env.GITHUB_STEP_SUMMARY;
-  return { ...env, CI: 'true', NO_COLOR: '1', ...extra };
-}
 
 function runVitest(args: string[], extra: Record<string, string>): { status: number | null; output: string } {
   const result = spawnSync(process.execPath, [VITEST, 'run', '--root', PROJECT, ...args], {
     cwd: REPO,
-    env: childEnv(extra),
+    env: childVitestEnv(extra),
     encoding: 'utf8',
     timeout: scaled(120_000),
   });

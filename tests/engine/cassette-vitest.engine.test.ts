@@ -10,13 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { turns } from '../../src/model/index.js';
+import { VITEST, childVitestEnv } from '../helpers/child-vitest.js';
 import { REPO } from '../helpers/cli.js';
 import { engineMissingReason } from '../helpers/engines.js';
 import { startKeyedVendor } from '../helpers/keyed-vendor.js';
 import { scaled } from '../helpers/load-scaled.js';
 
 const KEY = 'sk-test-SECRET-vitest-auto-0a1b2c3d';
-const VITEST = path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs');
 const missing = await engineMissingReason('codex');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-cassette-vitest-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -58,14 +58,12 @@ test('codex writes a.txt', async ({ agent }) => {
 
 /** Runs the project's tests in a child Vitest (asynchronously: the vendor answers from this process). */
 function runVitest(project: string, args: string[], extra: Record<string, string>) {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env))
-    if (!key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS' && !/_API_KEY$/.test(key))
-      env[key] = value;
+  // No vendor key of this machine: the recording goes to the test's vendor.
+  const env = Object.fromEntries(Object.entries(childVitestEnv()).filter(([key]) => !/_API_KEY$/.test(key)));
   return new Promise<{ status: number | null; output: string }>((resolve) => {
     const child = spawn(process.execPath, [VITEST, 'run', '--root', project, ...args], {
       cwd: project,
-      env: { ...env, CI: 'true', NO_COLOR: '1', AH_RUN_ROOT: path.join(tmp, 'runs'), ...extra },
+      env: { ...env, AH_RUN_ROOT: path.join(tmp, 'runs'), ...extra },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
