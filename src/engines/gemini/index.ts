@@ -31,6 +31,15 @@ export const GEMINI_QUIET_ENV: Readonly<Record<string, string>> = {
   GEMINI_TELEMETRY_ENABLED: 'false',
 };
 
+/**
+ * Scripted mode only: gemini 0.61.0 otherwise starts Node twice, a first process that only spawns the real one with a
+ * larger heap (`--max-old-space-size` of half the machine's memory) and waits for it. A scripted session is short;
+ * one process saves about 1.2 s of CPU per attempt (measured with `gemini --help`: 2.6 s user against 1.4 s).
+ */
+export const GEMINI_SCRIPTED_ENV: Readonly<Record<string, string>> = {
+  GEMINI_CLI_NO_RELAUNCH: 'true',
+};
+
 async function prepareGemini(ctx: EnginePrepareContext): Promise<PreparedEngine> {
   const { geminiDir, trustPath } = geminiConfigPaths(ctx.agentHome);
   const settingsPath = geminiSettingsPath(ctx.runDir);
@@ -45,7 +54,9 @@ async function prepareGemini(ctx: EnginePrepareContext): Promise<PreparedEngine>
       GEMINI_CLI_TRUSTED_FOLDERS_PATH: trustPath,
       // Keeps the host's /etc/gemini-cli/settings.json and system-defaults.json out of the run.
       GEMINI_CLI_SYSTEM_SETTINGS_PATH: path.join(geminiDir, 'system', 'settings.json'),
-      ...(scripted ? { GEMINI_API_KEY: GEMINI_SCRIPTED_KEY, GOOGLE_GEMINI_BASE_URL: ctx.modelBaseUrl! } : {}),
+      ...(scripted
+        ? { ...GEMINI_SCRIPTED_ENV, GEMINI_API_KEY: GEMINI_SCRIPTED_KEY, GOOGLE_GEMINI_BASE_URL: ctx.modelBaseUrl! }
+        : {}),
     },
     configRoots: [geminiDir],
     leadingArgs: [],
