@@ -26,17 +26,27 @@ afterEach(async () => {
 
 describe('config leases', () => {
   it('takes a zombie owner for dead: killed, not yet reaped by its parent (a daemon whose starting command is gone)', async () => {
-    // sh starts `sleep 0` in the background, then becomes `sleep 600`, which never reaps it: a zombie while it runs
-    // (ten minutes, so it stays one however slowly this test goes).
-    const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 600'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    // sh starts a child in the background, then becomes `sleep 600`, which never reaps it: a zombie once it ends (ten
+    // minutes, so it stays one however slowly this test goes). The child ends only after the exec, when the flag file
+    // appears: a child that ended before it could be reaped by sh itself (dash reaps finished jobs before a command).
+    const flag = path.join(root, 'parent-exec-done');
+    const parent = spawn(
+      '/bin/sh',
+      ['-c', '(while [ ! -e "$1" ]; do sleep 0.02; done) & echo $!; exec sleep 600', 'sh', flag],
+      {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
     try {
       const pid = Number(
         await new Promise<string>((resolve) =>
           parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString())),
         ),
       );
+      const execed = async (): Promise<boolean> =>
+        (await fs.readFile(`/proc/${parent.pid}/cmdline`, 'utf8').catch(() => '')).startsWith('sleep\0');
+      expect(await waitUntil(execed, 30_000, 20)).toBe(true);
+      await fs.writeFile(flag, '');
       const zombie = async (): Promise<boolean> =>
         (await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).includes(') Z ');
       expect(await waitUntil(zombie, 30_000, 20)).toBe(true);
