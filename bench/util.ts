@@ -165,6 +165,12 @@ export interface BareCommand {
   file: string;
   args: string[];
   env: NodeJS.ProcessEnv;
+  /**
+   * Puts the engine's home back as it was when the first attempt's engine started, untimed, before each bare turn:
+   * every attempt gets a new home of its own (a run's HOME), so a bare turn in a home a previous turn already set up
+   * (codex makes its SQLite state there on a first start, about 140 ms) would measure less than the engine costs.
+   */
+  freshHome?: () => void;
 }
 
 /** The first attempt of a figure, kept: its meta, and a copy of the engine's home as it was when the engine started. */
@@ -174,6 +180,8 @@ export interface FirstAttempt {
   agentHome: string;
   /** Its copy, taken just before the engine started (the harness takes per-attempt entries out again after). */
   bareHome: string;
+  /** A second copy of the same, never run in: what {@link BareCommand.freshHome} restores `bareHome` from. */
+  bareHomeSeed: string;
 }
 
 /**
@@ -189,6 +197,7 @@ export async function firstAttempt(
 ): Promise<FirstAttempt> {
   const paths = resolveHarnessPaths({ cwd: project, env: hostEnv });
   const bareHome = scratch.dir('bare-home');
+  const bareHomeSeed = scratch.dir('bare-home-seed');
   const result = await runAttempt({
     paths,
     engine,
@@ -198,12 +207,15 @@ export async function firstAttempt(
     modelMode: 'scripted',
     hostEnv,
     ...(modelServer ? { modelServer } : {}),
-    onReady: () => fs.cpSync(paths.agentHome, bareHome, { recursive: true }),
+    onReady: () => {
+      fs.cpSync(paths.agentHome, bareHome, { recursive: true });
+      fs.cpSync(paths.agentHome, bareHomeSeed, { recursive: true });
+    },
   });
   if (result.error) throw result.error;
   if (result.exitCode !== 0)
     throw new Error(`bench: the first ${engine} attempt exited ${result.exitCode}; see ${result.runDir}`);
-  return { meta: readMeta(result.runDir, result.attempt), agentHome: paths.agentHome, bareHome };
+  return { meta: readMeta(result.runDir, result.attempt), agentHome: paths.agentHome, bareHome, bareHomeSeed };
 }
 
 /**
@@ -220,7 +232,12 @@ export function bareCommand(first: FirstAttempt, modelUrl: string): BareCommand 
   for (const [key, value] of Object.entries(meta.env)) env[key] = value === '[redacted]' ? 'bench-key' : swap(value);
   // The engine's TMPDIR is per attempt and removed with it: give the bare turn one that exists.
   if (env.TMPDIR) fs.mkdirSync(env.TMPDIR, { recursive: true });
-  return { file: meta.command.executable, args: meta.command.argv.map(swap), env };
+  const freshHome = (): void => {
+    fs.rmSync(first.bareHome, { recursive: true, force: true });
+    fs.cpSync(first.bareHomeSeed, first.bareHome, { recursive: true });
+    if (env.TMPDIR) fs.mkdirSync(env.TMPDIR, { recursive: true });
+  };
+  return { file: meta.command.executable, args: meta.command.argv.map(swap), env, freshHome };
 }
 
 /** `codex exec --json …`: the bare command for reading (its file's name, its argv without `-c` overrides). */
@@ -234,6 +251,7 @@ export function bareLine(bare: BareCommand): string {
  * the harness wrote trusts it, as it trusts each new run directory).
  */
 export async function runBare(bare: BareCommand, cwd: string): Promise<Timing> {
+  bare.freshHome?.();
   return (await measure(() => runProcess(bare.file, bare.args, { env: bare.env, cwd }))).timing;
 }
 
@@ -271,6 +289,7 @@ export async function runBareNamespaced(
   plan: MountPlan,
   modelUrl: string,
 ): Promise<Timing> {
+  bare.freshHome?.();
   return (
     await measure(async () => {
       const isolation = await openIsolation({ mode: 'require', modelUrl, prestart: 'ignore', filesystem: true });
