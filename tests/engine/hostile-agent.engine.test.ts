@@ -83,7 +83,11 @@ function hostileScript(engine: EngineId, executable: string, paths: HarnessPaths
     `echo "home-canary: $(cat '${homeCanary}' 2>&1)"`,
     `echo "write-audit: $( (echo x > .audit/evil.txt) 2>&1 && echo wrote)"`,
     `echo "link-workspace: $(ln -s '${homeCanary}' leak-link.txt 2>&1 && echo linked)"`,
-    `echo "link-config: $(rm -rf "$HOME/${CONFIG_DIR[engine]}" && ln -s '${hostConfig}' "$HOME/${CONFIG_DIR[engine]}" 2>&1 && echo linked)"`,
+    // The engine may write its config directory again between the `rm` and the `ln` (copilot writes its session
+    // events there while the tool runs): then `ln -s` puts the link inside the new directory. A determined agent tries
+    // again until the directory itself is the link.
+    `d="$HOME/${CONFIG_DIR[engine]}"; for i in 1 2 3 4 5 6 7 8 9 10; do rm -rf "$d"; ln -s '${hostConfig}' "$d" 2>/dev/null; [ -L "$d" ] && break; done`,
+    `echo "link-config: $([ -L "$d" ] && echo linked || echo "not a link: $(ls -la "$d" 2>&1)")"`,
     'echo "end: yes"',
     '',
   ].join('\n');
