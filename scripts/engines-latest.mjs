@@ -117,7 +117,7 @@ function flagsOf(executable, engine) {
  * over every engine run its rows only, and a test that starts another engine through the plugin skips): counts and the
  * failed test names. The engine matrix alone passed where eight other engine tests failed (claude 2.1.332).
  */
-function matrix(engine, out, env) {
+function engineProject(engine, out, env) {
   const file = path.join(out, `engine-project-${engine}.json`);
   run('npx', ['vitest', 'run', '--project', 'engine', '--reporter=json', `--outputFile=${file}`], {
     env: { ...env, AGENT_HARNESS_ENGINES: engine },
@@ -243,7 +243,7 @@ async function main() {
         .filter((name) => name.startsWith('--') && after.length > 0 && !after.includes(name)),
     };
     row.unknown_events = unknownEvents(latestProbe.rasp ?? []);
-    if (options.matrix) row.matrix = matrix(id, out, latestEnv);
+    if (options.matrix) row.matrix = engineProject(id, out, latestEnv);
     row.move_pin =
       row.probe.latest.verdict === 'completed' && (!row.matrix || (row.matrix.failed === 0 && row.matrix.passed > 0));
     fs.writeFileSync(path.join(out, 'drift-report.json'), `${JSON.stringify(report, null, 2)}\n`);
