@@ -124,6 +124,15 @@ export const MODEL_TURN_TYPES: readonly string[] = [
 /** Checks the type first, so a bad turn is reported as "unknown type" or with the intent's own missing field. */
 function checkTurn(value: unknown, ctx: z.RefinementCtx): void {
   const type = (value as { type?: unknown } | null)?.type;
+  if (type === undefined && Array.isArray((value as { turns?: unknown } | null)?.turns)) {
+    // A whole script handed over as a turn (`model.script({ version, seed, turns })`): say where a script goes.
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'this is a whole script (it has "turns"), not a turn: pass it to model.setScript(script) or as the `script` option',
+    });
+    return;
+  }
   if (typeof type !== 'string' || !MODEL_TURN_TYPES.includes(type)) {
     ctx.addIssue({
       code: 'custom',

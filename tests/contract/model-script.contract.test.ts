@@ -128,6 +128,7 @@ describe('script errors name the turn type and the missing field', () => {
       /unknown turn type "nope"; turn types: text, shell, final, error, stall, malformed, drop, write_file, use_skill/,
     ],
     [{ text: 'no type' }, /missing "type"; turn types: /],
+    [{ version: 1, seed: 3, turns: [] }, /a whole script \(it has "turns"\), not a turn: pass it to model\.setScript/],
   ] as const)('%o', ([turn, message]) => {
     expect(() => parseModelScript({ version: 1, turns: [{ type: 'text', text: 'ok' }, turn] })).toThrow(message);
   });
