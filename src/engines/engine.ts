@@ -265,6 +265,13 @@ export interface EngineAdapter {
    * ACP parser makes it an `ACP_ENGINE_NOTICE` diagnostic. Absent: every chunk is the model's.
    */
   readonly acpNotice?: RegExp;
+  /**
+   * True when the engine has no startup timeout of its own for its stdio MCP servers and waits for a slow one however
+   * long it takes (copilot 1.0.102): only the harness's MCP startup watchdog (`core/mcp-startup-watchdog.ts`) bounds
+   * that wait, so `startupTimeoutMs` ends such an attempt with MCP_SERVER_STARTUP_STALLED rather than the engine's
+   * MCP_SERVER_NOT_READY. Absent: the engine gives up on a server by its `startupTimeoutMs`.
+   */
+  readonly mcpStartupUnbounded?: boolean;
   /** A fresh parser for one attempt. */
   createParser(): EngineParser;
   /**
@@ -329,6 +336,7 @@ export type EngineFacts = Pick<
   | 'turnScopedIds'
   | 'cacheReportedApart'
   | 'acpNotice'
+  | 'mcpStartupUnbounded'
   | 'createParser'
 >;
 

@@ -73,6 +73,7 @@ const FACT_MEMBERS = Object.keys({
   turnScopedIds: true,
   cacheReportedApart: true,
   acpNotice: true,
+  mcpStartupUnbounded: true,
   createParser: true,
 } satisfies Record<keyof EngineFacts, true>) as (keyof EngineFacts)[];
 /** The script's tool-call turns: the model server must render each on every engine. */

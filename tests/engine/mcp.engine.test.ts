@@ -11,7 +11,7 @@ import { getProvider } from '../../src/providers/index.js';
 import type { AgentEvent } from '../../src/protocol/index.js';
 import { attemptAuditPaths } from '../../src/core/audit-files.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
-import { missingReasons, registryEngines } from '../helpers/engines.js';
+import { engineAdapters, missingReasons, registryEngines } from '../helpers/engines.js';
 import { startHttpMcpServer } from '../helpers/mcp-http-server.js';
 import { scaled } from '../helpers/load-scaled.js';
 
@@ -23,12 +23,7 @@ afterAll(() => fs.rmSync(runRoot, { recursive: true, force: true }));
 
 const script = (...turns: object[]) => ({ version: 1, turns });
 const MISSING = await missingReasons();
-
-/**
- * Engines with no per-server MCP startup timeout, which wait for a slow server however long it takes (copilot 1.0.102:
- * docs/engines.md): there the harness's MCP startup watchdog is what bounds the wait.
- */
-const ENGINE_WAITS_FOR_ITS_SERVERS: readonly string[] = ['copilot'];
+const ADAPTERS = await engineAdapters();
 
 /** Every file under `dir`, recursively. */
 function filesUnder(dir: string): string[] {
@@ -150,7 +145,7 @@ describe.for(registryEngines())('%s MCP', (engine) => {
   });
 
   it('a stdio MCP server not ready within its startup timeout fails the attempt naming it: MCP_SERVER_NOT_READY, or the watchdog where the engine waits', async () => {
-    if (ENGINE_WAITS_FOR_ITS_SERVERS.includes(engine)) {
+    if (ADAPTERS[engine]?.mcpStartupUnbounded) {
       // The engine waits for its servers whatever `startupTimeoutMs` says: the harness's watchdog bounds the wait
       // (the servers' timeout plus the engine's boot, 8 s here rather than 30) and ends the attempt naming the server.
       vi.stubEnv('AGENT_HARNESS_MCP_TURN_GRACE_MS', '8000');

@@ -101,5 +101,7 @@ export const copilotFacts: EngineFacts = {
   // Over ACP copilot forwards its `session.info` / `session.warning` as a message chunk (`Info: <path>` as it creates
   // a file), where its JSONL has them apart.
   acpNotice: /^(?:Info|Warning): /,
+  // No per-server MCP startup timeout: 1.0.102 waits for a slow stdio server however long it takes (docs/engines.md).
+  mcpStartupUnbounded: true,
   createParser: createCopilotParser,
 };
