@@ -32,6 +32,7 @@ import { snapshotTree } from '../../src/runtime/fs-snapshot.js';
 import { expectCompleteAudit, expectFullIsolation } from '../helpers/audit.js';
 import { engineAdapters, engineWireApi, liveEnvKeys, missingReasons, registryEngines } from '../helpers/engines.js';
 import { NETWORK_PROBE, pidsWithMarker, uniqueSleepSeconds, withGrowingTimeout } from '../helpers/processes.js';
+import { isHomeCanary } from '../helpers/home-canary.js';
 import { scaled } from '../helpers/load-scaled.js';
 
 const ENGINES = registryEngines();
@@ -357,19 +358,16 @@ function agentCalls(requests: readonly RecordedRequest[]): RecordedRequest[] {
   return requests.filter((r) => r.wire !== null && r.response_kind !== 'side');
 }
 
-/** A canary a sibling test file plants in the real HOME: `.ah-<what>-<12 hex>`. */
-const SIBLING_CANARY = /^\.ah-[a-z-]+-[0-9a-f]{12}$/;
-
 /**
  * Names in the real HOME (a leak would add engine config there). The canaries other test files plant in the real
- * HOME while this one runs (`.ah-hostile-canary-…`, `.ah-fs-canary-…`) come and go on their own and are left out.
+ * HOME while this one runs (`homeCanaryPath`) come and go on their own and are left out.
  */
 function realHomeNames(): string[] {
   const home = os.homedir();
   return fs.existsSync(home)
     ? fs
         .readdirSync(home)
-        .filter((name) => !SIBLING_CANARY.test(name))
+        .filter((name) => !isHomeCanary(name))
         .sort()
     : [];
 }

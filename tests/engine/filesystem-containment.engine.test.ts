@@ -21,6 +21,7 @@ import { probeNamespaces } from '../../src/runtime/isolation/probe.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
 import { missingReasons, registryEngines } from '../helpers/engines.js';
+import { homeCanaryPath } from '../helpers/home-canary.js';
 import { scaled } from '../helpers/load-scaled.js';
 
 const support = probeNamespaces();
@@ -37,7 +38,7 @@ const EXPOSED_CANARY = `exposed-canary-${tag}`;
 // this checkout's data directory, so that its parents are the agent's read-only root.
 fs.mkdirSync(path.join(process.cwd(), '.agent-harness'), { recursive: true });
 const project = fs.mkdtempSync(path.join(process.cwd(), '.agent-harness', 'fs-project-'));
-const homeCanary = path.join(os.homedir(), `.ah-fs-canary-${tag}`);
+const homeCanary = homeCanaryPath('fs-canary', tag);
 const hostTmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-fs-hosttmp-'));
 const exposedRo = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-fs-ro-'));
 const exposedRw = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-fs-rw-'));

@@ -33,6 +33,7 @@ import { type HarnessPaths, resolveHarnessPaths, runHome } from '../../src/runti
 import { listRuns } from '../../src/runtime/run-store.js';
 import { expectCompleteAudit } from '../helpers/audit.js';
 import { missingReasons, registryEngines } from '../helpers/engines.js';
+import { homeCanaryPath } from '../helpers/home-canary.js';
 import { scaled } from '../helpers/load-scaled.js';
 
 const support = probeNamespaces();
@@ -59,9 +60,9 @@ const CONFIG_DIR: Record<string, string> = {
 // Outside /tmp (the agent's /tmp is private: a write there would land unseen), in this checkout's data directory.
 fs.mkdirSync(path.join(process.cwd(), '.agent-harness'), { recursive: true });
 const project = fs.mkdtempSync(path.join(process.cwd(), '.agent-harness', 'hostile-project-'));
-const homeCanary = path.join(os.homedir(), `.ah-hostile-canary-${tag}`);
+const homeCanary = homeCanaryPath('hostile-canary', tag);
 /** A file in the host HOME the MCP server is given: bound alone (read-only), never the HOME around it. */
-const mcpHomeFile = path.join(os.homedir(), `.ah-hostile-mcp-arg-${tag}`);
+const mcpHomeFile = homeCanaryPath('hostile-mcp-arg', tag);
 /** Host-only directories: markers a planted executable would leave if the host ran it, and a config directory. */
 const markers = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-hostile-markers-'));
 const hostConfig = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-hostile-config-'));
