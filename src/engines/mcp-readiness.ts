@@ -42,8 +42,17 @@ const MISSING_TOOL_TEXT = 'the engine offered no MCP tool ';
 function stringHolding(value: unknown, text: string, depth = 0): string | null {
   if (typeof value === 'string') return value.includes(text) ? value : null;
   if (depth > 4 || typeof value !== 'object' || value === null) return null;
-  for (const item of Array.isArray(value) ? value : Object.values(value)) {
-    const found = stringHolding(item, text, depth + 1);
+  // Walked in place (every shell call of every attempt passes here): no array of the values is made.
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      const found = stringHolding(value[i], text, depth + 1);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const found = stringHolding((value as Record<string, unknown>)[key], text, depth + 1);
     if (found !== null) return found;
   }
   return null;

@@ -69,7 +69,8 @@ export function parseEventLine(
   what: string,
   onEvent: (event: Json & { type: string }, text: string) => ParserOutput[],
 ): ParserOutput[] {
-  if (text.trim() === '') return [];
+  // A line that opens an object (nearly every line) is not blank: only the others are trimmed to see.
+  if (text.charCodeAt(0) !== 0x7b && text.trim() === '') return [];
   let event: unknown;
   try {
     event = JSON.parse(text);

@@ -42,22 +42,29 @@ interface CodexParseState {
 /** A fresh parser for one codex attempt. Never throws. */
 export function createCodexParser(): EngineParser {
   const state: CodexParseState = { turnIndex: 0, turnOpen: false, calls: new Set(), mcpNotReady: new Set() };
+  // One handler for every line (a closure made per line is garbage the collector sweeps per line).
+  const onEvent = (event: Json, text: string): ParserOutput[] => onCodexEvent(state, event, text);
   return {
-    line: (stream, rawText) => readCodexLine(state, stream, rawText),
+    line: (stream, rawText) => readCodexLine(state, onEvent, stream, rawText),
     end: () => endCodexStream(state),
   };
 }
 
 /** One line of any stream; reads `state` through the handlers below. */
-function readCodexLine(state: CodexParseState, stream: StreamName, rawText: string): ParserOutput[] {
+function readCodexLine(
+  state: CodexParseState,
+  onEvent: EventHandler,
+  stream: StreamName,
+  rawText: string,
+): ParserOutput[] {
   // The common case first: a stdout line is one event, with no noise to strip.
-  if (stream === 'stdout') return readCodexEventLine(state, rawText);
+  if (stream === 'stdout') return parseEventLine(rawText, WHAT, onEvent);
   const { text, noise } = stream === 'pty' ? stripPtyEcho(rawText) : { text: rawText, noise: null };
   const prefix: ParserOutput[] = noise ? [noise] : [];
   if (stream === 'stderr' || (stream === 'pty' && !text.trimStart().startsWith('{'))) {
     return readCodexStderrLine(state, text);
   }
-  return [...prefix, ...readCodexEventLine(state, text)];
+  return [...prefix, ...parseEventLine(text, WHAT, onEvent)];
 }
 
 /** A stderr line: an error-looking line is a diagnostic; a required MCP server's failure adds to `mcpNotReady`. */
@@ -72,9 +79,11 @@ function readCodexStderrLine(state: CodexParseState, text: string): ParserOutput
   return out;
 }
 
-function readCodexEventLine(state: CodexParseState, text: string): ParserOutput[] {
-  return parseEventLine(text, 'a codex event object', (event, line) => onCodexEvent(state, event, line));
-}
+/** What a stdout line should be, for the STREAM_PARSE_ERROR of one that is not. */
+const WHAT = 'a codex event object';
+
+/** {@link onCodexEvent} bound to one parser's state. */
+type EventHandler = (event: Json, text: string) => ParserOutput[];
 
 /** The stream's end: a turn still open (`turnOpen`) is a diagnostic. */
 function endCodexStream(state: CodexParseState): ParserOutput[] {
