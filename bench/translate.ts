@@ -82,27 +82,36 @@ export function writeSyntheticCodexStream(
   }
 }
 
+/** The floor's script: reads, splits and JSON.parses every line, nothing else (its doc comment). */
+const FLOOR = path.join(root, 'bench', 'json-parse-floor.mjs');
+
+/** One timed run of a fresh process. */
+interface TimedRun {
+  seconds: number;
+  cpuSeconds: number;
+  peakBytes: number;
+  summary: string;
+}
+
 /** Runs `translate --summary` on `file` once: wall and CPU seconds, and the kernel's peak RSS in bytes. */
-async function translateOnce(
-  file: string,
+function translateOnce(file: string, env: NodeJS.ProcessEnv, timeFile: string): Promise<TimedRun> {
+  return timedRun(['translate', '--engine', 'codex', '--stdout', file, '--summary'], bin, env, timeFile);
+}
+
+/** Runs the floor (`json-parse-floor.mjs`) on `file` once. */
+function floorOnce(file: string, env: NodeJS.ProcessEnv, timeFile: string): Promise<TimedRun> {
+  return timedRun([file], FLOOR, env, timeFile);
+}
+
+/** Runs `node script ...args` under /usr/bin/time: wall and CPU seconds, the kernel's peak RSS in bytes, stdout. */
+async function timedRun(
+  scriptArgs: readonly string[],
+  script: string,
   env: NodeJS.ProcessEnv,
   timeFile: string,
-): Promise<{ seconds: number; cpuSeconds: number; peakBytes: number; summary: string }> {
+): Promise<TimedRun> {
   const started = performance.now();
-  const args = [
-    '-f',
-    '%U %S %M',
-    '-o',
-    timeFile,
-    process.execPath,
-    bin,
-    'translate',
-    '--engine',
-    'codex',
-    '--stdout',
-    file,
-    '--summary',
-  ];
+  const args = ['-f', '%U %S %M', '-o', timeFile, process.execPath, script, ...scriptArgs];
   const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
     (resolve, reject) => {
       const child = spawn('/usr/bin/time', args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -114,7 +123,7 @@ async function translateOnce(
     },
   );
   const seconds = (performance.now() - started) / 1000;
-  if (code !== 0) throw new Error(`bench: agent-harness translate exited ${code}: ${stderr.slice(-2000)}`);
+  if (code !== 0) throw new Error(`bench: ${path.basename(script)} exited ${code}: ${stderr.slice(-2000)}`);
   const [user, system, kib] = fs.readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
   return { seconds, cpuSeconds: user! + system!, peakBytes: kib! * 1024, summary: stdout };
 }
@@ -131,12 +140,18 @@ export async function benchTranslate(rounds: number, sizesMiB: readonly number[]
   try {
     const file = path.join(scratch.root, 'codex.stdout.jsonl');
     const sizes: string[] = [];
-    let [slowest, peak] = [Infinity, 0];
+    const floors: string[] = [];
+    let [slowest, peak, floorSlowest] = [Infinity, 0, Infinity];
     for (const mib of sizesMiB) {
       const { bytes, turns } = writeSyntheticCodexStream(file, mib * MIB);
-      const runs = [];
-      for (let i = 0; i < rounds; i += 1)
-        runs.push(await translateOnce(file, env, path.join(scratch.root, 'time.txt')));
+      const runs: TimedRun[] = [];
+      const floorRuns: TimedRun[] = [];
+      const timeFile = path.join(scratch.root, 'time.txt');
+      // Side by side: each round runs the floor right after translate, on the same file.
+      for (let i = 0; i < rounds; i += 1) {
+        runs.push(await translateOnce(file, env, timeFile));
+        floorRuns.push(await floorOnce(file, env, timeFile));
+      }
       const toolCalls = (JSON.parse(runs[0]!.summary) as { tool_calls: number }).tool_calls;
       const mbps = median(runs.map((r) => bytes / 1e6 / r.seconds));
       const rss = Math.max(...runs.map((r) => r.peakBytes)) / 1e6;
@@ -146,6 +161,12 @@ export async function benchTranslate(rounds: number, sizesMiB: readonly number[]
         `${mib} MiB: ${mbps.toFixed(0)} MB/s (median of ${rounds}; best ${Math.max(...runs.map((r) => bytes / 1e6 / r.seconds)).toFixed(0)}; ${perCpu.toFixed(0)} MB per CPU second), peak RSS ${rss.toFixed(0)} MB (${turns} turns, ${toolCalls} tool calls)`,
       );
       console.log(`  ${sizes.at(-1)}`);
+      const floorMbps = median(floorRuns.map((r) => bytes / 1e6 / r.seconds));
+      floorSlowest = Math.min(floorSlowest, floorMbps);
+      floors.push(
+        `${mib} MiB: ${floorMbps.toFixed(0)} MB/s (median of ${rounds}; ${median(floorRuns.map((r) => bytes / 1e6 / r.cpuSeconds)).toFixed(0)} MB per CPU second), peak RSS ${(Math.max(...floorRuns.map((r) => r.peakBytes)) / 1e6).toFixed(0)} MB`,
+      );
+      console.log(`  floor ${floors.at(-1)}`);
     }
     return [
       {
@@ -154,7 +175,15 @@ export async function benchTranslate(rounds: number, sizesMiB: readonly number[]
         value: `${slowest.toFixed(0)} MB/s, ${peak.toFixed(0)} MB RSS`,
         target: '≥ 150 MB/s, ≤ 100 MB RSS',
         pass: slowest >= 150 && peak <= 100,
-        detail: sizes,
+        detail: [...sizes, `its floor (translate floor below): ${floorSlowest.toFixed(0)} MB/s`],
+      },
+      {
+        name: 'translate floor',
+        what: 'a fresh Node process that only reads the same streams, splits their lines and JSON.parses each (bench/json-parse-floor.mjs): the least translate can cost with Node',
+        value: `${floorSlowest.toFixed(0)} MB/s`,
+        target: '—',
+        pass: null,
+        detail: floors,
       },
     ];
   } finally {
