@@ -49,6 +49,8 @@ export function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
 
 /** The remembered hash of `rel` if its stat is unchanged since, else undefined. */
 export function cachedHash(hashes: RootHashes, rel: string, stat: FileIdentity): RememberedHash | undefined {
+  // A root this process has not snapshotted yet (every before-snapshot of a CLI attempt): no key to hash.
+  if (hashes.size === 0) return undefined;
   const hit = hashes.get(rel);
   return hit && sameIdentity(hit, stat) ? hit : undefined;
 }

@@ -11,7 +11,8 @@
  * directory has no remembered hashes, so its before-snapshot would still read every file before the engine could
  * start: `startSnapshot` hands out the listing at once and hashes the rest while the engine runs, keeping a hash only
  * when the file's stats prove it is the listed content (`fs-file-hash.ts`). What is left is the lstat of every file,
- * twice per attempt.
+ * twice per attempt: the walk lstats each entry by name and hands the `Stats` on (no `Dirent`, no second lstat), and
+ * a file whose remembered hash holds costs no object but its entry (issue 44).
  */
 import { createHash } from 'node:crypto';
 import fsSync, { type Stats } from 'node:fs';
@@ -156,20 +157,15 @@ interface PendingHash {
 }
 
 /**
- * The entry of `rel` from its lstat (`kind` and `identity`, taken at or after `statAt`, Date.now() before it), its
- * hash reused when the stat is unchanged since the root's last snapshot. A file that needs reading goes to
- * `hashing.later`, or to `hashing.now` when its stat is racy (written within a timestamp tick or so of the listing:
- * the harness's own files, seeded just before): a later read could not tell its listed content from a same-tick
- * rewrite. Null when it vanished, cannot be stat'ed, or is no longer a file or symlink.
+ * The entry of `rel` from its lstat (taken at or after `statAt`, Date.now() before it), its hash reused when the stat
+ * is unchanged since the root's last snapshot. A file that needs reading goes to `hashing.later`, or to `hashing.now`
+ * when its stat is racy (written within a timestamp tick or so of the listing: the harness's own files, seeded just
+ * before): a later read could not tell its listed content from a same-tick rewrite. Null when it is a symlink that
+ * vanished before its readlink. The identity of a stat is copied out only for a file left to hash: a file whose
+ * remembered hash is reused (every unchanged file of an after-snapshot) costs no object but its entry.
  */
-function entryOfStat(
-  rel: string,
-  kind: 'file' | 'symlink' | 'other',
-  identity: RememberedHash,
-  statAt: number,
-  hashing: Hashing,
-): FsEntry | null {
-  if (kind === 'symlink') {
+function statEntry(rel: string, stat: Stats, statAt: number, hashing: Hashing): FsEntry | null {
+  if (stat.isSymbolicLink()) {
     let target: string;
     try {
       target = fsSync.readlinkSync(hashing.at(rel));
@@ -179,46 +175,34 @@ function entryOfStat(
     return {
       path: rel,
       type: 'symlink',
-      size: identity.size,
+      size: stat.size,
       sha256: createHash('sha256').update(target).digest('hex'),
-      mtime_ms: identity.mtimeMs,
+      mtime_ms: stat.mtimeMs,
     };
   }
-  if (kind !== 'file') return null;
-  const entry: FsEntry = { path: rel, type: 'file', size: identity.size, sha256: null, mtime_ms: identity.mtimeMs };
-  if (!hashing.on || identity.size > hashing.maxBytes) return entry;
-  const cached = cachedHash(hashing.remembered, rel, identity);
+  const entry: FsEntry = { path: rel, type: 'file', size: stat.size, sha256: null, mtime_ms: stat.mtimeMs };
+  if (!hashing.on || stat.size > hashing.maxBytes) return entry;
+  const cached = cachedHash(hashing.remembered, rel, stat);
   if (cached !== undefined) {
     entry.sha256 = cached.sha256;
     hashing.next.set(rel, cached);
-  } else {
-    // Shaped as a remembered hash, so that a file left unread past the hash limit is remembered as is.
-    (isRacy(identity, statAt) ? hashing.now : hashing.later).push({ entry, stat: identity, statAt });
+    return entry;
   }
+  // Shaped as a remembered hash, so that a file left unread past the hash limit is remembered as is.
+  const identity: RememberedHash = {
+    dev: stat.dev,
+    ino: stat.ino,
+    size: stat.size,
+    mtimeMs: stat.mtimeMs,
+    ctimeMs: stat.ctimeMs,
+    sha256: null,
+  };
+  (isRacy(identity, statAt) ? hashing.now : hashing.later).push({ entry, stat: identity, statAt });
   return entry;
 }
 
-/** The entry of `rel` from a synchronous lstat ({@link entryOfStat}) taken after `statAt` (Date.now()). */
-function statEntry(rel: string, statAt: number, hashing: Hashing): FsEntry | null {
-  let stat: Stats | undefined;
-  try {
-    stat = fsSync.lstatSync(hashing.at(rel), { throwIfNoEntry: false });
-  } catch {
-    return null;
-  }
-  if (!stat) return null;
-  const kind = stat.isFile() ? 'file' : stat.isSymbolicLink() ? 'symlink' : 'other';
-  return entryOfStat(
-    rel,
-    kind,
-    { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, sha256: null },
-    statAt,
-    hashing,
-  );
-}
-
 /**
- * The entries of the first `maxFiles` files and symlinks under the root, each lstat'ed as the walk reaches it (in no
+ * The entries of the first `maxFiles` files and symlinks under the root, each lstat'ed as the walk reaches it (in walk
  * order; those that vanished left out), and how many the walk found (one past `maxFiles` when there are more).
  */
 async function listEntries(
@@ -228,8 +212,8 @@ async function listEntries(
   slicer: Slicer,
 ): Promise<{ found: number; entries: FsEntry[] }> {
   const entries: FsEntry[] = [];
-  const found = await walkTree(hashing.root, isExcluded, maxFiles, slicer, (rel, listedAt) => {
-    const entry = statEntry(rel, listedAt, hashing);
+  const found = await walkTree(hashing.root, isExcluded, maxFiles, slicer, (rel, stat, listedAt) => {
+    const entry = statEntry(rel, stat, listedAt, hashing);
     if (entry) entries.push(entry);
   });
   return { found, entries };
