@@ -12,7 +12,7 @@
 // by tsc): between tsc and the bundle, the build compiles it into one classic script and writes it into
 // dist/report/html-page-script.js, which then holds the text (run from the sources, that module compiles it itself).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -91,34 +91,13 @@ async function bundle() {
     // the ACP SDK, the vendor SDKs) are the user's to install: bundled, the tarball would carry a copy of each and a
     // missing one would never be DEPENDENCY_MISSING.
     external: ['@lydell/node-pty', '@opentelemetry/*', '@agentclientprotocol/sdk', 'openai', '@anthropic-ai/sdk'],
-    // graceful-fs is proper-lockfile's fs: on load it patches Node's fs and reads its stream getters (~8 ms of a
-    // fresh process's start, on the run index's lock). The lock takes only a mkdir, a stat and a rmdir, which Node's
-    // own fs does the same; only the bundle drops it (the unbundled dist/ keeps proper-lockfile as published).
-    alias: { 'graceful-fs': path.join(root, 'scripts', 'bundle-shims', 'graceful-fs.cjs') },
-    banner: { js: REQUIRE_BANNER },
+    // The CommonJS dependencies bundled into an ES module require Node's built-ins through this.
+    banner: {
+      js: "import { createRequire as __ahCreateRequire } from 'node:module'; const require = __ahCreateRequire(import.meta.url);",
+    },
     logLevel: 'warning',
   });
-  keepRequireBannerWhereUsed(path.dirname(outfile));
   return 0;
-}
-
-/** The CommonJS dependencies bundled into an ES module require Node's built-ins through this. */
-const REQUIRE_BANNER =
-  "import { createRequire as __ahCreateRequire } from 'node:module'; const require = __ahCreateRequire(import.meta.url);";
-
-/**
- * esbuild puts the banner on every chunk, but only the chunks that name `require` use it (its runtime's `__require`
- * and the bundled CommonJS modules): the others lose it, since each createRequire costs a fresh process its time
- * (~0.2 ms a chunk, ~45 chunks on a start). A chunk that names `require` in any other way keeps it: harmless.
- */
-function keepRequireBannerWhereUsed(dir) {
-  for (const name of readdirSync(dir)) {
-    const file = path.join(dir, name);
-    const text = readFileSync(file, 'utf8');
-    if (!text.startsWith(REQUIRE_BANNER)) continue;
-    const body = text.slice(REQUIRE_BANNER.length).replace(/^\n/, '');
-    if (!/\brequire\b/.test(body)) writeFileSync(file, body);
-  }
 }
 
 const status = build({ clean: process.argv.includes('--clean') });

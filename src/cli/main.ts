@@ -21,13 +21,7 @@ import { registerResume } from './resume.js';
 import { registerRuns } from './runs.js';
 import { registerTranslate } from './translate.js';
 import { registerView } from './view.js';
-import {
-  addStartOptions,
-  prefetchAttemptCode,
-  registerStart,
-  startCommand,
-  type StartCommandOptions,
-} from './start.js';
+import { addStartOptions, registerStart, startCommand, type StartCommandOptions } from './start.js';
 
 function packageVersion(): string {
   try {
@@ -150,8 +144,6 @@ export async function runCli(
   for (const stream of [streams.stdout, streams.stderr])
     if (stream === process.stdout || stream === process.stderr) toleratePipeClose(stream);
   let exitCode = 0;
-  // `start …` and `<engine> …` run an attempt: its code loads while the program is built and the arguments parsed.
-  if (argv[0] === 'start' || engineIds().includes(argv[0] ?? '')) prefetchAttemptCode();
   const program = buildProgram(streams, (code) => {
     exitCode = code;
   });

@@ -101,16 +101,6 @@ export async function startCommand(
 }
 
 /**
- * Starts loading what an attempt runs (the attempt code and the early init's), without waiting: called before the
- * program is built, so that the module files are read meanwhile; the start awaits the same imports where it needs
- * them. A failed load is reported there, not here.
- */
-export function prefetchAttemptCode(): void {
-  import('./attempt-command.js').catch(() => undefined);
-  import('../runtime/isolation/early-init.js').catch(() => undefined);
-}
-
-/**
  * Runs `command` with the namespaces' init started first (a Node start of its own) where it fits: it boots while the
  * command loads what runs the attempt, which adopts it; whatever did not is killed when the command ends.
  */

@@ -9,10 +9,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, createCliSandbox, installFakeEngine, REPO } from '../helpers/cli.js';
-import { scaled } from '../helpers/load-scaled.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-imports-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -162,58 +159,5 @@ describe('layers', () => {
       .filter(([file]) => /^src\/(vitest|cli)\//.test(file))
       .map(([, chain]) => chain.join(' -> '));
     expect(upward).toEqual([]);
-  });
-});
-
-/**
- * The built command's start path (issue 44, the CLI in a fresh process): the bundle gives proper-lockfile Node's own
- * fs instead of graceful-fs (which patches fs on load), and only the chunks that use `require` make one (each
- * createRequire costs a fresh process its time). Checked on what `bin/agent-harness.js` loads for a start.
- */
-describe('what the built command loads for a start', () => {
-  const bundle = path.join(REPO, 'dist', 'bundle');
-  const banner = "import { createRequire as __ahCreateRequire } from 'node:module';";
-  const sandbox = createCliSandbox();
-  installFakeEngine(sandbox, 'codex', {
-    stdoutFile: path.join(REPO, 'fixtures', 'streams', 'codex', 'done-marker.stdout.jsonl'),
-  });
-  afterAll(() => sandbox.cleanup());
-
-  /** The files a start through the built command loaded (it must complete). */
-  function startLoads(): string[] {
-    const log = path.join(sandbox.root, `imports-${Math.random().toString(16).slice(2)}.log`);
-    const result = spawnSync(
-      process.execPath,
-      ['--import', path.join(REPO, 'tests/helpers/import-log/register.mjs'), BIN, 'start', '--prompt', 'hi', 'codex'],
-      {
-        cwd: sandbox.root,
-        env: { ...sandbox.env, AH_IMPORT_LOG: log },
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe'],
-        timeout: scaled(120_000),
-      },
-    );
-    expect(result.status, result.stderr).toBe(0);
-    expect(result.stderr).toContain('Completion: completed (done_marker)');
-    return [...new Set(fs.readFileSync(log, 'utf8').split('\n').filter(Boolean))].map((url) => fileURLToPath(url));
-  }
-
-  it('loads the bundle, no graceful-fs, and a require banner only in chunks that use require', () => {
-    const loaded = startLoads();
-    const chunks = loaded.filter((file) => file.startsWith(bundle + path.sep));
-    // The log saw the bundle: an empty one would pass every check below.
-    expect(chunks.length).toBeGreaterThan(10);
-    expect(loaded.filter((file) => /[\\/]node_modules[\\/]graceful-fs[\\/]/.test(file))).toEqual([]);
-    const texts = chunks.map((file) => [path.relative(REPO, file), fs.readFileSync(file, 'utf8')] as const);
-    // graceful-fs's code names its fs queue by this symbol (strings are not minified).
-    expect(texts.filter(([, text]) => text.includes('graceful-fs.queue')).map(([file]) => file)).toEqual([]);
-    // proper-lockfile itself is there (the run index's lock): the check above looked at the right chunks.
-    expect(texts.some(([, text]) => text.includes('proper-lockfile'))).toBe(true);
-    const needless = texts
-      .filter(([, text]) => text.startsWith(banner) && !/\brequire\b/.test(text.slice(text.indexOf('\n') + 1)))
-      .map(([file]) => file);
-    expect(needless).toEqual([]);
-    // Some chunk does use it (esbuild's `__require` of the bundled CommonJS modules).
-    expect(texts.some(([, text]) => text.startsWith(banner))).toBe(true);
   });
 });
