@@ -17,6 +17,7 @@ import {
   firstAttempt,
   harnessEnv,
   measure,
+  median,
   outsideLine,
   pairedRatio,
   pairedRounds,
@@ -33,6 +34,7 @@ import {
   type BareCommand,
   type Figure,
   type Side,
+  type Timing,
   ratioFigure,
 } from './util.js';
 
@@ -45,6 +47,36 @@ function npmLauncherCommand(bare: BareCommand, engine: string): BareCommand {
     env: bare.env,
     ...(bare.freshHome ? { freshHome: bare.freshHome } : {}),
   };
+}
+
+/**
+ * The floor under the codex figures, in fresh processes: Node's own start (`node -e 0`), the command loaded with
+ * nothing run (`agent-harness --version`: Node plus loading dist/), and the npm launcher against the native binary it
+ * starts (`--version` each): what a start pays before any of its work, and what the launcher adds to the yardstick.
+ */
+async function floorLine(
+  bare: BareCommand,
+  launcherScript: string,
+  env: NodeJS.ProcessEnv,
+  rounds: number,
+): Promise<string> {
+  const timed = (name: string, file: string, args: string[]): Side => ({
+    name,
+    run: async () => ({ timing: (await measure(() => runProcess(file, args, { env, cwd: root }))).timing }),
+  });
+  const series = await pairedRounds(
+    [
+      timed('node', process.execPath, ['-e', '0']),
+      timed('command', process.execPath, [bin, '--version']),
+      timed('launcher', process.execPath, [launcherScript, '--version']),
+      timed('native', bare.file, ['--version']),
+    ],
+    rounds,
+  );
+  const ms = (name: string, key: keyof Timing): string =>
+    median(series.get(name)!.timings.map((t) => t[key])).toFixed(0);
+  const both = (name: string): string => `${ms(name, 'wall')} ms (CPU ${ms(name, 'cpu')})`;
+  return `floor, median wall of fresh processes: node -e 0 ${both('node')}; agent-harness --version ${both('command')}; the npm launcher's codex --version ${both('launcher')} vs the native binary's ${both('native')}`;
 }
 
 /** The engines measured, when `node_modules/.bin/<engine>` exists (AH_BENCH_ENGINES=codex,claude picks some). */
@@ -103,6 +135,7 @@ export async function benchCli(rounds: number): Promise<Figure[]> {
       const ratio = pairedRatio(cli, reference);
       if (launcher) {
         const viaLauncher = series.get('launcher')!;
+        const floor = await floorLine(bare, launcher.args[0]!, env, rounds);
         figures.push(
           ratioFigure(
             `cli ${engine}, npm launcher`,
@@ -112,6 +145,7 @@ export async function benchCli(rounds: number): Promise<Figure[]> {
             [
               sideBySide(cli, viaLauncher),
               `launcher: node ${launcher.args.map((arg, i) => (i === 0 ? path.relative(root, arg) : arg)).join(' ')} (the same env)`,
+              floor,
             ],
           ),
         );
