@@ -123,8 +123,12 @@ export async function benchCli(rounds: number): Promise<Figure[]> {
       // What a user types for codex is its npm launcher (a Node script that finds and starts the native binary,
       // which the harness starts directly): the same argv and environment through node_modules/.bin/codex.
       const launcher = engine === 'codex' ? npmLauncherCommand(bare, engine) : null;
+      // Containment is measured apart (the library's containment figure): for codex also the command with
+      // `--isolation off`, what the command itself costs over what a user types.
+      const argsOff = ['start', '--isolation', 'off', '--prompt', 'hi', engine];
       const sides: Side[] = [
         cliSide('cli', args, env, project),
+        ...(launcher ? [cliSide('cli-off', argsOff, env, project)] : []),
         { name: 'bare', run: async () => ({ timing: await runBare(bare, first.meta.command.cwd) }) },
         ...(launcher
           ? [{ name: 'launcher', run: async () => ({ timing: await runBare(launcher, first.meta.command.cwd) }) }]
@@ -147,6 +151,16 @@ export async function benchCli(rounds: number): Promise<Figure[]> {
               `launcher: node ${launcher.args.map((arg, i) => (i === 0 ? path.relative(root, arg) : arg)).join(' ')} (the same env)`,
               floor,
             ],
+          ),
+        );
+        const off = series.get('cli-off')!;
+        figures.push(
+          ratioFigure(
+            `cli ${engine}, npm launcher, isolation off`,
+            `the same with --isolation off: the command's own cost over what a user types, its containment measured apart (the containment figure)`,
+            pairedRatio(off, viaLauncher),
+            '1.5',
+            [sideBySide(off, viaLauncher), stepsLine(off.metas), outsideLine(off)].filter(Boolean),
           ),
         );
       }
