@@ -224,6 +224,8 @@ async function main() {
   // longer (seven short processes to the loopback's one) and each spawn holds this process while it forks, so when
   // its plan came already (the harness sends it while this process starts, so it usually has), its `sh` is forked
   // first and the loopback's `ip` after it, not the other way round.
+  // One turn of the event loop first: what the harness sent before this process started is read then.
+  await new Promise((resolve) => setImmediate(resolve));
   const queued = launches.length > 0 ? launches.shift() : null;
   const containing = queued && queued.type !== 'launch' ? mounts.contain(queued) : null;
   containing?.catch(() => undefined);
