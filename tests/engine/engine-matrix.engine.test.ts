@@ -300,6 +300,7 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
           telemetry: { enabled: false },
           privacy: { usageStatisticsEnabled: false },
           model: { generationConfig: { maxRetries: 0 } },
+          memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false },
         },
       }),
       absent: ({ agentHome }) => [path.join(agentHome, '.qwen', 'settings.json')],
