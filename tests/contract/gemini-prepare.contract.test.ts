@@ -8,34 +8,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { geminiEngine } from '../../src/engines/gemini/index.js';
+import { prepareInMode } from '../helpers/prepare-by-mode.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-gemini-prepare-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function preparedEnv(modelMode: 'scripted' | 'live', name: string): Promise<Record<string, string>> {
-  const prepared = await geminiEngine.prepare({
-    runDir: path.join(dir, name, 'run'),
-    agentHome: path.join(dir, name, 'home'),
-    modelMode,
-    modelBaseUrl: modelMode === 'live' ? null : 'http://127.0.0.1:4321',
-    profile: 'agent-harness',
-    interactive: false,
-  });
-  try {
-    return prepared.env;
-  } finally {
-    await prepared.cleanup();
-  }
-}
-
 describe('gemini prepare', () => {
   it('runs one process against the scripted model, and keeps its relaunch live', async () => {
-    expect(await preparedEnv('scripted', 'scripted')).toMatchObject({
+    expect((await prepareInMode(geminiEngine, dir, 'scripted')).env).toMatchObject({
       GEMINI_CLI_NO_RELAUNCH: 'true',
       GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:4321',
       GEMINI_TELEMETRY_ENABLED: 'false',
     });
-    const live = await preparedEnv('live', 'live');
+    const { env: live } = await prepareInMode(geminiEngine, dir, 'live');
     expect(live.GEMINI_CLI_NO_RELAUNCH).toBeUndefined();
     expect(live.GOOGLE_GEMINI_BASE_URL).toBeUndefined();
   });

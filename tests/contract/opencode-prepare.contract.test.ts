@@ -8,30 +8,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { opencodeEngine } from '../../src/engines/opencode/index.js';
+import { prepareInMode } from '../helpers/prepare-by-mode.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-opencode-prepare-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function preparedEnv(modelMode: 'scripted' | 'live', name: string): Promise<Record<string, string>> {
-  const prepared = await opencodeEngine.prepare({
-    runDir: path.join(dir, name, 'run'),
-    agentHome: path.join(dir, name, 'home'),
-    modelMode,
-    modelBaseUrl: modelMode === 'live' ? null : 'http://127.0.0.1:4321',
-    profile: 'agent-harness',
-    interactive: false,
-  });
-  try {
-    return prepared.env;
-  } finally {
-    await prepared.cleanup();
-  }
-}
-
 describe('opencode prepare', () => {
   it('gives the scripted model an empty model catalog, and keeps the catalog live', async () => {
     const home = path.join(dir, 'scripted', 'home');
-    const scripted = await preparedEnv('scripted', 'scripted');
+    const { env: scripted } = await prepareInMode(opencodeEngine, dir, 'scripted');
     expect(scripted).toMatchObject({
       OPENCODE_DISABLE_MODELS_FETCH: '1',
       AGENT_HARNESS_OPENCODE_BASE_URL: 'http://127.0.0.1:4321/v1',
@@ -41,7 +26,7 @@ describe('opencode prepare', () => {
     // In the run's own home (writable to the agent, read by no other run), and empty.
     expect(path.relative(home, catalog!).startsWith('..')).toBe(false);
     expect(JSON.parse(fs.readFileSync(catalog!, 'utf8'))).toEqual({});
-    const live = await preparedEnv('live', 'live');
+    const { env: live } = await prepareInMode(opencodeEngine, dir, 'live');
     expect(live.OPENCODE_MODELS_PATH).toBeUndefined();
   });
 });

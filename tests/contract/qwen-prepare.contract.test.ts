@@ -8,31 +8,24 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { qwenEngine } from '../../src/engines/qwen/index.js';
+import { prepareInMode } from '../helpers/prepare-by-mode.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-qwen-prepare-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function preparedSettings(modelMode: 'scripted' | 'live', name: string): Promise<Record<string, unknown>> {
-  const runDir = path.join(dir, name, 'run');
-  const prepared = await qwenEngine.prepare({
-    runDir,
-    agentHome: path.join(dir, name, 'home'),
-    modelMode,
-    modelBaseUrl: modelMode === 'live' ? null : 'http://127.0.0.1:4321',
-    profile: 'agent-harness',
-    interactive: false,
-  });
-  await prepared.cleanup();
+/** The run's `.qwen/settings.json` as prepared for `modelMode`. */
+async function preparedSettings(modelMode: 'scripted' | 'live'): Promise<Record<string, unknown>> {
+  const { runDir } = await prepareInMode(qwenEngine, dir, modelMode);
   return JSON.parse(fs.readFileSync(path.join(runDir, '.qwen', 'settings.json'), 'utf8'));
 }
 
 describe('qwen prepare', () => {
   it('turns managed auto-memory off against the scripted model, and leaves it to the user live', async () => {
-    expect(await preparedSettings('scripted', 'scripted')).toMatchObject({
+    expect(await preparedSettings('scripted')).toMatchObject({
       security: { auth: { selectedType: 'openai' } },
       memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false },
     });
-    const live = await preparedSettings('live', 'live');
+    const live = await preparedSettings('live');
     expect(live).toMatchObject({ telemetry: { enabled: false } });
     expect(live.memory).toBeUndefined();
   });
