@@ -7,7 +7,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { opencodeEngine } from '../../src/engines/opencode/index.js';
+import { opencodeEngine, opencodeScriptedModelsPath } from '../../src/engines/opencode/index.js';
+import { isAgentHarnessError } from '../../src/errors/index.js';
+import { confineToAgentRoots } from '../../src/runtime/agent-writable.js';
+import { rejectionOf } from '../helpers/errors.js';
 import { prepareInMode } from '../helpers/prepare-by-mode.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-opencode-prepare-'));
@@ -28,5 +31,28 @@ describe('opencode prepare', () => {
     expect(JSON.parse(fs.readFileSync(catalog!, 'utf8'))).toEqual({});
     const { env: live } = await prepareInMode(opencodeEngine, dir, 'live');
     expect(live.OPENCODE_MODELS_PATH).toBeUndefined();
+  });
+
+  it('never writes the catalog through a link an agent planted in the run home (the file, or a directory on its way)', async () => {
+    const host = fs.mkdtempSync(path.join(dir, 'host-'));
+    const hostFile = path.join(host, 'secret.json');
+    fs.writeFileSync(hostFile, '{ "secret": "host-token" }\n');
+    for (const [name, plant] of [
+      ['file-link', (home: string) => fs.symlinkSync(hostFile, opencodeScriptedModelsPath(home))],
+      ['dir-link', (home: string) => fs.symlinkSync(host, path.join(home, '.cache', 'opencode'))],
+    ] as const) {
+      const home = path.join(dir, name, 'home');
+      fs.mkdirSync(path.join(home, '.cache', 'opencode'), { recursive: true });
+      if (name === 'dir-link') fs.rmdirSync(path.join(home, '.cache', 'opencode'));
+      plant(home);
+      const refused = await rejectionOf(
+        confineToAgentRoots([home, path.join(dir, name, 'run')], () =>
+          prepareInMode(opencodeEngine, dir, 'scripted', name),
+        ),
+      );
+      expect(isAgentHarnessError(refused, 'ENGINE_CONFIG_INJECTION_FAILED'), `${name}: ${String(refused)}`).toBe(true);
+      expect(fs.readFileSync(hostFile, 'utf8')).toBe('{ "secret": "host-token" }\n');
+      expect(fs.readdirSync(host)).toEqual(['secret.json']);
+    }
   });
 });

@@ -8,6 +8,8 @@ import { percentEncodedPathProblem } from '../workspace-path.js';
 import { applyOpencodeAgentOptions } from './agent-options.js';
 import fs from 'node:fs';
 import path from 'node:path';
+import { assertAgentPathSafe } from '../../runtime/agent-writable.js';
+import { writeFileAtomic } from '../../runtime/atomic-write.js';
 import { holdFileLock } from '../../runtime/file-lock.js';
 import { acp } from './acp.js';
 import { opencodeFacts } from './facts.js';
@@ -82,8 +84,11 @@ async function preparedOpencode(ctx: EnginePrepareContext, firstStart: (() => vo
   const scripted = ctx.modelMode !== 'live' && ctx.modelBaseUrl !== null;
   const modelsPath = opencodeScriptedModelsPath(ctx.agentHome);
   if (scripted) {
+    // The run's home is the agent's: never through a link it may have planted there (agent-writable.ts), and
+    // written by rename, which replaces a link rather than following it.
+    assertAgentPathSafe(modelsPath);
     await fs.promises.mkdir(path.dirname(modelsPath), { recursive: true });
-    await fs.promises.writeFile(modelsPath, OPENCODE_SCRIPTED_MODELS);
+    await writeFileAtomic(modelsPath, OPENCODE_SCRIPTED_MODELS, { durable: false });
   }
   return {
     env: {
