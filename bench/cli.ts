@@ -41,12 +41,7 @@ import {
 /** `bare` run through the engine's npm launcher (`node node_modules/.bin/<engine> <the same argv>`, the same env). */
 function npmLauncherCommand(bare: BareCommand, engine: string): BareCommand {
   const script = fs.realpathSync(path.join(root, 'node_modules', '.bin', engine));
-  return {
-    file: process.execPath,
-    args: [script, ...bare.args],
-    env: bare.env,
-    ...(bare.freshHome ? { freshHome: bare.freshHome } : {}),
-  };
+  return { ...bare, file: process.execPath, args: [script, ...bare.args] };
 }
 
 /**

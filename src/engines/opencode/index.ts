@@ -53,6 +53,18 @@ export function opencodeScriptedModelsPath(agentHome: string): string {
 }
 
 /**
+ * Writes the scripted catalog into the run's home and returns its path. The home is the agent's: never through a link
+ * it may have planted there (agent-writable.ts), and written by rename, which replaces a link rather than following it.
+ */
+async function writeScriptedModels(agentHome: string): Promise<string> {
+  const file = opencodeScriptedModelsPath(agentHome);
+  assertAgentPathSafe(file);
+  await fs.promises.mkdir(path.dirname(file), { recursive: true });
+  await writeFileAtomic(file, OPENCODE_SCRIPTED_MODELS, { durable: false });
+  return file;
+}
+
+/**
  * opencode creates its database (`$XDG_DATA_HOME/opencode/opencode.db`) and migrates it on its first start: two
  * first starts at once on one managed home race (one fails "Failed query: CREATE TABLE …", its turn never ends). So
  * an attempt that finds no database holds a lock of the managed home until it ends, and every opencode attempt
@@ -82,14 +94,6 @@ async function preparedOpencode(ctx: EnginePrepareContext, firstStart: (() => vo
   const projectConfigDir = path.join(ctx.runDir, '.opencode');
   if (fs.existsSync(projectConfigDir)) await stubOpencodeDependencies(projectConfigDir);
   const scripted = ctx.modelMode !== 'live' && ctx.modelBaseUrl !== null;
-  const modelsPath = opencodeScriptedModelsPath(ctx.agentHome);
-  if (scripted) {
-    // The run's home is the agent's: never through a link it may have planted there (agent-writable.ts), and
-    // written by rename, which replaces a link rather than following it.
-    assertAgentPathSafe(modelsPath);
-    await fs.promises.mkdir(path.dirname(modelsPath), { recursive: true });
-    await writeFileAtomic(modelsPath, OPENCODE_SCRIPTED_MODELS, { durable: false });
-  }
   return {
     env: {
       ...OPENCODE_QUIET_ENV,
@@ -97,7 +101,7 @@ async function preparedOpencode(ctx: EnginePrepareContext, firstStart: (() => vo
         ? {
             [OPENCODE_BASE_URL_ENV]: `${ctx.modelBaseUrl}/v1`,
             [OPENCODE_PROVIDER_KEY_ENV]: 'sk-agent-harness-scripted',
-            OPENCODE_MODELS_PATH: modelsPath,
+            OPENCODE_MODELS_PATH: await writeScriptedModels(ctx.agentHome),
           }
         : {}),
     },
