@@ -220,25 +220,17 @@ async function main() {
       .map(({ socket }) => new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject))),
   );
   closeInherited();
-  // The network is set up while the filesystem is: the engine starts once both are. The filesystem's setup is the
-  // longer (seven short processes to the loopback's one) and each spawn holds this process while it forks, so when
-  // its plan came already (the harness sends it while this process starts, so it usually has), its `sh` is forked
-  // first and the loopback's `ip` after it, not the other way round.
-  // One turn of the event loop first: what the harness sent before this process started is read then.
-  await new Promise((resolve) => setImmediate(resolve));
-  const queued = launches.length > 0 ? launches.shift() : null;
-  const containing = queued && queued.type !== 'launch' ? mounts.contain(queued) : null;
-  containing?.catch(() => undefined);
+  // The network is set up while the filesystem is (below): the engine starts once both are.
   const network = setUpNetwork(channels);
   network.catch(() => undefined);
-  let launch = queued ?? (await nextLaunch());
+  let launch = await nextLaunch();
   let contained = null;
   if (launch.type !== 'launch') {
     const plan = launch;
     // Fails closed: a plan that cannot be set up ends the attempt before the engine exists, never runs it on the
     // host's filesystem.
     try {
-      await (containing ?? mounts.contain(plan));
+      await mounts.contain(plan);
       contained = plan;
       report({ type: 'filesystem', contained: true });
     } catch (error) {
