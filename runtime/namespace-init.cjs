@@ -51,7 +51,8 @@ const lifelineFd = passedFd(lifelineSpec);
 const lifeline =
   lifelineFd === null ? net.connect(lifelineSpec) : new net.Socket({ fd: lifelineFd, readable: true, writable: true });
 let finished = false;
-let received = '';
+/** The text after the last newline so far: a line's first parts, joined once its newline comes. */
+let partial = [];
 let launchWaiter = null;
 const launches = [];
 /** The ports line's ports, once it came (forwards given as port 0 wait for it). */
@@ -59,10 +60,14 @@ let ports = null;
 let portsWaiter = null;
 lifeline.setEncoding('utf8');
 lifeline.on('data', (text) => {
-  received += text;
-  for (let newline = received.indexOf('\n'); newline >= 0; newline = received.indexOf('\n')) {
-    const line = received.slice(0, newline);
-    received = received.slice(newline + 1);
+  // Each chunk is searched once: a launch line can be megabytes (a prompt in argv), and scanning all that came so far
+  // for each chunk was quadratic (a 10 MB prompt took ten seconds to fail).
+  let start = 0;
+  for (let newline = text.indexOf('\n'); newline >= 0; newline = text.indexOf('\n', start)) {
+    partial.push(text.slice(start, newline));
+    const line = partial.join('');
+    partial = [];
+    start = newline + 1;
     if (line.startsWith('ports ')) {
       ports = line.split(' ').slice(1).map(Number);
       portsWaiter?.();
@@ -71,6 +76,7 @@ lifeline.on('data', (text) => {
     const message = parseLaunch(line) ?? mounts.parseMounts(line);
     if (message) launches.push(message);
   }
+  if (start < text.length) partial.push(text.slice(start));
   if (launches.length > 0 && launchWaiter) {
     const waiter = launchWaiter;
     launchWaiter = null;
