@@ -3,6 +3,7 @@
  * executables and directories. Each failed check carries a stable error code; exit 1 when any failed.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { type AgentHarnessError, ERROR_CODES, toAgentHarnessError } from '../errors/index.js';
@@ -222,14 +223,33 @@ export async function runDoctorChecks(
   const isolation = await doctorIsolation(hostEnv);
   checks.push(namespaceCheck(isolation, hostEnv));
   checks.push(filesystemCheck(isolation));
-  for (const id of options.engines ?? engineIds()) {
-    // A project tests the engines it installed: a missing engine fails the doctor only when it was asked for.
-    const engine = { id, adapter: await loadEngine(id), optional: !required.includes(id) };
-    checks.push(await engineCheck(engine, paths, hostEnv, options, probeVersion));
-  }
+  // A project tests the engines it installed: a missing engine fails the doctor only when it was asked for. The
+  // `--version` starts run as many at once as there are CPUs (each is a CLI start, 1–3 s of CPU for most), listed
+  // in the registry's order.
+  const engines = options.engines ?? engineIds();
+  checks.push(
+    ...(await mapAtMost(engines, os.availableParallelism(), async (id) => {
+      const engine = { id, adapter: await loadEngine(id), optional: !required.includes(id) };
+      return engineCheck(engine, paths, hostEnv, options, probeVersion);
+    })),
+  );
   checks.push(scriptCheck(findScriptBinary()));
   checks.push(await nodePtyCheck());
   return checks;
+}
+
+/** `map` over `items`, at most `width` at a time; the results in the items' order. */
+async function mapAtMost<T, R>(items: readonly T[], width: number, map: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await map(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(width, items.length)) }, lane));
+  return results;
 }
 
 /** Whether the managed roots lie outside the user's HOME config directories (`findEnvLeak`). */
