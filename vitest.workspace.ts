@@ -21,9 +21,8 @@ export const projects = [
       testTimeout: scaled(180_000),
       hookTimeout: scaled(60_000),
       pool: 'forks',
-      // Three on two cores: much of an engine test is waiting (qwen backs off about 80 s before it reports a 429,
-      // copilot retries five times, the stall and timeout cases wait for their deadline), and a third file overlaps
-      // that wait with another's work.
+      // Three on two cores: much of an engine test is waiting (copilot retries a 429 five times, the stall and
+      // timeout cases wait for their deadline), and a third file overlaps that wait with another's work.
       maxWorkers: 3,
       sequence: { groupOrder: 2 },
     },

@@ -393,9 +393,11 @@ async function answerTurn(
   if (turn.type === 'error') {
     noteWire({ turn_index: selection.index, status: turn.status, response_kind: 'error', ...timing });
     // A scripted error answers every retry the same way (turn selection is stateless), so waiting between
-    // retries only delays the verdict: `retry-after-ms: 0` makes clients that honour it (opencode's session
-    // loop and its AI SDK, 5 attempts with 2–30 s backoff otherwise) give up at once.
-    response.setHeader('retry-after-ms', '0');
+    // retries only delays the verdict: a wait of 1 ms makes clients that honour `retry-after-ms` (opencode's
+    // session loop and its AI SDK, 5 attempts with 2–30 s backoff otherwise; qwen 0.24.4's main chat path, 7
+    // attempts from 1.5 s doubling to 30 s, about 80 s) spend their retries at once. Not 0: qwen reads 0 as no
+    // hint and backs off as without one.
+    response.setHeader('retry-after-ms', '1');
     wire.respondError(response, turn.status, turn.message, errorType(turn.status));
     return;
   }

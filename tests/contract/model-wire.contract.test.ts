@@ -159,6 +159,8 @@ describe('OpenAI Responses wire API', () => {
     const response = await responses(server, { stream: true, input: userInput });
     expect(response.status).toBe(429);
     expect(response.headers.get('content-type')).toContain('application/json');
+    // The smallest positive wait: clients that honour it retry at once (qwen reads 0 as no hint and backs off ~80 s).
+    expect(response.headers.get('retry-after-ms')).toBe('1');
     expect(await response.json()).toEqual({
       error: { message: 'slow down', type: 'rate_limit_exceeded', code: 'rate_limit_exceeded', param: null },
     });

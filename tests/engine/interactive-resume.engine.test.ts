@@ -8,8 +8,8 @@
  *
  * An engine whose executable the registry cannot resolve here is skipped with that reason. How each engine's TUI is
  * opened with a first message is data in {@link TUI_ARGS}; an engine that can run but has no row there fails.
- * The terminal attempt is ended by cancelling it once the answer is on its screen (and a short settle, bounded, for
- * the engine to finish writing its session); nothing here asserts a duration.
+ * The terminal attempt is ended by cancelling it once the answer is on its screen and the engine's session store
+ * shows that turn (a condition, bounded, not a fixed settle); nothing here asserts a duration.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,7 +17,8 @@ import path from 'node:path';
 import stripAnsi from 'strip-ansi';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resumeRequest } from '../../src/core/session.js';
-import { runAttempt } from '../../src/core/run-attempt.js';
+import { type AttemptReadyInfo, runAttempt } from '../../src/core/run-attempt.js';
+import type { SessionRecoveryContext } from '../../src/engines/engine.js';
 import { loadEngine } from '../../src/engines/registry.js';
 import { startModelServer } from '../../src/engines/model-server.js';
 import type { EngineId } from '../../src/protocol/index.js';
@@ -75,6 +76,17 @@ function screenShows(screen: string, mark: string): boolean {
 
 const SECOND = 'Second answer BETA.';
 
+/**
+ * Whether the engine's own session store, read as the harness reads it after the attempt (`recoverSession`), already
+ * shows the first turn: its answer's text, or the end of the turn (opencode's log names no text; copilot closes a turn
+ * only at exit). Until it does, cancelling could cut the session short of what the resume needs.
+ */
+async function storeShowsTurn(engine: EngineId, ctx: SessionRecoveryContext): Promise<boolean> {
+  const adapter = await loadEngine(engine);
+  const events = [...(await adapter.recoverSession!(ctx))];
+  return events.some((event) => event.type === 'engine.turn.end') || JSON.stringify(events).includes(FIRST);
+}
+
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-interactive-resume-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
@@ -108,6 +120,8 @@ describe.for(ENGINES)('interactive %s attempt (TUI on a pseudo-terminal)', (engi
       let screen = '';
       const shows = (text: string) => screenShows(screen, text);
       const cancel = new AbortController();
+      const since = new Date();
+      let ready: AttemptReadyInfo | undefined;
       const attempt = runAttempt({
         paths,
         engine,
@@ -118,6 +132,9 @@ describe.for(ENGINES)('interactive %s attempt (TUI on a pseudo-terminal)', (engi
         modelServer: model,
         timeoutMs: scaled(300_000),
         signal: cancel.signal,
+        onReady: (info) => {
+          ready = info;
+        },
         onOutput: (_stream, chunk) => {
           screen += Buffer.from(chunk).toString('utf8');
         },
@@ -127,8 +144,19 @@ describe.for(ENGINES)('interactive %s attempt (TUI on a pseudo-terminal)', (engi
         settled = true;
       });
       await waitUntil(() => settled || shows(FIRST_MARK), 240_000);
-      // A short settle for the engine to finish writing its session after drawing the answer.
-      await waitUntil(() => settled, 3000);
+      // The engine may draw the answer before it writes it to its session store: cancel once the store shows it (an
+      // engine whose store showed it only at exit would wait out the bound, and still pass).
+      await waitUntil(
+        async () =>
+          settled ||
+          (ready !== undefined &&
+            (await storeShowsTurn(engine, {
+              runDir: ready.run.run_dir,
+              agentHome: runHome(paths, ready.run.run_id).home,
+              since,
+            }))),
+        30_000,
+      );
       cancel.abort();
       const first = await attempt;
       expect(shows(FIRST_MARK), stripAnsi(screen).slice(-2000)).toBe(true);
