@@ -128,6 +128,11 @@ export interface NativeLaunch {
    * root read-only, as it sees the binary's. Absent: none.
    */
   readOnly?: readonly string[];
+  /**
+   * A directory in the harness's cache whose contents are copied into the attempt's own TMPDIR before the binary
+   * starts (copilot's warmed V8 compile cache): a copy, so what the agent does to it stays in its attempt. Absent: none.
+   */
+  tmpSeed?: string;
 }
 
 /** What {@link EngineAdapter.resolveNativeLaunch} may use: the harness's own cache directory. */

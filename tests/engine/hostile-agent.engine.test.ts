@@ -83,6 +83,10 @@ function hostileScript(engine: EngineId, executable: string, paths: HarnessPaths
     `echo "other-home: $(cat '${path.join(runHome(paths, OTHER_RUN).home, 'session.jsonl')}' 2>&1)"`,
     `echo "home-canary: $(cat '${homeCanary}' 2>&1)"`,
     `echo "write-audit: $( (echo x > .audit/evil.txt) 2>&1 && echo wrote)"`,
+    // copilot's TMPDIR starts with a copy of the harness's warmed compile cache: the agent rewrites its copy and
+    // tries the harness's seed, which a later attempt's copy comes from.
+    `echo "tamper-tmp: $(n=0; for f in "$TMPDIR"/node-compile-cache/*/*; do [ -f "$f" ] && echo x > "$f" && n=$((n+1)); done; echo $n)"`,
+    `echo "tamper-seed: $( (echo x > '${path.join(copilotSeeds(paths), 'evil')}') 2>&1 && echo wrote)"`,
     `echo "link-workspace: $(ln -s '${homeCanary}' leak-link.txt 2>&1 && echo linked)"`,
     // The engine may write its config directory again between the `rm` and the `ln` (copilot writes its session
     // events there while the tool runs): then `ln -s` puts the link inside the new directory. A determined agent tries
@@ -92,6 +96,11 @@ function hostileScript(engine: EngineId, executable: string, paths: HarnessPaths
     'echo "end: yes"',
     '',
   ].join('\n');
+}
+
+/** Where the harness keeps copilot's warmed compile cache, a copy of which starts each attempt's TMPDIR. */
+function copilotSeeds(paths: HarnessPaths): string {
+  return path.join(paths.agentCacheDir, 'copilot-pkg', 'tmp-seed');
 }
 
 /** The lines of a probe's report, by label. */
@@ -201,6 +210,18 @@ describe.skipIf(!contained).for(registryEngines())(
       expect(seen.homes?.trim()).toBe(first.runId);
       expect(seen['home-canary']).not.toContain(HOME_CANARY);
       expect(seen['write-audit']).toMatch(/Read-only file system/);
+      // The harness's compile-cache seed is not there; the agent's TMPDIR copy is its own (copilot: a rewritten copy
+      // left every seed file as the harness wrote it).
+      expect(seen['tamper-seed']).toMatch(/Directory nonexistent|No such file or directory/);
+      if (engine === 'copilot') {
+        expect(Number(seen['tamper-tmp'])).toBeGreaterThan(0);
+        const seeds = fs
+          .readdirSync(copilotSeeds(paths), { withFileTypes: true, recursive: true })
+          .filter((entry) => entry.isFile());
+        expect(seeds.length).toBeGreaterThan(0);
+        for (const entry of seeds)
+          expect(fs.readFileSync(path.join(entry.parentPath, entry.name), 'utf8')).not.toBe('x\n');
+      }
       expect(seen['link-workspace']).toBe('linked');
       expect(seen['link-config']).toBe('linked');
 

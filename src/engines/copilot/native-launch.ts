@@ -12,12 +12,16 @@
  * (`readOnly`), like the binary: nothing an agent writes is run by a later attempt. A layout it does not recognise,
  * a musl host, or a failed unpack runs the launcher as installed (`AGENT_HARNESS_NPM_LAUNCHERS=1` always does), and
  * copilot unpacks into the run's own HOME.
+ *
+ * Beside it, the harness keeps copilot's V8 compile cache, warmed once on the host, and each attempt's TMPDIR starts
+ * with a copy of it (`tmpSeed`, compile-cache.ts): copilot then skips compiling its 8 MB bundle at every start.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readPackageJson, realpathOrNull } from '../package-files.js';
 import type { NativeLaunch, NativeLaunchContext } from '../engine.js';
+import { copilotCompileCacheSeed } from './compile-cache.js';
 
 /** How long the one-time unpack may take (ms): far above the 2-3 s it takes on a loaded machine. */
 const UNPACK_TIMEOUT_MS = 180_000;
@@ -66,10 +70,12 @@ export function resolveCopilotNativeLaunch(executable: string, ctx?: NativeLaunc
     }
     if (!unpacked(dir)) return null;
   }
+  const seed = copilotCompileCacheSeed(binary, cacheHome, path.join(cacheHome, 'tmp-seed', manifest.version));
   return {
     file: binary,
     env: { COPILOT_PKG_CACHE_HOME: cacheHome },
     launcher,
     readOnly: [path.join(dir, 'index.js')],
+    ...(seed ? { tmpSeed: seed } : {}),
   };
 }
