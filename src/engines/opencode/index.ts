@@ -50,9 +50,9 @@ export const OPENCODE_SCRIPTED_MODELS = '{}\n';
 /**
  * Scripted mode only: the JavaScriptCore tiers opencode's Bun runtime uses stop at the baseline JIT
  * (`BUN_JSC_useDFGJIT=0`, which also turns off FTL). A scripted attempt lives a few seconds, too short for the
- * optimizing compilers' background work to pay off: they cost about 0.55 s of the 4.5 s of CPU (user+sys) a
- * scripted `run` took (median of 6 interleaved runs each, 3.9 s with it). The JavaScript it runs, and so every tool
- * call and turn, is the same; only how fast hot code gets is not. Live sessions keep every tier.
+ * optimizing compilers' background work to pay off: a scripted `run` took 3.5 s of CPU (user+sys) with them, 3.15 s
+ * without (medians of 14 interleaved runs each; 4.5 s against 3.9 s on a busier machine). The JavaScript it runs, and
+ * so every tool call and turn, is the same; only how fast hot code gets is not. Live sessions keep every tier.
  */
 export const OPENCODE_SCRIPTED_RUNTIME_ENV: Readonly<Record<string, string>> = { BUN_JSC_useDFGJIT: '0' };
 
