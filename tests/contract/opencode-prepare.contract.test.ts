@@ -1,7 +1,8 @@
 /**
  * opencode's prepared environment by model mode: against the scripted model it reads an empty model catalog
  * (`OPENCODE_MODELS_PATH`, written into the run's own opencode cache) instead of building its built-in models.dev
- * snapshot on every start; live, it keeps its catalog and gets no catalog path.
+ * snapshot on every start; live, it keeps its catalog and gets no catalog path. A scripted run also keeps its Bun
+ * runtime at the baseline JIT (`BUN_JSC_useDFGJIT=0`: a few-second run pays the optimizing compilers without gain).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,6 +32,13 @@ describe('opencode prepare', () => {
     expect(JSON.parse(fs.readFileSync(catalog!, 'utf8'))).toEqual({});
     const { env: live } = await prepareInMode(opencodeEngine, dir, 'live');
     expect(live.OPENCODE_MODELS_PATH).toBeUndefined();
+  });
+
+  it('stops the scripted run at the baseline JIT, and keeps every JIT tier live', async () => {
+    const { env: scripted } = await prepareInMode(opencodeEngine, dir, 'scripted', 'jit-scripted');
+    expect(scripted.BUN_JSC_useDFGJIT).toBe('0');
+    const { env: live } = await prepareInMode(opencodeEngine, dir, 'live', 'jit-live');
+    expect(live.BUN_JSC_useDFGJIT).toBeUndefined();
   });
 
   it('never writes the catalog through a link an agent planted in the run home (the file, or a directory on its way)', async () => {

@@ -222,7 +222,8 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
       config_path: path.join(agentHome, '.config', 'opencode', 'opencode.json'),
     }),
     trust: null,
-    env: ({ agentHome }) => ({ HOME: agentHome }),
+    // Scripted: its Bun runtime stops at the baseline JIT (src/engines/opencode/index.ts), tool calls and turns as ever.
+    env: ({ agentHome }) => ({ HOME: agentHome, BUN_JSC_useDFGJIT: '0' }),
     shellCall: { kind: 'shell', name: 'bash', exitCode: 0 },
     // opencode lists skills (name, description, SKILL.md location) in `<available_skills>` of the system prompt of
     // every request, and offers the `skill` tool to load one.
