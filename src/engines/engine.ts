@@ -119,6 +119,11 @@ export interface ResumeArgsRequest {
 export interface NativeLaunch {
   /** The native executable. */
   file: string;
+  /**
+   * Arguments `file` gets before the engine's own (a Node engine's script, after the Node flags it runs with). Absent:
+   * none.
+   */
+  args?: readonly string[];
   /** Variables the launcher sets for it. */
   env: Record<string, string>;
   /** The launcher script stood in for (realpath). */
