@@ -115,7 +115,10 @@ export interface ResumeArgsRequest {
   message: string;
 }
 
-/** A native executable the harness starts in place of a launcher script, as the script itself would start it. */
+/**
+ * An executable the harness starts in place of the installed one, as the installed launcher script would start it: a
+ * native binary (codex, copilot), or Node running the engine's script (gemini, qwen: with V8's `--liftoff-only` added).
+ */
 export interface NativeLaunch {
   /** The native executable. */
   file: string;
@@ -233,7 +236,8 @@ export interface EngineAdapter {
   readonly errorPatterns: readonly ErrorPattern[];
   /**
    * The native binary behind the installed executable when that is a launcher script the harness can stand in for
-   * exactly (codex's npm `bin/codex.js`), or null. Absent: the executable always runs as installed.
+   * exactly (codex's npm `bin/codex.js`), or Node running a Node engine's script with the flags the harness gives it
+   * (gemini, qwen), or null. Absent: the executable always runs as installed.
    */
   resolveNativeLaunch?(executable: string, ctx?: NativeLaunchContext): NativeLaunch | null;
   /** Writes config/trust for one attempt; throws ENGINE_CONFIG_INJECTION_FAILED on failure. */
