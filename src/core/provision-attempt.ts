@@ -265,18 +265,21 @@ function engineEnvOf(
 function engineCommand(
   plan: AttemptPlan,
   opened: OpenedAttempt,
-  executable: string,
+  launch: { file: string; args?: readonly string[] },
   env: Record<string, string>,
   configured: { engine: PreparedEngine; options: ReturnType<typeof applyAgentOptions> },
   modelUrl: string | null,
 ): { executable: string; argv: string[] } {
   const { engine, options } = configured;
+  const executable = launch.file;
+  const first = launch.args ?? [];
   const acp: EngineAdapter['acp'] = plan.transport === 'acp' ? plan.adapter.acp : undefined;
   if (!acp) {
     const args = engineArgs(plan, opened);
     return {
       executable,
       argv: [
+        ...first,
         ...engine.leadingArgs,
         ...options.leadingArgs,
         ...args.filter((arg) => !options.dropArgs.includes(arg)),
@@ -293,6 +296,8 @@ function engineCommand(
   return {
     executable: command.file,
     argv: [
+      // The stand-in's own arguments go first only when the ACP command runs the engine's executable itself.
+      ...(command.file === executable ? first : []),
       ...command.args,
       ...(acp.via === 'native' ? [...engine.leadingArgs, ...options.leadingArgs, ...options.args] : []),
     ],
@@ -342,7 +347,7 @@ async function provisionWithin(plan: AttemptPlan, opened: OpenedAttempt): Promis
   Object.assign(env, native?.env);
   record.engineVersion = engineVersion(installed, adapter.packageName);
   noteEngineVersion(plan, opened);
-  const { executable, argv } = engineCommand(plan, opened, native?.file ?? installed, env, configured, modelUrl);
+  const { executable, argv } = engineCommand(plan, opened, native ?? { file: installed }, env, configured, modelUrl);
   record.env = redactEnv(env);
   record.command = { executable, argv, cwd: runDir, io, ...(native ? { launcher: native.launcher } : {}) };
   opened.clock.mark('engine_config');

@@ -115,10 +115,18 @@ export interface ResumeArgsRequest {
   message: string;
 }
 
-/** A native executable the harness starts in place of a launcher script, as the script itself would start it. */
+/**
+ * An executable the harness starts in place of the installed one, as the installed launcher script would start it: a
+ * native binary (codex, copilot), or Node running the engine's script (gemini, qwen: with V8's `--liftoff-only` added).
+ */
 export interface NativeLaunch {
   /** The native executable. */
   file: string;
+  /**
+   * Arguments `file` gets before the engine's own (a Node engine's script, after the Node flags it runs with). Absent:
+   * none.
+   */
+  args?: readonly string[];
   /** Variables the launcher sets for it. */
   env: Record<string, string>;
   /** The launcher script stood in for (realpath). */
@@ -233,7 +241,8 @@ export interface EngineAdapter {
   readonly errorPatterns: readonly ErrorPattern[];
   /**
    * The native binary behind the installed executable when that is a launcher script the harness can stand in for
-   * exactly (codex's npm `bin/codex.js`), or null. Absent: the executable always runs as installed.
+   * exactly (codex's npm `bin/codex.js`), or Node running a Node engine's script with the flags the harness gives it
+   * (gemini, qwen), or null. Absent: the executable always runs as installed.
    */
   resolveNativeLaunch?(executable: string, ctx?: NativeLaunchContext): NativeLaunch | null;
   /** Writes config/trust for one attempt; throws ENGINE_CONFIG_INJECTION_FAILED on failure. */

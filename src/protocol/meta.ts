@@ -153,7 +153,7 @@ export const AttemptMetaSchema = z.object({
     argv: z.array(z.string()),
     cwd: z.string(),
     io: z.enum(['split', 'pty', 'passthrough']),
-    /** The launcher script installed as the engine's command that the harness stood in for (codex's npm `bin/codex.js`), when `executable` is the native binary it starts. */
+    /** The launcher script installed as the engine's command that the harness stood in for (codex's npm `bin/codex.js`), when `executable` is the native binary it starts, or Node running the script (gemini, qwen). */
     launcher: z.string().optional(),
   }),
   /** The env the engine saw, secrets redacted. */

@@ -108,6 +108,21 @@ const QWEN_FLAGS = ['--yolo', '--output-format', 'stream-json'];
 const CLAUDE_FLAGS = ['--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'];
 /** How claude and codex list the injected fixture skill to the model (its SKILL.md description). */
 const SKILL_LINE = '- demo-hello: Greets the world by writing hello.txt';
+/**
+ * What the harness runs gemini's bundle and qwen's `cli.js` with (Node and V8's `--liftoff-only`, see
+ * `src/engines/gemini/native-launch.ts`), before their argv; nothing with `AGENT_HARNESS_NPM_LAUNCHERS=1`.
+ */
+const AS_INSTALLED = process.env.AGENT_HARNESS_NPM_LAUNCHERS === '1';
+const GEMINI_NODE_ARGS = AS_INSTALLED
+  ? []
+  : ['--liftoff-only', fs.realpathSync(path.resolve('node_modules/@google/gemini-cli/bundle/gemini.js'))];
+const QWEN_NODE_ARGS = AS_INSTALLED
+  ? []
+  : [
+      '--expose-gc',
+      '--liftoff-only',
+      path.join(fs.realpathSync(path.resolve('node_modules/@qwen-code/qwen-code')), 'cli.js'),
+    ];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
@@ -177,6 +192,7 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
   },
   gemini: {
     requestPath: /^\/v1beta\/models\/[^/:]+:streamGenerateContent$/,
+    leadingArgs: () => GEMINI_NODE_ARGS,
     sessionId: UUID,
     sessionEvent: { idKey: 'session_id' },
     // Decision 11: the enforced settings live in the run directory; the shared managed HOME has none.
@@ -285,6 +301,7 @@ const FACTS: Readonly<Record<EngineId, EngineFacts>> = {
   },
   qwen: {
     requestPath: /^\/v1\/chat\/completions$/,
+    leadingArgs: () => QWEN_NODE_ARGS,
     sessionId: UUID,
     sessionEvent: { match: { type: 'system', subtype: 'init' }, idKey: 'session_id' },
     // Decision 11: the enforced settings live in the run directory; the shared managed HOME has none.

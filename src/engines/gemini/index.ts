@@ -19,6 +19,7 @@ import {
 } from './config.js';
 import { leaseConfigEntry } from '../../runtime/lease.js';
 import { recoverGeminiSession } from './session-store.js';
+import { resolveGeminiNativeLaunch } from './native-launch.js';
 
 /** Minimum gemini-cli version whose stream-json output and settings this adapter was built against. */
 export const GEMINI_VERSION = '0.61.0';
@@ -84,4 +85,5 @@ export const geminiEngine: EngineAdapter = {
   buildResumeArgs: buildGeminiResumeArgs,
   recoverSession: recoverGeminiSession,
   workspacePathProblem: geminiWorkspacePathProblem,
+  resolveNativeLaunch: resolveGeminiNativeLaunch,
 };

@@ -12,6 +12,7 @@ import { buildQwenResumeArgs, buildQwenStartArgs } from './command.js';
 import { qwenConfigPaths, qwenSettingsPath, registerQwenTrust, removeQwenTrust, writeQwenSettings } from './config.js';
 import { qwenFacts } from './facts.js';
 import { recoverQwenSession } from './session-store.js';
+import { resolveQwenNativeLaunch } from './native-launch.js';
 
 /** Minimum Qwen Code version whose stream-json output and settings this adapter was built against. */
 export const QWEN_VERSION = '0.24.4';
@@ -79,4 +80,5 @@ export const qwenEngine: EngineAdapter = {
   buildStartArgs: buildQwenStartArgs,
   buildResumeArgs: buildQwenResumeArgs,
   recoverSession: recoverQwenSession,
+  resolveNativeLaunch: resolveQwenNativeLaunch,
 };
