@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
-import type { AcpClient, AcpClientOptions, AcpClientOutcome } from '../engines/acp/client.js';
+import type { AcpClient, AcpClientOptions, AcpClientOutcome, StoredTurns } from '../engines/acp/client.js';
+import type { EngineAdapter } from '../engines/engine.js';
 import { DEFAULT_AGENT_OPTIONS } from '../protocol/agent-option-defaults.js';
 import type { RecordedRequest } from '../model/index.js';
 import type { StreamName } from '../protocol/index.js';
@@ -201,5 +202,24 @@ function acpClientOptions(
     onDiagnostic: (diagnostic) => rasp.diagnostic(diagnostic),
     onPrompt: (lines) => opened.acpParser?.promptSentAfterLine(lines),
     stop,
+    ...(plan.adapter.acp?.staysAfterStdinCloses && plan.adapter.recoverSession
+      ? { storedTurns: () => storedTurns(plan.adapter, opened) }
+      : {}),
   };
+}
+
+/** The session the engine's own store holds for the run (its newest), and its turn ends; null when none. */
+async function storedTurns(adapter: EngineAdapter, opened: OpenedAttempt): Promise<StoredTurns | null> {
+  const events = await adapter.recoverSession!({
+    runDir: opened.runDir,
+    agentHome: opened.home.home,
+    since: new Date(0),
+  });
+  let sessionId: string | null = null;
+  let turnEnds = 0;
+  for (const event of events) {
+    if (event.type === 'engine.session') sessionId = event.session_id;
+    else if (event.type === 'engine.turn.end') turnEnds += 1;
+  }
+  return sessionId === null ? null : { sessionId, turnEnds };
 }

@@ -198,6 +198,12 @@ export interface AcpSupport {
    * the client; qwen hides the client's servers' tools behind its tool search). Absent: they go to `session/new` only.
    */
   readonly mcpInAgentOptions?: boolean;
+  /**
+   * True when the engine keeps running once its stdin is closed after the prompt and its session store records turn
+   * ends (codex-acp 0.x): the harness then stops it as soon as that store holds the turn (`recoverSession`), not after
+   * the client's grace. Absent: the engine exits by itself when its stdin closes, or is stopped after the grace.
+   */
+  readonly staysAfterStdinCloses?: boolean;
 }
 
 /** What {@link AcpSupport.beforeLoad} is given. */

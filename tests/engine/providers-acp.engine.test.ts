@@ -293,6 +293,22 @@ describe.for(ACP_ENGINES)('%s provider over ACP', (engine) => {
       const summary = JSON.parse(stdout) as { final_message: string | null };
       expect(summary.final_message).toContain('Second answer.');
       expect(summary.final_message).not.toContain('First answer.');
+      // An engine that stays running once its stdin closes is stopped as soon as its own store holds the turn (codex),
+      // on the new session and on the loaded one (whose store held one turn already), not after the grace; the loaded
+      // session had the first turn to load, so that stop cut nothing short. claude-agent-acp stays too, but claude's
+      // transcript records no turn end: the grace stops it. The others exit when their stdin closes.
+      const stops = [1, 2].map((attempt) => diagnostics(recorded(first.runDir, attempt).rasp, 'ACP_ENGINE_STOPPED'));
+      if ((await loadEngine(engine)).acp?.staysAfterStdinCloses)
+        expect(stops).toEqual([
+          [expect.stringMatching(/once its session store held the turn \(turn ends: 1\)/)],
+          [expect.stringMatching(/once its session store held the turn \(turn ends: 2\)/)],
+        ]);
+      else if (engine === 'claude')
+        expect(stops).toEqual([
+          [expect.stringMatching(/it had not exited$/)],
+          [expect.stringMatching(/it had not exited$/)],
+        ]);
+      else expect(stops).toEqual([[], []]);
       report(task, engine, { resume: { status: 'pass' } });
     },
     TIMEOUT,

@@ -56,7 +56,22 @@ export interface AcpClientOptions {
    * `_meta.agentHarness.afterStdoutLine`): what a loaded session printed before it is its history's replay.
    */
   onPrompt?(afterStdoutLines: number): void;
+  /**
+   * For an engine that stays running once its stdin is closed (codex-acp, claude-agent-acp): what its own session
+   * store holds for the run now (the harness's `recoverSession`). Once it holds the prompt's turn end, everything of
+   * the turn is on disk and the engine is stopped then, not after {@link ACP_GRACE_MS}. Absent: the grace.
+   */
+  storedTurns?(): Promise<StoredTurns | null>;
 }
+
+/** The session an engine's store holds for the run, and how many turn ends it has. */
+export interface StoredTurns {
+  sessionId: string;
+  turnEnds: number;
+}
+
+/** How often {@link AcpClientOptions.storedTurns} is read while the engine stays after its stdin closed. */
+export const ACP_STORE_POLL_MS = 100;
 
 /** How the client's conversation ended. */
 export interface AcpClientOutcome {
@@ -109,6 +124,8 @@ interface ClientState {
   sessionId: string | null;
   /** The request under way, named in a protocol error. */
   step: string;
+  /** What the engine's store held as the prompt was sent ({@link AcpClientOptions.storedTurns}); null: nothing known. */
+  storedBefore: StoredTurns | null;
 }
 
 /** Starts the client on an engine that is being started. */
@@ -144,6 +161,7 @@ export function startAcpClient(options: AcpClientOptions): AcpClient {
     lastOutput: performance.now(),
     sessionId: options.resumeSessionId,
     step: 'initialize',
+    storedBefore: null,
   };
   return {
     push: (chunk) => pushStdout(state, chunk),
@@ -213,8 +231,44 @@ async function runClient(state: ClientState): Promise<AcpClientOutcome> {
   const outcome = await converse(state);
   signal?.removeEventListener('abort', early);
   closeStdin(state.stdin);
-  setTimeout(() => options.stop(), ACP_GRACE_MS).unref();
+  setTimeout(() => {
+    if (state.ended) return;
+    options.onDiagnostic({
+      code: 'ACP_ENGINE_STOPPED',
+      message: `the engine was stopped ${ACP_GRACE_MS} ms after its stdin closed: it had not exited`,
+      level: 'info',
+    });
+    options.stop();
+  }, ACP_GRACE_MS).unref();
+  if (outcome.stopReason !== null && options.storedTurns) void stopOnceStored(state, options.storedTurns);
   return outcome;
+}
+
+/**
+ * Stops the engine as soon as its store holds the prompt's turn end (bounded by the grace, and by the engine's own
+ * exit): for a new session, a turn end of this session; for a loaded one, one more than it held as the prompt was
+ * sent. A store that cannot tell (another session newest, an unreadable file) leaves the engine its grace.
+ */
+async function stopOnceStored(state: ClientState, storedTurns: () => Promise<StoredTurns | null>): Promise<void> {
+  const { sessionId, options, storedBefore } = state;
+  const loaded = options.resumeSessionId !== null;
+  if (sessionId === null || (loaded && storedBefore?.sessionId !== sessionId)) return;
+  const least = 1 + (loaded ? storedBefore!.turnEnds : 0);
+  const since = performance.now();
+  while (!state.ended && performance.now() - since < ACP_GRACE_MS) {
+    const stored = await storedTurns().catch(() => null);
+    if (state.ended) return;
+    if (stored?.sessionId === sessionId && stored.turnEnds >= least) {
+      options.onDiagnostic({
+        code: 'ACP_ENGINE_STOPPED',
+        message: `the engine was stopped once its session store held the turn (turn ends: ${stored.turnEnds}): it stays running when its stdin closes`,
+        level: 'info',
+      });
+      options.stop();
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, ACP_STORE_POLL_MS));
+  }
 }
 
 /** Resolves once the engine's stdout has been silent for {@link ACP_REPLAY_QUIET_MS} (bounded). */
@@ -248,6 +302,8 @@ async function converse(state: ClientState): Promise<AcpClientOutcome> {
     };
     if (signal?.aborted) onAbort();
     else signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.storedTurns && options.resumeSessionId !== null)
+      state.storedBefore = await options.storedTurns().catch(() => null);
     options.onPrompt?.(state.stdoutLines);
     const answer = await connection.agent.request('session/prompt', {
       sessionId: state.sessionId!,

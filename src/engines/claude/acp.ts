@@ -31,4 +31,6 @@ export const acp: AcpSupport = {
   via: { package: CLAUDE_ACP_PACKAGE, bin: CLAUDE_ACP_BIN },
   command: claudeAcpCommand,
   installed: () => void adapterFile('claude', CLAUDE_ACP_PACKAGE, CLAUDE_ACP_SCRIPT),
+  // The adapter does not exit when its stdin closes after a session either, but claude's transcript in its SDK mode
+  // records no turn end (no `turn_duration` record) to stop it on: it is stopped after the client's grace.
 };

@@ -129,4 +129,6 @@ export const acp: AcpSupport = {
   via: { package: CODEX_ACP_PACKAGE, bin: CODEX_ACP_BIN },
   command: codexAcpCommand,
   installed: () => void codexAcpBinary(),
+  // codex-acp does not exit when its stdin closes (still running 20 s after an empty stdin).
+  staysAfterStdinCloses: true,
 };
