@@ -206,8 +206,9 @@ describe('Anthropic Messages wire API', () => {
     ).toBe(200);
     const call = await messages(server, { messages: [user] });
     expect(call.status).toBe(500);
-    // Clients that honour it retry at once: a scripted error answers every retry the same way.
-    expect(call.headers.get('retry-after-ms')).toBe('0');
+    // Clients that honour it retry at once (1 ms: qwen reads 0 as no hint): a scripted error answers every retry the
+    // same way.
+    expect(call.headers.get('retry-after-ms')).toBe('1');
     expect(server.requests.map((r) => r.status)).toEqual([200, 200, 500]);
   });
 
