@@ -5,22 +5,15 @@
  * attempt's own TMPDIR is gone once it ends, whatever the engine left there.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runAttempt } from '../../src/core/run-attempt.js';
 import { CODEX_VERSION } from '../../src/engines/codex/index.js';
 import { turns } from '../../src/model/index.js';
-import { resolveHarnessPaths } from '../../src/runtime/paths.js';
+import { launchAttempt, launchTestPaths } from '../helpers/launch-attempt.js';
 import { scaled } from '../helpers/load-scaled.js';
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-codex-launch-'));
-afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-const paths = resolveHarnessPaths({
-  env: { SKILL_RUNNER_DATA_DIR: dataDir },
-  projectRoot: process.cwd(),
-  skillRoots: [],
-});
+const paths = launchTestPaths('codex-launch');
 const launcher = fs.realpathSync(path.resolve('node_modules/@openai/codex/bin/codex.js'));
 const script = {
   version: 1 as const,
@@ -31,16 +24,7 @@ describe('codex launch', () => {
   it(
     "runs the native binary with the launcher's variables, and records both",
     async () => {
-      const result = await runAttempt({
-        paths,
-        engine: 'codex',
-        launch: 'start',
-        prompt: 'go',
-        script,
-        hostEnv: { ...process.env, AGENT_HARNESS_NPM_LAUNCHERS: '' },
-      });
-      expect(result.completion.state, result.error?.message).toBe('completed');
-      const meta = JSON.parse(fs.readFileSync(result.audit.meta, 'utf8'));
+      const { result, meta } = await launchAttempt(paths, 'codex', script, false);
       expect(meta.command.launcher).toBe(launcher);
       expect(path.basename(meta.command.executable)).toBe('codex');
       expect(meta.command.executable).toContain(`${path.sep}vendor${path.sep}`);
@@ -55,16 +39,7 @@ describe('codex launch', () => {
   it(
     'AGENT_HARNESS_NPM_LAUNCHERS=1 runs the launcher as installed, which sets the same variables',
     async () => {
-      const result = await runAttempt({
-        paths,
-        engine: 'codex',
-        launch: 'start',
-        prompt: 'go',
-        script,
-        hostEnv: { ...process.env, AGENT_HARNESS_NPM_LAUNCHERS: '1' },
-      });
-      expect(result.completion.state, result.error?.message).toBe('completed');
-      const meta = JSON.parse(fs.readFileSync(result.audit.meta, 'utf8'));
+      const { result, meta } = await launchAttempt(paths, 'codex', script, true);
       expect(meta.command.launcher).toBeUndefined();
       expect(fs.realpathSync(meta.command.executable)).toBe(launcher);
       expect(fs.readFileSync(path.join(result.runDir, 'managed.txt'), 'utf8')).toBe(

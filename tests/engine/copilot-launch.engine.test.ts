@@ -15,6 +15,7 @@ import { COPILOT_CHECKED_VERSIONS } from '../../src/engines/copilot/index.js';
 import { resolveCopilotNativeLaunch } from '../../src/engines/copilot/native-launch.js';
 import { turns } from '../../src/model/index.js';
 import { resolveHarnessPaths } from '../../src/runtime/paths.js';
+import { engineMissingReason } from '../helpers/engines.js';
 import { scaled } from '../helpers/load-scaled.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ah-copilot-launch-'));
@@ -39,10 +40,14 @@ function compileCacheListing(dir: string): string {
   );
 }
 
+// Skipped, saying why, where copilot cannot run or `AGENT_HARNESS_ENGINES` leaves it out.
+const MISSING = await engineMissingReason('copilot');
+
 describe.skipIf(process.platform !== 'linux')('copilot launch: the warmed compile cache', () => {
   it(
     'the binary reads the compiled code of its bundle from a copy of the seed, and rewrites none of it',
-    () => {
+    ({ skip }) => {
+      if (MISSING) skip(MISSING);
       const native = resolveCopilotNativeLaunch(launcher, { cacheDir: agentCacheDir });
       expect(native).not.toBeNull();
       // A warm-up of its own, from scratch, over the suite's unpacked package.
@@ -80,7 +85,8 @@ describe.skipIf(process.platform !== 'linux')('copilot launch: the warmed compil
 
   it(
     "an attempt's TMPDIR starts with a copy of the harness's seed",
-    async () => {
+    async ({ skip }) => {
+      if (MISSING) skip(MISSING);
       const script = {
         version: 1 as const,
         turns: [
