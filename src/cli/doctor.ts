@@ -10,6 +10,7 @@ import { type AgentHarnessError, ERROR_CODES, toAgentHarnessError } from '../err
 import type { IsolationMode } from '../protocol/index.js';
 import type { NamespaceSupport } from '../runtime/isolation/probe.js';
 import { findEnvLeak } from '../runtime/leak-guard.js';
+import { mapAtMost } from '../runtime/map-at-most.js';
 import { PATH_ENV_VARS, resolveHarnessPaths, type HarnessPaths } from '../runtime/paths.js';
 import { engineInstallHint } from '../engines/install-hint.js';
 import { checkedVersionState, describeCheckedVersions, versionInLine } from '../engines/engine-versions.js';
@@ -236,20 +237,6 @@ export async function runDoctorChecks(
   checks.push(scriptCheck(findScriptBinary()));
   checks.push(await nodePtyCheck());
   return checks;
-}
-
-/** `map` over `items`, at most `width` at a time; the results in the items' order. */
-async function mapAtMost<T, R>(items: readonly T[], width: number, map: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = [];
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await map(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(width, items.length)) }, lane));
-  return results;
 }
 
 /** Whether the managed roots lie outside the user's HOME config directories (`findEnvLeak`). */

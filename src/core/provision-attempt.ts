@@ -338,7 +338,7 @@ async function provisionWithin(plan: AttemptPlan, opened: OpenedAttempt): Promis
       ? null
       : (adapter.resolveNativeLaunch?.(installed, { cacheDir: plan.request.paths.agentCacheDir }) ?? null);
   // A copy, not a link: what the engine or its agent does to it stays in this attempt's TMPDIR.
-  if (native?.tmpSeed) fs.cpSync(native.tmpSeed, attemptTmp, { recursive: true });
+  if (native?.tmpSeed) await fs.promises.cp(native.tmpSeed, attemptTmp, { recursive: true });
   containFilesystem(plan, opened, isolation, native);
   await seedAndInject(plan, opened);
   const configured = await configureEngine(plan, opened, modelUrl, restores, prepared);

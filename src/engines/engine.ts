@@ -120,7 +120,7 @@ export interface ResumeArgsRequest {
  * native binary (codex, copilot), or Node running the engine's script (gemini, qwen: with V8's `--liftoff-only` added).
  */
 export interface NativeLaunch {
-  /** The native executable. */
+  /** The executable started: the native binary, or Node (`process.execPath`) for a Node engine's script. */
   file: string;
   /**
    * Arguments `file` gets before the engine's own (a Node engine's script, after the Node flags it runs with). Absent:

@@ -8,6 +8,7 @@ import { type AttemptEvidence, classifyFailure, classOfCode } from './classify.j
 import type { FailureClass, GradedTrial } from './grade.js';
 import type { ResolvedTrialOptions } from './trial-options.js';
 import type { Arm, TrialRecord } from './trial-record.js';
+import { mapAtMost } from '../runtime/map-at-most.js';
 
 /** What one attempt of a trial is told. */
 export interface TrialContext {
@@ -155,21 +156,5 @@ export async function runTrials(options: RunTrialsOptions): Promise<TrialRecord[
   const jobs = options.arms.flatMap((arm) =>
     Array.from({ length: options.trials }, (_, i) => ({ arm, trial: options.firstTrial + i })),
   );
-  const records: TrialRecord[] = new Array(jobs.length);
-  let next = 0;
-  let failure: { error: unknown } | null = null;
-  const worker = async (): Promise<void> => {
-    while (next < jobs.length && !failure) {
-      const index = next++;
-      const job = jobs[index]!;
-      try {
-        records[index] = await runOne(options, job.arm, job.trial);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency, jobs.length) }, worker));
-  if (failure) throw (failure as { error: unknown }).error;
-  return records;
+  return mapAtMost(jobs, options.concurrency, (job) => runOne(options, job.arm, job.trial));
 }

@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { readPackageJson, realpathOrNull } from '../package-files.js';
+import { installedPackageFile, realpathOrNull } from '../package-files.js';
 import type { NativeLaunch } from '../engine.js';
 
 /** The platform packages of the launcher, by `process.platform`/`process.arch` (Windows keeps the launcher). */
@@ -52,11 +52,9 @@ function otherPackageManager(packageRoot: string): boolean {
  * script, a pnpm or Vite+ install, a missing platform package, Windows): then the executable runs as it is.
  */
 export function resolveCodexNativeLaunch(executable: string): NativeLaunch | null {
-  const launcher = realpathOrNull(executable);
-  if (!launcher || path.basename(launcher) !== 'codex.js' || path.basename(path.dirname(launcher)) !== 'bin')
-    return null;
-  const packageRoot = path.dirname(path.dirname(launcher));
-  if (readPackageJson(path.join(packageRoot, 'package.json'))?.name !== '@openai/codex') return null;
+  const installed = installedPackageFile(executable, '@openai/codex', 'bin/codex.js');
+  if (!installed) return null;
+  const { file: launcher, root: packageRoot } = installed;
   const target = TARGETS[`${process.platform}/${process.arch}`];
   if (!target || otherPackageManager(packageRoot)) return null;
   // Where the launcher looks: the platform package as its own require() resolves it, else the package's vendor dir.

@@ -19,7 +19,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { readPackageJson, realpathOrNull } from '../package-files.js';
+import { installedPackageFile, readPackageJson } from '../package-files.js';
 import type { NativeLaunch, NativeLaunchContext } from '../engine.js';
 import { copilotCompileCacheSeed } from './compile-cache.js';
 
@@ -39,10 +39,10 @@ function unpacked(dir: string): boolean {
  * `COPILOT_PKG_CACHE_HOME` at the harness's unpacked copy (unpacked now when missing); null otherwise.
  */
 export function resolveCopilotNativeLaunch(executable: string, ctx?: NativeLaunchContext): NativeLaunch | null {
-  const launcher = realpathOrNull(executable);
-  if (!launcher || path.basename(launcher) !== 'npm-loader.js' || !ctx) return null;
-  const packageRoot = path.dirname(launcher);
-  if (readPackageJson(path.join(packageRoot, 'package.json'))?.name !== '@github/copilot') return null;
+  if (!ctx) return null;
+  const installed = installedPackageFile(executable, '@github/copilot', 'npm-loader.js');
+  if (!installed) return null;
+  const { file: launcher, root: packageRoot } = installed;
   // The launcher tries `linuxmusl` first on a non-glibc Linux; only the glibc layout is stood in for.
   if (process.platform !== 'linux' || fs.existsSync('/lib/ld-musl-x86_64.so.1')) return null;
   const target = `${process.platform}-${process.arch}`;

@@ -16,8 +16,7 @@
  * records both (`command.executable` is Node, `command.argv` starts with the flag and the script, `command.launcher`
  * is the script).
  */
-import path from 'node:path';
-import { readPackageJson, realpathOrNull } from '../package-files.js';
+import { installedPackageFile } from '../package-files.js';
 import type { NativeLaunch } from '../engine.js';
 
 /** The V8 flags gemini runs with: WebAssembly compiled by Liftoff only (no TurboFan tier-up; see the file comment). */
@@ -25,10 +24,6 @@ export const GEMINI_NODE_FLAGS: readonly string[] = ['--liftoff-only'];
 
 /** Node with {@link GEMINI_NODE_FLAGS} running gemini's bundle when `executable` is it; null otherwise. */
 export function resolveGeminiNativeLaunch(executable: string): NativeLaunch | null {
-  const script = realpathOrNull(executable);
-  if (!script || path.basename(script) !== 'gemini.js') return null;
-  const bundle = path.dirname(script);
-  if (path.basename(bundle) !== 'bundle') return null;
-  if (readPackageJson(path.join(path.dirname(bundle), 'package.json'))?.name !== '@google/gemini-cli') return null;
-  return { file: process.execPath, args: [...GEMINI_NODE_FLAGS, script], env: {}, launcher: script };
+  const script = installedPackageFile(executable, '@google/gemini-cli', 'bundle/gemini.js')?.file;
+  return script ? { file: process.execPath, args: [...GEMINI_NODE_FLAGS, script], env: {}, launcher: script } : null;
 }

@@ -22,7 +22,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { readPackageJson, realpathOrNull } from '../package-files.js';
+import { installedPackageFile } from '../package-files.js';
 import type { NativeLaunch } from '../engine.js';
 
 /**
@@ -33,17 +33,16 @@ export const QWEN_NODE_FLAGS: readonly string[] = ['--expose-gc', '--liftoff-onl
 
 /** Node running qwen's `cli.js` as its launcher would (plus `--liftoff-only`) when `executable` is it; null otherwise. */
 export function resolveQwenNativeLaunch(executable: string): NativeLaunch | null {
-  const launcher = realpathOrNull(executable);
-  if (!launcher || path.basename(launcher) !== 'cli-entry.js') return null;
-  const packageRoot = path.dirname(launcher);
-  const manifest = readPackageJson(path.join(packageRoot, 'package.json'));
-  if (manifest?.name !== '@qwen-code/qwen-code' || typeof manifest.version !== 'string') return null;
+  const installed = installedPackageFile(executable, '@qwen-code/qwen-code', 'cli-entry.js');
+  const version = installed?.manifest.version;
+  if (!installed || typeof version !== 'string') return null;
+  const { file: launcher, root: packageRoot } = installed;
   const cli = path.join(packageRoot, 'cli.js');
   if (!fs.existsSync(cli)) return null;
   return {
     file: process.execPath,
     args: [...QWEN_NODE_FLAGS, cli],
-    env: { QWEN_CODE_CLI: launcher, QWEN_CODE_STARTUP_VERSION: manifest.version },
+    env: { QWEN_CODE_CLI: launcher, QWEN_CODE_STARTUP_VERSION: version },
     launcher,
   };
 }
