@@ -1,5 +1,6 @@
 // Builds dist/ from src/ with tsc (tsconfig.build.json), then bundles the command into one file.
-//   node scripts/build.mjs           incremental: only what changed is compiled again (prepare, the tests' setup)
+//   node scripts/build.mjs           incremental: only what changed is compiled again, nothing when dist/ is newer than
+//                                    every input (prepare, the tests' setup)
 //   node scripts/build.mjs --clean   dist/ from scratch (npm run build, prepack), so nothing of a deleted source is packed
 //
 // The bundle (dist/bundle/cli.mjs and its chunks, esbuild, no plugins) is what the bin runs: a fresh process then
@@ -12,7 +13,7 @@
 // by tsc): between tsc and the bundle, the build compiles it into one classic script and writes it into
 // dist/report/html-page-script.js, which then holds the text (run from the sources, that module compiles it itself).
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -20,6 +21,42 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Inside dist/, so that it goes with what it describes (a checkout's own; never packed: package.json `files`).
 const buildInfo = path.join(root, 'dist', '.tsbuildinfo');
+// Touched when a build has finished whole (tsc, the page script, the bundle): the incremental build's proof of date.
+const stamp = path.join(root, 'dist', '.build-stamp');
+/** What a build reads besides node_modules: the sources, the configs, the lock file (the bundle holds dependencies). */
+const inputs = [
+  'src',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'tsconfig.browser.json',
+  'package.json',
+  'package-lock.json',
+];
+
+/** The newest modification time (ms) of `entry`, a file or every file under a directory; 0 when it is missing. */
+function newestMtime(entry) {
+  const stat = statSync(entry, { throwIfNoEntry: false });
+  if (!stat) return 0;
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs;
+  for (const name of readdirSync(entry, { recursive: true })) {
+    const mtime = statSync(path.join(entry, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    if (mtime > newest) newest = mtime;
+  }
+  return newest;
+}
+
+/**
+ * True when the last whole build is newer than every input and this script: then tsc, the page script and the bundle
+ * would write what is there (an incremental tsc alone takes ~8 s of CPU to find that out, on every test run). A
+ * directory's own mtime counts too, so a deleted or renamed source rebuilds.
+ */
+function upToDate() {
+  const built = statSync(stamp, { throwIfNoEntry: false })?.mtimeMs;
+  if (built === undefined || !existsSync(path.join(root, 'dist', 'cli', 'main.js'))) return false;
+  const sources = [...inputs.map((name) => path.join(root, name)), fileURLToPath(import.meta.url)];
+  return sources.every((entry) => newestMtime(entry) < built);
+}
 
 /** Compiles src/ into dist/; exits non-zero when tsc fails or is not installed. */
 function build({ clean }) {
@@ -100,6 +137,13 @@ async function bundle() {
   return 0;
 }
 
-const status = build({ clean: process.argv.includes('--clean') });
-if (status === 0) await writePageScript();
-process.exitCode = status === 0 ? await bundle() : status;
+const clean = process.argv.includes('--clean');
+if (!clean && upToDate()) {
+  console.log('agent-harness build: dist/ is up to date with src/ (nothing to do).');
+} else {
+  rmSync(stamp, { force: true });
+  const status = build({ clean });
+  if (status === 0) await writePageScript();
+  process.exitCode = status === 0 ? await bundle() : status;
+  if (process.exitCode === 0) writeFileSync(stamp, `${new Date().toISOString()}\n`);
+}

@@ -1,5 +1,6 @@
 /** The contextual event wrappers of seed 002: phase, task, retry and parallel. */
 import { describeError, type EventBus } from './events.js';
+import { mapAtMost } from '../runtime/map-at-most.js';
 
 /** Options for `retry()`. */
 export interface RetryOptions {
@@ -98,28 +99,24 @@ export async function runParallel<T>(
   const total = fns.length;
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 5));
   bus.emit('parallel:start', { name, total, concurrency });
-  const results = new Array<T>(total);
-  let next = 0;
   let completed = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async (): Promise<void> => {
-    while (failure === undefined && next < total) {
-      const index = next++;
+  let results: T[];
+  try {
+    results = await mapAtMost(fns, concurrency, async (fn, index) => {
+      let result: T;
       try {
-        results[index] = await fns[index]!();
+        result = await fn();
       } catch (error) {
-        failure ??= { error };
         bus.emit('parallel:item:failed', { name, index, total, ...describeError(error) });
-        return;
+        throw error;
       }
       completed += 1;
       bus.emit('parallel:item:complete', { name, index, completed, total });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, total) }, worker));
-  if (failure !== undefined) {
-    bus.emit('parallel:failed', { name, total, completed, ...describeError(failure.error) });
-    throw failure.error;
+      return result;
+    });
+  } catch (error) {
+    bus.emit('parallel:failed', { name, total, completed, ...describeError(error) });
+    throw error;
   }
   bus.emit('parallel:complete', { name, total, result: results });
   return results;

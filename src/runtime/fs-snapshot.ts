@@ -30,6 +30,7 @@ import {
   type RootHashes,
 } from './fs-hash-cache.js';
 import { byPath, compileExclude, under, walkTree } from './fs-tree-walk.js';
+import { mapAtMost } from './map-at-most.js';
 import { createSlicer, type Slicer } from './slicer.js';
 
 export { clearHashCache } from './fs-hash-cache.js';
@@ -241,12 +242,9 @@ async function hashJobs(
     else done(job, hashSmallFileIfUnchanged(hashing.at(job.entry.path), job.stat));
     if (slicer.due()) await slicer.pause();
   }
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let job = large[next++]; job !== undefined; job = large[next++])
-      done(job, await hashLargeFileIfUnchanged(hashing.at(job.entry.path), job.stat));
-  };
-  await Promise.all(Array.from({ length: Math.min(HASH_CONCURRENCY, large.length) }, worker));
+  await mapAtMost(large, HASH_CONCURRENCY, async (job) =>
+    done(job, await hashLargeFileIfUnchanged(hashing.at(job.entry.path), job.stat)),
+  );
 }
 
 /** Longest slice (ms) of the background hashing. */

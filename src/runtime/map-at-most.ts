@@ -1,7 +1,7 @@
 /**
  * A bounded pool: `map` over a list with at most so many calls running at once, the results in the list's order.
- * For work that is mostly waiting on child processes (engine attempts, `--version` probes), where starting all at
- * once would crowd the machine.
+ * For work that is mostly waiting (engine attempts, trials, `--version` probes, a fluent `parallel`, large files
+ * hashed), where starting all at once would crowd the machine.
  */
 
 /**

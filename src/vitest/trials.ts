@@ -17,6 +17,7 @@ import { summarizeTriggers, type TriggerRecord, type TriggerSummary } from '../e
 import { AgentHarnessError } from '../errors/index.js';
 import { type ModelScript, type ModelTurn, parseModelScript } from '../model/index.js';
 import type { EngineId } from '../protocol/index.js';
+import { mapAtMost } from '../runtime/map-at-most.js';
 import type { AgentStartOptions } from './agent.js';
 import type { HarnessRun } from './run.js';
 
@@ -226,29 +227,22 @@ export async function runAgentTriggers(
     where,
   );
   const caseName = name ?? host.testName;
-  const records: TriggerRecord[] = new Array(prompts.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < prompts.length) {
-      const index = next++;
-      const labelled = prompts[index]!;
-      const run = await host.start(engine, {
-        ...start,
-        prompt: labelled.prompt,
-        ...(labelled.script ? { script: asScript(labelled.script, `${where}prompts[${index}].script`) } : {}),
-      });
-      const candidates = [...new Set([...run.skillsInjected, ...labelled.expect])];
-      records[index] = {
-        case: caseName,
-        engine,
-        prompt: labelled.prompt,
-        expected: [...labelled.expect],
-        loaded: skillsLoaded(run.toolCalls, candidates),
-        auditDir: run.auditDir,
-      };
-    }
-  };
-  await Promise.all(Array.from({ length: resolved.concurrency }, worker));
+  const records = await mapAtMost(prompts, resolved.concurrency, async (labelled, index): Promise<TriggerRecord> => {
+    const run = await host.start(engine, {
+      ...start,
+      prompt: labelled.prompt,
+      ...(labelled.script ? { script: asScript(labelled.script, `${where}prompts[${index}].script`) } : {}),
+    });
+    const candidates = [...new Set([...run.skillsInjected, ...labelled.expect])];
+    return {
+      case: caseName,
+      engine,
+      prompt: labelled.prompt,
+      expected: [...labelled.expect],
+      loaded: skillsLoaded(run.toolCalls, candidates),
+      auditDir: run.auditDir,
+    };
+  });
   const meta = host.meta as Record<string, unknown>;
   meta[TRIGGERS_META_KEY] = [...readTriggerRecords(meta), ...records];
   return { ...summarizeTriggers(records), records };
