@@ -395,9 +395,9 @@ describe.skipIf(!support.available || !support.filesystem?.available)('the new r
   it('is the skeleton the harness wrote, read-only at / with a writable /tmp, and nothing of it is left on the host once closed', async () => {
     const scratch = fs.mkdtempSync(path.join(tmp, 'tmpdir-'));
     const workspace = fs.mkdtempSync(path.join(tmp, 'ws-'));
-    // Where the isolation makes the new root's host directory (os.tmpdir()).
+    // Where the isolation makes the new root's host directory.
     await withTmpdir(scratch, async () => {
-      const isolation = await openIsolation({ mode: 'require', modelUrl, support });
+      const isolation = await openIsolation({ mode: 'require', modelUrl, support, newRootBase: scratch });
       let output = '';
       try {
         isolation.prestart('ignore');
@@ -450,6 +450,46 @@ describe.skipIf(!support.available || !support.filesystem?.available)('the new r
   });
 });
 
+/** True when /dev/shm is a tmpfs (statfs type TMPFS_MAGIC) this process may write. */
+function shmIsWritableTmpfs(): boolean {
+  try {
+    fs.accessSync('/dev/shm', fs.constants.W_OK | fs.constants.X_OK);
+    return fs.statfsSync('/dev/shm').type === 0x01021994;
+  } catch {
+    return false;
+  }
+}
+
+describe.skipIf(!support.available || !support.filesystem?.available)("the new root's parts", () => {
+  it("are made in /dev/shm when it is a writable tmpfs (not on the temp dir's disk), and removed by the close", async ({
+    skip,
+  }) => {
+    if (!shmIsWritableTmpfs()) skip('/dev/shm is not a tmpfs this process may write here: the temp dir is used');
+    const scratch = fs.mkdtempSync(path.join(tmp, 'tmpdir-'));
+    const ours = () => fs.readdirSync('/dev/shm').filter((name) => name.startsWith(`ah-root-${process.pid}-`));
+    const before = ours();
+    await withTmpdir(scratch, async () => {
+      const isolation = await openIsolation({ mode: 'require', modelUrl, support });
+      try {
+        isolation.prestart('ignore');
+        isolation.contain(
+          buildMountPlan({ workspace: tmp, readOnlyInWorkspace: [], writable: [], readOnly: [], expose: [] }),
+        );
+        const made = ours().filter((name) => !before.includes(name));
+        expect(made).toHaveLength(1);
+        expect(fs.readdirSync(path.join('/dev/shm', made[0]!)).sort()).toEqual(['fstab', 'root', 'skeleton']);
+        expect(fs.readdirSync(scratch).filter((name) => name.startsWith('ah-root-'))).toEqual([]);
+        const child = isolation.launch({ file: '/bin/true', args: [], env: {}, cwd: tmp });
+        if (!child) throw new Error('prestart started nothing');
+        await isolation.settle(await superviseSplit(child, { killGraceMs: 500 }));
+      } finally {
+        await isolation.close();
+      }
+    });
+    expect(await eventually(() => ours().every((name) => before.includes(name)), 10_000)).toBe(true);
+  });
+});
+
 describe.skipIf(!support.available || !support.filesystem?.available)('what a harness killed with -9 left', () => {
   it("is swept by the next attempt's close: a gone owner's directories, only the harness's parts of them; a live owner's stay", async () => {
     const scratch = fs.mkdtempSync(path.join(tmp, 'stale-'));
@@ -481,7 +521,7 @@ describe.skipIf(!support.available || !support.filesystem?.available)('what a ha
     fs.symlinkSync(outside, path.join(scratch, `ah-root-${gone}-link01`));
     fs.mkdirSync(path.join(scratch, `ah-ns-${live}-live02`));
     await withTmpdir(scratch, async () => {
-      const isolation = await openIsolation({ mode: 'require', modelUrl, support });
+      const isolation = await openIsolation({ mode: 'require', modelUrl, support, newRootBase: scratch });
       try {
         isolation.prestart('ignore');
         isolation.contain(

@@ -43,6 +43,7 @@ export { NAMESPACE_INIT } from './init-scripts.js';
 export { loopbackTarget } from './isolation-sockets.js';
 
 import type { AttemptIsolation, OpenIsolationOptions } from './isolation-types.js';
+import { newRootBase } from './stale-dirs.js';
 
 export type { AttemptIsolation, OpenIsolationOptions, WrapOptions, WrappedCommand } from './isolation-types.js';
 
@@ -211,6 +212,7 @@ async function openState(
     wrapCommand: paths ? initCommand(commandOf, paths.lifeline, paths.forwards) : null,
     stopChannels: pathChannels.map((channel) => channel.stop),
     filesystem: tools.filesystem,
+    newRootBase: options.newRootBase ?? newRootBase(),
     newRoot: null,
     serversClosed: null,
     wrapped: false,

@@ -43,6 +43,12 @@ export interface OpenIsolationOptions {
    * `require` refuses (ISOLATION_UNAVAILABLE) and `auto` records why.
    */
   filesystem?: boolean;
+  /**
+   * Where {@link AttemptIsolation.contain} makes the new root's parts (`ah-root-<pid>-*`) and the close sweeps stale
+   * ones: by default `newRootBase()` (stale-dirs.ts: `/dev/shm` when it is a tmpfs this process may write, else the
+   * temp dir).
+   */
+  newRootBase?: string;
 }
 
 /** How {@link AttemptIsolation.wrap} wires the init. */

@@ -6,7 +6,6 @@
  */
 import fs from 'node:fs';
 import type net from 'node:net';
-import os from 'node:os';
 import { AgentHarnessError } from '../../errors/index.js';
 import type { IsolationRecord } from '../../protocol/index.js';
 import { killGroup, type ProcessResult } from '../process-result.js';
@@ -68,6 +67,8 @@ export interface NamespaceState {
   readonly stopChannels: Array<() => void>;
   /** Filesystem containment as the trial found it (set from the verdict). */
   filesystem: FilesystemSupport;
+  /** Where the new root's parts are made, and stale ones swept (`OpenIsolationOptions.newRootBase`). */
+  readonly newRootBase: string;
   /** The host directory the new root is mounted on (made by contain, removed by close). */
   newRoot: NewRootFiles | null;
   /** The path servers' closing, once the paths are removed. */
@@ -155,7 +156,7 @@ function containFilesystem(state: NamespaceState, plan: MountPlan): void {
   if (!filesystem.available || !filesystem.tools || state.newRoot !== null || state.launched || state.closed) return;
   // Private to this process (0700): the skeleton, the fstab and the mount point, which stays empty on the host
   // (the tmpfs on it exists in the namespace only). Failing here fails the attempt: the plan was chosen.
-  const dir = fs.mkdtempSync(ownedDirPrefix(os.tmpdir(), 'ah-root-'));
+  const dir = fs.mkdtempSync(ownedDirPrefix(state.newRootBase, 'ah-root-'));
   try {
     state.newRoot = writeNewRoot(plan, dir);
   } catch (error) {
@@ -273,5 +274,5 @@ async function closeNamespaces(state: NamespaceState): Promise<void> {
   await state.serversClosed;
   if (state.newRoot !== null) removeNewRoot(state.newRoot);
   // Off the attempt's critical path: what harnesses killed with SIGKILL left (this one's are its own to remove).
-  if (first) void sweepStaleDirs(os.tmpdir(), socketBase()).catch(() => undefined);
+  if (first) void sweepStaleDirs(state.newRootBase, socketBase()).catch(() => undefined);
 }
