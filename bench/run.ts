@@ -23,7 +23,9 @@ import { root, type Figure } from './util.js';
 const FIGURES: Record<string, { about: string; rounds: number; run: (rounds: number) => Promise<Figure[]> }> = {
   library: {
     about: 'codex attempt through runAttempt in-process vs the bare native codex turn (≤ 1.10×)',
-    rounds: 12,
+    // 24: the median of 12 paired rounds moved by ±20 ms from run to run on the containment figure (+55 to +95 ms on
+    // one quiet afternoon); of 30, by ±3 ms.
+    rounds: 24,
     run: async (n) => (await import('./library.js')).benchLibrary(n),
   },
   cli: {
