@@ -553,6 +553,39 @@ describe.skipIf(!support.available || !support.filesystem?.available)('what a ha
   });
 });
 
+describe.skipIf(!support.available || !support.filesystem?.available)(
+  "an older harness's new root in the temp dir",
+  () => {
+    it('is swept too when new roots are made elsewhere (/dev/shm)', async () => {
+      const scratch = fs.mkdtempSync(path.join(tmp, 'stale-tmpdir-'));
+      const elsewhere = fs.mkdtempSync(path.join(tmp, 'roots-'));
+      // A pid no process has any more: a child that has exited and been reaped.
+      const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
+      const old = path.join(scratch, `ah-root-${gone}-old01`);
+      fs.mkdirSync(path.join(old, 'root'), { recursive: true });
+      fs.mkdirSync(path.join(old, 'skeleton', 'usr'), { recursive: true });
+      fs.writeFileSync(path.join(old, 'fstab'), '');
+      await withTmpdir(scratch, async () => {
+        const isolation = await openIsolation({ mode: 'require', modelUrl, support, newRootBase: elsewhere });
+        try {
+          isolation.prestart('ignore');
+          isolation.contain(
+            buildMountPlan({ workspace: tmp, readOnlyInWorkspace: [], writable: [], readOnly: [], expose: [] }),
+          );
+          const child = isolation.launch({ file: '/bin/true', args: [], env: {}, cwd: tmp });
+          if (!child) throw new Error('prestart started nothing');
+          await isolation.settle(await superviseSplit(child, { killGraceMs: 500 }));
+        } finally {
+          await isolation.close();
+        }
+      });
+      expect(await eventually(() => !fs.existsSync(old), 10_000)).toBe(true);
+      // The attempt's own parts were made, and removed, where it was told.
+      expect(await eventually(() => fs.readdirSync(elsewhere).length === 0, 10_000)).toBe(true);
+    });
+  },
+);
+
 describe.skipIf(!support.available)("an init started before its attempt (the CLI's start)", () => {
   it('is adopted by a prestarting attempt: the model port comes over its lifeline, and the engine reaches the model', async () => {
     const early = startEarlyInit();

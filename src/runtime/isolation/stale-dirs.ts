@@ -108,13 +108,15 @@ async function removeStale(dir: string, kind: StaleDirKind): Promise<void> {
 
 /**
  * Removes up to a few directories of each kind whose owning process is gone (see the module's comment): `ah-root-`
- * ones under `rootBase`, `ah-ns-` ones under `socketBase` (each folder read once). Never throws: a sweep that
- * cannot read a folder or remove an entry leaves it for a later one.
+ * ones under `rootBase`, `ah-ns-` ones under `socketBase`, and `ah-root-` ones there too when it is another folder
+ * (where a harness made them before {@link newRootBase} chose `/dev/shm`). Each folder is read once. Never throws: a
+ * sweep that cannot read a folder or remove an entry leaves it for a later one.
  */
 export async function sweepStaleDirs(rootBase: string, socketBase: string): Promise<void> {
   const rootNames = await readdirOrEmpty(rootBase);
   const socketNames = socketBase === rootBase ? rootNames : await readdirOrEmpty(socketBase);
   await sweepKind(rootBase, rootNames, 'ah-root-');
+  if (socketBase !== rootBase) await sweepKind(socketBase, socketNames, 'ah-root-');
   await sweepKind(socketBase, socketNames, 'ah-ns-');
 }
 
