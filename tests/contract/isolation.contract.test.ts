@@ -450,6 +450,32 @@ describe.skipIf(!support.available || !support.filesystem?.available)('the new r
   });
 });
 
+/**
+ * Opens an isolation (mode `require`, its new root's parts in `newRootBase`, else the default place), contains an
+ * empty plan over `tmp`, calls `contained` (the parts are made, the engine not yet started), runs `/bin/true` in it
+ * and closes it.
+ */
+async function runTrueContained(newRootBase?: string, contained?: () => void): Promise<void> {
+  const isolation = await openIsolation({
+    mode: 'require',
+    modelUrl,
+    support,
+    ...(newRootBase ? { newRootBase } : {}),
+  });
+  try {
+    isolation.prestart('ignore');
+    isolation.contain(
+      buildMountPlan({ workspace: tmp, readOnlyInWorkspace: [], writable: [], readOnly: [], expose: [] }),
+    );
+    contained?.();
+    const child = isolation.launch({ file: '/bin/true', args: [], env: {}, cwd: tmp });
+    if (!child) throw new Error('prestart started nothing');
+    await isolation.settle(await superviseSplit(child, { killGraceMs: 500 }));
+  } finally {
+    await isolation.close();
+  }
+}
+
 /** True when /dev/shm is a tmpfs (statfs type TMPFS_MAGIC) this process may write. */
 function shmIsWritableTmpfs(): boolean {
   try {
@@ -468,24 +494,14 @@ describe.skipIf(!support.available || !support.filesystem?.available)("the new r
     const scratch = fs.mkdtempSync(path.join(tmp, 'tmpdir-'));
     const ours = () => fs.readdirSync('/dev/shm').filter((name) => name.startsWith(`ah-root-${process.pid}-`));
     const before = ours();
-    await withTmpdir(scratch, async () => {
-      const isolation = await openIsolation({ mode: 'require', modelUrl, support });
-      try {
-        isolation.prestart('ignore');
-        isolation.contain(
-          buildMountPlan({ workspace: tmp, readOnlyInWorkspace: [], writable: [], readOnly: [], expose: [] }),
-        );
+    await withTmpdir(scratch, () =>
+      runTrueContained(undefined, () => {
         const made = ours().filter((name) => !before.includes(name));
         expect(made).toHaveLength(1);
         expect(fs.readdirSync(path.join('/dev/shm', made[0]!)).sort()).toEqual(['fstab', 'root', 'skeleton']);
         expect(fs.readdirSync(scratch).filter((name) => name.startsWith('ah-root-'))).toEqual([]);
-        const child = isolation.launch({ file: '/bin/true', args: [], env: {}, cwd: tmp });
-        if (!child) throw new Error('prestart started nothing');
-        await isolation.settle(await superviseSplit(child, { killGraceMs: 500 }));
-      } finally {
-        await isolation.close();
-      }
-    });
+      }),
+    );
     expect(await eventually(() => ours().every((name) => before.includes(name)), 10_000)).toBe(true);
   });
 });
@@ -521,18 +537,7 @@ describe.skipIf(!support.available || !support.filesystem?.available)('what a ha
     fs.symlinkSync(outside, path.join(scratch, `ah-root-${gone}-link01`));
     fs.mkdirSync(path.join(scratch, `ah-ns-${live}-live02`));
     await withTmpdir(scratch, async () => {
-      const isolation = await openIsolation({ mode: 'require', modelUrl, support, newRootBase: scratch });
-      try {
-        isolation.prestart('ignore');
-        isolation.contain(
-          buildMountPlan({ workspace: tmp, readOnlyInWorkspace: [], writable: [], readOnly: [], expose: [] }),
-        );
-        const child = isolation.launch({ file: '/bin/true', args: [], env: {}, cwd: tmp });
-        if (!child) throw new Error('prestart started nothing');
-        await isolation.settle(await superviseSplit(child, { killGraceMs: 500 }));
-      } finally {
-        await isolation.close();
-      }
+      await runTrueContained(scratch);
       const left = [
         `ah-ns-${live}-live02`,
         `ah-root-${gone}-dead02`,
@@ -565,20 +570,7 @@ describe.skipIf(!support.available || !support.filesystem?.available)(
       fs.mkdirSync(path.join(old, 'root'), { recursive: true });
       fs.mkdirSync(path.join(old, 'skeleton', 'usr'), { recursive: true });
       fs.writeFileSync(path.join(old, 'fstab'), '');
-      await withTmpdir(scratch, async () => {
-        const isolation = await openIsolation({ mode: 'require', modelUrl, support, newRootBase: elsewhere });
-        try {
-          isolation.prestart('ignore');
-          isolation.contain(
-            buildMountPlan({ workspace: tmp, readOnlyInWorkspace: [], writable: [], readOnly: [], expose: [] }),
-          );
-          const child = isolation.launch({ file: '/bin/true', args: [], env: {}, cwd: tmp });
-          if (!child) throw new Error('prestart started nothing');
-          await isolation.settle(await superviseSplit(child, { killGraceMs: 500 }));
-        } finally {
-          await isolation.close();
-        }
-      });
+      await withTmpdir(scratch, () => runTrueContained(elsewhere));
       expect(await eventually(() => !fs.existsSync(old), 10_000)).toBe(true);
       // The attempt's own parts were made, and removed, where it was told.
       expect(await eventually(() => fs.readdirSync(elsewhere).length === 0, 10_000)).toBe(true);
