@@ -1,6 +1,7 @@
 /**
  * Reading an installed npm package's files for a native launch (each engine's `native-launch.ts`): its manifest,
- * bounded, real paths, and whether an executable is a given file of a given package; a file that is missing or unreadable is null, never an error.
+ * bounded, real paths, and whether an executable is a given file of a given package; a file that is missing or
+ * unreadable is null, never an error.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -47,9 +48,8 @@ export function installedPackageFile(
 ): InstalledPackageFile | null {
   const file = realpathOrNull(executable);
   if (!file) return null;
-  const parts = relative.split('/');
   let root = file;
-  for (const part of [...parts].reverse()) {
+  for (const part of relative.split('/').reverse()) {
     if (path.basename(root) !== part) return null;
     root = path.dirname(root);
   }

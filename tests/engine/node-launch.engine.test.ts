@@ -58,13 +58,18 @@ const ROWS: Array<{
   },
 ];
 
+/** The row's attempt, through the stand-in or (`npmLaunchers`) as installed; skipped, saying why, without the engine. */
+async function rowAttempt(row: (typeof ROWS)[number], skip: (note: string) => never, npmLaunchers: boolean) {
+  const missing = await engineMissingReason(row.engine);
+  if (missing) skip(missing);
+  return launchAttempt(paths, row.engine, script, npmLaunchers);
+}
+
 describe.for(ROWS)('$engine launch', (row) => {
   it(
     'runs the script with Node and --liftoff-only, and records both',
     async ({ skip }) => {
-      const missing = await engineMissingReason(row.engine);
-      if (missing) skip(missing);
-      const { result, meta } = await launchAttempt(paths, row.engine, script, false);
+      const { result, meta } = await rowAttempt(row, skip, false);
       expect(meta.command.executable).toBe(process.execPath);
       expect(meta.command.argv.slice(0, row.native.length + 1)).toEqual([...row.native, '-p']);
       expect(meta.command.launcher).toBe(row.installed);
@@ -77,9 +82,7 @@ describe.for(ROWS)('$engine launch', (row) => {
   it(
     'AGENT_HARNESS_NPM_LAUNCHERS=1 runs it as installed, without --liftoff-only',
     async ({ skip }) => {
-      const missing = await engineMissingReason(row.engine);
-      if (missing) skip(missing);
-      const { result, meta } = await launchAttempt(paths, row.engine, script, true);
+      const { result, meta } = await rowAttempt(row, skip, true);
       expect(meta.command.launcher).toBeUndefined();
       expect(fs.realpathSync(meta.command.executable)).toBe(row.installed);
       const argv = engineArgv(result.runDir);

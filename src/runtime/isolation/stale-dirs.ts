@@ -28,6 +28,16 @@ const SHM = '/dev/shm';
 
 let rootBase: string | undefined;
 
+/** True when {@link SHM} is a tmpfs (statfs type) this process may write. */
+function shmIsWritableTmpfs(): boolean {
+  try {
+    fsSync.accessSync(SHM, fsSync.constants.W_OK | fsSync.constants.X_OK);
+    return fsSync.statfsSync(SHM).type === TMPFS_MAGIC;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Where the new roots' parts are made (`ah-root-<pid>-*`): `/dev/shm` when it is a tmpfs this process may write, else
  * the temp dir. An attempt makes and removes some 30 directories, empty files and links there (the skeleton, copied
@@ -36,16 +46,7 @@ let rootBase: string | undefined;
  * so the filesystem's own flags (`noexec`) do not matter. Decided once per process.
  */
 export function newRootBase(): string {
-  if (rootBase === undefined) {
-    let shm = false;
-    try {
-      fsSync.accessSync(SHM, fsSync.constants.W_OK | fsSync.constants.X_OK);
-      shm = fsSync.statfsSync(SHM).type === TMPFS_MAGIC;
-    } catch {
-      shm = false;
-    }
-    rootBase = shm ? SHM : os.tmpdir();
-  }
+  rootBase ??= shmIsWritableTmpfs() ? SHM : os.tmpdir();
   return rootBase;
 }
 
