@@ -19,8 +19,11 @@ const { SETUP, launchArgs } = createRequire(import.meta.url)(path.join(root, 'ru
   launchArgs: (unshare: string, file: string, args: string[]) => { file: string; args: string[] };
 };
 
-/** The script: the init's setup (positional parameters 1 to 7), the loopback (8), then the engine's nested exec. */
-const FLOOR = `${SETUP} || exit\n"$8" link set lo up || exit\nshift 8\nexec "$@"`;
+/**
+ * The script: `ip` (1) and the engine's nested command (2, split on spaces), then the init's setup with the rest of
+ * the parameters as the init gives them, the loopback, and the nested exec.
+ */
+const FLOOR = `setup() {\n${SETUP}\n}\nip="$1"; run="$2"; shift 2\nsetup "$@" || exit\n"$ip" link set lo up || exit\nexec $run`;
 
 /** `/bin/true`, or where this machine has it. */
 function trueBinary(): string {
@@ -42,8 +45,8 @@ export function containmentFloorSides(plan: MountPlan, scratch: Scratch): Side[]
       const parts = writeNewRoot(plan, dir);
       const { sh, mount, cp, pivotRoot, umount } = mountTools;
       const nested = launchArgs(unshare, trueFile, []);
-      const setup = [mount, cp, pivotRoot, umount, parts.root, parts.skeleton, parts.fstab, ip];
-      const args = [...setup, nested.file, ...nested.args];
+      const setup = [mount, cp, pivotRoot, umount, parts.root, parts.skeleton, parts.fstab, parts.scratchFstab];
+      const args = [ip, [nested.file, ...nested.args].join(' '), ...setup, ...parts.scratchTops];
       return { timing: (await measure(() => runContained(unshare, sh, args, env))).timing };
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,9 @@
 //   3. holds a "lifeline" connection to the harness: when the harness dies, the kernel closes it and this
 //      process exits, which ends every process of the namespace,
 //   4. when the harness sends a mount plan ("mounts" line, before the launch), builds the agent's filesystem and
-//      pivots into it (namespace-mounts.cjs), after its sockets are connected, and reports the outcome,
+//      pivots into it (namespace-mounts.cjs), after its sockets are connected, and reports the outcome: with every
+//      socket passed as a descriptor (nothing to connect by path, which the pivot would hide), the setup begins as
+//      soon as the plan is read, which is at once when the harness wrote it while this process started,
 //   5. starts the engine with the inherited stdio (in a nested user namespace when contained) and exits
 //      when it does, reporting the exact exit over the lifeline (as PID 1 it cannot die of the engine's signal, so
 //      it exits 128+n and says which signal).
@@ -48,8 +50,14 @@ function passedFd(spec) {
 }
 
 const lifelineFd = passedFd(lifelineSpec);
+// Before anything is spawned: the setup's tools are the first processes this init starts.
+closeInherited();
 const lifeline =
   lifelineFd === null ? net.connect(lifelineSpec) : new net.Socket({ fd: lifelineFd, readable: true, writable: true });
+/** Every socket passed as a descriptor: nothing is connected by a path that the new root's pivot would hide. */
+const passedOnly = lifelineFd !== null && forwards.every((forward) => passedFd(forward.socket) !== null);
+/** The filesystem's setup, once begun (see {@link beginContain}). */
+let containing = null;
 let finished = false;
 /** The text after the last newline so far: a line's first parts, joined once its newline comes. */
 let partial = [];
@@ -59,7 +67,11 @@ const launches = [];
 let ports = null;
 let portsWaiter = null;
 lifeline.setEncoding('utf8');
-lifeline.on('data', (text) => {
+lifeline.on('data', onText);
+if (lifelineFd !== null) readSent(lifelineFd);
+
+/** Takes in what came on the lifeline: messages, one a line. */
+function onText(text) {
   // Each chunk is searched once: a launch line can be megabytes (a prompt in argv), and scanning all that came so far
   // for each chunk was quadratic (a 10 MB prompt took ten seconds to fail).
   let start = 0;
@@ -74,6 +86,7 @@ lifeline.on('data', (text) => {
       continue;
     }
     const message = parseLaunch(line) ?? mounts.parseMounts(line);
+    if (message?.type === 'mounts' && passedOnly) beginContain(message);
     if (message) launches.push(message);
   }
   if (start < text.length) partial.push(text.slice(start));
@@ -82,7 +95,47 @@ lifeline.on('data', (text) => {
     launchWaiter = null;
     waiter(launches.shift());
   }
-});
+}
+
+/**
+ * Reads what the harness has sent on the passed lifeline so far, at once, before the rest of the start-up: a mount
+ * plan written while this process started begins its setup now, beside that start-up, not after it. Only when the
+ * descriptor is non-blocking (the socket made it so; its flags in /proc/self/fdinfo say), so that this never waits:
+ * EAGAIN ends it, and the rest comes as the socket's data.
+ */
+function readSent(fd) {
+  try {
+    const flags = /^flags:\s*([0-7]+)/m.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
+    // O_NONBLOCK is 04000 on every architecture Node runs on.
+    if (!flags || (parseInt(flags[1], 8) & 0o4000) === 0) return;
+  } catch {
+    return;
+  }
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  for (;;) {
+    let read;
+    try {
+      read = fs.readSync(fd, buffer, 0, buffer.length, null);
+    } catch {
+      return;
+    }
+    // The end: the socket sees it too.
+    if (read === 0) return;
+    onText(buffer.toString('utf8', 0, read));
+  }
+}
+
+/**
+ * Begins the filesystem's setup (namespace-mounts.cjs) once; its outcome, which the launch waits for. It runs beside
+ * the network's setup and the rest of the start-up.
+ */
+function beginContain(plan) {
+  if (!containing) {
+    containing = mounts.contain(plan);
+    containing.catch(() => undefined);
+  }
+  return containing;
+}
 
 /** A launch line's command, or null for any other line. */
 function parseLaunch(line) {
@@ -225,7 +278,6 @@ async function main() {
       .filter(({ socket }) => socket.connecting)
       .map(({ socket }) => new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject))),
   );
-  closeInherited();
   // The network is set up while the filesystem is (below): the engine starts once both are.
   const network = setUpNetwork(channels);
   network.catch(() => undefined);
@@ -236,7 +288,7 @@ async function main() {
     // Fails closed: a plan that cannot be set up ends the attempt before the engine exists, never runs it on the
     // host's filesystem.
     try {
-      await mounts.contain(plan);
+      await beginContain(plan);
       contained = plan;
       report({ type: 'filesystem', contained: true });
     } catch (error) {

@@ -412,7 +412,12 @@ describe.skipIf(!support.available || !support.filesystem?.available)('the new r
         );
         const [made] = fs.readdirSync(scratch);
         expect(made).toMatch(/^ah-root-/);
-        expect(fs.readdirSync(path.join(scratch, made!)).sort()).toEqual(['fstab', 'root', 'skeleton']);
+        expect(fs.readdirSync(path.join(scratch, made!)).sort()).toEqual([
+          'fstab',
+          'fstab-scratch',
+          'root',
+          'skeleton',
+        ]);
         const script = [
           'ls -a /',
           'touch /outside 2>/dev/null && echo WROTE-ROOT',
@@ -435,6 +440,11 @@ describe.skipIf(!support.available || !support.filesystem?.available)('the new r
         output = Buffer.concat(chunks).toString('utf8');
         expect(result.exitCode, output).toBe(0);
         expect(await isolation.contained()).toBe(true);
+        // The skeleton is the agent's `/` until the close (removing it from the host would detach the namespace's
+        // mounts under the engine), and the agent's /tmp is a tmpfs of the namespace: its write is not in there.
+        const skeleton = path.join(scratch, made!, 'skeleton');
+        expect(fs.existsSync(path.join(skeleton, 'usr'))).toBe(true);
+        expect(fs.readdirSync(path.join(skeleton, 'tmp'))).not.toContain('scratch');
       } finally {
         await isolation.close();
       }
@@ -498,7 +508,12 @@ describe.skipIf(!support.available || !support.filesystem?.available)("the new r
       runTrueContained(undefined, () => {
         const made = ours().filter((name) => !before.includes(name));
         expect(made).toHaveLength(1);
-        expect(fs.readdirSync(path.join('/dev/shm', made[0]!)).sort()).toEqual(['fstab', 'root', 'skeleton']);
+        expect(fs.readdirSync(path.join('/dev/shm', made[0]!)).sort()).toEqual([
+          'fstab',
+          'fstab-scratch',
+          'root',
+          'skeleton',
+        ]);
         expect(fs.readdirSync(scratch).filter((name) => name.startsWith('ah-root-'))).toEqual([]);
       }),
     );
@@ -528,6 +543,7 @@ describe.skipIf(!support.available || !support.filesystem?.available)('what a ha
       fs.mkdirSync(path.join(dir, 'skeleton', 'usr'), { recursive: true });
       fs.symlinkSync(outside, path.join(dir, 'skeleton', 'usr', 'link'));
       fs.writeFileSync(path.join(dir, 'fstab'), '');
+      fs.writeFileSync(path.join(dir, 'fstab-scratch'), '');
       return dir;
     };
     newRoot(`ah-root-${gone}-dead01`);
@@ -550,6 +566,7 @@ describe.skipIf(!support.available || !support.filesystem?.available)('what a ha
       expect(fs.readdirSync(path.join(scratch, `ah-root-${gone}-dead02`))).toEqual(['notes']);
       expect(fs.readdirSync(path.join(scratch, `ah-root-${live}-live01`)).sort()).toEqual([
         'fstab',
+        'fstab-scratch',
         'root',
         'skeleton',
       ]);

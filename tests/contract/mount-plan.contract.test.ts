@@ -14,6 +14,7 @@ import {
   fstabEscape,
   installationRoot,
   planFstab,
+  writeNewRoot,
   resolveExpose,
 } from '../../src/runtime/isolation/mount-plan.js';
 import { probeNamespaces } from '../../src/runtime/isolation/probe.js';
@@ -77,14 +78,20 @@ describe('mount plan', () => {
     });
     // The executable lies in the installation, which is bound already: not bound again.
     expect(binds.map((m) => m.target)).not.toContain(path.join(t.store, 'engine', 'bin', 'cli.js'));
-    // A fresh /proc, a fresh devpts, a private /tmp and /dev/shm (directories of the new root).
+    // A fresh /proc, a fresh devpts, a private /tmp and /dev/shm (fresh tmpfs mounts: in the namespace only).
     expect(plan.mounts).toContainEqual({
       source: 'proc',
       target: '/proc',
       fstype: 'proc',
       options: 'nosuid,nodev,noexec',
     });
-    expect(plan.mounts.find((m) => m.target === '/tmp')).toMatchObject({ inRoot: true, options: 'bind' });
+    for (const scratch of ['/tmp', '/dev/shm'])
+      expect(plan.mounts.find((m) => m.target === scratch)).toEqual({
+        source: 'tmpfs',
+        target: scratch,
+        fstype: 'tmpfs',
+        options: 'mode=1777,nosuid,nodev',
+      });
     expect(plan.mounts.find((m) => m.target === '/dev/pts')?.options).toContain('newinstance');
     // Only a few device nodes of the host's /dev.
     expect(
@@ -208,6 +215,53 @@ describe('mount plan', () => {
       '/r',
     );
     expect(fstab).toBe('/w\\040s /r/w\\040s none bind 0 0\n/r/tmp /r/tmp none bind 0 0\n');
+  });
+
+  it("writes the new root: the skeleton bound read-only as `/` first; what is under /tmp and /dev/shm apart, with the skeleton's entries to copy there", () => {
+    const dir = fs.mkdtempSync(path.join(tmp, 'new-root-'));
+    const made = writeNewRoot(
+      {
+        skeleton: [
+          { type: 'dir', path: '/usr' },
+          { type: 'dir', path: '/tmp', target: '1777' },
+          { type: 'dir', path: '/tmp/run' },
+          { type: 'link', path: '/tmp/link', target: 'run' },
+          { type: 'dir', path: '/dev' },
+          { type: 'dir', path: '/dev/shm', target: '1777' },
+        ],
+        mounts: [
+          { source: 'tmpfs', target: '/tmp', fstype: 'tmpfs', options: 'mode=1777,nosuid,nodev' },
+          { source: '/usr', target: '/usr', fstype: 'none', options: 'bind,ro' },
+          { source: '/tmp/run', inRoot: true, target: '/tmp/run', fstype: 'none', options: 'bind,ro' },
+          { source: '/host/run', target: '/tmp/run', fstype: 'none', options: 'bind' },
+        ],
+      },
+      dir,
+    );
+    expect(fs.readdirSync(dir).sort()).toEqual(['fstab', 'fstab-scratch', 'root', 'skeleton']);
+    const lines = fs.readFileSync(made.fstab, 'utf8').trimEnd().split('\n');
+    // The root first: read-only from the start (no copy, no remount), repeating the flags its host mount locks.
+    expect(lines[0]).toMatch(new RegExp(`^${made.skeleton} ${made.root} none bind,ro(,[a-z]+)* 0 0$`));
+    expect(lines.slice(1)).toEqual([
+      `tmpfs ${made.root}/tmp tmpfs mode=1777,nosuid,nodev 0 0`,
+      `/usr ${made.root}/usr none bind,ro 0 0`,
+    ]);
+    expect(fs.readFileSync(made.scratchFstab, 'utf8')).toBe(
+      `${made.root}/tmp/run ${made.root}/tmp/run none bind,ro 0 0\n/host/run ${made.root}/tmp/run none bind 0 0\n`,
+    );
+    expect(made.scratchTops).toEqual(['/tmp/run', '/tmp/link']);
+    expect(fs.statSync(made.skeleton).mode & 0o7777).toBe(0o755);
+    expect(fs.readlinkSync(path.join(made.skeleton, 'tmp', 'link'))).toBe('run');
+    // Nothing under a scratch directory: nothing to copy, an empty second fstab.
+    const plain = writeNewRoot(
+      {
+        skeleton: [{ type: 'dir', path: '/usr' }],
+        mounts: [{ source: '/usr', target: '/usr', fstype: 'none', options: 'bind,ro' }],
+      },
+      fs.mkdtempSync(path.join(tmp, 'new-root-')),
+    );
+    expect(plain.scratchTops).toEqual([]);
+    expect(fs.readFileSync(plain.scratchFstab, 'utf8')).toBe('');
   });
 });
 

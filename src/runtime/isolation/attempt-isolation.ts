@@ -29,7 +29,6 @@ import type { IsolationMode } from '../../protocol/index.js';
 import type { EarlyInit } from './early-init.js';
 import { closeServer, createLifeline, type InitReport, type Lifeline, listenLifeline } from './isolation-lifeline.js';
 import { type ForwardTarget, forwardTargets, listenChannel, loopbackPort, socketDir } from './isolation-sockets.js';
-import { removeNewRootParts } from './new-root-removal.js';
 import {
   initCommand,
   type NamespaceState,
@@ -170,9 +169,9 @@ async function openState(
     reports.push(report);
     if (report.type === 'filesystem') {
       // A failure ends the attempt (the init reports it as an error of stage `filesystem`, see settle).
+      // The skeleton stays until the close: it is the agent's `/` (a bind of it), and removing an entry of it from the
+      // host would detach what is mounted there in the namespace.
       onFilesystem(report.contained);
-      // Copied and mounted: only the empty mount point is left on the host until close.
-      if (state.newRoot !== null) removeNewRootParts(state.newRoot);
     }
   });
   void lifeline.closed.then(() => onFilesystem(false));

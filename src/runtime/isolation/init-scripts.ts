@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../executables.js';
-import type { NewRootFiles } from './mount-plan.js';
+import type { NewRoot } from './mount-plan.js';
 import type { MountTools } from './probe.js';
 
 /** The init, a plain CommonJS file run by this process's Node. */
@@ -97,16 +97,16 @@ export function launchLine(command: {
 }
 
 /**
- * The mount message for an init (`runtime/namespace-mounts.cjs`): the new root's parts on the host
- * ({@link NewRootFiles}) and the tools, every string as the hex of its UTF-8. A plan the init cannot carry out ends the
- * attempt (fails closed): it never starts the engine on the host's filesystem.
+ * The mount message for an init (`runtime/namespace-mounts.cjs`): the new root's parts on the host ({@link NewRoot}),
+ * the tools, and the skeleton's entries to copy into the scratch tmpfs, every string as the hex of its UTF-8. A plan
+ * the init cannot carry out ends the attempt (fails closed): it never starts the engine on the host's filesystem.
  */
-export function mountsLine(files: NewRootFiles, tools: MountTools): string {
+export function mountsLine(newRoot: NewRoot, tools: MountTools): string {
   return [
     'mounts',
-    hex(files.root),
-    hex(files.skeleton),
-    hex(files.fstab),
+    ...[newRoot.root, newRoot.skeleton, newRoot.fstab, newRoot.scratchFstab].map(hex),
     ...[tools.sh, tools.mount, tools.cp, tools.pivotRoot, tools.umount, tools.unshare].map(hex),
+    String(newRoot.scratchTops.length),
+    ...newRoot.scratchTops.map(hex),
   ].join(' ');
 }

@@ -60,6 +60,8 @@ export function createLifeline(token: string, onReport: (report: InitReport) => 
   /** Every open connection (the init's and any refused one not yet gone), so that close reaches them. */
   const sockets = new Set<net.Socket>();
   let init: net.Socket | null = null;
+  /** A passed socket, written to before its greeting: only the init holds its other end (it inherited it). */
+  let passed: net.Socket | null = null;
   let outbox: string | null = null;
   let markClosed: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => {
@@ -69,13 +71,19 @@ export function createLifeline(token: string, onReport: (report: InitReport) => 
   const accepted = new Promise<void>((resolve) => {
     markAccepted = resolve;
   });
-  const accept = (connection: net.Socket): void => {
+  const accept = (connection: net.Socket, inherited = false): void => {
     sockets.add(connection);
     connection.on('error', () => undefined);
     connection.on('close', () => sockets.delete(connection));
-    if (init) {
+    if (init || (inherited && passed)) {
       connection.destroy();
       return;
+    }
+    if (inherited) {
+      // What was sent so far goes at once, so a mount plan written while the init starts is there when its first
+      // lines run (it begins the setup then); reports are still read only after the greeting.
+      passed = connection;
+      if (outbox !== null) connection.write(outbox);
     }
     awaitGreeting(
       connection,
@@ -103,7 +111,7 @@ export function createLifeline(token: string, onReport: (report: InitReport) => 
         read(rest);
         connection.on('data', read);
         connection.resume();
-        if (outbox !== null) connection.write(outbox);
+        if (outbox !== null && connection !== passed) connection.write(outbox);
       },
     );
   };
@@ -114,7 +122,7 @@ export function createLifeline(token: string, onReport: (report: InitReport) => 
     accept,
     send: (line) => {
       outbox = `${outbox ?? ''}${line}\n`;
-      init?.write(`${line}\n`);
+      (init ?? passed)?.write(`${line}\n`);
     },
   };
 }
@@ -137,8 +145,12 @@ export interface Lifeline {
   closed: Promise<void>;
   /** Resolves when the init's connection is taken (it greeted with the token). */
   accepted: Promise<void>;
-  /** Takes a connection: the init's if it is the first to greet with the token, else closed. */
-  accept(connection: net.Socket): void;
+  /**
+   * Takes a connection: the init's if it is the first to greet with the token, else closed. `inherited`: the
+   * harness's end of a socket passed to the init, whose other end only the init holds: lines are sent on it at once,
+   * before the greeting.
+   */
+  accept(connection: net.Socket, inherited?: boolean): void;
   /** Sends one line to the init, now or as soon as it connects. */
   send(line: string): void;
 }

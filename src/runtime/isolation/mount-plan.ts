@@ -1,9 +1,10 @@
 /**
  * The filesystem an agent sees inside its mount namespace, as a plan the namespace init carries out
- * (`runtime/namespace-mounts.cjs`): a fresh tmpfs is mounted on an empty host directory, the plan's skeleton
- * (directories, empty files, symlinks; made on the host beforehand by {@link writeNewRoot}) is copied into it, the
- * fstab lines bind what the agent may see at the same paths as on the host, then the init pivots into it and
- * detaches the host's root. Nothing is there that the plan does not name: an allow-list, not a deny-list.
+ * (`runtime/namespace-mounts.cjs`): the plan's skeleton (directories, empty files, symlinks; made on the host
+ * beforehand by {@link writeNewRoot}) is bound read-only on an empty host directory, fresh tmpfs mounts become its
+ * /tmp and /dev/shm, the fstab lines bind what the agent may see at the same paths as on the host, then the init
+ * pivots into it and detaches the host's root. Nothing is there that the plan does not name: an allow-list, not a
+ * deny-list.
  *
  * Built here from the attempt's request alone (a pure function of its inputs and the host's file tree), so
  * contract tests check it without a namespace.
@@ -62,7 +63,7 @@ export interface SkeletonEntry {
 export interface PlannedMount {
   /** A host path, a filesystem's name, or (with `inRoot`) a path inside the new root. */
   source: string;
-  /** `source` is a path inside the new root (a directory of its tmpfs bound over itself). */
+  /** `source` is a path inside the new root (a directory of a scratch tmpfs bound over itself). */
   inRoot?: boolean;
   /** The path inside the new root (as the agent sees it). */
   target: string;
@@ -87,8 +88,11 @@ export const SYSTEM_ENTRIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib6
 /** The device nodes bound from the host's /dev (nothing else of it: no disks, no other terminals). */
 const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty'] as const;
 
-/** The agent's private scratch directories: writable directories of the new root's tmpfs. */
+/** The agent's private scratch directories: fresh tmpfs mounts (in memory, in the namespace only). */
 const WRITABLE_SCRATCH = ['/tmp', '/dev/shm'] as const;
+
+/** A scratch tmpfs's options: sticky and world-writable, as /tmp is. */
+const SCRATCH_OPTIONS = 'mode=1777,nosuid,nodev';
 
 /** The link targets every /dev has. */
 const DEV_LINKS: ReadonlyArray<[string, string]> = [
@@ -147,10 +151,7 @@ export function fstabEscape(field: string): string {
     .replace(/[^A-Za-z0-9/._+@:,=-]/g, (char) => `\\${char.charCodeAt(0).toString(8).padStart(3, '0')}`);
 }
 
-/**
- * The fstab text of `plan` with the new root's tmpfs on `root` (the empty host directory; invisible on the host:
- * the mount is private), in order.
- */
+/** The fstab text of `mounts` with their targets under `root` (the empty host directory the new root is bound on). */
 export function planFstab(plan: Pick<MountPlan, 'mounts'>, root: string): string {
   return plan.mounts
     .map(
@@ -162,25 +163,48 @@ export function planFstab(plan: Pick<MountPlan, 'mounts'>, root: string): string
 
 /** Where a new root's parts are on the host: what {@link writeNewRoot} made. */
 export interface NewRootFiles {
-  /** The empty directory the tmpfs is mounted on (in the namespace only). */
+  /** The empty directory the skeleton is bound on (in the namespace only). */
   root: string;
-  /** The skeleton, copied into the tmpfs as it is (`cp -a`). */
+  /** The skeleton: the agent's `/`, bound read-only as it is. */
   skeleton: string;
-  /** The fstab of the binds, with their targets under `root`. */
+  /** The fstab of the new root and of every mount that is not under a scratch directory, in order. */
   fstab: string;
+  /** The fstab of the mounts under /tmp and /dev/shm, mounted once their part of the skeleton is copied there. */
+  scratchFstab: string;
+}
+
+/** A new root made by {@link writeNewRoot}: its parts, and the skeleton's entries to copy into the scratch tmpfs. */
+export interface NewRoot extends NewRootFiles {
+  /**
+   * The skeleton's entries right under /tmp and /dev/shm (the way down to a run root in the host's /tmp, say), as
+   * the agent sees them: copied into the fresh tmpfs there (`cp -a`) before {@link NewRootFiles.scratchFstab}'s
+   * mounts. Empty for a run root elsewhere: the setup then has no copy and no second `mount -a`.
+   */
+  scratchTops: string[];
 }
 
 /** Where the parts of a new root made in `dir` are (see {@link writeNewRoot}). */
 export function newRootFiles(dir: string): NewRootFiles {
-  return { root: path.join(dir, 'root'), skeleton: path.join(dir, 'skeleton'), fstab: path.join(dir, 'fstab') };
+  return {
+    root: path.join(dir, 'root'),
+    skeleton: path.join(dir, 'skeleton'),
+    fstab: path.join(dir, 'fstab'),
+    scratchFstab: path.join(dir, 'fstab-scratch'),
+  };
+}
+
+/** True when `target` (a path the agent sees) is a scratch directory's or under one. */
+function inScratch(target: string): boolean {
+  return WRITABLE_SCRATCH.some((scratch) => target !== scratch && isWithin(target, scratch));
 }
 
 /**
  * Makes a new root's parts in `dir` (an empty directory private to the harness): the skeleton of `plan` (directories,
- * with the entry's mode where it has one; empty files; symlinks), the fstab, and the empty mount point. On the host,
- * while the init starts: the init then copies the skeleton in one step instead of making it entry by entry.
+ * with the entry's mode where it has one; empty files; symlinks), the two fstabs, and the empty mount point. On the
+ * host, while the init starts. The first fstab line binds the skeleton on the mount point read-only (with the flags
+ * its host mount locks in a user namespace): the agent's `/` from the start, no copy and no remount.
  */
-export function writeNewRoot(plan: Pick<MountPlan, 'skeleton' | 'mounts'>, dir: string): NewRootFiles {
+export function writeNewRoot(plan: Pick<MountPlan, 'skeleton' | 'mounts'>, dir: string): NewRoot {
   const files = newRootFiles(dir);
   fs.mkdirSync(files.root);
   fs.mkdirSync(files.skeleton);
@@ -195,8 +219,16 @@ export function writeNewRoot(plan: Pick<MountPlan, 'skeleton' | 'mounts'>, dir: 
     } else if (entry.type === 'file') fs.writeFileSync(at, '', { flag: 'a' });
     else fs.symlinkSync(entry.target ?? '', at);
   }
-  fs.writeFileSync(files.fstab, planFstab(plan, files.root));
-  return files;
+  const rootOptions = ['bind', 'ro', ...keptFlags(files.skeleton, readMounts())].join(',');
+  const rootLine = `${fstabEscape(files.skeleton)} ${fstabEscape(files.root)} none ${rootOptions} 0 0\n`;
+  const outside = plan.mounts.filter((mount) => !inScratch(mount.target));
+  const inside = plan.mounts.filter((mount) => inScratch(mount.target));
+  fs.writeFileSync(files.fstab, rootLine + planFstab({ mounts: outside }, files.root));
+  fs.writeFileSync(files.scratchFstab, planFstab({ mounts: inside }, files.root));
+  const scratchTops = plan.skeleton
+    .filter((entry) => WRITABLE_SCRATCH.includes(path.dirname(entry.path) as (typeof WRITABLE_SCRATCH)[number]))
+    .map((entry) => entry.path);
+  return { ...files, scratchTops };
 }
 
 /** What a refused path of each kind was, for the message. */
@@ -303,8 +335,8 @@ function requestBinds(state: PlanState, input: MountPlanInput): void {
 
 /**
  * The skeleton's own mounts. Minimal /dev: a few device nodes, a fresh devpts, a private /dev/shm; a fresh /proc of
- * the PID namespace; a private /tmp. /tmp and /dev/shm are directories of the new root's tmpfs bound over themselves,
- * so they stay writable when the root is made read-only. Changes the skeleton.
+ * the PID namespace; a private /tmp. /tmp and /dev/shm are fresh tmpfs mounts (writable in a read-only root, in
+ * memory, in the namespace only). Changes the skeleton.
  */
 function planSkeletonMounts(state: PlanState): PlannedMount[] {
   const { skeleton } = state;
@@ -326,8 +358,8 @@ function planSkeletonMounts(state: PlanState): PlannedMount[] {
       fstype: 'devpts',
       options: 'newinstance,ptmxmode=0666,mode=0620,nosuid,noexec',
     },
-    { source: '/dev/shm', inRoot: true, target: '/dev/shm', fstype: 'none', options: 'bind' },
-    { source: '/tmp', inRoot: true, target: '/tmp', fstype: 'none', options: 'bind' },
+    { source: 'tmpfs', target: '/dev/shm', fstype: 'tmpfs', options: SCRATCH_OPTIONS },
+    { source: 'tmpfs', target: '/tmp', fstype: 'tmpfs', options: SCRATCH_OPTIONS },
   ];
   for (const device of DEVICES) {
     if (skeleton.has(`/dev/${device}`))

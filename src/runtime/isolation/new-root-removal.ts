@@ -1,19 +1,21 @@
 /**
- * Removing an attempt's new root (its skeleton, its fstab, its mount point once the kernel lets go of it). Moved out
+ * Removing an attempt's new root (its skeleton, its fstabs, its mount point once the kernel lets go of it). Moved out
  * of attempt-isolation.ts whole (issue 44).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { NewRootFiles } from './mount-plan.js';
 
-/** Removes the parts of a new root that only the harness wrote (the skeleton, the fstab), then calls `then`. */
-export function removeNewRootParts(files: NewRootFiles, then: () => void = () => undefined): void {
-  fs.rm(files.skeleton, { recursive: true, force: true }, () => fs.rm(files.fstab, { force: true }, then));
+/** Removes the parts of a new root that only the harness wrote (the skeleton, the fstabs), then calls `then`. */
+function removeNewRootParts(files: NewRootFiles, then: () => void = () => undefined): void {
+  fs.rm(files.skeleton, { recursive: true, force: true }, () =>
+    fs.rm(files.fstab, { force: true }, () => fs.rm(files.scratchFstab, { force: true }, then)),
+  );
 }
 
 /**
  * Removes a new root from the host: its parts, then its mount point and the private directory holding it, never
- * recursively: on the host the mount point is an empty directory (the tmpfs on it lived in the namespace only).
+ * recursively: on the host the mount point is an empty directory (the bind on it lived in the namespace only).
  */
 export function removeNewRoot(files: NewRootFiles): void {
   removeNewRootParts(files, () => removeMountPoint(files.root));

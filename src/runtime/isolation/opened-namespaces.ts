@@ -15,7 +15,7 @@ import { INIT_ENV, initCommandLine, launchLine, mountsLine, passedFd, portsLine 
 import { closeServer, type InitReport, LIFELINE_DRAIN_MS, type Lifeline } from './isolation-lifeline.js';
 import { type ForwardTarget, socketBase } from './isolation-sockets.js';
 import type { AttemptIsolation, WrapOptions, WrappedCommand } from './isolation-types.js';
-import { type MountPlan, type NewRootFiles, writeNewRoot } from './mount-plan.js';
+import { type MountPlan, type NewRoot, writeNewRoot } from './mount-plan.js';
 import { serveModelChannel } from './model-channel.js';
 import { removeNewRoot } from './new-root-removal.js';
 import type { FilesystemSupport, NamespaceTools } from './probe.js';
@@ -70,7 +70,7 @@ export interface NamespaceState {
   /** Where the new root's parts are made, and stale ones swept (`OpenIsolationOptions.newRootBase`). */
   readonly newRootBase: string;
   /** The host directory the new root is mounted on (made by contain, removed by close). */
-  newRoot: NewRootFiles | null;
+  newRoot: NewRoot | null;
   /** The path servers' closing, once the paths are removed. */
   serversClosed: Promise<void> | null;
   wrapped: boolean;
@@ -143,7 +143,7 @@ function passSocketsOf(state: NamespaceState): number {
 /** Takes this process's ends of the sockets passed to the init (removing the paths); changes `stopChannels`. */
 function attachPassed(state: NamespaceState, sockets: readonly net.Socket[]): void {
   removePaths(state);
-  if (sockets[0]) state.lifeline.accept(sockets[0]);
+  if (sockets[0]) state.lifeline.accept(sockets[0], true);
   for (const [i, target] of state.targets.entries()) {
     const socket = sockets[1 + i];
     if (socket) state.stopChannels.push(serveModelChannel(socket, target.port, target.host));

@@ -5,7 +5,7 @@
  * close) and a few at a time.
  *
  * Only what the harness itself makes there is removed: the empty mount point `root` (never while something is
- * mounted on it: that is a live namespace's), the `skeleton` tree and the `fstab` file, or the sockets; then the
+ * mounted on it: that is a live namespace's), the `skeleton` tree and the `fstab` files, or the sockets; then the
  * directory, only if that left it empty. Nothing is followed through a symlink, and a directory of another user, or
  * one whose owner still exists (or whose pid was reused), is left as it is.
  */
@@ -40,10 +40,10 @@ function shmIsWritableTmpfs(): boolean {
 
 /**
  * Where the new roots' parts are made (`ah-root-<pid>-*`): `/dev/shm` when it is a tmpfs this process may write, else
- * the temp dir. An attempt makes and removes some 30 directories, empty files and links there (the skeleton, copied
- * into the namespace's own tmpfs) and the mount point; on this machine's ext4 `/tmp` each costs 0.1–0.3 ms, on a
- * tmpfs a few µs (issue 44's containment figure). Nothing there is ever run, and the mount point only has to exist,
- * so the filesystem's own flags (`noexec`) do not matter. Decided once per process.
+ * the temp dir. An attempt makes and removes some 30 directories, empty files and links there (the skeleton, bound
+ * read-only as the agent's `/` in its namespace) and the mount point; on this machine's ext4 `/tmp` each costs
+ * 0.1–0.3 ms, on a tmpfs a few µs (issue 44's containment figure). Nothing there is ever run (what runs comes through
+ * binds of its own), so the filesystem's own flags (`noexec`) do not matter. Decided once per process.
  */
 export function newRootBase(): string {
   rootBase ??= shmIsWritableTmpfs() ? SHM : os.tmpdir();
@@ -93,7 +93,8 @@ async function removeStale(dir: string, kind: StaleDirKind): Promise<void> {
     // fs.rm does not follow the skeleton's symlinks: it removes the links.
     if ((await lstatOrNull(files.skeleton))?.isDirectory())
       await fs.rm(files.skeleton, { recursive: true, force: true }).catch(() => undefined);
-    if ((await lstatOrNull(files.fstab))?.isFile()) await fs.unlink(files.fstab).catch(() => undefined);
+    for (const fstab of [files.fstab, files.scratchFstab])
+      if ((await lstatOrNull(fstab))?.isFile()) await fs.unlink(fstab).catch(() => undefined);
     // Not empty, or a mount point after all (EBUSY): left.
     if (root) await fs.rmdir(files.root).catch(() => undefined);
   } else {
