@@ -76,6 +76,13 @@ describe('the lifeline to an init', () => {
     lifeline.send('launch b');
     expect(await firstBytes(init, 'mounts a\nlaunch b\n'.length)).toBe('mounts a\nlaunch b\n');
 
+    // The init's end closing before its greeting (an init that died starting) closes the lifeline all the same.
+    const early = createLifeline('t0ken', () => undefined);
+    const [earlyEnd, dying] = await socketPair('dying');
+    early.accept(earlyEnd, true);
+    dying.destroy();
+    await early.closed;
+
     // By path anyone may connect: one that does not greet with the token is closed, and was sent nothing.
     const byPath = createLifeline('t0ken', () => undefined);
     const [pathEnd, stranger] = await socketPair('path');

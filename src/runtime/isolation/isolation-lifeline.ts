@@ -83,6 +83,8 @@ export function createLifeline(token: string, onReport: (report: InitReport) => 
       // What was sent so far goes at once, so a mount plan written while the init starts is there when its first
       // lines run (it begins the setup then); reports are still read only after the greeting.
       passed = connection;
+      // Its end is the init's, greeted or not: an init that dies before its greeting has closed its lifeline too.
+      connection.on('close', markClosed);
       if (outbox !== null) connection.write(outbox);
     }
     awaitGreeting(
@@ -91,7 +93,7 @@ export function createLifeline(token: string, onReport: (report: InitReport) => 
       () => init === null,
       (rest) => {
         init = connection;
-        connection.on('close', markClosed);
+        if (connection !== passed) connection.on('close', markClosed);
         markAccepted();
         const decoder = new StringDecoder('utf8');
         let buffered = '';
