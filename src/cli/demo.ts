@@ -15,7 +15,14 @@ import type { CliStreams } from './output.js';
 /** The file the demo skill writes. */
 export const DEMO_FILE = 'hello.txt';
 
-/** The demo's model script (built on demand: the model module is loaded by the demo only). */
+/** The reply to the first message sent after the demo (the resume its summary suggests). */
+export const DEMO_FOLLOW_UP =
+  'The demo script has one more reply, this one; for a longer session give `--script` more turns.';
+
+/**
+ * The demo's model script (built on demand: the model module is loaded by the demo only). A turn past the demo's
+ * own answers the resume that the demo's summary suggests, so that next step works too.
+ */
 export async function demoScript(): Promise<ModelScript> {
   const { turns } = await import('../model/script.js');
   return {
@@ -23,6 +30,7 @@ export async function demoScript(): Promise<ModelScript> {
     turns: [
       turns.shell(`printf 'hello from agent-harness\\n' > ${DEMO_FILE}`),
       turns.final(`I used the demo-hello skill and wrote ${DEMO_FILE}.`, { done: true }),
+      turns.final(DEMO_FOLLOW_UP, { done: true }),
     ],
   };
 }
