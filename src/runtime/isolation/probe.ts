@@ -39,7 +39,7 @@ export interface MountTools {
   pivotRoot: string;
   /** Runs the setup's steps in one process (`namespace-mounts.cjs`). */
   sh: string;
-  /** Copies the skeleton the harness made into the new root's tmpfs (`cp -a`). */
+  /** Copies the skeleton's part under /tmp and /dev/shm into the namespace's fresh tmpfs there (`cp -a`). */
   cp: string;
   /** Starts the engine in a nested user and mount namespace, where the init's mounts are locked. */
   unshare: string;
@@ -162,8 +162,8 @@ function trialArgs(tools: NamespaceTools): string[] {
 }
 
 /**
- * The mount trial: a tmpfs mounted over / in a mount namespace of its own (what the init does first; private, so
- * nothing changes outside).
+ * The mount trial: a tmpfs mounted over / in a mount namespace of its own (the agent's /tmp and /dev/shm are tmpfs
+ * mounts of its namespace; private, so nothing changes outside).
  */
 function mountTrialArgs(tools: MountTools): string[] {
   return ['-rm', tools.mount, '-t', 'tmpfs', '-o', 'size=16k,mode=0755', 'agent-harness-trial', '/'];
