@@ -42,3 +42,8 @@ export function keptFlags(file: string, mounts: ReadonlyArray<{ at: string; flag
   }
   return (best?.flags ?? []).filter((flag) => KEPT_FLAGS.has(flag));
 }
+
+/** A read-only bind's fstab options for `source`: `bind,ro` and the flags its mount locks ({@link keptFlags}). */
+export function readOnlyBindOptions(source: string, mounts: ReadonlyArray<{ at: string; flags: string[] }>): string {
+  return ['bind', 'ro', ...keptFlags(source, mounts)].join(',');
+}

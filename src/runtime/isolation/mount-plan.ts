@@ -16,7 +16,7 @@ import type { ExposedPath } from '../../protocol/index.js';
 export { resolveExpose } from './resolve-expose.js';
 import { describeHostPath, type HostPathRule, judgeHostPath } from './host-path-rule.js';
 import { isWithin } from '../path-within.js';
-import { keptFlags, readMounts } from './host-mount-flags.js';
+import { readMounts, readOnlyBindOptions } from './host-mount-flags.js';
 
 /** A host path the caller opens to the agent: `expose` in the plugin and providers, `--expose PATH[:ro]` on the CLI. */
 export type ExposeEntry = string | { path: string; readOnly?: boolean };
@@ -193,6 +193,20 @@ export function newRootFiles(dir: string): NewRootFiles {
   };
 }
 
+/** The root bind's options by the folder new roots are made in (one per process: `newRootBase()`). */
+const rootOptionsByBase = new Map<string, string>();
+
+/**
+ * The read-only bind options of a new root made in `dir`: those of the folder holding it, read from the mount table
+ * once per folder rather than at every attempt (the plan has read it already; a skeleton lives on its folder's mount).
+ */
+function rootBindOptions(dir: string): string {
+  const base = path.dirname(dir);
+  let options = rootOptionsByBase.get(base);
+  if (options === undefined) rootOptionsByBase.set(base, (options = readOnlyBindOptions(dir, readMounts())));
+  return options;
+}
+
 /** True when `target` (a path the agent sees) is a scratch directory's or under one. */
 function inScratch(target: string): boolean {
   return WRITABLE_SCRATCH.some((scratch) => target !== scratch && isWithin(target, scratch));
@@ -219,8 +233,7 @@ export function writeNewRoot(plan: Pick<MountPlan, 'skeleton' | 'mounts'>, dir: 
     } else if (entry.type === 'file') fs.writeFileSync(at, '', { flag: 'a' });
     else fs.symlinkSync(entry.target ?? '', at);
   }
-  const rootOptions = ['bind', 'ro', ...keptFlags(files.skeleton, readMounts())].join(',');
-  const rootLine = `${fstabEscape(files.skeleton)} ${fstabEscape(files.root)} none ${rootOptions} 0 0\n`;
+  const rootLine = `${fstabEscape(files.skeleton)} ${fstabEscape(files.root)} none ${rootBindOptions(dir)} 0 0\n`;
   const outside = plan.mounts.filter((mount) => !inScratch(mount.target));
   const inside = plan.mounts.filter((mount) => inScratch(mount.target));
   fs.writeFileSync(files.fstab, rootLine + planFstab({ mounts: outside }, files.root));
@@ -275,7 +288,7 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
   const hostMounts = readMounts();
   /** A bind's options: read-write keeps its source's flags as they are (no remount); read-only repeats them. */
   const bindOptions = (source: string, readOnly: boolean): string =>
-    readOnly ? ['bind', 'ro', ...keptFlags(source, hostMounts)].join(',') : 'bind';
+    readOnly ? readOnlyBindOptions(source, hostMounts) : 'bind';
   const binding = planBinds(state, bindOptions);
   mounts.push(...scratchGuards(state), ...binding);
   for (const dir of readOnlyInside) {

@@ -6,19 +6,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { NewRootFiles } from './mount-plan.js';
 
-/** Removes the parts of a new root that only the harness wrote (the skeleton, the fstabs), then calls `then`. */
-function removeNewRootParts(files: NewRootFiles, then: () => void = () => undefined): void {
-  fs.rm(files.skeleton, { recursive: true, force: true }, () =>
-    fs.rm(files.fstab, { force: true }, () => fs.rm(files.scratchFstab, { force: true }, then)),
-  );
-}
-
 /**
- * Removes a new root from the host: its parts, then its mount point and the private directory holding it, never
- * recursively: on the host the mount point is an empty directory (the bind on it lived in the namespace only).
+ * Removes a new root from the host: the parts only the harness wrote (the skeleton, the fstabs), then its mount point
+ * and the private directory holding it, never recursively: on the host the mount point is an empty directory (the
+ * bind on it lived in the namespace only). In the background; nothing waits for it.
  */
 export function removeNewRoot(files: NewRootFiles): void {
-  removeNewRootParts(files, () => removeMountPoint(files.root));
+  const parts = [files.skeleton, files.fstab, files.scratchFstab];
+  void Promise.all(
+    parts.map((part) => fs.promises.rm(part, { recursive: true, force: true }).catch(() => undefined)),
+  ).then(() => removeMountPoint(files.root));
 }
 
 /**

@@ -154,8 +154,8 @@ function attachPassed(state: NamespaceState, sockets: readonly net.Socket[]): vo
 function containFilesystem(state: NamespaceState, plan: MountPlan): void {
   const { filesystem } = state;
   if (!filesystem.available || !filesystem.tools || state.newRoot !== null || state.launched || state.closed) return;
-  // Private to this process (0700): the skeleton, the fstab and the mount point, which stays empty on the host
-  // (the tmpfs on it exists in the namespace only). Failing here fails the attempt: the plan was chosen.
+  // Private to this process (0700): the skeleton, the fstabs and the mount point, which stays empty on the host
+  // (the skeleton's bind on it exists in the namespace only). Failing here fails the attempt: the plan was chosen.
   const dir = fs.mkdtempSync(ownedDirPrefix(state.newRootBase, 'ah-root-'));
   try {
     state.newRoot = writeNewRoot(plan, dir);
