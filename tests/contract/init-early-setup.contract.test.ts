@@ -100,9 +100,10 @@ describe('the lifeline to an init', () => {
 
 describe('an init whose mount plan was sent while it started', () => {
   it('begins the setup before it greets', async () => {
-    // The setup's `sh`: stays until it is killed (bounded by its own sleep), so it is seen among the init's children.
+    // The setup's `sh`: stays until it is killed (bounded by its own sleep), so it is seen among the init's children,
+    // with the same command line from its exec on (no `exec` of its own: spawn returns once it has started).
     const fakeSh = path.join(tmp, 'setup-sh');
-    fs.writeFileSync(fakeSh, '#!/bin/sh\nexec sleep 60\n', { mode: 0o755 });
+    fs.writeFileSync(fakeSh, '#!/bin/sh\nsleep 60\n', { mode: 0o755 });
     const line = mountsLine(
       { root: '/r', skeleton: '/s', fstab: '/f', scratchFstab: '/g', scratchTops: [] },
       { sh: fakeSh, mount: '/m', cp: '/c', pivotRoot: '/p', umount: '/u', unshare: '/n' },
@@ -123,9 +124,12 @@ describe('an init whose mount plan was sent while it started', () => {
       const hello = await firstBytes(lifeline, 'hello t0ken\n'.length);
       expect(hello, stderr).toBe('hello t0ken\n');
       // At its greeting the setup runs already (spawn returns once the child has started).
-      expect(childrenOf(child.pid!).map((c) => c.cmdline)).toEqual(['sleep 60']);
+      expect(childrenOf(child.pid!).map((c) => c.cmdline.split(' ').slice(0, 3))).toEqual([['/bin/sh', fakeSh, '-c']]);
     } finally {
-      for (const setup of childrenOf(child.pid!)) process.kill(setup.pid, 'SIGKILL');
+      for (const setup of childrenOf(child.pid!)) {
+        for (const sleep of childrenOf(setup.pid)) process.kill(sleep.pid, 'SIGKILL');
+        process.kill(setup.pid, 'SIGKILL');
+      }
       child.kill('SIGKILL');
       lifeline.destroy();
       go.destroy();
