@@ -10,7 +10,8 @@ import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 import { unshareFlags } from '../src/runtime/isolation/init-scripts.js';
-import { writeNewRoot, type MountPlan } from '../src/runtime/isolation/mount-plan.js';
+import type { MountPlan } from '../src/runtime/isolation/mount-plan.js';
+import { writeNewRoot } from '../src/runtime/isolation/new-root.js';
 import { findNamespaceTools } from '../src/runtime/isolation/probe.js';
 import { measure, root, runProcess, type Scratch, type Side } from './util.js';
 

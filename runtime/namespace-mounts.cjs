@@ -1,6 +1,6 @@
 // The agent's filesystem, set up by the namespace init (namespace-init.cjs) inside the attempt's private mount
 // namespace before it starts the engine. The harness made the new root's parts on the host beforehand
-// (src/runtime/isolation/mount-plan.ts, writeNewRoot): an empty mount point, the skeleton (directories, empty files
+// (src/runtime/isolation/new-root.ts, writeNewRoot): an empty mount point, the skeleton (directories, empty files
 // to bind files on, symlinks such as /bin -> usr/bin) and two fstabs. One `sh` then carries the plan out with
 // util-linux and coreutils, each step a short process of its own:
 //   1. `mount -a -T <fstab>`: the skeleton bound read-only on the mount point (the agent's `/`, read-only from the

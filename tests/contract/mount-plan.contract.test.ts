@@ -9,14 +9,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openIsolation } from '../../src/runtime/isolation/attempt-isolation.js';
 import { hostPathRule } from '../../src/runtime/isolation/host-path-rule.js';
-import {
-  buildMountPlan,
-  fstabEscape,
-  installationRoot,
-  planFstab,
-  writeNewRoot,
-  resolveExpose,
-} from '../../src/runtime/isolation/mount-plan.js';
+import { buildMountPlan, installationRoot, resolveExpose } from '../../src/runtime/isolation/mount-plan.js';
+import { fstabEscape, planFstab, writeNewRoot } from '../../src/runtime/isolation/new-root.js';
 import { probeNamespaces } from '../../src/runtime/isolation/probe.js';
 import { superviseSplit } from '../../src/runtime/process.js';
 import { thrownBy } from '../helpers/errors.js';

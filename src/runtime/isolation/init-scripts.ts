@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../executables.js';
-import type { NewRoot } from './mount-plan.js';
+import type { NewRoot } from './new-root.js';
 import type { MountTools } from './probe.js';
 
 /** The init, a plain CommonJS file run by this process's Node. */

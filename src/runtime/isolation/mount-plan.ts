@@ -1,7 +1,7 @@
 /**
  * The filesystem an agent sees inside its mount namespace, as a plan the namespace init carries out
  * (`runtime/namespace-mounts.cjs`): the plan's skeleton (directories, empty files, symlinks; made on the host
- * beforehand by {@link writeNewRoot}) is bound read-only on an empty host directory, fresh tmpfs mounts become its
+ * beforehand by `writeNewRoot`, new-root.ts) is bound read-only on an empty host directory, fresh tmpfs mounts become its
  * /tmp and /dev/shm, the fstab lines bind what the agent may see at the same paths as on the host, then the init
  * pivots into it and detaches the host's root. Nothing is there that the plan does not name: an allow-list, not a
  * deny-list.
@@ -89,7 +89,7 @@ export const SYSTEM_ENTRIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib6
 const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty'] as const;
 
 /** The agent's private scratch directories: fresh tmpfs mounts (in memory, in the namespace only). */
-const WRITABLE_SCRATCH = ['/tmp', '/dev/shm'] as const;
+export const WRITABLE_SCRATCH = ['/tmp', '/dev/shm'] as const;
 
 /** A scratch tmpfs's options: sticky and world-writable, as /tmp is. */
 const SCRATCH_OPTIONS = 'mode=1777,nosuid,nodev';
@@ -142,106 +142,6 @@ function walk(file: string, links: Array<{ path: string; target: string }>): str
     current = '/';
   }
   return current;
-}
-
-/** A path escaped for an fstab field (libmount reads `\ooo` octal escapes). */
-export function fstabEscape(field: string): string {
-  return Buffer.from(field, 'utf8')
-    .toString('latin1')
-    .replace(/[^A-Za-z0-9/._+@:,=-]/g, (char) => `\\${char.charCodeAt(0).toString(8).padStart(3, '0')}`);
-}
-
-/** The fstab text of `mounts` with their targets under `root` (the empty host directory the new root is bound on). */
-export function planFstab(plan: Pick<MountPlan, 'mounts'>, root: string): string {
-  return plan.mounts
-    .map(
-      (mount) =>
-        `${fstabEscape(mount.inRoot ? path.join(root, mount.source) : mount.source)} ${fstabEscape(path.join(root, mount.target))} ${mount.fstype} ${mount.options} 0 0\n`,
-    )
-    .join('');
-}
-
-/** Where a new root's parts are on the host: what {@link writeNewRoot} made. */
-export interface NewRootFiles {
-  /** The empty directory the skeleton is bound on (in the namespace only). */
-  root: string;
-  /** The skeleton: the agent's `/`, bound read-only as it is. */
-  skeleton: string;
-  /** The fstab of the new root and of every mount that is not under a scratch directory, in order. */
-  fstab: string;
-  /** The fstab of the mounts under /tmp and /dev/shm, mounted once their part of the skeleton is copied there. */
-  scratchFstab: string;
-}
-
-/** A new root made by {@link writeNewRoot}: its parts, and the skeleton's entries to copy into the scratch tmpfs. */
-export interface NewRoot extends NewRootFiles {
-  /**
-   * The skeleton's entries right under /tmp and /dev/shm (the way down to a run root in the host's /tmp, say), as
-   * the agent sees them: copied into the fresh tmpfs there (`cp -a`) before {@link NewRootFiles.scratchFstab}'s
-   * mounts. Empty for a run root elsewhere: the setup then has no copy and no second `mount -a`.
-   */
-  scratchTops: string[];
-}
-
-/** Where the parts of a new root made in `dir` are (see {@link writeNewRoot}). */
-export function newRootFiles(dir: string): NewRootFiles {
-  return {
-    root: path.join(dir, 'root'),
-    skeleton: path.join(dir, 'skeleton'),
-    fstab: path.join(dir, 'fstab'),
-    scratchFstab: path.join(dir, 'fstab-scratch'),
-  };
-}
-
-/** The root bind's options by the folder new roots are made in (one per process: `newRootBase()`). */
-const rootOptionsByBase = new Map<string, string>();
-
-/**
- * The read-only bind options of a new root made in `dir`: those of the folder holding it, read from the mount table
- * once per folder rather than at every attempt (the plan has read it already; a skeleton lives on its folder's mount).
- */
-function rootBindOptions(dir: string): string {
-  const base = path.dirname(dir);
-  let options = rootOptionsByBase.get(base);
-  if (options === undefined) rootOptionsByBase.set(base, (options = readOnlyBindOptions(dir, readMounts())));
-  return options;
-}
-
-/** True when `target` (a path the agent sees) is a scratch directory's or under one. */
-function inScratch(target: string): boolean {
-  return WRITABLE_SCRATCH.some((scratch) => target !== scratch && isWithin(target, scratch));
-}
-
-/**
- * Makes a new root's parts in `dir` (an empty directory private to the harness): the skeleton of `plan` (directories,
- * with the entry's mode where it has one; empty files; symlinks), the two fstabs, and the empty mount point. On the
- * host, while the init starts. The first fstab line binds the skeleton on the mount point read-only (with the flags
- * its host mount locks in a user namespace): the agent's `/` from the start, no copy and no remount.
- */
-export function writeNewRoot(plan: Pick<MountPlan, 'skeleton' | 'mounts'>, dir: string): NewRoot {
-  const files = newRootFiles(dir);
-  fs.mkdirSync(files.root);
-  fs.mkdirSync(files.skeleton);
-  // The agent's `/`: as a tmpfs's root would be.
-  fs.chmodSync(files.skeleton, 0o755);
-  // Sorted parents first (buildMountPlan), so each entry's directory is there.
-  for (const entry of plan.skeleton) {
-    const at = path.join(files.skeleton, entry.path);
-    if (entry.type === 'dir') {
-      fs.mkdirSync(at, { recursive: true });
-      if (entry.target) fs.chmodSync(at, parseInt(entry.target, 8));
-    } else if (entry.type === 'file') fs.writeFileSync(at, '', { flag: 'a' });
-    else fs.symlinkSync(entry.target ?? '', at);
-  }
-  const rootLine = `${fstabEscape(files.skeleton)} ${fstabEscape(files.root)} none ${rootBindOptions(dir)} 0 0\n`;
-  const outside = plan.mounts.filter((mount) => !inScratch(mount.target));
-  const inside = plan.mounts.filter((mount) => inScratch(mount.target));
-  fs.writeFileSync(files.fstab, rootLine + planFstab({ mounts: outside }, files.root));
-  fs.writeFileSync(files.scratchFstab, planFstab({ mounts: inside }, files.root));
-  const scratchTops = plan.skeleton
-    .filter((entry) => WRITABLE_SCRATCH.includes(path.dirname(entry.path) as (typeof WRITABLE_SCRATCH)[number]))
-    .map((entry) => entry.path);
-  return { ...files, scratchTops };
 }
 
 /** What a refused path of each kind was, for the message. */

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { NewRootFiles } from './mount-plan.js';
+import type { NewRootFiles } from './new-root.js';
 
 /**
  * Removes a new root from the host: the parts only the harness wrote (the skeleton, the fstabs), then its mount point

@@ -15,7 +15,8 @@ import { INIT_ENV, initCommandLine, launchLine, mountsLine, passedFd, portsLine 
 import { closeServer, type InitReport, LIFELINE_DRAIN_MS, type Lifeline } from './isolation-lifeline.js';
 import { type ForwardTarget, socketBase } from './isolation-sockets.js';
 import type { AttemptIsolation, WrapOptions, WrappedCommand } from './isolation-types.js';
-import { type MountPlan, type NewRoot, writeNewRoot } from './mount-plan.js';
+import type { MountPlan } from './mount-plan.js';
+import { type NewRoot, writeNewRoot } from './new-root.js';
 import { serveModelChannel } from './model-channel.js';
 import { removeNewRoot } from './new-root-removal.js';
 import type { FilesystemSupport, NamespaceTools } from './probe.js';

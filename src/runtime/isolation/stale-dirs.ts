@@ -13,7 +13,7 @@ import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { newRootFiles } from './mount-plan.js';
+import { newRootFiles } from './new-root.js';
 
 /** The kinds of directory swept, by name prefix (`<prefix><pid>-<random>`). */
 export type StaleDirKind = 'ah-root-' | 'ah-ns-';
