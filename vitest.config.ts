@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { agentHarness } from './src/public/vitest.js';
+import { applyDefaultTestEngines } from './tests/setup/test-engines.js';
 import { projects } from './vitest.workspace.js';
 
 // This repository's own tests run through the agentHarness plugin, like a user's would: engine tests get the
@@ -8,6 +9,11 @@ import { projects } from './vitest.workspace.js';
 // The examples import the package by name (`agent-harness/orchestrator`…), as a user's code would; here those
 // names are this checkout's sources, so the tests that load examples need no build (tsconfig `paths` does the same
 // for tsc and tsx).
+// `npm test` runs the engine tests on codex and claude unless AGENT_HARNESS_ENGINES says otherwise (`all`: every
+// engine, as CI runs them): tests/setup/test-engines.ts says why. Set here, before the plugin reads it and the workers
+// inherit it. The global setup says which on stderr, where it cannot mix into a reporter's output on stdout.
+applyDefaultTestEngines(process.env);
+
 const publicEntry = (name: string): string => fileURLToPath(new URL(`./src/public/${name}.ts`, import.meta.url));
 
 export default defineConfig({
@@ -20,6 +26,6 @@ export default defineConfig({
   plugins: [agentHarness({ skillRoots: ['fixtures/skills'], reportDir: 'reports/agent-harness' })],
   test: {
     projects,
-    globalSetup: ['tests/setup/build-dist.ts'],
+    globalSetup: ['tests/setup/build-dist.ts', 'tests/setup/test-engines.ts'],
   },
 });

@@ -16,7 +16,7 @@ import type { EngineId, TranslateMode } from '../protocol/index.js';
 import type { HarnessFixture, ModelFixture } from './fixtures.js';
 import { type ProgressSender, progressSender, trackAttemptProgress } from './progress-channel.js';
 import { checkAgentStartOptions } from './start-options.js';
-import { ENGINES_ENV } from './options.js';
+import { ENGINES_ENV, enabledEngines } from './options.js';
 import { attemptRecord, HarnessRun } from './run.js';
 import { readAgentHarnessMeta, writeAgentHarnessMeta, type AgentHarnessAttemptRecord } from './types.js';
 import { isUpdatingSnapshots } from './workflow.js';
@@ -327,7 +327,7 @@ async function startRun(state: FixtureState, engine: EngineId, options: AgentSta
   requireEngineId(engine);
   if (config.engines && !config.engines.includes(engine))
     skip(
-      process.env[ENGINES_ENV]?.trim()
+      enabledEngines(undefined, process.env)?.includes(engine) === false
         ? `engine ${engine} is known but not enabled in this run: ${ENGINES_ENV}=${process.env[ENGINES_ENV]} leaves it out`
         : `engine ${engine} is known but not enabled in this project: agentHarness({ engines: [${config.engines.map((id) => JSON.stringify(id)).join(', ')}] }) leaves it out; add ${JSON.stringify(engine)} to run this test`,
     );

@@ -145,13 +145,17 @@ export function parseAgentHarnessOptions(input: unknown = {}): ResolvedAgentHarn
 /** The variable that narrows a run to some of the project's engines (`AGENT_HARNESS_ENGINES=codex,claude`). */
 export const ENGINES_ENV = 'AGENT_HARNESS_ENGINES';
 
+/** The value of `AGENT_HARNESS_ENGINES` that narrows nothing (as if unset), for a script that must say so explicitly. */
+export const ALL_ENGINES = 'all';
+
 /**
  * The engines enabled for this run: the option's, narrowed to those `AGENT_HARNESS_ENGINES` names when it is set (a
- * CI job that runs a matrix on fewer engines without editing the config). A name no engine has is CONFIG_INVALID.
+ * CI job that runs a matrix on fewer engines without editing the config); `all` narrows nothing. A name no engine has
+ * is CONFIG_INVALID.
  */
 export function enabledEngines(configured: readonly string[] | undefined, env: NodeJS.ProcessEnv): string[] | null {
   const raw = env[ENGINES_ENV]?.trim();
-  if (!raw) return configured ? [...configured] : null;
+  if (!raw || raw === ALL_ENGINES) return configured ? [...configured] : null;
   const named = raw
     .split(',')
     .map((id) => id.trim())

@@ -1,7 +1,7 @@
 /**
  * `AGENT_HARNESS_ENGINES` narrows a run to some of the project's engines without editing its config (a CI job that
- * runs the matrix on fewer engines): the plugin's `engines` are intersected with it; unset, they are the option's; a
- * name no engine has is CONFIG_INVALID naming the variable.
+ * runs the matrix on fewer engines): the plugin's `engines` are intersected with it; unset or `all`, they are the
+ * option's; a name no engine has is CONFIG_INVALID naming the variable.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -16,6 +16,15 @@ describe(ENGINES_ENV, () => {
     expect(enabledEngines(['codex', 'claude'], {})).toEqual(['codex', 'claude']);
     expect(enabledEngines(['codex'], { [ENGINES_ENV]: '  ' })).toEqual(['codex']);
     expect(enabledEngines(undefined, {})).toBeNull();
+  });
+
+  it('`all` narrows nothing, like unset (a script that widens a narrowed default says it so)', () => {
+    expect(enabledEngines(['codex', 'claude'], { [ENGINES_ENV]: 'all' })).toEqual(['codex', 'claude']);
+    expect(enabledEngines(undefined, { [ENGINES_ENV]: ' all ' })).toBeNull();
+    // Only alone: beside engine names it is a name no engine has.
+    expect(() => enabledEngines(undefined, { [ENGINES_ENV]: 'all,codex' })).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID' }),
+    );
   });
 
   it('narrows the configured engines to those it names, in the config order', () => {
