@@ -37,7 +37,6 @@ import type { AttemptAuditPaths, AuditWriteFailures, RawLogWriter } from './audi
 import type { AuditRedaction } from './audit-redaction.js';
 import type { EventSpool } from './event-spool.js';
 import type { LiveFcmp } from './live-fcmp.js';
-import type { McpStartupWatchdog } from './mcp-startup-watchdog.js';
 import type { StepClock } from './step-clock.js';
 
 /** What an attempt will be, decided from its request: the output of prepare. */
@@ -172,8 +171,11 @@ export interface LaunchedAttempt {
   timeoutMs: number;
   /** Over ACP: how the client's conversation ended (settles once the engine is done); null natively. */
   acp: Promise<AcpClientOutcome> | null;
-  /** The bound on a turn that never starts while stdio MCP servers start (mcp-startup-watchdog.ts); null without. */
-  mcpWatchdog: McpStartupWatchdog | null;
+  /**
+   * The error of the harness's guard that ended the engine, or null: the bound on a turn that never starts while stdio
+   * MCP servers start (mcp-startup-watchdog.ts), or on a terminal UI drawn into a pipe (terminal-ui-guard.ts).
+   */
+  endedBy(): AgentHarnessError | null;
 }
 
 /** What happened in an attempt: the output of observe, and what the seal step judges. */

@@ -19,6 +19,7 @@ import { isModelCall } from './offered-skills.js';
 import { runningMeta } from './attempt-meta.js';
 import type { AttemptPlan, LaunchedAttempt, OpenedAttempt, ProvisionedAttempt } from './attempt-steps.js';
 import { spawnEngine } from './spawn-engine.js';
+import { startTerminalUiGuard, type TerminalUiGuard } from './terminal-ui-guard.js';
 
 /**
  * The files a before-snapshot reads while the engine runs, at most: past that it reads none, and the after-snapshot
@@ -100,6 +101,7 @@ export async function launchAttempt(
   // The ACP client (and the SDK under it) is loaded only by an attempt that speaks ACP.
   const acpClient = plan.transport === 'acp' ? await import('../engines/acp/client.js') : null;
   const mcpWatchdog = startWatchdog(plan, opened);
+  const terminalUi = startTerminalGuard(plan, opened);
   const startClient = acpClient
     ? (stdin: Writable, stop: () => void): AcpClient => {
         const log = { fd: null as number | null };
@@ -110,7 +112,7 @@ export async function launchAttempt(
         return client;
       }
     : null;
-  const engine = spawn(plan, opened, provisioned, timeoutMs, mcpWatchdog, startClient);
+  const engine = spawn(plan, opened, provisioned, timeoutMs, { mcpWatchdog, terminalUi }, startClient);
   if (mcpWatchdog) {
     // Stopped whichever way the engine ends (a rejection is the caller's to see, through `engine`).
     const stop = (): void => mcpWatchdog.stop();
@@ -126,28 +128,43 @@ export async function launchAttempt(
     engine,
     before,
     timeoutMs,
-    mcpWatchdog,
+    endedBy: () => mcpWatchdog?.error ?? terminalUi?.error ?? null,
     get acp() {
       return acp;
     },
   };
 }
 
-/** Starts the engine with its command, its audit, its bounds (timeout, cancel, watchdog) and its ACP client. */
+/**
+ * The terminal UI guard of an attempt whose output goes to pipes (split io, not ACP): an engine drawing its UI there
+ * is ended at once, with a diagnostic.
+ */
+function startTerminalGuard(plan: AttemptPlan, opened: OpenedAttempt): TerminalUiGuard | null {
+  if (plan.io !== 'split' || plan.transport === 'acp') return null;
+  return startTerminalUiGuard(plan.adapter.id, (error) =>
+    opened.rasp.diagnostic({ code: 'ENGINE_NEEDS_TERMINAL', message: error.message, level: 'error' }),
+  );
+}
+
+/** The harness's guards that can end an engine early. */
+interface Guards {
+  mcpWatchdog: McpStartupWatchdog | null;
+  terminalUi: TerminalUiGuard | null;
+}
+
+/** Starts the engine with its command, its audit, its bounds (timeout, cancel, guards) and its ACP client. */
 function spawn(
   plan: AttemptPlan,
   opened: OpenedAttempt,
   provisioned: ProvisionedAttempt,
   timeoutMs: number,
-  mcpWatchdog: McpStartupWatchdog | null,
+  { mcpWatchdog, terminalUi }: Guards,
   startClient: ((stdin: Writable, stop: () => void) => AcpClient) | null,
 ): LaunchedAttempt['engine'] {
   const { request, io } = plan;
   const { executable, argv, env, isolation } = provisioned;
-  const signal =
-    mcpWatchdog && request.signal
-      ? AbortSignal.any([request.signal, mcpWatchdog.signal])
-      : (mcpWatchdog?.signal ?? request.signal);
+  const signals = [request.signal, mcpWatchdog?.signal, terminalUi?.signal].filter((s) => s !== undefined);
+  const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
   return spawnEngine({
     io,
     file: executable,
@@ -162,11 +179,12 @@ function spawn(
     ...(plan.auditRedaction ? { redaction: plan.auditRedaction.chunks() } : {}),
     ...(signal ? { signal } : {}),
     ...(request.hurry ? { hurry: request.hurry } : {}),
-    ...(request.onOutput || mcpWatchdog
+    ...(request.onOutput || mcpWatchdog || terminalUi
       ? {
           onOutput: (stream: StreamName, chunk: Uint8Array) => {
             // In live mode the harness sees no model call: the engine's first output stands for its turn's start.
             if (stream === 'stdout' && plan.modelMode === 'live') mcpWatchdog?.output();
+            terminalUi?.output(stream, chunk);
             request.onOutput?.(stream, chunk);
           },
         }

@@ -118,8 +118,8 @@ export async function observeAttempt(
   const { rasp, clock } = opened;
   const engineResult = await launched.engine;
   clock.mark('engine');
-  // Ended by the MCP startup watchdog: a failure of the attempt, not the user's cancel.
-  const stalled = launched.mcpWatchdog?.error ?? null;
+  // Ended by a guard of the harness (MCP startup, terminal UI): a failure of the attempt, not the user's cancel.
+  const stalled = launched.endedBy();
   const result = stalled ? { ...engineResult, canceled: false } : engineResult;
   // Given back while the attempt is sealed.
   void opened.resources.release();

@@ -16,6 +16,8 @@ export const ERROR_CODES = {
     "The installed engine CLI is a version its adapter was not checked against (`agent-harness doctor` names both): install a checked version (the pinned devDependency), or allow it with engineVersions 'warn' or 'any'.",
   ENGINE_SESSION_BUSY:
     'Another resume of this run is running (a session takes one writer at a time): wait for it to end, then resume again.',
+  ENGINE_NEEDS_TERMINAL:
+    "The engine started its full-screen terminal UI with its output going to a pipe, and was ended: its arguments did not select its headless mode. Put agent-harness's options before the engine's name (what follows it is the engine's), or give the engine's own headless arguments.",
   ACP_PROTOCOL_ERROR:
     "The engine broke the Agent Client Protocol over transport 'acp' (an answer missing or malformed, an error to initialize, session/new or session/prompt); its stdout log and .audit/acp-client.N.jsonl hold both directions. Try transport 'native'.",
   RUN_NOT_FOUND: 'List runs with `agent-harness runs`, then pass a handle, a run id or a run directory.',
@@ -119,6 +121,7 @@ export const ERROR_CATEGORIES: Readonly<Partial<Record<ErrorCode, FailureCategor
   CASSETTE_UPSTREAM_FAILED: 'network',
   MODEL_SCRIPT_EXHAUSTED: 'model',
   ENGINE_TIMEOUT: 'timeout',
+  ENGINE_NEEDS_TERMINAL: 'protocol',
 };
 
 /** The failure category of a harness error code (see {@link ERROR_CATEGORIES}). */

@@ -8,7 +8,14 @@ import type { ErrorPattern } from '../engines/engine.js';
 import { MCP_SERVER_NOT_READY, mcpNotReadyServer } from '../engines/mcp-readiness.js';
 
 /** The diagnostic code of the harness's MCP startup watchdog (core/mcp-startup-watchdog.ts). */
-const MCP_SERVER_STARTUP_STALLED = 'MCP_SERVER_STARTUP_STALLED';
+/**
+ * The diagnostics of the harness's guards that end an engine (the MCP startup watchdog, the terminal UI guard): the
+ * attempt's failure once the engine exited, whatever its stream says.
+ */
+const GUARD_ENDINGS: Readonly<Record<string, { category: 'timeout' | 'protocol'; reason: string }>> = {
+  MCP_SERVER_STARTUP_STALLED: { category: 'timeout', reason: 'mcp_server_startup_stalled' },
+  ENGINE_NEEDS_TERMINAL: { category: 'protocol', reason: 'needs_terminal' },
+};
 
 /** The diagnostic code of an engine the harness could not start (core/observe-attempt.ts). */
 const ENGINE_SPAWN_FAILED = 'ENGINE_SPAWN_FAILED';
@@ -117,7 +124,7 @@ export function createCompletionJudge(options: JudgeCompletionOptions): Completi
   /** The first MCP server the script uses that the engine reported not ready. */
   let notReady: (Remembered & { message: string }) | undefined;
   /** The harness's MCP startup watchdog ended the engine (core/mcp-startup-watchdog.ts). */
-  let stalled: (Remembered & { message: string }) | undefined;
+  let stalled: (Remembered & { message: string; code: string }) | undefined;
   /** The engine could not be started (spawn failed: argv too long, no such executable, no permission). */
   let spawnFailed: (Remembered & { message: string }) | undefined;
 
@@ -146,8 +153,13 @@ export function createCompletionJudge(options: JudgeCompletionOptions): Completi
           if (data.diagnostic.code === 'ENGINE_STDERR') errorMessage(data.diagnostic.message);
           if (!spawnFailed && data.diagnostic.code === ENGINE_SPAWN_FAILED)
             spawnFailed = { seq: event.seq, raw_ref: event.raw_ref, message: data.diagnostic.message };
-          if (!stalled && data.diagnostic.code === MCP_SERVER_STARTUP_STALLED)
-            stalled = { seq: event.seq, raw_ref: event.raw_ref, message: data.diagnostic.message };
+          if (!stalled && Object.hasOwn(GUARD_ENDINGS, data.diagnostic.code))
+            stalled = {
+              seq: event.seq,
+              raw_ref: event.raw_ref,
+              message: data.diagnostic.message,
+              code: data.diagnostic.code,
+            };
           if (!notReady && options.mcpServersUsed?.includes(mcpNotReadyServer(data.diagnostic) ?? ''))
             notReady = { seq: event.seq, raw_ref: event.raw_ref, message: data.diagnostic.message };
           break;
@@ -183,7 +195,8 @@ interface Observed {
   lastError: string | null;
   latestRow: ErrorPattern | null;
   notReady: (Remembered & { message: string }) | undefined;
-  stalled: (Remembered & { message: string }) | undefined;
+  /** A guard of the harness ended the engine ({@link GUARD_ENDINGS}). */
+  stalled: (Remembered & { message: string; code: string }) | undefined;
   spawnFailed: (Remembered & { message: string }) | undefined;
 }
 
@@ -192,6 +205,7 @@ interface Observed {
  * 0. the engine could not be started (an `ENGINE_SPAWN_FAILED` diagnostic): failed, `ENGINE_SPAWN_FAILED` — its
  *    `exit {code: null}` is no exit of an engine;
  *    the harness's MCP startup watchdog ended an engine whose turn never started: failed, `MCP_SERVER_STARTUP_STALLED`;
+ *    its terminal UI guard ended one that drew its UI into a pipe: failed, `ENGINE_NEEDS_TERMINAL`;
  * 1. the harness ended the engine (timeout → `ENGINE_TIMEOUT`, cancel → `ENGINE_CANCELED`): failed, whatever the
  *    stream says — a killed tool can still let the engine reach a scripted final turn before the group dies;
  * 2. a declared MCP server the script calls reported not ready (`mcpServersUsed`): failed, `MCP_SERVER_NOT_READY`;
@@ -217,8 +231,9 @@ function decide(seen: Observed, options: JudgeCompletionOptions): CompletionJudg
     return { state: 'failed', reason: 'spawn_failed', failure, evidenceSeq: seen.spawnFailed.seq };
   }
   if (seen.stalled && exit) {
-    const failure = { category: 'timeout', code: MCP_SERVER_STARTUP_STALLED, message: seen.stalled.message } as const;
-    return { state: 'failed', reason: 'mcp_server_startup_stalled', failure, evidenceSeq: seen.stalled.seq };
+    const { category, reason } = GUARD_ENDINGS[seen.stalled.code]!;
+    const failure = { category, code: seen.stalled.code, message: seen.stalled.message };
+    return { state: 'failed', reason, failure, evidenceSeq: seen.stalled.seq };
   }
   if (exit?.data.timed_out) {
     const failure = {
