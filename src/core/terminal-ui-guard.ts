@@ -36,9 +36,7 @@ export function terminalUiSequence(chunk: Uint8Array, before: Uint8Array = new U
   const buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   const head = before.byteLength > 0 ? Buffer.concat([before, buffer.subarray(0, KEEP)]) : null;
   if (buffer.indexOf(ESC) === -1 && !head?.includes(ESC)) return null;
-  const found = TERMINAL_UI_SEQUENCES.find(
-    ({ bytes }) => buffer.includes(bytes) || (head !== null && head.includes(bytes)),
-  );
+  const found = TERMINAL_UI_SEQUENCES.find(({ bytes }) => buffer.includes(bytes) || head?.includes(bytes) === true);
   return found?.what ?? null;
 }
 
