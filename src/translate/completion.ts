@@ -7,7 +7,6 @@ import type { FailureCategory, RaspData, RaspEvent } from '../protocol/index.js'
 import type { ErrorPattern } from '../engines/engine.js';
 import { MCP_SERVER_NOT_READY, mcpNotReadyServer } from '../engines/mcp-readiness.js';
 
-/** The diagnostic code of the harness's MCP startup watchdog (core/mcp-startup-watchdog.ts). */
 /**
  * The diagnostics of the harness's guards that end an engine (the MCP startup watchdog, the terminal UI guard): the
  * attempt's failure once the engine exited, whatever its stream says.
@@ -123,8 +122,8 @@ export function createCompletionJudge(options: JudgeCompletionOptions): Completi
   let latestRow: ErrorPattern | null = null;
   /** The first MCP server the script uses that the engine reported not ready. */
   let notReady: (Remembered & { message: string }) | undefined;
-  /** The harness's MCP startup watchdog ended the engine (core/mcp-startup-watchdog.ts). */
-  let stalled: (Remembered & { message: string; code: string }) | undefined;
+  /** A guard of the harness ended the engine ({@link GUARD_ENDINGS}). */
+  let guardEnded: (Remembered & { message: string; code: string }) | undefined;
   /** The engine could not be started (spawn failed: argv too long, no such executable, no permission). */
   let spawnFailed: (Remembered & { message: string }) | undefined;
 
@@ -153,8 +152,8 @@ export function createCompletionJudge(options: JudgeCompletionOptions): Completi
           if (data.diagnostic.code === 'ENGINE_STDERR') errorMessage(data.diagnostic.message);
           if (!spawnFailed && data.diagnostic.code === ENGINE_SPAWN_FAILED)
             spawnFailed = { seq: event.seq, raw_ref: event.raw_ref, message: data.diagnostic.message };
-          if (!stalled && Object.hasOwn(GUARD_ENDINGS, data.diagnostic.code))
-            stalled = {
+          if (!guardEnded && Object.hasOwn(GUARD_ENDINGS, data.diagnostic.code))
+            guardEnded = {
               seq: event.seq,
               raw_ref: event.raw_ref,
               message: data.diagnostic.message,
@@ -172,14 +171,14 @@ export function createCompletionJudge(options: JudgeCompletionOptions): Completi
     },
     verdict() {
       return decide(
-        { exit, turnEnd, fatal, marker, engineEvents, lastError, latestRow, notReady, stalled, spawnFailed },
+        { exit, turnEnd, fatal, marker, engineEvents, lastError, latestRow, notReady, guardEnded, spawnFailed },
         options,
       );
     },
     rawRefOf(seq) {
       if (seq === null) return null;
       // In the order judgeCompletion's `find` would meet them when seqs repeat (they do not in a built stream).
-      for (const candidate of [exit, turnEnd, fatal, marker, notReady, stalled, spawnFailed])
+      for (const candidate of [exit, turnEnd, fatal, marker, notReady, guardEnded, spawnFailed])
         if (candidate && candidate.seq === seq) return candidate.raw_ref;
       return null;
     },
@@ -196,7 +195,7 @@ interface Observed {
   latestRow: ErrorPattern | null;
   notReady: (Remembered & { message: string }) | undefined;
   /** A guard of the harness ended the engine ({@link GUARD_ENDINGS}). */
-  stalled: (Remembered & { message: string; code: string }) | undefined;
+  guardEnded: (Remembered & { message: string; code: string }) | undefined;
   spawnFailed: (Remembered & { message: string }) | undefined;
 }
 
@@ -230,10 +229,10 @@ function decide(seen: Observed, options: JudgeCompletionOptions): CompletionJudg
     const failure = { category: 'engine_crash', code: ENGINE_SPAWN_FAILED, message: seen.spawnFailed.message } as const;
     return { state: 'failed', reason: 'spawn_failed', failure, evidenceSeq: seen.spawnFailed.seq };
   }
-  if (seen.stalled && exit) {
-    const { category, reason } = GUARD_ENDINGS[seen.stalled.code]!;
-    const failure = { category, code: seen.stalled.code, message: seen.stalled.message };
-    return { state: 'failed', reason, failure, evidenceSeq: seen.stalled.seq };
+  if (seen.guardEnded && exit) {
+    const { category, reason } = GUARD_ENDINGS[seen.guardEnded.code]!;
+    const failure = { category, code: seen.guardEnded.code, message: seen.guardEnded.message };
+    return { state: 'failed', reason, failure, evidenceSeq: seen.guardEnded.seq };
   }
   if (exit?.data.timed_out) {
     const failure = {
