@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EngineId } from '../../src/protocol/index.js';
 import { ConsistencyReportSchema } from '../../src/report/schema.js';
 import { registryEngines } from '../helpers/engines.js';
 import { prepareExampleProject } from '../helpers/example-project.js';
@@ -17,8 +18,8 @@ import { scaled } from '../helpers/load-scaled.js';
 let project: string;
 
 /** The example's engines (its vitest.config.ts), and those of them this run enables. */
-const EXAMPLE_ENGINES = ['claude', 'codex', 'gemini', 'opencode'];
-const enabled = EXAMPLE_ENGINES.filter((engine) => registryEngines().includes(engine as never));
+const EXAMPLE_ENGINES: EngineId[] = ['claude', 'codex', 'gemini', 'opencode'];
+const enabled = EXAMPLE_ENGINES.filter((engine) => registryEngines().includes(engine));
 const leftOut = EXAMPLE_ENGINES.filter((engine) => !enabled.includes(engine));
 
 beforeAll(() => {
