@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { AcpClient, AcpClientOptions, AcpClientOutcome, StoredTurns } from '../engines/acp/client.js';
 import type { EngineAdapter } from '../engines/engine.js';
+import type { AgentHarnessError } from '../errors/index.js';
 import { DEFAULT_AGENT_OPTIONS } from '../protocol/agent-option-defaults.js';
 import type { RecordedRequest } from '../model/index.js';
 import type { StreamName } from '../protocol/index.js';
@@ -74,7 +75,7 @@ function startWatchdog(plan: AttemptPlan, opened: OpenedAttempt): McpStartupWatc
   return startMcpStartupWatchdog(
     request.agentOptions?.mcpServers,
     () => (requests?.() ?? []).some(isModelCall),
-    (error) => opened.rasp.diagnostic({ code: 'MCP_SERVER_STARTUP_STALLED', message: error.message, level: 'error' }),
+    guardDiagnostic(opened),
     // Read only for an attempt with MCP servers: a bad value fails those, not every attempt.
     request.agentOptions?.mcpServers?.length ? mcpTurnStartGraceMs(request.hostEnv ?? process.env) : undefined,
   );
@@ -141,9 +142,12 @@ export async function launchAttempt(
  */
 function startTerminalGuard(plan: AttemptPlan, opened: OpenedAttempt): TerminalUiGuard | null {
   if (plan.io !== 'split' || plan.transport === 'acp') return null;
-  return startTerminalUiGuard(plan.adapter.id, (error) =>
-    opened.rasp.diagnostic({ code: 'ENGINE_NEEDS_TERMINAL', message: error.message, level: 'error' }),
-  );
+  return startTerminalUiGuard(plan.adapter.id, guardDiagnostic(opened));
+}
+
+/** What a guard that ends the engine records first: its error as the attempt's diagnostic, ahead of the exit. */
+function guardDiagnostic(opened: OpenedAttempt): (error: AgentHarnessError) => void {
+  return (error) => opened.rasp.diagnostic({ code: error.code, message: error.message, level: 'error' });
 }
 
 /** The harness's guards that can end an engine early. */

@@ -34,8 +34,9 @@ export interface TerminalUiGuard {
 /** What a chunk of output shows: the first terminal UI sequence in it (with the end of the stream's last chunk). */
 export function terminalUiSequence(chunk: Uint8Array, before: Uint8Array = new Uint8Array()): string | null {
   const buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  const head = before.byteLength > 0 ? Buffer.concat([before, buffer.subarray(0, KEEP)]) : null;
-  if (buffer.indexOf(ESC) === -1 && !head?.includes(ESC)) return null;
+  // A sequence cut between two chunks starts with an ESC in the last one's end: only then are the two joined.
+  const head = before.includes(ESC) ? Buffer.concat([before, buffer.subarray(0, KEEP)]) : null;
+  if (buffer.indexOf(ESC) === -1 && head === null) return null;
   const found = TERMINAL_UI_SEQUENCES.find(({ bytes }) => buffer.includes(bytes) || head?.includes(bytes) === true);
   return found?.what ?? null;
 }

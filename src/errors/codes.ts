@@ -122,6 +122,7 @@ export const ERROR_CATEGORIES: Readonly<Partial<Record<ErrorCode, FailureCategor
   MODEL_SCRIPT_EXHAUSTED: 'model',
   ENGINE_TIMEOUT: 'timeout',
   ENGINE_NEEDS_TERMINAL: 'protocol',
+  MCP_SERVER_STARTUP_STALLED: 'timeout',
 };
 
 /** The failure category of a harness error code (see {@link ERROR_CATEGORIES}). */

@@ -6,14 +6,16 @@
 import type { FailureCategory, RaspData, RaspEvent } from '../protocol/index.js';
 import type { ErrorPattern } from '../engines/engine.js';
 import { MCP_SERVER_NOT_READY, mcpNotReadyServer } from '../engines/mcp-readiness.js';
+import { categoryOfCode, type ErrorCode } from '../errors/codes.js';
 
 /**
- * The diagnostics of the harness's guards that end an engine (the MCP startup watchdog, the terminal UI guard): the
- * attempt's failure once the engine exited, whatever its stream says.
+ * The diagnostics of the harness's guards that end an engine (the MCP startup watchdog, the terminal UI guard), with the
+ * verdict's reason: the attempt's failure once the engine exited, whatever its stream says (its category is the
+ * code's, errors/codes.ts).
  */
-const GUARD_ENDINGS: Readonly<Record<string, { category: 'timeout' | 'protocol'; reason: string }>> = {
-  MCP_SERVER_STARTUP_STALLED: { category: 'timeout', reason: 'mcp_server_startup_stalled' },
-  ENGINE_NEEDS_TERMINAL: { category: 'protocol', reason: 'needs_terminal' },
+const GUARD_ENDINGS: Readonly<Partial<Record<ErrorCode, string>>> = {
+  MCP_SERVER_STARTUP_STALLED: 'mcp_server_startup_stalled',
+  ENGINE_NEEDS_TERMINAL: 'needs_terminal',
 };
 
 /** The diagnostic code of an engine the harness could not start (core/observe-attempt.ts). */
@@ -230,8 +232,9 @@ function decide(seen: Observed, options: JudgeCompletionOptions): CompletionJudg
     return { state: 'failed', reason: 'spawn_failed', failure, evidenceSeq: seen.spawnFailed.seq };
   }
   if (seen.guardEnded && exit) {
-    const { category, reason } = GUARD_ENDINGS[seen.guardEnded.code]!;
-    const failure = { category, code: seen.guardEnded.code, message: seen.guardEnded.message };
+    const code = seen.guardEnded.code as ErrorCode;
+    const reason = GUARD_ENDINGS[code]!;
+    const failure = { category: categoryOfCode(code), code, message: seen.guardEnded.message };
     return { state: 'failed', reason, failure, evidenceSeq: seen.guardEnded.seq };
   }
   if (exit?.data.timed_out) {
